@@ -1,0 +1,527 @@
+#include "analysis/analysis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace memwall::core {
+
+std::string_view toString(OpClass c)
+{
+    switch (c) {
+    case OpClass::Matmul: return "matmul";
+    case OpClass::Attention: return "attention";
+    case OpClass::Normalization: return "normalization";
+    case OpClass::Elementwise: return "elementwise";
+    case OpClass::Communication: return "communication";
+    }
+    return "?";
+}
+
+std::string_view toString(Bound b)
+{
+    switch (b) {
+    case Bound::Compute: return "compute";
+    case Bound::Memory: return "memory";
+    case Bound::Communication: return "communication";
+    }
+    return "?";
+}
+
+double rooflineTime(double flops, double bytes, double peakFlops, double bandwidth)
+{
+    const double tc = peakFlops > 0 ? flops / peakFlops : 0.0;
+    const double tm = bandwidth > 0 ? bytes / bandwidth : 0.0;
+    return std::max(tc, tm);
+}
+
+double attainable(double intensity, double peakFlops, double bandwidth)
+{
+    return std::min(peakFlops, intensity * bandwidth);
+}
+
+namespace {
+
+// Element-wise FLOP constants per element (see the Operator doc comment).
+constexpr double kResidualFlops = 1;
+constexpr double kRmsNormFlops = 4;
+constexpr double kLayerNormFlops = 7;
+constexpr double kRopeFlops = 3;
+constexpr double kSoftmaxFlops = 5;
+constexpr double kAdamFlopsPerParam = 12;
+constexpr double kSgdFlopsPerParam = 4;
+
+double activationFlops(Activation a)
+{
+    switch (a) {
+    case Activation::Silu: return 4;
+    case Activation::Gelu: return 8;
+    case Activation::Relu: return 1;
+    }
+    return 4;
+}
+
+[[noreturn]] void refuse(const std::string &msg) { throw AnalysisError(msg); }
+
+/// Everything derived once per analysis: per-device shapes, byte sizes, roofs.
+struct Ctx
+{
+    const HardwareSpec &hw;
+    const ModelShape &m;
+    const Scenario &s;
+    double h = 0, hq = 0, hkv = 0, d = 0, qd = 0, kvd = 0, ffn = 0;
+    double act = 2, kvb = 2, wpw = 2, normW = 0;
+    double layersPerStage = 0;
+    double localExperts = 1;
+    double peakMatmul = 0, peakVector = 0, bw = 0;
+    DType matmulType = DType::FP16;
+    double flopFactor = 1; ///< structured sparsity: fraction of matmul weight FLOPs kept
+    std::vector<Operator> *ops = nullptr;
+    Totals *totals = nullptr;
+    double computeTime = 0, memoryTime = 0;
+};
+
+void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count, double flops, double wBytes,
+          double aBytes, double kvBytes, double trainFactor)
+{
+    Operator op;
+    op.name = name;
+    op.cls = cls;
+    op.phase = phase;
+    op.count = count;
+    op.flops = flops * count * trainFactor;
+    op.weightBytes = wBytes * count * trainFactor;
+    op.activationBytes = aBytes * count * trainFactor;
+    op.kvBytes = kvBytes * count * trainFactor;
+    const bool tensorCore = cls == OpClass::Matmul || cls == OpClass::Attention;
+    op.computeType = tensorCore ? c.matmulType : DType::FP32;
+    const double peak = tensorCore ? c.peakMatmul : c.peakVector;
+    const double tc = op.flops / peak;
+    const double tm = op.bytes() / c.bw;
+    op.timeS = std::max(tc, tm);
+    op.bound = tc >= tm ? Bound::Compute : Bound::Memory;
+    (op.bound == Bound::Compute ? c.computeTime : c.memoryTime) += op.timeS;
+    c.totals->flops += op.flops;
+    c.totals->bytes += op.bytes();
+    c.totals->timeS += op.timeS;
+    if (c.ops)
+        c.ops->push_back(op);
+}
+
+/// One pass of the model over `T` new tokens per sequence for `Bm` sequences (one micro-batch), attending `C` keys.
+struct Pass
+{
+    Phase phase;
+    double Bm;        ///< sequences per micro-batch
+    double T;         ///< tokens processed per sequence
+    double C;         ///< keys attended per query
+    bool kvFromCache; ///< K and V read from the cache (decode) rather than from fresh activations
+    bool kvWrite;     ///< new K and V appended to the cache
+    double lmTokens;  ///< tokens per sequence that get logits
+    double layerCount; ///< executions of each layer operator on the critical path
+    double headCount;  ///< executions of embed/head operators on the critical path
+    double train = 1;  ///< FLOP/byte multiplier for training (forward + backward [+ recompute])
+    double trainAttn = 1;
+};
+
+void emitPass(Ctx &c, const Pass &p)
+{
+    const ModelShape &m = c.m;
+    const double N = p.Bm * p.T;
+    const double h = c.h, act = c.act, wpw = c.wpw;
+    const double qkvOut = c.qd + 2 * c.kvd;
+    const double normFlops = m.norm == NormKind::RmsNorm ? kRmsNormFlops : kLayerNormFlops;
+    const double lc = p.layerCount;
+    const bool fused = c.s.fusedAttention;
+
+    // ---- embeddings (first stage) ----
+    {
+        double flops = 0, aBytes = N * h * act;
+        if (m.positions == PositionEncoding::Learned) {
+            flops += N * h;
+            aBytes += N * h * act;
+        }
+        if (m.tokenTypes > 0) {
+            flops += N * h;
+            aBytes += N * h * act;
+        }
+        emit(c, "embed", OpClass::Elementwise, p.phase, p.headCount, flops, N * h * wpw, aBytes, 0, p.train);
+        if (m.embeddingNorm)
+            emit(c, "embed.norm", OpClass::Normalization, p.phase, p.headCount, normFlops * N * h, c.normW * act,
+                 2 * N * h * act, 0, p.train);
+    }
+
+    // ---- one layer, `lc` times ----
+    emit(c, "attn.norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act, 0, p.train);
+    {
+        double flops = 2 * N * h * qkvOut * c.flopFactor, w = h * qkvOut * wpw;
+        if (m.qkvBias) {
+            flops += N * qkvOut;
+            w += qkvOut * act;
+        }
+        emit(c, "attn.qkv_proj", OpClass::Matmul, p.phase, lc, flops, w, N * h * act + N * qkvOut * act, 0, p.train);
+    }
+    if (m.positions == PositionEncoding::Rotary)
+        emit(c, "attn.rope", OpClass::Elementwise, p.phase, lc, kRopeFlops * N * (c.qd + c.kvd), 0,
+             2 * N * (c.qd + c.kvd) * act, 0, p.train);
+    if (p.kvWrite)
+        emit(c, "attn.kv_write", OpClass::Elementwise, p.phase, lc, 0, 0, N * 2 * c.kvd * act, N * 2 * c.kvd * c.kvb, p.train);
+
+    const double scores = p.Bm * c.hq * p.T * p.C;
+    const double kvReadBytes = p.kvFromCache ? p.Bm * p.C * c.kvd * c.kvb : 0.0;
+    const double kvFreshBytes = p.kvFromCache ? 0.0 : p.Bm * p.C * c.kvd * act;
+    emit(c, "attn.score", OpClass::Attention, p.phase, lc, 2 * scores * c.d, 0,
+         N * c.qd * act + kvFreshBytes + (fused ? 0 : scores * act), kvReadBytes, p.train * p.trainAttn);
+    emit(c, "attn.softmax", OpClass::Normalization, p.phase, lc, kSoftmaxFlops * scores, 0, fused ? 0 : 2 * scores * act, 0,
+         p.train * p.trainAttn);
+    emit(c, "attn.context", OpClass::Attention, p.phase, lc, 2 * scores * c.d, 0,
+         (fused ? 0 : scores * act) + kvFreshBytes + N * c.qd * act, kvReadBytes, p.train * p.trainAttn);
+    {
+        double flops = 2 * N * c.qd * h * c.flopFactor, w = c.qd * h * wpw;
+        if (m.outBias) {
+            flops += N * h;
+            w += h * act;
+        }
+        emit(c, "attn.out_proj", OpClass::Matmul, p.phase, lc, flops, w, N * c.qd * act + N * h * act, 0, p.train);
+    }
+    emit(c, "attn.residual", OpClass::Elementwise, p.phase, lc, kResidualFlops * N * h, 0, 3 * N * h * act, 0, p.train);
+
+    if (!(m.parallelAttention && m.sharedLayerNorm))
+        emit(c, "ffn.norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act, 0, p.train);
+
+    // FFN: dense, or MoE with top-k routing over the experts local to this device.
+    double tokensE = N, touched = 1;
+    if (m.isMoe()) {
+        const double E = static_cast<double>(m.experts), k = static_cast<double>(m.activeExperts);
+        emit(c, "ffn.router", OpClass::Matmul, p.phase, lc, 2 * N * h * E, h * E * wpw, N * h * act + N * E * act, 0, p.train);
+        tokensE = N * k * c.localExperts / E;
+        // Expected number of distinct local experts hit by N tokens choosing k of E each.
+        touched = c.localExperts * (1.0 - std::pow(1.0 - k / E, N));
+    }
+    const double f = c.ffn;
+    const double biasUp = m.ffnBias ? 1.0 : 0.0;
+    emit(c, "ffn.up", OpClass::Matmul, p.phase, lc, 2 * tokensE * h * f * c.flopFactor + biasUp * tokensE * f,
+         touched * (h * f * wpw + biasUp * f * act), tokensE * h * act + tokensE * f * act, 0, p.train);
+    if (m.gatedFfn)
+        emit(c, "ffn.gate", OpClass::Matmul, p.phase, lc, 2 * tokensE * h * f * c.flopFactor + biasUp * tokensE * f,
+             touched * (h * f * wpw + biasUp * f * act), tokensE * h * act + tokensE * f * act, 0, p.train);
+    emit(c, "ffn.act", OpClass::Elementwise, p.phase, lc, tokensE * f * (activationFlops(m.activation) + (m.gatedFfn ? 1 : 0)),
+         0, (m.gatedFfn ? 3 : 2) * tokensE * f * act, 0, p.train);
+    emit(c, "ffn.down", OpClass::Matmul, p.phase, lc, 2 * tokensE * f * h * c.flopFactor + biasUp * tokensE * h,
+         touched * (f * h * wpw + biasUp * h * act), tokensE * f * act + tokensE * h * act, 0, p.train);
+    emit(c, "ffn.residual", OpClass::Elementwise, p.phase, lc, kResidualFlops * N * h, 0, 3 * N * h * act, 0, p.train);
+
+    // ---- head (last stage) ----
+    const double lmN = p.Bm * p.lmTokens;
+    if (m.arch == Architecture::Decoder) {
+        emit(c, "final_norm", OpClass::Normalization, p.phase, p.headCount, normFlops * lmN * h, c.normW * act,
+             2 * lmN * h * act, 0, p.train);
+        const double vocabLocal = static_cast<double>(m.vocab) / c.s.tp;
+        emit(c, "lm_head", OpClass::Matmul, p.phase, p.headCount, 2 * lmN * h * vocabLocal, h * vocabLocal * wpw,
+             lmN * h * act + lmN * vocabLocal * act, 0, p.train);
+    } else if (m.pooler) {
+        emit(c, "pooler", OpClass::Matmul, p.phase, p.headCount, 2 * p.Bm * h * h + p.Bm * h, (h * h) * wpw + h * act,
+             2 * p.Bm * h * act, 0, p.train);
+    }
+}
+
+/// Ring all-reduce: each device sends 2(p-1)/p of the message, in 2(p-1) latency-bound steps.
+void allReduce(double message, int p, double bw, double latency, double count, double *bytes, double *time)
+{
+    if (p <= 1 || count <= 0)
+        return;
+    const double sent = 2.0 * (p - 1) / p * message;
+    *bytes += sent * count;
+    *time += (sent / bw + 2.0 * (p - 1) * latency) * count;
+}
+
+} // namespace
+
+Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
+{
+    if (auto e = validate(s); !e.empty())
+        refuse(e);
+    if (auto e = validate(m); !e.empty())
+        refuse("model " + m.id + ": " + e);
+    if (hw.memory.empty())
+        refuse("hardware " + hw.id + " has no memory levels");
+    const bool decodeLike = s.phase == Phase::Decode || s.phase == Phase::Generate;
+    if (m.arch == Architecture::Encoder && decodeLike)
+        refuse(m.id + " is an encoder: it has no " + std::string(toString(s.phase)) + " phase (use --phase encode)");
+    if (m.heads % s.tp != 0)
+        refuse("tp " + std::to_string(s.tp) + " does not divide the " + std::to_string(m.heads) + " attention heads of " + m.id);
+    if (m.kvHeads % s.tp != 0 && s.tp % m.kvHeads != 0)
+        refuse("tp " + std::to_string(s.tp) + " and the " + std::to_string(m.kvHeads) + " key/value heads of " + m.id +
+               " do not divide one another");
+    if (m.ffn % s.tp != 0)
+        refuse("tp " + std::to_string(s.tp) + " does not divide the FFN width " + std::to_string(m.ffn) + " of " + m.id);
+    if (m.layers % s.pp != 0)
+        refuse("pp " + std::to_string(s.pp) + " does not divide the " + std::to_string(m.layers) + " layers of " + m.id);
+    if (s.ep > 1 && (!m.isMoe() || m.experts % s.ep != 0))
+        refuse(m.isMoe() ? "ep " + std::to_string(s.ep) + " does not divide the " + std::to_string(m.experts) + " experts of " + m.id
+                         : "ep " + std::to_string(s.ep) + " needs a mixture-of-experts model; " + m.id + " is dense");
+
+    Analysis a;
+    a.params = paramCount(m);
+
+    Ctx c{hw, m, s};
+    c.h = static_cast<double>(m.hidden);
+    c.hq = static_cast<double>(m.heads / s.tp);
+    c.hkv = static_cast<double>(m.kvHeads % s.tp == 0 ? m.kvHeads / s.tp : 1);
+    c.d = static_cast<double>(m.headDim);
+    c.qd = c.hq * c.d;
+    c.kvd = c.hkv * c.d;
+    c.ffn = static_cast<double>(m.ffn / s.tp);
+    c.act = bytesOf(s.activations);
+    c.kvb = bytesOf(s.kv);
+    // Structured sparsity removes weights and their FLOPs; unstructured removes weights but keeps dense FLOPs and
+    // pays a 1-bit-per-weight mask.
+    c.wpw = s.weights.bytesPerWeight() * (1.0 - s.structuredSparsity);
+    if (s.unstructuredSparsity > 0)
+        c.wpw = c.wpw * (1.0 - s.unstructuredSparsity) + 1.0 / 8.0;
+    c.flopFactor = 1.0 - s.structuredSparsity;
+    c.normW = m.norm == NormKind::LayerNorm ? 2 * c.h : c.h;
+    c.layersPerStage = static_cast<double>(m.layers / s.pp);
+    c.localExperts = static_cast<double>(m.experts / s.ep);
+
+    // Efficiency: ideal = the roofline; achievable = published fractions; explicit values override both.
+    double ce = 1, me = 1;
+    if (s.efficiency == EfficiencyMode::Achievable) {
+        if (hw.achievableComputeFraction)
+            ce = hw.achievableComputeFraction->value;
+        if (hw.achievableMemoryFraction)
+            me = hw.achievableMemoryFraction->value;
+    }
+    if (s.computeEfficiency)
+        ce = *s.computeEfficiency;
+    if (s.memoryEfficiency)
+        me = *s.memoryEfficiency;
+    a.computeEfficiency = ce;
+    a.memoryEfficiency = me;
+
+    c.matmulType = hw.computeType(s.activations);
+    c.peakMatmul = hw.peak(c.matmulType) * ce;
+    c.peakVector = (hw.supports(DType::FP32) ? hw.peak(DType::FP32) : hw.peak(c.matmulType)) * ce;
+    c.bw = hw.mainMemory().bandwidthBytesPerS.value * me;
+    if (!(c.peakMatmul > 0) || !(c.bw > 0))
+        refuse("hardware " + hw.id + " has no usable compute peak or bandwidth");
+    a.matmulType = c.matmulType;
+    a.peakFlops = c.peakMatmul;
+    a.bandwidth = c.bw;
+    a.ridge = c.peakMatmul / c.bw;
+
+    a.operators.reserve(s.phase == Phase::Generate ? 48 : 24);
+    c.ops = &a.operators;
+    c.totals = &a.totals;
+
+    // Replica and micro-batch sizes; pipeline slots on the critical path.
+    const double B = static_cast<double>(s.batch / s.dp);
+    const double mb = static_cast<double>(s.microBatches);
+    const double Bm = B / mb;
+    const double slots = mb + s.pp - 1; // micro-batches + pipeline fill
+    const double layerCount = c.layersPerStage * slots;
+    const double headCount = slots / s.pp;
+    const double window = m.slidingWindow > 0 ? static_cast<double>(m.slidingWindow) : 1e300;
+    const double seq = static_cast<double>(s.seq), ctx = static_cast<double>(s.context);
+
+    double train = 1, trainAttn = 1;
+    if (s.phase == Phase::Train) {
+        train = 3; // forward + backward (2x forward)
+        if (s.recompute == Recompute::Full)
+            train = 4; // one more forward
+        else if (s.recompute == Recompute::Selective)
+            trainAttn = 4.0 / 3.0; // attention core recomputed
+    }
+
+    auto decodePass = [&](double context, double count) {
+        Pass p{Phase::Decode, Bm, 1, std::min(context + 1, window), true, true, 1, layerCount * count, headCount * count};
+        if (!s.kvCache) {
+            // No cache: every step re-runs the whole context through every layer to rebuild K and V.
+            p.T = context + 1;
+            p.C = std::min(context + 1, window);
+            p.kvFromCache = false;
+            p.kvWrite = false;
+        }
+        emitPass(c, p);
+    };
+
+    switch (s.phase) {
+    case Phase::Prefill:
+        emitPass(c, {Phase::Prefill, Bm, seq, std::min(seq, window), false, s.kvCache, 1, layerCount, headCount});
+        break;
+    case Phase::Encode:
+        emitPass(c, {Phase::Encode, Bm, seq, std::min(seq, window), false, false, m.arch == Architecture::Decoder ? 1.0 : 0.0,
+                     layerCount, headCount});
+        break;
+    case Phase::Train:
+        emitPass(c, {Phase::Train, Bm, seq, std::min(seq, window), false, false, seq, layerCount, headCount, train, trainAttn});
+        break;
+    case Phase::Decode:
+        decodePass(ctx, 1);
+        break;
+    case Phase::Generate: {
+        emitPass(c, {Phase::Prefill, Bm, seq, std::min(seq, window), false, s.kvCache, 1, layerCount, headCount});
+        a.phases.ttftS = a.totals.timeS;
+        if (s.output > 1)
+            decodePass(seq + (s.output - 1) / 2.0, static_cast<double>(s.output - 1));
+        break;
+    }
+    }
+
+    // Optimizer step over this device's parameters (training).
+    const double nonExpert = static_cast<double>(a.params.total) -
+                             (m.isMoe() ? static_cast<double>(m.layers * m.experts) * ((m.gatedFfn ? 3.0 : 2.0) * m.hidden * m.ffn) : 0.0);
+    const double expertParams = static_cast<double>(a.params.total) - nonExpert;
+    double localParams = nonExpert / (s.tp * s.pp) + expertParams / (static_cast<double>(s.tp) * s.pp * s.ep);
+    if (s.phase == Phase::Train) {
+        const double shard = s.zeroStage >= 1 ? s.dp : 1;
+        const double p = localParams / shard;
+        const bool adam = s.optimizer == Optimizer::Adam;
+        // Adam (mixed precision): read master, m, v, grad; write master, m, v, weight. SGD: master, grad -> master, weight.
+        const double rw = adam ? (4 + 4 + 4 + 2) + (4 + 4 + 4 + 2) : (4 + 2) + (4 + 2);
+        emit(c, "optimizer.step", OpClass::Elementwise, Phase::Train, 1, (adam ? kAdamFlopsPerParam : kSgdFlopsPerParam) * p, 0,
+             rw * p, 0, 1);
+    }
+
+    // ---- communication ----
+    Communication &comm = a.comm;
+    const bool needLink = s.tp > 1 || s.pp > 1 || s.ep > 1 || (s.dp > 1 && s.phase == Phase::Train);
+    double linkBw = 0, latency = 0;
+    if (const Interconnect *link = hw.scaleUpLink()) {
+        linkBw = link->bandwidthBytesPerS.value;
+        latency = link->latencyS.value;
+        comm.link = link->name;
+    } else {
+        for (const auto &lvl : hw.memory)
+            if (lvl.kind == MemoryKind::Host) {
+                linkBw = lvl.bandwidthBytesPerS.value;
+                latency = 10e-6; // a PCIe round trip through host memory; order of magnitude
+                comm.link = lvl.name;
+            }
+    }
+    if (needLink && !(linkBw > 0))
+        refuse("hardware " + hw.id + " has no interconnect or host link to split a model over several devices");
+    linkBw *= me;
+
+    auto commPass = [&](double T, double count, double trainMul) {
+        const double msg = Bm * T * c.h * c.act;
+        // Tensor parallelism: two all-reduces per layer (after attention and after the FFN), forward; backward doubles.
+        allReduce(msg, s.tp, linkBw, latency, 2 * layerCount * count * trainMul, &comm.tpBytes, &comm.timeS);
+        if (s.pp > 1) {
+            const double transfers = (mb + s.pp - 2) * count * trainMul;
+            comm.ppBytes += msg * mb * count * trainMul;
+            comm.timeS += transfers * (msg / linkBw + latency);
+        }
+        if (s.ep > 1) {
+            // Expert parallelism: all-to-all dispatch and combine of each routed token's hidden state.
+            const double sent = Bm * T * m.activeExperts * c.h * c.act * (s.ep - 1) / s.ep;
+            comm.epBytes += 2 * sent * layerCount * count * trainMul;
+            comm.timeS += 2 * (sent / linkBw + (s.ep - 1) * latency) * layerCount * count * trainMul;
+        }
+    };
+    switch (s.phase) {
+    case Phase::Prefill:
+    case Phase::Encode: commPass(seq, 1, 1); break;
+    case Phase::Train: commPass(seq, 1, 2); break;
+    case Phase::Decode: commPass(s.kvCache ? 1 : ctx + 1, 1, 1); break;
+    case Phase::Generate:
+        commPass(seq, 1, 1);
+        a.phases.ttftS += comm.timeS;
+        if (s.output > 1)
+            commPass(s.kvCache ? 1 : seq + (s.output - 1) / 2.0, static_cast<double>(s.output - 1), 1);
+        break;
+    }
+    if (s.phase == Phase::Train && s.dp > 1) {
+        // Gradient all-reduce over the replicas (ZeRO-3 also all-gathers weights: 1.5x the traffic).
+        const double grads = localParams * c.act;
+        double dpTime = 0;
+        allReduce(grads, s.dp, linkBw, latency, s.zeroStage >= 3 ? 1.5 : 1.0, &comm.dpBytes, &dpTime);
+        comm.timeS += dpTime;
+    }
+    comm.bytes = comm.tpBytes + comm.ppBytes + comm.dpBytes + comm.epBytes;
+
+    // ---- totals ----
+    Totals &t = a.totals;
+    t.timeS += comm.timeS;
+    t.intensity = t.bytes > 0 ? t.flops / t.bytes : 0.0;
+    if (comm.timeS > c.computeTime && comm.timeS > c.memoryTime)
+        t.bound = Bound::Communication;
+    else
+        t.bound = c.computeTime > c.memoryTime ? Bound::Compute : Bound::Memory;
+    const double dpD = static_cast<double>(s.dp);
+    double tokens = 0;
+    switch (s.phase) {
+    case Phase::Prefill:
+    case Phase::Encode:
+    case Phase::Train: tokens = B * seq * dpD; break;
+    case Phase::Decode: tokens = B * dpD; break;
+    case Phase::Generate: tokens = B * static_cast<double>(s.output) * dpD; break;
+    }
+    t.tokensPerS = t.timeS > 0 ? tokens / t.timeS : 0.0;
+    t.achievedFlopsPerS = t.timeS > 0 ? t.flops / t.timeS : 0.0;
+    // Whole-step work over all devices: the critical path counts pipeline fill slots, real work counts micro-batches.
+    t.modelFlops = t.flops * s.tp * dpD * (mb * s.pp / slots);
+    if (s.phase == Phase::Generate) {
+        a.phases.e2eS = t.timeS;
+        a.phases.tpotS = s.output > 1 ? (t.timeS - a.phases.ttftS) / static_cast<double>(s.output - 1) : 0.0;
+    }
+
+    // ---- KV cache ----
+    const double kvPerTokenModel = 2.0 * m.layers * m.kvHeads * m.headDim * c.kvb;
+    a.kvCache.bytesPerToken = kvPerTokenModel;
+    double cachedTokens = 0;
+    switch (s.phase) {
+    case Phase::Prefill: cachedTokens = seq; break;
+    case Phase::Decode: cachedTokens = ctx + 1; break;
+    case Phase::Generate: cachedTokens = seq + s.output; break;
+    case Phase::Encode:
+    case Phase::Train: cachedTokens = 0; break;
+    }
+    if (!s.kvCache || m.arch == Architecture::Encoder)
+        cachedTokens = 0;
+    cachedTokens = std::min(cachedTokens, window);
+    a.kvCache.totalBytes = kvPerTokenModel * B * cachedTokens;
+
+    // ---- memory footprint per device ----
+    MemoryFootprint &mem = a.memory;
+    a.weightBytes = static_cast<double>(a.params.total) * c.wpw;
+    mem.weights = localParams * c.wpw;
+    if (s.phase == Phase::Train && s.zeroStage >= 3)
+        mem.weights /= s.dp;
+    mem.kv = 2.0 * c.layersPerStage * c.hkv * c.d * c.kvb * B * cachedTokens;
+    {
+        const double T = s.phase == Phase::Decode ? (s.kvCache ? 1.0 : ctx + 1) : seq;
+        const double C = s.phase == Phase::Decode ? std::min(ctx + 1, window) : std::min(seq, window);
+        const double N = Bm * T;
+        const double widest = std::max({c.h, c.qd + 2 * c.kvd, c.ffn * (m.gatedFfn ? 2.0 : 1.0) *
+                                                                    (m.isMoe() ? static_cast<double>(m.activeExperts) : 1.0)});
+        double live = 2 * N * widest * c.act;
+        if (!s.fusedAttention)
+            live += Bm * c.hq * T * C * c.act;
+        live += Bm * (s.phase == Phase::Train ? T : 1.0) * (static_cast<double>(m.vocab) / s.tp) * 4.0; // fp32 logits
+        if (s.phase == Phase::Train) {
+            // Stored activations per layer (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+            // Transformer Models", 16-bit): s*b*h*(10 + 24/t + 5*a*s/(h*t)) bytes; selective recompute drops the
+            // attention-score term; full recompute keeps only each layer's input (2*s*b*h).
+            const double sbh = seq * Bm * c.h * (c.act / 2.0);
+            const double tpD = s.tp;
+            double perLayer = sbh * (10 + 24 / tpD + 5 * m.heads * seq / (c.h * tpD));
+            if (s.recompute == Recompute::Selective)
+                perLayer = sbh * (10 + 24 / tpD);
+            else if (s.recompute == Recompute::Full)
+                perLayer = 2 * sbh;
+            live += perLayer * c.layersPerStage * std::min<double>(mb, s.pp);
+        }
+        mem.activations = live;
+    }
+    if (s.phase == Phase::Train) {
+        mem.gradients = localParams * c.act / (s.zeroStage >= 2 ? s.dp : 1);
+        const double perParam = s.optimizer == Optimizer::Adam ? 12.0 : 8.0; // fp32 master + m + v | master + momentum
+        mem.optimizer = localParams * perParam / (s.zeroStage >= 1 ? s.dp : 1);
+    }
+    mem.capacity = hw.mainMemory().capacityBytes.value;
+    mem.fits = mem.total() <= mem.capacity;
+    return a;
+}
+
+} // namespace memwall::core

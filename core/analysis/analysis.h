@@ -1,0 +1,134 @@
+#pragma once
+
+#include "analysis/scenario.h"
+#include "hardware/hardwarespec.h"
+#include "model/modelshape.h"
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace memwall::core {
+
+enum class OpClass { Matmul, Attention, Normalization, Elementwise, Communication };
+std::string_view toString(OpClass c);
+inline constexpr std::size_t kOpClassCount = 5;
+
+enum class Bound { Compute, Memory, Communication };
+std::string_view toString(Bound b);
+
+/// One operator of the model as one device sees it.
+///
+/// Counting conventions (pinned by tests/core/tst_operators.cpp):
+/// - 2 FLOPs per multiply-accumulate; bias adds 1 FLOP per output element.
+/// - Element-wise constants per element: residual add 1, RMSNorm 4, LayerNorm 7 (mean, subtract, square, sum,
+///   scale, weight, bias), rotary embedding 3 per rotated element (of q and k), softmax 5 per score (max, subtract,
+///   exp, sum, divide), SiLU 4, GELU 8, ReLU 1, gated FFN +1 (the product of gate and up).
+/// - Bytes are traffic to main memory (HBM/DRAM): each operand read once and each result written once per operator.
+///   Fused attention (FlashAttention-style) never writes or reads the score matrix; softmax then moves no bytes.
+/// - Prefill/encode/train attend `seq` x `seq` scores in full (no causal halving); decode attends `context` + 1 keys
+///   (capped by the sliding window) for its one new token per sequence.
+/// - Embedding reads only the rows of the tokens it looks up; the LM head runs on the last token of each sequence
+///   (the one whose logits are sampled), except in training, where every token has logits.
+/// - `flops`, `bytes` and `timeS` are totals over the `count` executions on one device's critical path
+///   (layers per pipeline stage x (micro-batches + stages - 1)). With tensor parallelism they are one rank's share.
+struct Operator
+{
+    std::string_view name; ///< stable dotted name: "attn.qkv_proj", "ffn.down", "lm_head", ...
+    OpClass cls = OpClass::Matmul;
+    Phase phase = Phase::Decode; ///< Prefill or Decode inside a Generate analysis, else the scenario's phase
+    double count = 1;            ///< executions on the critical path
+    double flops = 0;
+    double weightBytes = 0;
+    double activationBytes = 0;
+    double kvBytes = 0;
+    DType computeType = DType::FP16; ///< format the device computes this operator in
+    double timeS = 0;
+    Bound bound = Bound::Memory;
+
+    double bytes() const { return weightBytes + activationBytes + kvBytes; }
+    double intensity() const { return bytes() > 0 ? flops / bytes() : 0.0; }
+};
+
+/// Memory held per device (bytes).
+struct MemoryFootprint
+{
+    double weights = 0;
+    double kv = 0;
+    double activations = 0; ///< live activations / workspace at the peak
+    double gradients = 0;   ///< training
+    double optimizer = 0;   ///< training
+    double total() const { return weights + kv + activations + gradients + optimizer; }
+    double capacity = 0; ///< main memory of one device
+    bool fits = false;
+};
+
+struct Communication
+{
+    double bytes = 0; ///< sent per device over the step
+    double timeS = 0;
+    double tpBytes = 0, ppBytes = 0, dpBytes = 0, epBytes = 0;
+    std::string link; ///< name of the link used
+};
+
+struct Totals
+{
+    double flops = 0; ///< one device's critical path (sum of operators)
+    double bytes = 0;
+    double intensity = 0;
+    double timeS = 0; ///< operators + communication
+    Bound bound = Bound::Memory;
+    double tokensPerS = 0; ///< all replicas: processed (prefill/encode/train) or generated (decode/generate) tokens
+    double modelFlops = 0;  ///< the whole step's FLOPs summed over all devices
+    double achievedFlopsPerS = 0; ///< flops / timeS of one device
+};
+
+/// Whole-request latencies of Phase::Generate.
+struct GeneratePhases
+{
+    double ttftS = 0; ///< time to first token (the prefill)
+    double tpotS = 0; ///< time per output token (decode at the mean context)
+    double e2eS = 0;  ///< ttft + (output - 1) x tpot ... see analysis.cpp
+};
+
+struct KvCache
+{
+    double bytesPerToken = 0; ///< whole model, all layers: 2 x layers x kv_heads x head_dim x bytes(kv)
+    double totalBytes = 0;    ///< all sequences of one replica, whole model
+};
+
+/// The result of analyze(): value type, cheap to copy.
+struct Analysis
+{
+    std::vector<Operator> operators;
+    Totals totals;
+    KvCache kvCache;
+    MemoryFootprint memory;
+    Communication comm;
+    GeneratePhases phases; ///< filled for Phase::Generate
+    ParamCounts params;
+    double weightBytes = 0;     ///< whole model at the weight format
+    double ridge = 0;           ///< FLOP/byte where the activation format's compute roof meets main memory
+    double peakFlops = 0;       ///< effective compute roof used for matmuls (after efficiency)
+    double bandwidth = 0;       ///< effective main-memory bandwidth (after efficiency)
+    double computeEfficiency = 1, memoryEfficiency = 1;
+    DType matmulType = DType::FP16;
+};
+
+/// Thrown for a device/model/scenario combination that cannot be analysed (e.g. tp not dividing the heads).
+/// what() is one line naming the field and value.
+struct AnalysisError : std::runtime_error
+{
+    using std::runtime_error::runtime_error;
+};
+
+/// The core calculation: values in, value out, no globals. Throws AnalysisError on an impossible combination.
+Analysis analyze(const HardwareSpec &hw, const ModelShape &model, const Scenario &s);
+
+/// Time of one operator on the roofline: max(flops / compute roof, bytes / bandwidth).
+double rooflineTime(double flops, double bytes, double peakFlops, double bandwidth);
+/// Attainable FLOP/s at an intensity: min(peak, intensity x bandwidth).
+double attainable(double intensity, double peakFlops, double bandwidth);
+
+} // namespace memwall::core

@@ -1,0 +1,75 @@
+#pragma once
+
+#include "model/dtype.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace memwall::core {
+
+/// What the model is doing.
+enum class Phase {
+    Prefill,  ///< `seq` prompt tokens per sequence, KV cache written
+    Decode,   ///< one new token per sequence against `context` cached tokens
+    Generate, ///< prefill of `seq` tokens, then `output` decode steps (TTFT, TPOT, end-to-end)
+    Encode,   ///< encoder forward over `seq` tokens (BERT-style, no cache, bidirectional)
+    Train     ///< forward + backward + optimizer step over `seq` tokens per sequence
+};
+std::string_view toString(Phase p);
+std::optional<Phase> phaseFromString(std::string_view s);
+
+enum class Recompute { None, Selective, Full };
+std::string_view toString(Recompute r);
+std::optional<Recompute> recomputeFromString(std::string_view s);
+
+enum class Optimizer { Adam, Sgd };
+std::string_view toString(Optimizer o);
+std::optional<Optimizer> optimizerFromString(std::string_view s);
+
+/// How close to the roofline the run gets. Ideal is the pure roofline (a true upper bound on speed).
+enum class EfficiencyMode { Ideal, Achievable };
+std::string_view toString(EfficiencyMode e);
+std::optional<EfficiencyMode> efficiencyModeFromString(std::string_view s);
+
+/// Everything about a run besides the device and the model. Plain values; defaults are the GUI's start state.
+struct Scenario
+{
+    Phase phase = Phase::Decode;
+    int64_t batch = 1;      ///< sequences (global: split over `dp` replicas)
+    int64_t seq = 2048;     ///< prompt tokens per sequence (prefill, encode, train, generate)
+    int64_t context = 2048; ///< tokens already in the KV cache (decode)
+    int64_t output = 256;   ///< generated tokens (generate)
+
+    WeightFormat weights{DType::FP16, 0, DType::FP16};
+    DType activations = DType::FP16;
+    DType kv = DType::FP16;
+
+    int tp = 1; ///< tensor-parallel degree: splits heads and FFN columns
+    int pp = 1; ///< pipeline-parallel degree: splits layers
+    int dp = 1; ///< data-parallel replicas
+    int ep = 1; ///< expert-parallel degree (MoE): splits experts
+    int microBatches = 1; ///< pipeline micro-batches per step
+
+    bool fusedAttention = true; ///< FlashAttention-style: no score-matrix round trip to memory
+    bool kvCache = true;        ///< false: decode recomputes K and V over the whole context
+
+    EfficiencyMode efficiency = EfficiencyMode::Ideal;
+    std::optional<double> computeEfficiency; ///< explicit fraction of peak compute (overrides the mode)
+    std::optional<double> memoryEfficiency;  ///< explicit fraction of peak bandwidth (overrides the mode)
+
+    double structuredSparsity = 0.0;   ///< fraction of weights pruned in hardware-usable 2:4-style blocks
+    double unstructuredSparsity = 0.0; ///< fraction of weights pruned anywhere: saves bytes, not dense FLOPs
+
+    Recompute recompute = Recompute::None;
+    Optimizer optimizer = Optimizer::Adam;
+    int zeroStage = 0; ///< 0..3: shard optimizer (1), + gradients (2), + weights (3) over dp
+
+    friend bool operator==(const Scenario &, const Scenario &) = default;
+};
+
+/// Checks the scenario on its own (without device or model); "" if fine, else one line naming field and value.
+std::string validate(const Scenario &s);
+
+} // namespace memwall::core

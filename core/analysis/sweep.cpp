@@ -1,0 +1,145 @@
+#include "analysis/sweep.h"
+
+#include <charconv>
+
+namespace memwall::core {
+
+namespace {
+int64_t parseInt(std::string_view text, std::string_view whole)
+{
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || ptr != text.data() + text.size())
+        throw AnalysisError("--vary " + std::string(whole) + ": '" + std::string(text) + "' is not a whole number");
+    if (v < 0)
+        throw AnalysisError("--vary " + std::string(whole) + ": '" + std::string(text) + "' must not be negative");
+    return v;
+}
+} // namespace
+
+bool setSweepField(Scenario &s, std::string_view f, int64_t v)
+{
+    if (f == "batch")
+        s.batch = v;
+    else if (f == "context")
+        s.context = v;
+    else if (f == "seq")
+        s.seq = v;
+    else if (f == "output")
+        s.output = v;
+    else if (f == "tp")
+        s.tp = static_cast<int>(v);
+    else if (f == "pp")
+        s.pp = static_cast<int>(v);
+    else if (f == "dp")
+        s.dp = static_cast<int>(v);
+    else if (f == "micro_batches")
+        s.microBatches = static_cast<int>(v);
+    else
+        return false;
+    return true;
+}
+
+SweepAxis parseSweepAxis(std::string_view text)
+{
+    const auto eq = text.find('=');
+    if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size())
+        throw AnalysisError("--vary " + std::string(text) + ": expected FIELD=FROM:TO[:STEP] or FIELD=A,B,C");
+    SweepAxis axis;
+    axis.field = std::string(text.substr(0, eq));
+    Scenario probe;
+    if (!setSweepField(probe, axis.field, 1))
+        throw AnalysisError("--vary " + std::string(text) + ": cannot vary '" + axis.field +
+                            "' (batch, context, seq, output, tp, pp, dp, micro_batches)");
+    const std::string_view spec = text.substr(eq + 1);
+    if (spec.find(',') != std::string_view::npos) {
+        std::size_t start = 0;
+        while (start <= spec.size()) {
+            const auto comma = spec.find(',', start);
+            axis.values.push_back(parseInt(spec.substr(start, comma - start), text));
+            if (comma == std::string_view::npos)
+                break;
+            start = comma + 1;
+        }
+    } else if (const auto c1 = spec.find(':'); c1 != std::string_view::npos) {
+        const auto c2 = spec.find(':', c1 + 1);
+        const int64_t from = parseInt(spec.substr(0, c1), text);
+        const int64_t to = parseInt(spec.substr(c1 + 1, c2 == std::string_view::npos ? std::string_view::npos : c2 - c1 - 1), text);
+        if (from > to)
+            throw AnalysisError("--vary " + std::string(text) + ": FROM is larger than TO");
+        if (c2 == std::string_view::npos) {
+            if (from < 1)
+                throw AnalysisError("--vary " + std::string(text) + ": a doubling range must start at 1 or more");
+            for (int64_t v = from; v <= to; v *= 2)
+                axis.values.push_back(v);
+        } else {
+            const int64_t step = parseInt(spec.substr(c2 + 1), text);
+            if (step < 1)
+                throw AnalysisError("--vary " + std::string(text) + ": STEP must be at least 1");
+            for (int64_t v = from; v <= to; v += step)
+                axis.values.push_back(v);
+        }
+    } else {
+        axis.values.push_back(parseInt(spec, text));
+    }
+    constexpr std::size_t kMaxValues = 1u << 20;
+    if (axis.values.empty() || axis.values.size() > kMaxValues)
+        throw AnalysisError("--vary " + std::string(text) + ": between 1 and 1048576 values, got " +
+                            std::to_string(axis.values.size()));
+    return axis;
+}
+
+std::vector<SweepRow> sweep(const HardwareSpec &hw, const ModelShape &m, const Scenario &base,
+                            const std::vector<SweepAxis> &axes)
+{
+    std::size_t total = 1;
+    for (const auto &a : axes)
+        total *= a.values.size();
+    std::vector<SweepRow> rows;
+    rows.reserve(total);
+    std::vector<std::size_t> idx(axes.size(), 0);
+    for (std::size_t n = 0; n < total; ++n) {
+        SweepRow row;
+        row.scenario = base;
+        for (std::size_t k = 0; k < axes.size(); ++k)
+            setSweepField(row.scenario, axes[k].field, axes[k].values[idx[k]]);
+        try {
+            const Analysis a = analyze(hw, m, row.scenario);
+            row.totals = a.totals;
+            row.memory = a.memory;
+            row.phases = a.phases;
+            row.kvTotalBytes = a.kvCache.totalBytes;
+        } catch (const AnalysisError &e) {
+            row.error = e.what();
+        }
+        rows.push_back(std::move(row));
+        for (std::size_t k = axes.size(); k-- > 0;) {
+            if (++idx[k] < axes[k].values.size())
+                break;
+            idx[k] = 0;
+        }
+    }
+    return rows;
+}
+
+BatchAnswers answerBatchSweep(const std::vector<SweepRow> &rows, double maxTpotS)
+{
+    BatchAnswers a;
+    double bestThroughput = 0;
+    for (const auto &r : rows) {
+        if (!r.error.empty())
+            continue;
+        if (!a.firstComputeBound && r.totals.bound == Bound::Compute)
+            a.firstComputeBound = r.scenario.batch;
+        if (r.memory.fits)
+            a.largestFitting = std::max(a.largestFitting, r.scenario.batch);
+        const double tpot = r.scenario.phase == Phase::Generate ? r.phases.tpotS : r.totals.timeS;
+        if (maxTpotS > 0 && r.memory.fits && tpot <= maxTpotS && r.totals.tokensPerS > bestThroughput) {
+            bestThroughput = r.totals.tokensPerS;
+            a.bestUnderTpot = r.scenario.batch;
+        }
+    }
+    return a;
+}
+
+} // namespace memwall::core

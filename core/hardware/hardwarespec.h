@@ -1,0 +1,85 @@
+#pragma once
+
+#include "model/dtype.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memwall::core {
+
+/// A published number and where it was published (datasheet, paper, page).
+struct Sourced
+{
+    double value = 0.0;
+    std::string source;
+};
+
+/// Where a memory level sits in the hierarchy.
+enum class MemoryKind {
+    Sram,  ///< registers, L1, shared memory, on-chip/on-wafer SRAM
+    Cache, ///< L2 / last-level cache / Infinity Cache
+    Dram,  ///< HBM, GDDR, DDR attached to the device: where weights live
+    Host   ///< host memory reached over the host link (PCIe, ...)
+};
+std::string_view toString(MemoryKind k);
+std::optional<MemoryKind> memoryKindFromString(std::string_view s);
+
+/// One level of the memory hierarchy. Capacity in bytes, bandwidth in bytes/s (aggregate, device-wide).
+struct MemoryLevel
+{
+    std::string name;
+    MemoryKind kind = MemoryKind::Dram;
+    Sourced capacityBytes;
+    Sourced bandwidthBytesPerS;
+};
+
+/// A device-to-device link. Bandwidth is per direction, per device (bytes/s); latency per message (s).
+struct Interconnect
+{
+    std::string name;
+    Sourced bandwidthBytesPerS; ///< per direction
+    Sourced latencyS;
+    int maxDevices = 0;         ///< devices in one scale-up domain; 0 = unknown
+};
+
+/// A device: dense peak throughput per number format (FLOP/s, or OP/s for integers), an ordered memory
+/// hierarchy (fastest/smallest first), interconnects, and the fractions of peak that published measurements reach.
+struct HardwareSpec
+{
+    std::string id;     ///< lower-case with dashes: "h100-sxm"
+    std::string name;
+    std::string vendor;
+    std::string category; ///< gpu | cpu | asic | wafer-scale
+    Sourced year;
+    Sourced tdpW;
+    std::optional<Sourced> priceUsd;
+    /// Dense peak per dtype (never a sparsity figure); nullopt where the device has no native support.
+    std::array<std::optional<Sourced>, kDTypeCount> peakFlops{};
+    std::vector<MemoryLevel> memory;
+    std::vector<Interconnect> interconnects;
+    std::optional<Sourced> achievableComputeFraction; ///< measured GEMM / peak
+    std::optional<Sourced> achievableMemoryFraction;  ///< measured triad / peak bandwidth
+    std::string notes;
+    std::string sourceFile; ///< file it was read from, for messages ("" when built in code)
+
+    /// Peak for a dtype, or 0 when unsupported.
+    double peak(DType t) const { return peakFlops[index(t)] ? peakFlops[index(t)]->value : 0.0; }
+    bool supports(DType t) const { return peak(t) > 0.0; }
+    /// The dtype a matmul in format `t` actually runs in: `t` when supported, else the nearest wider
+    /// supported format (fp8 -> fp16/bf16 -> fp32; int4 -> int8 -> fp16 ...). Falls back to the fastest dtype.
+    DType computeType(DType t) const;
+    /// Index of the level that holds weights and KV cache: the first Dram level, else the largest non-host level.
+    std::size_t mainMemoryIndex() const;
+    const MemoryLevel &mainMemory() const { return memory.at(mainMemoryIndex()); }
+    /// Ridge point (FLOP/byte) of dtype `t` against main memory.
+    double ridge(DType t) const;
+    /// The link used for collectives: the first interconnect, else nullptr (callers then use the host link).
+    const Interconnect *scaleUpLink() const { return interconnects.empty() ? nullptr : &interconnects.front(); }
+};
+
+/// Multiplies compute, bandwidth and capacity of every level (the GUI's "what-if" group). Factors must be > 0.
+HardwareSpec scaled(const HardwareSpec &hw, double computeFactor, double bandwidthFactor, double capacityFactor);
+
+} // namespace memwall::core

@@ -1,0 +1,208 @@
+#include "io/jsonreader.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace memwall::core {
+
+using nlohmann::json;
+
+std::string brief(const json &v)
+{
+    std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (s.size() > 40)
+        s = s.substr(0, 37) + "...";
+    return s;
+}
+
+json parseJson(std::string_view text, const std::string &origin)
+{
+    try {
+        return json::parse(text.begin(), text.end());
+    } catch (const json::parse_error &e) {
+        // Turn the byte offset into a line and column.
+        std::size_t line = 1, col = 1;
+        const std::size_t stop = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+        for (std::size_t i = 0; i < stop; ++i) {
+            if (text[i] == '\n') {
+                ++line;
+                col = 1;
+            } else {
+                ++col;
+            }
+        }
+        std::string what = e.what();
+        if (auto p = what.find("parse error"); p != std::string::npos)
+            what = what.substr(p);
+        throw InputError(origin + ":" + std::to_string(line) + ":" + std::to_string(col) + ": not valid JSON: " + what);
+    }
+}
+
+json readJsonFile(const std::string &path)
+{
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec)
+        throw InputError(path + ": cannot read file: " + ec.message());
+    if (size > kMaxInputFileBytes)
+        throw InputError(path + ": file is too large (" + std::to_string(size) + " bytes; the limit is " +
+                         std::to_string(kMaxInputFileBytes) + ")");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path + ": cannot open file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parseJson(ss.str(), path);
+}
+
+JsonReader::JsonReader(const json &obj, std::string file, std::string path)
+    : m_obj(obj), m_file(std::move(file)), m_path(std::move(path))
+{
+    if (!m_obj.is_object())
+        throw InputError(m_file + ": " + (m_path.empty() ? std::string("top level") : m_path) + ": expected an object, got " +
+                         brief(m_obj));
+}
+
+std::string JsonReader::where(std::string_view key) const
+{
+    std::string w = m_file + ": ";
+    if (!m_path.empty())
+        w += m_path + (key.empty() ? "" : ".");
+    w += key;
+    return w;
+}
+
+void JsonReader::fail(std::string_view key, std::string_view message) const
+{
+    throw InputError(where(key) + ": " + std::string(message));
+}
+
+bool JsonReader::has(std::string_view key) const
+{
+    auto it = m_obj.find(key);
+    return it != m_obj.end() && !it->is_null();
+}
+
+const json &JsonReader::get(std::string_view key)
+{
+    m_read.emplace(key);
+    auto it = m_obj.find(key);
+    if (it == m_obj.end() || it->is_null())
+        fail(key, "missing");
+    return *it;
+}
+
+const json &JsonReader::raw(std::string_view key) { return get(key); }
+
+std::string JsonReader::string(std::string_view key)
+{
+    const json &v = get(key);
+    if (!v.is_string())
+        fail(key, "expected a string, got " + brief(v));
+    return v.get<std::string>();
+}
+
+std::string JsonReader::string(std::string_view key, std::string_view fallback)
+{
+    m_read.emplace(key);
+    return has(key) ? string(key) : std::string(fallback);
+}
+
+double JsonReader::number(std::string_view key)
+{
+    const json &v = get(key);
+    if (!v.is_number())
+        fail(key, "expected a number, got " + brief(v));
+    const double d = v.get<double>();
+    if (!std::isfinite(d))
+        fail(key, "not a finite number: " + brief(v));
+    return d;
+}
+
+double JsonReader::number(std::string_view key, double fallback)
+{
+    m_read.emplace(key);
+    return has(key) ? number(key) : fallback;
+}
+
+double JsonReader::positive(std::string_view key)
+{
+    const double d = number(key);
+    if (!(d > 0))
+        fail(key, "must be positive, got " + brief(m_obj.at(std::string(key))));
+    return d;
+}
+
+int64_t JsonReader::integer(std::string_view key)
+{
+    const json &v = get(key);
+    if (v.is_number_integer())
+        return v.get<int64_t>();
+    if (v.is_number_float()) {
+        const double d = v.get<double>();
+        if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15)
+            return static_cast<int64_t>(d);
+    }
+    fail(key, "expected a whole number, got " + brief(v));
+}
+
+int64_t JsonReader::integer(std::string_view key, int64_t fallback)
+{
+    m_read.emplace(key);
+    return has(key) ? integer(key) : fallback;
+}
+
+int64_t JsonReader::positiveInteger(std::string_view key)
+{
+    const int64_t i = integer(key);
+    if (i <= 0)
+        fail(key, "must be positive, got " + std::to_string(i));
+    return i;
+}
+
+bool JsonReader::boolean(std::string_view key)
+{
+    const json &v = get(key);
+    if (!v.is_boolean())
+        fail(key, "expected true or false, got " + brief(v));
+    return v.get<bool>();
+}
+
+bool JsonReader::boolean(std::string_view key, bool fallback)
+{
+    m_read.emplace(key);
+    return has(key) ? boolean(key) : fallback;
+}
+
+JsonReader JsonReader::object(std::string_view key)
+{
+    const json &v = get(key);
+    if (!v.is_object())
+        fail(key, "expected an object, got " + brief(v));
+    return JsonReader(v, m_file, m_path.empty() ? std::string(key) : m_path + "." + std::string(key));
+}
+
+const json &JsonReader::array(std::string_view key)
+{
+    const json &v = get(key);
+    if (!v.is_array())
+        fail(key, "expected an array, got " + brief(v));
+    return v;
+}
+
+JsonReader JsonReader::element(const json &item, std::size_t i, std::string_view arrayKey) const
+{
+    std::string p = (m_path.empty() ? std::string() : m_path + ".") + std::string(arrayKey) + "[" + std::to_string(i) + "]";
+    return JsonReader(item, m_file, p);
+}
+
+void JsonReader::rejectUnknown(const std::set<std::string, std::less<>> &alsoAllowed) const
+{
+    for (auto it = m_obj.begin(); it != m_obj.end(); ++it)
+        if (!m_read.count(it.key()) && !alsoAllowed.count(it.key()))
+            fail(it.key(), "unknown field");
+}
+
+} // namespace memwall::core

@@ -1,0 +1,455 @@
+#include "io/presets.h"
+
+#include "io/hfconfig.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+
+namespace memwall::core {
+
+using nlohmann::json;
+
+namespace {
+
+bool validId(const std::string &id)
+{
+    static const std::regex re("[a-z0-9]+([.-][a-z0-9]+)*");
+    return std::regex_match(id, re);
+}
+
+std::string requireId(JsonReader &r)
+{
+    std::string id = r.string("id");
+    if (!validId(id))
+        r.fail("id", "must be lower-case letters, digits and dashes, got \"" + id + "\"");
+    return id;
+}
+
+Sourced sourced(JsonReader &parent, std::string_view key, bool mustBePositive = true)
+{
+    JsonReader r = parent.object(key);
+    Sourced s;
+    s.value = mustBePositive ? r.positive("value") : r.number("value");
+    s.source = r.string("source");
+    if (s.source.find_first_not_of(" \t") == std::string::npos)
+        r.fail("source", "must not be empty");
+    r.rejectUnknown({"note"});
+    return s;
+}
+
+std::optional<Sourced> optionalSourced(JsonReader &parent, std::string_view key)
+{
+    if (!parent.has(key)) {
+        parent.string(key, ""); // marks the key as read (null is allowed)
+        return std::nullopt;
+    }
+    return sourced(parent, key);
+}
+
+json toJson(const Sourced &s) { return json{{"value", s.value}, {"source", s.source}}; }
+
+void readPeaks(JsonReader &r, std::string_view key, std::array<std::optional<Sourced>, kDTypeCount> *out)
+{
+    JsonReader peaks = r.object(key);
+    for (auto it = peaks.node().begin(); it != peaks.node().end(); ++it) {
+        auto t = dtypeFromString(it.key());
+        if (!t || it.key() != toString(*t))
+            peaks.fail(it.key(), "unknown number format (use fp64, fp32, tf32, bf16, fp16, fp8, int8, int4)");
+        if (out)
+            (*out)[index(*t)] = sourced(peaks, it.key());
+        else
+            sourced(peaks, it.key());
+    }
+}
+
+void checkKind(JsonReader &r, std::string_view expected)
+{
+    const std::string kind = r.string("kind", expected);
+    if (kind != expected)
+        r.fail("kind", "expected \"" + std::string(expected) + "\", got \"" + kind + "\"");
+    const int64_t schema = r.integer("schema", 1);
+    if (schema != 1)
+        r.fail("schema", "version " + std::to_string(schema) + " is newer than this MemWall understands (1)");
+}
+
+} // namespace
+
+HardwareSpec hardwareFromJson(const json &j, const std::string &file)
+{
+    JsonReader r(j, file);
+    checkKind(r, "hardware");
+    HardwareSpec hw;
+    hw.id = requireId(r);
+    hw.name = r.string("name");
+    hw.vendor = r.string("vendor");
+    hw.category = r.string("category");
+    static const std::set<std::string, std::less<>> categories{"gpu", "cpu", "asic", "wafer-scale"};
+    if (!categories.count(hw.category))
+        r.fail("category", "must be gpu, cpu, asic or wafer-scale, got \"" + hw.category + "\"");
+    hw.year = sourced(r, "year");
+    hw.tdpW = sourced(r, "tdp_w");
+    hw.priceUsd = optionalSourced(r, "price_usd");
+    readPeaks(r, "peak_flops", &hw.peakFlops);
+    if (r.has("sparse_peak_flops"))
+        readPeaks(r, "sparse_peak_flops", nullptr);
+    else
+        r.string("sparse_peak_flops", "");
+    if (std::none_of(hw.peakFlops.begin(), hw.peakFlops.end(), [](const auto &p) { return p.has_value(); }))
+        r.fail("peak_flops", "needs at least one number format");
+
+    const json &levels = r.array("memory");
+    if (levels.empty())
+        r.fail("memory", "needs at least one level");
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        JsonReader l = r.element(levels[i], i, "memory");
+        MemoryLevel m;
+        m.name = l.string("name");
+        const std::string kind = l.string("kind");
+        auto k = memoryKindFromString(kind);
+        if (!k)
+            l.fail("kind", "must be sram, cache, dram or host, got \"" + kind + "\"");
+        m.kind = *k;
+        m.capacityBytes = sourced(l, "capacity_bytes");
+        m.bandwidthBytesPerS = sourced(l, "bandwidth_bytes_per_s");
+        l.rejectUnknown({"note"});
+        if (!hw.memory.empty()) {
+            const MemoryLevel &prev = hw.memory.back();
+            if (m.capacityBytes.value <= prev.capacityBytes.value && m.kind != MemoryKind::Host)
+                l.fail("capacity_bytes", "levels out of order: capacity " + brief(m.capacityBytes.value) +
+                                             " is not larger than the previous level's " + brief(prev.capacityBytes.value));
+            if (m.bandwidthBytesPerS.value >= prev.bandwidthBytesPerS.value)
+                l.fail("bandwidth_bytes_per_s", "levels out of order: bandwidth " + brief(m.bandwidthBytesPerS.value) +
+                                                    " is not lower than the previous level's " +
+                                                    brief(prev.bandwidthBytesPerS.value));
+        }
+        hw.memory.push_back(std::move(m));
+    }
+
+    if (r.has("interconnects")) {
+        const json &links = r.array("interconnects");
+        for (std::size_t i = 0; i < links.size(); ++i) {
+            JsonReader l = r.element(links[i], i, "interconnects");
+            Interconnect ic;
+            ic.name = l.string("name");
+            ic.bandwidthBytesPerS = sourced(l, "bandwidth_bytes_per_s");
+            ic.latencyS = sourced(l, "latency_s");
+            ic.maxDevices = static_cast<int>(l.integer("max_devices", 0));
+            if (ic.maxDevices < 0)
+                l.fail("max_devices", "must not be negative");
+            l.string("direction", ""); // documentation only: bandwidth is per direction by schema
+            l.rejectUnknown({"note"});
+            hw.interconnects.push_back(std::move(ic));
+        }
+    } else {
+        r.string("interconnects", "");
+    }
+
+    if (r.has("achievable")) {
+        JsonReader a = r.object("achievable");
+        hw.achievableComputeFraction = optionalSourced(a, "compute_fraction");
+        hw.achievableMemoryFraction = optionalSourced(a, "memory_fraction");
+        for (auto *f : {&hw.achievableComputeFraction, &hw.achievableMemoryFraction})
+            if (*f && (*f)->value > 1.0)
+                a.fail(f == &hw.achievableComputeFraction ? "compute_fraction" : "memory_fraction",
+                       "a fraction of peak must be at most 1, got " + brief((*f)->value));
+        a.rejectUnknown({"note"});
+    } else {
+        r.string("achievable", "");
+    }
+    hw.notes = r.string("notes", "");
+    hw.sourceFile = file;
+    r.rejectUnknown();
+    return hw;
+}
+
+json toJson(const HardwareSpec &hw)
+{
+    json j{{"kind", "hardware"}, {"schema", 1},       {"id", hw.id},
+           {"name", hw.name},    {"vendor", hw.vendor}, {"category", hw.category},
+           {"year", toJson(hw.year)}, {"tdp_w", toJson(hw.tdpW)}};
+    if (hw.priceUsd)
+        j["price_usd"] = toJson(*hw.priceUsd);
+    json peaks = json::object();
+    for (DType t : kAllDTypes)
+        if (hw.peakFlops[index(t)])
+            peaks[std::string(toString(t))] = toJson(*hw.peakFlops[index(t)]);
+    j["peak_flops"] = peaks;
+    json levels = json::array();
+    for (const auto &m : hw.memory)
+        levels.push_back({{"name", m.name},
+                          {"kind", toString(m.kind)},
+                          {"capacity_bytes", toJson(m.capacityBytes)},
+                          {"bandwidth_bytes_per_s", toJson(m.bandwidthBytesPerS)}});
+    j["memory"] = levels;
+    json links = json::array();
+    for (const auto &l : hw.interconnects)
+        links.push_back({{"name", l.name},
+                         {"bandwidth_bytes_per_s", toJson(l.bandwidthBytesPerS)},
+                         {"latency_s", toJson(l.latencyS)},
+                         {"max_devices", l.maxDevices}});
+    if (!links.empty())
+        j["interconnects"] = links;
+    if (hw.achievableComputeFraction || hw.achievableMemoryFraction) {
+        json a = json::object();
+        if (hw.achievableComputeFraction)
+            a["compute_fraction"] = toJson(*hw.achievableComputeFraction);
+        if (hw.achievableMemoryFraction)
+            a["memory_fraction"] = toJson(*hw.achievableMemoryFraction);
+        j["achievable"] = a;
+    }
+    if (!hw.notes.empty())
+        j["notes"] = hw.notes;
+    return j;
+}
+
+ModelShape modelShapeFromJson(const json &j, const std::string &file)
+{
+    JsonReader r(j, file);
+    ModelShape m;
+    m.id = r.string("id", "");
+    m.name = r.string("name", m.id);
+    m.family = r.string("family", "");
+    auto pick = [&r](std::string_view key, auto parse, auto fallback, std::string_view options) {
+        const std::string s = r.string(key, toString(fallback));
+        auto v = parse(s);
+        if (!v)
+            r.fail(key, "must be " + std::string(options) + ", got \"" + s + "\"");
+        return *v;
+    };
+    m.arch = pick("arch", architectureFromString, Architecture::Decoder, "decoder or encoder");
+    m.layers = r.positiveInteger("layers");
+    m.hidden = r.positiveInteger("hidden");
+    m.heads = r.positiveInteger("heads");
+    m.kvHeads = r.integer("kv_heads", m.heads);
+    m.headDim = r.integer("head_dim", m.hidden / m.heads);
+    m.ffn = r.positiveInteger("ffn");
+    m.gatedFfn = r.boolean("gated_ffn", false);
+    m.activation = pick("activation", activationFromString, Activation::Gelu, "gelu, silu or relu");
+    m.vocab = r.positiveInteger("vocab");
+    m.maxPositions = r.integer("max_positions", 0);
+    m.positions = pick("positions", positionEncodingFromString, PositionEncoding::Rotary, "learned, rotary, alibi or none");
+    m.positionOffset = r.integer("position_offset", 0);
+    m.tokenTypes = r.integer("token_types", 0);
+    m.tiedEmbeddings = r.boolean("tied_embeddings", false);
+    m.norm = pick("norm", normKindFromString, NormKind::RmsNorm, "layernorm or rmsnorm");
+    m.embeddingNorm = r.boolean("embedding_norm", false);
+    m.qkvBias = r.boolean("qkv_bias", false);
+    m.outBias = r.boolean("out_bias", false);
+    m.ffnBias = r.boolean("ffn_bias", false);
+    m.parallelAttention = r.boolean("parallel_attention", false);
+    m.sharedLayerNorm = r.boolean("shared_layernorm", false);
+    m.pooler = r.boolean("pooler", false);
+    m.experts = r.integer("experts", 1);
+    m.activeExperts = r.integer("active_experts", 1);
+    m.slidingWindow = r.integer("sliding_window", 0);
+    r.rejectUnknown();
+    if (auto e = validate(m); !e.empty())
+        throw InputError(file + ": " + e);
+    return m;
+}
+
+json toJson(const ModelShape &m)
+{
+    return json{{"id", m.id},
+                {"name", m.name},
+                {"family", m.family},
+                {"arch", toString(m.arch)},
+                {"layers", m.layers},
+                {"hidden", m.hidden},
+                {"heads", m.heads},
+                {"kv_heads", m.kvHeads},
+                {"head_dim", m.headDim},
+                {"ffn", m.ffn},
+                {"gated_ffn", m.gatedFfn},
+                {"activation", toString(m.activation)},
+                {"vocab", m.vocab},
+                {"max_positions", m.maxPositions},
+                {"positions", toString(m.positions)},
+                {"position_offset", m.positionOffset},
+                {"token_types", m.tokenTypes},
+                {"tied_embeddings", m.tiedEmbeddings},
+                {"norm", toString(m.norm)},
+                {"embedding_norm", m.embeddingNorm},
+                {"qkv_bias", m.qkvBias},
+                {"out_bias", m.outBias},
+                {"ffn_bias", m.ffnBias},
+                {"parallel_attention", m.parallelAttention},
+                {"shared_layernorm", m.sharedLayerNorm},
+                {"pooler", m.pooler},
+                {"experts", m.experts},
+                {"active_experts", m.activeExperts},
+                {"sliding_window", m.slidingWindow}};
+}
+
+ModelPreset modelPresetFromJson(const json &j, const std::string &file)
+{
+    JsonReader r(j, file);
+    checkKind(r, "model");
+    ModelPreset p;
+    const std::string id = requireId(r);
+    const std::string name = r.string("name");
+    const bool hasConfig = r.has("config"), hasShape = r.has("shape");
+    if (hasConfig == hasShape)
+        r.fail(hasConfig ? "shape" : "config", "a model preset needs exactly one of \"config\" or \"shape\"");
+    if (hasConfig) {
+        r.object("config"); // type check
+        p.shape = importHfConfig(r.raw("config"), file + ": config");
+    } else {
+        r.object("shape");
+        p.shape = modelShapeFromJson(r.raw("shape"), file + ": shape");
+    }
+    p.shape.id = id;
+    p.shape.name = name;
+    p.paramsOfficial = optionalSourced(r, "params_official");
+    p.activeParamsOfficial = optionalSourced(r, "active_params_official");
+    p.source = r.string("source");
+    p.year = static_cast<int>(r.integer("year", 0));
+    p.notes = r.string("notes", "");
+    p.sourceFile = file;
+    r.rejectUnknown();
+    return p;
+}
+
+void PresetLibrary::loadBuiltin()
+{
+    for (const EmbeddedFile &f : builtinPresetFiles()) {
+        const std::string_view path(f.path);
+        if (path.starts_with("hardware/") || path.starts_with("models/"))
+            loadText(f.text, std::string("presets/") + f.path);
+    }
+}
+
+bool PresetLibrary::loadText(std::string_view text, const std::string &origin)
+{
+    try {
+        const json j = parseJson(text, origin);
+        if (!j.is_object())
+            throw InputError(origin + ": top level: expected an object");
+        const auto kind = j.find("kind");
+        if (kind == j.end() || !kind->is_string())
+            throw InputError(origin + ": kind: missing (\"hardware\" or \"model\")");
+        if (*kind == "hardware")
+            add(hardwareFromJson(j, origin));
+        else if (*kind == "model")
+            add(modelPresetFromJson(j, origin));
+        else
+            throw InputError(origin + ": kind: must be \"hardware\" or \"model\", got " + brief(*kind));
+        return true;
+    } catch (const InputError &e) {
+        m_issues.push_back({origin, e.what()});
+    } catch (const std::exception &e) {
+        m_issues.push_back({origin, origin + ": " + e.what()});
+    }
+    return false;
+}
+
+void PresetLibrary::loadDirectory(const std::string &dir, bool mustExist)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+        if (mustExist)
+            m_issues.push_back({dir, dir + ": not a folder"});
+        return;
+    }
+    std::vector<fs::path> files;
+    for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (it.depth() > 3) {
+            it.disable_recursion_pending();
+            continue;
+        }
+        if (it->is_regular_file(ec) && it->path().extension() == ".json" && it->path().parent_path().filename() != "trends")
+            files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto &f : files) {
+        try {
+            const json j = readJsonFile(f.string());
+            loadText(j.dump(), f.string());
+        } catch (const InputError &e) {
+            m_issues.push_back({f.string(), e.what()});
+        }
+    }
+}
+
+void PresetLibrary::add(HardwareSpec hw)
+{
+    auto it = std::find_if(m_hardware.begin(), m_hardware.end(), [&](const auto &h) { return h.id == hw.id; });
+    if (it != m_hardware.end())
+        *it = std::move(hw);
+    else
+        m_hardware.push_back(std::move(hw));
+}
+
+void PresetLibrary::add(ModelPreset model)
+{
+    auto it = std::find_if(m_models.begin(), m_models.end(), [&](const auto &m) { return m.shape.id == model.shape.id; });
+    if (it != m_models.end())
+        *it = std::move(model);
+    else
+        m_models.push_back(std::move(model));
+}
+
+const HardwareSpec *PresetLibrary::findHardware(std::string_view id) const
+{
+    for (const auto &h : m_hardware)
+        if (h.id == id)
+            return &h;
+    return nullptr;
+}
+
+const ModelPreset *PresetLibrary::findModel(std::string_view id) const
+{
+    for (const auto &m : m_models)
+        if (m.shape.id == id)
+            return &m;
+    return nullptr;
+}
+
+std::size_t editDistance(std::string_view a, std::string_view b)
+{
+    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        prev[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j)
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+
+namespace {
+std::vector<std::string> closest(std::vector<std::string> ids, std::string_view id, std::size_t n)
+{
+    auto score = [&](const std::string &c) {
+        const bool sub = !id.empty() && (c.find(id) != std::string::npos || id.find(c) != std::string::npos);
+        return (sub ? 0 : 1000) + editDistance(c, id);
+    };
+    std::stable_sort(ids.begin(), ids.end(), [&](const auto &x, const auto &y) { return score(x) < score(y); });
+    if (ids.size() > n)
+        ids.resize(n);
+    return ids;
+}
+} // namespace
+
+std::vector<std::string> PresetLibrary::closestHardware(std::string_view id, std::size_t n) const
+{
+    std::vector<std::string> ids;
+    for (const auto &h : m_hardware)
+        ids.push_back(h.id);
+    return closest(std::move(ids), id, n);
+}
+
+std::vector<std::string> PresetLibrary::closestModels(std::string_view id, std::size_t n) const
+{
+    std::vector<std::string> ids;
+    for (const auto &m : m_models)
+        ids.push_back(m.shape.id);
+    return closest(std::move(ids), id, n);
+}
+
+} // namespace memwall::core

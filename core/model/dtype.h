@@ -1,0 +1,61 @@
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace memwall::core {
+
+/// Number formats the model distinguishes. The order is stable: it indexes per-dtype arrays.
+enum class DType { FP64, FP32, TF32, BF16, FP16, FP8, INT8, INT4, Count };
+
+inline constexpr std::size_t kDTypeCount = static_cast<std::size_t>(DType::Count);
+
+inline constexpr std::array<DType, kDTypeCount> kAllDTypes = {DType::FP64, DType::FP32, DType::TF32, DType::BF16,
+                                                              DType::FP16, DType::FP8,  DType::INT8, DType::INT4};
+
+/// Storage bits of one element (TF32 is stored as 32-bit words).
+constexpr int bits(DType t)
+{
+    switch (t) {
+    case DType::FP64: return 64;
+    case DType::FP32:
+    case DType::TF32: return 32;
+    case DType::BF16:
+    case DType::FP16: return 16;
+    case DType::FP8:
+    case DType::INT8: return 8;
+    case DType::INT4: return 4;
+    case DType::Count: break;
+    }
+    return 0;
+}
+
+/// Storage bytes of one element, fractional for sub-byte formats (INT4 = 0.5).
+constexpr double bytesOf(DType t) { return bits(t) / 8.0; }
+
+/// Lower-case id used in files and on the command line: "fp16", "int4", ...
+std::string_view toString(DType t);
+/// Parses an id ("fp16", "bf16", "int4", also "float16"/"bfloat16"/"float32"); nullopt if unknown.
+std::optional<DType> dtypeFromString(std::string_view s);
+
+constexpr std::size_t index(DType t) { return static_cast<std::size_t>(t); }
+
+/// A weight storage format: element type plus per-group scale overhead.
+/// Example: INT4 with one FP16 scale per 128 weights costs 4 + 16/128 = 4.125 bits per weight.
+struct WeightFormat
+{
+    DType type = DType::FP16;
+    int groupSize = 0;            ///< weights sharing one scale; 0 = no scales
+    DType scaleType = DType::FP16; ///< format of each scale
+
+    /// Effective bits per weight including the scale overhead.
+    constexpr double bitsPerWeight() const
+    {
+        return bits(type) + (groupSize > 0 ? static_cast<double>(bits(scaleType)) / groupSize : 0.0);
+    }
+    constexpr double bytesPerWeight() const { return bitsPerWeight() / 8.0; }
+    friend constexpr bool operator==(const WeightFormat &, const WeightFormat &) = default;
+};
+
+} // namespace memwall::core

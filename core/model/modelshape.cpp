@@ -1,0 +1,110 @@
+#include "model/modelshape.h"
+
+#include <array>
+#include <utility>
+
+namespace memwall::core {
+
+namespace {
+template <typename E, std::size_t N>
+std::optional<E> lookup(const std::array<std::pair<E, std::string_view>, N> &table, std::string_view s)
+{
+    for (const auto &[e, name] : table)
+        if (name == s)
+            return e;
+    return std::nullopt;
+}
+template <typename E, std::size_t N>
+std::string_view name(const std::array<std::pair<E, std::string_view>, N> &table, E e)
+{
+    for (const auto &[v, n] : table)
+        if (v == e)
+            return n;
+    return "?";
+}
+constexpr std::array<std::pair<Architecture, std::string_view>, 2> kArch{{{Architecture::Decoder, "decoder"},
+                                                                          {Architecture::Encoder, "encoder"}}};
+constexpr std::array<std::pair<PositionEncoding, std::string_view>, 4> kPos{{{PositionEncoding::Learned, "learned"},
+                                                                             {PositionEncoding::Rotary, "rotary"},
+                                                                             {PositionEncoding::Alibi, "alibi"},
+                                                                             {PositionEncoding::None, "none"}}};
+constexpr std::array<std::pair<NormKind, std::string_view>, 2> kNorm{{{NormKind::LayerNorm, "layernorm"},
+                                                                      {NormKind::RmsNorm, "rmsnorm"}}};
+constexpr std::array<std::pair<Activation, std::string_view>, 3> kAct{{{Activation::Gelu, "gelu"},
+                                                                       {Activation::Silu, "silu"},
+                                                                       {Activation::Relu, "relu"}}};
+} // namespace
+
+std::string_view toString(Architecture a) { return name(kArch, a); }
+std::string_view toString(PositionEncoding p) { return name(kPos, p); }
+std::string_view toString(NormKind n) { return name(kNorm, n); }
+std::string_view toString(Activation a) { return name(kAct, a); }
+std::optional<Architecture> architectureFromString(std::string_view s) { return lookup(kArch, s); }
+std::optional<PositionEncoding> positionEncodingFromString(std::string_view s) { return lookup(kPos, s); }
+std::optional<NormKind> normKindFromString(std::string_view s) { return lookup(kNorm, s); }
+std::optional<Activation> activationFromString(std::string_view s) { return lookup(kAct, s); }
+
+ParamCounts paramCount(const ModelShape &m)
+{
+    const int64_t h = m.hidden;
+    const int64_t normParams = m.norm == NormKind::LayerNorm ? 2 * h : h;
+
+    ParamCounts p;
+    p.embedding = m.vocab * h;
+    if (m.positions == PositionEncoding::Learned)
+        p.embedding += (m.maxPositions + m.positionOffset) * h;
+    p.embedding += m.tokenTypes * h;
+    if (m.embeddingNorm)
+        p.embedding += normParams;
+
+    const int64_t q = m.qDim(), kv = m.kvDim();
+    int64_t attn = h * (q + 2 * kv) + q * h;
+    if (m.qkvBias)
+        attn += q + 2 * kv;
+    if (m.outBias)
+        attn += h;
+
+    int64_t expert = (m.gatedFfn ? 3 : 2) * h * m.ffn;
+    if (m.ffnBias)
+        expert += (m.gatedFfn ? 2 : 1) * m.ffn + h;
+    const int64_t router = m.isMoe() ? h * m.experts : 0;
+    const int64_t norms = (m.parallelAttention && m.sharedLayerNorm ? 1 : 2) * normParams;
+
+    p.perLayer = attn + expert * m.experts + router + norms;
+    p.perLayerActive = attn + expert * m.activeExperts + router + norms;
+
+    p.head = normParams; // final norm (BERT has none after the last layer: see below)
+    if (m.arch == Architecture::Encoder)
+        p.head = 0; // post-norm encoders end on the layer's own norm
+    if (!m.tiedEmbeddings && m.arch == Architecture::Decoder)
+        p.head += m.vocab * h;
+    if (m.pooler)
+        p.head += h * h + h;
+
+    p.total = p.embedding + m.layers * p.perLayer + p.head;
+    p.active = p.embedding + m.layers * p.perLayerActive + p.head;
+    return p;
+}
+
+std::string validate(const ModelShape &m)
+{
+    auto positive = [](const char *field, int64_t v) -> std::string {
+        return v > 0 ? std::string() : std::string(field) + " must be positive, got " + std::to_string(v);
+    };
+    for (auto [f, v] : {std::pair{"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
+                        {"kv_heads", m.kvHeads}, {"head_dim", m.headDim}, {"ffn", m.ffn}, {"vocab", m.vocab},
+                        {"experts", m.experts}, {"active_experts", m.activeExperts}})
+        if (auto e = positive(f, v); !e.empty())
+            return e;
+    if (m.heads % m.kvHeads != 0)
+        return "heads (" + std::to_string(m.heads) + ") must be a multiple of kv_heads (" + std::to_string(m.kvHeads) + ")";
+    if (m.activeExperts > m.experts)
+        return "active_experts (" + std::to_string(m.activeExperts) + ") exceeds experts (" + std::to_string(m.experts) + ")";
+    if (m.positionOffset < 0 || m.tokenTypes < 0 || m.maxPositions < 0 || m.slidingWindow < 0)
+        return "max_positions, position_offset, token_types and sliding_window must not be negative";
+    if (m.positions == PositionEncoding::Learned && m.maxPositions <= 0)
+        return "learned positions need max_positions > 0";
+    return {};
+}
+
+} // namespace memwall::core

@@ -1,0 +1,81 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace memwall::core {
+
+enum class Architecture { Decoder, Encoder };
+enum class PositionEncoding { Learned, Rotary, Alibi, None };
+enum class NormKind { LayerNorm, RmsNorm };
+enum class Activation { Gelu, Silu, Relu };
+
+std::string_view toString(Architecture a);
+std::string_view toString(PositionEncoding p);
+std::string_view toString(NormKind n);
+std::string_view toString(Activation a);
+std::optional<Architecture> architectureFromString(std::string_view s);
+std::optional<PositionEncoding> positionEncodingFromString(std::string_view s);
+std::optional<NormKind> normKindFromString(std::string_view s);
+std::optional<Activation> activationFromString(std::string_view s);
+
+/// The shape of a transformer: everything that decides its parameter count, FLOPs and bytes.
+/// Sizes are element counts. Parameter counting follows Hugging Face (`sum(p.numel())`), see paramCount().
+struct ModelShape
+{
+    std::string id;   ///< lower-case with dashes: "llama-2-7b"
+    std::string name; ///< display name: "Llama 2 7B"
+    std::string family; ///< "llama", "gpt2", "bert", "opt", "falcon", ...
+    Architecture arch = Architecture::Decoder;
+
+    int64_t layers = 0;
+    int64_t hidden = 0;      ///< d_model
+    int64_t heads = 0;       ///< query heads
+    int64_t kvHeads = 0;     ///< key/value heads (== heads for MHA, 1 for MQA, in between for GQA)
+    int64_t headDim = 0;     ///< may differ from hidden/heads (e.g. Gemma)
+    int64_t ffn = 0;         ///< FFN inner width (per expert for MoE)
+    bool gatedFfn = false;   ///< SwiGLU/GeGLU: up and gate projections
+    Activation activation = Activation::Gelu;
+    int64_t vocab = 0;
+    int64_t maxPositions = 0;  ///< context the model was trained for
+    PositionEncoding positions = PositionEncoding::Rotary;
+    int64_t positionOffset = 0; ///< extra learned position rows (OPT: 2)
+    int64_t tokenTypes = 0;     ///< BERT token-type embeddings (2), else 0
+    bool tiedEmbeddings = false;
+    NormKind norm = NormKind::RmsNorm;
+    bool embeddingNorm = false; ///< a norm right after the embeddings (BERT, Falcon-RW ...)
+    bool qkvBias = false;
+    bool outBias = false;
+    bool ffnBias = false;
+    bool parallelAttention = false; ///< attention and FFN read the same normed input (GPT-J, Falcon)
+    bool sharedLayerNorm = false;   ///< with parallelAttention: one norm per layer instead of two
+    bool pooler = false;            ///< BERT pooler dense layer (hidden x hidden + bias)
+    int64_t experts = 1;            ///< MoE experts per layer (1 = dense)
+    int64_t activeExperts = 1;      ///< experts each token is routed to
+    int64_t slidingWindow = 0;      ///< attention window in tokens; 0 = full attention
+
+    int64_t qDim() const { return heads * headDim; }
+    int64_t kvDim() const { return kvHeads * headDim; }
+    bool isMoe() const { return experts > 1; }
+};
+
+/// Parameters counted the Hugging Face way: embeddings (+ learned positions incl. offset, + token types), every
+/// layer's attention and FFN weights and biases, norms (LayerNorm: weight and bias; RMSNorm: weight), MoE router,
+/// final norm, the LM head unless tied, and the pooler when present.
+struct ParamCounts
+{
+    int64_t embedding = 0; ///< token, position and token-type embeddings (+ embedding norm)
+    int64_t perLayer = 0;  ///< one layer, all experts
+    int64_t perLayerActive = 0; ///< one layer, the experts a token uses
+    int64_t head = 0;      ///< final norm, untied LM head, pooler
+    int64_t total = 0;
+    int64_t active = 0;    ///< parameters one token touches (MoE: activeExperts of experts)
+};
+ParamCounts paramCount(const ModelShape &m);
+
+/// Checks the shape for consistency; returns "" if fine, else one line naming the field and value.
+std::string validate(const ModelShape &m);
+
+} // namespace memwall::core

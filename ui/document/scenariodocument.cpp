@@ -1,0 +1,211 @@
+#include "ui/document/scenariodocument.h"
+
+#include "io/jsonreader.h"
+
+#include <QFile>
+#include <QSaveFile>
+#include <QUndoCommand>
+
+namespace memwall::ui {
+
+using namespace memwall::core;
+
+namespace {
+
+bool sameState(const ScenarioFile &a, const ScenarioFile &b)
+{
+    return a.scenario == b.scenario && a.whatIf == b.whatIf && a.hardware.id == b.hardware.id &&
+           a.model.id == b.model.id && a.hardwareInline == b.hardwareInline && a.modelInline == b.modelInline &&
+           toJson(a.model) == toJson(b.model);
+}
+
+/// Swaps the whole document state; repeated edits with the same merge key merge into one step (a slider drag), and
+/// a step whose end state equals its start becomes obsolete (dragged back to where it began).
+class SetStateCommand : public QUndoCommand
+{
+public:
+    SetStateCommand(ScenarioDocument *doc, ScenarioFile before, ScenarioFile after, const QString &text, int mergeKey)
+        : QUndoCommand(text), m_doc(doc), m_before(std::move(before)), m_after(std::move(after)), m_key(mergeKey)
+    {
+    }
+    int id() const override { return m_key; }
+    void undo() override { m_doc->applyState(m_before); }
+    void redo() override { m_doc->applyState(m_after); }
+    bool mergeWith(const QUndoCommand *other) override
+    {
+        if (other->id() != m_key || m_key < 0)
+            return false;
+        m_after = static_cast<const SetStateCommand *>(other)->m_after;
+        setObsolete(sameState(m_before, m_after));
+        return true;
+    }
+
+private:
+    ScenarioDocument *m_doc;
+    ScenarioFile m_before, m_after;
+    int m_key;
+};
+
+} // namespace
+
+ScenarioDocument::ScenarioDocument(std::shared_ptr<const PresetLibrary> presets, QObject *parent)
+    : QObject(parent), m_presets(std::move(presets))
+{
+    // The default the product opens with: Llama-2-70B decoding on an H100.
+    if (const auto *hw = m_presets->findHardware("h100-sxm"))
+        m_file.hardware = *hw;
+    else if (!m_presets->hardware().empty())
+        m_file.hardware = m_presets->hardware().front();
+    if (const auto *m = m_presets->findModel("llama-2-70b"))
+        m_file.model = m->shape;
+    else if (!m_presets->models().empty())
+        m_file.model = m_presets->models().front().shape;
+    recompute();
+    connect(&m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
+}
+
+void ScenarioDocument::push(const ScenarioFile &after, const QString &text, int mergeKey)
+{
+    if (sameState(m_file, after))
+        return;
+    m_undo.push(new SetStateCommand(this, m_file, after, text, mergeKey));
+}
+
+void ScenarioDocument::applyState(const ScenarioFile &f)
+{
+    m_file = f;
+    recompute();
+}
+
+void ScenarioDocument::recompute()
+{
+    try {
+        m_effective = m_file.whatIf.isIdentity()
+                          ? m_file.hardware
+                          : scaled(m_file.hardware, m_file.whatIf.compute, m_file.whatIf.bandwidth, m_file.whatIf.capacity);
+        if (!m_file.hardware.memory.empty() && m_file.model.layers > 0) {
+            m_analysis = analyze(m_effective, m_file.model, m_file.scenario);
+            m_error.clear();
+        } else {
+            m_error = tr("No device or model loaded: check the presets.");
+        }
+    } catch (const std::exception &e) {
+        m_error = QString::fromStdString(e.what());
+    }
+    m_compareAnalysis.reset();
+    if (m_compareHw) {
+        try {
+            m_compareAnalysis = analyze(*m_compareHw, m_file.model, m_file.scenario);
+        } catch (const std::exception &) {
+            m_compareAnalysis.reset();
+        }
+    }
+    if (m_selected >= static_cast<int>(m_analysis.operators.size()))
+        m_selected = -1;
+    emit analysisChanged();
+}
+
+void ScenarioDocument::setScenario(const Scenario &s, const QString &text, int mergeKey)
+{
+    ScenarioFile f = m_file;
+    f.scenario = s;
+    push(f, text, mergeKey);
+}
+
+void ScenarioDocument::setHardware(const HardwareSpec &hw, bool inlineSpec)
+{
+    ScenarioFile f = m_file;
+    f.hardware = hw;
+    f.hardwareInline = inlineSpec;
+    push(f, tr("Device: %1").arg(QString::fromStdString(hw.name)), -1);
+}
+
+void ScenarioDocument::setHardwareById(const QString &id)
+{
+    if (const auto *hw = m_presets->findHardware(id.toStdString()))
+        setHardware(*hw);
+}
+
+void ScenarioDocument::setModel(const ModelShape &m, bool inlineShape)
+{
+    ScenarioFile f = m_file;
+    f.model = m;
+    f.modelInline = inlineShape;
+    push(f, tr("Model: %1").arg(QString::fromStdString(m.name)), -1);
+}
+
+void ScenarioDocument::setModelById(const QString &id)
+{
+    if (const auto *m = m_presets->findModel(id.toStdString()))
+        setModel(m->shape);
+}
+
+void ScenarioDocument::setWhatIf(const WhatIf &w, int mergeKey)
+{
+    ScenarioFile f = m_file;
+    f.whatIf = w;
+    push(f, tr("What-if: compute ×%1, bandwidth ×%2, capacity ×%3").arg(w.compute).arg(w.bandwidth).arg(w.capacity), mergeKey);
+}
+
+void ScenarioDocument::setFile(const ScenarioFile &f, const QString &text, bool resetHistory)
+{
+    if (resetHistory) {
+        m_undo.clear();
+        applyState(f);
+        m_undo.setClean();
+        return;
+    }
+    push(f, text, -1);
+}
+
+void ScenarioDocument::setCompareHardware(const std::optional<HardwareSpec> &hw)
+{
+    m_compareHw = hw;
+    recompute();
+}
+
+void ScenarioDocument::setSelectedOperator(int index)
+{
+    if (index < -1 || index >= static_cast<int>(m_analysis.operators.size()))
+        index = -1;
+    if (index == m_selected)
+        return;
+    m_selected = index;
+    emit selectionChanged(index);
+}
+
+bool ScenarioDocument::save(const QString &path, QString *error)
+{
+    const std::string text = toJson(m_file).dump(2) + "\n";
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly) ||
+        out.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()) || !out.commit()) {
+        if (error)
+            *error = tr("%1: cannot write: %2").arg(path, out.errorString());
+        return false;
+    }
+    m_path = path;
+    m_undo.setClean();
+    emit filePathChanged(m_path);
+    return true;
+}
+
+bool ScenarioDocument::open(const QString &path, QString *error)
+{
+    try {
+        const ScenarioFile f = readScenarioFile(path.toStdString(), *m_presets);
+        // Check that it analyses before replacing anything.
+        analyze(f.whatIf.isIdentity() ? f.hardware : scaled(f.hardware, f.whatIf.compute, f.whatIf.bandwidth, f.whatIf.capacity),
+                f.model, f.scenario);
+        setFile(f, QString(), true);
+        m_path = path;
+        emit filePathChanged(m_path);
+        return true;
+    } catch (const std::exception &e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
+}
+
+} // namespace memwall::ui
