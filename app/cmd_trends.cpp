@@ -1,0 +1,113 @@
+// `memwall trends [--json]`: the hardware and model trend data behind the memory-wall paper, with the growth per
+// two years fitted by least squares of log10(value) on the decimal year (core/trends/trends.h).
+#include "commands.h"
+
+#include "io/jsonreader.h"
+#include "trends/trends.h"
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace memwall::app {
+
+namespace {
+
+constexpr const char *kUsage =
+    "Usage: memwall trends [--json]\n"
+    "\n"
+    "The trend data behind Gholami et al., \"AI and Memory Wall\" (IEEE Micro 2024): peak FLOPS, DRAM and\n"
+    "interconnect bandwidth of hardware, and parameters and training compute of models, with the growth per two\n"
+    "years fitted by ordinary least squares of log10(value) on the decimal year.\n"
+    "\n"
+    "Options:\n"
+    "  --json      print {\"series\": [{\"id\", \"name\", \"unit\", \"factor_per_2_years\", \"r2\", \"points\": [...]}],\n"
+    "              \"other_series\": [...]} (series without a growth line in the paper go to other_series)\n"
+    "  -h, --help  show this help\n";
+
+std::string format(const char *fmt, double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return buf;
+}
+
+std::string factorText(double f)
+{
+    if (f >= 100)
+        return format("%.0fx", f);
+    if (f >= 10)
+        return format("%.1fx", f);
+    return format("%.2fx", f);
+}
+
+std::string pad(std::string s, std::size_t width, bool right = false)
+{
+    if (s.size() > width)
+        s = s.substr(0, width - 3) + "...";
+    const std::string fill(width - s.size(), ' ');
+    return right ? fill + s : s + fill;
+}
+
+void printTable(const core::TrendData &data)
+{
+    std::cout << "Trends behind \"AI and Memory Wall\" (Gholami et al., 2024). Growth per 2 years: least-squares fit\n"
+                 "of log10(value) on the decimal year; \"paper\" is the figure the paper states.\n\n";
+    std::cout << pad("series", 24) << "  " << pad("name", 44) << "  " << pad("unit", 16) << "  "
+              << pad("points", 6, true) << "  " << pad("growth/2y", 9, true) << "  " << pad("r2", 5, true) << "  "
+              << pad("paper", 6, true) << "\n";
+    std::cout << std::string(24 + 44 + 16 + 6 + 9 + 5 + 6 + 12, '-') << "\n";
+    for (const core::TrendSeries &s : data.series) {
+        std::string growth = "-", r2 = "-", paper = "-", points = std::to_string(s.points.size());
+        if (s.fitted) {
+            const core::GrowthFit f = core::fitExponential(s.points);
+            growth = factorText(f.factorPer2Years);
+            r2 = format("%.3f", f.r2);
+            if (f.points != static_cast<int>(s.points.size()))
+                points = std::to_string(f.points) + "/" + points;
+        }
+        if (s.paperFactorPer2Years)
+            paper = *s.paperFactorPer2Years >= 10 ? format("%.0fx", *s.paperFactorPer2Years)
+                                                    : format("%.1fx", *s.paperFactorPer2Years);
+        std::cout << pad(s.id, 24) << "  " << pad(s.name, 44) << "  " << pad(s.unit, 16) << "  "
+                  << pad(points, 6, true) << "  " << pad(growth, 9, true) << "  " << pad(r2, 5, true) << "  "
+                  << pad(paper, 6, true) << "\n";
+    }
+    std::cout << "\npoints: fitted/total where the paper's line leaves some markers out; \"-\": no growth line.\n"
+                 "Peak FLOPS mixes precisions: FP32 for older parts, FP16/BF16 tensor peaks for P100..H100 and TPUs.\n"
+                 "Interconnect is the per-lane signalling rate of PCIe/NVLink generations, not device bandwidth.\n"
+                 "Sources: memwall trends --json (\"source\" of each series).\n";
+}
+
+} // namespace
+
+int cmdTrends(const std::vector<std::string> &args)
+{
+    bool json = false;
+    for (const std::string &a : args) {
+        if (a == "--help" || a == "-h") {
+            std::cout << kUsage;
+            return 0;
+        }
+        if (a == "--json") {
+            json = true;
+            continue;
+        }
+        std::cerr << "memwall trends: unknown option '" << a << "' (try --help)\n";
+        return 2;
+    }
+    try {
+        const core::TrendData data = core::loadBuiltinTrends();
+        if (json)
+            std::cout << core::toJson(data).dump(2) << "\n";
+        else
+            printTable(data);
+    } catch (const core::InputError &e) {
+        std::cerr << "memwall: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace memwall::app

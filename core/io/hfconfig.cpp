@@ -1,0 +1,438 @@
+#include "io/hfconfig.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <filesystem>
+#include <initializer_list>
+#include <string_view>
+
+namespace memwall::core {
+
+using nlohmann::json;
+
+// Conventions of this importer (pinned by tests/core/tst_hfconfig.cpp):
+// - Field names and defaults follow the Hugging Face `transformers` configuration class of each model_type: a key that
+//   is absent (or null) takes that class's default where the default is harmless (tie_word_embeddings, biases,
+//   max_position_embeddings, sliding_window ...); the sizes that decide the shape (hidden size, layers, heads, FFN
+//   width, vocabulary) are required, so a truncated file is an error rather than a silently different model.
+// - Parameters are then counted by paramCount() the way `sum(p.numel())` counts the Hugging Face model class named in
+//   the comment of each family below (the *ForCausalLM class for decoders, BertModel with its pooler for encoders).
+// - Every error is an InputError whose what() is one line "FILE: FIELD: what is wrong", FIELD being the key in the
+//   config.json (not MemWall's name for it).
+
+namespace {
+
+constexpr std::array<std::string_view, 16> kSupported{
+    "llama", "mistral", "mixtral", "qwen2",    "qwen2_moe", "gemma",           "gemma2",          "phi3",
+    "gpt2",  "bert",    "roberta", "opt",      "falcon",    "RefinedWeb",      "RefinedWebModel", "gpt_neox"};
+// "gptj" is accepted too, listed separately so that the message's list stays readable.
+constexpr std::string_view kAlsoSupported = "gptj";
+
+std::string supportedList()
+{
+    std::string s;
+    for (auto t : kSupported)
+        s += (s.empty() ? "" : ", ") + std::string(t);
+    return s + ", " + std::string(kAlsoSupported);
+}
+
+/// Lower-case, every run of characters outside [a-z0-9] becomes one '-', no leading or trailing '-'.
+std::string slugify(std::string_view s)
+{
+    std::string out;
+    for (char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (std::isalnum(u) && u < 128)
+            out += static_cast<char>(std::tolower(u));
+        else if (!out.empty() && out.back() != '-')
+            out += '-';
+    }
+    while (!out.empty() && out.back() == '-')
+        out.pop_back();
+    return out;
+}
+
+/// The readable name of the model: the last part of `_name_or_path`, else the file's stem (a file called
+/// config.json is named after its folder, as Hugging Face checkouts are).
+std::string readableName(JsonReader &r, const std::string &file)
+{
+    std::string p = r.string("_name_or_path", "");
+    while (!p.empty() && (p.back() == '/' || p.back() == '\\'))
+        p.pop_back();
+    if (auto cut = p.find_last_of("/\\"); cut != std::string::npos)
+        p = p.substr(cut + 1);
+    if (!p.empty())
+        return p;
+    namespace fs = std::filesystem;
+    const fs::path path(file);
+    std::string stem = path.stem().string();
+    if (stem == "config" && path.has_parent_path()) {
+        const std::string parent = path.parent_path().filename().string();
+        if (!parent.empty() && parent != "." && parent != "..")
+            stem = parent;
+    }
+    return stem.empty() ? std::string("model") : stem;
+}
+
+/// The first of `keys` present (not null), as a positive whole number; a missing value is reported under keys[0].
+int64_t requiredSize(JsonReader &r, std::initializer_list<std::string_view> keys)
+{
+    for (auto k : keys)
+        if (r.has(k))
+            return r.positiveInteger(k);
+    r.fail(*keys.begin(), "missing");
+}
+
+/// The first of `keys` present, as a positive whole number, else `fallback`.
+int64_t optionalSize(JsonReader &r, std::initializer_list<std::string_view> keys, int64_t fallback)
+{
+    for (auto k : keys)
+        if (r.has(k))
+            return r.positiveInteger(k);
+    return fallback;
+}
+
+/// The first of `keys` present (not null), else "".
+std::string_view presentKey(const JsonReader &r, std::initializer_list<std::string_view> keys)
+{
+    for (auto k : keys)
+        if (r.has(k))
+            return k;
+    return {};
+}
+
+/// Maps Hugging Face activation names (ACT2FN keys) to MemWall's three kinds: every GELU variant (exact, tanh
+/// approximation, "new", "fast", "quick") counts as GELU, SiLU/Swish as SiLU.
+Activation activation(JsonReader &r, std::initializer_list<std::string_view> keys, Activation fallback)
+{
+    const std::string_view key = presentKey(r, keys);
+    if (key.empty())
+        return fallback;
+    const std::string a = r.string(key);
+    if (a.starts_with("gelu") || a == "quick_gelu")
+        return Activation::Gelu;
+    if (a == "silu" || a == "swish" || a == "swiglu")
+        return Activation::Silu;
+    if (a == "relu")
+        return Activation::Relu;
+    r.fail(key, "unsupported activation '" + a + "' (supported: gelu and its variants, silu, swish, relu)");
+}
+
+/// A sliding-window size that may be null (full attention) or absent (then `absent`).
+int64_t slidingWindow(JsonReader &r, std::string_view key, int64_t absent)
+{
+    if (!r.node().contains(std::string(key)))
+        return absent;
+    if (!r.has(key))
+        return 0; // null: full attention
+    const int64_t w = r.integer(key);
+    if (w < 0)
+        r.fail(key, "must not be negative, got " + std::to_string(w));
+    return w;
+}
+
+/// head_dim from an explicit key, else hidden / heads (which must then divide evenly).
+int64_t headDim(JsonReader &r, const ModelShape &m, std::string_view headsKey, std::string_view hiddenKey,
+                int64_t explicitFallback = 0)
+{
+    if (r.has("head_dim"))
+        return r.positiveInteger("head_dim");
+    if (explicitFallback > 0)
+        return explicitFallback;
+    if (m.hidden % m.heads != 0)
+        r.fail(headsKey, std::to_string(m.heads) + " does not divide " + std::string(hiddenKey) + " (" +
+                             std::to_string(m.hidden) + "); give head_dim");
+    return m.hidden / m.heads;
+}
+
+void checkKvHeads(JsonReader &r, const ModelShape &m, std::string_view kvKey, std::string_view headsKey)
+{
+    if (m.kvHeads > 0 && m.heads % m.kvHeads != 0)
+        r.fail(kvKey, std::to_string(m.kvHeads) + " does not divide " + std::string(headsKey) + " (" +
+                          std::to_string(m.heads) + ")");
+}
+
+/// The Llama lineage (LlamaForCausalLM and its descendants): pre-norm RMSNorm decoder, rotary positions, gated
+/// (SwiGLU/GeGLU) FFN of three bias-free projections, optional grouped-query attention, untied LM head by default.
+void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
+{
+    m.arch = Architecture::Decoder;
+    m.hidden = requiredSize(r, {"hidden_size"});
+    m.layers = requiredSize(r, {"num_hidden_layers"});
+    m.heads = requiredSize(r, {"num_attention_heads"});
+    m.kvHeads = optionalSize(r, {"num_key_value_heads"}, m.heads);
+    checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
+    const bool gemma = type == "gemma" || type == "gemma2";
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size", gemma ? 256 : 0);
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.gatedFfn = true;
+    m.positions = PositionEncoding::Rotary;
+    m.norm = NormKind::RmsNorm;
+    // Gemma names its activation hidden_activation (hidden_act is the legacy key, both GELU-tanh).
+    m.activation = gemma ? activation(r, {"hidden_activation", "hidden_act"}, Activation::Gelu)
+                         : activation(r, {"hidden_act"}, Activation::Silu);
+    // transformers' defaults: Gemma ties its embeddings; the others do not.
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", gemma);
+
+    if (type == "qwen2_moe") {
+        // Qwen2MoeForCausalLM: every layer is sparse when decoder_sparse_step is 1 and mlp_only_layers is empty.
+        // The always-active shared expert (width shared_expert_intermediate_size = k x moe_intermediate_size) is
+        // modelled as k extra experts that every token uses. Its sigmoid gate (hidden x 1) is then counted as k
+        // router columns: the total is high by (k - 1) x hidden per layer (< 0.001 % of any published Qwen MoE).
+        if (r.integer("decoder_sparse_step", 1) != 1)
+            r.fail("decoder_sparse_step", "only 1 (every layer sparse) is supported, got " +
+                                              std::to_string(r.integer("decoder_sparse_step")));
+        if (r.has("mlp_only_layers") && !r.array("mlp_only_layers").empty())
+            r.fail("mlp_only_layers", "dense layers inside a MoE model are not supported");
+        m.ffn = requiredSize(r, {"moe_intermediate_size"});
+        const int64_t experts = requiredSize(r, {"num_experts"});
+        const int64_t active = requiredSize(r, {"num_experts_per_tok"});
+        const int64_t shared = r.integer("shared_expert_intermediate_size", 0);
+        if (shared < 0 || shared % m.ffn != 0)
+            r.fail("shared_expert_intermediate_size", std::to_string(shared) + " is not a multiple of moe_intermediate_size (" +
+                                                          std::to_string(m.ffn) + ")");
+        m.experts = experts + shared / m.ffn;
+        m.activeExperts = active + shared / m.ffn;
+        r.integer("intermediate_size", 0); // dense layers only; unused when every layer is sparse
+    } else {
+        m.ffn = requiredSize(r, {"intermediate_size"});
+    }
+    if (type == "mixtral") {
+        m.experts = requiredSize(r, {"num_local_experts"});
+        m.activeExperts = requiredSize(r, {"num_experts_per_tok"});
+    }
+    if (m.activeExperts > m.experts)
+        r.fail("num_experts_per_tok", std::to_string(m.activeExperts) + " exceeds the number of experts (" +
+                                          std::to_string(m.experts) + ")");
+
+    // Biases: Qwen2 has q/k/v biases and a bias-free o_proj; Llama-style configs switch all four with attention_bias
+    // and the MLP's with mlp_bias (both false by default).
+    if (type == "qwen2" || type == "qwen2_moe") {
+        m.qkvBias = true;
+        m.outBias = false;
+    } else {
+        m.qkvBias = m.outBias = r.boolean("attention_bias", false);
+        m.ffnBias = r.boolean("mlp_bias", false);
+    }
+
+    // Trained context and sliding window (transformers defaults: Mistral 4096 when the key is absent).
+    const int64_t defaultPositions = type == "llama" ? 2048 : type == "phi3" ? 4096 : type == "gemma" ? 8192 : 32768;
+    m.maxPositions = r.integer("max_position_embeddings", defaultPositions);
+    if (type == "mistral")
+        m.slidingWindow = slidingWindow(r, "sliding_window", 4096);
+    else if (type == "mixtral" || type == "phi3")
+        m.slidingWindow = slidingWindow(r, "sliding_window", 0);
+    else if (type == "qwen2" || type == "qwen2_moe")
+        m.slidingWindow = r.boolean("use_sliding_window", false) ? slidingWindow(r, "sliding_window", 4096) : 0;
+    // gemma2 alternates local (sliding_window) and global layers; MemWall has one window for all layers, so it is
+    // modelled with full attention everywhere (the KV cache's upper bound). Its extra pre/post-FFN RMSNorms
+    // (2 x hidden per layer) are not counted.
+}
+
+/// GPT2LMHeadModel: learned positions, pre-norm LayerNorm, biases everywhere, 4x GELU FFN, tied LM head.
+void importGpt2(JsonReader &r, ModelShape &m)
+{
+    m.hidden = requiredSize(r, {"n_embd", "hidden_size"});
+    m.layers = requiredSize(r, {"n_layer", "num_hidden_layers"});
+    m.heads = requiredSize(r, {"n_head", "num_attention_heads"});
+    m.kvHeads = m.heads;
+    m.headDim = headDim(r, m, presentKey(r, {"n_head", "num_attention_heads"}), presentKey(r, {"n_embd", "hidden_size"}));
+    m.ffn = optionalSize(r, {"n_inner"}, 4 * m.hidden); // null means 4 x n_embd
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.maxPositions = requiredSize(r, {"n_positions", "max_position_embeddings"});
+    m.positions = PositionEncoding::Learned;
+    m.activation = activation(r, {"activation_function"}, Activation::Gelu);
+    m.norm = NormKind::LayerNorm;
+    m.qkvBias = m.outBias = m.ffnBias = true;
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", true);
+}
+
+/// GPTJForCausalLM: rotary (rotary_dim of each head), parallel attention and FFN on one LayerNorm, bias-free
+/// attention, FFN with biases, untied LM head. The LM head's bias (vocab_size values) cannot be expressed in a
+/// ModelShape and is not counted (GPT-J-6B: 50,400 of 6,050,882,784).
+void importGptj(JsonReader &r, ModelShape &m)
+{
+    m.hidden = requiredSize(r, {"n_embd", "hidden_size"});
+    m.layers = requiredSize(r, {"n_layer", "num_hidden_layers"});
+    m.heads = requiredSize(r, {"n_head", "num_attention_heads"});
+    m.kvHeads = m.heads;
+    m.headDim = headDim(r, m, presentKey(r, {"n_head", "num_attention_heads"}), presentKey(r, {"n_embd", "hidden_size"}));
+    m.ffn = optionalSize(r, {"n_inner"}, 4 * m.hidden);
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.maxPositions = optionalSize(r, {"n_positions", "max_position_embeddings"}, 2048);
+    m.positions = PositionEncoding::Rotary;
+    m.activation = activation(r, {"activation_function"}, Activation::Gelu);
+    m.norm = NormKind::LayerNorm;
+    m.ffnBias = true;
+    m.parallelAttention = m.sharedLayerNorm = true;
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", false);
+}
+
+/// BertModel / RobertaModel (what `AutoModel` loads, the pooler included, no MLM head): post-norm encoder,
+/// learned absolute positions, token-type embeddings, LayerNorm after the embeddings, biases everywhere.
+/// RoBERTa's max_position_embeddings already includes its padding offset (514 = 512 + 2).
+void importBert(JsonReader &r, ModelShape &m)
+{
+    m.arch = Architecture::Encoder;
+    m.hidden = requiredSize(r, {"hidden_size"});
+    m.layers = requiredSize(r, {"num_hidden_layers"});
+    m.heads = requiredSize(r, {"num_attention_heads"});
+    m.kvHeads = m.heads;
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
+    m.ffn = requiredSize(r, {"intermediate_size"});
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.maxPositions = requiredSize(r, {"max_position_embeddings"});
+    m.positions = PositionEncoding::Learned;
+    const std::string pet = r.string("position_embedding_type", "absolute");
+    if (pet != "absolute")
+        r.fail("position_embedding_type", "unsupported '" + pet + "' (only absolute is modelled)");
+    m.tokenTypes = r.integer("type_vocab_size", 2);
+    if (m.tokenTypes < 0)
+        r.fail("type_vocab_size", "must not be negative, got " + std::to_string(m.tokenTypes));
+    m.activation = activation(r, {"hidden_act"}, Activation::Gelu);
+    m.norm = NormKind::LayerNorm;
+    m.embeddingNorm = true;
+    m.qkvBias = m.outBias = m.ffnBias = true;
+    m.pooler = true;
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", true); // the MLM head's decoder, not counted for encoders
+}
+
+/// OPTForCausalLM: learned positions with 2 extra rows (OPTLearnedPositionalEmbedding's offset), pre-norm
+/// LayerNorm, biases everywhere (enable_bias), ReLU FFN of width ffn_dim, tied LM head.
+void importOpt(JsonReader &r, ModelShape &m)
+{
+    m.hidden = requiredSize(r, {"hidden_size"});
+    m.layers = requiredSize(r, {"num_hidden_layers"});
+    m.heads = requiredSize(r, {"num_attention_heads"});
+    m.kvHeads = m.heads;
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
+    m.ffn = requiredSize(r, {"ffn_dim"});
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.maxPositions = optionalSize(r, {"max_position_embeddings"}, 2048);
+    m.positions = PositionEncoding::Learned;
+    m.positionOffset = 2;
+    const int64_t proj = optionalSize(r, {"word_embed_proj_dim"}, m.hidden);
+    if (proj != m.hidden)
+        r.fail("word_embed_proj_dim", std::to_string(proj) + " differs from hidden_size (" + std::to_string(m.hidden) +
+                                          "): OPT's project_in/project_out layers are not modelled");
+    m.activation = activation(r, {"activation_function"}, Activation::Relu);
+    m.norm = NormKind::LayerNorm;
+    m.qkvBias = m.outBias = m.ffnBias = r.boolean("enable_bias", true);
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", true);
+}
+
+/// FalconForCausalLM, including the first releases' configs (model_type "RefinedWebModel" = Falcon-7B layout,
+/// "RefinedWeb" = Falcon-40B layout with new_decoder_architecture, keys n_layer/n_head/n_head_kv):
+/// - new_decoder_architecture: grouped KV heads (num_kv_heads), attention and FFN in parallel, two LayerNorms per
+///   layer (num_ln_in_parallel_attn, default 2);
+/// - otherwise multi_query means one KV head, parallel_attn means attention and FFN read one shared LayerNorm.
+/// Rotary positions unless alibi; biases everywhere iff bias; FFN width ffn_hidden_size (4 x hidden); GELU; tied.
+void importFalcon(JsonReader &r, ModelShape &m, const std::string &type)
+{
+    m.hidden = requiredSize(r, {"hidden_size"});
+    m.layers = requiredSize(r, {"num_hidden_layers", "n_layer"});
+    m.heads = requiredSize(r, {"num_attention_heads", "n_head"});
+    const std::string_view headsKey = presentKey(r, {"num_attention_heads", "n_head"});
+    m.headDim = headDim(r, m, headsKey, "hidden_size");
+    const bool newArch = r.boolean("new_decoder_architecture", type == "RefinedWeb");
+    const bool multiQuery = r.boolean("multi_query", true);
+    const bool parallel = r.boolean("parallel_attn", true);
+    std::string_view kvKey = presentKey(r, {"num_kv_heads", "n_head_kv"});
+    if (newArch) {
+        m.kvHeads = optionalSize(r, {"num_kv_heads", "n_head_kv"}, m.heads);
+        if (kvKey.empty())
+            kvKey = "num_kv_heads";
+    } else {
+        m.kvHeads = multiQuery ? 1 : m.heads;
+        kvKey = "multi_query";
+    }
+    checkKvHeads(r, m, kvKey, headsKey);
+    m.ffn = optionalSize(r, {"ffn_hidden_size"}, 4 * m.hidden);
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.maxPositions = optionalSize(r, {"max_position_embeddings"}, 2048);
+    m.positions = r.boolean("alibi", false) ? PositionEncoding::Alibi : PositionEncoding::Rotary;
+    m.activation = activation(r, {"activation"}, Activation::Gelu);
+    m.norm = NormKind::LayerNorm;
+    m.qkvBias = m.outBias = m.ffnBias = r.boolean("bias", false);
+    if (newArch) {
+        const int64_t lns = optionalSize(r, {"num_ln_in_parallel_attn"}, 2);
+        if (lns != 1 && lns != 2)
+            r.fail("num_ln_in_parallel_attn", "must be 1 or 2, got " + std::to_string(lns));
+        m.parallelAttention = true;
+        m.sharedLayerNorm = lns == 1;
+    } else {
+        m.parallelAttention = parallel;
+        m.sharedLayerNorm = parallel;
+    }
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", true);
+}
+
+/// GPTNeoXForCausalLM: rotary on rotary_pct of each head (still rotary: no position parameters), two LayerNorms per
+/// layer (use_parallel_residual only changes how they are wired), biases everywhere, untied embed_out.
+void importGptNeox(JsonReader &r, ModelShape &m)
+{
+    m.hidden = requiredSize(r, {"hidden_size"});
+    m.layers = requiredSize(r, {"num_hidden_layers"});
+    m.heads = requiredSize(r, {"num_attention_heads"});
+    m.kvHeads = m.heads;
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
+    m.ffn = requiredSize(r, {"intermediate_size"});
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.maxPositions = optionalSize(r, {"max_position_embeddings"}, 2048);
+    m.positions = PositionEncoding::Rotary;
+    m.activation = activation(r, {"hidden_act"}, Activation::Gelu);
+    m.norm = NormKind::LayerNorm;
+    m.qkvBias = m.outBias = r.boolean("attention_bias", true);
+    m.ffnBias = true;
+    m.parallelAttention = r.boolean("use_parallel_residual", true);
+    m.sharedLayerNorm = false;
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", false);
+}
+
+} // namespace
+
+ModelShape importHfConfig(const json &config, const std::string &file)
+{
+    JsonReader r(config, file);
+    const std::string type = r.string("model_type");
+    const bool known = type == kAlsoSupported || std::find(kSupported.begin(), kSupported.end(), type) != kSupported.end();
+    if (!known)
+        r.fail("model_type", "unsupported '" + type + "' (supported: " + supportedList() + ")");
+
+    ModelShape m;
+    const std::string name = readableName(r, file);
+    m.name = name;
+    m.id = slugify(name);
+    if (m.id.empty())
+        m.id = "model";
+    m.family = (type == "RefinedWeb" || type == "RefinedWebModel") ? std::string("falcon") : type;
+
+    if (type == "gpt2")
+        importGpt2(r, m);
+    else if (type == "gptj")
+        importGptj(r, m);
+    else if (type == "bert" || type == "roberta")
+        importBert(r, m);
+    else if (type == "opt")
+        importOpt(r, m);
+    else if (m.family == "falcon")
+        importFalcon(r, m, type);
+    else if (type == "gpt_neox")
+        importGptNeox(r, m);
+    else
+        importLlamaLike(r, m, type);
+
+    if (m.maxPositions < 0)
+        r.fail("max_position_embeddings", "must not be negative, got " + std::to_string(m.maxPositions));
+    if (auto e = validate(m); !e.empty())
+        throw InputError(file + ": " + e);
+    return m;
+}
+
+ModelShape importHfConfigFile(const std::string &path)
+{
+    return importHfConfig(readJsonFile(path), path);
+}
+
+} // namespace memwall::core

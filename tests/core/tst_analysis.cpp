@@ -1,0 +1,373 @@
+// Pins the analysis to published figures (design.md "Counting conventions"; issue #2 and #4 "Done means").
+#include "analysis/analysis.h"
+#include "io/presets.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace memwall::core;
+
+namespace {
+const PresetLibrary &lib()
+{
+    static const PresetLibrary l = [] {
+        PresetLibrary p;
+        p.loadBuiltin();
+        return p;
+    }();
+    return l;
+}
+const HardwareSpec &hw(const char *id)
+{
+    const auto *h = lib().findHardware(id);
+    if (!h)
+        qFatal("missing hardware preset %s", id);
+    return *h;
+}
+const ModelShape &model(const char *id)
+{
+    const auto *m = lib().findModel(id);
+    if (!m)
+        qFatal("missing model preset %s", id);
+    return m->shape;
+}
+bool near(double a, double b, double rel) { return std::fabs(a - b) <= rel * std::fabs(b); }
+const Operator *findOp(const Analysis &a, std::string_view name)
+{
+    for (const auto &op : a.operators)
+        if (op.name == name)
+            return &op;
+    return nullptr;
+}
+} // namespace
+
+class TestAnalysis : public QObject
+{
+    Q_OBJECT
+private slots:
+    void kvBytesPerToken_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("kv");
+        QTest::addColumn<double>("expected");
+        QTest::newRow("OPT-13B fp16 KV = 800 KB/token (vLLM paper)") << "opt-13b" << "fp16" << 819200.0;
+        QTest::newRow("Llama-2-70B fp16 KV = 320 KB/token (GQA, 8 KV heads)") << "llama-2-70b" << "fp16" << 327680.0;
+        QTest::newRow("Llama-2-7B fp16 KV = 512 KB/token") << "llama-2-7b" << "fp16" << 524288.0;
+        QTest::newRow("Llama-2-70B int8 KV halves it") << "llama-2-70b" << "int8" << 163840.0;
+    }
+    void kvBytesPerToken()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, kv);
+        QFETCH(double, expected);
+        Scenario s;
+        s.kv = *dtypeFromString(kv.toStdString());
+        const Analysis a = analyze(hw("a100-80gb-sxm"), ::model(model.toLatin1().constData()), s);
+        QCOMPARE(a.kvCache.bytesPerToken, expected);
+    }
+
+    void llama2_7bDecodeOnA100IsMemoryBound()
+    {
+        Scenario s;
+        s.phase = Phase::Decode;
+        s.batch = 1;
+        s.context = 1024;
+        const Analysis a = analyze(hw("a100-80gb-sxm"), model("llama-2-7b"), s);
+        // Issue #2: "memory-bound at about 6.7 ms/token on the ideal roofline" (13.5 GB of weights / 2.039 TB/s).
+        QVERIFY2(near(a.totals.timeS, 6.7e-3, 0.03), qPrintable(QString::number(a.totals.timeS)));
+        QVERIFY(a.totals.bound == Bound::Memory);
+        QVERIFY(a.totals.intensity < 1.5);
+        QVERIFY(near(a.totals.tokensPerS, 1.0 / a.totals.timeS, 1e-12));
+    }
+
+    void prefill2048OnH100IsComputeBound()
+    {
+        Scenario s;
+        s.phase = Phase::Prefill;
+        s.seq = 2048;
+        const Analysis a = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        // Issue #2: "a 2,048-token prefill on H100 is compute-bound at about 2.9e13 FLOPs".
+        QVERIFY2(near(a.totals.flops, 2.9e13, 0.03), qPrintable(QString::number(a.totals.flops)));
+        QVERIFY(a.totals.bound == Bound::Compute);
+        // 2 FLOPs per MAC: the matmuls alone are 2 x (params - embedding - lm_head) x tokens plus the last token's head.
+        const ParamCounts p = paramCount(model("llama-2-7b"));
+        double matmul = 0;
+        for (const auto &op : a.operators)
+            if (op.cls == OpClass::Matmul)
+                matmul += op.flops;
+        const double lmHead = 32000.0 * 4096;
+        const double expected = 2.0 * (p.total - p.embedding - lmHead - 4096 * 65) * 2048 + 2.0 * lmHead;
+        QVERIFY2(near(matmul, expected, 1e-3), qPrintable(QString::number(matmul / expected)));
+    }
+
+    void ridgeIsPeakOverBandwidth()
+    {
+        const Analysis a = analyze(hw("h100-sxm"), model("llama-2-7b"), Scenario{});
+        QVERIFY(near(a.ridge, 989.4e12 / 3.35e12, 0.01)); // 295 FLOP/byte
+    }
+
+    void operatorsAddUpToTotals_data()
+    {
+        QTest::addColumn<QString>("hardware");
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("phase");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("pp");
+        QTest::newRow("llama-2-70b decode tp8 on h100") << "h100-sxm" << "llama-2-70b" << int(Phase::Decode) << 8 << 1;
+        QTest::newRow("llama-2-70b generate pp4 on a100") << "a100-80gb-sxm" << "llama-2-70b" << int(Phase::Generate) << 1 << 4;
+        QTest::newRow("mixtral prefill tp2 on h100") << "h100-sxm" << "mixtral-8x7b" << int(Phase::Prefill) << 2 << 1;
+        QTest::newRow("bert-base encode on xeon") << "xeon-gold-6242" << "bert-base-uncased" << int(Phase::Encode) << 1 << 1;
+        QTest::newRow("gpt2 train dp-less on a100") << "a100-80gb-sxm" << "gpt2" << int(Phase::Train) << 1 << 1;
+    }
+    void operatorsAddUpToTotals()
+    {
+        QFETCH(QString, hardware);
+        QFETCH(QString, model);
+        QFETCH(int, phase);
+        QFETCH(int, tp);
+        QFETCH(int, pp);
+        Scenario s;
+        s.phase = static_cast<Phase>(phase);
+        s.tp = tp;
+        s.pp = pp;
+        s.batch = 8;
+        s.seq = 512;
+        const Analysis a = analyze(hw(hardware.toLatin1().constData()), ::model(model.toLatin1().constData()), s);
+        double flops = 0, bytes = 0, time = 0;
+        for (const auto &op : a.operators) {
+            QVERIFY(std::isfinite(op.flops) && op.flops >= 0);
+            QVERIFY(std::isfinite(op.bytes()) && op.bytes() >= 0);
+            QVERIFY(op.timeS >= 0);
+            flops += op.flops;
+            bytes += op.bytes();
+            time += op.timeS;
+        }
+        QVERIFY(near(flops, a.totals.flops, 1e-9));
+        QVERIFY(near(bytes, a.totals.bytes, 1e-9));
+        QVERIFY(near(time + a.comm.timeS, a.totals.timeS, 1e-9));
+        QCOMPARE(a.comm.timeS > 0, tp > 1 || pp > 1);
+    }
+
+    void fusedAttentionRemovesScoreTraffic()
+    {
+        Scenario s;
+        s.phase = Phase::Prefill;
+        s.seq = 4096;
+        s.fusedAttention = false;
+        const Analysis unfused = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        s.fusedAttention = true;
+        const Analysis fused = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        // 32 heads x 4096 x 4096 scores x 2 B, written by score, read+written by softmax, read by context: 4 passes.
+        const double scoreBytes = 32.0 * 4096 * 4096 * 2 * 32; // per model (32 layers)
+        QVERIFY(near(unfused.totals.bytes - fused.totals.bytes, 4 * scoreBytes, 1e-9));
+        QCOMPARE(findOp(fused, "attn.softmax")->bytes(), 0.0);
+        QCOMPARE(findOp(fused, "attn.softmax")->flops, findOp(unfused, "attn.softmax")->flops);
+    }
+
+    void tensorParallelSplitsHeads()
+    {
+        Scenario s;
+        s.tp = 4;
+        const Analysis a4 = analyze(hw("a100-80gb-sxm"), model("llama-65b"), s);
+        s.tp = 1;
+        const Analysis a1 = analyze(hw("a100-80gb-sxm"), model("llama-65b"), s);
+        // Issue #4: LLaMA-65B on 4-way tensor parallelism holds ~1/4 of the weights per device and moves bytes each layer.
+        QVERIFY(near(a4.memory.weights, a1.memory.weights / 4, 0.01));
+        QVERIFY(a4.comm.tpBytes > 0);
+        // 64 heads on 4 devices -> 16 each: the score FLOPs per device are exactly a quarter.
+        QVERIFY(near(findOp(a4, "attn.score")->flops, findOp(a1, "attn.score")->flops / 4, 1e-12));
+        // Two ring all-reduces per layer, each moving 2(p-1)/p of batch x hidden x 2 B.
+        const double perAllReduce = 2.0 * 3 / 4 * 1 * 8192 * 2;
+        QVERIFY(near(a4.comm.tpBytes, perAllReduce * 2 * 80, 1e-9));
+    }
+
+    void llama2_70bFitsOnEightA100sNotOne()
+    {
+        Scenario s;
+        s.phase = Phase::Decode;
+        s.batch = 64;
+        s.context = 4096;
+        const Analysis one = analyze(hw("a100-80gb-sxm"), model("llama-2-70b"), s);
+        QVERIFY(!one.memory.fits);
+        s.tp = 8;
+        const Analysis eight = analyze(hw("a100-80gb-sxm"), model("llama-2-70b"), s);
+        QVERIFY2(eight.memory.fits, qPrintable(QString::number(eight.memory.total())));
+    }
+
+    void int4WeightsAreAnEighthOfFp32_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<double>("ratio");
+        QTest::newRow("INT4 = 12.5 % of FP32") << "int4" << 0.125;
+        QTest::newRow("INT4 + FP16 scale per 128 = 4.125 bits = 12.9 %") << "int4/g128" << 4.125 / 32;
+        QTest::newRow("INT8 = 25 % of FP32") << "int8" << 0.25;
+    }
+    void int4WeightsAreAnEighthOfFp32()
+    {
+        QFETCH(QString, format);
+        QFETCH(double, ratio);
+        Scenario s;
+        s.weights = WeightFormat{DType::FP32};
+        const Analysis fp32 = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        s.weights = WeightFormat{DType::INT4};
+        if (format == "int4/g128")
+            s.weights.groupSize = 128;
+        if (format == "int8")
+            s.weights.type = DType::INT8;
+        const Analysis q = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        QVERIFY(near(q.memory.weights / fp32.memory.weights, ratio, 1e-9));
+        QVERIFY(q.memory.weights / fp32.memory.weights >= 0.125 && q.memory.weights / fp32.memory.weights <= 0.25);
+        QVERIFY(q.totals.timeS < fp32.totals.timeS); // decode follows the bytes
+    }
+
+    void adamMixedPrecisionIs16BytesPerParam()
+    {
+        Scenario s;
+        s.phase = Phase::Train;
+        s.batch = 1;
+        s.seq = 512;
+        s.weights = WeightFormat{DType::BF16};
+        s.activations = DType::BF16;
+        const Analysis a = analyze(hw("a100-80gb-sxm"), model("gpt2-xl"), s);
+        const double params = static_cast<double>(a.params.total);
+        QVERIFY(near((a.memory.weights + a.memory.gradients + a.memory.optimizer) / params, 16.0, 1e-9));
+        s.zeroStage = 3;
+        s.dp = 8;
+        s.batch = 8;
+        const Analysis z3 = analyze(hw("a100-80gb-sxm"), model("gpt2-xl"), s);
+        QVERIFY(near((z3.memory.weights + z3.memory.gradients + z3.memory.optimizer) / params, 2.0, 1e-9));
+    }
+
+    void fullRecomputationCutsActivations()
+    {
+        Scenario s;
+        s.phase = Phase::Train;
+        s.batch = 8;
+        s.seq = 2048;
+        s.recompute = Recompute::None;
+        const Analysis none = analyze(hw("a100-80gb-sxm"), model("llama-2-7b"), s);
+        s.recompute = Recompute::Full;
+        const Analysis full = analyze(hw("a100-80gb-sxm"), model("llama-2-7b"), s);
+        QVERIFY(none.memory.activations >= 3 * full.memory.activations);
+        QVERIFY(full.totals.flops > none.totals.flops); // paid for with compute
+        QVERIFY(full.totals.flops < 1.4 * none.totals.flops);
+    }
+
+    void decodeThroughputNeverFallsWithBatch()
+    {
+        Scenario s;
+        s.context = 1024;
+        double previous = 0;
+        for (int64_t b = 1; b <= 4096; b *= 2) {
+            s.batch = b;
+            const Analysis a = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+            if (!a.memory.fits)
+                break;
+            QVERIFY2(a.totals.tokensPerS >= previous, qPrintable(QString("batch %1").arg(b)));
+            previous = a.totals.tokensPerS;
+        }
+        QVERIFY(previous > 0);
+    }
+
+    void generateSplitsIntoPhases()
+    {
+        Scenario s;
+        s.phase = Phase::Generate;
+        s.seq = 512;
+        s.output = 128;
+        const Analysis a = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        QVERIFY(a.phases.ttftS > 0 && a.phases.tpotS > 0);
+        QVERIFY(near(a.phases.e2eS, a.phases.ttftS + 127 * a.phases.tpotS, 1e-9));
+        QVERIFY(near(a.phases.e2eS, a.totals.timeS, 1e-12));
+    }
+
+    void noKvCacheRecomputesContext()
+    {
+        Scenario s;
+        s.context = 1024;
+        const Analysis with = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        s.kvCache = false;
+        const Analysis without = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        QVERIFY(without.totals.flops > 500 * with.totals.flops);
+        QCOMPARE(without.memory.kv, 0.0);
+    }
+
+    void errors_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("phase");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("tp not dividing heads") << "llama-65b" << 3 << 1 << int(Phase::Decode)
+                                               << "tp 3 does not divide the 64 attention heads of llama-65b";
+        QTest::newRow("pp not dividing layers") << "llama-65b" << 1 << 7 << int(Phase::Decode)
+                                                << "pp 7 does not divide the 80 layers of llama-65b";
+        QTest::newRow("encoder cannot decode") << "bert-base-uncased" << 1 << 1 << int(Phase::Decode)
+                                               << "bert-base-uncased is an encoder: it has no decode phase (use --phase encode)";
+    }
+    void errors()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, tp);
+        QFETCH(int, pp);
+        QFETCH(int, phase);
+        QFETCH(QString, message);
+        Scenario s;
+        s.tp = tp;
+        s.pp = pp;
+        s.phase = static_cast<Phase>(phase);
+        try {
+            analyze(hw("a100-80gb-sxm"), ::model(model.toLatin1().constData()), s);
+            QFAIL("no error");
+        } catch (const AnalysisError &e) {
+            QCOMPARE(QString(e.what()), message);
+        }
+    }
+
+    void invalidScenarioIsRefused()
+    {
+        Scenario s;
+        s.batch = 0;
+        QCOMPARE(QString::fromStdString(validate(s)), QString("batch must be at least 1, got 0"));
+        QVERIFY_THROWS_EXCEPTION(AnalysisError, analyze(hw("h100-sxm"), model("llama-2-7b"), s));
+    }
+
+    void structuredSparsitySavesFlopsUnstructuredOnlyBytes()
+    {
+        Scenario s;
+        s.phase = Phase::Prefill;
+        s.seq = 1024;
+        const Analysis dense = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        s.unstructuredSparsity = 0.8;
+        const Analysis u = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        QVERIFY(near(u.totals.flops, dense.totals.flops, 1e-12)); // dense hardware still multiplies the zeros
+        QVERIFY(u.memory.weights < 0.35 * dense.memory.weights);
+        s.unstructuredSparsity = 0;
+        s.structuredSparsity = 0.3;
+        const Analysis st = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        QVERIFY(st.totals.flops < 0.8 * dense.totals.flops);
+    }
+
+    void analysisIsFast()
+    {
+        // Not a timing assertion: measures and prints (the benchmark target reports it properly).
+        const auto &m = model("llama-3-1-405b");
+        Scenario s;
+        s.tp = 8;
+        QElapsedTimer t;
+        t.start();
+        double sink = 0;
+        const int n = 2000;
+        for (int i = 0; i < n; ++i) {
+            s.batch = 1 + i % 64;
+            sink += analyze(hw("h100-sxm"), m, s).totals.timeS;
+        }
+        qInfo("full analysis of Llama-3.1-405B: %.2f us", t.nsecsElapsed() / 1e3 / n);
+        QVERIFY(sink > 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAnalysis)
+#include "tst_analysis.moc"

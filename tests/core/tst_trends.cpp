@@ -1,0 +1,356 @@
+// The trend data and its fitted growth: the shipped data must reproduce the growth rates the memory-wall paper
+// states (Gholami et al., "AI and Memory Wall", IEEE Micro 2024), the fit must be exact on synthetic data, and
+// malformed trend files must fail with one line naming file and field.
+#include "io/jsonreader.h"
+#include "trends/trends.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+using memwall::core::fitExponential;
+using memwall::core::GrowthFit;
+using memwall::core::InputError;
+using memwall::core::TrendData;
+using memwall::core::TrendPoint;
+using memwall::core::TrendSeries;
+using nlohmann::json;
+
+namespace {
+
+TrendPoint point(const char *name, double year, double value, bool inFit = true)
+{
+    TrendPoint p;
+    p.name = name;
+    p.year = year;
+    p.value = value;
+    p.inFit = inFit;
+    return p;
+}
+
+/// A minimal valid trends file with one fitted series of three points.
+json validFile()
+{
+    return json::parse(R"({
+      "kind": "trends", "schema": 1,
+      "series": [{
+        "id": "demo", "name": "Demo", "unit": "FLOP/s", "note": "n", "source": "made up for a test", "fit": true,
+        "points": [
+          {"name": "a", "year": 2000.0, "value": 1e9},
+          {"name": "b", "year": 2002.0, "value": 3e9},
+          {"name": "c", "year": 2004.0, "value": 9e9}
+        ]
+      }]
+    })");
+}
+
+} // namespace
+
+class TstTrends : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        m_data = memwall::core::loadBuiltinTrends();
+        QVERIFY(!m_data.series.empty());
+    }
+
+    void paperFactors_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<double>("paper");
+        QTest::addColumn<double>("tolerance");
+        QTest::addColumn<int>("fitPoints");
+        QTest::newRow("peak FLOPS 3.0x per 2 years (Gholami et al. 2024)") << "hw_peak_flops" << 3.0 << 0.1 << 37;
+        QTest::newRow("DRAM bandwidth 1.6x per 2 years (Gholami et al. 2024)") << "dram_bandwidth" << 1.6 << 0.05 << 12;
+        QTest::newRow("interconnect bandwidth 1.4x per 2 years (Gholami et al. 2024)")
+            << "interconnect_bandwidth" << 1.4 << 0.05 << 10;
+        QTest::newRow("Transformer parameters 410x per 2 years (Gholami et al. 2024)")
+            << "transformer_params" << 410.0 << 15.0 << 10;
+        QTest::newRow("Transformer training compute 750x per 2 years (Gholami et al. 2024)")
+            << "training_compute" << 750.0 << 25.0 << 10;
+        // The paper rounds single-accelerator memory growth to 2x; its 7 plotted markers fit to ~1.86x.
+        QTest::newRow("accelerator memory 2x per 2 years (Gholami et al. 2024, rounded)")
+            << "ai_hw_memory" << 2.0 << 0.2 << 7;
+    }
+
+    void paperFactors()
+    {
+        QFETCH(QString, id);
+        QFETCH(double, paper);
+        QFETCH(double, tolerance);
+        QFETCH(int, fitPoints);
+        const TrendSeries *s = m_data.find(id.toStdString());
+        QVERIFY2(s, qPrintable("no series " + id));
+        QVERIFY(s->fitted);
+        QVERIFY(!s->source.empty());
+        QVERIFY(s->paperFactorPer2Years.has_value());
+        QCOMPARE(*s->paperFactorPer2Years, paper);
+        const GrowthFit f = fitExponential(s->points);
+        QCOMPARE(f.points, fitPoints);
+        QVERIFY2(std::abs(f.factorPer2Years - paper) <= tolerance,
+                 qPrintable(QString("%1: fitted %2x per 2 years, paper %3x +- %4")
+                                .arg(id).arg(f.factorPer2Years).arg(paper).arg(tolerance)));
+        QVERIFY(f.r2 > 0.8);
+        QVERIFY(f.r2 <= 1.0);
+    }
+
+    // The data README reports the least-squares factors of the shipped CSVs to 3 significant digits.
+    void dataReadmeFactors_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<double>("expected");
+        QTest::addColumn<double>("tolerance");
+        QTest::newRow("FLOPS 3.03") << "hw_peak_flops" << 3.03 << 0.005;
+        QTest::newRow("DRAM 1.59") << "dram_bandwidth" << 1.59 << 0.005;
+        QTest::newRow("interconnect 1.42") << "interconnect_bandwidth" << 1.42 << 0.005;
+        QTest::newRow("Transformer params 413") << "transformer_params" << 413.0 << 0.5;
+        QTest::newRow("training compute 753") << "training_compute" << 753.0 << 0.5;
+    }
+
+    void dataReadmeFactors()
+    {
+        QFETCH(QString, id);
+        QFETCH(double, expected);
+        QFETCH(double, tolerance);
+        const TrendSeries *s = m_data.find(id.toStdString());
+        QVERIFY(s);
+        const double f = fitExponential(s->points).factorPer2Years;
+        QVERIFY2(std::abs(f - expected) <= tolerance, qPrintable(QString("%1: %2").arg(id).arg(f, 0, 'g', 6)));
+    }
+
+    // normalized (what the figure plots) is authoritative; value = normalized x an inferred base. Both must give
+    // the same growth, and the FLOPS note must warn that precisions are mixed.
+    void hardwareNormalizedAgreesWithValue()
+    {
+        for (const char *id : {"hw_peak_flops", "dram_bandwidth", "interconnect_bandwidth"}) {
+            const TrendSeries *s = m_data.find(id);
+            QVERIFY(s);
+            std::vector<TrendPoint> normalizedPoints;
+            for (const TrendPoint &p : s->points) {
+                QVERIFY2(p.normalized.has_value(), id);
+                QVERIFY(p.value > 0);
+                normalizedPoints.push_back(point(p.name.c_str(), p.year, *p.normalized));
+            }
+            QVERIFY(std::abs(fitExponential(normalizedPoints).factorPer2Years -
+                             fitExponential(s->points).factorPer2Years) < 1e-3);
+        }
+        const TrendSeries *flops = m_data.find("hw_peak_flops");
+        QVERIFY(flops->note.find("FP32") != std::string::npos);
+        QVERIFY(flops->note.find("FP16/BF16") != std::string::npos);
+        QCOMPARE(flops->unit, std::string("FLOP/s"));
+        // The inferred base reproduces the datasheet peaks of the calibration parts.
+        bool sawH100 = false;
+        for (const TrendPoint &p : flops->points)
+            if (p.name == "H100") {
+                sawH100 = true;
+                QVERIFY(std::abs(p.value - 989.5e12) < 1e9);
+            }
+        QVERIFY(sawH100);
+    }
+
+    void seriesAreSortedAndComplete()
+    {
+        for (const char *id : {"hw_peak_flops", "dram_bandwidth", "interconnect_bandwidth", "transformer_params",
+                               "training_compute", "training_compute_other", "cv_params", "recsys_params",
+                               "ai_hw_memory"})
+            QVERIFY2(m_data.find(id), id);
+        for (const TrendSeries &s : m_data.series) {
+            QVERIFY(!s.points.empty());
+            for (std::size_t i = 1; i < s.points.size(); ++i)
+                QVERIFY(s.points[i - 1].year <= s.points[i].year);
+            QVERIFY(s.file.starts_with("presets/trends/"));
+        }
+        // The 2021-only Transformer markers are plotted but not fitted.
+        int leftOut = 0;
+        for (const TrendPoint &p : m_data.find("transformer_params")->points)
+            leftOut += p.inFit ? 0 : 1;
+        QCOMPARE(leftOut, 2);
+    }
+
+    void syntheticFitIsExact()
+    {
+        // value = 2^((y - 2000) / 2): doubles every two years.
+        std::vector<TrendPoint> pts;
+        for (double y : {1999.25, 2000.0, 2003.5, 2007.0, 2010.75, 2021.0})
+            pts.push_back(point("p", y, std::pow(2.0, (y - 2000.0) / 2.0)));
+        const GrowthFit f = fitExponential(pts);
+        QVERIFY(std::abs(f.factorPer2Years - 2.0) < 1e-9);
+        QVERIFY(std::abs(f.slopeLog10PerYear - std::log10(2.0) / 2.0) < 1e-12);
+        QVERIFY(std::abs(f.r2 - 1.0) < 1e-12);
+        QCOMPARE(f.points, 6);
+        QVERIFY(std::abs(f.at(2000.0) - 1.0) < 1e-9);
+        QVERIFY(std::abs(f.at(2010.0) / 32.0 - 1.0) < 1e-9);
+
+        // Points marked out of the fit do not move it.
+        pts.push_back(point("outlier", 2005.0, 1e12, false));
+        QVERIFY(std::abs(fitExponential(pts).factorPer2Years - 2.0) < 1e-9);
+        QCOMPARE(fitExponential(pts).points, 6);
+
+        // A shrinking series fits a factor below 1.
+        std::vector<TrendPoint> down = {point("a", 2000, 100), point("b", 2002, 10), point("c", 2004, 1)};
+        QVERIFY(std::abs(fitExponential(down).factorPer2Years - 0.1) < 1e-12);
+    }
+
+    void fitRejectsUnfittable()
+    {
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fitExponential({point("a", 2000, 1)}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fitExponential({point("a", 2000, 1), point("b", 2000, 2)}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fitExponential({point("a", 2000, 1), point("b", 2001, 0)}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 fitExponential({point("a", 2000, 1), point("b", 2001, 2, false)}));
+    }
+
+    void normalize()
+    {
+        TrendSeries s;
+        s.id = "s";
+        s.name = "S";
+        s.unit = "B/s";
+        s.fitted = true;
+        s.points = {point("old", 1999.5, 5), point("A", 2001.0, 20), point("B", 2003.0, 80), point("C", 2005.0, 160)};
+        const TrendSeries n = memwall::core::normalize(s, 2000.0);
+        QCOMPARE(n.points.size(), std::size_t(4));
+        QCOMPARE(n.points[0].value, 0.25); // earlier points keep their ratio
+        QCOMPARE(n.points[1].value, 1.0);  // the first point at or after the base year is the reference
+        QCOMPARE(n.points[2].value, 4.0);
+        QCOMPARE(n.points[3].value, 8.0);
+        QCOMPARE(*n.points[2].normalized, 4.0);
+        QCOMPARE(n.unit, std::string("x A (2001)"));
+        QCOMPARE(n.points[2].name, std::string("B"));
+        // A point exactly at the base year is the reference.
+        QCOMPARE(memwall::core::normalize(s, 2003.0).points[2].value, 1.0);
+        // Growth is unchanged by normalising.
+        QVERIFY(std::abs(fitExponential(n.points).factorPer2Years - fitExponential(s.points).factorPer2Years) < 1e-12);
+        // The reference is the earliest point at or after the base year even if the points are unsorted.
+        std::swap(s.points[1], s.points[3]);
+        QCOMPARE(memwall::core::normalize(s, 2000.0).unit, std::string("x A (2001)"));
+        // No point at or after the base year: no points.
+        QVERIFY(memwall::core::normalize(s, 2010.0).points.empty());
+        // The shipped FLOPS series normalised to its first year reproduces the figure's normalized values.
+        const TrendSeries *flops = m_data.find("hw_peak_flops");
+        const TrendSeries nf = memwall::core::normalize(*flops, 1990.0);
+        QCOMPARE(nf.points.front().value, 1.0);
+        QVERIFY(std::abs(nf.points.back().value / *flops->points.back().normalized - 1.0) < 1e-3);
+    }
+
+    void malformed_data()
+    {
+        QTest::addColumn<QString>("pointer"); // JSON pointer to change in validFile()
+        QTest::addColumn<QString>("newValue"); // JSON text; empty = remove the key
+        QTest::addColumn<QString>("message");
+        QTest::newRow("missing points") << "/series/0/points" << ""
+                                        << "bad.json: series[0].points: missing";
+        QTest::newRow("non-numeric year") << "/series/0/points/1/year" << "\"2002\""
+                                          << "bad.json: series[0].points[1].year: expected a number, got \"2002\"";
+        QTest::newRow("zero value") << "/series/0/points/2/value" << "0"
+                                    << "bad.json: series[0].points[2].value: must be positive (growth is fitted on "
+                                       "a log scale), got 0";
+        QTest::newRow("negative value") << "/series/0/points/0/value" << "-3.5"
+                                        << "bad.json: series[0].points[0].value: must be positive (growth is fitted "
+                                           "on a log scale), got -3.5";
+        QTest::newRow("points not an array") << "/series/0/points" << "{}"
+                                             << "bad.json: series[0].points: expected an array, got {}";
+        QTest::newRow("empty points") << "/series/0/points" << "[]" << "bad.json: series[0].points: must not be empty";
+        QTest::newRow("missing source") << "/series/0/source" << ""
+                                        << "bad.json: series[0].source: missing";
+        QTest::newRow("empty source") << "/series/0/source" << "\" \""
+                                      << "bad.json: series[0].source: must not be empty";
+        QTest::newRow("unknown field") << "/series/0/points/0/valeu" << "1"
+                                       << "bad.json: series[0].points[0].valeu: unknown field";
+        QTest::newRow("wrong kind") << "/kind" << "\"hardware\""
+                                    << "bad.json: kind: expected \"trends\", got \"hardware\"";
+        QTest::newRow("fit flag not boolean") << "/series/0/fit" << "\"yes\""
+                                              << "bad.json: series[0].fit: expected true or false, got \"yes\"";
+        QTest::newRow("fitted series with one point in the fit")
+            << "/series/0/points" << R"([{"name": "a", "year": 2000, "value": 1}, {"name": "b", "year": 2001, "value": 2, "in_fit": false}])"
+            << "bad.json: series[0].points: a fitted series (\"fit\": true) needs at least two points with in_fit "
+               "true and different years, got 1";
+        QTest::newRow("bad id") << "/series/0/id" << "\"Peak FLOPS\""
+                                << "bad.json: series[0].id: must be lower-case letters, digits, underscores and "
+                                   "dashes, got \"Peak FLOPS\"";
+    }
+
+    void malformed()
+    {
+        QFETCH(QString, pointer);
+        QFETCH(QString, newValue);
+        QFETCH(QString, message);
+        json j = validFile();
+        const json::json_pointer ptr(pointer.toStdString());
+        if (newValue.isEmpty())
+            j.at(ptr.parent_pointer()).erase(ptr.back());
+        else
+            j[ptr] = json::parse(newValue.toStdString());
+        try {
+            memwall::core::trendsFromJson(j, "bad.json");
+            QFAIL("no error");
+        } catch (const InputError &e) {
+            QCOMPARE(QString::fromStdString(e.what()), message);
+        }
+    }
+
+    void duplicateIds()
+    {
+        json j = validFile();
+        j["series"].push_back(j["series"][0]);
+        try {
+            memwall::core::trendsFromJson(j, "bad.json");
+            QFAIL("no error");
+        } catch (const InputError &e) {
+            QCOMPARE(QString::fromStdString(e.what()), QString("bad.json: series[1].id: duplicate series id \"demo\""));
+        }
+    }
+
+    void validFileParses()
+    {
+        const TrendData d = memwall::core::trendsFromJson(validFile(), "ok.json");
+        QCOMPARE(d.series.size(), std::size_t(1));
+        QVERIFY(std::abs(fitExponential(d.series[0].points).factorPer2Years - 3.0) < 1e-12);
+        QCOMPARE(d.series[0].file, std::string("ok.json"));
+    }
+
+    void jsonContract()
+    {
+        const json j = memwall::core::toJson(m_data);
+        QVERIFY(j.at("series").is_array());
+        QVERIFY(j.at("other_series").is_array());
+        QStringList ids;
+        for (const json &s : j.at("series")) {
+            for (const char *k : {"id", "name", "unit", "source"})
+                QVERIFY2(s.at(k).is_string(), k);
+            QVERIFY(s.at("factor_per_2_years").is_number());
+            QVERIFY(s.at("r2").is_number());
+            QVERIFY(s.at("points").is_array());
+            QVERIFY(!s.at("points").empty());
+            for (const json &p : s.at("points")) {
+                QVERIFY(p.at("name").is_string());
+                QVERIFY(p.at("year").is_number());
+                QVERIFY(p.at("value").is_number());
+            }
+            ids << QString::fromStdString(s.at("id").get<std::string>());
+        }
+        for (const char *id : {"hw_peak_flops", "dram_bandwidth", "interconnect_bandwidth", "transformer_params",
+                               "training_compute"})
+            QVERIFY2(ids.contains(id), id);
+        for (const json &s : j.at("other_series")) {
+            QVERIFY(!s.contains("factor_per_2_years"));
+            QCOMPARE(s.at("fitted").get<bool>(), false);
+        }
+        // The JSON factor is the fit of the same data (no rounding).
+        for (const json &s : j.at("series"))
+            if (s.at("id") == "training_compute")
+                QCOMPARE(s.at("factor_per_2_years").get<double>(),
+                         fitExponential(m_data.find("training_compute")->points).factorPer2Years);
+    }
+
+private:
+    TrendData m_data;
+};
+
+QTEST_GUILESS_MAIN(TstTrends)
+#include "tst_trends.moc"

@@ -1,0 +1,176 @@
+// Tests for the built-in model presets (presets/models/*.json, compiled into the binary).
+//
+// Conventions pinned here:
+// - Every built-in preset loads without an issue.
+// - Wherever a preset states params_official (and active_params_official for MoE), MemWall's own count of the shape
+//   (paramCount(), Hugging Face counting) is within 0.5 % of it: the shape really is the model it names.
+// - The library holds the models the lessons and the documentation refer to, under these ids.
+
+#include "io/presets.h"
+#include "model/modelshape.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <set>
+#include <string>
+
+namespace memwall::core {
+
+namespace {
+
+constexpr double kTolerance = 0.005; // 0.5 %
+
+const char *const kRequiredIds[] = {
+    "bert-base-uncased", "bert-large-uncased", "gpt2",        "gpt2-medium",    "gpt2-large",   "gpt2-xl",
+    "gpt-3-175b",        "opt-13b",            "llama-7b",    "llama-13b",      "llama-65b",    "llama-2-7b",
+    "llama-2-13b",       "llama-2-70b",        "llama-3-8b",  "llama-3-70b",    "llama-3-1-405b", "mistral-7b",
+    "mixtral-8x7b",      "mixtral-8x22b",      "qwen2-7b",    "gemma-7b",       "phi-3-mini",   "falcon-40b",
+    "falcon-7b",         "gpt-neox-20b",
+};
+
+QString relativeError(double computed, double official)
+{
+    return QString::number(100.0 * (computed - official) / official, 'f', 3) + " %";
+}
+
+} // namespace
+
+class TestModelPresets : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void loadsWithoutIssues();
+    void enoughModels();
+    void requiredIdsExist_data();
+    void requiredIdsExist();
+    void officialCounts_data();
+    void officialCounts();
+    void everyPresetIsSourced();
+    void knownShapes();
+
+private:
+    PresetLibrary m_lib;
+};
+
+void TestModelPresets::initTestCase()
+{
+    m_lib.loadBuiltin();
+}
+
+void TestModelPresets::loadsWithoutIssues()
+{
+    QString all;
+    for (const auto &issue : m_lib.issues())
+        all += QString::fromStdString(issue.message) + "\n";
+    QVERIFY2(m_lib.issues().empty(), qPrintable(all));
+}
+
+void TestModelPresets::enoughModels()
+{
+    QVERIFY2(m_lib.models().size() >= 25, qPrintable(QString::number(m_lib.models().size()) + " models"));
+    std::set<std::string> ids;
+    for (const auto &m : m_lib.models())
+        QVERIFY2(ids.insert(m.shape.id).second, m.shape.id.c_str());
+}
+
+void TestModelPresets::requiredIdsExist_data()
+{
+    QTest::addColumn<QString>("id");
+    for (const char *id : kRequiredIds)
+        QTest::newRow(id) << QString(id);
+}
+
+void TestModelPresets::requiredIdsExist()
+{
+    QFETCH(QString, id);
+    const ModelPreset *p = m_lib.findModel(id.toStdString());
+    QVERIFY2(p, qPrintable("no model preset with id " + id));
+    QVERIFY(!p->shape.name.empty());
+    QVERIFY(p->year >= 2017);
+}
+
+void TestModelPresets::officialCounts_data()
+{
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<bool>("active");
+    // Built from the library itself so that every preset with a published count is covered.
+    PresetLibrary lib;
+    lib.loadBuiltin();
+    for (const auto &m : lib.models()) {
+        if (m.paramsOfficial)
+            QTest::newRow(qPrintable(QString::fromStdString(m.shape.id) + " total")) << QString::fromStdString(m.shape.id)
+                                                                                   << false;
+        if (m.activeParamsOfficial)
+            QTest::newRow(qPrintable(QString::fromStdString(m.shape.id) + " active"))
+                << QString::fromStdString(m.shape.id) << true;
+    }
+}
+
+void TestModelPresets::officialCounts()
+{
+    QFETCH(QString, id);
+    QFETCH(bool, active);
+    const ModelPreset *p = m_lib.findModel(id.toStdString());
+    QVERIFY(p);
+    const ParamCounts counts = paramCount(p->shape);
+    const double computed = static_cast<double>(active ? counts.active : counts.total);
+    const double official = active ? p->activeParamsOfficial->value : p->paramsOfficial->value;
+    QVERIFY2(std::fabs(computed - official) <= kTolerance * official,
+             qPrintable(QString("computed %1, official %2 (%3)")
+                            .arg(static_cast<qint64>(computed))
+                            .arg(static_cast<qint64>(official))
+                            .arg(relativeError(computed, official))));
+}
+
+void TestModelPresets::everyPresetIsSourced()
+{
+    for (const auto &m : m_lib.models()) {
+        QVERIFY2(!m.source.empty(), m.shape.id.c_str());
+        if (m.paramsOfficial)
+            QVERIFY2(!m.paramsOfficial->source.empty(), m.shape.id.c_str());
+        // A MoE preset states its active count too; a dense one must not.
+        if (m.shape.isMoe())
+            QVERIFY2(m.activeParamsOfficial.has_value() || !m.paramsOfficial.has_value(), m.shape.id.c_str());
+        else
+            QVERIFY2(!m.activeParamsOfficial.has_value(), m.shape.id.c_str());
+    }
+}
+
+void TestModelPresets::knownShapes()
+{
+    // The traps named in the design notes.
+    const ModelPreset *l405 = m_lib.findModel("llama-3-1-405b");
+    QVERIFY(l405);
+    QCOMPARE(l405->shape.kvHeads, int64_t(8));
+    QCOMPARE(l405->shape.layers, int64_t(126));
+
+    const ModelPreset *opt = m_lib.findModel("opt-13b");
+    QVERIFY(opt);
+    QCOMPARE(opt->shape.positionOffset, int64_t(2));
+    QCOMPARE(2 * opt->shape.layers * opt->shape.kvHeads * opt->shape.headDim * 2, int64_t(819200));
+
+    const ModelPreset *f40 = m_lib.findModel("falcon-40b");
+    QVERIFY(f40);
+    QCOMPARE(f40->shape.kvHeads, int64_t(8));
+
+    const ModelPreset *gpt2 = m_lib.findModel("gpt2");
+    QVERIFY(gpt2);
+    QCOMPARE(static_cast<qint64>(paramCount(gpt2->shape).total), qint64(124439808));
+
+    const ModelPreset *mixtral = m_lib.findModel("mixtral-8x7b");
+    QVERIFY(mixtral);
+    QCOMPARE(static_cast<qint64>(paramCount(mixtral->shape).active), qint64(12879925248));
+
+    const ModelPreset *gpt3 = m_lib.findModel("gpt-3-175b");
+    QVERIFY(gpt3);
+    QCOMPARE(gpt3->shape.layers, int64_t(96));
+    QCOMPARE(gpt3->shape.hidden, int64_t(12288));
+}
+
+} // namespace memwall::core
+
+QTEST_GUILESS_MAIN(memwall::core::TestModelPresets)
+#include "tst_modelpresets.moc"
