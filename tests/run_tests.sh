@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds MemWall with its tests (installing missing packages first) and runs the whole suite with CTest.
+# Extra CMake options may be passed in MEMWALL_CMAKE_ARGS; the build folder in MEMWALL_BUILD_DIR (default build-test).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${MEMWALL_BUILD_DIR:-$root/build-test}"
+bash "$root/cmake/install-deps.sh"
+# shellcheck disable=SC2086
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMWALL_BUILD_TESTS=ON ${MEMWALL_CMAKE_ARGS:-} >/dev/null
+cmake --build "$build" -j"$(nproc)"
+export QT_QPA_PLATFORM=offscreen
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
