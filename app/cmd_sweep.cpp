@@ -80,6 +80,7 @@ int cmdSweep(const std::vector<std::string> &args)
             json doc{{"hardware", hw.id}, {"model", f.model.id}, {"rows", out}};
             if (batchOnly) {
                 doc["answers"] = {{"first_compute_bound_batch", answers.firstComputeBound},
+                                  {"linear_layers_compute_bound_batch", answers.firstLinearComputeBound},
                                   {"largest_fitting_batch", answers.largestFitting}};
                 if (maxTpot > 0)
                     doc["answers"]["best_batch_under_max_tpot"] = answers.bestUnderTpot;
@@ -122,6 +123,9 @@ int cmdSweep(const std::vector<std::string> &args)
         if (batchOnly && !cl.csv) {
             std::printf("\nfirst compute-bound batch: %s\n",
                         answers.firstComputeBound ? std::to_string(answers.firstComputeBound).c_str() : "none in range");
+            std::printf("first batch whose weight matmuls are compute-bound: %s\n",
+                        answers.firstLinearComputeBound ? std::to_string(answers.firstLinearComputeBound).c_str()
+                                                        : "none in range");
             std::printf("largest batch that fits: %s\n",
                         answers.largestFitting ? std::to_string(answers.largestFitting).c_str() : "none");
             if (maxTpot > 0)

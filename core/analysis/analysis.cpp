@@ -79,6 +79,7 @@ struct Ctx
     std::vector<Operator> *ops = nullptr;
     Totals *totals = nullptr;
     double computeTime = 0, memoryTime = 0;
+    double linearComputeTime = 0, linearMemoryTime = 0;
 };
 
 void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count, double flops, double wBytes,
@@ -101,6 +102,8 @@ void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count,
     op.timeS = std::max(tc, tm);
     op.bound = tc >= tm ? Bound::Compute : Bound::Memory;
     (op.bound == Bound::Compute ? c.computeTime : c.memoryTime) += op.timeS;
+    if (cls == OpClass::Matmul)
+        (op.bound == Bound::Compute ? c.linearComputeTime : c.linearMemoryTime) += op.timeS;
     c.totals->flops += op.flops;
     c.totals->bytes += op.bytes();
     c.totals->timeS += op.timeS;
@@ -448,6 +451,7 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
         t.bound = Bound::Communication;
     else
         t.bound = c.computeTime > c.memoryTime ? Bound::Compute : Bound::Memory;
+    t.linearBound = c.linearComputeTime > c.linearMemoryTime ? Bound::Compute : Bound::Memory;
     const double dpD = static_cast<double>(s.dp);
     double tokens = 0;
     switch (s.phase) {

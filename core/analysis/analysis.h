@@ -79,6 +79,9 @@ struct Totals
     double intensity = 0;
     double timeS = 0; ///< operators + communication
     Bound bound = Bound::Memory;
+    /// Bound of the weight matmuls alone (projections, FFN, LM head): where "decode turns compute-bound" as batch
+    /// grows, even while attention over a long KV cache keeps the whole step memory-bound.
+    Bound linearBound = Bound::Memory;
     double tokensPerS = 0; ///< all replicas: processed (prefill/encode/train) or generated (decode/generate) tokens
     double modelFlops = 0;  ///< the whole step's FLOPs summed over all devices
     double achievedFlopsPerS = 0; ///< flops / timeS of one device

@@ -131,6 +131,8 @@ BatchAnswers answerBatchSweep(const std::vector<SweepRow> &rows, double maxTpotS
             continue;
         if (!a.firstComputeBound && r.totals.bound == Bound::Compute)
             a.firstComputeBound = r.scenario.batch;
+        if (!a.firstLinearComputeBound && r.totals.linearBound == Bound::Compute)
+            a.firstLinearComputeBound = r.scenario.batch;
         if (r.memory.fits)
             a.largestFitting = std::max(a.largestFitting, r.scenario.batch);
         const double tpot = r.scenario.phase == Phase::Generate ? r.phases.tpotS : r.totals.timeS;

@@ -190,6 +190,7 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
                    {"arithmetic_intensity", a.totals.intensity},
                    {"time_s", a.totals.timeS},
                    {"bound", toString(a.totals.bound)},
+                   {"linear_bound", toString(a.totals.linearBound)},
                    {"tokens_per_s", a.totals.tokensPerS},
                    {"model_flops", a.totals.modelFlops},
                    {"achieved_flops_per_s", a.totals.achievedFlopsPerS}};

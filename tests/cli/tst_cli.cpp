@@ -1,0 +1,184 @@
+// The command-line contract (design.md "Command line"): fields, exit codes and one-line errors.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+struct Run
+{
+    int code = -1;
+    QByteArray out, err;
+};
+
+Run memwall(const QStringList &args)
+{
+    QProcess p;
+    p.setProgram(QString::fromLocal8Bit(qgetenv("MEMWALL_MEMWALL_EXE")));
+    p.setArguments(args);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    env.insert("XDG_DATA_HOME", "/nonexistent-memwall-test"); // no per-user presets
+    p.setProcessEnvironment(env);
+    p.start();
+    p.waitForFinished(120000);
+    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+QJsonValue at(const QJsonObject &o, const QString &path)
+{
+    QJsonValue v = o;
+    for (const QString &k : path.split('.'))
+        v = v.toObject().value(k);
+    return v;
+}
+} // namespace
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { QVERIFY2(!qgetenv("MEMWALL_MEMWALL_EXE").isEmpty(), "MEMWALL_MEMWALL_EXE not set"); }
+
+    void analyzeJsonHasContractFields()
+    {
+        const Run r = memwall({"analyze", "--hardware", "a100-80gb-sxm", "--model", "llama-2-7b", "--context", "1024",
+                               "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        for (const char *path : {"hardware.id", "model.id", "totals.bound"})
+            QVERIFY2(at(o, path).isString(), path);
+        for (const char *path : {"model.params", "model.weight_bytes", "kv_cache.bytes_per_token", "kv_cache.total_bytes",
+                                 "memory.weights_bytes", "memory.kv_bytes", "memory.activation_bytes",
+                                 "memory.total_bytes_per_device", "memory.capacity_bytes", "totals.flops", "totals.bytes",
+                                 "totals.arithmetic_intensity", "totals.time_s", "totals.tokens_per_s", "parallelism.tp",
+                                 "parallelism.pp", "parallelism.dp", "parallelism.comm_bytes", "parallelism.comm_time_s"})
+            QVERIFY2(at(o, path).isDouble(), path);
+        QVERIFY(at(o, "memory.fits").isBool());
+        QCOMPARE(at(o, "model.params").toDouble(), 6738415616.0);
+        QCOMPARE(at(o, "kv_cache.bytes_per_token").toDouble(), 524288.0);
+        QCOMPARE(at(o, "scenario.context").toInt(), 1024);
+        double time = at(o, "parallelism.comm_time_s").toDouble();
+        QStringList names;
+        for (const QJsonValue &op : o.value("operators").toArray()) {
+            time += op.toObject().value("time_s").toDouble();
+            names << op.toObject().value("name").toString();
+        }
+        QVERIFY(qAbs(time - at(o, "totals.time_s").toDouble()) <= 1e-9 * time);
+        for (const char *n : {"embed", "attn.qkv_proj", "attn.score", "attn.softmax", "ffn.down", "final_norm", "lm_head"})
+            QVERIFY2(names.contains(n), n);
+    }
+
+    void presetsJsonListsLibraries()
+    {
+        const Run r = memwall({"presets", "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QVERIFY(o.value("hardware").toArray().size() >= 16);
+        QVERIFY(o.value("models").toArray().size() >= 25);
+        const QJsonObject first = o.value("models").toArray().first().toObject();
+        QVERIFY(first.value("id").isString() && first.value("name").isString() && first.value("params").isDouble());
+    }
+
+    void sweepFindsTheComputeBoundBatch()
+    {
+        const Run r = memwall({"sweep", "--hardware", "h100-sxm", "--model", "llama-2-7b", "--context", "512", "--vary",
+                               "batch=1:4096", "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        const QJsonArray rows = o.value("rows").toArray();
+        QCOMPARE(rows.size(), 13);
+        QCOMPARE(rows.first().toObject().value("batch").toInt(), 1);
+        QVERIFY(rows.first().toObject().value("totals").toObject().value("time_s").toDouble() > 0);
+        // The weight matmuls turn compute-bound near the ridge (~295 FLOP/byte on H100 FP16 = batch ~300), while
+        // attention over 512 cached tokens per sequence keeps the whole step memory-bound (MHA: no GQA saving).
+        QCOMPARE(o.value("answers").toObject().value("first_compute_bound_batch").toInt(), 0);
+        const int first = o.value("answers").toObject().value("linear_layers_compute_bound_batch").toInt();
+        QVERIFY2(first >= 128 && first <= 1024, qPrintable(QString::number(first)));
+    }
+
+    void sweepCsvHasHeader()
+    {
+        const Run r = memwall({"sweep", "--model", "llama-2-7b", "--vary", "batch=1,2,4", "--csv"});
+        QCOMPARE(r.code, 0);
+        const QList<QByteArray> lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 4);
+        QVERIFY(lines[0].startsWith("batch,time_s,"));
+    }
+
+    void errors_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("code");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown preset names the closest")
+            << QStringList{"analyze", "--hardware", "h100"} << 2
+            << "memwall analyze: unknown hardware 'h100' (closest: h100-sxm, h100-pcie, b200)";
+        QTest::newRow("non-number batch") << QStringList{"analyze", "--batch", "many"} << 2
+                                          << "memwall analyze: --batch: 'many' is not a whole number";
+        QTest::newRow("zero batch") << QStringList{"analyze", "--batch", "0"} << 2
+                                    << "memwall analyze: --batch: must be between 1 and 16777216, got 0";
+        QTest::newRow("negative batch") << QStringList{"analyze", "--batch", "-3"} << 2
+                                        << "memwall analyze: --batch: must be between 1 and 16777216, got -3";
+        QTest::newRow("unknown option") << QStringList{"analyze", "--bogus"} << 2
+                                        << "memwall analyze: unknown option '--bogus' (try --help)";
+        QTest::newRow("tp not dividing heads") << QStringList{"analyze", "--model", "llama-65b", "--tp", "3"} << 1
+                                               << "memwall analyze: tp 3 does not divide the 64 attention heads of llama-65b";
+        QTest::newRow("missing config file") << QStringList{"analyze", "--model-config", "/nonexistent/config.json"} << 1
+                                             << "memwall: /nonexistent/config.json: cannot read file: No such file or directory";
+        QTest::newRow("unknown command") << QStringList{"analyse"} << 2
+                                         << "memwall: unknown command 'analyse' (analyze, sweep, export, presets, trends, measure; try --help)";
+        QTest::newRow("bad sweep range") << QStringList{"sweep", "--vary", "batch=8:1"} << 2
+                                         << "memwall sweep: --vary batch=8:1: FROM is larger than TO";
+    }
+    void errors()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, code);
+        QFETCH(QString, message);
+        const Run r = memwall(args);
+        QCOMPARE(r.code, code);
+        QCOMPARE(QString::fromUtf8(r.err).trimmed(), message);
+        QVERIFY(r.out.isEmpty());
+    }
+
+    void malformedConfigIsOneLine()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("config.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,\n  oops\n}\n");
+        f.close();
+        const Run r = memwall({"analyze", "--model-config", path});
+        QCOMPARE(r.code, 1);
+        const QString err = QString::fromUtf8(r.err).trimmed();
+        QVERIFY2(err.startsWith("memwall: " + path + ":4:"), qPrintable(err));
+        QVERIFY(!err.contains('\n'));
+    }
+
+    void scenarioRoundTrip()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("s.memwall.json");
+        const Run saved = memwall({"analyze", "--hardware", "h100-sxm", "--model", "llama-2-70b", "--tp", "4", "--batch", "16",
+                                   "--weights", "int4/g128", "--save-scenario", path, "--json"});
+        QCOMPARE(saved.code, 0);
+        const Run loaded = memwall({"analyze", "--scenario", path, "--json"});
+        QCOMPARE(loaded.code, 0);
+        QCOMPARE(QJsonDocument::fromJson(loaded.out), QJsonDocument::fromJson(saved.out));
+    }
+
+    void versionAndHelp()
+    {
+        QVERIFY(memwall({"--version"}).out.startsWith("memwall "));
+        const Run h = memwall({"analyze", "--help"});
+        QCOMPARE(h.code, 0);
+        QVERIFY(h.out.contains("--phase"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
