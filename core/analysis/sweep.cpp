@@ -45,6 +45,7 @@ SweepAxis parseSweepAxis(std::string_view text)
     const auto eq = text.find('=');
     if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size())
         throw AnalysisError("--vary " + std::string(text) + ": expected FIELD=FROM:TO[:STEP] or FIELD=A,B,C");
+    constexpr std::size_t kMaxValues = 1u << 20;
     SweepAxis axis;
     axis.field = std::string(text.substr(0, eq));
     Scenario probe;
@@ -70,37 +71,43 @@ SweepAxis parseSweepAxis(std::string_view text)
         if (c2 == std::string_view::npos) {
             if (from < 1)
                 throw AnalysisError("--vary " + std::string(text) + ": a doubling range must start at 1 or more");
-            for (int64_t v = from; v <= to; v *= 2)
+            for (int64_t v = from;; v *= 2) { // stops before v * 2 could pass `to` (or overflow)
                 axis.values.push_back(v);
+                if (v > to / 2)
+                    break;
+            }
         } else {
             const int64_t step = parseInt(spec.substr(c2 + 1), text);
             if (step < 1)
                 throw AnalysisError("--vary " + std::string(text) + ": STEP must be at least 1");
-            for (int64_t v = from; v <= to; v += step)
-                axis.values.push_back(v);
+            // Counted first (unsigned: 0:INT64_MAX:1 has 2^63 values), so a huge range cannot fill the memory.
+            const uint64_t count = static_cast<uint64_t>(to - from) / static_cast<uint64_t>(step) + 1;
+            if (count > kMaxValues)
+                throw AnalysisError("--vary " + std::string(text) + ": between 1 and 1048576 values, got " +
+                                    std::to_string(count));
+            for (int64_t i = 0; i < static_cast<int64_t>(count); ++i)
+                axis.values.push_back(from + i * step);
         }
     } else {
         axis.values.push_back(parseInt(spec, text));
     }
-    constexpr std::size_t kMaxValues = 1u << 20;
     if (axis.values.empty() || axis.values.size() > kMaxValues)
         throw AnalysisError("--vary " + std::string(text) + ": between 1 and 1048576 values, got " +
                             std::to_string(axis.values.size()));
     return axis;
 }
 
-std::vector<SweepRow> sweep(const HardwareSpec &hw, const ModelShape &m, const Scenario &base,
-                            const std::vector<SweepAxis> &axes)
+void sweepEach(const HardwareSpec &hw, const ModelShape &m, const Scenario &base, const std::vector<SweepAxis> &axes,
+               const std::function<void(const SweepRow &)> &visit)
 {
     std::size_t total = 1;
     for (const auto &a : axes)
         total *= a.values.size();
-    std::vector<SweepRow> rows;
-    rows.reserve(total);
     std::vector<std::size_t> idx(axes.size(), 0);
+    SweepRow row;
     for (std::size_t n = 0; n < total; ++n) {
-        SweepRow row;
         row.scenario = base;
+        row.error.clear();
         for (std::size_t k = 0; k < axes.size(); ++k)
             setSweepField(row.scenario, axes[k].field, axes[k].values[idx[k]]);
         try {
@@ -110,15 +117,26 @@ std::vector<SweepRow> sweep(const HardwareSpec &hw, const ModelShape &m, const S
             row.phases = a.phases;
             row.kvTotalBytes = a.kvCache.totalBytes;
         } catch (const AnalysisError &e) {
+            row.totals = {};
+            row.memory = {};
+            row.phases = {};
+            row.kvTotalBytes = 0;
             row.error = e.what();
         }
-        rows.push_back(std::move(row));
+        visit(row);
         for (std::size_t k = axes.size(); k-- > 0;) {
             if (++idx[k] < axes[k].values.size())
                 break;
             idx[k] = 0;
         }
     }
+}
+
+std::vector<SweepRow> sweep(const HardwareSpec &hw, const ModelShape &m, const Scenario &base,
+                            const std::vector<SweepAxis> &axes)
+{
+    std::vector<SweepRow> rows;
+    sweepEach(hw, m, base, axes, [&rows](const SweepRow &r) { rows.push_back(r); });
     return rows;
 }
 

@@ -34,6 +34,11 @@ struct SweepRow
     std::string error; ///< non-empty when this point cannot be analysed (e.g. tp not dividing the heads)
 };
 
+/// Calls `visit(row)` for every combination of the axes' values (the first axis varies slowest) without storing
+/// them: large grids (4,096 x 256) stream in constant memory.
+void sweepEach(const HardwareSpec &hw, const ModelShape &m, const Scenario &base, const std::vector<SweepAxis> &axes,
+               const std::function<void(const SweepRow &)> &visit);
+
 /// Every combination of the axes' values (the first axis varies slowest).
 std::vector<SweepRow> sweep(const HardwareSpec &hw, const ModelShape &m, const Scenario &base,
                             const std::vector<SweepAxis> &axes);

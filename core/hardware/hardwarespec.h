@@ -40,15 +40,15 @@ struct Interconnect
 {
     std::string name;
     Sourced bandwidthBytesPerS; ///< per direction
-    Sourced latencyS;
-    int maxDevices = 0;         ///< devices in one scale-up domain; 0 = unknown
+    Sourced latencyS; ///< per collective: the published small-message all-reduce / send latency over this link
+    int maxDevices = 0; ///< devices in one scale-up domain; 0 = unknown
 };
 
 /// A device: dense peak throughput per number format (FLOP/s, or OP/s for integers), an ordered memory
 /// hierarchy (fastest/smallest first), interconnects, and the fractions of peak that published measurements reach.
 struct HardwareSpec
 {
-    std::string id;     ///< lower-case with dashes: "h100-sxm"
+    std::string id; ///< lower-case with dashes: "h100-sxm"
     std::string name;
     std::string vendor;
     std::string category; ///< gpu | cpu | asic | wafer-scale

@@ -1,0 +1,181 @@
+// memwall-bench [--json]: the performance goals of design.md, measured on this machine and printed.
+//   slider_update_ms {median, p99}  slider tick -> every visible chart updated and repainted, 1600x1000, offscreen
+//   analysis_us {median}            full analysis of Llama-3.1-405B at one setting
+//   sweep_s                         4,096 batch x 256 context sweep, one core
+//   startup_ms                      process start to first painted window (median of 5 launches)
+//   rss_mb                          resident memory of the application after start
+//   export_svg_ms                   roofline chart to SVG
+#include "analysis/analysis.h"
+#include "analysis/sweep.h"
+#include "io/presets.h"
+#include "ui/charts/chartbase.h"
+#include "ui/charts/chartfactory.h"
+#include "ui/document/scenariodocument.h"
+#include "ui/export/chartexporter.h"
+#include "ui/mainwindow.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <vector>
+
+using namespace memwall;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+double percentile(std::vector<double> v, double p)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    const auto i = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
+    return v[std::min(i, v.size() - 1)];
+}
+
+double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+} // namespace
+
+int main(int argc, char **argv)
+{
+    bool json = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--json")
+            json = true;
+        else if (a == "--help") {
+            std::cout << "usage: memwall-bench [--json]\n";
+            return 0;
+        } else {
+            std::cerr << "memwall-bench: unknown option '" << a << "'\n";
+            return 2;
+        }
+    }
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setApplicationName("MemWall");
+
+    auto lib = std::make_shared<core::PresetLibrary>();
+    lib->loadBuiltin();
+    const core::HardwareSpec &h100 = *lib->findHardware("h100-sxm");
+    const core::ModelShape &big = lib->findModel("llama-3-1-405b")->shape;
+
+    // ---- analysis ----
+    core::Scenario s;
+    s.tp = 8;
+    s.batch = 16;
+    s.context = 4096;
+    std::vector<double> analysisUs;
+    double sink = 0;
+    for (int rep = 0; rep < 50; ++rep) {
+        const auto t0 = Clock::now();
+        constexpr int n = 2000;
+        for (int i = 0; i < n; ++i)
+            sink += core::analyze(h100, big, s).totals.timeS;
+        analysisUs.push_back(msSince(t0) * 1000.0 / n);
+    }
+
+    // ---- sweep 4096 x 256 ----
+    std::vector<core::SweepAxis> axes{core::parseSweepAxis("batch=1:4096:1"), core::parseSweepAxis("context=16:4096:16")};
+    std::size_t points = 0;
+    const auto ts = Clock::now();
+    core::sweepEach(h100, big, s, axes, [&](const core::SweepRow &r) {
+        ++points;
+        sink += r.totals.timeS;
+    });
+    const double sweepS = msSince(ts) / 1000.0;
+
+    // ---- slider tick -> every visible chart updated and repainted ----
+    ui::ScenarioDocument doc(lib);
+    ui::MainWindow window(&doc);
+    window.resize(1600, 1000);
+    window.show();
+    for (int i = 0; i < 5; ++i)
+        QApplication::processEvents();
+    std::vector<double> tickMs;
+    for (int i = 0; i < 400; ++i) {
+        core::Scenario next = doc.scenario();
+        next.batch = 1 + (i * 37) % 4096;
+        const auto t0 = Clock::now();
+        doc.setScenario(next, QStringLiteral("Batch"), ui::ScenarioDocument::BatchKey);
+        window.repaint();
+        QApplication::processEvents();
+        tickMs.push_back(msSince(t0));
+    }
+
+    // ---- SVG export of the roofline ----
+    std::vector<double> svgMs;
+    {
+        QTemporaryDir dir;
+        auto chart = ui::createChart("roofline", &doc);
+        for (int i = 0; chart && i < 10; ++i) {
+            ui::ExportOptions opts;
+            QString error;
+            const auto t0 = Clock::now();
+            if (!ui::exportChart(*chart, dir.filePath("roofline.svg"), opts, &error)) {
+                std::cerr << "memwall-bench: " << error.toStdString() << "\n";
+                break;
+            }
+            svgMs.push_back(msSince(t0));
+        }
+    }
+
+    // ---- start-up and resident memory of the real application ----
+    std::vector<double> startupMs, rssMb;
+    for (int i = 0; i < 5; ++i) {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("MEMWALL_PROBE_FIRST_PAINT", "1");
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        p.setProcessEnvironment(env);
+        const auto t0 = Clock::now();
+        p.start(MEMWALL_EXE, {});
+        if (!p.waitForFinished(30000)) {
+            p.kill();
+            break;
+        }
+        // The application prints "first-paint <steady-clock ns> rss-kb <n>" and exits.
+        const QStringList parts = QString::fromUtf8(p.readAllStandardOutput()).split(' ', Qt::SkipEmptyParts);
+        if (parts.size() >= 4 && parts[0] == "first-paint") {
+            const double paintNs = parts[1].toDouble();
+            const double startNs = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(t0.time_since_epoch()).count());
+            startupMs.push_back((paintNs - startNs) / 1e6);
+            rssMb.push_back(parts[3].toDouble() / 1024.0);
+        }
+    }
+
+    nlohmann::json out{{"slider_update_ms", {{"median", percentile(tickMs, 0.5)}, {"p99", percentile(tickMs, 0.99)}}},
+                       {"analysis_us", {{"median", percentile(analysisUs, 0.5)}}},
+                       {"sweep_s", sweepS},
+                       {"sweep_points", points},
+                       {"startup_ms", percentile(startupMs, 0.5)},
+                       {"rss_mb", percentile(rssMb, 0.5)},
+                       {"export_svg_ms", percentile(svgMs, 0.5)},
+                       {"goals",
+                        {{"slider_update_ms", {{"median", 4}, {"p99", 12}}},
+                         {"analysis_us", 20},
+                         {"sweep_s", 1.0},
+                         {"startup_ms", 400},
+                         {"rss_mb", 150},
+                         {"export_svg_ms", 100}}}};
+    if (json) {
+        std::cout << out.dump(2) << "\n";
+    } else {
+        std::printf("slider tick -> repaint   median %.2f ms, p99 %.2f ms   (goal <= 4, <= 12)\n", percentile(tickMs, 0.5),
+                    percentile(tickMs, 0.99));
+        std::printf("analysis (405B)          median %.2f us               (goal <= 20)\n", percentile(analysisUs, 0.5));
+        std::printf("sweep 4096 x 256         %.3f s for %zu points       (goal <= 1.0)\n", sweepS, points);
+        std::printf("start to first paint     median %.0f ms               (goal <= 400)\n", percentile(startupMs, 0.5));
+        std::printf("resident memory          %.0f MB                      (goal <= 150)\n", percentile(rssMb, 0.5));
+        std::printf("SVG export (roofline)    median %.1f ms               (goal <= 100)\n", percentile(svgMs, 0.5));
+    }
+    return sink > 0 ? 0 : 1;
+}
