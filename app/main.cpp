@@ -42,6 +42,8 @@ int main(int argc, char **argv)
             return cmdTrends(rest);
         if (cmd == "measure")
             return cmdMeasure(rest);
+        if (cmd == "export")
+            return cmdExport(rest);
         if (cmd == "--version" || cmd == "-v") {
             std::cout << "memwall " MEMWALL_VERSION "\n";
             return 0;

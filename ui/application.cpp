@@ -1,15 +1,52 @@
 #include "ui/application.h"
 
+#include "ui/dialogs/presetfiles.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/mainwindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QStandardPaths>
+#include <QEvent>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
 
 #include <iostream>
 
 namespace memwall::ui {
+
+namespace {
+/// MEMWALL_PROBE_FIRST_PAINT=1 (used by memwall-bench): on the window's first paint, print
+/// "first-paint <steady-clock ns> rss-kb <resident KiB>" and quit, so start-up and memory can be measured.
+class FirstPaintProbe : public QObject
+{
+public:
+    using QObject::QObject;
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::Paint && !m_done) {
+            m_done = true;
+            const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now().time_since_epoch())
+                                .count();
+            long rssKb = 0;
+            std::ifstream status("/proc/self/status");
+            for (std::string line; std::getline(status, line);)
+                if (line.rfind("VmRSS:", 0) == 0)
+                    rssKb = std::stol(line.substr(6));
+            std::printf("first-paint %lld rss-kb %ld\n", static_cast<long long>(ns), rssKb);
+            std::fflush(stdout);
+            QMetaObject::invokeMethod(qApp, &QCoreApplication::quit, Qt::QueuedConnection);
+        }
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    bool m_done = false;
+};
+} // namespace
 
 int runApplication(int argc, char **argv)
 {
@@ -31,8 +68,7 @@ int runApplication(int argc, char **argv)
 
     auto lib = std::make_shared<core::PresetLibrary>();
     lib->loadBuiltin();
-    const QString user = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    lib->loadDirectory((user + "/presets").toStdString());
+    lib->loadDirectory(userPresetDir().toStdString()); // the same folder the command line reads
     if (parser.isSet(presetsOpt))
         lib->loadDirectory(parser.value(presetsOpt).toStdString(), true);
     for (const auto &issue : lib->issues())
@@ -40,9 +76,13 @@ int runApplication(int argc, char **argv)
 
     ScenarioDocument doc(lib);
     MainWindow window(&doc);
+    if (qEnvironmentVariableIsSet("MEMWALL_PROBE_FIRST_PAINT"))
+        window.installEventFilter(new FirstPaintProbe(&window));
     window.show();
     if (parser.isSet(scenarioOpt))
         window.openScenario(parser.value(scenarioOpt));
+    else
+        window.restoreLastScenario();
     window.reportPresetIssues();
     return app.exec();
 }

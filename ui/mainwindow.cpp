@@ -1,34 +1,330 @@
 #include "ui/mainwindow.h"
 
+#include "io/hfconfig.h"
+#include "ui/charts/chartbase.h"
+#include "ui/charts/chartfactory.h"
+#include "ui/charts/chartview.h"
+#include "ui/controls/controlspanel.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/mainwindowactions.h"
+#include "ui/widgets/headlinebar.h"
+#include "ui/widgets/operatortable.h"
 
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
 #include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 namespace memwall::ui {
 
-MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent) : QMainWindow(parent), m_doc(doc)
+namespace {
+
+/// Short tab names for the chart ids (the chart's own title() is the tooltip).
+QString tabName(const QString &id)
 {
-    setWindowTitle(tr("MemWall"));
+    static const QHash<QString, QString> names{{"roofline", QObject::tr("Roofline")},   {"memory", QObject::tr("Memory")},
+                                               {"sweep", QObject::tr("Batch sweep")},   {"breakdown", QObject::tr("Breakdown")},
+                                               {"trends", QObject::tr("Trends")},       {"scaling", QObject::tr("Scaling")}};
+    return names.value(id, id);
+}
+
+QPalette darkPalette()
+{
+    QPalette p;
+    const QColor window(0x2b, 0x2d, 0x31), base(0x1e, 0x1f, 0x22), text(0xe6, 0xe6, 0xe6), disabled(0x80, 0x80, 0x80);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, window);
+    p.setColor(QPalette::ToolTipBase, base);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, window);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, Qt::red);
+    p.setColor(QPalette::Highlight, QColor(0x56, 0xB4, 0xE9));
+    p.setColor(QPalette::HighlightedText, Qt::black);
+    p.setColor(QPalette::Link, QColor(0x56, 0xB4, 0xE9));
+    p.setColor(QPalette::PlaceholderText, disabled);
+    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, disabled);
+    return p;
+}
+
+/// True when the file is a MemWall scenario (by name, or by "kind": "scenario" inside).
+bool looksLikeScenario(const QString &path)
+{
+    if (path.endsWith(QStringLiteral(".memwall.json"), Qt::CaseInsensitive))
+        return true;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly) || f.size() > 16 * 1024 * 1024)
+        return false;
+    const auto j = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+    return j.is_object() && j.contains("kind") && j["kind"] == "scenario";
+}
+
+} // namespace
+
+MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
+    : QMainWindow(parent), m_doc(doc), m_controls(new ControlsPanel(doc)), m_table(new OperatorTable(doc)),
+      m_headline(new HeadlineBar(doc)), m_tabs(new QTabWidget), m_controlsDock(new QDockWidget(tr("Controls"), this)),
+      m_tableDock(new QDockWidget(tr("Operators"), this)), m_theme(Theme::light())
+{
+    setObjectName("MainWindow");
+    setAcceptDrops(true);
     resize(1600, 1000);
+
+    auto *central = new QWidget(this);
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(4, 4, 4, 0);
+    layout->addWidget(m_headline);
+    layout->addWidget(m_tabs, 1);
+    setCentralWidget(central);
+    m_tabs->setDocumentMode(true);
+    buildCharts();
+
+    auto *scroll = new QScrollArea(m_controlsDock);
+    scroll->setWidget(m_controls);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(std::max(360, m_controls->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4));
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea); // the controls run the full height
+    m_controlsDock->setObjectName("ControlsDock");
+    m_controlsDock->setWidget(scroll);
+    addDockWidget(Qt::LeftDockWidgetArea, m_controlsDock);
+    m_tableDock->setObjectName("OperatorsDock");
+    m_tableDock->setWidget(m_table);
+    addDockWidget(Qt::BottomDockWidgetArea, m_tableDock);
+    resizeDocks({m_tableDock}, {260}, Qt::Vertical);
+
+    m_actions = new MainWindowActions(this, doc);
+    QStringList names;
+    for (const auto &chart : m_charts)
+        names << tabName(chart->id());
+    m_actions->addViewActions({m_controlsDock->toggleViewAction(), m_tableDock->toggleViewAction()}, names);
+    connect(m_controls, &ControlsPanel::openConfigRequested, m_actions, &MainWindowActions::openConfigDialog);
+
+    connect(doc, &ScenarioDocument::modifiedChanged, this, &QWidget::setWindowModified);
+    connect(doc, &ScenarioDocument::filePathChanged, this, [this](const QString &path) {
+        updateTitle();
+        if (!path.isEmpty())
+            m_actions->addRecentFile(path);
+    });
+    updateTitle();
+
+    QSettings settings;
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+    restoreState(settings.value("window/state").toByteArray());
+    applyTheme(settings.value("view/theme", "light").toString());
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildCharts()
+{
+    for (const QString &id : chartIds()) {
+        std::unique_ptr<ChartBase> chart = createChart(id, m_doc);
+        if (!chart)
+            continue;
+        connect(chart.get(), &ChartBase::operatorClicked, m_doc, &ScenarioDocument::setSelectedOperator);
+        auto *view = new ChartView(chart.get());
+        view->setObjectName(id + "View");
+        const int tab = m_tabs->addTab(view, tabName(id));
+        m_tabs->setTabToolTip(tab, chart->title());
+        m_charts.push_back(std::move(chart));
+    }
+    // Tab tooltips follow the titles (they name device, model and phase).
+    connect(m_doc, &ScenarioDocument::analysisChanged, this, [this] {
+        for (int i = 0; i < static_cast<int>(m_charts.size()); ++i)
+            m_tabs->setTabToolTip(i, m_charts[static_cast<std::size_t>(i)]->title());
+    });
+}
+
+void MainWindow::updateTitle()
+{
+    const QString name = m_doc->filePath().isEmpty() ? tr("Untitled") : QFileInfo(m_doc->filePath()).fileName();
+    setWindowTitle(tr("%1[*] — MemWall").arg(name));
+    setWindowModified(m_doc->isModified());
+}
+
+void MainWindow::showError(const QString &title, const QString &text)
+{
+    auto *box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowModality(Qt::WindowModal);
+    box->open();
 }
 
 bool MainWindow::openScenario(const QString &path)
 {
     QString error;
     if (!m_doc->open(path, &error)) {
-        QMessageBox::warning(this, tr("Cannot open scenario"), error);
+        showError(tr("Cannot open scenario"), error);
         return false;
     }
+    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 5000);
     return true;
+}
+
+bool MainWindow::openModelConfig(const QString &path)
+{
+    try {
+        const core::ModelShape shape = core::importHfConfigFile(path.toStdString());
+        m_doc->setModel(shape, true);
+    } catch (const std::exception &e) {
+        showError(tr("Cannot import model"), QString::fromStdString(e.what()));
+        return false;
+    }
+    statusBar()->showMessage(tr("Imported %1 from %2").arg(QString::fromStdString(m_doc->model().name), QFileInfo(path).fileName()),
+                             5000);
+    return true;
+}
+
+bool MainWindow::openDroppedFile(const QString &path)
+{
+    return looksLikeScenario(path) ? openScenario(path) : openModelConfig(path);
+}
+
+void MainWindow::restoreLastScenario()
+{
+    QSettings settings;
+    const QString last = settings.value("files/lastScenario").toString();
+    if (last.isEmpty() || !QFileInfo::exists(last))
+        return;
+    QString error;
+    if (!m_doc->open(last, &error))
+        statusBar()->showMessage(tr("Could not reopen %1: %2").arg(QFileInfo(last).fileName(), error), 8000);
 }
 
 void MainWindow::reportPresetIssues()
 {
     const auto &issues = m_doc->presets().issues();
-    if (!issues.empty())
-        statusBar()->showMessage(tr("%n preset file(s) skipped: %1", nullptr, static_cast<int>(issues.size()))
-                                     .arg(QString::fromStdString(issues.front().message)));
+    if (issues.empty())
+        return;
+    QStringList lines;
+    for (const auto &issue : issues)
+        lines << QString::fromStdString(issue.message);
+    auto *label = new QLabel(tr("%n preset file(s) skipped: %1", nullptr, static_cast<int>(issues.size()))
+                                 .arg(QString::fromStdString(issues.front().message)));
+    label->setToolTip(lines.join('\n'));
+    label->setObjectName("presetIssues");
+    statusBar()->addWidget(label, 1);
+}
+
+bool MainWindow::save()
+{
+    if (m_doc->filePath().isEmpty())
+        return saveAs();
+    QString error;
+    if (!m_doc->save(m_doc->filePath(), &error)) {
+        showError(tr("Cannot save"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(m_doc->filePath()).fileName()), 5000);
+    return true;
+}
+
+bool MainWindow::saveAs()
+{
+    QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), m_doc->filePath(),
+                                                tr("MemWall scenarios (*.memwall.json);;JSON (*.json)"));
+    if (path.isEmpty())
+        return false;
+    if (!path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive))
+        path += QStringLiteral(".memwall.json");
+    QString error;
+    if (!m_doc->save(path, &error)) {
+        showError(tr("Cannot save"), error);
+        return false;
+    }
+    return true;
+}
+
+void MainWindow::applyTheme(const QString &id)
+{
+    m_theme = Theme::byId(id);
+    for (const auto &chart : m_charts)
+        chart->setTheme(m_theme);
+    QApplication::setPalette(m_theme.darkWindow ? darkPalette() : QApplication::style()->standardPalette());
+    m_headline->setWarningColor(m_theme.warning);
+    m_actions->setThemeChecked(m_theme.id);
+    QSettings().setValue("view/theme", m_theme.id);
+}
+
+void MainWindow::toggleFullScreen()
+{
+    if (isFullScreen())
+        showNormal();
+    else
+        showFullScreen();
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About MemWall"),
+                       tr("<h3>MemWall %1</h3><p>See the AI memory wall: where a transformer's work lands on a device's "
+                          "roofline, what fills each level of memory, and why compute has outgrown memory bandwidth.</p>"
+                          "<p>Drop a Hugging Face <tt>config.json</tt> on the window to analyse your own model.</p>")
+                           .arg(QApplication::applicationVersion()));
+}
+
+void MainWindow::saveSettings()
+{
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+    settings.setValue("files/lastScenario", m_doc->filePath());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (m_doc->isModified()) {
+        const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
+                                                  tr("The scenario has unsaved changes. Save them before closing?"),
+                                                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
+                                                  QMessageBox::Save);
+        if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && !save())) {
+            event->ignore();
+            return;
+        }
+    }
+    saveSettings();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    const auto urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.front().isLocalFile() && urls.front().toLocalFile().endsWith(".json", Qt::CaseInsensitive))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const auto urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.front().isLocalFile())
+        return;
+    event->acceptProposedAction();
+    openDroppedFile(urls.front().toLocalFile());
 }
 
 } // namespace memwall::ui

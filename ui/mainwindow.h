@@ -1,25 +1,85 @@
 #pragma once
 
+#include "ui/settings/theme.h"
+
 #include <QMainWindow>
+
+#include <memory>
+#include <vector>
+
+class QDockWidget;
+class QTabWidget;
 
 namespace memwall::ui {
 
+class ChartBase;
+class ControlsPanel;
+class HeadlineBar;
+class MainWindowActions;
+class OperatorTable;
 class ScenarioDocument;
 
-/// Assembles docks, charts, menus and actions around one ScenarioDocument — nothing else.
+/// Assembles docks, charts, menus and actions around one ScenarioDocument — nothing else: the controls dock (left),
+/// the operator table dock (bottom), the headline bar and one tab per chart in the centre. Accepts dropped
+/// Hugging Face config.json and .memwall.json files; remembers geometry, docks, theme and recent files.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
     explicit MainWindow(ScenarioDocument *doc, QWidget *parent = nullptr);
+    ~MainWindow() override;
 
     /// Opens a scenario file; a broken file shows a message and changes nothing.
     bool openScenario(const QString &path);
+    /// Imports a Hugging Face config.json as the model (undoable); a broken file shows a message and changes nothing.
+    bool openModelConfig(const QString &path);
+    /// A dropped file: a scenario (kind "scenario" or *.memwall.json) or else a model config.json.
+    bool openDroppedFile(const QString &path);
+    /// Opens the scenario open at the last exit, if it still opens (silently skipped otherwise).
+    void restoreLastScenario();
     /// Shows skipped preset files (if any) in the status bar and a dialog-free notification.
     void reportPresetIssues();
 
+    /// Saves to the current file, or asks for one. False if cancelled or failed (with a message).
+    bool save();
+    bool saveAs();
+    void applyTheme(const QString &id);
+    const Theme &theme() const { return m_theme; }
+    void toggleFullScreen();
+    void showAbout();
+
+    ScenarioDocument *document() const { return m_doc; }
+    ControlsPanel *controls() const { return m_controls; }
+    OperatorTable *operatorTable() const { return m_table; }
+    HeadlineBar *headline() const { return m_headline; }
+    QTabWidget *chartTabs() const { return m_tabs; }
+    const std::vector<std::unique_ptr<ChartBase>> &charts() const { return m_charts; }
+    MainWindowActions *actions() const { return m_actions; }
+    QDockWidget *controlsDock() const { return m_controlsDock; }
+    QDockWidget *tableDock() const { return m_tableDock; }
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
 private:
+    void buildCharts();
+    void updateTitle();
+    /// A window-modal message that does not block the caller.
+    void showError(const QString &title, const QString &text);
+    void saveSettings();
+
     ScenarioDocument *m_doc;
+    ControlsPanel *m_controls;
+    OperatorTable *m_table;
+    HeadlineBar *m_headline;
+    QTabWidget *m_tabs;
+    QDockWidget *m_controlsDock;
+    QDockWidget *m_tableDock;
+    std::vector<std::unique_ptr<ChartBase>> m_charts;
+    MainWindowActions *m_actions;
+    Theme m_theme;
 };
 
 } // namespace memwall::ui

@@ -75,6 +75,7 @@ struct Ctx
     double localExperts = 1;
     double peakMatmul = 0, peakVector = 0, bw = 0;
     DType matmulType = DType::FP16;
+    DType vectorType = DType::FP32; ///< element-wise ops: FP32, or the matmul format on devices without FP32
     double flopFactor = 1; ///< structured sparsity: fraction of matmul weight FLOPs kept
     std::vector<Operator> *ops = nullptr;
     Totals *totals = nullptr;
@@ -95,7 +96,7 @@ void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count,
     op.activationBytes = aBytes * count * trainFactor;
     op.kvBytes = kvBytes * count * trainFactor;
     const bool tensorCore = cls == OpClass::Matmul || cls == OpClass::Attention;
-    op.computeType = tensorCore ? c.matmulType : DType::FP32;
+    op.computeType = tensorCore ? c.matmulType : c.vectorType;
     const double peak = tensorCore ? c.peakMatmul : c.peakVector;
     const double tc = op.flops / peak;
     const double tm = op.bytes() / c.bw;
@@ -307,7 +308,8 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
 
     c.matmulType = hw.computeType(s.activations);
     c.peakMatmul = hw.peak(c.matmulType) * ce;
-    c.peakVector = (hw.supports(DType::FP32) ? hw.peak(DType::FP32) : hw.peak(c.matmulType)) * ce;
+    c.vectorType = hw.supports(DType::FP32) ? DType::FP32 : c.matmulType;
+    c.peakVector = hw.peak(c.vectorType) * ce;
     c.bw = hw.mainMemory().bandwidthBytesPerS.value * me;
     if (!(c.peakMatmul > 0) || !(c.bw > 0))
         refuse("hardware " + hw.id + " has no usable compute peak or bandwidth");

@@ -162,7 +162,8 @@ std::string explain(const HardwareSpec &hw, const ModelShape &model, const Scena
     if (a.totals.bound == Bound::Memory) {
         if (decoding) {
             const bool all = a.memory.weights > 0 && t.weights / a.memory.weights > 0.9 && s.phase == Phase::Decode;
-            std::string reads = (all ? "all " : "") + formatSi(t.weights, "B") + " of weights";
+            // "all": the step streams (nearly) every weight the device holds; only unused embedding rows stay put.
+            std::string reads = all ? "all " + formatSi(a.memory.weights, "B") + " of weights" : formatSi(t.weights, "B") + " of weights";
             if (t.kv > 0.1 * t.weights)
                 reads += " and " + formatSi(t.kv, "B") + " of KV cache";
             const int64_t perReplica = s.batch / std::max(1, s.dp);

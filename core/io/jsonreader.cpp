@@ -17,8 +17,40 @@ std::string brief(const json &v)
     return s;
 }
 
+namespace {
+/// Deepest array/object nesting parseJson accepts. nlohmann parses iteratively, but copying, dumping and destroying
+/// a value recurse once per level: 100000 '[' would overflow the stack. Real presets and configs nest < 10 deep.
+constexpr int kMaxJsonDepth = 256;
+
+/// True if `text` nests arrays/objects deeper than kMaxJsonDepth (brackets inside strings do not count).
+bool nestsTooDeep(std::string_view text)
+{
+    int depth = 0;
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxJsonDepth)
+                return true;
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return false;
+}
+} // namespace
+
 json parseJson(std::string_view text, const std::string &origin)
 {
+    if (nestsTooDeep(text))
+        throw InputError(origin + ": nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
     try {
         return json::parse(text.begin(), text.end());
     } catch (const json::parse_error &e) {
@@ -37,6 +69,12 @@ json parseJson(std::string_view text, const std::string &origin)
         if (auto p = what.find("parse error"); p != std::string::npos)
             what = what.substr(p);
         throw InputError(origin + ":" + std::to_string(line) + ":" + std::to_string(col) + ": not valid JSON: " + what);
+    } catch (const json::exception &e) {
+        // e.g. out_of_range.406 "number overflow parsing '1e999'": no position is known, keep the reason.
+        std::string what = e.what();
+        if (auto p = what.find("] "); p != std::string::npos)
+            what = what.substr(p + 2);
+        throw InputError(origin + ": not valid JSON: " + what);
     }
 }
 
@@ -61,8 +99,8 @@ JsonReader::JsonReader(const json &obj, std::string file, std::string path)
     : m_obj(obj), m_file(std::move(file)), m_path(std::move(path))
 {
     if (!m_obj.is_object())
-        throw InputError(m_file + ": " + (m_path.empty() ? std::string("top level") : m_path) + ": expected an object, got " +
-                         brief(m_obj));
+        throw InputError(m_file + ": " + (m_path.empty() ? std::string("top level") : m_path) +
+                         ": expected an object, got " + brief(m_obj));
 }
 
 std::string JsonReader::where(std::string_view key) const
@@ -194,7 +232,8 @@ const json &JsonReader::array(std::string_view key)
 
 JsonReader JsonReader::element(const json &item, std::size_t i, std::string_view arrayKey) const
 {
-    std::string p = (m_path.empty() ? std::string() : m_path + ".") + std::string(arrayKey) + "[" + std::to_string(i) + "]";
+    std::string p =
+        (m_path.empty() ? std::string() : m_path + ".") + std::string(arrayKey) + "[" + std::to_string(i) + "]";
     return JsonReader(item, m_file, p);
 }
 

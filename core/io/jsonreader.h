@@ -17,7 +17,7 @@ struct InputError : std::runtime_error
 };
 
 /// Largest input file MemWall reads (presets, configs, scenarios): larger files are refused with a message.
-inline constexpr std::uintmax_t kMaxInputFileBytes = 8u * 1024u * 1024u;
+inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t{8} * 1024 * 1024;
 
 /// Reads and parses a JSON file; throws InputError naming the path (and line/column for syntax errors).
 nlohmann::json readJsonFile(const std::string &path);
@@ -44,7 +44,7 @@ public:
     int64_t positiveInteger(std::string_view key);
     bool boolean(std::string_view key);
     bool boolean(std::string_view key, bool fallback);
-    JsonReader object(std::string_view key);    ///< required nested object
+    JsonReader object(std::string_view key);           ///< required nested object
     const nlohmann::json &array(std::string_view key); ///< required array (marks the key read)
     JsonReader element(const nlohmann::json &item, std::size_t i, std::string_view arrayKey) const;
 

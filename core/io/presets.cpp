@@ -117,7 +117,8 @@ HardwareSpec hardwareFromJson(const json &j, const std::string &file)
             const MemoryLevel &prev = hw.memory.back();
             if (m.capacityBytes.value <= prev.capacityBytes.value && m.kind != MemoryKind::Host)
                 l.fail("capacity_bytes", "levels out of order: capacity " + brief(m.capacityBytes.value) +
-                                             " is not larger than the previous level's " + brief(prev.capacityBytes.value));
+                                             " is not larger than the previous level's " +
+                                             brief(prev.capacityBytes.value));
             if (m.bandwidthBytesPerS.value >= prev.bandwidthBytesPerS.value)
                 l.fail("bandwidth_bytes_per_s", "levels out of order: bandwidth " + brief(m.bandwidthBytesPerS.value) +
                                                     " is not lower than the previous level's " +
@@ -165,9 +166,14 @@ HardwareSpec hardwareFromJson(const json &j, const std::string &file)
 
 json toJson(const HardwareSpec &hw)
 {
-    json j{{"kind", "hardware"}, {"schema", 1},       {"id", hw.id},
-           {"name", hw.name},    {"vendor", hw.vendor}, {"category", hw.category},
-           {"year", toJson(hw.year)}, {"tdp_w", toJson(hw.tdpW)}};
+    json j{{"kind", "hardware"},
+           {"schema", 1},
+           {"id", hw.id},
+           {"name", hw.name},
+           {"vendor", hw.vendor},
+           {"category", hw.category},
+           {"year", toJson(hw.year)},
+           {"tdp_w", toJson(hw.tdpW)}};
     if (hw.priceUsd)
         j["price_usd"] = toJson(*hw.priceUsd);
     json peaks = json::object();
@@ -228,7 +234,8 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.activation = pick("activation", activationFromString, Activation::Gelu, "gelu, silu or relu");
     m.vocab = r.positiveInteger("vocab");
     m.maxPositions = r.integer("max_positions", 0);
-    m.positions = pick("positions", positionEncodingFromString, PositionEncoding::Rotary, "learned, rotary, alibi or none");
+    m.positions =
+        pick("positions", positionEncodingFromString, PositionEncoding::Rotary, "learned, rotary, alibi or none");
     m.positionOffset = r.integer("position_offset", 0);
     m.tokenTypes = r.integer("token_types", 0);
     m.tiedEmbeddings = r.boolean("tied_embeddings", false);
@@ -360,7 +367,8 @@ void PresetLibrary::loadDirectory(const std::string &dir, bool mustExist)
             it.disable_recursion_pending();
             continue;
         }
-        if (it->is_regular_file(ec) && it->path().extension() == ".json" && it->path().parent_path().filename() != "trends")
+        if (it->is_regular_file(ec) && it->path().extension() == ".json" &&
+            it->path().parent_path().filename() != "trends")
             files.push_back(it->path());
     }
     std::sort(files.begin(), files.end());
@@ -385,7 +393,8 @@ void PresetLibrary::add(HardwareSpec hw)
 
 void PresetLibrary::add(ModelPreset model)
 {
-    auto it = std::find_if(m_models.begin(), m_models.end(), [&](const auto &m) { return m.shape.id == model.shape.id; });
+    auto it =
+        std::find_if(m_models.begin(), m_models.end(), [&](const auto &m) { return m.shape.id == model.shape.id; });
     if (it != m_models.end())
         *it = std::move(model);
     else

@@ -46,7 +46,7 @@ constexpr std::size_t index(DType t) { return static_cast<std::size_t>(t); }
 struct WeightFormat
 {
     DType type = DType::FP16;
-    int groupSize = 0;            ///< weights sharing one scale; 0 = no scales
+    int groupSize = 0;             ///< weights sharing one scale; 0 = no scales
     DType scaleType = DType::FP16; ///< format of each scale
 
     /// Effective bits per weight including the scale overhead.

@@ -22,17 +22,16 @@ std::string_view name(const std::array<std::pair<E, std::string_view>, N> &table
             return n;
     return "?";
 }
-constexpr std::array<std::pair<Architecture, std::string_view>, 2> kArch{{{Architecture::Decoder, "decoder"},
-                                                                          {Architecture::Encoder, "encoder"}}};
+constexpr std::array<std::pair<Architecture, std::string_view>, 2> kArch{
+    {{Architecture::Decoder, "decoder"}, {Architecture::Encoder, "encoder"}}};
 constexpr std::array<std::pair<PositionEncoding, std::string_view>, 4> kPos{{{PositionEncoding::Learned, "learned"},
                                                                              {PositionEncoding::Rotary, "rotary"},
                                                                              {PositionEncoding::Alibi, "alibi"},
                                                                              {PositionEncoding::None, "none"}}};
-constexpr std::array<std::pair<NormKind, std::string_view>, 2> kNorm{{{NormKind::LayerNorm, "layernorm"},
-                                                                      {NormKind::RmsNorm, "rmsnorm"}}};
-constexpr std::array<std::pair<Activation, std::string_view>, 3> kAct{{{Activation::Gelu, "gelu"},
-                                                                       {Activation::Silu, "silu"},
-                                                                       {Activation::Relu, "relu"}}};
+constexpr std::array<std::pair<NormKind, std::string_view>, 2> kNorm{
+    {{NormKind::LayerNorm, "layernorm"}, {NormKind::RmsNorm, "rmsnorm"}}};
+constexpr std::array<std::pair<Activation, std::string_view>, 3> kAct{
+    {{Activation::Gelu, "gelu"}, {Activation::Silu, "silu"}, {Activation::Relu, "relu"}}};
 } // namespace
 
 std::string_view toString(Architecture a) { return name(kArch, a); }
@@ -91,19 +90,51 @@ std::string validate(const ModelShape &m)
     auto positive = [](const char *field, int64_t v) -> std::string {
         return v > 0 ? std::string() : std::string(field) + " must be positive, got " + std::to_string(v);
     };
-    for (auto [f, v] : {std::pair{"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
-                        {"kv_heads", m.kvHeads}, {"head_dim", m.headDim}, {"ffn", m.ffn}, {"vocab", m.vocab},
-                        {"experts", m.experts}, {"active_experts", m.activeExperts}})
+    for (auto [f, v] : {std::pair{"layers", m.layers},
+                        {"hidden", m.hidden},
+                        {"heads", m.heads},
+                        {"kv_heads", m.kvHeads},
+                        {"head_dim", m.headDim},
+                        {"ffn", m.ffn},
+                        {"vocab", m.vocab},
+                        {"experts", m.experts},
+                        {"active_experts", m.activeExperts}})
         if (auto e = positive(f, v); !e.empty())
             return e;
     if (m.heads % m.kvHeads != 0)
-        return "heads (" + std::to_string(m.heads) + ") must be a multiple of kv_heads (" + std::to_string(m.kvHeads) + ")";
+        return "heads (" + std::to_string(m.heads) + ") must be a multiple of kv_heads (" + std::to_string(m.kvHeads) +
+               ")";
     if (m.activeExperts > m.experts)
-        return "active_experts (" + std::to_string(m.activeExperts) + ") exceeds experts (" + std::to_string(m.experts) + ")";
+        return "active_experts (" + std::to_string(m.activeExperts) + ") exceeds experts (" +
+               std::to_string(m.experts) + ")";
     if (m.positionOffset < 0 || m.tokenTypes < 0 || m.maxPositions < 0 || m.slidingWindow < 0)
         return "max_positions, position_offset, token_types and sliding_window must not be negative";
     if (m.positions == PositionEncoding::Learned && m.maxPositions <= 0)
         return "learned positions need max_positions > 0";
+    // Size limits that keep paramCount() (int64) and everything derived from it far from overflow: every field below
+    // 2^31 and at most 1e15 parameters (over a thousand times the largest published model), estimated in double.
+    constexpr int64_t kMaxField = int64_t(1) << 31;
+    for (auto [f, v] : {std::pair{"layers", m.layers},
+                        {"hidden", m.hidden},
+                        {"heads", m.heads},
+                        {"head_dim", m.headDim},
+                        {"ffn", m.ffn},
+                        {"vocab", m.vocab},
+                        {"experts", m.experts},
+                        {"max_positions", m.maxPositions},
+                        {"position_offset", m.positionOffset},
+                        {"token_types", m.tokenTypes},
+                        {"sliding_window", m.slidingWindow}})
+        if (v > kMaxField)
+            return std::string(f) + " is implausibly large, got " + std::to_string(v);
+    const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.heads) * static_cast<double>(m.headDim);
+    const double ffn = static_cast<double>(m.ffn), experts = static_cast<double>(m.experts);
+    const double perLayer = h * (2 * q + 2 * q) + 3 * h * ffn * experts + 2 * ffn * experts + h * experts + 6 * h;
+    const double rows = static_cast<double>(m.vocab + m.maxPositions + m.positionOffset + m.tokenTypes);
+    const double estimate = static_cast<double>(m.layers) * perLayer + 2 * rows * h + h * h + 10 * h;
+    if (estimate > 1e15)
+        return "the shape is implausibly large: about " + std::to_string(static_cast<long long>(estimate / 1e12)) +
+               " T parameters (the limit is 1000 T)";
     return {};
 }
 

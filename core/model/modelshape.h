@@ -25,21 +25,21 @@ std::optional<Activation> activationFromString(std::string_view s);
 /// Sizes are element counts. Parameter counting follows Hugging Face (`sum(p.numel())`), see paramCount().
 struct ModelShape
 {
-    std::string id;   ///< lower-case with dashes: "llama-2-7b"
-    std::string name; ///< display name: "Llama 2 7B"
+    std::string id;     ///< lower-case with dashes: "llama-2-7b"
+    std::string name;   ///< display name: "Llama 2 7B"
     std::string family; ///< "llama", "gpt2", "bert", "opt", "falcon", ...
     Architecture arch = Architecture::Decoder;
 
     int64_t layers = 0;
-    int64_t hidden = 0;      ///< d_model
-    int64_t heads = 0;       ///< query heads
-    int64_t kvHeads = 0;     ///< key/value heads (== heads for MHA, 1 for MQA, in between for GQA)
-    int64_t headDim = 0;     ///< may differ from hidden/heads (e.g. Gemma)
-    int64_t ffn = 0;         ///< FFN inner width (per expert for MoE)
-    bool gatedFfn = false;   ///< SwiGLU/GeGLU: up and gate projections
+    int64_t hidden = 0;    ///< d_model
+    int64_t heads = 0;     ///< query heads
+    int64_t kvHeads = 0;   ///< key/value heads (== heads for MHA, 1 for MQA, in between for GQA)
+    int64_t headDim = 0;   ///< may differ from hidden/heads (e.g. Gemma)
+    int64_t ffn = 0;       ///< FFN inner width (per expert for MoE)
+    bool gatedFfn = false; ///< SwiGLU/GeGLU: up and gate projections
     Activation activation = Activation::Gelu;
     int64_t vocab = 0;
-    int64_t maxPositions = 0;  ///< context the model was trained for
+    int64_t maxPositions = 0; ///< context the model was trained for
     PositionEncoding positions = PositionEncoding::Rotary;
     int64_t positionOffset = 0; ///< extra learned position rows (OPT: 2)
     int64_t tokenTypes = 0;     ///< BERT token-type embeddings (2), else 0
@@ -66,12 +66,12 @@ struct ModelShape
 /// final norm, the LM head unless tied, and the pooler when present.
 struct ParamCounts
 {
-    int64_t embedding = 0; ///< token, position and token-type embeddings (+ embedding norm)
-    int64_t perLayer = 0;  ///< one layer, all experts
+    int64_t embedding = 0;      ///< token, position and token-type embeddings (+ embedding norm)
+    int64_t perLayer = 0;       ///< one layer, all experts
     int64_t perLayerActive = 0; ///< one layer, the experts a token uses
-    int64_t head = 0;      ///< final norm, untied LM head, pooler
+    int64_t head = 0;           ///< final norm, untied LM head, pooler
     int64_t total = 0;
-    int64_t active = 0;    ///< parameters one token touches (MoE: activeExperts of experts)
+    int64_t active = 0; ///< parameters one token touches (MoE: activeExperts of experts)
 };
 ParamCounts paramCount(const ModelShape &m);
 

@@ -16,7 +16,7 @@ bool sameState(const ScenarioFile &a, const ScenarioFile &b)
 {
     return a.scenario == b.scenario && a.whatIf == b.whatIf && a.hardware.id == b.hardware.id &&
            a.model.id == b.model.id && a.hardwareInline == b.hardwareInline && a.modelInline == b.modelInline &&
-           toJson(a.model) == toJson(b.model);
+           toJson(a.model) == toJson(b.model) && toJson(a.hardware) == toJson(b.hardware);
 }
 
 /// Swaps the whole document state; repeated edits with the same merge key merge into one step (a slider drag), and
@@ -36,6 +36,7 @@ public:
         if (other->id() != m_key || m_key < 0)
             return false;
         m_after = static_cast<const SetStateCommand *>(other)->m_after;
+        setText(other->text()); // "Undo Batch size 512", not the drag's first value
         setObsolete(sameState(m_before, m_after));
         return true;
     }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Quality gates beyond the plain build + tests of .ci/run:
+#   1. ASan + UBSan: the `asan` preset (gcc, -O1), building and running only the CTest suites of the labels in
+#      MEMWALL_ASAN_LABELS (default "core|presets": they need memwall_core only; "core|presets|cli" adds the memwall
+#      executable and so the whole UI library under ASan, about 6 more minutes on 2 cores; "all" runs every suite).
+#   2. clang-tidy-14 on core/*.cpp with the checked-in .clang-tidy (warnings are errors).
+#   3. clang-format-14 --dry-run -Werror on the files listed in FORMATTED_FILES below (the ones that conform; add a
+#      file once it is formatted: `clang-format-14 -i FILE`).
+#   4. Each libFuzzer target for MEMWALL_FUZZ_SECONDS (default 20) on its seed corpus (tests/fuzz/run_fuzzers.sh).
+# Steps can be skipped with MEMWALL_QUALITY_SKIP="asan tidy format fuzz" (any subset). MEMWALL_BUILD_LOCK=FILE runs
+# every build under `flock FILE` (for machines shared by several builders). Exit status: non-zero if any
+# step failed; every step runs regardless, and a summary with the time of each step is printed at the end.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+jobs="$(nproc)"
+labels="${MEMWALL_ASAN_LABELS:-core|presets}"
+skip=" ${MEMWALL_QUALITY_SKIP:-} "
+export QT_QPA_PLATFORM=offscreen
+# Qt warns on stderr when XDG_RUNTIME_DIR is unset, which breaks tests asserting exact stderr: give it a private one.
+if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
+  XDG_RUNTIME_DIR="$(mktemp -d)" && chmod 700 "$XDG_RUNTIME_DIR" && export XDG_RUNTIME_DIR
+fi
+build() { # cmake --build ..., under the optional lock
+  if [ -n "${MEMWALL_BUILD_LOCK:-}" ]; then flock "$MEMWALL_BUILD_LOCK" cmake --build "$@"; else cmake --build "$@"; fi
+}
+
+FORMATTED_FILES=(
+  core/analysis/breakdown.cpp core/analysis/breakdown.h core/analysis/explain.h
+  core/hardware/hardwarespec.cpp core/hardware/hardwarespec.h
+  core/io/analysisjson.h core/io/hfconfig.h core/io/scenariofile.h
+  core/io/jsonreader.cpp core/io/jsonreader.h core/io/presets.cpp core/io/presets.h
+  core/model/dtype.cpp core/model/dtype.h core/model/modelshape.cpp core/model/modelshape.h
+  tests/core/tst_invariants.cpp tests/core/tst_jsonreader.cpp tests/core/tst_presetloader.cpp
+  tests/fuzz/fuzz_cli.cpp tests/fuzz/fuzz_hfconfig.cpp tests/fuzz/fuzz_presets.cpp tests/fuzz/fuzz_scenario.cpp
+)
+
+summary=()
+status=0
+step() { # step NAME COMMAND...: runs one gate, records its time and result
+  local name="$1"; shift
+  if [[ "$skip" == *" $name "* ]]; then
+    summary+=("$name: skipped")
+    return
+  fi
+  echo "=== quality: $name"
+  local start=$SECONDS
+  if "$@"; then
+    summary+=("$name: ok ($((SECONDS - start)) s)")
+  else
+    summary+=("$name: FAILED ($((SECONDS - start)) s)")
+    status=1
+  fi
+}
+
+asan() {
+  cmake --preset asan >/dev/null || return 1
+  local targets=()
+  if [ "$labels" = "all" ]; then
+    build build-asan -j"$jobs" || return 1
+    labels=""
+  else
+    # Only the suites of the chosen labels (and what they run): `ctest -N` lists them without building.
+    mapfile -t targets < <(ctest --test-dir build-asan -N -L "$labels" | sed -n 's/^ *Test *#[0-9]*: //p')
+    [[ "$labels" == *cli* ]] && targets+=(memwall)
+    build build-asan -j"$jobs" --target "${targets[@]}" || return 1
+  fi
+  ASAN_OPTIONS="detect_leaks=1:strict_string_checks=1" \
+  LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0" \
+  UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+    ctest --test-dir build-asan --output-on-failure -j"$jobs" ${labels:+-L "$labels"}
+}
+
+tidy() {
+  # The compile database of any configured build folder will do; the asan one exists after step 1.
+  local db=build-asan out rc
+  [ -f "$db/compile_commands.json" ] || { cmake --preset dev >/dev/null && db=build; }
+  out="$(printf '%s\n' core/*/*.cpp | xargs -P "$jobs" -n 1 clang-tidy-14 -p "$db" --quiet 2>/dev/null)"
+  rc=$?
+  [ -n "$out" ] && printf '%s\n' "$out"
+  [ "$rc" -eq 0 ] && ! grep -qE 'warning:|error:' <<<"$out"
+}
+
+format() {
+  clang-format-14 --dry-run -Werror "${FORMATTED_FILES[@]}"
+}
+
+fuzz() {
+  bash tests/fuzz/run_fuzzers.sh "${MEMWALL_FUZZ_SECONDS:-20}"
+}
+
+step asan asan
+step tidy tidy
+step format format
+step fuzz fuzz
+
+echo "=== quality summary"
+printf '  %s\n' "${summary[@]}"
+exit "$status"

@@ -1,0 +1,264 @@
+// `memwall export`, run as a process: the picture has the asked size, bad options are one line and exit 2,
+// `--chart all` writes one file per chart. Needs no display (the command picks the offscreen platform itself).
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+namespace {
+
+struct Run
+{
+    int exitCode = -1;
+    QByteArray out, err;
+};
+
+/// Width and height from a PNG's IHDR chunk (this suite links QtCore only, so no QImage); {-1, -1} if not a PNG.
+QSize pngSize(const QByteArray &png)
+{
+    if (png.size() < 24 || !png.startsWith("\x89PNG\r\n\x1a\n") || png.mid(12, 4) != "IHDR")
+        return {-1, -1};
+    auto be32 = [&](int at) {
+        return (uchar(png[at]) << 24) | (uchar(png[at + 1]) << 16) | (uchar(png[at + 2]) << 8) | uchar(png[at + 3]);
+    };
+    return {int(be32(16)), int(be32(20))};
+}
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+} // namespace
+
+class TestCliExport : public QObject
+{
+    Q_OBJECT
+
+    QString m_exe;
+
+    Run memwall(const QStringList &args, bool headless = true)
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        if (headless) {
+            // As on a build server: no display and no platform chosen; the command must cope on its own.
+            env.remove("DISPLAY");
+            env.remove("WAYLAND_DISPLAY");
+            env.remove("QT_QPA_PLATFORM");
+        }
+        p.setProcessEnvironment(env);
+        p.start(m_exe, QStringList{"export"} + args);
+        Run r;
+        if (!p.waitForFinished(120000)) {
+            p.kill();
+            p.waitForFinished();
+            return r;
+        }
+        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+        r.out = p.readAllStandardOutput();
+        r.err = p.readAllStandardError();
+        return r;
+    }
+
+    /// The chart ids the binary offers, from its own error message for an unknown chart.
+    QStringList chartIds()
+    {
+        const Run r = memwall({"--chart", "nonsense", "--out", "x.png"});
+        const QByteArray marker = "use one of ";
+        const int at = r.err.indexOf(marker);
+        if (at < 0)
+            return {};
+        QStringList ids = QString::fromUtf8(r.err.mid(at + marker.size()).trimmed()).split(", ");
+        ids.removeAll("all");
+        return ids;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_exe = qEnvironmentVariable("MEMWALL_MEMWALL_EXE");
+        QVERIFY2(!m_exe.isEmpty(), "MEMWALL_MEMWALL_EXE is not set (run through ctest)");
+        QVERIFY2(QFileInfo(m_exe).isExecutable(), qPrintable(m_exe));
+    }
+
+    void unknownChartListsTheValidIds()
+    {
+        const Run r = memwall({"--chart", "nonsense", "--out", "x.png"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.startsWith("memwall export: --chart: 'nonsense' is not a chart; use one of "), r.err.constData());
+        QVERIFY2(r.err.trimmed().endsWith("all"), r.err.constData());
+    }
+
+    void rooflinePngHasTheAskedSize()
+    {
+        if (!chartIds().contains("roofline"))
+            QSKIP("the roofline chart is not built yet");
+        QTemporaryDir dir;
+        const QString path = dir.filePath("roofline.png");
+        const Run r = memwall({"--chart", "roofline", "--out", path, "--size", "800x600"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.out, (QDir::toNativeSeparators(path) + "\n").toUtf8());
+        QCOMPARE(pngSize(readAll(path)), QSize(800, 600));
+    }
+
+    void scaleMultipliesThePixels()
+    {
+        const QStringList ids = chartIds();
+        if (ids.isEmpty())
+            QSKIP("no chart is built yet");
+        QTemporaryDir dir;
+        const QString path = dir.filePath("chart.png");
+        const Run r = memwall({"--chart", ids.first(), "--out", path, "--size", "640x360", "--scale", "3", "--theme",
+                               "presentation", "--title", "Slide 3", "--caption", "Source: MemWall"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(pngSize(readAll(path)), QSize(1920, 1080));
+    }
+
+    void svgHasTheAskedViewBox()
+    {
+        const QStringList ids = chartIds();
+        if (ids.isEmpty())
+            QSKIP("no chart is built yet");
+        QTemporaryDir dir;
+        const QString path = dir.filePath("chart.svg");
+        const Run r = memwall({"--chart", ids.last(), "--out", path, "--size", "1920x1080", "--theme", "dark"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QXmlStreamReader xml(readAll(path));
+        QString viewBox;
+        while (!xml.atEnd())
+            if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("svg"))
+                viewBox = xml.attributes().value("viewBox").toString();
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QCOMPARE(viewBox, QString("0 0 1920 1080"));
+    }
+
+    void badOptionsAreOneLineAndExit2_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("size without x") << QStringList{"--chart", "CHART", "--out", "a.png", "--size", "1920"}
+                                        << "memwall export: --size: expected WxH like 1920x1080, got '1920'";
+        QTest::newRow("size with letters") << QStringList{"--chart", "CHART", "--out", "a.png", "--size", "wide"}
+                                           << "memwall export: --size: expected WxH like 1920x1080, got 'wide'";
+        QTest::newRow("size too small") << QStringList{"--chart", "CHART", "--out", "a.png", "--size", "63x600"}
+                                        << "memwall export: --size: width and height must be between 64 and 16384, "
+                                           "got '63x600'";
+        QTest::newRow("size too large") << QStringList{"--chart", "CHART", "--out", "a.png", "--size", "800x16385"}
+                                        << "memwall export: --size: width and height must be between 64 and 16384, "
+                                           "got '800x16385'";
+        QTest::newRow("scale 5") << QStringList{"--chart", "CHART", "--out", "a.png", "--scale", "5"}
+                                 << "memwall export: --scale: must be between 1 and 4, got 5";
+        QTest::newRow("scale not a number") << QStringList{"--chart", "CHART", "--out", "a.png", "--scale", "2x"}
+                                            << "memwall export: --scale: '2x' is not a whole number";
+        QTest::newRow("theme") << QStringList{"--chart", "CHART", "--out", "a.png", "--theme", "neon"}
+                               << "memwall export: --theme: 'neon' is not one of light, dark, presentation";
+        QTest::newRow("extension") << QStringList{"--chart", "CHART", "--out", "a.gif"}
+                                   << "memwall export: a.gif: unknown file type '.gif'; use .png, .svg, .pdf, .csv "
+                                      "or .json";
+        QTest::newRow("no extension") << QStringList{"--chart", "CHART", "--out", "slide"}
+                                      << "memwall export: slide: no file extension; use .png, .svg, .pdf, .csv or .json";
+        QTest::newRow("no --out") << QStringList{"--chart", "CHART"}
+                                  << "memwall export: --out FILE is required (.png, .svg, .pdf, .csv or .json)";
+        QTest::newRow("format for one chart") << QStringList{"--chart", "CHART", "--out", "a.png", "--format", "svg"}
+                                              << "memwall export: --format applies to --chart all; a single chart "
+                                                 "takes its format from --out";
+        QTest::newRow("format unknown") << QStringList{"--chart", "all", "--out", "deck", "--format", "gif"}
+                                        << "memwall export: --format: 'gif' is not one of png, svg, pdf, csv, json";
+        QTest::newRow("unknown option") << QStringList{"--chart", "CHART", "--out", "a.png", "--dpi", "300"}
+                                        << "memwall export: unknown option '--dpi' (try --help)";
+    }
+    void badOptionsAreOneLineAndExit2()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, expected);
+        const QStringList ids = chartIds();
+        if (ids.isEmpty())
+            QSKIP("no chart is built yet");
+        args.replaceInStrings(QRegularExpression("^CHART$"), ids.first());
+        QTemporaryDir dir; // run inside an empty folder: nothing may appear there
+        const QString cwd = QDir::currentPath();
+        QDir::setCurrent(dir.path());
+        const Run r = memwall(args);
+        QDir::setCurrent(cwd);
+        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(QString::fromUtf8(r.err), expected + "\n");
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList());
+    }
+
+    void unwritableOutputExits1()
+    {
+        const QStringList ids = chartIds();
+        if (ids.isEmpty())
+            QSKIP("no chart is built yet");
+        QTemporaryDir dir;
+        const QString path = dir.filePath("missing/folder/chart.pdf");
+        const Run r = memwall({"--chart", ids.first(), "--out", path});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(QString::fromUtf8(r.err), QString("memwall: %1: cannot write: folder '%2' does not exist\n")
+                                               .arg(path, QDir::toNativeSeparators(QFileInfo(path).absolutePath())));
+        QVERIFY(!QFileInfo::exists(path));
+    }
+
+    void allChartsWriteOneFileEach_data()
+    {
+        QTest::addColumn<QString>("format"); // empty: the default, png
+        QTest::newRow("default png") << QString();
+        QTest::newRow("pdf") << "pdf";
+        QTest::newRow("csv") << "csv";
+    }
+    void allChartsWriteOneFileEach()
+    {
+        QFETCH(QString, format);
+        const QStringList ids = chartIds();
+        if (ids.isEmpty())
+            QSKIP("no chart is built yet");
+        QTemporaryDir dir;
+        const QString folder = dir.filePath("slides");
+        QStringList args{"--chart", "all", "--out", folder, "--size", "1280x720", "--theme", "presentation"};
+        if (!format.isEmpty())
+            args << "--format" << format;
+        const Run r = memwall(args);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QString ext = format.isEmpty() ? "png" : format;
+        QStringList expectedFiles, expectedOut;
+        for (const QString &id : ids) {
+            expectedFiles << id + '.' + ext;
+            expectedOut << QDir::toNativeSeparators(QDir(folder).filePath(id + '.' + ext));
+        }
+        QCOMPARE(QString::fromUtf8(r.out), expectedOut.join('\n') + '\n');
+        QStringList files = QDir(folder).entryList(QDir::Files);
+        files.sort();
+        expectedFiles.sort();
+        QCOMPARE(files, expectedFiles);
+        for (const QString &f : files) {
+            const QByteArray bytes = readAll(QDir(folder).filePath(f));
+            if (ext == "png")
+                QCOMPARE(pngSize(bytes), QSize(1280, 720));
+            else if (ext == "pdf")
+                QVERIFY(bytes.startsWith("%PDF"));
+            else
+                QVERIFY(bytes.contains(','));
+        }
+    }
+
+    void helpExits0()
+    {
+        const Run r = memwall({"--help"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("--chart all"));
+        QVERIFY(r.err.isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliExport)
+#include "tst_cli_export.moc"

@@ -1,0 +1,146 @@
+// The one-sentence explanation: each case (memory-bound decode, compute-bound prefill, does not fit,
+// communication-bound) names the right limit and quotes numbers that come from the analysis, and the SI formatting
+// it uses rounds as a reader expects.
+#include "analysis/explain.h"
+#include "io/presets.h"
+
+#include <QtTest>
+
+#include <string>
+
+using namespace memwall::core;
+
+class TstExplain : public QObject
+{
+    Q_OBJECT
+
+private:
+    PresetLibrary m_lib;
+
+    std::string sentence(const char *hwId, const char *modelId, const Scenario &s, Analysis *out = nullptr)
+    {
+        const HardwareSpec *hw = m_lib.findHardware(hwId);
+        const ModelPreset *m = m_lib.findModel(modelId);
+        if (!hw || !m)
+            qFatal("preset %s / %s missing", hwId, modelId);
+        const Analysis a = analyze(*hw, m->shape, s);
+        if (out)
+            *out = a;
+        return explain(*hw, m->shape, s, a);
+    }
+
+private slots:
+    void initTestCase() { m_lib.loadBuiltin(); }
+
+    void formatting_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("unit");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("Llama 2 70B fp16 weights = 138 GB") << 137.96e9 << "B" << "138 GB";
+        QTest::newRow("H100 SXM fp16 peak = 989 TFLOP/s") << 989.4e12 << "FLOP/s" << "989 TFLOP/s";
+        QTest::newRow("41.2 ms step") << 0.04123 << "s" << "41.2 ms";
+        QTest::newRow("rounding carries to the next prefix") << 999.97e9 << "B" << "1 TB";
+        QTest::newRow("OPT-13B KV per token = 819 kB") << 819200.0 << "B" << "819 kB";
+        QTest::newRow("zero") << 0.0 << "B" << "0 B";
+        QTest::newRow("H100 capacity drops trailing zeros") << 80e9 << "B" << "80 GB";
+        QTest::newRow("microseconds") << 3.14e-6 << "s" << "3.14 µs";
+    }
+    void formatting()
+    {
+        QFETCH(double, value);
+        QFETCH(QString, unit);
+        QFETCH(QString, expected);
+        QCOMPARE(QString::fromStdString(formatSi(value, unit.toStdString())), expected);
+    }
+
+    void ratios()
+    {
+        QCOMPARE(QString::fromStdString(formatRatio(1.03)), QStringLiteral("1.0"));
+        QCOMPARE(QString::fromStdString(formatRatio(295.4)), QStringLiteral("295"));
+        QCOMPARE(QString::fromStdString(formatPercent(0.855)), QStringLiteral("86 %"));
+        QCOMPARE(QString::fromStdString(formatPercent(0.004)), QStringLiteral("0.4 %"));
+    }
+
+    void memoryBoundDecode()
+    {
+        // Llama 2 70B at fp16 fits on an H200 (141 GB): batch-1 decode is ~1 FLOP/byte against a ridge of 206.
+        Scenario s; // decode, batch 1
+        Analysis a;
+        const QString text = QString::fromStdString(sentence("h200-sxm", "llama-2-70b", s, &a));
+        QVERIFY2(a.memory.fits, qPrintable(text));
+        QVERIFY2(text.startsWith("At batch 1, decode reaches 1.0 FLOP/byte, far left of"), qPrintable(text));
+        QVERIFY2(text.contains("ridge at 206"), qPrintable(text));
+        QVERIFY2(text.contains("each token reads all 138 GB of weights"), qPrintable(text));
+        QVERIFY2(text.endsWith("so memory bandwidth sets the speed."), qPrintable(text));
+    }
+
+    void batchedDecodeNamesTheBatch()
+    {
+        Scenario s;
+        s.batch = 16;
+        const QString text = QString::fromStdString(sentence("h100-sxm", "llama-2-7b", s));
+        QVERIFY2(text.startsWith("At batch 16, decode"), qPrintable(text));
+        QVERIFY2(text.contains("to produce only 16 tokens"), qPrintable(text));
+        QVERIFY2(text.contains("memory bandwidth"), qPrintable(text));
+    }
+
+    void computeBoundPrefill()
+    {
+        // Llama 2 7B, 2048-token prompt on an H100: 746 FLOP/byte against a ridge of 295, compute-bound.
+        Scenario s;
+        s.phase = Phase::Prefill;
+        Analysis a;
+        const QString text = QString::fromStdString(sentence("h100-sxm", "llama-2-7b", s, &a));
+        QVERIFY(a.totals.bound == Bound::Compute);
+        QVERIFY2(text.startsWith("At batch 1, prefill of 2,048 tokens reaches 746 FLOP/byte, right of"), qPrintable(text));
+        QVERIFY2(text.contains("ridge at 295"), qPrintable(text));
+        QVERIFY2(text.contains("reused by 2,048 tokens"), qPrintable(text));
+        QVERIFY2(text.contains("compute (989 TFLOP/s fp16) sets the speed."), qPrintable(text));
+    }
+
+    void doesNotFit()
+    {
+        // The product's start state: 138 GB of fp16 weights on an 80 GB H100.
+        Scenario s;
+        Analysis a;
+        const QString text = QString::fromStdString(sentence("h100-sxm", "llama-2-70b", s, &a));
+        QVERIFY(!a.memory.fits);
+        QVERIFY2(text.startsWith("Llama 2 70B needs 139 GB per device (138 GB of it weights)"), qPrintable(text));
+        QVERIFY2(text.contains("holds 80 GB: it does not fit"), qPrintable(text));
+        QVERIFY2(text.contains("quantize the weights"), qPrintable(text));
+    }
+
+    void kvCacheDominatedDoesNotFitSuggestsKv()
+    {
+        Scenario s;
+        s.batch = 256;
+        s.context = 32768;
+        const QString text = QString::fromStdString(sentence("h100-sxm", "llama-2-7b", s));
+        QVERIFY2(text.contains("of it KV cache"), qPrintable(text));
+        QVERIFY2(text.contains("quantize the KV cache"), qPrintable(text));
+    }
+
+    void communicationBound()
+    {
+        // Llama 2 7B prefill split over 4 RTX 4090s: the all-reduces go over PCIe (no NVLink) and dominate.
+        Scenario s;
+        s.phase = Phase::Prefill;
+        s.tp = 4;
+        Analysis a;
+        const QString text = QString::fromStdString(sentence("rtx-4090", "llama-2-7b", s, &a));
+        QVERIFY(a.totals.bound == Bound::Communication);
+        QVERIFY2(text.startsWith("With tp 4, moving " + QString::fromStdString(formatSi(a.comm.bytes, "B")) +
+                                 " between devices over PCIe"),
+                 qPrintable(text));
+        const QString times = QString::fromStdString("takes " + formatSi(a.comm.timeS, "s") + " of the " +
+                                                     formatSi(a.totals.timeS, "s") + " step (" +
+                                                     formatPercent(a.comm.timeS / a.totals.timeS) + ")");
+        QVERIFY2(text.contains(times), qPrintable(text + " / " + times));
+        QVERIFY2(a.comm.timeS / a.totals.timeS > 0.5, qPrintable(text));
+        QVERIFY2(text.endsWith("communication sets the speed."), qPrintable(text));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstExplain)
+#include "tst_explain.moc"

@@ -1,0 +1,182 @@
+// Tests for core/io/jsonreader: parseJson/readJsonFile limits and JsonReader's typed, path-naming access.
+//
+// Conventions pinned here:
+// - Every error is one line "FILE: FIELD: what is wrong (value)"; syntax errors name FILE:LINE:COLUMN.
+// - parseJson refuses nesting deeper than 256 levels before building anything: nlohmann parses iteratively, but
+//   copying, dumping and destroying a value recurse once per level, so 100000 '[' would overflow the stack.
+// - Numbers beyond double range (1e999) are a "not valid JSON" error, never an escaping nlohmann exception.
+// - readJsonFile refuses files larger than kMaxInputFileBytes (8 MiB) before reading them.
+
+#include "io/jsonreader.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <string>
+
+namespace memwall::core {
+
+namespace {
+template <typename F>
+QString errorOf(F f)
+{
+    try {
+        f();
+    } catch (const InputError &e) {
+        return QString::fromStdString(e.what());
+    } catch (const std::exception &e) {
+        return QStringLiteral("unexpected exception type: ") + QString::fromStdString(e.what());
+    }
+    return QStringLiteral("<no error>");
+}
+} // namespace
+
+class TestJsonReader : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void parseErrors_data();
+    void parseErrors();
+    void nestingAtTheLimitParses();
+    void bracketsInsideStringsDoNotCount();
+    void readerErrors_data();
+    void readerErrors();
+    void rejectUnknownNamesTheKey();
+    void fileTooLarge();
+    void missingFile();
+};
+
+void TestJsonReader::parseErrors_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("error");
+
+    QTest::newRow("100000 '[' = nesting error, no stack overflow")
+        << QByteArray(100000, '[') << QString("f.json: nesting deeper than 256 levels");
+    QTest::newRow("257 nested objects = nesting error")
+        << QByteArray("{\"a\":").repeated(257) + "1" + QByteArray("}").repeated(257)
+        << QString("f.json: nesting deeper than 256 levels");
+    QTest::newRow("1e999 = number overflow, one line")
+        << QByteArray("{\"v\": 1e999}") << QString("f.json: not valid JSON: number overflow parsing '1e999'");
+    QTest::newRow("NaN text is not JSON")
+        << QByteArray("{\"v\": NaN}")
+        << QString("f.json:1:7: not valid JSON: parse error at line 1, column 7: syntax error while parsing value - "
+                   "invalid literal; last read: '\"v\": N'");
+    QTest::newRow("truncated file names line and column")
+        << QByteArray("{\n  \"a\": [1, 2,\n")
+        << QString("f.json:3:1: not valid JSON: parse error at line 3, column 1: syntax error while parsing value - "
+                   "unexpected end of input; expected '[', '{', or a literal");
+    QTest::newRow("invalid UTF-8 in a string")
+        << QByteArray("{\"id\": \"\xff\xfe\"}")
+        << QString("f.json:1:9: not valid JSON: parse error at line 1, column 9: syntax error while parsing value - "
+                   "invalid string: ill-formed UTF-8 byte; last read: '\"\xef\xbf\xbd'");
+}
+
+void TestJsonReader::parseErrors()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, error);
+    const QString got = errorOf([&] { parseJson(std::string_view(text.constData(), text.size()), "f.json"); });
+    QCOMPARE(got, error);
+    QVERIFY(!got.contains('\n'));
+}
+
+void TestJsonReader::nestingAtTheLimitParses()
+{
+    const std::string text = std::string(256, '[') + std::string(256, ']');
+    const nlohmann::json j = parseJson(text, "f.json");
+    QVERIFY(j.is_array());
+    const nlohmann::json copy = j; // copying recurses: fine at 256
+    QCOMPARE(copy.dump().size(), text.size());
+}
+
+void TestJsonReader::bracketsInsideStringsDoNotCount()
+{
+    // 300 '[' inside a string (with an escaped quote before them) are text, not nesting.
+    const std::string text = "{\"s\": \"\\\"" + std::string(300, '[') + "\"}";
+    const nlohmann::json j = parseJson(text, "f.json");
+    QCOMPARE(j.at("s").get<std::string>().size(), std::size_t(301));
+}
+
+void TestJsonReader::readerErrors_data()
+{
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("error");
+
+    QTest::newRow("missing") << "absent"
+                             << "f.json: absent: missing";
+    QTest::newRow("string as number") << "str"
+                                      << "f.json: str: expected a number, got \"12\"";
+    QTest::newRow("negative as positive") << "neg"
+                                          << "f.json: neg: must be positive, got -1";
+    QTest::newRow("zero as positive") << "zero"
+                                      << "f.json: zero: must be positive, got 0";
+    QTest::newRow("fraction as whole number") << "frac"
+                                              << "f.json: frac: expected a whole number, got 1.5";
+    QTest::newRow("number as bool") << "one"
+                                    << "f.json: one: expected true or false, got 1";
+    QTest::newRow("array as object") << "arr"
+                                     << "f.json: arr: expected an object, got [1,2]";
+    QTest::newRow("object as string") << "obj"
+                                      << "f.json: obj: expected a string, got {\"x\":1}";
+}
+
+void TestJsonReader::readerErrors()
+{
+    QFETCH(QString, field);
+    QFETCH(QString, error);
+    const nlohmann::json j = parseJson(
+        R"({"str": "12", "neg": -1, "zero": 0, "frac": 1.5, "one": 1, "arr": [1, 2], "obj": {"x": 1}})", "f.json");
+    const std::string key = field.toStdString();
+    JsonReader r(j, "f.json");
+    QString got;
+    if (field == "str")
+        got = errorOf([&] { r.number(key); });
+    else if (field == "neg" || field == "zero")
+        got = errorOf([&] { r.positive(key); });
+    else if (field == "frac")
+        got = errorOf([&] { r.integer(key); });
+    else if (field == "one")
+        got = errorOf([&] { r.boolean(key); });
+    else if (field == "arr")
+        got = errorOf([&] { r.object(key); });
+    else
+        got = errorOf([&] { r.string(key); });
+    QCOMPARE(got, error);
+}
+
+void TestJsonReader::rejectUnknownNamesTheKey()
+{
+    const nlohmann::json j = parseJson(R"({"a": {"known": 1, "tpyo": 2}})", "f.json");
+    JsonReader r(j, "f.json");
+    JsonReader a = r.object("a");
+    a.number("known");
+    QCOMPARE(errorOf([&] { a.rejectUnknown(); }), QString("f.json: a.tpyo: unknown field"));
+    QCOMPARE(errorOf([&] { a.rejectUnknown({"tpyo"}); }), QString("<no error>"));
+}
+
+void TestJsonReader::fileTooLarge()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = dir.filePath("big.json").toStdString();
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << "[\"" << std::string(kMaxInputFileBytes, 'x') << "\"]";
+    }
+    QCOMPARE(errorOf([&] { readJsonFile(path); }),
+             QString::fromStdString(path + ": file is too large (8388612 bytes; the limit is 8388608)"));
+}
+
+void TestJsonReader::missingFile()
+{
+    QCOMPARE(errorOf([] { readJsonFile("/nonexistent/x.json"); }),
+             QString("/nonexistent/x.json: cannot read file: No such file or directory"));
+}
+
+} // namespace memwall::core
+
+QTEST_GUILESS_MAIN(memwall::core::TestJsonReader)
+#include "tst_jsonreader.moc"

@@ -1,0 +1,403 @@
+// Tests for core/io/presets: bad preset files give one exact line naming file, field and value; broken files are
+// skipped (PresetLibrary::issues()) while the rest load; a later file overrides an earlier one with the same id.
+//
+// Conventions pinned here:
+// - An issue's message is one line "FILE: FIELD.PATH: what is wrong (value)", FILE as given to loadText() or the
+//   path found by loadDirectory().
+// - A broken file changes nothing: a preset with the same id loaded before stays as it was.
+// - Memory levels run fastest/smallest first: each level larger and slower than the one before (host excepted for
+//   capacity).
+
+#include "io/jsonreader.h"
+#include "io/presets.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+/// One change to a valid preset, as a data column.
+using Edit = std::function<void(nlohmann::json &)>;
+Q_DECLARE_METATYPE(Edit)
+
+namespace memwall::core {
+
+using nlohmann::json;
+
+namespace {
+
+json sourced(double v) { return json{{"value", v}, {"source", "test"}}; }
+
+/// A small valid hardware preset to break.
+json baseHardware()
+{
+    return json{{"kind", "hardware"},
+                {"schema", 1},
+                {"id", "test-gpu"},
+                {"name", "Test GPU"},
+                {"vendor", "Test"},
+                {"category", "gpu"},
+                {"year", sourced(2020)},
+                {"tdp_w", sourced(300)},
+                {"peak_flops", {{"fp16", sourced(1e14)}, {"int8", sourced(2e14)}}},
+                {"memory", json::array({{{"name", "L2"},
+                                         {"kind", "cache"},
+                                         {"capacity_bytes", sourced(4e7)},
+                                         {"bandwidth_bytes_per_s", sourced(5e12)}},
+                                        {{"name", "HBM"},
+                                         {"kind", "dram"},
+                                         {"capacity_bytes", sourced(4e10)},
+                                         {"bandwidth_bytes_per_s", sourced(1.5e12)}}})},
+                {"interconnects", json::array({{{"name", "Link"},
+                                                {"bandwidth_bytes_per_s", sourced(1e11)},
+                                                {"latency_s", sourced(5e-6)},
+                                                {"max_devices", 8}}})}};
+}
+
+/// A small valid model preset (an inline shape) to break.
+json baseModel()
+{
+    return json{{"kind", "model"},
+                {"schema", 1},
+                {"id", "test-model"},
+                {"name", "Test Model"},
+                {"shape", {{"layers", 2}, {"hidden", 64}, {"heads", 4}, {"ffn", 256}, {"vocab", 1000}}},
+                {"source", "test"}};
+}
+
+/// The one issue loading `text` as FILE "t.json" leaves (or a marker if it loaded).
+QString issueOf(const std::string &text)
+{
+    PresetLibrary lib;
+    if (lib.loadText(text, "t.json"))
+        return QStringLiteral("<loaded>");
+    if (lib.issues().size() != 1)
+        return QStringLiteral("<%1 issues>").arg(lib.issues().size());
+    if (lib.issues().front().file != "t.json")
+        return QStringLiteral("<issue for the wrong file>");
+    return QString::fromStdString(lib.issues().front().message);
+}
+
+void writeFile(const QString &path, const std::string &text)
+{
+    std::filesystem::create_directories(std::filesystem::path(path.toStdString()).parent_path());
+    std::ofstream(path.toStdString(), std::ios::binary) << text;
+}
+
+} // namespace
+
+class TestPresetLoader : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void basesLoad();
+    void hardwareErrors_data();
+    void hardwareErrors();
+    void modelErrors_data();
+    void modelErrors();
+    void textErrors_data();
+    void textErrors();
+    void laterOverridesEarlier();
+    void brokenFileLeavesEarlierPreset();
+    void brokenFileAmongGoodOnesIsSkipped();
+    void fileOverSizeLimitIsSkipped();
+    void missingFolder();
+};
+
+void TestPresetLoader::basesLoad()
+{
+    PresetLibrary lib;
+    QVERIFY(lib.loadText(baseHardware().dump(), "hw.json"));
+    QVERIFY(lib.loadText(baseModel().dump(), "m.json"));
+    QVERIFY(lib.issues().empty());
+    QVERIFY(lib.findHardware("test-gpu"));
+    QCOMPARE(lib.findHardware("test-gpu")->memory.size(), std::size_t(2));
+    QVERIFY(lib.findModel("test-model"));
+    QCOMPARE(lib.findModel("test-model")->shape.layers, int64_t(2));
+}
+
+void TestPresetLoader::hardwareErrors_data()
+{
+    QTest::addColumn<Edit>("edit");
+    QTest::addColumn<QString>("error");
+
+    auto row = [](const char *name, Edit e, const char *error) { QTest::newRow(name) << e << QString(error); };
+    row(
+        "unknown key", [](json &j) { j["colour"] = "green"; }, "t.json: colour: unknown field");
+    row(
+        "unknown key in a memory level", [](json &j) { j["memory"][1]["latency"] = 1; },
+        "t.json: memory[1].latency: unknown field");
+    row(
+        "wrong type: string for an object", [](json &j) { j["tdp_w"] = "300"; },
+        "t.json: tdp_w: expected an object, got \"300\"");
+    row(
+        "wrong type: string for a number", [](json &j) { j["tdp_w"]["value"] = "300"; },
+        "t.json: tdp_w.value: expected a number, got \"300\"");
+    row(
+        "wrong type: object for an array", [](json &j) { j["memory"] = json::object(); },
+        "t.json: memory: expected an array, got {}");
+    row(
+        "negative value", [](json &j) { j["tdp_w"]["value"] = -5; }, "t.json: tdp_w.value: must be positive, got -5");
+    row(
+        "zero value", [](json &j) { j["peak_flops"]["fp16"]["value"] = 0; },
+        "t.json: peak_flops.fp16.value: must be positive, got 0");
+    row(
+        "zero capacity", [](json &j) { j["memory"][0]["capacity_bytes"]["value"] = 0.0; },
+        "t.json: memory[0].capacity_bytes.value: must be positive, got 0.0");
+    row(
+        "levels out of order: capacity", [](json &j) { j["memory"][1]["capacity_bytes"]["value"] = 1e7; },
+        "t.json: memory[1].capacity_bytes: levels out of order: capacity 10000000.0 is not larger than the previous "
+        "level's 40000000.0");
+    row(
+        "levels out of order: bandwidth", [](json &j) { j["memory"][1]["bandwidth_bytes_per_s"]["value"] = 6e12; },
+        "t.json: memory[1].bandwidth_bytes_per_s: levels out of order: bandwidth 6000000000000.0 is not lower than "
+        "the previous level's 5000000000000.0");
+    row(
+        "missing source", [](json &j) { j["year"].erase("source"); }, "t.json: year.source: missing");
+    row(
+        "empty source", [](json &j) { j["memory"][0]["bandwidth_bytes_per_s"]["source"] = "  "; },
+        "t.json: memory[0].bandwidth_bytes_per_s.source: must not be empty");
+    row(
+        "unknown dtype key", [](json &j) { j["peak_flops"]["fp12"] = sourced(1e12); },
+        "t.json: peak_flops.fp12: unknown number format (use fp64, fp32, tf32, bf16, fp16, fp8, int8, int4)");
+    row(
+        "dtype alias is not a key", [](json &j) { j["peak_flops"]["float16"] = sourced(1e12); },
+        "t.json: peak_flops.float16: unknown number format (use fp64, fp32, tf32, bf16, fp16, fp8, int8, int4)");
+    row(
+        "no peak at all", [](json &j) { j["peak_flops"] = json::object(); },
+        "t.json: peak_flops: needs at least one number format");
+    row(
+        "unknown memory kind", [](json &j) { j["memory"][1]["kind"] = "hbm"; },
+        "t.json: memory[1].kind: must be sram, cache, dram or host, got \"hbm\"");
+    row(
+        "bad id", [](json &j) { j["id"] = "Test GPU"; },
+        "t.json: id: must be lower-case letters, digits and dashes, got \"Test GPU\"");
+    row(
+        "bad category", [](json &j) { j["category"] = "fpga"; },
+        "t.json: category: must be gpu, cpu, asic or wafer-scale, got \"fpga\"");
+    row(
+        "fraction above 1",
+        [](json &j) {
+            j["achievable"] = {{"compute_fraction", sourced(1.5)}};
+        },
+        "t.json: achievable.compute_fraction: a fraction of peak must be at most 1, got 1.5");
+    row(
+        "negative max_devices", [](json &j) { j["interconnects"][0]["max_devices"] = -1; },
+        "t.json: interconnects[0].max_devices: must not be negative");
+    row(
+        "newer schema", [](json &j) { j["schema"] = 2; },
+        "t.json: schema: version 2 is newer than this MemWall understands (1)");
+    row(
+        "number written as text", [](json &j) { j["tdp_w"]["value"] = "1e309"; },
+        "t.json: tdp_w.value: expected a number, got \"1e309\"");
+}
+
+void TestPresetLoader::hardwareErrors()
+{
+    QFETCH(Edit, edit);
+    QFETCH(QString, error);
+    json j = baseHardware();
+    edit(j);
+    QCOMPARE(issueOf(j.dump()), error);
+}
+
+void TestPresetLoader::modelErrors_data()
+{
+    QTest::addColumn<Edit>("edit");
+    QTest::addColumn<QString>("error");
+
+    auto row = [](const char *name, Edit e, const char *error) { QTest::newRow(name) << e << QString(error); };
+    row(
+        "unknown key", [](json &j) { j["params"] = 7; }, "t.json: params: unknown field");
+    row(
+        "unknown shape key", [](json &j) { j["shape"]["layer"] = 2; }, "t.json: shape: layer: unknown field");
+    row(
+        "zero layers", [](json &j) { j["shape"]["layers"] = 0; }, "t.json: shape: layers: must be positive, got 0");
+    row(
+        "negative hidden", [](json &j) { j["shape"]["hidden"] = -64; },
+        "t.json: shape: hidden: must be positive, got -64");
+    row(
+        "wrong type: string for a whole number", [](json &j) { j["shape"]["heads"] = "4"; },
+        "t.json: shape: heads: expected a whole number, got \"4\"");
+    row(
+        "fractional count", [](json &j) { j["shape"]["ffn"] = 256.5; },
+        "t.json: shape: ffn: expected a whole number, got 256.5");
+    row(
+        "kv heads not dividing heads", [](json &j) { j["shape"]["kv_heads"] = 3; },
+        "t.json: shape: heads (4) must be a multiple of kv_heads (3)");
+    row(
+        "implausibly large shape", [](json &j) { j["shape"]["hidden"] = int64_t(1) << 40; },
+        "t.json: shape: hidden is implausibly large, got 1099511627776");
+    row(
+        "missing source", [](json &j) { j.erase("source"); }, "t.json: source: missing");
+    row(
+        "missing params source",
+        [](json &j) {
+            j["params_official"] = {{"value", 7e9}};
+        },
+        "t.json: params_official.source: missing");
+    row(
+        "both config and shape", [](json &j) { j["config"] = json::object(); },
+        "t.json: shape: a model preset needs exactly one of \"config\" or \"shape\"");
+    row(
+        "unknown kind", [](json &j) { j["kind"] = "dataset"; },
+        "t.json: kind: must be \"hardware\" or \"model\", got \"dataset\"");
+}
+
+void TestPresetLoader::modelErrors()
+{
+    QFETCH(Edit, edit);
+    QFETCH(QString, error);
+    json j = baseModel();
+    edit(j);
+    QCOMPARE(issueOf(j.dump()), error);
+}
+
+void TestPresetLoader::textErrors_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("error");
+
+    QTest::newRow("invalid UTF-8")
+        << QByteArray("{\"kind\": \"model\", \"id\": \"\xc3\x28\"}")
+        << QString("t.json:1:27: not valid JSON: parse error at line 1, column 27: syntax error while parsing value - "
+                   "invalid string: ill-formed UTF-8 byte; last read: '\"\xef\xbf\xbd('");
+    QTest::newRow("truncated")
+        << QByteArray("{\"kind\": \"hardware\", \"id\": \"x")
+        << QString("t.json:1:30: not valid JSON: parse error at line 1, column 30: syntax error while parsing value - "
+                   "invalid string: missing closing quote; last read: '\"x'");
+    QTest::newRow("binary (an ELF header)")
+        << QByteArray("\x7f"
+                      "ELF\x02\x01\x01",
+                      7)
+        << QString("t.json:1:1: not valid JSON: parse error at line 1, column 1: syntax error while parsing value - "
+                   "invalid literal; last read: '\x7f'");
+    QTest::newRow("NUL byte ends the input")
+        << QByteArray("\0{}", 3)
+        << QString("t.json:1:1: not valid JSON: parse error at line 1, column 1: syntax error while parsing value - "
+                   "unexpected end of input; expected '[', '{', or a literal");
+    QTest::newRow("top level array") << QByteArray("[]") << QString("t.json: top level: expected an object");
+    QTest::newRow("no kind") << QByteArray("{\"id\": \"x\"}")
+                             << QString("t.json: kind: missing (\"hardware\" or \"model\")");
+    QTest::newRow("deep nesting") << QByteArray(5000, '[') << QString("t.json: nesting deeper than 256 levels");
+    QTest::newRow("1e999") << QByteArray("{\"kind\": \"hardware\", \"tdp_w\": {\"value\": 1e999}}")
+                           << QString("t.json: not valid JSON: number overflow parsing '1e999'");
+}
+
+void TestPresetLoader::textErrors()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, error);
+    const QString got = issueOf(text.toStdString());
+    QCOMPARE(got, error);
+    QVERIFY(!got.contains('\n'));
+}
+
+void TestPresetLoader::laterOverridesEarlier()
+{
+    PresetLibrary lib;
+    json a = baseHardware(), b = baseHardware();
+    b["name"] = "Test GPU, revised";
+    b["tdp_w"] = sourced(350);
+    QVERIFY(lib.loadText(a.dump(), "a.json"));
+    QVERIFY(lib.loadText(b.dump(), "b.json"));
+    QCOMPARE(lib.hardware().size(), std::size_t(1));
+    QCOMPARE(lib.findHardware("test-gpu")->name, std::string("Test GPU, revised"));
+    QCOMPARE(lib.findHardware("test-gpu")->sourceFile, std::string("b.json"));
+    QCOMPARE(lib.findHardware("test-gpu")->tdpW.value, 350.0);
+
+    json m = baseModel();
+    m["shape"]["layers"] = 4;
+    QVERIFY(lib.loadText(baseModel().dump(), "m1.json"));
+    QVERIFY(lib.loadText(m.dump(), "m2.json"));
+    QCOMPARE(lib.models().size(), std::size_t(1));
+    QCOMPARE(lib.findModel("test-model")->shape.layers, int64_t(4));
+}
+
+void TestPresetLoader::brokenFileLeavesEarlierPreset()
+{
+    PresetLibrary lib;
+    QVERIFY(lib.loadText(baseHardware().dump(), "a.json"));
+    json broken = baseHardware();
+    broken["name"] = "Broken";
+    broken["tdp_w"]["value"] = -1;
+    QVERIFY(!lib.loadText(broken.dump(), "b.json"));
+    QCOMPARE(lib.hardware().size(), std::size_t(1));
+    QCOMPARE(lib.findHardware("test-gpu")->name, std::string("Test GPU"));
+    QCOMPARE(lib.issues().size(), std::size_t(1));
+    QCOMPARE(lib.issues().front().file, std::string("b.json"));
+}
+
+void TestPresetLoader::brokenFileAmongGoodOnesIsSkipped()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    json second = baseHardware();
+    second["id"] = "test-gpu-2";
+    json broken = baseHardware();
+    broken["id"] = "test-gpu-3";
+    broken["peak_flops"]["fp12"] = sourced(1);
+    writeFile(dir.filePath("hardware/a.json"), baseHardware().dump(2));
+    writeFile(dir.filePath("hardware/b.json"), broken.dump(2));
+    writeFile(dir.filePath("hardware/c.json"), second.dump(2));
+    writeFile(dir.filePath("models/m.json"), baseModel().dump(2));
+    writeFile(dir.filePath("models/notes.txt"), "not a preset");
+
+    PresetLibrary lib;
+    lib.loadDirectory(dir.path().toStdString(), true);
+    QCOMPARE(lib.hardware().size(), std::size_t(2));
+    QVERIFY(lib.findHardware("test-gpu"));
+    QVERIFY(lib.findHardware("test-gpu-2"));
+    QVERIFY(!lib.findHardware("test-gpu-3"));
+    QCOMPARE(lib.models().size(), std::size_t(1));
+    QCOMPARE(lib.issues().size(), std::size_t(1));
+    const std::string path = dir.filePath("hardware/b.json").toStdString();
+    QCOMPARE(lib.issues().front().file, path);
+    QCOMPARE(QString::fromStdString(lib.issues().front().message),
+             QString::fromStdString(path + ": peak_flops.fp12: unknown number format (use fp64, fp32, tf32, bf16, "
+                                           "fp16, fp8, int8, int4)"));
+}
+
+void TestPresetLoader::fileOverSizeLimitIsSkipped()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    json big = baseHardware();
+    big["notes"] = std::string(kMaxInputFileBytes, 'x');
+    const std::string text = big.dump();
+    writeFile(dir.filePath("hardware/big.json"), text);
+    json good = baseHardware();
+    good["id"] = "small-gpu";
+    writeFile(dir.filePath("hardware/small.json"), good.dump());
+
+    PresetLibrary lib;
+    lib.loadDirectory(dir.path().toStdString());
+    QCOMPARE(lib.hardware().size(), std::size_t(1));
+    QVERIFY(lib.findHardware("small-gpu"));
+    QCOMPARE(lib.issues().size(), std::size_t(1));
+    const std::string path = dir.filePath("hardware/big.json").toStdString();
+    QCOMPARE(QString::fromStdString(lib.issues().front().message),
+             QString::fromStdString(path + ": file is too large (" + std::to_string(text.size()) +
+                                    " bytes; the limit is 8388608)"));
+}
+
+void TestPresetLoader::missingFolder()
+{
+    PresetLibrary lib;
+    lib.loadDirectory("/nonexistent/presets");
+    QVERIFY(lib.issues().empty());
+    lib.loadDirectory("/nonexistent/presets", true);
+    QCOMPARE(lib.issues().size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(lib.issues().front().message), QString("/nonexistent/presets: not a folder"));
+}
+
+} // namespace memwall::core
+
+QTEST_GUILESS_MAIN(memwall::core::TestPresetLoader)
+#include "tst_presetloader.moc"

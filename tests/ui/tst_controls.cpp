@@ -1,0 +1,280 @@
+// The controls dock writes only through the ScenarioDocument (a drag is one undo step), is written back from the
+// document without echo, and survives impossible combinations.
+#include "ui/controls/controlspanel.h"
+#include "ui/controls/logslider.h"
+#include "ui/controls/presetpicker.h"
+#include "ui/controls/whatifgroup.h"
+#include "ui/document/scenariodocument.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QCompleter>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QtTest>
+
+#include <cmath>
+#include <memory>
+
+using namespace memwall;
+using memwall::ui::ControlsPanel;
+using memwall::ui::ScenarioDocument;
+
+namespace {
+
+bool near(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
+
+/// What a user's pick in a combo box does: the index changes and activated() fires.
+void choose(QComboBox *box, const QString &text)
+{
+    const int row = box->findText(text);
+    QVERIFY2(row >= 0, qPrintable(text));
+    box->setCurrentIndex(row);
+    emit box->activated(row);
+}
+
+} // namespace
+
+class TstControls : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::shared_ptr<core::PresetLibrary> m_lib;
+    std::unique_ptr<ScenarioDocument> m_doc;
+    std::unique_ptr<ControlsPanel> m_panel;
+
+private slots:
+    void initTestCase()
+    {
+        m_lib = std::make_shared<core::PresetLibrary>();
+        m_lib->loadBuiltin();
+    }
+    void init()
+    {
+        m_doc = std::make_unique<ScenarioDocument>(m_lib);
+        // A combination that fits and analyses: Llama 2 7B decoding on an H100.
+        m_doc->setModelById("llama-2-7b");
+        m_doc->undoStack()->clear();
+        m_panel = std::make_unique<ControlsPanel>(m_doc.get());
+    }
+    void cleanup()
+    {
+        m_panel.reset();
+        m_doc.reset();
+    }
+
+    void startsFromTheDocument()
+    {
+        QCOMPARE(m_panel->batchSlider()->value(), 1.0);
+        QCOMPARE(m_panel->contextSlider()->value(), 2048.0);
+        QCOMPARE(m_panel->devicePicker()->currentId(), QStringLiteral("h100-sxm"));
+        QCOMPARE(m_panel->modelPicker()->currentId(), QStringLiteral("llama-2-7b"));
+        QCOMPARE(m_panel->weightsCombo()->currentText(), QStringLiteral("fp16"));
+        QCOMPARE(m_panel->phaseCombo()->currentText(), QStringLiteral("decode"));
+        QVERIFY(m_panel->errorLabel()->isHidden());
+    }
+
+    void batchSpinChangesScenarioAndAnalysis()
+    {
+        const double before = m_doc->analysis().totals.intensity;
+        QSignalSpy changed(m_doc.get(), &ScenarioDocument::analysisChanged);
+        auto *spin = m_panel->batchSlider()->spinBox();
+        spin->setFocus();
+        spin->selectAll();
+        QTest::keyClicks(spin, "64");
+        QTest::keyClick(spin, Qt::Key_Return);
+        QCOMPARE(m_doc->scenario().batch, int64_t{64});
+        QVERIFY(changed.count() >= 1);
+        // 64 sequences share each weight read: intensity grows by well over 10x.
+        QVERIFY2(m_doc->analysis().totals.intensity > 10 * before,
+                 qPrintable(QString::number(m_doc->analysis().totals.intensity)));
+        QCOMPARE(m_panel->batchSlider()->slider()->value(), m_panel->batchSlider()->positionFor(64));
+        QCOMPARE(m_doc->undoStack()->undoText(), QStringLiteral("Batch size 64"));
+    }
+
+    void sliderDragIsOneUndoStep()
+    {
+        QSlider *slider = m_panel->batchSlider()->slider();
+        const int startCount = m_doc->undoStack()->count();
+        slider->setSliderDown(true);
+        for (int pos : {100, 250, 400, 600, 750})
+            slider->setValue(pos);
+        slider->setSliderDown(false);
+        const auto dragged = m_doc->scenario().batch;
+        QCOMPARE(dragged, static_cast<int64_t>(m_panel->batchSlider()->valueAt(750)));
+        QVERIFY(dragged > 100);
+        QCOMPARE(m_doc->undoStack()->count(), startCount + 1);
+        QCOMPARE(m_doc->undoStack()->undoText(), QStringLiteral("Batch size %1").arg(dragged));
+
+        m_doc->undoStack()->undo();
+        QCOMPARE(m_doc->scenario().batch, int64_t{1});
+        QCOMPARE(m_panel->batchSlider()->value(), 1.0);
+        QCOMPARE(m_panel->batchSlider()->spinBox()->value(), 1.0);
+        m_doc->undoStack()->redo();
+        QCOMPARE(m_panel->batchSlider()->value(), static_cast<double>(dragged));
+    }
+
+    void keyboardStepsAlwaysMoveAnIntegerSlider()
+    {
+        QSlider *slider = m_panel->batchSlider()->slider();
+        slider->setFocus();
+        QTest::keyClick(slider, Qt::Key_Right);
+        QCOMPARE(m_doc->scenario().batch, int64_t{2}); // a step too small for 1 -> 1.07 still moves to 2
+        QTest::keyClick(slider, Qt::Key_Left);
+        QCOMPARE(m_doc->scenario().batch, int64_t{1});
+    }
+
+    void documentWritesBackWithoutEcho()
+    {
+        core::Scenario s = m_doc->scenario();
+        s.batch = 32;
+        s.context = 8192;
+        s.tp = 2;
+        s.fusedAttention = false;
+        m_doc->setScenario(s, "external edit");
+        QCOMPARE(m_doc->undoStack()->count(), 1); // the write-back pushed nothing
+        QCOMPARE(m_panel->batchSlider()->value(), 32.0);
+        QCOMPARE(m_panel->contextSlider()->spinBox()->value(), 8192.0);
+        QCOMPARE(m_panel->tpSpin()->value(), 2);
+        QVERIFY(!m_panel->fusedAttentionCheck()->isChecked());
+    }
+
+    void weightPrecisionChangesWeightMemory_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<double>("bitsPerWeight");
+        QTest::newRow("int8 = 8 bits") << "int8" << 8.0;
+        QTest::newRow("int4 = 4 bits") << "int4" << 4.0;
+        QTest::newRow("GPTQ int4 g128 = 4.125 bits") << "int4 (g128 fp16 scales)" << 4.125;
+        QTest::newRow("fp32 = 32 bits") << "fp32" << 32.0;
+    }
+    void weightPrecisionChangesWeightMemory()
+    {
+        QFETCH(QString, format);
+        QFETCH(double, bitsPerWeight);
+        const double fp16 = m_doc->analysis().memory.weights;
+        choose(m_panel->weightsCombo(), format);
+        QVERIFY2(near(m_doc->analysis().memory.weights, fp16 * bitsPerWeight / 16.0),
+                 qPrintable(QString::number(m_doc->analysis().memory.weights / fp16)));
+        QCOMPARE(m_doc->scenario().weights.bitsPerWeight(), bitsPerWeight);
+        QCOMPARE(m_doc->undoStack()->undoText(), QStringLiteral("Weights %1").arg(format));
+    }
+
+    void invalidTensorParallelShowsErrorAndKeepsAnalysis()
+    {
+        const double time = m_doc->analysis().totals.timeS;
+        m_panel->tpSpin()->setValue(3); // 32 heads do not split over 3 devices
+        QCOMPARE(m_doc->scenario().tp, 3);
+        QVERIFY(m_doc->analysisError().contains("tp 3"));
+        QVERIFY(!m_panel->errorLabel()->isHidden());
+        QCOMPARE(m_panel->errorLabel()->text(), m_doc->analysisError());
+        QCOMPARE(m_doc->analysis().totals.timeS, time); // the last valid analysis stays
+        m_panel->tpSpin()->setValue(4);
+        QVERIFY(m_doc->analysisError().isEmpty());
+        QVERIFY(m_panel->errorLabel()->isHidden());
+        QCOMPARE(m_doc->scenario().tp, 4);
+    }
+
+    void whatIfBandwidthMovesTheRidge()
+    {
+        const double ridge = m_doc->analysis().ridge;
+        auto *spin = m_panel->whatIfGroup()->bandwidthSlider()->spinBox();
+        spin->setValue(2.0);
+        QCOMPARE(m_doc->file().whatIf.bandwidth, 2.0);
+        QVERIFY(near(m_doc->analysis().ridge, ridge / 2.0));
+        QVERIFY(m_panel->whatIfGroup()->resetButton()->isEnabled());
+
+        // A drag of the bandwidth slider right after merges into that same step (same merge key).
+        const int count = m_doc->undoStack()->count();
+        QSlider *slider = m_panel->whatIfGroup()->bandwidthSlider()->slider();
+        slider->setSliderDown(true);
+        for (int pos : {800, 900, 1000})
+            slider->setValue(pos);
+        slider->setSliderDown(false);
+        QCOMPARE(m_doc->undoStack()->count(), count);
+        QVERIFY(m_doc->undoStack()->undoText().contains(QStringLiteral("bandwidth ×8")));
+        QVERIFY(near(m_doc->analysis().ridge, ridge / 8.0));
+
+        QTest::mouseClick(m_panel->whatIfGroup()->resetButton(), Qt::LeftButton);
+        QVERIFY(m_doc->file().whatIf.isIdentity());
+        QVERIFY(near(m_doc->analysis().ridge, ridge));
+        QCOMPARE(m_panel->whatIfGroup()->bandwidthSlider()->value(), 1.0);
+    }
+
+    void phaseEnablesTheLengthsItUses()
+    {
+        QVERIFY(m_panel->contextSlider()->isEnabled());
+        QVERIFY(!m_panel->promptSlider()->isEnabled());
+        choose(m_panel->phaseCombo(), "generate");
+        QVERIFY(m_doc->scenario().phase == core::Phase::Generate);
+        QVERIFY(m_panel->promptSlider()->isEnabled());
+        QVERIFY(m_panel->outputSlider()->isEnabled());
+        QVERIFY(!m_panel->contextSlider()->isEnabled());
+    }
+
+    void checkboxesAndEfficiency()
+    {
+        const double cachedFlops = m_doc->analysis().totals.flops;
+        QTest::mouseClick(m_panel->kvCacheCheck(), Qt::LeftButton);
+        QVERIFY(!m_doc->scenario().kvCache);
+        // Without a cache each step re-runs the whole 2048-token context.
+        QVERIFY(m_doc->analysis().totals.flops > 100 * cachedFlops);
+        choose(m_panel->efficiencyCombo(), m_panel->efficiencyCombo()->itemText(1));
+        QVERIFY(m_doc->scenario().efficiency == core::EfficiencyMode::Achievable);
+        QVERIFY(m_doc->analysis().memoryEfficiency < 1.0);
+    }
+
+    void pickersSearchAndSelect()
+    {
+        ui::PresetPicker *models = m_panel->modelPicker();
+        QCompleter *completer = models->completer();
+        QCOMPARE(completer->filterMode(), Qt::MatchContains);
+        completer->setCompletionPrefix("70b");
+        QStringList hits;
+        for (int r = 0; r < completer->completionModel()->rowCount(); ++r)
+            hits << completer->completionModel()->index(r, 0).data().toString();
+        QVERIFY2(hits.contains(QStringLiteral("Llama 2 70B — llama-2-70b")), qPrintable(hits.join(" | ")));
+        QVERIFY(!hits.contains(QStringLiteral("Llama 2 7B — llama-2-7b")));
+
+        const int row = models->findData(QStringLiteral("mistral-7b"));
+        QVERIFY(row >= 0);
+        QVERIFY(!models->itemData(row, Qt::ToolTipRole).toString().isEmpty());
+        models->setCurrentIndex(row);
+        emit models->activated(row);
+        QCOMPARE(QString::fromStdString(m_doc->model().id), QStringLiteral("mistral-7b"));
+        QCOMPARE(m_doc->undoStack()->undoText(), QStringLiteral("Model: Mistral 7B (v0.1)"));
+
+        ui::PresetPicker *devices = m_panel->devicePicker();
+        const int h200 = devices->findData(QStringLiteral("h200-sxm"));
+        devices->setCurrentIndex(h200);
+        emit devices->activated(h200);
+        QCOMPARE(QString::fromStdString(m_doc->baseHardware().id), QStringLiteral("h200-sxm"));
+        m_doc->undoStack()->undo();
+        QCOMPARE(devices->currentId(), QStringLiteral("h100-sxm"));
+    }
+
+    void everyControlExplainsItself()
+    {
+        const auto widgets = m_panel->findChildren<QWidget *>();
+        int checked = 0;
+        for (QWidget *w : widgets) {
+            if (!qobject_cast<QComboBox *>(w) && !qobject_cast<QAbstractSpinBox *>(w) && !qobject_cast<QSlider *>(w) &&
+                !qobject_cast<QAbstractButton *>(w))
+                continue;
+            if (qobject_cast<QComboBox *>(w->parentWidget()) || qobject_cast<QLineEdit *>(w->parentWidget()))
+                continue; // a combo box's own line edit, a line edit's clear button
+            QVERIFY2(!w->toolTip().isEmpty(), qPrintable(w->objectName() + " " + w->metaObject()->className()));
+            ++checked;
+        }
+        QVERIFY(checked > 20);
+    }
+};
+
+QTEST_MAIN(TstControls)
+#include "tst_controls.moc"

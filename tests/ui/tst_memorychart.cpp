@@ -1,0 +1,222 @@
+// The memory chart follows the document: weight format and parallelism change the per-device footprint bars, every
+// memory level has its capacity bar, and a footprint over main-memory capacity shows the warning state.
+#include "ui/charts/callout.h"
+#include "ui/charts/memorychart.h"
+#include "ui/document/scenariodocument.h"
+
+#include "io/presets.h"
+
+#include <QAreaSeries>
+#include <QChart>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QtTest>
+
+#include <cmath>
+#include <memory>
+
+using namespace memwall;
+using ui::MemoryChart;
+
+namespace {
+
+std::shared_ptr<core::PresetLibrary> library()
+{
+    static const auto lib = [] {
+        auto l = std::make_shared<core::PresetLibrary>();
+        l->loadBuiltin();
+        return l;
+    }();
+    return lib;
+}
+
+bool near(double a, double b, double rel = 1e-6) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
+
+} // namespace
+
+class TestMemoryChart : public QObject
+{
+    Q_OBJECT
+private slots:
+    void barsMatchFootprint();
+    void weightFormatShrinksWeights_data();
+    void weightFormatShrinksWeights();
+    void tensorParallelSplitsWeights_data();
+    void tensorParallelSplitsWeights();
+    void overCapacityWarns();
+    void levelsFollowDevice_data();
+    void levelsFollowDevice();
+    void trainingAddsGradientsAndOptimizer();
+    void tooltipAndLegend();
+    void dataAndCsv();
+};
+
+void TestMemoryChart::barsMatchFootprint()
+{
+    ui::ScenarioDocument doc(library());
+    MemoryChart chart(&doc);
+    QCOMPARE(chart.id(), QStringLiteral("memory"));
+    const auto &m = doc.analysis().memory;
+    QVERIFY(near(chart.componentBytes(MemoryChart::Weights), m.weights, 1e-9));
+    QVERIFY(near(chart.componentBytes(MemoryChart::KvCache), m.kv, 1e-6));
+    QCOMPARE(chart.componentBytes(MemoryChart::Gradients), 0.0); // inference: no gradients
+    QVERIFY(!chart.componentSeries(MemoryChart::Gradients)->isVisible());
+    // stacked: each segment starts where the previous one ends
+    const QLineSeries *w = chart.componentSeries(MemoryChart::Weights)->upperSeries();
+    const QLineSeries *kv = chart.componentSeries(MemoryChart::KvCache)->upperSeries();
+    QVERIFY(near(kv->at(0).x(), w->at(1).x()));
+}
+
+void TestMemoryChart::weightFormatShrinksWeights_data()
+{
+    QTest::addColumn<QString>("dtype");
+    QTest::addColumn<int>("group");
+    QTest::addColumn<double>("ratio");
+    QTest::newRow("fp16 -> int4: 4x smaller") << "int4" << 0 << 4.0;
+    QTest::newRow("fp16 -> int4 g128 (4.125 bits): 3.88x smaller") << "int4" << 128 << 16.0 / 4.125;
+    QTest::newRow("fp16 -> int8: 2x smaller") << "int8" << 0 << 2.0;
+}
+
+void TestMemoryChart::weightFormatShrinksWeights()
+{
+    QFETCH(QString, dtype);
+    QFETCH(int, group);
+    QFETCH(double, ratio);
+    ui::ScenarioDocument doc(library());
+    MemoryChart chart(&doc);
+    const double fp16 = chart.componentBytes(MemoryChart::Weights);
+    const double kv = chart.componentBytes(MemoryChart::KvCache);
+    core::Scenario s = doc.scenario();
+    s.weights = core::WeightFormat{*core::dtypeFromString(dtype.toStdString()), group, core::DType::FP16};
+    doc.setScenario(s, "weights");
+    const double quant = chart.componentBytes(MemoryChart::Weights);
+    QVERIFY2(near(fp16 / quant, ratio, 1e-3), qPrintable(QString::number(fp16 / quant)));
+    QVERIFY(near(chart.componentBytes(MemoryChart::KvCache), kv, 1e-6)); // KV format unchanged
+}
+
+void TestMemoryChart::tensorParallelSplitsWeights_data()
+{
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<int>("pp");
+    QTest::newRow("tp 8: weights / 8 per device") << 8 << 1;
+    QTest::newRow("tp 2: weights / 2 per device") << 2 << 1;
+    QTest::newRow("pp 4: weights / 4 per device") << 1 << 4;
+}
+
+void TestMemoryChart::tensorParallelSplitsWeights()
+{
+    QFETCH(int, tp);
+    QFETCH(int, pp);
+    ui::ScenarioDocument doc(library());
+    MemoryChart chart(&doc);
+    const double one = chart.componentBytes(MemoryChart::Weights);
+    core::Scenario s = doc.scenario();
+    s.tp = tp;
+    s.pp = pp;
+    doc.setScenario(s, "parallelism");
+    QVERIFY(doc.analysisError().isEmpty());
+    QVERIFY2(near(one / chart.componentBytes(MemoryChart::Weights), tp * pp, 1e-6),
+             qPrintable(QString::number(one / chart.componentBytes(MemoryChart::Weights))));
+    QVERIFY(chart.title().contains(QString("tp %1").arg(tp)));
+}
+
+void TestMemoryChart::overCapacityWarns()
+{
+    ui::ScenarioDocument doc(library());
+    MemoryChart chart(&doc);
+    // Llama 2 70B at FP16 = 138 GB of weights on one 80 GB H100
+    QVERIFY(chart.overCapacity());
+    QVERIFY(chart.overflowSeries()->isVisible());
+    QCOMPARE(chart.fitText(), QStringLiteral("does not fit: 139 GB > 80 GB"));
+    const QLineSeries *over = chart.overflowSeries()->upperSeries();
+    QVERIFY(near(over->at(0).x() * 1e9, 80e9));
+    QVERIFY(near(over->at(1).x() * 1e9, doc.analysis().memory.total()));
+    QCOMPARE(chart.overflowSeries()->pen().color(), chart.theme().warning);
+    // tp 2 fits (69 GB + KV per device)
+    core::Scenario s = doc.scenario();
+    s.tp = 2;
+    doc.setScenario(s, "tp");
+    QVERIFY(!chart.overCapacity());
+    QVERIFY(!chart.overflowSeries()->isVisible());
+    QVERIFY2(chart.fitText().startsWith("fits: "), qPrintable(chart.fitText()));
+    // undo: back to the warning
+    doc.undoStack()->undo();
+    QVERIFY(chart.overCapacity());
+    QVERIFY(chart.overflowSeries()->isVisible());
+}
+
+void TestMemoryChart::levelsFollowDevice_data()
+{
+    QTest::addColumn<QString>("hw");
+    QTest::newRow("H100: SRAM, L2, HBM, host") << "h100-sxm";
+    QTest::newRow("TPU v4: HBM only") << "tpu-v4";
+    QTest::newRow("MI300X with Infinity Cache") << "mi300x";
+}
+
+void TestMemoryChart::levelsFollowDevice()
+{
+    QFETCH(QString, hw);
+    ui::ScenarioDocument doc(library());
+    MemoryChart chart(&doc);
+    doc.setHardwareById(hw);
+    const auto &levels = doc.hardware().memory;
+    const QList<QAreaSeries *> bars = chart.levelSeries();
+    QCOMPARE(static_cast<std::size_t>(bars.size()), levels.size());
+    for (int i = 0; i < bars.size(); ++i) {
+        QVERIFY(bars[i]->isVisible());
+        QVERIFY(near(bars[i]->upperSeries()->at(1).x() * 1e9, levels[static_cast<std::size_t>(i)].capacityBytes.value));
+    }
+    QVERIFY(near(doc.analysis().memory.capacity, doc.hardware().mainMemory().capacityBytes.value));
+}
+
+void TestMemoryChart::trainingAddsGradientsAndOptimizer()
+{
+    ui::ScenarioDocument doc(library());
+    MemoryChart chart(&doc);
+    core::Scenario s = doc.scenario();
+    s.phase = core::Phase::Train;
+    s.tp = 8;
+    doc.setScenario(s, "train");
+    QVERIFY(chart.componentSeries(MemoryChart::Gradients)->isVisible());
+    QVERIFY(chart.componentSeries(MemoryChart::Optimizer)->isVisible());
+    QVERIFY(near(chart.componentBytes(MemoryChart::Optimizer), doc.analysis().memory.optimizer, 1e-6));
+    // Adam: 12 bytes of optimizer state per parameter vs 2 bytes of FP16 weights
+    QVERIFY(near(chart.componentBytes(MemoryChart::Optimizer) / chart.componentBytes(MemoryChart::Weights), 6.0, 1e-6));
+}
+
+void TestMemoryChart::tooltipAndLegend()
+{
+    ui::ScenarioDocument doc(library());
+    MemoryChart chart(&doc);
+    QAreaSeries *weights = chart.componentSeries(MemoryChart::Weights);
+    emit weights->hovered(QPointF(1, 4), true);
+    QVERIFY(chart.callout()->isVisible());
+    QVERIFY2(chart.callout()->text().contains("Weights per device"), qPrintable(chart.callout()->text()));
+    QVERIFY(chart.callout()->text().contains("138 GB"));
+    emit weights->hovered(QPointF(1, 4), false);
+    QVERIFY(!chart.callout()->isVisible());
+    const QList<QLegendMarker *> markers = chart.chart()->legend()->markers(weights);
+    QCOMPARE(markers.size(), 1);
+    QVERIFY(markers[0]->label().contains("138 GB"));
+    emit markers[0]->clicked();
+    QVERIFY(!weights->isVisible());
+    emit markers[0]->clicked();
+    QVERIFY(weights->isVisible());
+}
+
+void TestMemoryChart::dataAndCsv()
+{
+    ui::ScenarioDocument doc(library());
+    MemoryChart chart(&doc);
+    const nlohmann::json j = chart.data();
+    QCOMPARE(j.at("levels").size(), doc.hardware().memory.size());
+    QVERIFY(near(j.at("footprint_per_device").at("weights").get<double>(), doc.analysis().memory.weights));
+    QCOMPARE(j.at("fits").get<bool>(), false);
+    const QStringList lines = chart.csv().trimmed().split('\n');
+    QCOMPARE(lines.first(), QStringLiteral("kind,name,bytes,bandwidth_bytes_per_s"));
+    QCOMPARE(lines.filter(QRegularExpression("^level,")).size(), static_cast<int>(doc.hardware().memory.size()));
+}
+
+QTEST_MAIN(TestMemoryChart)
+#include "tst_memorychart.moc"

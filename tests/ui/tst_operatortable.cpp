@@ -1,0 +1,204 @@
+// The operator table mirrors the document's operators, sorts by exact values, keeps its selection in step with the
+// document's selected operator through the sort/filter proxy, and copies exact CSV.
+#include "ui/document/scenariodocument.h"
+#include "ui/widgets/headlinebar.h"
+#include "ui/widgets/operatortable.h"
+#include "ui/widgets/operatortablemodel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QtTest>
+
+#include <memory>
+
+using namespace memwall;
+using memwall::ui::OperatorTable;
+using memwall::ui::OperatorTableModel;
+using memwall::ui::ScenarioDocument;
+
+class TstOperatorTable : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::shared_ptr<core::PresetLibrary> m_lib;
+    std::unique_ptr<ScenarioDocument> m_doc;
+    std::unique_ptr<OperatorTable> m_table;
+
+    int sourceRowOf(const QString &name) const
+    {
+        const auto &ops = m_doc->analysis().operators;
+        for (std::size_t i = 0; i < ops.size(); ++i)
+            if (QString::fromUtf8(ops[i].name.data(), static_cast<qsizetype>(ops[i].name.size())) == name)
+                return static_cast<int>(i);
+        return -1;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_lib = std::make_shared<core::PresetLibrary>();
+        m_lib->loadBuiltin();
+    }
+    void init()
+    {
+        m_doc = std::make_unique<ScenarioDocument>(m_lib);
+        m_table = std::make_unique<OperatorTable>(m_doc.get());
+        m_table->resize(900, 400);
+    }
+    void cleanup()
+    {
+        m_table.reset();
+        m_doc.reset();
+    }
+
+    void rowsAreOperators_data()
+    {
+        QTest::addColumn<int>("phase");
+        QTest::newRow("decode") << static_cast<int>(core::Phase::Decode);
+        QTest::newRow("generate (prefill + decode operators)") << static_cast<int>(core::Phase::Generate);
+        QTest::newRow("train (with optimizer step)") << static_cast<int>(core::Phase::Train);
+    }
+    void rowsAreOperators()
+    {
+        QFETCH(int, phase);
+        core::Scenario s = m_doc->scenario();
+        s.phase = static_cast<core::Phase>(phase);
+        m_doc->setScenario(s, "phase");
+        const auto &ops = m_doc->analysis().operators;
+        QCOMPARE(m_table->model()->rowCount(), static_cast<int>(ops.size()));
+        QCOMPARE(m_table->proxy()->rowCount(), static_cast<int>(ops.size()));
+        for (int r = 0; r < m_table->model()->rowCount(); ++r) {
+            const auto &op = ops[static_cast<std::size_t>(r)];
+            QCOMPARE(m_table->model()->index(r, OperatorTableModel::Time).data(OperatorTableModel::SortRole).toDouble(), op.timeS);
+            QCOMPARE(m_table->model()->index(r, OperatorTableModel::Flops).data(OperatorTableModel::SortRole).toDouble(), op.flops);
+        }
+    }
+
+    void displayIsSiFormatted()
+    {
+        const int row = sourceRowOf("attn.qkv_proj");
+        QVERIFY(row >= 0);
+        // Llama 2 70B decode: the QKV projection moves 13.4 GB over its 80 layers.
+        QCOMPARE(m_table->model()->index(row, OperatorTableModel::Bytes).data().toString(), QStringLiteral("13.4 GB"));
+        QCOMPARE(m_table->model()->index(row, OperatorTableModel::Bound).data().toString(), QStringLiteral("memory"));
+        QVERIFY(m_table->model()->index(row, OperatorTableModel::Bytes).data(Qt::ToolTipRole).toString().contains("weights"));
+    }
+
+    void updatesInPlaceOnSliderTicks()
+    {
+        QSignalSpy resets(m_table->model(), &QAbstractItemModel::modelReset);
+        QSignalSpy changes(m_table->model(), &QAbstractItemModel::dataChanged);
+        core::Scenario s = m_doc->scenario();
+        s.batch = 8;
+        m_doc->setScenario(s, "batch", ScenarioDocument::BatchKey);
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(changes.count(), 1);
+    }
+
+    void sortsByExactTime()
+    {
+        m_table->view()->sortByColumn(OperatorTableModel::Time, Qt::DescendingOrder);
+        QSortFilterProxyModel *proxy = m_table->proxy();
+        double previous = 1e300;
+        for (int r = 0; r < proxy->rowCount(); ++r) {
+            const double t = proxy->index(r, OperatorTableModel::Time).data(OperatorTableModel::SortRole).toDouble();
+            QVERIFY2(t <= previous, qPrintable(QString("row %1").arg(r)));
+            previous = t;
+        }
+        // The slowest operators of 70B decode are the three FFN matmuls.
+        QVERIFY(proxy->index(0, OperatorTableModel::Name).data().toString().startsWith("ffn."));
+    }
+
+    void selectingARowSelectsTheOperator()
+    {
+        m_table->view()->sortByColumn(OperatorTableModel::Time, Qt::AscendingOrder); // proxy order != source order
+        QSignalSpy spy(m_doc.get(), &ScenarioDocument::selectionChanged);
+        const int proxyRow = m_table->proxy()->rowCount() - 1; // the slowest
+        const QModelIndex cell = m_table->proxy()->index(proxyRow, OperatorTableModel::Name);
+        m_table->view()->scrollTo(cell);
+        QTest::mouseClick(m_table->view()->viewport(), Qt::LeftButton, {}, m_table->view()->visualRect(cell).center());
+        const int expected = m_table->proxy()->mapToSource(cell).row();
+        QCOMPARE(m_doc->selectedOperator(), expected);
+        QCOMPARE(spy.count(), 1);
+        QVERIFY(m_doc->analysis().operators[static_cast<std::size_t>(expected)].name.substr(0, 4) == "ffn.");
+    }
+
+    void documentSelectionSelectsTheRow()
+    {
+        m_table->view()->sortByColumn(OperatorTableModel::Bytes, Qt::DescendingOrder);
+        const int source = sourceRowOf("attn.softmax");
+        m_doc->setSelectedOperator(source);
+        const QModelIndex current = m_table->view()->selectionModel()->currentIndex();
+        QVERIFY(current.isValid());
+        QCOMPARE(m_table->proxy()->mapToSource(current).row(), source);
+        QCOMPARE(m_table->view()->selectionModel()->selectedRows().size(), 1);
+        // No echo back into the document.
+        QCOMPARE(m_doc->selectedOperator(), source);
+        m_doc->setSelectedOperator(-1);
+        QVERIFY(m_table->view()->selectionModel()->selectedRows().isEmpty());
+    }
+
+    void filterKeepsMappingRight()
+    {
+        QTest::keyClicks(m_table->filterEdit(), "ffn.");
+        QVERIFY(m_table->proxy()->rowCount() >= 4);
+        QVERIFY(m_table->proxy()->rowCount() < m_table->model()->rowCount());
+        const int source = sourceRowOf("ffn.down");
+        m_doc->setSelectedOperator(source);
+        QCOMPARE(m_table->proxy()->mapToSource(m_table->view()->selectionModel()->currentIndex()).row(), source);
+    }
+
+    void copiesCsv()
+    {
+        QApplication::clipboard()->clear();
+        m_table->view()->setFocus();
+        m_table->copyCsvAction()->trigger();
+        const QStringList lines = QApplication::clipboard()->text().split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1 + static_cast<int>(m_doc->analysis().operators.size()));
+        QCOMPARE(lines.front(), QStringLiteral("name,class,phase,count,flops,bytes,arithmetic_intensity,time_s,share,bound"));
+        QCOMPARE(m_table->copyCsvAction()->shortcut(), QKeySequence(QKeySequence::Copy));
+        // Exact values: the row of lm_head carries its full-precision time.
+        const int row = sourceRowOf("lm_head");
+        const auto &op = m_doc->analysis().operators[static_cast<std::size_t>(row)];
+        bool found = false;
+        for (const QString &line : lines)
+            if (line.startsWith("lm_head,")) {
+                QCOMPARE(line.split(',').at(7).toDouble(), op.timeS);
+                found = true;
+            }
+        QVERIFY(found);
+        // Filtered: header plus only the shown rows.
+        m_table->filterEdit()->setText("attn.");
+        const QStringList filtered = m_table->visibleCsv().split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(filtered.size(), 1 + m_table->proxy()->rowCount());
+    }
+
+    void headlineShowsTheNumbers()
+    {
+        ui::HeadlineBar bar(m_doc.get());
+        // 70B fp16 on one H100: does not fit, memory-bound, ~41 ms per token.
+        QVERIFY(bar.memoryLabel()->text().contains("does not fit"));
+        QVERIFY(bar.memoryLabel()->text().contains("80 GB"));
+        QVERIFY(bar.boundLabel()->text().contains("memory-bound"));
+        QVERIFY(bar.timeLabel()->text().contains("ms"));
+        QVERIFY(bar.explanationLabel()->text().contains("does not fit"));
+        m_doc->setHardwareById("h200-sxm");
+        QVERIFY(bar.explanationLabel()->text().contains("each token reads all 138 GB of weights"));
+        QVERIFY(!bar.memoryLabel()->text().contains("does not fit"));
+        core::Scenario s = m_doc->scenario();
+        s.tp = 3;
+        m_doc->setScenario(s, "tp");
+        QVERIFY(bar.explanationLabel()->text().contains("tp 3"));
+    }
+};
+
+QTEST_MAIN(TstOperatorTable)
+#include "tst_operatortable.moc"

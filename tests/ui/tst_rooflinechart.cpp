@@ -1,0 +1,360 @@
+// The roofline chart follows the document: points move with the scenario, ceilings match the device, selection and
+// comparison show up as series, the legend toggles series, and the ChartView zooms/pans/resets its log axes.
+#include "ui/charts/callout.h"
+#include "ui/charts/chartview.h"
+#include "ui/charts/rooflinechart.h"
+#include "ui/document/scenariodocument.h"
+
+#include "io/presets.h"
+
+#include <QChart>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QtTest>
+
+#include <cmath>
+#include <memory>
+
+using namespace memwall;
+using memwall::core::OpClass;
+
+namespace {
+
+std::shared_ptr<core::PresetLibrary> library()
+{
+    static const auto lib = [] {
+        auto l = std::make_shared<core::PresetLibrary>();
+        l->loadBuiltin();
+        return l;
+    }();
+    return lib;
+}
+
+int indexOf(const ui::ScenarioDocument &doc, std::string_view name)
+{
+    const auto &ops = doc.analysis().operators;
+    for (std::size_t i = 0; i < ops.size(); ++i)
+        if (ops[i].name == name)
+            return static_cast<int>(i);
+    return -1;
+}
+
+int visibleSeries(const QChart *chart)
+{
+    int n = 0;
+    for (const QAbstractSeries *s : chart->series()) {
+        const auto *xy = qobject_cast<const QXYSeries *>(s);
+        if (s->isVisible() && xy && xy->count() > 0)
+            ++n;
+    }
+    return n;
+}
+
+QLogValueAxis *axis(const QChart *chart, Qt::Orientation o)
+{
+    return qobject_cast<QLogValueAxis *>(chart->axes(o).value(0));
+}
+
+bool near(double a, double b, double rel = 1e-6) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
+
+} // namespace
+
+class TestRooflineChart : public QObject
+{
+    Q_OBJECT
+private slots:
+    void batchMovesOperatorPoints();
+    void ceilingsPerSupportedPrecision_data();
+    void ceilingsPerSupportedPrecision();
+    void pointsSizedByTimeShare();
+    void selectionFromDocument();
+    void selectionByClick();
+    void hoverShowsCallout();
+    void compareDeviceAddsSeries();
+    void legendTogglesSeries();
+    void viewZoomPanReset();
+    void dataAndCsv();
+};
+
+void TestRooflineChart::batchMovesOperatorPoints()
+{
+    ui::ScenarioDocument doc(library());
+    ui::RooflineChart chart(&doc);
+    QCOMPARE(chart.id(), QStringLiteral("roofline"));
+    QScatterSeries *matmul = chart.operatorSeries(OpClass::Matmul);
+    QVERIFY(matmul->count() > 0);
+    QCOMPARE(static_cast<std::size_t>(matmul->count()), chart.operatorIndices(OpClass::Matmul).size());
+    const int ffn = indexOf(doc, "ffn.up");
+    QVERIFY(ffn >= 0);
+    const QPointF before = chart.operatorPoint(ffn);
+    QVERIFY(matmul->points().contains(before));
+    QVERIFY(near(before.x(), doc.analysis().operators[static_cast<std::size_t>(ffn)].intensity()));
+    QList<QPointF> oldPoints = matmul->points();
+
+    core::Scenario s = doc.scenario();
+    s.batch = 64;
+    doc.setScenario(s, "batch", ui::ScenarioDocument::BatchKey);
+    const QPointF after = chart.operatorPoint(ffn);
+    // decode: a weight matrix is read once for the whole batch, so intensity and FLOP/s grow ~64x
+    QVERIFY2(after.x() > 30 * before.x(), qPrintable(QString("%1 -> %2").arg(before.x()).arg(after.x())));
+    QVERIFY(after.y() > 30 * before.y());
+    QVERIFY(matmul->points() != oldPoints);
+    QVERIFY(matmul->points().contains(after));
+    QVERIFY(chart.title().contains("batch 64"));
+    // undo moves them back, in place
+    doc.undoStack()->undo();
+    QCOMPARE(chart.operatorPoint(ffn), before);
+}
+
+void TestRooflineChart::ceilingsPerSupportedPrecision_data()
+{
+    QTest::addColumn<QString>("hw");
+    QTest::newRow("H100 SXM") << "h100-sxm";
+    QTest::newRow("A100 40GB") << "a100-40gb-sxm";
+    QTest::newRow("RTX 4090") << "rtx-4090";
+    QTest::newRow("TPU v4") << "tpu-v4";
+    QTest::newRow("EPYC 9654") << "amd-epyc-9654";
+}
+
+void TestRooflineChart::ceilingsPerSupportedPrecision()
+{
+    QFETCH(QString, hw);
+    ui::ScenarioDocument doc(library());
+    ui::RooflineChart chart(&doc);
+    doc.setHardwareById(hw);
+    QCOMPARE(QString::fromStdString(doc.hardware().id), hw);
+    int supported = 0;
+    for (core::DType t : core::kAllDTypes)
+        supported += doc.hardware().supports(t) ? 1 : 0;
+    int covered = 0, active = 0;
+    for (const auto &c : chart.ceilings()) {
+        covered += static_cast<int>(c.dtypes.size());
+        active += c.active ? 1 : 0;
+    }
+    QCOMPARE(covered, supported); // every supported precision has its ceiling (equal peaks share one line)
+    QCOMPARE(active, 1);
+    const QList<QLineSeries *> lines = chart.ceilingSeries();
+    QCOMPARE(static_cast<std::size_t>(lines.size()), chart.ceilings().size());
+    int visibleCeilings = 0;
+    for (const QAbstractSeries *s : chart.chart()->series())
+        if (s->objectName() == "ceiling" && s->isVisible())
+            ++visibleCeilings;
+    QCOMPARE(static_cast<std::size_t>(visibleCeilings), chart.ceilings().size());
+    for (int i = 0; i < lines.size(); ++i) {
+        QCOMPARE(lines[i]->count(), 2);
+        QVERIFY(near(lines[i]->at(0).y() * chart.yScale(), chart.ceilings()[static_cast<std::size_t>(i)].flopsPerS));
+        QVERIFY(near(lines[i]->at(1).y(), lines[i]->at(0).y()));
+    }
+    // one slope per memory level with a bandwidth
+    QCOMPARE(chart.slopes().size(), doc.hardware().memory.size());
+    // every operator point lies inside the automatic range
+    const QLogValueAxis *x = axis(chart.chart(), Qt::Horizontal), *y = axis(chart.chart(), Qt::Vertical);
+    for (std::size_t i = 0; i < doc.analysis().operators.size(); ++i) {
+        const QPointF p = chart.operatorPoint(static_cast<int>(i));
+        if (std::isnan(p.x()))
+            continue;
+        QVERIFY(p.x() >= x->min() && p.x() <= x->max());
+        QVERIFY(p.y() >= y->min() && p.y() <= y->max());
+    }
+}
+
+void TestRooflineChart::pointsSizedByTimeShare()
+{
+    ui::ScenarioDocument doc(library());
+    ui::RooflineChart chart(&doc);
+    QScatterSeries *matmul = chart.operatorSeries(OpClass::Matmul);
+    const auto &idx = chart.operatorIndices(OpClass::Matmul);
+    const auto &a = doc.analysis();
+    for (int j = 0; j < matmul->count(); ++j) {
+        const auto &op = a.operators[static_cast<std::size_t>(idx[static_cast<std::size_t>(j)])];
+        const double size = matmul->pointConfiguration(j).value(QXYSeries::PointConfiguration::Size).toDouble();
+        QVERIFY(near(size, ui::rooflinemath::markerSize(op.timeS / a.totals.timeS), 1e-9));
+    }
+    // ffn.up (27 % of decode time) is drawn larger than lm_head (0.4 %)
+    const auto pos = [&](std::string_view n) {
+        return static_cast<int>(std::find(idx.begin(), idx.end(), indexOf(doc, n)) - idx.begin());
+    };
+    QVERIFY(matmul->pointConfiguration(pos("ffn.up")).value(QXYSeries::PointConfiguration::Size).toDouble() >
+            matmul->pointConfiguration(pos("lm_head")).value(QXYSeries::PointConfiguration::Size).toDouble() + 10);
+}
+
+void TestRooflineChart::selectionFromDocument()
+{
+    ui::ScenarioDocument doc(library());
+    ui::RooflineChart chart(&doc);
+    QVERIFY(!chart.selectionSeries()->isVisible());
+    const int idx = indexOf(doc, "attn.qkv_proj");
+    doc.setSelectedOperator(idx);
+    QVERIFY(chart.selectionSeries()->isVisible());
+    QCOMPARE(chart.selectionSeries()->count(), 1);
+    QCOMPARE(chart.selectionSeries()->at(0), chart.operatorPoint(idx));
+    // the highlight follows the operator when the scenario moves it
+    core::Scenario s = doc.scenario();
+    s.batch = 16;
+    doc.setScenario(s, "batch");
+    QCOMPARE(chart.selectionSeries()->at(0), chart.operatorPoint(idx));
+    doc.setSelectedOperator(-1);
+    QVERIFY(!chart.selectionSeries()->isVisible());
+}
+
+void TestRooflineChart::selectionByClick()
+{
+    ui::ScenarioDocument doc(library());
+    ui::RooflineChart chart(&doc);
+    ui::ChartView view(&chart);
+    view.resize(1200, 800);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QSignalSpy clicked(&chart, &ui::ChartBase::operatorClicked);
+    QSignalSpy selected(&doc, &ui::ScenarioDocument::selectionChanged);
+    // the attention point (score and context coincide) stands alone at ~8 FLOP/byte
+    QScatterSeries *attention = chart.operatorSeries(OpClass::Attention);
+    QVERIFY(attention->count() > 0);
+    const QPointF inChart = chart.chart()->mapToPosition(attention->at(0), attention);
+    const QPoint at = view.mapFromScene(chart.chart()->mapToScene(inChart));
+    QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, at);
+    QCOMPARE(clicked.count(), 1);
+    const int idx = clicked.at(0).at(0).toInt();
+    QVERIFY(doc.analysis().operators[static_cast<std::size_t>(idx)].cls == OpClass::Attention);
+    QCOMPARE(doc.selectedOperator(), idx);
+    QCOMPARE(selected.count(), 1);
+    QVERIFY(chart.selectionSeries()->isVisible());
+    QCOMPARE(chart.selectionSeries()->at(0), attention->at(0));
+    // a click on empty plot area does not select anything (it starts a pan)
+    QTest::mouseClick(view.viewport(), Qt::LeftButton, {},
+                      view.mapFromScene(chart.chart()->mapToScene(chart.chart()->plotArea().topLeft() + QPointF(30, 30))));
+    QCOMPARE(clicked.count(), 1);
+}
+
+void TestRooflineChart::hoverShowsCallout()
+{
+    ui::ScenarioDocument doc(library());
+    ui::RooflineChart chart(&doc);
+    QScatterSeries *matmul = chart.operatorSeries(OpClass::Matmul);
+    const int idx = indexOf(doc, "ffn.down");
+    QVERIFY(!chart.callout()->isVisible());
+    emit matmul->hovered(chart.operatorPoint(idx), true);
+    QVERIFY(chart.callout()->isVisible());
+    const QString text = chart.callout()->text();
+    // ffn.up, ffn.gate and ffn.down have the same shape, hence the same point: the callout names all of them
+    QVERIFY2(text.startsWith("ffn."), qPrintable(text));
+    QVERIFY(text.contains("ffn.down") && text.contains("ffn.up") && text.contains("ffn.gate"));
+    QVERIFY(text.contains("Matmul"));
+    QVERIFY(text.contains("memory-bound"));
+    QVERIFY(text.contains("Attainable"));
+    QVERIFY(text.contains("achieved"));
+    emit matmul->hovered(chart.operatorPoint(idx), false);
+    QVERIFY(!chart.callout()->isVisible());
+}
+
+void TestRooflineChart::compareDeviceAddsSeries()
+{
+    ui::ScenarioDocument doc(library());
+    ui::RooflineChart chart(&doc);
+    const int before = visibleSeries(chart.chart());
+    QVERIFY(!chart.compareSeries()->isVisible());
+    doc.setCompareHardware(*library()->findHardware("h200-sxm"));
+    QVERIFY(chart.compareSeries()->isVisible());
+    QVERIFY(chart.compareModelSeries()->isVisible());
+    QCOMPARE(visibleSeries(chart.chart()), before + 2);
+    QVERIFY(chart.compareSeries()->name().contains("H200"));
+    // H200 has more bandwidth: its model point is faster at the same intensity
+    QVERIFY(chart.compareModelSeries()->at(0).y() > chart.modelSeries()->at(0).y() * 1.2);
+    QCOMPARE(chart.compareSeries()->pen().style(), Qt::DashLine);
+    doc.setCompareHardware(std::nullopt);
+    QVERIFY(!chart.compareSeries()->isVisible());
+    QCOMPARE(visibleSeries(chart.chart()), before);
+}
+
+void TestRooflineChart::legendTogglesSeries()
+{
+    ui::ScenarioDocument doc(library());
+    ui::RooflineChart chart(&doc);
+    ui::ChartView view(&chart); // legend markers report visibility once the legend is in a shown scene
+    view.resize(1000, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QScatterSeries *matmul = chart.operatorSeries(OpClass::Matmul);
+    const QList<QLegendMarker *> markers = chart.chart()->legend()->markers(matmul);
+    QCOMPARE(markers.size(), 1);
+    QVERIFY(markers[0]->isVisible());
+    QVERIFY(matmul->isVisible());
+    emit markers[0]->clicked();
+    QVERIFY(!matmul->isVisible());
+    QVERIFY(markers[0]->isVisible()); // stays in the legend to switch it back on
+    // a refresh keeps the user's choice
+    core::Scenario s = doc.scenario();
+    s.batch = 8;
+    doc.setScenario(s, "batch");
+    QVERIFY(!matmul->isVisible());
+    emit markers[0]->clicked();
+    QVERIFY(matmul->isVisible());
+    // ceilings and slopes are labelled on the chart, not in the legend
+    for (QAbstractSeries *c : chart.chart()->series())
+        if (c->objectName() == "ceiling" || c->objectName() == "slope")
+            for (QLegendMarker *m : chart.chart()->legend()->markers(c))
+                QVERIFY(!m->isVisible());
+}
+
+void TestRooflineChart::viewZoomPanReset()
+{
+    ui::ScenarioDocument doc(library());
+    ui::RooflineChart chart(&doc);
+    ui::ChartView view(&chart);
+    view.resize(1000, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QLogValueAxis *x = axis(chart.chart(), Qt::Horizontal);
+    const double min0 = x->min(), max0 = x->max();
+    const double decades0 = std::log10(max0 / min0);
+    QVERIFY(!view.isUserView());
+    // zoom in around the centre: half the decades, centred in log space
+    view.zoomAt(chart.chart()->plotArea().center(), 0.5, 0.5);
+    QVERIFY(view.isUserView());
+    QVERIFY(near(std::log10(x->max() / x->min()), decades0 / 2, 1e-6));
+    QVERIFY(near(std::log10(x->min()) + std::log10(x->max()), std::log10(min0) + std::log10(max0), 1e-6));
+    // a refresh keeps the user's view
+    const double zoomedMin = x->min();
+    core::Scenario s = doc.scenario();
+    s.batch = 4;
+    doc.setScenario(s, "batch");
+    QVERIFY(near(x->min(), zoomedMin));
+    // pan one plot width to the left shifts by the whole visible span (in decades)
+    const double span = std::log10(x->max() / x->min());
+    view.panBy(chart.chart()->plotArea().width(), 0);
+    QVERIFY(near(std::log10(zoomedMin) - std::log10(x->min()), span, 1e-6));
+    // R resets to the automatic range
+    QTest::keyClick(&view, Qt::Key_R);
+    QVERIFY(!view.isUserView());
+    QVERIFY(near(x->min(), min0) && near(x->max(), max0));
+    // the wheel zooms too
+    const QPoint centre = view.mapFromScene(chart.chart()->mapToScene(chart.chart()->plotArea().center()));
+    QWheelEvent wheel(centre, view.viewport()->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(view.viewport(), &wheel);
+    QVERIFY(std::log10(x->max() / x->min()) < decades0 - 0.1);
+    // double-click resets
+    QTest::mouseDClick(view.viewport(), Qt::LeftButton, {}, centre);
+    QVERIFY(near(x->min(), min0) && near(x->max(), max0));
+    QVERIFY(view.resetAction()->shortcuts().contains(QKeySequence(Qt::Key_R)));
+}
+
+void TestRooflineChart::dataAndCsv()
+{
+    ui::ScenarioDocument doc(library());
+    ui::RooflineChart chart(&doc);
+    const nlohmann::json j = chart.data();
+    QCOMPARE(j.at("operators").size(), doc.analysis().operators.size());
+    QCOMPARE(j.at("ceilings").size(), chart.ceilings().size());
+    QVERIFY(near(j.at("ridge").at("flops_per_byte").get<double>(), 989.4e12 / 3.35e12, 1e-3));
+    const QStringList lines = chart.csv().trimmed().split('\n');
+    QVERIFY(lines.first().startsWith("kind,name,class,intensity_flop_per_byte"));
+    QCOMPARE(lines.filter(QRegularExpression("^operator,")).size(), static_cast<int>(doc.analysis().operators.size()));
+    QCOMPARE(lines.filter(QRegularExpression("^ceiling,")).size(), static_cast<int>(chart.ceilings().size()));
+}
+
+QTEST_MAIN(TestRooflineChart)
+#include "tst_rooflinechart.moc"

@@ -1,0 +1,46 @@
+#include "ui/charts/chartfit.h"
+
+#include <QChart>
+#include <QFontMetricsF>
+#include <QLegend>
+#include <QLegendMarker>
+
+namespace memwall::ui::chartfit {
+
+QString fittingTitle(const QStringList &candidates, const QFont &font, qreal width)
+{
+    if (candidates.isEmpty())
+        return {};
+    const QFontMetricsF fm(font);
+    for (const QString &c : candidates)
+        if (fm.horizontalAdvance(c) <= width)
+            return c;
+    return candidates.last();
+}
+
+bool legendFitsInRow(const QStringList &labels, const QFont &font, qreal width)
+{
+    const QFontMetricsF fm(font);
+    // Per entry: marker square (about one line height), its gap, the text and the spacing to the next entry.
+    qreal need = 0;
+    for (const QString &l : labels)
+        need += fm.horizontalAdvance(l) + 2.2 * fm.height() + 8;
+    return need <= width;
+}
+
+void placeLegend(QChart *chart)
+{
+    QLegend *legend = chart->legend();
+    if (!legend->isAttachedToChart())
+        return;
+    QStringList labels;
+    for (QLegendMarker *m : legend->markers())
+        if (m->isVisible())
+            labels << m->label();
+    const qreal width = chart->size().width() - chart->margins().left() - chart->margins().right();
+    const Qt::Alignment want = legendFitsInRow(labels, legend->font(), width * 0.95) ? Qt::AlignBottom : Qt::AlignRight;
+    if (legend->alignment() != want)
+        legend->setAlignment(want);
+}
+
+} // namespace memwall::ui::chartfit

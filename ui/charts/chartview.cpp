@@ -1,0 +1,316 @@
+#include "ui/charts/chartview.h"
+
+#include "ui/charts/chartbase.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QChart>
+#include <QContextMenuEvent>
+#include <QGraphicsItemGroup>
+#include <QKeyEvent>
+#include <QLogValueAxis>
+#include <QMenu>
+#include <QRubberBand>
+#include <QValueAxis>
+#include <QWheelEvent>
+
+#include <cmath>
+
+namespace memwall::ui {
+
+namespace {
+
+constexpr const char *kUserViewProperty = "memwallUserView";
+constexpr qreal kWheelStep = 0.8; ///< one wheel notch shows 80 % of the range
+
+/// Axis range as (lo, hi) in the space the axis is linear in (log10 for log axes); false for axes we do not move.
+bool axisSpan(QAbstractAxis *axis, double *lo, double *hi)
+{
+    if (auto *v = qobject_cast<QValueAxis *>(axis)) {
+        *lo = v->min();
+        *hi = v->max();
+        return true;
+    }
+    if (auto *l = qobject_cast<QLogValueAxis *>(axis)) {
+        if (!(l->min() > 0) || !(l->max() > 0))
+            return false;
+        *lo = std::log10(l->min());
+        *hi = std::log10(l->max());
+        return true;
+    }
+    return false;
+}
+
+void setAxisSpan(QAbstractAxis *axis, double lo, double hi)
+{
+    if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi))
+        return;
+    if (auto *v = qobject_cast<QValueAxis *>(axis))
+        v->setRange(lo, hi);
+    else if (auto *l = qobject_cast<QLogValueAxis *>(axis))
+        l->setRange(std::pow(10.0, lo), std::pow(10.0, hi));
+}
+
+/// Fraction of the plot area along the axis at chart position `p` (0 = left/bottom, 1 = right/top).
+double fraction(const QRectF &area, const QPointF &p, Qt::Orientation o)
+{
+    if (o == Qt::Horizontal)
+        return area.width() > 0 ? (p.x() - area.left()) / area.width() : 0.5;
+    return area.height() > 0 ? (area.bottom() - p.y()) / area.height() : 0.5;
+}
+
+} // namespace
+
+ChartView::ChartView(ChartBase *chart, QWidget *parent)
+    : QChartView(chart->chart(), parent), m_base(chart), m_resetAction(new QAction(tr("&Reset view"), this))
+{
+    setRenderHint(QPainter::Antialiasing);
+    setRubberBand(QChartView::NoRubberBand); // our own: Shift+drag, so a plain drag can pan
+    setDragMode(QGraphicsView::NoDrag);
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true);
+    setToolTip(tr("Wheel: zoom around the cursor (Shift: x only, Ctrl: y only) · drag: pan · Shift+drag: zoom to "
+                  "a rectangle · double-click or R: reset view"));
+    m_resetAction->setShortcuts({QKeySequence(Qt::Key_R), QKeySequence(Qt::Key_Home)});
+    m_resetAction->setShortcutContext(Qt::WidgetShortcut);
+    m_resetAction->setToolTip(tr("Show the chart's automatic range again (R, Home, double-click)"));
+    addAction(m_resetAction);
+    connect(m_resetAction, &QAction::triggered, this, &ChartView::resetView);
+}
+
+ChartView::~ChartView()
+{
+    // The QGraphicsScene would delete the chart with the view; the ChartBase still uses (and deletes) it.
+    if (m_base && chart() == m_base->chart() && scene())
+        scene()->removeItem(chart());
+}
+
+bool ChartView::isUserView() const { return m_base && m_base->property(kUserViewProperty).toBool(); }
+
+void ChartView::markUserView()
+{
+    if (m_base)
+        m_base->setProperty(kUserViewProperty, true);
+    emit viewChanged();
+}
+
+void ChartView::resetView()
+{
+    if (!m_base)
+        return;
+    m_base->setProperty(kUserViewProperty, false);
+    m_base->refresh();
+    emit viewChanged();
+}
+
+void ChartView::zoomAt(const QPointF &center, qreal factorX, qreal factorY)
+{
+    QChart *c = chart();
+    const QRectF area = c->plotArea();
+    bool changed = false;
+    for (QAbstractAxis *axis : c->axes()) {
+        const qreal f = axis->orientation() == Qt::Horizontal ? factorX : factorY;
+        if (f == 1.0)
+            continue;
+        double lo, hi;
+        if (!axisSpan(axis, &lo, &hi))
+            continue;
+        double t = fraction(area, center, axis->orientation());
+        if (axis->isReverse())
+            t = 1 - t;
+        const double at = lo + t * (hi - lo);
+        setAxisSpan(axis, at - (at - lo) * f, at + (hi - at) * f);
+        changed = true;
+    }
+    if (changed)
+        markUserView();
+}
+
+void ChartView::panBy(qreal dx, qreal dy)
+{
+    QChart *c = chart();
+    const QRectF area = c->plotArea();
+    bool changed = false;
+    for (QAbstractAxis *axis : c->axes()) {
+        double lo, hi;
+        if (!axisSpan(axis, &lo, &hi))
+            continue;
+        const bool horizontal = axis->orientation() == Qt::Horizontal;
+        const qreal pixels = horizontal ? area.width() : area.height();
+        if (pixels <= 0)
+            continue;
+        // Dragging right shows smaller x; dragging down shows larger y.
+        double shift = (horizontal ? -dx : dy) / pixels * (hi - lo);
+        if (axis->isReverse())
+            shift = -shift;
+        if (shift == 0)
+            continue;
+        setAxisSpan(axis, lo + shift, hi + shift);
+        changed = true;
+    }
+    if (changed)
+        markUserView();
+}
+
+void ChartView::zoomToRect(const QRectF &rect)
+{
+    QChart *c = chart();
+    const QRectF area = c->plotArea();
+    const QRectF r = rect.normalized().intersected(area);
+    if (r.width() < 4 || r.height() < 4)
+        return;
+    for (QAbstractAxis *axis : c->axes()) {
+        double lo, hi;
+        if (!axisSpan(axis, &lo, &hi))
+            continue;
+        const Qt::Orientation o = axis->orientation();
+        double a = fraction(area, o == Qt::Horizontal ? r.topLeft() : r.bottomLeft(), o);
+        double b = fraction(area, o == Qt::Horizontal ? r.bottomRight() : r.topLeft(), o);
+        if (axis->isReverse()) {
+            a = 1 - a;
+            b = 1 - b;
+            std::swap(a, b);
+        }
+        setAxisSpan(axis, lo + a * (hi - lo), lo + b * (hi - lo));
+    }
+    markUserView();
+}
+
+void ChartView::wheelEvent(QWheelEvent *event)
+{
+    const QPointF pos = chart()->mapFromScene(mapToScene(event->position().toPoint()));
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps == 0 || !chart()->plotArea().contains(pos)) {
+        QChartView::wheelEvent(event);
+        return;
+    }
+    const qreal f = std::pow(kWheelStep, steps);
+    const bool xOnly = event->modifiers() & Qt::ShiftModifier;
+    const bool yOnly = event->modifiers() & Qt::ControlModifier;
+    zoomAt(pos, yOnly ? 1.0 : f, xOnly ? 1.0 : f);
+    event->accept();
+}
+
+void ChartView::mousePressEvent(QMouseEvent *event)
+{
+    const QPointF pos = chart()->mapFromScene(mapToScene(event->position().toPoint()));
+    const bool inPlot = chart()->plotArea().contains(pos);
+    if (event->button() == Qt::LeftButton && inPlot && (event->modifiers() & Qt::ShiftModifier)) {
+        m_rubber = true;
+        m_rubberOrigin = event->position().toPoint();
+        if (!m_band)
+            m_band = new QRubberBand(QRubberBand::Rectangle, viewport());
+        m_band->setGeometry(QRect(m_rubberOrigin, QSize()));
+        m_band->show();
+        event->accept();
+        return;
+    }
+    QChartView::mousePressEvent(event);
+    if (event->button() != Qt::LeftButton || !inPlot)
+        return;
+    // A press on a data marker belongs to its series (click selects); anywhere else in the plot starts a pan.
+    const QGraphicsItem *item = itemAt(event->position().toPoint());
+    const bool onMarker = item && item->parentItem() && item->parentItem()->type() == QGraphicsItemGroup::Type;
+    if (!onMarker) {
+        m_panning = true;
+        m_moved = false;
+        m_pressPos = event->position().toPoint();
+        m_lastPos = event->position();
+        event->accept();
+    }
+}
+
+void ChartView::mouseMoveEvent(QMouseEvent *event)
+{
+    if (m_rubber && m_band) {
+        m_band->setGeometry(QRect(m_rubberOrigin, event->position().toPoint()).normalized());
+        event->accept();
+        return;
+    }
+    if (m_panning) {
+        if (!m_moved && (event->position().toPoint() - m_pressPos).manhattanLength() < QApplication::startDragDistance()) {
+            event->accept();
+            return;
+        }
+        if (!m_moved) {
+            m_moved = true;
+            viewport()->setCursor(Qt::ClosedHandCursor);
+        }
+        const QPointF d = event->position() - m_lastPos;
+        m_lastPos = event->position();
+        panBy(d.x(), d.y());
+        event->accept();
+        return;
+    }
+    QChartView::mouseMoveEvent(event);
+}
+
+void ChartView::mouseReleaseEvent(QMouseEvent *event)
+{
+    if (m_rubber && event->button() == Qt::LeftButton) {
+        m_rubber = false;
+        if (m_band) {
+            m_band->hide();
+            const QRect r = QRect(m_rubberOrigin, event->position().toPoint()).normalized();
+            const QRectF chartRect(chart()->mapFromScene(mapToScene(r.topLeft())),
+                                   chart()->mapFromScene(mapToScene(r.bottomRight())));
+            zoomToRect(chartRect);
+        }
+        event->accept();
+        return;
+    }
+    if (m_panning && event->button() == Qt::LeftButton) {
+        m_panning = false;
+        viewport()->unsetCursor();
+    }
+    QChartView::mouseReleaseEvent(event);
+}
+
+void ChartView::mouseDoubleClickEvent(QMouseEvent *event)
+{
+    const QPointF pos = chart()->mapFromScene(mapToScene(event->position().toPoint()));
+    if (event->button() == Qt::LeftButton && chart()->plotArea().contains(pos)) {
+        resetView();
+        event->accept();
+        return;
+    }
+    QChartView::mouseDoubleClickEvent(event);
+}
+
+void ChartView::keyPressEvent(QKeyEvent *event)
+{
+    const QPointF centre = chart()->plotArea().center();
+    const qreal step = 0.1; // of the plot area per arrow key
+    const QRectF area = chart()->plotArea();
+    switch (event->key()) {
+    case Qt::Key_R:
+    case Qt::Key_Home: resetView(); break;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomAt(centre, kWheelStep, kWheelStep); break;
+    case Qt::Key_Minus: zoomAt(centre, 1 / kWheelStep, 1 / kWheelStep); break;
+    case Qt::Key_Left: panBy(area.width() * step, 0); break;
+    case Qt::Key_Right: panBy(-area.width() * step, 0); break;
+    case Qt::Key_Up: panBy(0, area.height() * step); break;
+    case Qt::Key_Down: panBy(0, -area.height() * step); break;
+    default: QChartView::keyPressEvent(event); return;
+    }
+    event->accept();
+}
+
+void ChartView::contextMenuEvent(QContextMenuEvent *event)
+{
+    QMenu menu(this);
+    menu.addAction(m_resetAction);
+    menu.addSeparator();
+    QAction *zoomIn = menu.addAction(tr("Zoom in"));
+    zoomIn->setShortcut(QKeySequence(Qt::Key_Plus));
+    QAction *zoomOut = menu.addAction(tr("Zoom out"));
+    zoomOut->setShortcut(QKeySequence(Qt::Key_Minus));
+    const QPointF pos = chart()->mapFromScene(mapToScene(event->pos()));
+    const QPointF at = chart()->plotArea().contains(pos) ? pos : chart()->plotArea().center();
+    connect(zoomIn, &QAction::triggered, this, [this, at] { zoomAt(at, kWheelStep, kWheelStep); });
+    connect(zoomOut, &QAction::triggered, this, [this, at] { zoomAt(at, 1 / kWheelStep, 1 / kWheelStep); });
+    menu.exec(event->globalPos());
+}
+
+} // namespace memwall::ui

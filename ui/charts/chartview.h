@@ -1,0 +1,71 @@
+#pragma once
+
+#include <QChartView>
+#include <QPointer>
+
+class QAction;
+
+namespace memwall::ui {
+
+class ChartBase;
+
+/// Shows one ChartBase and makes it explorable:
+/// - mouse wheel zooms around the cursor (in log space on QLogValueAxis), Shift+wheel zooms only x, Ctrl+wheel only y;
+/// - left-drag pans (a press on a data point is left to the series: it selects the point);
+/// - right-drag (or Shift+left-drag) draws a rubber band and zooms into it;
+/// - double-click, key R / Home, or "Reset view" in the context menu return to the chart's automatic range;
+/// - keys +/- zoom around the centre, arrow keys pan.
+///
+/// While the user has zoomed or panned, the chart object carries the dynamic property "memwallUserView" = true;
+/// charts that honour it keep their axis ranges on refresh() (RooflineChart, MemoryChart). Reset clears it and calls
+/// ChartBase::refresh(), which recomputes the automatic ranges.
+class ChartView : public QChartView
+{
+    Q_OBJECT
+public:
+    explicit ChartView(ChartBase *chart, QWidget *parent = nullptr);
+    /// Hands the chart back to its ChartBase (which owns it), whichever of the two is destroyed first.
+    ~ChartView() override;
+
+    ChartBase *chartBase() const { return m_base; }
+    /// True while the user's zoom/pan is shown instead of the automatic range.
+    bool isUserView() const;
+    QAction *resetAction() const { return m_resetAction; }
+
+    /// Zooms by `factor` (< 1 zooms in) around `center` (chart/view coordinates in the plot area).
+    void zoomAt(const QPointF &center, qreal factorX, qreal factorY);
+    /// Moves the view by a pixel delta (positive dx shows data further left, as when dragging the plot to the right).
+    void panBy(qreal dx, qreal dy);
+
+public slots:
+    void resetView();
+
+signals:
+    /// The visible range changed by the user (zoom, pan) or by a reset.
+    void viewChanged();
+
+protected:
+    void wheelEvent(QWheelEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
+
+private:
+    void markUserView();
+    void zoomToRect(const QRectF &rect);
+
+    QPointer<ChartBase> m_base;
+    QAction *m_resetAction;
+    bool m_panning = false;
+    bool m_rubber = false;
+    bool m_moved = false;
+    QPoint m_pressPos;
+    QPointF m_lastPos;
+    QPoint m_rubberOrigin;
+    class QRubberBand *m_band = nullptr;
+};
+
+} // namespace memwall::ui

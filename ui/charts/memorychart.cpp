@@ -1,0 +1,498 @@
+#include "ui/charts/memorychart.h"
+
+#include "ui/charts/callout.h"
+#include "ui/charts/rooflinemath.h"
+#include "ui/document/scenariodocument.h"
+
+#include <QAreaSeries>
+#include <QCategoryAxis>
+#include <QChart>
+#include <QGraphicsSimpleTextItem>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPen>
+
+#include <algorithm>
+#include <cmath>
+
+namespace memwall::ui {
+
+using namespace memwall::core;
+namespace rm = rooflinemath;
+
+namespace {
+
+constexpr double kGB = 1e9;          ///< the axis is plotted in GB
+constexpr double kLeft = 1e-12;      ///< bars start here (GB): far left of any view
+constexpr double kBar = 0.62;        ///< bar thickness in rows
+
+QString componentName(MemoryChart::Component c)
+{
+    switch (c) {
+    case MemoryChart::Weights: return QObject::tr("Weights");
+    case MemoryChart::KvCache: return QObject::tr("KV cache");
+    case MemoryChart::Activations: return QObject::tr("Activations");
+    case MemoryChart::Gradients: return QObject::tr("Gradients");
+    case MemoryChart::Optimizer: return QObject::tr("Optimizer state");
+    case MemoryChart::ComponentCount: break;
+    }
+    return {};
+}
+
+const char *componentKey(MemoryChart::Component c)
+{
+    switch (c) {
+    case MemoryChart::Weights: return "weights";
+    case MemoryChart::KvCache: return "kv_cache";
+    case MemoryChart::Activations: return "activations";
+    case MemoryChart::Gradients: return "gradients";
+    case MemoryChart::Optimizer: return "optimizer";
+    case MemoryChart::ComponentCount: break;
+    }
+    return "";
+}
+
+double componentValue(const MemoryFootprint &m, MemoryChart::Component c)
+{
+    switch (c) {
+    case MemoryChart::Weights: return m.weights;
+    case MemoryChart::KvCache: return m.kv;
+    case MemoryChart::Activations: return m.activations;
+    case MemoryChart::Gradients: return m.gradients;
+    case MemoryChart::Optimizer: return m.optimizer;
+    case MemoryChart::ComponentCount: break;
+    }
+    return 0;
+}
+
+int componentColor(MemoryChart::Component c)
+{
+    switch (c) {
+    case MemoryChart::Weights: return 0;
+    case MemoryChart::KvCache: return 1;
+    case MemoryChart::Activations: return 2;
+    case MemoryChart::Gradients: return 3;
+    case MemoryChart::Optimizer: return 4;
+    case MemoryChart::ComponentCount: break;
+    }
+    return 7;
+}
+
+void setLegendVisible(QChart *chart, QAbstractSeries *s, bool visible)
+{
+    for (QLegendMarker *m : chart->legend()->markers(s))
+        m->setVisible(visible);
+}
+
+QGraphicsSimpleTextItem *makeLabel(QChart *chart)
+{
+    auto *t = new QGraphicsSimpleTextItem(chart);
+    t->setZValue(20);
+    t->setAcceptedMouseButtons(Qt::NoButton);
+    t->hide();
+    return t;
+}
+
+QString percent(double f) { return QString::number(f * 100, 'f', f < 0.1 ? 1 : 0) + QStringLiteral(" %"); }
+
+} // namespace
+
+MemoryChart::MemoryChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, parent)
+{
+    m_x = new QLogValueAxis;
+    m_x->setBase(10);
+    m_x->setLabelFormat(QStringLiteral("%g"));
+    m_x->setMinorTickCount(8);
+    m_x->setTitleText(tr("Bytes per device (GB, log scale)"));
+    m_y = new QCategoryAxis;
+    m_y->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    m_y->setGridLineVisible(false);
+    m_chart->addAxis(m_x, Qt::AlignBottom);
+    m_chart->addAxis(m_y, Qt::AlignLeft);
+
+    for (int i = 0; i < 5; ++i)
+        m_levels.push_back(makeBar(QStringLiteral("level")));
+    for (int c = 0; c < ComponentCount; ++c) {
+        m_components[c] = makeBar(QStringLiteral("component:") + QLatin1String(componentKey(Component(c))));
+        m_components[c]->setName(componentName(Component(c)));
+    }
+    m_overflow = makeBar(QStringLiteral("overflow"));
+    m_overflow->setName(tr("Over capacity"));
+    for (QLineSeries **line : {&m_capacityLine, &m_needLine}) {
+        *line = new QLineSeries;
+        m_chart->addSeries(*line);
+        (*line)->attachAxis(m_x);
+        (*line)->attachAxis(m_y);
+    }
+    m_capacityLine->setObjectName(QStringLiteral("capacity-line"));
+    m_needLine->setObjectName(QStringLiteral("need-line"));
+    for (QAbstractSeries *s : m_chart->series())
+        setLegendVisible(m_chart, s, false);
+    connectLegend();
+
+    m_fitLabel = makeLabel(m_chart);
+    m_totalLabel = makeLabel(m_chart);
+    m_callout = new Callout(m_chart);
+    connect(m_chart, &QChart::plotAreaChanged, this, &MemoryChart::layoutLabels);
+    connect(m_x, &QLogValueAxis::rangeChanged, this, &MemoryChart::layoutLabels);
+
+    refresh();
+    setTheme(theme());
+}
+
+MemoryChart::~MemoryChart() = default;
+
+QAreaSeries *MemoryChart::makeBar(const QString &object)
+{
+    auto *upper = new QLineSeries(this);
+    auto *lower = new QLineSeries(this);
+    auto *area = new QAreaSeries(upper, lower);
+    area->setObjectName(object);
+    m_chart->addSeries(area);
+    area->attachAxis(m_x);
+    area->attachAxis(m_y);
+    connect(area, &QAreaSeries::hovered, this, [this, area](const QPointF &p, bool state) {
+        if (!state) {
+            m_callout->hide();
+            return;
+        }
+        m_callout->setText(m_tips.value(area));
+        m_callout->setAnchor(p, area);
+        m_callout->show();
+    });
+    return area;
+}
+
+void MemoryChart::setBar(QAreaSeries *bar, double x0, double x1, double row)
+{
+    const double y = m_rows - 1 - row;
+    bar->upperSeries()->replace(QList<QPointF>{{x0, y + kBar / 2}, {x1, y + kBar / 2}});
+    bar->lowerSeries()->replace(QList<QPointF>{{x0, y - kBar / 2}, {x1, y - kBar / 2}});
+}
+
+void MemoryChart::connectLegend()
+{
+    for (QLegendMarker *marker : m_chart->legend()->markers()) {
+        connect(marker, &QLegendMarker::clicked, this, [this, marker] {
+            QAbstractSeries *s = marker->series();
+            s->setVisible(!s->isVisible());
+            s->setProperty("userHidden", !s->isVisible());
+            marker->setVisible(true);
+            QColor c = theme().foreground;
+            c.setAlphaF(s->isVisible() ? 1.0 : 0.35);
+            marker->setLabelBrush(c);
+        });
+    }
+}
+
+QString MemoryChart::title() const
+{
+    const ScenarioDocument *doc = document();
+    const Scenario &s = doc->scenario();
+    QString par;
+    if (s.tp > 1 || s.pp > 1 || s.dp > 1 || s.ep > 1)
+        par = tr(", tp %1 · pp %2 · dp %3").arg(s.tp).arg(s.pp).arg(s.dp);
+    const std::string_view phase = toString(s.phase);
+    return tr("Memory per device — %1 %2, batch %3%4 on %5")
+        .arg(QString::fromStdString(doc->model().name), QString::fromUtf8(phase.data(), static_cast<int>(phase.size())))
+        .arg(s.batch)
+        .arg(par, QString::fromStdString(doc->hardware().name));
+}
+
+QString MemoryChart::fitText() const
+{
+    if (m_over)
+        return tr("does not fit: %1 > %2").arg(rm::bytesLabel(m_total), rm::bytesLabel(m_capacity));
+    return tr("fits: %1 of %2 (%3)").arg(rm::bytesLabel(m_total), rm::bytesLabel(m_capacity),
+                                         percent(m_capacity > 0 ? m_total / m_capacity : 0));
+}
+
+double MemoryChart::componentBytes(Component c) const
+{
+    const QLineSeries *u = m_components[c]->upperSeries();
+    if (u->count() < 2 || !m_components[c]->isVisible())
+        return 0;
+    const double x0 = u->at(0).x() <= kLeft ? 0.0 : u->at(0).x();
+    return (u->at(1).x() - x0) * kGB;
+}
+
+QList<QAreaSeries *> MemoryChart::levelSeries() const
+{
+    QList<QAreaSeries *> out;
+    for (int i = 0; i < m_rows - 1 && i < static_cast<int>(m_levels.size()); ++i)
+        out << m_levels[static_cast<std::size_t>(i)];
+    return out;
+}
+
+void MemoryChart::refresh()
+{
+    const ScenarioDocument *doc = document();
+    const Analysis &a = doc->analysis();
+    const HardwareSpec &hw = doc->hardware();
+    const MemoryFootprint &mem = a.memory;
+    const std::size_t mainIndex = hw.memory.empty() ? 0 : hw.mainMemoryIndex();
+
+    // Rows: the footprint on top, then every level, fastest first.
+    QStringList names;
+    names << tr("%1\nper device").arg(QString::fromStdString(doc->model().name));
+    for (std::size_t i = 0; i < hw.memory.size(); ++i) {
+        QString n = rm::levelShortName(hw.memory[i].kind, QString::fromStdString(hw.memory[i].name));
+        if (names.contains(n))
+            n += QStringLiteral(" (%1)").arg(i + 1);
+        names << n;
+    }
+    m_rows = static_cast<int>(names.size());
+    m_mainRow = static_cast<int>(mainIndex) + 1;
+    if (names != m_rowNames) {
+        for (const QString &l : m_y->categoriesLabels())
+            m_y->remove(l);
+        m_y->setStartValue(-0.5);
+        for (int r = m_rows - 1; r >= 0; --r)
+            m_y->append(names[r], m_rows - 1 - r);
+        m_rowNames = names;
+    }
+    m_y->setRange(-0.5, m_rows - 0.5);
+
+    // Capacity bars.
+    while (m_levels.size() < hw.memory.size()) {
+        m_levels.push_back(makeBar(QStringLiteral("level")));
+        setLegendVisible(m_chart, m_levels.back(), false);
+    }
+    m_tips.clear();
+    double lo = HUGE_VAL, hi = 0;
+    for (std::size_t i = 0; i < m_levels.size(); ++i) {
+        QAreaSeries *bar = m_levels[i];
+        if (i < hw.memory.size()) {
+            const MemoryLevel &lvl = hw.memory[i];
+            const double cap = lvl.capacityBytes.value;
+            setBar(bar, kLeft, cap / kGB, static_cast<double>(i) + 1);
+            bar->setName(i == mainIndex ? tr("Capacity (main memory)") : tr("Capacity"));
+            bar->setVisible(true);
+            m_tips.insert(bar, tr("%1\nCapacity %2\nBandwidth %3%4")
+                                   .arg(QString::fromStdString(lvl.name), rm::bytesLabel(cap),
+                                        rm::gbPerSLabel(lvl.bandwidthBytesPerS.value),
+                                        i == mainIndex ? tr("\nHolds weights and KV cache") : QString()));
+            if (cap > 0) {
+                lo = std::min(lo, cap);
+                hi = std::max(hi, cap);
+            }
+        } else {
+            bar->upperSeries()->clear();
+            bar->lowerSeries()->clear();
+            bar->setVisible(false);
+        }
+        setLegendVisible(m_chart, bar, i == mainIndex && i < hw.memory.size());
+    }
+
+    // The stacked footprint.
+    m_total = mem.total();
+    m_capacity = mem.capacity;
+    m_over = m_total > m_capacity && m_capacity > 0;
+    double cum = 0;
+    for (int c = 0; c < ComponentCount; ++c) {
+        QAreaSeries *bar = m_components[c];
+        const double v = componentValue(mem, Component(c));
+        const bool any = v > 0;
+        if (any) {
+            setBar(bar, cum > 0 ? cum / kGB : kLeft, (cum + v) / kGB, 0);
+            cum += v;
+            if (!bar->isVisible() && !bar->property("userHidden").toBool())
+                bar->setVisible(true);
+        } else {
+            bar->setVisible(false);
+        }
+        bar->setName(tr("%1 %2").arg(componentName(Component(c)), rm::bytesLabel(v)));
+        m_tips.insert(bar, tr("%1 per device\n%2 (%3 of the footprint)\nMain memory: %4")
+                               .arg(componentName(Component(c)), rm::bytesLabel(v), percent(m_total > 0 ? v / m_total : 0),
+                                    rm::bytesLabel(m_capacity)));
+        setLegendVisible(m_chart, bar, any);
+    }
+    if (m_total > 0) {
+        lo = std::min(lo, m_total);
+        hi = std::max(hi, m_total);
+    }
+    if (m_over) {
+        setBar(m_overflow, m_capacity / kGB, m_total / kGB, 0);
+        m_overflow->setVisible(true);
+        m_tips.insert(m_overflow, tr("Does not fit\n%1 needed, %2 available\n%3 over: more devices (tp/pp), "
+                                     "a smaller weight format or a shorter context")
+                                      .arg(rm::bytesLabel(m_total), rm::bytesLabel(m_capacity),
+                                           rm::bytesLabel(m_total - m_capacity)));
+    } else {
+        m_overflow->upperSeries()->clear();
+        m_overflow->lowerSeries()->clear();
+        m_overflow->setVisible(false);
+    }
+    setLegendVisible(m_chart, m_overflow, m_over);
+
+    // Vertical guides across all rows: main-memory capacity and the footprint total.
+    m_capacityLine->replace(QList<QPointF>{{m_capacity / kGB, -0.5}, {m_capacity / kGB, m_rows - 0.5}});
+    m_needLine->replace(QList<QPointF>{{m_total / kGB, -0.5}, {m_total / kGB, m_rows - 0.5}});
+    m_capacityLine->setVisible(m_capacity > 0);
+    m_needLine->setVisible(m_total > 0);
+    setLegendVisible(m_chart, m_capacityLine, false);
+    setLegendVisible(m_chart, m_needLine, false);
+
+    if (!property("memwallUserView").toBool()) {
+        // Half a decade of room on the right for the value labels.
+        const rm::LogRange r = rm::decadeRange(lo / kGB, hi / kGB * 3.0, 0.15);
+        m_x->setRange(r.min * (1 - 1e-9), r.max * (1 + 1e-9));
+    }
+    m_chart->setTitle(title());
+    m_callout->hide();
+    restyleBars();
+    layoutLabels();
+}
+
+void MemoryChart::restyleBars()
+{
+    const Theme &t = theme();
+    QColor capFill = t.foreground;
+    capFill.setAlphaF(t.darkWindow ? 0.22 : 0.14);
+    QColor capMain = t.foreground;
+    capMain.setAlphaF(t.darkWindow ? 0.38 : 0.30);
+    const std::size_t mainIndex = static_cast<std::size_t>(m_mainRow - 1);
+    for (std::size_t i = 0; i < m_levels.size(); ++i) {
+        const bool main = i == mainIndex;
+        m_levels[i]->setBrush(main ? capMain : capFill);
+        QPen pen(main && m_over ? t.warning : t.foreground, main ? 1.5 * t.lineWidth / 2 : 1);
+        if (!main)
+            pen.setColor(capMain);
+        m_levels[i]->setPen(pen);
+    }
+    for (int c = 0; c < ComponentCount; ++c) {
+        m_components[c]->setBrush(t.color(componentColor(Component(c))));
+        m_components[c]->setPen(QPen(t.background, 1));
+    }
+    QColor warn = t.warning;
+    warn.setAlphaF(0.55);
+    QBrush hatch(t.warning, Qt::BDiagPattern);
+    m_overflow->setBrush(hatch);
+    m_overflow->setColor(warn);
+    m_overflow->setBrush(hatch);
+    m_overflow->setPen(QPen(t.warning, t.lineWidth));
+    QPen cap(m_over ? t.warning : t.foreground, std::max(1.0, t.lineWidth * 0.75), Qt::DashLine);
+    m_capacityLine->setPen(cap);
+    QColor need = t.foreground;
+    need.setAlphaF(0.6);
+    m_needLine->setPen(QPen(need, std::max(1.0, t.lineWidth * 0.6), Qt::DotLine));
+}
+
+void MemoryChart::layoutLabels()
+{
+    const QRectF area = m_chart->plotArea();
+    if (area.width() < 10 || area.height() < 10 || m_rows == 0)
+        return;
+    const Theme &t = theme();
+    const QFont font = t.tickFont();
+    QFont bold = font;
+    bold.setBold(true);
+    const ScenarioDocument *doc = document();
+    const HardwareSpec &hw = doc->hardware();
+    QAbstractSeries *ref = m_components[Weights];
+    auto map = [&](double x, double row) { return m_chart->mapToPosition(QPointF(x, m_rows - 1 - row), ref); };
+
+    while (m_levelLabels.size() < m_levels.size())
+        m_levelLabels.push_back(makeLabel(m_chart));
+    // Capacity values right of each level bar (inside it when there is no room on the right).
+    auto place = [&](QGraphicsSimpleTextItem *label, double xEnd, double row, const QColor &color) {
+        const QPointF p = map(xEnd, row);
+        const QSizeF sz = label->boundingRect().size();
+        QPointF pos(p.x() + 6, p.y() - sz.height() / 2);
+        label->setBrush(color);
+        if (pos.x() + sz.width() > area.right() - 2)
+            pos.setX(std::max(area.left() + 4, p.x() - 6 - sz.width()));
+        label->setPos(pos);
+        label->setVisible(p.y() >= area.top() && p.y() <= area.bottom());
+    };
+    for (std::size_t i = 0; i < m_levelLabels.size(); ++i) {
+        QGraphicsSimpleTextItem *label = m_levelLabels[i];
+        if (i >= hw.memory.size()) {
+            label->hide();
+            continue;
+        }
+        const bool main = static_cast<int>(i) + 1 == m_mainRow;
+        label->setFont(main ? bold : font);
+        label->setText(rm::bytesLabel(hw.memory[i].capacityBytes.value));
+        place(label, hw.memory[i].capacityBytes.value / kGB, static_cast<double>(i) + 1, t.foreground);
+    }
+    // The footprint total and the verdict, under the footprint bar, ending where the footprint ends.
+    if (m_total > 0) {
+        m_totalLabel->setFont(bold);
+        m_totalLabel->setText(fitText());
+        m_totalLabel->setBrush(m_over ? t.warning : t.foreground);
+        const QSizeF sz = m_totalLabel->boundingRect().size();
+        const QPointF end = map(m_total / kGB, 0);
+        const double barBottom = map(m_total / kGB, kBar / 2).y(); // row 0 is drawn at y = rows - 1; +kBar/2 rows lower
+        const double x = std::clamp(end.x() - sz.width(), area.left() + 4, std::max(area.left() + 4, area.right() - sz.width() - 2));
+        m_totalLabel->setPos(x, barBottom + 3);
+        m_totalLabel->setVisible(end.y() >= area.top() && end.y() <= area.bottom());
+    } else {
+        m_totalLabel->hide();
+    }
+    m_fitLabel->hide();
+    if (m_callout->isVisible())
+        m_callout->updateGeometry();
+}
+
+void MemoryChart::restyle()
+{
+    m_callout->setTheme(theme());
+    restyleBars();
+    layoutLabels();
+}
+
+nlohmann::json MemoryChart::data() const
+{
+    using nlohmann::json;
+    const ScenarioDocument *doc = document();
+    const HardwareSpec &hw = doc->hardware();
+    const MemoryFootprint &mem = doc->analysis().memory;
+    json j;
+    j["chart"] = "memory";
+    j["title"] = title().toStdString();
+    j["units"] = "bytes";
+    json levels = json::array();
+    for (std::size_t i = 0; i < hw.memory.size(); ++i)
+        levels.push_back({{"name", hw.memory[i].name},
+                          {"kind", std::string(toString(hw.memory[i].kind))},
+                          {"capacity_bytes", hw.memory[i].capacityBytes.value},
+                          {"bandwidth_bytes_per_s", hw.memory[i].bandwidthBytesPerS.value},
+                          {"main", i == hw.mainMemoryIndex()}});
+    j["levels"] = levels;
+    json fp;
+    for (int c = 0; c < ComponentCount; ++c)
+        fp[componentKey(Component(c))] = componentValue(mem, Component(c));
+    fp["total"] = mem.total();
+    j["footprint_per_device"] = fp;
+    j["capacity_bytes"] = mem.capacity;
+    j["fits"] = !m_over;
+    j["verdict"] = fitText().toStdString();
+    return j;
+}
+
+QString MemoryChart::csv() const
+{
+    const ScenarioDocument *doc = document();
+    const HardwareSpec &hw = doc->hardware();
+    const MemoryFootprint &mem = doc->analysis().memory;
+    auto num = [](double v) { return QString::number(v, 'g', 17); };
+    auto quote = [](QString s) {
+        if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')))
+            s = QLatin1Char('"') + s.replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"');
+        return s;
+    };
+    QStringList rows;
+    rows << QStringLiteral("kind,name,bytes,bandwidth_bytes_per_s");
+    for (const MemoryLevel &lvl : hw.memory)
+        rows << QStringLiteral("level,%1,%2,%3").arg(quote(QString::fromStdString(lvl.name)), num(lvl.capacityBytes.value),
+                                                       num(lvl.bandwidthBytesPerS.value));
+    for (int c = 0; c < ComponentCount; ++c)
+        rows << QStringLiteral("footprint,%1,%2,").arg(QLatin1String(componentKey(Component(c))), num(componentValue(mem, Component(c))));
+    rows << QStringLiteral("footprint,total,%1,").arg(num(mem.total()));
+    return rows.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
+} // namespace memwall::ui

@@ -1,0 +1,92 @@
+#pragma once
+
+#include "ui/charts/chartbase.h"
+
+#include <QHash>
+#include <QString>
+
+#include <array>
+#include <vector>
+
+class QAreaSeries;
+class QCategoryAxis;
+class QGraphicsSimpleTextItem;
+class QLineSeries;
+class QLogValueAxis;
+
+namespace memwall::ui {
+
+class Callout;
+
+/// What fills one device's memory, against the capacity of every level of its memory hierarchy (log scale).
+///
+/// Horizontal bars on a logarithmic byte axis (plotted in GB): one bar per memory level (SRAM, L2, HBM/DRAM, host)
+/// showing its capacity, and on top one stacked bar of the per-device footprint from analysis().memory — weights,
+/// KV cache, activations, and in training gradients and optimizer state. It follows parallelism (the numbers are per
+/// device). When the footprint exceeds main memory, the part beyond capacity is overlaid in the theme's warning
+/// colour and a label says "does not fit: 139 GB > 80 GB".
+///
+/// Bars are QAreaSeries rectangles (bar series do not work on log axes); each is updated in place.
+class MemoryChart : public ChartBase
+{
+    Q_OBJECT
+public:
+    /// Footprint components, in stacking order.
+    enum Component { Weights, KvCache, Activations, Gradients, Optimizer, ComponentCount };
+
+    explicit MemoryChart(ScenarioDocument *doc, QObject *parent = nullptr);
+    ~MemoryChart() override;
+
+    QString id() const override { return QStringLiteral("memory"); }
+    QString title() const override;
+    nlohmann::json data() const override;
+    QString csv() const override;
+
+    // ---- for tests and tools ----
+    /// The rectangle of one footprint component; x spans [start, end] in GB.
+    QAreaSeries *componentSeries(Component c) const { return m_components[c]; }
+    /// Bytes drawn for a component (end - start of its bar), from the series itself.
+    double componentBytes(Component c) const;
+    /// Capacity bars in use, one per memory level of the device (fastest first, as in the preset).
+    QList<QAreaSeries *> levelSeries() const;
+    /// The warning overlay from main-memory capacity to the footprint (visible only when it does not fit).
+    QAreaSeries *overflowSeries() const { return m_overflow; }
+    bool overCapacity() const { return m_over; }
+    /// "does not fit: 139 GB > 80 GB" or "fits: 17.4 GB of 80 GB (22 %)".
+    QString fitText() const;
+    Callout *callout() const { return m_callout; }
+
+public slots:
+    void refresh() override;
+
+protected:
+    void restyle() override;
+
+private:
+    QAreaSeries *makeBar(const QString &object);
+    void setBar(QAreaSeries *bar, double x0, double x1, double row);
+    void layoutLabels();
+    void connectLegend();
+    void restyleBars();
+
+    QLogValueAxis *m_x;
+    QCategoryAxis *m_y;
+    std::vector<QAreaSeries *> m_levels;
+    std::array<QAreaSeries *, ComponentCount> m_components{};
+    QAreaSeries *m_overflow;
+    QLineSeries *m_capacityLine;
+    QLineSeries *m_needLine;
+    std::vector<QGraphicsSimpleTextItem *> m_levelLabels;
+    QGraphicsSimpleTextItem *m_fitLabel;
+    QGraphicsSimpleTextItem *m_totalLabel;
+    Callout *m_callout;
+    QHash<QAreaSeries *, QString> m_tips;
+    QStringList m_rowNames;
+    int m_rows = 0;
+    int m_mainRow = 0;
+    double m_total = 0;
+    double m_capacity = 0;
+    bool m_over = false;
+};
+
+} // namespace memwall::ui

@@ -1,0 +1,794 @@
+#include "ui/charts/rooflinechart.h"
+
+#include "ui/charts/callout.h"
+#include "ui/document/scenariodocument.h"
+
+#include <QChart>
+#include <QFontMetricsF>
+#include <QGraphicsSimpleTextItem>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPen>
+#include <QPolygonF>
+#include <QScatterSeries>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace memwall::ui {
+
+using namespace memwall::core;
+namespace rm = rooflinemath;
+
+namespace {
+
+constexpr double kFarLeft = 1e-6;  ///< slopes start here (FLOP/byte): left of any sensible view
+constexpr double kFarRight = 1e9;  ///< ceilings end here
+constexpr double kFloor = 1e-12;   ///< the ridge drop line starts here (plotted units)
+
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<int>(s.size())); }
+
+QString className(OpClass c)
+{
+    switch (c) {
+    case OpClass::Matmul: return QObject::tr("Matmul");
+    case OpClass::Attention: return QObject::tr("Attention");
+    case OpClass::Normalization: return QObject::tr("Normalization");
+    case OpClass::Elementwise: return QObject::tr("Element-wise");
+    case OpClass::Communication: return QObject::tr("Communication");
+    }
+    return {};
+}
+
+/// Palette slot per class (Okabe–Ito: blue, orange, green, sky blue, yellow).
+int classColor(OpClass c)
+{
+    switch (c) {
+    case OpClass::Matmul: return 0;
+    case OpClass::Attention: return 1;
+    case OpClass::Normalization: return 2;
+    case OpClass::Elementwise: return 4;
+    case OpClass::Communication: return 6;
+    }
+    return 7;
+}
+
+QString timeLabel(double s)
+{
+    if (s >= 1)
+        return QString::number(s, 'g', 3) + QStringLiteral(" s");
+    if (s >= 1e-3)
+        return QString::number(s * 1e3, 'g', 3) + QStringLiteral(" ms");
+    if (s >= 1e-6)
+        return QString::number(s * 1e6, 'g', 3) + QStringLiteral(" µs");
+    return QString::number(s * 1e9, 'g', 3) + QStringLiteral(" ns");
+}
+
+QString shortDeviceName(const HardwareSpec &hw) { return QString::fromStdString(hw.name.empty() ? hw.id : hw.name); }
+
+QScatterSeries *makeScatter(QChart *chart, QAbstractAxis *x, QAbstractAxis *y, const QString &name, const QString &object,
+                            QScatterSeries::MarkerShape shape)
+{
+    auto *s = new QScatterSeries;
+    s->setName(name);
+    s->setObjectName(object);
+    s->setMarkerShape(shape);
+    chart->addSeries(s);
+    s->attachAxis(x);
+    s->attachAxis(y);
+    return s;
+}
+
+QLineSeries *makeLine(QChart *chart, QAbstractAxis *x, QAbstractAxis *y, const QString &object)
+{
+    auto *s = new QLineSeries;
+    s->setObjectName(object);
+    chart->addSeries(s);
+    s->attachAxis(x);
+    s->attachAxis(y);
+    return s;
+}
+
+void setLegendVisible(QChart *chart, QAbstractSeries *s, bool visible)
+{
+    for (QLegendMarker *m : chart->legend()->markers(s))
+        m->setVisible(visible);
+}
+
+QGraphicsSimpleTextItem *makeLabel(QChart *chart)
+{
+    auto *t = new QGraphicsSimpleTextItem(chart);
+    t->setZValue(20);
+    t->setAcceptedMouseButtons(Qt::NoButton);
+    return t;
+}
+
+} // namespace
+
+RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, parent)
+{
+    m_x = new QLogValueAxis;
+    m_x->setBase(10);
+    m_x->setLabelFormat(QStringLiteral("%g"));
+    m_x->setMinorTickCount(8);
+    m_x->setTitleText(tr("Arithmetic intensity (FLOP/byte)"));
+    m_y = new QLogValueAxis;
+    m_y->setBase(10);
+    m_y->setLabelFormat(QStringLiteral("%g"));
+    m_y->setMinorTickCount(8);
+    m_chart->addAxis(m_x, Qt::AlignBottom);
+    m_chart->addAxis(m_y, Qt::AlignLeft);
+
+    // Creation order is drawing order: slopes and ceilings under the points, the selection ring on top.
+    for (int i = 0; i < 6; ++i)
+        m_slopePool.push_back(makeLine(m_chart, m_x, m_y, QStringLiteral("slope")));
+    for (std::size_t i = 0; i < kDTypeCount; ++i)
+        m_ceilingPool.push_back(makeLine(m_chart, m_x, m_y, QStringLiteral("ceiling")));
+    m_ridgeLine = makeLine(m_chart, m_x, m_y, QStringLiteral("ridge-line"));
+    m_compareRoof = makeLine(m_chart, m_x, m_y, QStringLiteral("compare-roofline"));
+    for (std::size_t c = 0; c < kOpClassCount; ++c) {
+        const auto cls = static_cast<OpClass>(c);
+        m_opSeries[c] = makeScatter(m_chart, m_x, m_y, className(cls), QStringLiteral("ops:") + qs(toString(cls)),
+                                    QScatterSeries::MarkerShapeCircle);
+        connect(m_opSeries[c], &QXYSeries::hovered, this, [this, c](const QPointF &p, bool state) {
+            showOperatorTooltip(operatorAt(c, p), state);
+        });
+        connect(m_opSeries[c], &QXYSeries::clicked, this, [this, c](const QPointF &p) {
+            const int idx = operatorAt(c, p);
+            if (idx < 0)
+                return;
+            emit operatorClicked(idx);
+            document()->setSelectedOperator(idx);
+        });
+    }
+    m_model = makeScatter(m_chart, m_x, m_y, tr("Whole model"), QStringLiteral("model"), QScatterSeries::MarkerShapeStar);
+    m_compareModel = makeScatter(m_chart, m_x, m_y, tr("Comparison model"), QStringLiteral("compare-model"),
+                                 QScatterSeries::MarkerShapeStar);
+    m_ridge = makeScatter(m_chart, m_x, m_y, tr("Ridge point"), QStringLiteral("ridge"), QScatterSeries::MarkerShapeCircle);
+    m_selection = makeScatter(m_chart, m_x, m_y, tr("Selected"), QStringLiteral("selection"), QScatterSeries::MarkerShapeCircle);
+    connect(m_selection, &QXYSeries::hovered, this, [this](const QPointF &, bool state) {
+        showOperatorTooltip(document()->selectedOperator(), state);
+    });
+
+    for (QAbstractSeries *s : m_chart->series())
+        setLegendVisible(m_chart, s, false);
+    connectLegend();
+
+    for (std::size_t i = 0; i < m_ceilingPool.size(); ++i)
+        m_ceilingLabels.push_back(makeLabel(m_chart));
+    for (std::size_t i = 0; i < m_slopePool.size(); ++i)
+        m_slopeLabels.push_back(makeLabel(m_chart));
+    m_ridgeLabel = makeLabel(m_chart);
+    m_modelLabel = makeLabel(m_chart);
+    m_selectionLabel = makeLabel(m_chart);
+    m_compareLabel = makeLabel(m_chart);
+    m_callout = new Callout(m_chart);
+
+    connect(m_chart, &QChart::plotAreaChanged, this, &RooflineChart::layoutLabels);
+    connect(m_chart, &QChart::geometryChanged, this, &RooflineChart::updateAxisTitles);
+    connect(m_x, &QLogValueAxis::rangeChanged, this, &RooflineChart::layoutLabels);
+    connect(m_y, &QLogValueAxis::rangeChanged, this, &RooflineChart::layoutLabels);
+    connect(doc, &ScenarioDocument::selectionChanged, this, &RooflineChart::updateSelection);
+
+    refresh();
+    setTheme(theme());
+}
+
+RooflineChart::~RooflineChart() = default;
+
+void RooflineChart::connectLegend()
+{
+    for (QLegendMarker *marker : m_chart->legend()->markers()) {
+        connect(marker, &QLegendMarker::clicked, this, [this, marker] {
+            QAbstractSeries *s = marker->series();
+            s->setVisible(!s->isVisible());
+            s->setProperty("userHidden", !s->isVisible());
+            marker->setVisible(true); // hiding a series hides its marker too; keep it to switch back on
+            QColor c = theme().foreground;
+            c.setAlphaF(s->isVisible() ? 1.0 : 0.35);
+            marker->setLabelBrush(c);
+            layoutLabels();
+        });
+    }
+}
+
+QString RooflineChart::title() const
+{
+    const ScenarioDocument *doc = document();
+    const Scenario &s = doc->scenario();
+    return tr("Roofline — %1 %2, batch %3 on %4")
+        .arg(QString::fromStdString(doc->model().name), qs(toString(s.phase)))
+        .arg(s.batch)
+        .arg(shortDeviceName(doc->hardware()));
+}
+
+QString RooflineChart::unitLabel() const { return m_yScale >= 1e12 ? tr("TFLOP/s") : tr("GFLOP/s"); }
+
+QList<QLineSeries *> RooflineChart::ceilingSeries() const
+{
+    QList<QLineSeries *> out;
+    for (std::size_t i = 0; i < m_ceilings.size() && i < m_ceilingPool.size(); ++i)
+        out << m_ceilingPool[i];
+    return out;
+}
+
+QPointF RooflineChart::operatorPoint(int index) const
+{
+    if (index < 0 || index >= static_cast<int>(m_opPoints.size()))
+        return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+    return m_opPoints[static_cast<std::size_t>(index)];
+}
+
+void RooflineChart::refresh()
+{
+    const ScenarioDocument *doc = document();
+    const Analysis &a = doc->analysis();
+    const HardwareSpec &hw = doc->hardware();
+
+    m_ceilings = rm::ceilings(hw, a.matmulType, a.computeEfficiency);
+    m_slopes = rm::slopes(hw, a.memoryEfficiency);
+    const double top = m_ceilings.empty() ? a.peakFlops : m_ceilings.front().flopsPerS;
+    m_yScale = top >= 1e12 ? 1e12 : 1e9;
+    const double ys = m_yScale;
+    const double fastest = m_slopes.empty() ? a.bandwidth : m_slopes.front().bytesPerS;
+    const double mainBw = a.bandwidth;
+
+    // Ceilings: from the knee with the fastest memory level to the far right.
+    while (m_ceilingPool.size() < m_ceilings.size()) { // a device with more distinct peaks than formats cannot exist
+        m_ceilingPool.push_back(makeLine(m_chart, m_x, m_y, QStringLiteral("ceiling")));
+        setLegendVisible(m_chart, m_ceilingPool.back(), false);
+        m_ceilingLabels.push_back(makeLabel(m_chart));
+    }
+    for (std::size_t i = 0; i < m_ceilingPool.size(); ++i) {
+        QLineSeries *s = m_ceilingPool[i];
+        if (i < m_ceilings.size()) {
+            const double p = m_ceilings[i].flopsPerS;
+            s->setName(m_ceilings[i].label());
+            s->replace(QList<QPointF>{{rm::ridgePoint(p, fastest), p / ys}, {kFarRight, p / ys}});
+            s->setVisible(true);
+        } else {
+            s->clear();
+            s->setVisible(false);
+        }
+        setLegendVisible(m_chart, s, false);
+    }
+    // Slopes: from the far left up to the highest ceiling.
+    while (m_slopePool.size() < m_slopes.size()) {
+        m_slopePool.push_back(makeLine(m_chart, m_x, m_y, QStringLiteral("slope")));
+        setLegendVisible(m_chart, m_slopePool.back(), false);
+        m_slopeLabels.push_back(makeLabel(m_chart));
+    }
+    for (std::size_t i = 0; i < m_slopePool.size(); ++i) {
+        QLineSeries *s = m_slopePool[i];
+        if (i < m_slopes.size()) {
+            const double bw = m_slopes[i].bytesPerS;
+            s->setName(m_slopes[i].label());
+            s->replace(QList<QPointF>{{kFarLeft, kFarLeft * bw / ys}, {rm::ridgePoint(top, bw), top / ys}});
+            s->setVisible(true);
+        } else {
+            s->clear();
+            s->setVisible(false);
+        }
+        setLegendVisible(m_chart, s, false);
+    }
+    // Ridge point of the matmul precision against main memory.
+    m_ridge->replace(QList<QPointF>{{a.ridge, a.peakFlops / ys}});
+    m_ridgeLine->replace(QList<QPointF>{{a.ridge, kFloor}, {a.ridge, a.peakFlops / ys}});
+    setLegendVisible(m_chart, m_ridge, false);
+    setLegendVisible(m_chart, m_ridgeLine, false);
+
+    // Operators.
+    std::vector<rm::PlotPoint> keep;
+    const std::size_t n = a.operators.size();
+    m_opPoints.assign(n, QPointF(std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()));
+    m_opSizes.assign(n, 0.0);
+    std::array<QList<QPointF>, kOpClassCount> pts;
+    std::array<QHash<int, QHash<QXYSeries::PointConfiguration, QVariant>>, kOpClassCount> conf;
+    for (auto &v : m_opIndex)
+        v.clear();
+    const double total = a.totals.timeS > 0 ? a.totals.timeS : 1.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Operator &op = a.operators[i];
+        if (!(op.timeS > 0))
+            continue;
+        const double x = rm::plottedIntensity(op.flops, op.bytes());
+        const double y = rm::plottedPerformance(op.flops, op.timeS, mainBw);
+        const QPointF p(x, y / ys);
+        m_opPoints[i] = p;
+        m_opSizes[i] = rm::markerSize(op.timeS / total) * theme().markerScale;
+        const auto c = static_cast<std::size_t>(op.cls);
+        conf[c].insert(static_cast<int>(pts[c].size()), {{QXYSeries::PointConfiguration::Size, m_opSizes[i]}});
+        pts[c].append(p);
+        m_opIndex[c].push_back(static_cast<int>(i));
+        keep.push_back({x, y});
+    }
+    for (std::size_t c = 0; c < kOpClassCount; ++c) {
+        QScatterSeries *s = m_opSeries[c];
+        s->setPointsConfiguration(conf[c]); // before replace(): the marker items take their size on the geometry update
+        s->replace(pts[c]);
+        const bool any = !pts[c].isEmpty();
+        if (!any)
+            s->setVisible(false);
+        else if (!s->isVisible() && !s->property("userHidden").toBool())
+            s->setVisible(true);
+        setLegendVisible(m_chart, s, any);
+    }
+    // The whole model: total intensity, achieved FLOP/s of one device (communication included).
+    if (a.totals.timeS > 0 && a.totals.flops > 0) {
+        m_model->replace(QList<QPointF>{{rm::plottedIntensity(a.totals.intensity), a.totals.achievedFlopsPerS / ys}});
+        keep.push_back({rm::plottedIntensity(a.totals.intensity), a.totals.achievedFlopsPerS});
+    } else {
+        m_model->clear();
+    }
+    m_model->setName(tr("Whole model"));
+    setLegendVisible(m_chart, m_model, m_model->count() > 0);
+
+    // Comparison device: its matmul roofline (dashed) and its model point.
+    std::vector<rm::Ceiling> rangeCeilings = m_ceilings;
+    std::vector<rm::Slope> rangeSlopes = m_slopes;
+    const auto &cmpHw = doc->compareHardware();
+    const auto &cmp = doc->compareAnalysis();
+    const bool compare = cmpHw && cmp && cmp->peakFlops > 0 && cmp->bandwidth > 0;
+    if (compare) {
+        const double p = cmp->peakFlops, bw = cmp->bandwidth;
+        m_compareRoof->replace(QList<QPointF>{{kFarLeft, kFarLeft * bw / ys}, {cmp->ridge, p / ys}, {kFarRight, p / ys}});
+        m_compareRoof->setName(tr("%1 roofline (%2, %3)")
+                                   .arg(shortDeviceName(*cmpHw), rm::siValue(p, QStringLiteral("FLOP/s")), rm::gbPerSLabel(bw)));
+        m_compareModel->setName(tr("Whole model on %1").arg(shortDeviceName(*cmpHw)));
+        if (cmp->totals.timeS > 0 && cmp->totals.flops > 0) {
+            m_compareModel->replace(QList<QPointF>{{rm::plottedIntensity(cmp->totals.intensity), cmp->totals.achievedFlopsPerS / ys}});
+            keep.push_back({rm::plottedIntensity(cmp->totals.intensity), cmp->totals.achievedFlopsPerS});
+        } else {
+            m_compareModel->clear();
+        }
+        rangeCeilings.push_back({{cmp->matmulType}, p, false});
+        rangeSlopes.push_back({QString(), MemoryKind::Dram, bw, true});
+    } else {
+        m_compareRoof->clear();
+        m_compareModel->clear();
+    }
+    for (QXYSeries *s : {static_cast<QXYSeries *>(m_compareRoof), static_cast<QXYSeries *>(m_compareModel)}) {
+        if (!compare)
+            s->setVisible(false);
+        else if (!s->isVisible() && !s->property("userHidden").toBool())
+            s->setVisible(true);
+        setLegendVisible(m_chart, s, compare);
+    }
+
+    m_ranges = rm::rooflineRanges(rangeCeilings, rangeSlopes, keep);
+    if (!property("memwallUserView").toBool())
+        applyRanges(m_ranges);
+    updateAxisTitles();
+    m_chart->setTitle(title());
+    m_callout->hide();
+    m_hovered = -1;
+    stylePools();
+    updateSelection();
+    layoutLabels();
+}
+
+void RooflineChart::updateAxisTitles()
+{
+    // Short titles when the chart is small for its fonts (presentation theme on a small export).
+    const bool small = m_chart->size().height() < 40 * theme().labelPointSize;
+    const QString y = small ? unitLabel() : tr("Performance (%1)").arg(unitLabel());
+    const QString x = small ? tr("FLOP/byte") : tr("Arithmetic intensity (FLOP/byte)");
+    if (m_y->titleText() != y)
+        m_y->setTitleText(y);
+    if (m_x->titleText() != x)
+        m_x->setTitleText(x);
+}
+
+void RooflineChart::applyRanges(const rm::Ranges &r)
+{
+    // A hair wider than the decades, so rounding never drops the first or last tick label.
+    constexpr double lo = 1 - 1e-9, hi = 1 + 1e-9;
+    m_x->setRange(r.x.min * lo, r.x.max * hi);
+    m_y->setRange(r.y.min / m_yScale * lo, r.y.max / m_yScale * hi);
+}
+
+void RooflineChart::updateSelection()
+{
+    const int idx = document()->selectedOperator();
+    const QPointF p = operatorPoint(idx);
+    if (idx >= 0 && !std::isnan(p.x())) {
+        m_selection->replace(QList<QPointF>{p});
+        m_selection->setMarkerSize(m_opSizes[static_cast<std::size_t>(idx)] + 10 * theme().markerScale);
+        m_selection->setVisible(true);
+        m_selectionLabel->setText(qs(document()->analysis().operators[static_cast<std::size_t>(idx)].name));
+    } else {
+        m_selection->clear();
+        m_selection->setVisible(false);
+    }
+    setLegendVisible(m_chart, m_selection, false);
+    layoutLabels();
+}
+
+std::vector<int> RooflineChart::operatorsAt(const QPointF &p) const
+{
+    std::vector<int> out;
+    for (std::size_t i = 0; i < m_opPoints.size(); ++i)
+        if (m_opPoints[i] == p)
+            out.push_back(static_cast<int>(i));
+    // the one taking the most time first
+    const auto &ops = document()->analysis().operators;
+    std::stable_sort(out.begin(), out.end(), [&ops](int a, int b) {
+        return ops[static_cast<std::size_t>(a)].timeS > ops[static_cast<std::size_t>(b)].timeS;
+    });
+    return out;
+}
+
+int RooflineChart::operatorAt(std::size_t cls, const QPointF &p) const
+{
+    for (int idx : operatorsAt(p))
+        if (static_cast<std::size_t>(document()->analysis().operators[static_cast<std::size_t>(idx)].cls) == cls)
+            return idx;
+    return -1;
+}
+
+void RooflineChart::showOperatorTooltip(int index, bool state)
+{
+    const Analysis &a = document()->analysis();
+    if (!state || index < 0 || index >= static_cast<int>(a.operators.size())) {
+        if (!state && index == m_hovered) {
+            m_callout->hide();
+            m_hovered = -1;
+        }
+        return;
+    }
+    const Operator &op = a.operators[static_cast<std::size_t>(index)];
+    const HardwareSpec &hw = document()->hardware();
+    const double peak = hw.peak(op.computeType) * a.computeEfficiency;
+    const double att = rm::attainable(op.intensity(), peak > 0 ? peak : a.peakFlops, a.bandwidth);
+    const double achieved = op.timeS > 0 ? op.flops / op.timeS : 0.0;
+    const double share = a.totals.timeS > 0 ? op.timeS / a.totals.timeS : 0.0;
+    QStringList lines;
+    lines << qs(op.name);
+    lines << tr("%1, %2 × %3 (%4)")
+                 .arg(className(op.cls), QString::number(op.count, 'g', 6), qs(toString(op.phase)),
+                      qs(toString(op.computeType)).toUpper());
+    lines << tr("FLOPs %1 · bytes %2").arg(rm::siNumber(op.flops), rm::bytesLabel(op.bytes()));
+    lines << (op.flops > 0 ? tr("Intensity %1 FLOP/byte").arg(rm::siNumber(op.intensity()))
+                           : tr("Intensity 0 FLOP/byte (drawn at %1)").arg(rm::kMinIntensity));
+    lines << tr("Attainable %1 · achieved %2").arg(rm::siValue(att, "FLOP/s"), rm::siValue(achieved, "FLOP/s"));
+    lines << tr("Time %1 (%2 % of the step), %3-bound")
+                 .arg(timeLabel(op.timeS), QString::number(share * 100, 'f', share < 0.01 ? 2 : 1), qs(toString(op.bound)));
+    QStringList same;
+    for (int other : operatorsAt(operatorPoint(index)))
+        if (other != index)
+            same << qs(a.operators[static_cast<std::size_t>(other)].name);
+    if (!same.isEmpty())
+        lines << tr("Same point: %1").arg(same.join(QStringLiteral(", ")));
+    m_callout->setText(lines.join(QLatin1Char('\n')));
+    m_callout->setAnchor(operatorPoint(index), m_model);
+    m_callout->show();
+    m_hovered = index;
+}
+
+void RooflineChart::layoutLabels()
+{
+    const QRectF area = m_chart->plotArea();
+    if (area.width() < 10 || area.height() < 10)
+        return;
+    const QFont font = theme().tickFont();
+    QFont bold = font;
+    bold.setBold(true);
+    const double ys = m_yScale;
+    const double xmin = m_x->min(), xmax = m_x->max(), ymin = m_y->min(), ymax = m_y->max();
+    auto map = [this](double x, double y) { return m_chart->mapToPosition(QPointF(x, y), m_model); };
+    const QColor strong = theme().foreground;
+    QColor weak = theme().foreground;
+    weak.setAlphaF(0.7);
+
+    // Labels are placed in order of importance; one that would overlap an earlier one (or leave the plot) tries
+    // its alternative positions and is hidden if none is free.
+    std::vector<QPolygonF> placed;
+    const QRectF inside = area.adjusted(-1, -1, 1, 1);
+    auto tryAt = [&](QGraphicsSimpleTextItem *t, const QPointF &pos, qreal rotation = 0) {
+        t->setRotation(rotation);
+        t->setPos(pos);
+        const QPolygonF poly = t->mapToParent(t->boundingRect());
+        if (!inside.contains(poly.boundingRect()))
+            return false;
+        for (const QPolygonF &o : placed)
+            if (o.intersects(poly))
+                return false;
+        placed.push_back(poly);
+        t->show();
+        return true;
+    };
+    auto style = [](QGraphicsSimpleTextItem *t, const QString &text, const QFont &f, const QColor &c) {
+        t->setText(text);
+        t->setFont(f);
+        t->setBrush(c);
+        return t->boundingRect().size();
+    };
+    for (auto *t : m_ceilingLabels)
+        t->hide();
+    for (auto *t : m_slopeLabels)
+        t->hide();
+    m_ridgeLabel->hide();
+    m_modelLabel->hide();
+    m_selectionLabel->hide();
+    m_compareLabel->hide();
+
+    auto placeSlope = [&](std::size_t i) {
+        if (i >= m_slopes.size() || m_ceilings.empty())
+            return;
+        const rm::Slope &s = m_slopes[i];
+        const double k = s.bytesPerS / ys; // y = k * x
+        const double knee = rm::ridgePoint(m_ceilings.front().flopsPerS, s.bytesPerS);
+        const double xa = std::max(xmin, ymin / k);
+        const double xb = std::min({xmax, knee, ymax / k});
+        if (!(xb > xa * 1.5))
+            return;
+        QGraphicsSimpleTextItem *t = m_slopeLabels[i];
+        const QSizeF sz = style(t, s.label(), s.main ? bold : font, s.main ? strong : weak);
+        const QPointF p0 = map(xa, k * xa), p1 = map(xb, k * xb);
+        const double len = std::hypot(p1.x() - p0.x(), p1.y() - p0.y());
+        if (len < sz.width() + 20)
+            return;
+        const double ang = std::atan2(p1.y() - p0.y(), p1.x() - p0.x());
+        const QPointF dir((p1.x() - p0.x()) / len, (p1.y() - p0.y()) / len);
+        const QPointF up(std::sin(ang), -std::cos(ang)); // towards the upper-left side of the line
+        for (double f : {0.55, 0.35, 0.75, 0.2}) {
+            const double along = std::clamp(f * len - sz.width() / 2, 8.0, len - sz.width() - 8);
+            if (tryAt(t, p0 + dir * along + up * (sz.height() + 1), ang * 180.0 / M_PI))
+                return;
+        }
+        t->hide();
+    };
+    auto placeCeiling = [&](std::size_t i) {
+        const rm::Ceiling &c = m_ceilings[i];
+        const double yv = c.flopsPerS / ys;
+        if (yv < ymin || yv > ymax)
+            return;
+        QGraphicsSimpleTextItem *t = m_ceilingLabels[i];
+        const QSizeF sz = style(t, c.label() + (c.active ? tr("  (matmuls)") : QString()), c.active ? bold : font,
+                                c.active ? strong : weak);
+        const double y = map(1, yv).y();
+        const double x = area.right() - sz.width() - 6;
+        // right end above / below, else just right of where the ceiling starts
+        const double start = std::max(area.left() + 4, map(m_ceilingPool[i]->at(0).x(), yv).x() + 6);
+        if (!tryAt(t, {x, y - sz.height() - 1}) && !tryAt(t, {x, y + 2}) && !tryAt(t, {start, y - sz.height() - 1}) &&
+            !tryAt(t, {start, y + 2}))
+            t->hide();
+    };
+    auto besidePoint = [&](QGraphicsSimpleTextItem *t, QScatterSeries *s, double radius) {
+        if (s->count() == 0 || !s->isVisible())
+            return;
+        const QPointF v = s->at(0);
+        if (v.x() < xmin || v.x() > xmax || v.y() < ymin || v.y() > ymax)
+            return;
+        const QPointF p = map(v.x(), v.y());
+        const QSizeF sz = t->boundingRect().size();
+        const double r = radius + 4;
+        for (const QPointF &pos : {QPointF(p.x() + r, p.y() - sz.height() / 2), QPointF(p.x() - r - sz.width(), p.y() - sz.height() / 2),
+                                   QPointF(p.x() + r * 0.7, p.y() + r * 0.7), QPointF(p.x() + r * 0.7, p.y() - r * 0.7 - sz.height()),
+                                   QPointF(p.x() - r * 0.7 - sz.width(), p.y() + r * 0.7)})
+            if (tryAt(t, pos))
+                return;
+        t->hide();
+    };
+
+    // Operator markers and the model star are obstacles: no label covers a point.
+    for (std::size_t i = 0; i < m_opPoints.size(); ++i) {
+        const QPointF v = m_opPoints[i];
+        if (std::isnan(v.x()) || v.x() < xmin || v.x() > xmax || v.y() < ymin || v.y() > ymax)
+            continue;
+        const QScatterSeries *series = m_opSeries[static_cast<std::size_t>(document()->analysis().operators[i].cls)];
+        if (!series->isVisible())
+            continue;
+        const double r = m_opSizes[i] / 2;
+        placed.push_back(QPolygonF(QRectF(map(v.x(), v.y()) - QPointF(r, r), QSizeF(2 * r, 2 * r))));
+    }
+    if (m_model->count() > 0 && m_model->isVisible()) {
+        const double r = m_model->markerSize() / 2;
+        placed.push_back(QPolygonF(QRectF(map(m_model->at(0).x(), m_model->at(0).y()) - QPointF(r, r), QSizeF(2 * r, 2 * r))));
+    }
+
+    // 1. the roofline proper: main-memory slope and the matmul ceiling, and the ridge where they meet
+    for (std::size_t i = 0; i < m_slopes.size(); ++i)
+        if (m_slopes[i].main)
+            placeSlope(i);
+    for (std::size_t i = 0; i < m_ceilings.size(); ++i)
+        if (m_ceilings[i].active)
+            placeCeiling(i);
+    {
+        const Analysis &a = document()->analysis();
+        const double yv = a.peakFlops / ys;
+        if (a.ridge >= xmin && a.ridge <= xmax && yv >= ymin && yv <= ymax) {
+            QString mainName;
+            for (const rm::Slope &s : m_slopes)
+                if (s.main)
+                    mainName = s.shortName();
+            const QSizeF sz = style(m_ridgeLabel,
+                                    tr("ridge %1 FLOP/byte (%2, %3)")
+                                        .arg(rm::siNumber(a.ridge), qs(toString(a.matmulType)).toUpper(), mainName),
+                                    font, strong);
+            const QPointF rp = map(a.ridge, yv);
+            if (!tryAt(m_ridgeLabel, rp + QPointF(8, 4)) && !tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, 4)) &&
+                !tryAt(m_ridgeLabel, rp + QPointF(8, -sz.height() - 4)))
+                m_ridgeLabel->hide();
+        }
+    }
+    // 2. the points: selection first (the user asked for it), then the whole model
+    if (m_selection->count() > 0) {
+        style(m_selectionLabel, m_selectionLabel->text(), bold, theme().accent);
+        besidePoint(m_selectionLabel, m_selection, m_selection->markerSize() / 2);
+    }
+    style(m_modelLabel, tr("whole model"), bold, strong);
+    besidePoint(m_modelLabel, m_model, m_model->markerSize() / 2);
+    // 3. the other roofs
+    for (std::size_t i = 0; i < m_ceilings.size(); ++i)
+        if (!m_ceilings[i].active)
+            placeCeiling(i);
+    for (std::size_t i = 0; i < m_slopes.size(); ++i)
+        if (!m_slopes[i].main)
+            placeSlope(i);
+    // 4. the comparison device, under its ceiling at the right
+    const auto &cmpHw = document()->compareHardware();
+    const auto &cmp = document()->compareAnalysis();
+    if (cmpHw && cmp && m_compareRoof->isVisible() && cmp->peakFlops / ys >= ymin && cmp->peakFlops / ys <= ymax) {
+        const QSizeF sz = style(m_compareLabel,
+                                tr("%1: %2, %3")
+                                    .arg(shortDeviceName(*cmpHw), rm::siValue(cmp->peakFlops, "FLOP/s"), rm::gbPerSLabel(cmp->bandwidth)),
+                                font, theme().color(3));
+        const double y = map(1, cmp->peakFlops / ys).y();
+        const double x = area.right() - sz.width() - 6;
+        if (!tryAt(m_compareLabel, {x, y + 2}) && !tryAt(m_compareLabel, {x, y - sz.height() - 1}) &&
+            !tryAt(m_compareLabel, {x, y + sz.height() + 4}))
+            m_compareLabel->hide();
+    }
+    if (m_callout->isVisible())
+        m_callout->updateGeometry();
+}
+
+void RooflineChart::stylePools()
+{
+    const Theme &t = theme();
+    const qreal w = t.lineWidth;
+    QColor weak = t.foreground;
+    weak.setAlphaF(0.55);
+    for (std::size_t i = 0; i < m_ceilingPool.size(); ++i) {
+        const bool active = i < m_ceilings.size() && m_ceilings[i].active;
+        QPen pen(active ? t.foreground : weak, active ? w * 1.25 : w * 0.75);
+        pen.setCapStyle(Qt::FlatCap);
+        m_ceilingPool[i]->setPen(pen);
+    }
+    for (std::size_t i = 0; i < m_slopePool.size(); ++i) {
+        const bool main = i < m_slopes.size() && m_slopes[i].main;
+        QPen pen(main ? t.foreground : weak, main ? w * 1.25 : w * 0.75);
+        if (i < m_slopes.size() && m_slopes[i].kind == MemoryKind::Host)
+            pen.setStyle(Qt::DashDotLine);
+        pen.setCapStyle(Qt::FlatCap);
+        m_slopePool[i]->setPen(pen);
+    }
+}
+
+void RooflineChart::restyle()
+{
+    const Theme &t = theme();
+    const qreal w = t.lineWidth;
+    QColor weak = t.foreground;
+    weak.setAlphaF(0.55);
+    QPen ridgePen(weak, std::max(1.0, w * 0.5), Qt::DotLine);
+    m_ridgeLine->setPen(ridgePen);
+    m_ridge->setMarkerSize(9 * t.markerScale);
+    m_ridge->setColor(t.foreground);
+    m_ridge->setBorderColor(t.background);
+
+    for (std::size_t c = 0; c < kOpClassCount; ++c) {
+        QColor fill = t.color(classColor(static_cast<OpClass>(c)));
+        fill.setAlphaF(0.85);
+        m_opSeries[c]->setBrush(fill);
+        m_opSeries[c]->setPen(QPen(t.background, 1));
+        m_opSeries[c]->setMarkerSize(12 * t.markerScale); // legend marker; points carry their own sizes
+    }
+    m_model->setMarkerSize(24 * t.markerScale);
+    // Hollow stars: the whole model usually sits on its dominant operators, which must stay visible under it.
+    m_model->setBrush(Qt::NoBrush);
+    m_model->setPen(QPen(t.foreground, 2 * t.markerScale));
+    m_compareModel->setMarkerSize(24 * t.markerScale);
+    m_compareModel->setBrush(Qt::NoBrush);
+    m_compareModel->setPen(QPen(t.color(3), 2 * t.markerScale));
+    QPen cmpPen(t.color(3), w, Qt::DashLine);
+    m_compareRoof->setPen(cmpPen);
+    m_selection->setBrush(Qt::NoBrush);
+    m_selection->setPen(QPen(t.accent, 3 * t.markerScale));
+    m_callout->setTheme(t);
+    // Marker sizes scale with the theme: recompute them.
+    refresh();
+}
+
+nlohmann::json RooflineChart::data() const
+{
+    using nlohmann::json;
+    const Analysis &a = document()->analysis();
+    json j;
+    j["chart"] = "roofline";
+    j["title"] = title().toStdString();
+    j["units"] = {{"x", "FLOP/byte"}, {"y", "FLOP/s"}};
+    j["min_plotted_intensity"] = rm::kMinIntensity;
+    json ceil = json::array();
+    for (const rm::Ceiling &c : m_ceilings) {
+        json dt = json::array();
+        for (DType t : c.dtypes)
+            dt.push_back(std::string(toString(t)));
+        ceil.push_back({{"name", c.name().toStdString()}, {"dtypes", dt}, {"flops_per_s", c.flopsPerS}, {"active", c.active}});
+    }
+    j["ceilings"] = ceil;
+    json sl = json::array();
+    for (const rm::Slope &s : m_slopes)
+        sl.push_back({{"name", s.name.toStdString()},
+                      {"kind", std::string(toString(s.kind))},
+                      {"bytes_per_s", s.bytesPerS},
+                      {"main", s.main},
+                      {"ridge_flops_per_byte", m_ceilings.empty() ? 0.0 : rm::ridgePoint(m_ceilings.front().flopsPerS, s.bytesPerS)}});
+    j["slopes"] = sl;
+    j["ridge"] = {{"flops_per_byte", a.ridge}, {"flops_per_s", a.peakFlops}, {"dtype", std::string(toString(a.matmulType))}};
+    json ops = json::array();
+    for (std::size_t i = 0; i < a.operators.size(); ++i) {
+        const Operator &op = a.operators[i];
+        const double achieved = op.timeS > 0 ? op.flops / op.timeS : 0.0;
+        ops.push_back({{"index", i},
+                       {"name", std::string(op.name)},
+                       {"class", std::string(toString(op.cls))},
+                       {"phase", std::string(toString(op.phase))},
+                       {"flops", op.flops},
+                       {"bytes", op.bytes()},
+                       {"intensity", op.intensity()},
+                       {"plotted_intensity", rm::plottedIntensity(op.flops, op.bytes())},
+                       {"achieved_flops_per_s", achieved},
+                       {"plotted_flops_per_s", rm::plottedPerformance(op.flops, op.timeS, a.bandwidth)},
+                       {"time_s", op.timeS},
+                       {"time_share", a.totals.timeS > 0 ? op.timeS / a.totals.timeS : 0.0},
+                       {"bound", std::string(toString(op.bound))}});
+    }
+    j["operators"] = ops;
+    j["model"] = {{"intensity", a.totals.intensity}, {"achieved_flops_per_s", a.totals.achievedFlopsPerS}, {"time_s", a.totals.timeS}};
+    if (document()->compareHardware() && document()->compareAnalysis()) {
+        const Analysis &c = *document()->compareAnalysis();
+        j["compare"] = {{"hardware", document()->compareHardware()->id},
+                        {"flops_per_s", c.peakFlops},
+                        {"bytes_per_s", c.bandwidth},
+                        {"ridge_flops_per_byte", c.ridge},
+                        {"model_intensity", c.totals.intensity},
+                        {"model_achieved_flops_per_s", c.totals.achievedFlopsPerS}};
+    }
+    j["ranges"] = {{"x", {m_ranges.x.min, m_ranges.x.max}}, {"y", {m_ranges.y.min, m_ranges.y.max}}};
+    return j;
+}
+
+QString RooflineChart::csv() const
+{
+    const Analysis &a = document()->analysis();
+    QStringList rows;
+    rows << QStringLiteral("kind,name,class,intensity_flop_per_byte,performance_flop_per_s,bandwidth_bytes_per_s,time_s,time_share,bound");
+    auto num = [](double v) { return QString::number(v, 'g', 17); };
+    auto quote = [](QString s) {
+        if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')))
+            s = QLatin1Char('"') + s.replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"');
+        return s;
+    };
+    for (const rm::Ceiling &c : m_ceilings)
+        rows << QStringLiteral("ceiling,%1,,,%2,,,,").arg(quote(c.name()), num(c.flopsPerS));
+    for (const rm::Slope &s : m_slopes)
+        rows << QStringLiteral("slope,%1,%2,,,%3,,,").arg(quote(s.name), qs(toString(s.kind)), num(s.bytesPerS));
+    rows << QStringLiteral("ridge,%1,,%2,%3,%4,,,").arg(qs(toString(a.matmulType)), num(a.ridge), num(a.peakFlops), num(a.bandwidth));
+    for (const Operator &op : a.operators) {
+        const double achieved = op.timeS > 0 ? op.flops / op.timeS : 0.0;
+        rows << QStringLiteral("operator,%1,%2,%3,%4,,%5,%6,%7")
+                    .arg(qs(op.name), qs(toString(op.cls)), num(op.intensity()), num(achieved), num(op.timeS),
+                         num(a.totals.timeS > 0 ? op.timeS / a.totals.timeS : 0.0), qs(toString(op.bound)));
+    }
+    rows << QStringLiteral("model,%1,,%2,%3,,%4,1,%5")
+                .arg(quote(QString::fromStdString(document()->model().name)), num(a.totals.intensity),
+                     num(a.totals.achievedFlopsPerS), num(a.totals.timeS), qs(toString(a.totals.bound)));
+    return rows.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
+} // namespace memwall::ui

@@ -1,0 +1,113 @@
+#pragma once
+
+#include "ui/charts/chartbase.h"
+#include "ui/charts/rooflinemath.h"
+
+#include <QList>
+#include <QPointF>
+
+#include <array>
+#include <vector>
+
+class QGraphicsSimpleTextItem;
+class QLineSeries;
+class QLogValueAxis;
+class QScatterSeries;
+class QXYSeries;
+
+namespace memwall::ui {
+
+class Callout;
+
+/// The roofline of the current device with the current model's operators on it (log–log).
+///
+/// - x: arithmetic intensity (FLOP/byte); y: performance in TFLOP/s (GFLOP/s for devices below 1 TFLOP/s).
+/// - One horizontal ceiling per distinct peak (precisions with equal peaks share one, e.g. "FP16 · BF16"), the
+///   matmul precision's ceiling drawn strongest; one slope per memory level (SRAM, L2, HBM/DRAM, host link), the
+///   main-memory slope strongest; the ridge point of the active ceiling and main memory marked.
+/// - Operators: one scatter series per operator class, each marker's area proportional to its share of the time
+///   (rooflinemath::markerSize); 0-FLOP operators sit at rooflinemath::kMinIntensity on the main-memory slope.
+///   The whole model is a star at (total intensity, achieved FLOP/s). Hover shows a Callout, click selects.
+/// - A comparison device (document()->compareHardware()) adds its dashed roofline and model point.
+/// Ceiling, slope and ridge labels are text items inside the chart, so they follow zoom, resize and export.
+class RooflineChart : public ChartBase
+{
+    Q_OBJECT
+public:
+    explicit RooflineChart(ScenarioDocument *doc, QObject *parent = nullptr);
+    ~RooflineChart() override;
+
+    QString id() const override { return QStringLiteral("roofline"); }
+    QString title() const override;
+    nlohmann::json data() const override;
+    QString csv() const override;
+
+    // ---- for tests and tools ----
+    /// The scatter series of one operator class and the document operator index of each of its points.
+    QScatterSeries *operatorSeries(core::OpClass cls) const { return m_opSeries[static_cast<std::size_t>(cls)]; }
+    const std::vector<int> &operatorIndices(core::OpClass cls) const { return m_opIndex[static_cast<std::size_t>(cls)]; }
+    /// The ceilings and slopes currently drawn.
+    const std::vector<rooflinemath::Ceiling> &ceilings() const { return m_ceilings; }
+    const std::vector<rooflinemath::Slope> &slopes() const { return m_slopes; }
+    /// Ceiling line series in use (one per entry of ceilings()).
+    QList<QLineSeries *> ceilingSeries() const;
+    /// The ring around the selected operator (visible only while one is selected).
+    QScatterSeries *selectionSeries() const { return m_selection; }
+    QScatterSeries *modelSeries() const { return m_model; }
+    QLineSeries *compareSeries() const { return m_compareRoof; }
+    QScatterSeries *compareModelSeries() const { return m_compareModel; }
+    Callout *callout() const { return m_callout; }
+    /// The value (plotted coordinates) where operator `index` is drawn; NaN if it is not drawn.
+    QPointF operatorPoint(int index) const;
+    /// y values are plotted in this many FLOP/s per unit (1e12: TFLOP/s).
+    double yScale() const { return m_yScale; }
+
+public slots:
+    void refresh() override;
+
+protected:
+    void restyle() override;
+
+private:
+    void updateSelection();
+    void updateAxisTitles();
+    void stylePools();
+    void layoutLabels();
+    void showOperatorTooltip(int index, bool state);
+    /// Operators drawn exactly at `p` (equal shapes coincide, e.g. ffn.up and ffn.gate), longest-running first.
+    std::vector<int> operatorsAt(const QPointF &p) const;
+    /// The longest-running operator of class `cls` at `p`, or -1.
+    int operatorAt(std::size_t cls, const QPointF &p) const;
+    void applyRanges(const rooflinemath::Ranges &r);
+    void connectLegend();
+    QString unitLabel() const;
+
+    QLogValueAxis *m_x;
+    QLogValueAxis *m_y;
+    std::vector<QLineSeries *> m_ceilingPool;
+    std::vector<QLineSeries *> m_slopePool;
+    std::vector<QGraphicsSimpleTextItem *> m_ceilingLabels;
+    std::vector<QGraphicsSimpleTextItem *> m_slopeLabels;
+    QLineSeries *m_ridgeLine;
+    QScatterSeries *m_ridge;
+    QGraphicsSimpleTextItem *m_ridgeLabel;
+    std::array<QScatterSeries *, core::kOpClassCount> m_opSeries{};
+    std::array<std::vector<int>, core::kOpClassCount> m_opIndex;
+    std::vector<QPointF> m_opPoints; ///< per document operator (plotted coordinates)
+    std::vector<double> m_opSizes;
+    QScatterSeries *m_model;
+    QGraphicsSimpleTextItem *m_modelLabel;
+    QScatterSeries *m_selection;
+    QGraphicsSimpleTextItem *m_selectionLabel;
+    QLineSeries *m_compareRoof;
+    QScatterSeries *m_compareModel;
+    QGraphicsSimpleTextItem *m_compareLabel;
+    Callout *m_callout;
+    std::vector<rooflinemath::Ceiling> m_ceilings;
+    std::vector<rooflinemath::Slope> m_slopes;
+    rooflinemath::Ranges m_ranges;
+    double m_yScale = 1e12;
+    int m_hovered = -1;
+};
+
+} // namespace memwall::ui

@@ -1,0 +1,320 @@
+#include "ui/charts/scalingchart.h"
+
+#include "ui/charts/callout.h"
+#include "ui/charts/chartfit.h"
+#include "ui/document/scenariodocument.h"
+
+#include <QChart>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace memwall::ui {
+
+using namespace memwall::core;
+
+// ---------------------------------------------------------------------------------------------------------------
+namespace scalingmath {
+
+std::vector<int> deviceCounts(int maxDevices)
+{
+    std::vector<int> n;
+    for (int d = 1; d <= maxDevices; d *= 2)
+        n.push_back(d);
+    return n;
+}
+
+double effectiveSerialFraction(std::optional<double> explicitFraction, const Analysis &a, const Scenario &s, double fallback)
+{
+    if (explicitFraction)
+        return std::clamp(std::isfinite(*explicitFraction) ? *explicitFraction : 0.0, 0.0, 1.0);
+    const double measured = communicationFraction(a);
+    if (s.tp * s.pp > 1 && measured > 0)
+        return measured;
+    return fallback;
+}
+
+QString fractionLabel(double f)
+{
+    const double p = f * 100;
+    if (p >= 10 || p == std::round(p))
+        return QString::number(p, 'f', p == std::round(p) ? 0 : 1) + QStringLiteral(" %");
+    return QString::number(p, 'g', 2) + QStringLiteral(" %");
+}
+
+} // namespace scalingmath
+
+// ---------------------------------------------------------------------------------------------------------------
+namespace {
+
+QString kindName(ParallelKind k) { return k == ParallelKind::Tensor ? QStringLiteral("tp") : QStringLiteral("pp"); }
+
+} // namespace
+
+ScalingChart::ScalingChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, parent)
+{
+    m_x = new QLogValueAxis;
+    m_x->setBase(2);
+    m_x->setLabelFormat(QStringLiteral("%d"));
+    m_x->setRange(0.85, kMaxDevices * 1.18);
+    m_x->setMinorTickCount(0);
+    m_x->setTitleText(tr("Devices"));
+    m_speedup = new QLogValueAxis;
+    m_speedup->setBase(2);
+    m_speedup->setLabelFormat(QStringLiteral("%g"));
+    m_speedup->setRange(0.85, kMaxDevices * 1.18);
+    m_speedup->setMinorTickCount(0);
+    m_speedup->setTitleText(tr("Speedup (solid), ×"));
+    m_percent = new QValueAxis;
+    m_percent->setRange(0, 100);
+    m_percent->setTickCount(6);
+    m_percent->setLabelFormat(QStringLiteral("%d %%"));
+    m_percent->setTitleText(tr("Efficiency (dashed), comm. share, %"));
+    m_percent->setGridLineVisible(false);
+    m_chart->addAxis(m_x, Qt::AlignBottom);
+    m_chart->addAxis(m_speedup, Qt::AlignLeft);
+    m_chart->addAxis(m_percent, Qt::AlignRight);
+
+    auto line = [this](QLogValueAxis *y) {
+        auto *s = new QLineSeries;
+        m_chart->addSeries(s);
+        s->attachAxis(m_x);
+        s->attachAxis(y ? static_cast<QAbstractAxis *>(y) : static_cast<QAbstractAxis *>(m_percent));
+        return s;
+    };
+    m_ideal = line(m_speedup);
+    m_ideal->setName(tr("Ideal"));
+    m_amdahl = line(m_speedup);
+    m_gustafson = line(m_speedup);
+    m_scenario = line(m_speedup);
+    m_amdahlEff = line(nullptr);
+    m_gustafsonEff = line(nullptr);
+    m_scenarioEff = line(nullptr);
+    m_comm = new QScatterSeries;
+    m_chart->addSeries(m_comm);
+    m_comm->attachAxis(m_x);
+    m_comm->attachAxis(m_percent);
+    m_comm->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+    m_scenario->setPointsVisible(true);
+    m_scenarioEff->setPointsVisible(true);
+    // Efficiency curves share their speedup curve's colour; the legend names each law once.
+    for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_amdahlEff), static_cast<QAbstractSeries *>(m_gustafsonEff),
+                               static_cast<QAbstractSeries *>(m_scenarioEff)})
+        for (QLegendMarker *mk : m_chart->legend()->markers(s))
+            mk->setVisible(false);
+
+    m_callout = new Callout(m_chart);
+    connect(m_chart, &QChart::plotAreaChanged, this, [this] { layoutOverlay(); });
+    for (QXYSeries *s : {static_cast<QXYSeries *>(m_amdahl), static_cast<QXYSeries *>(m_gustafson),
+                         static_cast<QXYSeries *>(m_scenario), static_cast<QXYSeries *>(m_amdahlEff),
+                         static_cast<QXYSeries *>(m_gustafsonEff), static_cast<QXYSeries *>(m_scenarioEff),
+                         static_cast<QXYSeries *>(m_comm)})
+        connect(s, &QXYSeries::hovered, this, [this](const QPointF &p, bool st) { showCallout(p, st); });
+
+    setTheme(theme());
+    refresh();
+}
+
+ScalingChart::~ScalingChart() = default;
+
+QString ScalingChart::title() const
+{
+    return tr("Scaling: Amdahl and Gustafson at serial %1 vs %2 of %3 on %4")
+        .arg(scalingmath::fractionLabel(m_fraction), m_kind == ParallelKind::Tensor ? tr("tensor parallelism") : tr("pipeline parallelism"),
+             QString::fromStdString(document()->model().name), QString::fromStdString(document()->hardware().name));
+}
+
+void ScalingChart::setSerialFraction(std::optional<double> fraction)
+{
+    m_explicitFraction = fraction;
+    refresh();
+}
+
+void ScalingChart::setParallelKind(ParallelKind kind)
+{
+    if (kind == m_kind)
+        return;
+    m_kind = kind;
+    refresh();
+}
+
+void ScalingChart::refresh()
+{
+    const ScenarioDocument *doc = document();
+    m_fraction = scalingmath::effectiveSerialFraction(m_explicitFraction, doc->analysis(), doc->scenario());
+    const auto counts = scalingmath::deviceCounts(kMaxDevices);
+
+    QList<QPointF> ideal, am, amE, gu, guE;
+    // Smooth law curves: 8 samples per doubling.
+    for (int k = 0; k <= 6 * 8; ++k) {
+        const double n = std::pow(2.0, k / 8.0);
+        ideal.append({n, n});
+        const double a = amdahlSpeedup(m_fraction, n), g = gustafsonSpeedup(m_fraction, n);
+        am.append({n, a});
+        gu.append({n, g});
+        amE.append({n, 100 * parallelEfficiency(a, n)});
+        guE.append({n, 100 * parallelEfficiency(g, n)});
+    }
+    m_ideal->replace(ideal);
+    m_amdahl->replace(am);
+    m_amdahlEff->replace(amE);
+    m_gustafson->replace(gu);
+    m_gustafsonEff->replace(guE);
+    const QString f = scalingmath::fractionLabel(m_fraction);
+    const QString how = m_explicitFraction ? QString() : (f == QStringLiteral("5 %") && communicationFraction(doc->analysis()) == 0
+                                                              ? tr(", default")
+                                                              : tr(", measured"));
+    m_amdahl->setName(tr("Amdahl, s = %1%2").arg(f, how));
+    m_gustafson->setName(tr("Gustafson, s = %1").arg(f));
+
+    // The scenario itself: only device counts that split the model. Keep data-parallel and the other degree as set.
+    Scenario base = doc->scenario();
+    m_points = scenarioScaling(doc->hardware(), doc->model(), base, counts, m_kind);
+    QList<QPointF> sp, se, cs;
+    for (const ScalingPoint &p : m_points) {
+        sp.append({static_cast<double>(p.devices), std::max(p.speedup, 1e-3)});
+        se.append({static_cast<double>(p.devices), 100 * p.efficiency});
+        cs.append({static_cast<double>(p.devices), 100 * p.commShare});
+    }
+    m_scenario->replace(sp);
+    m_scenarioEff->replace(se);
+    m_comm->replace(cs);
+    m_scenario->setName(tr("%1 = n (scenario)").arg(kindName(m_kind)));
+    m_comm->setName(tr("Comm. share"));
+
+    // Speedups below 1 (pipeline decode) need room under the axis.
+    double lo = 0.85;
+    for (const QPointF &p : sp)
+        lo = std::min(lo, p.y() * 0.85);
+    m_speedup->setRange(lo, kMaxDevices * 1.18);
+    layoutOverlay();
+}
+
+QStringList ScalingChart::titles() const
+{
+    const QString f = scalingmath::fractionLabel(m_fraction);
+    return {title(), tr("Amdahl and Gustafson (serial %1) vs %2 = n").arg(f, kindName(m_kind)),
+            tr("Scaling: serial %1 vs %2 = n").arg(f, kindName(m_kind)), tr("Scaling")};
+}
+
+void ScalingChart::layoutOverlay()
+{
+    const QString t = chartfit::fittingTitle(titles(), theme().titleFont(), m_chart->size().width() - 40);
+    if (m_chart->title() != t)
+        m_chart->setTitle(t);
+    chartfit::placeLegend(m_chart);
+    m_callout->updateGeometry();
+}
+
+QList<QPointF> ScalingChart::amdahlSpeedupPoints() const { return m_amdahl->points(); }
+QList<QPointF> ScalingChart::gustafsonSpeedupPoints() const { return m_gustafson->points(); }
+QList<QPointF> ScalingChart::scenarioSpeedupPoints() const { return m_scenario->points(); }
+QList<QPointF> ScalingChart::commSharePoints() const { return m_comm->points(); }
+
+void ScalingChart::showCallout(const QPointF &point, bool state)
+{
+    if (!state) {
+        m_callout->hide();
+        return;
+    }
+    // Snap to the nearest device count of the study.
+    const int n = static_cast<int>(std::lround(std::pow(2.0, std::round(std::log2(std::max(1.0, point.x()))))));
+    QString text = tr("%1 devices").arg(n);
+    const double a = amdahlSpeedup(m_fraction, n), g = gustafsonSpeedup(m_fraction, n);
+    text += QStringLiteral("\n") + tr("Amdahl %1× (%2 % efficient)").arg(a, 0, 'f', 2).arg(100 * a / n, 0, 'f', 0);
+    text += QStringLiteral("\n") + tr("Gustafson %1× (%2 % efficient)").arg(g, 0, 'f', 2).arg(100 * g / n, 0, 'f', 0);
+    const auto it = std::find_if(m_points.begin(), m_points.end(), [n](const ScalingPoint &p) { return p.devices == n; });
+    QPointF anchor(n, a);
+    QAbstractSeries *series = m_amdahl;
+    if (it != m_points.end()) {
+        text += QStringLiteral("\n") + tr("%1 %2: %3× (%4 % efficient)")
+                                           .arg(kindName(m_kind)).arg(n)
+                                           .arg(it->speedup, 0, 'f', 2)
+                                           .arg(100 * it->efficiency, 0, 'f', 0);
+        text += QStringLiteral("\n") + tr("step %1 ms = operators %2 ms + communication %3 ms (%4 %)")
+                                           .arg(it->timeS * 1e3, 0, 'g', 3)
+                                           .arg(it->computeTimeS * 1e3, 0, 'g', 3)
+                                           .arg(it->commTimeS * 1e3, 0, 'g', 3)
+                                           .arg(100 * it->commShare, 0, 'f', 1);
+        anchor = QPointF(n, std::max(it->speedup, 1e-3));
+        series = m_scenario;
+    } else {
+        text += QStringLiteral("\n") + tr("%1 = %2 does not split %3").arg(kindName(m_kind)).arg(n).arg(QString::fromStdString(document()->model().name));
+    }
+    m_callout->setText(text);
+    m_callout->setAnchor(anchor, series);
+    m_callout->show();
+}
+
+void ScalingChart::restyle()
+{
+    const Theme &th = theme();
+    const qreal w = th.lineWidth;
+    QColor idealC = th.foreground;
+    idealC.setAlpha(110);
+    m_ideal->setPen(QPen(idealC, std::max<qreal>(1.0, w * 0.6), Qt::DotLine));
+    m_amdahl->setPen(QPen(th.color(0), w));
+    m_amdahlEff->setPen(QPen(th.color(0), w, Qt::DashLine));
+    m_gustafson->setPen(QPen(th.color(2), w));
+    m_gustafsonEff->setPen(QPen(th.color(2), w, Qt::DashLine));
+    m_scenario->setPen(QPen(th.color(5), w * 1.2));
+    m_scenarioEff->setPen(QPen(th.color(5), w, Qt::DashLine));
+    m_comm->setColor(th.color(3));
+    m_comm->setBorderColor(th.color(3).darker(130));
+    m_comm->setMarkerSize(10 * th.markerScale);
+    m_percent->setGridLineVisible(false);
+    m_callout->setTheme(th);
+    layoutOverlay();
+}
+
+nlohmann::json ScalingChart::data() const
+{
+    nlohmann::json j;
+    j["chart"] = "scaling";
+    j["serial_fraction"] = m_fraction;
+    j["serial_fraction_automatic"] = !m_explicitFraction.has_value();
+    j["parallel_kind"] = m_kind == ParallelKind::Tensor ? "tensor" : "pipeline";
+    auto &rows = j["rows"] = nlohmann::json::array();
+    for (int n : scalingmath::deviceCounts(kMaxDevices)) {
+        const double a = amdahlSpeedup(m_fraction, n), g = gustafsonSpeedup(m_fraction, n);
+        nlohmann::json row{{"devices", n},
+                           {"amdahl_speedup", a},
+                           {"amdahl_efficiency", parallelEfficiency(a, n)},
+                           {"gustafson_speedup", g},
+                           {"gustafson_efficiency", parallelEfficiency(g, n)}};
+        const auto it = std::find_if(m_points.begin(), m_points.end(), [n](const ScalingPoint &p) { return p.devices == n; });
+        if (it != m_points.end()) {
+            row["scenario"] = {{"time_s", it->timeS},         {"compute_time_s", it->computeTimeS},
+                               {"comm_time_s", it->commTimeS}, {"speedup", it->speedup},
+                               {"efficiency", it->efficiency}, {"comm_share", it->commShare}};
+        }
+        rows.push_back(std::move(row));
+    }
+    return j;
+}
+
+QString ScalingChart::csv() const
+{
+    QString out = QStringLiteral("devices,amdahl_speedup,amdahl_efficiency,gustafson_speedup,gustafson_efficiency,"
+                                 "scenario_time_s,scenario_comm_time_s,scenario_speedup,scenario_efficiency,scenario_comm_share\n");
+    for (int n : scalingmath::deviceCounts(kMaxDevices)) {
+        const double a = amdahlSpeedup(m_fraction, n), g = gustafsonSpeedup(m_fraction, n);
+        out += QStringLiteral("%1,%2,%3,%4,%5").arg(n).arg(a, 0, 'g', 12).arg(parallelEfficiency(a, n), 0, 'g', 12)
+                   .arg(g, 0, 'g', 12).arg(parallelEfficiency(g, n), 0, 'g', 12);
+        const auto it = std::find_if(m_points.begin(), m_points.end(), [n](const ScalingPoint &p) { return p.devices == n; });
+        if (it != m_points.end())
+            out += QStringLiteral(",%1,%2,%3,%4,%5\n").arg(it->timeS, 0, 'g', 12).arg(it->commTimeS, 0, 'g', 12)
+                       .arg(it->speedup, 0, 'g', 12).arg(it->efficiency, 0, 'g', 12).arg(it->commShare, 0, 'g', 12);
+        else
+            out += QStringLiteral(",,,,,\n");
+    }
+    return out;
+}
+
+} // namespace memwall::ui

@@ -1,0 +1,503 @@
+#include "ui/charts/sweepchart.h"
+
+#include "ui/charts/callout.h"
+#include "ui/charts/chartfit.h"
+#include "ui/charts/rooflinemath.h"
+#include "ui/document/scenariodocument.h"
+
+#include <QChart>
+#include <QCursor>
+#include <QFontMetricsF>
+#include <QGraphicsSceneMouseEvent>
+#include <QGraphicsSimpleTextItem>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+namespace memwall::ui {
+
+using namespace memwall::core;
+
+// ---------------------------------------------------------------------------------------------------------------
+namespace sweepmath {
+
+std::vector<int64_t> batchSizes(int64_t maxBatch)
+{
+    std::vector<int64_t> b;
+    for (int64_t v = 1; v <= maxBatch; v *= 2)
+        b.push_back(v);
+    return b;
+}
+
+int64_t nearestPowerOfTwo(double batch, int64_t lo, int64_t hi)
+{
+    if (!(batch > 0) || !std::isfinite(batch))
+        return lo;
+    const double e = std::round(std::log2(batch));
+    if (e < 0)
+        return lo;
+    if (e > 62)
+        return hi;
+    return std::clamp<int64_t>(int64_t{1} << static_cast<int>(e), lo, hi);
+}
+
+bool perToken(Phase p) { return p == Phase::Decode || p == Phase::Generate; }
+
+double latencyS(const SweepRow &row)
+{
+    return row.scenario.phase == Phase::Generate ? row.phases.tpotS : row.totals.timeS;
+}
+
+double latencyS(const Analysis &a, Phase p) { return p == Phase::Generate ? a.phases.tpotS : a.totals.timeS; }
+
+int axisBase(double plotWidthPx, double labelWidthPx, int64_t maxBatch)
+{
+    const int doublings = static_cast<int>(std::round(std::log2(static_cast<double>(std::max<int64_t>(maxBatch, 2)))));
+    for (int base : {2, 4, 8, 16}) {
+        const int labels = doublings / static_cast<int>(std::round(std::log2(base))) + 1;
+        if (labels * (labelWidthPx + 8) <= plotWidthPx)
+            return base;
+    }
+    return 16;
+}
+
+} // namespace sweepmath
+
+// ---------------------------------------------------------------------------------------------------------------
+namespace {
+
+/// Invisible item over the plot area, under the series: a left click (press and release without dragging) reports
+/// where it happened. Presses on data points go to the series above it.
+class ClickCatcher : public QGraphicsItem
+{
+public:
+    ClickCatcher(QChart *chart, std::function<void(const QPointF &)> onClick)
+        : QGraphicsItem(chart), m_chart(chart), m_onClick(std::move(onClick))
+    {
+        setAcceptedMouseButtons(Qt::LeftButton);
+        setAcceptHoverEvents(false);
+        setZValue(3.5); // above grid (2) and axes (3), below the series (4 and up)
+        setCursor(Qt::PointingHandCursor);
+        setToolTip(QObject::tr("Click to set the batch size (nearest power of two)"));
+    }
+    QRectF boundingRect() const override { return m_chart->plotArea(); }
+    void paint(QPainter *, const QStyleOptionGraphicsItem *, QWidget *) override {}
+    void sync() { prepareGeometryChange(); }
+
+protected:
+    void mousePressEvent(QGraphicsSceneMouseEvent *e) override
+    {
+        m_press = e->pos();
+        e->accept();
+    }
+    void mouseReleaseEvent(QGraphicsSceneMouseEvent *e) override
+    {
+        if ((e->pos() - m_press).manhattanLength() <= 4)
+            m_onClick(e->pos());
+        e->accept();
+    }
+
+private:
+    QChart *m_chart;
+    std::function<void(const QPointF &)> m_onClick;
+    QPointF m_press;
+};
+
+QString ms(double s)
+{
+    const double v = s * 1e3;
+    return QString::number(v, 'g', v >= 100 ? 4 : 3) + QStringLiteral(" ms");
+}
+
+QString rate(double r) { return rooflinemath::siNumber(r) + QStringLiteral(" tokens/s"); }
+
+QList<QPointF> vertical(double x, double y0, double y1) { return {QPointF(x, y0), QPointF(x, y1)}; }
+
+void hideFromLegend(QChart *chart, QAbstractSeries *s)
+{
+    for (QLegendMarker *m : chart->legend()->markers(s))
+        m->setVisible(false);
+}
+
+} // namespace
+
+SweepChart::SweepChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, parent)
+{
+    m_x = new QLogValueAxis;
+    m_x->setBase(2);
+    m_x->setLabelFormat(QStringLiteral("%d"));
+    m_x->setTitleText(tr("Batch size (sequences)"));
+    m_x->setRange(0.8, sweepmath::kMaxBatch * 1.25);
+    m_x->setMinorTickCount(0);
+    m_yTime = new QLogValueAxis;
+    m_yTime->setBase(10);
+    m_yTime->setLabelFormat(QStringLiteral("%g"));
+    m_yTime->setMinorTickCount(-1);
+    m_yRate = new QLogValueAxis;
+    m_yRate->setBase(10);
+    m_yRate->setLabelFormat(QStringLiteral("%g"));
+    m_yRate->setTitleText(tr("Throughput, tokens/s"));
+    m_yRate->setMinorTickCount(-1);
+    m_yRate->setGridLineVisible(false);
+    m_chart->addAxis(m_x, Qt::AlignBottom);
+    m_chart->addAxis(m_yTime, Qt::AlignLeft);
+    m_chart->addAxis(m_yRate, Qt::AlignRight);
+
+    auto add = [this](QAbstractSeries *s, QLogValueAxis *y) {
+        m_chart->addSeries(s);
+        s->attachAxis(m_x);
+        s->attachAxis(y);
+    };
+    m_time = new QLineSeries;
+    m_timeOver = new QLineSeries;
+    m_rate = new QLineSeries;
+    m_rateOver = new QLineSeries;
+    m_computeLine = new QLineSeries;
+    m_memoryLine = new QLineSeries;
+    m_currentTime = new QScatterSeries;
+    m_currentRate = new QScatterSeries;
+    m_rate->setName(tr("tokens/s"));
+    m_computeLine->setName(tr("Turns compute-bound"));
+    m_memoryLine->setName(tr("Largest batch that fits"));
+    add(m_computeLine, m_yTime);
+    add(m_memoryLine, m_yTime);
+    add(m_time, m_yTime);
+    add(m_timeOver, m_yTime);
+    add(m_rate, m_yRate);
+    add(m_rateOver, m_yRate);
+    add(m_currentTime, m_yTime);
+    add(m_currentRate, m_yRate);
+    for (QLineSeries *s : {m_time, m_timeOver, m_rate, m_rateOver})
+        s->setPointsVisible(true);
+    for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_timeOver), static_cast<QAbstractSeries *>(m_rateOver),
+                               static_cast<QAbstractSeries *>(m_currentRate), static_cast<QAbstractSeries *>(m_computeLine),
+                               static_cast<QAbstractSeries *>(m_memoryLine)})
+        hideFromLegend(m_chart, s);
+    m_currentTime->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    m_currentRate->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+
+    m_computeText = new QGraphicsSimpleTextItem(m_chart);
+    m_memoryText = new QGraphicsSimpleTextItem(m_chart);
+    m_computeText->setZValue(20);
+    m_memoryText->setZValue(20);
+    m_computeText->setToolTip(tr("Below this batch the step waits on memory (weights, KV cache); from here on the "
+                                 "arithmetic dominates: the roofline's ridge for the whole model."));
+    m_memoryText->setToolTip(tr("Weights + KV cache + activations per device must fit the device's main memory. "
+                                "Batches past this line are drawn dashed: they would not run."));
+    auto *catcher = new ClickCatcher(m_chart, [this](const QPointF &pos) {
+        if (const int64_t b = batchAt(pos))
+            selectBatch(b);
+    });
+    m_catcher = catcher;
+    m_callout = new Callout(m_chart);
+    connect(m_chart, &QChart::plotAreaChanged, this, [this, catcher] {
+        catcher->sync();
+        layoutOverlay();
+    });
+    for (QLineSeries *s : {m_time, m_timeOver})
+        connect(s, &QLineSeries::hovered, this, [this](const QPointF &p, bool st) { showCallout(p, st, false); });
+    for (QLineSeries *s : {m_rate, m_rateOver})
+        connect(s, &QLineSeries::hovered, this, [this](const QPointF &p, bool st) { showCallout(p, st, true); });
+    // A click on a curve (above the catcher) selects that batch too.
+    for (QLineSeries *s : {m_time, m_timeOver, m_rate, m_rateOver})
+        connect(s, &QLineSeries::clicked, this,
+                [this](const QPointF &p) { selectBatch(sweepmath::nearestPowerOfTwo(p.x())); });
+
+    setTheme(theme());
+    refresh();
+}
+
+SweepChart::~SweepChart() = default;
+
+QString SweepChart::title() const
+{
+    const Scenario &s = document()->scenario();
+    QString what;
+    switch (s.phase) {
+    case Phase::Decode: what = tr("decode at context %1").arg(s.context); break;
+    case Phase::Generate: what = tr("generate %1 + %2 tokens").arg(s.seq).arg(s.output); break;
+    default: what = tr("%1 of %2 tokens").arg(QString::fromLatin1(toString(s.phase))).arg(s.seq); break;
+    }
+    QString par;
+    if (s.tp > 1 || s.pp > 1)
+        par = tr(", tp %1 pp %2").arg(s.tp).arg(s.pp);
+    return tr("Batch sweep: %1 %2 on %3%4")
+        .arg(QString::fromStdString(document()->model().name), what, QString::fromStdString(document()->hardware().name), par);
+}
+
+void SweepChart::refresh()
+{
+    const ScenarioDocument *doc = document();
+    const Scenario &sc = doc->scenario();
+    SweepAxis axis{"batch", sweepmath::batchSizes()};
+    m_rows = sweep(doc->hardware(), doc->model(), sc, {axis});
+    m_answers = answerBatchSweep(m_rows);
+
+    QList<QPointF> time, timeOver, rt, rateOver;
+    double tmin = std::numeric_limits<double>::max(), tmax = 0, rmin = std::numeric_limits<double>::max(), rmax = 0;
+    const int64_t limit = m_answers.largestFitting;
+    for (const SweepRow &r : m_rows) {
+        if (!r.error.empty())
+            continue;
+        const double b = static_cast<double>(r.scenario.batch);
+        const double t = sweepmath::latencyS(r) * 1e3;
+        const double k = r.totals.tokensPerS;
+        if (!(t > 0) || !(k > 0))
+            continue;
+        tmin = std::min(tmin, t);
+        tmax = std::max(tmax, t);
+        rmin = std::min(rmin, k);
+        rmax = std::max(rmax, k);
+        if (r.scenario.batch <= limit) {
+            time.append({b, t});
+            rt.append({b, k});
+        }
+        // The dashed part starts at the last fitting point so the curve stays continuous.
+        if (r.scenario.batch >= limit) {
+            timeOver.append({b, t});
+            rateOver.append({b, k});
+        }
+    }
+    // Include the current batch (it may lie between powers of two or beyond 4096).
+    QPointF curT, curR;
+    if (doc->analysisError().isEmpty()) {
+        const double b = static_cast<double>(sc.batch);
+        const double t = sweepmath::latencyS(doc->analysis(), sc.phase) * 1e3;
+        const double k = doc->analysis().totals.tokensPerS;
+        if (t > 0 && k > 0) {
+            curT = {b, t};
+            curR = {b, k};
+            tmin = std::min(tmin, t);
+            tmax = std::max(tmax, t);
+            rmin = std::min(rmin, k);
+            rmax = std::max(rmax, k);
+        }
+    }
+    m_time->replace(time);
+    m_timeOver->replace(timeOver.size() > 1 ? timeOver : QList<QPointF>{});
+    m_rate->replace(rt);
+    m_rateOver->replace(rateOver.size() > 1 ? rateOver : QList<QPointF>{});
+    m_currentTime->replace(curT.isNull() ? QList<QPointF>{} : QList<QPointF>{curT});
+    m_currentRate->replace(curR.isNull() ? QList<QPointF>{} : QList<QPointF>{curR});
+
+    const auto ty = tmax > 0 ? rooflinemath::decadeRange(tmin, tmax, 0.1) : rooflinemath::LogRange{1, 1000};
+    const auto ry = rmax > 0 ? rooflinemath::decadeRange(rmin, rmax, 0.1) : rooflinemath::LogRange{1, 1000};
+    m_yTime->setRange(chartfit::logAxisMin(ty.min), chartfit::logAxisMax(ty.max));
+    m_yRate->setRange(chartfit::logAxisMin(ry.min), chartfit::logAxisMax(ry.max));
+    const bool tok = sweepmath::perToken(sc.phase);
+    m_yTime->setTitleText(tok ? tr("Time per token, ms") : tr("Time per step, ms"));
+    m_time->setName(tok ? tr("ms per token") : tr("ms per step"));
+    m_currentTime->setName(tr("batch %1 (current)").arg(sc.batch));
+    const double xmax = std::max<double>(sweepmath::kMaxBatch * 1.25, static_cast<double>(sc.batch) * 1.25);
+    m_x->setRange(0.8, xmax);
+
+    // Vertical markers span the whole left axis.
+    if (m_answers.firstComputeBound > 0)
+        m_computeLine->replace(vertical(static_cast<double>(m_answers.firstComputeBound), ty.min, ty.max));
+    else
+        m_computeLine->clear();
+    if (m_answers.largestFitting > 0)
+        m_memoryLine->replace(vertical(static_cast<double>(m_answers.largestFitting), ty.min, ty.max));
+    else
+        m_memoryLine->clear();
+
+    const double cap = doc->hardware().memory.empty() ? 0 : doc->hardware().mainMemory().capacityBytes.value;
+    m_computeText->setText(m_answers.firstComputeBound > 0
+                               ? tr("compute-bound from batch %1").arg(m_answers.firstComputeBound)
+                               : tr("memory-bound at every batch up to %1").arg(sweepmath::kMaxBatch));
+    m_memoryText->setText(m_answers.largestFitting > 0
+                              ? tr("fits up to batch %1 (%2)").arg(m_answers.largestFitting).arg(rooflinemath::bytesLabel(cap))
+                              : tr("does not fit in %1 at any batch").arg(rooflinemath::bytesLabel(cap)));
+    layoutOverlay();
+}
+
+QStringList SweepChart::titles() const
+{
+    const ScenarioDocument *doc = document();
+    const QString model = QString::fromStdString(doc->model().name);
+    return {title(),
+            tr("Batch sweep: %1 %2 on %3").arg(model, QString::fromLatin1(toString(doc->scenario().phase)),
+                                               QString::fromStdString(doc->hardware().name)),
+            tr("Batch sweep: %1").arg(model), tr("Batch sweep")};
+}
+
+void SweepChart::layoutOverlay()
+{
+    const QString t = chartfit::fittingTitle(titles(), theme().titleFont(), m_chart->size().width() - 40);
+    if (m_chart->title() != t)
+        m_chart->setTitle(t);
+    chartfit::placeLegend(m_chart);
+    // Every power of two when there is room, else every second or third one.
+    const QRectF area = m_chart->plotArea();
+    if (!area.isEmpty()) {
+        const QFontMetricsF fm(theme().tickFont());
+        const int base = sweepmath::axisBase(area.width(), fm.horizontalAdvance(QStringLiteral("4096")), sweepmath::kMaxBatch);
+        if (static_cast<int>(m_x->base()) != base)
+            m_x->setBase(base);
+    }
+    placeLabels();
+    m_callout->updateGeometry();
+}
+
+void SweepChart::placeLabels()
+{
+    const QRectF area = m_chart->plotArea();
+    if (area.isEmpty())
+        return;
+    const qreal pad = 6;
+    auto place = [&](QGraphicsSimpleTextItem *item, QLineSeries *line, qreal y, Qt::Alignment fallback) {
+        const QRectF br = item->boundingRect();
+        if (line->count() > 0) {
+            const QPointF p = m_chart->mapToPosition(QPointF(line->at(0).x(), 1), line);
+            qreal x = p.x() + pad;
+            if (x + br.width() > area.right())
+                x = p.x() - pad - br.width();
+            item->setPos(std::max(area.left() + pad, x), y);
+        } else {
+            const qreal x = fallback & Qt::AlignRight ? area.right() - pad - br.width() : area.left() + pad;
+            item->setPos(x, y);
+        }
+    };
+    place(m_computeText, m_computeLine, area.top() + pad, Qt::AlignRight);
+    const qreal lineH = m_computeText->boundingRect().height();
+    place(m_memoryText, m_memoryLine, area.top() + pad + lineH * 1.3, Qt::AlignLeft);
+}
+
+QPointF SweepChart::currentMarker() const { return m_currentTime->count() > 0 ? m_currentTime->at(0) : QPointF(); }
+double SweepChart::computeLineX() const { return m_computeLine->count() > 0 ? m_computeLine->at(0).x() : 0.0; }
+double SweepChart::memoryLineX() const { return m_memoryLine->count() > 0 ? m_memoryLine->at(0).x() : 0.0; }
+QString SweepChart::computeLabel() const { return m_computeText->text(); }
+QString SweepChart::memoryLabel() const { return m_memoryText->text(); }
+
+int64_t SweepChart::batchAt(const QPointF &pos) const
+{
+    if (!m_chart->plotArea().contains(pos))
+        return 0;
+    const QPointF v = m_chart->mapToValue(pos, m_time);
+    return sweepmath::nearestPowerOfTwo(v.x());
+}
+
+void SweepChart::selectBatch(int64_t batch)
+{
+    if (batch <= 0)
+        return;
+    Scenario s = document()->scenario();
+    if (s.batch == batch)
+        return;
+    s.batch = batch;
+    // A click is a discrete edit: its own undo step (no merge key, unlike a slider drag).
+    document()->setScenario(s, tr("Batch %1").arg(batch));
+}
+
+void SweepChart::showCallout(const QPointF &point, bool state, bool rateSeries)
+{
+    if (!state) {
+        m_callout->hide();
+        return;
+    }
+    const int64_t b = sweepmath::nearestPowerOfTwo(point.x());
+    const auto it = std::find_if(m_rows.begin(), m_rows.end(), [b](const SweepRow &r) { return r.scenario.batch == b; });
+    if (it == m_rows.end() || !it->error.empty())
+        return;
+    const bool tok = sweepmath::perToken(it->scenario.phase);
+    QString text = tr("Batch %1").arg(b);
+    text += QStringLiteral("\n") + (tok ? tr("%1 per token") : tr("%1 per step")).arg(ms(sweepmath::latencyS(*it)));
+    text += QStringLiteral("\n") + rate(it->totals.tokensPerS);
+    text += QStringLiteral("\n") + tr("%1-bound, intensity %2 FLOP/B")
+                                       .arg(QString::fromLatin1(toString(it->totals.bound)))
+                                       .arg(it->totals.intensity, 0, 'g', 3);
+    text += QStringLiteral("\n") + tr("needs %1 per device of %2%3")
+                                       .arg(rooflinemath::bytesLabel(it->memory.total()), rooflinemath::bytesLabel(it->memory.capacity),
+                                            it->memory.fits ? QString() : tr(" — does not fit"));
+    m_callout->setText(text);
+    m_callout->setAnchor(QPointF(static_cast<double>(b), rateSeries ? it->totals.tokensPerS : sweepmath::latencyS(*it) * 1e3),
+                         rateSeries ? static_cast<QAbstractSeries *>(m_rate) : static_cast<QAbstractSeries *>(m_time));
+    m_callout->show();
+}
+
+void SweepChart::restyle()
+{
+    const Theme &th = theme();
+    const QColor tc = th.color(0), rc = th.color(1);
+    auto greyed = [&](QColor c) {
+        c.setAlpha(110);
+        return c;
+    };
+    m_time->setPen(QPen(tc, th.lineWidth));
+    m_rate->setPen(QPen(rc, th.lineWidth));
+    m_timeOver->setPen(QPen(greyed(tc), th.lineWidth, Qt::DashLine));
+    m_rateOver->setPen(QPen(greyed(rc), th.lineWidth, Qt::DashLine));
+    QPen cpen(th.foreground, std::max<qreal>(1.0, th.lineWidth * 0.6), Qt::DashDotLine);
+    m_computeLine->setPen(cpen);
+    m_memoryLine->setPen(QPen(th.warning, th.lineWidth, Qt::DashLine));
+    for (QScatterSeries *s : {m_currentTime, m_currentRate}) {
+        s->setColor(th.accent);
+        s->setBorderColor(th.foreground);
+        s->setMarkerSize(14 * th.markerScale);
+    }
+    QFont f = th.labelFont();
+    m_computeText->setFont(f);
+    m_computeText->setBrush(th.foreground);
+    m_memoryText->setFont(f);
+    m_memoryText->setBrush(th.warning);
+    m_yRate->setGridLineVisible(false);
+    m_callout->setTheme(th);
+    layoutOverlay();
+}
+
+nlohmann::json SweepChart::data() const
+{
+    nlohmann::json j;
+    j["chart"] = "sweep";
+    j["hardware"] = document()->hardware().id;
+    j["model"] = document()->model().id;
+    j["phase"] = std::string(toString(document()->scenario().phase));
+    j["current_batch"] = document()->scenario().batch;
+    j["first_compute_bound_batch"] = m_answers.firstComputeBound;
+    j["largest_fitting_batch"] = m_answers.largestFitting;
+    j["latency"] = sweepmath::perToken(document()->scenario().phase) ? "time_per_token" : "time_per_step";
+    auto &rows = j["rows"] = nlohmann::json::array();
+    for (const SweepRow &r : m_rows) {
+        nlohmann::json row{{"batch", r.scenario.batch}};
+        if (!r.error.empty()) {
+            row["error"] = r.error;
+        } else {
+            row["latency_s"] = sweepmath::latencyS(r);
+            row["tokens_per_s"] = r.totals.tokensPerS;
+            row["bound"] = std::string(toString(r.totals.bound));
+            row["memory_bytes"] = r.memory.total();
+            row["fits"] = r.memory.fits;
+        }
+        rows.push_back(std::move(row));
+    }
+    return j;
+}
+
+QString SweepChart::csv() const
+{
+    QString out = QStringLiteral("batch,latency_s,tokens_per_s,bound,memory_bytes,fits,error\n");
+    for (const SweepRow &r : m_rows) {
+        if (!r.error.empty()) {
+            QString e = QString::fromStdString(r.error).replace(QLatin1Char('"'), QStringLiteral("\"\""));
+            out += QStringLiteral("%1,,,,,,\"%2\"\n").arg(r.scenario.batch).arg(e);
+            continue;
+        }
+        out += QStringLiteral("%1,%2,%3,%4,%5,%6,\n")
+                   .arg(r.scenario.batch)
+                   .arg(sweepmath::latencyS(r), 0, 'g', 12)
+                   .arg(r.totals.tokensPerS, 0, 'g', 12)
+                   .arg(QString::fromLatin1(toString(r.totals.bound)))
+                   .arg(r.memory.total(), 0, 'g', 12)
+                   .arg(r.memory.fits ? QStringLiteral("true") : QStringLiteral("false"));
+    }
+    return out;
+}
+
+} // namespace memwall::ui

@@ -1,0 +1,115 @@
+#pragma once
+
+#include "ui/charts/chartbase.h"
+
+#include "analysis/sweep.h"
+
+#include <QPointF>
+#include <QStringList>
+
+#include <cstdint>
+#include <vector>
+
+class QGraphicsItem;
+class QGraphicsSimpleTextItem;
+class QLineSeries;
+class QLogValueAxis;
+class QScatterSeries;
+
+namespace memwall::ui {
+
+class Callout;
+
+/// Pure arithmetic of the batch sweep chart (no Qt Charts types; tested in tests/ui/tst_sweepchart.cpp).
+namespace sweepmath {
+
+inline constexpr int64_t kMinBatch = 1;
+inline constexpr int64_t kMaxBatch = 4096;
+
+/// 1, 2, 4, ... up to `maxBatch` (inclusive when it is a power of two).
+std::vector<int64_t> batchSizes(int64_t maxBatch = kMaxBatch);
+/// The power of two nearest to `batch` on a log scale (2.9 -> 4, 2.7 -> 2 since sqrt(8) = 2.83), clamped to
+/// [lo, hi]; non-finite or non-positive input gives `lo`.
+int64_t nearestPowerOfTwo(double batch, int64_t lo = kMinBatch, int64_t hi = kMaxBatch);
+/// True for the phases where the y value is a time per generated token (decode, generate); else a time per step.
+bool perToken(core::Phase p);
+/// The plotted latency of one sweep row in seconds: TPOT for generate, the step time otherwise (for decode that is
+/// the time per token of every sequence).
+double latencyS(const core::SweepRow &row);
+/// The same for the document's current analysis.
+double latencyS(const core::Analysis &a, core::Phase p);
+/// Log base of the batch axis: 2 (a label at every power of two) when `plotWidthPx` holds all labels of
+/// `labelWidthPx`, else 4, 8 or 16 (fewer labels) — never overlapping tick labels.
+int axisBase(double plotWidthPx, double labelWidthPx, int64_t maxBatch = kMaxBatch);
+
+} // namespace sweepmath
+
+/// Batch sweep: time per token (ms, left axis) and throughput (tokens/s, right axis) against batch 1…4096 (log2 x),
+/// computed with core::sweep over powers of two for the document's scenario. Marks the batch where the step turns
+/// compute-bound (core::answerBatchSweep), the largest batch whose footprint fits the device (warning colour; the
+/// curve past it is dashed and greyed), and the document's current batch (moves with the slider). Clicking in the
+/// plot sets the document's batch to the nearest power of two (one undo step per click).
+class SweepChart : public ChartBase
+{
+    Q_OBJECT
+public:
+    explicit SweepChart(ScenarioDocument *doc, QObject *parent = nullptr);
+    ~SweepChart() override;
+
+    QString id() const override { return QStringLiteral("sweep"); }
+    QString title() const override;
+    nlohmann::json data() const override;
+    QString csv() const override;
+
+    /// The rows behind the curves (one per power of two).
+    const std::vector<core::SweepRow> &rows() const { return m_rows; }
+    const core::BatchAnswers &answers() const { return m_answers; }
+    /// Batch of the compute-bound marker (0 = stays memory-bound, marker hidden).
+    int64_t computeBoundBatch() const { return m_answers.firstComputeBound; }
+    /// Batch of the memory-limit marker (0 = fits at no batch).
+    int64_t memoryLimitBatch() const { return m_answers.largestFitting; }
+    /// Where the current-batch marker sits on the latency curve (batch, ms); null if hidden.
+    QPointF currentMarker() const;
+    /// x of the vertical compute-bound / memory-limit lines (0 when hidden).
+    double computeLineX() const;
+    double memoryLineX() const;
+    QString computeLabel() const;
+    QString memoryLabel() const;
+
+    /// The batch a click at `scenePos` (chart/scene coordinates) selects: nearest power of two; 0 outside the plot.
+    int64_t batchAt(const QPointF &scenePos) const;
+    /// Sets the document's batch (undoable, one step).
+    void selectBatch(int64_t batch);
+
+public slots:
+    void refresh() override;
+
+protected:
+    void restyle() override;
+
+private:
+    void placeLabels();
+    void layoutOverlay(); ///< title that fits, legend placement, x-axis label density, marker labels
+    QStringList titles() const;
+    void showCallout(const QPointF &point, bool state, bool rateSeries);
+
+    std::vector<core::SweepRow> m_rows;
+    core::BatchAnswers m_answers;
+    QLogValueAxis *m_x = nullptr;
+    QLogValueAxis *m_yTime = nullptr;
+    QLogValueAxis *m_yRate = nullptr;
+    QLineSeries *m_time = nullptr;     ///< batches that fit
+    QLineSeries *m_timeOver = nullptr; ///< batches past the memory limit (dashed, greyed)
+    QLineSeries *m_rate = nullptr;
+    QLineSeries *m_rateOver = nullptr;
+    QLineSeries *m_computeLine = nullptr;
+    QLineSeries *m_memoryLine = nullptr;
+    QScatterSeries *m_currentTime = nullptr;
+    QScatterSeries *m_currentRate = nullptr;
+    QGraphicsSimpleTextItem *m_computeText = nullptr;
+    QGraphicsSimpleTextItem *m_memoryText = nullptr;
+    QGraphicsItem *m_catcher = nullptr;
+    Callout *m_callout = nullptr;
+};
+
+} // namespace memwall::ui

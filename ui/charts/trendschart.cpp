@@ -1,0 +1,518 @@
+#include "ui/charts/trendschart.h"
+
+#include "ui/charts/callout.h"
+#include "ui/charts/chartfit.h"
+#include "ui/charts/rooflinemath.h"
+#include "ui/document/scenariodocument.h"
+
+#include <QChart>
+#include <QFontMetricsF>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace memwall::ui {
+
+using namespace memwall::core;
+
+// ---------------------------------------------------------------------------------------------------------------
+namespace trendsmath {
+
+QString growthLabel(const QString &name, double factor)
+{
+    const QString f = factor < 10 ? QString::number(factor, 'f', 1) : QString::number(std::round(factor), 'f', 0);
+    return QStringLiteral("%1 ×%2 / 2 yrs").arg(name, f);
+}
+
+double referenceYear(const TrendSeries &series, double baseYear)
+{
+    if (series.points.empty())
+        return baseYear;
+    double first = series.points.front().year;
+    for (const auto &p : series.points)
+        first = std::min(first, p.year);
+    return std::max(baseYear, first);
+}
+
+double normalisationDivisor(const TrendSeries &series, const GrowthFit *fit, double baseYear)
+{
+    const double ref = referenceYear(series, baseYear);
+    if (fit) {
+        const double v = fit->at(ref);
+        if (v > 0 && std::isfinite(v))
+            return v;
+    }
+    for (const auto &p : series.points)
+        if (p.year >= ref && p.value > 0)
+            return p.value;
+    return !series.points.empty() && series.points.back().value > 0 ? series.points.back().value : 1.0;
+}
+
+std::vector<QPointF> fitCurve(const GrowthFit &fit, double fromYear, double toYear, double divisor, int steps)
+{
+    std::vector<QPointF> pts;
+    steps = std::max(1, steps);
+    if (!(divisor > 0))
+        return pts;
+    pts.reserve(static_cast<std::size_t>(steps) + 1);
+    for (int i = 0; i <= steps; ++i) {
+        const double year = fromYear + (toYear - fromYear) * i / steps;
+        pts.emplace_back(year, fit.at(year) / divisor);
+    }
+    return pts;
+}
+
+double devicePeak(const HardwareSpec &hw, DType *dtype)
+{
+    for (DType t : {DType::FP16, DType::BF16, DType::FP32}) {
+        if (hw.supports(t)) {
+            if (dtype)
+                *dtype = t;
+            return hw.peak(t);
+        }
+    }
+    double best = 0;
+    for (DType t : kAllDTypes) {
+        if (hw.peak(t) > best) {
+            best = hw.peak(t);
+            if (dtype)
+                *dtype = t;
+        }
+    }
+    return best;
+}
+
+std::pair<double, double> yearRange(double minYear, double maxYear)
+{
+    if (!(minYear <= maxYear))
+        return {2000, 2025};
+    return {std::floor(minYear) - 1, std::ceil(maxYear) + 1};
+}
+
+} // namespace trendsmath
+
+// ---------------------------------------------------------------------------------------------------------------
+namespace {
+
+struct TrackDef
+{
+    const char *id;
+    const char *shortName;
+    const char *titleName; ///< as the title names it
+    int colour;
+    bool optional;
+};
+
+// Hardware first (the paper's 3.0x / 1.6x / 1.4x), then the optional model-side series.
+constexpr TrackDef kTracks[] = {
+    {"hw_peak_flops", "Peak FLOPS", "compute", 0, false},
+    {"dram_bandwidth", "DRAM bandwidth", "memory", 1, false},
+    {"interconnect_bandwidth", "Interconnect bandwidth", "interconnect", 2, false},
+    {"transformer_params", "Model size", "model size", 3, true},
+    {"training_compute", "Training compute", "training compute", 5, true},
+};
+
+QString valueText(double v, const std::string &unit)
+{
+    if (unit == "parameters")
+        return rooflinemath::siNumber(v) + QStringLiteral(" parameters");
+    if (unit == "bit/s per lane")
+        return rooflinemath::siValue(v, QStringLiteral("bit/s")) + QStringLiteral(" per lane");
+    return rooflinemath::siValue(v, QString::fromStdString(unit));
+}
+
+QString ratioText(double r)
+{
+    if (r >= 1000 || r < 0.01)
+        return QString::number(r, 'g', 2).replace(QStringLiteral("e+0"), QStringLiteral("e")).replace(QStringLiteral("e+"), QStringLiteral("e"));
+    return QString::number(r, 'g', 3);
+}
+
+constexpr const char *kMixedPrecisionNote =
+    "Peak FLOPS mixes precisions: FP32 for older CPUs/GPUs,\nFP16/BF16 tensor peaks for P100…H100 and the TPUs";
+
+} // namespace
+
+TrendsChart::TrendsChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, parent)
+{
+    m_data = loadBuiltinTrends();
+
+    m_x = new QValueAxis;
+    m_x->setTitleText(tr("Year (FLOPS: FP32 before P100, FP16/BF16 tensor peaks after)"));
+    m_x->setLabelFormat(QStringLiteral("%d"));
+    m_y = new QLogValueAxis;
+    m_y->setBase(10);
+    m_y->setLabelFormat(QStringLiteral("%g"));
+    m_y->setMinorTickCount(-1);
+    m_chart->addAxis(m_x, Qt::AlignBottom);
+    m_chart->addAxis(m_y, Qt::AlignLeft);
+
+    for (const TrackDef &def : kTracks) {
+        const TrendSeries *s = m_data.find(def.id);
+        if (!s || s->points.empty())
+            continue;
+        Track t;
+        t.series = s;
+        t.optional = def.optional;
+        t.shortName = tr(def.shortName);
+        t.titleName = tr(def.titleName);
+        t.colour = def.colour;
+        try {
+            t.fit = fitExponential(s->points);
+            t.hasFit = true;
+        } catch (const std::invalid_argument &) {
+            t.hasFit = false;
+        }
+        t.points = new QScatterSeries;
+        t.points->setName(t.shortName);
+        t.points->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+        t.curve = new QLineSeries;
+        t.curve->setName(t.hasFit ? trendsmath::growthLabel(t.shortName, t.fit.factorPer2Years) : t.shortName);
+        m_chart->addSeries(t.curve);
+        m_chart->addSeries(t.points);
+        for (QAbstractSeries *ser : {static_cast<QAbstractSeries *>(t.curve), static_cast<QAbstractSeries *>(t.points)}) {
+            ser->attachAxis(m_x);
+            ser->attachAxis(m_y);
+        }
+        for (QLegendMarker *mk : m_chart->legend()->markers(t.points))
+            mk->setVisible(false);
+        m_tracks.push_back(t);
+    }
+    // Connect after the vector is final (the lambdas look tracks up by index).
+    for (std::size_t i = 0; i < m_tracks.size(); ++i) {
+        connect(m_tracks[i].points, &QScatterSeries::hovered, this,
+                [this, i](const QPointF &p, bool state) { showCallout(m_tracks[i], p, state); });
+    }
+
+    m_device = new QScatterSeries;
+    m_device->setMarkerShape(QScatterSeries::MarkerShapeStar);
+    m_chart->addSeries(m_device);
+    m_device->attachAxis(m_x);
+    m_device->attachAxis(m_y);
+    connect(m_device, &QScatterSeries::hovered, this, [this](const QPointF &p, bool state) {
+        if (!state) {
+            m_callout->hide();
+            return;
+        }
+        m_callout->setText(m_deviceText);
+        m_callout->setAnchor(p, m_device);
+        m_callout->show();
+    });
+
+    m_callout = new Callout(m_chart);
+    m_chart->legend()->setShowToolTips(true);
+    connect(m_chart, &QChart::plotAreaChanged, this, [this] { layoutOverlay(); });
+
+    rebuildValues();
+    setTheme(theme());
+    refresh();
+}
+
+TrendsChart::~TrendsChart() = default;
+
+QString TrendsChart::title() const
+{
+    QStringList parts;
+    for (const Track &t : m_tracks)
+        if (!t.optional && t.hasFit)
+            parts << QStringLiteral("%1 ×%2").arg(t.titleName).arg(t.fit.factorPer2Years, 0, 'f', 1);
+    return tr("Hardware trends: %1 every 2 years (relative to %2)").arg(parts.join(QStringLiteral(", "))).arg(m_baseYear);
+}
+
+bool TrendsChart::trackVisible(const Track &t) const
+{
+    if (!t.optional)
+        return true;
+    if (t.series->id == "transformer_params")
+        return m_showModelSize;
+    if (t.series->id == "training_compute")
+        return m_showTrainingCompute;
+    return false;
+}
+
+void TrendsChart::setBaseYear(int year)
+{
+    year = std::clamp(year, kMinBaseYear, kMaxBaseYear);
+    if (year == m_baseYear)
+        return;
+    m_baseYear = year;
+    rebuildValues();
+    refresh();
+    emit baseYearChanged(year);
+}
+
+void TrendsChart::setShowModelSize(bool on)
+{
+    if (on == m_showModelSize)
+        return;
+    m_showModelSize = on;
+    rebuildValues();
+    refresh();
+}
+
+void TrendsChart::setShowTrainingCompute(bool on)
+{
+    if (on == m_showTrainingCompute)
+        return;
+    m_showTrainingCompute = on;
+    rebuildValues();
+    refresh();
+}
+
+QStringList TrendsChart::fitLabels() const
+{
+    QStringList labels;
+    for (const Track &t : m_tracks)
+        if (t.hasFit && trackVisible(t))
+            labels << t.curve->name();
+    return labels;
+}
+
+QList<QPointF> TrendsChart::plottedPoints(const QString &seriesId) const
+{
+    for (const Track &t : m_tracks)
+        if (QString::fromStdString(t.series->id) == seriesId && trackVisible(t))
+            return t.points->points();
+    return {};
+}
+
+QPointF TrendsChart::deviceMarker() const
+{
+    return m_device->count() > 0 ? m_device->at(0) : QPointF();
+}
+
+void TrendsChart::rebuildValues()
+{
+    for (Track &t : m_tracks) {
+        const bool visible = trackVisible(t);
+        t.points->setVisible(visible);
+        t.curve->setVisible(visible);
+        for (QLegendMarker *mk : m_chart->legend()->markers(t.curve))
+            mk->setVisible(visible);
+        for (QLegendMarker *mk : m_chart->legend()->markers(t.points))
+            mk->setVisible(false); // the fitted curve's entry names the series
+        t.divisor = trendsmath::normalisationDivisor(*t.series, t.hasFit ? &t.fit : nullptr, m_baseYear);
+        QList<QPointF> pts;
+        pts.reserve(static_cast<qsizetype>(t.series->points.size()));
+        for (const auto &p : t.series->points)
+            pts.append(QPointF(p.year, p.value / t.divisor));
+        t.points->replace(pts);
+        if (t.hasFit) {
+            const double from = t.series->points.front().year, to = t.series->points.back().year;
+            const auto curve = trendsmath::fitCurve(t.fit, from, to, t.divisor);
+            t.curve->replace(QList<QPointF>(curve.begin(), curve.end()));
+        }
+    }
+}
+
+void TrendsChart::updateDevice()
+{
+    const HardwareSpec &hw = document()->hardware();
+    DType dt = DType::FP16;
+    const double peak = trendsmath::devicePeak(hw, &dt);
+    const Track *flops = nullptr;
+    for (const Track &t : m_tracks)
+        if (t.series->id == "hw_peak_flops")
+            flops = &t;
+    if (!(peak > 0) || !(hw.year.value > 1900) || !flops) {
+        m_device->clear();
+        m_device->setName(QString());
+        m_deviceText.clear();
+        return;
+    }
+    // A device announced "in 2022" is drawn mid-year unless its year is already fractional.
+    const double year = hw.year.value == std::floor(hw.year.value) ? hw.year.value + 0.5 : hw.year.value;
+    const QPointF p(year, peak / flops->divisor);
+    m_device->replace(QList<QPointF>{p});
+    const QString name = QString::fromStdString(hw.name);
+    m_device->setName(tr("This device: %1").arg(name));
+    m_deviceText = tr("%1 (this device)\n%2, %3 %4 dense peak\n%5× the fitted FLOPS of %6\n%7")
+                       .arg(name)
+                       .arg(static_cast<int>(hw.year.value))
+                       .arg(rooflinemath::siValue(peak, QStringLiteral("FLOP/s")))
+                       .arg(QString::fromLatin1(toString(dt)).toUpper())
+                       .arg(ratioText(p.y()))
+                       .arg(static_cast<int>(trendsmath::referenceYear(*flops->series, m_baseYear)))
+                       .arg(tr(kMixedPrecisionNote));
+}
+
+void TrendsChart::refresh()
+{
+    updateDevice();
+    // Ranges: every visible point, curve and the device, in whole years and decades.
+    double xmin = std::numeric_limits<double>::max(), xmax = std::numeric_limits<double>::lowest();
+    double ymin = std::numeric_limits<double>::max(), ymax = 0;
+    auto include = [&](const QPointF &p) {
+        xmin = std::min(xmin, p.x());
+        xmax = std::max(xmax, p.x());
+        if (p.y() > 0) {
+            ymin = std::min(ymin, p.y());
+            ymax = std::max(ymax, p.y());
+        }
+    };
+    for (const Track &t : m_tracks) {
+        if (!trackVisible(t))
+            continue;
+        for (const QPointF &p : t.points->points())
+            include(p);
+        for (const QPointF &p : t.curve->points())
+            include(p);
+    }
+    if (m_device->count() > 0)
+        include(m_device->at(0));
+    const auto [x0, x1] = trendsmath::yearRange(xmin, xmax);
+    m_x->setRange(x0, x1);
+    m_x->setTickType(QValueAxis::TicksDynamic);
+    m_x->setTickAnchor(2000);
+    m_x->setTickInterval(x1 - x0 > 16 ? 5 : 2);
+    const auto yr = rooflinemath::decadeRange(ymin, ymax, 0.1);
+    m_y->setRange(chartfit::logAxisMin(yr.min), chartfit::logAxisMax(yr.max));
+    m_y->setTitleText(tr("Growth since %1 (×)").arg(m_baseYear));
+    layoutOverlay();
+}
+
+QStringList TrendsChart::titles() const
+{
+    QStringList parts, shortParts;
+    for (const Track &t : m_tracks) {
+        if (t.optional || !t.hasFit)
+            continue;
+        const QString f = QString::number(t.fit.factorPer2Years, 'f', 1);
+        parts << QStringLiteral("%1 ×%2").arg(t.titleName, f);
+        shortParts << QStringLiteral("×%1").arg(f);
+    }
+    return {title(), tr("%1 per 2 years").arg(parts.join(QStringLiteral(", "))),
+            tr("Compute vs memory vs links: %1").arg(shortParts.join(QStringLiteral(" / "))), tr("Hardware trends")};
+}
+
+void TrendsChart::layoutOverlay()
+{
+    const QString t = chartfit::fittingTitle(titles(), theme().titleFont(), m_chart->size().width() - 40);
+    if (m_chart->title() != t)
+        m_chart->setTitle(t);
+    chartfit::placeLegend(m_chart);
+    m_callout->updateGeometry();
+}
+
+void TrendsChart::showCallout(const Track &t, const QPointF &point, bool state)
+{
+    if (!state) {
+        m_callout->hide();
+        return;
+    }
+    // Find the data point under the cursor (the plotted points are in data order).
+    const auto pts = t.points->points();
+    int best = -1;
+    double bestD = std::numeric_limits<double>::max();
+    for (int i = 0; i < pts.size(); ++i) {
+        const double d = std::abs(pts[i].x() - point.x()) + std::abs(std::log10(pts[i].y() / point.y()));
+        if (d < bestD) {
+            bestD = d;
+            best = i;
+        }
+    }
+    if (best < 0 || best >= static_cast<int>(t.series->points.size()))
+        return;
+    const TrendPoint &tp = t.series->points[static_cast<std::size_t>(best)];
+    QString text = QString::fromStdString(tp.name);
+    text += QStringLiteral("\n%1 · %2").arg(tp.date.empty() ? QString::number(tp.year, 'f', 1) : QString::fromStdString(tp.date),
+                                            valueText(tp.value, t.series->unit));
+    text += tr("\n%1× the fitted %2 of %3").arg(ratioText(pts[best].y()), t.shortName).arg(
+        static_cast<int>(trendsmath::referenceYear(*t.series, m_baseYear)));
+    if (!tp.inFit)
+        text += tr("\nnot used in the growth fit (as in the paper)");
+    if (t.series->id == "hw_peak_flops")
+        text += QStringLiteral("\n") + tr(kMixedPrecisionNote);
+    if (t.series->id == "interconnect_bandwidth")
+        text += tr("\nper-lane signalling rate, not a device's total bandwidth");
+    m_callout->setText(text);
+    m_callout->setAnchor(pts[best], t.points);
+    m_callout->show();
+}
+
+void TrendsChart::restyle()
+{
+    const Theme &th = theme();
+    for (Track &t : m_tracks) {
+        const QColor c = th.color(t.colour);
+        QPen pen(c, th.lineWidth, t.optional ? Qt::DashLine : Qt::SolidLine);
+        t.curve->setPen(pen);
+        QColor fill = c;
+        fill.setAlpha(170);
+        t.points->setColor(fill);
+        t.points->setBorderColor(c.darker(th.darkWindow ? 100 : 120));
+        t.points->setMarkerSize(7 * th.markerScale);
+    }
+    m_device->setColor(th.accent);
+    m_device->setBorderColor(th.foreground);
+    m_device->setMarkerSize(20 * th.markerScale);
+    m_callout->setTheme(th);
+    layoutOverlay();
+}
+
+nlohmann::json TrendsChart::data() const
+{
+    nlohmann::json j;
+    j["chart"] = "trends";
+    j["base_year"] = m_baseYear;
+    j["normalisation"] = "each series divided by its fitted value at max(base_year, first year of the series)";
+    j["note"] = "peak FLOPS mixes precisions: FP32 for older parts, FP16/BF16 tensor peaks for P100..H100 and TPUs";
+    auto &arr = j["series"] = nlohmann::json::array();
+    for (const Track &t : m_tracks) {
+        if (!trackVisible(t))
+            continue;
+        nlohmann::json s;
+        s["id"] = t.series->id;
+        s["name"] = t.series->name;
+        s["unit"] = t.series->unit;
+        s["label"] = t.curve->name().toStdString();
+        s["reference_year"] = trendsmath::referenceYear(*t.series, m_baseYear);
+        s["divisor"] = t.divisor;
+        if (t.hasFit) {
+            s["factor_per_2_years"] = t.fit.factorPer2Years;
+            s["r2"] = t.fit.r2;
+        }
+        auto &pts = s["points"] = nlohmann::json::array();
+        for (const auto &p : t.series->points)
+            pts.push_back({{"name", p.name}, {"year", p.year}, {"value", p.value}, {"normalized", p.value / t.divisor},
+                           {"in_fit", p.inFit}});
+        arr.push_back(std::move(s));
+    }
+    if (m_device->count() > 0)
+        j["device"] = {{"name", document()->hardware().name},
+                       {"year", m_device->at(0).x()},
+                       {"normalized_peak", m_device->at(0).y()}};
+    return j;
+}
+
+QString TrendsChart::csv() const
+{
+    QString out = QStringLiteral("series,name,year,value,unit,normalized,in_fit\n");
+    auto quote = [](QString s) {
+        if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')))
+            s = QLatin1Char('"') + s.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"');
+        return s;
+    };
+    for (const Track &t : m_tracks) {
+        if (!trackVisible(t))
+            continue;
+        for (const auto &p : t.series->points)
+            out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7\n")
+                       .arg(QString::fromStdString(t.series->id), quote(QString::fromStdString(p.name)))
+                       .arg(p.year, 0, 'g', 10)
+                       .arg(p.value, 0, 'g', 10)
+                       .arg(quote(QString::fromStdString(t.series->unit)))
+                       .arg(p.value / t.divisor, 0, 'g', 10)
+                       .arg(p.inFit ? QStringLiteral("true") : QStringLiteral("false"));
+    }
+    return out;
+}
+
+} // namespace memwall::ui

@@ -1,0 +1,353 @@
+#include "ui/controls/controlspanel.h"
+
+#include "analysis/explain.h"
+#include "ui/controls/logslider.h"
+#include "ui/controls/presetpicker.h"
+#include "ui/controls/whatifgroup.h"
+#include "ui/document/scenariodocument.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <array>
+
+namespace memwall::ui {
+
+using namespace memwall::core;
+
+namespace {
+
+struct WeightChoice
+{
+    const char *label;
+    WeightFormat format;
+};
+// The weight formats offered; int4-g128 is GPTQ/AWQ-style INT4 with one FP16 scale per 128 weights (4.125 bits).
+const std::array<WeightChoice, 7> kWeightChoices{{{"fp32", {DType::FP32, 0, DType::FP16}},
+                                                  {"bf16", {DType::BF16, 0, DType::FP16}},
+                                                  {"fp16", {DType::FP16, 0, DType::FP16}},
+                                                  {"fp8", {DType::FP8, 0, DType::FP16}},
+                                                  {"int8", {DType::INT8, 0, DType::FP16}},
+                                                  {"int4", {DType::INT4, 0, DType::FP16}},
+                                                  {"int4 (g128 fp16 scales)", {DType::INT4, 128, DType::FP16}}}};
+constexpr std::array<DType, 5> kActivationTypes{DType::FP32, DType::BF16, DType::FP16, DType::FP8, DType::INT8};
+constexpr std::array<DType, 6> kKvTypes{DType::FP32, DType::BF16, DType::FP16, DType::FP8, DType::INT8, DType::INT4};
+constexpr std::array<Phase, 5> kPhases{Phase::Prefill, Phase::Decode, Phase::Generate, Phase::Encode, Phase::Train};
+
+QString q(const std::string &s) { return QString::fromStdString(s); }
+QString si(double v, const char *unit) { return q(formatSi(v, unit)); }
+
+void selectData(QComboBox *box, const QVariant &data)
+{
+    const QSignalBlocker block(box);
+    box->setCurrentIndex(box->findData(data));
+}
+
+QString hardwareTip(const HardwareSpec &hw)
+{
+    const auto &mem = hw.mainMemory();
+    return QObject::tr("%1 (%2)\npeak %3 fp16 · %4 %5\n%6 · ridge %7 FLOP/byte")
+        .arg(q(hw.name))
+        .arg(hw.year.value)
+        .arg(si(hw.peak(hw.computeType(DType::FP16)), "FLOP/s"), si(mem.bandwidthBytesPerS.value, "B/s"), q(mem.name),
+             si(mem.capacityBytes.value, "B"), q(formatRatio(hw.ridge(DType::FP16))));
+}
+
+QString modelTip(const ModelShape &m)
+{
+    const ParamCounts p = paramCount(m);
+    return QObject::tr("%1: %2 parameters%3\n%4 layers · hidden %5 · %6 heads (%7 key/value) · FFN %8")
+        .arg(q(m.name), si(static_cast<double>(p.total), ""),
+             m.isMoe() ? QObject::tr(" (%1 active)").arg(si(static_cast<double>(p.active), "")) : QString())
+        .arg(m.layers)
+        .arg(m.hidden)
+        .arg(m.heads)
+        .arg(m.kvHeads)
+        .arg(m.ffn);
+}
+
+QGroupBox *group(const QString &title, const QString &tip, QWidget *parent)
+{
+    auto *box = new QGroupBox(title, parent);
+    box->setToolTip(tip);
+    return box;
+}
+
+} // namespace
+
+ControlsPanel::ControlsPanel(ScenarioDocument *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
+{
+    auto *layout = new QVBoxLayout(this);
+    m_error = new QLabel(this);
+    m_error->setObjectName("analysisError");
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(QStringLiteral("QLabel { color: #c0392b; font-weight: bold; }"));
+    m_error->setToolTip(tr("Why the current combination cannot be analysed; the charts keep the last valid result."));
+    m_error->hide();
+    layout->addWidget(m_error);
+    layout->addWidget(buildModelGroup());
+    layout->addWidget(buildWorkloadGroup());
+    layout->addWidget(buildPrecisionGroup());
+    layout->addWidget(buildParallelGroup());
+    layout->addWidget(buildOptionsGroup());
+    m_whatIf = new WhatIfGroup(doc, this);
+    layout->addWidget(m_whatIf);
+    layout->addStretch(1);
+
+    connect(doc, &ScenarioDocument::analysisChanged, this, &ControlsPanel::syncFromDocument);
+    syncFromDocument();
+}
+
+QWidget *ControlsPanel::buildModelGroup()
+{
+    auto *box = group(tr("Device and model"), tr("What runs on what."), this);
+    auto *form = new QFormLayout(box);
+    m_device = new PresetPicker(box);
+    m_device->setObjectName("devicePicker");
+    m_model = new PresetPicker(box);
+    m_model->setObjectName("modelPicker");
+    fillPresets();
+    m_openConfig = new QPushButton(tr("Open config.json…"), box);
+    m_openConfig->setToolTip(tr("Import a Hugging Face config.json as the model (you can also drop it on the window)."));
+    form->addRow(tr("&Device"), m_device);
+    form->addRow(tr("&Model"), m_model);
+    form->addRow(QString(), m_openConfig);
+    connect(m_device, &PresetPicker::idActivated, m_doc, &ScenarioDocument::setHardwareById);
+    connect(m_model, &PresetPicker::idActivated, m_doc, &ScenarioDocument::setModelById);
+    connect(m_openConfig, &QPushButton::clicked, this, &ControlsPanel::openConfigRequested);
+    return box;
+}
+
+void ControlsPanel::fillPresets()
+{
+    for (const HardwareSpec &hw : m_doc->presets().hardware())
+        m_device->addPreset(q(hw.id), q(hw.name), hardwareTip(hw));
+    for (const ModelPreset &m : m_doc->presets().models())
+        m_model->addPreset(q(m.shape.id), q(m.shape.name), modelTip(m.shape));
+}
+
+LogSlider *ControlsPanel::lengthSlider(double max, const QString &tip, const char *name)
+{
+    auto *slider = new LogSlider(1, max, 0, this);
+    slider->setToolTipText(tip);
+    slider->setObjectName(name);
+    return slider;
+}
+
+QWidget *ControlsPanel::buildWorkloadGroup()
+{
+    auto *box = group(tr("Workload"), tr("What the model is asked to do."), this);
+    auto *form = new QFormLayout(box);
+    m_phase = new QComboBox(box);
+    m_phase->setObjectName("phase");
+    const QString phaseTips[] = {tr("Prefill: the whole prompt at once, writing the KV cache."),
+                                 tr("Decode: one new token per sequence against the cached context."),
+                                 tr("Generate: prefill, then the output tokens one by one (TTFT, TPOT, end to end)."),
+                                 tr("Encode: a bidirectional encoder pass (BERT-style), no cache."),
+                                 tr("Train: forward, backward and optimizer step.")};
+    for (std::size_t i = 0; i < kPhases.size(); ++i) {
+        m_phase->addItem(q(std::string(toString(kPhases[i]))), static_cast<int>(kPhases[i]));
+        m_phase->setItemData(static_cast<int>(i), phaseTips[i], Qt::ToolTipRole);
+    }
+    m_phase->setToolTip(tr("Which phase of inference or training to analyse."));
+    m_batch = lengthSlider(4096, tr("Sequences processed together (global batch, split over the data-parallel replicas)."),
+                           "batch");
+    m_seq = lengthSlider(131072, tr("Prompt tokens per sequence (prefill, generate, encode, train)."), "prompt");
+    m_context = lengthSlider(131072, tr("Tokens already in the KV cache when the new token is decoded."), "context");
+    m_output = lengthSlider(131072, tr("Tokens generated after the prompt (generate)."), "output");
+    form->addRow(tr("&Phase"), m_phase);
+    form->addRow(tr("&Batch"), m_batch);
+    form->addRow(tr("P&rompt"), m_seq);
+    form->addRow(tr("Con&text"), m_context);
+    form->addRow(tr("O&utput"), m_output);
+
+    connect(m_phase, &QComboBox::activated, this, [this](int i) {
+        Scenario s = m_doc->scenario();
+        s.phase = static_cast<Phase>(m_phase->itemData(i).toInt());
+        m_doc->setScenario(s, tr("Phase %1").arg(m_phase->itemText(i)));
+    });
+    connect(m_batch, &LogSlider::valueChanged, this, [this](double v) {
+        Scenario s = m_doc->scenario();
+        s.batch = static_cast<int64_t>(v);
+        m_doc->setScenario(s, tr("Batch size %1").arg(s.batch), ScenarioDocument::BatchKey);
+    });
+    connect(m_seq, &LogSlider::valueChanged, this, [this](double v) {
+        Scenario s = m_doc->scenario();
+        s.seq = static_cast<int64_t>(v);
+        m_doc->setScenario(s, tr("Prompt length %1").arg(s.seq), ScenarioDocument::SeqKey);
+    });
+    connect(m_context, &LogSlider::valueChanged, this, [this](double v) {
+        Scenario s = m_doc->scenario();
+        s.context = static_cast<int64_t>(v);
+        m_doc->setScenario(s, tr("Context length %1").arg(s.context), ScenarioDocument::ContextKey);
+    });
+    connect(m_output, &LogSlider::valueChanged, this, [this](double v) {
+        Scenario s = m_doc->scenario();
+        s.output = static_cast<int64_t>(v);
+        m_doc->setScenario(s, tr("Output length %1").arg(s.output), ScenarioDocument::OutputKey);
+    });
+    return box;
+}
+
+QWidget *ControlsPanel::buildPrecisionGroup()
+{
+    auto *box = group(tr("Precision"), tr("Number formats: fewer bits move fewer bytes."), this);
+    auto *form = new QFormLayout(box);
+    m_weights = new QComboBox(box);
+    m_weights->setObjectName("weights");
+    for (std::size_t i = 0; i < kWeightChoices.size(); ++i)
+        m_weights->addItem(kWeightChoices[i].label, static_cast<int>(i));
+    m_weights->setToolTip(tr("How weights are stored: bytes per weight, including any per-group scales."));
+    m_activations = new QComboBox(box);
+    m_activations->setObjectName("activations");
+    for (DType t : kActivationTypes)
+        m_activations->addItem(q(std::string(toString(t))), static_cast<int>(t));
+    m_activations->setToolTip(tr("Format of activations; matmuls run in it where the device supports it."));
+    m_kv = new QComboBox(box);
+    m_kv->setObjectName("kv");
+    for (DType t : kKvTypes)
+        m_kv->addItem(q(std::string(toString(t))), static_cast<int>(t));
+    m_kv->setToolTip(tr("Format of the cached keys and values."));
+    form->addRow(tr("&Weights"), m_weights);
+    form->addRow(tr("&Activations"), m_activations);
+    form->addRow(tr("&KV cache"), m_kv);
+
+    connect(m_weights, &QComboBox::activated, this, [this](int i) {
+        Scenario s = m_doc->scenario();
+        s.weights = kWeightChoices[static_cast<std::size_t>(m_weights->itemData(i).toInt())].format;
+        m_doc->setScenario(s, tr("Weights %1").arg(m_weights->itemText(i)));
+    });
+    connect(m_activations, &QComboBox::activated, this, [this](int i) {
+        Scenario s = m_doc->scenario();
+        s.activations = static_cast<DType>(m_activations->itemData(i).toInt());
+        m_doc->setScenario(s, tr("Activations %1").arg(m_activations->itemText(i)));
+    });
+    connect(m_kv, &QComboBox::activated, this, [this](int i) {
+        Scenario s = m_doc->scenario();
+        s.kv = static_cast<DType>(m_kv->itemData(i).toInt());
+        m_doc->setScenario(s, tr("KV cache %1").arg(m_kv->itemText(i)));
+    });
+    return box;
+}
+
+QWidget *ControlsPanel::buildParallelGroup()
+{
+    auto *box = group(tr("Parallelism"), tr("How the model is split over devices."), this);
+    auto *form = new QFormLayout(box);
+    auto spin = [box](const char *name, const QString &tip) {
+        auto *s = new QSpinBox(box);
+        s->setObjectName(name);
+        s->setRange(1, 1024);
+        s->setKeyboardTracking(false);
+        s->setToolTip(tip);
+        return s;
+    };
+    m_tp = spin("tp", tr("Tensor parallelism: splits heads and FFN columns over devices, adding two all-reduces per layer."));
+    m_pp = spin("pp", tr("Pipeline parallelism: splits the layers into stages, adding transfers and a pipeline bubble."));
+    m_dp = spin("dp", tr("Data parallelism: replicas that each take a share of the batch."));
+    form->addRow(tr("&Tensor (tp)"), m_tp);
+    form->addRow(tr("&Pipeline (pp)"), m_pp);
+    form->addRow(tr("&Data (dp)"), m_dp);
+    struct Bind
+    {
+        QSpinBox *spin;
+        int Scenario::*field;
+        const char *label;
+    };
+    for (const Bind &b : {Bind{m_tp, &Scenario::tp, "tp"}, Bind{m_pp, &Scenario::pp, "pp"}, Bind{m_dp, &Scenario::dp, "dp"}}) {
+        connect(b.spin, &QSpinBox::valueChanged, this, [this, b](int v) {
+            Scenario s = m_doc->scenario();
+            s.*(b.field) = v;
+            m_doc->setScenario(s, tr("%1 %2").arg(QString::fromLatin1(b.label)).arg(v));
+        });
+    }
+    return box;
+}
+
+QWidget *ControlsPanel::buildOptionsGroup()
+{
+    auto *box = group(tr("Options"), tr("Kernel and cache choices, and how close to peak the run gets."), this);
+    auto *form = new QFormLayout(box);
+    m_fused = new QCheckBox(tr("&Fused attention"), box);
+    m_fused->setObjectName("fusedAttention");
+    m_fused->setToolTip(tr("FlashAttention-style: the score matrix never goes to memory."));
+    m_kvCache = new QCheckBox(tr("K&V cache"), box);
+    m_kvCache->setObjectName("kvCache");
+    m_kvCache->setToolTip(tr("Keep keys and values of past tokens; without it decode recomputes them over the whole context."));
+    m_efficiency = new QComboBox(box);
+    m_efficiency->setObjectName("efficiency");
+    m_efficiency->addItem(tr("ideal (the roofline)"), static_cast<int>(EfficiencyMode::Ideal));
+    m_efficiency->addItem(tr("achievable (measured fractions)"), static_cast<int>(EfficiencyMode::Achievable));
+    m_efficiency->setToolTip(tr("Ideal uses datasheet peaks; achievable scales them by published GEMM and bandwidth measurements."));
+    form->addRow(m_fused);
+    form->addRow(m_kvCache);
+    form->addRow(tr("&Efficiency"), m_efficiency);
+    connect(m_fused, &QCheckBox::toggled, this, [this](bool on) {
+        Scenario s = m_doc->scenario();
+        s.fusedAttention = on;
+        m_doc->setScenario(s, on ? tr("Fused attention on") : tr("Fused attention off"));
+    });
+    connect(m_kvCache, &QCheckBox::toggled, this, [this](bool on) {
+        Scenario s = m_doc->scenario();
+        s.kvCache = on;
+        m_doc->setScenario(s, on ? tr("KV cache on") : tr("KV cache off"));
+    });
+    connect(m_efficiency, &QComboBox::activated, this, [this](int i) {
+        Scenario s = m_doc->scenario();
+        s.efficiency = static_cast<EfficiencyMode>(m_efficiency->itemData(i).toInt());
+        m_doc->setScenario(s, tr("Efficiency %1").arg(q(std::string(toString(s.efficiency)))));
+    });
+    return box;
+}
+
+void ControlsPanel::syncFromDocument()
+{
+    const Scenario &s = m_doc->scenario();
+    m_error->setText(m_doc->analysisError());
+    m_error->setVisible(!m_doc->analysisError().isEmpty());
+
+    m_device->setCurrentId(q(m_doc->baseHardware().id), tr("%1 (custom)").arg(q(m_doc->baseHardware().name)));
+    m_model->setCurrentId(m_doc->file().modelInline ? QString() : q(m_doc->model().id),
+                          tr("%1 (imported)").arg(q(m_doc->model().name)));
+    if (m_doc->file().modelInline)
+        m_model->setToolTip(modelTip(m_doc->model()));
+
+    selectData(m_phase, static_cast<int>(s.phase));
+    m_batch->setValue(static_cast<double>(s.batch));
+    m_seq->setValue(static_cast<double>(s.seq));
+    m_context->setValue(static_cast<double>(s.context));
+    m_output->setValue(static_cast<double>(s.output));
+    // Lengths a phase does not use stay visible but greyed out.
+    m_seq->setEnabled(s.phase != Phase::Decode);
+    m_context->setEnabled(s.phase == Phase::Decode);
+    m_output->setEnabled(s.phase == Phase::Generate);
+
+    int weightRow = -1;
+    for (std::size_t i = 0; i < kWeightChoices.size(); ++i)
+        if (kWeightChoices[i].format.type == s.weights.type && kWeightChoices[i].format.groupSize == s.weights.groupSize)
+            weightRow = static_cast<int>(i);
+    selectData(m_weights, weightRow);
+    selectData(m_activations, static_cast<int>(s.activations));
+    selectData(m_kv, static_cast<int>(s.kv));
+
+    for (auto [spin, v] : {std::pair{m_tp, s.tp}, {m_pp, s.pp}, {m_dp, s.dp}}) {
+        const QSignalBlocker block(spin);
+        spin->setValue(v);
+    }
+    {
+        const QSignalBlocker b1(m_fused);
+        const QSignalBlocker b2(m_kvCache);
+        m_fused->setChecked(s.fusedAttention);
+        m_kvCache->setChecked(s.kvCache);
+    }
+    selectData(m_efficiency, static_cast<int>(s.efficiency));
+}
+
+} // namespace memwall::ui

@@ -1,0 +1,460 @@
+#include "ui/dialogs/modeleditordialog.h"
+
+#include "io/jsonreader.h"
+#include "ui/controls/presetpicker.h"
+#include "ui/dialogs/presetfiles.h"
+#include "ui/document/scenariodocument.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <climits>
+
+namespace memwall::ui {
+
+using nlohmann::json;
+
+namespace {
+
+const QString kOrigin = QStringLiteral("model editor");
+const QColor kInvalidBackground("#fde2e1");
+const QColor kErrorText("#b3261e");
+
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<int>(s.size())); }
+
+QString binaryBytes(double b)
+{
+    static const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024 && u < 4) {
+        b /= 1024;
+        ++u;
+    }
+    return QStringLiteral("%1 %2").arg(QString::number(b, 'g', u == 0 ? 10 : 4), QLatin1String(units[u]));
+}
+
+QString billions(int64_t n)
+{
+    return n >= 1'000'000'000 ? QStringLiteral("%1 B").arg(n / 1e9, 0, 'f', 2)
+                              : QStringLiteral("%1 M").arg(n / 1e6, 0, 'f', 1);
+}
+
+} // namespace
+
+QLocale groupingLocale()
+{
+    QLocale l;
+    l.setNumberOptions(l.numberOptions() & ~QLocale::OmitGroupSeparator);
+    return l;
+}
+
+ModelEditorDialog::ModelEditorDialog(const core::PresetLibrary &presets, const core::ModelShape &start, QWidget *parent,
+                                     core::DType kv)
+    : QDialog(parent), m_presets(presets), m_kv(kv)
+{
+    setWindowTitle(tr("Model Editor"));
+    m_confirm = [this](const QString &question) {
+        return QMessageBox::question(this, tr("Replace preset?"), question, QMessageBox::Yes | QMessageBox::Cancel) ==
+               QMessageBox::Yes;
+    };
+    buildUi();
+    const core::ModelPreset *preset = m_presets.findModel(start.id);
+    if (preset && isBuiltinPreset(preset->sourceFile) && core::toJson(preset->shape) == core::toJson(start))
+        copyFrom(*preset);
+    else
+        setShape(start, preset ? QString::fromStdString(preset->source) : QString(), preset ? preset->year : 0);
+}
+
+void ModelEditorDialog::buildUi()
+{
+    auto *top = new QVBoxLayout(this);
+
+    auto *copyRow = new QHBoxLayout;
+    auto *copyLabel = new QLabel(tr("Start from a &copy of:"), this);
+    m_copyFrom = new PresetPicker(this);
+    m_copyFrom->setObjectName("copyFrom");
+    m_copyFrom->setToolTip(
+        tr("Fill every field from a model preset (type to search). A built-in preset is copied under "
+           "a new id, so it is never replaced by accident."));
+    for (const auto &m : m_presets.models())
+        m_copyFrom->addPreset(QString::fromStdString(m.shape.id), QString::fromStdString(m.shape.name),
+                              QString::fromStdString(m.source));
+    copyLabel->setBuddy(m_copyFrom);
+    copyRow->addWidget(copyLabel);
+    copyRow->addWidget(m_copyFrom, 1);
+    top->addLayout(copyRow);
+    connect(m_copyFrom, &PresetPicker::idActivated, this, [this](const QString &id) {
+        if (const auto *m = m_presets.findModel(id.toStdString()))
+            copyFrom(*m);
+    });
+
+    auto *columns = new QHBoxLayout;
+    top->addLayout(columns, 1);
+
+    auto errorRow = [this](QFormLayout *form, const QString &key) {
+        auto *l = new QLabel(this);
+        l->setObjectName(key + "Error");
+        l->setWordWrap(true);
+        QPalette p = l->palette();
+        p.setColor(QPalette::WindowText, kErrorText);
+        l->setPalette(p);
+        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        l->hide();
+        form->addRow(QString(), l);
+        m_errorLabels.insert(key, l);
+    };
+    auto lineEdit = [this](QFormLayout *form, const QString &key, const QString &label, const QString &tip) {
+        auto *e = new QLineEdit(this);
+        e->setObjectName(key + "Edit");
+        e->setToolTip(tip);
+        connect(e, &QLineEdit::textChanged, this, &ModelEditorDialog::revalidate);
+        m_fieldWidgets.insert(key, e);
+        form->addRow(label, e);
+        return e;
+    };
+    auto spin = [this](QFormLayout *form, const QString &key, const QString &label, const QString &tip) {
+        auto *s = new QSpinBox(this);
+        s->setObjectName(key + "Spin");
+        s->setRange(0, INT_MAX);
+        s->setGroupSeparatorShown(true);
+        s->setToolTip(tip);
+        s->setAccelerated(true);
+        connect(s, &QSpinBox::valueChanged, this, &ModelEditorDialog::revalidate);
+        m_ints.insert(key, s);
+        m_fieldWidgets.insert(key, s);
+        form->addRow(label, s);
+        return s;
+    };
+    auto combo = [this](QFormLayout *form, const QString &key, const QString &label, const QStringList &items,
+                        const QString &tip) {
+        auto *c = new QComboBox(this);
+        c->setObjectName(key + "Combo");
+        c->addItems(items);
+        c->setToolTip(tip);
+        connect(c, &QComboBox::currentTextChanged, this, &ModelEditorDialog::revalidate);
+        m_combos.insert(key, c);
+        m_fieldWidgets.insert(key, c);
+        form->addRow(label, c);
+    };
+    auto check = [this](QFormLayout *form, const QString &key, const QString &label, const QString &tip) {
+        auto *c = new QCheckBox(label, this);
+        c->setObjectName(key + "Check");
+        c->setToolTip(tip);
+        connect(c, &QCheckBox::toggled, this, &ModelEditorDialog::revalidate);
+        m_bools.insert(key, c);
+        form->addRow(QString(), c);
+    };
+
+    // ---- identity ----
+    auto *identity = new QGroupBox(tr("Model"), this);
+    auto *iform = new QFormLayout(identity);
+    m_id = lineEdit(iform, "id", tr("&Id:"),
+                    tr("Preset id: lower-case letters, digits and dashes. Use it on the command "
+                       "line: memwall analyze --model ID"));
+    errorRow(iform, "id");
+    m_name = lineEdit(iform, "name", tr("&Name:"), tr("Display name, e.g. \"Llama 2 7B\""));
+    errorRow(iform, "name");
+    m_family = lineEdit(iform, "family", tr("&Family:"), tr("Model family: llama, gpt2, bert, opt, falcon, …"));
+    errorRow(iform, "family");
+    m_source = lineEdit(iform, "source", tr("&Source:"),
+                        tr("Where the shape comes from: the config.json URL on Hugging Face, or the paper and table"));
+    m_source->setPlaceholderText(tr("config.json URL or paper"));
+    errorRow(iform, "source");
+    m_year = new QSpinBox(this);
+    m_year->setObjectName("yearSpin");
+    m_year->setRange(0, 2100);
+    m_year->setSpecialValueText(tr("unknown"));
+    m_year->setToolTip(tr("Year of release (0 = unknown)"));
+    connect(m_year, &QSpinBox::valueChanged, this, &ModelEditorDialog::revalidate);
+    iform->addRow(tr("&Year:"), m_year);
+    combo(iform, "arch", tr("&Architecture:"), {"decoder", "encoder"},
+          tr("decoder: GPT-style, generates with a KV cache; encoder: BERT-style, bidirectional, no cache"));
+    errorRow(iform, "arch");
+    combo(iform, "activation", tr("Acti&vation:"), {"gelu", "silu", "relu"}, tr("FFN activation function"));
+    combo(iform, "positions", tr("&Positions:"), {"learned", "rotary", "alibi", "none"},
+          tr("Position encoding: learned embeddings add max_positions × hidden parameters"));
+    errorRow(iform, "positions");
+    combo(iform, "norm", tr("N&orm:"), {"layernorm", "rmsnorm"},
+          tr("LayerNorm has a weight and a bias per channel, RMSNorm only a weight"));
+    columns->addWidget(identity, 3);
+
+    // ---- sizes ----
+    auto *sizes = new QGroupBox(tr("Shape"), this);
+    auto *sform = new QFormLayout(sizes);
+    const std::vector<std::tuple<QString, QString, QString>> ints{
+        {"layers", tr("&Layers:"), tr("Transformer blocks")},
+        {"hidden", tr("&Hidden size:"), tr("d_model: width of the residual stream")},
+        {"heads", tr("&Heads:"), tr("Query heads")},
+        {"kv_heads", tr("&KV heads:"),
+         tr("Key/value heads: equal to heads for multi-head attention, 1 for multi-query, in between for "
+            "grouped-query; "
+            "heads must be a multiple of it. Sets the KV-cache size.")},
+        {"head_dim", tr("Head &dim:"), tr("Width of one head (usually hidden / heads; Gemma differs)")},
+        {"ffn", tr("&FFN size:"), tr("Inner width of the feed-forward block (per expert for mixture-of-experts)")},
+        {"vocab", tr("&Vocabulary:"),
+         tr("Tokens in the vocabulary: the embedding and LM head have vocab × hidden weights")},
+        {"max_positions", tr("&Max positions:"), tr("Context length the model was trained for (0 = unknown)")},
+        {"experts", tr("&Experts:"), tr("Mixture-of-experts: experts per layer (1 = dense)")},
+        {"active_experts", tr("&Active experts:"), tr("Experts each token is routed to")},
+        {"sliding_window", tr("Sliding &window:"), tr("Attention window in tokens (0 = full attention)")}};
+    for (const auto &[key, label, tip] : ints) {
+        spin(sform, key, label, tip);
+        errorRow(sform, key);
+    }
+    columns->addWidget(sizes, 2);
+
+    // ---- structure ----
+    auto *structure = new QGroupBox(tr("Structure"), this);
+    auto *bform = new QFormLayout(structure);
+    check(bform, "gated_ffn", tr("&Gated FFN (SwiGLU / GeGLU)"),
+          tr("Gated FFN: separate up and gate projections (three FFN matrices instead of two)"));
+    check(bform, "tied_embeddings", tr("&Tied embeddings"), tr("The LM head shares the embedding matrix"));
+    check(bform, "qkv_bias", tr("&QKV bias"), tr("Biases on the query, key and value projections"));
+    check(bform, "out_bias", tr("Attention o&utput bias"), tr("Bias on the attention output projection"));
+    check(bform, "ffn_bias", tr("FFN &biases"), tr("Biases on the FFN projections"));
+    check(bform, "parallel_attention", tr("Pa&rallel attention and FFN"),
+          tr("Attention and FFN read the same normed input (GPT-J, Falcon)"));
+    errorRow(bform, "general");
+    columns->addWidget(structure, 2);
+
+    // ---- live numbers ----
+    auto *live = new QGroupBox(tr("Computed"), this);
+    auto *lform = new QFormLayout(live);
+    m_paramsLabel = new QLabel(this);
+    m_paramsLabel->setObjectName("paramsLabel");
+    m_paramsLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_paramsLabel->setToolTip(
+        tr("Parameters counted the Hugging Face way (sum of p.numel()): embeddings, every layer's "
+           "attention and FFN weights and biases, norms, MoE router, final norm, untied LM head"));
+    lform->addRow(tr("Parameters:"), m_paramsLabel);
+    m_kvLabel = new QLabel(this);
+    m_kvLabel->setObjectName("kvLabel");
+    m_kvLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_kvLabel->setToolTip(tr("KV cache per token = 2 × layers × kv_heads × head_dim × bytes per element "
+                             "(OPT-13B at FP16: 800 KiB, as in the vLLM paper)"));
+    lform->addRow(tr("KV cache:"), m_kvLabel);
+    top->addWidget(live);
+
+    m_generalError = m_errorLabels.value("general");
+    m_buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
+    m_buttons->button(QDialogButtonBox::Save)
+        ->setToolTip(tr("Save as a user preset (presets/models/ID.json in %1) and use it").arg(userPresetDir()));
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &ModelEditorDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &ModelEditorDialog::reject);
+    top->addWidget(m_buttons);
+    resize(1040, 600);
+}
+
+void ModelEditorDialog::setShape(const core::ModelShape &shape, const QString &source, int year)
+{
+    m_base = shape;
+    m_filling = true;
+    m_id->setText(QString::fromStdString(shape.id));
+    m_name->setText(QString::fromStdString(shape.name));
+    m_family->setText(QString::fromStdString(shape.family));
+    m_source->setText(source);
+    m_source->setCursorPosition(0);
+    m_year->setValue(year);
+    const json j = core::toJson(shape);
+    for (auto it = m_ints.begin(); it != m_ints.end(); ++it)
+        it.value()->setValue(
+            static_cast<int>(std::clamp<int64_t>(j.at(it.key().toStdString()).get<int64_t>(), 0, INT_MAX)));
+    for (auto it = m_bools.begin(); it != m_bools.end(); ++it)
+        it.value()->setChecked(j.at(it.key().toStdString()).get<bool>());
+    for (auto it = m_combos.begin(); it != m_combos.end(); ++it)
+        it.value()->setCurrentText(QString::fromStdString(j.at(it.key().toStdString()).get<std::string>()));
+    m_copyFrom->setCurrentId(QString::fromStdString(shape.id), tr("(custom model)"));
+    m_filling = false;
+    revalidate();
+}
+
+void ModelEditorDialog::copyFrom(const core::ModelPreset &preset, bool newId)
+{
+    core::ModelShape copy = preset.shape;
+    if (newId || isBuiltinPreset(preset.sourceFile)) {
+        copy.id = preset.shape.id + "-custom";
+        copy.name = preset.shape.name + " (custom)";
+    }
+    setShape(copy, QString::fromStdString(preset.source), preset.year);
+    m_copyFrom->setCurrentId(QString::fromStdString(preset.shape.id));
+}
+
+json ModelEditorDialog::collect() const
+{
+    json shape = core::toJson(m_base); // keeps the fields not shown (position offset, token types, pooler, …)
+    shape.erase("id");
+    shape.erase("name");
+    shape["family"] = m_family->text().trimmed().toStdString();
+    for (auto it = m_ints.begin(); it != m_ints.end(); ++it)
+        shape[it.key().toStdString()] = it.value()->value();
+    for (auto it = m_bools.begin(); it != m_bools.end(); ++it)
+        shape[it.key().toStdString()] = it.value()->isChecked();
+    for (auto it = m_combos.begin(); it != m_combos.end(); ++it)
+        shape[it.key().toStdString()] = it.value()->currentText().toStdString();
+    json j{{"kind", "model"},
+           {"schema", 1},
+           {"id", m_id->text().trimmed().toStdString()},
+           {"name", m_name->text().trimmed().toStdString()},
+           {"source", m_source->text().trimmed().toStdString()},
+           {"shape", shape}};
+    if (m_year->value() > 0)
+        j["year"] = m_year->value();
+    return j;
+}
+
+double ModelEditorDialog::kvBytesPerToken() const
+{
+    return 2.0 * static_cast<double>(m_shape.layers) * static_cast<double>(m_shape.kvHeads) *
+           static_cast<double>(m_shape.headDim) * core::bytesOf(m_kv);
+}
+
+void ModelEditorDialog::showError(const FieldError &e)
+{
+    // core::validate() names every field involved ("heads (32) must be a multiple of kv_heads (5)"): mark them all,
+    // and show the message under the first.
+    QStringList fields;
+    if (m_fieldWidgets.contains(e.field))
+        fields << e.field;
+    for (auto it = m_fieldWidgets.begin(); it != m_fieldWidgets.end(); ++it) {
+        const QRegularExpression word(QStringLiteral("\\b%1\\b").arg(QRegularExpression::escape(it.key())));
+        if (!fields.contains(it.key()) && e.message.contains(word))
+            fields << it.key();
+    }
+    for (const QString &f : std::as_const(fields))
+        if (QWidget *w = m_fieldWidgets.value(f))
+            w->setStyleSheet(QStringLiteral("background-color: %1;").arg(kInvalidBackground.name()));
+    QLabel *label = fields.isEmpty() ? nullptr : m_errorLabels.value(fields.front());
+    if (!label)
+        label = m_generalError;
+    const bool messageNamesField = e.message.startsWith(e.field);
+    label->setText(messageNamesField || e.field.isEmpty() ? e.message : e.field + ": " + e.message);
+    label->show();
+}
+
+void ModelEditorDialog::revalidate()
+{
+    if (m_filling)
+        return;
+    m_json = collect();
+    for (QLabel *l : std::as_const(m_errorLabels)) {
+        l->clear();
+        l->hide();
+    }
+    for (QWidget *w : std::as_const(m_fieldWidgets))
+        w->setStyleSheet(QString());
+    try {
+        if (m_source->text().trimmed().isEmpty())
+            throw core::InputError(
+                kOrigin.toStdString() +
+                ": source: must not be empty (say where the shape comes from: a config.json URL or a paper)");
+        const core::ModelPreset p = core::modelPresetFromJson(m_json, kOrigin.toStdString());
+        m_shape = p.shape;
+        m_params = core::paramCount(m_shape);
+        m_error.clear();
+        m_errorField.clear();
+    } catch (const std::exception &e) {
+        m_error = QString::fromStdString(e.what());
+        const FieldError fe = splitInputError(m_error, kOrigin);
+        m_errorField = fe.field;
+        showError(fe);
+    }
+    m_buttons->button(QDialogButtonBox::Save)->setEnabled(m_error.isEmpty());
+    if (!m_error.isEmpty()) {
+        m_paramsLabel->setText(tr("— (fix the field marked in red)"));
+        m_kvLabel->setText(tr("—"));
+        return;
+    }
+    const QLocale c = groupingLocale();
+    QString params = tr("%1 (%2)").arg(billions(m_params.total), c.toString(static_cast<qlonglong>(m_params.total)));
+    if (m_shape.isMoe())
+        params += tr(" · %1 active per token (%2)")
+                      .arg(billions(m_params.active), c.toString(static_cast<qlonglong>(m_params.active)));
+    m_paramsLabel->setText(params);
+    const double kv = kvBytesPerToken();
+    QString kvText =
+        tr("%1 per token (%2 bytes) at %3")
+            .arg(binaryBytes(kv), c.toString(static_cast<qlonglong>(kv)), qs(core::toString(m_kv)).toUpper());
+    if (m_shape.maxPositions > 0)
+        kvText += tr(" · %1 for one sequence of %2 tokens")
+                      .arg(binaryBytes(kv * static_cast<double>(m_shape.maxPositions)))
+                      .arg(c.toString(static_cast<qlonglong>(m_shape.maxPositions)));
+    m_kvLabel->setText(kvText);
+}
+
+bool ModelEditorDialog::save(QString *error)
+{
+    revalidate();
+    if (!isValid()) {
+        if (error)
+            *error = m_error;
+        return false;
+    }
+    const QString id = QString::fromStdString(m_shape.id);
+    const QString path = userPresetDir() + "/models/" + id + ".json";
+    if (const auto *existing = m_presets.findModel(m_shape.id); existing && isBuiltinPreset(existing->sourceFile)) {
+        if (!m_confirm(tr("“%1” is the id of the built-in model “%2”. Saving under this id replaces it everywhere (in "
+                          "the application and on the command line) until you delete %3.\n\nReplace the built-in "
+                          "preset?")
+                           .arg(id, QString::fromStdString(existing->shape.name), path))) {
+            if (error)
+                error->clear();
+            return false;
+        }
+    } else if (QFileInfo::exists(path) && path != m_savedPath) {
+        if (!m_confirm(tr("A user preset “%1” already exists (%2). Replace it?").arg(id, path))) {
+            if (error)
+                error->clear();
+            return false;
+        }
+    }
+    const QString written = saveUserPreset("models", id, m_json, error);
+    if (written.isEmpty())
+        return false;
+    m_savedPath = written;
+    return true;
+}
+
+void ModelEditorDialog::accept()
+{
+    QString error;
+    if (save(&error)) {
+        QDialog::accept();
+        return;
+    }
+    if (!error.isEmpty() && error != m_error)
+        QMessageBox::warning(this, tr("Cannot save the model"), error);
+}
+
+std::optional<core::ModelShape> ModelEditorDialog::editInto(ScenarioDocument *doc, const core::ModelShape &start,
+                                                            QWidget *parent, bool newPreset)
+{
+    ModelEditorDialog dialog(doc->presets(), start, parent, doc->scenario().kv);
+    if (newPreset) {
+        core::ModelPreset p;
+        p.shape = start;
+        if (const auto *known = doc->presets().findModel(start.id)) {
+            p.source = known->source;
+            p.year = known->year;
+        }
+        dialog.copyFrom(p, true);
+    }
+    if (dialog.exec() != QDialog::Accepted)
+        return std::nullopt;
+    doc->setModel(dialog.shape(), true);
+    return dialog.shape();
+}
+
+} // namespace memwall::ui

@@ -1,0 +1,83 @@
+#include "ui/dialogs/presetfiles.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QLocale>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+namespace memwall::ui {
+
+QString userPresetDir()
+{
+    // AppDataLocation without the organisation: the command line sets no organisation name, so its AppDataLocation
+    // is <data>/MemWall; the GUI sets one, which would move AppDataLocation to <data>/MemWall/MemWall. Both must use
+    // the same folder, so build it from the generic data location and the application name.
+    QString app = QCoreApplication::applicationName();
+    if (app.isEmpty() || app == QLatin1String("memwall"))
+        app = QStringLiteral("MemWall");
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QLatin1Char('/') + app +
+           QStringLiteral("/presets");
+}
+
+QString saveUserPreset(const QString &subfolder, const QString &id, const nlohmann::json &preset, QString *error)
+{
+    const QString dir = userPresetDir() + QLatin1Char('/') + subfolder;
+    if (!QDir().mkpath(dir)) {
+        if (error)
+            *error = QObject::tr("%1: cannot create the folder").arg(dir);
+        return {};
+    }
+    const QString path = dir + QLatin1Char('/') + id + QStringLiteral(".json");
+    const std::string text = preset.dump(2) + "\n";
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly) ||
+        out.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()) || !out.commit()) {
+        if (error)
+            *error = QObject::tr("%1: cannot write: %2").arg(path, out.errorString());
+        return {};
+    }
+    return path;
+}
+
+bool isBuiltinPreset(const std::string &sourceFile) { return sourceFile.rfind("presets/", 0) == 0; }
+
+FieldError splitInputError(const QString &line, const QString &origin)
+{
+    QString rest = line;
+    const QString prefix = origin + QStringLiteral(": ");
+    if (rest.startsWith(prefix))
+        rest = rest.mid(prefix.size());
+    // Model presets validate their shape as "ORIGIN: shape: …".
+    if (rest.startsWith(QStringLiteral("shape: ")))
+        rest = rest.mid(7);
+    static const QRegularExpression pathThenColon(
+        QStringLiteral(R"(^([A-Za-z0-9_]+(?:\[\d+\])?(?:\.[A-Za-z0-9_]+(?:\[\d+\])?)*): (.*)$)"));
+    if (const auto m = pathThenColon.match(rest); m.hasMatch())
+        return {m.captured(1), m.captured(2)};
+    // core::validate(): "heads (32) must be a multiple of kv_heads (5)" — the first word names the field.
+    static const QRegularExpression firstWord(QStringLiteral(R"(^([a-z_]+)\b)"));
+    if (const auto m = firstWord.match(rest); m.hasMatch())
+        return {m.captured(1), rest};
+    return {QString(), rest};
+}
+
+nlohmann::json numberFromText(const QString &text, double scale)
+{
+    const QString t = text.trimmed();
+    if (t.isEmpty())
+        return nullptr;
+    bool ok = false;
+    // The editors show numbers in C format ("989.4"); a number typed in the user's own format is accepted too.
+    double v = QLocale::c().toDouble(t, &ok);
+    if (!ok)
+        v = QLocale().toDouble(t, &ok);
+    if (!ok)
+        return t.toStdString();
+    return v * scale;
+}
+
+QString textFromNumber(double value, double scale) { return QString::number(value / scale, 'g', 10); }
+
+} // namespace memwall::ui

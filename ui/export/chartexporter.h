@@ -1,0 +1,69 @@
+#pragma once
+
+#include "ui/settings/theme.h"
+
+#include <QImage>
+#include <QList>
+#include <QSize>
+#include <QSizeF>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+class QPainter;
+
+namespace memwall::ui {
+
+class ChartBase;
+
+/// How a chart is exported. The chart is laid out at `size` logical pixels (the same layout a window of that size
+/// shows); PNG multiplies the pixels by `scale`, SVG and PDF are vector and keep the layout.
+struct ExportOptions
+{
+    QSize size{1600, 1000};
+    qreal scale = 1; ///< PNG device-pixel multiplier (1, 2, 3; at most 4)
+    Theme theme = Theme::light();
+    QString title;   ///< replaces the chart's own title if not empty
+    QString caption; ///< optional line under the chart (source, scenario, lecture name)
+};
+
+enum class ExportFormat { Png, Svg, Pdf };
+
+/// The picture format a file name asks for (by its extension, case-insensitive); nullopt for anything else.
+std::optional<ExportFormat> formatForPath(const QString &path);
+/// "png", "svg", "pdf".
+QString extensionFor(ExportFormat format);
+
+/// The size the chart is laid out at now (its view's size when shown); empty if it was never laid out.
+QSize currentChartSize(ChartBase &chart);
+
+/// The PDF page for a chart of `size` pixels, in points: the pixels at the resolution text is laid out at (96 dpi
+/// offscreen), so fonts keep their point size (1600×1000 px → 1200×750 pt).
+QSizeF pdfPageSize(const QSize &size);
+
+/// The one painting path shared by the window, the clipboard and `memwall export`: lays the chart out at
+/// `options.size` with `options.theme`, paints it (and the caption) into the rectangle (0, 0, size) of `painter`,
+/// then restores the chart's size, title and theme. A chart shown in a view is borrowed and handed back unchanged.
+void paintChart(ChartBase &chart, QPainter *painter, const ExportOptions &options);
+
+/// The chart as an image of size × scale pixels with device-pixel ratio `scale` (for the clipboard and PNG).
+/// A null image if that many pixels cannot be allocated.
+QImage renderImage(ChartBase &chart, const ExportOptions &options);
+
+/// Writes the chart as PNG, SVG or PDF (by the extension of `path`), atomically: nothing is written on failure.
+/// False with a one-line `error` naming the path on failure (unknown extension, folder missing, cannot write).
+bool exportChart(ChartBase &chart, const QString &path, const ExportOptions &options, QString *error);
+
+/// Writes the data behind the chart as CSV (`chart.csv()`) or JSON (`chart.data()`), by the extension of `path`.
+bool exportData(ChartBase &chart, const QString &path, QString *error);
+
+/// "Export all charts…": one file per chart in `folder` (created if missing), named `<chart id>.<format>`;
+/// `format` is png, svg, pdf, csv or json. Stops at the first failure; `written` lists the files written so far.
+bool exportAll(const QList<ChartBase *> &charts, const QString &folder, const QString &format,
+               const ExportOptions &options, QStringList *written, QString *error);
+
+/// The formats exportAll() accepts, pictures first: png, svg, pdf, csv, json.
+QStringList exportFormats();
+
+} // namespace memwall::ui

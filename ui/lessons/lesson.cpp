@@ -1,0 +1,191 @@
+#include "ui/lessons/lesson.h"
+
+#include "analysis/analysis.h"
+#include "io/analysisjson.h"
+#include "io/jsonreader.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+#include <algorithm>
+
+namespace memwall::ui {
+
+using core::InputError;
+using core::JsonReader;
+using nlohmann::json;
+
+QStringList lessonChartNames() { return {"roofline", "memory", "sweep", "breakdown", "trends", "scaling"}; }
+
+namespace {
+
+bool validId(const std::string &id)
+{
+    return !id.empty() && std::all_of(id.begin(), id.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+    });
+}
+
+/// "text" is one string or an array of paragraphs (joined as <p> elements).
+QString readText(JsonReader &r, std::string_view key)
+{
+    const json &t = r.raw(key);
+    if (t.is_string())
+        return QString::fromStdString(t.get<std::string>());
+    if (!t.is_array() || t.empty())
+        r.fail(key, "expected a string or a non-empty array of strings, got " + core::brief(t));
+    QString out;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        if (!t[i].is_string())
+            r.fail(std::string(key) + "[" + std::to_string(i) + "]", "expected a string, got " + core::brief(t[i]));
+        out += "<p>" + QString::fromStdString(t[i].get<std::string>()) + "</p>";
+    }
+    return out;
+}
+
+} // namespace
+
+core::ScenarioFile stepScenarioFile(const LessonStep &step, const core::PresetLibrary &lib, const std::string &where)
+{
+    json j = step.scenario;
+    if (!j.is_object())
+        throw InputError(where + ": scenario: expected an object, got " + core::brief(j));
+    core::ScenarioFile f;
+    for (const bool hardware : {true, false}) {
+        const char *key = hardware ? "hardware" : "model";
+        if (!j.contains(key))
+            throw InputError(where + ": scenario." + key + ": missing (the lesson or the step must name a " + key +
+                             " preset)");
+        if (!j[key].is_string())
+            throw InputError(where + ": scenario." + key + ": expected a preset id, got " + core::brief(j[key]));
+        const std::string id = j[key].get<std::string>();
+        if (hardware) {
+            const auto *hw = lib.findHardware(id);
+            if (!hw)
+                throw InputError(where + ": scenario.hardware: " + core::unknownPresetMessage(lib, true, id));
+            f.hardware = *hw;
+        } else {
+            const auto *m = lib.findModel(id);
+            if (!m)
+                throw InputError(where + ": scenario.model: " + core::unknownPresetMessage(lib, false, id));
+            f.model = m->shape;
+        }
+        j.erase(key);
+    }
+    f.scenario = core::scenarioFromJson(j, where);
+    return f;
+}
+
+Lesson lessonFromJson(const json &j, const std::string &file, const core::PresetLibrary &lib)
+{
+    if (!j.is_object())
+        throw InputError(file + ": expected a lesson object ({\"kind\": \"lesson\", ...}), got " + core::brief(j));
+    JsonReader r(j, file);
+    const std::string kind = r.string("kind", "lesson");
+    if (kind != "lesson")
+        r.fail("kind", "expected \"lesson\", got \"" + kind + "\"");
+    const int64_t schema = r.integer("schema", 1);
+    if (schema != 1)
+        r.fail("schema", "this MemWall reads lesson schema 1, got " + std::to_string(schema));
+
+    Lesson l;
+    l.file = QString::fromStdString(file);
+    const std::string id = r.string("id");
+    if (!validId(id))
+        r.fail("id", "must be lower-case letters, digits and dashes, got \"" + id + "\"");
+    l.id = QString::fromStdString(id);
+    l.title = QString::fromStdString(r.string("title"));
+    if (l.title.trimmed().isEmpty())
+        r.fail("title", "must not be empty");
+    l.summary = QString::fromStdString(r.string("summary", ""));
+
+    if (r.has("facts")) {
+        JsonReader facts = r.object("facts");
+        for (const auto &[name, value] : facts.node().items()) {
+            JsonReader fr = facts.object(name);
+            LessonFact fact;
+            fact.value = fr.number("value");
+            fact.unit = fr.string("unit", "");
+            fact.source = fr.string("source");
+            if (fact.source.empty())
+                fr.fail("source", "every fact needs its public source");
+            fr.rejectUnknown();
+            l.facts[name] = fact;
+        }
+    }
+
+    json base = json::object();
+    if (r.has("scenario")) {
+        base = r.raw("scenario");
+        if (!base.is_object())
+            r.fail("scenario", "expected an object, got " + core::brief(base));
+    }
+
+    const json &steps = r.array("steps");
+    if (steps.empty())
+        r.fail("steps", "a lesson needs at least one step");
+    const QStringList charts = lessonChartNames();
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        JsonReader s = r.element(steps[i], i, "steps");
+        LessonStep step;
+        step.title = QString::fromStdString(s.string("title"));
+        const std::string chart = s.string("chart");
+        step.chart = QString::fromStdString(chart);
+        if (!charts.contains(step.chart))
+            s.fail("chart", "unknown chart \"" + chart + "\" (roofline, memory, sweep, breakdown, trends, scaling)");
+        step.scenario = base;
+        if (s.has("scenario")) {
+            const json &own = s.raw("scenario");
+            if (!own.is_object())
+                s.fail("scenario", "expected an object, got " + core::brief(own));
+            step.scenario.update(own);
+        }
+        step.highlight = QString::fromStdString(s.string("highlight", ""));
+        step.text = readText(s, "text");
+        if (const auto errors = checkLessonText(step.text.toStdString(), l.facts); !errors.empty())
+            s.fail("text", errors.front());
+        s.rejectUnknown();
+
+        const std::string where = file + ": steps[" + std::to_string(i) + "]";
+        const core::ScenarioFile f = stepScenarioFile(step, lib, where);
+        try {
+            (void)core::analyze(f.hardware, f.model, f.scenario);
+        } catch (const core::AnalysisError &e) {
+            throw InputError(where + ": scenario: " + e.what());
+        }
+        l.steps.push_back(std::move(step));
+    }
+    r.rejectUnknown();
+    return l;
+}
+
+Lesson readLessonFile(const QString &path, const core::PresetLibrary &lib)
+{
+    const std::string name = QFileInfo(path).fileName().toStdString();
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        throw InputError(name + ": cannot read: " + f.errorString().toStdString());
+    if (static_cast<std::uintmax_t>(f.size()) > core::kMaxInputFileBytes)
+        throw InputError(name + ": larger than " + std::to_string(core::kMaxInputFileBytes) + " bytes");
+    const QByteArray bytes = f.readAll();
+    return lessonFromJson(core::parseJson(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), name),
+                          name, lib);
+}
+
+LessonLoadResult loadLessons(const core::PresetLibrary &lib, const QString &dir)
+{
+    LessonLoadResult out;
+    const QDir d(dir);
+    const QStringList names = d.entryList({"*.json"}, QDir::Files, QDir::Name);
+    for (const QString &n : names) {
+        try {
+            out.lessons.push_back(readLessonFile(d.filePath(n), lib));
+        } catch (const std::exception &e) {
+            out.errors << QString::fromStdString(e.what());
+        }
+    }
+    return out;
+}
+
+} // namespace memwall::ui

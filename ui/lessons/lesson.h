@@ -1,0 +1,62 @@
+#pragma once
+
+#include "io/presets.h"
+#include "io/scenariofile.h"
+#include "ui/lessons/lessontext.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace memwall::ui {
+
+/// One step of a lesson: which chart to show, the scenario to set, what to point at, and the text (rich text with
+/// live placeholders, see renderLessonText()). Schema: resources/lessons/README.md.
+struct LessonStep
+{
+    QString title;
+    QString chart;              ///< roofline | memory | sweep | breakdown | trends | scaling
+    nlohmann::json scenario;    ///< the lesson's base scenario merged with the step's (flat: hardware, model, batch...)
+    QString highlight;          ///< operator name ("ffn.up"), "ridge", "model", a memory level name, or empty
+    QString text;               ///< rich text with {placeholders}
+};
+
+/// A guided lesson, read from resources/lessons/NN-name.json.
+struct Lesson
+{
+    QString id;
+    QString title;
+    QString summary;
+    QString file; ///< where it was read from (for messages)
+    std::map<std::string, LessonFact, std::less<>> facts;
+    std::vector<LessonStep> steps;
+};
+
+/// The chart names a step may use.
+QStringList lessonChartNames();
+
+/// Reads one lesson. Throws core::InputError with one line "FILE: FIELD: what is wrong" (unknown chart, unknown
+/// preset, bad scenario field, unknown placeholder, missing title ...). `file` names it in messages.
+Lesson lessonFromJson(const nlohmann::json &j, const std::string &file, const core::PresetLibrary &lib);
+/// Reads and parses one lesson file (Qt resource paths work too).
+Lesson readLessonFile(const QString &path, const core::PresetLibrary &lib);
+
+struct LessonLoadResult
+{
+    std::vector<Lesson> lessons; ///< in file-name order
+    QStringList errors;          ///< one line per skipped file
+};
+/// Every *.json in `dir` (default: the lessons compiled into the program), sorted by file name; a broken lesson is
+/// skipped and reported.
+LessonLoadResult loadLessons(const core::PresetLibrary &lib, const QString &dir = QStringLiteral(":/memwall/lessons"));
+
+/// The scenario a step sets: its hardware and model presets (as published), its scenario fields on top of the
+/// defaults, no what-if factors. Throws core::InputError naming `where` and the field.
+core::ScenarioFile stepScenarioFile(const LessonStep &step, const core::PresetLibrary &lib, const std::string &where);
+
+} // namespace memwall::ui

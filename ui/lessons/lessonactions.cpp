@@ -1,0 +1,129 @@
+#include "ui/lessons/lessonactions.h"
+
+#include "ui/document/scenariodocument.h"
+#include "ui/lessons/lessoncontroller.h"
+#include "ui/lessons/lessonpanel.h"
+#include "ui/lessons/presentationwindow.h"
+#include "ui/widgets/measuredialog.h"
+#include "ui/widgets/measuredpoints.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QMainWindow>
+#include <QMenu>
+#include <QStatusBar>
+
+namespace memwall::ui {
+
+LessonActions::LessonActions(ScenarioDocument *doc, QMainWindow *window)
+    : QObject(window), m_doc(doc), m_window(window), m_controller(new LessonController(doc, this)),
+      m_panel(new LessonPanel(m_controller)), m_dock(new QDockWidget(tr("Lesson"), window)),
+      m_points(new MeasuredPoints(this)), m_menu(new QMenu(tr("&Lessons"), window))
+{
+    LessonLoadResult loaded = loadLessons(doc->presets());
+    m_lessons = std::move(loaded.lessons);
+    m_loadErrors = loaded.errors;
+
+    m_dock->setObjectName("lessonDock");
+    m_dock->setWidget(m_panel);
+    m_dock->setToolTip(tr("The running lesson: its numbers follow the current analysis"));
+    window->addDockWidget(Qt::RightDockWidgetArea, m_dock);
+    m_dock->hide();
+
+    m_menu->setToolTipsVisible(true);
+    for (int i = 0; i < static_cast<int>(m_lessons.size()); ++i) {
+        const Lesson &l = m_lessons[static_cast<std::size_t>(i)];
+        QAction *a = m_menu->addAction(tr("&%1  %2").arg(i + 1).arg(l.title));
+        a->setToolTip(l.summary.isEmpty() ? l.title : l.summary);
+        a->setStatusTip(a->toolTip());
+        a->setObjectName("lesson-" + l.id);
+        connect(a, &QAction::triggered, this, [this, i] { startLesson(i); });
+        m_lessonActions << a;
+    }
+    if (m_lessons.empty())
+        m_menu->addAction(tr("(no lessons found)"))->setEnabled(false);
+    m_menu->addSeparator();
+    m_endLesson = m_menu->addAction(tr("&End lesson"));
+    m_endLesson->setToolTip(tr("End the running lesson and restore your own scenario"));
+    m_endLesson->setEnabled(false);
+    connect(m_endLesson, &QAction::triggered, m_controller, &LessonController::stop);
+    m_menu->addAction(m_dock->toggleViewAction());
+    m_dock->toggleViewAction()->setText(tr("Lesson &panel"));
+    m_menu->addSeparator();
+    m_presentation = m_menu->addAction(tr("&Presentation mode"));
+    m_presentation->setShortcut(QKeySequence(Qt::Key_F5));
+    m_presentation->setToolTip(tr("One chart at a time, full screen, large fonts; → / ← step through charts or the "
+                                  "lesson, Esc leaves (F5)"));
+    connect(m_presentation, &QAction::triggered, this, &LessonActions::togglePresentation);
+    m_measure = m_menu->addAction(tr("&Measure this computer…"));
+    m_measure->setToolTip(tr("Measure this computer's memory bandwidth and compute (≤ 10 s) and put it on the "
+                             "roofline"));
+    connect(m_measure, &QAction::triggered, this, &LessonActions::openMeasureDialog);
+    for (QAction *a : m_menu->actions())
+        a->setStatusTip(a->toolTip());
+    window->addAction(m_presentation); // F5 works with the menu bar hidden too
+
+    connect(m_controller, &LessonController::started, this, [this] {
+        m_endLesson->setEnabled(true);
+        m_dock->show();
+        m_dock->raise();
+    });
+    connect(m_controller, &LessonController::finished, this, [this] { m_endLesson->setEnabled(false); });
+    connect(m_controller, &LessonController::errorOccurred, this, [this](const QString &message) {
+        if (m_window->statusBar())
+            m_window->statusBar()->showMessage(message, 10000);
+    });
+    if (!m_loadErrors.isEmpty())
+        window->statusBar()->showMessage(tr("Skipped %n lesson(s): %1", nullptr, static_cast<int>(m_loadErrors.size()))
+                                             .arg(m_loadErrors.join("; ")),
+                                         15000);
+}
+
+LessonActions::~LessonActions()
+{
+    if (m_presentationWindow)
+        delete m_presentationWindow.data();
+}
+
+bool LessonActions::startLesson(int index)
+{
+    if (index < 0 || index >= static_cast<int>(m_lessons.size()))
+        return false;
+    return m_controller->start(m_lessons[static_cast<std::size_t>(index)]);
+}
+
+void LessonActions::togglePresentation()
+{
+    if (m_presentationWindow) {
+        m_presentationWindow->close();
+        return;
+    }
+    openPresentation(true);
+}
+
+PresentationWindow *LessonActions::openPresentation(bool fullScreen)
+{
+    if (!m_presentationWindow) {
+        auto *w = new PresentationWindow(m_doc, m_controller);
+        w->setAttribute(Qt::WA_DeleteOnClose);
+        m_presentationWindow = w;
+    }
+    if (fullScreen)
+        m_presentationWindow->showFullScreen();
+    else
+        m_presentationWindow->show();
+    m_presentationWindow->raise();
+    m_presentationWindow->activateWindow();
+    m_presentationWindow->setFocus();
+    return m_presentationWindow;
+}
+
+void LessonActions::openMeasureDialog()
+{
+    auto *dialog = new MeasureDialog(m_doc, m_points, m_window);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    dialog->show();
+}
+
+} // namespace memwall::ui

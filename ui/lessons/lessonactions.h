@@ -1,0 +1,78 @@
+#pragma once
+
+#include "ui/lessons/lesson.h"
+
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QStringList>
+
+class QAction;
+class QDockWidget;
+class QMainWindow;
+class QMenu;
+
+namespace memwall::ui {
+
+class LessonController;
+class LessonPanel;
+class MeasuredPoints;
+class PresentationWindow;
+class ScenarioDocument;
+
+/// Everything "For the lecture hall" adds to the main window, so MainWindow only has to place one menu:
+/// - the Lessons menu: one action per lesson (from resources/lessons), "End lesson", "Presentation mode" (F5) and
+///   "Measure this computer…";
+/// - the lesson panel in a dock on the right (shown when a lesson starts);
+/// - the presentation window (full screen; Esc leaves);
+/// - the measure dialog and the MeasuredPoints holder the roofline can plot.
+/// Lessons that fail to load are skipped; their one-line reasons are in loadErrors() (and the window's status bar).
+class LessonActions : public QObject
+{
+    Q_OBJECT
+public:
+    LessonActions(ScenarioDocument *doc, QMainWindow *window);
+    ~LessonActions() override;
+
+    QMenu *menu() const { return m_menu; }
+    const QList<QAction *> &lessonActions() const { return m_lessonActions; }
+    QAction *endLessonAction() const { return m_endLesson; }
+    QAction *presentationAction() const { return m_presentation; }
+    QAction *measureAction() const { return m_measure; }
+
+    LessonController *controller() const { return m_controller; }
+    LessonPanel *panel() const { return m_panel; }
+    QDockWidget *panelDock() const { return m_dock; }
+    MeasuredPoints *measuredPoints() const { return m_points; }
+    PresentationWindow *presentationWindow() const { return m_presentationWindow; }
+
+    const std::vector<Lesson> &lessons() const { return m_lessons; }
+    const QStringList &loadErrors() const { return m_loadErrors; }
+
+public slots:
+    /// Starts the i-th lesson and shows the lesson panel.
+    bool startLesson(int index);
+    /// Opens the presentation window full screen (or closes it when open).
+    void togglePresentation();
+    /// Opens the presentation window; `fullScreen` false gives a normal window (tests, screenshots).
+    PresentationWindow *openPresentation(bool fullScreen = true);
+    void openMeasureDialog();
+
+private:
+    ScenarioDocument *m_doc;
+    QMainWindow *m_window;
+    std::vector<Lesson> m_lessons;
+    QStringList m_loadErrors;
+    LessonController *m_controller;
+    LessonPanel *m_panel;
+    QDockWidget *m_dock;
+    MeasuredPoints *m_points;
+    QMenu *m_menu;
+    QList<QAction *> m_lessonActions;
+    QAction *m_endLesson;
+    QAction *m_presentation;
+    QAction *m_measure;
+    QPointer<PresentationWindow> m_presentationWindow;
+};
+
+} // namespace memwall::ui

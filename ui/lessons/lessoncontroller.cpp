@@ -1,0 +1,125 @@
+#include "ui/lessons/lessoncontroller.h"
+
+#include "ui/document/scenariodocument.h"
+
+namespace memwall::ui {
+
+LessonController::LessonController(ScenarioDocument *doc, QObject *parent) : QObject(parent), m_doc(doc) {}
+
+const LessonStep *LessonController::currentStep() const
+{
+    if (!m_lesson || m_step < 0 || m_step >= stepCount())
+        return nullptr;
+    return &m_lesson->steps[static_cast<std::size_t>(m_step)];
+}
+
+LessonTextContext LessonController::contextFor(const ScenarioDocument &doc, const Lesson *lesson)
+{
+    LessonTextContext ctx;
+    ctx.file = doc.file();
+    ctx.file.hardware = doc.hardware();
+    ctx.analysis = doc.analysis();
+    ctx.presets = &doc.presets();
+    if (lesson)
+        ctx.facts = lesson->facts;
+    return ctx;
+}
+
+LessonTextResult LessonController::renderCurrent() const
+{
+    const LessonStep *step = currentStep();
+    if (!step)
+        return {};
+    return renderLessonText(step->text.toStdString(), contextFor(*m_doc, &*m_lesson));
+}
+
+bool LessonController::start(const Lesson &lesson)
+{
+    if (lesson.steps.empty()) {
+        m_error = tr("%1: the lesson has no steps").arg(lesson.file);
+        emit errorOccurred(m_error);
+        return false;
+    }
+    if (m_lesson)
+        stop();
+    m_saved = m_doc->file();
+    m_savedUndoIndex = m_doc->undoStack()->index();
+    m_savedSelection = m_doc->selectedOperator();
+    m_lesson = lesson;
+    m_step = -1;
+    if (!apply(0)) {
+        m_lesson.reset();
+        return false;
+    }
+    emit started();
+    emit stepChanged(m_step);
+    return true;
+}
+
+bool LessonController::apply(int index)
+{
+    if (!m_lesson || index < 0 || index >= stepCount())
+        return false;
+    const LessonStep &step = m_lesson->steps[static_cast<std::size_t>(index)];
+    core::ScenarioFile f;
+    try {
+        f = stepScenarioFile(step, m_doc->presets(), m_lesson->file.toStdString() + ": steps[" + std::to_string(index) + "]");
+    } catch (const std::exception &e) {
+        m_error = QString::fromStdString(e.what());
+        emit errorOccurred(m_error);
+        return false;
+    }
+    m_error.clear();
+    m_step = index;
+    m_doc->setFile(f, tr("Lesson step"), false);
+    int selected = -1;
+    const auto &ops = m_doc->analysis().operators;
+    for (std::size_t i = 0; i < ops.size(); ++i)
+        if (QString::fromUtf8(ops[i].name.data(), static_cast<qsizetype>(ops[i].name.size())) == step.highlight) {
+            selected = static_cast<int>(i);
+            break;
+        }
+    m_doc->setSelectedOperator(selected);
+    return true;
+}
+
+bool LessonController::next()
+{
+    if (!m_lesson || m_step + 1 >= stepCount() || !apply(m_step + 1))
+        return false;
+    emit stepChanged(m_step);
+    return true;
+}
+
+bool LessonController::previous()
+{
+    if (!m_lesson || m_step <= 0 || !apply(m_step - 1))
+        return false;
+    emit stepChanged(m_step);
+    return true;
+}
+
+bool LessonController::goToStep(int index)
+{
+    if (!m_lesson || index == m_step || !apply(index))
+        return false;
+    emit stepChanged(m_step);
+    return true;
+}
+
+void LessonController::stop()
+{
+    if (!m_lesson)
+        return;
+    m_lesson.reset();
+    m_step = -1;
+    QUndoStack *undo = m_doc->undoStack();
+    if (m_savedUndoIndex <= undo->count() && m_savedUndoIndex <= undo->index())
+        undo->setIndex(m_savedUndoIndex);
+    if (core::toJson(m_doc->file()) != core::toJson(m_saved))
+        m_doc->setFile(m_saved, tr("End lesson"), false);
+    m_doc->setSelectedOperator(m_savedSelection);
+    emit finished();
+}
+
+} // namespace memwall::ui

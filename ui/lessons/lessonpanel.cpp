@@ -1,0 +1,186 @@
+#include "ui/lessons/lessonpanel.h"
+
+#include "ui/document/scenariodocument.h"
+#include "ui/lessons/lessoncontroller.h"
+
+#include <QBoxLayout>
+#include <QEvent>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QTextBrowser>
+#include <QTextDocument>
+
+#include <algorithm>
+#include <cmath>
+
+namespace memwall::ui {
+
+LessonPanel::LessonPanel(LessonController *controller, QWidget *parent)
+    : QWidget(parent), m_controller(controller), m_lessonTitle(new QLabel(this)), m_stepTitle(new QLabel(this)),
+      m_text(new QTextBrowser(this)), m_errors(new QLabel(this)), m_counter(new QLabel(this)),
+      m_prev(new QPushButton(tr("◀ Previous"), this)), m_next(new QPushButton(tr("Next ▶"), this)),
+      m_end(new QPushButton(tr("End lesson"), this))
+{
+    setObjectName("lessonPanel");
+    m_lessonTitle->setWordWrap(true);
+    m_stepTitle->setWordWrap(true);
+    m_text->setOpenExternalLinks(true);
+    m_text->setFrameShape(QFrame::NoFrame);
+    m_text->installEventFilter(this);
+    m_text->setToolTip(tr("Every number in this text is computed from the current analysis: change the device or a "
+                          "slider and it follows."));
+    m_errors->setWordWrap(true);
+    m_errors->setStyleSheet("color: #D55E00;");
+    m_errors->hide();
+    m_counter->setToolTip(tr("Step of the lesson"));
+    m_prev->setToolTip(tr("Previous step (Page Up, ← in the presentation)"));
+    m_next->setToolTip(tr("Next step (Page Down, → in the presentation)"));
+    m_end->setToolTip(tr("End the lesson and restore your own scenario"));
+    m_prev->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Left));
+    m_next->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Right));
+
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_prev);
+    buttons->addStretch();
+    buttons->addWidget(m_counter);
+    buttons->addStretch();
+    buttons->addWidget(m_next);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_lessonTitle);
+    layout->addWidget(m_stepTitle);
+    layout->addWidget(m_text, 1);
+    layout->addWidget(m_errors);
+    layout->addLayout(buttons);
+    layout->addWidget(m_end);
+
+    connect(m_prev, &QPushButton::clicked, controller, &LessonController::previous);
+    connect(m_next, &QPushButton::clicked, controller, [controller] {
+        if (controller->stepIndex() + 1 >= controller->stepCount())
+            controller->stop();
+        else
+            controller->next();
+    });
+    connect(m_end, &QPushButton::clicked, controller, &LessonController::stop);
+    connect(controller, &LessonController::stepChanged, this, &LessonPanel::refresh);
+    connect(controller, &LessonController::started, this, &LessonPanel::refresh);
+    connect(controller, &LessonController::finished, this, &LessonPanel::refresh);
+    connect(controller->document(), &ScenarioDocument::analysisChanged, this, &LessonPanel::refresh);
+    applyFonts();
+    refresh();
+}
+
+QString LessonPanel::counterText() const { return m_counter->text(); }
+QString LessonPanel::stepTitle() const { return m_stepTitle->text(); }
+
+void LessonPanel::setCaptionMode(bool caption)
+{
+    if (m_caption == caption)
+        return;
+    m_caption = caption;
+    m_lessonTitle->setVisible(!caption);
+    m_end->setVisible(!caption);
+    for (QWidget *w : {static_cast<QWidget *>(m_text), static_cast<QWidget *>(m_prev), static_cast<QWidget *>(m_next)})
+        w->setFocusPolicy(caption ? Qt::NoFocus : Qt::StrongFocus);
+    m_text->setVerticalScrollBarPolicy(caption ? Qt::ScrollBarAlwaysOff : Qt::ScrollBarAsNeeded);
+    layout()->setContentsMargins(caption ? QMargins(28, 10, 28, 6) : QMargins(9, 9, 9, 9));
+    // The band takes the height its text needs; the chart above gets the rest.
+    setSizePolicy(QSizePolicy::Preferred, caption ? QSizePolicy::Maximum : QSizePolicy::Preferred);
+    if (!caption) {
+        m_text->setMinimumHeight(0);
+        m_text->setMaximumHeight(QWIDGETSIZE_MAX);
+    }
+    applyFonts();
+    refresh();
+}
+
+void LessonPanel::fitTextHeight()
+{
+    // In the caption band the text gets exactly the height it needs (no scroll bar on a projector), up to half
+    // the window, so that the chart keeps the rest.
+    if (!m_caption)
+        return;
+    QTextDocument *doc = m_text->document();
+    doc->setTextWidth(std::max(50, m_text->width() - 2 * m_text->frameWidth()));
+    const int frame = m_text->frameWidth() * 2 + static_cast<int>(doc->documentMargin());
+    int h = static_cast<int>(std::ceil(doc->size().height())) + frame;
+    if (const QWidget *w = window(); w && w != this)
+        h = std::min(h, w->height() / 2);
+    m_text->setFixedHeight(std::max(h, fontMetrics().height()));
+}
+
+bool LessonPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_text && event->type() == QEvent::Resize)
+        fitTextHeight(); // a new width wraps the text anew; the height that follows does not change the width
+    return QWidget::eventFilter(watched, event);
+}
+
+void LessonPanel::applyFonts()
+{
+    QFont base = font();
+    const qreal body = m_caption ? 22 : base.pointSizeF() * 1.1;
+    QFont bodyFont = base;
+    bodyFont.setPointSizeF(body);
+    m_text->setFont(bodyFont);
+    m_text->document()->setDefaultFont(bodyFont);
+    QFont title = base;
+    title.setBold(true);
+    title.setPointSizeF(m_caption ? 26 : base.pointSizeF() * 1.3);
+    m_stepTitle->setFont(title);
+    QFont lesson = base;
+    lesson.setPointSizeF(base.pointSizeF() * 1.1);
+    m_lessonTitle->setFont(lesson);
+    QFont small = base;
+    small.setPointSizeF(m_caption ? 16 : base.pointSizeF());
+    m_counter->setFont(small);
+    m_prev->setFont(small);
+    m_next->setFont(small);
+    m_errors->setFont(small);
+}
+
+void LessonPanel::refresh()
+{
+    const LessonStep *step = m_controller->currentStep();
+    setEnabled(step != nullptr);
+    if (!step) {
+        m_lessonTitle->setText(tr("No lesson running"));
+        m_stepTitle->setText(tr("Choose a lesson from the Lessons menu."));
+        m_html.clear();
+        m_text->clear();
+        m_counter->clear();
+        m_errors->hide();
+        return;
+    }
+    const int i = m_controller->stepIndex();
+    const int n = m_controller->stepCount();
+    m_lessonTitle->setText(m_controller->lesson().title);
+    m_stepTitle->setText(step->title);
+    m_counter->setText(tr("%1 / %2").arg(i + 1).arg(n));
+    m_prev->setEnabled(i > 0);
+    m_next->setText(i + 1 >= n ? tr("Finish ✓") : tr("Next ▶"));
+
+    const LessonTextResult r = m_controller->renderCurrent();
+    QString html = QString::fromStdString(r.text);
+    const QString docError = m_controller->document()->analysisError();
+    QStringList problems;
+    if (!docError.isEmpty())
+        problems << tr("The current scenario cannot be analysed (%1); the numbers are from the last valid one.").arg(docError);
+    for (const std::string &e : r.errors)
+        problems << QString::fromStdString(e);
+    m_errors->setText(problems.join("\n"));
+    m_errors->setVisible(!problems.isEmpty());
+    if (html != m_html) {
+        m_html = html;
+        // Keep the reader's place when only the numbers changed (a slider drag re-renders on every tick).
+        const QString key = m_controller->lesson().id + "#" + QString::number(i);
+        const int scroll = key == m_shownStep ? m_text->verticalScrollBar()->value() : 0;
+        m_shownStep = key;
+        m_text->setHtml(html);
+        m_text->verticalScrollBar()->setValue(scroll);
+    }
+    fitTextHeight();
+}
+
+} // namespace memwall::ui

@@ -1,0 +1,169 @@
+#include "ui/mainwindowactions.h"
+
+#include "ui/document/scenariodocument.h"
+#include "ui/mainwindow.h"
+#include "ui/settings/theme.h"
+#include "ui/widgets/operatortable.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSettings>
+#include <QTabWidget>
+
+namespace memwall::ui {
+
+namespace {
+constexpr int kMaxRecent = 8;
+const char *const kRecentKey = "files/recent";
+} // namespace
+
+MainWindowActions::MainWindowActions(MainWindow *window, ScenarioDocument *doc)
+    : QObject(window), m_window(window), m_doc(doc)
+{
+    auto make = [this](const QString &text, const QKeySequence &key, const QString &tip) {
+        auto *a = new QAction(text, m_window);
+        if (!key.isEmpty())
+            a->setShortcut(key);
+        a->setStatusTip(tip);
+        a->setToolTip(tip);
+        return a;
+    };
+
+    // ---- File ----
+    QMenu *file = m_window->menuBar()->addMenu(tr("&File"));
+    m_open = make(tr("&Open scenario…"), QKeySequence::Open, tr("Open a saved .memwall.json scenario."));
+    m_save = make(tr("&Save"), QKeySequence::Save, tr("Save the scenario to its file."));
+    m_saveAs = make(tr("Save &As…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), tr("Save the scenario to a new file."));
+    m_openConfig = make(tr("Open &config.json…"), QKeySequence(), tr("Import a Hugging Face config.json as the model."));
+    m_quit = make(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), tr("Close MemWall."));
+    m_quit->setMenuRole(QAction::QuitRole);
+    connect(m_open, &QAction::triggered, this, &MainWindowActions::openScenarioDialog);
+    connect(m_save, &QAction::triggered, m_window, &MainWindow::save);
+    connect(m_saveAs, &QAction::triggered, m_window, &MainWindow::saveAs);
+    connect(m_openConfig, &QAction::triggered, this, &MainWindowActions::openConfigDialog);
+    connect(m_quit, &QAction::triggered, m_window, &QWidget::close);
+    file->addAction(m_open);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recentMenu->setToolTipsVisible(true);
+    file->addAction(m_openConfig);
+    file->addSeparator();
+    file->addAction(m_save);
+    file->addAction(m_saveAs);
+    file->addSeparator();
+    file->addAction(m_quit);
+    rebuildRecentMenu();
+
+    // ---- Edit ----
+    QMenu *edit = m_window->menuBar()->addMenu(tr("&Edit"));
+    m_undo = doc->undoStack()->createUndoAction(m_window, tr("&Undo"));
+    m_undo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
+    m_redo = doc->undoStack()->createRedoAction(m_window, tr("&Redo"));
+    m_redo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
+    m_copyTable = make(tr("&Copy table as CSV"), QKeySequence(), tr("Copy the operator table, as shown, as CSV."));
+    connect(m_copyTable, &QAction::triggered, m_window, [this] { m_window->operatorTable()->copyCsv(); });
+    edit->addAction(m_undo);
+    edit->addAction(m_redo);
+    edit->addSeparator();
+    edit->addAction(m_copyTable);
+
+    // ---- View (dock toggles and chart actions are added by addViewActions) ----
+    m_viewMenu = m_window->menuBar()->addMenu(tr("&View"));
+    m_themes = new QActionGroup(this);
+    m_themes->setExclusive(true);
+    QMenu *themeMenu = m_viewMenu->addMenu(tr("&Theme"));
+    for (const QString &id : Theme::ids()) {
+        QAction *a = themeMenu->addAction(Theme::byId(id).name);
+        a->setCheckable(true);
+        a->setData(id);
+        a->setStatusTip(tr("Colours and fonts of the window and every chart."));
+        m_themes->addAction(a);
+    }
+    connect(m_themes, &QActionGroup::triggered, m_window, [this](QAction *a) { m_window->applyTheme(a->data().toString()); });
+    m_fullScreen = make(tr("&Full screen"), QKeySequence(Qt::Key_F11), tr("Fill the screen (for teaching)."));
+    m_fullScreen->setCheckable(true);
+    connect(m_fullScreen, &QAction::triggered, m_window, &MainWindow::toggleFullScreen);
+    m_viewMenu->addAction(m_fullScreen);
+    m_window->addAction(m_fullScreen); // F11 also works when the menu bar is hidden
+
+    // ---- Help ----
+    QMenu *help = m_window->menuBar()->addMenu(tr("&Help"));
+    m_about = make(tr("&About MemWall"), QKeySequence(), tr("Version and what MemWall shows."));
+    m_about->setMenuRole(QAction::AboutRole);
+    connect(m_about, &QAction::triggered, m_window, &MainWindow::showAbout);
+    help->addAction(m_about);
+}
+
+void MainWindowActions::addViewActions(const QList<QAction *> &dockToggles, const QStringList &chartNames)
+{
+    QAction *first = m_viewMenu->actions().value(0);
+    for (QAction *toggle : dockToggles)
+        m_viewMenu->insertAction(first, toggle);
+    m_viewMenu->insertSeparator(first);
+    for (int i = 0; i < chartNames.size(); ++i) {
+        auto *a = new QAction(chartNames[i], m_window);
+        if (i < 9)
+            a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
+        a->setStatusTip(tr("Show the %1 chart.").arg(chartNames[i]));
+        connect(a, &QAction::triggered, m_window, [this, i] { m_window->chartTabs()->setCurrentIndex(i); });
+        m_viewMenu->insertAction(first, a);
+        m_window->addAction(a);
+        m_chartActions << a;
+    }
+    m_viewMenu->insertSeparator(first);
+}
+
+void MainWindowActions::setThemeChecked(const QString &id)
+{
+    for (QAction *a : m_themes->actions())
+        a->setChecked(a->data().toString() == id);
+}
+
+QStringList MainWindowActions::recentFiles() const { return QSettings().value(kRecentKey).toStringList(); }
+
+void MainWindowActions::addRecentFile(const QString &path)
+{
+    QStringList files = recentFiles();
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    files.removeAll(abs);
+    files.prepend(abs);
+    while (files.size() > kMaxRecent)
+        files.removeLast();
+    QSettings().setValue(kRecentKey, files);
+    rebuildRecentMenu();
+}
+
+void MainWindowActions::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList files = recentFiles();
+    for (int i = 0; i < files.size(); ++i) {
+        QAction *a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(files[i]).fileName()));
+        a->setToolTip(files[i]);
+        a->setEnabled(QFileInfo::exists(files[i]));
+        connect(a, &QAction::triggered, m_window, [this, path = files[i]] { m_window->openScenario(path); });
+    }
+    m_recentMenu->setEnabled(!files.isEmpty());
+}
+
+void MainWindowActions::openScenarioDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(m_window, tr("Open scenario"), QFileInfo(m_doc->filePath()).path(),
+                                                      tr("MemWall scenarios (*.memwall.json *.json)"));
+    if (!path.isEmpty())
+        m_window->openScenario(path);
+}
+
+void MainWindowActions::openConfigDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(m_window, tr("Import a Hugging Face config.json"), QString(),
+                                                      tr("Model configs (*.json)"));
+    if (!path.isEmpty())
+        m_window->openModelConfig(path);
+}
+
+} // namespace memwall::ui

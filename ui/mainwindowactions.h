@@ -1,0 +1,61 @@
+#pragma once
+
+#include <QObject>
+#include <QStringList>
+
+class QAction;
+class QActionGroup;
+class QMenu;
+
+namespace memwall::ui {
+
+class MainWindow;
+class ScenarioDocument;
+
+/// The window's menus and actions (File, Edit, View, Help) and the recent-files list, so MainWindow only assembles.
+/// Dialogs for choosing files live here; the work they start is MainWindow's (openScenario, openModelConfig, save).
+class MainWindowActions : public QObject
+{
+    Q_OBJECT
+public:
+    MainWindowActions(MainWindow *window, ScenarioDocument *doc);
+
+    QAction *openAction() const { return m_open; }
+    QAction *saveAction() const { return m_save; }
+    QAction *saveAsAction() const { return m_saveAs; }
+    QAction *openConfigAction() const { return m_openConfig; }
+    QAction *undoAction() const { return m_undo; }
+    QAction *redoAction() const { return m_redo; }
+    QAction *copyTableAction() const { return m_copyTable; }
+    QAction *fullScreenAction() const { return m_fullScreen; }
+    const QList<QAction *> &chartActions() const { return m_chartActions; }
+    QActionGroup *themeGroup() const { return m_themes; }
+    QMenu *recentMenu() const { return m_recentMenu; }
+
+    /// Adds one action per chart tab to the View menu (Ctrl+1…Ctrl+9) and the dock toggles.
+    void addViewActions(const QList<QAction *> &dockToggles, const QStringList &chartNames);
+    /// Checks the theme action of that id.
+    void setThemeChecked(const QString &id);
+
+    /// Remembers a file in the recent list (QSettings), newest first, at most 8.
+    void addRecentFile(const QString &path);
+    QStringList recentFiles() const;
+
+public slots:
+    void openScenarioDialog();
+    void openConfigDialog();
+
+private:
+    void rebuildRecentMenu();
+
+    MainWindow *m_window;
+    ScenarioDocument *m_doc;
+    QAction *m_open, *m_save, *m_saveAs, *m_openConfig, *m_quit;
+    QAction *m_undo, *m_redo, *m_copyTable;
+    QAction *m_fullScreen, *m_about;
+    QMenu *m_viewMenu, *m_recentMenu;
+    QActionGroup *m_themes;
+    QList<QAction *> m_chartActions;
+};
+
+} // namespace memwall::ui

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "analysis/analysis.h"
+#include "analysis/scenario.h"
+
+#include <QString>
+
+#include <vector>
+
+namespace memwall::ui {
+
+/// Which device a metric favours.
+enum class Better { Neither, A, B };
+
+/// One row of the compare table: a headline number of device A against device B (same model and scenario).
+struct CompareMetric
+{
+    QString name;
+    QString toolTip;
+    QString a, b; ///< formatted with unit
+    double valueA = 0, valueB = 0;
+    bool numeric = true; ///< false for text rows (bound, fits): no ratio
+    double ratio = 0;    ///< valueB / valueA (0 when not numeric or valueA is 0)
+    Better better = Better::Neither;
+};
+
+/// The headline metrics of two analyses of the same model and scenario on devices A and B: time per token or step,
+/// tokens/s, achieved and peak compute, bandwidth, intensity, ridge, bound, memory per device against capacity, fit,
+/// KV cache and communication time. Pure: the compare panel shows it, tests check it.
+std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::Analysis &b, const core::Scenario &s);
+
+/// "1.23 ms", "45.6 µs", "2.5 s".
+QString formatSeconds(double s);
+/// "80.0 GB" (decimal units, as datasheets use).
+QString formatBytes(double b);
+/// A rate or count with three significant digits for small values, whole numbers from 100 up: "24.3", "1523".
+QString formatRate(double v);
+/// "989 TFLOP/s".
+QString formatFlopsPerS(double f);
+
+} // namespace memwall::ui

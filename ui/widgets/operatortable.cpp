@@ -1,0 +1,98 @@
+#include "ui/widgets/operatortable.h"
+
+#include "ui/document/scenariodocument.h"
+#include "ui/widgets/operatortablemodel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace memwall::ui {
+
+OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
+    : QWidget(parent), m_doc(doc), m_model(new OperatorTableModel(doc, this)), m_proxy(new QSortFilterProxyModel(this)),
+      m_filter(new QLineEdit(this)), m_view(new QTableView(this)), m_copy(new QAction(tr("Copy as CSV"), this))
+{
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(OperatorTableModel::SortRole);
+    m_proxy->setFilterKeyColumn(-1);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_proxy->setDynamicSortFilter(true);
+
+    m_filter->setPlaceholderText(tr("Filter operators (name, class, bound)…"));
+    m_filter->setClearButtonEnabled(true);
+    m_filter->setToolTip(tr("Shows only the operators whose name, class or bound contains this text."));
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+
+    m_view->setModel(m_proxy);
+    m_view->setObjectName("operatorTable");
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(-1, Qt::AscendingOrder); // model order (the order the layer runs) until a header is clicked
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setAlternatingRowColors(true);
+    m_view->setWordWrap(false);
+    m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
+    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_view->horizontalHeader()->setSectionResizeMode(OperatorTableModel::Name, QHeaderView::Stretch);
+    m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_view->setToolTip(tr("Every operator of one step on one device; click a header to sort, a row to highlight it in the charts."));
+
+    m_copy->setShortcut(QKeySequence::Copy);
+    m_copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_copy->setToolTip(tr("Copies the rows shown, with exact values, as CSV."));
+    connect(m_copy, &QAction::triggered, this, &OperatorTable::copyCsv);
+    m_view->addAction(m_copy);
+    addAction(m_copy);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_filter);
+    layout->addWidget(m_view);
+
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
+        if (m_syncing)
+            return;
+        const QModelIndex source = m_proxy->mapToSource(current);
+        m_doc->setSelectedOperator(source.isValid() ? source.row() : -1);
+    });
+    connect(doc, &ScenarioDocument::selectionChanged, this, &OperatorTable::selectFromDocument);
+    // A reset (different operator count) clears the view's selection: put the document's back.
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] { selectFromDocument(m_doc->selectedOperator()); });
+    selectFromDocument(doc->selectedOperator());
+}
+
+void OperatorTable::selectFromDocument(int sourceRow)
+{
+    m_syncing = true;
+    const QModelIndex proxyIndex = sourceRow >= 0 ? m_proxy->mapFromSource(m_model->index(sourceRow, 0)) : QModelIndex();
+    if (proxyIndex.isValid()) {
+        m_view->selectionModel()->setCurrentIndex(proxyIndex, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_view->scrollTo(proxyIndex);
+    } else {
+        m_view->selectionModel()->clearSelection();
+        m_view->selectionModel()->setCurrentIndex(QModelIndex(), QItemSelectionModel::NoUpdate);
+    }
+    m_syncing = false;
+}
+
+QString OperatorTable::visibleCsv() const
+{
+    QList<int> rows;
+    for (int r = 0; r < m_proxy->rowCount(); ++r)
+        rows << m_proxy->mapToSource(m_proxy->index(r, 0)).row();
+    if (rows.isEmpty())
+        return m_model->csv({-1}); // header only
+    return m_model->csv(rows);
+}
+
+void OperatorTable::copyCsv() { QApplication::clipboard()->setText(visibleCsv()); }
+
+} // namespace memwall::ui

@@ -1,0 +1,170 @@
+#include "ui/widgets/operatortablemodel.h"
+
+#include "analysis/explain.h"
+#include "ui/document/scenariodocument.h"
+
+#include <QBrush>
+#include <QColor>
+
+namespace memwall::ui {
+
+using namespace memwall::core;
+
+namespace {
+
+QString q(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+QString csvField(const QString &s)
+{
+    if (!s.contains(',') && !s.contains('"') && !s.contains('\n'))
+        return s;
+    QString quoted = s;
+    quoted.replace('"', "\"\"");
+    return '"' + quoted + '"';
+}
+
+} // namespace
+
+OperatorTableModel::OperatorTableModel(ScenarioDocument *doc, QObject *parent) : QAbstractTableModel(parent), m_doc(doc)
+{
+    m_rows = static_cast<int>(doc->analysis().operators.size());
+    connect(doc, &ScenarioDocument::analysisChanged, this, &OperatorTableModel::refresh);
+}
+
+void OperatorTableModel::refresh()
+{
+    const int rows = static_cast<int>(m_doc->analysis().operators.size());
+    if (rows != m_rows) {
+        beginResetModel();
+        m_rows = rows;
+        endResetModel();
+    } else if (rows > 0) {
+        emit dataChanged(index(0, 0), index(rows - 1, ColumnCount - 1));
+    }
+}
+
+int OperatorTableModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : m_rows; }
+int OperatorTableModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant OperatorTableModel::data(const QModelIndex &index, int role) const
+{
+    const auto &ops = m_doc->analysis().operators;
+    if (!index.isValid() || index.row() >= static_cast<int>(ops.size()))
+        return {};
+    const Operator &op = ops[static_cast<std::size_t>(index.row())];
+    const double total = m_doc->analysis().totals.timeS;
+    const double share = total > 0 ? op.timeS / total : 0.0;
+    const bool generate = m_doc->scenario().phase == Phase::Generate;
+
+    auto exact = [&]() -> QVariant {
+        switch (index.column()) {
+        case Name: return q(op.name);
+        case Class: return q(toString(op.cls));
+        case Count: return op.count;
+        case Flops: return op.flops;
+        case Bytes: return op.bytes();
+        case Intensity: return op.intensity();
+        case Time: return op.timeS;
+        case Share: return share;
+        case Bound: return q(toString(op.bound));
+        }
+        return {};
+    };
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case Name: return generate ? QStringLiteral("%1 (%2)").arg(q(op.name), q(toString(op.phase))) : q(op.name);
+        case Count: return QString::number(op.count, 'g', 6);
+        case Flops: return q(formatSi(op.flops, ""));
+        case Bytes: return q(formatSi(op.bytes(), "B"));
+        case Intensity: return q(formatRatio(op.intensity()));
+        case Time: return q(formatSi(op.timeS, "s"));
+        case Share: return q(formatPercent(share));
+        default: return exact();
+        }
+    case SortRole: return exact();
+    case Qt::ToolTipRole:
+        switch (index.column()) {
+        case Flops: return tr("%1 FLOPs in %2 executions").arg(op.flops, 0, 'g', 10).arg(op.count);
+        case Bytes:
+            return tr("%1 bytes: weights %2, activations %3, KV cache %4")
+                .arg(op.bytes(), 0, 'g', 10)
+                .arg(q(formatSi(op.weightBytes, "B")), q(formatSi(op.activationBytes, "B")), q(formatSi(op.kvBytes, "B")));
+        case Intensity: return tr("%1 FLOP/byte (ridge %2)").arg(op.intensity(), 0, 'g', 6).arg(m_doc->analysis().ridge, 0, 'g', 4);
+        case Time: return tr("%1 s, computed in %2").arg(op.timeS, 0, 'g', 6).arg(q(toString(op.computeType)));
+        case Share: return tr("%1 % of the step time").arg(share * 100, 0, 'g', 6);
+        default: return exact().toString();
+        }
+    case Qt::TextAlignmentRole:
+        return index.column() >= Count && index.column() <= Share ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                                                   : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+    case Qt::ForegroundRole:
+        if (index.column() == Bound)
+            return QBrush(op.bound == core::Bound::Compute ? QColor(0x00, 0x72, 0xB2) : QColor(0xD5, 0x5E, 0x00));
+        return {};
+    default: return {};
+    }
+}
+
+QVariant OperatorTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal)
+        return {};
+    if (role == Qt::DisplayRole) {
+        switch (section) {
+        case Name: return tr("Operator");
+        case Class: return tr("Class");
+        case Count: return tr("Count");
+        case Flops: return tr("FLOPs");
+        case Bytes: return tr("Bytes");
+        case Intensity: return tr("FLOP/byte");
+        case Time: return tr("Time");
+        case Share: return tr("Share");
+        case Bound: return tr("Bound");
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case Name: return tr("Stable dotted operator name, as in `memwall analyze`.");
+        case Class: return tr("Matmul, attention, normalization, element-wise or communication.");
+        case Count: return tr("Executions on one device's critical path (layers × passes).");
+        case Flops: return tr("Floating-point operations over all executions (2 per multiply-accumulate).");
+        case Bytes: return tr("Main-memory traffic over all executions: weights, activations and KV cache.");
+        case Intensity: return tr("Arithmetic intensity: FLOPs per byte moved; left of the ridge means memory-bound.");
+        case Time: return tr("Roofline time over all executions: max(FLOPs / peak, bytes / bandwidth).");
+        case Share: return tr("This operator's share of the whole step time (communication included in the whole).");
+        case Bound: return tr("Whether compute or memory bandwidth limits this operator.");
+        }
+    }
+    return {};
+}
+
+QString OperatorTableModel::csv(const QList<int> &rows) const
+{
+    QStringList lines{QStringLiteral("name,class,phase,count,flops,bytes,arithmetic_intensity,time_s,share,bound")};
+    const auto &ops = m_doc->analysis().operators;
+    const double total = m_doc->analysis().totals.timeS;
+    QList<int> order = rows;
+    if (order.isEmpty())
+        for (int r = 0; r < static_cast<int>(ops.size()); ++r)
+            order << r;
+    for (int r : order) {
+        if (r < 0 || r >= static_cast<int>(ops.size()))
+            continue;
+        const Operator &op = ops[static_cast<std::size_t>(r)];
+        lines << QStringList{csvField(q(op.name)),
+                             q(toString(op.cls)),
+                             q(toString(op.phase)),
+                             QString::number(op.count, 'g', 17),
+                             QString::number(op.flops, 'g', 17),
+                             QString::number(op.bytes(), 'g', 17),
+                             QString::number(op.intensity(), 'g', 17),
+                             QString::number(op.timeS, 'g', 17),
+                             QString::number(total > 0 ? op.timeS / total : 0.0, 'g', 17),
+                             q(toString(op.bound))}
+                     .join(',');
+    }
+    return lines.join('\n') + '\n';
+}
+
+} // namespace memwall::ui

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <QAbstractTableModel>
+
+namespace memwall::ui {
+
+class ScenarioDocument;
+
+/// The document's operators as a table: name, class, count, FLOPs, bytes, FLOP/byte, time, share of time, bound.
+/// DisplayRole is SI-formatted ("13.4 GB"); SortRole (Qt::UserRole) and the tooltip hold the exact value.
+/// Follows analysisChanged(): same rows are updated with dataChanged(), a different operator count resets.
+class OperatorTableModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { Name, Class, Count, Flops, Bytes, Intensity, Time, Share, Bound, ColumnCount };
+    static constexpr int SortRole = Qt::UserRole;
+
+    explicit OperatorTableModel(ScenarioDocument *doc, QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    /// The rows (in the order of `rows`, all rows if empty) as CSV with exact values: a header line, one line each.
+    QString csv(const QList<int> &rows = {}) const;
+
+private:
+    void refresh();
+    ScenarioDocument *m_doc;
+    int m_rows = 0;
+};
+
+} // namespace memwall::ui
