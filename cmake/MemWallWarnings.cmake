@@ -1,7 +1,12 @@
 # memwall_set_warnings(target): the project's warning set on its own targets (never on third-party code).
 function(memwall_set_warnings target)
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-    target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor)
+    target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wnon-virtual-dtor)
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+      target_compile_options(${target} PRIVATE -Wshadow=local)
+    else()
+      target_compile_options(${target} PRIVATE -Wshadow-uncaptured-local)
+    endif()
     if(MEMWALL_WERROR)
       target_compile_options(${target} PRIVATE -Werror)
     endif()

@@ -1,5 +1,14 @@
 #include "ui/mainwindow.h"
 
+#include "ui/dialogs/aboutdialog.h"
+#include "ui/dialogs/hardwareeditordialog.h"
+#include "ui/dialogs/modeleditordialog.h"
+#include "ui/export/exportactions.h"
+#include "ui/controls/presetpicker.h"
+#include "ui/lessons/lessonactions.h"
+#include "ui/lessons/presentationwindow.h"
+#include "ui/widgets/comparepanel.h"
+
 #include "io/hfconfig.h"
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartfactory.h"
@@ -19,6 +28,8 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QScrollArea>
@@ -122,6 +133,7 @@ MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
         names << tabName(chart->id());
     m_actions->addViewActions({m_controlsDock->toggleViewAction(), m_tableDock->toggleViewAction()}, names);
     connect(m_controls, &ControlsPanel::openConfigRequested, m_actions, &MainWindowActions::openConfigDialog);
+    buildFeatures();
 
     connect(doc, &ScenarioDocument::modifiedChanged, this, &QWidget::setWindowModified);
     connect(doc, &ScenarioDocument::filePathChanged, this, [this](const QString &path) {
@@ -157,6 +169,66 @@ void MainWindow::buildCharts()
         for (int i = 0; i < static_cast<int>(m_charts.size()); ++i)
             m_tabs->setTabToolTip(i, m_charts[static_cast<std::size_t>(i)]->title());
     });
+}
+
+void MainWindow::buildFeatures()
+{
+    // Export (File menu, before Quit).
+    auto *exports = new ExportActions(
+        this,
+        [this]() -> ChartBase * {
+            const int i = m_tabs->currentIndex();
+            return i >= 0 && i < static_cast<int>(m_charts.size()) ? m_charts[static_cast<std::size_t>(i)].get() : nullptr;
+        },
+        [this] {
+            QList<ChartBase *> all;
+            for (const auto &c : m_charts)
+                all << c.get();
+            return all;
+        },
+        this);
+    QMenu *file = menuBar()->actions().first()->menu();
+    QAction *quit = file->actions().last();
+    file->insertActions(quit, exports->actions());
+    file->insertSeparator(quit);
+    connect(exports, &ExportActions::statusMessage, this, [this](const QString &m) { statusBar()->showMessage(m, 5000); });
+    connect(m_tabs, &QTabWidget::currentChanged, exports, &ExportActions::updateActions);
+    exports->updateActions();
+
+    // Compare with a second device (a dock with the delta table; the charts overlay device B).
+    auto *compareDock = new QDockWidget(tr("Compare"), this);
+    compareDock->setObjectName("CompareDock");
+    auto *comparePanel = new ComparePanel(m_doc, compareDock);
+    compareDock->setWidget(comparePanel);
+    addDockWidget(Qt::RightDockWidgetArea, compareDock);
+    compareDock->hide();
+
+    // Custom presets.
+    QMenu *presets = menuBar()->addMenu(tr("&Presets"));
+    presets->setToolTipsVisible(true);
+    presets->addAction(tr("New &device…"), this, [this] { HardwareEditorDialog::editInto(m_doc, m_doc->baseHardware(), this, true); })
+        ->setToolTip(tr("Describe your own device, starting from a copy of the current one."));
+    presets->addAction(tr("New &model…"), this, [this] { ModelEditorDialog::editInto(m_doc, m_doc->model(), this, true); })
+        ->setToolTip(tr("Describe your own model, starting from a copy of the current one."));
+    presets->addAction(tr("&Edit current device…"), this, [this] { HardwareEditorDialog::editInto(m_doc, m_doc->baseHardware(), this); });
+    presets->addAction(tr("Edit current m&odel…"), this, [this] { ModelEditorDialog::editInto(m_doc, m_doc->model(), this); });
+    presets->addSeparator();
+    QAction *compare = presets->addAction(tr("&Compare with…"), this, [compareDock, comparePanel] {
+        compareDock->show();
+        compareDock->raise();
+        comparePanel->picker()->setFocus();
+        comparePanel->picker()->showPopup();
+    });
+    compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
+    compare->setToolTip(tr("Overlay a second device on the charts, with a table of differences."));
+
+    // Lessons, presentation mode and "Measure this computer" (before Help).
+    m_lessons = new LessonActions(m_doc, this);
+    menuBar()->insertMenu(menuBar()->actions().at(menuBar()->actions().size() - 2), m_lessons->menu());
+    for (const auto &c : m_charts)
+        c->setMeasuredPoints(m_lessons->measuredPoints());
+    if (!m_lessons->loadErrors().isEmpty())
+        statusBar()->showMessage(m_lessons->loadErrors().join(QStringLiteral("; ")), 10000);
 }
 
 void MainWindow::updateTitle()
@@ -280,11 +352,7 @@ void MainWindow::toggleFullScreen()
 
 void MainWindow::showAbout()
 {
-    QMessageBox::about(this, tr("About MemWall"),
-                       tr("<h3>MemWall %1</h3><p>See the AI memory wall: where a transformer's work lands on a device's "
-                          "roofline, what fills each level of memory, and why compute has outgrown memory bandwidth.</p>"
-                          "<p>Drop a Hugging Face <tt>config.json</tt> on the window to analyse your own model.</p>")
-                           .arg(QApplication::applicationVersion()));
+    AboutDialog(m_doc->presets(), this).exec();
 }
 
 void MainWindow::saveSettings()

@@ -15,6 +15,7 @@ namespace memwall::ui {
 class ChartBase;
 class ControlsPanel;
 class HeadlineBar;
+class LessonActions;
 class MainWindowActions;
 class OperatorTable;
 class ScenarioDocument;
@@ -65,6 +66,8 @@ protected:
 
 private:
     void buildCharts();
+    /// Export, compare, custom presets, lessons: the feature menus and docks.
+    void buildFeatures();
     void updateTitle();
     /// A window-modal message that does not block the caller.
     void showError(const QString &title, const QString &text);
@@ -78,6 +81,7 @@ private:
     QDockWidget *m_controlsDock;
     QDockWidget *m_tableDock;
     std::vector<std::unique_ptr<ChartBase>> m_charts;
+    LessonActions *m_lessons = nullptr;
     MainWindowActions *m_actions;
     Theme m_theme;
 };

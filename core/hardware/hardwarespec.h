@@ -40,7 +40,7 @@ struct Interconnect
 {
     std::string name;
     Sourced bandwidthBytesPerS; ///< per direction
-    Sourced latencyS; ///< per collective: the published small-message all-reduce / send latency over this link
+    Sourced latencyS;   ///< per collective: the published small-message all-reduce / send latency over this link
     int maxDevices = 0; ///< devices in one scale-up domain; 0 = unknown
 };
 

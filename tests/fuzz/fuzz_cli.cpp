@@ -46,6 +46,12 @@ const std::string &sandbox()
                R"("scenario":{"phase":"decode","batch":8,"context":4096}})";
         fs::copy_file(MEMWALL_SOURCE_DIR "/tests/data/configs/Mistral-7B-v0.1.json", d / "config.json",
                       fs::copy_options::overwrite_existing);
+        // Removed at exit; the path is copied to a never-destroyed string (statics may be gone by then).
+        static const auto *const path = new std::string(d.string());
+        std::atexit([] {
+            std::error_code ec;
+            std::filesystem::remove_all(*path, ec);
+        });
         return d.string();
     }();
     return dir;

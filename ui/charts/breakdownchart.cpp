@@ -188,6 +188,14 @@ void BreakdownChart::layoutOverlay()
             m_sets[i]->setLabel(label);
     }
     chartfit::placeLegend(m_chart);
+    // Percent ticks every 10, 20 or 50 so the labels never run into each other.
+    const QRectF area = m_chart->plotArea();
+    if (!area.isEmpty()) {
+        const qreal labelW = QFontMetricsF(theme().tickFont()).horizontalAdvance(QStringLiteral("100")) * 1.5;
+        const int ticks = area.width() / 10 >= labelW ? 11 : area.width() / 5 >= labelW ? 6 : 3;
+        if (m_percent->tickCount() != ticks)
+            m_percent->setTickCount(ticks);
+    }
     placeLabels();
     m_callout->updateGeometry();
 }

@@ -9,7 +9,7 @@
 namespace memwall::ui {
 
 ChartBase::ChartBase(ScenarioDocument *doc, QObject *parent)
-    : QObject(parent), m_chart(new QChart), m_doc(doc), m_theme(Theme::light())
+    : QObject(parent), m_chart(new QChart), m_chartGuard(m_chart), m_doc(doc), m_theme(Theme::light())
 {
     m_chart->setAnimationOptions(QChart::NoAnimation); // a slider tick must repaint at once
     m_chart->legend()->setAlignment(Qt::AlignBottom);
@@ -19,8 +19,13 @@ ChartBase::ChartBase(ScenarioDocument *doc, QObject *parent)
 ChartBase::~ChartBase()
 {
     // A chart shown in a view belongs to the view's scene; otherwise it is ours.
-    if (m_chart && !m_chart->scene())
+    if (m_chartGuard && !m_chart->scene())
         delete m_chart;
+}
+
+QGraphicsWidget *ChartBase::graphicsWidget() const
+{
+    return m_chart;
 }
 
 void ChartBase::setTheme(const Theme &theme)

@@ -3,14 +3,17 @@
 #include "ui/settings/theme.h"
 
 #include <QObject>
+#include <QPointer>
 #include <QString>
 
 #include <nlohmann/json.hpp>
 
 class QChart;
+class QGraphicsWidget;
 
 namespace memwall::ui {
 
+class MeasuredPoints;
 class ScenarioDocument;
 
 /// One chart of MemWall: owns its QChart (built once), follows the document's analysisChanged() by replacing
@@ -34,6 +37,10 @@ public:
     virtual QString csv() const = 0;
 
     QChart *chart() const { return m_chart; }
+    /// The chart as a plain graphics widget (for painting it without Qt Charts types, e.g. the exporter).
+    QGraphicsWidget *graphicsWidget() const;
+    /// The "Measure this computer" result, for charts that draw it (the roofline); others ignore it.
+    virtual void setMeasuredPoints(MeasuredPoints *points) { Q_UNUSED(points); }
     ScenarioDocument *document() const { return m_doc; }
     const Theme &theme() const { return m_theme; }
     /// Applies colours, fonts and line widths; subclasses restyle their own series in restyle().
@@ -53,6 +60,7 @@ protected:
     QChart *m_chart;
 
 private:
+    QPointer<QObject> m_chartGuard; ///< null once a view's scene has deleted the chart
     ScenarioDocument *m_doc;
     Theme m_theme;
 };

@@ -24,7 +24,7 @@ bool legendFitsInRow(const QStringList &labels, const QFont &font, qreal width)
     // Per entry: marker square (about one line height), its gap, the text and the spacing to the next entry.
     qreal need = 0;
     for (const QString &l : labels)
-        need += fm.horizontalAdvance(l) + 2.2 * fm.height() + 8;
+        need += fm.horizontalAdvance(l) + 1.5 * fm.height() + 10;
     return need <= width;
 }
 

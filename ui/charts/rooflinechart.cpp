@@ -1,5 +1,7 @@
 #include "ui/charts/rooflinechart.h"
 
+#include "ui/widgets/measuredpoints.h"
+
 #include "ui/charts/callout.h"
 #include "ui/document/scenariodocument.h"
 
@@ -148,6 +150,24 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
     m_compareModel = makeScatter(m_chart, m_x, m_y, tr("Comparison model"), QStringLiteral("compare-model"),
                                  QScatterSeries::MarkerShapeStar);
     m_ridge = makeScatter(m_chart, m_x, m_y, tr("Ridge point"), QStringLiteral("ridge"), QScatterSeries::MarkerShapeCircle);
+    m_measured = makeScatter(m_chart, m_x, m_y, tr("Measured kernels"), QStringLiteral("measured"),
+                             QScatterSeries::MarkerShapeRectangle);
+    connect(m_measured, &QXYSeries::hovered, this, [this](const QPointF &p, bool state) {
+        if (!state || !m_measuredPoints) {
+            m_callout->hide();
+            return;
+        }
+        for (const core::MeasuredKernel &k : m_measuredPoints->points())
+            if (qFuzzyCompare(k.arithmeticIntensity(), p.x())) {
+                m_callout->setText(tr("%1 (measured)\n%2 FLOP/byte\n%3")
+                                       .arg(QString::fromStdString(k.name))
+                                       .arg(k.arithmeticIntensity(), 0, 'g', 3)
+                                       .arg(rm::siValue(k.flopsPerS(), QStringLiteral("FLOP/s"))));
+                m_callout->setAnchor(p, m_measured);
+                m_callout->show();
+                return;
+            }
+    });
     m_selection = makeScatter(m_chart, m_x, m_y, tr("Selected"), QStringLiteral("selection"), QScatterSeries::MarkerShapeCircle);
     connect(m_selection, &QXYSeries::hovered, this, [this](const QPointF &, bool state) {
         showOperatorTooltip(document()->selectedOperator(), state);
@@ -220,6 +240,16 @@ QPointF RooflineChart::operatorPoint(int index) const
     if (index < 0 || index >= static_cast<int>(m_opPoints.size()))
         return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
     return m_opPoints[static_cast<std::size_t>(index)];
+}
+
+void RooflineChart::setMeasuredPoints(MeasuredPoints *points)
+{
+    if (m_measuredPoints)
+        disconnect(m_measuredPoints, nullptr, this, nullptr);
+    m_measuredPoints = points;
+    if (points)
+        connect(points, &MeasuredPoints::changed, this, &RooflineChart::refresh);
+    refresh();
 }
 
 void RooflineChart::refresh()
@@ -357,6 +387,20 @@ void RooflineChart::refresh()
             s->setVisible(true);
         setLegendVisible(m_chart, s, compare);
     }
+
+    // Measured kernels of this computer, on its own measured roofline.
+    const bool measured = m_measuredPoints && m_measuredPoints->hasResult() &&
+                          QString::fromStdString(hw.id) == MeasuredPoints::deviceId();
+    QList<QPointF> kernels;
+    if (measured)
+        for (const core::MeasuredKernel &k : m_measuredPoints->points())
+            if (k.arithmeticIntensity() > 0 && k.flopsPerS() > 0) {
+                kernels.append({k.arithmeticIntensity(), k.flopsPerS() / ys});
+                keep.push_back({k.arithmeticIntensity(), k.flopsPerS()});
+            }
+    m_measured->replace(kernels);
+    m_measured->setVisible(!kernels.isEmpty());
+    setLegendVisible(m_chart, m_measured, !kernels.isEmpty());
 
     m_ranges = rm::rooflineRanges(rangeCeilings, rangeSlopes, keep);
     if (!property("memwallUserView").toBool())
@@ -693,6 +737,9 @@ void RooflineChart::restyle()
     m_model->setBrush(Qt::NoBrush);
     m_model->setPen(QPen(t.foreground, 2 * t.markerScale));
     m_compareModel->setMarkerSize(24 * t.markerScale);
+    m_measured->setMarkerSize(14 * t.markerScale);
+    m_measured->setBrush(t.accent);
+    m_measured->setPen(QPen(t.foreground, 1));
     m_compareModel->setBrush(Qt::NoBrush);
     m_compareModel->setPen(QPen(t.color(3), 2 * t.markerScale));
     QPen cmpPen(t.color(3), w, Qt::DashLine);

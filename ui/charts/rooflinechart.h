@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QPointer>
+
 #include "ui/charts/chartbase.h"
 #include "ui/charts/rooflinemath.h"
 
@@ -16,6 +18,8 @@ class QScatterSeries;
 class QXYSeries;
 
 namespace memwall::ui {
+
+class MeasuredPoints;
 
 class Callout;
 
@@ -62,6 +66,11 @@ public:
     /// y values are plotted in this many FLOP/s per unit (1e12: TFLOP/s).
     double yScale() const { return m_yScale; }
 
+    /// The "Measure this computer" result: while the document's device is the measured machine, its kernels
+    /// (matrix-vector, matrix-matrix) are drawn as points under their own measured roofline.
+    void setMeasuredPoints(MeasuredPoints *points) override;
+    QScatterSeries *measuredSeries() const { return m_measured; }
+
 public slots:
     void refresh() override;
 
@@ -103,6 +112,8 @@ private:
     QScatterSeries *m_compareModel;
     QGraphicsSimpleTextItem *m_compareLabel;
     Callout *m_callout;
+    QScatterSeries *m_measured;
+    QPointer<MeasuredPoints> m_measuredPoints;
     std::vector<rooflinemath::Ceiling> m_ceilings;
     std::vector<rooflinemath::Slope> m_slopes;
     rooflinemath::Ranges m_ranges;

@@ -74,7 +74,7 @@ ScalingChart::ScalingChart(ScenarioDocument *doc, QObject *parent) : ChartBase(d
     m_percent = new QValueAxis;
     m_percent->setRange(0, 100);
     m_percent->setTickCount(6);
-    m_percent->setLabelFormat(QStringLiteral("%d %%"));
+    m_percent->setLabelFormat(QStringLiteral("%d"));
     m_percent->setTitleText(tr("Efficiency (dashed), comm. share, %"));
     m_percent->setGridLineVisible(false);
     m_chart->addAxis(m_x, Qt::AlignBottom);
@@ -167,10 +167,7 @@ void ScalingChart::refresh()
     m_gustafson->replace(gu);
     m_gustafsonEff->replace(guE);
     const QString f = scalingmath::fractionLabel(m_fraction);
-    const QString how = m_explicitFraction ? QString() : (f == QStringLiteral("5 %") && communicationFraction(doc->analysis()) == 0
-                                                              ? tr(", default")
-                                                              : tr(", measured"));
-    m_amdahl->setName(tr("Amdahl, s = %1%2").arg(f, how));
+    m_amdahl->setName(tr("Amdahl, s = %1").arg(f));
     m_gustafson->setName(tr("Gustafson, s = %1").arg(f));
 
     // The scenario itself: only device counts that split the model. Keep data-parallel and the other degree as set.

@@ -113,10 +113,10 @@ struct TrackDef
 // Hardware first (the paper's 3.0x / 1.6x / 1.4x), then the optional model-side series.
 constexpr TrackDef kTracks[] = {
     {"hw_peak_flops", "Peak FLOPS", "compute", 0, false},
-    {"dram_bandwidth", "DRAM bandwidth", "memory", 1, false},
-    {"interconnect_bandwidth", "Interconnect bandwidth", "interconnect", 2, false},
+    {"dram_bandwidth", "DRAM BW", "memory", 1, false},
+    {"interconnect_bandwidth", "Interconnect", "interconnect", 2, false},
     {"transformer_params", "Model size", "model size", 3, true},
-    {"training_compute", "Training compute", "training compute", 5, true},
+    {"training_compute", "Training compute", "training compute", 7, true}, // 5 is the accent (device star)
 };
 
 QString valueText(double v, const std::string &unit)
@@ -147,6 +147,9 @@ TrendsChart::TrendsChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
     m_x = new QValueAxis;
     m_x->setTitleText(tr("Year (FLOPS: FP32 before P100, FP16/BF16 tensor peaks after)"));
     m_x->setLabelFormat(QStringLiteral("%d"));
+    m_x->setTickType(QValueAxis::TicksDynamic);
+    m_x->setTickAnchor(2000);
+    m_x->setTickInterval(5);
     m_y = new QLogValueAxis;
     m_y->setBase(10);
     m_y->setLabelFormat(QStringLiteral("%g"));
@@ -332,7 +335,11 @@ void TrendsChart::updateDevice()
     const QPointF p(year, peak / flops->divisor);
     m_device->replace(QList<QPointF>{p});
     const QString name = QString::fromStdString(hw.name);
-    m_device->setName(tr("This device: %1").arg(name));
+    QString shortName = name;
+    const QString vendor = QString::fromStdString(hw.vendor) + QLatin1Char(' ');
+    if (!hw.vendor.empty() && shortName.startsWith(vendor, Qt::CaseInsensitive))
+        shortName = shortName.mid(vendor.size());
+    m_device->setName(shortName);
     m_deviceText = tr("%1 (this device)\n%2, %3 %4 dense peak\n%5× the fitted FLOPS of %6\n%7")
                        .arg(name)
                        .arg(static_cast<int>(hw.year.value))
@@ -369,9 +376,6 @@ void TrendsChart::refresh()
         include(m_device->at(0));
     const auto [x0, x1] = trendsmath::yearRange(xmin, xmax);
     m_x->setRange(x0, x1);
-    m_x->setTickType(QValueAxis::TicksDynamic);
-    m_x->setTickAnchor(2000);
-    m_x->setTickInterval(x1 - x0 > 16 ? 5 : 2);
     const auto yr = rooflinemath::decadeRange(ymin, ymax, 0.1);
     m_y->setRange(chartfit::logAxisMin(yr.min), chartfit::logAxisMax(yr.max));
     m_y->setTitleText(tr("Growth since %1 (×)").arg(m_baseYear));
@@ -388,7 +392,10 @@ QStringList TrendsChart::titles() const
         parts << QStringLiteral("%1 ×%2").arg(t.titleName, f);
         shortParts << QStringLiteral("×%1").arg(f);
     }
-    return {title(), tr("%1 per 2 years").arg(parts.join(QStringLiteral(", "))),
+    QString perTwo = tr("%1 per 2 years").arg(parts.join(QStringLiteral(", ")));
+    if (!perTwo.isEmpty())
+        perTwo[0] = perTwo[0].toUpper();
+    return {title(), perTwo,
             tr("Compute vs memory vs links: %1").arg(shortParts.join(QStringLiteral(" / "))), tr("Hardware trends")};
 }
 
@@ -398,6 +405,15 @@ void TrendsChart::layoutOverlay()
     if (m_chart->title() != t)
         m_chart->setTitle(t);
     chartfit::placeLegend(m_chart);
+    // Year ticks every 5 years, or every 10 when the plot is narrow.
+    const QRectF area = m_chart->plotArea();
+    if (!area.isEmpty()) {
+        const double span = m_x->max() - m_x->min();
+        const double labelW = QFontMetricsF(theme().tickFont()).horizontalAdvance(QStringLiteral("2000")) * 1.6;
+        const double interval = area.width() / (span / 5) >= labelW ? 5 : 10;
+        if (m_x->tickInterval() != interval)
+            m_x->setTickInterval(interval);
+    }
     m_callout->updateGeometry();
 }
 

@@ -134,15 +134,20 @@ ExportDialog::ExportDialog(Mode mode, const QString &baseName, const QString &fo
     form->addRow(tr("&Format:"), m_format);
     form->addRow(tr("&Size:"), m_preset);
     form->addRow(QString(), sizeRow);
-    form->addRow(tr("S&cale:"), scaleRow);
+    auto *scaleLabel = new QLabel(tr("S&cale:"));
+    scaleLabel->setBuddy(m_scale);
+    form->addRow(scaleLabel, scaleRow);
     form->addRow(tr("&Theme:"), m_theme);
     form->addRow(tr("T&itle:"), m_title);
     form->addRow(tr("Ca&ption:"), m_caption);
-    form->addRow(mode == OneChart ? tr("Save &as:") : tr("&Folder:"), pathRow);
+    auto *pathLabel = new QLabel(mode == OneChart ? tr("Save &as:") : tr("F&older:"));
+    pathLabel->setBuddy(m_path);
+    form->addRow(pathLabel, pathRow);
 
     m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     m_buttons->button(QDialogButtonBox::Ok)->setText(tr("&Export"));
 
+    setMinimumWidth(480);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_problem);
@@ -314,7 +319,7 @@ void ExportDialog::updateState()
 
     const int w = m_width->value(), h = m_height->value();
     if (data)
-        m_pixels->setText(tr("data: size and theme do not apply"));
+        m_pixels->setText(tr("(pictures only)"));
     else if (png) {
         const int s = m_scale->currentData().toInt();
         m_pixels->setText(tr("%1 × %2 pixels").arg(w * s).arg(h * s));

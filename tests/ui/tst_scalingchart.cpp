@@ -1,0 +1,170 @@
+// The scaling chart: Amdahl and Gustafson curves at the serial fraction, and the scenario's own tensor-parallel
+// scaling (points only where tp divides the model) with its rising communication share.
+#include "ui/charts/scalingchart.h"
+#include "ui/document/scenariodocument.h"
+
+#include "io/presets.h"
+
+#include <QChart>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace memwall;
+
+namespace {
+
+std::shared_ptr<core::PresetLibrary> library()
+{
+    static auto lib = [] {
+        auto l = std::make_shared<core::PresetLibrary>();
+        l->loadBuiltin();
+        return l;
+    }();
+    return lib;
+}
+
+bool near(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
+
+double valueAt(const QList<QPointF> &pts, double x)
+{
+    for (const QPointF &p : pts)
+        if (near(p.x(), x, 1e-12))
+            return p.y();
+    return std::nan("");
+}
+
+} // namespace
+
+class TestScalingChart : public QObject
+{
+    Q_OBJECT
+private slots:
+    void effectiveSerialFraction_data();
+    void effectiveSerialFraction();
+    void lawCurves();
+    void defaultFractionFollowsScenario();
+    void scenarioPointsOnlyWhereTpDivides();
+    void commShareRises();
+    void pipelineKind();
+    void exportData();
+};
+
+void TestScalingChart::effectiveSerialFraction_data()
+{
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<double>("explicitFraction"); // < 0: automatic
+    QTest::addColumn<bool>("expectMeasured");
+    QTest::addColumn<double>("expected");
+    QTest::newRow("unsplit scenario: 5 % default") << 1 << -1.0 << false << 0.05;
+    QTest::newRow("tp 8: the measured communication share") << 8 << -1.0 << true << 0.0;
+    QTest::newRow("explicit 20 % wins") << 8 << 0.2 << false << 0.2;
+    QTest::newRow("explicit is clamped") << 1 << 1.5 << false << 1.0;
+}
+
+void TestScalingChart::effectiveSerialFraction()
+{
+    QFETCH(int, tp);
+    QFETCH(double, explicitFraction);
+    QFETCH(bool, expectMeasured);
+    QFETCH(double, expected);
+    const auto lib = library();
+    core::Scenario s;
+    s.tp = tp;
+    const auto a = core::analyze(*lib->findHardware("h100-sxm"), lib->findModel("llama-2-70b")->shape, s);
+    const std::optional<double> ex = explicitFraction >= 0 ? std::optional<double>(explicitFraction) : std::nullopt;
+    const double f = ui::scalingmath::effectiveSerialFraction(ex, a, s);
+    if (expectMeasured) {
+        QVERIFY(f > 0 && f < 1);
+        QVERIFY(near(f, core::communicationFraction(a)));
+    } else {
+        QCOMPARE(f, expected);
+    }
+}
+
+void TestScalingChart::lawCurves()
+{
+    ui::ScenarioDocument doc(library());
+    ui::ScalingChart chart(&doc);
+    QVERIFY(chart.serialFractionIsAutomatic());
+    QCOMPARE(chart.serialFraction(), 0.05);
+    QVERIFY(near(valueAt(chart.amdahlSpeedupPoints(), 64), core::amdahlSpeedup(0.05, 64)));
+    QVERIFY(near(valueAt(chart.gustafsonSpeedupPoints(), 64), core::gustafsonSpeedup(0.05, 64)));
+    chart.setSerialFraction(0.2);
+    QCOMPARE(chart.serialFraction(), 0.2);
+    QVERIFY(!chart.serialFractionIsAutomatic());
+    QVERIFY(near(valueAt(chart.amdahlSpeedupPoints(), 16), 1.0 / (0.2 + 0.8 / 16)));
+    QVERIFY(chart.chart()->title().size() > 0);
+    chart.setSerialFraction(std::nullopt);
+    QCOMPARE(chart.serialFraction(), 0.05);
+}
+
+void TestScalingChart::defaultFractionFollowsScenario()
+{
+    ui::ScenarioDocument doc(library());
+    ui::ScalingChart chart(&doc);
+    auto s = doc.scenario();
+    s.tp = 8;
+    doc.setScenario(s, "tp 8");
+    QVERIFY(near(chart.serialFraction(), core::communicationFraction(doc.analysis())));
+    QVERIFY(chart.serialFraction() > 0.0 && chart.serialFraction() != 0.05);
+    doc.undoStack()->undo();
+    QCOMPARE(chart.serialFraction(), 0.05);
+}
+
+void TestScalingChart::scenarioPointsOnlyWhereTpDivides()
+{
+    ui::ScenarioDocument doc(library());
+    doc.setModelById("gpt2"); // 12 heads: tp 1, 2, 4 only (8 and up do not divide 12)
+    ui::ScalingChart chart(&doc);
+    const auto pts = chart.scenarioPoints();
+    QCOMPARE(pts.size(), std::size_t(3));
+    QCOMPARE(pts[0].devices, 1);
+    QCOMPARE(pts[1].devices, 2);
+    QCOMPARE(pts[2].devices, 4);
+    QCOMPARE(chart.scenarioSpeedupPoints().size(), 3);
+
+    doc.setModelById("llama-2-70b"); // 64 heads: all of 1..64
+    QCOMPARE(chart.scenarioPoints().size(), std::size_t(7));
+}
+
+void TestScalingChart::commShareRises()
+{
+    ui::ScenarioDocument doc(library());
+    ui::ScalingChart chart(&doc);
+    const QList<QPointF> share = chart.commSharePoints();
+    QCOMPARE(share.size(), 7);
+    QCOMPARE(share.first().y(), 0.0);
+    for (int i = 1; i < share.size(); ++i)
+        QVERIFY(share[i].y() > share[i - 1].y());
+    // The measured speedup stays below linear once communication appears.
+    const QList<QPointF> sp = chart.scenarioSpeedupPoints();
+    QVERIFY(sp.last().y() < 64.0);
+}
+
+void TestScalingChart::pipelineKind()
+{
+    ui::ScenarioDocument doc(library()); // 80 layers: 1, 2, 4, 8, 16 stages (32 and 64 do not divide 80)
+    ui::ScalingChart chart(&doc);
+    chart.setParallelKind(core::ParallelKind::Pipeline);
+    QCOMPARE(chart.scenarioPoints().size(), std::size_t(5));
+    QCOMPARE(chart.scenarioPoints().back().devices, 16);
+}
+
+void TestScalingChart::exportData()
+{
+    ui::ScenarioDocument doc(library());
+    ui::ScalingChart chart(&doc);
+    QCOMPARE(chart.id(), QString("scaling"));
+    const QStringList lines = chart.csv().split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 8);
+    QVERIFY(lines.first().startsWith("devices,amdahl_speedup,"));
+    QVERIFY(lines[1].startsWith("1,1,1,1,1,"));
+    const auto j = chart.data();
+    QCOMPARE(j.at("rows").size(), std::size_t(7));
+    QVERIFY(j.at("rows")[6].contains("scenario"));
+    QCOMPARE(j.at("serial_fraction").get<double>(), 0.05);
+}
+
+QTEST_MAIN(TestScalingChart)
+#include "tst_scalingchart.moc"

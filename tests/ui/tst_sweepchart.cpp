@@ -1,0 +1,200 @@
+// The batch sweep chart: its markers follow the document and core::answerBatchSweep, and a click sets the batch.
+#include "ui/charts/sweepchart.h"
+#include "ui/document/scenariodocument.h"
+
+#include "analysis/sweep.h"
+#include "io/presets.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace memwall;
+
+namespace {
+
+std::shared_ptr<core::PresetLibrary> library()
+{
+    static auto lib = [] {
+        auto l = std::make_shared<core::PresetLibrary>();
+        l->loadBuiltin();
+        return l;
+    }();
+    return lib;
+}
+
+bool near(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
+
+void setBatch(ui::ScenarioDocument &doc, int64_t b)
+{
+    auto s = doc.scenario();
+    s.batch = b;
+    doc.setScenario(s, "batch", ui::ScenarioDocument::BatchKey);
+}
+
+} // namespace
+
+class TestSweepChart : public QObject
+{
+    Q_OBJECT
+private slots:
+    void nearestPowerOfTwo_data();
+    void nearestPowerOfTwo();
+    void axisBase();
+    void markerFollowsBatch_data();
+    void markerFollowsBatch();
+    void markersMatchCore_data();
+    void markersMatchCore();
+    void clickSetsBatchUndoably();
+    void exportData();
+};
+
+void TestSweepChart::nearestPowerOfTwo_data()
+{
+    QTest::addColumn<double>("batch");
+    QTest::addColumn<qint64>("expected");
+    QTest::newRow("1 -> 1") << 1.0 << qint64(1);
+    QTest::newRow("2.7 -> 2 (below sqrt 8)") << 2.7 << qint64(2);
+    QTest::newRow("2.9 -> 4 (above sqrt 8)") << 2.9 << qint64(4);
+    QTest::newRow("90 -> 64") << 90.0 << qint64(64);
+    QTest::newRow("100 -> 128") << 100.0 << qint64(128);
+    QTest::newRow("0.3 clamps to 1") << 0.3 << qint64(1);
+    QTest::newRow("1e6 clamps to 4096") << 1e6 << qint64(4096);
+    QTest::newRow("NaN gives 1") << std::nan("") << qint64(1);
+    QTest::newRow("negative gives 1") << -5.0 << qint64(1);
+}
+
+void TestSweepChart::nearestPowerOfTwo()
+{
+    QFETCH(double, batch);
+    QFETCH(qint64, expected);
+    QCOMPARE(ui::sweepmath::nearestPowerOfTwo(batch), expected);
+}
+
+void TestSweepChart::axisBase()
+{
+    // 13 labels of 30 px need 13 x 38 = 494 px: base 2 on 600 px, every second power on 300 px.
+    QCOMPARE(ui::sweepmath::axisBase(600, 30), 2);
+    QCOMPARE(ui::sweepmath::axisBase(300, 30), 4);
+    QCOMPARE(ui::sweepmath::axisBase(200, 30), 8);   // 5 labels
+    QCOMPARE(ui::sweepmath::axisBase(100, 30), 16);  // the sparsest
+    QCOMPARE(ui::sweepmath::batchSizes().size(), std::size_t(13));
+    QCOMPARE(ui::sweepmath::batchSizes().back(), int64_t(4096));
+}
+
+void TestSweepChart::markerFollowsBatch_data()
+{
+    QTest::addColumn<qint64>("batch");
+    QTest::newRow("batch 1") << qint64(1);
+    QTest::newRow("batch 16") << qint64(16);
+    QTest::newRow("batch 100 (between powers of two)") << qint64(100);
+    QTest::newRow("batch 4096") << qint64(4096);
+}
+
+void TestSweepChart::markerFollowsBatch()
+{
+    QFETCH(qint64, batch);
+    ui::ScenarioDocument doc(library());
+    ui::SweepChart chart(&doc);
+    setBatch(doc, batch);
+    const QPointF m = chart.currentMarker();
+    QCOMPARE(m.x(), double(batch));
+    QVERIFY(near(m.y(), doc.analysis().totals.timeS * 1e3));
+    QVERIFY(chart.chart()->title().size() > 0);
+}
+
+void TestSweepChart::markersMatchCore_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("phase");
+    QTest::addColumn<qint64>("context");
+    QTest::newRow("Llama 2 70B decode, context 2048: memory-bound throughout") << "llama-2-70b" << int(core::Phase::Decode) << qint64(2048);
+    QTest::newRow("Llama 2 70B decode, context 512: turns compute-bound") << "llama-2-70b" << int(core::Phase::Decode) << qint64(512);
+    QTest::newRow("Llama 2 7B decode, context 512: fits up to a batch") << "llama-2-7b" << int(core::Phase::Decode) << qint64(512);
+    QTest::newRow("Llama 2 7B prefill: compute-bound from batch 1") << "llama-2-7b" << int(core::Phase::Prefill) << qint64(512);
+}
+
+void TestSweepChart::markersMatchCore()
+{
+    QFETCH(QString, model);
+    QFETCH(int, phase);
+    QFETCH(qint64, context);
+    ui::ScenarioDocument doc(library());
+    doc.setModelById(model);
+    auto s = doc.scenario();
+    s.phase = static_cast<core::Phase>(phase);
+    s.context = context;
+    s.seq = 512;
+    doc.setScenario(s, "setup");
+    ui::SweepChart chart(&doc);
+
+    const auto rows = core::sweep(doc.hardware(), doc.model(), doc.scenario(), {core::parseSweepAxis("batch=1:4096")});
+    const auto answers = core::answerBatchSweep(rows);
+    QCOMPARE(chart.computeBoundBatch(), answers.firstComputeBound);
+    QCOMPARE(chart.memoryLimitBatch(), answers.largestFitting);
+    QCOMPARE(chart.computeLineX(), double(answers.firstComputeBound)); // 0 = line hidden
+    QCOMPARE(chart.memoryLineX(), double(answers.largestFitting));
+    if (answers.firstComputeBound > 0)
+        QVERIFY(chart.computeLabel().contains(QString::number(answers.firstComputeBound)));
+    else
+        QVERIFY(chart.computeLabel().contains("memory-bound"));
+    if (answers.largestFitting > 0)
+        QVERIFY(chart.memoryLabel().contains(QString::number(answers.largestFitting)));
+    else
+        QVERIFY(chart.memoryLabel().contains("does not fit"));
+}
+
+void TestSweepChart::clickSetsBatchUndoably()
+{
+    ui::ScenarioDocument doc(library());
+    doc.setModelById("llama-2-7b");
+    auto chart = std::make_unique<ui::SweepChart>(&doc);
+    QChartView view(chart->chart());
+    view.resize(800, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+
+    const int before = doc.undoStack()->count();
+    QCOMPARE(doc.scenario().batch, int64_t(1));
+    // A click just right of the 64 grid line (value 70: nearest power of two 64), halfway up the plot.
+    const QRectF area = chart->chart()->plotArea();
+    const qreal x = chart->chart()->mapToPosition(QPointF(70, 1)).x();
+    const QPointF chartPos(x, area.top() + area.height() * 0.37);
+    QCOMPARE(chart->batchAt(chartPos), int64_t(64));
+    const QPoint viewPos = view.mapFromScene(chart->chart()->mapToScene(chartPos));
+    QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, viewPos);
+    QCOMPARE(doc.scenario().batch, int64_t(64));
+    QCOMPARE(doc.undoStack()->count(), before + 1);
+    QCOMPARE(chart->currentMarker().x(), 64.0);
+    // Outside the plot nothing is selected.
+    QCOMPARE(chart->batchAt(QPointF(area.left() - 5, area.center().y())), int64_t(0));
+
+    doc.undoStack()->undo();
+    QCOMPARE(doc.scenario().batch, int64_t(1));
+    QCOMPARE(chart->currentMarker().x(), 1.0);
+    doc.undoStack()->redo();
+    QCOMPARE(doc.scenario().batch, int64_t(64));
+
+    view.setChart(new QChart); // hand the chart back to its owner before the view goes
+}
+
+void TestSweepChart::exportData()
+{
+    ui::ScenarioDocument doc(library());
+    ui::SweepChart chart(&doc);
+    QCOMPARE(chart.id(), QString("sweep"));
+    const QStringList lines = chart.csv().split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 14); // header + 13 batches
+    QCOMPARE(lines.first(), QString("batch,latency_s,tokens_per_s,bound,memory_bytes,fits,error"));
+    QVERIFY(lines[1].startsWith("1,"));
+    const auto j = chart.data();
+    QCOMPARE(j.at("rows").size(), std::size_t(13));
+    QCOMPARE(j.at("rows")[12].at("batch").get<int64_t>(), int64_t(4096));
+    QCOMPARE(j.at("first_compute_bound_batch").get<int64_t>(), chart.computeBoundBatch());
+}
+
+QTEST_MAIN(TestSweepChart)
+#include "tst_sweepchart.moc"
