@@ -183,6 +183,29 @@ private slots:
         QCOMPARE(m_doc->scenario().tp, 2);
     }
 
+    void unanalysableStateIsNotSaved()
+    {
+        // Found by tst_torture: a state the controls allow but that does not analyse (batch 4096 over dp 6) was saved,
+        // and then open() refused the file MemWall had written.
+        core::Scenario s = m_doc->scenario();
+        s.batch = 4096;
+        s.dp = 6;
+        m_doc->setScenario(s, "edit");
+        QVERIFY(m_doc->analysisError().contains("dp"));
+        const QString path = m_dir.filePath("unanalysable.memwall.json");
+        QString error;
+        QVERIFY(!m_doc->save(path, &error));
+        QVERIFY2(error.contains("dp (6)"), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(path));
+        QVERIFY(m_doc->isModified());
+        QCOMPARE(m_doc->filePath(), QString());
+        s.dp = 4;
+        m_doc->setScenario(s, "edit");
+        QVERIFY2(m_doc->save(path, &error), qPrintable(error));
+        QVERIFY(m_window->openScenario(path));
+        QCOMPARE(m_doc->scenario().dp, 4);
+    }
+
     void brokenScenarioChangesNothing()
     {
         const QString path = write("broken.memwall.json", R"({"kind": "scenario", "schema": 1, "hardware": "h100", "model": "llama-2-7b"})");

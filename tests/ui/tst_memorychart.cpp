@@ -11,6 +11,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QGraphicsLayout>
 #include <QtTest>
 
 #include <cmath>
@@ -49,6 +50,8 @@ private slots:
     void levelsFollowDevice();
     void trainingAddsGradientsAndOptimizer();
     void tooltipAndLegend();
+    void narrowLegendDropsSizes();
+    void overflowFillIsSolid();
     void dataAndCsv();
 };
 
@@ -216,6 +219,40 @@ void TestMemoryChart::dataAndCsv()
     const QStringList lines = chart.csv().trimmed().split('\n');
     QCOMPARE(lines.first(), QStringLiteral("kind,name,bytes,bandwidth_bytes_per_s"));
     QCOMPARE(lines.filter(QRegularExpression("^level,")).size(), static_cast<int>(doc.hardware().memory.size()));
+}
+
+void TestMemoryChart::narrowLegendDropsSizes()
+{
+    ui::ScenarioDocument doc(library());
+    MemoryChart chart(&doc);
+    QAreaSeries *weights = chart.componentSeries(MemoryChart::Weights);
+    chart.setTheme(ui::Theme::presentation());
+    chart.chart()->resize(1920, 1080);
+    chart.chart()->layout()->activate();
+    QVERIFY(chart.chart()->legend()->markers(weights).first()->label().contains("138 GB"));
+    // A slide-sized font in a small window: the sizes go, the names stay, the legend stays under the plot.
+    chart.chart()->resize(1200, 700);
+    chart.chart()->layout()->activate();
+    QCOMPARE(chart.chart()->legend()->markers(weights).first()->label(), QString("Weights"));
+    QCOMPARE(chart.chart()->legend()->alignment(), Qt::AlignBottom);
+    chart.chart()->resize(1920, 1080);
+    chart.chart()->layout()->activate();
+    QVERIFY(chart.chart()->legend()->markers(weights).first()->label().contains("138 GB"));
+}
+
+void TestMemoryChart::overflowFillIsSolid()
+{
+    ui::ScenarioDocument doc(library()); // Llama 2 70B FP16 on one 80 GB H100: 139 GB does not fit
+    MemoryChart chart(&doc);
+    QVERIFY(chart.overCapacity());
+    QVERIFY(chart.overflowSeries()->isVisible());
+    for (const ui::Theme &t : {ui::Theme::light(), ui::Theme::dark(), ui::Theme::presentation()}) {
+        chart.setTheme(t);
+        // SVG renderers drop Qt's hatch patterns: a solid translucent warning fill draws the same everywhere.
+        QCOMPARE(chart.overflowSeries()->brush().style(), Qt::SolidPattern);
+        QCOMPARE(chart.overflowSeries()->brush().color().rgb(), t.warning.rgb());
+        QVERIFY(chart.overflowSeries()->brush().color().alphaF() < 1.0);
+    }
 }
 
 QTEST_MAIN(TestMemoryChart)

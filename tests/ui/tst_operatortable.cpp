@@ -156,6 +156,28 @@ private slots:
         QCOMPARE(m_table->proxy()->mapToSource(m_table->view()->selectionModel()->currentIndex()).row(), source);
     }
 
+    void filteringNeverChangesTheSelectedOperator()
+    {
+        // Found by tst_torture: hiding the selected row moved the view's current row to a neighbour, and that
+        // neighbour became the document's (and every chart's) selected operator.
+        const int source = sourceRowOf("attn.softmax");
+        m_doc->setSelectedOperator(source);
+        QSignalSpy spy(m_doc.get(), &ScenarioDocument::selectionChanged);
+        m_table->filterEdit()->setText("ffn.");
+        QCOMPARE(m_doc->selectedOperator(), source);
+        QVERIFY(m_table->view()->selectionModel()->selectedRows().isEmpty());
+        // A selection made elsewhere (a chart) while the row is hidden shows once the filter lets the row in again.
+        m_doc->setSelectedOperator(sourceRowOf("attn.score"));
+        m_table->filterEdit()->setText("attn");
+        QCOMPARE(m_doc->selectedOperator(), sourceRowOf("attn.score"));
+        const QModelIndexList rows = m_table->view()->selectionModel()->selectedRows();
+        QCOMPARE(rows.size(), 1);
+        QCOMPARE(m_table->proxy()->mapToSource(rows.front()).row(), sourceRowOf("attn.score"));
+        QCOMPARE(spy.count(), 1); // only the one change made through the document
+        m_table->filterEdit()->clear();
+        QCOMPARE(m_doc->selectedOperator(), sourceRowOf("attn.score"));
+    }
+
     void copiesCsv()
     {
         QApplication::clipboard()->clear();

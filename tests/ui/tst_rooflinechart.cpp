@@ -7,6 +7,7 @@
 
 #include "io/presets.h"
 
+#include <QAction>
 #include <QChart>
 #include <QLegend>
 #include <QLegendMarker>
@@ -77,6 +78,8 @@ private slots:
     void legendTogglesSeries();
     void viewZoomPanReset();
     void dataAndCsv();
+    void cacheSlopesAction_data();
+    void cacheSlopesAction();
 };
 
 void TestRooflineChart::batchMovesOperatorPoints()
@@ -354,6 +357,54 @@ void TestRooflineChart::dataAndCsv()
     QVERIFY(lines.first().startsWith("kind,name,class,intensity_flop_per_byte"));
     QCOMPARE(lines.filter(QRegularExpression("^operator,")).size(), static_cast<int>(doc.analysis().operators.size()));
     QCOMPARE(lines.filter(QRegularExpression("^ceiling,")).size(), static_cast<int>(chart.ceilings().size()));
+}
+
+void TestRooflineChart::cacheSlopesAction_data()
+{
+    QTest::addColumn<QString>("hardware");
+    QTest::addColumn<int>("onChipLevels"); // SRAM and cache levels that are not main memory
+    QTest::newRow("H100 SXM: SRAM and L2 slopes") << "h100-sxm" << 2;
+}
+
+void TestRooflineChart::cacheSlopesAction()
+{
+    QFETCH(QString, hardware);
+    QFETCH(int, onChipLevels);
+    ui::ScenarioDocument doc(library());
+    doc.setHardwareById(hardware);
+    ui::RooflineChart chart(&doc);
+    const QList<QAction *> actions = chart.optionActions();
+    QCOMPARE(actions.size(), 1);
+    QAction *a = actions.first();
+    QCOMPARE(a->objectName(), QString("option:showCacheSlopes"));
+    QVERIFY(a->isCheckable());
+    QVERIFY(a->isChecked());
+    QVERIFY(a->toolTip() != QString(a->text()).remove('&')); // an explicit tooltip, not the text
+    const std::size_t all = chart.slopes().size();
+    auto visibleSlopes = [&chart] {
+        int n = 0;
+        for (QAbstractSeries *s : chart.chart()->series())
+            if (s->objectName() == "slope" && s->isVisible())
+                ++n;
+        return n;
+    };
+    QCOMPARE(visibleSlopes(), int(all));
+
+    a->trigger();
+    QVERIFY(!chart.showCacheSlopes());
+    QCOMPARE(chart.slopes().size(), all - std::size_t(onChipLevels));
+    QCOMPARE(visibleSlopes(), int(all) - onChipLevels);
+    bool hasMain = false;
+    for (const auto &sl : chart.slopes()) {
+        QVERIFY(sl.main || (sl.kind != core::MemoryKind::Sram && sl.kind != core::MemoryKind::Cache));
+        hasMain = hasMain || sl.main;
+    }
+    QVERIFY(hasMain);
+
+    a->trigger();
+    QVERIFY(chart.showCacheSlopes());
+    QCOMPARE(chart.slopes().size(), all);
+    QCOMPARE(visibleSlopes(), int(all));
 }
 
 QTEST_MAIN(TestRooflineChart)

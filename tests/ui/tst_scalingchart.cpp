@@ -5,7 +5,9 @@
 
 #include "io/presets.h"
 
+#include <QAction>
 #include <QChart>
+#include <QMenu>
 #include <QtTest>
 
 #include <cmath>
@@ -48,6 +50,9 @@ private slots:
     void commShareRises();
     void pipelineKind();
     void exportData();
+    void serialFractionActions_data();
+    void serialFractionActions();
+    void parallelKindActions();
 };
 
 void TestScalingChart::effectiveSerialFraction_data()
@@ -164,6 +169,85 @@ void TestScalingChart::exportData()
     QCOMPARE(j.at("rows").size(), std::size_t(7));
     QVERIFY(j.at("rows")[6].contains("scenario"));
     QCOMPARE(j.at("serial_fraction").get<double>(), 0.05);
+}
+
+namespace {
+
+QAction *findAction(const QList<QAction *> &actions, const QString &name)
+{
+    for (QAction *a : actions) {
+        if (a->objectName() == name)
+            return a;
+        if (auto *menu = a->menu<QMenu *>())
+            if (QAction *inner = findAction(menu->actions(), name))
+                return inner;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+void TestScalingChart::serialFractionActions_data()
+{
+    QTest::addColumn<QString>("action");
+    QTest::addColumn<double>("fraction");
+    // Amdahl at 64 devices: 1 / (s + (1 - s) / 64).
+    QTest::newRow("1 %: Amdahl 39.3x at 64") << "option:serialFraction:1" << 0.01;
+    QTest::newRow("10 %: Amdahl 8.77x at 64") << "option:serialFraction:10" << 0.10;
+    QTest::newRow("25 %: Amdahl 3.82x at 64") << "option:serialFraction:25" << 0.25;
+}
+
+void TestScalingChart::serialFractionActions()
+{
+    QFETCH(QString, action);
+    QFETCH(double, fraction);
+    ui::ScenarioDocument doc(library());
+    ui::ScalingChart chart(&doc);
+    const QList<QAction *> actions = chart.optionActions();
+    QAction *autoAction = findAction(actions, "option:serialFraction:auto");
+    QAction *a = findAction(actions, action);
+    QVERIFY(autoAction && a);
+    QVERIFY(autoAction->isChecked()); // the default: the scenario's communication share, else 5 %
+    QVERIFY(!a->isChecked());
+    QVERIFY(a->toolTip() != QString(a->text()).remove('&')); // an explicit tooltip, not the text
+    QVERIFY(near(valueAt(chart.amdahlSpeedupPoints(), 64), 1 / (0.05 + 0.95 / 64)));
+
+    a->trigger();
+    QVERIFY(a->isChecked());
+    QVERIFY(!autoAction->isChecked());
+    QVERIFY(!chart.serialFractionIsAutomatic());
+    QVERIFY(near(chart.serialFraction(), fraction));
+    QVERIFY(near(valueAt(chart.amdahlSpeedupPoints(), 64), 1 / (fraction + (1 - fraction) / 64)));
+    QVERIFY(near(valueAt(chart.gustafsonSpeedupPoints(), 64), 64 - fraction * 63));
+
+    autoAction->trigger();
+    QVERIFY(chart.serialFractionIsAutomatic());
+    QVERIFY(!a->isChecked());
+    QVERIFY(near(valueAt(chart.amdahlSpeedupPoints(), 64), 1 / (0.05 + 0.95 / 64)));
+}
+
+void TestScalingChart::parallelKindActions()
+{
+    ui::ScenarioDocument doc(library()); // Llama 2 70B: 80 layers, 64 heads
+    ui::ScalingChart chart(&doc);
+    const QList<QAction *> actions = chart.optionActions();
+    QAction *tensor = findAction(actions, "option:parallel:tensor");
+    QAction *pipeline = findAction(actions, "option:parallel:pipeline");
+    QVERIFY(tensor && pipeline);
+    QVERIFY(tensor->isChecked());
+    QCOMPARE(chart.scenarioPoints().size(), std::size_t(7)); // tp 1..64 all divide 64 heads
+    const double tp16 = valueAt(chart.scenarioSpeedupPoints(), 16);
+
+    pipeline->trigger();
+    QVERIFY(pipeline->isChecked());
+    QVERIFY(!tensor->isChecked());
+    QCOMPARE(chart.parallelKind(), core::ParallelKind::Pipeline);
+    QCOMPARE(chart.scenarioPoints().size(), std::size_t(5)); // pp 1..16 divide 80 layers
+    QVERIFY(!near(valueAt(chart.scenarioSpeedupPoints(), 16), tp16, 1e-3));
+
+    chart.setParallelKind(core::ParallelKind::Tensor); // from elsewhere: the check mark follows
+    QVERIFY(tensor->isChecked());
+    QCOMPARE(chart.scenarioPoints().size(), std::size_t(7));
 }
 
 QTEST_MAIN(TestScalingChart)

@@ -134,10 +134,12 @@ void TestSweepChart::markersMatchCore()
     const auto answers = core::answerBatchSweep(rows);
     QCOMPARE(chart.computeBoundBatch(), answers.firstComputeBound);
     QCOMPARE(chart.memoryLimitBatch(), answers.largestFitting);
-    QCOMPARE(chart.computeLineX(), double(answers.firstComputeBound)); // 0 = line hidden
+    // The line marks the whole step turning compute-bound, else the weight matmuls (0 = line hidden).
+    const int64_t marked = answers.firstComputeBound > 0 ? answers.firstComputeBound : answers.firstLinearComputeBound;
+    QCOMPARE(chart.computeLineX(), double(marked));
     QCOMPARE(chart.memoryLineX(), double(answers.largestFitting));
-    if (answers.firstComputeBound > 0)
-        QVERIFY(chart.computeLabel().contains(QString::number(answers.firstComputeBound)));
+    if (marked > 0)
+        QVERIFY(chart.computeLabel().contains(QString::number(marked)));
     else
         QVERIFY(chart.computeLabel().contains("memory-bound"));
     if (answers.largestFitting > 0)

@@ -5,7 +5,10 @@
 
 #include "io/presets.h"
 
+#include <QAction>
 #include <QChart>
+#include <QLogValueAxis>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -42,6 +45,11 @@ private slots:
     void optionalSeries();
     void deviceMarker();
     void exportData();
+    void optionActions_data();
+    void optionActions();
+    void baseYearActions_data();
+    void baseYearActions();
+    void largeTicksWithoutExponent();
 };
 
 void TestTrendsChart::growthLabel_data()
@@ -178,6 +186,123 @@ void TestTrendsChart::exportData()
     QCOMPARE(j.at("series").size(), std::size_t(3));
     QVERIFY(j.at("series")[0].at("factor_per_2_years").get<double>() > 2.9);
     QVERIFY(j.contains("device"));
+}
+
+namespace {
+
+QAction *findAction(const QList<QAction *> &actions, const QString &name)
+{
+    for (QAction *a : actions) {
+        if (a->objectName() == name)
+            return a;
+        if (auto *menu = a->menu<QMenu *>())
+            if (QAction *inner = findAction(menu->actions(), name))
+                return inner;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+void TestTrendsChart::optionActions_data()
+{
+    QTest::addColumn<QString>("action");
+    QTest::addColumn<QString>("seriesId");
+    QTest::newRow("Show model size (Gholami fig. 1: ×410 / 2 yrs)") << "option:showModelSize" << "transformer_params";
+    QTest::newRow("Show training compute (×750 / 2 yrs)") << "option:showTrainingCompute" << "training_compute";
+}
+
+void TestTrendsChart::optionActions()
+{
+    QFETCH(QString, action);
+    QFETCH(QString, seriesId);
+    ui::ScenarioDocument doc(library());
+    ui::TrendsChart chart(&doc);
+    const QList<QAction *> actions = chart.optionActions();
+    QCOMPARE(actions.size(), 3); // base-year submenu, model size, training compute
+    QAction *a = findAction(actions, action);
+    QVERIFY(a);
+    QVERIFY(a->isCheckable());
+    QVERIFY(a->toolTip() != QString(a->text()).remove('&')); // an explicit tooltip, not the text
+    QVERIFY(!a->isChecked());
+    QVERIFY(chart.plottedPoints(seriesId).isEmpty());
+    const int labelsBefore = int(chart.fitLabels().size());
+
+    a->trigger(); // as a click in the context menu does
+    QVERIFY(a->isChecked());
+    QVERIFY(!chart.plottedPoints(seriesId).isEmpty());
+    QCOMPARE(int(chart.fitLabels().size()), labelsBefore + 1);
+
+    a->trigger();
+    QVERIFY(!a->isChecked());
+    QVERIFY(chart.plottedPoints(seriesId).isEmpty());
+    QCOMPARE(int(chart.fitLabels().size()), labelsBefore);
+
+    // A setter called from elsewhere moves the check mark too; the document is not touched (view state).
+    const int undo = doc.undoStack()->count();
+    if (seriesId == "transformer_params")
+        chart.setShowModelSize(true);
+    else
+        chart.setShowTrainingCompute(true);
+    QVERIFY(a->isChecked());
+    QCOMPARE(doc.undoStack()->count(), undo);
+}
+
+void TestTrendsChart::baseYearActions_data()
+{
+    QTest::addColumn<int>("year");
+    for (int y : ui::TrendsChart::kBaseYearChoices)
+        if (y != ui::TrendsChart::kDefaultBaseYear)
+            QTest::newRow(qPrintable(QString("base year %1").arg(y))) << y;
+}
+
+void TestTrendsChart::baseYearActions()
+{
+    QFETCH(int, year);
+    ui::ScenarioDocument doc(library());
+    ui::TrendsChart chart(&doc);
+    const QList<QAction *> actions = chart.optionActions();
+    QAction *menuAction = findAction(actions, "option:baseYear");
+    QVERIFY(menuAction && menuAction->menu<QMenu *>());
+    QAction *paper = findAction(actions, QString("option:baseYear:%1").arg(ui::TrendsChart::kDefaultBaseYear));
+    QAction *a = findAction(actions, QString("option:baseYear:%1").arg(year));
+    QVERIFY(paper && a);
+    QVERIFY(paper->isChecked());
+    QVERIFY(!a->isChecked());
+    const QList<QPointF> before = chart.plottedPoints("hw_peak_flops");
+    QSignalSpy spy(&chart, &ui::TrendsChart::baseYearChanged);
+
+    a->trigger();
+    QCOMPARE(chart.baseYear(), year);
+    QCOMPARE(spy.count(), 1);
+    QVERIFY(a->isChecked());
+    QVERIFY(!paper->isChecked());
+    // Every FLOPS point is divided by the fitted value at the new base year instead: the same factor for all.
+    const QList<QPointF> after = chart.plottedPoints("hw_peak_flops");
+    QCOMPARE(after.size(), before.size());
+    const double ratio = after.first().y() / before.first().y();
+    QVERIFY(std::abs(ratio - 1) > 1e-3);
+    for (int i = 0; i < after.size(); ++i)
+        QVERIFY(std::abs(after[i].y() / before[i].y() - ratio) <= 1e-9 * ratio);
+
+    // A base year that the menu does not offer leaves no year checked.
+    chart.setBaseYear(2010);
+    for (QAction *y : menuAction->menu<QMenu *>()->actions())
+        QVERIFY(!y->isChecked());
+}
+
+void TestTrendsChart::largeTicksWithoutExponent()
+{
+    ui::ScenarioDocument doc(library());
+    ui::TrendsChart chart(&doc);
+    const auto axes = chart.chart()->axes(Qt::Vertical);
+    QCOMPARE(axes.size(), 1);
+    auto *y = qobject_cast<QLogValueAxis *>(axes.first());
+    QVERIFY(y);
+    // The axis reaches 10^6 (the H100 is ~10^5 × the 2003 fit); its label must read 1000000, not 1e+06.
+    QVERIFY(y->max() >= 1e6 * (1 - 1e-6));
+    QCOMPARE(QString::asprintf(y->labelFormat().toLatin1().constData(), 1e6), QString("1000000"));
+    QCOMPARE(QString::asprintf(y->labelFormat().toLatin1().constData(), 0.01), QString("0.01"));
 }
 
 QTEST_MAIN(TestTrendsChart)

@@ -173,9 +173,7 @@ QStringList BreakdownChart::titles() const
 void BreakdownChart::layoutOverlay()
 {
     const qreal width = m_chart->size().width() - 40;
-    const QString t = chartfit::fittingTitle(titles(), theme().titleFont(), width);
-    if (m_chart->title() != t)
-        m_chart->setTitle(t);
+    chartfit::applyTitle(m_chart, titles(), theme().titleFont());
     // Legend: "Class: x % of FLOPs, y % of time" when a row of those fits, else the class names (right-hand side if
     // even they do not fit in a row).
     QStringList full;

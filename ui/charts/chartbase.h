@@ -2,12 +2,14 @@
 
 #include "ui/settings/theme.h"
 
+#include <QList>
 #include <QObject>
 #include <QPointer>
 #include <QString>
 
 #include <nlohmann/json.hpp>
 
+class QAction;
 class QChart;
 class QGraphicsWidget;
 
@@ -45,6 +47,11 @@ public:
     const Theme &theme() const { return m_theme; }
     /// Applies colours, fonts and line widths; subclasses restyle their own series in restyle().
     void setTheme(const Theme &theme);
+    /// The chart's own view options (base year, serial fraction, which slopes to draw ...), shown by ChartView's
+    /// context menu above "Reset view". Checkable actions reflect the current state; an action with a menu() is a
+    /// submenu. The actions belong to the chart and change view state only (not the document, so not undoable).
+    /// Default: none.
+    virtual QList<QAction *> optionActions() { return {}; }
 
 public slots:
     /// Re-reads the document and updates the series in place (connected to analysisChanged()).

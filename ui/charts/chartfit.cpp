@@ -18,6 +18,19 @@ QString fittingTitle(const QStringList &candidates, const QFont &font, qreal wid
     return candidates.last();
 }
 
+void applyTitle(QChart *chart, const QStringList &candidates, const QFont &font)
+{
+    static constexpr const char *kAutoTitle = "memwallAutoTitle";
+    const QString current = chart->title();
+    const QString last = chart->property(kAutoTitle).toString();
+    if (!current.isEmpty() && current != last)
+        return; // someone else's title
+    const QString t = fittingTitle(candidates, font, chart->size().width() - 40);
+    chart->setProperty(kAutoTitle, t);
+    if (current != t)
+        chart->setTitle(t);
+}
+
 bool legendFitsInRow(const QStringList &labels, const QFont &font, qreal width)
 {
     const QFontMetricsF fm(font);

@@ -13,6 +13,10 @@ namespace memwall::ui::chartfit {
 /// instead of an elided one.
 QString fittingTitle(const QStringList &candidates, const QFont &font, qreal width);
 
+/// Sets the chart's title to fittingTitle(candidates, font, chart width - 40) unless the title was replaced from
+/// outside since the last call (an export with its own --title): such a title is left alone until it is restored.
+void applyTitle(QChart *chart, const QStringList &candidates, const QFont &font);
+
 /// True when a horizontal legend with these labels (marker and spacing included) fits `width` pixels.
 bool legendFitsInRow(const QStringList &labels, const QFont &font, qreal width);
 

@@ -297,20 +297,37 @@ void ChartView::keyPressEvent(QKeyEvent *event)
     event->accept();
 }
 
-void ChartView::contextMenuEvent(QContextMenuEvent *event)
+QMenu *ChartView::createContextMenu(const QPoint &viewPos)
 {
-    QMenu menu(this);
-    menu.addAction(m_resetAction);
-    menu.addSeparator();
-    QAction *zoomIn = menu.addAction(tr("Zoom in"));
+    auto *menu = new QMenu(this);
+    menu->setToolTipsVisible(true);
+    if (m_base) {
+        const QList<QAction *> options = m_base->optionActions();
+        if (!options.isEmpty()) {
+            menu->addActions(options);
+            menu->addSeparator();
+        }
+    }
+    menu->addAction(m_resetAction);
+    menu->addSeparator();
+    QAction *zoomIn = menu->addAction(tr("Zoom in"));
     zoomIn->setShortcut(QKeySequence(Qt::Key_Plus));
-    QAction *zoomOut = menu.addAction(tr("Zoom out"));
+    zoomIn->setToolTip(tr("Zoom in around the clicked point (+, mouse wheel)"));
+    QAction *zoomOut = menu->addAction(tr("Zoom out"));
     zoomOut->setShortcut(QKeySequence(Qt::Key_Minus));
-    const QPointF pos = chart()->mapFromScene(mapToScene(event->pos()));
+    zoomOut->setToolTip(tr("Zoom out around the clicked point (-, mouse wheel)"));
+    const QPointF pos = chart()->mapFromScene(mapToScene(viewPos));
     const QPointF at = chart()->plotArea().contains(pos) ? pos : chart()->plotArea().center();
     connect(zoomIn, &QAction::triggered, this, [this, at] { zoomAt(at, kWheelStep, kWheelStep); });
     connect(zoomOut, &QAction::triggered, this, [this, at] { zoomAt(at, 1 / kWheelStep, 1 / kWheelStep); });
-    menu.exec(event->globalPos());
+    return menu;
+}
+
+void ChartView::contextMenuEvent(QContextMenuEvent *event)
+{
+    QMenu *menu = createContextMenu(event->pos());
+    menu->exec(event->globalPos());
+    delete menu; // the chart's option actions stay with the chart
 }
 
 } // namespace memwall::ui

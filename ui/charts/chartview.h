@@ -4,6 +4,7 @@
 #include <QPointer>
 
 class QAction;
+class QMenu;
 
 namespace memwall::ui {
 
@@ -13,7 +14,9 @@ class ChartBase;
 /// - mouse wheel zooms around the cursor (in log space on QLogValueAxis), Shift+wheel zooms only x, Ctrl+wheel only y;
 /// - left-drag pans (a press on a data point is left to the series: it selects the point);
 /// - right-drag (or Shift+left-drag) draws a rubber band and zooms into it;
+/// - a left click without dragging is passed on to the chart (the sweep chart's click sets the batch);
 /// - double-click, key R / Home, or "Reset view" in the context menu return to the chart's automatic range;
+/// - the context menu starts with the chart's own ChartBase::optionActions();
 /// - keys +/- zoom around the centre, arrow keys pan.
 ///
 /// While the user has zoomed or panned, the chart object carries the dynamic property "memwallUserView" = true;
@@ -31,6 +34,9 @@ public:
     /// True while the user's zoom/pan is shown instead of the automatic range.
     bool isUserView() const;
     QAction *resetAction() const { return m_resetAction; }
+    /// The context menu for a right click at `viewPos` (viewport coordinates): the chart's option actions, then
+    /// "Reset view", "Zoom in" and "Zoom out". The caller owns the menu.
+    QMenu *createContextMenu(const QPoint &viewPos);
 
     /// Zooms by `factor` (< 1 zooms in) around `center` (chart/view coordinates in the plot area).
     void zoomAt(const QPointF &center, qreal factorX, qreal factorY);

@@ -1,6 +1,7 @@
 #include "ui/charts/memorychart.h"
 
 #include "ui/charts/callout.h"
+#include "ui/charts/chartfit.h"
 #include "ui/charts/rooflinemath.h"
 #include "ui/document/scenariodocument.h"
 
@@ -268,7 +269,7 @@ void MemoryChart::refresh()
             const MemoryLevel &lvl = hw.memory[i];
             const double cap = lvl.capacityBytes.value;
             setBar(bar, kLeft, cap / kGB, static_cast<double>(i) + 1);
-            bar->setName(i == mainIndex ? tr("Capacity (main memory)") : tr("Capacity"));
+            bar->setName(i == mainIndex ? (m_shortLegend ? tr("Main memory") : tr("Capacity (main memory)")) : tr("Capacity"));
             bar->setVisible(true);
             m_tips.insert(bar, tr("%1\nCapacity %2\nBandwidth %3%4")
                                    .arg(QString::fromStdString(lvl.name), rm::bytesLabel(cap),
@@ -303,7 +304,7 @@ void MemoryChart::refresh()
         } else {
             bar->setVisible(false);
         }
-        bar->setName(tr("%1 %2").arg(componentName(Component(c)), rm::bytesLabel(v)));
+        bar->setName(m_shortLegend ? componentName(Component(c)) : tr("%1 %2").arg(componentName(Component(c)), rm::bytesLabel(v)));
         m_tips.insert(bar, tr("%1 per device\n%2 (%3 of the footprint)\nMain memory: %4")
                                .arg(componentName(Component(c)), rm::bytesLabel(v), percent(m_total > 0 ? v / m_total : 0),
                                     rm::bytesLabel(m_capacity)));
@@ -340,7 +341,6 @@ void MemoryChart::refresh()
         const rm::LogRange r = rm::decadeRange(lo / kGB, hi / kGB * 3.0, 0.15);
         m_x->setRange(r.min * (1 - 1e-9), r.max * (1 + 1e-9));
     }
-    m_chart->setTitle(title());
     m_callout->hide();
     restyleBars();
     layoutLabels();
@@ -366,12 +366,11 @@ void MemoryChart::restyleBars()
         m_components[c]->setBrush(t.color(componentColor(Component(c))));
         m_components[c]->setPen(QPen(t.background, 1));
     }
+    // A solid translucent fill over the footprint's end: the components stay readable under it, and every output
+    // (PNG, SVG, PDF) draws it the same way.
     QColor warn = t.warning;
-    warn.setAlphaF(0.55);
-    QBrush hatch(t.warning, Qt::BDiagPattern);
-    m_overflow->setBrush(hatch);
-    m_overflow->setColor(warn);
-    m_overflow->setBrush(hatch);
+    warn.setAlphaF(t.darkWindow ? 0.6 : 0.7);
+    m_overflow->setBrush(warn);
     m_overflow->setPen(QPen(t.warning, t.lineWidth));
     QPen cap(m_over ? t.warning : t.foreground, std::max(1.0, t.lineWidth * 0.75), Qt::DashLine);
     m_capacityLine->setPen(cap);
@@ -380,8 +379,48 @@ void MemoryChart::restyleBars()
     m_needLine->setPen(QPen(need, std::max(1.0, t.lineWidth * 0.6), Qt::DotLine));
 }
 
+QStringList MemoryChart::titles() const
+{
+    const ScenarioDocument *doc = document();
+    const Scenario &s = doc->scenario();
+    const std::string_view phase = toString(s.phase);
+    const QString model = QString::fromStdString(doc->model().name);
+    return {title(),
+            tr("Memory per device — %1 %2, batch %3")
+                .arg(model, QString::fromUtf8(phase.data(), static_cast<int>(phase.size())))
+                .arg(s.batch),
+            tr("Memory per device — %1").arg(model), tr("Memory per device")};
+}
+
 void MemoryChart::layoutLabels()
 {
+    chartfit::applyTitle(m_chart, titles(), theme().titleFont());
+    // Legend: components with their sizes when that fits in one row under the plot, else the bare names (the sizes
+    // are in the tooltips and the total under the bar); a legend at the side would squeeze the bars.
+    {
+        const MemoryFootprint &mem = document()->analysis().memory;
+        QStringList full;
+        for (int c = 0; c < ComponentCount; ++c)
+            if (componentValue(mem, Component(c)) > 0)
+                full << tr("%1 %2").arg(componentName(Component(c)), rm::bytesLabel(componentValue(mem, Component(c))));
+        full << tr("Capacity (main memory)");
+        if (m_over)
+            full << tr("Over capacity");
+        const qreal width = m_chart->size().width() - m_chart->margins().left() - m_chart->margins().right();
+        const bool shortLegend = width > 0 && !chartfit::legendFitsInRow(full, theme().labelFont(), width * 0.95);
+        if (shortLegend != m_shortLegend) {
+            m_shortLegend = shortLegend;
+            for (int c = 0; c < ComponentCount; ++c) {
+                const double v = componentValue(mem, Component(c));
+                m_components[c]->setName(m_shortLegend ? componentName(Component(c))
+                                                       : tr("%1 %2").arg(componentName(Component(c)), rm::bytesLabel(v)));
+            }
+            const std::size_t mainIndex = static_cast<std::size_t>(m_mainRow - 1);
+            if (mainIndex < m_levels.size())
+                m_levels[mainIndex]->setName(m_shortLegend ? tr("Main memory") : tr("Capacity (main memory)"));
+        }
+    }
+    chartfit::placeLegend(m_chart);
     const QRectF area = m_chart->plotArea();
     if (area.width() < 10 || area.height() < 10 || m_rows == 0)
         return;
@@ -426,7 +465,10 @@ void MemoryChart::layoutLabels()
         const QSizeF sz = m_totalLabel->boundingRect().size();
         const QPointF end = map(m_total / kGB, 0);
         const double barBottom = map(m_total / kGB, kBar / 2).y(); // row 0 is drawn at y = rows - 1; +kBar/2 rows lower
-        const double x = std::clamp(end.x() - sz.width(), area.left() + 4, std::max(area.left() + 4, area.right() - sz.width() - 2));
+        // Ending just left of the first vertical guide it would meet (the dashed capacity line when over capacity,
+        // else the dotted footprint line), so no line runs through the text.
+        const double guide = m_over && m_capacity > 0 ? map(m_capacity / kGB, 0).x() : end.x();
+        const double x = std::clamp(guide - 6 - sz.width(), area.left() + 4, std::max(area.left() + 4, area.right() - sz.width() - 2));
         m_totalLabel->setPos(x, barBottom + 3);
         m_totalLabel->setVisible(end.y() >= area.top() && end.y() <= area.bottom());
     } else {

@@ -23,8 +23,9 @@ class Callout;
 /// Horizontal bars on a logarithmic byte axis (plotted in GB): one bar per memory level (SRAM, L2, HBM/DRAM, host)
 /// showing its capacity, and on top one stacked bar of the per-device footprint from analysis().memory — weights,
 /// KV cache, activations, and in training gradients and optimizer state. It follows parallelism (the numbers are per
-/// device). When the footprint exceeds main memory, the part beyond capacity is overlaid in the theme's warning
-/// colour and a label says "does not fit: 139 GB > 80 GB".
+/// device). When the footprint exceeds main memory, the part beyond capacity is overlaid in a translucent solid
+/// warning colour (no pattern brush: SVG renderers drop Qt's hatch patterns, so PNG, SVG and PDF would disagree), the
+/// dashed capacity line turns the warning colour, and a label says "does not fit: 139 GB > 80 GB".
 ///
 /// Bars are QAreaSeries rectangles (bar series do not work on log axes); each is updated in place.
 class MemoryChart : public ChartBase
@@ -68,6 +69,7 @@ private:
     void layoutLabels();
     void connectLegend();
     void restyleBars();
+    QStringList titles() const; ///< full title first, then shorter ones for a small chart
 
     QLogValueAxis *m_x;
     QCategoryAxis *m_y;
@@ -87,6 +89,7 @@ private:
     double m_total = 0;
     double m_capacity = 0;
     bool m_over = false;
+    bool m_shortLegend = false; ///< legend names without sizes (a narrow chart)
 };
 
 } // namespace memwall::ui

@@ -5,6 +5,9 @@
 #include "ui/charts/callout.h"
 #include "ui/document/scenariodocument.h"
 
+#include "ui/charts/chartfit.h"
+
+#include <QAction>
 #include <QChart>
 #include <QFontMetricsF>
 #include <QGraphicsSimpleTextItem>
@@ -260,6 +263,10 @@ void RooflineChart::refresh()
 
     m_ceilings = rm::ceilings(hw, a.matmulType, a.computeEfficiency);
     m_slopes = rm::slopes(hw, a.memoryEfficiency);
+    if (!m_showCacheSlopes)
+        std::erase_if(m_slopes, [](const rm::Slope &sl) {
+            return !sl.main && (sl.kind == MemoryKind::Sram || sl.kind == MemoryKind::Cache);
+        });
     const double top = m_ceilings.empty() ? a.peakFlops : m_ceilings.front().flopsPerS;
     m_yScale = top >= 1e12 ? 1e12 : 1e9;
     const double ys = m_yScale;
@@ -406,7 +413,6 @@ void RooflineChart::refresh()
     if (!property("memwallUserView").toBool())
         applyRanges(m_ranges);
     updateAxisTitles();
-    m_chart->setTitle(title());
     m_callout->hide();
     m_hovered = -1;
     stylePools();
@@ -512,8 +518,43 @@ void RooflineChart::showOperatorTooltip(int index, bool state)
     m_hovered = index;
 }
 
+QStringList RooflineChart::titles() const
+{
+    const ScenarioDocument *doc = document();
+    const Scenario &s = doc->scenario();
+    const QString model = QString::fromStdString(doc->model().name);
+    return {title(), tr("Roofline — %1 %2, batch %3").arg(model, qs(toString(s.phase))).arg(s.batch),
+            tr("Roofline — %1").arg(model), tr("Roofline")};
+}
+
+void RooflineChart::setShowCacheSlopes(bool on)
+{
+    if (on == m_showCacheSlopes)
+        return;
+    m_showCacheSlopes = on;
+    if (m_cacheSlopesAction)
+        m_cacheSlopesAction->setChecked(on);
+    refresh();
+}
+
+QList<QAction *> RooflineChart::optionActions()
+{
+    if (!m_cacheSlopesAction) {
+        m_cacheSlopesAction = new QAction(tr("Show L2/&SRAM slopes"), this);
+        m_cacheSlopesAction->setObjectName(QStringLiteral("option:showCacheSlopes"));
+        m_cacheSlopesAction->setCheckable(true);
+        m_cacheSlopesAction->setChecked(m_showCacheSlopes);
+        m_cacheSlopesAction->setToolTip(tr("Draw a bandwidth slope for every on-chip level (SRAM, L2): the roofs an "
+                                           "operator would have if its data stayed on chip. Off: main memory and the "
+                                           "host link only"));
+        connect(m_cacheSlopesAction, &QAction::triggered, this, [this](bool on) { setShowCacheSlopes(on); });
+    }
+    return {m_cacheSlopesAction};
+}
+
 void RooflineChart::layoutLabels()
 {
+    chartfit::applyTitle(m_chart, titles(), theme().titleFont());
     const QRectF area = m_chart->plotArea();
     if (area.width() < 10 || area.height() < 10)
         return;

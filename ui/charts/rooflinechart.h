@@ -11,6 +11,7 @@
 #include <array>
 #include <vector>
 
+class QAction;
 class QGraphicsSimpleTextItem;
 class QLineSeries;
 class QLogValueAxis;
@@ -45,6 +46,13 @@ public:
     QString title() const override;
     nlohmann::json data() const override;
     QString csv() const override;
+    /// "Show L2/SRAM slopes".
+    QList<QAction *> optionActions() override;
+
+    /// Whether the on-chip levels (SRAM, L2/caches) get their own slope; off draws only main memory and the host
+    /// link (a level that is the device's main memory, e.g. SRAM on a wafer-scale chip, is always drawn).
+    bool showCacheSlopes() const { return m_showCacheSlopes; }
+    void setShowCacheSlopes(bool on);
 
     // ---- for tests and tools ----
     /// The scatter series of one operator class and the document operator index of each of its points.
@@ -90,6 +98,7 @@ private:
     void applyRanges(const rooflinemath::Ranges &r);
     void connectLegend();
     QString unitLabel() const;
+    QStringList titles() const; ///< full title first, then shorter ones for a small chart
 
     QLogValueAxis *m_x;
     QLogValueAxis *m_y;
@@ -119,6 +128,8 @@ private:
     rooflinemath::Ranges m_ranges;
     double m_yScale = 1e12;
     int m_hovered = -1;
+    bool m_showCacheSlopes = true;
+    QAction *m_cacheSlopesAction = nullptr;
 };
 
 } // namespace memwall::ui

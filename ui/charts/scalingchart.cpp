@@ -4,8 +4,11 @@
 #include "ui/charts/chartfit.h"
 #include "ui/document/scenariodocument.h"
 
+#include <QAction>
+#include <QActionGroup>
 #include <QChart>
 #include <QLegend>
+#include <QMenu>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -134,6 +137,7 @@ void ScalingChart::setSerialFraction(std::optional<double> fraction)
 {
     m_explicitFraction = fraction;
     refresh();
+    syncOptions();
 }
 
 void ScalingChart::setParallelKind(ParallelKind kind)
@@ -142,6 +146,68 @@ void ScalingChart::setParallelKind(ParallelKind kind)
         return;
     m_kind = kind;
     refresh();
+    syncOptions();
+}
+
+QList<QAction *> ScalingChart::optionActions()
+{
+    if (!m_options.isEmpty())
+        return m_options;
+    m_fractionMenu = std::make_unique<QMenu>(tr("&Serial fraction"));
+    m_fractionMenu->setToolTipsVisible(true);
+    m_fractionMenu->menuAction()->setObjectName(QStringLiteral("option:serialFraction"));
+    m_fractionMenu->menuAction()->setToolTip(
+        tr("The share of the work that does not parallelise, for Amdahl's and Gustafson's laws"));
+    m_fractionGroup = new QActionGroup(this);
+    m_autoFraction = new QAction(tr("Scenario's &communication share"), this);
+    m_autoFraction->setObjectName(QStringLiteral("option:serialFraction:auto"));
+    m_autoFraction->setToolTip(tr("The scenario's measured communication share of the step when it is split over "
+                                  "devices (tp × pp > 1), else 5 %"));
+    m_autoFraction->setCheckable(true);
+    m_autoFraction->setActionGroup(m_fractionGroup);
+    connect(m_autoFraction, &QAction::triggered, this, [this] { setSerialFraction(std::nullopt); });
+    m_fractionMenu->addAction(m_autoFraction);
+    m_fractionMenu->addSeparator();
+    for (double f : kFractionChoices) {
+        auto *a = new QAction(scalingmath::fractionLabel(f), this);
+        a->setObjectName(QStringLiteral("option:serialFraction:%1").arg(std::lround(f * 100)));
+        a->setData(f);
+        a->setCheckable(true);
+        a->setToolTip(tr("Amdahl and Gustafson with %1 of the work serial").arg(scalingmath::fractionLabel(f)));
+        a->setActionGroup(m_fractionGroup);
+        connect(a, &QAction::triggered, this, [this, f] { setSerialFraction(f); });
+        m_fractionMenu->addAction(a);
+    }
+    auto *kinds = new QActionGroup(this);
+    m_tensorAction = new QAction(tr("&Tensor parallel"), this);
+    m_tensorAction->setObjectName(QStringLiteral("option:parallel:tensor"));
+    m_tensorAction->setToolTip(tr("Scale the scenario by splitting every layer's heads and FFN columns over n devices "
+                                  "(tp = n): two all-reduces per layer"));
+    m_pipelineAction = new QAction(tr("&Pipeline parallel"), this);
+    m_pipelineAction->setObjectName(QStringLiteral("option:parallel:pipeline"));
+    m_pipelineAction->setToolTip(tr("Scale the scenario by giving each of n devices a slice of the layers (pp = n): "
+                                    "point-to-point transfers and a pipeline bubble"));
+    for (QAction *a : {m_tensorAction, m_pipelineAction}) {
+        a->setCheckable(true);
+        a->setActionGroup(kinds);
+    }
+    connect(m_tensorAction, &QAction::triggered, this, [this] { setParallelKind(ParallelKind::Tensor); });
+    connect(m_pipelineAction, &QAction::triggered, this, [this] { setParallelKind(ParallelKind::Pipeline); });
+    m_options = {m_fractionMenu->menuAction(), m_tensorAction, m_pipelineAction};
+    syncOptions();
+    return m_options;
+}
+
+void ScalingChart::syncOptions()
+{
+    if (m_options.isEmpty())
+        return;
+    m_autoFraction->setChecked(!m_explicitFraction);
+    for (QAction *a : m_fractionGroup->actions())
+        if (a != m_autoFraction)
+            a->setChecked(m_explicitFraction && std::abs(a->data().toDouble() - *m_explicitFraction) < 1e-9);
+    m_tensorAction->setChecked(m_kind == ParallelKind::Tensor);
+    m_pipelineAction->setChecked(m_kind == ParallelKind::Pipeline);
 }
 
 void ScalingChart::refresh()
@@ -202,9 +268,7 @@ QStringList ScalingChart::titles() const
 
 void ScalingChart::layoutOverlay()
 {
-    const QString t = chartfit::fittingTitle(titles(), theme().titleFont(), m_chart->size().width() - 40);
-    if (m_chart->title() != t)
-        m_chart->setTitle(t);
+    chartfit::applyTitle(m_chart, titles(), theme().titleFont());
     chartfit::placeLegend(m_chart);
     m_callout->updateGeometry();
 }

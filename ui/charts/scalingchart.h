@@ -7,9 +7,13 @@
 #include <QPointF>
 #include <QStringList>
 
+#include <memory>
 #include <optional>
 #include <vector>
 
+class QAction;
+class QActionGroup;
+class QMenu;
 class QLineSeries;
 class QLogValueAxis;
 class QScatterSeries;
@@ -49,8 +53,13 @@ public:
     QString title() const override;
     nlohmann::json data() const override;
     QString csv() const override;
+    /// "Serial fraction" submenu (the scenario's communication share, or kFractionChoices), then "Tensor parallel" /
+    /// "Pipeline parallel".
+    QList<QAction *> optionActions() override;
 
     static constexpr int kMaxDevices = 64;
+    /// Explicit serial fractions offered in the context menu.
+    static constexpr double kFractionChoices[] = {0.01, 0.05, 0.10, 0.25};
 
     /// The serial fraction used for Amdahl and Gustafson (explicit, or the automatic default).
     double serialFraction() const { return m_fraction; }
@@ -77,6 +86,14 @@ private:
     void showCallout(const QPointF &point, bool state);
     void layoutOverlay(); ///< title that fits, legend placement, callout
     QStringList titles() const;
+    void syncOptions(); ///< check marks of the option actions follow the state
+
+    QList<QAction *> m_options;
+    std::unique_ptr<QMenu> m_fractionMenu;
+    QActionGroup *m_fractionGroup = nullptr;
+    QAction *m_autoFraction = nullptr;
+    QAction *m_tensorAction = nullptr;
+    QAction *m_pipelineAction = nullptr;
 
     std::optional<double> m_explicitFraction;
     double m_fraction = 0.05;

@@ -8,6 +8,7 @@
 #include <QChart>
 #include <QCursor>
 #include <QFontMetricsF>
+#include <QApplication>
 #include <QGraphicsSceneMouseEvent>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
@@ -94,12 +95,13 @@ public:
 protected:
     void mousePressEvent(QGraphicsSceneMouseEvent *e) override
     {
-        m_press = e->pos();
+        m_pressScreen = e->screenPos();
         e->accept();
     }
     void mouseReleaseEvent(QGraphicsSceneMouseEvent *e) override
     {
-        if ((e->pos() - m_press).manhattanLength() <= 4)
+        // The same threshold at which ChartView starts panning: a press and release closer than that is a click.
+        if ((e->screenPos() - m_pressScreen).manhattanLength() < QApplication::startDragDistance())
             m_onClick(e->pos());
         e->accept();
     }
@@ -107,7 +109,7 @@ protected:
 private:
     QChart *m_chart;
     std::function<void(const QPointF &)> m_onClick;
-    QPointF m_press;
+    QPoint m_pressScreen;
 };
 
 QString ms(double s)
@@ -299,8 +301,11 @@ void SweepChart::refresh()
     m_x->setRange(0.8, xmax);
 
     // Vertical markers span the whole left axis.
-    if (m_answers.firstComputeBound > 0)
-        m_computeLine->replace(vertical(static_cast<double>(m_answers.firstComputeBound), ty.min, ty.max));
+    // Where decode turns compute-bound: the whole step if it does, else the weight matmuls (attention over a long
+    // KV cache can keep the whole step memory-bound at every batch).
+    const int64_t computeBatch = m_answers.firstComputeBound > 0 ? m_answers.firstComputeBound : m_answers.firstLinearComputeBound;
+    if (computeBatch > 0)
+        m_computeLine->replace(vertical(static_cast<double>(computeBatch), ty.min, ty.max));
     else
         m_computeLine->clear();
     if (m_answers.largestFitting > 0)
@@ -309,8 +314,10 @@ void SweepChart::refresh()
         m_memoryLine->clear();
 
     const double cap = doc->hardware().memory.empty() ? 0 : doc->hardware().mainMemory().capacityBytes.value;
-    m_computeText->setText(m_answers.firstComputeBound > 0
-                               ? tr("compute-bound from batch %1").arg(m_answers.firstComputeBound)
+    m_computeText->setText(m_answers.firstComputeBound > 0 ? tr("compute-bound from batch %1").arg(m_answers.firstComputeBound)
+                           : m_answers.firstLinearComputeBound > 0
+                               ? tr("weight matmuls compute-bound from batch %1; attention stays memory-bound")
+                                     .arg(m_answers.firstLinearComputeBound)
                                : tr("memory-bound at every batch up to %1").arg(sweepmath::kMaxBatch));
     m_memoryText->setText(m_answers.largestFitting > 0
                               ? tr("fits up to batch %1 (%2)").arg(m_answers.largestFitting).arg(rooflinemath::bytesLabel(cap))
@@ -330,9 +337,7 @@ QStringList SweepChart::titles() const
 
 void SweepChart::layoutOverlay()
 {
-    const QString t = chartfit::fittingTitle(titles(), theme().titleFont(), m_chart->size().width() - 40);
-    if (m_chart->title() != t)
-        m_chart->setTitle(t);
+    chartfit::applyTitle(m_chart, titles(), theme().titleFont());
     chartfit::placeLegend(m_chart);
     // Every power of two when there is room, else every second or third one.
     const QRectF area = m_chart->plotArea();

@@ -5,8 +5,13 @@
 #include "ui/charts/rooflinemath.h"
 #include "ui/document/scenariodocument.h"
 
+#include <QAction>
+#include <QActionGroup>
 #include <QChart>
 #include <QFontMetricsF>
+#include <QMenu>
+#include <QPen>
+#include <QGraphicsLayout>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -145,14 +150,14 @@ TrendsChart::TrendsChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
     m_data = loadBuiltinTrends();
 
     m_x = new QValueAxis;
-    m_x->setTitleText(tr("Year (FLOPS: FP32 before P100, FP16/BF16 tensor peaks after)"));
+    m_x->setTitleText(xTitles().first());
     m_x->setLabelFormat(QStringLiteral("%d"));
     m_x->setTickType(QValueAxis::TicksDynamic);
     m_x->setTickAnchor(2000);
     m_x->setTickInterval(5);
     m_y = new QLogValueAxis;
     m_y->setBase(10);
-    m_y->setLabelFormat(QStringLiteral("%g"));
+    m_y->setLabelFormat(QStringLiteral("%.10g")); // "1000000", not "%g"'s "1e+06"
     m_y->setMinorTickCount(-1);
     m_chart->addAxis(m_x, Qt::AlignBottom);
     m_chart->addAxis(m_y, Qt::AlignLeft);
@@ -210,7 +215,12 @@ TrendsChart::TrendsChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
     });
 
     m_callout = new Callout(m_chart);
+    // The legend sits inside the plot's top-left corner, which growth curves never reach (they rise to the right),
+    // so it takes no width from the plot at any size. layoutOverlay() places it.
     m_chart->legend()->setShowToolTips(true);
+    m_chart->legend()->setAlignment(Qt::AlignLeft); // one entry per line
+    m_chart->legend()->detachFromChart();
+    m_chart->legend()->setBackgroundVisible(true);
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { layoutOverlay(); });
 
     rebuildValues();
@@ -248,6 +258,7 @@ void TrendsChart::setBaseYear(int year)
     m_baseYear = year;
     rebuildValues();
     refresh();
+    syncOptions();
     emit baseYearChanged(year);
 }
 
@@ -258,6 +269,7 @@ void TrendsChart::setShowModelSize(bool on)
     m_showModelSize = on;
     rebuildValues();
     refresh();
+    syncOptions();
 }
 
 void TrendsChart::setShowTrainingCompute(bool on)
@@ -267,6 +279,68 @@ void TrendsChart::setShowTrainingCompute(bool on)
     m_showTrainingCompute = on;
     rebuildValues();
     refresh();
+    syncOptions();
+}
+
+QList<QAction *> TrendsChart::optionActions()
+{
+    if (!m_options.isEmpty())
+        return m_options;
+    m_baseYearMenu = std::make_unique<QMenu>(tr("&Base year"));
+    m_baseYearMenu->setToolTipsVisible(true);
+    m_baseYearMenu->menuAction()->setObjectName(QStringLiteral("option:baseYear"));
+    m_baseYearMenu->menuAction()->setToolTip(
+        tr("The year every series is normalised to: its fitted curve passes through 1 there (a series that starts "
+           "later is normalised to its own first year)"));
+    m_baseYearGroup = new QActionGroup(this);
+    m_baseYearGroup->setExclusionPolicy(QActionGroup::ExclusionPolicy::Exclusive);
+    for (int year : kBaseYearChoices) {
+        auto *a = new QAction(year == kDefaultBaseYear ? tr("%1 (as in the paper)").arg(year) : QString::number(year), this);
+        a->setObjectName(QStringLiteral("option:baseYear:%1").arg(year));
+        a->setCheckable(true);
+        a->setToolTip(tr("Show every series relative to its fitted value in %1").arg(year));
+        a->setActionGroup(m_baseYearGroup);
+        connect(a, &QAction::triggered, this, [this, year] { setBaseYear(year); });
+        m_baseYearMenu->addAction(a);
+    }
+    auto factorText = [this](const char *id) {
+        for (const Track &t : m_tracks)
+            if (t.series->id == id && t.hasFit)
+                return trendsmath::growthLabel(QString(), t.fit.factorPer2Years).trimmed();
+        return QString();
+    };
+    const QString modelFactor = factorText("transformer_params");
+    const QString trainingFactor = factorText("training_compute");
+    m_modelSizeAction = new QAction(modelFactor.isEmpty() ? tr("Show &model size")
+                                                          : tr("Show &model size (%1)").arg(modelFactor), this);
+    m_modelSizeAction->setObjectName(QStringLiteral("option:showModelSize"));
+    m_modelSizeAction->setCheckable(true);
+    m_modelSizeAction->setToolTip(tr("Add the parameter count of transformer models (dashed), relative to its first "
+                                     "year: models grow far faster than memory bandwidth"));
+    connect(m_modelSizeAction, &QAction::triggered, this, [this](bool on) { setShowModelSize(on); });
+    m_trainingAction = new QAction(trainingFactor.isEmpty() ? tr("Show &training compute")
+                                                            : tr("Show &training compute (%1)").arg(trainingFactor), this);
+    m_trainingAction->setObjectName(QStringLiteral("option:showTrainingCompute"));
+    m_trainingAction->setCheckable(true);
+    m_trainingAction->setToolTip(tr("Add the FLOPs needed to train transformer models (dashed), relative to its "
+                                    "first year"));
+    connect(m_trainingAction, &QAction::triggered, this, [this](bool on) { setShowTrainingCompute(on); });
+    // The optional series exist only if the trend data has them.
+    m_modelSizeAction->setEnabled(m_data.find("transformer_params") != nullptr);
+    m_trainingAction->setEnabled(m_data.find("training_compute") != nullptr);
+    m_options = {m_baseYearMenu->menuAction(), m_modelSizeAction, m_trainingAction};
+    syncOptions();
+    return m_options;
+}
+
+void TrendsChart::syncOptions()
+{
+    if (m_options.isEmpty())
+        return;
+    for (QAction *a : m_baseYearGroup->actions())
+        a->setChecked(a->objectName() == QStringLiteral("option:baseYear:%1").arg(m_baseYear));
+    m_modelSizeAction->setChecked(m_showModelSize);
+    m_trainingAction->setChecked(m_showTrainingCompute);
 }
 
 QStringList TrendsChart::fitLabels() const
@@ -353,6 +427,8 @@ void TrendsChart::updateDevice()
 void TrendsChart::refresh()
 {
     updateDevice();
+    for (QLegendMarker *mk : m_chart->legend()->markers(m_device))
+        mk->setVisible(m_device->count() > 0);
     // Ranges: every visible point, curve and the device, in whole years and decades.
     double xmin = std::numeric_limits<double>::max(), xmax = std::numeric_limits<double>::lowest();
     double ymin = std::numeric_limits<double>::max(), ymax = 0;
@@ -382,6 +458,12 @@ void TrendsChart::refresh()
     layoutOverlay();
 }
 
+QStringList TrendsChart::xTitles() const
+{
+    return {tr("Year (FLOPS: FP32 before P100, FP16/BF16 tensor peaks after)"), tr("Year (FLOPS: FP32, later FP16/BF16)"),
+            tr("Year")};
+}
+
 QStringList TrendsChart::titles() const
 {
     QStringList parts, shortParts;
@@ -401,13 +483,14 @@ QStringList TrendsChart::titles() const
 
 void TrendsChart::layoutOverlay()
 {
-    const QString t = chartfit::fittingTitle(titles(), theme().titleFont(), m_chart->size().width() - 40);
-    if (m_chart->title() != t)
-        m_chart->setTitle(t);
-    chartfit::placeLegend(m_chart);
+    chartfit::applyTitle(m_chart, titles(), theme().titleFont());
     // Year ticks every 5 years, or every 10 when the plot is narrow.
     const QRectF area = m_chart->plotArea();
     if (!area.isEmpty()) {
+        const QString xt = chartfit::fittingTitle(xTitles(), theme().labelFont(), area.width());
+        if (m_x->titleText() != xt)
+            m_x->setTitleText(xt);
+        placeLegend(area);
         const double span = m_x->max() - m_x->min();
         const double labelW = QFontMetricsF(theme().tickFont()).horizontalAdvance(QStringLiteral("2000")) * 1.6;
         const double interval = area.width() / (span / 5) >= labelW ? 5 : 10;
@@ -415,6 +498,41 @@ void TrendsChart::layoutOverlay()
             m_x->setTickInterval(interval);
     }
     m_callout->updateGeometry();
+}
+
+void TrendsChart::placeLegend(const QRectF &area)
+{
+    // A detached legend's size hint is a single entry, and its layout wraps into a new column when the geometry is
+    // not tall enough for the next entry, so the size is computed here from the labels: one entry per line, each as
+    // wide as Qt Charts makes it (marker of half a line height, margins of 3 px, 4 px gap, text with its margins).
+    QLegend *legend = m_chart->legend();
+    const QFontMetricsF fm(legend->font());
+    // The entries shown (QLegendMarker::isVisible() is false while the legend's items are hidden, e.g. offscreen).
+    QStringList labels;
+    for (const Track &t : m_tracks)
+        if (trackVisible(t))
+            labels << t.curve->name();
+    if (m_device->count() > 0 && !m_device->name().isEmpty())
+        labels << m_device->name();
+    qreal width = 0, height = 0;
+    for (const QString &label : labels) {
+        width = std::max(width, fm.horizontalAdvance(label) + fm.height() / 2 + 6 + 4 + 1 + 8);
+        height += fm.height() + 6 + 4;
+    }
+    if (height <= 0)
+        return;
+    // The layout's margins (the style's, 9 px here) surround the entries; its wrap test counts the bottom one twice.
+    qreal left = 0, top = 0, right = 0, bottom = 0;
+    if (legend->layout())
+        legend->layout()->getContentsMargins(&left, &top, &right, &bottom);
+    const qreal inset = fm.height() * 0.5;
+    const QSizeF size(std::min(area.width() - 2 * inset, width + left + right + fm.averageCharWidth()),
+                      std::min(area.height() - 2 * inset, height + top + 2 * bottom + fm.height() * 0.3));
+    const QRectF r(area.topLeft() + QPointF(inset, inset), size);
+    if (legend->geometry() != r) {
+        legend->setGeometry(r);
+        legend->update();
+    }
 }
 
 void TrendsChart::showCallout(const Track &t, const QPointF &point, bool state)
@@ -466,6 +584,12 @@ void TrendsChart::restyle()
         t.points->setBorderColor(c.darker(th.darkWindow ? 100 : 120));
         t.points->setMarkerSize(7 * th.markerScale);
     }
+    QLegend *legend = m_chart->legend();
+    QColor legendFill = th.plotArea;
+    legendFill.setAlpha(225);
+    legend->setBrush(legendFill);
+    legend->setPen(QPen(th.grid, 1));
+    legend->setLabelColor(th.foreground);
     m_device->setColor(th.accent);
     m_device->setBorderColor(th.foreground);
     m_device->setMarkerSize(20 * th.markerScale);

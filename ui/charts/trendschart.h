@@ -8,8 +8,12 @@
 #include <QPointF>
 #include <QString>
 
+#include <memory>
 #include <vector>
 
+class QAction;
+class QActionGroup;
+class QMenu;
 class QLineSeries;
 class QScatterSeries;
 class QValueAxis;
@@ -60,8 +64,12 @@ public:
     QString title() const override;
     nlohmann::json data() const override;
     QString csv() const override;
+    /// "Base year" submenu (kBaseYearChoices), "Show model size", "Show training compute".
+    QList<QAction *> optionActions() override;
 
     static constexpr int kDefaultBaseYear = 2003;
+    /// The base years offered in the context menu: the first FLOPS point, the paper's 2003, and later years.
+    static constexpr int kBaseYearChoices[] = {1997, 2003, 2008, 2012, 2016};
     static constexpr int kMinBaseYear = 1995;
     static constexpr int kMaxBaseYear = 2022;
 
@@ -106,10 +114,19 @@ private:
 
     void rebuildValues(); ///< normalisation, curves, ranges: replace() in place
     void layoutOverlay(); ///< title that fits, legend inside the plot, callout
+    void placeLegend(const QRectF &area); ///< the detached legend in the plot's top-left corner, sized to its entries
     QStringList titles() const; ///< full title first, then shorter fallbacks
+    QStringList xTitles() const; ///< the year axis' title, then shorter ones for narrow plots
     void updateDevice();
     void showCallout(const Track &t, const QPointF &point, bool state);
     bool trackVisible(const Track &t) const;
+    void syncOptions(); ///< check marks of the option actions follow the state
+
+    QList<QAction *> m_options;
+    std::unique_ptr<QMenu> m_baseYearMenu;
+    QActionGroup *m_baseYearGroup = nullptr;
+    QAction *m_modelSizeAction = nullptr;
+    QAction *m_trainingAction = nullptr;
 
     core::TrendData m_data;
     std::vector<Track> m_tracks;

@@ -177,6 +177,12 @@ void ScenarioDocument::setSelectedOperator(int index)
 
 bool ScenarioDocument::save(const QString &path, QString *error)
 {
+    // open() (and the command line) refuse a scenario that does not analyse: never write a file that cannot be read.
+    if (!m_error.isEmpty()) {
+        if (error)
+            *error = tr("%1: not saved: %2").arg(path, m_error);
+        return false;
+    }
     const std::string text = toJson(m_file).dump(2) + "\n";
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly) ||

@@ -62,7 +62,8 @@ public:
     // ---- file ----
     const QString &filePath() const { return m_path; }
     bool isModified() const { return !m_undo.isClean(); }
-    /// Writes the scenario atomically; false with `error` set on failure (nothing is changed then).
+    /// Writes the scenario atomically; false with `error` set on failure (nothing is changed then). A state that does
+    /// not analyse (analysisError() set) is refused: open() could not read it back.
     bool save(const QString &path, QString *error);
     /// Reads a scenario file; on failure nothing changes and `error` holds one line.
     bool open(const QString &path, QString *error);

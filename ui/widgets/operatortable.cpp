@@ -9,6 +9,7 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLineEdit>
+#include <QScopedValueRollback>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -30,6 +31,11 @@ OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
     m_filter->setToolTip(tr("Shows only the operators whose name, class or bound contains this text."));
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
 
+    // Rows the filter hides (or a changed analysis re-filters) move the view's current index to a neighbour; that is
+    // not the user choosing another operator. These two run before the view's own handlers (connected first), so
+    // the move does not reach the document; the document's selection is shown again once the rows have settled.
+    connect(m_proxy, &QAbstractItemModel::rowsAboutToBeRemoved, this, [this] { m_syncing = true; });
+    connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, [this] { m_syncing = false; });
     m_view->setModel(m_proxy);
     m_view->setObjectName("operatorTable");
     m_view->setSortingEnabled(true);
@@ -66,12 +72,15 @@ OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
     connect(doc, &ScenarioDocument::selectionChanged, this, &OperatorTable::selectFromDocument);
     // A reset (different operator count) clears the view's selection: put the document's back.
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] { selectFromDocument(m_doc->selectedOperator()); });
+    // A row shown again by the filter (or hidden) after the view has updated: select the document's operator if shown.
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, [this] { selectFromDocument(m_doc->selectedOperator()); });
+    connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, [this] { selectFromDocument(m_doc->selectedOperator()); });
     selectFromDocument(doc->selectedOperator());
 }
 
 void OperatorTable::selectFromDocument(int sourceRow)
 {
-    m_syncing = true;
+    const QScopedValueRollback<bool> syncing(m_syncing, true);
     const QModelIndex proxyIndex = sourceRow >= 0 ? m_proxy->mapFromSource(m_model->index(sourceRow, 0)) : QModelIndex();
     if (proxyIndex.isValid()) {
         m_view->selectionModel()->setCurrentIndex(proxyIndex, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
@@ -80,7 +89,6 @@ void OperatorTable::selectFromDocument(int sourceRow)
         m_view->selectionModel()->clearSelection();
         m_view->selectionModel()->setCurrentIndex(QModelIndex(), QItemSelectionModel::NoUpdate);
     }
-    m_syncing = false;
 }
 
 QString OperatorTable::visibleCsv() const
