@@ -204,7 +204,9 @@ void MainWindow::buildFeatures()
     compareDock->hide();
 
     // Custom presets.
-    QMenu *presets = menuBar()->addMenu(tr("&Presets"));
+    QAction *help = menuBar()->actions().last(); // feature menus go before Help
+    auto *presets = new QMenu(tr("&Presets"), this);
+    menuBar()->insertMenu(help, presets);
     presets->setToolTipsVisible(true);
     presets->addAction(tr("New &device…"), this, [this] { HardwareEditorDialog::editInto(m_doc, m_doc->baseHardware(), this, true); })
         ->setToolTip(tr("Describe your own device, starting from a copy of the current one."));
@@ -224,7 +226,7 @@ void MainWindow::buildFeatures()
 
     // Lessons, presentation mode and "Measure this computer" (before Help).
     m_lessons = new LessonActions(m_doc, this);
-    menuBar()->insertMenu(menuBar()->actions().at(menuBar()->actions().size() - 2), m_lessons->menu());
+    menuBar()->insertMenu(help, m_lessons->menu());
     for (const auto &c : m_charts)
         c->setMeasuredPoints(m_lessons->measuredPoints());
     if (!m_lessons->loadErrors().isEmpty())
