@@ -9,6 +9,7 @@
 #include <QSaveFile>
 #include <QStandardPaths>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -241,6 +242,11 @@ ScenarioFile resolveScenario(const CommandLine &cl, const PresetLibrary &lib)
         f.model = m->shape;
         f.modelInline = false;
     }
+    // An encoder has no decode phase: unless a phase was asked for, analyse its forward pass.
+    const bool phaseGiven = std::any_of(cl.overrides.begin(), cl.overrides.end(), [](const auto &o) { return o.first == "--phase"; });
+    if (!phaseGiven && f.model.arch == Architecture::Encoder &&
+        (f.scenario.phase == Phase::Decode || f.scenario.phase == Phase::Generate))
+        f.scenario.phase = Phase::Encode;
     for (const auto &[opt, v] : cl.overrides)
         applyOverride(f, opt, v);
     if (auto e = validate(f.scenario); !e.empty())

@@ -41,14 +41,27 @@ bool axisSpan(QAbstractAxis *axis, double *lo, double *hi)
     return false;
 }
 
+/// Widest span a user may zoom out to: 24 decades on a log axis (10^-12 ... 10^12 of anything MemWall plots fits),
+/// 1e15 on a linear one. Beyond that Qt Charts lays out astronomically many ticks (or pow() overflows), which hangs.
+constexpr double kMaxLogDecades = 24;
+constexpr double kMaxLogExponent = 30;
+constexpr double kMaxLinearSpan = 1e15;
+
 void setAxisSpan(QAbstractAxis *axis, double lo, double hi)
 {
     if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi))
         return;
-    if (auto *v = qobject_cast<QValueAxis *>(axis))
-        v->setRange(lo, hi);
-    else if (auto *l = qobject_cast<QLogValueAxis *>(axis))
-        l->setRange(std::pow(10.0, lo), std::pow(10.0, hi));
+    if (auto *v = qobject_cast<QValueAxis *>(axis)) {
+        if (hi - lo <= kMaxLinearSpan && std::fabs(lo) <= kMaxLinearSpan && std::fabs(hi) <= kMaxLinearSpan)
+            v->setRange(lo, hi);
+    } else if (auto *l = qobject_cast<QLogValueAxis *>(axis)) {
+        // lo and hi are log10 values here.
+        if (hi - lo > kMaxLogDecades || lo < -kMaxLogExponent || hi > kMaxLogExponent)
+            return;
+        const double a = std::pow(10.0, lo), b = std::pow(10.0, hi);
+        if (a > 0 && std::isfinite(b) && b > a)
+            l->setRange(a, b);
+    }
 }
 
 /// Fraction of the plot area along the axis at chart position `p` (0 = left/bottom, 1 = right/top).

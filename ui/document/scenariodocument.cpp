@@ -132,6 +132,9 @@ void ScenarioDocument::setModel(const ModelShape &m, bool inlineShape)
     ScenarioFile f = m_file;
     f.model = m;
     f.modelInline = inlineShape;
+    // An encoder has no decode phase: switch to its forward pass in the same undo step.
+    if (m.arch == Architecture::Encoder && (f.scenario.phase == Phase::Decode || f.scenario.phase == Phase::Generate))
+        f.scenario.phase = Phase::Encode;
     push(f, tr("Model: %1").arg(QString::fromStdString(m.name)), -1);
 }
 

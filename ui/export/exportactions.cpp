@@ -121,33 +121,24 @@ void ExportActions::fail(const QString &title, const QString &error)
 
 void ExportActions::exportChart()
 {
-    ChartBase *chart = chartOrWarn();
-    if (!chart)
-        return;
-    ExportDialog dialog(ExportDialog::OneChart, chart->id(), rememberedFolder(), m_window);
-    dialog.setOptions(rememberedOptions(chart));
-    dialog.setFormat(rememberedFormat(false));
-    if (dialog.exec() != QDialog::Accepted)
-        return;
-    const QString path = dialog.path();
-    QString error;
-    const bool ok = dialog.isDataFormat() ? ui::exportData(*chart, path, &error)
-                                          : ui::exportChart(*chart, path, dialog.options(), &error);
-    if (!ok)
-        return fail(tr("Export Failed"), error);
-    remember(dialog.format(), QFileInfo(path).absolutePath(), dialog.options());
-    emit statusMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)));
+    exportCurrent(false);
 }
 
 void ExportActions::exportData()
+{
+    exportCurrent(true);
+}
+
+void ExportActions::exportCurrent(bool data)
 {
     ChartBase *chart = chartOrWarn();
     if (!chart)
         return;
     ExportDialog dialog(ExportDialog::OneChart, chart->id(), rememberedFolder(), m_window);
-    dialog.setWindowTitle(tr("Export Chart Data"));
+    if (data)
+        dialog.setWindowTitle(tr("Export Chart Data"));
     dialog.setOptions(rememberedOptions(chart));
-    dialog.setFormat(rememberedFormat(true));
+    dialog.setFormat(rememberedFormat(data));
     if (dialog.exec() != QDialog::Accepted)
         return;
     const QString path = dialog.path();

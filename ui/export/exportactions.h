@@ -49,6 +49,8 @@ signals:
     void statusMessage(const QString &text);
 
 private:
+    /// The export dialog for the current chart: an image (false) or the data behind it (true).
+    void exportCurrent(bool data);
     ExportOptions rememberedOptions(const ChartBase *chart) const;
     void remember(const QString &format, const QString &folder, const ExportOptions &options) const;
     QString rememberedFolder() const;
