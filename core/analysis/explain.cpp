@@ -132,7 +132,7 @@ std::string formatSi(double value, std::string_view unit, int significant)
         if (number.back() == '.')
             number.pop_back();
     }
-    return number + " " + prefixes[static_cast<std::size_t>(exp3 + 4)] + u;
+    return number + " " + prefixes[static_cast<std::size_t>(exp3) + 4] + u;
 }
 
 std::string formatRatio(double value)
