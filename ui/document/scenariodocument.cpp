@@ -16,7 +16,9 @@ bool sameState(const ScenarioFile &a, const ScenarioFile &b)
 {
     return a.scenario == b.scenario && a.whatIf == b.whatIf && a.hardware.id == b.hardware.id &&
            a.model.id == b.model.id && a.hardwareInline == b.hardwareInline && a.modelInline == b.modelInline &&
-           toJson(a.model) == toJson(b.model) && toJson(a.hardware) == toJson(b.hardware);
+           // Presets with the same id are the same preset; only inline (custom/imported) ones need a deep compare.
+           (!a.modelInline || toJson(a.model) == toJson(b.model)) &&
+           (!a.hardwareInline || toJson(a.hardware) == toJson(b.hardware));
 }
 
 /// Swaps the whole document state; repeated edits with the same merge key merge into one step (a slider drag), and
