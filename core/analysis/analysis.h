@@ -3,6 +3,7 @@
 #include "analysis/scenario.h"
 #include "hardware/hardwarespec.h"
 #include "model/modelshape.h"
+#include "util/oneline.h"
 
 #include <stdexcept>
 #include <string>
@@ -120,10 +121,10 @@ struct Analysis
 };
 
 /// Thrown for a device/model/scenario combination that cannot be analysed (e.g. tp not dividing the heads).
-/// what() is one line naming the field and value.
+/// what() is one line naming the field and value (control characters in quoted names are escaped).
 struct AnalysisError : std::runtime_error
 {
-    using std::runtime_error::runtime_error;
+    explicit AnalysisError(std::string_view what) : std::runtime_error(oneLine(what)) {}
 };
 
 /// The core calculation: values in, value out, no globals. Throws AnalysisError on an impossible combination.

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "util/oneline.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -10,10 +12,11 @@
 
 namespace memwall::core {
 
-/// A malformed input file. what() is one line: "FILE: FIELD: what is wrong (value)".
+/// A malformed input file. what() is one line: "FILE: FIELD: what is wrong (value)"; control characters from
+/// the file (a key holding a newline) are escaped.
 struct InputError : std::runtime_error
 {
-    using std::runtime_error::runtime_error;
+    explicit InputError(std::string_view what) : std::runtime_error(oneLine(what)) {}
 };
 
 /// Largest input file MemWall reads (presets, configs, scenarios): larger files are refused with a message.

@@ -1,7 +1,8 @@
 // Tests for core/io/jsonreader: parseJson/readJsonFile limits and JsonReader's typed, path-naming access.
 //
 // Conventions pinned here:
-// - Every error is one line "FILE: FIELD: what is wrong (value)"; syntax errors name FILE:LINE:COLUMN.
+// - Every error is one line "FILE: FIELD: what is wrong (value)"; syntax errors name FILE:LINE:COLUMN; control
+//   characters quoted from the file are escaped ("\n", "\x01").
 // - parseJson refuses nesting deeper than 256 levels before building anything: nlohmann parses iteratively, but
 //   copying, dumping and destroying a value recurse once per level, so 100000 '[' would overflow the stack.
 // - Numbers beyond double range (1e999) are a "not valid JSON" error, never an escaping nlohmann exception.
@@ -155,6 +156,13 @@ void TestJsonReader::rejectUnknownNamesTheKey()
     a.number("known");
     QCOMPARE(errorOf([&] { a.rejectUnknown(); }), QString("f.json: a.tpyo: unknown field"));
     QCOMPARE(errorOf([&] { a.rejectUnknown({"tpyo"}); }), QString("<no error>"));
+
+    // Found by a 10-minute fuzz run: a key holding a newline ("sce\nario") made a two-line message. Control
+    // characters are escaped, so the message stays one line and still names the key exactly.
+    const nlohmann::json k = parseJson("{\"sce\\nario\": 1, \"t\\u0001b\": 2}", "f.json");
+    JsonReader rk(k, "f.json");
+    QCOMPARE(errorOf([&] { rk.rejectUnknown({"t\x01" "b"}); }), QString("f.json: sce\\nario: unknown field"));
+    QCOMPARE(errorOf([&] { rk.rejectUnknown({"sce\nario"}); }), QString("f.json: t\\x01b: unknown field"));
 }
 
 void TestJsonReader::fileTooLarge()
