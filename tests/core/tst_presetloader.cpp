@@ -277,7 +277,7 @@ void TestPresetLoader::textErrors_data()
                       "ELF\x02\x01\x01",
                       7)
         << QString("t.json:1:1: not valid JSON: parse error at line 1, column 1: syntax error while parsing value - "
-                   "invalid literal; last read: '\x7f'");
+                   "invalid literal; last read: '\\x7f'"); // the DEL byte escaped, never printed raw
     QTest::newRow("NUL byte ends the input")
         << QByteArray("\0{}", 3)
         << QString("t.json:1:1: not valid JSON: parse error at line 1, column 1: syntax error while parsing value - "
