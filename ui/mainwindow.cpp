@@ -164,6 +164,13 @@ void MainWindow::buildCharts()
         m_tabs->setTabToolTip(tab, chart->title());
         m_charts.push_back(std::move(chart));
     }
+    // Only the chart on screen follows every change; one in a tab behind catches up when its tab is shown.
+    auto suspendHidden = [this](int current) {
+        for (int i = 0; i < static_cast<int>(m_charts.size()); ++i)
+            m_charts[static_cast<std::size_t>(i)]->setSuspended(i != current);
+    };
+    connect(m_tabs, &QTabWidget::currentChanged, this, suspendHidden);
+    suspendHidden(m_tabs->currentIndex());
     // Tab tooltips follow the titles (they name device, model and phase).
     connect(m_doc, &ScenarioDocument::analysisChanged, this, [this] {
         for (int i = 0; i < static_cast<int>(m_charts.size()); ++i)

@@ -1,6 +1,9 @@
 // ChartView: the chart's option actions head its context menu, and a plain left click (no drag) reaches the chart
 // while a drag pans — shown with the sweep chart, whose click sets the batch.
+// GridItem: the grid of value and log axes, drawn in place of Qt Charts' own at Qt's tick positions.
+// ChartBase suspension: a suspended chart only goes stale, and catches up once on resume or before export.
 #include "ui/charts/chartview.h"
+#include "ui/charts/griditem.h"
 #include "ui/charts/memorychart.h"
 #include "ui/charts/scalingchart.h"
 #include "ui/charts/sweepchart.h"
@@ -12,6 +15,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QChart>
+#include <QLogValueAxis>
+#include <QValueAxis>
 #include <QMenu>
 #include <QtTest>
 
@@ -52,7 +57,129 @@ private slots:
     void contextMenuStartsWithOptions();
     void clickReachesSweepChart();
     void dragPansWithoutSettingBatch();
+    void gridTicks_data();
+    void gridTicks();
+    void gridFollowsTheAxes();
+    void suspendedChartCatchesUp();
 };
+
+void TestChartView::gridTicks_data()
+{
+    QTest::addColumn<QString>("kind"); // log or value
+    QTest::addColumn<double>("min");
+    QTest::addColumn<double>("max");
+    QTest::addColumn<int>("setting"); // log: minor tick count; value: tick count (fixed) or -interval (dynamic)
+    QTest::addColumn<QList<double>>("major");
+    QTest::addColumn<int>("minors");
+    // The roofline's axes: decades a hair wider than 1e-3..1e4 (applyRanges), 8 minor ticks = 2..9 per decade.
+    QTest::newRow("log, seven decades, 8 minor")
+        << "log" << 1e-3 * (1 - 1e-9) << 1e4 * (1 + 1e-9) << 8 << QList<double>{1e-3, 1e-2, 0.1, 1, 10, 100, 1e3, 1e4} << 56;
+    QTest::newRow("log, -1 minor = every integer multiple") << "log" << 1.0 << 100.0 << -1 << QList<double>{1, 10, 100} << 16;
+    QTest::newRow("log, partial decades at both ends") << "log" << 3.0 << 300.0 << 8 << QList<double>{10, 100} << 6 + 8 + 1; // 4..9, 20..90, 200
+    QTest::newRow("value, fixed 11 ticks") << "value" << 0.0 << 100.0 << 11
+                                           << QList<double>{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100} << 0;
+    QTest::newRow("value, every 5 years from 1997") << "value" << 1997.0 << 2023.0 << -5
+                                                    << QList<double>{2000, 2005, 2010, 2015, 2020} << 0;
+}
+
+void TestChartView::gridTicks()
+{
+    QFETCH(QString, kind);
+    QFETCH(double, min);
+    QFETCH(double, max);
+    QFETCH(int, setting);
+    QFETCH(QList<double>, major);
+    QFETCH(int, minors);
+    std::unique_ptr<QAbstractAxis> axis;
+    if (kind == "log") {
+        auto *log = new QLogValueAxis;
+        log->setRange(min, max);
+        log->setMinorTickCount(setting);
+        axis.reset(log);
+    } else {
+        auto *value = new QValueAxis;
+        value->setRange(min, max);
+        if (setting > 0) {
+            value->setTickCount(setting);
+        } else {
+            value->setTickType(QValueAxis::TicksDynamic);
+            value->setTickAnchor(0);
+            value->setTickInterval(-setting);
+        }
+        axis.reset(value);
+    }
+    const std::vector<double> got = ui::GridItem::majorTicks(axis.get());
+    QCOMPARE(int(got.size()), int(major.size()));
+    for (std::size_t i = 0; i < got.size(); ++i)
+        QVERIFY2(std::abs(got[i] - major[int(i)]) <= 1e-9 * std::abs(major[int(i)]), qPrintable(QString::number(got[i])));
+    const std::vector<double> minor = ui::GridItem::minorTicks(axis.get());
+    QCOMPARE(int(minor.size()), minors);
+    for (double m : minor)
+        QVERIFY(m > min && m < max);
+}
+
+void TestChartView::gridFollowsTheAxes()
+{
+    ui::ScenarioDocument doc(library());
+    auto c = makeChart("memory", &doc); // a log x axis with minor ticks, a category y axis without a grid
+    ui::ChartView view(c.get());
+    view.resize(900, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ui::GridItem *grid = c->grid();
+    QVERIFY(grid);
+    auto *x = qobject_cast<QLogValueAxis *>(c->chart()->axes(Qt::Horizontal).value(0));
+    QVERIFY(x);
+    // Adopted: Qt's own grid draws nothing, the item draws one vertical line per decade at Qt's tick positions.
+    QCOMPARE(x->gridLinePen().style(), Qt::NoPen);
+    QCOMPARE(x->minorGridLinePen().style(), Qt::NoPen);
+    ui::GridItem::Lines lines = grid->lines();
+    const std::vector<double> decades = ui::GridItem::majorTicks(x);
+    QCOMPARE(lines.majorX.size(), decades.size());
+    QVERIFY(!lines.minorX.empty());
+    QVERIFY(lines.majorY.empty()); // the category axis keeps Qt's (switched off) grid
+    const QRectF area = c->chart()->plotArea();
+    QVERIFY(std::abs(lines.majorX.front() - (area.left() + area.width() * std::log(decades.front() / x->min()) /
+                                                              std::log(x->max() / x->min()))) < 1e-6);
+    for (double px : lines.majorX)
+        QVERIFY(px >= area.left() - 1e-6 && px <= area.right() + 1e-6);
+    // Qt's switches and pens keep working: the item follows the switches, and Qt's lines stay empty.
+    x->setMinorGridLineVisible(false);
+    QVERIFY(grid->lines().minorX.empty());
+    x->setGridLineVisible(false);
+    QVERIFY(grid->lines().majorX.empty());
+    x->setGridLinePen(QPen(Qt::red, 2));
+    QCOMPARE(x->gridLinePen().style(), Qt::NoPen);
+    // A new range moves the lines.
+    x->setGridLineVisible(true);
+    x->setRange(1e-2, 1e5);
+    QCOMPARE(grid->lines().majorX.size(), std::size_t(8));
+}
+
+void TestChartView::suspendedChartCatchesUp()
+{
+    ui::ScenarioDocument doc(library());
+    ui::SweepChart chart(&doc);
+    const QPointF before = chart.currentMarker();
+    chart.setSuspended(true);
+    core::Scenario s = doc.scenario();
+    s.batch = 64;
+    doc.setScenario(s, "batch");
+    QVERIFY(chart.isStale());
+    QCOMPARE(chart.currentMarker(), before); // not followed while suspended
+    chart.ensureCurrent();                   // as the exporter does
+    QVERIFY(!chart.isStale());
+    QCOMPARE(chart.currentMarker().x(), 64.0);
+    s.batch = 8;
+    doc.setScenario(s, "batch");
+    QVERIFY(chart.isStale());
+    chart.setSuspended(false); // resuming refreshes once
+    QVERIFY(!chart.isStale());
+    QCOMPARE(chart.currentMarker().x(), 8.0);
+    s.batch = 16;
+    doc.setScenario(s, "batch");
+    QCOMPARE(chart.currentMarker().x(), 16.0); // followed again
+}
 
 void TestChartView::contextMenuStartsWithOptions_data()
 {

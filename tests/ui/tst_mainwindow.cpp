@@ -2,6 +2,7 @@
 // dropped config.json / scenario files (a broken one changes nothing), and keeps its title in step with the file.
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartfactory.h"
+#include "ui/charts/sweepchart.h"
 #include "ui/controls/controlspanel.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/mainwindow.h"
@@ -232,6 +233,33 @@ private slots:
     {
         m_window->operatorTable()->view()->selectRow(2);
         QVERIFY(m_doc->selectedOperator() >= 0);
+    }
+
+    void onlyTheShownChartFollows()
+    {
+        // A slider tick costs only the chart on screen: the others are suspended and catch up when shown.
+        QTabWidget *tabs = m_window->chartTabs();
+        const auto &charts = m_window->charts();
+        int sweepTab = -1;
+        for (int i = 0; i < static_cast<int>(charts.size()); ++i) {
+            QCOMPARE(charts[std::size_t(i)]->isSuspended(), i != tabs->currentIndex());
+            if (charts[std::size_t(i)]->id() == "sweep")
+                sweepTab = i;
+        }
+        QVERIFY(sweepTab >= 0 && sweepTab != tabs->currentIndex());
+        auto *sweep = dynamic_cast<ui::SweepChart *>(charts[std::size_t(sweepTab)].get());
+        QVERIFY(sweep);
+        const int before = tabs->currentIndex();
+        core::Scenario s = m_doc->scenario();
+        s.batch = 96;
+        m_doc->setScenario(s, "batch");
+        QVERIFY(sweep->isStale());
+        tabs->setCurrentIndex(sweepTab);
+        QVERIFY(!sweep->isStale());
+        QVERIFY(!sweep->isSuspended());
+        QCOMPARE(sweep->currentMarker().x(), 96.0);
+        QVERIFY(charts[std::size_t(before)]->isSuspended());
+        tabs->setCurrentIndex(before);
     }
 
     void screenshot()

@@ -207,18 +207,25 @@ private slots:
     {
         ui::HeadlineBar bar(m_doc.get());
         // 70B fp16 on one H100: does not fit, memory-bound, ~41 ms per token.
-        QVERIFY(bar.memoryLabel()->text().contains("does not fit"));
-        QVERIFY(bar.memoryLabel()->text().contains("80 GB"));
-        QVERIFY(bar.boundLabel()->text().contains("memory-bound"));
-        QVERIFY(bar.timeLabel()->text().contains("ms"));
-        QVERIFY(bar.explanationLabel()->text().contains("does not fit"));
+        QVERIFY(bar.memoryText().contains("does not fit"));
+        QVERIFY(bar.memoryText().contains("80 GB"));
+        QVERIFY(bar.memoryWarned());
+        QVERIFY(bar.boundText().contains("memory-bound"));
+        QVERIFY(bar.timeText().contains("ms"));
+        QVERIFY(bar.explanationText().contains("does not fit"));
         m_doc->setHardwareById("h200-sxm");
-        QVERIFY(bar.explanationLabel()->text().contains("each token reads all 138 GB of weights"));
-        QVERIFY(!bar.memoryLabel()->text().contains("does not fit"));
+        QVERIFY(bar.explanationText().contains("each token reads all 138 GB of weights"));
+        QVERIFY(!bar.memoryText().contains("does not fit"));
+        QVERIFY(!bar.memoryWarned());
+        // Copy puts the whole headline on the clipboard, a line per figure and the explanation last.
+        bar.copyToClipboard();
+        const QStringList copied = QApplication::clipboard()->text().split('\n');
+        QCOMPARE(copied.size(), 5);
+        QCOMPARE(copied.last(), bar.explanationText());
         core::Scenario s = m_doc->scenario();
         s.tp = 3;
         m_doc->setScenario(s, "tp");
-        QVERIFY(bar.explanationLabel()->text().contains("tp 3"));
+        QVERIFY(bar.explanationText().contains("tp 3"));
     }
 };
 

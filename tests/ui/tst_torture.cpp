@@ -913,6 +913,7 @@ private:
     {
         for (const auto &chart : m_window->charts()) {
             const QString id = chart->id();
+            chart->ensureCurrent(); // charts in hidden tabs are suspended: check what they draw once shown
             const QString bad = firstNonFinite(chart->data());
             if (!bad.isEmpty())
                 return QStringLiteral("chart %1: data() has a non-finite number at %2").arg(id, bad);

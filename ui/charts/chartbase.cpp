@@ -1,10 +1,12 @@
 #include "ui/charts/chartbase.h"
 
+#include "ui/charts/griditem.h"
 #include "ui/document/scenariodocument.h"
 
 #include <QAbstractAxis>
 #include <QChart>
 #include <QLegend>
+#include <QLegendMarker>
 
 namespace memwall::ui {
 
@@ -13,7 +15,35 @@ ChartBase::ChartBase(ScenarioDocument *doc, QObject *parent)
 {
     m_chart->setAnimationOptions(QChart::NoAnimation); // a slider tick must repaint at once
     m_chart->legend()->setAlignment(Qt::AlignBottom);
-    connect(doc, &ScenarioDocument::analysisChanged, this, &ChartBase::refresh);
+    connect(doc, &ScenarioDocument::analysisChanged, this, &ChartBase::followDocument);
+}
+
+void ChartBase::followDocument()
+{
+    if (!deferWhileSuspended())
+        refresh();
+}
+
+bool ChartBase::deferWhileSuspended()
+{
+    if (m_suspended)
+        m_stale = true;
+    return m_suspended;
+}
+
+void ChartBase::setSuspended(bool suspended)
+{
+    m_suspended = suspended;
+    if (!suspended)
+        ensureCurrent();
+}
+
+void ChartBase::ensureCurrent()
+{
+    if (!m_stale)
+        return;
+    m_stale = false;
+    refresh();
 }
 
 ChartBase::~ChartBase()
@@ -21,6 +51,20 @@ ChartBase::~ChartBase()
     // A chart shown in a view belongs to the view's scene; otherwise it is ours.
     if (m_chartGuard && !m_chart->scene())
         delete m_chart;
+}
+
+void ChartBase::setLegendVisible(QAbstractSeries *series, bool visible)
+{
+    // isVisible() alone cannot tell: it is false while the legend is not laid out yet, which would leave a marker
+    // never hidden. The state asked for last is kept on the marker too (a new marker has none, so it is set once).
+    static constexpr const char *kAsked = "memwallLegendVisible";
+    for (QLegendMarker *marker : m_chart->legend()->markers(series)) {
+        const QVariant asked = marker->property(kAsked);
+        if (asked.isValid() && asked.toBool() == visible && marker->isVisible() == visible)
+            continue;
+        marker->setProperty(kAsked, visible);
+        marker->setVisible(visible);
+    }
 }
 
 QGraphicsWidget *ChartBase::graphicsWidget() const
@@ -47,6 +91,11 @@ void ChartBase::setTheme(const Theme &theme)
         axis->setMinorGridLineColor(theme.grid.lighter(theme.darkWindow ? 80 : 115));
         axis->setLinePenColor(theme.foreground);
     }
+    // Value and log axes draw their grid through one unantialiased item (see GridItem); the axes exist by now.
+    if (!m_grid)
+        m_grid = new GridItem(m_chart);
+    m_grid->adoptAxes();
+    m_grid->setColors(theme.grid, theme.grid.lighter(theme.darkWindow ? 80 : 115));
     restyle();
 }
 

@@ -9,12 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+class QAbstractSeries;
 class QAction;
 class QChart;
 class QGraphicsWidget;
 
 namespace memwall::ui {
 
+class GridItem;
 class MeasuredPoints;
 class ScenarioDocument;
 
@@ -39,13 +41,16 @@ public:
     virtual QString csv() const = 0;
 
     QChart *chart() const { return m_chart; }
+    /// The grid of the chart's value and log axes (created by the first setTheme()).
+    GridItem *grid() const { return m_grid; }
     /// The chart as a plain graphics widget (for painting it without Qt Charts types, e.g. the exporter).
     QGraphicsWidget *graphicsWidget() const;
     /// The "Measure this computer" result, for charts that draw it (the roofline); others ignore it.
     virtual void setMeasuredPoints(MeasuredPoints *points) { Q_UNUSED(points); }
     ScenarioDocument *document() const { return m_doc; }
     const Theme &theme() const { return m_theme; }
-    /// Applies colours, fonts and line widths; subclasses restyle their own series in restyle().
+    /// Applies colours, fonts and line widths; subclasses restyle their own series in restyle(). The first call
+    /// (at the end of a subclass's constructor, once its axes exist) also hands the axes' grid to a GridItem.
     void setTheme(const Theme &theme);
     /// The chart's own view options (base year, serial fraction, which slopes to draw ...), shown by ChartView's
     /// context menu above "Reset view". Checkable actions reflect the current state; an action with a menu() is a
@@ -53,8 +58,18 @@ public:
     /// Default: none.
     virtual QList<QAction *> optionActions() { return {}; }
 
+    /// A suspended chart (its view is hidden, e.g. in a tab behind another) does not follow the document: a change
+    /// only marks it stale, and it refreshes once when resumed. A slider tick so costs only the charts on screen.
+    /// Charts start resumed; ChartView suspends its chart while hidden.
+    void setSuspended(bool suspended);
+    bool isSuspended() const { return m_suspended; }
+    /// True while suspended with a document change not yet drawn.
+    bool isStale() const { return m_stale; }
+    /// Refreshes a stale chart now (before painting or describing it while suspended, as the exporter does).
+    void ensureCurrent();
+
 public slots:
-    /// Re-reads the document and updates the series in place (connected to analysisChanged()).
+    /// Re-reads the document and updates the series in place (follows analysisChanged() unless suspended).
     virtual void refresh() = 0;
 
 signals:
@@ -64,12 +79,23 @@ signals:
 protected:
     /// Called after the base applied the theme to the chart, axes and legend.
     virtual void restyle() {}
+    /// Shows or hides the legend entry of `series`. Touches the legend only on a change: every marker visibility
+    /// change re-lays out the legend and with it the axes, which would cost a slider tick milliseconds.
+    void setLegendVisible(QAbstractSeries *series, bool visible);
+    /// For a subclass's own slots that follow the document (besides refresh()): true, and the chart marked stale,
+    /// while suspended; the slot then returns, as the refresh on resume covers it.
+    bool deferWhileSuspended();
     QChart *m_chart;
 
 private:
+    void followDocument();
+
     QPointer<QObject> m_chartGuard; ///< null once a view's scene has deleted the chart
+    GridItem *m_grid = nullptr;      ///< child of m_chart
     ScenarioDocument *m_doc;
     Theme m_theme;
+    bool m_suspended = false;
+    bool m_stale = false;
 };
 
 } // namespace memwall::ui

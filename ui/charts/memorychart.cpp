@@ -81,12 +81,6 @@ int componentColor(MemoryChart::Component c)
     return 7;
 }
 
-void setLegendVisible(QChart *chart, QAbstractSeries *s, bool visible)
-{
-    for (QLegendMarker *m : chart->legend()->markers(s))
-        m->setVisible(visible);
-}
-
 QGraphicsSimpleTextItem *makeLabel(QChart *chart)
 {
     auto *t = new QGraphicsSimpleTextItem(chart);
@@ -130,7 +124,7 @@ MemoryChart::MemoryChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
     m_capacityLine->setObjectName(QStringLiteral("capacity-line"));
     m_needLine->setObjectName(QStringLiteral("need-line"));
     for (QAbstractSeries *s : m_chart->series())
-        setLegendVisible(m_chart, s, false);
+        setLegendVisible(s, false);
     connectLegend();
 
     m_fitLabel = makeLabel(m_chart);
@@ -259,7 +253,7 @@ void MemoryChart::refresh()
     // Capacity bars.
     while (m_levels.size() < hw.memory.size()) {
         m_levels.push_back(makeBar(QStringLiteral("level")));
-        setLegendVisible(m_chart, m_levels.back(), false);
+        setLegendVisible(m_levels.back(), false);
     }
     m_tips.clear();
     double lo = HUGE_VAL, hi = 0;
@@ -284,7 +278,7 @@ void MemoryChart::refresh()
             bar->lowerSeries()->clear();
             bar->setVisible(false);
         }
-        setLegendVisible(m_chart, bar, i == mainIndex && i < hw.memory.size());
+        setLegendVisible(bar, i == mainIndex && i < hw.memory.size());
     }
 
     // The stacked footprint.
@@ -308,7 +302,7 @@ void MemoryChart::refresh()
         m_tips.insert(bar, tr("%1 per device\n%2 (%3 of the footprint)\nMain memory: %4")
                                .arg(componentName(Component(c)), rm::bytesLabel(v), percent(m_total > 0 ? v / m_total : 0),
                                     rm::bytesLabel(m_capacity)));
-        setLegendVisible(m_chart, bar, any);
+        setLegendVisible(bar, any);
     }
     if (m_total > 0) {
         lo = std::min(lo, m_total);
@@ -326,15 +320,15 @@ void MemoryChart::refresh()
         m_overflow->lowerSeries()->clear();
         m_overflow->setVisible(false);
     }
-    setLegendVisible(m_chart, m_overflow, m_over);
+    setLegendVisible(m_overflow, m_over);
 
     // Vertical guides across all rows: main-memory capacity and the footprint total.
     m_capacityLine->replace(QList<QPointF>{{m_capacity / kGB, -0.5}, {m_capacity / kGB, m_rows - 0.5}});
     m_needLine->replace(QList<QPointF>{{m_total / kGB, -0.5}, {m_total / kGB, m_rows - 0.5}});
     m_capacityLine->setVisible(m_capacity > 0);
     m_needLine->setVisible(m_total > 0);
-    setLegendVisible(m_chart, m_capacityLine, false);
-    setLegendVisible(m_chart, m_needLine, false);
+    setLegendVisible(m_capacityLine, false);
+    setLegendVisible(m_needLine, false);
 
     if (!property("memwallUserView").toBool()) {
         // Half a decade of room on the right for the value labels.

@@ -97,12 +97,6 @@ QLineSeries *makeLine(QChart *chart, QAbstractAxis *x, QAbstractAxis *y, const Q
     return s;
 }
 
-void setLegendVisible(QChart *chart, QAbstractSeries *s, bool visible)
-{
-    for (QLegendMarker *m : chart->legend()->markers(s))
-        m->setVisible(visible);
-}
-
 QGraphicsSimpleTextItem *makeLabel(QChart *chart)
 {
     auto *t = new QGraphicsSimpleTextItem(chart);
@@ -177,7 +171,7 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
     });
 
     for (QAbstractSeries *s : m_chart->series())
-        setLegendVisible(m_chart, s, false);
+        setLegendVisible(s, false);
     connectLegend();
 
     for (std::size_t i = 0; i < m_ceilingPool.size(); ++i)
@@ -194,7 +188,10 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
     connect(m_chart, &QChart::geometryChanged, this, &RooflineChart::updateAxisTitles);
     connect(m_x, &QLogValueAxis::rangeChanged, this, &RooflineChart::layoutLabels);
     connect(m_y, &QLogValueAxis::rangeChanged, this, &RooflineChart::layoutLabels);
-    connect(doc, &ScenarioDocument::selectionChanged, this, &RooflineChart::updateSelection);
+    connect(doc, &ScenarioDocument::selectionChanged, this, [this] {
+        if (!deferWhileSuspended())
+            updateSelection();
+    });
 
     refresh();
     setTheme(theme());
@@ -276,7 +273,7 @@ void RooflineChart::refresh()
     // Ceilings: from the knee with the fastest memory level to the far right.
     while (m_ceilingPool.size() < m_ceilings.size()) { // a device with more distinct peaks than formats cannot exist
         m_ceilingPool.push_back(makeLine(m_chart, m_x, m_y, QStringLiteral("ceiling")));
-        setLegendVisible(m_chart, m_ceilingPool.back(), false);
+        setLegendVisible(m_ceilingPool.back(), false);
         m_ceilingLabels.push_back(makeLabel(m_chart));
     }
     for (std::size_t i = 0; i < m_ceilingPool.size(); ++i) {
@@ -290,12 +287,12 @@ void RooflineChart::refresh()
             s->clear();
             s->setVisible(false);
         }
-        setLegendVisible(m_chart, s, false);
+        setLegendVisible(s, false);
     }
     // Slopes: from the far left up to the highest ceiling.
     while (m_slopePool.size() < m_slopes.size()) {
         m_slopePool.push_back(makeLine(m_chart, m_x, m_y, QStringLiteral("slope")));
-        setLegendVisible(m_chart, m_slopePool.back(), false);
+        setLegendVisible(m_slopePool.back(), false);
         m_slopeLabels.push_back(makeLabel(m_chart));
     }
     for (std::size_t i = 0; i < m_slopePool.size(); ++i) {
@@ -309,13 +306,13 @@ void RooflineChart::refresh()
             s->clear();
             s->setVisible(false);
         }
-        setLegendVisible(m_chart, s, false);
+        setLegendVisible(s, false);
     }
     // Ridge point of the matmul precision against main memory.
     m_ridge->replace(QList<QPointF>{{a.ridge, a.peakFlops / ys}});
     m_ridgeLine->replace(QList<QPointF>{{a.ridge, kFloor}, {a.ridge, a.peakFlops / ys}});
-    setLegendVisible(m_chart, m_ridge, false);
-    setLegendVisible(m_chart, m_ridgeLine, false);
+    setLegendVisible(m_ridge, false);
+    setLegendVisible(m_ridgeLine, false);
 
     // Operators.
     std::vector<rm::PlotPoint> keep;
@@ -351,7 +348,7 @@ void RooflineChart::refresh()
             s->setVisible(false);
         else if (!s->isVisible() && !s->property("userHidden").toBool())
             s->setVisible(true);
-        setLegendVisible(m_chart, s, any);
+        setLegendVisible(s, any);
     }
     // The whole model: total intensity, achieved FLOP/s of one device (communication included).
     if (a.totals.timeS > 0 && a.totals.flops > 0) {
@@ -361,7 +358,7 @@ void RooflineChart::refresh()
         m_model->clear();
     }
     m_model->setName(tr("Whole model"));
-    setLegendVisible(m_chart, m_model, m_model->count() > 0);
+    setLegendVisible(m_model, m_model->count() > 0);
 
     // Comparison device: its matmul roofline (dashed) and its model point.
     std::vector<rm::Ceiling> rangeCeilings = m_ceilings;
@@ -392,7 +389,7 @@ void RooflineChart::refresh()
             s->setVisible(false);
         else if (!s->isVisible() && !s->property("userHidden").toBool())
             s->setVisible(true);
-        setLegendVisible(m_chart, s, compare);
+        setLegendVisible(s, compare);
     }
 
     // Measured kernels of this computer, on its own measured roofline.
@@ -407,7 +404,7 @@ void RooflineChart::refresh()
             }
     m_measured->replace(kernels);
     m_measured->setVisible(!kernels.isEmpty());
-    setLegendVisible(m_chart, m_measured, !kernels.isEmpty());
+    setLegendVisible(m_measured, !kernels.isEmpty());
 
     m_ranges = rm::rooflineRanges(rangeCeilings, rangeSlopes, keep);
     if (!property("memwallUserView").toBool())
@@ -453,7 +450,7 @@ void RooflineChart::updateSelection()
         m_selection->clear();
         m_selection->setVisible(false);
     }
-    setLegendVisible(m_chart, m_selection, false);
+    setLegendVisible(m_selection, false);
     layoutLabels();
 }
 
@@ -523,8 +520,10 @@ QStringList RooflineChart::titles() const
     const ScenarioDocument *doc = document();
     const Scenario &s = doc->scenario();
     const QString model = QString::fromStdString(doc->model().name);
-    return {title(), tr("Roofline — %1 %2, batch %3").arg(model, qs(toString(s.phase))).arg(s.batch),
-            tr("Roofline — %1").arg(model), tr("Roofline")};
+    // No batch on the chart's title: the whole-model point's label names it. A title that changed with every
+    // slider tick would re-lay out the chart, axes and all (see memwall-bench).
+    return {tr("Roofline — %1 %2 on %3").arg(model, qs(toString(s.phase)), shortDeviceName(doc->hardware())),
+            tr("Roofline — %1 %2").arg(model, qs(toString(s.phase))), tr("Roofline — %1").arg(model), tr("Roofline")};
 }
 
 void RooflineChart::setShowCacheSlopes(bool on)
@@ -705,7 +704,7 @@ void RooflineChart::layoutLabels()
         style(m_selectionLabel, m_selectionLabel->text(), bold, theme().accent);
         besidePoint(m_selectionLabel, m_selection, m_selection->markerSize() / 2);
     }
-    style(m_modelLabel, tr("whole model"), bold, strong);
+    style(m_modelLabel, tr("whole model, batch %1").arg(document()->scenario().batch), bold, strong);
     besidePoint(m_modelLabel, m_model, m_model->markerSize() / 2);
     // 3. the other roofs
     for (std::size_t i = 0; i < m_ceilings.size(); ++i)

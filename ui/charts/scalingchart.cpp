@@ -109,8 +109,7 @@ ScalingChart::ScalingChart(ScenarioDocument *doc, QObject *parent) : ChartBase(d
     // Efficiency curves share their speedup curve's colour; the legend names each law once.
     for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_amdahlEff), static_cast<QAbstractSeries *>(m_gustafsonEff),
                                static_cast<QAbstractSeries *>(m_scenarioEff)})
-        for (QLegendMarker *mk : m_chart->legend()->markers(s))
-            mk->setVisible(false);
+        setLegendVisible(s, false);
 
     m_callout = new Callout(m_chart);
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { layoutOverlay(); });

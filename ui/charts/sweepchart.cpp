@@ -122,12 +122,6 @@ QString rate(double r) { return rooflinemath::siNumber(r) + QStringLiteral(" tok
 
 QList<QPointF> vertical(double x, double y0, double y1) { return {QPointF(x, y0), QPointF(x, y1)}; }
 
-void hideFromLegend(QChart *chart, QAbstractSeries *s)
-{
-    for (QLegendMarker *m : chart->legend()->markers(s))
-        m->setVisible(false);
-}
-
 } // namespace
 
 SweepChart::SweepChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, parent)
@@ -181,14 +175,16 @@ SweepChart::SweepChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, 
     for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_timeOver), static_cast<QAbstractSeries *>(m_rateOver),
                                static_cast<QAbstractSeries *>(m_currentRate), static_cast<QAbstractSeries *>(m_computeLine),
                                static_cast<QAbstractSeries *>(m_memoryLine)})
-        hideFromLegend(m_chart, s);
+        setLegendVisible(s, false);
     m_currentTime->setMarkerShape(QScatterSeries::MarkerShapeCircle);
     m_currentRate->setMarkerShape(QScatterSeries::MarkerShapeCircle);
 
     m_computeText = new QGraphicsSimpleTextItem(m_chart);
     m_memoryText = new QGraphicsSimpleTextItem(m_chart);
+    m_currentText = new QGraphicsSimpleTextItem(m_chart);
     m_computeText->setZValue(20);
     m_memoryText->setZValue(20);
+    m_currentText->setZValue(20);
     m_computeText->setToolTip(tr("Below this batch the step waits on memory (weights, KV cache); from here on the "
                                  "arithmetic dominates: the roofline's ridge for the whole model."));
     m_memoryText->setToolTip(tr("Weights + KV cache + activations per device must fit the device's main memory. "
@@ -296,7 +292,7 @@ void SweepChart::refresh()
     const bool tok = sweepmath::perToken(sc.phase);
     m_yTime->setTitleText(tok ? tr("Time per token, ms") : tr("Time per step, ms"));
     m_time->setName(tok ? tr("ms per token") : tr("ms per step"));
-    m_currentTime->setName(tr("batch %1 (current)").arg(sc.batch));
+    m_currentTime->setName(tr("current batch")); // a constant: a legend that changed every tick would re-lay out the chart
     const double xmax = std::max<double>(sweepmath::kMaxBatch * 1.25, static_cast<double>(sc.batch) * 1.25);
     m_x->setRange(0.8, xmax);
 
@@ -322,6 +318,7 @@ void SweepChart::refresh()
     m_memoryText->setText(m_answers.largestFitting > 0
                               ? tr("fits up to batch %1 (%2)").arg(m_answers.largestFitting).arg(rooflinemath::bytesLabel(cap))
                               : tr("does not fit in %1 at any batch").arg(rooflinemath::bytesLabel(cap)));
+    m_currentText->setText(tr("batch %1").arg(sc.batch));
     layoutOverlay();
 }
 
@@ -373,6 +370,16 @@ void SweepChart::placeLabels()
     place(m_computeText, m_computeLine, area.top() + pad, Qt::AlignRight);
     const qreal lineH = m_computeText->boundingRect().height();
     place(m_memoryText, m_memoryLine, area.top() + pad + lineH * 1.3, Qt::AlignLeft);
+    // The current batch's number below its marker on the time curve (above it when the marker sits low).
+    m_currentText->setVisible(m_currentTime->count() > 0);
+    if (m_currentTime->count() > 0) {
+        const QPointF p = m_chart->mapToPosition(m_currentTime->at(0), m_currentTime);
+        const QRectF br = m_currentText->boundingRect();
+        const qreal r = m_currentTime->markerSize() / 2 + 3;
+        const qreal x = std::clamp(p.x() - br.width() / 2, area.left() + 2, std::max(area.left() + 2, area.right() - br.width() - 2));
+        const qreal y = p.y() + r + br.height() <= area.bottom() ? p.y() + r : p.y() - r - br.height();
+        m_currentText->setPos(x, y);
+    }
 }
 
 QPointF SweepChart::currentMarker() const { return m_currentTime->count() > 0 ? m_currentTime->at(0) : QPointF(); }
@@ -452,6 +459,10 @@ void SweepChart::restyle()
     m_computeText->setBrush(th.foreground);
     m_memoryText->setFont(f);
     m_memoryText->setBrush(th.warning);
+    QFont bold = th.tickFont();
+    bold.setBold(true);
+    m_currentText->setFont(bold);
+    m_currentText->setBrush(th.foreground);
     m_yRate->setGridLineVisible(false);
     m_callout->setTheme(th);
     layoutOverlay();

@@ -108,6 +108,7 @@ private:
     QScatterSeries *m_currentRate = nullptr;
     QGraphicsSimpleTextItem *m_computeText = nullptr;
     QGraphicsSimpleTextItem *m_memoryText = nullptr;
+    QGraphicsSimpleTextItem *m_currentText = nullptr; ///< "batch N" beside the current marker
     QGraphicsItem *m_catcher = nullptr;
     Callout *m_callout = nullptr;
 };

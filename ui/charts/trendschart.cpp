@@ -189,8 +189,7 @@ TrendsChart::TrendsChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
             ser->attachAxis(m_x);
             ser->attachAxis(m_y);
         }
-        for (QLegendMarker *mk : m_chart->legend()->markers(t.points))
-            mk->setVisible(false);
+        setLegendVisible(t.points, false);
         m_tracks.push_back(t);
     }
     // Connect after the vector is final (the lambdas look tracks up by index).
@@ -371,10 +370,8 @@ void TrendsChart::rebuildValues()
         const bool visible = trackVisible(t);
         t.points->setVisible(visible);
         t.curve->setVisible(visible);
-        for (QLegendMarker *mk : m_chart->legend()->markers(t.curve))
-            mk->setVisible(visible);
-        for (QLegendMarker *mk : m_chart->legend()->markers(t.points))
-            mk->setVisible(false); // the fitted curve's entry names the series
+        setLegendVisible(t.curve, visible);
+        setLegendVisible(t.points, false); // the fitted curve's entry names the series
         t.divisor = trendsmath::normalisationDivisor(*t.series, t.hasFit ? &t.fit : nullptr, m_baseYear);
         QList<QPointF> pts;
         pts.reserve(static_cast<qsizetype>(t.series->points.size()));
@@ -427,8 +424,7 @@ void TrendsChart::updateDevice()
 void TrendsChart::refresh()
 {
     updateDevice();
-    for (QLegendMarker *mk : m_chart->legend()->markers(m_device))
-        mk->setVisible(m_device->count() > 0);
+    setLegendVisible(m_device, m_device->count() > 0);
     // Ranges: every visible point, curve and the device, in whole years and decades.
     double xmin = std::numeric_limits<double>::max(), xmax = std::numeric_limits<double>::lowest();
     double ymin = std::numeric_limits<double>::max(), ymax = 0;

@@ -339,7 +339,8 @@ void ControlsPanel::syncFromDocument()
 
     for (auto [spin, v] : {std::pair{m_tp, s.tp}, {m_pp, s.pp}, {m_dp, s.dp}}) {
         const QSignalBlocker block(spin);
-        spin->setValue(v);
+        if (spin->value() != v) // setValue() repaints even when nothing changes
+            spin->setValue(v);
     }
     {
         const QSignalBlocker b1(m_fused);

@@ -60,7 +60,10 @@ double LogSlider::valueAt(int position) const
 
 void LogSlider::setValue(double v)
 {
-    m_value = clampRound(v);
+    v = clampRound(v);
+    if (v == m_value && m_spin->value() == v) // unchanged: no repaint of the slider and spin box
+        return;
+    m_value = v;
     const QSignalBlocker b1(m_slider);
     const QSignalBlocker b2(m_spin);
     m_slider->setValue(positionFor(m_value));

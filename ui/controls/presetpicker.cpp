@@ -51,7 +51,11 @@ void PresetPicker::setCurrentId(const QString &id, const QString &fallbackText)
 {
     const QSignalBlocker block(this);
     const int row = findData(id);
-    m_fallback = row < 0 ? fallbackText : QString();
+    const QString fallback = row < 0 ? fallbackText : QString();
+    // The document re-syncs every control on every change: leave an unchanged picker alone (no repaint).
+    if (row == currentIndex() && fallback == m_fallback && lineEdit()->text() == (row >= 0 ? itemText(row) : fallback))
+        return;
+    m_fallback = fallback;
     setCurrentIndex(row);
     restoreText();
     setToolTip(row >= 0 ? itemData(row, Qt::ToolTipRole).toString() : fallbackText);

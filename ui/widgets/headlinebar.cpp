@@ -2,9 +2,13 @@
 
 #include "analysis/explain.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/widgets/steadylabel.h"
 
-#include <QHBoxLayout>
-#include <QLabel>
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QEvent>
+#include <QGridLayout>
 #include <QVBoxLayout>
 
 namespace memwall::ui {
@@ -16,59 +20,129 @@ namespace {
 QString q(const std::string &s) { return QString::fromStdString(s); }
 QString si(double v, const char *unit) { return q(formatSi(v, unit)); }
 
-/// A big figure over a small caption.
-QString figure(const QString &value, const QString &caption, const QColor &color = QColor())
-{
-    const QString style = color.isValid() ? QStringLiteral(" style=\"color:%1\"").arg(color.name()) : QString();
-    return QStringLiteral("<span style=\"font-size:x-large; font-weight:600\"%1>%2</span><br><small%1>%3</small>")
-        .arg(style, value.toHtmlEscaped(), caption.toHtmlEscaped());
-}
-
-QLabel *figureLabel(QWidget *parent, const char *name, const QString &tip)
-{
-    auto *label = new QLabel(parent);
-    label->setObjectName(name);
-    label->setTextFormat(Qt::RichText);
-    label->setToolTip(tip);
-    label->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    return label;
-}
+void setIfChanged(SteadyLabel *label, const QString &text) { label->setText(text); }
 
 } // namespace
 
 HeadlineBar::HeadlineBar(ScenarioDocument *doc, QWidget *parent)
-    : QFrame(parent), m_doc(doc),
-      m_time(figureLabel(this, "headlineTime", tr("Time for the phase on one device's critical path, communication included."))),
-      m_throughput(figureLabel(this, "headlineThroughput", tr("Tokens per second over all replicas: generated for decode/generate, processed otherwise."))),
-      m_memory(figureLabel(this, "headlineMemory", tr("Memory one device holds (weights, KV cache, activations, training state) against its main memory."))),
-      m_bound(figureLabel(this, "headlineBound", tr("What limits the step: compute, memory bandwidth or communication between devices."))),
-      m_explanation(new QLabel(this))
+    : QFrame(parent), m_doc(doc), m_explanation(new SteadyLabel(this))
 {
     setFrameShape(QFrame::StyledPanel);
+    auto *figures = new QGridLayout;
+    figures->setHorizontalSpacing(28);
+    figures->setVerticalSpacing(0);
+    m_time = addFigure(figures, 0, "headlineTime", tr("Time for the phase on one device's critical path, communication included."));
+    m_throughput = addFigure(figures, 1, "headlineThroughput",
+                             tr("Tokens per second over all replicas: generated for decode/generate, processed otherwise."));
+    m_memory = addFigure(figures, 2, "headlineMemory",
+                         tr("Memory one device holds (weights, KV cache, activations, training state) against its main memory."));
+    m_bound = addFigure(figures, 3, "headlineBound",
+                        tr("What limits the step: compute, memory bandwidth or communication between devices."));
+    figures->setColumnStretch(4, 1);
+
     m_explanation->setObjectName("headlineExplanation");
     m_explanation->setWordWrap(true);
-    m_explanation->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_explanation->setToolTip(tr("Why the run is as fast as it is, in one sentence computed from the analysis."));
+    m_explanation->setToolTip(tr("Why the run is as fast as it is, in one sentence computed from the analysis. "
+                                 "Right-click to copy the headline."));
 
-    auto *figures = new QHBoxLayout;
-    figures->setSpacing(28);
-    for (QLabel *l : {m_time, m_throughput, m_memory, m_bound})
-        figures->addWidget(l);
-    figures->addStretch(1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 6, 12, 6);
     layout->setSpacing(4);
     layout->addLayout(figures);
     layout->addWidget(m_explanation);
 
+    auto *copy = new QAction(tr("&Copy Headline"), this);
+    copy->setShortcut(QKeySequence::Copy);
+    copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    copy->setToolTip(tr("Copy the figures and the explanation as text"));
+    connect(copy, &QAction::triggered, this, &HeadlineBar::copyToClipboard);
+    addAction(copy);
+    setContextMenuPolicy(Qt::ActionsContextMenu);
+
+    applyFonts();
     connect(doc, &ScenarioDocument::analysisChanged, this, &HeadlineBar::refresh);
     refresh();
 }
 
+HeadlineBar::Figure HeadlineBar::addFigure(QGridLayout *grid, int column, const char *name, const QString &tip)
+{
+    Figure f;
+    f.value = new SteadyLabel(this);
+    f.value->setObjectName(QString::fromLatin1(name));
+    f.caption = new SteadyLabel(this);
+    f.caption->setObjectName(QString::fromLatin1(name) + QStringLiteral("Caption"));
+    for (SteadyLabel *l : {f.value, f.caption})
+        l->setToolTip(tip);
+    grid->addWidget(f.value, 0, column);
+    grid->addWidget(f.caption, 1, column);
+    return f;
+}
+
+QString HeadlineBar::Figure::text() const { return value->text() + QLatin1Char(' ') + caption->text(); }
+
+QString HeadlineBar::timeText() const { return m_time.text(); }
+QString HeadlineBar::throughputText() const { return m_throughput.text(); }
+QString HeadlineBar::memoryText() const { return m_memory.text(); }
+QString HeadlineBar::boundText() const { return m_bound.text(); }
+QString HeadlineBar::explanationText() const { return m_explanation->text(); }
+
+QString HeadlineBar::text() const
+{
+    return QStringList{timeText(), throughputText(), memoryText(), boundText(), explanationText()}.join(QLatin1Char('\n'));
+}
+
+void HeadlineBar::copyToClipboard() const { QApplication::clipboard()->setText(text()); }
+
 void HeadlineBar::setWarningColor(const QColor &c)
 {
     m_warning = c;
+    const bool warned = m_memoryWarned;
+    m_memoryWarned = !warned; // force the palette to be re-applied
+    setWarned(warned);
+    applyFonts();
     refresh();
+}
+
+void HeadlineBar::changeEvent(QEvent *event)
+{
+    QFrame::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        applyFonts();
+}
+
+void HeadlineBar::applyFonts()
+{
+    QFont big = font();
+    big.setPointSizeF(big.pointSizeF() * 1.45);
+    big.setWeight(QFont::DemiBold);
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    for (const Figure &f : {m_time, m_throughput, m_memory, m_bound}) {
+        f.value->setFont(big);
+        f.caption->setFont(small);
+    }
+    // The explanation turns bold and warning-coloured while it reports an analysis error.
+    QFont explanation = font();
+    QPalette p = palette();
+    if (m_errorShown) {
+        explanation.setWeight(QFont::DemiBold);
+        p.setColor(QPalette::WindowText, m_warning);
+    }
+    m_explanation->setFont(explanation);
+    m_explanation->setPalette(p);
+}
+
+void HeadlineBar::setWarned(bool warned)
+{
+    if (warned == m_memoryWarned)
+        return;
+    m_memoryWarned = warned;
+    for (SteadyLabel *l : {m_memory.value, m_memory.caption}) {
+        QPalette p = palette();
+        if (warned)
+            p.setColor(QPalette::WindowText, m_warning);
+        l->setPalette(p);
+    }
 }
 
 void HeadlineBar::refresh()
@@ -76,31 +150,45 @@ void HeadlineBar::refresh()
     const Analysis &a = m_doc->analysis();
     const Scenario &s = m_doc->scenario();
     switch (s.phase) {
-    case Phase::Decode: m_time->setText(figure(si(a.totals.timeS, "s"), tr("per token (per decode step)"))); break;
-    case Phase::Prefill: m_time->setText(figure(si(a.totals.timeS, "s"), tr("time to first token (prefill)"))); break;
-    case Phase::Generate:
-        m_time->setText(figure(tr("%1 + %2/token").arg(si(a.phases.ttftS, "s"), si(a.phases.tpotS, "s")),
-                               tr("first token, then each token · %1 in all").arg(si(a.phases.e2eS, "s"))));
+    case Phase::Decode:
+        setIfChanged(m_time.value, si(a.totals.timeS, "s"));
+        setIfChanged(m_time.caption, tr("per token (per decode step)"));
         break;
-    case Phase::Encode: m_time->setText(figure(si(a.totals.timeS, "s"), tr("per batch (encode)"))); break;
-    case Phase::Train: m_time->setText(figure(si(a.totals.timeS, "s"), tr("per training step"))); break;
+    case Phase::Prefill:
+        setIfChanged(m_time.value, si(a.totals.timeS, "s"));
+        setIfChanged(m_time.caption, tr("time to first token (prefill)"));
+        break;
+    case Phase::Generate:
+        setIfChanged(m_time.value, tr("%1 + %2/token").arg(si(a.phases.ttftS, "s"), si(a.phases.tpotS, "s")));
+        setIfChanged(m_time.caption, tr("first token, then each token · %1 in all").arg(si(a.phases.e2eS, "s")));
+        break;
+    case Phase::Encode:
+        setIfChanged(m_time.value, si(a.totals.timeS, "s"));
+        setIfChanged(m_time.caption, tr("per batch (encode)"));
+        break;
+    case Phase::Train:
+        setIfChanged(m_time.value, si(a.totals.timeS, "s"));
+        setIfChanged(m_time.caption, tr("per training step"));
+        break;
     }
-    m_throughput->setText(figure(si(a.totals.tokensPerS, ""), tr("tokens/s")));
-    const QString used = tr("%1 of %2").arg(si(a.memory.total(), "B"), si(a.memory.capacity, "B"));
-    m_memory->setText(a.memory.fits ? figure(used, tr("memory per device (%1 %)").arg(a.memory.capacity > 0
-                                                                                      ? qRound(100 * a.memory.total() / a.memory.capacity)
-                                                                                      : 0))
-                                    : figure(used, tr("does not fit in one device"), m_warning));
-    m_bound->setText(figure(QString::fromUtf8(toString(a.totals.bound).data()) + tr("-bound"),
-                            tr("%1 FLOP/byte, ridge %2").arg(q(formatRatio(a.totals.intensity)), q(formatRatio(a.ridge)))));
+    setIfChanged(m_throughput.value, si(a.totals.tokensPerS, ""));
+    setIfChanged(m_throughput.caption, tr("tokens/s"));
+    setIfChanged(m_memory.value, tr("%1 of %2").arg(si(a.memory.total(), "B"), si(a.memory.capacity, "B")));
+    const int percent = a.memory.capacity > 0 ? qRound(100 * a.memory.total() / a.memory.capacity) : 0;
+    setIfChanged(m_memory.caption, a.memory.fits ? tr("memory per device (%1 %)").arg(percent) : tr("does not fit in one device"));
+    setWarned(!a.memory.fits);
+    setIfChanged(m_bound.value, QString::fromUtf8(toString(a.totals.bound).data()) + tr("-bound"));
+    setIfChanged(m_bound.caption, tr("%1 FLOP/byte, ridge %2").arg(q(formatRatio(a.totals.intensity)), q(formatRatio(a.ridge))));
 
-    if (!m_doc->analysisError().isEmpty()) {
-        m_explanation->setText(tr("Cannot analyse this combination: %1. The figures show the last valid one.")
-                                   .arg(m_doc->analysisError()));
-        m_explanation->setStyleSheet(QStringLiteral("color:%1; font-weight:600").arg(m_warning.name()));
-    } else {
-        m_explanation->setText(q(explain(m_doc->hardware(), m_doc->model(), s, a)));
-        m_explanation->setStyleSheet(QString());
+    const bool error = !m_doc->analysisError().isEmpty();
+    if (error)
+        setIfChanged(m_explanation, tr("Cannot analyse this combination: %1. The figures show the last valid one.")
+                                        .arg(m_doc->analysisError()));
+    else
+        setIfChanged(m_explanation, q(explain(m_doc->hardware(), m_doc->model(), s, a)));
+    if (error != m_errorShown) {
+        m_errorShown = error;
+        applyFonts();
     }
 }
 

@@ -3,40 +3,63 @@
 #include <QColor>
 #include <QFrame>
 
-class QLabel;
+class QGridLayout;
 
 namespace memwall::ui {
 
 class ScenarioDocument;
+class SteadyLabel;
 
 /// The headline above the charts: time for the phase (ms/token for decode, TTFT/TPOT for generate, per step for
 /// training), tokens/s, memory used of capacity (in the warning colour when it does not fit), what bounds the run,
 /// and one generated sentence saying why (core::explain). Shows the document's analysisError() when there is one.
+///
+/// Every figure is a plain-text value over a plain-text caption in SteadyLabels: a slider tick repaints the figures
+/// without re-laying out the window (which would repaint every dock) or parsing rich text (see memwall-bench).
+/// The context menu (and Ctrl+C while it has focus) copies the whole headline as text.
 class HeadlineBar : public QFrame
 {
     Q_OBJECT
 public:
     explicit HeadlineBar(ScenarioDocument *doc, QWidget *parent = nullptr);
 
-    QLabel *timeLabel() const { return m_time; }
-    QLabel *throughputLabel() const { return m_throughput; }
-    QLabel *memoryLabel() const { return m_memory; }
-    QLabel *boundLabel() const { return m_bound; }
-    QLabel *explanationLabel() const { return m_explanation; }
+    /// One figure as read aloud: its value, a space, its caption ("41.6 ms per token (per decode step)").
+    QString timeText() const;
+    QString throughputText() const;
+    QString memoryText() const;
+    QString boundText() const;
+    QString explanationText() const;
+    /// Everything, a line per figure, then the explanation (what Copy puts on the clipboard).
+    QString text() const;
+    /// True when the memory figure is drawn in the warning colour (the model does not fit).
+    bool memoryWarned() const { return m_memoryWarned; }
 
     void setWarningColor(const QColor &c);
 
 public slots:
     void refresh();
+    void copyToClipboard() const;
+
+protected:
+    void changeEvent(QEvent *event) override;
 
 private:
+    struct Figure
+    {
+        SteadyLabel *value = nullptr;
+        SteadyLabel *caption = nullptr;
+        QString text() const;
+    };
+    Figure addFigure(QGridLayout *grid, int column, const char *name, const QString &tip);
+    void setWarned(bool warned);
+    void applyFonts();
+
     ScenarioDocument *m_doc;
-    QLabel *m_time;
-    QLabel *m_throughput;
-    QLabel *m_memory;
-    QLabel *m_bound;
-    QLabel *m_explanation;
+    Figure m_time, m_throughput, m_memory, m_bound;
+    SteadyLabel *m_explanation;
     QColor m_warning{0xD5, 0x5E, 0x00};
+    bool m_memoryWarned = false;
+    bool m_errorShown = false;
 };
 
 } // namespace memwall::ui

@@ -12,13 +12,16 @@
 #include <QScopedValueRollback>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace memwall::ui {
 
 OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
     : QWidget(parent), m_doc(doc), m_model(new OperatorTableModel(doc, this)), m_proxy(new QSortFilterProxyModel(this)),
-      m_filter(new QLineEdit(this)), m_view(new QTableView(this)), m_copy(new QAction(tr("Copy as CSV"), this))
+      m_filter(new QLineEdit(this)), m_view(new QTableView(this)), m_copy(new QAction(tr("Copy as CSV"), this)), m_fitTimer(new QTimer(this))
 {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(OperatorTableModel::SortRole);
@@ -46,8 +49,15 @@ OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
     m_view->setWordWrap(false);
     m_view->verticalHeader()->hide();
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
-    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Columns fit their contents when the rows change and widen (never narrow) once a drag pauses: fitting them
+    // on every slider tick (ResizeToContents) would measure every cell each time. The user may resize them.
+    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_view->horizontalHeader()->setSectionResizeMode(OperatorTableModel::Name, QHeaderView::Stretch);
+    m_fitTimer->setSingleShot(true);
+    m_fitTimer->setInterval(250);
+    connect(m_fitTimer, &QTimer::timeout, this, [this] { fitColumns(false); });
+    connect(m_model, &QAbstractItemModel::dataChanged, m_fitTimer, qOverload<>(&QTimer::start));
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] { fitColumns(true); });
     m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
     m_view->setToolTip(tr("Every operator of one step on one device; click a header to sort, a row to highlight it in the charts."));
 
@@ -76,6 +86,19 @@ OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this, [this] { selectFromDocument(m_doc->selectedOperator()); });
     connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, [this] { selectFromDocument(m_doc->selectedOperator()); });
     selectFromDocument(doc->selectedOperator());
+    fitColumns(true);
+}
+
+void OperatorTable::fitColumns(bool exact)
+{
+    QHeaderView *header = m_view->horizontalHeader();
+    for (int c = 0; c < OperatorTableModel::ColumnCount; ++c) {
+        if (c == OperatorTableModel::Name)
+            continue;
+        const int want = std::max(static_cast<QAbstractItemView *>(m_view)->sizeHintForColumn(c), header->sectionSizeHint(c));
+        if (exact ? header->sectionSize(c) != want : header->sectionSize(c) < want)
+            header->resizeSection(c, want);
+    }
 }
 
 void OperatorTable::selectFromDocument(int sourceRow)

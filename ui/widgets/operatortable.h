@@ -4,6 +4,7 @@
 
 class QAction;
 class QLineEdit;
+class QTimer;
 class QSortFilterProxyModel;
 class QTableView;
 
@@ -35,6 +36,8 @@ public slots:
 
 private:
     void selectFromDocument(int sourceRow);
+    /// Fits the columns (but Name, which stretches) to header and cells; `exact` false only widens.
+    void fitColumns(bool exact);
 
     ScenarioDocument *m_doc;
     OperatorTableModel *m_model;
@@ -42,6 +45,7 @@ private:
     QLineEdit *m_filter;
     QTableView *m_view;
     QAction *m_copy;
+    QTimer *m_fitTimer;
     bool m_syncing = false;
 };
 

@@ -1,0 +1,231 @@
+#include "ui/charts/griditem.h"
+
+#include <QChart>
+#include <QLogValueAxis>
+#include <QPainter>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace memwall::ui {
+
+namespace {
+
+constexpr std::size_t kMaxLines = 2000; // a broken range never asks for millions of lines
+
+bool isGridAxis(const QAbstractAxis *axis)
+{
+    return qobject_cast<const QValueAxis *>(axis) || qobject_cast<const QLogValueAxis *>(axis);
+}
+
+/// Minor ticks per major interval of a log axis: -1 means one per integer multiple (2, 3, ..., 9 for base 10).
+int logMinorCount(const QLogValueAxis *log)
+{
+    const int n = log->minorTickCount();
+    if (n >= 0)
+        return n;
+    const double b = log->base();
+    return b >= 3 && std::abs(b - std::round(b)) < 1e-9 ? static_cast<int>(std::round(b)) - 2 : 0;
+}
+
+} // namespace
+
+GridItem::GridItem(QChart *chart) : QGraphicsObject(chart), m_chart(chart), m_area(chart->plotArea())
+{
+    setZValue(2); // Qt Charts' own grid level: above the plot background and shades, below axes and series
+    setAcceptedMouseButtons(Qt::NoButton);
+    setAcceptHoverEvents(false);
+    connect(chart, &QChart::plotAreaChanged, this, [this](const QRectF &area) {
+        prepareGeometryChange();
+        m_area = area;
+    });
+}
+
+void GridItem::adoptAxes()
+{
+    for (QAbstractAxis *axis : m_chart->axes()) {
+        if (!isGridAxis(axis) || std::any_of(m_axes.begin(), m_axes.end(), [axis](const Adopted &a) { return a.axis == axis; }))
+            continue;
+        m_axes.push_back({axis});
+        silenceQtGrid(axis);
+        follow(axis);
+    }
+    update();
+}
+
+void GridItem::silenceQtGrid(QAbstractAxis *axis)
+{
+    // Qt's grid lines stay (and keep their switches, which this item reads) but draw nothing.
+    for (const bool minor : {false, true}) {
+        QPen pen = minor ? axis->minorGridLinePen() : axis->gridLinePen();
+        if (pen.style() == Qt::NoPen)
+            continue;
+        pen.setStyle(Qt::NoPen);
+        if (minor)
+            axis->setMinorGridLinePen(pen);
+        else
+            axis->setGridLinePen(pen);
+    }
+}
+
+void GridItem::follow(QAbstractAxis *axis)
+{
+    // The chart keeps switching grids as if they were Qt's: the switches stay Qt's, the drawing is ours.
+    connect(axis, &QAbstractAxis::gridVisibleChanged, this, &GridItem::changed);
+    connect(axis, &QAbstractAxis::minorGridVisibleChanged, this, &GridItem::changed);
+    connect(axis, &QAbstractAxis::gridLinePenChanged, this, [this, axis] { silenceQtGrid(axis); });
+    connect(axis, &QAbstractAxis::minorGridLinePenChanged, this, [this, axis] { silenceQtGrid(axis); });
+    connect(axis, &QAbstractAxis::visibleChanged, this, &GridItem::changed);
+    connect(axis, &QAbstractAxis::reverseChanged, this, &GridItem::changed);
+    if (auto *v = qobject_cast<QValueAxis *>(axis)) {
+        connect(v, &QValueAxis::rangeChanged, this, &GridItem::changed);
+        connect(v, &QValueAxis::tickCountChanged, this, &GridItem::changed);
+        connect(v, &QValueAxis::minorTickCountChanged, this, &GridItem::changed);
+        connect(v, &QValueAxis::tickIntervalChanged, this, &GridItem::changed);
+        connect(v, &QValueAxis::tickAnchorChanged, this, &GridItem::changed);
+        connect(v, &QValueAxis::tickTypeChanged, this, &GridItem::changed);
+    } else if (auto *l = qobject_cast<QLogValueAxis *>(axis)) {
+        connect(l, &QLogValueAxis::rangeChanged, this, &GridItem::changed);
+        connect(l, &QLogValueAxis::baseChanged, this, &GridItem::changed);
+        connect(l, &QLogValueAxis::minorTickCountChanged, this, &GridItem::changed);
+    }
+}
+
+void GridItem::changed() { update(); }
+
+void GridItem::setColors(const QColor &major, const QColor &minor)
+{
+    if (major == m_major && minor == m_minor)
+        return;
+    m_major = major;
+    m_minor = minor;
+    update();
+}
+
+QRectF GridItem::boundingRect() const { return m_area.adjusted(-1, -1, 1, 1); }
+
+std::vector<double> GridItem::majorTicks(const QAbstractAxis *axis)
+{
+    std::vector<double> out;
+    if (const auto *v = qobject_cast<const QValueAxis *>(axis)) {
+        const double lo = v->min(), hi = v->max();
+        if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi))
+            return out;
+        if (v->tickType() == QValueAxis::TicksDynamic) {
+            const double step = v->tickInterval(), anchor = v->tickAnchor();
+            if (!(step > 0) || (hi - lo) / step > kMaxLines)
+                return out;
+            const double eps = step * 1e-9;
+            for (double t = anchor + std::ceil((lo - anchor) / step - 1e-9) * step; t <= hi + eps; t += step)
+                out.push_back(t);
+        } else {
+            const int n = std::clamp(v->tickCount(), 2, static_cast<int>(kMaxLines));
+            for (int i = 0; i < n; ++i)
+                out.push_back(lo + (hi - lo) * i / (n - 1));
+        }
+    } else if (const auto *l = qobject_cast<const QLogValueAxis *>(axis)) {
+        const double b = l->base(), lo = l->min(), hi = l->max();
+        if (!(b > 0) || b == 1 || !(lo > 0) || !(hi > lo) || !std::isfinite(hi))
+            return out;
+        const double a = std::log(lo) / std::log(b), z = std::log(hi) / std::log(b);
+        const double first = std::ceil(a - 1e-9), last = std::floor(z + 1e-9);
+        if (last - first > kMaxLines)
+            return out;
+        for (double k = first; k <= last; ++k)
+            out.push_back(std::pow(b, k));
+    }
+    return out;
+}
+
+std::vector<double> GridItem::minorTicks(const QAbstractAxis *axis)
+{
+    std::vector<double> out;
+    if (const auto *v = qobject_cast<const QValueAxis *>(axis)) {
+        const int m = v->minorTickCount();
+        const std::vector<double> major = majorTicks(axis);
+        if (m <= 0 || major.size() < 2 || major.size() * static_cast<std::size_t>(m) > kMaxLines)
+            return out;
+        for (std::size_t i = 0; i + 1 < major.size(); ++i)
+            for (int j = 1; j <= m; ++j)
+                out.push_back(major[i] + (major[i + 1] - major[i]) * j / (m + 1));
+    } else if (const auto *l = qobject_cast<const QLogValueAxis *>(axis)) {
+        const int m = logMinorCount(l);
+        const double b = l->base(), lo = l->min(), hi = l->max();
+        if (m <= 0 || !(b > 1) || !(lo > 0) || !(hi > lo) || !std::isfinite(hi))
+            return out;
+        const double first = std::floor(std::log(lo) / std::log(b) + 1e-9), last = std::ceil(std::log(hi) / std::log(b) - 1e-9);
+        if ((last - first) * m > kMaxLines)
+            return out;
+        // Within every power interval (the partial ones at either end too): 1 + j (b - 1) / (m + 1) times the power.
+        for (double k = first; k < last; ++k)
+            for (int j = 1; j <= m; ++j) {
+                const double t = std::pow(b, k) * (1 + (b - 1) * j / (m + 1));
+                if (t > lo * (1 + 1e-9) && t < hi * (1 - 1e-9))
+                    out.push_back(t);
+            }
+    }
+    return out;
+}
+
+double GridItem::position(const QAbstractAxis *axis, double value, const QRectF &area)
+{
+    double t = 0;
+    if (const auto *v = qobject_cast<const QValueAxis *>(axis)) {
+        t = v->max() > v->min() ? (value - v->min()) / (v->max() - v->min()) : 0;
+    } else if (const auto *l = qobject_cast<const QLogValueAxis *>(axis)) {
+        if (l->min() > 0 && l->max() > l->min() && value > 0)
+            t = std::log(value / l->min()) / std::log(l->max() / l->min());
+    }
+    if (axis->isReverse())
+        t = 1 - t;
+    return axis->orientation() == Qt::Horizontal ? area.left() + t * area.width() : area.bottom() - t * area.height();
+}
+
+GridItem::Lines GridItem::lines() const
+{
+    Lines out;
+    const QList<QAbstractAxis *> present = m_chart->axes();
+    for (const Adopted &a : m_axes) {
+        if (!a.axis || !a.axis->isVisible() || !present.contains(a.axis.data()))
+            continue;
+        const bool horizontal = a.axis->orientation() == Qt::Horizontal;
+        auto put = [&](const std::vector<double> &ticks, std::vector<double> &into) {
+            for (double t : ticks)
+                into.push_back(position(a.axis, t, m_area));
+        };
+        if (a.axis->isGridLineVisible())
+            put(majorTicks(a.axis), horizontal ? out.majorX : out.majorY);
+        if (a.axis->isMinorGridLineVisible())
+            put(minorTicks(a.axis), horizontal ? out.minorX : out.minorY);
+    }
+    return out;
+}
+
+void GridItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+{
+    if (m_area.width() < 2 || m_area.height() < 2)
+        return;
+    const Lines l = lines();
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing, false); // crisp lines, and the raster engine's fast path
+    // No clip: every line lies inside the plot area already, and a clip would make the SVG/PDF exporter's clipping
+    // engine turn each dash of the minor grid into a filled polygon (a 2.5 MB SVG).
+    auto draw = [&](const std::vector<double> &xs, const std::vector<double> &ys, const QColor &c, Qt::PenStyle style) {
+        if (xs.empty() && ys.empty())
+            return;
+        painter->setPen(QPen(c, 1, style));
+        QVector<QLineF> segs;
+        segs.reserve(static_cast<qsizetype>(xs.size() + ys.size()));
+        for (double x : xs)
+            segs.append(QLineF(std::round(x), m_area.top(), std::round(x), m_area.bottom()));
+        for (double y : ys)
+            segs.append(QLineF(m_area.left(), std::round(y), m_area.right(), std::round(y)));
+        painter->drawLines(segs);
+    };
+    draw(l.minorX, l.minorY, m_minor, Qt::DashLine); // dashed like Qt Charts' minor grid
+    draw(l.majorX, l.majorY, m_major, Qt::SolidLine);
+    painter->restore();
+}
+
+} // namespace memwall::ui

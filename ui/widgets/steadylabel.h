@@ -1,0 +1,41 @@
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+namespace memwall::ui {
+
+/// A plain-text label for figures that change on every slider tick. Unlike QLabel, setText() does not ask the
+/// window for a new layout unless the text needs more room than it has (or, word-wrapped, a different number of
+/// lines): a new figure then repaints this one widget instead of re-laying out the window and repainting every
+/// dock. It never shrinks while shown, so figures do not jump sideways as they change.
+class SteadyLabel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit SteadyLabel(QWidget *parent = nullptr);
+
+    QString text() const { return m_text; }
+    void setText(const QString &text);
+    void setWordWrap(bool on);
+    bool wordWrap() const { return m_wordWrap; }
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+    bool hasHeightForWidth() const override { return m_wordWrap; }
+    int heightForWidth(int width) const override;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void changeEvent(QEvent *event) override;
+
+private:
+    QSize textSize(const QString &text) const;
+    int textFlags() const;
+
+    QString m_text;
+    bool m_wordWrap = false;
+    QSize m_hint; ///< what the layout was last told; grows, never shrinks (see above)
+};
+
+} // namespace memwall::ui
