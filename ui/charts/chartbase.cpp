@@ -53,6 +53,15 @@ ChartBase::~ChartBase()
         delete m_chart;
 }
 
+GridItem *ChartBase::grid()
+{
+    if (!m_grid)
+        m_grid = new GridItem(m_chart);
+    return m_grid;
+}
+
+void ChartBase::drawInBackground(QXYSeries *series) { grid()->addStaticSeries(series); }
+
 void ChartBase::setLegendVisible(QAbstractSeries *series, bool visible)
 {
     // isVisible() alone cannot tell: it is false while the legend is not laid out yet, which would leave a marker
@@ -77,7 +86,7 @@ void ChartBase::setTheme(const Theme &theme)
     m_theme = theme;
     m_chart->setBackgroundBrush(theme.background);
     m_chart->setPlotAreaBackgroundBrush(theme.plotArea);
-    m_chart->setPlotAreaBackgroundVisible(true);
+    m_chart->setPlotAreaBackgroundVisible(false); // the GridItem fills the plot area (see below)
     m_chart->setTitleBrush(theme.foreground);
     m_chart->setTitleFont(theme.titleFont());
     m_chart->legend()->setLabelColor(theme.foreground);
@@ -92,10 +101,8 @@ void ChartBase::setTheme(const Theme &theme)
         axis->setLinePenColor(theme.foreground);
     }
     // Value and log axes draw their grid through one unantialiased item (see GridItem); the axes exist by now.
-    if (!m_grid)
-        m_grid = new GridItem(m_chart);
-    m_grid->adoptAxes();
-    m_grid->setColors(theme.grid, theme.grid.lighter(theme.darkWindow ? 80 : 115));
+    grid()->adoptAxes();
+    m_grid->setColors(theme.plotArea, theme.grid, theme.grid.lighter(theme.darkWindow ? 80 : 115));
     restyle();
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 class QAbstractSeries;
+class QXYSeries;
 class QAction;
 class QChart;
 class QGraphicsWidget;
@@ -41,8 +42,8 @@ public:
     virtual QString csv() const = 0;
 
     QChart *chart() const { return m_chart; }
-    /// The grid of the chart's value and log axes (created by the first setTheme()).
-    GridItem *grid() const { return m_grid; }
+    /// The plot background: the grid of the chart's value and log axes and the static series (see GridItem).
+    GridItem *grid();
     /// The chart as a plain graphics widget (for painting it without Qt Charts types, e.g. the exporter).
     QGraphicsWidget *graphicsWidget() const;
     /// The "Measure this computer" result, for charts that draw it (the roofline); others ignore it.
@@ -85,6 +86,9 @@ protected:
     /// For a subclass's own slots that follow the document (besides refresh()): true, and the chart marked stale,
     /// while suspended; the slot then returns, as the refresh on resume covers it.
     bool deferWhileSuspended();
+    /// Has the plot background draw `series` (a line a slider tick does not move) from a cached picture instead of
+    /// Qt Charts stroking it on every repaint; see GridItem::addStaticSeries().
+    void drawInBackground(QXYSeries *series);
     QChart *m_chart;
 
 private:

@@ -1,9 +1,12 @@
 #include "ui/charts/griditem.h"
 
 #include <QChart>
+#include <QGraphicsLineItem>
 #include <QLogValueAxis>
+#include <QPaintEngine>
 #include <QPainter>
 #include <QValueAxis>
+#include <QXYSeries>
 
 #include <algorithm>
 #include <cmath>
@@ -39,6 +42,7 @@ GridItem::GridItem(QChart *chart) : QGraphicsObject(chart), m_chart(chart), m_ar
     connect(chart, &QChart::plotAreaChanged, this, [this](const QRectF &area) {
         prepareGeometryChange();
         m_area = area;
+        changed();
     });
 }
 
@@ -51,7 +55,7 @@ void GridItem::adoptAxes()
         silenceQtGrid(axis);
         follow(axis);
     }
-    update();
+    changed();
 }
 
 void GridItem::silenceQtGrid(QAbstractAxis *axis)
@@ -92,15 +96,48 @@ void GridItem::follow(QAbstractAxis *axis)
     }
 }
 
-void GridItem::changed() { update(); }
-
-void GridItem::setColors(const QColor &major, const QColor &minor)
+void GridItem::changed()
 {
-    if (major == m_major && minor == m_minor)
+    m_dirty = true;
+    update();
+    // Qt Charts re-creates its grid items when the ticks change (after this signal): hide them once it has.
+    if (!m_hidePending) {
+        m_hidePending = true;
+        QMetaObject::invokeMethod(this, &GridItem::hideQtGridItems, Qt::QueuedConnection);
+    }
+}
+
+void GridItem::hideQtGridItems()
+{
+    // Qt's grid lines of adopted axes draw nothing (empty pen) but still cost a paint call each: hide them. Any
+    // that Qt shows again later still draw nothing.
+    m_hidePending = false;
+    const QList<QGraphicsItem *> items = m_chart->childItems();
+    std::vector<QGraphicsItem *> todo(items.begin(), items.end());
+    while (!todo.empty()) {
+        QGraphicsItem *item = todo.back();
+        todo.pop_back();
+        if (item == this)
+            continue;
+        if (item->type() == QGraphicsLineItem::Type) {
+            auto *line = static_cast<QGraphicsLineItem *>(item);
+            if (line->isVisible() && line->pen().style() == Qt::NoPen)
+                line->hide();
+            continue;
+        }
+        const QList<QGraphicsItem *> children = item->childItems();
+        todo.insert(todo.end(), children.begin(), children.end());
+    }
+}
+
+void GridItem::setColors(const QColor &background, const QColor &major, const QColor &minor)
+{
+    if (background == m_background && major == m_major && minor == m_minor)
         return;
+    m_background = background;
     m_major = major;
     m_minor = minor;
-    update();
+    changed();
 }
 
 QRectF GridItem::boundingRect() const { return m_area.adjusted(-1, -1, 1, 1); }
@@ -202,13 +239,78 @@ GridItem::Lines GridItem::lines() const
     return out;
 }
 
-void GridItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+void GridItem::addStaticSeries(QXYSeries *series)
 {
-    if (m_area.width() < 2 || m_area.height() < 2)
+    if (!series || std::find(m_static.begin(), m_static.end(), series) != m_static.end())
         return;
-    const Lines l = lines();
+    m_static.emplace_back(series);
+    series->setOpacity(0);
+    // A chart re-sets its points and pens on every refresh, mostly to the same values: a change only schedules a
+    // paint, and paint() redraws the cache if what the static series look like really changed (staticKey()).
+    connect(series, &QXYSeries::pointsReplaced, this, &GridItem::staticSeriesTouched);
+    connect(series, &QXYSeries::pointReplaced, this, &GridItem::staticSeriesTouched);
+    connect(series, &QXYSeries::pointAdded, this, &GridItem::staticSeriesTouched);
+    connect(series, &QXYSeries::pointRemoved, this, &GridItem::staticSeriesTouched);
+    connect(series, &QXYSeries::pointsRemoved, this, &GridItem::staticSeriesTouched);
+    connect(series, &QXYSeries::penChanged, this, &GridItem::staticSeriesTouched);
+    connect(series, &QAbstractSeries::visibleChanged, this, &GridItem::staticSeriesTouched);
+    changed();
+}
+
+void GridItem::staticSeriesTouched() { update(); }
+
+QByteArray GridItem::staticKey() const
+{
+    QByteArray key;
+    for (const QPointer<QXYSeries> &series : m_static) {
+        if (!series)
+            continue;
+        const QPen pen = series->pen();
+        const double head[] = {series->isVisible() ? 1.0 : 0.0, double(pen.color().rgba()), pen.widthF(), double(pen.style()),
+                               double(pen.capStyle()), double(series->count())};
+        key.append(reinterpret_cast<const char *>(head), sizeof head);
+        const QList<QPointF> pts = series->points();
+        key.append(reinterpret_cast<const char *>(pts.constData()), pts.size() * qsizetype(sizeof(QPointF)));
+    }
+    return key;
+}
+
+namespace {
+
+/// The part of segment a-b inside `r` (Liang–Barsky); false if none.
+bool clipSegment(QPointF &a, QPointF &b, const QRectF &r)
+{
+    double t0 = 0, t1 = 1;
+    const double dx = b.x() - a.x(), dy = b.y() - a.y();
+    const double p[4] = {-dx, dx, -dy, dy};
+    const double q[4] = {a.x() - r.left(), r.right() - a.x(), a.y() - r.top(), r.bottom() - a.y()};
+    for (int i = 0; i < 4; ++i) {
+        if (p[i] == 0) {
+            if (q[i] < 0)
+                return false;
+            continue;
+        }
+        const double t = q[i] / p[i];
+        if (p[i] < 0)
+            t0 = std::max(t0, t);
+        else
+            t1 = std::min(t1, t);
+        if (t0 > t1)
+            return false;
+    }
+    const QPointF a0 = a;
+    a = a0 + QPointF(dx, dy) * t0;
+    b = a0 + QPointF(dx, dy) * t1;
+    return true;
+}
+
+} // namespace
+
+void GridItem::paintGrid(QPainter *painter, const QRectF &area, const Lines &l, const QPointF &shift) const
+{
     painter->save();
     painter->setRenderHint(QPainter::Antialiasing, false); // crisp lines, and the raster engine's fast path
+    painter->fillRect(area, m_background);
     // No clip: every line lies inside the plot area already, and a clip would make the SVG/PDF exporter's clipping
     // engine turn each dash of the minor grid into a filled polygon (a 2.5 MB SVG).
     auto draw = [&](const std::vector<double> &xs, const std::vector<double> &ys, const QColor &c, Qt::PenStyle style) {
@@ -218,13 +320,81 @@ void GridItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidge
         QVector<QLineF> segs;
         segs.reserve(static_cast<qsizetype>(xs.size() + ys.size()));
         for (double x : xs)
-            segs.append(QLineF(std::round(x), m_area.top(), std::round(x), m_area.bottom()));
+            segs.append(QLineF(std::round(x), area.top(), std::round(x), area.bottom()));
         for (double y : ys)
-            segs.append(QLineF(m_area.left(), std::round(y), m_area.right(), std::round(y)));
+            segs.append(QLineF(area.left(), std::round(y), area.right(), std::round(y)));
         painter->drawLines(segs);
     };
     draw(l.minorX, l.minorY, m_minor, Qt::DashLine); // dashed like Qt Charts' minor grid
     draw(l.majorX, l.majorY, m_major, Qt::SolidLine);
+
+    // Static series, in the order added, clipped to the plot area here (a painter clip would make the vector
+    // exporters turn every dash into a polygon).
+    painter->setRenderHint(QPainter::Antialiasing, true);
+    const QRectF clip = m_area; // in item coordinates, before the shift
+    for (const QPointer<QXYSeries> &series : m_static) {
+        if (!series || !series->isVisible() || series->count() < 2 || series->pen().style() == Qt::NoPen)
+            continue;
+        const QAbstractAxis *ax = nullptr;
+        const QAbstractAxis *ay = nullptr;
+        for (const QAbstractAxis *a : series->attachedAxes())
+            (a->orientation() == Qt::Horizontal ? ax : ay) = a;
+        if (!ax || !ay || !isGridAxis(ax) || !isGridAxis(ay))
+            continue;
+        painter->setPen(series->pen());
+        const QList<QPointF> pts = series->points();
+        QPointF prev(position(ax, pts[0].x(), m_area), position(ay, pts[0].y(), m_area));
+        for (qsizetype i = 1; i < pts.size(); ++i) {
+            const QPointF next(position(ax, pts[i].x(), m_area), position(ay, pts[i].y(), m_area));
+            QPointF a = prev, b = next;
+            if (clipSegment(a, b, clip))
+                painter->drawLine(a + shift, b + shift);
+            prev = next;
+        }
+    }
+    painter->restore();
+}
+
+void GridItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+{
+    if (m_area.width() < 2 || m_area.height() < 2)
+        return;
+    const QTransform t = painter->deviceTransform();
+    const bool raster = painter->paintEngine() && painter->paintEngine()->type() == QPaintEngine::Raster;
+    if (!raster || t.type() > QTransform::TxTranslate) {
+        paintGrid(painter, m_area, lines(), QPointF());
+        return;
+    }
+    // On screen: one opaque pixmap of the plot area in device pixels, drawn again only after a change (or when the
+    // item lands at another sub-pixel offset); drawing it is a copy.
+    const QPointF offset(t.dx(), t.dy());
+    const QRectF device = m_area.translated(offset);
+    const QPoint origin(static_cast<int>(std::floor(device.left())), static_cast<int>(std::floor(device.top())));
+    const QPointF frac = offset - QPointF(std::floor(offset.x()), std::floor(offset.y()));
+    QByteArray key = staticKey();
+    if (m_dirty || m_cache.isNull() || m_cacheAt != frac || key != m_cacheKey) {
+        const QSize px(static_cast<int>(std::ceil(device.right())) - origin.x() + 1,
+                       static_cast<int>(std::ceil(device.bottom())) - origin.y() + 1);
+        m_cache = QPixmap(px);
+        m_cache.fill(m_background);
+        // The same lines, moved into the pixmap's device pixels.
+        Lines l = lines();
+        const QPointF shift = offset - QPointF(origin);
+        for (auto *v : {&l.majorX, &l.minorX})
+            for (double &x : *v)
+                x += shift.x();
+        for (auto *v : {&l.majorY, &l.minorY})
+            for (double &y : *v)
+                y += shift.y();
+        QPainter p(&m_cache);
+        paintGrid(&p, device.translated(-QPointF(origin)), l, shift);
+        m_cacheAt = frac;
+        m_cacheKey = std::move(key);
+        m_dirty = false;
+    }
+    painter->save();
+    painter->setClipRect(m_area);
+    painter->drawPixmap(QPointF(origin) - offset, m_cache);
     painter->restore();
 }
 
