@@ -5,6 +5,7 @@
 #include "ui/charts/chartview.h"
 #include "ui/charts/griditem.h"
 #include "ui/charts/memorychart.h"
+#include "ui/charts/rooflinechart.h"
 #include "ui/charts/scalingchart.h"
 #include "ui/charts/sweepchart.h"
 #include "ui/charts/trendschart.h"
@@ -15,6 +16,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QChart>
+#include <QLineSeries>
 #include <QLogValueAxis>
 #include <QValueAxis>
 #include <QMenu>
@@ -61,7 +63,47 @@ private slots:
     void gridTicks();
     void gridFollowsTheAxes();
     void suspendedChartCatchesUp();
+    void staticSeriesDrawnByTheBackground();
 };
+
+void TestChartView::staticSeriesDrawnByTheBackground()
+{
+    // The roofline's roofs are drawn by the cached plot background, not by Qt Charts: the series are transparent,
+    // yet the main memory slope shows on screen, and moves when the device changes (the cache follows the data).
+    ui::ScenarioDocument doc(library());
+    ui::RooflineChart chart(&doc);
+    ui::ChartView view(&chart);
+    view.resize(1000, 650);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QLineSeries *ceiling = chart.ceilingSeries().value(0);
+    QVERIFY(ceiling);
+    QCOMPARE(ceiling->opacity(), 0.0);
+    QVERIFY(ceiling->isVisible());
+
+    // A point on the main (HBM) slope at 0.02 FLOP/byte, far from labels and operator points.
+    auto darkNear = [&](double bytesPerS) {
+        const QPointF value(0.02, 0.02 * bytesPerS / 1e12); // the axis is in TFLOP/s for an H100
+        const QPoint px = view.mapFromScene(chart.chart()->mapToPosition(value, ceiling));
+        const QImage img = view.viewport()->grab().toImage();
+        for (int dy = -2; dy <= 2; ++dy)
+            for (int dx = -2; dx <= 2; ++dx) {
+                const QColor c = img.pixelColor(px + QPoint(dx, dy));
+                if (c.red() + c.green() + c.blue() < 250) // the slope is drawn in the foreground colour
+                    return true;
+            }
+        return false;
+    };
+    const double h100 = doc.analysis().bandwidth;
+    QVERIFY(darkNear(h100));
+    QVERIFY(!darkNear(h100 * 4)); // nothing drawn where no roof is
+    doc.setHardwareById("a100-80gb-sxm");
+    const double a100 = doc.analysis().bandwidth;
+    QVERIFY(a100 < h100 * 0.7);
+    QCoreApplication::processEvents();
+    QVERIFY(darkNear(a100));
+    QVERIFY(!darkNear(h100)); // the old slope is gone from the cached picture
+}
 
 void TestChartView::gridTicks_data()
 {
