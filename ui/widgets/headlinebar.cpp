@@ -20,7 +20,6 @@ namespace {
 QString q(const std::string &s) { return QString::fromStdString(s); }
 QString si(double v, const char *unit) { return q(formatSi(v, unit)); }
 
-void setIfChanged(SteadyLabel *label, const QString &text) { label->setText(text); }
 
 } // namespace
 
@@ -79,6 +78,12 @@ HeadlineBar::Figure HeadlineBar::addFigure(QGridLayout *grid, int column, const 
 }
 
 QString HeadlineBar::Figure::text() const { return value->text() + QLatin1Char(' ') + caption->text(); }
+
+void HeadlineBar::Figure::set(const QString &v, const QString &c) const
+{
+    value->setText(v);
+    caption->setText(c);
+}
 
 QString HeadlineBar::timeText() const { return m_time.text(); }
 QString HeadlineBar::throughputText() const { return m_throughput.text(); }
@@ -149,43 +154,29 @@ void HeadlineBar::refresh()
 {
     const Analysis &a = m_doc->analysis();
     const Scenario &s = m_doc->scenario();
+    const QString time = si(a.totals.timeS, "s");
     switch (s.phase) {
-    case Phase::Decode:
-        setIfChanged(m_time.value, si(a.totals.timeS, "s"));
-        setIfChanged(m_time.caption, tr("per token (per decode step)"));
-        break;
-    case Phase::Prefill:
-        setIfChanged(m_time.value, si(a.totals.timeS, "s"));
-        setIfChanged(m_time.caption, tr("time to first token (prefill)"));
-        break;
+    case Phase::Decode: m_time.set(time, tr("per token (per decode step)")); break;
+    case Phase::Prefill: m_time.set(time, tr("time to first token (prefill)")); break;
     case Phase::Generate:
-        setIfChanged(m_time.value, tr("%1 + %2/token").arg(si(a.phases.ttftS, "s"), si(a.phases.tpotS, "s")));
-        setIfChanged(m_time.caption, tr("first token, then each token · %1 in all").arg(si(a.phases.e2eS, "s")));
+        m_time.set(tr("%1 + %2/token").arg(si(a.phases.ttftS, "s"), si(a.phases.tpotS, "s")),
+                   tr("first token, then each token · %1 in all").arg(si(a.phases.e2eS, "s")));
         break;
-    case Phase::Encode:
-        setIfChanged(m_time.value, si(a.totals.timeS, "s"));
-        setIfChanged(m_time.caption, tr("per batch (encode)"));
-        break;
-    case Phase::Train:
-        setIfChanged(m_time.value, si(a.totals.timeS, "s"));
-        setIfChanged(m_time.caption, tr("per training step"));
-        break;
+    case Phase::Encode: m_time.set(time, tr("per batch (encode)")); break;
+    case Phase::Train: m_time.set(time, tr("per training step")); break;
     }
-    setIfChanged(m_throughput.value, si(a.totals.tokensPerS, ""));
-    setIfChanged(m_throughput.caption, tr("tokens/s"));
-    setIfChanged(m_memory.value, tr("%1 of %2").arg(si(a.memory.total(), "B"), si(a.memory.capacity, "B")));
+    m_throughput.set(si(a.totals.tokensPerS, ""), tr("tokens/s"));
     const int percent = a.memory.capacity > 0 ? qRound(100 * a.memory.total() / a.memory.capacity) : 0;
-    setIfChanged(m_memory.caption, a.memory.fits ? tr("memory per device (%1 %)").arg(percent) : tr("does not fit in one device"));
+    m_memory.set(tr("%1 of %2").arg(si(a.memory.total(), "B"), si(a.memory.capacity, "B")),
+                 a.memory.fits ? tr("memory per device (%1 %)").arg(percent) : tr("does not fit in one device"));
     setWarned(!a.memory.fits);
-    setIfChanged(m_bound.value, QString::fromUtf8(toString(a.totals.bound).data()) + tr("-bound"));
-    setIfChanged(m_bound.caption, tr("%1 FLOP/byte, ridge %2").arg(q(formatRatio(a.totals.intensity)), q(formatRatio(a.ridge))));
+    m_bound.set(QString::fromUtf8(toString(a.totals.bound).data()) + tr("-bound"),
+                tr("%1 FLOP/byte, ridge %2").arg(q(formatRatio(a.totals.intensity)), q(formatRatio(a.ridge))));
 
     const bool error = !m_doc->analysisError().isEmpty();
-    if (error)
-        setIfChanged(m_explanation, tr("Cannot analyse this combination: %1. The figures show the last valid one.")
-                                        .arg(m_doc->analysisError()));
-    else
-        setIfChanged(m_explanation, q(explain(m_doc->hardware(), m_doc->model(), s, a)));
+    m_explanation->setText(error ? tr("Cannot analyse this combination: %1. The figures show the last valid one.")
+                                       .arg(m_doc->analysisError())
+                                 : q(explain(m_doc->hardware(), m_doc->model(), s, a)));
     if (error != m_errorShown) {
         m_errorShown = error;
         applyFonts();

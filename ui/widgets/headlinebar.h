@@ -49,6 +49,7 @@ private:
         SteadyLabel *value = nullptr;
         SteadyLabel *caption = nullptr;
         QString text() const;
+        void set(const QString &value, const QString &caption) const;
     };
     Figure addFigure(QGridLayout *grid, int column, const char *name, const QString &tip);
     void setWarned(bool warned);
