@@ -202,7 +202,7 @@ void MainWindow::buildFeatures()
     connect(m_tabs, &QTabWidget::currentChanged, exports, &ExportActions::updateActions);
     exports->updateActions();
 
-    // Compare with a second device (a dock with the delta table; the charts overlay device B).
+    // Compare with a scenario B: another device and/or formats (a dock with the delta table; the charts overlay B).
     auto *compareDock = new QDockWidget(tr("Compare"), this);
     compareDock->setObjectName("CompareDock");
     auto *comparePanel = new ComparePanel(m_doc, compareDock);
@@ -229,7 +229,7 @@ void MainWindow::buildFeatures()
         comparePanel->picker()->showPopup();
     });
     compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
-    compare->setToolTip(tr("Overlay a second device on the charts, with a table of differences."));
+    compare->setToolTip(tr("Overlay a scenario B (another device, other formats) on the charts, with a table of differences."));
 
     // Lessons, presentation mode and "Measure this computer" (before Help).
     m_lessons = new LessonActions(m_doc, this);

@@ -1,11 +1,15 @@
-// Compare mode: picking device B fills the delta table from ScenarioDocument::compareAnalysis(), "None" clears it,
-// the table follows analysisChanged, and the headline metrics point the right way.
+// Compare mode: picking device B or B's formats fills the delta table from ScenarioDocument::compareAnalysis(),
+// "None" clears it, "same as A" drops an override, the table and status name what B changes, a B that does not
+// analyse says why in one line, the table follows analysisChanged, and the headline metrics point the right way.
 #include "io/presets.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/widgets/comparemetrics.h"
 #include "ui/widgets/comparepanel.h"
 
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
 #include <QTableWidget>
 #include <QTest>
 #include <QToolButton>
@@ -29,6 +33,15 @@ void pick(ui::ComparePanel &panel, const QString &id)
     panel.picker()->setCurrentIndex(row);
     emit panel.picker()->activated(row); // what a click in the list does
 }
+/// Chooses the item with this text in a format picker as a click in its list does.
+void choose(QComboBox *box, const QString &text)
+{
+    const int row = box->findText(text);
+    QVERIFY2(row >= 0, qPrintable(text));
+    box->setCurrentIndex(row);
+    emit box->activated(row);
+}
+bool near(double a, double b, double rel) { return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b)); }
 } // namespace
 
 class TestComparePanel : public QObject
@@ -67,7 +80,10 @@ private slots:
         QVERIFY(doc.compareAnalysis());
         const auto expected = ui::compareMetrics(doc.analysis(), *doc.compareAnalysis(), doc.scenario());
         QCOMPARE(table->rowCount(), int(expected.size()));
-        QVERIFY(table->horizontalHeaderItem(2)->text().contains(QString::fromStdString(doc.compareHardware()->name)));
+        // The header names B's device (without its vendor: "Instinct MI300X").
+        const QString header = table->horizontalHeaderItem(2)->text();
+        QVERIFY2(header.startsWith("B: ") && header.contains(doc.compareSummary()), qPrintable(header));
+        QVERIFY(QString::fromStdString(doc.compareHardware()->name).endsWith(doc.compareSummary()));
 
         const int time = rowOf(table, "Time per token");
         QVERIFY(time >= 0);
@@ -113,6 +129,165 @@ private slots:
         QVERIFY(panel.table()->horizontalHeaderItem(2)->text().contains("B200"));
     }
 
+    // B = A with other formats on A's own device: Llama-2-70B decode on an H100, batch 1.
+    void formatPickersSetB_data()
+    {
+        QTest::addColumn<QString>("picker");
+        QTest::addColumn<QString>("choice");
+        QTest::addColumn<QString>("summary");
+        QTest::addColumn<QString>("row");
+        QTest::newRow("fp16 -> int4 weights") << "compareWeights" << "int4" << "int4 weights" << "Weight format";
+        QTest::newRow("fp16 -> int4-g128 weights") << "compareWeights" << "int4 (g128 fp16 scales)" << "int4-g128 weights"
+                                                   << "Weight format";
+        QTest::newRow("fp16 -> fp8 KV cache") << "compareKv" << "fp8" << "fp8 KV cache" << "KV-cache format";
+        QTest::newRow("fp16 -> fp8 activations") << "compareActivations" << "fp8" << "fp8 activations"
+                                                 << "Activation format";
+    }
+    void formatPickersSetB()
+    {
+        QFETCH(QString, picker);
+        QFETCH(QString, choice);
+        QFETCH(QString, summary);
+        QFETCH(QString, row);
+        ui::ScenarioDocument doc(m_lib);
+        ui::ComparePanel panel(&doc);
+        auto *box = panel.findChild<QComboBox *>(picker);
+        QVERIFY(box);
+        QVERIFY(!doc.isComparing());
+        QCOMPARE(box->currentIndex(), 0);
+        QCOMPARE(box->itemText(0), QString("same as A (fp16)"));
+
+        choose(box, choice); // with comparison off: compare A with itself in that format
+        QVERIFY(doc.isComparing());
+        QVERIFY(!doc.compareHardware()); // same device as A
+        QCOMPARE(panel.picker()->currentId(), ui::ComparePanel::sameDeviceId());
+        QCOMPARE(doc.compareSummary(), summary);
+        QVERIFY(doc.compareAnalysis());
+        QVERIFY(doc.compareError().isEmpty());
+        QCOMPARE(doc.compareDevice().id, doc.hardware().id);
+        // The table and the status line name what B changes.
+        QCOMPARE(panel.table()->horizontalHeaderItem(2)->text(), "B: " + summary);
+        QVERIFY2(panel.statusLabel()->text().startsWith("B: " + summary + " — "), qPrintable(panel.statusLabel()->text()));
+        const int r = rowOf(panel.table(), row);
+        QVERIFY(r >= 0);
+        QCOMPARE(panel.table()->item(r, 3)->text(), QString("differs"));
+        QVERIFY(panel.table()->item(r, 2)->text().startsWith(choice.left(4)));
+        QVERIFY(panel.findChild<QToolButton *>("swapButton")->isEnabled());
+        // A's scenario is untouched (view state): nothing to undo.
+        QVERIFY(doc.scenario().weights.type == core::DType::FP16);
+        QCOMPARE(doc.undoStack()->count(), 0);
+
+        choose(box, box->itemText(0)); // "same as A": the override goes, comparison stays on
+        QVERIFY(doc.isComparing());
+        QCOMPARE(doc.compareSummary(), QString("same as A"));
+        QVERIFY(doc.compareScenario() == doc.scenario());
+        QVERIFY(!panel.findChild<QToolButton *>("swapButton")->isEnabled());
+    }
+
+    // Llama-2-70B decode at batch 1 on an H100: int4 weights are a quarter of fp16's 138 GB, and the memory-bound
+    // step that streams them gets faster.
+    void int4WeightsOnOneDevice()
+    {
+        ui::ScenarioDocument doc(m_lib);
+        ui::ComparePanel panel(&doc);
+        choose(panel.weightsPicker(), "int4 (g128 fp16 scales)");
+        const core::Analysis &a = doc.analysis();
+        const core::Analysis &b = *doc.compareAnalysis();
+        QVERIFY(near(a.memory.weights, 138e9, 0.01));
+        QVERIFY(near(b.memory.weights, a.memory.weights * 4.125 / 16, 1e-9)); // 4 bits + one fp16 scale per 128
+        QVERIFY(near(b.memory.kv, a.memory.kv, 1e-12));
+        QVERIFY(b.totals.timeS < a.totals.timeS * 0.5);
+        const int time = rowOf(panel.table(), "Time per token");
+        QCOMPARE(panel.table()->item(time, 2)->text(), ui::formatSeconds(b.totals.timeS));
+        QCOMPARE(panel.table()->item(time, 3)->data(Qt::ForegroundRole).value<QBrush>().color(), QColor("#009E73"));
+        // A later edit of A (the batch) carries over to B; B keeps its override.
+        core::Scenario s = doc.scenario();
+        s.batch = 8;
+        doc.setScenario(s, "batch");
+        QCOMPARE(doc.compareScenario().batch, int64_t(8));
+        QVERIFY(doc.compareScenario().weights.type == core::DType::INT4);
+        QCOMPARE(panel.weightsPicker()->currentText(), QString("int4 (g128 fp16 scales)"));
+    }
+
+    // A device and a format together; the summary lists both, and None turns everything off.
+    void deviceAndFormat()
+    {
+        ui::ScenarioDocument doc(m_lib);
+        ui::ComparePanel panel(&doc);
+        pick(panel, "mi300x");
+        choose(panel.weightsPicker(), "int4");
+        QCOMPARE(doc.compareSummary(), QString("Instinct MI300X, int4 weights"));
+        QCOMPARE(doc.compareLabel(), QString("B: Instinct MI300X, int4 weights"));
+        QCOMPARE(panel.table()->horizontalHeaderItem(2)->text(), QString("B: Instinct MI300X\nint4 weights"));
+        QCOMPARE(doc.compareAnalysis()->memory.capacity, 192e9);
+        pick(panel, ui::ComparePanel::sameDeviceId()); // keeps the format
+        QCOMPARE(doc.compareSummary(), QString("int4 weights"));
+        pick(panel, "mi300x");
+        pick(panel, QString());
+        QVERIFY(!doc.isComparing());
+        QVERIFY(!doc.compareAnalysis());
+        QCOMPARE(panel.weightsPicker()->currentIndex(), 0);
+        QCOMPARE(panel.table()->rowCount(), 0);
+        QCOMPARE(panel.table()->horizontalHeaderItem(2)->text(), QString("B"));
+    }
+
+    // A B that does not analyse has no analysis, and the panel says why in one line; A is unaffected.
+    void bThatDoesNotAnalyse()
+    {
+        ui::ScenarioDocument doc(m_lib);
+        ui::ComparePanel panel(&doc);
+        core::HardwareSpec broken = *m_lib->findHardware("h100-sxm");
+        broken.id = "h100-no-bandwidth";
+        broken.name = "H100 without bandwidth";
+        broken.memory[broken.mainMemoryIndex()].bandwidthBytesPerS.value = 0;
+        const double timeA = doc.analysis().totals.timeS;
+        doc.setCompareHardware(broken);
+        QVERIFY(doc.isComparing());
+        QVERIFY(!doc.compareAnalysis());
+        QCOMPARE(doc.compareError(), QString("hardware h100-no-bandwidth has no usable compute peak or bandwidth"));
+        QCOMPARE(panel.table()->rowCount(), 0);
+        QCOMPARE(panel.statusLabel()->text(),
+                 QString("B (H100 without bandwidth) cannot run this scenario: hardware h100-no-bandwidth has no usable "
+                         "compute peak or bandwidth"));
+        QVERIFY(!panel.statusLabel()->text().contains('\n'));
+        QCOMPARE(panel.picker()->currentText(), QString("H100 without bandwidth")); // not a preset: its name
+        QCOMPARE(doc.analysis().totals.timeS, timeA);
+        QVERIFY(doc.analysisError().isEmpty());
+        // A good device again: the error goes.
+        pick(panel, "mi300x");
+        QVERIFY(doc.compareAnalysis());
+        QVERIFY(doc.compareError().isEmpty());
+    }
+
+    // Every control has a tooltip and a keyboard way in (a label with a mnemonic as its buddy, or its own).
+    void toolTipsAndKeyboard()
+    {
+        ui::ScenarioDocument doc(m_lib);
+        ui::ComparePanel panel(&doc);
+        const QList<QWidget *> controls{panel.picker(), panel.findChild<QToolButton *>("swapButton"), panel.weightsPicker(),
+                                        panel.kvPicker(), panel.activationsPicker(), panel.table()};
+        for (QWidget *w : controls) {
+            QVERIFY2(!w->toolTip().isEmpty(), qPrintable(w->objectName()));
+            QVERIFY2(w->focusPolicy() & Qt::TabFocus, qPrintable(w->objectName()));
+        }
+        QStringList mnemonics;
+        for (QLabel *label : panel.findChildren<QLabel *>()) {
+            if (!label->buddy())
+                continue;
+            const int amp = label->text().indexOf('&');
+            QVERIFY2(amp >= 0, qPrintable(label->text()));
+            mnemonics << label->text().mid(amp + 1, 1).toLower();
+        }
+        QCOMPARE(mnemonics.size(), 4); // device and the three formats
+        const int amp = panel.findChild<QToolButton *>("swapButton")->text().indexOf('&');
+        QVERIFY(amp >= 0);
+        mnemonics << panel.findChild<QToolButton *>("swapButton")->text().mid(amp + 1, 1).toLower();
+        QCOMPARE(QSet<QString>(mnemonics.begin(), mnemonics.end()).size(), mnemonics.size()); // no clashes
+        // The tooltip of the device picker survives the document writing the current device back.
+        pick(panel, "mi300x");
+        QVERIFY(panel.picker()->toolTip().startsWith("Device B"));
+    }
+
     void swapMakesBCurrent()
     {
         ui::ScenarioDocument doc(m_lib);
@@ -123,6 +298,27 @@ private slots:
         QCOMPARE(doc.compareHardware()->id, std::string("h100-sxm"));
         doc.undoStack()->undo();
         QCOMPARE(doc.hardware().id, std::string("h100-sxm"));
+    }
+
+    // Swap carries B's formats into A in one undo step, and A's old formats into B.
+    void swapCarriesFormats()
+    {
+        ui::ScenarioDocument doc(m_lib);
+        ui::ComparePanel panel(&doc);
+        pick(panel, "mi300x");
+        choose(panel.weightsPicker(), "int4");
+        const double timeB = doc.compareAnalysis()->totals.timeS;
+        QTest::mouseClick(panel.findChild<QToolButton *>("swapButton"), Qt::LeftButton);
+        QCOMPARE(doc.hardware().id, std::string("mi300x"));
+        QVERIFY(doc.scenario().weights.type == core::DType::INT4);
+        QVERIFY(near(doc.analysis().totals.timeS, timeB, 1e-12));
+        QCOMPARE(doc.compareHardware()->id, std::string("h100-sxm"));
+        QVERIFY(doc.compareScenario().weights.type == core::DType::FP16);
+        QCOMPARE(doc.compareSummary(), QString("H100 SXM5 80GB, fp16 weights"));
+        QCOMPARE(doc.undoStack()->count(), 1);
+        doc.undoStack()->undo();
+        QCOMPARE(doc.hardware().id, std::string("h100-sxm"));
+        QVERIFY(doc.scenario().weights.type == core::DType::FP16);
     }
 
     // Llama-2-70B decode at batch 1 is memory-bound: the device with more bandwidth is faster per token.

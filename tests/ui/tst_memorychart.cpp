@@ -1,5 +1,6 @@
 // The memory chart follows the document: weight format and parallelism change the per-device footprint bars, every
-// memory level has its capacity bar, and a footprint over main-memory capacity shows the warning state.
+// memory level has its capacity bar, a footprint over main-memory capacity shows the warning state, and compare mode
+// adds scenario B's footprint bar (and B's capacity on another device).
 #include "ui/charts/callout.h"
 #include "ui/charts/memorychart.h"
 #include "ui/document/scenariodocument.h"
@@ -7,6 +8,7 @@
 #include "io/presets.h"
 
 #include <QAreaSeries>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QLegend>
 #include <QLegendMarker>
@@ -53,6 +55,10 @@ private slots:
     void narrowLegendDropsSizes();
     void overflowFillIsSolid();
     void dataAndCsv();
+    void compareAddsFootprintB_data();
+    void compareAddsFootprintB();
+    void compareOverCapacity();
+    void compareOffRemovesEverySeries();
 };
 
 void TestMemoryChart::barsMatchFootprint()
@@ -253,6 +259,125 @@ void TestMemoryChart::overflowFillIsSolid()
         QCOMPARE(chart.overflowSeries()->brush().color().rgb(), t.warning.rgb());
         QVERIFY(chart.overflowSeries()->brush().color().alphaF() < 1.0);
     }
+}
+
+// Llama-2-70B decode at batch 1 on an H100 (138 GB of fp16 weights) against B.
+void TestMemoryChart::compareAddsFootprintB_data()
+{
+    QTest::addColumn<QString>("device");  // "" = A's device
+    QTest::addColumn<int>("weights");     // core::DType, -1 = same as A
+    QTest::addColumn<int>("group");
+    QTest::addColumn<double>("weightsB"); // B's weights bar, bytes
+    QTest::addColumn<double>("capacityB"); // B's capacity row, bytes; 0 = no row (same device)
+    QTest::newRow("fp16 -> int4 on H100: 138 GB -> 34.5 GB") << "" << int(core::DType::INT4) << 0 << 138e9 / 4 << 0.0;
+    QTest::newRow("fp16 -> int4-g128 on H100: 138 GB -> 35.6 GB (4.125 bits)")
+        << "" << int(core::DType::INT4) << 128 << 138e9 * 4.125 / 16 << 0.0;
+    QTest::newRow("H100 vs MI300X: same 138 GB, B's capacity 192 GB") << "mi300x" << -1 << 0 << 138e9 << 192e9;
+    QTest::newRow("H100 vs MI300X int4: 34.5 GB against 192 GB") << "mi300x" << int(core::DType::INT4) << 0 << 138e9 / 4
+                                                                  << 192e9;
+}
+
+void TestMemoryChart::compareAddsFootprintB()
+{
+    QFETCH(QString, device);
+    QFETCH(int, weights);
+    QFETCH(int, group);
+    QFETCH(double, weightsB);
+    QFETCH(double, capacityB);
+    ui::ScenarioDocument doc(library());
+    MemoryChart chart(&doc);
+    chart.chart()->resize(900, 600);
+    const int levels = chart.levelSeries().size();
+    auto *y = qobject_cast<QCategoryAxis *>(chart.chart()->axes(Qt::Vertical).value(0));
+    QVERIFY(y);
+    const int rowsBefore = y->count();
+    ui::CompareSpec spec;
+    if (!device.isEmpty())
+        spec.hardware = *library()->findHardware(device.toStdString());
+    if (weights >= 0)
+        spec.weights = core::WeightFormat{static_cast<core::DType>(weights), group, core::DType::FP16};
+    doc.setCompare(spec);
+    QVERIFY(doc.compareAnalysis());
+    const core::MemoryFootprint &b = doc.compareAnalysis()->memory;
+
+    // B's bars are B's analysis, pinned to the published size (Llama-2-70B: 69.0 B parameters, 138 GB in fp16).
+    QVERIFY(near(chart.componentBytes(MemoryChart::Weights), 138e9, 0.01));
+    QVERIFY(near(chart.compareComponentBytes(MemoryChart::Weights), weightsB, 0.01));
+    QVERIFY(near(chart.compareComponentBytes(MemoryChart::Weights), b.weights, 1e-9));
+    QVERIFY(near(chart.compareComponentBytes(MemoryChart::KvCache), b.kv, 1e-6));
+    QVERIFY(chart.compareComponentSeries(MemoryChart::Weights)->isVisible());
+    QVERIFY(!chart.compareComponentSeries(MemoryChart::Gradients)->isVisible());
+    // Stacked on its own row, under A's.
+    const QLineSeries *wa = chart.componentSeries(MemoryChart::Weights)->upperSeries();
+    const QLineSeries *wb = chart.compareComponentSeries(MemoryChart::Weights)->upperSeries();
+    const QLineSeries *kvb = chart.compareComponentSeries(MemoryChart::KvCache)->upperSeries();
+    QVERIFY(wb->at(0).y() < wa->at(0).y());
+    QVERIFY(near(kvb->at(0).x(), wb->at(1).x()));
+    // Same colours as A's parts: one legend entry stands for both.
+    QCOMPARE(chart.compareComponentSeries(MemoryChart::Weights)->brush().color(),
+             chart.componentSeries(MemoryChart::Weights)->brush().color());
+    // A's levels stay; B's main memory gets a row when B runs on another device.
+    QCOMPARE(chart.levelSeries().size(), levels);
+    QCOMPARE(chart.compareCapacitySeries()->isVisible(), capacityB > 0);
+    QCOMPARE(chart.compareCapacityBytes(), capacityB);
+    QCOMPARE(y->count(), rowsBefore + (capacityB > 0 ? 2 : 1));
+    QVERIFY(y->categoriesLabels().contains("B\nper device"));
+    QCOMPARE(b.capacity, capacityB > 0 ? capacityB : 80e9);
+    QVERIFY(b.fits);
+    QVERIFY(!chart.compareOverCapacity());
+    QVERIFY2(chart.compareFitText().startsWith(doc.compareLabel() + " — fits: "), qPrintable(chart.compareFitText()));
+
+    const nlohmann::json j = chart.data();
+    QCOMPARE(j.at("compare").at("label").get<std::string>(), doc.compareLabel().toStdString());
+    QVERIFY(near(j.at("compare").at("footprint_per_device").at("weights").get<double>(), b.weights, 1e-12));
+    QCOMPARE(j.at("compare").at("capacity_bytes").get<double>(), b.capacity);
+    const QStringList lines = chart.csv().trimmed().split('\n');
+    QCOMPARE(lines.filter(QRegularExpression("^b_footprint,")).size(), int(MemoryChart::ComponentCount) + 1);
+    QCOMPARE(lines.filter(QRegularExpression("^b_level,")).size(), 1);
+    QVERIFY(lines.contains(QString("b_footprint,weights,%1,").arg(b.weights, 0, 'g', 17)));
+}
+
+// B in fp32 on the H100: 276 GB of weights do not fit 80 GB; the verdict and the overlay say so.
+void TestMemoryChart::compareOverCapacity()
+{
+    ui::ScenarioDocument doc(library());
+    MemoryChart chart(&doc);
+    ui::CompareSpec spec;
+    spec.weights = core::WeightFormat{core::DType::FP32, 0, core::DType::FP16};
+    doc.setCompare(spec);
+    QVERIFY(near(chart.compareComponentBytes(MemoryChart::Weights), 276e9, 0.01));
+    QVERIFY(chart.compareOverCapacity());
+    QVERIFY(chart.compareOverflowSeries()->isVisible());
+    QVERIFY(near(chart.compareOverflowSeries()->upperSeries()->at(0).x() * 1e9, 80e9));
+    QVERIFY2(chart.compareFitText().startsWith("B: fp32 weights — does not fit: "), qPrintable(chart.compareFitText()));
+    QVERIFY(!chart.compareCapacitySeries()->isVisible()); // same device: A's capacity line is B's
+    QCOMPARE(chart.data().at("compare").at("fits").get<bool>(), false);
+}
+
+void TestMemoryChart::compareOffRemovesEverySeries()
+{
+    ui::ScenarioDocument doc(library());
+    MemoryChart chart(&doc);
+    auto *y = qobject_cast<QCategoryAxis *>(chart.chart()->axes(Qt::Vertical).value(0));
+    const QStringList rowsBefore = y->categoriesLabels();
+    const QString csvBefore = chart.csv();
+    ui::CompareSpec spec;
+    spec.hardware = *library()->findHardware("mi300x");
+    spec.weights = core::WeightFormat{core::DType::FP32, 0, core::DType::FP16}; // over B's capacity too
+    doc.setCompare(spec);
+    QVERIFY(chart.compareOverCapacity());
+    int shown = 0;
+    for (const QAbstractSeries *s : chart.chart()->series())
+        shown += s->objectName().startsWith("compare") && s->isVisible();
+    QVERIFY(shown >= 5); // weights, KV cache, activations, overflow, capacity (and its line)
+    doc.setCompare(std::nullopt);
+    for (const QAbstractSeries *s : chart.chart()->series())
+        if (s->objectName().startsWith("compare"))
+            QVERIFY2(!s->isVisible(), qPrintable(s->objectName()));
+    QCOMPARE(chart.compareFitText(), QString());
+    QCOMPARE(y->categoriesLabels(), rowsBefore);
+    QVERIFY(!chart.data().contains("compare"));
+    QCOMPARE(chart.csv(), csvBefore);
 }
 
 QTEST_MAIN(TestMemoryChart)

@@ -75,6 +75,9 @@ private slots:
     void selectionByClick();
     void hoverShowsCallout();
     void compareDeviceAddsSeries();
+    void compareFormatMovesModelPoint_data();
+    void compareFormatMovesModelPoint();
+    void compareOffRemovesEverySeries();
     void legendTogglesSeries();
     void viewZoomPanReset();
     void dataAndCsv();
@@ -267,13 +270,88 @@ void TestRooflineChart::compareDeviceAddsSeries()
     QVERIFY(chart.compareSeries()->isVisible());
     QVERIFY(chart.compareModelSeries()->isVisible());
     QCOMPARE(visibleSeries(chart.chart()), before + 2);
-    QVERIFY(chart.compareSeries()->name().contains("H200"));
+    QCOMPARE(chart.compareSeries()->name(), QString("B roofline"));
+    QCOMPARE(chart.compareModelSeries()->name(), QString("B: whole model"));
+    QCOMPARE(chart.data().at("compare").at("hardware").get<std::string>(), std::string("h200-sxm"));
+    QCOMPARE(chart.data().at("compare").at("label").get<std::string>(), std::string("B: H200 SXM 141GB"));
     // H200 has more bandwidth: its model point is faster at the same intensity
     QVERIFY(chart.compareModelSeries()->at(0).y() > chart.modelSeries()->at(0).y() * 1.2);
     QCOMPARE(chart.compareSeries()->pen().style(), Qt::DashLine);
     doc.setCompareHardware(std::nullopt);
     QVERIFY(!chart.compareSeries()->isVisible());
     QCOMPARE(visibleSeries(chart.chart()), before);
+}
+
+// B = A in other formats on the same H100 (Llama-2-70B decode, batch 1): B's whole-model point moves; B's roofline
+// is drawn only when its roofs differ from A's (fp8 activations run the matmuls against the FP8 ceiling).
+void TestRooflineChart::compareFormatMovesModelPoint_data()
+{
+    QTest::addColumn<int>("weights");     // core::DType, or -1: same as A
+    QTest::addColumn<int>("activations"); // core::DType, or -1: same as A
+    QTest::addColumn<double>("minIntensityRatio");
+    QTest::addColumn<bool>("roofline");
+    // Decode at batch 1 streams the weights: 4x fewer bytes is nearly 4x the intensity (KV and activations unchanged).
+    QTest::newRow("fp16 -> int4 weights: ~4x intensity, same roof") << int(core::DType::INT4) << -1 << 3.5 << false;
+    QTest::newRow("fp16 -> int8 weights: ~2x intensity, same roof") << int(core::DType::INT8) << -1 << 1.8 << false;
+    QTest::newRow("fp16 -> fp8 activations: the FP8 ceiling") << -1 << int(core::DType::FP8) << 0.99 << true;
+}
+
+void TestRooflineChart::compareFormatMovesModelPoint()
+{
+    QFETCH(int, weights);
+    QFETCH(int, activations);
+    QFETCH(double, minIntensityRatio);
+    QFETCH(bool, roofline);
+    ui::ScenarioDocument doc(library());
+    ui::RooflineChart chart(&doc);
+    const int before = visibleSeries(chart.chart());
+    ui::CompareSpec spec;
+    if (weights >= 0)
+        spec.weights = core::WeightFormat{static_cast<core::DType>(weights), 0, core::DType::FP16};
+    if (activations >= 0)
+        spec.activations = static_cast<core::DType>(activations);
+    doc.setCompare(spec);
+    QVERIFY(doc.compareAnalysis());
+    QVERIFY(chart.compareModelSeries()->isVisible());
+    QCOMPARE(chart.compareModelSeries()->count(), 1);
+    QCOMPARE(chart.compareSeries()->isVisible(), roofline);
+    QCOMPARE(visibleSeries(chart.chart()), before + (roofline ? 2 : 1));
+    const QPointF a = chart.modelSeries()->at(0), b = chart.compareModelSeries()->at(0);
+    // B's point is B's analysis: its total intensity and achieved FLOP/s.
+    QVERIFY(near(b.x(), doc.compareAnalysis()->totals.intensity, 1e-9));
+    QVERIFY(near(b.y() * chart.yScale(), doc.compareAnalysis()->totals.achievedFlopsPerS, 1e-9));
+    QVERIFY2(b.x() >= a.x() * minIntensityRatio, qPrintable(QString("%1 vs %2").arg(b.x()).arg(a.x())));
+    if (weights >= 0) // memory-bound: fewer bytes, more FLOP/s
+        QVERIFY(b.y() > a.y() * minIntensityRatio * 0.9);
+    if (roofline)
+        QVERIFY(near(chart.compareSeries()->at(2).y() * chart.yScale(), doc.compareAnalysis()->peakFlops, 1e-9));
+    const nlohmann::json j = chart.data();
+    QCOMPARE(j.at("compare").at("roofline_drawn").get<bool>(), roofline);
+    QCOMPARE(j.at("compare").at("hardware").get<std::string>(), doc.hardware().id);
+    QVERIFY(near(j.at("compare").at("model_intensity").get<double>(), b.x(), 1e-12));
+    const QStringList lines = chart.csv().trimmed().split('\n');
+    QCOMPARE(lines.filter(QRegularExpression("^b_model,")).size(), 1);
+    QCOMPARE(lines.filter(QRegularExpression("^b_ridge,")).size(), roofline ? 1 : 0);
+}
+
+void TestRooflineChart::compareOffRemovesEverySeries()
+{
+    ui::ScenarioDocument doc(library());
+    ui::RooflineChart chart(&doc);
+    const int before = visibleSeries(chart.chart());
+    const QString csvBefore = chart.csv();
+    ui::CompareSpec spec;
+    spec.hardware = *library()->findHardware("mi300x");
+    spec.weights = core::WeightFormat{core::DType::INT4, 128, core::DType::FP16};
+    doc.setCompare(spec);
+    QCOMPARE(visibleSeries(chart.chart()), before + 2);
+    doc.setCompare(std::nullopt);
+    QCOMPARE(visibleSeries(chart.chart()), before);
+    for (const QAbstractSeries *s : chart.chart()->series())
+        if (s->objectName().startsWith("compare"))
+            QVERIFY2(!s->isVisible(), qPrintable(s->objectName()));
+    QVERIFY(!chart.data().contains("compare"));
+    QCOMPARE(chart.csv(), csvBefore);
 }
 
 void TestRooflineChart::legendTogglesSeries()

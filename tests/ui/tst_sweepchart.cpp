@@ -1,4 +1,5 @@
-// The batch sweep chart: its markers follow the document and core::answerBatchSweep, and a click sets the batch.
+// The batch sweep chart: its markers follow the document and core::answerBatchSweep, a click sets the batch, and
+// compare mode adds scenario B's curves (dashed) under legend names that never change with the batch.
 #include "ui/charts/sweepchart.h"
 #include "ui/document/scenariodocument.h"
 
@@ -7,6 +8,10 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QScatterSeries>
 #include <QtTest>
 
 #include <cmath>
@@ -49,6 +54,10 @@ private slots:
     void markersMatchCore();
     void clickSetsBatchUndoably();
     void exportData();
+    void compareCurves_data();
+    void compareCurves();
+    void compareNamesStayOnBatchTicks();
+    void compareOffRemovesEverySeries();
 };
 
 void TestSweepChart::nearestPowerOfTwo_data()
@@ -196,6 +205,134 @@ void TestSweepChart::exportData()
     QCOMPARE(j.at("rows").size(), std::size_t(13));
     QCOMPARE(j.at("rows")[12].at("batch").get<int64_t>(), int64_t(4096));
     QCOMPARE(j.at("first_compute_bound_batch").get<int64_t>(), chart.computeBoundBatch());
+}
+
+// Llama-2-70B decode on an H100 against B; every B point is core::sweep on B's device and scenario.
+void TestSweepChart::compareCurves_data()
+{
+    QTest::addColumn<QString>("device"); // "" = A's device
+    QTest::addColumn<int>("weights");    // core::DType, -1 = same as A
+    QTest::addColumn<bool>("bFasterAtBatch1");
+    QTest::addColumn<qint64>("bLargestFitting");
+    // fp16 needs 138 GB + KV: A fits at no batch on 80 GB. int4 weights (34.5 GB) leave ~45 GB for a 671 MB/sequence
+    // KV cache at context 2048: batch 64 fits, 128 does not. MI300X (192 GB) holds fp16 up to batch 64 as well.
+    QTest::newRow("H100 fp16 vs int4 weights") << "" << int(core::DType::INT4) << true << qint64(64);
+    QTest::newRow("H100 vs MI300X (5.3 TB/s, 192 GB)") << "mi300x" << -1 << true << qint64(64);
+    QTest::newRow("H100 vs A100 80GB (2.0 TB/s)") << "a100-80gb-sxm" << -1 << false << qint64(0);
+}
+
+void TestSweepChart::compareCurves()
+{
+    QFETCH(QString, device);
+    QFETCH(int, weights);
+    QFETCH(bool, bFasterAtBatch1);
+    QFETCH(qint64, bLargestFitting);
+    ui::ScenarioDocument doc(library());
+    ui::SweepChart chart(&doc);
+    QVERIFY(chart.compareRows().empty());
+    ui::CompareSpec spec;
+    if (!device.isEmpty())
+        spec.hardware = *library()->findHardware(device.toStdString());
+    if (weights >= 0)
+        spec.weights = core::WeightFormat{static_cast<core::DType>(weights), 0, core::DType::FP16};
+    doc.setCompare(spec);
+
+    const auto rows = core::sweep(doc.compareDevice(), doc.model(), doc.compareScenario(), {core::parseSweepAxis("batch=1:4096")});
+    const auto answers = core::answerBatchSweep(rows);
+    QCOMPARE(chart.compareRows().size(), rows.size());
+    QCOMPARE(chart.compareAnswers().largestFitting, answers.largestFitting);
+    QCOMPARE(answers.largestFitting, bLargestFitting);
+    // The dashed B curve holds the batches that fit B's device; the dotted one the rest (joined at the limit).
+    QLineSeries *time = chart.compareTimeSeries();
+    QLineSeries *over = chart.compareTimeOverSeries();
+    QCOMPARE(time->pen().style(), Qt::DashLine);
+    QCOMPARE(chart.compareRateSeries()->pen().style(), Qt::DashLine);
+    QCOMPARE(over->pen().style(), Qt::DotLine);
+    QVERIFY(time->isVisible() && chart.compareRateSeries()->isVisible());
+    int fitting = 0;
+    for (const auto &r : rows)
+        fitting += r.scenario.batch <= answers.largestFitting;
+    QCOMPARE(time->count(), fitting);
+    for (int i = 0; i < time->count(); ++i)
+        QVERIFY(near(time->at(i).y(), ui::sweepmath::latencyS(rows[std::size_t(i)]) * 1e3));
+    QCOMPARE(over->count(), answers.largestFitting > 0 ? int(rows.size()) - fitting + 1 : int(rows.size()));
+    QVERIFY(near(over->at(over->count() - 1).y(), ui::sweepmath::latencyS(rows.back()) * 1e3));
+    // At batch 1 (the current batch) B's marker is B's analysis.
+    const QPointF m = chart.compareMarker();
+    QCOMPARE(m.x(), 1.0);
+    QVERIFY(near(m.y(), doc.compareAnalysis()->totals.timeS * 1e3));
+    QCOMPARE(m.y() < chart.currentMarker().y(), bFasterAtBatch1);
+    // Legend: "B: ms per token" and "B: tokens/s"; the title names B.
+    QCOMPARE(time->name(), QString("B: ms per token"));
+    QCOMPARE(chart.compareRateSeries()->name(), QString("B: tokens/s"));
+    QVERIFY(chart.title().endsWith(" vs " + doc.compareLabel()));
+    // Export: B's rows in the JSON, B's columns in the CSV.
+    const auto j = chart.data();
+    QCOMPARE(j.at("compare").at("rows").size(), rows.size());
+    QVERIFY(near(j.at("compare").at("rows")[0].at("latency_s").get<double>(), ui::sweepmath::latencyS(rows[0])));
+    const QStringList lines = chart.csv().split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 14);
+    QCOMPARE(lines.first(), QString("batch,latency_s,tokens_per_s,bound,memory_bytes,fits,error,"
+                                    "b_latency_s,b_tokens_per_s,b_bound,b_memory_bytes,b_fits,b_error"));
+    for (const QString &l : lines)
+        QCOMPARE(l.count(','), 12);
+    QVERIFY(near(lines[1].split(',')[7].toDouble(), ui::sweepmath::latencyS(rows[0]), 1e-11));
+}
+
+// A legend or title change re-lays out the whole chart: with B on, a batch tick changes neither.
+void TestSweepChart::compareNamesStayOnBatchTicks()
+{
+    ui::ScenarioDocument doc(library());
+    ui::SweepChart chart(&doc);
+    ui::CompareSpec spec;
+    spec.hardware = *library()->findHardware("mi300x");
+    spec.weights = core::WeightFormat{core::DType::INT4, 128, core::DType::FP16};
+    doc.setCompare(spec);
+    auto names = [&chart] {
+        QStringList out{chart.chart()->title()};
+        for (const QAbstractSeries *s : chart.chart()->series())
+            out << s->name();
+        for (const QLegendMarker *m : chart.chart()->legend()->markers())
+            out << m->label();
+        return out;
+    };
+    const QStringList before = names();
+    QVERIFY(before.contains("B: ms per token"));
+    QList<QSignalSpy *> spies;
+    for (QAbstractSeries *s : chart.chart()->series())
+        spies << new QSignalSpy(s, &QAbstractSeries::nameChanged);
+    for (int64_t b : {2, 3, 64, 100, 1024}) {
+        setBatch(doc, b);
+        QCOMPARE(chart.compareMarker().x(), double(b));
+        QCOMPARE(names(), before);
+    }
+    for (QSignalSpy *spy : spies)
+        QCOMPARE(spy->count(), 0);
+    qDeleteAll(spies);
+}
+
+void TestSweepChart::compareOffRemovesEverySeries()
+{
+    ui::ScenarioDocument doc(library());
+    ui::SweepChart chart(&doc);
+    const QString csvBefore = chart.csv();
+    const QString titleBefore = chart.title();
+    ui::CompareSpec spec;
+    spec.weights = core::WeightFormat{core::DType::INT4, 0, core::DType::FP16};
+    doc.setCompare(spec);
+    int shown = 0;
+    for (const QAbstractSeries *s : chart.chart()->series())
+        shown += s->objectName().startsWith("compare") && s->isVisible();
+    QCOMPARE(shown, 5); // time, time past the limit, rate, rate past the limit, current marker
+    doc.setCompare(std::nullopt);
+    for (const QAbstractSeries *s : chart.chart()->series())
+        if (s->objectName().startsWith("compare"))
+            QVERIFY2(!s->isVisible(), qPrintable(s->objectName()));
+    QVERIFY(chart.compareRows().empty());
+    QCOMPARE(chart.compareMarker(), QPointF());
+    QVERIFY(!chart.data().contains("compare"));
+    QCOMPARE(chart.csv(), csvBefore);
+    QCOMPARE(chart.title(), titleBefore);
 }
 
 QTEST_MAIN(TestSweepChart)

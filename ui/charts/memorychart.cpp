@@ -123,12 +123,27 @@ MemoryChart::MemoryChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
     }
     m_capacityLine->setObjectName(QStringLiteral("capacity-line"));
     m_needLine->setObjectName(QStringLiteral("need-line"));
+    // Scenario B: same component colours on its own row, its overflow and, on another device, its capacity.
+    m_bCapacity = makeBar(QStringLiteral("compare-capacity"));
+    for (int c = 0; c < ComponentCount; ++c) {
+        m_bComponents[c] = makeBar(QStringLiteral("compare-component:") + QLatin1String(componentKey(Component(c))));
+        m_bComponents[c]->setName(tr("B: %1").arg(componentName(Component(c))));
+    }
+    m_bOverflow = makeBar(QStringLiteral("compare-overflow"));
+    m_bOverflow->setName(tr("B: over capacity"));
+    m_bCapacityLine = new QLineSeries;
+    m_bCapacityLine->setObjectName(QStringLiteral("compare-capacity-line"));
+    m_chart->addSeries(m_bCapacityLine);
+    m_bCapacityLine->attachAxis(m_x);
+    m_bCapacityLine->attachAxis(m_y);
     for (QAbstractSeries *s : m_chart->series())
         setLegendVisible(s, false);
     connectLegend();
 
     m_fitLabel = makeLabel(m_chart);
     m_totalLabel = makeLabel(m_chart);
+    m_bTotalLabel = makeLabel(m_chart);
+    m_bCapacityLabel = makeLabel(m_chart);
     m_callout = new Callout(m_chart);
     connect(m_chart, &QChart::plotAreaChanged, this, &MemoryChart::layoutLabels);
     connect(m_x, &QLogValueAxis::rangeChanged, this, &MemoryChart::layoutLabels);
@@ -167,6 +182,13 @@ void MemoryChart::setBar(QAreaSeries *bar, double x0, double x1, double row)
     bar->lowerSeries()->replace(QList<QPointF>{{x0, y - kBar / 2}, {x1, y - kBar / 2}});
 }
 
+void MemoryChart::clearBar(QAreaSeries *bar)
+{
+    bar->upperSeries()->clear();
+    bar->lowerSeries()->clear();
+    bar->setVisible(false);
+}
+
 void MemoryChart::connectLegend()
 {
     for (QLegendMarker *marker : m_chart->legend()->markers()) {
@@ -174,6 +196,10 @@ void MemoryChart::connectLegend()
             QAbstractSeries *s = marker->series();
             s->setVisible(!s->isVisible());
             s->setProperty("userHidden", !s->isVisible());
+            // A component's legend entry stands for A's and B's part alike.
+            for (int c = 0; c < ComponentCount; ++c)
+                if (s == m_components[c] && m_bComponents[c]->upperSeries()->count() > 0)
+                    m_bComponents[c]->setVisible(s->isVisible());
             marker->setVisible(true);
             QColor c = theme().foreground;
             c.setAlphaF(s->isVisible() ? 1.0 : 0.35);
@@ -216,9 +242,58 @@ double MemoryChart::componentBytes(Component c) const
 QList<QAreaSeries *> MemoryChart::levelSeries() const
 {
     QList<QAreaSeries *> out;
-    for (int i = 0; i < m_rows - 1 && i < static_cast<int>(m_levels.size()); ++i)
+    for (int i = 0; i < m_levelCount && i < static_cast<int>(m_levels.size()); ++i)
         out << m_levels[static_cast<std::size_t>(i)];
     return out;
+}
+
+double MemoryChart::compareComponentBytes(Component c) const
+{
+    const QLineSeries *u = m_bComponents[c]->upperSeries();
+    if (u->count() < 2 || !m_bComponents[c]->isVisible())
+        return 0;
+    const double x0 = u->at(0).x() <= kLeft ? 0.0 : u->at(0).x();
+    return (u->at(1).x() - x0) * kGB;
+}
+
+double MemoryChart::compareCapacityBytes() const
+{
+    const QLineSeries *u = m_bCapacity->upperSeries();
+    return u->count() < 2 || !m_bCapacity->isVisible() ? 0.0 : u->at(1).x() * kGB;
+}
+
+QString MemoryChart::compareFitText() const
+{
+    if (m_bRow < 0)
+        return {};
+    const QString b = document()->compareLabel();
+    if (m_bOver)
+        return tr("%1 — does not fit: %2 > %3").arg(b, rm::bytesLabel(m_bTotal), rm::bytesLabel(m_bCapacityBytes));
+    return tr("%1 — fits: %2 of %3 (%4)").arg(b, rm::bytesLabel(m_bTotal), rm::bytesLabel(m_bCapacityBytes),
+                                             percent(m_bCapacityBytes > 0 ? m_bTotal / m_bCapacityBytes : 0));
+}
+
+void MemoryChart::setFootprint(const std::array<QAreaSeries *, ComponentCount> &bars, const MemoryFootprint &mem,
+                               double row, const QString &who)
+{
+    const double total = mem.total();
+    double cum = 0;
+    for (int c = 0; c < ComponentCount; ++c) {
+        QAreaSeries *bar = bars[c];
+        const double v = componentValue(mem, Component(c));
+        if (v > 0) {
+            setBar(bar, cum > 0 ? cum / kGB : kLeft, (cum + v) / kGB, row);
+            cum += v;
+            // B's parts follow A's legend entries (one entry per component for both).
+            if (!bar->isVisible() && !m_components[c]->property("userHidden").toBool())
+                bar->setVisible(true);
+        } else {
+            bar->setVisible(false);
+        }
+        m_tips.insert(bar, tr("%1%2 per device\n%3 (%4 of the footprint)\nMain memory: %5")
+                               .arg(who, componentName(Component(c)), rm::bytesLabel(v), percent(total > 0 ? v / total : 0),
+                                    rm::bytesLabel(mem.capacity)));
+    }
 }
 
 void MemoryChart::refresh()
@@ -228,18 +303,38 @@ void MemoryChart::refresh()
     const HardwareSpec &hw = doc->hardware();
     const MemoryFootprint &mem = a.memory;
     const std::size_t mainIndex = hw.memory.empty() ? 0 : hw.mainMemoryIndex();
+    const auto &cmp = doc->compareAnalysis();
+    const bool compare = doc->isComparing() && cmp.has_value();
+    const HardwareSpec *hwB = compare && doc->compareHardware() && !doc->compareDevice().memory.empty()
+                                  ? &doc->compareDevice()
+                                  : nullptr;
 
-    // Rows: the footprint on top, then every level, fastest first.
+    // Rows: A's footprint on top, B's under it, then every level of A's device, fastest first, then B's main memory
+    // when B runs on another device.
     QStringList names;
-    names << tr("%1\nper device").arg(QString::fromStdString(doc->model().name));
+    const QString model = QString::fromStdString(doc->model().name);
+    names << (compare ? tr("A: %1\nper device").arg(model) : tr("%1\nper device").arg(model));
+    m_bRow = -1;
+    if (compare) {
+        m_bRow = static_cast<int>(names.size());
+        names << tr("B\nper device"); // what B is: in its verdict under the bar
+    }
+    m_levelRow = static_cast<int>(names.size());
     for (std::size_t i = 0; i < hw.memory.size(); ++i) {
         QString n = rm::levelShortName(hw.memory[i].kind, QString::fromStdString(hw.memory[i].name));
         if (names.contains(n))
             n += QStringLiteral(" (%1)").arg(i + 1);
         names << n;
     }
+    m_bCapacityRow = -1;
+    if (hwB) {
+        const MemoryLevel &lvl = hwB->mainMemory();
+        m_bCapacityRow = static_cast<int>(names.size());
+        names << tr("B: %1").arg(rm::levelShortName(lvl.kind, QString::fromStdString(lvl.name)));
+    }
     m_rows = static_cast<int>(names.size());
-    m_mainRow = static_cast<int>(mainIndex) + 1;
+    m_levelCount = static_cast<int>(hw.memory.size());
+    m_mainRow = static_cast<int>(mainIndex) + m_levelRow;
     if (names != m_rowNames) {
         for (const QString &l : m_y->categoriesLabels())
             m_y->remove(l);
@@ -262,7 +357,7 @@ void MemoryChart::refresh()
         if (i < hw.memory.size()) {
             const MemoryLevel &lvl = hw.memory[i];
             const double cap = lvl.capacityBytes.value;
-            setBar(bar, kLeft, cap / kGB, static_cast<double>(i) + 1);
+            setBar(bar, kLeft, cap / kGB, static_cast<double>(i) + m_levelRow);
             bar->setName(i == mainIndex ? (m_shortLegend ? tr("Main memory") : tr("Capacity (main memory)")) : tr("Capacity"));
             bar->setVisible(true);
             m_tips.insert(bar, tr("%1\nCapacity %2\nBandwidth %3%4")
@@ -274,9 +369,7 @@ void MemoryChart::refresh()
                 hi = std::max(hi, cap);
             }
         } else {
-            bar->upperSeries()->clear();
-            bar->lowerSeries()->clear();
-            bar->setVisible(false);
+            clearBar(bar);
         }
         setLegendVisible(bar, i == mainIndex && i < hw.memory.size());
     }
@@ -285,24 +378,12 @@ void MemoryChart::refresh()
     m_total = mem.total();
     m_capacity = mem.capacity;
     m_over = m_total > m_capacity && m_capacity > 0;
-    double cum = 0;
+    setFootprint(m_components, mem, 0, compare ? tr("A: ") : QString());
     for (int c = 0; c < ComponentCount; ++c) {
-        QAreaSeries *bar = m_components[c];
         const double v = componentValue(mem, Component(c));
-        const bool any = v > 0;
-        if (any) {
-            setBar(bar, cum > 0 ? cum / kGB : kLeft, (cum + v) / kGB, 0);
-            cum += v;
-            if (!bar->isVisible() && !bar->property("userHidden").toBool())
-                bar->setVisible(true);
-        } else {
-            bar->setVisible(false);
-        }
-        bar->setName(m_shortLegend ? componentName(Component(c)) : tr("%1 %2").arg(componentName(Component(c)), rm::bytesLabel(v)));
-        m_tips.insert(bar, tr("%1 per device\n%2 (%3 of the footprint)\nMain memory: %4")
-                               .arg(componentName(Component(c)), rm::bytesLabel(v), percent(m_total > 0 ? v / m_total : 0),
-                                    rm::bytesLabel(m_capacity)));
-        setLegendVisible(bar, any);
+        m_components[c]->setName(m_shortLegend ? componentName(Component(c))
+                                               : tr("%1 %2").arg(componentName(Component(c)), rm::bytesLabel(v)));
+        setLegendVisible(m_components[c], v > 0);
     }
     if (m_total > 0) {
         lo = std::min(lo, m_total);
@@ -316,13 +397,59 @@ void MemoryChart::refresh()
                                       .arg(rm::bytesLabel(m_total), rm::bytesLabel(m_capacity),
                                            rm::bytesLabel(m_total - m_capacity)));
     } else {
-        m_overflow->upperSeries()->clear();
-        m_overflow->lowerSeries()->clear();
-        m_overflow->setVisible(false);
+        clearBar(m_overflow);
     }
     setLegendVisible(m_overflow, m_over);
 
-    // Vertical guides across all rows: main-memory capacity and the footprint total.
+    // Scenario B: its footprint, its verdict against its own device, and that device's main memory.
+    m_bTotal = compare ? cmp->memory.total() : 0;
+    m_bCapacityBytes = compare ? cmp->memory.capacity : 0;
+    m_bOver = compare && m_bTotal > m_bCapacityBytes && m_bCapacityBytes > 0;
+    if (compare) {
+        setFootprint(m_bComponents, cmp->memory, m_bRow, tr("B: "));
+        if (m_bTotal > 0) {
+            lo = std::min(lo, m_bTotal);
+            hi = std::max(hi, m_bTotal);
+        }
+    } else {
+        for (QAreaSeries *bar : m_bComponents)
+            clearBar(bar);
+    }
+    if (m_bOver) {
+        setBar(m_bOverflow, m_bCapacityBytes / kGB, m_bTotal / kGB, m_bRow);
+        m_bOverflow->setVisible(true);
+        m_tips.insert(m_bOverflow, tr("B does not fit\n%1 needed, %2 available\n%3 over")
+                                       .arg(rm::bytesLabel(m_bTotal), rm::bytesLabel(m_bCapacityBytes),
+                                            rm::bytesLabel(m_bTotal - m_bCapacityBytes)));
+    } else {
+        clearBar(m_bOverflow);
+    }
+    if (hwB) {
+        const MemoryLevel &lvl = hwB->mainMemory();
+        const double cap = lvl.capacityBytes.value;
+        setBar(m_bCapacity, kLeft, cap / kGB, m_bCapacityRow);
+        m_bCapacity->setVisible(true);
+        m_tips.insert(m_bCapacity, tr("B: %1\n%2\nCapacity %3\nBandwidth %4")
+                                       .arg(QString::fromStdString(hwB->name), QString::fromStdString(lvl.name),
+                                            rm::bytesLabel(cap), rm::gbPerSLabel(lvl.bandwidthBytesPerS.value)));
+        m_bCapacityLine->replace(QList<QPointF>{{cap / kGB, m_rows - 1 - m_bRow - 0.5}, {cap / kGB, m_rows - 1 - m_bRow + 0.5}});
+        m_bCapacityLine->setVisible(cap > 0);
+        if (cap > 0) {
+            lo = std::min(lo, cap);
+            hi = std::max(hi, cap);
+        }
+    } else {
+        clearBar(m_bCapacity);
+        m_bCapacityLine->clear();
+        m_bCapacityLine->setVisible(false);
+    }
+    for (QAbstractSeries *bSeries : {static_cast<QAbstractSeries *>(m_bOverflow), static_cast<QAbstractSeries *>(m_bCapacity),
+                                     static_cast<QAbstractSeries *>(m_bCapacityLine)})
+        setLegendVisible(bSeries, false);
+    for (QAreaSeries *bar : m_bComponents)
+        setLegendVisible(bar, false); // A's entries name the colours
+
+    // Vertical guides across all rows: A's main-memory capacity and A's footprint total.
     m_capacityLine->replace(QList<QPointF>{{m_capacity / kGB, -0.5}, {m_capacity / kGB, m_rows - 0.5}});
     m_needLine->replace(QList<QPointF>{{m_total / kGB, -0.5}, {m_total / kGB, m_rows - 0.5}});
     m_capacityLine->setVisible(m_capacity > 0);
@@ -347,7 +474,7 @@ void MemoryChart::restyleBars()
     capFill.setAlphaF(t.darkWindow ? 0.22 : 0.14);
     QColor capMain = t.foreground;
     capMain.setAlphaF(t.darkWindow ? 0.38 : 0.30);
-    const std::size_t mainIndex = static_cast<std::size_t>(m_mainRow - 1);
+    const std::size_t mainIndex = static_cast<std::size_t>(m_mainRow - m_levelRow);
     for (std::size_t i = 0; i < m_levels.size(); ++i) {
         const bool main = i == mainIndex;
         m_levels[i]->setBrush(main ? capMain : capFill);
@@ -359,13 +486,22 @@ void MemoryChart::restyleBars()
     for (int c = 0; c < ComponentCount; ++c) {
         m_components[c]->setBrush(t.color(componentColor(Component(c))));
         m_components[c]->setPen(QPen(t.background, 1));
+        // B in the same colours: one legend entry per component stands for both; the row labels tell them apart.
+        m_bComponents[c]->setBrush(t.color(componentColor(Component(c))));
+        m_bComponents[c]->setPen(QPen(t.background, 1));
     }
+    // B's device: its main memory like A's, and a dashed mark of its capacity across B's bar.
+    m_bCapacity->setBrush(capMain);
+    m_bCapacity->setPen(QPen(m_bOver ? t.warning : t.foreground, 1.5 * t.lineWidth / 2));
     // A solid translucent fill over the footprint's end: the components stay readable under it, and every output
     // (PNG, SVG, PDF) draws it the same way.
     QColor warn = t.warning;
     warn.setAlphaF(t.darkWindow ? 0.6 : 0.7);
     m_overflow->setBrush(warn);
     m_overflow->setPen(QPen(t.warning, t.lineWidth));
+    m_bOverflow->setBrush(warn);
+    m_bOverflow->setPen(QPen(t.warning, t.lineWidth));
+    m_bCapacityLine->setPen(QPen(m_bOver ? t.warning : t.foreground, std::max(1.0, t.lineWidth * 0.75), Qt::DashLine));
     QPen cap(m_over ? t.warning : t.foreground, std::max(1.0, t.lineWidth * 0.75), Qt::DashLine);
     m_capacityLine->setPen(cap);
     QColor need = t.foreground;
@@ -409,7 +545,7 @@ void MemoryChart::layoutLabels()
                 m_components[c]->setName(m_shortLegend ? componentName(Component(c))
                                                        : tr("%1 %2").arg(componentName(Component(c)), rm::bytesLabel(v)));
             }
-            const std::size_t mainIndex = static_cast<std::size_t>(m_mainRow - 1);
+            const std::size_t mainIndex = static_cast<std::size_t>(m_mainRow - m_levelRow);
             if (mainIndex < m_levels.size())
                 m_levels[mainIndex]->setName(m_shortLegend ? tr("Main memory") : tr("Capacity (main memory)"));
         }
@@ -446,31 +582,56 @@ void MemoryChart::layoutLabels()
             label->hide();
             continue;
         }
-        const bool main = static_cast<int>(i) + 1 == m_mainRow;
+        const bool main = static_cast<int>(i) + m_levelRow == m_mainRow;
         label->setFont(main ? bold : font);
         label->setText(rm::bytesLabel(hw.memory[i].capacityBytes.value));
-        place(label, hw.memory[i].capacityBytes.value / kGB, static_cast<double>(i) + 1, t.foreground);
+        place(label, hw.memory[i].capacityBytes.value / kGB, static_cast<double>(i + static_cast<std::size_t>(m_levelRow)),
+              t.foreground);
     }
-    // The footprint total and the verdict, under the footprint bar, ending where the footprint ends.
-    if (m_total > 0) {
-        m_totalLabel->setFont(bold);
-        m_totalLabel->setText(fitText());
-        m_totalLabel->setBrush(m_over ? t.warning : t.foreground);
-        const QSizeF sz = m_totalLabel->boundingRect().size();
-        const QPointF end = map(m_total / kGB, 0);
-        const double barBottom = map(m_total / kGB, kBar / 2).y(); // row 0 is drawn at y = rows - 1; +kBar/2 rows lower
-        // Ending just left of the first vertical guide it would meet (the dashed capacity line when over capacity,
-        // else the dotted footprint line), so no line runs through the text.
-        const double guide = m_over && m_capacity > 0 ? map(m_capacity / kGB, 0).x() : end.x();
-        const double x = std::clamp(guide - 6 - sz.width(), area.left() + 4, std::max(area.left() + 4, area.right() - sz.width() - 2));
-        m_totalLabel->setPos(x, barBottom + 3);
-        m_totalLabel->setVisible(end.y() >= area.top() && end.y() <= area.bottom());
+    if (m_bCapacityRow >= 0 && m_bCapacity->isVisible()) {
+        m_bCapacityLabel->setFont(bold);
+        m_bCapacityLabel->setText(rm::bytesLabel(compareCapacityBytes()));
+        place(m_bCapacityLabel, compareCapacityBytes() / kGB, m_bCapacityRow, t.foreground);
     } else {
-        m_totalLabel->hide();
+        m_bCapacityLabel->hide();
     }
+    // The footprint totals and verdicts, under each footprint bar.
+    placeVerdict(m_totalLabel, fitText(), m_total, m_capacity, m_over, 0);
+    if (m_bRow >= 0)
+        placeVerdict(m_bTotalLabel, compareFitText(), m_bTotal, m_bCapacityBytes, m_bOver, m_bRow);
+    else
+        m_bTotalLabel->hide();
     m_fitLabel->hide();
     if (m_callout->isVisible())
         m_callout->updateGeometry();
+}
+
+void MemoryChart::placeVerdict(QGraphicsSimpleTextItem *label, const QString &text, double total, double capacity,
+                               bool over, double row)
+{
+    const QRectF area = m_chart->plotArea();
+    if (!(total > 0) || area.width() < 10 || area.height() < 10) {
+        label->hide();
+        return;
+    }
+    const Theme &t = theme();
+    QFont bold = t.tickFont();
+    bold.setBold(true);
+    QAbstractSeries *ref = m_components[Weights];
+    auto map = [&](double x, double r) { return m_chart->mapToPosition(QPointF(x, m_rows - 1 - r), ref); };
+    // Under the bar, ending where the footprint ends.
+    label->setFont(bold);
+    label->setText(text);
+    label->setBrush(over ? t.warning : t.foreground);
+    const QSizeF sz = label->boundingRect().size();
+    const QPointF end = map(total / kGB, row);
+    const double barBottom = map(total / kGB, row + kBar / 2).y(); // +kBar/2 rows lower
+    // Ending just left of the first vertical guide it would meet (the dashed capacity line when over capacity,
+    // else the dotted footprint line), so no line runs through the text.
+    const double guide = over && capacity > 0 ? map(capacity / kGB, row).x() : end.x();
+    const double x = std::clamp(guide - 6 - sz.width(), area.left() + 4, std::max(area.left() + 4, area.right() - sz.width() - 2));
+    label->setPos(x, barBottom + 3);
+    label->setVisible(end.y() >= area.top() && end.y() <= area.bottom());
 }
 
 void MemoryChart::restyle()
@@ -506,6 +667,22 @@ nlohmann::json MemoryChart::data() const
     j["capacity_bytes"] = mem.capacity;
     j["fits"] = !m_over;
     j["verdict"] = fitText().toStdString();
+    if (doc->isComparing()) {
+        json b{{"label", doc->compareLabel().toStdString()}, {"hardware", doc->compareDevice().id}};
+        if (const auto &cmp = doc->compareAnalysis()) {
+            json bfp;
+            for (int c = 0; c < ComponentCount; ++c)
+                bfp[componentKey(Component(c))] = componentValue(cmp->memory, Component(c));
+            bfp["total"] = cmp->memory.total();
+            b["footprint_per_device"] = bfp;
+            b["capacity_bytes"] = cmp->memory.capacity;
+            b["fits"] = !m_bOver;
+            b["verdict"] = compareFitText().toStdString();
+        } else {
+            b["error"] = doc->compareError().toStdString();
+        }
+        j["compare"] = b;
+    }
     return j;
 }
 
@@ -528,6 +705,16 @@ QString MemoryChart::csv() const
     for (int c = 0; c < ComponentCount; ++c)
         rows << QStringLiteral("footprint,%1,%2,").arg(QLatin1String(componentKey(Component(c))), num(componentValue(mem, Component(c))));
     rows << QStringLiteral("footprint,total,%1,").arg(num(mem.total()));
+    if (const auto &cmp = doc->compareAnalysis()) {
+        // Scenario B: its device's main memory, then its footprint.
+        const MemoryLevel &lvl = doc->compareDevice().mainMemory();
+        rows << QStringLiteral("b_level,%1,%2,%3").arg(quote(QString::fromStdString(lvl.name)), num(lvl.capacityBytes.value),
+                                                         num(lvl.bandwidthBytesPerS.value));
+        for (int c = 0; c < ComponentCount; ++c)
+            rows << QStringLiteral("b_footprint,%1,%2,").arg(QLatin1String(componentKey(Component(c))),
+                                                             num(componentValue(cmp->memory, Component(c))));
+        rows << QStringLiteral("b_footprint,total,%1,").arg(num(cmp->memory.total()));
+    }
     return rows.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }
 

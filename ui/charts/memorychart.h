@@ -2,6 +2,8 @@
 
 #include "ui/charts/chartbase.h"
 
+#include "analysis/analysis.h"
+
 #include <QHash>
 #include <QString>
 
@@ -26,6 +28,10 @@ class Callout;
 /// device). When the footprint exceeds main memory, the part beyond capacity is overlaid in a translucent solid
 /// warning colour (no pattern brush: SVG renderers drop Qt's hatch patterns, so PNG, SVG and PDF would disagree), the
 /// dashed capacity line turns the warning colour, and a label says "does not fit: 139 GB > 80 GB".
+///
+/// Compare mode adds scenario B (document()->compare()): a second stacked footprint bar under A's, in the same
+/// component colours, with its own verdict naming B ("B: int4 weights — fits: 57.1 GB of 80 GB") and overflow overlay; when B runs on another
+/// device, a row with B's main-memory capacity and a dashed capacity mark across B's bar.
 ///
 /// Bars are QAreaSeries rectangles (bar series do not work on log axes); each is updated in place.
 class MemoryChart : public ChartBase
@@ -57,6 +63,19 @@ public:
     QString fitText() const;
     Callout *callout() const { return m_callout; }
 
+    /// Scenario B's footprint component (hidden while compare mode is off or B does not analyse).
+    QAreaSeries *compareComponentSeries(Component c) const { return m_bComponents[c]; }
+    double compareComponentBytes(Component c) const;
+    /// B's main-memory capacity bar: drawn only when B runs on another device than A.
+    QAreaSeries *compareCapacitySeries() const { return m_bCapacity; }
+    /// Bytes of B's capacity bar (0 when hidden).
+    double compareCapacityBytes() const;
+    QAreaSeries *compareOverflowSeries() const { return m_bOverflow; }
+    bool compareOverCapacity() const { return m_bOver; }
+    /// "B: int4 weights — does not fit: 95 GB > 80 GB" or "B: Instinct MI300X — fits: 159 GB of 192 GB (83 %)";
+    /// empty without B.
+    QString compareFitText() const;
+
 public slots:
     void refresh() override;
 
@@ -66,6 +85,12 @@ protected:
 private:
     QAreaSeries *makeBar(const QString &object);
     void setBar(QAreaSeries *bar, double x0, double x1, double row);
+    static void clearBar(QAreaSeries *bar);
+    /// Stacks the components of `mem` on `row`; adds the footprint's tooltips; returns whether any part is drawn.
+    void setFootprint(const std::array<QAreaSeries *, ComponentCount> &bars, const core::MemoryFootprint &mem, double row,
+                      const QString &who);
+    void placeVerdict(QGraphicsSimpleTextItem *label, const QString &text, double total, double capacity, bool over,
+                      double row);
     void layoutLabels();
     void connectLegend();
     void restyleBars();
@@ -81,11 +106,25 @@ private:
     std::vector<QGraphicsSimpleTextItem *> m_levelLabels;
     QGraphicsSimpleTextItem *m_fitLabel;
     QGraphicsSimpleTextItem *m_totalLabel;
+    // Scenario B
+    std::array<QAreaSeries *, ComponentCount> m_bComponents{};
+    QAreaSeries *m_bOverflow;
+    QAreaSeries *m_bCapacity;
+    QLineSeries *m_bCapacityLine;
+    QGraphicsSimpleTextItem *m_bTotalLabel;
+    QGraphicsSimpleTextItem *m_bCapacityLabel;
+    int m_bRow = -1;         ///< row of B's footprint; -1 without B
+    int m_bCapacityRow = -1; ///< row of B's main memory; -1 unless B runs on another device
+    double m_bTotal = 0;
+    double m_bCapacityBytes = 0;
+    bool m_bOver = false;
     Callout *m_callout;
     QHash<QAreaSeries *, QString> m_tips;
     QStringList m_rowNames;
     int m_rows = 0;
-    int m_mainRow = 0;
+    int m_mainRow = 0;    ///< row of A's main memory
+    int m_levelRow = 1;   ///< row of A's first (fastest) memory level
+    int m_levelCount = 0; ///< A's memory levels drawn
     double m_total = 0;
     double m_capacity = 0;
     bool m_over = false;

@@ -3,6 +3,7 @@
 #include "ui/widgets/measuredpoints.h"
 
 #include "ui/charts/callout.h"
+#include "ui/controls/precisionchoices.h"
 #include "ui/document/scenariodocument.h"
 
 #include "ui/charts/chartfit.h"
@@ -128,6 +129,13 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
         m_ceilingPool.push_back(makeLine(m_chart, m_x, m_y, QStringLiteral("ceiling")));
     m_ridgeLine = makeLine(m_chart, m_x, m_y, QStringLiteral("ridge-line"));
     m_compareRoof = makeLine(m_chart, m_x, m_y, QStringLiteral("compare-roofline"));
+    // The roofs do not move with the batch or lengths: drawn once into the cached plot background (see GridItem).
+    for (QLineSeries *s : m_slopePool)
+        drawInBackground(s);
+    for (QLineSeries *s : m_ceilingPool)
+        drawInBackground(s);
+    drawInBackground(m_ridgeLine);
+    drawInBackground(m_compareRoof);
     for (std::size_t c = 0; c < kOpClassCount; ++c) {
         const auto cls = static_cast<OpClass>(c);
         m_opSeries[c] = makeScatter(m_chart, m_x, m_y, className(cls), QStringLiteral("ops:") + qs(toString(cls)),
@@ -144,7 +152,7 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
         });
     }
     m_model = makeScatter(m_chart, m_x, m_y, tr("Whole model"), QStringLiteral("model"), QScatterSeries::MarkerShapeStar);
-    m_compareModel = makeScatter(m_chart, m_x, m_y, tr("Comparison model"), QStringLiteral("compare-model"),
+    m_compareModel = makeScatter(m_chart, m_x, m_y, tr("B: whole model"), QStringLiteral("compare-model"),
                                  QScatterSeries::MarkerShapeStar);
     m_ridge = makeScatter(m_chart, m_x, m_y, tr("Ridge point"), QStringLiteral("ridge"), QScatterSeries::MarkerShapeCircle);
     m_measured = makeScatter(m_chart, m_x, m_y, tr("Measured kernels"), QStringLiteral("measured"),
@@ -182,6 +190,7 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
     m_modelLabel = makeLabel(m_chart);
     m_selectionLabel = makeLabel(m_chart);
     m_compareLabel = makeLabel(m_chart);
+    m_compareModelLabel = makeLabel(m_chart);
     m_callout = new Callout(m_chart);
 
     connect(m_chart, &QChart::plotAreaChanged, this, &RooflineChart::layoutLabels);
@@ -223,6 +232,19 @@ QString RooflineChart::title() const
         .arg(QString::fromStdString(doc->model().name), qs(toString(s.phase)))
         .arg(s.batch)
         .arg(shortDeviceName(doc->hardware()));
+}
+
+bool RooflineChart::compareRoofDiffers() const
+{
+    const ScenarioDocument *doc = document();
+    const auto &b = doc->compareAnalysis();
+    if (!b || !(b->peakFlops > 0) || !(b->bandwidth > 0))
+        return false;
+    if (doc->compareHardware())
+        return true;
+    const Analysis &a = doc->analysis();
+    const auto differs = [](double x, double y) { return std::fabs(x - y) > 1e-9 * std::max(std::fabs(x), std::fabs(y)); };
+    return differs(a.peakFlops, b->peakFlops) || differs(a.bandwidth, b->bandwidth);
 }
 
 QString RooflineChart::unitLabel() const { return m_yScale >= 1e12 ? tr("TFLOP/s") : tr("GFLOP/s"); }
@@ -273,6 +295,7 @@ void RooflineChart::refresh()
     // Ceilings: from the knee with the fastest memory level to the far right.
     while (m_ceilingPool.size() < m_ceilings.size()) { // a device with more distinct peaks than formats cannot exist
         m_ceilingPool.push_back(makeLine(m_chart, m_x, m_y, QStringLiteral("ceiling")));
+        drawInBackground(m_ceilingPool.back());
         setLegendVisible(m_ceilingPool.back(), false);
         m_ceilingLabels.push_back(makeLabel(m_chart));
     }
@@ -292,6 +315,7 @@ void RooflineChart::refresh()
     // Slopes: from the far left up to the highest ceiling.
     while (m_slopePool.size() < m_slopes.size()) {
         m_slopePool.push_back(makeLine(m_chart, m_x, m_y, QStringLiteral("slope")));
+        drawInBackground(m_slopePool.back());
         setLegendVisible(m_slopePool.back(), false);
         m_slopeLabels.push_back(makeLabel(m_chart));
     }
@@ -360,36 +384,40 @@ void RooflineChart::refresh()
     m_model->setName(tr("Whole model"));
     setLegendVisible(m_model, m_model->count() > 0);
 
-    // Comparison device: its matmul roofline (dashed) and its model point.
+    // Scenario B: its model point whenever B analyses, and its matmul roofline (dashed) when that differs from A's
+    // (another device, or activations that move the matmuls to another ceiling).
     std::vector<rm::Ceiling> rangeCeilings = m_ceilings;
     std::vector<rm::Slope> rangeSlopes = m_slopes;
-    const auto &cmpHw = doc->compareHardware();
     const auto &cmp = doc->compareAnalysis();
-    const bool compare = cmpHw && cmp && cmp->peakFlops > 0 && cmp->bandwidth > 0;
-    if (compare) {
+    const bool roofB = compareRoofDiffers();
+    const bool modelB = cmp && cmp->totals.timeS > 0 && cmp->totals.flops > 0;
+    if (roofB) {
         const double p = cmp->peakFlops, bw = cmp->bandwidth;
         m_compareRoof->replace(QList<QPointF>{{kFarLeft, kFarLeft * bw / ys}, {cmp->ridge, p / ys}, {kFarRight, p / ys}});
-        m_compareRoof->setName(tr("%1 roofline (%2, %3)")
-                                   .arg(shortDeviceName(*cmpHw), rm::siValue(p, QStringLiteral("FLOP/s")), rm::gbPerSLabel(bw)));
-        m_compareModel->setName(tr("Whole model on %1").arg(shortDeviceName(*cmpHw)));
-        if (cmp->totals.timeS > 0 && cmp->totals.flops > 0) {
-            m_compareModel->replace(QList<QPointF>{{rm::plottedIntensity(cmp->totals.intensity), cmp->totals.achievedFlopsPerS / ys}});
-            keep.push_back({rm::plottedIntensity(cmp->totals.intensity), cmp->totals.achievedFlopsPerS});
-        } else {
-            m_compareModel->clear();
-        }
         rangeCeilings.push_back({{cmp->matmulType}, p, false});
         rangeSlopes.push_back({QString(), MemoryKind::Dram, bw, true});
     } else {
         m_compareRoof->clear();
+    }
+    if (modelB) {
+        m_compareModel->replace(QList<QPointF>{{rm::plottedIntensity(cmp->totals.intensity), cmp->totals.achievedFlopsPerS / ys}});
+        keep.push_back({rm::plottedIntensity(cmp->totals.intensity), cmp->totals.achievedFlopsPerS});
+    } else {
         m_compareModel->clear();
     }
-    for (QXYSeries *s : {static_cast<QXYSeries *>(m_compareRoof), static_cast<QXYSeries *>(m_compareModel)}) {
-        if (!compare)
+    // Names follow B (and its device's roofs), never the batch: a legend change re-lays out the chart.
+    // Short legend names: the chart labels B's star with what B changes and B's roof with its numbers.
+    if (m_compareRoof->name() != tr("B roofline"))
+        m_compareRoof->setName(tr("B roofline"));
+    if (m_compareModel->name() != tr("B: whole model"))
+        m_compareModel->setName(tr("B: whole model"));
+    for (auto [s, on] : {std::pair{static_cast<QXYSeries *>(m_compareRoof), roofB},
+                         std::pair{static_cast<QXYSeries *>(m_compareModel), modelB}}) {
+        if (!on)
             s->setVisible(false);
         else if (!s->isVisible() && !s->property("userHidden").toBool())
             s->setVisible(true);
-        setLegendVisible(s, compare);
+        setLegendVisible(s, on);
     }
 
     // Measured kernels of this computer, on its own measured roofline.
@@ -598,6 +626,7 @@ void RooflineChart::layoutLabels()
     m_modelLabel->hide();
     m_selectionLabel->hide();
     m_compareLabel->hide();
+    m_compareModelLabel->hide();
 
     auto placeSlope = [&](std::size_t i) {
         if (i >= m_slopes.size() || m_ceilings.empty())
@@ -673,6 +702,11 @@ void RooflineChart::layoutLabels()
         const double r = m_model->markerSize() / 2;
         placed.push_back(QPolygonF(QRectF(map(m_model->at(0).x(), m_model->at(0).y()) - QPointF(r, r), QSizeF(2 * r, 2 * r))));
     }
+    if (m_compareModel->count() > 0 && m_compareModel->isVisible()) {
+        const double r = m_compareModel->markerSize() / 2;
+        const QPointF c = map(m_compareModel->at(0).x(), m_compareModel->at(0).y());
+        placed.push_back(QPolygonF(QRectF(c - QPointF(r, r), QSizeF(2 * r, 2 * r))));
+    }
 
     // 1. the roofline proper: main-memory slope and the matmul ceiling, and the ridge where they meet
     for (std::size_t i = 0; i < m_slopes.size(); ++i)
@@ -713,13 +747,23 @@ void RooflineChart::layoutLabels()
     for (std::size_t i = 0; i < m_slopes.size(); ++i)
         if (!m_slopes[i].main)
             placeSlope(i);
-    // 4. the comparison device, under its ceiling at the right
-    const auto &cmpHw = document()->compareHardware();
+    // 4. scenario B: its model point, then its roofline's label under its ceiling at the right
     const auto &cmp = document()->compareAnalysis();
-    if (cmpHw && cmp && m_compareRoof->isVisible() && cmp->peakFlops / ys >= ymin && cmp->peakFlops / ys <= ymax) {
+    if (m_compareModel->count() > 0) {
+        // "B: Instinct MI300X, int4 weights" where it fits, else just "B".
+        style(m_compareModelLabel, document()->compareLabel(), bold, theme().color(3));
+        besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
+        if (!m_compareModelLabel->isVisible()) {
+            style(m_compareModelLabel, tr("B"), bold, theme().color(3));
+            besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
+        }
+    }
+    if (cmp && m_compareRoof->count() > 0 && m_compareRoof->isVisible() && cmp->peakFlops / ys >= ymin &&
+        cmp->peakFlops / ys <= ymax) {
         const QSizeF sz = style(m_compareLabel,
-                                tr("%1: %2, %3")
-                                    .arg(shortDeviceName(*cmpHw), rm::siValue(cmp->peakFlops, "FLOP/s"), rm::gbPerSLabel(cmp->bandwidth)),
+                                tr("B roofline: %1, %2, %3")
+                                    .arg(shortDeviceName(document()->compareDevice()), rm::siValue(cmp->peakFlops, "FLOP/s"),
+                                         rm::gbPerSLabel(cmp->bandwidth)),
                                 font, theme().color(3));
         const double y = map(1, cmp->peakFlops / ys).y();
         const double x = area.right() - sz.width() - 6;
@@ -837,14 +881,25 @@ nlohmann::json RooflineChart::data() const
     }
     j["operators"] = ops;
     j["model"] = {{"intensity", a.totals.intensity}, {"achieved_flops_per_s", a.totals.achievedFlopsPerS}, {"time_s", a.totals.timeS}};
-    if (document()->compareHardware() && document()->compareAnalysis()) {
-        const Analysis &c = *document()->compareAnalysis();
-        j["compare"] = {{"hardware", document()->compareHardware()->id},
-                        {"flops_per_s", c.peakFlops},
-                        {"bytes_per_s", c.bandwidth},
-                        {"ridge_flops_per_byte", c.ridge},
-                        {"model_intensity", c.totals.intensity},
-                        {"model_achieved_flops_per_s", c.totals.achievedFlopsPerS}};
+    if (const ScenarioDocument *doc = document(); doc->isComparing()) {
+        const Scenario &sb = doc->compareScenario();
+        json c = {{"label", doc->compareLabel().toStdString()},
+                  {"hardware", doc->compareDevice().id},
+                  {"weights", precision::weightLabel(sb.weights).toStdString()},
+                  {"kv", std::string(toString(sb.kv))},
+                  {"activations", std::string(toString(sb.activations))},
+                  {"roofline_drawn", m_compareRoof->count() > 0}};
+        if (const auto &b = doc->compareAnalysis()) {
+            c["flops_per_s"] = b->peakFlops;
+            c["bytes_per_s"] = b->bandwidth;
+            c["ridge_flops_per_byte"] = b->ridge;
+            c["model_intensity"] = b->totals.intensity;
+            c["model_achieved_flops_per_s"] = b->totals.achievedFlopsPerS;
+            c["model_time_s"] = b->totals.timeS;
+        } else {
+            c["error"] = doc->compareError().toStdString();
+        }
+        j["compare"] = c;
     }
     j["ranges"] = {{"x", {m_ranges.x.min, m_ranges.x.max}}, {"y", {m_ranges.y.min, m_ranges.y.max}}};
     return j;
@@ -875,6 +930,15 @@ QString RooflineChart::csv() const
     rows << QStringLiteral("model,%1,,%2,%3,,%4,1,%5")
                 .arg(quote(QString::fromStdString(document()->model().name)), num(a.totals.intensity),
                      num(a.totals.achievedFlopsPerS), num(a.totals.timeS), qs(toString(a.totals.bound)));
+    if (const auto &b = document()->compareAnalysis()) {
+        const QString label = quote(document()->compareLabel());
+        if (m_compareRoof->count() > 0)
+            rows << QStringLiteral("b_ridge,%1,%2,%3,%4,%5,,,")
+                        .arg(label, qs(toString(b->matmulType)), num(b->ridge), num(b->peakFlops), num(b->bandwidth));
+        rows << QStringLiteral("b_model,%1,,%2,%3,,%4,1,%5")
+                    .arg(label, num(b->totals.intensity), num(b->totals.achievedFlopsPerS), num(b->totals.timeS),
+                         qs(toString(b->totals.bound)));
+    }
     return rows.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }
 

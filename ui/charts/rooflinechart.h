@@ -33,7 +33,9 @@ class Callout;
 /// - Operators: one scatter series per operator class, each marker's area proportional to its share of the time
 ///   (rooflinemath::markerSize); 0-FLOP operators sit at rooflinemath::kMinIntensity on the main-memory slope.
 ///   The whole model is a star at (total intensity, achieved FLOP/s). Hover shows a Callout, click selects.
-/// - A comparison device (document()->compareHardware()) adds its dashed roofline and model point.
+/// - Compare mode (scenario B, document()->compare()) adds B's whole-model point (a hollow star in another colour,
+///   labelled "B") whenever B analyses, and B's dashed matmul roofline when it differs from A's (another device,
+///   or activations that move the matmuls to another ceiling).
 /// Ceiling, slope and ridge labels are text items inside the chart, so they follow zoom, resize and export.
 class RooflineChart : public ChartBase
 {
@@ -66,6 +68,7 @@ public:
     /// The ring around the selected operator (visible only while one is selected).
     QScatterSeries *selectionSeries() const { return m_selection; }
     QScatterSeries *modelSeries() const { return m_model; }
+    /// B's roofline (empty and hidden while B's roofs equal A's) and B's whole-model point.
     QLineSeries *compareSeries() const { return m_compareRoof; }
     QScatterSeries *compareModelSeries() const { return m_compareModel; }
     Callout *callout() const { return m_callout; }
@@ -98,6 +101,7 @@ private:
     void applyRanges(const rooflinemath::Ranges &r);
     void connectLegend();
     QString unitLabel() const;
+    bool compareRoofDiffers() const; ///< B analyses and its matmul roof or main-memory slope is not A's
     QStringList titles() const; ///< full title first, then shorter ones for a small chart
 
     QLogValueAxis *m_x;
@@ -120,6 +124,7 @@ private:
     QLineSeries *m_compareRoof;
     QScatterSeries *m_compareModel;
     QGraphicsSimpleTextItem *m_compareLabel;
+    QGraphicsSimpleTextItem *m_compareModelLabel;
     Callout *m_callout;
     QScatterSeries *m_measured;
     QPointer<MeasuredPoints> m_measuredPoints;

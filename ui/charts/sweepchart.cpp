@@ -122,6 +122,86 @@ QString rate(double r) { return rooflinemath::siNumber(r) + QStringLiteral(" tok
 
 QList<QPointF> vertical(double x, double y0, double y1) { return {QPointF(x, y0), QPointF(x, y1)}; }
 
+/// The latency and throughput curves of one sweep, split at the largest fitting batch; widens the ranges.
+struct Curves
+{
+    QList<QPointF> time, timeOver, rate, rateOver;
+};
+struct Extent
+{
+    double tmin = std::numeric_limits<double>::max(), tmax = 0;
+    double rmin = std::numeric_limits<double>::max(), rmax = 0;
+    void add(double t, double k)
+    {
+        tmin = std::min(tmin, t);
+        tmax = std::max(tmax, t);
+        rmin = std::min(rmin, k);
+        rmax = std::max(rmax, k);
+    }
+};
+Curves curves(const std::vector<SweepRow> &rows, int64_t limit, Extent &ext)
+{
+    Curves c;
+    for (const SweepRow &r : rows) {
+        if (!r.error.empty())
+            continue;
+        const double b = static_cast<double>(r.scenario.batch);
+        const double t = sweepmath::latencyS(r) * 1e3;
+        const double k = r.totals.tokensPerS;
+        if (!(t > 0) || !(k > 0))
+            continue;
+        ext.add(t, k);
+        if (r.scenario.batch <= limit) {
+            c.time.append({b, t});
+            c.rate.append({b, k});
+        }
+        // The dashed part starts at the last fitting point so the curve stays continuous.
+        if (r.scenario.batch >= limit) {
+            c.timeOver.append({b, t});
+            c.rateOver.append({b, k});
+        }
+    }
+    if (c.timeOver.size() < 2)
+        c.timeOver.clear();
+    if (c.rateOver.size() < 2)
+        c.rateOver.clear();
+    return c;
+}
+
+nlohmann::json rowsJson(const std::vector<SweepRow> &rows)
+{
+    auto out = nlohmann::json::array();
+    for (const SweepRow &r : rows) {
+        nlohmann::json row{{"batch", r.scenario.batch}};
+        if (!r.error.empty()) {
+            row["error"] = r.error;
+        } else {
+            row["latency_s"] = sweepmath::latencyS(r);
+            row["tokens_per_s"] = r.totals.tokensPerS;
+            row["bound"] = std::string(toString(r.totals.bound));
+            row["memory_bytes"] = r.memory.total();
+            row["fits"] = r.memory.fits;
+        }
+        out.push_back(std::move(row));
+    }
+    return out;
+}
+
+/// latency_s,tokens_per_s,bound,memory_bytes,fits,error of one row.
+QString csvCells(const SweepRow &r)
+{
+    if (!r.error.empty()) {
+        QString e = QString::fromStdString(r.error).replace(QLatin1Char('"'), QStringLiteral("\"\""));
+        return QStringLiteral(",,,,,\"%1\"").arg(e);
+    }
+    return QStringLiteral("%1,%2,%3,%4,%5,")
+        .arg(sweepmath::latencyS(r), 0, 'g', 12)
+        .arg(r.totals.tokensPerS, 0, 'g', 12)
+        .arg(QString::fromLatin1(toString(r.totals.bound)))
+        .arg(r.memory.total(), 0, 'g', 12)
+        .arg(r.memory.fits ? QStringLiteral("true") : QStringLiteral("false"));
+}
+
 } // namespace
 
 SweepChart::SweepChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, parent)
@@ -168,9 +248,33 @@ SweepChart::SweepChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, 
     add(m_timeOver, m_yTime);
     add(m_rate, m_yRate);
     add(m_rateOver, m_yRate);
+    // Scenario B, drawn under A's current-batch markers (drawing order is insertion order).
+    m_bTime = new QLineSeries;
+    m_bTimeOver = new QLineSeries;
+    m_bRate = new QLineSeries;
+    m_bRateOver = new QLineSeries;
+    m_bCurrent = new QScatterSeries;
+    m_bTime->setObjectName(QStringLiteral("compare-time"));
+    m_bTimeOver->setObjectName(QStringLiteral("compare-time-over"));
+    m_bRate->setObjectName(QStringLiteral("compare-rate"));
+    m_bRateOver->setObjectName(QStringLiteral("compare-rate-over"));
+    m_bCurrent->setObjectName(QStringLiteral("compare-current"));
+    m_bCurrent->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    m_bRate->setName(tr("B: tokens/s"));
+    add(m_bTime, m_yTime);
+    add(m_bTimeOver, m_yTime);
+    add(m_bRate, m_yRate);
+    add(m_bRateOver, m_yRate);
+    add(m_bCurrent, m_yTime);
+    for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_bTime), static_cast<QAbstractSeries *>(m_bTimeOver),
+                               static_cast<QAbstractSeries *>(m_bRate), static_cast<QAbstractSeries *>(m_bRateOver),
+                               static_cast<QAbstractSeries *>(m_bCurrent)}) {
+        s->setVisible(false);
+        setLegendVisible(s, false);
+    }
     add(m_currentTime, m_yTime);
     add(m_currentRate, m_yRate);
-    for (QLineSeries *s : {m_time, m_timeOver, m_rate, m_rateOver})
+    for (QLineSeries *s : {m_time, m_timeOver, m_rate, m_rateOver, m_bTime, m_bTimeOver, m_bRate, m_bRateOver})
         s->setPointsVisible(true);
     for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_timeOver), static_cast<QAbstractSeries *>(m_rateOver),
                                static_cast<QAbstractSeries *>(m_currentRate), static_cast<QAbstractSeries *>(m_computeLine),
@@ -199,12 +303,16 @@ SweepChart::SweepChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, 
         catcher->sync();
         layoutOverlay();
     });
-    for (QLineSeries *s : {m_time, m_timeOver})
-        connect(s, &QLineSeries::hovered, this, [this](const QPointF &p, bool st) { showCallout(p, st, false); });
-    for (QLineSeries *s : {m_rate, m_rateOver})
-        connect(s, &QLineSeries::hovered, this, [this](const QPointF &p, bool st) { showCallout(p, st, true); });
+    for (QLineSeries *s : {m_time, m_timeOver, m_bTime, m_bTimeOver}) {
+        const bool b = s == m_bTime || s == m_bTimeOver;
+        connect(s, &QLineSeries::hovered, this, [this, b](const QPointF &p, bool st) { showCallout(p, st, false, b); });
+    }
+    for (QLineSeries *s : {m_rate, m_rateOver, m_bRate, m_bRateOver}) {
+        const bool b = s == m_bRate || s == m_bRateOver;
+        connect(s, &QLineSeries::hovered, this, [this, b](const QPointF &p, bool st) { showCallout(p, st, true, b); });
+    }
     // A click on a curve (above the catcher) selects that batch too.
-    for (QLineSeries *s : {m_time, m_timeOver, m_rate, m_rateOver})
+    for (QLineSeries *s : {m_time, m_timeOver, m_rate, m_rateOver, m_bTime, m_bTimeOver, m_bRate, m_bRateOver})
         connect(s, &QLineSeries::clicked, this,
                 [this](const QPointF &p) { selectBatch(sweepmath::nearestPowerOfTwo(p.x())); });
 
@@ -226,8 +334,10 @@ QString SweepChart::title() const
     QString par;
     if (s.tp > 1 || s.pp > 1)
         par = tr(", tp %1 pp %2").arg(s.tp).arg(s.pp);
-    return tr("Batch sweep: %1 %2 on %3%4")
-        .arg(QString::fromStdString(document()->model().name), what, QString::fromStdString(document()->hardware().name), par);
+    const QString vsB = document()->isComparing() ? tr(" vs %1").arg(document()->compareLabel()) : QString();
+    return tr("Batch sweep: %1 %2 on %3%4%5")
+        .arg(QString::fromStdString(document()->model().name), what, QString::fromStdString(document()->hardware().name), par,
+             vsB);
 }
 
 void SweepChart::refresh()
@@ -238,31 +348,8 @@ void SweepChart::refresh()
     m_rows = sweep(doc->hardware(), doc->model(), sc, {axis});
     m_answers = answerBatchSweep(m_rows);
 
-    QList<QPointF> time, timeOver, rt, rateOver;
-    double tmin = std::numeric_limits<double>::max(), tmax = 0, rmin = std::numeric_limits<double>::max(), rmax = 0;
-    const int64_t limit = m_answers.largestFitting;
-    for (const SweepRow &r : m_rows) {
-        if (!r.error.empty())
-            continue;
-        const double b = static_cast<double>(r.scenario.batch);
-        const double t = sweepmath::latencyS(r) * 1e3;
-        const double k = r.totals.tokensPerS;
-        if (!(t > 0) || !(k > 0))
-            continue;
-        tmin = std::min(tmin, t);
-        tmax = std::max(tmax, t);
-        rmin = std::min(rmin, k);
-        rmax = std::max(rmax, k);
-        if (r.scenario.batch <= limit) {
-            time.append({b, t});
-            rt.append({b, k});
-        }
-        // The dashed part starts at the last fitting point so the curve stays continuous.
-        if (r.scenario.batch >= limit) {
-            timeOver.append({b, t});
-            rateOver.append({b, k});
-        }
-    }
+    Extent ext;
+    const Curves a = curves(m_rows, m_answers.largestFitting, ext);
     // Include the current batch (it may lie between powers of two or beyond 4096).
     QPointF curT, curR;
     if (doc->analysisError().isEmpty()) {
@@ -272,24 +359,65 @@ void SweepChart::refresh()
         if (t > 0 && k > 0) {
             curT = {b, t};
             curR = {b, k};
-            tmin = std::min(tmin, t);
-            tmax = std::max(tmax, t);
-            rmin = std::min(rmin, k);
-            rmax = std::max(rmax, k);
+            ext.add(t, k);
         }
     }
-    m_time->replace(time);
-    m_timeOver->replace(timeOver.size() > 1 ? timeOver : QList<QPointF>{});
-    m_rate->replace(rt);
-    m_rateOver->replace(rateOver.size() > 1 ? rateOver : QList<QPointF>{});
+    m_time->replace(a.time);
+    m_timeOver->replace(a.timeOver);
+    m_rate->replace(a.rate);
+    m_rateOver->replace(a.rateOver);
     m_currentTime->replace(curT.isNull() ? QList<QPointF>{} : QList<QPointF>{curT});
     m_currentRate->replace(curR.isNull() ? QList<QPointF>{} : QList<QPointF>{curR});
+
+    // Scenario B over the same batches, on its own device and formats.
+    const bool tok = sweepmath::perToken(sc.phase);
+    m_bRows.clear();
+    m_bAnswers = {};
+    Curves b;
+    QPointF curB;
+    if (doc->isComparing()) {
+        m_bRows = sweep(doc->compareDevice(), doc->model(), doc->compareScenario(), {axis});
+        m_bAnswers = answerBatchSweep(m_bRows);
+        b = curves(m_bRows, m_bAnswers.largestFitting, ext);
+        if (const auto &cmp = doc->compareAnalysis()) {
+            const double t = sweepmath::latencyS(*cmp, sc.phase) * 1e3;
+            if (t > 0 && cmp->totals.tokensPerS > 0) {
+                curB = {static_cast<double>(sc.batch), t};
+                ext.add(t, cmp->totals.tokensPerS);
+            }
+        }
+    }
+    const bool compare = !b.time.isEmpty() || !b.timeOver.isEmpty();
+    m_bTime->replace(b.time);
+    m_bTimeOver->replace(b.timeOver);
+    m_bRate->replace(b.rate);
+    m_bRateOver->replace(b.rateOver);
+    m_bCurrent->replace(curB.isNull() ? QList<QPointF>{} : QList<QPointF>{curB});
+    if (compare) {
+        // Constant for a given B: a legend name that followed the batch would re-lay out the chart every tick.
+        const QString name = tok ? tr("B: ms per token") : tr("B: ms per step");
+        if (m_bTime->name() != name)
+            m_bTime->setName(name);
+    }
+    for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_bTime), static_cast<QAbstractSeries *>(m_bTimeOver),
+                               static_cast<QAbstractSeries *>(m_bRate), static_cast<QAbstractSeries *>(m_bRateOver),
+                               static_cast<QAbstractSeries *>(m_bCurrent)}) {
+        if (!compare)
+            s->setVisible(false);
+        else if (!s->isVisible() && !s->property("userHidden").toBool())
+            s->setVisible(true);
+    }
+    setLegendVisible(m_bTime, compare);
+    setLegendVisible(m_bRate, compare);
+    for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_bTimeOver), static_cast<QAbstractSeries *>(m_bRateOver),
+                               static_cast<QAbstractSeries *>(m_bCurrent)})
+        setLegendVisible(s, false);
+    const double tmin = ext.tmin, tmax = ext.tmax, rmin = ext.rmin, rmax = ext.rmax;
 
     const auto ty = tmax > 0 ? rooflinemath::decadeRange(tmin, tmax, 0.1) : rooflinemath::LogRange{1, 1000};
     const auto ry = rmax > 0 ? rooflinemath::decadeRange(rmin, rmax, 0.1) : rooflinemath::LogRange{1, 1000};
     m_yTime->setRange(chartfit::logAxisMin(ty.min), chartfit::logAxisMax(ty.max));
     m_yRate->setRange(chartfit::logAxisMin(ry.min), chartfit::logAxisMax(ry.max));
-    const bool tok = sweepmath::perToken(sc.phase);
     m_yTime->setTitleText(tok ? tr("Time per token, ms") : tr("Time per step, ms"));
     m_time->setName(tok ? tr("ms per token") : tr("ms per step"));
     m_currentTime->setName(tr("current batch")); // a constant: a legend that changed every tick would re-lay out the chart
@@ -326,10 +454,14 @@ QStringList SweepChart::titles() const
 {
     const ScenarioDocument *doc = document();
     const QString model = QString::fromStdString(doc->model().name);
-    return {title(),
-            tr("Batch sweep: %1 %2 on %3").arg(model, QString::fromLatin1(toString(doc->scenario().phase)),
-                                               QString::fromStdString(doc->hardware().name)),
-            tr("Batch sweep: %1").arg(model), tr("Batch sweep")};
+    QStringList out{title()};
+    const QString phase = QString::fromLatin1(toString(doc->scenario().phase));
+    if (doc->isComparing()) // what B is, as long as the title has room for it
+        out << tr("Batch sweep: %1 %2 on %3 vs %4").arg(model, phase, QString::fromStdString(doc->hardware().name), doc->compareLabel())
+            << tr("Batch sweep: %1 vs %2").arg(model, doc->compareLabel());
+    out << tr("Batch sweep: %1 %2 on %3").arg(model, phase, QString::fromStdString(doc->hardware().name))
+        << tr("Batch sweep: %1").arg(model) << tr("Batch sweep");
+    return out;
 }
 
 void SweepChart::layoutOverlay()
@@ -383,6 +515,10 @@ void SweepChart::placeLabels()
 }
 
 QPointF SweepChart::currentMarker() const { return m_currentTime->count() > 0 ? m_currentTime->at(0) : QPointF(); }
+QPointF SweepChart::compareMarker() const
+{
+    return m_bCurrent->count() > 0 && m_bCurrent->isVisible() ? m_bCurrent->at(0) : QPointF();
+}
 double SweepChart::computeLineX() const { return m_computeLine->count() > 0 ? m_computeLine->at(0).x() : 0.0; }
 double SweepChart::memoryLineX() const { return m_memoryLine->count() > 0 ? m_memoryLine->at(0).x() : 0.0; }
 QString SweepChart::computeLabel() const { return m_computeText->text(); }
@@ -408,18 +544,19 @@ void SweepChart::selectBatch(int64_t batch)
     document()->setScenario(s, tr("Batch %1").arg(batch));
 }
 
-void SweepChart::showCallout(const QPointF &point, bool state, bool rateSeries)
+void SweepChart::showCallout(const QPointF &point, bool state, bool rateSeries, bool compare)
 {
     if (!state) {
         m_callout->hide();
         return;
     }
     const int64_t b = sweepmath::nearestPowerOfTwo(point.x());
-    const auto it = std::find_if(m_rows.begin(), m_rows.end(), [b](const SweepRow &r) { return r.scenario.batch == b; });
-    if (it == m_rows.end() || !it->error.empty())
+    const std::vector<SweepRow> &rows = compare ? m_bRows : m_rows;
+    const auto it = std::find_if(rows.begin(), rows.end(), [b](const SweepRow &r) { return r.scenario.batch == b; });
+    if (it == rows.end() || !it->error.empty())
         return;
     const bool tok = sweepmath::perToken(it->scenario.phase);
-    QString text = tr("Batch %1").arg(b);
+    QString text = compare ? tr("%1\nBatch %2").arg(document()->compareLabel()).arg(b) : tr("Batch %1").arg(b);
     text += QStringLiteral("\n") + (tok ? tr("%1 per token") : tr("%1 per step")).arg(ms(sweepmath::latencyS(*it)));
     text += QStringLiteral("\n") + rate(it->totals.tokensPerS);
     text += QStringLiteral("\n") + tr("%1-bound, intensity %2 FLOP/B")
@@ -446,6 +583,15 @@ void SweepChart::restyle()
     m_rate->setPen(QPen(rc, th.lineWidth));
     m_timeOver->setPen(QPen(greyed(tc), th.lineWidth, Qt::DashLine));
     m_rateOver->setPen(QPen(greyed(rc), th.lineWidth, Qt::DashLine));
+    // B: the same colours per quantity, dashed; dotted and greyed past B's memory limit.
+    m_bTime->setPen(QPen(tc, th.lineWidth, Qt::DashLine));
+    m_bRate->setPen(QPen(rc, th.lineWidth, Qt::DashLine));
+    m_bTimeOver->setPen(QPen(greyed(tc), th.lineWidth, Qt::DotLine));
+    m_bRateOver->setPen(QPen(greyed(rc), th.lineWidth, Qt::DotLine));
+    m_bCurrent->setColor(th.background);
+    m_bCurrent->setBorderColor(th.accent);
+    m_bCurrent->setPen(QPen(th.accent, 2 * th.markerScale));
+    m_bCurrent->setMarkerSize(12 * th.markerScale);
     QPen cpen(th.foreground, std::max<qreal>(1.0, th.lineWidth * 0.6), Qt::DashDotLine);
     m_computeLine->setPen(cpen);
     m_memoryLine->setPen(QPen(th.warning, th.lineWidth, Qt::DashLine));
@@ -479,39 +625,27 @@ nlohmann::json SweepChart::data() const
     j["first_compute_bound_batch"] = m_answers.firstComputeBound;
     j["largest_fitting_batch"] = m_answers.largestFitting;
     j["latency"] = sweepmath::perToken(document()->scenario().phase) ? "time_per_token" : "time_per_step";
-    auto &rows = j["rows"] = nlohmann::json::array();
-    for (const SweepRow &r : m_rows) {
-        nlohmann::json row{{"batch", r.scenario.batch}};
-        if (!r.error.empty()) {
-            row["error"] = r.error;
-        } else {
-            row["latency_s"] = sweepmath::latencyS(r);
-            row["tokens_per_s"] = r.totals.tokensPerS;
-            row["bound"] = std::string(toString(r.totals.bound));
-            row["memory_bytes"] = r.memory.total();
-            row["fits"] = r.memory.fits;
-        }
-        rows.push_back(std::move(row));
-    }
+    j["rows"] = rowsJson(m_rows);
+    if (document()->isComparing())
+        j["compare"] = {{"label", document()->compareLabel().toStdString()},
+                        {"hardware", document()->compareDevice().id},
+                        {"first_compute_bound_batch", m_bAnswers.firstComputeBound},
+                        {"largest_fitting_batch", m_bAnswers.largestFitting},
+                        {"rows", rowsJson(m_bRows)}};
     return j;
 }
 
 QString SweepChart::csv() const
 {
-    QString out = QStringLiteral("batch,latency_s,tokens_per_s,bound,memory_bytes,fits,error\n");
-    for (const SweepRow &r : m_rows) {
-        if (!r.error.empty()) {
-            QString e = QString::fromStdString(r.error).replace(QLatin1Char('"'), QStringLiteral("\"\""));
-            out += QStringLiteral("%1,,,,,,\"%2\"\n").arg(r.scenario.batch).arg(e);
-            continue;
-        }
-        out += QStringLiteral("%1,%2,%3,%4,%5,%6,\n")
-                   .arg(r.scenario.batch)
-                   .arg(sweepmath::latencyS(r), 0, 'g', 12)
-                   .arg(r.totals.tokensPerS, 0, 'g', 12)
-                   .arg(QString::fromLatin1(toString(r.totals.bound)))
-                   .arg(r.memory.total(), 0, 'g', 12)
-                   .arg(r.memory.fits ? QStringLiteral("true") : QStringLiteral("false"));
+    // Scenario B's columns follow A's (same batches, row for row) while compare mode is on.
+    const bool compare = document()->isComparing() && m_bRows.size() == m_rows.size();
+    QString out = QStringLiteral("batch,latency_s,tokens_per_s,bound,memory_bytes,fits,error");
+    out += compare ? QStringLiteral(",b_latency_s,b_tokens_per_s,b_bound,b_memory_bytes,b_fits,b_error\n") : QStringLiteral("\n");
+    for (std::size_t i = 0; i < m_rows.size(); ++i) {
+        out += QString::number(m_rows[i].scenario.batch) + QLatin1Char(',') + csvCells(m_rows[i]);
+        if (compare)
+            out += QLatin1Char(',') + csvCells(m_bRows[i]);
+        out += QLatin1Char('\n');
     }
     return out;
 }

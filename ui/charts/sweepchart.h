@@ -49,6 +49,10 @@ int axisBase(double plotWidthPx, double labelWidthPx, int64_t maxBatch = kMaxBat
 /// compute-bound (core::answerBatchSweep), the largest batch whose footprint fits the device (warning colour; the
 /// curve past it is dashed and greyed), and the document's current batch (moves with the slider). Clicking in the
 /// plot sets the document's batch to the nearest power of two (one undo step per click).
+///
+/// Compare mode adds scenario B (document()->compare()) in the same axes: its time per token and throughput dashed
+/// (dotted and greyed past B's memory limit), its value at the current batch as a hollow marker, and legend entries
+/// "B: ms per token" and "B: tokens/s" that stay constant while the batch moves; the title names what B changes.
 class SweepChart : public ChartBase
 {
     Q_OBJECT
@@ -76,6 +80,17 @@ public:
     QString computeLabel() const;
     QString memoryLabel() const;
 
+    /// Scenario B's rows and answers (empty while compare mode is off).
+    const std::vector<core::SweepRow> &compareRows() const { return m_bRows; }
+    const core::BatchAnswers &compareAnswers() const { return m_bAnswers; }
+    /// B's curves: batches that fit B's device, and those past its memory limit.
+    QLineSeries *compareTimeSeries() const { return m_bTime; }
+    QLineSeries *compareTimeOverSeries() const { return m_bTimeOver; }
+    QLineSeries *compareRateSeries() const { return m_bRate; }
+    QLineSeries *compareRateOverSeries() const { return m_bRateOver; }
+    /// Where B's current-batch marker sits on B's latency curve (batch, ms); null if hidden.
+    QPointF compareMarker() const;
+
     /// The batch a click at `scenePos` (chart/scene coordinates) selects: nearest power of two; 0 outside the plot.
     int64_t batchAt(const QPointF &scenePos) const;
     /// Sets the document's batch (undoable, one step).
@@ -91,10 +106,12 @@ private:
     void placeLabels();
     void layoutOverlay(); ///< title that fits, legend placement, x-axis label density, marker labels
     QStringList titles() const;
-    void showCallout(const QPointF &point, bool state, bool rateSeries);
+    void showCallout(const QPointF &point, bool state, bool rateSeries, bool b);
 
     std::vector<core::SweepRow> m_rows;
     core::BatchAnswers m_answers;
+    std::vector<core::SweepRow> m_bRows;
+    core::BatchAnswers m_bAnswers;
     QLogValueAxis *m_x = nullptr;
     QLogValueAxis *m_yTime = nullptr;
     QLogValueAxis *m_yRate = nullptr;
@@ -106,6 +123,11 @@ private:
     QLineSeries *m_memoryLine = nullptr;
     QScatterSeries *m_currentTime = nullptr;
     QScatterSeries *m_currentRate = nullptr;
+    QLineSeries *m_bTime = nullptr;
+    QLineSeries *m_bTimeOver = nullptr;
+    QLineSeries *m_bRate = nullptr;
+    QLineSeries *m_bRateOver = nullptr;
+    QScatterSeries *m_bCurrent = nullptr;
     QGraphicsSimpleTextItem *m_computeText = nullptr;
     QGraphicsSimpleTextItem *m_memoryText = nullptr;
     QGraphicsSimpleTextItem *m_currentText = nullptr; ///< "batch N" beside the current marker

@@ -2,6 +2,7 @@
 
 #include "analysis/explain.h"
 #include "ui/controls/logslider.h"
+#include "ui/controls/precisionchoices.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/controls/whatifgroup.h"
 #include "ui/document/scenariodocument.h"
@@ -24,21 +25,9 @@ using namespace memwall::core;
 
 namespace {
 
-struct WeightChoice
-{
-    const char *label;
-    WeightFormat format;
-};
-// The weight formats offered; int4-g128 is GPTQ/AWQ-style INT4 with one FP16 scale per 128 weights (4.125 bits).
-const std::array<WeightChoice, 7> kWeightChoices{{{"fp32", {DType::FP32, 0, DType::FP16}},
-                                                  {"bf16", {DType::BF16, 0, DType::FP16}},
-                                                  {"fp16", {DType::FP16, 0, DType::FP16}},
-                                                  {"fp8", {DType::FP8, 0, DType::FP16}},
-                                                  {"int8", {DType::INT8, 0, DType::FP16}},
-                                                  {"int4", {DType::INT4, 0, DType::FP16}},
-                                                  {"int4 (g128 fp16 scales)", {DType::INT4, 128, DType::FP16}}}};
-constexpr std::array<DType, 5> kActivationTypes{DType::FP32, DType::BF16, DType::FP16, DType::FP8, DType::INT8};
-constexpr std::array<DType, 6> kKvTypes{DType::FP32, DType::BF16, DType::FP16, DType::FP8, DType::INT8, DType::INT4};
+using precision::kActivationTypes;
+using precision::kKvTypes;
+using precision::kWeightChoices;
 constexpr std::array<Phase, 5> kPhases{Phase::Prefill, Phase::Decode, Phase::Generate, Phase::Encode, Phase::Train};
 
 QString q(const std::string &s) { return QString::fromStdString(s); }
@@ -329,11 +318,7 @@ void ControlsPanel::syncFromDocument()
     m_context->setEnabled(s.phase == Phase::Decode);
     m_output->setEnabled(s.phase == Phase::Generate);
 
-    int weightRow = -1;
-    for (std::size_t i = 0; i < kWeightChoices.size(); ++i)
-        if (kWeightChoices[i].format.type == s.weights.type && kWeightChoices[i].format.groupSize == s.weights.groupSize)
-            weightRow = static_cast<int>(i);
-    selectData(m_weights, weightRow);
+    selectData(m_weights, precision::weightChoiceIndex(s.weights));
     selectData(m_activations, static_cast<int>(s.activations));
     selectData(m_kv, static_cast<int>(s.kv));
 

@@ -1,9 +1,11 @@
 #include "ui/document/scenariodocument.h"
 
 #include "io/jsonreader.h"
+#include "ui/controls/precisionchoices.h"
 
 #include <QFile>
 #include <QSaveFile>
+#include <QStringList>
 #include <QUndoCommand>
 
 namespace memwall::ui {
@@ -51,6 +53,15 @@ private:
 
 } // namespace
 
+QString deviceNameWithoutVendor(const HardwareSpec &hw)
+{
+    QString name = QString::fromStdString(hw.name.empty() ? hw.id : hw.name);
+    const QString vendor = QString::fromStdString(hw.vendor).section(QLatin1Char(' '), 0, 0);
+    if (!vendor.isEmpty() && name.startsWith(vendor + QLatin1Char(' ')) && name.size() > vendor.size() + 1)
+        name = name.mid(vendor.size() + 1);
+    return name;
+}
+
 ScenarioDocument::ScenarioDocument(std::shared_ptr<const PresetLibrary> presets, QObject *parent)
     : QObject(parent), m_presets(std::move(presets))
 {
@@ -95,18 +106,60 @@ void ScenarioDocument::recompute()
     } catch (const std::exception &e) {
         m_error = QString::fromStdString(e.what());
     }
-    m_compareAnalysis.reset();
-    if (m_compareHw) {
-        try {
-            m_compareAnalysis = analyze(*m_compareHw, m_file.model, m_file.scenario);
-        } catch (const std::exception &) {
-            m_compareAnalysis.reset();
-        }
-    }
+    recomputeCompare();
     if (m_selected >= static_cast<int>(m_analysis.operators.size()))
         m_selected = -1;
     emit analysisChanged();
 }
+
+void ScenarioDocument::recomputeCompare()
+{
+    m_compareAnalysis.reset();
+    m_compareError.clear();
+    m_compareScenario = m_file.scenario;
+    if (!m_compare)
+        return;
+    if (m_compare->weights)
+        m_compareScenario.weights = *m_compare->weights;
+    if (m_compare->kv)
+        m_compareScenario.kv = *m_compare->kv;
+    if (m_compare->activations)
+        m_compareScenario.activations = *m_compare->activations;
+    const HardwareSpec &hw = compareDevice();
+    if (hw.memory.empty() || m_file.model.layers <= 0) {
+        m_compareError = tr("No device or model loaded: check the presets.");
+        return;
+    }
+    try {
+        m_compareAnalysis = analyze(hw, m_file.model, m_compareScenario);
+    } catch (const std::exception &e) { // core::AnalysisError: one line naming the field and value
+        m_compareError = QString::fromStdString(e.what());
+    }
+}
+
+const std::optional<HardwareSpec> &ScenarioDocument::compareHardware() const
+{
+    static const std::optional<HardwareSpec> none;
+    return m_compare ? m_compare->hardware : none;
+}
+
+QString ScenarioDocument::compareSummary() const
+{
+    if (!m_compare)
+        return {};
+    QStringList parts;
+    if (m_compare->hardware)
+        parts << deviceNameWithoutVendor(*m_compare->hardware); // legends stay short
+    if (m_compare->weights)
+        parts << tr("%1 weights").arg(precision::weightLabel(*m_compare->weights));
+    if (m_compare->kv)
+        parts << tr("%1 KV cache").arg(precision::dtypeLabel(*m_compare->kv));
+    if (m_compare->activations)
+        parts << tr("%1 activations").arg(precision::dtypeLabel(*m_compare->activations));
+    return parts.isEmpty() ? tr("same as A") : parts.join(QStringLiteral(", "));
+}
+
+QString ScenarioDocument::compareLabel() const { return m_compare ? tr("B: %1").arg(compareSummary()) : QString(); }
 
 void ScenarioDocument::setScenario(const Scenario &s, const QString &text, int mergeKey)
 {
@@ -164,10 +217,23 @@ void ScenarioDocument::setFile(const ScenarioFile &f, const QString &text, bool 
     push(f, text, -1);
 }
 
+void ScenarioDocument::setCompare(const std::optional<CompareSpec> &spec)
+{
+    m_compare = spec;
+    // Only B changed: A's analysis stands, but every view follows the one signal.
+    recomputeCompare();
+    emit analysisChanged();
+}
+
 void ScenarioDocument::setCompareHardware(const std::optional<HardwareSpec> &hw)
 {
-    m_compareHw = hw;
-    recompute();
+    if (!hw) {
+        setCompare(std::nullopt);
+        return;
+    }
+    CompareSpec spec = m_compare.value_or(CompareSpec{});
+    spec.hardware = hw;
+    setCompare(spec);
 }
 
 void ScenarioDocument::setSelectedOperator(int index)

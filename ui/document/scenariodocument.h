@@ -13,6 +13,23 @@
 
 namespace memwall::ui {
 
+/// The device's name without its vendor's first word ("NVIDIA H100 SXM5 80GB" -> "H100 SXM5 80GB"), for legends
+/// and table headers; the id when it has no name.
+QString deviceNameWithoutVendor(const core::HardwareSpec &hw);
+
+/// Scenario B of compare mode: the document's model and scenario (A) with optional overrides. An override left
+/// empty follows A, so B tracks every edit of A (batch, context, parallelism ...) and differs only where asked.
+struct CompareSpec
+{
+    std::optional<core::HardwareSpec> hardware; ///< another device (as published); empty: A's device, what-if included
+    std::optional<core::WeightFormat> weights;  ///< B's weight storage format (core::Scenario::weights)
+    std::optional<core::DType> kv;              ///< B's KV-cache format
+    std::optional<core::DType> activations;     ///< B's activation format
+
+    /// True when no override is set (B equals A).
+    bool isEmpty() const { return !hardware && !weights && !kv && !activations; }
+};
+
 /// The single owner of the current scenario (device, model, inputs, what-if factors), its undo stack and the current
 /// analysis. Controls change it only through undoable commands; views listen to analysisChanged() and update their
 /// series in place. Recomputes synchronously (an analysis takes microseconds).
@@ -37,9 +54,26 @@ public:
     /// Empty when the current combination is valid; else one line saying why not (the previous analysis is kept).
     const QString &analysisError() const { return m_error; }
 
-    /// Optional second device for comparison (same model and scenario).
-    const std::optional<core::HardwareSpec> &compareHardware() const { return m_compareHw; }
+    // ---- compare mode: scenario B (view state, not undoable; changes emit analysisChanged()) ----
+    /// B's overrides; empty when compare mode is off.
+    const std::optional<CompareSpec> &compare() const { return m_compare; }
+    bool isComparing() const { return m_compare.has_value(); }
+    /// B's device override; empty when B runs on A's device (or compare mode is off).
+    const std::optional<core::HardwareSpec> &compareHardware() const;
+    /// The device B runs on: the override, else A's device with its what-if factors. Meaningful while comparing.
+    const core::HardwareSpec &compareDevice() const { return m_compare && m_compare->hardware ? *m_compare->hardware : m_effective; }
+    /// A's scenario with B's precision overrides applied. Meaningful while comparing.
+    const core::Scenario &compareScenario() const { return m_compareScenario; }
+    /// B's analysis; empty when compare mode is off or B does not analyse (compareError() says why).
     const std::optional<core::Analysis> &compareAnalysis() const { return m_compareAnalysis; }
+    /// One line saying why B does not analyse; empty otherwise.
+    const QString &compareError() const { return m_compareError; }
+    /// What B changes against A, for labels: "Instinct MI300X, int4 weights" (the device without its vendor),
+    /// "fp8 KV cache", "same as A".
+    /// Constant for a given B (it does not follow batch or context), so legends naming it never re-lay out on a tick.
+    QString compareSummary() const;
+    /// "B: " + compareSummary(); empty when compare mode is off.
+    QString compareLabel() const;
 
     int selectedOperator() const { return m_selected; }
 
@@ -53,7 +87,9 @@ public:
     /// Replaces everything (open file, lesson step). Undoable unless `resetHistory`.
     void setFile(const core::ScenarioFile &f, const QString &text, bool resetHistory = false);
 
-    /// Not undoable: view state.
+    /// Not undoable: view state. An empty spec turns compare mode off; a spec with no override compares A with itself.
+    void setCompare(const std::optional<CompareSpec> &spec);
+    /// Shorthand: compare with device `hw`, keeping B's precision overrides; empty turns compare mode off.
     void setCompareHardware(const std::optional<core::HardwareSpec> &hw);
     void setSelectedOperator(int index);
 
@@ -90,8 +126,12 @@ private:
     core::HardwareSpec m_effective;
     core::Analysis m_analysis;
     QString m_error;
-    std::optional<core::HardwareSpec> m_compareHw;
+    void recomputeCompare();
+
+    std::optional<CompareSpec> m_compare;
+    core::Scenario m_compareScenario;
     std::optional<core::Analysis> m_compareAnalysis;
+    QString m_compareError;
     int m_selected = -1;
     QUndoStack m_undo;
     QString m_path;

@@ -1,5 +1,7 @@
 #include "ui/widgets/comparemetrics.h"
 
+#include "ui/controls/precisionchoices.h"
+
 #include <QCoreApplication>
 
 #include <cmath>
@@ -54,6 +56,12 @@ QString formatFlopsPerS(double f)
 
 std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::Analysis &b, const core::Scenario &s)
 {
+    return compareMetrics(a, b, s, s);
+}
+
+std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::Analysis &b, const core::Scenario &s,
+                                          const core::Scenario &sb)
+{
     std::vector<CompareMetric> rows;
     enum Direction { Lower, Higher, Neutral };
     auto number = [&rows](const QString &name, const QString &tip, double va, double vb, QString fa, QString fb,
@@ -81,6 +89,17 @@ std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::A
         m.better = better;
         rows.push_back(std::move(m));
     };
+
+    // What B changes besides the device, first.
+    if (!(s.weights == sb.weights))
+        text(tr("Weight format"), tr("How weights are stored, including any per-group scales"),
+             precision::weightLabel(s.weights), precision::weightLabel(sb.weights), Better::Neither);
+    if (s.kv != sb.kv)
+        text(tr("KV-cache format"), tr("Format of the cached keys and values"), precision::dtypeLabel(s.kv),
+             precision::dtypeLabel(sb.kv), Better::Neither);
+    if (s.activations != sb.activations)
+        text(tr("Activation format"), tr("Format of activations; matmuls run in it where the device supports it"),
+             precision::dtypeLabel(s.activations), precision::dtypeLabel(sb.activations), Better::Neither);
 
     const bool decode = s.phase == core::Phase::Decode;
     number(decode                             ? tr("Time per token")

@@ -28,6 +28,10 @@ struct CompareMetric
 /// tokens/s, achieved and peak compute, bandwidth, intensity, ridge, bound, memory per device against capacity, fit,
 /// KV cache and communication time. Pure: the compare panel shows it, tests check it.
 std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::Analysis &b, const core::Scenario &s);
+/// The same for scenario B with its own formats (`sb`: A's scenario with B's overrides): rows naming the weight,
+/// KV-cache and activation formats that differ come first.
+std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::Analysis &b, const core::Scenario &sa,
+                                          const core::Scenario &sb);
 
 /// "1.23 ms", "45.6 µs", "2.5 s".
 QString formatSeconds(double s);

@@ -1,9 +1,12 @@
 #include "ui/widgets/comparepanel.h"
 
+#include "ui/controls/precisionchoices.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/widgets/comparemetrics.h"
 
+#include <QComboBox>
+#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -12,17 +15,41 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace memwall::ui {
+
+using namespace memwall::core;
 
 namespace {
 // Okabe–Ito bluish green and vermillion: which device a row favours, readable with colour-vision deficiencies.
 const QColor kFavoursB("#009E73");
 const QColor kFavoursA("#D55E00");
 enum Column { MetricColumn, AColumn, BColumn, RatioColumn };
+constexpr int kSameAsA = -1; ///< item data of every format picker's first entry
+
+/// Selects the item carrying `data` without emitting activated(); setCurrentIndex() only when it moves (no repaint).
+void selectData(QComboBox *box, int data)
+{
+    const int row = std::max(0, box->findData(data));
+    if (box->currentIndex() != row) {
+        const QSignalBlocker block(box);
+        box->setCurrentIndex(row);
+    }
+}
+
+void setFirstText(QComboBox *box, const QString &text)
+{
+    if (box->itemText(0) != text)
+        box->setItemText(0, text);
+}
 } // namespace
+
+QString ComparePanel::sameDeviceId() { return QStringLiteral("=a"); }
 
 ComparePanel::ComparePanel(ScenarioDocument *doc, QWidget *parent)
     : QWidget(parent), m_doc(doc), m_picker(new PresetPicker(this)), m_swap(new QToolButton(this)),
+      m_weights(new QComboBox(this)), m_kv(new QComboBox(this)), m_activations(new QComboBox(this)),
       m_table(new QTableWidget(0, 4, this)), m_status(new QLabel(this))
 {
     auto *layout = new QVBoxLayout(this);
@@ -32,6 +59,10 @@ ComparePanel::ComparePanel(ScenarioDocument *doc, QWidget *parent)
     row->addWidget(label);
     m_picker->setObjectName("compareDevicePicker");
     m_picker->addItem(tr("None (compare off)"), QString());
+    m_picker->setItemData(0, tr("No scenario B: the charts show A alone"), Qt::ToolTipRole);
+    m_picker->addItem(tr("Same device as A"), sameDeviceId());
+    m_picker->setItemData(1, tr("B runs on A's device, what-if factors included: compare formats on one device"),
+                          Qt::ToolTipRole);
     for (const auto &hw : doc->presets().hardware()) {
         const QString tip = tr("%1 · %2 · %3 GB at %4 GB/s")
                                 .arg(QString::fromStdString(hw.vendor), QString::fromStdString(hw.category))
@@ -39,25 +70,52 @@ ComparePanel::ComparePanel(ScenarioDocument *doc, QWidget *parent)
                                 .arg(hw.mainMemory().bandwidthBytesPerS.value / 1e9, 0, 'g', 5);
         m_picker->addPreset(QString::fromStdString(hw.id), QString::fromStdString(hw.name), tip);
     }
-    m_picker->setToolTip(tr("Device B: the same model and scenario on another device (type to search; None turns "
-                            "comparison off)"));
+    m_pickerTip = tr("Device B: the same model and scenario on another device, or on A's own device (type to search; "
+                     "None turns comparison off)");
+    m_picker->setToolTip(m_pickerTip);
     row->addWidget(m_picker, 1);
     m_swap->setObjectName("swapButton");
-    m_swap->setText(tr("Swap A ↔ B"));
-    m_swap->setToolTip(tr("Make B the current device and compare with the current one (undo restores it)"));
+    m_swap->setText(tr("&Swap A ↔ B"));
+    m_swap->setToolTip(tr("Make B current (its device and formats) and compare with what was current (undo restores "
+                          "it)"));
     row->addWidget(m_swap);
     layout->addLayout(row);
+
+    // B's formats: "same as A" follows A's controls; any other choice overrides them for B only.
+    auto *form = new QFormLayout;
+    m_weights->setObjectName("compareWeights");
+    m_weights->addItem(QString(), kSameAsA);
+    for (std::size_t i = 0; i < precision::kWeightChoices.size(); ++i)
+        m_weights->addItem(QString::fromLatin1(precision::kWeightChoices[i].label), static_cast<int>(i));
+    m_weights->setToolTip(tr("How B stores its weights (bytes per weight, including any per-group scales); "
+                             "\"same as A\" follows the Precision controls"));
+    m_kv->setObjectName("compareKv");
+    m_kv->addItem(QString(), kSameAsA);
+    for (DType t : precision::kKvTypes)
+        m_kv->addItem(precision::dtypeLabel(t), static_cast<int>(t));
+    m_kv->setToolTip(tr("Format of B's cached keys and values; \"same as A\" follows the Precision controls"));
+    m_activations->setObjectName("compareActivations");
+    m_activations->addItem(QString(), kSameAsA);
+    for (DType t : precision::kActivationTypes)
+        m_activations->addItem(precision::dtypeLabel(t), static_cast<int>(t));
+    m_activations->setToolTip(tr("Format of B's activations (B's matmuls run in it where its device supports it); "
+                                 "\"same as A\" follows the Precision controls"));
+    form->addRow(tr("B w&eights:"), m_weights);
+    form->addRow(tr("B &KV cache:"), m_kv);
+    form->addRow(tr("B a&ctivations:"), m_activations);
+    layout->addLayout(form);
 
     m_table->setObjectName("compareTable");
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
+    // Every column as wide as its contents (metric names are never elided); a narrow dock scrolls sideways.
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(MetricColumn, QHeaderView::Stretch);
     m_table->setAlternatingRowColors(true);
     m_table->setToolTip(
-        tr("A: the current device (with what-if factors); B: the chosen preset as published. "
-           "B / A below 1 means B has less of it: green where that favours B, orange where it favours A."));
+        tr("A: the current device (with what-if factors) and formats; B: A with the changes its column names (a "
+           "device B runs as published). B / A below 1 means B has less of it: green where that favours B, orange "
+           "where it favours A."));
     layout->addWidget(m_table, 1);
     m_status->setObjectName("compareStatus");
     m_status->setWordWrap(true);
@@ -65,59 +123,120 @@ ComparePanel::ComparePanel(ScenarioDocument *doc, QWidget *parent)
 
     connect(m_picker, &PresetPicker::idActivated, this, &ComparePanel::setCompareId);
     connect(m_swap, &QToolButton::clicked, this, &ComparePanel::swap);
+    for (QComboBox *box : {m_weights, m_kv, m_activations})
+        connect(box, &QComboBox::activated, this, &ComparePanel::applyPrecision);
     connect(doc, &ScenarioDocument::analysisChanged, this, &ComparePanel::refresh);
     refresh();
 }
 
 void ComparePanel::setCompareId(const QString &id)
 {
+    if (id == sameDeviceId()) {
+        CompareSpec spec = m_doc->compare().value_or(CompareSpec{});
+        spec.hardware.reset();
+        m_doc->setCompare(spec);
+        return;
+    }
     const auto *hw = id.isEmpty() ? nullptr : m_doc->presets().findHardware(id.toStdString());
     if (hw)
         m_doc->setCompareHardware(*hw);
     else
-        m_doc->setCompareHardware(std::nullopt);
+        m_doc->setCompare(std::nullopt);
+}
+
+void ComparePanel::applyPrecision()
+{
+    // Choosing a format while comparison is off compares A with itself in that format.
+    CompareSpec spec = m_doc->compare().value_or(CompareSpec{});
+    const int w = m_weights->currentData().toInt();
+    spec.weights = w == kSameAsA ? std::nullopt : std::optional(precision::kWeightChoices[static_cast<std::size_t>(w)].format);
+    const int kv = m_kv->currentData().toInt();
+    spec.kv = kv == kSameAsA ? std::nullopt : std::optional(static_cast<DType>(kv));
+    const int act = m_activations->currentData().toInt();
+    spec.activations = act == kSameAsA ? std::nullopt : std::optional(static_cast<DType>(act));
+    m_doc->setCompare(spec);
 }
 
 void ComparePanel::swap()
 {
-    const auto &b = m_doc->compareHardware();
-    if (!b)
+    const auto &spec = m_doc->compare();
+    if (!spec || spec->isEmpty())
         return;
-    const core::HardwareSpec newB = m_doc->baseHardware();
-    const core::HardwareSpec newA = *b;
-    m_doc->setHardware(newA, !m_doc->presets().findHardware(newA.id));
-    m_doc->setCompareHardware(newB);
+    // A takes B's device and formats in one undo step; B takes A's where they differed.
+    ScenarioFile f = m_doc->file();
+    CompareSpec newB;
+    if (spec->hardware) {
+        newB.hardware = m_doc->baseHardware();
+        f.hardware = *spec->hardware;
+        f.hardwareInline = !m_doc->presets().findHardware(spec->hardware->id);
+    }
+    if (spec->weights) {
+        newB.weights = f.scenario.weights;
+        f.scenario.weights = *spec->weights;
+    }
+    if (spec->kv) {
+        newB.kv = f.scenario.kv;
+        f.scenario.kv = *spec->kv;
+    }
+    if (spec->activations) {
+        newB.activations = f.scenario.activations;
+        f.scenario.activations = *spec->activations;
+    }
+    const QString text = tr("Swap A and B (%1)").arg(m_doc->compareSummary());
+    m_doc->setFile(f, text);
+    m_doc->setCompare(newB);
 }
 
 void ComparePanel::refresh()
 {
+    const auto &spec = m_doc->compare();
     const auto &hwB = m_doc->compareHardware();
-    {
-        const QSignalBlocker block(m_picker);
-        m_picker->setCurrentId(hwB ? QString::fromStdString(hwB->id) : QString(),
-                               hwB ? QString::fromStdString(hwB->name) : QString());
-    }
-    m_swap->setEnabled(hwB.has_value());
-    const QString nameA = QString::fromStdString(m_doc->hardware().name);
-    m_table->setHorizontalHeaderLabels({tr("Metric"), tr("A: %1").arg(nameA),
-                                        hwB ? tr("B: %1").arg(QString::fromStdString(hwB->name)) : tr("B"),
-                                        tr("B / A")});
-    m_table->horizontalHeaderItem(AColumn)->setToolTip(nameA);
+    if (!spec)
+        m_picker->setCurrentId(QString());
+    else if (!hwB)
+        m_picker->setCurrentId(sameDeviceId());
+    else
+        m_picker->setCurrentId(QString::fromStdString(hwB->id), QString::fromStdString(hwB->name));
+    const QString itemTip = m_picker->currentIndex() >= 0 ? m_picker->itemData(m_picker->currentIndex(), Qt::ToolTipRole).toString()
+                                                          : QString();
+    const QString pickerTip = itemTip.isEmpty() ? m_pickerTip : m_pickerTip + QStringLiteral("\n") + itemTip;
+    if (m_picker->toolTip() != pickerTip)
+        m_picker->setToolTip(pickerTip);
 
-    if (!hwB) {
+    const Scenario &sa = m_doc->scenario();
+    setFirstText(m_weights, tr("same as A (%1)").arg(precision::weightLabel(sa.weights)));
+    setFirstText(m_kv, tr("same as A (%1)").arg(precision::dtypeLabel(sa.kv)));
+    setFirstText(m_activations, tr("same as A (%1)").arg(precision::dtypeLabel(sa.activations)));
+    selectData(m_weights, spec && spec->weights ? precision::weightChoiceIndex(*spec->weights) : kSameAsA);
+    selectData(m_kv, spec && spec->kv ? static_cast<int>(*spec->kv) : kSameAsA);
+    selectData(m_activations, spec && spec->activations ? static_cast<int>(*spec->activations) : kSameAsA);
+
+    m_swap->setEnabled(spec && !spec->isEmpty());
+    const QString nameA = deviceNameWithoutVendor(m_doc->hardware());
+    const QString summary = m_doc->compareSummary();
+    // B's header names what B changes, one change per line (a narrow dock keeps all four columns in view).
+    const QString headerB = spec ? tr("B: %1").arg(summary.split(QStringLiteral(", ")).join(QLatin1Char('\n'))) : tr("B");
+    const QStringList headers{tr("Metric"), tr("A: %1").arg(nameA), headerB, tr("B / A")};
+    for (int c = 0; c < headers.size(); ++c)
+        if (!m_table->horizontalHeaderItem(c) || m_table->horizontalHeaderItem(c)->text() != headers[c])
+            m_table->setHorizontalHeaderItem(c, new QTableWidgetItem(headers[c]));
+    m_table->horizontalHeaderItem(AColumn)->setToolTip(QString::fromStdString(m_doc->hardware().name));
+    m_table->horizontalHeaderItem(BColumn)->setToolTip(spec ? m_doc->compareLabel() : QString());
+
+    const QString model = QString::fromStdString(m_doc->model().name);
+    if (!spec) {
         m_table->setRowCount(0);
-        m_status->setText(
-            tr("Pick a device B to compare %1 on both.").arg(QString::fromStdString(m_doc->model().name)));
+        m_status->setText(tr("Pick a device or formats for B to compare %1 on both.").arg(model));
         return;
     }
     if (!m_doc->analysisError().isEmpty() || !m_doc->compareAnalysis()) {
         m_table->setRowCount(0);
         m_status->setText(!m_doc->analysisError().isEmpty()
                               ? tr("A cannot run this scenario: %1").arg(m_doc->analysisError())
-                              : tr("%1 cannot run this scenario.").arg(QString::fromStdString(hwB->name)));
+                              : tr("B (%1) cannot run this scenario: %2").arg(summary, m_doc->compareError()));
         return;
     }
-    const auto rows = compareMetrics(m_doc->analysis(), *m_doc->compareAnalysis(), m_doc->scenario());
+    const auto rows = compareMetrics(m_doc->analysis(), *m_doc->compareAnalysis(), sa, m_doc->compareScenario());
     m_table->setRowCount(static_cast<int>(rows.size()));
     auto set = [this](int r, int c, const QString &text, const QString &tip, Qt::Alignment align) {
         QTableWidgetItem *item = m_table->item(r, c);
@@ -152,8 +271,9 @@ void ComparePanel::refresh()
         if (m.better != Better::Neither)
             item->setForeground(m.better == Better::B ? kFavoursB : kFavoursA);
     }
-    m_status->setText(tr("%1 on A and B: same model, scenario and parallelism. B / A > 1 means B has more.")
-                          .arg(QString::fromStdString(m_doc->model().name)));
+    m_status->setText(tr("B: %1 — otherwise the same model (%2), scenario and parallelism as A. B / A > 1 means B has "
+                         "more.")
+                          .arg(summary, model));
 }
 
 } // namespace memwall::ui

@@ -2,6 +2,7 @@
 
 #include <QWidget>
 
+class QComboBox;
 class QLabel;
 class QTableWidget;
 class QToolButton;
@@ -11,30 +12,44 @@ namespace memwall::ui {
 class PresetPicker;
 class ScenarioDocument;
 
-/// Compare mode: picks device B (type-to-search over the hardware presets; "None" turns comparison off) and shows the
-/// headline metrics of the current model and scenario on A (the document's device, with its what-if factors) and B
-/// (the preset as published) side by side with their ratio. Put it in a dock; charts that overlay B read
-/// ScenarioDocument::compareHardware()/compareAnalysis() themselves.
+/// Compare mode: sets up scenario B — the document's model and scenario (A) with, optionally, another device
+/// (type-to-search over the hardware presets) and other weight, KV-cache and activation formats — and shows the
+/// headline metrics of A and B side by side with their ratio. "None" turns comparison off; choosing a format while
+/// it is off compares A with itself in that format. Put it in a dock; charts that overlay B read
+/// ScenarioDocument::compare()/compareAnalysis() themselves.
 class ComparePanel : public QWidget
 {
     Q_OBJECT
 public:
     explicit ComparePanel(ScenarioDocument *doc, QWidget *parent = nullptr);
 
-    /// Sets device B by preset id; an empty or unknown id turns comparison off.
+    /// Item id of the device picker's "Same device as A" entry (the "None" entry has the empty id).
+    static QString sameDeviceId();
+
+    /// Sets device B by preset id; sameDeviceId() runs B on A's device; an empty or unknown id turns comparison off.
     void setCompareId(const QString &id);
     QTableWidget *table() const { return m_table; }
     PresetPicker *picker() const { return m_picker; }
+    /// B's format pickers; item 0 is "same as A", the others carry the same data as the controls panel's.
+    QComboBox *weightsPicker() const { return m_weights; }
+    QComboBox *kvPicker() const { return m_kv; }
+    QComboBox *activationsPicker() const { return m_activations; }
+    QLabel *statusLabel() const { return m_status; }
 
 private:
     void refresh();
     void swap();
+    void applyPrecision();
 
     ScenarioDocument *m_doc;
     PresetPicker *m_picker;
     QToolButton *m_swap;
+    QComboBox *m_weights;
+    QComboBox *m_kv;
+    QComboBox *m_activations;
     QTableWidget *m_table;
     QLabel *m_status;
+    QString m_pickerTip;
 };
 
 } // namespace memwall::ui

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "model/dtype.h"
+
+#include <QString>
+
+#include <array>
+
+namespace memwall::ui {
+
+/// The number formats the precision pickers offer (the controls panel for A, the compare panel for B). One list, so
+/// both sides offer the same choices and name them the same way.
+namespace precision {
+
+struct WeightChoice
+{
+    const char *label; ///< "int4 (g128 fp16 scales)"
+    core::WeightFormat format;
+};
+
+// int4-g128 is GPTQ/AWQ-style INT4 with one FP16 scale per 128 weights (4.125 bits).
+inline constexpr std::array<WeightChoice, 7> kWeightChoices{{{"fp32", {core::DType::FP32, 0, core::DType::FP16}},
+                                                              {"bf16", {core::DType::BF16, 0, core::DType::FP16}},
+                                                              {"fp16", {core::DType::FP16, 0, core::DType::FP16}},
+                                                              {"fp8", {core::DType::FP8, 0, core::DType::FP16}},
+                                                              {"int8", {core::DType::INT8, 0, core::DType::FP16}},
+                                                              {"int4", {core::DType::INT4, 0, core::DType::FP16}},
+                                                              {"int4 (g128 fp16 scales)", {core::DType::INT4, 128, core::DType::FP16}}}};
+inline constexpr std::array<core::DType, 5> kActivationTypes{core::DType::FP32, core::DType::BF16, core::DType::FP16,
+                                                             core::DType::FP8, core::DType::INT8};
+inline constexpr std::array<core::DType, 6> kKvTypes{core::DType::FP32, core::DType::BF16, core::DType::FP16,
+                                                     core::DType::FP8,  core::DType::INT8, core::DType::INT4};
+
+/// Index into kWeightChoices of the choice with the same element type and group size; -1 if none.
+int weightChoiceIndex(const core::WeightFormat &w);
+/// "fp16", "int4", "int4-g128" (a group size not in the list still shows: "int4-g64"): short enough for a legend.
+QString weightLabel(const core::WeightFormat &w);
+/// "fp16", "int4".
+QString dtypeLabel(core::DType t);
+
+} // namespace precision
+} // namespace memwall::ui
