@@ -149,7 +149,15 @@ MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     applyTheme(settings.value("view/theme", "light").toString());
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The document outlives the window. Stop following it, then let a focused spin box commit its typed text now,
+    // while everything it updates is alive (found by tst_torture: the commit on destruction reached the tab
+    // tooltips after the charts were gone).
+    disconnect(m_doc, nullptr, this, nullptr);
+    if (QWidget *focus = QApplication::focusWidget(); focus && isAncestorOf(focus))
+        focus->clearFocus();
+}
 
 void MainWindow::buildCharts()
 {

@@ -913,7 +913,8 @@ private:
     {
         for (const auto &chart : m_window->charts()) {
             const QString id = chart->id();
-            chart->ensureCurrent(); // charts in hidden tabs are suspended: check what they draw once shown
+            // Charts in hidden tabs are suspended and may be stale: checked as they are (their data must be finite
+            // too), so that actions meet stale charts; a tab switch action brings one up to date.
             const QString bad = firstNonFinite(chart->data());
             if (!bad.isEmpty())
                 return QStringLiteral("chart %1: data() has a non-finite number at %2").arg(id, bad);

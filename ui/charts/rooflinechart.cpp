@@ -581,6 +581,8 @@ QList<QAction *> RooflineChart::optionActions()
 
 void RooflineChart::layoutLabels()
 {
+    if (isStale()) // suspended and behind the document: its points do not match the analysis; the refresh on resume lays out
+        return;
     chartfit::applyTitle(m_chart, titles(), theme().titleFont());
     const QRectF area = m_chart->plotArea();
     if (area.width() < 10 || area.height() < 10)
@@ -688,11 +690,12 @@ void RooflineChart::layoutLabels()
     };
 
     // Operator markers and the model star are obstacles: no label covers a point.
-    for (std::size_t i = 0; i < m_opPoints.size(); ++i) {
+    const auto &ops = document()->analysis().operators;
+    for (std::size_t i = 0; i < std::min(m_opPoints.size(), ops.size()); ++i) {
         const QPointF v = m_opPoints[i];
         if (std::isnan(v.x()) || v.x() < xmin || v.x() > xmax || v.y() < ymin || v.y() > ymax)
             continue;
-        const QScatterSeries *series = m_opSeries[static_cast<std::size_t>(document()->analysis().operators[i].cls)];
+        const QScatterSeries *series = m_opSeries[static_cast<std::size_t>(ops[i].cls)];
         if (!series->isVisible())
             continue;
         const double r = m_opSizes[i] / 2;
