@@ -161,7 +161,8 @@ void TestJsonReader::rejectUnknownNamesTheKey()
     // characters are escaped, so the message stays one line and still names the key exactly.
     const nlohmann::json k = parseJson("{\"sce\\nario\": 1, \"t\\u0001b\": 2}", "f.json");
     JsonReader rk(k, "f.json");
-    QCOMPARE(errorOf([&] { rk.rejectUnknown({"t\x01" "b"}); }), QString("f.json: sce\\nario: unknown field"));
+    const std::string ctrlKey = std::string("t\x01") + "b";
+    QCOMPARE(errorOf([&] { rk.rejectUnknown({ctrlKey}); }), QString("f.json: sce\\nario: unknown field"));
     QCOMPARE(errorOf([&] { rk.rejectUnknown({"sce\nario"}); }), QString("f.json: t\\x01b: unknown field"));
 }
 
