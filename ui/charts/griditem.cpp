@@ -49,7 +49,8 @@ GridItem::GridItem(QChart *chart) : QGraphicsObject(chart), m_chart(chart), m_ar
 void GridItem::adoptAxes()
 {
     for (QAbstractAxis *axis : m_chart->axes()) {
-        if (!isGridAxis(axis) || std::any_of(m_axes.begin(), m_axes.end(), [axis](const Adopted &a) { return a.axis == axis; }))
+        if (!isGridAxis(axis) ||
+            std::any_of(m_axes.begin(), m_axes.end(), [axis](const Adopted &a) { return a.axis == axis; }))
             continue;
         m_axes.push_back({axis});
         silenceQtGrid(axis);
@@ -191,7 +192,8 @@ std::vector<double> GridItem::minorTicks(const QAbstractAxis *axis)
         const double b = l->base(), lo = l->min(), hi = l->max();
         if (m <= 0 || !(b > 1) || !(lo > 0) || !(hi > lo) || !std::isfinite(hi))
             return out;
-        const double first = std::floor(std::log(lo) / std::log(b) + 1e-9), last = std::ceil(std::log(hi) / std::log(b) - 1e-9);
+        const double first = std::floor(std::log(lo) / std::log(b) + 1e-9),
+                     last = std::ceil(std::log(hi) / std::log(b) - 1e-9);
         if ((last - first) * m > kMaxLines)
             return out;
         // Within every power interval (the partial ones at either end too): 1 + j (b - 1) / (m + 1) times the power.
@@ -266,8 +268,9 @@ QByteArray GridItem::staticKey() const
         if (!series)
             continue;
         const QPen pen = series->pen();
-        const double head[] = {series->isVisible() ? 1.0 : 0.0, double(pen.color().rgba()), pen.widthF(), double(pen.style()),
-                               double(pen.capStyle()), double(series->count())};
+        const double head[] = {
+            series->isVisible() ? 1.0 : 0.0, double(pen.color().rgba()), pen.widthF(), double(pen.style()),
+            double(pen.capStyle()),          double(series->count())};
         key.append(reinterpret_cast<const char *>(head), sizeof head);
         const QList<QPointF> pts = series->points();
         key.append(reinterpret_cast<const char *>(pts.constData()), pts.size() * qsizetype(sizeof(QPointF)));

@@ -82,8 +82,8 @@ private:
     QColor m_major{0xe0, 0xe0, 0xe0};
     QColor m_minor{0xf0, 0xf0, 0xf0};
     QRectF m_area;
-    QPixmap m_cache;   ///< background and grid of m_area in device pixels, valid while !m_dirty
-    QPointF m_cacheAt; ///< fractional part of the device offset the cache was drawn for
+    QPixmap m_cache;       ///< background and grid of m_area in device pixels, valid while !m_dirty
+    QPointF m_cacheAt;     ///< fractional part of the device offset the cache was drawn for
     QByteArray m_cacheKey; ///< staticKey() the cache was drawn for
     bool m_dirty = true;
     bool m_hidePending = false;

@@ -19,13 +19,14 @@ struct WeightChoice
 };
 
 // int4-g128 is GPTQ/AWQ-style INT4 with one FP16 scale per 128 weights (4.125 bits).
-inline constexpr std::array<WeightChoice, 7> kWeightChoices{{{"fp32", {core::DType::FP32, 0, core::DType::FP16}},
-                                                              {"bf16", {core::DType::BF16, 0, core::DType::FP16}},
-                                                              {"fp16", {core::DType::FP16, 0, core::DType::FP16}},
-                                                              {"fp8", {core::DType::FP8, 0, core::DType::FP16}},
-                                                              {"int8", {core::DType::INT8, 0, core::DType::FP16}},
-                                                              {"int4", {core::DType::INT4, 0, core::DType::FP16}},
-                                                              {"int4 (g128 fp16 scales)", {core::DType::INT4, 128, core::DType::FP16}}}};
+inline constexpr std::array<WeightChoice, 7> kWeightChoices{
+    {{"fp32", {core::DType::FP32, 0, core::DType::FP16}},
+     {"bf16", {core::DType::BF16, 0, core::DType::FP16}},
+     {"fp16", {core::DType::FP16, 0, core::DType::FP16}},
+     {"fp8", {core::DType::FP8, 0, core::DType::FP16}},
+     {"int8", {core::DType::INT8, 0, core::DType::FP16}},
+     {"int4", {core::DType::INT4, 0, core::DType::FP16}},
+     {"int4 (g128 fp16 scales)", {core::DType::INT4, 128, core::DType::FP16}}}};
 inline constexpr std::array<core::DType, 5> kActivationTypes{core::DType::FP32, core::DType::BF16, core::DType::FP16,
                                                              core::DType::FP8, core::DType::INT8};
 inline constexpr std::array<core::DType, 6> kKvTypes{core::DType::FP32, core::DType::BF16, core::DType::FP16,

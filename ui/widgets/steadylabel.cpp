@@ -13,10 +13,7 @@ SteadyLabel::SteadyLabel(QWidget *parent) : QWidget(parent)
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
 }
 
-int SteadyLabel::textFlags() const
-{
-    return Qt::AlignLeft | Qt::AlignVCenter | (m_wordWrap ? Qt::TextWordWrap : 0);
-}
+int SteadyLabel::textFlags() const { return Qt::AlignLeft | Qt::AlignVCenter | (m_wordWrap ? Qt::TextWordWrap : 0); }
 
 QSize SteadyLabel::textSize(const QString &text) const
 {
