@@ -11,8 +11,6 @@
 
 #include "io/hfconfig.h"
 #include "ui/charts/chartbase.h"
-#include "ui/charts/chartfactory.h"
-#include "ui/charts/chartview.h"
 #include "ui/controls/controlspanel.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/mainwindowactions.h"
@@ -48,15 +46,6 @@
 namespace memwall::ui {
 
 namespace {
-
-/// Short tab names for the chart ids (the chart's own title() is the tooltip).
-QString tabName(const QString &id)
-{
-    static const QHash<QString, QString> names{{"roofline", QObject::tr("Roofline")},   {"memory", QObject::tr("Memory")},
-                                               {"sweep", QObject::tr("Batch sweep")},   {"breakdown", QObject::tr("Breakdown")},
-                                               {"trends", QObject::tr("Trends")},       {"scaling", QObject::tr("Scaling")}};
-    return names.value(id, id);
-}
 
 QPalette darkPalette()
 {
@@ -97,7 +86,7 @@ bool looksLikeScenario(const QString &path)
 
 MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     : QMainWindow(parent), m_doc(doc), m_controls(new ControlsPanel(doc)), m_table(new OperatorTable(doc)),
-      m_headline(new HeadlineBar(doc)), m_tabs(new QTabWidget), m_controlsDock(new QDockWidget(tr("Controls"), this)),
+      m_headline(new HeadlineBar(doc)), m_tabs(new ChartTabs(doc)), m_controlsDock(new QDockWidget(tr("Controls"), this)),
       m_tableDock(new QDockWidget(tr("Operators"), this)), m_theme(Theme::light())
 {
     setObjectName("MainWindow");
@@ -110,8 +99,6 @@ MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     layout->addWidget(m_headline);
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
-    m_tabs->setDocumentMode(true);
-    buildCharts();
 
     auto *scroll = new QScrollArea(m_controlsDock);
     scroll->setWidget(m_controls);
@@ -128,10 +115,7 @@ MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     resizeDocks({m_tableDock}, {260}, Qt::Vertical);
 
     m_actions = new MainWindowActions(this, doc);
-    QStringList names;
-    for (const auto &chart : m_charts)
-        names << tabName(chart->id());
-    m_actions->addViewActions({m_controlsDock->toggleViewAction(), m_tableDock->toggleViewAction()}, names);
+    m_actions->addViewActions({m_controlsDock->toggleViewAction(), m_tableDock->toggleViewAction()}, m_tabs->tabNames());
     connect(m_controls, &ControlsPanel::openConfigRequested, m_actions, &MainWindowActions::openConfigDialog);
     buildFeatures();
 
@@ -149,59 +133,23 @@ MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     applyTheme(settings.value("view/theme", "light").toString());
 }
 
+const std::vector<std::unique_ptr<ChartBase>> &MainWindow::charts() const { return m_tabs->charts(); }
+
 MainWindow::~MainWindow()
 {
     // The document outlives the window. Stop following it, then let a focused spin box commit its typed text now,
-    // while everything it updates is alive (found by tst_torture: the commit on destruction reached the tab
-    // tooltips after the charts were gone).
+    // while everything it updates is alive (found by tst_torture: the commit on destruction reached the charts'
+    // tab tooltips after the charts were gone).
     disconnect(m_doc, nullptr, this, nullptr);
     if (QWidget *focus = QApplication::focusWidget(); focus && isAncestorOf(focus))
         focus->clearFocus();
-}
-
-void MainWindow::buildCharts()
-{
-    for (const QString &id : chartIds()) {
-        std::unique_ptr<ChartBase> chart = createChart(id, m_doc);
-        if (!chart)
-            continue;
-        connect(chart.get(), &ChartBase::operatorClicked, m_doc, &ScenarioDocument::setSelectedOperator);
-        auto *view = new ChartView(chart.get());
-        view->setObjectName(id + "View");
-        const int tab = m_tabs->addTab(view, tabName(id));
-        m_tabs->setTabToolTip(tab, chart->title());
-        m_charts.push_back(std::move(chart));
-    }
-    // Only the chart on screen follows every change; one in a tab behind catches up when its tab is shown.
-    auto suspendHidden = [this](int current) {
-        for (int i = 0; i < static_cast<int>(m_charts.size()); ++i)
-            m_charts[static_cast<std::size_t>(i)]->setSuspended(i != current);
-    };
-    connect(m_tabs, &QTabWidget::currentChanged, this, suspendHidden);
-    suspendHidden(m_tabs->currentIndex());
-    // Tab tooltips follow the titles (they name device, model and phase).
-    connect(m_doc, &ScenarioDocument::analysisChanged, this, [this] {
-        for (int i = 0; i < static_cast<int>(m_charts.size()); ++i)
-            m_tabs->setTabToolTip(i, m_charts[static_cast<std::size_t>(i)]->title());
-    });
 }
 
 void MainWindow::buildFeatures()
 {
     // Export (File menu, before Quit).
     auto *exports = new ExportActions(
-        this,
-        [this]() -> ChartBase * {
-            const int i = m_tabs->currentIndex();
-            return i >= 0 && i < static_cast<int>(m_charts.size()) ? m_charts[static_cast<std::size_t>(i)].get() : nullptr;
-        },
-        [this] {
-            QList<ChartBase *> all;
-            for (const auto &c : m_charts)
-                all << c.get();
-            return all;
-        },
-        this);
+        this, [this] { return m_tabs->currentChart(); }, [this] { return m_tabs->chartList(); }, this);
     QMenu *file = menuBar()->actions().first()->menu();
     QAction *quit = file->actions().last();
     file->insertActions(quit, exports->actions());
@@ -242,7 +190,7 @@ void MainWindow::buildFeatures()
     // Lessons, presentation mode and "Measure this computer" (before Help).
     m_lessons = new LessonActions(m_doc, this);
     menuBar()->insertMenu(help, m_lessons->menu());
-    for (const auto &c : m_charts)
+    for (ChartBase *c : m_tabs->chartList())
         c->setMeasuredPoints(m_lessons->measuredPoints());
     if (!m_lessons->loadErrors().isEmpty())
         statusBar()->showMessage(m_lessons->loadErrors().join(QStringLiteral("; ")), 10000);
@@ -351,8 +299,7 @@ bool MainWindow::saveAs()
 void MainWindow::applyTheme(const QString &id)
 {
     m_theme = Theme::byId(id);
-    for (const auto &chart : m_charts)
-        chart->setTheme(m_theme);
+    m_tabs->setTheme(m_theme);
     QApplication::setPalette(m_theme.darkWindow ? darkPalette() : QApplication::style()->standardPalette());
     m_headline->setWarningColor(m_theme.warning);
     m_actions->setThemeChecked(m_theme.id);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/charts/charttabs.h"
 #include "ui/settings/theme.h"
 
 #include <QMainWindow>
@@ -8,7 +9,6 @@
 #include <vector>
 
 class QDockWidget;
-class QTabWidget;
 
 namespace memwall::ui {
 
@@ -53,8 +53,8 @@ public:
     ControlsPanel *controls() const { return m_controls; }
     OperatorTable *operatorTable() const { return m_table; }
     HeadlineBar *headline() const { return m_headline; }
-    QTabWidget *chartTabs() const { return m_tabs; }
-    const std::vector<std::unique_ptr<ChartBase>> &charts() const { return m_charts; }
+    ChartTabs *chartTabs() const { return m_tabs; }
+    const std::vector<std::unique_ptr<ChartBase>> &charts() const;
     MainWindowActions *actions() const { return m_actions; }
     QDockWidget *controlsDock() const { return m_controlsDock; }
     QDockWidget *tableDock() const { return m_tableDock; }
@@ -65,7 +65,6 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
-    void buildCharts();
     /// Export, compare, custom presets, lessons: the feature menus and docks.
     void buildFeatures();
     void updateTitle();
@@ -77,10 +76,9 @@ private:
     ControlsPanel *m_controls;
     OperatorTable *m_table;
     HeadlineBar *m_headline;
-    QTabWidget *m_tabs;
+    ChartTabs *m_tabs;
     QDockWidget *m_controlsDock;
     QDockWidget *m_tableDock;
-    std::vector<std::unique_ptr<ChartBase>> m_charts;
     LessonActions *m_lessons = nullptr;
     MainWindowActions *m_actions;
     Theme m_theme;

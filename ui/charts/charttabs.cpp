@@ -1,0 +1,93 @@
+#include "ui/charts/charttabs.h"
+
+#include "ui/charts/chartbase.h"
+#include "ui/charts/chartfactory.h"
+#include "ui/charts/chartview.h"
+#include "ui/document/scenariodocument.h"
+
+#include <QHash>
+
+namespace memwall::ui {
+
+namespace {
+
+/// Short tab names for the chart ids (the chart's own title() is the tooltip).
+QString tabName(const QString &id)
+{
+    static const QHash<QString, QString> names{
+        {"roofline", QObject::tr("Roofline")}, {"memory", QObject::tr("Memory")},
+        {"sweep", QObject::tr("Batch sweep")}, {"breakdown", QObject::tr("Breakdown")},
+        {"trends", QObject::tr("Trends")},     {"scaling", QObject::tr("Scaling")}};
+    return names.value(id, id);
+}
+
+} // namespace
+
+ChartTabs::ChartTabs(ScenarioDocument *doc, QWidget *parent) : QTabWidget(parent)
+{
+    setDocumentMode(true);
+    for (const QString &id : chartIds()) {
+        std::unique_ptr<ChartBase> chart = createChart(id, doc);
+        if (!chart)
+            continue;
+        connect(chart.get(), &ChartBase::operatorClicked, doc, &ScenarioDocument::setSelectedOperator);
+        auto *view = new ChartView(chart.get());
+        view->setObjectName(id + "View");
+        const int tab = addTab(view, tabName(id));
+        setTabToolTip(tab, chart->title());
+        m_charts.push_back(std::move(chart));
+    }
+    connect(this, &QTabWidget::currentChanged, this, &ChartTabs::suspendHidden);
+    suspendHidden(currentIndex());
+    // Tab tooltips follow the titles (they name device, model and phase).
+    connect(doc, &ScenarioDocument::analysisChanged, this, [this] {
+        for (int i = 0; i < static_cast<int>(m_charts.size()); ++i)
+            setTabToolTip(i, m_charts[static_cast<std::size_t>(i)]->title());
+    });
+}
+
+ChartTabs::~ChartTabs()
+{
+    // The views go first (they hand their charts back), then the charts they showed.
+    while (count() > 0) {
+        QWidget *view = widget(0);
+        removeTab(0);
+        delete view;
+    }
+}
+
+QList<ChartBase *> ChartTabs::chartList() const
+{
+    QList<ChartBase *> all;
+    for (const auto &c : m_charts)
+        all << c.get();
+    return all;
+}
+
+ChartBase *ChartTabs::currentChart() const
+{
+    const int i = currentIndex();
+    return i >= 0 && i < static_cast<int>(m_charts.size()) ? m_charts[static_cast<std::size_t>(i)].get() : nullptr;
+}
+
+QStringList ChartTabs::tabNames() const
+{
+    QStringList names;
+    for (const auto &chart : m_charts)
+        names << tabName(chart->id());
+    return names;
+}
+
+void ChartTabs::setTheme(const Theme &theme)
+{
+    for (const auto &chart : m_charts)
+        chart->setTheme(theme);
+}
+
+void ChartTabs::suspendHidden(int current)
+{
+    for (int i = 0; i < static_cast<int>(m_charts.size()); ++i)
+        m_charts[static_cast<std::size_t>(i)]->setSuspended(i != current);
+}
+
+} // namespace memwall::ui
