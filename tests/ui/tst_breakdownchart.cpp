@@ -3,6 +3,7 @@
 #include "ui/document/scenariodocument.h"
 
 #include "io/presets.h"
+#include "uitest.h"
 
 #include <QChart>
 #include <QtTest>
@@ -14,15 +15,7 @@ using core::ShareClass;
 
 namespace {
 
-std::shared_ptr<core::PresetLibrary> library()
-{
-    static auto lib = [] {
-        auto l = std::make_shared<core::PresetLibrary>();
-        l->loadBuiltin();
-        return l;
-    }();
-    return lib;
-}
+using uitest::library;
 
 constexpr ShareClass kAll[] = {ShareClass::TensorContraction, ShareClass::Normalization, ShareClass::Elementwise,
                                ShareClass::Communication};

@@ -12,6 +12,7 @@
 #include "ui/document/scenariodocument.h"
 
 #include "io/presets.h"
+#include "uitest.h"
 
 #include <QAction>
 #include <QApplication>
@@ -28,15 +29,7 @@ using namespace memwall;
 
 namespace {
 
-std::shared_ptr<core::PresetLibrary> library()
-{
-    static auto lib = [] {
-        auto l = std::make_shared<core::PresetLibrary>();
-        l->loadBuiltin();
-        return l;
-    }();
-    return lib;
-}
+using uitest::library;
 
 std::unique_ptr<ui::ChartBase> makeChart(const QString &id, ui::ScenarioDocument *doc)
 {

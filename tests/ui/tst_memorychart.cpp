@@ -6,6 +6,7 @@
 #include "ui/document/scenariodocument.h"
 
 #include "io/presets.h"
+#include "uitest.h"
 
 #include <QAreaSeries>
 #include <QCategoryAxis>
@@ -24,15 +25,7 @@ using ui::MemoryChart;
 
 namespace {
 
-std::shared_ptr<core::PresetLibrary> library()
-{
-    static const auto lib = [] {
-        auto l = std::make_shared<core::PresetLibrary>();
-        l->loadBuiltin();
-        return l;
-    }();
-    return lib;
-}
+using uitest::library;
 
 bool near(double a, double b, double rel = 1e-6) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
 

@@ -6,6 +6,7 @@
 #include "ui/document/scenariodocument.h"
 
 #include "io/presets.h"
+#include "uitest.h"
 
 #include <QAction>
 #include <QChart>
@@ -24,15 +25,7 @@ using memwall::core::OpClass;
 
 namespace {
 
-std::shared_ptr<core::PresetLibrary> library()
-{
-    static const auto lib = [] {
-        auto l = std::make_shared<core::PresetLibrary>();
-        l->loadBuiltin();
-        return l;
-    }();
-    return lib;
-}
+using uitest::library;
 
 int indexOf(const ui::ScenarioDocument &doc, std::string_view name)
 {

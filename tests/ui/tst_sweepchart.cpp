@@ -5,6 +5,7 @@
 
 #include "analysis/sweep.h"
 #include "io/presets.h"
+#include "uitest.h"
 
 #include <QChart>
 #include <QChartView>
@@ -20,15 +21,7 @@ using namespace memwall;
 
 namespace {
 
-std::shared_ptr<core::PresetLibrary> library()
-{
-    static auto lib = [] {
-        auto l = std::make_shared<core::PresetLibrary>();
-        l->loadBuiltin();
-        return l;
-    }();
-    return lib;
-}
+using uitest::library;
 
 bool near(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
 

@@ -4,6 +4,7 @@
 #include "ui/document/scenariodocument.h"
 
 #include "io/presets.h"
+#include "uitest.h"
 
 #include <QAction>
 #include <QChart>
@@ -18,15 +19,7 @@ using namespace memwall;
 
 namespace {
 
-std::shared_ptr<core::PresetLibrary> library()
-{
-    static auto lib = [] {
-        auto l = std::make_shared<core::PresetLibrary>();
-        l->loadBuiltin();
-        return l;
-    }();
-    return lib;
-}
+using uitest::library;
 
 bool near(double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
 
