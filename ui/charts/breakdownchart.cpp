@@ -172,8 +172,6 @@ QStringList BreakdownChart::titles() const
 
 void BreakdownChart::layoutOverlay()
 {
-    if (isStale()) // suspended and behind the document: its points do not match the analysis; the refresh on resume lays out
-        return;
     const qreal width = m_chart->size().width() - 40;
     chartfit::applyTitle(m_chart, titles(), theme().titleFont());
     // Legend: "Class: x % of FLOPs, y % of time" when a row of those fits, else the class names (right-hand side if

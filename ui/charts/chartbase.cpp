@@ -16,6 +16,10 @@ ChartBase::ChartBase(ScenarioDocument *doc, QObject *parent)
     m_chart->setAnimationOptions(QChart::NoAnimation); // a slider tick must repaint at once
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     connect(doc, &ScenarioDocument::analysisChanged, this, &ChartBase::followDocument);
+    // Qt lays out a hidden chart too (new fonts, or the pending resize when its tab is shown, before the tab resumes
+    // it): a stale chart catches up first, so a subclass's layout code (connected after this) never meets old
+    // points against a newer analysis. Found by tst_torture with seeds 2 and 3.
+    connect(m_chart, &QChart::plotAreaChanged, this, [this] { ensureCurrent(); });
 }
 
 void ChartBase::followDocument()
@@ -83,6 +87,7 @@ QGraphicsWidget *ChartBase::graphicsWidget() const
 
 void ChartBase::setTheme(const Theme &theme)
 {
+    ensureCurrent(); // restyle() lays out labels from the chart's points (see the constructor)
     m_theme = theme;
     m_chart->setBackgroundBrush(theme.background);
     m_chart->setPlotAreaBackgroundBrush(theme.plotArea);

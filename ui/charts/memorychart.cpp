@@ -524,8 +524,6 @@ QStringList MemoryChart::titles() const
 
 void MemoryChart::layoutLabels()
 {
-    if (isStale()) // suspended and behind the document: its points do not match the analysis; the refresh on resume lays out
-        return;
     chartfit::applyTitle(m_chart, titles(), theme().titleFont());
     // Legend: components with their sizes when that fits in one row under the plot, else the bare names (the sizes
     // are in the tooltips and the total under the bar); a legend at the side would squeeze the bars.

@@ -581,8 +581,6 @@ QList<QAction *> RooflineChart::optionActions()
 
 void RooflineChart::layoutLabels()
 {
-    if (isStale()) // suspended and behind the document: its points do not match the analysis; the refresh on resume lays out
-        return;
     chartfit::applyTitle(m_chart, titles(), theme().titleFont());
     const QRectF area = m_chart->plotArea();
     if (area.width() < 10 || area.height() < 10)

@@ -267,8 +267,6 @@ QStringList ScalingChart::titles() const
 
 void ScalingChart::layoutOverlay()
 {
-    if (isStale()) // suspended and behind the document: its points do not match the analysis; the refresh on resume lays out
-        return;
     chartfit::applyTitle(m_chart, titles(), theme().titleFont());
     chartfit::placeLegend(m_chart);
     m_callout->updateGeometry();

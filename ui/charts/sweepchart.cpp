@@ -466,8 +466,6 @@ QStringList SweepChart::titles() const
 
 void SweepChart::layoutOverlay()
 {
-    if (isStale()) // suspended and behind the document: its points do not match the analysis; the refresh on resume lays out
-        return;
     chartfit::applyTitle(m_chart, titles(), theme().titleFont());
     chartfit::placeLegend(m_chart);
     // Every power of two when there is room, else every second or third one.

@@ -479,8 +479,6 @@ QStringList TrendsChart::titles() const
 
 void TrendsChart::layoutOverlay()
 {
-    if (isStale()) // suspended and behind the document: its points do not match the analysis; the refresh on resume lays out
-        return;
     chartfit::applyTitle(m_chart, titles(), theme().titleFont());
     // Year ticks every 5 years, or every 10 when the plot is narrow.
     const QRectF area = m_chart->plotArea();
