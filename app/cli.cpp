@@ -331,4 +331,19 @@ std::string si(double v, int digits)
     return buf;
 }
 
+std::string formatted(const char *fmt, double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return buf;
+}
+
+std::string pad(std::string s, std::size_t width, bool right)
+{
+    if (s.size() >= width)
+        return s;
+    const std::string fill(width - s.size(), ' ');
+    return right ? fill + s : s + fill;
+}
+
 } // namespace memwall::app

@@ -61,7 +61,7 @@ void quietHandler(QtMsgType type, const QMessageLogContext &context, const QStri
         g_previousHandler(type, context, message);
 }
 
-const char *kUsage =
+const char *kExportUsage =
     "usage: memwall export [scenario] --chart NAME --out FILE [--size WxH] [--scale N] [--theme T]\n"
     "                      [--title TEXT] [--caption TEXT]\n"
     "       memwall export [scenario] --chart all --out DIR [--format png|svg|pdf|csv|json] [...]\n"
@@ -86,7 +86,7 @@ int cmdExport(const std::vector<std::string> &args)
                                                 {"--chart", "--out", "--size", "--scale", "--theme", "--title",
                                                  "--caption", "--format"});
         if (cl.help) {
-            std::cout << kUsage << scenarioHelp();
+            std::cout << kExportUsage << scenarioHelp();
             return 0;
         }
         if (cl.json || cl.csv)

@@ -24,7 +24,7 @@ namespace {
 constexpr double kMinSeconds = 0.5;
 constexpr double kMaxSeconds = 60.0;
 
-constexpr const char *kUsage =
+constexpr const char *kMeasureUsage =
     "Usage: memwall measure [--json] [--seconds X]\n"
     "\n"
     "Measures this computer's own roofline with all hardware threads:\n"
@@ -43,21 +43,6 @@ constexpr const char *kUsage =
     "  --seconds X   time budget of the whole run, 0.5..60 (default 8)\n"
     "  -h, --help    show this help\n";
 
-std::string format(const char *fmt, double v)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, fmt, v);
-    return buf;
-}
-
-std::string pad(std::string s, std::size_t width, bool right = false)
-{
-    if (s.size() >= width)
-        return s;
-    const std::string fill(width - s.size(), ' ');
-    return right ? fill + s : s + fill;
-}
-
 bool stderrIsTerminal()
 {
 #if defined(__unix__) || defined(__APPLE__)
@@ -72,14 +57,14 @@ void printSummary(const core::MeasureResult &r)
     const double bw = r.memoryBandwidthBytesPerS;
     const double peak = r.peakFlops;
     std::cout << "This computer, measured with " << r.threads << " thread" << (r.threads == 1 ? "" : "s") << " in "
-              << format("%.1f", r.elapsedS) << " s" << (r.cancelled ? " (cancelled: partial results)" : "")
+              << formatted("%.1f", r.elapsedS) << " s" << (r.cancelled ? " (cancelled: partial results)" : "")
               << "\n\n";
-    std::cout << "  memory bandwidth  " << pad(format("%.1f", bw / 1e9), 9, true)
+    std::cout << "  memory bandwidth  " << pad(formatted("%.1f", bw / 1e9), 9, true)
               << " GB/s      (STREAM-style triad, best repetition)\n";
-    std::cout << "  peak FP32         " << pad(format("%.1f", peak / 1e9), 9, true)
+    std::cout << "  peak FP32         " << pad(formatted("%.1f", peak / 1e9), 9, true)
               << " GFLOP/s   (best matrix-matrix rate: a measured roof)\n";
     if (bw > 0 && peak > 0)
-        std::cout << "  ridge point       " << pad(format("%.1f", peak / bw), 9, true)
+        std::cout << "  ridge point       " << pad(formatted("%.1f", peak / bw), 9, true)
                   << " FLOP/byte (below it work is bandwidth-bound)\n";
     std::cout << "\n"
               << pad("kernel", 20) << pad("FLOP/byte", 11, true) << pad("GFLOP/s", 11, true)
@@ -89,9 +74,9 @@ void printSummary(const core::MeasureResult &r)
         const double ai = k.arithmeticIntensity();
         const double roof = std::min(peak, ai * bw);
         const bool memoryBound = bw > 0 && ai < peak / bw;
-        std::cout << pad(k.name, 20) << pad(format("%.2f", ai), 11, true)
-                  << pad(format("%.1f", k.flopsPerS() / 1e9), 11, true) << pad(format("%.1f", roof / 1e9), 11, true)
-                  << pad(roof > 0 ? format("%.0f %%", 100.0 * k.flopsPerS() / roof) : "-", 9, true) << "  "
+        std::cout << pad(k.name, 20) << pad(formatted("%.2f", ai), 11, true)
+                  << pad(formatted("%.1f", k.flopsPerS() / 1e9), 11, true) << pad(formatted("%.1f", roof / 1e9), 11, true)
+                  << pad(roof > 0 ? formatted("%.0f %%", 100.0 * k.flopsPerS() / roof) : "-", 9, true) << "  "
                   << (memoryBound ? "memory" : "compute") << "\n";
     }
     std::cout << "\nroof = min(peak, intensity x bandwidth). Matrix-vector work stays on the bandwidth slope however\n"
@@ -107,7 +92,7 @@ int cmdMeasure(const std::vector<std::string> &args)
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
         if (a == "--help" || a == "-h") {
-            std::cout << kUsage;
+            std::cout << kMeasureUsage;
             return 0;
         }
         if (a == "--json") {

@@ -8,13 +8,14 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace memwall::app {
 
 namespace {
 
-constexpr const char *kUsage =
+constexpr const char *kTrendsUsage =
     "Usage: memwall trends [--json]\n"
     "\n"
     "The trend data behind Gholami et al., \"AI and Memory Wall\" (IEEE Micro 2024): peak FLOPS, DRAM and\n"
@@ -26,53 +27,46 @@ constexpr const char *kUsage =
     "              \"other_series\": [...]} (series without a growth line in the paper go to other_series)\n"
     "  -h, --help  show this help\n";
 
-std::string format(const char *fmt, double v)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, fmt, v);
-    return buf;
-}
-
 std::string factorText(double f)
 {
     if (f >= 100)
-        return format("%.0fx", f);
+        return formatted("%.0fx", f);
     if (f >= 10)
-        return format("%.1fx", f);
-    return format("%.2fx", f);
+        return formatted("%.1fx", f);
+    return formatted("%.2fx", f);
 }
 
-std::string pad(std::string s, std::size_t width, bool right = false)
+/// A table cell: `s` cut to `width` columns (ending "...") or padded to them.
+std::string cell(std::string s, std::size_t width, bool right = false)
 {
     if (s.size() > width)
         s = s.substr(0, width - 3) + "...";
-    const std::string fill(width - s.size(), ' ');
-    return right ? fill + s : s + fill;
+    return pad(std::move(s), width, right);
 }
 
 void printTable(const core::TrendData &data)
 {
     std::cout << "Trends behind \"AI and Memory Wall\" (Gholami et al., 2024). Growth per 2 years: least-squares fit\n"
                  "of log10(value) on the decimal year; \"paper\" is the figure the paper states.\n\n";
-    std::cout << pad("series", 24) << "  " << pad("name", 44) << "  " << pad("unit", 16) << "  "
-              << pad("points", 6, true) << "  " << pad("growth/2y", 9, true) << "  " << pad("r2", 5, true) << "  "
-              << pad("paper", 6, true) << "\n";
+    std::cout << cell("series", 24) << "  " << cell("name", 44) << "  " << cell("unit", 16) << "  "
+              << cell("points", 6, true) << "  " << cell("growth/2y", 9, true) << "  " << cell("r2", 5, true) << "  "
+              << cell("paper", 6, true) << "\n";
     std::cout << std::string(24 + 44 + 16 + 6 + 9 + 5 + 6 + 12, '-') << "\n";
     for (const core::TrendSeries &s : data.series) {
         std::string growth = "-", r2 = "-", paper = "-", points = std::to_string(s.points.size());
         if (s.fitted) {
             const core::GrowthFit f = core::fitExponential(s.points);
             growth = factorText(f.factorPer2Years);
-            r2 = format("%.3f", f.r2);
+            r2 = formatted("%.3f", f.r2);
             if (f.points != static_cast<int>(s.points.size()))
                 points = std::to_string(f.points) + "/" + points;
         }
         if (s.paperFactorPer2Years)
-            paper = *s.paperFactorPer2Years >= 10 ? format("%.0fx", *s.paperFactorPer2Years)
-                                                    : format("%.1fx", *s.paperFactorPer2Years);
-        std::cout << pad(s.id, 24) << "  " << pad(s.name, 44) << "  " << pad(s.unit, 16) << "  "
-                  << pad(points, 6, true) << "  " << pad(growth, 9, true) << "  " << pad(r2, 5, true) << "  "
-                  << pad(paper, 6, true) << "\n";
+            paper = *s.paperFactorPer2Years >= 10 ? formatted("%.0fx", *s.paperFactorPer2Years)
+                                                    : formatted("%.1fx", *s.paperFactorPer2Years);
+        std::cout << cell(s.id, 24) << "  " << cell(s.name, 44) << "  " << cell(s.unit, 16) << "  "
+                  << cell(points, 6, true) << "  " << cell(growth, 9, true) << "  " << cell(r2, 5, true) << "  "
+                  << cell(paper, 6, true) << "\n";
     }
     std::cout << "\npoints: fitted/total where the paper's line leaves some markers out; \"-\": no growth line.\n"
                  "Peak FLOPS mixes precisions: FP32 for older parts, FP16/BF16 tensor peaks for P100..H100 and TPUs.\n"
@@ -87,7 +81,7 @@ int cmdTrends(const std::vector<std::string> &args)
     bool json = false;
     for (const std::string &a : args) {
         if (a == "--help" || a == "-h") {
-            std::cout << kUsage;
+            std::cout << kTrendsUsage;
             return 0;
         }
         if (a == "--json") {

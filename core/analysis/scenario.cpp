@@ -1,5 +1,7 @@
 #include "analysis/scenario.h"
 
+#include "util/enumnames.h"
+
 #include <array>
 #include <cmath>
 #include <utility>
@@ -7,42 +9,26 @@
 namespace memwall::core {
 
 namespace {
-template <typename E, std::size_t N>
-std::optional<E> lookup(const std::array<std::pair<E, std::string_view>, N> &t, std::string_view s)
-{
-    for (const auto &[e, n] : t)
-        if (n == s)
-            return e;
-    return std::nullopt;
-}
-template <typename E, std::size_t N>
-std::string_view nameOf(const std::array<std::pair<E, std::string_view>, N> &t, E e)
-{
-    for (const auto &[v, n] : t)
-        if (v == e)
-            return n;
-    return "?";
-}
-constexpr std::array<std::pair<Phase, std::string_view>, 5> kPhase{{{Phase::Prefill, "prefill"},
-                                                                    {Phase::Decode, "decode"},
-                                                                    {Phase::Generate, "generate"},
-                                                                    {Phase::Encode, "encode"},
-                                                                    {Phase::Train, "train"}}};
-constexpr std::array<std::pair<Recompute, std::string_view>, 3> kRecompute{
+constexpr NameTable<Phase, 5> kPhase{{{Phase::Prefill, "prefill"},
+                                      {Phase::Decode, "decode"},
+                                      {Phase::Generate, "generate"},
+                                      {Phase::Encode, "encode"},
+                                      {Phase::Train, "train"}}};
+constexpr NameTable<Recompute, 3> kRecompute{
     {{Recompute::None, "none"}, {Recompute::Selective, "selective"}, {Recompute::Full, "full"}}};
-constexpr std::array<std::pair<Optimizer, std::string_view>, 2> kOpt{{{Optimizer::Adam, "adam"}, {Optimizer::Sgd, "sgd"}}};
-constexpr std::array<std::pair<EfficiencyMode, std::string_view>, 2> kEff{
+constexpr NameTable<Optimizer, 2> kOpt{{{Optimizer::Adam, "adam"}, {Optimizer::Sgd, "sgd"}}};
+constexpr NameTable<EfficiencyMode, 2> kEff{
     {{EfficiencyMode::Ideal, "ideal"}, {EfficiencyMode::Achievable, "achievable"}}};
 } // namespace
 
-std::string_view toString(Phase p) { return nameOf(kPhase, p); }
-std::optional<Phase> phaseFromString(std::string_view s) { return lookup(kPhase, s); }
-std::string_view toString(Recompute r) { return nameOf(kRecompute, r); }
-std::optional<Recompute> recomputeFromString(std::string_view s) { return lookup(kRecompute, s); }
-std::string_view toString(Optimizer o) { return nameOf(kOpt, o); }
-std::optional<Optimizer> optimizerFromString(std::string_view s) { return lookup(kOpt, s); }
-std::string_view toString(EfficiencyMode e) { return nameOf(kEff, e); }
-std::optional<EfficiencyMode> efficiencyModeFromString(std::string_view s) { return lookup(kEff, s); }
+std::string_view toString(Phase p) { return enumName(kPhase, p); }
+std::optional<Phase> phaseFromString(std::string_view s) { return enumFromName(kPhase, s); }
+std::string_view toString(Recompute r) { return enumName(kRecompute, r); }
+std::optional<Recompute> recomputeFromString(std::string_view s) { return enumFromName(kRecompute, s); }
+std::string_view toString(Optimizer o) { return enumName(kOpt, o); }
+std::optional<Optimizer> optimizerFromString(std::string_view s) { return enumFromName(kOpt, s); }
+std::string_view toString(EfficiencyMode e) { return enumName(kEff, e); }
+std::optional<EfficiencyMode> efficiencyModeFromString(std::string_view s) { return enumFromName(kEff, s); }
 
 std::string validate(const Scenario &s)
 {

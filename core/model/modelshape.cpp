@@ -1,47 +1,31 @@
 #include "model/modelshape.h"
 
+#include "util/enumnames.h"
+
 #include <array>
 #include <utility>
 
 namespace memwall::core {
 
 namespace {
-template <typename E, std::size_t N>
-std::optional<E> lookup(const std::array<std::pair<E, std::string_view>, N> &table, std::string_view s)
-{
-    for (const auto &[e, name] : table)
-        if (name == s)
-            return e;
-    return std::nullopt;
-}
-template <typename E, std::size_t N>
-std::string_view name(const std::array<std::pair<E, std::string_view>, N> &table, E e)
-{
-    for (const auto &[v, n] : table)
-        if (v == e)
-            return n;
-    return "?";
-}
-constexpr std::array<std::pair<Architecture, std::string_view>, 2> kArch{
-    {{Architecture::Decoder, "decoder"}, {Architecture::Encoder, "encoder"}}};
-constexpr std::array<std::pair<PositionEncoding, std::string_view>, 4> kPos{{{PositionEncoding::Learned, "learned"},
-                                                                             {PositionEncoding::Rotary, "rotary"},
-                                                                             {PositionEncoding::Alibi, "alibi"},
-                                                                             {PositionEncoding::None, "none"}}};
-constexpr std::array<std::pair<NormKind, std::string_view>, 2> kNorm{
-    {{NormKind::LayerNorm, "layernorm"}, {NormKind::RmsNorm, "rmsnorm"}}};
-constexpr std::array<std::pair<Activation, std::string_view>, 3> kAct{
+constexpr NameTable<Architecture, 2> kArch{{{Architecture::Decoder, "decoder"}, {Architecture::Encoder, "encoder"}}};
+constexpr NameTable<PositionEncoding, 4> kPos{{{PositionEncoding::Learned, "learned"},
+                                               {PositionEncoding::Rotary, "rotary"},
+                                               {PositionEncoding::Alibi, "alibi"},
+                                               {PositionEncoding::None, "none"}}};
+constexpr NameTable<NormKind, 2> kNorm{{{NormKind::LayerNorm, "layernorm"}, {NormKind::RmsNorm, "rmsnorm"}}};
+constexpr NameTable<Activation, 3> kAct{
     {{Activation::Gelu, "gelu"}, {Activation::Silu, "silu"}, {Activation::Relu, "relu"}}};
 } // namespace
 
-std::string_view toString(Architecture a) { return name(kArch, a); }
-std::string_view toString(PositionEncoding p) { return name(kPos, p); }
-std::string_view toString(NormKind n) { return name(kNorm, n); }
-std::string_view toString(Activation a) { return name(kAct, a); }
-std::optional<Architecture> architectureFromString(std::string_view s) { return lookup(kArch, s); }
-std::optional<PositionEncoding> positionEncodingFromString(std::string_view s) { return lookup(kPos, s); }
-std::optional<NormKind> normKindFromString(std::string_view s) { return lookup(kNorm, s); }
-std::optional<Activation> activationFromString(std::string_view s) { return lookup(kAct, s); }
+std::string_view toString(Architecture a) { return enumName(kArch, a); }
+std::string_view toString(PositionEncoding p) { return enumName(kPos, p); }
+std::string_view toString(NormKind n) { return enumName(kNorm, n); }
+std::string_view toString(Activation a) { return enumName(kAct, a); }
+std::optional<Architecture> architectureFromString(std::string_view s) { return enumFromName(kArch, s); }
+std::optional<PositionEncoding> positionEncodingFromString(std::string_view s) { return enumFromName(kPos, s); }
+std::optional<NormKind> normKindFromString(std::string_view s) { return enumFromName(kNorm, s); }
+std::optional<Activation> activationFromString(std::string_view s) { return enumFromName(kAct, s); }
 
 ParamCounts paramCount(const ModelShape &m)
 {

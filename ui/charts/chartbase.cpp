@@ -5,6 +5,7 @@
 
 #include <QAbstractAxis>
 #include <QChart>
+#include <QGraphicsSimpleTextItem>
 #include <QLegend>
 #include <QLegendMarker>
 
@@ -65,6 +66,14 @@ GridItem *ChartBase::grid()
 }
 
 void ChartBase::drawInBackground(QXYSeries *series) { grid()->addStaticSeries(series); }
+
+QGraphicsSimpleTextItem *ChartBase::addLabel()
+{
+    auto *label = new QGraphicsSimpleTextItem(m_chart);
+    label->setZValue(20);
+    label->setAcceptedMouseButtons(Qt::NoButton);
+    return label;
+}
 
 void ChartBase::setLegendVisible(QAbstractSeries *series, bool visible)
 {

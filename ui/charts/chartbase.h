@@ -13,6 +13,7 @@ class QAbstractSeries;
 class QXYSeries;
 class QAction;
 class QChart;
+class QGraphicsSimpleTextItem;
 class QGraphicsWidget;
 
 namespace memwall::ui {
@@ -89,6 +90,8 @@ protected:
     /// Has the plot background draw `series` (a line a slider tick does not move) from a cached picture instead of
     /// Qt Charts stroking it on every repaint; see GridItem::addStaticSeries().
     void drawInBackground(QXYSeries *series);
+    /// A new text label over the plot (above the series, transparent to the mouse), owned by the chart.
+    QGraphicsSimpleTextItem *addLabel();
     QChart *m_chart;
 
 private:

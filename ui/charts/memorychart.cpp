@@ -4,6 +4,7 @@
 #include "ui/charts/chartfit.h"
 #include "ui/charts/rooflinemath.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
 
 #include <QAreaSeries>
 #include <QCategoryAxis>
@@ -81,16 +82,7 @@ int componentColor(MemoryChart::Component c)
     return 7;
 }
 
-QGraphicsSimpleTextItem *makeLabel(QChart *chart)
-{
-    auto *t = new QGraphicsSimpleTextItem(chart);
-    t->setZValue(20);
-    t->setAcceptedMouseButtons(Qt::NoButton);
-    t->hide();
-    return t;
-}
-
-QString percent(double f) { return QString::number(f * 100, 'f', f < 0.1 ? 1 : 0) + QStringLiteral(" %"); }
+QString shareText(double f) { return QString::number(f * 100, 'f', f < 0.1 ? 1 : 0) + QStringLiteral(" %"); }
 
 } // namespace
 
@@ -140,10 +132,12 @@ MemoryChart::MemoryChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
         setLegendVisible(s, false);
     connectLegend();
 
-    m_fitLabel = makeLabel(m_chart);
-    m_totalLabel = makeLabel(m_chart);
-    m_bTotalLabel = makeLabel(m_chart);
-    m_bCapacityLabel = makeLabel(m_chart);
+    m_fitLabel = addLabel();
+    m_totalLabel = addLabel();
+    m_bTotalLabel = addLabel();
+    m_bCapacityLabel = addLabel();
+    for (QGraphicsSimpleTextItem *label : {m_fitLabel, m_totalLabel, m_bTotalLabel, m_bCapacityLabel})
+        label->hide();
     m_callout = new Callout(m_chart);
     connect(m_chart, &QChart::plotAreaChanged, this, &MemoryChart::layoutLabels);
     connect(m_x, &QLogValueAxis::rangeChanged, this, &MemoryChart::layoutLabels);
@@ -217,7 +211,7 @@ QString MemoryChart::title() const
         par = tr(", tp %1 · pp %2 · dp %3").arg(s.tp).arg(s.pp).arg(s.dp);
     const std::string_view phase = toString(s.phase);
     return tr("Memory per device — %1 %2, batch %3%4 on %5")
-        .arg(QString::fromStdString(doc->model().name), QString::fromUtf8(phase.data(), static_cast<int>(phase.size())))
+        .arg(QString::fromStdString(doc->model().name), qs(phase))
         .arg(s.batch)
         .arg(par, QString::fromStdString(doc->hardware().name));
 }
@@ -227,7 +221,7 @@ QString MemoryChart::fitText() const
     if (m_over)
         return tr("does not fit: %1 > %2").arg(rm::bytesLabel(m_total), rm::bytesLabel(m_capacity));
     return tr("fits: %1 of %2 (%3)").arg(rm::bytesLabel(m_total), rm::bytesLabel(m_capacity),
-                                         percent(m_capacity > 0 ? m_total / m_capacity : 0));
+                                         shareText(m_capacity > 0 ? m_total / m_capacity : 0));
 }
 
 double MemoryChart::componentBytes(Component c) const
@@ -270,7 +264,7 @@ QString MemoryChart::compareFitText() const
     if (m_bOver)
         return tr("%1 — does not fit: %2 > %3").arg(b, rm::bytesLabel(m_bTotal), rm::bytesLabel(m_bCapacityBytes));
     return tr("%1 — fits: %2 of %3 (%4)").arg(b, rm::bytesLabel(m_bTotal), rm::bytesLabel(m_bCapacityBytes),
-                                             percent(m_bCapacityBytes > 0 ? m_bTotal / m_bCapacityBytes : 0));
+                                             shareText(m_bCapacityBytes > 0 ? m_bTotal / m_bCapacityBytes : 0));
 }
 
 void MemoryChart::setFootprint(const std::array<QAreaSeries *, ComponentCount> &bars, const MemoryFootprint &mem,
@@ -291,7 +285,7 @@ void MemoryChart::setFootprint(const std::array<QAreaSeries *, ComponentCount> &
             bar->setVisible(false);
         }
         m_tips.insert(bar, tr("%1%2 per device\n%3 (%4 of the footprint)\nMain memory: %5")
-                               .arg(who, componentName(Component(c)), rm::bytesLabel(v), percent(total > 0 ? v / total : 0),
+                               .arg(who, componentName(Component(c)), rm::bytesLabel(v), shareText(total > 0 ? v / total : 0),
                                     rm::bytesLabel(mem.capacity)));
     }
 }
@@ -517,7 +511,7 @@ QStringList MemoryChart::titles() const
     const QString model = QString::fromStdString(doc->model().name);
     return {title(),
             tr("Memory per device — %1 %2, batch %3")
-                .arg(model, QString::fromUtf8(phase.data(), static_cast<int>(phase.size())))
+                .arg(model, qs(phase))
                 .arg(s.batch),
             tr("Memory per device — %1").arg(model), tr("Memory per device")};
 }
@@ -563,8 +557,10 @@ void MemoryChart::layoutLabels()
     QAbstractSeries *ref = m_components[Weights];
     auto map = [&](double x, double row) { return m_chart->mapToPosition(QPointF(x, m_rows - 1 - row), ref); };
 
-    while (m_levelLabels.size() < m_levels.size())
-        m_levelLabels.push_back(makeLabel(m_chart));
+    while (m_levelLabels.size() < m_levels.size()) {
+        m_levelLabels.push_back(addLabel());
+        m_levelLabels.back()->hide();
+    }
     // Capacity values right of each level bar (inside it when there is no room on the right).
     auto place = [&](QGraphicsSimpleTextItem *label, double xEnd, double row, const QColor &color) {
         const QPointF p = map(xEnd, row);

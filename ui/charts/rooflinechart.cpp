@@ -1,5 +1,6 @@
 #include "ui/charts/rooflinechart.h"
 
+#include "ui/util/text.h"
 #include "ui/widgets/measuredpoints.h"
 
 #include "ui/charts/callout.h"
@@ -35,7 +36,6 @@ constexpr double kFarLeft = 1e-6;  ///< slopes start here (FLOP/byte): left of a
 constexpr double kFarRight = 1e9;  ///< ceilings end here
 constexpr double kFloor = 1e-12;   ///< the ridge drop line starts here (plotted units)
 
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<int>(s.size())); }
 
 QString className(OpClass c)
 {
@@ -96,14 +96,6 @@ QLineSeries *makeLine(QChart *chart, QAbstractAxis *x, QAbstractAxis *y, const Q
     s->attachAxis(x);
     s->attachAxis(y);
     return s;
-}
-
-QGraphicsSimpleTextItem *makeLabel(QChart *chart)
-{
-    auto *t = new QGraphicsSimpleTextItem(chart);
-    t->setZValue(20);
-    t->setAcceptedMouseButtons(Qt::NoButton);
-    return t;
 }
 
 } // namespace
@@ -183,14 +175,14 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
     connectLegend();
 
     for (std::size_t i = 0; i < m_ceilingPool.size(); ++i)
-        m_ceilingLabels.push_back(makeLabel(m_chart));
+        m_ceilingLabels.push_back(addLabel());
     for (std::size_t i = 0; i < m_slopePool.size(); ++i)
-        m_slopeLabels.push_back(makeLabel(m_chart));
-    m_ridgeLabel = makeLabel(m_chart);
-    m_modelLabel = makeLabel(m_chart);
-    m_selectionLabel = makeLabel(m_chart);
-    m_compareLabel = makeLabel(m_chart);
-    m_compareModelLabel = makeLabel(m_chart);
+        m_slopeLabels.push_back(addLabel());
+    m_ridgeLabel = addLabel();
+    m_modelLabel = addLabel();
+    m_selectionLabel = addLabel();
+    m_compareLabel = addLabel();
+    m_compareModelLabel = addLabel();
     m_callout = new Callout(m_chart);
 
     connect(m_chart, &QChart::plotAreaChanged, this, &RooflineChart::layoutLabels);
@@ -297,7 +289,7 @@ void RooflineChart::refresh()
         m_ceilingPool.push_back(makeLine(m_chart, m_x, m_y, QStringLiteral("ceiling")));
         drawInBackground(m_ceilingPool.back());
         setLegendVisible(m_ceilingPool.back(), false);
-        m_ceilingLabels.push_back(makeLabel(m_chart));
+        m_ceilingLabels.push_back(addLabel());
     }
     for (std::size_t i = 0; i < m_ceilingPool.size(); ++i) {
         QLineSeries *s = m_ceilingPool[i];
@@ -317,7 +309,7 @@ void RooflineChart::refresh()
         m_slopePool.push_back(makeLine(m_chart, m_x, m_y, QStringLiteral("slope")));
         drawInBackground(m_slopePool.back());
         setLegendVisible(m_slopePool.back(), false);
-        m_slopeLabels.push_back(makeLabel(m_chart));
+        m_slopeLabels.push_back(addLabel());
     }
     for (std::size_t i = 0; i < m_slopePool.size(); ++i) {
         QLineSeries *s = m_slopePool[i];

@@ -6,6 +6,7 @@
 #include "ui/controls/presetpicker.h"
 #include "ui/controls/whatifgroup.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -30,8 +31,6 @@ using precision::kKvTypes;
 using precision::kWeightChoices;
 constexpr std::array<Phase, 5> kPhases{Phase::Prefill, Phase::Decode, Phase::Generate, Phase::Encode, Phase::Train};
 
-QString q(const std::string &s) { return QString::fromStdString(s); }
-QString si(double v, const char *unit) { return q(formatSi(v, unit)); }
 
 void selectData(QComboBox *box, const QVariant &data)
 {
@@ -43,17 +42,17 @@ QString hardwareTip(const HardwareSpec &hw)
 {
     const auto &mem = hw.mainMemory();
     return QObject::tr("%1 (%2)\npeak %3 fp16 · %4 %5\n%6 · ridge %7 FLOP/byte")
-        .arg(q(hw.name))
+        .arg(qs(hw.name))
         .arg(hw.year.value)
-        .arg(si(hw.peak(hw.computeType(DType::FP16)), "FLOP/s"), si(mem.bandwidthBytesPerS.value, "B/s"), q(mem.name),
-             si(mem.capacityBytes.value, "B"), q(formatRatio(hw.ridge(DType::FP16))));
+        .arg(si(hw.peak(hw.computeType(DType::FP16)), "FLOP/s"), si(mem.bandwidthBytesPerS.value, "B/s"), qs(mem.name),
+             si(mem.capacityBytes.value, "B"), qs(formatRatio(hw.ridge(DType::FP16))));
 }
 
 QString modelTip(const ModelShape &m)
 {
     const ParamCounts p = paramCount(m);
     return QObject::tr("%1: %2 parameters%3\n%4 layers · hidden %5 · %6 heads (%7 key/value) · FFN %8")
-        .arg(q(m.name), si(static_cast<double>(p.total), ""),
+        .arg(qs(m.name), si(static_cast<double>(p.total), ""),
              m.isMoe() ? QObject::tr(" (%1 active)").arg(si(static_cast<double>(p.active), "")) : QString())
         .arg(m.layers)
         .arg(m.hidden)
@@ -117,9 +116,9 @@ QWidget *ControlsPanel::buildModelGroup()
 void ControlsPanel::fillPresets()
 {
     for (const HardwareSpec &hw : m_doc->presets().hardware())
-        m_device->addPreset(q(hw.id), q(hw.name), hardwareTip(hw));
+        m_device->addPreset(qs(hw.id), qs(hw.name), hardwareTip(hw));
     for (const ModelPreset &m : m_doc->presets().models())
-        m_model->addPreset(q(m.shape.id), q(m.shape.name), modelTip(m.shape));
+        m_model->addPreset(qs(m.shape.id), qs(m.shape.name), modelTip(m.shape));
 }
 
 LogSlider *ControlsPanel::lengthSlider(double max, const QString &tip, const char *name)
@@ -142,7 +141,7 @@ QWidget *ControlsPanel::buildWorkloadGroup()
                                  tr("Encode: a bidirectional encoder pass (BERT-style), no cache."),
                                  tr("Train: forward, backward and optimizer step.")};
     for (std::size_t i = 0; i < kPhases.size(); ++i) {
-        m_phase->addItem(q(std::string(toString(kPhases[i]))), static_cast<int>(kPhases[i]));
+        m_phase->addItem(qs(toString(kPhases[i])), static_cast<int>(kPhases[i]));
         m_phase->setItemData(static_cast<int>(i), phaseTips[i], Qt::ToolTipRole);
     }
     m_phase->setToolTip(tr("Which phase of inference or training to analyse."));
@@ -197,12 +196,12 @@ QWidget *ControlsPanel::buildPrecisionGroup()
     m_activations = new QComboBox(box);
     m_activations->setObjectName("activations");
     for (DType t : kActivationTypes)
-        m_activations->addItem(q(std::string(toString(t))), static_cast<int>(t));
+        m_activations->addItem(qs(toString(t)), static_cast<int>(t));
     m_activations->setToolTip(tr("Format of activations; matmuls run in it where the device supports it."));
     m_kv = new QComboBox(box);
     m_kv->setObjectName("kv");
     for (DType t : kKvTypes)
-        m_kv->addItem(q(std::string(toString(t))), static_cast<int>(t));
+        m_kv->addItem(qs(toString(t)), static_cast<int>(t));
     m_kv->setToolTip(tr("Format of the cached keys and values."));
     form->addRow(tr("&Weights"), m_weights);
     form->addRow(tr("&Activations"), m_activations);
@@ -291,7 +290,7 @@ QWidget *ControlsPanel::buildOptionsGroup()
     connect(m_efficiency, &QComboBox::activated, this, [this](int i) {
         Scenario s = m_doc->scenario();
         s.efficiency = static_cast<EfficiencyMode>(m_efficiency->itemData(i).toInt());
-        m_doc->setScenario(s, tr("Efficiency %1").arg(q(std::string(toString(s.efficiency)))));
+        m_doc->setScenario(s, tr("Efficiency %1").arg(qs(toString(s.efficiency))));
     });
     return box;
 }
@@ -302,9 +301,9 @@ void ControlsPanel::syncFromDocument()
     m_error->setText(m_doc->analysisError());
     m_error->setVisible(!m_doc->analysisError().isEmpty());
 
-    m_device->setCurrentId(q(m_doc->baseHardware().id), tr("%1 (custom)").arg(q(m_doc->baseHardware().name)));
-    m_model->setCurrentId(m_doc->file().modelInline ? QString() : q(m_doc->model().id),
-                          tr("%1 (imported)").arg(q(m_doc->model().name)));
+    m_device->setCurrentId(qs(m_doc->baseHardware().id), tr("%1 (custom)").arg(qs(m_doc->baseHardware().name)));
+    m_model->setCurrentId(m_doc->file().modelInline ? QString() : qs(m_doc->model().id),
+                          tr("%1 (imported)").arg(qs(m_doc->model().name)));
     if (m_doc->file().modelInline)
         m_model->setToolTip(modelTip(m_doc->model()));
 

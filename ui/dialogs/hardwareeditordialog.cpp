@@ -4,6 +4,7 @@
 #include "ui/controls/presetpicker.h"
 #include "ui/dialogs/presetfiles.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -31,9 +32,7 @@ using nlohmann::json;
 
 namespace {
 
-const QString kOrigin = QStringLiteral("hardware editor");
-const QColor kInvalidBackground("#fde2e1");
-const QColor kErrorText("#b3261e");
+const QString kHardwareOrigin = QStringLiteral("hardware editor");
 
 // Display units.
 constexpr double kTera = 1e12, kGiga = 1e9, kMicro = 1e-6;
@@ -45,25 +44,6 @@ constexpr int kOriginalValueRole = Qt::UserRole;
 constexpr int kOriginalSourceRole = Qt::UserRole + 1;
 
 bool sameNumber(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)); }
-
-QLabel *makeErrorLabel(QWidget *parent)
-{
-    auto *l = new QLabel(parent);
-    l->setWordWrap(true);
-    QPalette p = l->palette();
-    p.setColor(QPalette::WindowText, kErrorText);
-    l->setPalette(p);
-    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    l->hide();
-    return l;
-}
-
-void setInvalid(QWidget *w, bool invalid)
-{
-    if (!w)
-        return;
-    w->setStyleSheet(invalid ? QStringLiteral("background-color: %1;").arg(kInvalidBackground.name()) : QString());
-}
 
 /// Scale and unit of a field, for turning "got 5e+09" back into the unit the user typed.
 std::pair<double, QString> unitOf(const QString &key)
@@ -233,7 +213,7 @@ void HardwareEditorDialog::buildUi()
     compute->setToolTip(tr("Dense peaks only (never the 2:4 sparsity figure). Integer formats in TOP/s."));
     auto *cform = new QFormLayout(compute);
     for (core::DType t : core::kAllDTypes) {
-        const QString key = QString::fromUtf8(core::toString(t).data(), static_cast<int>(core::toString(t).size()));
+        const QString key = qs(core::toString(t));
         QLineEdit *e =
             lineEdit("peak_flops." + key, tr("Dense peak %1 throughput in %2; leave empty if the device has "
                                              "no native %1 support")
@@ -377,9 +357,9 @@ void HardwareEditorDialog::setRowKindCombo(int row, core::MemoryKind kind)
     auto *combo = new QComboBox(m_memory);
     for (core::MemoryKind k :
          {core::MemoryKind::Sram, core::MemoryKind::Cache, core::MemoryKind::Dram, core::MemoryKind::Host})
-        combo->addItem(QString::fromUtf8(core::toString(k).data(), static_cast<int>(core::toString(k).size())));
+        combo->addItem(qs(core::toString(k)));
     combo->setCurrentText(
-        QString::fromUtf8(core::toString(kind).data(), static_cast<int>(core::toString(kind).size())));
+        qs(core::toString(kind)));
     combo->setToolTip(tr("sram: on-chip SRAM / registers; cache: L2 / last-level cache; dram: HBM, GDDR or DDR "
                          "(holds the weights); host: host memory over the host link"));
     connect(combo, &QComboBox::currentTextChanged, this, [this] {
@@ -705,14 +685,14 @@ void HardwareEditorDialog::revalidate()
     m_json = collect();
     clearErrors();
     try {
-        core::HardwareSpec hw = core::hardwareFromJson(m_json, kOrigin.toStdString());
+        core::HardwareSpec hw = core::hardwareFromJson(m_json, kHardwareOrigin.toStdString());
         hw.sourceFile = m_savedPath.toStdString();
         m_spec = std::move(hw);
         m_error.clear();
         m_errorField.clear();
     } catch (const std::exception &e) {
         m_error = QString::fromStdString(e.what());
-        const FieldError fe = splitInputError(m_error, kOrigin);
+        const FieldError fe = splitInputError(m_error, kHardwareOrigin);
         m_errorField = fe.field;
         showError(fe);
     }
@@ -724,7 +704,7 @@ void HardwareEditorDialog::revalidate()
         m_summary->setText(tr("Main memory: %1 %2 GB at %3 GB/s · ridge point (%4): %5 FLOP/byte")
                                .arg(QString::fromStdString(main.name), textFromNumber(main.capacityBytes.value, kGiga),
                                     textFromNumber(main.bandwidthBytesPerS.value, kGiga),
-                                    QString::fromUtf8(core::toString(t).data()).toUpper(),
+                                    qs(core::toString(t)).toUpper(),
                                     QString::number(m_spec.ridge(t), 'f', 0)));
     } else {
         m_summary->setText(tr("Fix the field marked in red to save."));

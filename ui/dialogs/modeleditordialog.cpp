@@ -4,6 +4,7 @@
 #include "ui/controls/presetpicker.h"
 #include "ui/dialogs/presetfiles.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -29,11 +30,8 @@ using nlohmann::json;
 
 namespace {
 
-const QString kOrigin = QStringLiteral("model editor");
-const QColor kInvalidBackground("#fde2e1");
-const QColor kErrorText("#b3261e");
+const QString kModelOrigin = QStringLiteral("model editor");
 
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<int>(s.size())); }
 
 QString binaryBytes(double b)
 {
@@ -105,14 +103,8 @@ void ModelEditorDialog::buildUi()
     top->addLayout(columns, 1);
 
     auto errorRow = [this](QFormLayout *form, const QString &key) {
-        auto *l = new QLabel(this);
+        QLabel *l = makeErrorLabel(this);
         l->setObjectName(key + "Error");
-        l->setWordWrap(true);
-        QPalette p = l->palette();
-        p.setColor(QPalette::WindowText, kErrorText);
-        l->setPalette(p);
-        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        l->hide();
         form->addRow(QString(), l);
         m_errorLabels.insert(key, l);
     };
@@ -335,7 +327,7 @@ void ModelEditorDialog::showError(const FieldError &e)
     }
     for (const QString &f : std::as_const(fields))
         if (QWidget *w = m_fieldWidgets.value(f))
-            w->setStyleSheet(QStringLiteral("background-color: %1;").arg(kInvalidBackground.name()));
+            setInvalid(w, true);
     QLabel *label = fields.isEmpty() ? nullptr : m_errorLabels.value(fields.front());
     if (!label)
         label = m_generalError;
@@ -354,20 +346,20 @@ void ModelEditorDialog::revalidate()
         l->hide();
     }
     for (QWidget *w : std::as_const(m_fieldWidgets))
-        w->setStyleSheet(QString());
+        setInvalid(w, false);
     try {
         if (m_source->text().trimmed().isEmpty())
             throw core::InputError(
-                kOrigin.toStdString() +
+                kModelOrigin.toStdString() +
                 ": source: must not be empty (say where the shape comes from: a config.json URL or a paper)");
-        const core::ModelPreset p = core::modelPresetFromJson(m_json, kOrigin.toStdString());
+        const core::ModelPreset p = core::modelPresetFromJson(m_json, kModelOrigin.toStdString());
         m_shape = p.shape;
         m_params = core::paramCount(m_shape);
         m_error.clear();
         m_errorField.clear();
     } catch (const std::exception &e) {
         m_error = QString::fromStdString(e.what());
-        const FieldError fe = splitInputError(m_error, kOrigin);
+        const FieldError fe = splitInputError(m_error, kModelOrigin);
         m_errorField = fe.field;
         showError(fe);
     }

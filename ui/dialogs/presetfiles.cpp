@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QLabel>
 #include <QLocale>
 #include <QRegularExpression>
 #include <QSaveFile>
@@ -79,5 +80,24 @@ nlohmann::json numberFromText(const QString &text, double scale)
 }
 
 QString textFromNumber(double value, double scale) { return QString::number(value / scale, 'g', 10); }
+
+QLabel *makeErrorLabel(QWidget *parent)
+{
+    auto *l = new QLabel(parent);
+    l->setWordWrap(true);
+    QPalette p = l->palette();
+    p.setColor(QPalette::WindowText, QColor(0xb3, 0x26, 0x1e)); // the error red of both editors
+    l->setPalette(p);
+    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    l->hide();
+    return l;
+}
+
+void setInvalid(QWidget *w, bool invalid)
+{
+    if (!w)
+        return;
+    w->setStyleSheet(invalid ? QStringLiteral("background-color: %1;").arg(kInvalidBackground.name()) : QString());
+}
 
 } // namespace memwall::ui

@@ -1,6 +1,7 @@
 #include "ui/lessons/lessoncontroller.h"
 
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
 
 namespace memwall::ui {
 
@@ -75,7 +76,7 @@ bool LessonController::apply(int index)
     int selected = -1;
     const auto &ops = m_doc->analysis().operators;
     for (std::size_t i = 0; i < ops.size(); ++i)
-        if (QString::fromUtf8(ops[i].name.data(), static_cast<qsizetype>(ops[i].name.size())) == step.highlight) {
+        if (qs(ops[i].name) == step.highlight) {
             selected = static_cast<int>(i);
             break;
         }

@@ -1,6 +1,7 @@
 #include "ui/widgets/comparemetrics.h"
 
 #include "ui/controls/precisionchoices.h"
+#include "ui/util/text.h"
 
 #include <QCoreApplication>
 
@@ -23,7 +24,6 @@ QString scaled(double v, const char *const *units, int n, double step, int digit
     return QStringLiteral("%1 %2").arg(QString::number(x, 'g', digits), QLatin1String(units[u]));
 }
 
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<int>(s.size())); }
 
 } // namespace
 

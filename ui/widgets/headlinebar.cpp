@@ -2,6 +2,7 @@
 
 #include "analysis/explain.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
 #include "ui/widgets/steadylabel.h"
 
 #include <QAction>
@@ -14,14 +15,6 @@
 namespace memwall::ui {
 
 using namespace memwall::core;
-
-namespace {
-
-QString q(const std::string &s) { return QString::fromStdString(s); }
-QString si(double v, const char *unit) { return q(formatSi(v, unit)); }
-
-
-} // namespace
 
 HeadlineBar::HeadlineBar(ScenarioDocument *doc, QWidget *parent)
     : QFrame(parent), m_doc(doc), m_explanation(new SteadyLabel(this))
@@ -170,13 +163,13 @@ void HeadlineBar::refresh()
     m_memory.set(tr("%1 of %2").arg(si(a.memory.total(), "B"), si(a.memory.capacity, "B")),
                  a.memory.fits ? tr("memory per device (%1 %)").arg(percent) : tr("does not fit in one device"));
     setWarned(!a.memory.fits);
-    m_bound.set(QString::fromUtf8(toString(a.totals.bound).data()) + tr("-bound"),
-                tr("%1 FLOP/byte, ridge %2").arg(q(formatRatio(a.totals.intensity)), q(formatRatio(a.ridge))));
+    m_bound.set(qs(toString(a.totals.bound)) + tr("-bound"),
+                tr("%1 FLOP/byte, ridge %2").arg(qs(formatRatio(a.totals.intensity)), qs(formatRatio(a.ridge))));
 
     const bool error = !m_doc->analysisError().isEmpty();
     m_explanation->setText(error ? tr("Cannot analyse this combination: %1. The figures show the last valid one.")
                                        .arg(m_doc->analysisError())
-                                 : q(explain(m_doc->hardware(), m_doc->model(), s, a)));
+                                 : qs(explain(m_doc->hardware(), m_doc->model(), s, a)));
     if (error != m_errorShown) {
         m_errorShown = error;
         applyFonts();

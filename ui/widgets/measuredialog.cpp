@@ -2,6 +2,7 @@
 
 #include "analysis/explain.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
 #include "ui/widgets/measuredpoints.h"
 
 #include <QBoxLayout>
@@ -18,7 +19,6 @@ namespace {
 constexpr double kMaxBudgetS = 10.0;
 constexpr double kDefaultBudgetS = 6.0;
 
-QString si(double v, const char *unit) { return QString::fromStdString(core::formatSi(v, unit)); }
 
 QString stageName(const QString &stage)
 {
@@ -132,7 +132,7 @@ void MeasureDialog::start()
     const core::MeasureOptions options = m_options;
     m_thread = std::thread([this, options] {
         const core::MeasureResult r = core::measureMachine(options, [this](double p, std::string_view stage) {
-            const QString s = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
+            const QString s = qs(stage);
             QMetaObject::invokeMethod(this, [this, p, s] { onProgress(p, s); }, Qt::QueuedConnection);
             return !m_cancelRequested.load();
         });

@@ -2,6 +2,7 @@
 
 #include "analysis/explain.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
 
 #include <QBrush>
 #include <QColor>
@@ -12,7 +13,6 @@ using namespace memwall::core;
 
 namespace {
 
-QString q(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 QString csvField(const QString &s)
 {
@@ -58,28 +58,28 @@ QVariant OperatorTableModel::data(const QModelIndex &index, int role) const
 
     auto exact = [&]() -> QVariant {
         switch (index.column()) {
-        case Name: return q(op.name);
-        case Class: return q(toString(op.cls));
+        case Name: return qs(op.name);
+        case Class: return qs(toString(op.cls));
         case Count: return op.count;
         case Flops: return op.flops;
         case Bytes: return op.bytes();
         case Intensity: return op.intensity();
         case Time: return op.timeS;
         case Share: return share;
-        case Bound: return q(toString(op.bound));
+        case Bound: return qs(toString(op.bound));
         }
         return {};
     };
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case Name: return generate ? QStringLiteral("%1 (%2)").arg(q(op.name), q(toString(op.phase))) : q(op.name);
+        case Name: return generate ? QStringLiteral("%1 (%2)").arg(qs(op.name), qs(toString(op.phase))) : qs(op.name);
         case Count: return QString::number(op.count, 'g', 6);
-        case Flops: return q(formatSi(op.flops, ""));
-        case Bytes: return q(formatSi(op.bytes(), "B"));
-        case Intensity: return q(formatRatio(op.intensity()));
-        case Time: return q(formatSi(op.timeS, "s"));
-        case Share: return q(formatPercent(share));
+        case Flops: return qs(formatSi(op.flops, ""));
+        case Bytes: return qs(formatSi(op.bytes(), "B"));
+        case Intensity: return qs(formatRatio(op.intensity()));
+        case Time: return qs(formatSi(op.timeS, "s"));
+        case Share: return qs(formatPercent(share));
         default: return exact();
         }
     case SortRole: return exact();
@@ -89,9 +89,9 @@ QVariant OperatorTableModel::data(const QModelIndex &index, int role) const
         case Bytes:
             return tr("%1 bytes: weights %2, activations %3, KV cache %4")
                 .arg(op.bytes(), 0, 'g', 10)
-                .arg(q(formatSi(op.weightBytes, "B")), q(formatSi(op.activationBytes, "B")), q(formatSi(op.kvBytes, "B")));
+                .arg(qs(formatSi(op.weightBytes, "B")), qs(formatSi(op.activationBytes, "B")), qs(formatSi(op.kvBytes, "B")));
         case Intensity: return tr("%1 FLOP/byte (ridge %2)").arg(op.intensity(), 0, 'g', 6).arg(m_doc->analysis().ridge, 0, 'g', 4);
-        case Time: return tr("%1 s, computed in %2").arg(op.timeS, 0, 'g', 6).arg(q(toString(op.computeType)));
+        case Time: return tr("%1 s, computed in %2").arg(op.timeS, 0, 'g', 6).arg(qs(toString(op.computeType)));
         case Share: return tr("%1 % of the step time").arg(share * 100, 0, 'g', 6);
         default: return exact().toString();
         }
@@ -152,16 +152,16 @@ QString OperatorTableModel::csv(const QList<int> &rows) const
         if (r < 0 || r >= static_cast<int>(ops.size()))
             continue;
         const Operator &op = ops[static_cast<std::size_t>(r)];
-        lines << QStringList{csvField(q(op.name)),
-                             q(toString(op.cls)),
-                             q(toString(op.phase)),
+        lines << QStringList{csvField(qs(op.name)),
+                             qs(toString(op.cls)),
+                             qs(toString(op.phase)),
                              QString::number(op.count, 'g', 17),
                              QString::number(op.flops, 'g', 17),
                              QString::number(op.bytes(), 'g', 17),
                              QString::number(op.intensity(), 'g', 17),
                              QString::number(op.timeS, 'g', 17),
                              QString::number(total > 0 ? op.timeS / total : 0.0, 'g', 17),
-                             q(toString(op.bound))}
+                             qs(toString(op.bound))}
                      .join(',');
     }
     return lines.join('\n') + '\n';
