@@ -5,8 +5,11 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${MEMWALL_BUILD_DIR:-$root/build-test}"
 bash "$root/cmake/install-deps.sh"
+# Optimised as shipped (-O2) but without debug info, which the suite does not need and which is a third of the compile
+# time and most of the link time.
 # shellcheck disable=SC2086
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMWALL_BUILD_TESTS=ON ${MEMWALL_CMAKE_ARGS:-} >/dev/null
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
+  -DMEMWALL_BUILD_TESTS=ON ${MEMWALL_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j"$(nproc)"
 export QT_QPA_PLATFORM=offscreen
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"

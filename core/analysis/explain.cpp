@@ -19,10 +19,14 @@ std::string printf1(const char *fmt, double v)
 
 std::string withCommas(int64_t v)
 {
-    std::string digits = std::to_string(v < 0 ? -v : v);
-    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
-        digits.insert(static_cast<std::size_t>(i), ",");
-    return (v < 0 ? "-" : "") + digits;
+    const std::string digits = std::to_string(v < 0 ? -v : v);
+    std::string out = v < 0 ? "-" : "";
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
 }
 
 /// What the run does, for "At batch 8, <phase> reaches ...".

@@ -24,7 +24,7 @@ namespace {
 
 std::string configPath(const char *file)
 {
-    return std::string(MEMWALL_SOURCE_DIR) + "/tests/data/configs/" + file;
+    return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file;
 }
 
 /// Enums compared through their names, so that a failure prints them.
