@@ -226,6 +226,20 @@ private slots:
         s.tp = 3;
         m_doc->setScenario(s, "tp");
         QVERIFY(bar.explanationText().contains("tp 3"));
+        // A fitting footprint gives its share of the capacity in whole percent.
+        s.tp = 1;
+        m_doc->setScenario(s, "tp");
+        const core::MemoryFootprint &mem = m_doc->analysis().memory;
+        QVERIFY(mem.fits);
+        QVERIFY2(bar.memoryText().contains(QStringLiteral("(%1 %)").arg(qRound(100 * mem.total() / mem.capacity))),
+                 qPrintable(bar.memoryText()));
+        // Batch 10^12 needs ~10^8 times the capacity: one line says it does not fit (its share once overflowed an
+        // int, undefined behaviour that clang's UBSan caught in the torture test).
+        s.batch = 1'000'000'000'000;
+        m_doc->setScenario(s, "batch");
+        QVERIFY2(m_doc->analysisError().isEmpty(), qPrintable(m_doc->analysisError()));
+        QVERIFY(m_doc->analysis().memory.total() / m_doc->analysis().memory.capacity > 1e7);
+        QVERIFY2(bar.memoryText().contains("does not fit"), qPrintable(bar.memoryText()));
     }
 };
 

@@ -79,8 +79,8 @@ void GridItem::follow(QAbstractAxis *axis)
     // The chart keeps switching grids as if they were Qt's: the switches stay Qt's, the drawing is ours.
     connect(axis, &QAbstractAxis::gridVisibleChanged, this, &GridItem::changed);
     connect(axis, &QAbstractAxis::minorGridVisibleChanged, this, &GridItem::changed);
-    connect(axis, &QAbstractAxis::gridLinePenChanged, this, [this, axis] { silenceQtGrid(axis); });
-    connect(axis, &QAbstractAxis::minorGridLinePenChanged, this, [this, axis] { silenceQtGrid(axis); });
+    connect(axis, &QAbstractAxis::gridLinePenChanged, this, [axis] { silenceQtGrid(axis); });
+    connect(axis, &QAbstractAxis::minorGridLinePenChanged, this, [axis] { silenceQtGrid(axis); });
     connect(axis, &QAbstractAxis::visibleChanged, this, &GridItem::changed);
     connect(axis, &QAbstractAxis::reverseChanged, this, &GridItem::changed);
     if (auto *v = qobject_cast<QValueAxis *>(axis)) {

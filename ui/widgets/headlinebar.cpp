@@ -159,7 +159,8 @@ void HeadlineBar::refresh()
     case Phase::Train: m_time.set(time, tr("per training step")); break;
     }
     m_throughput.set(si(a.totals.tokensPerS, ""), tr("tokens/s"));
-    const int percent = a.memory.capacity > 0 ? qRound(100 * a.memory.total() / a.memory.capacity) : 0;
+    // The share only of a footprint that fits (at most 100 %: a huge one overflowed the int, found by clang's UBSan).
+    const int percent = a.memory.fits && a.memory.capacity > 0 ? qRound(100 * a.memory.total() / a.memory.capacity) : 0;
     m_memory.set(tr("%1 of %2").arg(si(a.memory.total(), "B"), si(a.memory.capacity, "B")),
                  a.memory.fits ? tr("memory per device (%1 %)").arg(percent) : tr("does not fit in one device"));
     setWarned(!a.memory.fits);
