@@ -8,7 +8,6 @@
 
 #include <QComboBox>
 #include <QDialogButtonBox>
-#include <QFileInfo>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -719,26 +718,11 @@ bool HardwareEditorDialog::save(QString *error)
             *error = m_error;
         return false;
     }
-    const QString id = QString::fromStdString(m_spec.id);
-    const QString path = userPresetDir() + "/hardware/" + id + ".json";
-    if (const auto *existing = m_presets.findHardware(m_spec.id); existing && isBuiltinPreset(existing->sourceFile)) {
-        if (!m_confirm(tr("“%1” is the id of the built-in preset “%2”. Saving under this id replaces it everywhere (in "
-                          "the application and on the command line) until you delete %3.\n\nReplace the built-in "
-                          "preset?")
-                           .arg(id, QString::fromStdString(existing->name), path))) {
-            if (error)
-                error->clear();
-            return false;
-        }
-    } else if (QFileInfo::exists(path) && path != m_savedPath) {
-        if (!m_confirm(tr("A user preset “%1” already exists (%2). Replace it?").arg(id, path))) {
-            if (error)
-                error->clear();
-            return false;
-        }
-    }
-    json file = m_json;
-    const QString written = saveUserPreset("hardware", id, file, error);
+    const auto *existing = m_presets.findHardware(m_spec.id);
+    const QString builtin =
+        existing && isBuiltinPreset(existing->sourceFile) ? QString::fromStdString(existing->name) : QString();
+    const QString written = saveUserPresetAsking("hardware", QString::fromStdString(m_spec.id), builtin, m_json,
+                                                 m_savedPath, m_confirm, error);
     if (written.isEmpty())
         return false;
     m_savedPath = written;

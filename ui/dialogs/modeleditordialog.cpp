@@ -9,7 +9,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
-#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -394,25 +393,11 @@ bool ModelEditorDialog::save(QString *error)
             *error = m_error;
         return false;
     }
-    const QString id = QString::fromStdString(m_shape.id);
-    const QString path = userPresetDir() + "/models/" + id + ".json";
-    if (const auto *existing = m_presets.findModel(m_shape.id); existing && isBuiltinPreset(existing->sourceFile)) {
-        if (!m_confirm(tr("“%1” is the id of the built-in model “%2”. Saving under this id replaces it everywhere (in "
-                          "the application and on the command line) until you delete %3.\n\nReplace the built-in "
-                          "preset?")
-                           .arg(id, QString::fromStdString(existing->shape.name), path))) {
-            if (error)
-                error->clear();
-            return false;
-        }
-    } else if (QFileInfo::exists(path) && path != m_savedPath) {
-        if (!m_confirm(tr("A user preset “%1” already exists (%2). Replace it?").arg(id, path))) {
-            if (error)
-                error->clear();
-            return false;
-        }
-    }
-    const QString written = saveUserPreset("models", id, m_json, error);
+    const auto *existing = m_presets.findModel(m_shape.id);
+    const QString builtin =
+        existing && isBuiltinPreset(existing->sourceFile) ? QString::fromStdString(existing->shape.name) : QString();
+    const QString written = saveUserPresetAsking("models", QString::fromStdString(m_shape.id), builtin, m_json,
+                                                 m_savedPath, m_confirm, error);
     if (written.isEmpty())
         return false;
     m_savedPath = written;

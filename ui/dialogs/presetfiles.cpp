@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLocale>
 #include <QRegularExpression>
@@ -40,6 +41,27 @@ QString saveUserPreset(const QString &subfolder, const QString &id, const nlohma
         return {};
     }
     return path;
+}
+
+QString saveUserPresetAsking(const QString &subfolder, const QString &id, const QString &builtinName,
+                             const nlohmann::json &preset, const QString &savedPath,
+                             const std::function<bool(const QString &question)> &confirm, QString *error)
+{
+    const QString path = userPresetDir() + QLatin1Char('/') + subfolder + QLatin1Char('/') + id + QStringLiteral(".json");
+    QString question;
+    if (!builtinName.isEmpty())
+        question = QObject::tr("“%1” is the id of the built-in preset “%2”. Saving under this id replaces it everywhere "
+                               "(in the application and on the command line) until you delete %3.\n\nReplace the "
+                               "built-in preset?")
+                       .arg(id, builtinName, path);
+    else if (QFileInfo::exists(path) && path != savedPath)
+        question = QObject::tr("A user preset “%1” already exists (%2). Replace it?").arg(id, path);
+    if (!question.isEmpty() && !confirm(question)) {
+        if (error)
+            error->clear();
+        return {};
+    }
+    return saveUserPreset(subfolder, id, preset, error);
 }
 
 bool isBuiltinPreset(const std::string &sourceFile) { return sourceFile.rfind("presets/", 0) == 0; }

@@ -8,6 +8,7 @@
 class QLabel;
 class QWidget;
 
+#include <functional>
 #include <string>
 
 namespace memwall::ui {
@@ -20,6 +21,14 @@ QString userPresetDir();
 /// Writes `preset` to userPresetDir()/`subfolder`/`id`.json atomically (QSaveFile: a failed write leaves the old file
 /// untouched). Returns the path, or an empty string with `error` set to one line.
 QString saveUserPreset(const QString &subfolder, const QString &id, const nlohmann::json &preset, QString *error);
+
+/// An editor's Save: saveUserPreset(), after asking `confirm` whether to replace the built-in preset `builtinName`
+/// (non-empty when `id` is a built-in's) or a user preset file other than `savedPath` (the one this editor wrote).
+/// Returns the path written, or an empty string with `error` set to one line (the write failed) or cleared (the user
+/// declined).
+QString saveUserPresetAsking(const QString &subfolder, const QString &id, const QString &builtinName,
+                             const nlohmann::json &preset, const QString &savedPath,
+                             const std::function<bool(const QString &question)> &confirm, QString *error);
 
 /// True for a preset compiled into the program (its origin is "presets/…"), false for user and --presets files.
 bool isBuiltinPreset(const std::string &sourceFile);
