@@ -5,7 +5,6 @@
 #include "io/jsonreader.h"
 #include "trends/trends.h"
 
-#include <cstdio>
 #include <iostream>
 #include <string>
 #include <utility>

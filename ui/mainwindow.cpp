@@ -141,9 +141,6 @@ MainWindow::~MainWindow()
     // while everything it updates is alive (found by tst_torture: the commit on destruction reached the charts'
     // tab tooltips after the charts were gone).
     disconnect(m_doc, nullptr, this, nullptr);
-    // Nor may the tab widget, which switches tabs while QWidget's destructor deletes the pages, reach the export
-    // actions' callbacks into this half-destroyed window (found by clang's UBSan, -fsanitize=vptr).
-    m_tabs->disconnect();
     if (QWidget *focus = QApplication::focusWidget(); focus && isAncestorOf(focus))
         focus->clearFocus();
 }

@@ -84,6 +84,16 @@ int componentColor(MemoryChart::Component c)
 
 QString shareText(double f) { return QString::number(f * 100, 'f', f < 0.1 ? 1 : 0) + QStringLiteral(" %"); }
 
+/// The bytes a bar spans (a bar from the axis's left edge starts at 0); 0 while it is hidden or empty.
+double barBytes(const QAreaSeries *bar)
+{
+    const QLineSeries *u = bar->upperSeries();
+    if (u->count() < 2 || !bar->isVisible())
+        return 0;
+    const double x0 = u->at(0).x() <= kLeft ? 0.0 : u->at(0).x();
+    return (u->at(1).x() - x0) * kGB;
+}
+
 } // namespace
 
 MemoryChart::MemoryChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, parent)
@@ -132,11 +142,10 @@ MemoryChart::MemoryChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
         setLegendVisible(s, false);
     connectLegend();
 
-    m_fitLabel = addLabel();
     m_totalLabel = addLabel();
     m_bTotalLabel = addLabel();
     m_bCapacityLabel = addLabel();
-    for (QGraphicsSimpleTextItem *label : {m_fitLabel, m_totalLabel, m_bTotalLabel, m_bCapacityLabel})
+    for (QGraphicsSimpleTextItem *label : {m_totalLabel, m_bTotalLabel, m_bCapacityLabel})
         label->hide();
     m_callout = new Callout(m_chart);
     connect(m_chart, &QChart::plotAreaChanged, this, &MemoryChart::layoutLabels);
@@ -216,22 +225,17 @@ QString MemoryChart::title() const
         .arg(par, QString::fromStdString(doc->hardware().name));
 }
 
-QString MemoryChart::fitText() const
+QString MemoryChart::verdictText(double total, double capacity, bool over)
 {
-    if (m_over)
-        return tr("does not fit: %1 > %2").arg(rm::bytesLabel(m_total), rm::bytesLabel(m_capacity));
-    return tr("fits: %1 of %2 (%3)").arg(rm::bytesLabel(m_total), rm::bytesLabel(m_capacity),
-                                         shareText(m_capacity > 0 ? m_total / m_capacity : 0));
+    if (over)
+        return tr("does not fit: %1 > %2").arg(rm::bytesLabel(total), rm::bytesLabel(capacity));
+    return tr("fits: %1 of %2 (%3)").arg(rm::bytesLabel(total), rm::bytesLabel(capacity),
+                                         shareText(capacity > 0 ? total / capacity : 0));
 }
 
-double MemoryChart::componentBytes(Component c) const
-{
-    const QLineSeries *u = m_components[c]->upperSeries();
-    if (u->count() < 2 || !m_components[c]->isVisible())
-        return 0;
-    const double x0 = u->at(0).x() <= kLeft ? 0.0 : u->at(0).x();
-    return (u->at(1).x() - x0) * kGB;
-}
+QString MemoryChart::fitText() const { return verdictText(m_total, m_capacity, m_over); }
+
+double MemoryChart::componentBytes(Component c) const { return barBytes(m_components[c]); }
 
 QList<QAreaSeries *> MemoryChart::levelSeries() const
 {
@@ -241,30 +245,15 @@ QList<QAreaSeries *> MemoryChart::levelSeries() const
     return out;
 }
 
-double MemoryChart::compareComponentBytes(Component c) const
-{
-    const QLineSeries *u = m_bComponents[c]->upperSeries();
-    if (u->count() < 2 || !m_bComponents[c]->isVisible())
-        return 0;
-    const double x0 = u->at(0).x() <= kLeft ? 0.0 : u->at(0).x();
-    return (u->at(1).x() - x0) * kGB;
-}
+double MemoryChart::compareComponentBytes(Component c) const { return barBytes(m_bComponents[c]); }
 
-double MemoryChart::compareCapacityBytes() const
-{
-    const QLineSeries *u = m_bCapacity->upperSeries();
-    return u->count() < 2 || !m_bCapacity->isVisible() ? 0.0 : u->at(1).x() * kGB;
-}
+double MemoryChart::compareCapacityBytes() const { return barBytes(m_bCapacity); }
 
 QString MemoryChart::compareFitText() const
 {
     if (m_bRow < 0)
         return {};
-    const QString b = document()->compareLabel();
-    if (m_bOver)
-        return tr("%1 — does not fit: %2 > %3").arg(b, rm::bytesLabel(m_bTotal), rm::bytesLabel(m_bCapacityBytes));
-    return tr("%1 — fits: %2 of %3 (%4)").arg(b, rm::bytesLabel(m_bTotal), rm::bytesLabel(m_bCapacityBytes),
-                                             shareText(m_bCapacityBytes > 0 ? m_bTotal / m_bCapacityBytes : 0));
+    return tr("%1 — %2").arg(document()->compareLabel(), verdictText(m_bTotal, m_bCapacityBytes, m_bOver));
 }
 
 void MemoryChart::setFootprint(const std::array<QAreaSeries *, ComponentCount> &bars, const MemoryFootprint &mem,
@@ -597,7 +586,6 @@ void MemoryChart::layoutLabels()
         placeVerdict(m_bTotalLabel, compareFitText(), m_bTotal, m_bCapacityBytes, m_bOver, m_bRow);
     else
         m_bTotalLabel->hide();
-    m_fitLabel->hide();
     if (m_callout->isVisible())
         m_callout->updateGeometry();
 }

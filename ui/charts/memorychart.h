@@ -86,7 +86,9 @@ private:
     QAreaSeries *makeBar(const QString &object);
     void setBar(QAreaSeries *bar, double x0, double x1, double row);
     static void clearBar(QAreaSeries *bar);
-    /// Stacks the components of `mem` on `row`; adds the footprint's tooltips; returns whether any part is drawn.
+    /// "fits: 57.1 GB of 80 GB (71 %)" or "does not fit: 139 GB > 80 GB".
+    static QString verdictText(double total, double capacity, bool over);
+    /// Stacks the components of `mem` on `row` and sets the footprint's tooltips.
     void setFootprint(const std::array<QAreaSeries *, ComponentCount> &bars, const core::MemoryFootprint &mem, double row,
                       const QString &who);
     void placeVerdict(QGraphicsSimpleTextItem *label, const QString &text, double total, double capacity, bool over,
@@ -104,7 +106,6 @@ private:
     QLineSeries *m_capacityLine;
     QLineSeries *m_needLine;
     std::vector<QGraphicsSimpleTextItem *> m_levelLabels;
-    QGraphicsSimpleTextItem *m_fitLabel;
     QGraphicsSimpleTextItem *m_totalLabel;
     // Scenario B
     std::array<QAreaSeries *, ComponentCount> m_bComponents{};

@@ -36,7 +36,6 @@ constexpr double kFarLeft = 1e-6;  ///< slopes start here (FLOP/byte): left of a
 constexpr double kFarRight = 1e9;  ///< ceilings end here
 constexpr double kFloor = 1e-12;   ///< the ridge drop line starts here (plotted units)
 
-
 QString className(OpClass c)
 {
     switch (c) {

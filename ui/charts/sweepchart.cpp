@@ -122,11 +122,12 @@ QString rate(double r) { return rooflinemath::siNumber(r) + QStringLiteral(" tok
 
 QList<QPointF> vertical(double x, double y0, double y1) { return {QPointF(x, y0), QPointF(x, y1)}; }
 
-/// The latency and throughput curves of one sweep, split at the largest fitting batch; widens the ranges.
+/// The latency and throughput curves of one sweep: up to and past the largest fitting batch.
 struct Curves
 {
     QList<QPointF> time, timeOver, rate, rateOver;
 };
+/// The smallest and largest latency (ms) and throughput (tokens/s) plotted.
 struct Extent
 {
     double tmin = std::numeric_limits<double>::max(), tmax = 0;
@@ -139,6 +140,7 @@ struct Extent
         rmax = std::max(rmax, k);
     }
 };
+/// The curves of `rows`, split at batch `limit` (the largest that fits); widens `ext` to every point.
 Curves curves(const std::vector<SweepRow> &rows, int64_t limit, Extent &ext)
 {
     Curves c;
@@ -266,9 +268,7 @@ SweepChart::SweepChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, 
     add(m_bRate, m_yRate);
     add(m_bRateOver, m_yRate);
     add(m_bCurrent, m_yTime);
-    for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_bTime), static_cast<QAbstractSeries *>(m_bTimeOver),
-                               static_cast<QAbstractSeries *>(m_bRate), static_cast<QAbstractSeries *>(m_bRateOver),
-                               static_cast<QAbstractSeries *>(m_bCurrent)}) {
+    for (QAbstractSeries *s : compareSeries()) {
         s->setVisible(false);
         setLegendVisible(s, false);
     }
@@ -399,19 +399,14 @@ void SweepChart::refresh()
         if (m_bTime->name() != name)
             m_bTime->setName(name);
     }
-    for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_bTime), static_cast<QAbstractSeries *>(m_bTimeOver),
-                               static_cast<QAbstractSeries *>(m_bRate), static_cast<QAbstractSeries *>(m_bRateOver),
-                               static_cast<QAbstractSeries *>(m_bCurrent)}) {
+    for (QAbstractSeries *s : compareSeries()) {
         if (!compare)
             s->setVisible(false);
         else if (!s->isVisible() && !s->property("userHidden").toBool())
             s->setVisible(true);
+        // Two legend entries name B's curves; the dotted parts and the marker go without.
+        setLegendVisible(s, compare && (s == m_bTime || s == m_bRate));
     }
-    setLegendVisible(m_bTime, compare);
-    setLegendVisible(m_bRate, compare);
-    for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_bTimeOver), static_cast<QAbstractSeries *>(m_bRateOver),
-                               static_cast<QAbstractSeries *>(m_bCurrent)})
-        setLegendVisible(s, false);
     const double tmin = ext.tmin, tmax = ext.tmax, rmin = ext.rmin, rmax = ext.rmax;
 
     const auto ty = tmax > 0 ? rooflinemath::decadeRange(tmin, tmax, 0.1) : rooflinemath::LogRange{1, 1000};
@@ -512,6 +507,11 @@ void SweepChart::placeLabels()
         const qreal y = p.y() + r + br.height() <= area.bottom() ? p.y() + r : p.y() - r - br.height();
         m_currentText->setPos(x, y);
     }
+}
+
+QList<QAbstractSeries *> SweepChart::compareSeries() const
+{
+    return {m_bTime, m_bTimeOver, m_bRate, m_bRateOver, m_bCurrent};
 }
 
 QPointF SweepChart::currentMarker() const { return m_currentTime->count() > 0 ? m_currentTime->at(0) : QPointF(); }

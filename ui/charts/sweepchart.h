@@ -107,6 +107,8 @@ private:
     void layoutOverlay(); ///< title that fits, legend placement, x-axis label density, marker labels
     QStringList titles() const;
     void showCallout(const QPointF &point, bool state, bool rateSeries, bool b);
+    /// Scenario B's curves and marker.
+    QList<QAbstractSeries *> compareSeries() const;
 
     std::vector<core::SweepRow> m_rows;
     core::BatchAnswers m_answers;

@@ -6,6 +6,7 @@
 #include "ui/controls/presetpicker.h"
 #include "ui/controls/whatifgroup.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/combobox.h"
 #include "ui/util/text.h"
 
 #include <QCheckBox>
@@ -30,13 +31,6 @@ using precision::kActivationTypes;
 using precision::kKvTypes;
 using precision::kWeightChoices;
 constexpr std::array<Phase, 5> kPhases{Phase::Prefill, Phase::Decode, Phase::Generate, Phase::Encode, Phase::Train};
-
-
-void selectData(QComboBox *box, const QVariant &data)
-{
-    const QSignalBlocker block(box);
-    box->setCurrentIndex(box->findData(data));
-}
 
 QString hardwareTip(const HardwareSpec &hw)
 {

@@ -1,5 +1,7 @@
 #include "ui/controls/precisionchoices.h"
 
+#include "ui/util/text.h"
+
 namespace memwall::ui::precision {
 
 int weightChoiceIndex(const core::WeightFormat &w)
@@ -10,11 +12,7 @@ int weightChoiceIndex(const core::WeightFormat &w)
     return -1;
 }
 
-QString dtypeLabel(core::DType t)
-{
-    const std::string_view s = core::toString(t);
-    return QString::fromLatin1(s.data(), static_cast<qsizetype>(s.size()));
-}
+QString dtypeLabel(core::DType t) { return qs(core::toString(t)); }
 
 QString weightLabel(const core::WeightFormat &w)
 {

@@ -120,14 +120,13 @@ signals:
 private:
     void push(const core::ScenarioFile &after, const QString &text, int mergeKey);
     void recompute();
+    void recomputeCompare();
 
     std::shared_ptr<const core::PresetLibrary> m_presets;
     core::ScenarioFile m_file;
     core::HardwareSpec m_effective;
     core::Analysis m_analysis;
     QString m_error;
-    void recomputeCompare();
-
     std::optional<CompareSpec> m_compare;
     core::Scenario m_compareScenario;
     std::optional<core::Analysis> m_compareAnalysis;

@@ -24,7 +24,6 @@ QString scaled(double v, const char *const *units, int n, double step, int digit
     return QStringLiteral("%1 %2").arg(QString::number(x, 'g', digits), QLatin1String(units[u]));
 }
 
-
 } // namespace
 
 QString formatSeconds(double s)

@@ -3,6 +3,7 @@
 #include "ui/controls/precisionchoices.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/combobox.h"
 #include "ui/widgets/comparemetrics.h"
 
 #include <QComboBox>
@@ -10,12 +11,9 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QSignalBlocker>
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
-
-#include <algorithm>
 
 namespace memwall::ui {
 
@@ -28,15 +26,8 @@ const QColor kFavoursA("#D55E00");
 enum Column { MetricColumn, AColumn, BColumn, RatioColumn };
 constexpr int kSameAsA = -1; ///< item data of every format picker's first entry
 
-/// Selects the item carrying `data` without emitting activated(); setCurrentIndex() only when it moves (no repaint).
-void selectData(QComboBox *box, int data)
-{
-    const int row = std::max(0, box->findData(data));
-    if (box->currentIndex() != row) {
-        const QSignalBlocker block(box);
-        box->setCurrentIndex(row);
-    }
-}
+/// Shows B's format `data` in its picker; one the picker does not list shows as "same as A".
+void selectFormat(QComboBox *box, int data) { selectData(box, box->findData(data) >= 0 ? data : kSameAsA); }
 
 void setFirstText(QComboBox *box, const QString &text)
 {
@@ -207,9 +198,9 @@ void ComparePanel::refresh()
     setFirstText(m_weights, tr("same as A (%1)").arg(precision::weightLabel(sa.weights)));
     setFirstText(m_kv, tr("same as A (%1)").arg(precision::dtypeLabel(sa.kv)));
     setFirstText(m_activations, tr("same as A (%1)").arg(precision::dtypeLabel(sa.activations)));
-    selectData(m_weights, spec && spec->weights ? precision::weightChoiceIndex(*spec->weights) : kSameAsA);
-    selectData(m_kv, spec && spec->kv ? static_cast<int>(*spec->kv) : kSameAsA);
-    selectData(m_activations, spec && spec->activations ? static_cast<int>(*spec->activations) : kSameAsA);
+    selectFormat(m_weights, spec && spec->weights ? precision::weightChoiceIndex(*spec->weights) : kSameAsA);
+    selectFormat(m_kv, spec && spec->kv ? static_cast<int>(*spec->kv) : kSameAsA);
+    selectFormat(m_activations, spec && spec->activations ? static_cast<int>(*spec->activations) : kSameAsA);
 
     m_swap->setEnabled(spec && !spec->isEmpty());
     const QString nameA = deviceNameWithoutVendor(m_doc->hardware());
