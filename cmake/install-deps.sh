@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages MemWall needs to build, test and run — only those that are missing.
+# Extra package names may be given as arguments. `--list [PKG...]` prints the whole list and installs nothing
+# (.ci/check-deps.sh checks that the build uses nothing beyond it and its hard dependencies).
+#
+# Packages are installed without their Recommends, so everything the build needs is named here, even where another
+# package only recommends it: libqt6opengl6-dev, for one, without which Qt6Charts' CMake config fails to load.
 set -euo pipefail
-packages=(g++ cmake ninja-build pkg-config qt6-base-dev qt6-charts-dev qt6-svg-dev nlohmann-json3-dev
+packages=(g++ cmake ninja-build pkg-config qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev nlohmann-json3-dev
           libgl-dev fonts-dejavu-core)
+if [ "${1:-}" = "--list" ]; then
+  shift
+  printf '%s\n' "${packages[@]}" "$@"
+  exit 0
+fi
 packages+=("$@")
 missing=()
 for p in "${packages[@]}"; do

@@ -137,11 +137,16 @@ private slots:
     void desktopEntryValidates()
     {
         const QString tool = QStandardPaths::findExecutable("desktop-file-validate");
-        if (tool.isEmpty())
+        if (tool.isEmpty()) {
+            // CI installs it (.ci/run), so there a missing validator is a failure, not a skip.
+            if (qEnvironmentVariableIsSet("CI"))
+                QFAIL("desktop-file-validate not found, though CI installs desktop-file-utils");
             QSKIP("desktop-file-validate not found (Debian/Ubuntu: apt install desktop-file-utils)");
+        }
+        // Silent means valid with no hints either (one main category, the rest additional ones).
         const Run r = run(tool, {installed("share/applications/org.memwall.MemWall.desktop")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
-        QVERIFY2(!r.out.contains("error:"), qPrintable(r.out));
+        QVERIFY2(r.out.isEmpty() && r.err.isEmpty(), qPrintable(r.out + r.err));
     }
 
     void metainfoValidates()

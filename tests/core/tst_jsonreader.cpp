@@ -2,7 +2,8 @@
 //
 // Conventions pinned here:
 // - Every error is one line "FILE: FIELD: what is wrong (value)"; syntax errors name FILE:LINE:COLUMN; control
-//   characters quoted from the file are escaped ("\n", "\x01").
+//   characters quoted from the file are escaped ("\n", "\x01"), and so is every byte that is not well-formed UTF-8
+//   ("\xff"): a message is always valid UTF-8 on one line, whatever the file held.
 // - parseJson refuses nesting deeper than 256 levels before building anything: nlohmann parses iteratively, but
 //   copying, dumping and destroying a value recurse once per level, so 100000 '[' would overflow the stack.
 // - Numbers beyond double range (1e999) are a "not valid JSON" error, never an escaping nlohmann exception.
@@ -47,6 +48,10 @@ private slots:
     void rejectUnknownNamesTheKey();
     void fileTooLarge();
     void missingFile();
+    void invalidUtf8FileGivesValidOneLineMessage_data();
+    void invalidUtf8FileGivesValidOneLineMessage();
+    void oneLineKeepsValidUtf8_data();
+    void oneLineKeepsValidUtf8();
 };
 
 void TestJsonReader::parseErrors_data()
@@ -72,7 +77,7 @@ void TestJsonReader::parseErrors_data()
     QTest::newRow("invalid UTF-8 in a string")
         << QByteArray("{\"id\": \"\xff\xfe\"}")
         << QString("f.json:1:9: not valid JSON: parse error at line 1, column 9: syntax error while parsing value - "
-                   "invalid string: ill-formed UTF-8 byte; last read: '\"\xef\xbf\xbd'");
+                   "invalid string: ill-formed UTF-8 byte; last read: '\"\\xff'");
 }
 
 void TestJsonReader::parseErrors()
@@ -183,6 +188,74 @@ void TestJsonReader::missingFile()
 {
     QCOMPARE(errorOf([] { readJsonFile("/nonexistent/x.json"); }),
              QString("/nonexistent/x.json: cannot read file: No such file or directory"));
+}
+
+namespace {
+/// True if `bytes` is well-formed UTF-8 (decoding and re-encoding gives the same bytes, with no U+FFFD added).
+bool isValidUtf8(const QByteArray &bytes)
+{
+    const QString decoded = QString::fromUtf8(bytes);
+    return decoded.toUtf8() == bytes && !decoded.contains(QChar::ReplacementCharacter);
+}
+} // namespace
+
+void TestJsonReader::invalidUtf8FileGivesValidOneLineMessage_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("escaped"); // how the bad bytes must appear in the message
+
+    QTest::newRow("0xff 0xfe in a string") << QByteArray("{\"id\": \"\xff\xfe\"}") << QString("\\xff");
+    QTest::newRow("lone continuation byte") << QByteArray("{\"id\": \"a\x80\"}") << QString("a\\x80");
+    QTest::newRow("overlong slash") << QByteArray("{\"id\": \"\xc0\xaf\"}") << QString("\\xc0");
+    QTest::newRow("UTF-16 surrogate") << QByteArray("{\"id\": \"\xed\xa0\x80\"}") << QString("\\xed");
+    QTest::newRow("bad bytes outside a string") << QByteArray("{\"id\": 1\xfe}") << QString("\\xfe");
+}
+
+void TestJsonReader::invalidUtf8FileGivesValidOneLineMessage()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, escaped);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = dir.filePath("bad.json").toStdString();
+    {
+        std::ofstream out(path, std::ios::binary);
+        out.write(text.constData(), text.size());
+    }
+    QByteArray message;
+    try {
+        readJsonFile(path);
+    } catch (const InputError &e) {
+        message = QByteArray(e.what());
+    }
+    QVERIFY2(!message.isEmpty(), "no error for a file with invalid UTF-8");
+    QVERIFY2(isValidUtf8(message), message.toHex(' ').constData());
+    QVERIFY(!message.contains('\n') && !message.contains('\r'));
+    QVERIFY2(QString::fromUtf8(message).contains(escaped), message.constData());
+    QVERIFY(message.startsWith(QByteArray::fromStdString(path + ":")));
+}
+
+void TestJsonReader::oneLineKeepsValidUtf8_data()
+{
+    QTest::addColumn<QByteArray>("in");
+    QTest::addColumn<QByteArray>("out");
+    QTest::newRow("ASCII") << QByteArray("plain") << QByteArray("plain");
+    QTest::newRow("2-byte") << QByteArray("8 \xc2\xb5s") << QByteArray("8 \xc2\xb5s");
+    QTest::newRow("3-byte") << QByteArray("\xe6\x97\xa5\xe6\x9c\xac") << QByteArray("\xe6\x97\xa5\xe6\x9c\xac");
+    QTest::newRow("4-byte") << QByteArray("\xf0\x9f\x9a\x80") << QByteArray("\xf0\x9f\x9a\x80");
+    QTest::newRow("line separator") << QByteArray("a\xe2\x80\xa8" "b") << QByteArray("a\\u2028b");
+    QTest::newRow("C1 control NEL") << QByteArray("a\xc2\x85" "b") << QByteArray("a\\u0085b");
+    QTest::newRow("truncated 3-byte at the end") << QByteArray("a\xe6\x97") << QByteArray("a\\xe6\\x97");
+    QTest::newRow("above U+10FFFF") << QByteArray("\xf4\x90\x80\x80") << QByteArray("\\xf4\\x90\\x80\\x80");
+}
+
+void TestJsonReader::oneLineKeepsValidUtf8()
+{
+    QFETCH(QByteArray, in);
+    QFETCH(QByteArray, out);
+    const std::string got = oneLine(std::string_view(in.constData(), static_cast<std::size_t>(in.size())));
+    QCOMPARE(QByteArray::fromStdString(got), out);
+    QVERIFY(isValidUtf8(QByteArray::fromStdString(got)));
 }
 
 } // namespace memwall::core
