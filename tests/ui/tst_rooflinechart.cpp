@@ -2,6 +2,7 @@
 // comparison show up as series, the legend toggles series, and the ChartView zooms/pans/resets its log axes.
 #include "ui/charts/callout.h"
 #include "ui/charts/chartview.h"
+#include "ui/charts/markerlayer.h"
 #include "ui/charts/rooflinechart.h"
 #include "ui/document/scenariodocument.h"
 
@@ -54,6 +55,25 @@ QLogValueAxis *axis(const QChart *chart, Qt::Orientation o)
 
 bool near(double a, double b, double rel = 1e-6) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
 
+/// The values of the markers drawn for operator class `cls`.
+QList<QPointF> classPoints(const ui::RooflineChart &chart, const ui::ScenarioDocument &doc, OpClass cls)
+{
+    QList<QPointF> out;
+    for (const ui::MarkerLayer::Marker &m : chart.operatorMarkers()->markers())
+        if (doc.analysis().operators[static_cast<std::size_t>(m.key)].cls == cls)
+            out << m.value;
+    return out;
+}
+
+/// The diameter of operator `index`'s marker (0 if it has none).
+double markerDiameter(const ui::RooflineChart &chart, int index)
+{
+    for (const ui::MarkerLayer::Marker &m : chart.operatorMarkers()->markers())
+        if (m.key == index)
+            return m.diameter;
+    return 0;
+}
+
 } // namespace
 
 class TestRooflineChart : public QObject
@@ -83,15 +103,14 @@ void TestRooflineChart::batchMovesOperatorPoints()
     ui::ScenarioDocument doc(library());
     ui::RooflineChart chart(&doc);
     QCOMPARE(chart.id(), QStringLiteral("roofline"));
-    QScatterSeries *matmul = chart.operatorSeries(OpClass::Matmul);
-    QVERIFY(matmul->count() > 0);
-    QCOMPARE(static_cast<std::size_t>(matmul->count()), chart.operatorIndices(OpClass::Matmul).size());
+    const QList<QPointF> oldPoints = classPoints(chart, doc, OpClass::Matmul);
+    QVERIFY(!oldPoints.isEmpty());
+    QCOMPARE(static_cast<std::size_t>(oldPoints.size()), chart.operatorIndices(OpClass::Matmul).size());
     const int ffn = indexOf(doc, "ffn.up");
     QVERIFY(ffn >= 0);
     const QPointF before = chart.operatorPoint(ffn);
-    QVERIFY(matmul->points().contains(before));
+    QVERIFY(oldPoints.contains(before));
     QVERIFY(near(before.x(), doc.analysis().operators[static_cast<std::size_t>(ffn)].intensity()));
-    QList<QPointF> oldPoints = matmul->points();
     // What the chart shows as its title does not change with the batch (the whole-model label names it): a new
     // title would re-lay out the chart, axes and all, on every slider tick.
     const QString shownTitle = chart.chart()->title();
@@ -103,8 +122,8 @@ void TestRooflineChart::batchMovesOperatorPoints()
     // decode: a weight matrix is read once for the whole batch, so intensity and FLOP/s grow ~64x
     QVERIFY2(after.x() > 30 * before.x(), qPrintable(QString("%1 -> %2").arg(before.x()).arg(after.x())));
     QVERIFY(after.y() > 30 * before.y());
-    QVERIFY(matmul->points() != oldPoints);
-    QVERIFY(matmul->points().contains(after));
+    QVERIFY(classPoints(chart, doc, OpClass::Matmul) != oldPoints);
+    QVERIFY(classPoints(chart, doc, OpClass::Matmul).contains(after));
     QVERIFY(chart.title().contains("batch 64")); // the title of exports and tooltips names it
     QCOMPARE(chart.chart()->title(), shownTitle);
     // undo moves them back, in place
@@ -153,10 +172,11 @@ void TestRooflineChart::ceilingsPerSupportedPrecision()
     }
     // one slope per memory level with a bandwidth
     QCOMPARE(chart.slopes().size(), doc.hardware().memory.size());
-    // every operator point lies inside the automatic range
+    // every operator point lies inside the automatic range (one without bytes is drawn at the right edge)
     const QLogValueAxis *x = axis(chart.chart(), Qt::Horizontal), *y = axis(chart.chart(), Qt::Vertical);
     for (std::size_t i = 0; i < doc.analysis().operators.size(); ++i) {
-        const QPointF p = chart.operatorPoint(static_cast<int>(i));
+        const auto &op = doc.analysis().operators[i];
+        const QPointF p = op.bytes() > 0 ? chart.operatorPoint(static_cast<int>(i)) : QPointF(x->max(), chart.operatorPoint(static_cast<int>(i)).y());
         if (std::isnan(p.x()))
             continue;
         QVERIFY(p.x() >= x->min() && p.x() <= x->max());
@@ -168,20 +188,14 @@ void TestRooflineChart::pointsSizedByTimeShare()
 {
     ui::ScenarioDocument doc(library());
     ui::RooflineChart chart(&doc);
-    QScatterSeries *matmul = chart.operatorSeries(OpClass::Matmul);
-    const auto &idx = chart.operatorIndices(OpClass::Matmul);
     const auto &a = doc.analysis();
-    for (int j = 0; j < matmul->count(); ++j) {
-        const auto &op = a.operators[static_cast<std::size_t>(idx[static_cast<std::size_t>(j)])];
-        const double size = matmul->pointConfiguration(j).value(QXYSeries::PointConfiguration::Size).toDouble();
-        QVERIFY(near(size, ui::rooflinemath::markerSize(op.timeS / a.totals.timeS), 1e-9));
+    QVERIFY(!chart.operatorMarkers()->markers().empty());
+    for (const ui::MarkerLayer::Marker &m : chart.operatorMarkers()->markers()) {
+        const auto &op = a.operators[static_cast<std::size_t>(m.key)];
+        QVERIFY(near(m.diameter, ui::rooflinemath::markerSize(op.timeS / a.totals.timeS), 1e-9));
     }
     // ffn.up (27 % of decode time) is drawn larger than lm_head (0.4 %)
-    const auto pos = [&](std::string_view n) {
-        return static_cast<int>(std::find(idx.begin(), idx.end(), indexOf(doc, n)) - idx.begin());
-    };
-    QVERIFY(matmul->pointConfiguration(pos("ffn.up")).value(QXYSeries::PointConfiguration::Size).toDouble() >
-            matmul->pointConfiguration(pos("lm_head")).value(QXYSeries::PointConfiguration::Size).toDouble() + 10);
+    QVERIFY(markerDiameter(chart, indexOf(doc, "ffn.up")) > markerDiameter(chart, indexOf(doc, "lm_head")) + 10);
 }
 
 void TestRooflineChart::selectionFromDocument()
@@ -214,9 +228,9 @@ void TestRooflineChart::selectionByClick()
     QSignalSpy clicked(&chart, &ui::ChartBase::operatorClicked);
     QSignalSpy selected(&doc, &ui::ScenarioDocument::selectionChanged);
     // the attention point (score and context coincide) stands alone at ~8 FLOP/byte
-    QScatterSeries *attention = chart.operatorSeries(OpClass::Attention);
-    QVERIFY(attention->count() > 0);
-    const QPointF inChart = chart.chart()->mapToPosition(attention->at(0), attention);
+    const QList<QPointF> attention = classPoints(chart, doc, OpClass::Attention);
+    QVERIFY(!attention.isEmpty());
+    const QPointF inChart = chart.chart()->mapToPosition(attention.at(0), chart.modelSeries());
     const QPoint at = view.mapFromScene(chart.chart()->mapToScene(inChart));
     QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, at);
     QCOMPARE(clicked.count(), 1);
@@ -225,7 +239,7 @@ void TestRooflineChart::selectionByClick()
     QCOMPARE(doc.selectedOperator(), idx);
     QCOMPARE(selected.count(), 1);
     QVERIFY(chart.selectionSeries()->isVisible());
-    QCOMPARE(chart.selectionSeries()->at(0), attention->at(0));
+    QCOMPARE(chart.selectionSeries()->at(0), attention.at(0));
     // a click on empty plot area does not select anything (it starts a pan)
     QTest::mouseClick(view.viewport(), Qt::LeftButton, {},
                       view.mapFromScene(chart.chart()->mapToScene(chart.chart()->plotArea().topLeft() + QPointF(30, 30))));
@@ -236,10 +250,9 @@ void TestRooflineChart::hoverShowsCallout()
 {
     ui::ScenarioDocument doc(library());
     ui::RooflineChart chart(&doc);
-    QScatterSeries *matmul = chart.operatorSeries(OpClass::Matmul);
     const int idx = indexOf(doc, "ffn.down");
     QVERIFY(!chart.callout()->isVisible());
-    emit matmul->hovered(chart.operatorPoint(idx), true);
+    emit chart.operatorMarkers()->hovered(idx, true);
     QVERIFY(chart.callout()->isVisible());
     const QString text = chart.callout()->text();
     // ffn.up, ffn.gate and ffn.down have the same shape, hence the same point: the callout names all of them
@@ -249,7 +262,7 @@ void TestRooflineChart::hoverShowsCallout()
     QVERIFY(text.contains("memory-bound"));
     QVERIFY(text.contains("Attainable"));
     QVERIFY(text.contains("achieved"));
-    emit matmul->hovered(chart.operatorPoint(idx), false);
+    emit chart.operatorMarkers()->hovered(idx, false);
     QVERIFY(!chart.callout()->isVisible());
 }
 

@@ -1,4 +1,5 @@
 #include "ui/charts/chartview.h"
+#include "ui/charts/markerlayer.h"
 
 #include "ui/charts/chartbase.h"
 
@@ -223,7 +224,8 @@ void ChartView::mousePressEvent(QMouseEvent *event)
         return;
     // A press on a data marker belongs to its series (click selects); anywhere else in the plot starts a pan.
     const QGraphicsItem *item = itemAt(event->position().toPoint());
-    const bool onMarker = item && item->parentItem() && item->parentItem()->type() == QGraphicsItemGroup::Type;
+    const bool onMarker = item && ((item->parentItem() && item->parentItem()->type() == QGraphicsItemGroup::Type) ||
+                                   dynamic_cast<const MarkerLayer *>(item)); // hit-tested on its markers' shapes
     if (!onMarker) {
         m_panning = true;
         m_moved = false;

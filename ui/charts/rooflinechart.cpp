@@ -4,6 +4,7 @@
 #include "ui/widgets/measuredpoints.h"
 
 #include "ui/charts/callout.h"
+#include "ui/charts/markerlayer.h"
 #include "ui/controls/precisionchoices.h"
 #include "ui/document/scenariodocument.h"
 
@@ -129,18 +130,9 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
     drawInBackground(m_compareRoof);
     for (std::size_t c = 0; c < kOpClassCount; ++c) {
         const auto cls = static_cast<OpClass>(c);
+        // The class's legend entry and switch; its points are drawn by m_ops (see MarkerLayer for why).
         m_opSeries[c] = makeScatter(m_chart, m_x, m_y, className(cls), QStringLiteral("ops:") + qs(toString(cls)),
                                     QScatterSeries::MarkerShapeCircle);
-        connect(m_opSeries[c], &QXYSeries::hovered, this, [this, c](const QPointF &p, bool state) {
-            showOperatorTooltip(operatorAt(c, p), state);
-        });
-        connect(m_opSeries[c], &QXYSeries::clicked, this, [this, c](const QPointF &p) {
-            const int idx = operatorAt(c, p);
-            if (idx < 0)
-                return;
-            emit operatorClicked(idx);
-            document()->setSelectedOperator(idx);
-        });
     }
     m_model = makeScatter(m_chart, m_x, m_y, tr("Whole model"), QStringLiteral("model"), QScatterSeries::MarkerShapeStar);
     m_compareModel = makeScatter(m_chart, m_x, m_y, tr("B: whole model"), QStringLiteral("compare-model"),
@@ -182,6 +174,16 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
     m_selectionLabel = addLabel();
     m_compareLabel = addLabel();
     m_compareModelLabel = addLabel();
+    m_ops = new MarkerLayer(m_chart, m_model);
+    m_ops->setObjectName(QStringLiteral("operator-markers"));
+    m_ops->setGroupVisible([this](int cls) {
+        return cls >= 0 && static_cast<std::size_t>(cls) < m_opSeries.size() && m_opSeries[static_cast<std::size_t>(cls)]->isVisible();
+    });
+    connect(m_ops, &MarkerLayer::hovered, this, &RooflineChart::showOperatorTooltip);
+    connect(m_ops, &MarkerLayer::clicked, this, [this](int idx) {
+        emit operatorClicked(idx);
+        document()->setSelectedOperator(idx);
+    });
     m_callout = new Callout(m_chart);
 
     connect(m_chart, &QChart::plotAreaChanged, this, &RooflineChart::layoutLabels);
@@ -210,6 +212,7 @@ void RooflineChart::connectLegend()
             QColor c = theme().foreground;
             c.setAlphaF(s->isVisible() ? 1.0 : 0.35);
             marker->setLabelBrush(c);
+            m_ops->update();
             layoutLabels();
         });
     }
@@ -246,6 +249,18 @@ QList<QLineSeries *> RooflineChart::ceilingSeries() const
     for (std::size_t i = 0; i < m_ceilings.size() && i < m_ceilingPool.size(); ++i)
         out << m_ceilingPool[i];
     return out;
+}
+
+QPointF RooflineChart::drawnPoint(int index) const
+{
+    // A marker pinned to the right edge is drawn left of the plot's edge, not at its value's x.
+    const auto &markers = m_ops->markers();
+    for (std::size_t i = 0; i < markers.size(); ++i)
+        if (markers[i].key == index && markers[i].pinnedRight) {
+            const QPointF c = m_ops->centre(i);
+            return std::isnan(c.x()) ? c : m_chart->mapToValue(c, m_model);
+        }
+    return operatorPoint(index);
 }
 
 QPointF RooflineChart::operatorPoint(int index) const
@@ -334,31 +349,37 @@ void RooflineChart::refresh()
     const std::size_t n = a.operators.size();
     m_opPoints.assign(n, QPointF(std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()));
     m_opSizes.assign(n, 0.0);
-    std::array<QList<QPointF>, kOpClassCount> pts;
-    std::array<QHash<int, QHash<QXYSeries::PointConfiguration, QVariant>>, kOpClassCount> conf;
+    std::vector<MarkerLayer::Marker> markers;
+    std::array<bool, kOpClassCount> hasPoints{};
     for (auto &v : m_opIndex)
         v.clear();
     const double total = a.totals.timeS > 0 ? a.totals.timeS : 1.0;
     for (std::size_t i = 0; i < n; ++i) {
         const Operator &op = a.operators[i];
-        if (!(op.timeS > 0))
+        // An operator that does no FLOPs (an embedding lookup, a KV-cache write) has no place on a FLOP/s axis: it
+        // stays in the table, off the plot.
+        if (!(op.timeS > 0) || !(op.flops > 0))
             continue;
-        const double x = rm::plottedIntensity(op.flops, op.bytes());
+        // One that moves no bytes (fused softmax in registers) has infinite intensity: pinned to the right edge.
+        const bool noBytes = !(op.bytes() > 0);
+        const double x = noBytes ? rm::kMaxIntensity : rm::plottedIntensity(op.flops, op.bytes());
         const double y = rm::plottedPerformance(op.flops, op.timeS, mainBw);
         const QPointF p(x, y / ys);
         m_opPoints[i] = p;
         m_opSizes[i] = rm::markerSize(op.timeS / total) * theme().markerScale;
         const auto c = static_cast<std::size_t>(op.cls);
-        conf[c].insert(static_cast<int>(pts[c].size()), {{QXYSeries::PointConfiguration::Size, m_opSizes[i]}});
-        pts[c].append(p);
+        markers.push_back({p, m_opSizes[i], static_cast<int>(i), static_cast<int>(c), noBytes});
         m_opIndex[c].push_back(static_cast<int>(i));
-        keep.push_back({x, y});
+        hasPoints[c] = true;
+        if (!noBytes)
+            keep.push_back({x, y});
+        else
+            keep.push_back({a.ridge > 0 ? a.ridge : 1.0, y}); // its height counts for the range, its x does not
     }
+    m_ops->setMarkers(std::move(markers));
     for (std::size_t c = 0; c < kOpClassCount; ++c) {
         QScatterSeries *s = m_opSeries[c];
-        s->setPointsConfiguration(conf[c]); // before replace(): the marker items take their size on the geometry update
-        s->replace(pts[c]);
-        const bool any = !pts[c].isEmpty();
+        const bool any = hasPoints[c];
         if (!any)
             s->setVisible(false);
         else if (!s->isVisible() && !s->property("userHidden").toBool())
@@ -459,7 +480,7 @@ void RooflineChart::applyRanges(const rm::Ranges &r)
 void RooflineChart::updateSelection()
 {
     const int idx = document()->selectedOperator();
-    const QPointF p = operatorPoint(idx);
+    const QPointF p = drawnPoint(idx);
     if (idx >= 0 && !std::isnan(p.x())) {
         m_selection->replace(QList<QPointF>{p});
         m_selection->setMarkerSize(m_opSizes[static_cast<std::size_t>(idx)] + 10 * theme().markerScale);
@@ -487,14 +508,6 @@ std::vector<int> RooflineChart::operatorsAt(const QPointF &p) const
     return out;
 }
 
-int RooflineChart::operatorAt(std::size_t cls, const QPointF &p) const
-{
-    for (int idx : operatorsAt(p))
-        if (static_cast<std::size_t>(document()->analysis().operators[static_cast<std::size_t>(idx)].cls) == cls)
-            return idx;
-    return -1;
-}
-
 void RooflineChart::showOperatorTooltip(int index, bool state)
 {
     const Analysis &a = document()->analysis();
@@ -517,8 +530,8 @@ void RooflineChart::showOperatorTooltip(int index, bool state)
                  .arg(className(op.cls), QString::number(op.count, 'g', 6), qs(toString(op.phase)),
                       qs(toString(op.computeType)).toUpper());
     lines << tr("FLOPs %1 · bytes %2").arg(rm::siNumber(op.flops), rm::bytesLabel(op.bytes()));
-    lines << (op.flops > 0 ? tr("Intensity %1 FLOP/byte").arg(rm::siNumber(op.intensity()))
-                           : tr("Intensity 0 FLOP/byte (drawn at %1)").arg(rm::kMinIntensity));
+    lines << (!(op.bytes() > 0) ? tr("No memory traffic: intensity unbounded (drawn at the right edge)")
+                                : tr("Intensity %1 FLOP/byte").arg(rm::siNumber(op.intensity())));
     lines << tr("Attainable %1 · achieved %2").arg(rm::siValue(att, "FLOP/s"), rm::siValue(achieved, "FLOP/s"));
     lines << tr("Time %1 (%2 % of the step), %3-bound")
                  .arg(timeLabel(op.timeS), QString::number(share * 100, 'f', share < 0.01 ? 2 : 1), qs(toString(op.bound)));
@@ -529,7 +542,7 @@ void RooflineChart::showOperatorTooltip(int index, bool state)
     if (!same.isEmpty())
         lines << tr("Same point: %1").arg(same.join(QStringLiteral(", ")));
     m_callout->setText(lines.join(QLatin1Char('\n')));
-    m_callout->setAnchor(operatorPoint(index), m_model);
+    m_callout->setAnchor(drawnPoint(index), m_model);
     m_callout->show();
     m_hovered = index;
 }
@@ -679,16 +692,12 @@ void RooflineChart::layoutLabels()
     };
 
     // Operator markers and the model star are obstacles: no label covers a point.
-    const auto &ops = document()->analysis().operators;
-    for (std::size_t i = 0; i < std::min(m_opPoints.size(), ops.size()); ++i) {
-        const QPointF v = m_opPoints[i];
-        if (std::isnan(v.x()) || v.x() < xmin || v.x() > xmax || v.y() < ymin || v.y() > ymax)
+    for (std::size_t i = 0; i < m_ops->markers().size(); ++i) {
+        const QPointF c = m_ops->centre(i);
+        if (std::isnan(c.x()))
             continue;
-        const QScatterSeries *series = m_opSeries[static_cast<std::size_t>(ops[i].cls)];
-        if (!series->isVisible())
-            continue;
-        const double r = m_opSizes[i] / 2;
-        placed.push_back(QPolygonF(QRectF(map(v.x(), v.y()) - QPointF(r, r), QSizeF(2 * r, 2 * r))));
+        const double r = m_ops->markers()[i].diameter / 2;
+        placed.push_back(QPolygonF(QRectF(c - QPointF(r, r), QSizeF(2 * r, 2 * r))));
     }
     if (m_model->count() > 0 && m_model->isVisible()) {
         const double r = m_model->markerSize() / 2;
@@ -807,6 +816,7 @@ void RooflineChart::restyle()
         m_opSeries[c]->setBrush(fill);
         m_opSeries[c]->setPen(QPen(t.background, 1));
         m_opSeries[c]->setMarkerSize(12 * t.markerScale); // legend marker; points carry their own sizes
+        m_ops->setGroupStyle(static_cast<int>(c), fill, QPen(t.background, 1));
     }
     m_model->setMarkerSize(24 * t.markerScale);
     // Hollow stars: the whole model usually sits on its dominant operators, which must stay visible under it.

@@ -23,6 +23,7 @@ namespace memwall::ui {
 class MeasuredPoints;
 
 class Callout;
+class MarkerLayer;
 
 /// The roofline of the current device with the current model's operators on it (log–log).
 ///
@@ -31,7 +32,8 @@ class Callout;
 ///   matmul precision's ceiling drawn strongest; one slope per memory level (SRAM, L2, HBM/DRAM, host link), the
 ///   main-memory slope strongest; the ridge point of the active ceiling and main memory marked.
 /// - Operators: one scatter series per operator class, each marker's area proportional to its share of the time
-///   (rooflinemath::markerSize); 0-FLOP operators sit at rooflinemath::kMinIntensity on the main-memory slope.
+///   (rooflinemath::markerSize), drawn by a MarkerLayer. Operators without FLOPs are not plotted (they stay in the
+///   table); one that moves no bytes is pinned to the right edge with an arrow (its intensity is infinite).
 ///   The whole model is a star at (total intensity, achieved FLOP/s). Hover shows a Callout, click selects.
 /// - Compare mode (scenario B, document()->compare()) adds B's whole-model point (a hollow star in another colour,
 ///   labelled "B") whenever B analyses, and B's dashed matmul roofline when it differs from A's (another device,
@@ -57,8 +59,11 @@ public:
     void setShowCacheSlopes(bool on);
 
     // ---- for tests and tools ----
-    /// The scatter series of one operator class and the document operator index of each of its points.
+    /// The legend entry (and on/off switch) of one operator class, and the document operator index of each of its
+    /// points. The points themselves are drawn by operatorMarkers().
     QScatterSeries *operatorSeries(core::OpClass cls) const { return m_opSeries[static_cast<std::size_t>(cls)]; }
+    /// The operator markers as painted: one per operator with FLOPs, keyed by operator index.
+    MarkerLayer *operatorMarkers() const { return m_ops; }
     const std::vector<int> &operatorIndices(core::OpClass cls) const { return m_opIndex[static_cast<std::size_t>(cls)]; }
     /// The ceilings and slopes currently drawn.
     const std::vector<rooflinemath::Ceiling> &ceilings() const { return m_ceilings; }
@@ -96,8 +101,9 @@ private:
     void showOperatorTooltip(int index, bool state);
     /// Operators drawn exactly at `p` (equal shapes coincide, e.g. ffn.up and ffn.gate), longest-running first.
     std::vector<int> operatorsAt(const QPointF &p) const;
-    /// The longest-running operator of class `cls` at `p`, or -1.
-    int operatorAt(std::size_t cls, const QPointF &p) const;
+    /// Where operator `index`'s marker is drawn, in plotted coordinates: operatorPoint(), except for a marker pinned
+    /// to the right edge (no bytes), which is drawn just left of it.
+    QPointF drawnPoint(int index) const;
     void applyRanges(const rooflinemath::Ranges &r);
     void connectLegend();
     QString unitLabel() const;
@@ -126,6 +132,7 @@ private:
     QGraphicsSimpleTextItem *m_compareLabel;
     QGraphicsSimpleTextItem *m_compareModelLabel;
     Callout *m_callout;
+    MarkerLayer *m_ops;
     QScatterSeries *m_measured;
     QPointer<MeasuredPoints> m_measuredPoints;
     std::vector<rooflinemath::Ceiling> m_ceilings;

@@ -1,0 +1,187 @@
+#include "ui/charts/markerlayer.h"
+
+#include <QAbstractSeries>
+#include <QChart>
+#include <QGraphicsSceneHoverEvent>
+#include <QGraphicsSceneMouseEvent>
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace memwall::ui {
+
+namespace {
+constexpr qreal kArrow = 12; ///< length of the arrow from a pinned marker to the plot's right edge (pixels)
+}
+
+MarkerLayer::MarkerLayer(QChart *chart, QAbstractSeries *reference)
+    : QGraphicsObject(chart), m_chart(chart), m_reference(reference)
+{
+    setZValue(10); // above the series, below the labels (20) and the callout
+    setAcceptHoverEvents(true);
+    setAcceptedMouseButtons(Qt::LeftButton);
+    // The plot area is the bounding rectangle; markers are mapped when painted, so a change of the plot area or of
+    // an axis range only needs a repaint (and a new bounding rectangle for the former).
+    const auto relayout = [this] {
+        prepareGeometryChange();
+        m_bounds = m_chart->plotArea().adjusted(-60, -60, 60, 60);
+        update();
+    };
+    connect(chart, &QChart::plotAreaChanged, this, relayout);
+    relayout();
+}
+
+void MarkerLayer::setMarkers(std::vector<Marker> markers)
+{
+    m_markers = std::move(markers);
+    m_paintOrder.resize(m_markers.size());
+    std::iota(m_paintOrder.begin(), m_paintOrder.end(), std::size_t{0});
+    std::stable_sort(m_paintOrder.begin(), m_paintOrder.end(),
+                     [this](std::size_t a, std::size_t b) { return m_markers[a].diameter > m_markers[b].diameter; });
+    m_hovered = -1;
+    m_pressed = -1;
+    update();
+}
+
+void MarkerLayer::setGroupStyle(int group, const QBrush &brush, const QPen &pen)
+{
+    if (group < 0)
+        return;
+    if (static_cast<std::size_t>(group) >= m_styles.size())
+        m_styles.resize(static_cast<std::size_t>(group) + 1);
+    m_styles[static_cast<std::size_t>(group)] = {brush, pen};
+    update();
+}
+
+void MarkerLayer::setGroupVisible(std::function<bool(int)> visible)
+{
+    m_groupVisible = std::move(visible);
+    update();
+}
+
+bool MarkerLayer::drawn(const Marker &m) const
+{
+    return isVisible() && (!m_groupVisible || m_groupVisible(m.group));
+}
+
+QPointF MarkerLayer::centre(std::size_t i) const
+{
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    if (i >= m_markers.size() || !drawn(m_markers[i]))
+        return {nan, nan};
+    const Marker &m = m_markers[i];
+    const QRectF area = m_chart->plotArea();
+    QPointF p = m_chart->mapToPosition(m.pinnedRight ? QPointF(1, m.value.y()) : m.value, m_reference);
+    if (m.pinnedRight)
+        p.setX(area.right() - kArrow - m.diameter / 2);
+    // Outside the plot (zoomed or panned away) nothing is drawn; a hair of tolerance keeps points on the border.
+    if (!(std::isfinite(p.x()) && std::isfinite(p.y())) || !area.adjusted(-0.5, -0.5, 0.5, 0.5).contains(p))
+        return {nan, nan};
+    return p;
+}
+
+QPainterPath MarkerLayer::markerPath(std::size_t i) const
+{
+    QPainterPath path;
+    const QPointF c = centre(i);
+    if (std::isnan(c.x()))
+        return path;
+    const qreal r = m_markers[i].diameter / 2;
+    path.addEllipse(c, r, r);
+    return path;
+}
+
+int MarkerLayer::keyAt(const QPointF &pos) const
+{
+    // The topmost painted marker: painting goes largest first, so search from the end of the paint order.
+    for (auto it = m_paintOrder.rbegin(); it != m_paintOrder.rend(); ++it) {
+        const QPointF c = centre(*it);
+        if (std::isnan(c.x()))
+            continue;
+        const qreal r = m_markers[*it].diameter / 2 + 1;
+        if (QLineF(c, pos).length() <= r)
+            return m_markers[*it].key;
+    }
+    return -1;
+}
+
+QRectF MarkerLayer::boundingRect() const { return m_bounds; }
+
+QPainterPath MarkerLayer::shape() const
+{
+    QPainterPath all;
+    all.setFillRule(Qt::WindingFill);
+    for (std::size_t i = 0; i < m_markers.size(); ++i)
+        all.addPath(markerPath(i));
+    return all;
+}
+
+void MarkerLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+{
+    const QRectF area = m_chart->plotArea();
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing);
+    // Markers on the border are drawn whole (as Qt Charts does), but nothing spills far outside the plot.
+    qreal largest = 0;
+    for (const Marker &m : m_markers)
+        largest = std::max(largest, m.diameter);
+    painter->setClipRect(area.adjusted(-largest / 2 - 1, -largest / 2 - 1, largest / 2 + 1, largest / 2 + 1));
+    for (std::size_t i : m_paintOrder) {
+        const Marker &m = m_markers[i];
+        const QPointF c = centre(i);
+        if (std::isnan(c.x()))
+            continue;
+        const auto g = static_cast<std::size_t>(std::max(0, m.group));
+        const std::pair<QBrush, QPen> style = g < m_styles.size() ? m_styles[g] : std::pair<QBrush, QPen>{};
+        const qreal r = m.diameter / 2;
+        if (m.pinnedRight) {
+            QPen arrow = style.second.style() == Qt::NoPen ? QPen(style.first.color()) : QPen(style.first.color(), 1.5);
+            arrow.setWidthF(std::max<qreal>(1.5, m.diameter / 8));
+            painter->setPen(arrow);
+            const QPointF tip(area.right() - 1, c.y());
+            painter->drawLine(QPointF(c.x() + r, c.y()), tip);
+            const qreal h = std::max<qreal>(4, m.diameter / 4);
+            painter->drawLine(tip, tip + QPointF(-h, -h));
+            painter->drawLine(tip, tip + QPointF(-h, h));
+        }
+        painter->setBrush(style.first);
+        painter->setPen(style.second);
+        painter->drawEllipse(c, r, r);
+    }
+    painter->restore();
+}
+
+void MarkerLayer::setHovered(int key)
+{
+    if (key == m_hovered)
+        return;
+    if (m_hovered >= 0)
+        emit hovered(m_hovered, false);
+    m_hovered = key;
+    if (key >= 0)
+        emit hovered(key, true);
+}
+
+void MarkerLayer::hoverMoveEvent(QGraphicsSceneHoverEvent *event) { setHovered(keyAt(event->pos())); }
+
+void MarkerLayer::hoverLeaveEvent(QGraphicsSceneHoverEvent *) { setHovered(-1); }
+
+void MarkerLayer::mousePressEvent(QGraphicsSceneMouseEvent *event)
+{
+    m_pressed = event->button() == Qt::LeftButton ? keyAt(event->pos()) : -1;
+    if (m_pressed < 0)
+        event->ignore(); // not on a marker: the view pans
+}
+
+void MarkerLayer::mouseReleaseEvent(QGraphicsSceneMouseEvent *event)
+{
+    const int key = keyAt(event->pos());
+    if (key >= 0 && key == m_pressed)
+        emit clicked(key);
+    m_pressed = -1;
+}
+
+} // namespace memwall::ui
