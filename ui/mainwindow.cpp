@@ -1,4 +1,5 @@
 #include "ui/mainwindow.h"
+#include "ui/util/windowshortcuts.h"
 
 #include "ui/dialogs/aboutdialog.h"
 #include "ui/dialogs/hardwareeditordialog.h"
@@ -157,6 +158,8 @@ void MainWindow::buildFeatures()
     connect(exports, &ExportActions::statusMessage, this, [this](const QString &m) { statusBar()->showMessage(m, 5000); });
     connect(m_tabs, &QTabWidget::currentChanged, exports, &ExportActions::updateActions);
     exports->updateActions();
+    // Ctrl+E exports from anywhere in the window, a focused line edit included (it binds Ctrl+E itself).
+    qApp->installEventFilter(new WindowShortcuts(this, {exports->exportChartAction()}));
 
     // Compare with a scenario B: another device and/or formats (a dock with the delta table; the charts overlay B).
     auto *compareDock = new QDockWidget(tr("Compare"), this);
@@ -178,14 +181,26 @@ void MainWindow::buildFeatures()
     presets->addAction(tr("&Edit current device…"), this, [this] { HardwareEditorDialog::editInto(m_doc, m_doc->baseHardware(), this); });
     presets->addAction(tr("Edit current m&odel…"), this, [this] { ModelEditorDialog::editInto(m_doc, m_doc->model(), this); });
     presets->addSeparator();
-    QAction *compare = presets->addAction(tr("&Compare with…"), this, [compareDock, comparePanel] {
+    // Ctrl+M toggles: it opens the picker, and turns compare mode off again while B is drawn.
+    QAction *compare = presets->addAction(tr("&Compare with…"), this, [this, compareDock, comparePanel] {
+        if (m_doc->isComparing()) {
+            compareDock->hide();
+            return;
+        }
         compareDock->show();
         compareDock->raise();
         comparePanel->picker()->setFocus();
         comparePanel->picker()->showPopup();
     });
+    compare->setObjectName(QStringLiteral("action:compare"));
     compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
-    compare->setToolTip(tr("Overlay a scenario B (another device, other formats) on the charts, with a table of differences."));
+    compare->setToolTip(tr("Overlay a scenario B (another device, other formats) on the charts, with a table of "
+                           "differences. Again, or closing the panel, turns it off."));
+    // Closing the panel ends compare mode: B is never drawn without the panel that says what it is.
+    connect(compareDock, &QDockWidget::visibilityChanged, this, [this, compareDock](bool visible) {
+        if (!visible && !compareDock->isVisible() && m_doc->isComparing())
+            m_doc->setCompare(std::nullopt);
+    });
 
     // Lessons, presentation mode and "Measure this computer" (before Help).
     m_lessons = new LessonActions(m_doc, this);

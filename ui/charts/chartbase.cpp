@@ -65,6 +65,13 @@ GridItem *ChartBase::grid()
     return m_grid;
 }
 
+QPen ChartBase::markerPen(const QColor &color, qreal width)
+{
+    // Qt Charts 6.4 places a scatter marker by its bounding rectangle, which includes half the pen on each side, so
+    // the marker sits up and left of its value by half its pen width. Two pixels keep that under one pixel.
+    return QPen(color, std::min<qreal>(width, 2.0));
+}
+
 void ChartBase::drawInBackground(QXYSeries *series) { grid()->addStaticSeries(series); }
 
 QGraphicsSimpleTextItem *ChartBase::addLabel()
@@ -80,6 +87,15 @@ void ChartBase::setLegendVisible(QAbstractSeries *series, bool visible)
     // isVisible() alone cannot tell: it is false while the legend is not laid out yet, which would leave a marker
     // never hidden. The state asked for last is kept on the marker too (a new marker has none, so it is set once).
     static constexpr const char *kAsked = "memwallLegendVisible";
+    // Showing a series shows its legend marker again, behind this function's back: forget what was asked then, or
+    // the next call would take the stale state for done (a marker not laid out yet reports itself hidden).
+    if (!series->property("memwallLegendWatched").toBool()) {
+        series->setProperty("memwallLegendWatched", true);
+        connect(series, &QAbstractSeries::visibleChanged, this, [this, series] {
+            for (QLegendMarker *marker : m_chart->legend()->markers(series))
+                marker->setProperty(kAsked, QVariant());
+        });
+    }
     for (QLegendMarker *marker : m_chart->legend()->markers(series)) {
         const QVariant asked = marker->property(kAsked);
         if (asked.isValid() && asked.toBool() == visible && marker->isVisible() == visible)

@@ -4,6 +4,7 @@
 
 #include <QList>
 #include <QObject>
+#include <QPen>
 #include <QPointer>
 #include <QString>
 
@@ -90,6 +91,8 @@ protected:
     /// Has the plot background draw `series` (a line a slider tick does not move) from a cached picture instead of
     /// Qt Charts stroking it on every repaint; see GridItem::addStaticSeries().
     void drawInBackground(QXYSeries *series);
+    /// The outline pen of a Qt Charts scatter marker: `width` at most 2 px (wider outlines shift the marker).
+    static QPen markerPen(const QColor &color, qreal width);
     /// A new text label over the plot (above the series, transparent to the mouse), owned by the chart.
     QGraphicsSimpleTextItem *addLabel();
     QChart *m_chart;

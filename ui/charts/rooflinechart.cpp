@@ -821,17 +821,17 @@ void RooflineChart::restyle()
     m_model->setMarkerSize(24 * t.markerScale);
     // Hollow stars: the whole model usually sits on its dominant operators, which must stay visible under it.
     m_model->setBrush(Qt::NoBrush);
-    m_model->setPen(QPen(t.foreground, 2 * t.markerScale));
+    m_model->setPen(markerPen(t.foreground, 2 * t.markerScale));
     m_compareModel->setMarkerSize(24 * t.markerScale);
     m_measured->setMarkerSize(14 * t.markerScale);
     m_measured->setBrush(t.accent);
     m_measured->setPen(QPen(t.foreground, 1));
     m_compareModel->setBrush(Qt::NoBrush);
-    m_compareModel->setPen(QPen(t.color(3), 2 * t.markerScale));
+    m_compareModel->setPen(markerPen(t.color(3), 2 * t.markerScale));
     QPen cmpPen(t.color(3), w, Qt::DashLine);
     m_compareRoof->setPen(cmpPen);
     m_selection->setBrush(Qt::NoBrush);
-    m_selection->setPen(QPen(t.accent, 3 * t.markerScale));
+    m_selection->setPen(markerPen(t.accent, 3 * t.markerScale));
     m_callout->setTheme(t);
     // Marker sizes scale with the theme: recompute them.
     refresh();

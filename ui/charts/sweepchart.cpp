@@ -590,7 +590,7 @@ void SweepChart::restyle()
     m_bRateOver->setPen(QPen(greyed(rc), th.lineWidth, Qt::DotLine));
     m_bCurrent->setColor(th.background);
     m_bCurrent->setBorderColor(th.accent);
-    m_bCurrent->setPen(QPen(th.accent, 2 * th.markerScale));
+    m_bCurrent->setPen(markerPen(th.accent, 2 * th.markerScale));
     m_bCurrent->setMarkerSize(12 * th.markerScale);
     QPen cpen(th.foreground, std::max<qreal>(1.0, th.lineWidth * 0.6), Qt::DashDotLine);
     m_computeLine->setPen(cpen);

@@ -1,0 +1,330 @@
+// What is painted is what was computed, for each of the six charts, after random sequences of the changes a person
+// makes: scenario edits, device and model changes, precision, parallelism, compare on and off, undo, hiding and
+// showing the chart (a tab switch), resizes and theme changes. Two checks, both on what is painted:
+// - every scatter marker in the scene (Qt Charts' own marker items, and MemWall's MarkerLayer) is centred within
+//   2 px of where its value maps, computed here independently from the axis ranges and the plot area;
+// - the chart reached by the path renders the same image as the same scenario opened fresh, at the same size and
+//   theme (so no stale point, label, roof or bar survives a change).
+// Both run offscreen and, in CI, under Xvfb with the xcb platform. Nothing depends on fonts or timing: positions
+// are read back from the scene, and the two images come from the same fonts.
+#include "ui/charts/chartbase.h"
+#include "ui/charts/chartfactory.h"
+#include "ui/charts/chartview.h"
+#include "ui/charts/markerlayer.h"
+#include "ui/charts/rooflinechart.h"
+#include "ui/document/scenariodocument.h"
+#include "ui/settings/theme.h"
+
+#include "uitest.h"
+
+#include <QAbstractGraphicsShapeItem>
+#include <QChart>
+#include <QGraphicsItemGroup>
+#include <QGraphicsScene>
+#include <QLogValueAxis>
+#include <QRandomGenerator>
+#include <QScatterSeries>
+#include <QValueAxis>
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+
+using namespace memwall;
+
+namespace {
+
+using uitest::library;
+
+/// Where `value` of `series` must be painted (chart coordinates), computed from the series' axes and the plot area
+/// without asking Qt Charts to map it; NaN if an axis is not a value or log axis, or the value is outside the range.
+QPointF expectedPosition(const QChart *chart, QAbstractSeries *series, const QPointF &value)
+{
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    const QRectF area = chart->plotArea();
+    double fx = nan, fy = nan;
+    for (const QAbstractAxis *axis : series->attachedAxes()) {
+        const double v = axis->orientation() == Qt::Horizontal ? value.x() : value.y();
+        double f = nan;
+        if (const auto *log = qobject_cast<const QLogValueAxis *>(axis)) {
+            if (v > 0)
+                f = (std::log(v) - std::log(log->min())) / (std::log(log->max()) - std::log(log->min()));
+        } else if (const auto *lin = qobject_cast<const QValueAxis *>(axis)) {
+            f = (v - lin->min()) / (lin->max() - lin->min());
+        }
+        (axis->orientation() == Qt::Horizontal ? fx : fy) = f;
+    }
+    if (!(fx >= -1e-9 && fx <= 1 + 1e-9 && fy >= -1e-9 && fy <= 1 + 1e-9))
+        return {nan, nan};
+    return {area.left() + fx * area.width(), area.bottom() - fy * area.height()};
+}
+
+struct Expected
+{
+    QPointF at;
+    QString what;
+};
+
+/// Every marker that should be painted: the points of visible scatter series, and the MarkerLayer's markers.
+std::vector<Expected> expectedMarkers(const ui::ChartBase &base)
+{
+    std::vector<Expected> out;
+    const QChart *chart = base.chart();
+    for (QAbstractSeries *s : chart->series()) {
+        auto *scatter = qobject_cast<QScatterSeries *>(s);
+        if (!scatter || !scatter->isVisible() || scatter->opacity() <= 0)
+            continue;
+        for (int i = 0; i < scatter->count(); ++i) {
+            const QPointF p = expectedPosition(chart, scatter, scatter->at(i));
+            if (!std::isnan(p.x()))
+                out.push_back({p, QStringLiteral("%1 point %2 (%3, %4)").arg(scatter->objectName().isEmpty() ? scatter->name() : scatter->objectName()).arg(i).arg(scatter->at(i).x()).arg(scatter->at(i).y())});
+        }
+    }
+    return out;
+}
+
+/// Checks every painted marker against where its value maps; returns the first problem, or an empty string.
+QString markerProblems(const ui::ChartBase &base)
+{
+    const QChart *chart = base.chart();
+    const std::vector<Expected> expected = expectedMarkers(base);
+    // Qt Charts' scatter markers are shape items grouped under their series' item.
+    std::vector<QPointF> painted;
+    std::vector<double> slack;
+    for (QGraphicsItem *item : chart->childItems().isEmpty() ? QList<QGraphicsItem *>() : chart->scene()->items()) {
+        if (!chart->isAncestorOf(item) || !item->isVisible() || !item->parentItem() ||
+            item->parentItem()->type() != QGraphicsItemGroup::Type || !dynamic_cast<QAbstractGraphicsShapeItem *>(item))
+            continue;
+        const QRectF r = item->sceneBoundingRect();
+        const QPointF c = chart->mapFromScene(r.center());
+        if (!chart->plotArea().adjusted(-1, -1, 1, 1).contains(c))
+            continue; // a marker Qt keeps outside the plot (hidden by clipping)
+        painted.push_back(c);
+        // A star's bounding box is not centred on the star: allow a tenth of its size more.
+        slack.push_back(item->type() == QGraphicsPolygonItem::Type ? 0.12 * r.height() : 0.0);
+    }
+    std::vector<bool> matched(expected.size(), false);
+    for (std::size_t i = 0; i < painted.size(); ++i) {
+        // The nearest value not matched yet (two series may put a marker on the same spot, e.g. B's star on A's).
+        double best = 1e9;
+        std::size_t bestJ = 0;
+        for (std::size_t j = 0; j < expected.size(); ++j) {
+            const double d = QLineF(painted[i], expected[j].at).length() + (matched[j] ? 1e6 : 0.0);
+            if (d < best) {
+                best = d;
+                bestJ = j;
+            }
+        }
+        best = std::fmod(best, 1e6);
+        if (expected.empty() || best > 2.0 + slack[i])
+            return QStringLiteral("a marker is painted at (%1, %2), %3 px from the nearest value that maps into the plot")
+                .arg(painted[i].x())
+                .arg(painted[i].y())
+                .arg(best);
+        matched[bestJ] = true;
+    }
+    for (std::size_t j = 0; j < expected.size(); ++j)
+        if (!matched[j]) {
+            QString items;
+            for (QGraphicsItem *item : chart->scene()->items())
+                if (chart->isAncestorOf(item) && item->parentItem() && item->parentItem()->type() == QGraphicsItemGroup::Type &&
+                    dynamic_cast<QAbstractGraphicsShapeItem *>(item)) {
+                    const QPointF c = chart->mapFromScene(item->sceneBoundingRect().center());
+                    items += QStringLiteral(" [%1,%2 %3 vis=%4 pvis=%5]").arg(c.x()).arg(c.y()).arg(item->type()).arg(item->isVisible()).arg(item->parentItem()->isVisible());
+                }
+            return QStringLiteral("%1 maps to (%2, %3) but no marker is painted there; items:%4")
+                .arg(expected[j].what)
+                .arg(expected[j].at.x())
+                .arg(expected[j].at.y())
+                .arg(qEnvironmentVariableIsSet("MEMWALL_PAINTED_DEBUG") ? items : QString());
+        }
+
+    // MemWall's own markers: each where its value maps (or pinned at the right edge), and the pixel at its centre
+    // painted in its colour.
+    if (const auto *roofline = qobject_cast<const ui::RooflineChart *>(&base)) {
+        const ui::MarkerLayer *layer = roofline->operatorMarkers();
+        for (std::size_t i = 0; i < layer->markers().size(); ++i) {
+            const ui::MarkerLayer::Marker &m = layer->markers()[i];
+            const QPointF drawn = layer->centre(i);
+            if (std::isnan(drawn.x()))
+                continue;
+            QPointF want = expectedPosition(chart, roofline->modelSeries(), m.value);
+            if (m.pinnedRight)
+                want = {chart->plotArea().right() - 12 - m.diameter / 2,
+                        expectedPosition(chart, roofline->modelSeries(), QPointF(1, m.value.y())).y()};
+            if (std::isnan(want.x()) || QLineF(drawn, want).length() > 2.0)
+                return QStringLiteral("operator %1 is painted at (%2, %3) but its value (%4, %5) maps to (%6, %7)")
+                    .arg(m.key)
+                    .arg(drawn.x())
+                    .arg(drawn.y())
+                    .arg(m.value.x())
+                    .arg(m.value.y())
+                    .arg(want.x())
+                    .arg(want.y());
+        }
+    }
+    return {};
+}
+
+/// The chart as painted in its view (the viewport's own pixels, as a person sees them).
+QImage painted(ui::ChartView &view)
+{
+    QCoreApplication::processEvents();
+    return view.viewport()->grab().toImage().convertToFormat(QImage::Format_RGB32);
+}
+
+/// How many pixels differ between two images of equal size, and where the first one is.
+QString imageDifference(const QImage &a, const QImage &b)
+{
+    if (a.size() != b.size())
+        return QStringLiteral("sizes differ");
+    int n = 0;
+    QPoint first;
+    for (int y = 0; y < a.height(); ++y) {
+        const auto *ra = reinterpret_cast<const QRgb *>(a.constScanLine(y));
+        const auto *rb = reinterpret_cast<const QRgb *>(b.constScanLine(y));
+        for (int x = 0; x < a.width(); ++x)
+            if (ra[x] != rb[x] && n++ == 0)
+                first = {x, y};
+    }
+    return n == 0 ? QString() : QStringLiteral("%1 pixels differ, the first at (%2, %3)").arg(n).arg(first.x()).arg(first.y());
+}
+
+const QStringList kDevices{"h100-sxm", "a100-80gb-sxm", "mi300x", "rtx-4090", "tpu-v4", "amd-epyc-9654"};
+const QStringList kModels{"llama-2-70b", "llama-2-7b", "mixtral-8x7b", "opt-13b", "bert-large-uncased"};
+const QList<QSize> kSizes{{1000, 650}, {1280, 720}, {800, 560}, {1600, 1000}};
+
+} // namespace
+
+class TestPainted : public QObject
+{
+    Q_OBJECT
+private slots:
+    void pathMatchesFreshAndMarkersMatchValues_data();
+    void pathMatchesFreshAndMarkersMatchValues();
+};
+
+void TestPainted::pathMatchesFreshAndMarkersMatchValues_data()
+{
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<quint32>("seed");
+    for (const QString &id : ui::chartIds())
+        for (quint32 seed : {1u, 2u, 3u, 4u, 5u, 6u})
+            QTest::addRow("%s, seed %u", qPrintable(id), seed) << id << seed;
+}
+
+void TestPainted::pathMatchesFreshAndMarkersMatchValues()
+{
+    QFETCH(QString, id);
+    QFETCH(quint32, seed);
+    ui::ScenarioDocument doc(library());
+    std::unique_ptr<ui::ChartBase> chart = ui::createChart(id, &doc);
+    QVERIFY(chart);
+    ui::ChartView view(chart.get());
+    view.resize(kSizes[0]);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+
+    QRandomGenerator rng(seed);
+    const auto pick = [&rng](auto n) { return static_cast<int>(rng.bounded(static_cast<quint32>(n))); };
+    QString theme = QStringLiteral("light");
+    QStringList path;
+    for (int step = 0; step < 16; ++step) {
+        core::Scenario s = doc.scenario();
+        switch (pick(10)) {
+        case 0:
+        case 1:
+            s.batch = std::array<int, 7>{1, 4, 16, 64, 256, 714, 1024}[static_cast<std::size_t>(pick(7))];
+            doc.setScenario(s, "batch", ui::ScenarioDocument::BatchKey);
+            path << QStringLiteral("batch %1").arg(s.batch);
+            break;
+        case 2:
+            s.phase = s.phase == core::Phase::Decode ? core::Phase::Prefill : core::Phase::Decode;
+            s.context = std::array<int, 4>{512, 2048, 4096, 8192}[static_cast<std::size_t>(pick(4))];
+            doc.setScenario(s, "phase");
+            path << QStringLiteral("phase %1, context %2").arg(QString::fromStdString(std::string(core::toString(s.phase)))).arg(s.context);
+            break;
+        case 3:
+            doc.setHardwareById(kDevices[pick(kDevices.size())]);
+            path << QStringLiteral("device %1").arg(QString::fromStdString(doc.hardware().id));
+            break;
+        case 4:
+            doc.setModelById(kModels[pick(kModels.size())]);
+            path << QStringLiteral("model %1").arg(QString::fromStdString(doc.model().id));
+            break;
+        case 5:
+            s.tp = std::array<int, 4>{1, 2, 4, 8}[static_cast<std::size_t>(pick(4))];
+            doc.setScenario(s, "tp");
+            path << QStringLiteral("tp %1").arg(s.tp);
+            break;
+        case 6:
+            if (doc.isComparing()) {
+                doc.setCompare(std::nullopt);
+                path << QStringLiteral("compare off");
+            } else {
+                ui::CompareSpec b;
+                if (const core::HardwareSpec *hw = library()->findHardware(kDevices[pick(3)].toStdString()))
+                    b.hardware = *hw;
+                if (pick(2) == 0)
+                    b.weights = core::WeightFormat{core::DType::INT4, 128, core::DType::FP16};
+                doc.setCompare(b);
+                path << QStringLiteral("compare on");
+            }
+            break;
+        case 7:
+            doc.undoStack()->undo();
+            path << QStringLiteral("undo");
+            break;
+        case 8:
+            view.hide(); // as when another tab is shown
+            QCoreApplication::processEvents();
+            s.batch = std::max<std::int64_t>(1, s.batch * 2);
+            doc.setScenario(s, "batch while hidden", ui::ScenarioDocument::BatchKey);
+            view.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&view));
+            path << QStringLiteral("hidden, batch %1, shown").arg(s.batch);
+            break;
+        default:
+            if (pick(2) == 0) {
+                view.resize(kSizes[pick(kSizes.size())]);
+                path << QStringLiteral("resize %1x%2").arg(view.width()).arg(view.height());
+            } else {
+                theme = ui::Theme::ids()[pick(3)];
+                chart->setTheme(ui::Theme::byId(theme));
+                path << QStringLiteral("theme %1").arg(theme);
+            }
+            break;
+        }
+        QCoreApplication::processEvents();
+        const QString problem = markerProblems(*chart);
+        QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("after %1: %2").arg(path.join(QStringLiteral(" → ")), problem)));
+    }
+    const QImage afterPath = painted(view);
+
+    // The same scenario opened fresh, at the same size and in the same theme.
+    ui::ScenarioDocument fresh(library());
+    fresh.setFile(doc.file(), QStringLiteral("open"), true);
+    if (doc.isComparing())
+        fresh.setCompare(*doc.compare());
+    std::unique_ptr<ui::ChartBase> freshChart = ui::createChart(id, &fresh);
+    freshChart->setTheme(ui::Theme::byId(theme));
+    ui::ChartView freshView(freshChart.get());
+    freshView.resize(view.size());
+    freshView.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&freshView));
+    QVERIFY(markerProblems(*freshChart).isEmpty());
+    const QImage opened = painted(freshView);
+    const QString diff = imageDifference(afterPath, opened);
+    if (!diff.isEmpty()) {
+        const QString dir = QDir::temp().filePath(QStringLiteral("memwall-painted"));
+        QDir().mkpath(dir);
+        afterPath.save(dir + QStringLiteral("/%1-%2-path.png").arg(id).arg(seed));
+        opened.save(dir + QStringLiteral("/%1-%2-fresh.png").arg(id).arg(seed));
+    }
+    QVERIFY2(diff.isEmpty(), qPrintable(QStringLiteral("after %1: %2 from the fresh chart (images in %3)")
+                                            .arg(path.join(QStringLiteral(" → ")), diff, QDir::tempPath() + "/memwall-painted")));
+}
+
+QTEST_MAIN(TestPainted)
+#include "tst_painted.moc"
