@@ -15,6 +15,7 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/settings/theme.h"
 
+#include "painted.h"
 #include "uitest.h"
 
 #include <QAbstractGraphicsShapeItem>
@@ -36,136 +37,7 @@ using namespace memwall;
 namespace {
 
 using uitest::library;
-
-/// Where `value` of `series` must be painted (chart coordinates), computed from the series' axes and the plot area
-/// without asking Qt Charts to map it; NaN if an axis is not a value or log axis, or the value is outside the range.
-QPointF expectedPosition(const QChart *chart, QAbstractSeries *series, const QPointF &value)
-{
-    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-    const QRectF area = chart->plotArea();
-    double fx = nan, fy = nan;
-    for (const QAbstractAxis *axis : series->attachedAxes()) {
-        const double v = axis->orientation() == Qt::Horizontal ? value.x() : value.y();
-        double f = nan;
-        if (const auto *log = qobject_cast<const QLogValueAxis *>(axis)) {
-            if (v > 0)
-                f = (std::log(v) - std::log(log->min())) / (std::log(log->max()) - std::log(log->min()));
-        } else if (const auto *lin = qobject_cast<const QValueAxis *>(axis)) {
-            f = (v - lin->min()) / (lin->max() - lin->min());
-        }
-        (axis->orientation() == Qt::Horizontal ? fx : fy) = f;
-    }
-    if (!(fx >= -1e-9 && fx <= 1 + 1e-9 && fy >= -1e-9 && fy <= 1 + 1e-9))
-        return {nan, nan};
-    return {area.left() + fx * area.width(), area.bottom() - fy * area.height()};
-}
-
-struct Expected
-{
-    QPointF at;
-    QString what;
-};
-
-/// Every marker that should be painted: the points of visible scatter series, and the MarkerLayer's markers.
-std::vector<Expected> expectedMarkers(const ui::ChartBase &base)
-{
-    std::vector<Expected> out;
-    const QChart *chart = base.chart();
-    for (QAbstractSeries *s : chart->series()) {
-        auto *scatter = qobject_cast<QScatterSeries *>(s);
-        if (!scatter || !scatter->isVisible() || scatter->opacity() <= 0)
-            continue;
-        for (int i = 0; i < scatter->count(); ++i) {
-            const QPointF p = expectedPosition(chart, scatter, scatter->at(i));
-            if (!std::isnan(p.x()))
-                out.push_back({p, QStringLiteral("%1 point %2 (%3, %4)").arg(scatter->objectName().isEmpty() ? scatter->name() : scatter->objectName()).arg(i).arg(scatter->at(i).x()).arg(scatter->at(i).y())});
-        }
-    }
-    return out;
-}
-
-/// Checks every painted marker against where its value maps; returns the first problem, or an empty string.
-QString markerProblems(const ui::ChartBase &base)
-{
-    const QChart *chart = base.chart();
-    const std::vector<Expected> expected = expectedMarkers(base);
-    // Qt Charts' scatter markers are shape items grouped under their series' item.
-    std::vector<QPointF> painted;
-    std::vector<double> slack;
-    for (QGraphicsItem *item : chart->childItems().isEmpty() ? QList<QGraphicsItem *>() : chart->scene()->items()) {
-        if (!chart->isAncestorOf(item) || !item->isVisible() || !item->parentItem() ||
-            item->parentItem()->type() != QGraphicsItemGroup::Type || !dynamic_cast<QAbstractGraphicsShapeItem *>(item))
-            continue;
-        const QRectF r = item->sceneBoundingRect();
-        const QPointF c = chart->mapFromScene(r.center());
-        if (!chart->plotArea().adjusted(-1, -1, 1, 1).contains(c))
-            continue; // a marker Qt keeps outside the plot (hidden by clipping)
-        painted.push_back(c);
-        // A star's bounding box is not centred on the star: allow a tenth of its size more.
-        slack.push_back(item->type() == QGraphicsPolygonItem::Type ? 0.12 * r.height() : 0.0);
-    }
-    std::vector<bool> matched(expected.size(), false);
-    for (std::size_t i = 0; i < painted.size(); ++i) {
-        // The nearest value not matched yet (two series may put a marker on the same spot, e.g. B's star on A's).
-        double best = 1e9;
-        std::size_t bestJ = 0;
-        for (std::size_t j = 0; j < expected.size(); ++j) {
-            const double d = QLineF(painted[i], expected[j].at).length() + (matched[j] ? 1e6 : 0.0);
-            if (d < best) {
-                best = d;
-                bestJ = j;
-            }
-        }
-        best = std::fmod(best, 1e6);
-        if (expected.empty() || best > 2.0 + slack[i])
-            return QStringLiteral("a marker is painted at (%1, %2), %3 px from the nearest value that maps into the plot")
-                .arg(painted[i].x())
-                .arg(painted[i].y())
-                .arg(best);
-        matched[bestJ] = true;
-    }
-    for (std::size_t j = 0; j < expected.size(); ++j)
-        if (!matched[j]) {
-            QString items;
-            for (QGraphicsItem *item : chart->scene()->items())
-                if (chart->isAncestorOf(item) && item->parentItem() && item->parentItem()->type() == QGraphicsItemGroup::Type &&
-                    dynamic_cast<QAbstractGraphicsShapeItem *>(item)) {
-                    const QPointF c = chart->mapFromScene(item->sceneBoundingRect().center());
-                    items += QStringLiteral(" [%1,%2 %3 vis=%4 pvis=%5]").arg(c.x()).arg(c.y()).arg(item->type()).arg(item->isVisible()).arg(item->parentItem()->isVisible());
-                }
-            return QStringLiteral("%1 maps to (%2, %3) but no marker is painted there; items:%4")
-                .arg(expected[j].what)
-                .arg(expected[j].at.x())
-                .arg(expected[j].at.y())
-                .arg(qEnvironmentVariableIsSet("MEMWALL_PAINTED_DEBUG") ? items : QString());
-        }
-
-    // MemWall's own markers: each where its value maps (or pinned at the right edge), and the pixel at its centre
-    // painted in its colour.
-    if (const auto *roofline = qobject_cast<const ui::RooflineChart *>(&base)) {
-        const ui::MarkerLayer *layer = roofline->operatorMarkers();
-        for (std::size_t i = 0; i < layer->markers().size(); ++i) {
-            const ui::MarkerLayer::Marker &m = layer->markers()[i];
-            const QPointF drawn = layer->centre(i);
-            if (std::isnan(drawn.x()))
-                continue;
-            QPointF want = expectedPosition(chart, roofline->modelSeries(), m.value);
-            if (m.pinnedRight)
-                want = {chart->plotArea().right() - 12 - m.diameter / 2,
-                        expectedPosition(chart, roofline->modelSeries(), QPointF(1, m.value.y())).y()};
-            if (std::isnan(want.x()) || QLineF(drawn, want).length() > 2.0)
-                return QStringLiteral("operator %1 is painted at (%2, %3) but its value (%4, %5) maps to (%6, %7)")
-                    .arg(m.key)
-                    .arg(drawn.x())
-                    .arg(drawn.y())
-                    .arg(m.value.x())
-                    .arg(m.value.y())
-                    .arg(want.x())
-                    .arg(want.y());
-        }
-    }
-    return {};
-}
+using uitest::markerProblems;
 
 /// The chart as painted in its view (the viewport's own pixels, as a person sees them).
 QImage painted(ui::ChartView &view)

@@ -24,6 +24,7 @@
 #include "ui/widgets/operatortablemodel.h"
 
 #include "io/scenariofile.h"
+#include "painted.h"
 
 #include <QAbstractBarSeries>
 #include <QAction>
@@ -955,6 +956,10 @@ private:
                     return QStringLiteral("chart %1: axis '%2' range [%3, %4]").arg(id, axis->titleText()).arg(lo).arg(hi);
             }
         }
+        // What the chart on screen paints is where its values map (markers read back from the scene).
+        if (ui::ChartBase *current = currentChart(); current && !current->isSuspended())
+            if (const QString problem = uitest::markerProblems(*current); !problem.isEmpty())
+                return QStringLiteral("chart %1 as painted: %2").arg(current->id(), problem);
         // Every chart is still shown by its view (an export borrows and hands back).
         for (int i = 0; i < m_window->chartTabs()->count(); ++i) {
             auto *view = qobject_cast<QChartView *>(m_window->chartTabs()->widget(i));
