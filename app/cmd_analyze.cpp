@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "analysis/analysis.h"
+#include "analysis/limits.h"
 #include "io/analysisjson.h"
 
 #include <cstdio>
@@ -26,8 +27,13 @@ int cmdAnalyze(const std::vector<std::string> &args)
         const HardwareSpec hw = effectiveHardware(f);
         const Analysis a = analyze(hw, f.model, f.scenario);
         maybeSaveScenario(cl, f);
+        const FitLimits limits = fitLimits(hw, f.model, f.scenario);
         if (cl.json) {
-            std::cout << analysisToJson(hw, f.model, f.scenario, a).dump(2) << "\n";
+            nlohmann::json j = analysisToJson(hw, f.model, f.scenario, a);
+            j["fit_limits"] = {{"max_batch", limits.batch},
+                               {f.scenario.phase == Phase::Decode ? "max_context" : "max_seq", limits.context},
+                               {"search_cap", FitLimits::kMax}};
+            std::cout << j.dump(2) << "\n";
             return 0;
         }
         const Scenario &s = f.scenario;
@@ -62,6 +68,10 @@ int cmdAnalyze(const std::vector<std::string> &args)
             std::printf(" + gradients %sB + optimizer %sB", si(a.memory.gradients).c_str(), si(a.memory.optimizer).c_str());
         std::printf(" = %sB of %sB: %s\n", si(a.memory.total()).c_str(), si(a.memory.capacity).c_str(),
                     a.memory.fits ? "fits" : "DOES NOT FIT");
+        std::printf("largest batch that fits: %s; largest %s that fits at batch %lld: %s\n",
+                    limits.batch > 0 ? std::to_string(limits.batch).c_str() : "none",
+                    s.phase == Phase::Decode ? "context" : "sequence", static_cast<long long>(s.batch),
+                    limits.context > 0 ? std::to_string(limits.context).c_str() : "none");
         std::printf("KV cache: %sB per token, %sB in all\n", si(a.kvCache.bytesPerToken).c_str(),
                     si(a.kvCache.totalBytes).c_str());
         return 0;

@@ -1,6 +1,7 @@
 #include "cli.h"
 #include "commands.h"
 
+#include "analysis/limits.h"
 #include "analysis/sweep.h"
 #include "io/analysisjson.h"
 
@@ -52,6 +53,8 @@ int cmdSweep(const std::vector<std::string> &args)
         const std::vector<SweepRow> rows = sweep(hw, f.model, f.scenario, axes);
         const bool batchOnly = axes.size() == 1 && axes[0].field == "batch";
         const BatchAnswers answers = batchOnly ? answerBatchSweep(rows, maxTpot) : BatchAnswers{};
+        // The exact limit, not the largest swept batch that fits (batch 740 fits where the sweep stops at 512).
+        const int64_t maxBatch = batchOnly ? fitLimits(hw, f.model, f.scenario).batch : 0;
 
         if (cl.json) {
             json out = json::array();
@@ -81,7 +84,8 @@ int cmdSweep(const std::vector<std::string> &args)
             if (batchOnly) {
                 doc["answers"] = {{"first_compute_bound_batch", answers.firstComputeBound},
                                   {"linear_layers_compute_bound_batch", answers.firstLinearComputeBound},
-                                  {"largest_fitting_batch", answers.largestFitting}};
+                                  {"largest_fitting_batch", answers.largestFitting},
+                                  {"max_batch_that_fits", maxBatch}};
                 if (maxTpot > 0)
                     doc["answers"]["best_batch_under_max_tpot"] = answers.bestUnderTpot;
             }
@@ -126,7 +130,8 @@ int cmdSweep(const std::vector<std::string> &args)
             std::printf("first batch whose weight matmuls are compute-bound: %s\n",
                         answers.firstLinearComputeBound ? std::to_string(answers.firstLinearComputeBound).c_str()
                                                         : "none in range");
-            std::printf("largest batch that fits: %s\n",
+            std::printf("largest batch that fits: %s (largest swept: %s)\n",
+                        maxBatch ? std::to_string(maxBatch).c_str() : "none",
                         answers.largestFitting ? std::to_string(answers.largestFitting).c_str() : "none");
             if (maxTpot > 0)
                 std::printf("best batch under %g ms per token: %s\n", maxTpot * 1000,

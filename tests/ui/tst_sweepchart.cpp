@@ -1,6 +1,7 @@
 // The batch sweep chart: its markers follow the document and core::answerBatchSweep, a click sets the batch, and
 // compare mode adds scenario B's curves (dashed) under legend names that never change with the batch.
 #include "ui/charts/sweepchart.h"
+#include "analysis/analysis.h"
 #include "ui/document/scenariodocument.h"
 
 #include "analysis/sweep.h"
@@ -135,17 +136,27 @@ void TestSweepChart::markersMatchCore()
     const auto rows = core::sweep(doc.hardware(), doc.model(), doc.scenario(), {core::parseSweepAxis("batch=1:4096")});
     const auto answers = core::answerBatchSweep(rows);
     QCOMPARE(chart.computeBoundBatch(), answers.firstComputeBound);
-    QCOMPARE(chart.memoryLimitBatch(), answers.largestFitting);
+    // The memory line is at the exact limit: it fits, one more does not, and no swept power of two beyond it fits.
+    const int64_t limit = chart.memoryLimitBatch();
+    QVERIFY(limit >= answers.largestFitting);
+    QVERIFY(answers.largestFitting == 0 || answers.largestFitting == 4096 || limit < 2 * answers.largestFitting);
+    if (limit > 0) {
+        auto at = doc.scenario();
+        at.batch = limit;
+        QVERIFY(core::analyze(doc.hardware(), doc.model(), at).memory.fits);
+        at.batch = limit + 1;
+        QVERIFY(!core::analyze(doc.hardware(), doc.model(), at).memory.fits);
+    }
     // The line marks the whole step turning compute-bound, else the weight matmuls (0 = line hidden).
     const int64_t marked = answers.firstComputeBound > 0 ? answers.firstComputeBound : answers.firstLinearComputeBound;
     QCOMPARE(chart.computeLineX(), double(marked));
-    QCOMPARE(chart.memoryLineX(), double(answers.largestFitting));
+    QCOMPARE(chart.memoryLineX(), double(limit));
     if (marked > 0)
         QVERIFY(chart.computeLabel().contains(QString::number(marked)));
     else
         QVERIFY(chart.computeLabel().contains("memory-bound"));
-    if (answers.largestFitting > 0)
-        QVERIFY(chart.memoryLabel().contains(QString::number(answers.largestFitting)));
+    if (limit > 0)
+        QVERIFY(chart.memoryLabel().contains(QString::number(limit)));
     else
         QVERIFY(chart.memoryLabel().contains("does not fit"));
 }

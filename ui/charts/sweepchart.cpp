@@ -427,8 +427,10 @@ void SweepChart::refresh()
         m_computeLine->replace(vertical(static_cast<double>(computeBatch), ty.min, ty.max));
     else
         m_computeLine->clear();
-    if (m_answers.largestFitting > 0)
-        m_memoryLine->replace(vertical(static_cast<double>(m_answers.largestFitting), ty.min, ty.max));
+    // The memory limit is exact (largest batch that fits), not the last power of two in the sweep that does.
+    const core::FitLimits &limits = doc->fitLimits();
+    if (limits.batch > 0)
+        m_memoryLine->replace(vertical(static_cast<double>(limits.batch), ty.min, ty.max));
     else
         m_memoryLine->clear();
 
@@ -438,12 +440,15 @@ void SweepChart::refresh()
                                ? tr("weight matmuls compute-bound from batch %1; attention stays memory-bound")
                                      .arg(m_answers.firstLinearComputeBound)
                                : tr("memory-bound at every batch up to %1").arg(sweepmath::kMaxBatch));
-    m_memoryText->setText(m_answers.largestFitting > 0
-                              ? tr("fits up to batch %1 (%2)").arg(m_answers.largestFitting).arg(rooflinemath::bytesLabel(cap))
+    m_memoryText->setText(limits.batchUnbounded ? tr("fits at every batch (%1)").arg(rooflinemath::bytesLabel(cap))
+                          : limits.batch > 0
+                              ? tr("fits up to batch %1 (%2)").arg(limits.batch).arg(rooflinemath::bytesLabel(cap))
                               : tr("does not fit in %1 at any batch").arg(rooflinemath::bytesLabel(cap)));
     m_currentText->setText(tr("batch %1").arg(sc.batch));
     layoutOverlay();
 }
+
+int64_t SweepChart::memoryLimitBatch() const { return document()->fitLimits().batch; }
 
 QStringList SweepChart::titles() const
 {
@@ -623,7 +628,7 @@ nlohmann::json SweepChart::data() const
     j["phase"] = std::string(toString(document()->scenario().phase));
     j["current_batch"] = document()->scenario().batch;
     j["first_compute_bound_batch"] = m_answers.firstComputeBound;
-    j["largest_fitting_batch"] = m_answers.largestFitting;
+    j["largest_fitting_batch"] = document()->fitLimits().batch;
     j["latency"] = sweepmath::perToken(document()->scenario().phase) ? "time_per_token" : "time_per_step";
     j["rows"] = rowsJson(m_rows);
     if (document()->isComparing())

@@ -71,7 +71,8 @@ public:
     /// Batch of the compute-bound marker (0 = stays memory-bound, marker hidden).
     int64_t computeBoundBatch() const { return m_answers.firstComputeBound; }
     /// Batch of the memory-limit marker (0 = fits at no batch).
-    int64_t memoryLimitBatch() const { return m_answers.largestFitting; }
+    /// The largest batch that fits (exact: ScenarioDocument::fitLimits()), where the memory line is drawn.
+    int64_t memoryLimitBatch() const;
     /// Where the current-batch marker sits on the latency curve (batch, ms); null if hidden.
     QPointF currentMarker() const;
     /// x of the vertical compute-bound / memory-limit lines (0 when hidden).

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "analysis/analysis.h"
+#include "analysis/limits.h"
 #include "io/presets.h"
 #include "io/scenariofile.h"
 
@@ -51,6 +52,8 @@ public:
     /// The device the analysis runs on: the preset scaled by the what-if factors.
     const core::HardwareSpec &hardware() const { return m_effective; }
     const core::Analysis &analysis() const { return m_analysis; }
+    /// The largest batch and context that fit one device (exact; the same figure in every chart, lesson and the CLI).
+    const core::FitLimits &fitLimits() const { return m_limits; }
     /// Empty when the current combination is valid; else one line saying why not (the previous analysis is kept).
     const QString &analysisError() const { return m_error; }
 
@@ -126,6 +129,7 @@ private:
     core::ScenarioFile m_file;
     core::HardwareSpec m_effective;
     core::Analysis m_analysis;
+    core::FitLimits m_limits;
     QString m_error;
     std::optional<CompareSpec> m_compare;
     core::Scenario m_compareScenario;

@@ -2,6 +2,7 @@
 
 #include "analysis/breakdown.h"
 #include "analysis/explain.h"
+#include "analysis/limits.h"
 #include "analysis/sweep.h"
 #include "io/analysisjson.h"
 #include "scaling/scaling.h"
@@ -237,8 +238,8 @@ const std::vector<KeyDef> &keyDefs()
          [](const Eval &e) { return count(static_cast<double>(batchAnswers(e).firstLinearComputeBound)); }},
         {"first_step_compute_bound_batch", Kind::Count, Arg::None, "smallest batch whose whole step is compute-bound (0: none up to 65,536)",
          [](const Eval &e) { return count(static_cast<double>(batchAnswers(e).firstComputeBound)); }},
-        {"largest_fitting_batch", Kind::Count, Arg::None, "largest batch whose footprint fits one device (0: none)",
-         [](const Eval &e) { return count(static_cast<double>(batchAnswers(e).largestFitting)); }},
+        {"largest_fitting_batch", Kind::Count, Arg::None, "largest batch whose footprint fits one device, exactly (0: none)",
+         [](const Eval &e) { return count(static_cast<double>(core::fitLimits(e.file.hardware, e.file.model, e.file.scenario).batch)); }},
         // ---- communication ----
         {"comm_ms", Kind::Number, Arg::None, "communication time of one step in ms", [](const Eval &e) { return number(e.a.comm.timeS * 1e3); }},
         {"comm_mb", Kind::Number, Arg::None, "bytes one device sends per step in MB", [](const Eval &e) { return number(e.a.comm.bytes / 1e6); }},
