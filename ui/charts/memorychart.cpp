@@ -82,7 +82,12 @@ int componentColor(MemoryChart::Component c)
     return 7;
 }
 
-QString shareText(double f) { return QString::number(f * 100, 'f', f < 0.1 ? 1 : 0) + QStringLiteral(" %"); }
+QString shareText(double f)
+{
+    if (f > 0 && f < 0.001)
+        return QStringLiteral("< 0.1 %");
+    return QString::number(f * 100, 'f', f < 0.1 ? 1 : 0) + QStringLiteral(" %");
+}
 
 /// The bytes a bar spans (a bar from the axis's left edge starts at 0); 0 while it is hidden or empty.
 double barBytes(const QAreaSeries *bar)
@@ -178,11 +183,17 @@ QAreaSeries *MemoryChart::makeBar(const QString &object)
     return area;
 }
 
-void MemoryChart::setBar(QAreaSeries *bar, double x0, double x1, double row)
+void MemoryChart::setBar(QAreaSeries *bar, double x0, double x1, double row, int stripe, int stripes)
 {
-    const double y = m_rows - 1 - row;
-    bar->upperSeries()->replace(QList<QPointF>{{x0, y + kBar / 2}, {x1, y + kBar / 2}});
-    bar->lowerSeries()->replace(QList<QPointF>{{x0, y - kBar / 2}, {x1, y - kBar / 2}});
+    const double h = kBar / stripes;
+    const double top = m_rows - 1 - row + kBar / 2 - stripe * h;
+    bar->upperSeries()->replace(QList<QPointF>{{x0, top}, {x1, top}});
+    bar->lowerSeries()->replace(QList<QPointF>{{x0, top - h}, {x1, top - h}});
+}
+
+double MemoryChart::stripeRow(double row, int stripe, int stripes)
+{
+    return row - kBar / 2 + (stripe + 0.5) * kBar / stripes;
 }
 
 void MemoryChart::clearBar(QAreaSeries *bar)
@@ -259,14 +270,21 @@ QString MemoryChart::compareFitText() const
 void MemoryChart::setFootprint(const std::array<QAreaSeries *, ComponentCount> &bars, const MemoryFootprint &mem,
                                double row, const QString &who)
 {
+    // One stripe per component, each from the axis's left edge to its own bytes: on a log axis only a bar that
+    // starts at the edge reads as its value. Stacked, a 767 GB KV cache after 13.5 GB of weights looked smaller
+    // than the weights.
     const double total = mem.total();
-    double cum = 0;
+    int stripes = 0;
+    for (int c = 0; c < ComponentCount; ++c)
+        stripes += componentValue(mem, Component(c)) > 0 ? 1 : 0;
+    int stripe = 0;
     for (int c = 0; c < ComponentCount; ++c) {
         QAreaSeries *bar = bars[c];
         const double v = componentValue(mem, Component(c));
+        m_stripe[bar] = {-1, 1};
         if (v > 0) {
-            setBar(bar, cum > 0 ? cum / kGB : kLeft, (cum + v) / kGB, row);
-            cum += v;
+            m_stripe[bar] = {stripe, stripes};
+            setBar(bar, kLeft, v / kGB, row, stripe++, stripes);
             // B's parts follow A's legend entries (one entry per component for both).
             if (!bar->isVisible() && !m_components[c]->property("userHidden").toBool())
                 bar->setVisible(true);
@@ -441,9 +459,11 @@ void MemoryChart::refresh()
     setLegendVisible(m_needLine, false);
 
     if (!property("memwallUserView").toBool()) {
-        // Half a decade of room on the right for the value labels.
+        // Room on the right of the footprint for the component labels.
         const rm::LogRange r = rm::decadeRange(lo / kGB, hi / kGB * 3.0, 0.15);
-        m_x->setRange(r.min * (1 - 1e-9), r.max * (1 + 1e-9));
+        const rm::LogRange labelled = rm::decadeRange(lo / kGB, std::max(m_total, m_bTotal) / kGB * 60.0, 0.15);
+        const double xmax = std::max(r.max, labelled.max);
+        m_x->setRange(r.min * (1 - 1e-9), xmax * (1 + 1e-9));
     }
     m_callout->hide();
     restyleBars();
@@ -580,6 +600,41 @@ void MemoryChart::layoutLabels()
     } else {
         m_bCapacityLabel->hide();
     }
+    // Every component the legend names is labelled at the end of its stripe: its bytes and share of the footprint.
+    auto labelStripes = [&](const std::array<QAreaSeries *, ComponentCount> &bars, std::array<QGraphicsSimpleTextItem *, ComponentCount> &labels,
+                            const MemoryFootprint &mem, double row) {
+        for (int c = 0; c < ComponentCount; ++c) {
+            if (!labels[c]) {
+                labels[c] = addLabel();
+                labels[c]->hide();
+            }
+            const double v = componentValue(mem, Component(c));
+            const auto [stripe, stripes] = m_stripe.value(bars[c], {-1, 1});
+            if (row < 0 || !(v > 0) || stripe < 0 || !bars[c]->isVisible()) {
+                labels[c]->hide();
+                continue;
+            }
+            labels[c]->setText(tr("%1 %2 · %3").arg(componentName(Component(c)), rm::bytesLabel(v), shareText(v / mem.total())));
+            // In a column right of the footprint's total (the dotted line), so no guide runs through a label; the
+            // font shrinks (to 6 pt at least) until the label fits its stripe's height and the room on the right.
+            const double anchor = std::max(v, mem.total()) / kGB;
+            const double stripePx = std::abs(map(anchor, row + kBar / stripes).y() - map(anchor, row).y());
+            const double room = area.right() - 2 - (map(anchor, row).x() + 6);
+            QFont f = font;
+            labels[c]->setFont(f);
+            while (f.pointSizeF() > 6 && (labels[c]->boundingRect().height() > stripePx * 1.15 || labels[c]->boundingRect().width() > room)) {
+                f.setPointSizeF(f.pointSizeF() - 0.5);
+                labels[c]->setFont(f);
+            }
+            place(labels[c], anchor, stripeRow(row, stripe, stripes), t.foreground);
+        }
+    };
+    labelStripes(m_components, m_componentLabels, doc->analysis().memory, 0);
+    if (const auto &cmp = doc->compareAnalysis(); cmp && m_bRow >= 0)
+        labelStripes(m_bComponents, m_bComponentLabels, cmp->memory, m_bRow);
+    else
+        labelStripes(m_bComponents, m_bComponentLabels, MemoryFootprint{}, -1);
+
     // The footprint totals and verdicts, under each footprint bar.
     placeVerdict(m_totalLabel, fitText(), m_total, m_capacity, m_over, 0);
     if (m_bRow >= 0)

@@ -23,13 +23,14 @@ class Callout;
 /// What fills one device's memory, against the capacity of every level of its memory hierarchy (log scale).
 ///
 /// Horizontal bars on a logarithmic byte axis (plotted in GB): one bar per memory level (SRAM, L2, HBM/DRAM, host)
-/// showing its capacity, and on top one stacked bar of the per-device footprint from analysis().memory — weights,
-/// KV cache, activations, and in training gradients and optimizer state. It follows parallelism (the numbers are per
-/// device). When the footprint exceeds main memory, the part beyond capacity is overlaid in a translucent solid
+/// showing its capacity, and on top the per-device footprint from analysis().memory as one stripe per component —
+/// weights, KV cache, activations, and in training gradients and optimizer state — each from the left edge to its
+/// own bytes and labelled with them and its share (stacking on a log axis would misstate the shares). It follows
+/// parallelism (the numbers are per device); a dotted line marks the total. When the footprint exceeds main memory, the part beyond capacity is overlaid in a translucent solid
 /// warning colour (no pattern brush: SVG renderers drop Qt's hatch patterns, so PNG, SVG and PDF would disagree), the
 /// dashed capacity line turns the warning colour, and a label says "does not fit: 139 GB > 80 GB".
 ///
-/// Compare mode adds scenario B (document()->compare()): a second stacked footprint bar under A's, in the same
+/// Compare mode adds scenario B (document()->compare()): a second footprint row under A's, in the same
 /// component colours, with its own verdict naming B ("B: int4 weights — fits: 57.1 GB of 80 GB") and overflow overlay; when B runs on another
 /// device, a row with B's main-memory capacity and a dashed capacity mark across B's bar.
 ///
@@ -62,6 +63,8 @@ public:
     /// "does not fit: 139 GB > 80 GB" or "fits: 17.4 GB of 80 GB (22 %)".
     QString fitText() const;
     Callout *callout() const { return m_callout; }
+    /// The label at the end of A's stripe of component `c` (created at the first layout; null before).
+    QGraphicsSimpleTextItem *componentLabel(Component c) const { return m_componentLabels[c]; }
 
     /// Scenario B's footprint component (hidden while compare mode is off or B does not analyse).
     QAreaSeries *compareComponentSeries(Component c) const { return m_bComponents[c]; }
@@ -84,7 +87,10 @@ protected:
 
 private:
     QAreaSeries *makeBar(const QString &object);
-    void setBar(QAreaSeries *bar, double x0, double x1, double row);
+    /// Sets `bar` on `row` (0 = top), as stripe `stripe` of `stripes` equal horizontal stripes of the row's band.
+    void setBar(QAreaSeries *bar, double x0, double x1, double row, int stripe = 0, int stripes = 1);
+    /// The row coordinate of the middle of a stripe (for labels).
+    static double stripeRow(double row, int stripe, int stripes);
     static void clearBar(QAreaSeries *bar);
     /// "fits: 57.1 GB of 80 GB (71 %)" or "does not fit: 139 GB > 80 GB".
     static QString verdictText(double total, double capacity, bool over);
@@ -107,6 +113,9 @@ private:
     QLineSeries *m_needLine;
     std::vector<QGraphicsSimpleTextItem *> m_levelLabels;
     QGraphicsSimpleTextItem *m_totalLabel;
+    std::array<QGraphicsSimpleTextItem *, ComponentCount> m_componentLabels{};
+    std::array<QGraphicsSimpleTextItem *, ComponentCount> m_bComponentLabels{};
+    QHash<const QAreaSeries *, QPair<int, int>> m_stripe; ///< component bar -> (stripe, stripes); stripe -1: hidden
     // Scenario B
     std::array<QAreaSeries *, ComponentCount> m_bComponents{};
     QAreaSeries *m_bOverflow;
