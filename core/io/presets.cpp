@@ -3,6 +3,7 @@
 #include "io/hfconfig.h"
 
 #include <algorithm>
+#include <tuple>
 #include <filesystem>
 #include <regex>
 
@@ -389,6 +390,10 @@ void PresetLibrary::add(HardwareSpec hw)
         *it = std::move(hw);
     else
         m_hardware.push_back(std::move(hw));
+    // Display order, so every list of devices reads the same: by vendor, then year, then name.
+    std::stable_sort(m_hardware.begin(), m_hardware.end(), [](const HardwareSpec &a, const HardwareSpec &b) {
+        return std::tie(a.vendor, a.year.value, a.name) < std::tie(b.vendor, b.year.value, b.name);
+    });
 }
 
 void PresetLibrary::add(ModelPreset model)

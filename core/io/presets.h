@@ -56,6 +56,7 @@ public:
     void add(HardwareSpec hw);   ///< adds or replaces by id
     void add(ModelPreset model); ///< adds or replaces by id
 
+    /// Every device, by vendor, then year, then name (the order every list shows them in).
     const std::vector<HardwareSpec> &hardware() const { return m_hardware; }
     const std::vector<ModelPreset> &models() const { return m_models; }
     const HardwareSpec *findHardware(std::string_view id) const;

@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -97,6 +99,7 @@ class TestPresetLoader : public QObject
 
 private slots:
     void basesLoad();
+    void hardwareListedByVendorThenYear();
     void hardwareErrors_data();
     void hardwareErrors();
     void modelErrors_data();
@@ -395,6 +398,24 @@ void TestPresetLoader::missingFolder()
     lib.loadDirectory("/nonexistent/presets", true);
     QCOMPARE(lib.issues().size(), std::size_t(1));
     QCOMPARE(QString::fromStdString(lib.issues().front().message), QString("/nonexistent/presets: not a folder"));
+}
+
+void TestPresetLoader::hardwareListedByVendorThenYear()
+{
+    PresetLibrary lib;
+    lib.loadBuiltin();
+    const auto &hw = lib.hardware();
+    QVERIFY(hw.size() > 5);
+    for (std::size_t i = 1; i < hw.size(); ++i) {
+        const HardwareSpec &a = hw[i - 1], &b = hw[i];
+        QVERIFY2(a.vendor < b.vendor || (a.vendor == b.vendor && a.year.value <= b.year.value),
+                 (a.id + " before " + b.id).c_str());
+    }
+    // A100 (2020) before H100 (2022), both before the B200 if present: NVIDIA's devices in the order they came.
+    const auto pos = [&](std::string_view id) {
+        return std::find_if(hw.begin(), hw.end(), [&](const HardwareSpec &h) { return h.id == id; }) - hw.begin();
+    };
+    QVERIFY(pos("a100-80gb-sxm") < pos("h100-sxm"));
 }
 
 } // namespace memwall::core

@@ -16,6 +16,7 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
+#include <QGraphicsSimpleTextItem>
 #include <QtTest>
 
 #include <cmath>
@@ -96,6 +97,7 @@ private slots:
     void dataAndCsv();
     void cacheSlopesAction_data();
     void cacheSlopesAction();
+    void everyCeilingLabelledAndNoRoofThroughALabel();
 };
 
 void TestRooflineChart::batchMovesOperatorPoints()
@@ -500,6 +502,49 @@ void TestRooflineChart::cacheSlopesAction()
     QVERIFY(chart.showCacheSlopes());
     QCOMPARE(chart.slopes().size(), all);
     QCOMPARE(visibleSlopes(), int(all));
+}
+
+void TestRooflineChart::everyCeilingLabelledAndNoRoofThroughALabel()
+{
+    // H100 decode at batch 64, tp 8: four ceilings (FP8·INT8, BF16·FP16, TF32, FP64·FP32), each labelled, and no
+    // roof (ceiling, slope, ridge line) runs through any label on a chart of ordinary size.
+    ui::ScenarioDocument doc(library());
+    core::Scenario s = doc.scenario();
+    s.tp = 8;
+    s.batch = 64;
+    doc.setScenario(s, "setup");
+    ui::RooflineChart chart(&doc);
+    ui::ChartView view(&chart);
+    view.resize(1280, 720);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    QChart *c = chart.chart();
+    std::vector<QLineF> roofs;
+    for (const QAbstractSeries *series : c->series()) {
+        const auto *line = qobject_cast<const QLineSeries *>(series);
+        if (!line || !line->isVisible() || line->count() < 2 ||
+            !(series->objectName() == "ceiling" || series->objectName() == "slope"))
+            continue;
+        for (int i = 0; i + 1 < line->count(); ++i)
+            roofs.emplace_back(c->mapToPosition(line->at(i), chart.modelSeries()), c->mapToPosition(line->at(i + 1), chart.modelSeries()));
+    }
+    QVERIFY(roofs.size() >= 6);
+    int ceilingLabels = 0;
+    for (QGraphicsItem *item : c->childItems()) {
+        auto *label = dynamic_cast<QGraphicsSimpleTextItem *>(item);
+        if (!label || !label->isVisible() || label->text().isEmpty())
+            continue;
+        ceilingLabels += label->text().contains("FLOP/s") && !label->text().startsWith("B ") ? 1 : 0;
+        const QPolygonF poly = label->mapToParent(label->boundingRect());
+        for (const QLineF &roof : roofs) {
+            bool crosses = poly.containsPoint(roof.p1(), Qt::OddEvenFill) || poly.containsPoint(roof.p2(), Qt::OddEvenFill);
+            for (int i = 0; i < poly.size() && !crosses; ++i)
+                crosses = QLineF(poly[i], poly[(i + 1) % poly.size()]).intersects(roof) == QLineF::BoundedIntersection;
+            QVERIFY2(!crosses, qPrintable(QStringLiteral("a roof runs through the label '%1'").arg(label->text())));
+        }
+    }
+    QCOMPARE(static_cast<std::size_t>(ceilingLabels), chart.ceilings().size());
 }
 
 QTEST_MAIN(TestRooflineChart)

@@ -603,11 +603,36 @@ void RooflineChart::layoutLabels()
     // its alternative positions and is hidden if none is free.
     std::vector<QPolygonF> placed;
     const QRectF inside = area.adjusted(-1, -1, 1, 1);
+    // The roofs are obstacles too: no line runs through a label (the host link struck through "TF32 495 TFLOP/s").
+    std::vector<QLineF> roofs;
+    for (QLineSeries *s : m_slopePool)
+        if (s->isVisible() && s->count() >= 2)
+            roofs.emplace_back(map(s->at(0).x(), s->at(0).y()), map(s->at(1).x(), s->at(1).y()));
+    for (QLineSeries *s : m_ceilingPool)
+        if (s->isVisible() && s->count() >= 2)
+            roofs.emplace_back(map(s->at(0).x(), s->at(0).y()), map(s->at(1).x(), s->at(1).y()));
+    if (m_ridgeLine->count() >= 2)
+        roofs.emplace_back(map(m_ridgeLine->at(0).x(), std::max(m_ridgeLine->at(0).y(), ymin)),
+                           map(m_ridgeLine->at(1).x(), m_ridgeLine->at(1).y()));
+    for (int i = 0; i + 1 < m_compareRoof->count(); ++i)
+        roofs.emplace_back(map(m_compareRoof->at(i).x(), m_compareRoof->at(i).y()),
+                           map(m_compareRoof->at(i + 1).x(), m_compareRoof->at(i + 1).y()));
+    auto crossesRoof = [&roofs](const QPolygonF &poly) {
+        for (const QLineF &roof : roofs) {
+            if (poly.containsPoint(roof.p1(), Qt::OddEvenFill) || poly.containsPoint(roof.p2(), Qt::OddEvenFill))
+                return true;
+            for (int i = 0; i < poly.size(); ++i)
+                if (QLineF(poly[i], poly[(i + 1) % poly.size()]).intersects(roof) == QLineF::BoundedIntersection)
+                    return true;
+        }
+        return false;
+    };
+    bool avoidRoofs = true; // a second pass drops this for the labels that found no place clear of every roof
     auto tryAt = [&](QGraphicsSimpleTextItem *t, const QPointF &pos, qreal rotation = 0) {
         t->setRotation(rotation);
         t->setPos(pos);
         const QPolygonF poly = t->mapToParent(t->boundingRect());
-        if (!inside.contains(poly.boundingRect()))
+        if (!inside.contains(poly.boundingRect()) || (avoidRoofs && crossesRoof(poly)))
             return false;
         for (const QPolygonF &o : placed)
             if (o.intersects(poly))
@@ -637,7 +662,14 @@ void RooflineChart::layoutLabels()
             return;
         const rm::Slope &s = m_slopes[i];
         const double k = s.bytesPerS / ys; // y = k * x
-        const double knee = rm::ridgePoint(m_ceilings.front().flopsPerS, s.bytesPerS);
+        // The main slope's label stays on the roofline proper, left of the matmul ridge (past it the slope only
+        // leads to higher ceilings, and a label there takes the ceiling label's place).
+        double top = m_ceilings.front().flopsPerS;
+        if (s.main)
+            for (const rm::Ceiling &c : m_ceilings)
+                if (c.active)
+                    top = c.flopsPerS;
+        const double knee = rm::ridgePoint(top, s.bytesPerS);
         const double xa = std::max(xmin, ymin / k);
         const double xb = std::min({xmax, knee, ymax / k});
         if (!(xb > xa * 1.5))
@@ -651,11 +683,13 @@ void RooflineChart::layoutLabels()
         const double ang = std::atan2(p1.y() - p0.y(), p1.x() - p0.x());
         const QPointF dir((p1.x() - p0.x()) / len, (p1.y() - p0.y()) / len);
         const QPointF up(std::sin(ang), -std::cos(ang)); // towards the upper-left side of the line
-        for (double f : {0.55, 0.35, 0.75, 0.2}) {
-            const double along = std::clamp(f * len - sz.width() / 2, 8.0, len - sz.width() - 8);
-            if (tryAt(t, p0 + dir * along + up * (sz.height() + 1), ang * 180.0 / M_PI))
-                return;
-        }
+        // Just above the line, else lifted clear of the operator markers sitting on it.
+        for (double lift : {1.0, 1.0 + 12 * theme().markerScale})
+            for (double f : {0.55, 0.35, 0.75, 0.2, 0.45, 0.65, 0.85, 0.1, 0.28, 0.92}) {
+                const double along = std::clamp(f * len - sz.width() / 2, 8.0, len - sz.width() - 8);
+                if (tryAt(t, p0 + dir * along + up * (sz.height() + lift), ang * 180.0 / M_PI))
+                    return;
+            }
         t->hide();
     };
     auto placeCeiling = [&](std::size_t i) {
@@ -668,11 +702,16 @@ void RooflineChart::layoutLabels()
                                 c.active ? strong : weak);
         const double y = map(1, yv).y();
         const double x = area.right() - sz.width() - 6;
-        // right end above / below, else just right of where the ceiling starts
+        // right end above / below, else just right of where the ceiling starts, else along the ceiling
         const double start = std::max(area.left() + 4, map(m_ceilingPool[i]->at(0).x(), yv).x() + 6);
-        if (!tryAt(t, {x, y - sz.height() - 1}) && !tryAt(t, {x, y + 2}) && !tryAt(t, {start, y - sz.height() - 1}) &&
-            !tryAt(t, {start, y + 2}))
-            t->hide();
+        for (double f : {1.0, 0.0, 0.5, 0.75, 0.25, 0.9, 0.6, 0.4, 0.1}) {
+            const double along = start + (x - start) * f;
+            if (along < start - 0.5)
+                continue;
+            if (tryAt(t, {along, y - sz.height() - 1}) || tryAt(t, {along, y + 2}))
+                return;
+        }
+        t->hide();
     };
     auto besidePoint = [&](QGraphicsSimpleTextItem *t, QScatterSeries *s, double radius) {
         if (s->count() == 0 || !s->isVisible())
@@ -685,7 +724,10 @@ void RooflineChart::layoutLabels()
         const double r = radius + 4;
         for (const QPointF &pos : {QPointF(p.x() + r, p.y() - sz.height() / 2), QPointF(p.x() - r - sz.width(), p.y() - sz.height() / 2),
                                    QPointF(p.x() + r * 0.7, p.y() + r * 0.7), QPointF(p.x() + r * 0.7, p.y() - r * 0.7 - sz.height()),
-                                   QPointF(p.x() - r * 0.7 - sz.width(), p.y() + r * 0.7)})
+                                   QPointF(p.x() - r * 0.7 - sz.width(), p.y() + r * 0.7),
+                                   QPointF(p.x() - r * 0.7 - sz.width(), p.y() - r * 0.7 - sz.height()),
+                                   QPointF(p.x() - sz.width() / 2, p.y() + r + 2), QPointF(p.x() - sz.width() / 2, p.y() - r - 2 - sz.height()),
+                                   QPointF(p.x() + 2 * r, p.y() + r), QPointF(p.x() - 2 * r - sz.width(), p.y() + r)})
             if (tryAt(t, pos))
                 return;
         t->hide();
@@ -709,68 +751,86 @@ void RooflineChart::layoutLabels()
         placed.push_back(QPolygonF(QRectF(c - QPointF(r, r), QSizeF(2 * r, 2 * r))));
     }
 
-    // 1. the roofline proper: main-memory slope and the matmul ceiling, and the ridge where they meet
-    for (std::size_t i = 0; i < m_slopes.size(); ++i)
-        if (m_slopes[i].main)
-            placeSlope(i);
-    for (std::size_t i = 0; i < m_ceilings.size(); ++i)
-        if (m_ceilings[i].active)
-            placeCeiling(i);
-    {
-        const Analysis &a = document()->analysis();
-        const double yv = a.peakFlops / ys;
-        if (a.ridge >= xmin && a.ridge <= xmax && yv >= ymin && yv <= ymax) {
-            QString mainName;
-            for (const rm::Slope &s : m_slopes)
-                if (s.main)
-                    mainName = s.shortName();
-            const QSizeF sz = style(m_ridgeLabel,
-                                    tr("ridge %1 FLOP/byte (%2, %3)")
-                                        .arg(rm::siNumber(a.ridge), qs(toString(a.matmulType)).toUpper(), mainName),
-                                    font, strong);
-            const QPointF rp = map(a.ridge, yv);
-            if (!tryAt(m_ridgeLabel, rp + QPointF(8, 4)) && !tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, 4)) &&
-                !tryAt(m_ridgeLabel, rp + QPointF(8, -sz.height() - 4)))
-                m_ridgeLabel->hide();
+    // Two passes: first every label clear of the roofs; then the ones still hidden may cross a roof (a crowded chart,
+    // or a presentation font taller than the gap between two ceilings), rather than vanish.
+    std::vector<QGraphicsSimpleTextItem *> all(m_ceilingLabels.begin(), m_ceilingLabels.end());
+    all.insert(all.end(), m_slopeLabels.begin(), m_slopeLabels.end());
+    all.insert(all.end(), {m_ridgeLabel, m_modelLabel, m_selectionLabel, m_compareLabel, m_compareModelLabel});
+    std::vector<QGraphicsSimpleTextItem *> hiddenAfterFirst;
+    for (int pass = 0; pass < 2; ++pass) {
+        avoidRoofs = pass == 0;
+        auto skip = [&](QGraphicsSimpleTextItem *t) {
+            return pass == 1 && std::find(hiddenAfterFirst.begin(), hiddenAfterFirst.end(), t) == hiddenAfterFirst.end();
+        };
+        // 1. the roofline proper: the matmul ceiling, the ridge, and the main-memory slope that meets it there
+        for (std::size_t i = 0; i < m_ceilings.size(); ++i)
+            if (m_ceilings[i].active && !skip(m_ceilingLabels[i]))
+                placeCeiling(i);
+        {
+            const Analysis &a = document()->analysis();
+            const double yv = a.peakFlops / ys;
+            if (!skip(m_ridgeLabel) && a.ridge >= xmin && a.ridge <= xmax && yv >= ymin && yv <= ymax) {
+                QString mainName;
+                for (const rm::Slope &s : m_slopes)
+                    if (s.main)
+                        mainName = s.shortName();
+                const QSizeF sz = style(m_ridgeLabel,
+                                        tr("ridge %1 FLOP/byte (%2, %3)")
+                                            .arg(rm::siNumber(a.ridge), qs(toString(a.matmulType)).toUpper(), mainName),
+                                        font, strong);
+                const QPointF rp = map(a.ridge, yv);
+                if (!tryAt(m_ridgeLabel, rp + QPointF(8, 4)) && !tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, 4)) &&
+                    !tryAt(m_ridgeLabel, rp + QPointF(8, -sz.height() - 4)))
+                    m_ridgeLabel->hide();
+            }
         }
-    }
-    // 2. the points: selection first (the user asked for it), then the whole model
-    if (m_selection->count() > 0) {
-        style(m_selectionLabel, m_selectionLabel->text(), bold, theme().accent);
-        besidePoint(m_selectionLabel, m_selection, m_selection->markerSize() / 2);
-    }
-    style(m_modelLabel, tr("whole model, batch %1").arg(document()->scenario().batch), bold, strong);
-    besidePoint(m_modelLabel, m_model, m_model->markerSize() / 2);
-    // 3. the other roofs
-    for (std::size_t i = 0; i < m_ceilings.size(); ++i)
-        if (!m_ceilings[i].active)
-            placeCeiling(i);
-    for (std::size_t i = 0; i < m_slopes.size(); ++i)
-        if (!m_slopes[i].main)
-            placeSlope(i);
-    // 4. scenario B: its model point, then its roofline's label under its ceiling at the right
-    const auto &cmp = document()->compareAnalysis();
-    if (m_compareModel->count() > 0) {
-        // "B: Instinct MI300X, int4 weights" where it fits, else just "B".
-        style(m_compareModelLabel, document()->compareLabel(), bold, theme().color(3));
-        besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
-        if (!m_compareModelLabel->isVisible()) {
-            style(m_compareModelLabel, tr("B"), bold, theme().color(3));
+        for (std::size_t i = 0; i < m_slopes.size(); ++i)
+            if (m_slopes[i].main && !skip(m_slopeLabels[i]))
+                placeSlope(i);
+        // 2. the points: selection first (the user asked for it), then the whole model
+        if (!skip(m_selectionLabel) && m_selection->count() > 0) {
+            style(m_selectionLabel, m_selectionLabel->text(), bold, theme().accent);
+            besidePoint(m_selectionLabel, m_selection, m_selection->markerSize() / 2);
+        }
+        if (!skip(m_modelLabel)) {
+            style(m_modelLabel, tr("whole model, batch %1").arg(document()->scenario().batch), bold, strong);
+            besidePoint(m_modelLabel, m_model, m_model->markerSize() / 2);
+        }
+        // 3. the other roofs
+        for (std::size_t i = 0; i < m_ceilings.size(); ++i)
+            if (!m_ceilings[i].active && !skip(m_ceilingLabels[i]))
+                placeCeiling(i);
+        for (std::size_t i = 0; i < m_slopes.size(); ++i)
+            if (!m_slopes[i].main && !skip(m_slopeLabels[i]))
+                placeSlope(i);
+        // 4. scenario B: its model point, then its roofline's label under its ceiling at the right
+        const auto &cmp = document()->compareAnalysis();
+        if (!skip(m_compareModelLabel) && m_compareModel->count() > 0) {
+            // "B: Instinct MI300X, int4 weights" where it fits, else just "B".
+            style(m_compareModelLabel, document()->compareLabel(), bold, theme().color(3));
             besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
+            if (!m_compareModelLabel->isVisible()) {
+                style(m_compareModelLabel, tr("B"), bold, theme().color(3));
+                besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
+            }
         }
-    }
-    if (cmp && m_compareRoof->count() > 0 && m_compareRoof->isVisible() && cmp->peakFlops / ys >= ymin &&
-        cmp->peakFlops / ys <= ymax) {
-        const QSizeF sz = style(m_compareLabel,
-                                tr("B roofline: %1, %2, %3")
-                                    .arg(shortDeviceName(document()->compareDevice()), rm::siValue(cmp->peakFlops, "FLOP/s"),
-                                         rm::gbPerSLabel(cmp->bandwidth)),
-                                font, theme().color(3));
-        const double y = map(1, cmp->peakFlops / ys).y();
-        const double x = area.right() - sz.width() - 6;
-        if (!tryAt(m_compareLabel, {x, y + 2}) && !tryAt(m_compareLabel, {x, y - sz.height() - 1}) &&
-            !tryAt(m_compareLabel, {x, y + sz.height() + 4}))
-            m_compareLabel->hide();
+        if (!skip(m_compareLabel) && cmp && m_compareRoof->count() > 0 && m_compareRoof->isVisible() && cmp->peakFlops / ys >= ymin &&
+            cmp->peakFlops / ys <= ymax) {
+            const QSizeF sz = style(m_compareLabel,
+                                    tr("B roofline: %1, %2, %3")
+                                        .arg(shortDeviceName(document()->compareDevice()), rm::siValue(cmp->peakFlops, "FLOP/s"),
+                                             rm::gbPerSLabel(cmp->bandwidth)),
+                                    font, theme().color(3));
+            const double y = map(1, cmp->peakFlops / ys).y();
+            const double x = area.right() - sz.width() - 6;
+            if (!tryAt(m_compareLabel, {x, y + 2}) && !tryAt(m_compareLabel, {x, y - sz.height() - 1}) &&
+                !tryAt(m_compareLabel, {x, y + sz.height() + 4}))
+                m_compareLabel->hide();
+        }
+        if (pass == 0)
+            for (QGraphicsSimpleTextItem *t : all)
+                if (!t->isVisible() && !t->text().isEmpty())
+                    hiddenAfterFirst.push_back(t);
     }
     if (m_callout->isVisible())
         m_callout->updateGeometry();

@@ -1,7 +1,9 @@
 #include "ui/controls/presetpicker.h"
 
 #include <QCompleter>
+#include <QAbstractItemView>
 #include <QLineEdit>
+#include <QScrollBar>
 #include <QSignalBlocker>
 
 namespace memwall::ui {
@@ -40,6 +42,14 @@ void PresetPicker::addPreset(const QString &id, const QString &name, const QStri
     const QSignalBlocker block(this);
     addItem(QStringLiteral("%1 — %2").arg(name, id), id);
     setItemData(count() - 1, toolTip, Qt::ToolTipRole);
+}
+
+void PresetPicker::showPopup()
+{
+    view()->setTextElideMode(Qt::ElideNone);
+    const int scrollBar = view()->verticalScrollBar() ? view()->verticalScrollBar()->sizeHint().width() : 0;
+    view()->setMinimumWidth(view()->sizeHintForColumn(0) + scrollBar + 2 * view()->frameWidth() + 8);
+    QComboBox::showPopup();
 }
 
 QString PresetPicker::currentId() const

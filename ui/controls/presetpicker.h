@@ -17,6 +17,8 @@ public:
     /// Selects the preset with that id; an id not in the list (an imported model) shows `fallbackText` instead.
     void setCurrentId(const QString &id, const QString &fallbackText = QString());
     QString currentId() const;
+    /// Opens the list as wide as its longest name: names are never cut mid-word ("NVIDIA A100 40GB …4").
+    void showPopup() override;
 
 signals:
     void idActivated(const QString &id);
