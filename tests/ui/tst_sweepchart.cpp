@@ -14,6 +14,7 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
+#include <QLogValueAxis>
 #include <QtTest>
 
 #include <cmath>
@@ -266,6 +267,19 @@ void TestSweepChart::compareCurves()
     QCOMPARE(m.x(), 1.0);
     QVERIFY(near(m.y(), doc.compareAnalysis()->totals.timeS * 1e3));
     QCOMPARE(m.y() < chart.currentMarker().y(), bFasterAtBatch1);
+    // ... on both curves, as A's markers are.
+    const QPointF mr = chart.compareRateMarker();
+    QCOMPARE(mr.x(), 1.0);
+    QVERIFY(near(mr.y(), doc.compareAnalysis()->totals.tokensPerS));
+    // B's legend swatches differ from A's (a swatch shows colour, not dashes).
+    QVERIFY(time->pen().color() != chart.timeSeries()->pen().color());
+    QVERIFY(chart.compareRateSeries()->pen().color() != chart.rateSeries()->pen().color());
+    // Both y axes span the same number of decades, so the right one's ticks sit on the left one's grid.
+    const auto axes = chart.chart()->axes(Qt::Vertical);
+    QCOMPARE(axes.size(), 2);
+    const auto *left = qobject_cast<QLogValueAxis *>(axes[0]), *right = qobject_cast<QLogValueAxis *>(axes[1]);
+    QVERIFY(left && right);
+    QVERIFY(near(std::log10(left->max() / left->min()), std::log10(right->max() / right->min()), 1e-3));
     // Legend: "B: ms per token" and "B: tokens/s"; the title names B.
     QCOMPARE(time->name(), QString("B: ms per token"));
     QCOMPARE(chart.compareRateSeries()->name(), QString("B: tokens/s"));
@@ -327,7 +341,7 @@ void TestSweepChart::compareOffRemovesEverySeries()
     int shown = 0;
     for (const QAbstractSeries *s : chart.chart()->series())
         shown += s->objectName().startsWith("compare") && s->isVisible();
-    QCOMPARE(shown, 5); // time, time past the limit, rate, rate past the limit, current marker
+    QCOMPARE(shown, 6); // time, time past the limit, rate, rate past the limit, the current markers on both curves
     doc.setCompare(std::nullopt);
     for (const QAbstractSeries *s : chart.chart()->series())
         if (s->objectName().startsWith("compare"))

@@ -256,6 +256,9 @@ SweepChart::SweepChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, 
     m_bRate = new QLineSeries;
     m_bRateOver = new QLineSeries;
     m_bCurrent = new QScatterSeries;
+    m_bCurrentRate = new QScatterSeries;
+    m_bCurrentRate->setObjectName(QStringLiteral("compare-current-rate"));
+    m_bCurrentRate->setMarkerShape(QScatterSeries::MarkerShapeCircle);
     m_bTime->setObjectName(QStringLiteral("compare-time"));
     m_bTimeOver->setObjectName(QStringLiteral("compare-time-over"));
     m_bRate->setObjectName(QStringLiteral("compare-rate"));
@@ -268,6 +271,7 @@ SweepChart::SweepChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, 
     add(m_bRate, m_yRate);
     add(m_bRateOver, m_yRate);
     add(m_bCurrent, m_yTime);
+    add(m_bCurrentRate, m_yRate);
     for (QAbstractSeries *s : compareSeries()) {
         s->setVisible(false);
         setLegendVisible(s, false);
@@ -374,7 +378,7 @@ void SweepChart::refresh()
     m_bRows.clear();
     m_bAnswers = {};
     Curves b;
-    QPointF curB;
+    QPointF curB, curBRate;
     if (doc->isComparing()) {
         m_bRows = sweep(doc->compareDevice(), doc->model(), doc->compareScenario(), {axis});
         m_bAnswers = answerBatchSweep(m_bRows);
@@ -383,6 +387,7 @@ void SweepChart::refresh()
             const double t = sweepmath::latencyS(*cmp, sc.phase) * 1e3;
             if (t > 0 && cmp->totals.tokensPerS > 0) {
                 curB = {static_cast<double>(sc.batch), t};
+                curBRate = {static_cast<double>(sc.batch), cmp->totals.tokensPerS};
                 ext.add(t, cmp->totals.tokensPerS);
             }
         }
@@ -393,6 +398,7 @@ void SweepChart::refresh()
     m_bRate->replace(b.rate);
     m_bRateOver->replace(b.rateOver);
     m_bCurrent->replace(curB.isNull() ? QList<QPointF>{} : QList<QPointF>{curB});
+    m_bCurrentRate->replace(curBRate.isNull() ? QList<QPointF>{} : QList<QPointF>{curBRate});
     if (compare) {
         // Constant for a given B: a legend name that followed the batch would re-lay out the chart every tick.
         const QString name = tok ? tr("B: ms per token") : tr("B: ms per step");
@@ -409,8 +415,12 @@ void SweepChart::refresh()
     }
     const double tmin = ext.tmin, tmax = ext.tmax, rmin = ext.rmin, rmax = ext.rmax;
 
-    const auto ty = tmax > 0 ? rooflinemath::decadeRange(tmin, tmax, 0.1) : rooflinemath::LogRange{1, 1000};
-    const auto ry = rmax > 0 ? rooflinemath::decadeRange(rmin, rmax, 0.1) : rooflinemath::LogRange{1, 1000};
+    auto ty = tmax > 0 ? rooflinemath::decadeRange(tmin, tmax, 0.1) : rooflinemath::LogRange{1, 1000};
+    auto ry = rmax > 0 ? rooflinemath::decadeRange(rmin, rmax, 0.1) : rooflinemath::LogRange{1, 1000};
+    // Both axes span the same number of decades, so the right axis's ticks fall on the grid of the left one.
+    const double decades = std::max(std::round(std::log10(ty.max / ty.min)), std::round(std::log10(ry.max / ry.min)));
+    ty.max = ty.min * std::pow(10.0, decades);
+    ry.max = ry.min * std::pow(10.0, decades);
     m_yTime->setRange(chartfit::logAxisMin(ty.min), chartfit::logAxisMax(ty.max));
     m_yRate->setRange(chartfit::logAxisMin(ry.min), chartfit::logAxisMax(ry.max));
     m_yTime->setTitleText(tok ? tr("Time per token, ms") : tr("Time per step, ms"));
@@ -516,13 +526,17 @@ void SweepChart::placeLabels()
 
 QList<QAbstractSeries *> SweepChart::compareSeries() const
 {
-    return {m_bTime, m_bTimeOver, m_bRate, m_bRateOver, m_bCurrent};
+    return {m_bTime, m_bTimeOver, m_bRate, m_bRateOver, m_bCurrent, m_bCurrentRate};
 }
 
 QPointF SweepChart::currentMarker() const { return m_currentTime->count() > 0 ? m_currentTime->at(0) : QPointF(); }
 QPointF SweepChart::compareMarker() const
 {
     return m_bCurrent->count() > 0 && m_bCurrent->isVisible() ? m_bCurrent->at(0) : QPointF();
+}
+QPointF SweepChart::compareRateMarker() const
+{
+    return m_bCurrentRate->count() > 0 && m_bCurrentRate->isVisible() ? m_bCurrentRate->at(0) : QPointF();
 }
 double SweepChart::computeLineX() const { return m_computeLine->count() > 0 ? m_computeLine->at(0).x() : 0.0; }
 double SweepChart::memoryLineX() const { return m_memoryLine->count() > 0 ? m_memoryLine->at(0).x() : 0.0; }
@@ -588,15 +602,19 @@ void SweepChart::restyle()
     m_rate->setPen(QPen(rc, th.lineWidth));
     m_timeOver->setPen(QPen(greyed(tc), th.lineWidth, Qt::DashLine));
     m_rateOver->setPen(QPen(greyed(rc), th.lineWidth, Qt::DashLine));
-    // B: the same colours per quantity, dashed; dotted and greyed past B's memory limit.
-    m_bTime->setPen(QPen(tc, th.lineWidth, Qt::DashLine));
-    m_bRate->setPen(QPen(rc, th.lineWidth, Qt::DashLine));
-    m_bTimeOver->setPen(QPen(greyed(tc), th.lineWidth, Qt::DotLine));
-    m_bRateOver->setPen(QPen(greyed(rc), th.lineWidth, Qt::DotLine));
-    m_bCurrent->setColor(th.background);
-    m_bCurrent->setBorderColor(th.accent);
-    m_bCurrent->setPen(markerPen(th.accent, 2 * th.markerScale));
-    m_bCurrent->setMarkerSize(12 * th.markerScale);
+    // B: a darker shade of each quantity's colour (the legend's swatches show colour only, not the dashes), dashed;
+    // dotted and greyed past B's memory limit.
+    const QColor btc = tc.darker(th.darkWindow ? 70 : 160), brc = rc.darker(th.darkWindow ? 70 : 160);
+    m_bTime->setPen(QPen(btc, th.lineWidth, Qt::DashLine));
+    m_bRate->setPen(QPen(brc, th.lineWidth, Qt::DashLine));
+    m_bTimeOver->setPen(QPen(greyed(btc), th.lineWidth, Qt::DotLine));
+    m_bRateOver->setPen(QPen(greyed(brc), th.lineWidth, Qt::DotLine));
+    for (QScatterSeries *s : {m_bCurrent, m_bCurrentRate}) {
+        s->setColor(th.background);
+        s->setBorderColor(th.accent);
+        s->setPen(markerPen(th.accent, 2 * th.markerScale));
+        s->setMarkerSize(12 * th.markerScale);
+    }
     QPen cpen(th.foreground, std::max<qreal>(1.0, th.lineWidth * 0.6), Qt::DashDotLine);
     m_computeLine->setPen(cpen);
     m_memoryLine->setPen(QPen(th.warning, th.lineWidth, Qt::DashLine));

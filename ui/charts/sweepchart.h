@@ -85,12 +85,16 @@ public:
     const std::vector<core::SweepRow> &compareRows() const { return m_bRows; }
     const core::BatchAnswers &compareAnswers() const { return m_bAnswers; }
     /// B's curves: batches that fit B's device, and those past its memory limit.
+    QLineSeries *timeSeries() const { return m_time; }
+    QLineSeries *rateSeries() const { return m_rate; }
     QLineSeries *compareTimeSeries() const { return m_bTime; }
     QLineSeries *compareTimeOverSeries() const { return m_bTimeOver; }
     QLineSeries *compareRateSeries() const { return m_bRate; }
     QLineSeries *compareRateOverSeries() const { return m_bRateOver; }
     /// Where B's current-batch marker sits on B's latency curve (batch, ms); null if hidden.
     QPointF compareMarker() const;
+    /// B's marker on the throughput curve at the current batch (null point without B).
+    QPointF compareRateMarker() const;
 
     /// The batch a click at `scenePos` (chart/scene coordinates) selects: nearest power of two; 0 outside the plot.
     int64_t batchAt(const QPointF &scenePos) const;
@@ -130,7 +134,8 @@ private:
     QLineSeries *m_bTimeOver = nullptr;
     QLineSeries *m_bRate = nullptr;
     QLineSeries *m_bRateOver = nullptr;
-    QScatterSeries *m_bCurrent = nullptr;
+    QScatterSeries *m_bCurrent = nullptr;     ///< B at the current batch on the time curve
+    QScatterSeries *m_bCurrentRate = nullptr; ///< and on the throughput curve, as A's markers are on both
     QGraphicsSimpleTextItem *m_computeText = nullptr;
     QGraphicsSimpleTextItem *m_memoryText = nullptr;
     QGraphicsSimpleTextItem *m_currentText = nullptr; ///< "batch N" beside the current marker
