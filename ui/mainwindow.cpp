@@ -211,6 +211,18 @@ void MainWindow::buildFeatures()
         statusBar()->showMessage(m_lessons->loadErrors().join(QStringLiteral("; ")), 10000);
 }
 
+void MainWindow::resizeEvent(QResizeEvent *event)
+{
+    QMainWindow::resizeEvent(event);
+    if (!m_tableDock->isVisible() || m_tableDock->isFloating())
+        return;
+    // Three fifths of a short window (a 720-line projector) for the charts, at least half of any other.
+    const int chart = m_tabs->height();
+    const int excess = (height() < 900 ? height() * 3 / 5 : height() / 2) - chart;
+    if (excess > 0 && m_tableDock->height() > 120)
+        resizeDocks({m_tableDock}, {std::max(120, m_tableDock->height() - excess)}, Qt::Vertical);
+}
+
 void MainWindow::updateTitle()
 {
     const QString name = m_doc->filePath().isEmpty() ? tr("Untitled") : QFileInfo(m_doc->filePath()).fileName();
@@ -260,8 +272,14 @@ void MainWindow::restoreLastScenario()
 {
     QSettings settings;
     const QString last = settings.value("files/lastScenario").toString();
-    if (last.isEmpty() || !QFileInfo::exists(last))
+    if (last.isEmpty() || !QFileInfo::exists(last)) {
+        // A first launch opens on a scenario that fits: Llama 2 70B's 138 GB of FP16 weights split over two H100s
+        // (69 GB each of 80 GB), not a red "does not fit" on one.
+        core::ScenarioFile first = m_doc->file();
+        first.scenario.tp = 2;
+        m_doc->setFile(first, tr("Start"), true);
         return;
+    }
     QString error;
     if (!m_doc->open(last, &error))
         statusBar()->showMessage(tr("Could not reopen %1: %2").arg(QFileInfo(last).fileName(), error), 8000);

@@ -148,6 +148,17 @@ private slots:
         QVERIFY(!m_doc->isComparing());
     }
 
+    void firstLaunchOpensOnAScenarioThatFits()
+    {
+        QSettings().remove("files/lastScenario");
+        m_window->restoreLastScenario();
+        QVERIFY(m_doc->analysisError().isEmpty());
+        QCOMPARE(QString::fromStdString(m_doc->model().id), QString("llama-2-70b"));
+        QCOMPARE(m_doc->scenario().tp, 2);
+        QVERIFY(m_doc->analysis().memory.fits);
+        QVERIFY(!m_doc->isModified()); // nothing to save yet
+    }
+
     void buildsWithATabPerChart()
     {
         const QStringList ids = ui::chartIds();

@@ -34,6 +34,7 @@ HeadlineBar::HeadlineBar(ScenarioDocument *doc, QWidget *parent)
 
     m_explanation->setObjectName("headlineExplanation");
     m_explanation->setWordWrap(true);
+    m_explanation->setMinimumLines(2);
     m_explanation->setToolTip(tr("Why the run is as fast as it is, in one sentence computed from the analysis. "
                                  "Right-click to copy the headline."));
 

@@ -51,6 +51,12 @@ void SteadyLabel::setWordWrap(bool on)
     update();
 }
 
+void SteadyLabel::setMinimumLines(int lines)
+{
+    m_minimumLines = std::max(1, lines);
+    updateGeometry();
+}
+
 QSize SteadyLabel::sizeHint() const
 {
     if (m_wordWrap)
@@ -71,7 +77,7 @@ int SteadyLabel::heightForWidth(int width) const
         return sizeHint().height();
     const QFontMetrics fm = fontMetrics();
     const QRect r = fm.boundingRect(QRect(0, 0, std::max(width, 1), 100000), textFlags(), m_text);
-    return std::max(r.height(), fm.height());
+    return std::max(r.height(), fm.height() + (m_minimumLines - 1) * fm.lineSpacing());
 }
 
 void SteadyLabel::paintEvent(QPaintEvent *)

@@ -19,6 +19,9 @@ public:
     void setText(const QString &text);
     void setWordWrap(bool on);
     bool wordWrap() const { return m_wordWrap; }
+    /// Word-wrapped: reserve at least this many lines, so that a text wrapping onto one line more or less does not
+    /// move what is under the label (the chart tabs jumped 14 px while a slider was dragged).
+    void setMinimumLines(int lines);
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -35,6 +38,7 @@ private:
 
     QString m_text;
     bool m_wordWrap = false;
+    int m_minimumLines = 1;
     QSize m_hint; ///< what the layout was last told; grows, never shrinks (see above)
 };
 
