@@ -318,16 +318,22 @@ int guarded(const std::string &command, const std::function<int()> &body)
 
 std::string si(double v, int digits)
 {
-    static const char *prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
-    int p = 0;
+    // Decimal prefixes both ways, so a time reads "8.04 ns", not "8.04e-09".
+    static const char *prefixes[] = {"p", "n", "\u00b5", "m", "", "k", "M", "G", "T", "P", "E"};
+    int p = 4;
     double a = std::fabs(v);
-    while (a >= 1000 && p < 6) {
+    while (a >= 1000 && p < 10) {
         a /= 1000;
         v /= 1000;
         ++p;
     }
+    while (a > 0 && a < 1 && p > 0) {
+        a *= 1000;
+        v *= 1000;
+        --p;
+    }
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*g%s%s", digits, v, p ? " " : "", prefixes[p]);
+    std::snprintf(buf, sizeof buf, "%.*g%s%s", digits, v, p != 4 ? " " : "", prefixes[p]);
     return buf;
 }
 

@@ -17,7 +17,7 @@ std::string_view displayName(ShareClass c)
 {
     switch (c) {
     case ShareClass::TensorContraction: return "Tensor contractions";
-    case ShareClass::Normalization: return "Normalisation";
+    case ShareClass::Normalization: return "Normalization";
     case ShareClass::Elementwise: return "Element-wise";
     case ShareClass::Communication: return "Communication";
     }

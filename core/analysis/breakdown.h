@@ -18,7 +18,7 @@ enum class ShareClass {
 };
 inline constexpr std::size_t kShareClassCount = 4;
 std::string_view toString(ShareClass c);
-/// Human name: "Tensor contractions", "Normalisation", "Element-wise", "Communication".
+/// Human name: "Tensor contractions", "Normalization", "Element-wise", "Communication".
 std::string_view displayName(ShareClass c);
 ShareClass shareClassOf(OpClass c);
 

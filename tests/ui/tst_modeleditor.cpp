@@ -98,10 +98,10 @@ private slots:
         QTest::addColumn<double>("bytes");
         QTest::addColumn<QString>("shown");
         QTest::newRow("OPT-13B fp16 KV = 800 KB/token (vLLM)")
-            << "opt-13b" << int(core::DType::FP16) << 819200.0 << "800 KiB";
+            << "opt-13b" << int(core::DType::FP16) << 819200.0 << "819 kB";
         QTest::newRow("Llama 2 70B fp16 (GQA, 8 KV heads)")
-            << "llama-2-70b" << int(core::DType::FP16) << 327680.0 << "320 KiB";
-        QTest::newRow("Llama 2 7B int8") << "llama-2-7b" << int(core::DType::INT8) << 262144.0 << "256 KiB";
+            << "llama-2-70b" << int(core::DType::FP16) << 327680.0 << "328 kB";
+        QTest::newRow("Llama 2 7B int8") << "llama-2-7b" << int(core::DType::INT8) << 262144.0 << "262 kB";
     }
     void kvBytesPerToken()
     {

@@ -66,7 +66,7 @@ QString AboutDialog::html(const core::PresetLibrary &presets)
         {"W. Kwon, Z. Li, S. Zhuang, Y. Sheng, L. Zheng, C. H. Yu, J. E. Gonzalez, H. Zhang, I. Stoica",
          "Efficient Memory Management for Large Language Model Serving with PagedAttention (vLLM)",
          "SOSP 2023; arXiv:2309.06180", "https://arxiv.org/abs/2309.06180",
-         "the KV-cache figure: OPT-13B needs 800 KB per token at FP16"},
+         "the KV-cache figure: OPT-13B needs 819 kB (their \"800 KB\", binary) per token at FP16"},
         {"V. Korthikanti, J. Casper, S. Lym, L. McAfee, M. Andersch, M. Shoeybi, B. Catanzaro",
          "Reducing Activation Recomputation in Large Transformer Models", "arXiv:2205.05198, 2022 (MLSys 2023)",
          "https://arxiv.org/abs/2205.05198", "activation memory in training and selective / full recomputation"},

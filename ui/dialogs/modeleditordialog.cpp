@@ -1,5 +1,7 @@
 #include "ui/dialogs/modeleditordialog.h"
 
+#include "ui/charts/rooflinemath.h"
+
 #include "io/jsonreader.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/dialogs/presetfiles.h"
@@ -31,17 +33,6 @@ namespace {
 
 const QString kModelOrigin = QStringLiteral("model editor");
 
-
-QString binaryBytes(double b)
-{
-    static const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (b >= 1024 && u < 4) {
-        b /= 1024;
-        ++u;
-    }
-    return QStringLiteral("%1 %2").arg(QString::number(b, 'g', u == 0 ? 10 : 4), QLatin1String(units[u]));
-}
 
 QString billions(int64_t n)
 {
@@ -235,7 +226,7 @@ void ModelEditorDialog::buildUi()
     m_kvLabel->setObjectName("kvLabel");
     m_kvLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_kvLabel->setToolTip(tr("KV cache per token = 2 × layers × kv_heads × head_dim × bytes per element "
-                             "(OPT-13B at FP16: 800 KiB, as in the vLLM paper)"));
+                             "(OPT-13B at FP16: 819 kB, the vLLM paper's \"800 KB\")"));
     lform->addRow(tr("KV cache:"), m_kvLabel);
     top->addWidget(live);
 
@@ -377,10 +368,10 @@ void ModelEditorDialog::revalidate()
     const double kv = kvBytesPerToken();
     QString kvText =
         tr("%1 per token (%2 bytes) at %3")
-            .arg(binaryBytes(kv), c.toString(static_cast<qlonglong>(kv)), qs(core::toString(m_kv)).toUpper());
+            .arg(rooflinemath::bytesLabel(kv), c.toString(static_cast<qlonglong>(kv)), qs(core::toString(m_kv)).toUpper());
     if (m_shape.maxPositions > 0)
         kvText += tr(" · %1 for one sequence of %2 tokens")
-                      .arg(binaryBytes(kv * static_cast<double>(m_shape.maxPositions)))
+                      .arg(rooflinemath::bytesLabel(kv * static_cast<double>(m_shape.maxPositions)))
                       .arg(c.toString(static_cast<qlonglong>(m_shape.maxPositions)));
     m_kvLabel->setText(kvText);
 }

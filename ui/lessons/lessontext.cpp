@@ -217,7 +217,7 @@ const std::vector<KeyDef> &keyDefs()
         {"non_matmul_time_share", Kind::Percent, Arg::None, "everything but tensor contractions and communication: share of the time",
          [](const Eval &e) { return percent(share(e.a, ShareClass::Normalization, true) + share(e.a, ShareClass::Elementwise, true)); }},
         // ---- memory ----
-        {"kv_per_token_kb", Kind::Number, Arg::None, "KV cache per token, whole model, in KB", [](const Eval &e) { return number(e.a.kvCache.bytesPerToken / 1e3); }},
+        {"kv_per_token_kb", Kind::Number, Arg::None, "KV cache per token, whole model, in kB (1,000 bytes)", [](const Eval &e) { return number(e.a.kvCache.bytesPerToken / 1e3); }},
         {"kv_per_token_mb", Kind::Number, Arg::None, "KV cache per token, whole model, in MB", [](const Eval &e) { return number(e.a.kvCache.bytesPerToken / 1e6); }},
         {"kv_total_gb", Kind::Number, Arg::None, "KV cache of all sequences of one replica in GB", [](const Eval &e) { return number(e.a.kvCache.totalBytes / 1e9); }},
         {"kv_per_device_gb", Kind::Number, Arg::None, "KV cache held by one device in GB", [](const Eval &e) { return number(e.a.memory.kv / 1e9); }},
