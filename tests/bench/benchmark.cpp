@@ -5,6 +5,11 @@
 //   startup_ms                      process start to first painted window (median of 5 launches)
 //   rss_mb                          resident memory of the application after start
 //   export_svg_ms                   roofline chart to SVG
+//   baseline_chart_ms               a bare QChartView of the roofline's size, two log axes and as many scatter points,
+//                                   updated with replace() and repainted: what Qt Charts alone costs for a tick
+//   slider_to_baseline_ratio        the tick's median over the baseline's (goal <= 1.5)
+//   painted_markers_off             ticks after which a marker was not painted where its value maps (must be 0;
+//                                   checked every 10th tick, outside the timed part)
 #include "analysis/analysis.h"
 #include "analysis/sweep.h"
 #include "io/presets.h"
@@ -14,7 +19,13 @@
 #include "ui/export/chartexporter.h"
 #include "ui/mainwindow.h"
 
+#include "../ui/painted.h"
+
 #include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QLogValueAxis>
+#include <QScatterSeries>
 #include <QAbstractScrollArea>
 #include <QDockWidget>
 #include <QTabWidget>
@@ -126,6 +137,8 @@ int main(int argc, char **argv)
     chartViewport->installEventFilter(&paints);
     constexpr int ticks = 400;
     std::vector<double> tickMs, updateMs, paintMs;
+    int markersOff = 0;
+    std::string firstOff;
     for (int i = 0; i < ticks; ++i) {
         core::Scenario next = doc.scenario();
         next.batch = 1 + (i * 37) % 4096;
@@ -136,6 +149,47 @@ int main(int argc, char **argv)
         QApplication::processEvents();
         paintMs.push_back(msSince(t1));
         tickMs.push_back(msSince(t0));
+        // The work timed must be right: what the tick painted is where the values map (not timed).
+        if (i % 10 == 0)
+            if (const QString problem = uitest::markerProblems(*window.charts().front()); !problem.isEmpty()) {
+                if (markersOff++ == 0)
+                    firstOff = problem.toStdString();
+            }
+    }
+    // The baseline: a bare QChartView of the same size with two log axes and as many scatter points as the
+    // roofline draws, each tick replace()d and repainted. It says what Qt Charts itself costs for such a tick.
+    const QSize chartSize = chartViewport->size();
+    const int pointCount = static_cast<int>(doc.analysis().operators.size()) + 4;
+    std::vector<double> baselineMs;
+    {
+        QChartView bare;
+        auto *chart = new QChart;
+        chart->setAnimationOptions(QChart::NoAnimation);
+        auto *x = new QLogValueAxis, *y = new QLogValueAxis;
+        x->setRange(0.01, 1e4);
+        y->setRange(0.1, 1e4);
+        chart->addAxis(x, Qt::AlignBottom);
+        chart->addAxis(y, Qt::AlignLeft);
+        auto *points = new QScatterSeries;
+        chart->addSeries(points);
+        points->attachAxis(x);
+        points->attachAxis(y);
+        bare.setChart(chart);
+        bare.resize(chartSize);
+        bare.show();
+        for (int i = 0; i < 5; ++i)
+            QApplication::processEvents();
+        for (int i = 0; i < ticks; ++i) {
+            QList<QPointF> pts;
+            for (int k = 0; k < pointCount; ++k) {
+                const double xv = 0.1 * std::pow(1.4, (k + i) % 30);
+                pts.append({xv, std::min(1000.0, xv * 3.35)});
+            }
+            const auto t0 = Clock::now();
+            points->replace(pts);
+            QApplication::processEvents();
+            baselineMs.push_back(msSince(t0));
+        }
     }
     const double paintedShare = static_cast<double>(paints.count) / ticks;
 
@@ -211,13 +265,18 @@ int main(int argc, char **argv)
                        {"startup_ms", percentile(startupMs, 0.5)},
                        {"rss_mb", percentile(rssMb, 0.5)},
                        {"export_svg_ms", percentile(svgMs, 0.5)},
+                       {"baseline_chart_ms", percentile(baselineMs, 0.5)},
+                       {"slider_to_baseline_ratio", percentile(tickMs, 0.5) / percentile(baselineMs, 0.5)},
+                       {"painted_markers_off", markersOff},
                        {"goals",
                         {{"slider_update_ms", {{"median", 4}, {"p99", 12}}},
                          {"analysis_us", 20},
                          {"sweep_s", 1.0},
                          {"startup_ms", 400},
                          {"rss_mb", 150},
-                         {"export_svg_ms", 100}}}};
+                         {"export_svg_ms", 100},
+                         {"slider_to_baseline_ratio", 1.5},
+                         {"painted_markers_off", 0}}}};
     for (const auto &[id, median] : byTab)
         out["slider_update_ms_by_tab"][id] = median;
     if (json) {
@@ -236,6 +295,13 @@ int main(int argc, char **argv)
         std::printf("start to first paint     median %.0f ms               (goal <= 400)\n", percentile(startupMs, 0.5));
         std::printf("resident memory          %.0f MB                      (goal <= 150)\n", percentile(rssMb, 0.5));
         std::printf("SVG export (roofline)    median %.1f ms               (goal <= 100)\n", percentile(svgMs, 0.5));
+        std::printf("bare QChartView tick     median %.2f ms; the slider tick is %.2f x that (goal <= 1.5)\n",
+                    percentile(baselineMs, 0.5), percentile(tickMs, 0.5) / percentile(baselineMs, 0.5));
+        std::printf("markers off their values %d of %d checked ticks (must be 0)\n", markersOff, ticks / 10);
+    }
+    if (markersOff > 0) {
+        std::cerr << "memwall-bench: a tick painted a marker off its value: " << firstOff << "\n";
+        return 1;
     }
     return sink > 0 ? 0 : 1;
 }
