@@ -139,6 +139,23 @@ private slots:
         QCOMPARE(doc.selectedOperator(), 3);
     }
 
+    void compareIsOffDuringALessonAndBackAfter()
+    {
+        ui::ScenarioDocument doc(m_lib);
+        ui::CompareSpec b;
+        b.hardware = *m_lib->findHardware("mi300x");
+        doc.setCompare(b);
+        QVERIFY(doc.isComparing());
+        ui::LessonController c(&doc);
+        QVERIFY(c.start(m_loaded.lessons.front()));
+        QVERIFY(!doc.isComparing()); // the lesson's numbers are about its own scenario
+        QVERIFY(c.next());
+        QVERIFY(!doc.isComparing());
+        c.stop();
+        QVERIFY(doc.isComparing());
+        QCOMPARE(doc.compare()->hardware->id, std::string("mi300x"));
+    }
+
     void panelButtons()
     {
         ui::ScenarioDocument doc(m_lib);

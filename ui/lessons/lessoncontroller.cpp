@@ -46,10 +46,16 @@ bool LessonController::start(const Lesson &lesson)
     m_saved = m_doc->file();
     m_savedUndoIndex = m_doc->undoStack()->index();
     m_savedSelection = m_doc->selectedOperator();
+    // A lesson's numbers are about its own scenario: compare mode is off while it runs, and back on after.
+    m_savedCompare = m_doc->compare();
+    if (m_savedCompare)
+        m_doc->setCompare(std::nullopt);
     m_lesson = lesson;
     m_step = -1;
     if (!apply(0)) {
         m_lesson.reset();
+        if (m_savedCompare)
+            m_doc->setCompare(m_savedCompare);
         return false;
     }
     emit started();
@@ -120,6 +126,9 @@ void LessonController::stop()
     if (core::toJson(m_doc->file()) != core::toJson(m_saved))
         m_doc->setFile(m_saved, tr("End lesson"), false);
     m_doc->setSelectedOperator(m_savedSelection);
+    if (m_savedCompare)
+        m_doc->setCompare(m_savedCompare);
+    m_savedCompare.reset();
     emit finished();
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ui/document/scenariodocument.h"
+
 #include "io/scenariofile.h"
 #include "ui/lessons/lesson.h"
 
@@ -63,6 +65,7 @@ private:
     core::ScenarioFile m_saved;
     int m_savedUndoIndex = 0;
     int m_savedSelection = -1;
+    std::optional<CompareSpec> m_savedCompare; ///< compare mode at the start, restored at the end
     QString m_error;
 };
 
