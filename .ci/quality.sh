@@ -32,10 +32,12 @@ FORMATTED_FILES=(
   core/io/analysisjson.h core/io/hfconfig.h core/io/scenariofile.h
   core/io/jsonreader.cpp core/io/jsonreader.h core/io/presets.cpp core/io/presets.h
   core/model/dtype.cpp core/model/dtype.h core/model/modelshape.cpp core/model/modelshape.h
+  core/analysis/limits.cpp core/analysis/limits.h
   core/util/enumnames.h core/util/oneline.h
-  ui/charts/griditem.cpp ui/charts/griditem.h ui/util/combobox.h ui/util/text.h ui/widgets/steadylabel.cpp ui/widgets/steadylabel.h
+  ui/charts/griditem.cpp ui/charts/griditem.h ui/charts/markerlayer.cpp ui/charts/markerlayer.h ui/util/windowshortcuts.h ui/util/combobox.h ui/util/text.h ui/widgets/steadylabel.cpp ui/widgets/steadylabel.h
   ui/controls/precisionchoices.cpp ui/controls/precisionchoices.h
-  tests/core/tst_invariants.cpp tests/core/tst_jsonreader.cpp tests/core/tst_presetloader.cpp
+  tests/core/tst_invariants.cpp tests/core/tst_jsonreader.cpp tests/core/tst_limits.cpp tests/core/tst_presetloader.cpp
+  tests/ui/painted.h tests/ui/tst_painted.cpp
   tests/fuzz/fuzz_cli.cpp tests/fuzz/fuzz_hfconfig.cpp tests/fuzz/fuzz_presets.cpp tests/fuzz/fuzz_scenario.cpp
 )
 

@@ -3,9 +3,9 @@
 #include "io/hfconfig.h"
 
 #include <algorithm>
-#include <tuple>
 #include <filesystem>
 #include <regex>
+#include <tuple>
 
 namespace memwall::core {
 

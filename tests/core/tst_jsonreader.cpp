@@ -243,8 +243,12 @@ void TestJsonReader::oneLineKeepsValidUtf8_data()
     QTest::newRow("2-byte") << QByteArray("8 \xc2\xb5s") << QByteArray("8 \xc2\xb5s");
     QTest::newRow("3-byte") << QByteArray("\xe6\x97\xa5\xe6\x9c\xac") << QByteArray("\xe6\x97\xa5\xe6\x9c\xac");
     QTest::newRow("4-byte") << QByteArray("\xf0\x9f\x9a\x80") << QByteArray("\xf0\x9f\x9a\x80");
-    QTest::newRow("line separator") << QByteArray("a\xe2\x80\xa8" "b") << QByteArray("a\\u2028b");
-    QTest::newRow("C1 control NEL") << QByteArray("a\xc2\x85" "b") << QByteArray("a\\u0085b");
+    QTest::newRow("line separator") << QByteArray("a\xe2\x80\xa8"
+                                                  "b")
+                                    << QByteArray("a\\u2028b");
+    QTest::newRow("C1 control NEL") << QByteArray("a\xc2\x85"
+                                                  "b")
+                                    << QByteArray("a\\u0085b");
     QTest::newRow("truncated 3-byte at the end") << QByteArray("a\xe6\x97") << QByteArray("a\\xe6\\x97");
     QTest::newRow("above U+10FFFF") << QByteArray("\xf4\x90\x80\x80") << QByteArray("\\xf4\\x90\\x80\\x80");
 }

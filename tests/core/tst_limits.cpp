@@ -53,10 +53,14 @@ void TestLimits::limitFitsAndOneMoreDoesNot_data()
     QTest::addColumn<QString>("device");
     QTest::addColumn<QString>("model");
     QTest::addColumn<int>("phase");
-    QTest::newRow("Llama 2 70B on MI300X, decode") << "mi300x" << "llama-2-70b" << int(Phase::Decode);
-    QTest::newRow("Llama 2 13B on H100, prefill") << "h100-sxm" << "llama-2-13b" << int(Phase::Prefill);
-    QTest::newRow("Mixtral 8x7B on MI300X, generate") << "mi300x" << "mixtral-8x7b" << int(Phase::Generate);
-    QTest::newRow("Llama 2 7B on RTX 4090, decode") << "rtx-4090" << "llama-2-7b" << int(Phase::Decode);
+    QTest::newRow("Llama 2 70B on MI300X, decode") << "mi300x"
+                                                   << "llama-2-70b" << int(Phase::Decode);
+    QTest::newRow("Llama 2 13B on H100, prefill") << "h100-sxm"
+                                                  << "llama-2-13b" << int(Phase::Prefill);
+    QTest::newRow("Mixtral 8x7B on MI300X, generate") << "mi300x"
+                                                      << "mixtral-8x7b" << int(Phase::Generate);
+    QTest::newRow("Llama 2 7B on RTX 4090, decode") << "rtx-4090"
+                                                    << "llama-2-7b" << int(Phase::Decode);
 }
 
 void TestLimits::limitFitsAndOneMoreDoesNot()

@@ -61,7 +61,11 @@ inline std::vector<Expected> expectedMarkers(const ui::ChartBase &base)
         for (int i = 0; i < scatter->count(); ++i) {
             const QPointF p = expectedPosition(chart, scatter, scatter->at(i));
             if (!std::isnan(p.x()))
-                out.push_back({p, QStringLiteral("%1 point %2 (%3, %4)").arg(scatter->objectName().isEmpty() ? scatter->name() : scatter->objectName()).arg(i).arg(scatter->at(i).x()).arg(scatter->at(i).y())});
+                out.push_back({p, QStringLiteral("%1 point %2 (%3, %4)")
+                                      .arg(scatter->objectName().isEmpty() ? scatter->name() : scatter->objectName())
+                                      .arg(i)
+                                      .arg(scatter->at(i).x())
+                                      .arg(scatter->at(i).y())});
         }
     }
     return out;
@@ -101,7 +105,8 @@ inline QString markerProblems(const ui::ChartBase &base)
         }
         best = std::fmod(best, 1e6);
         if (expected.empty() || best > 2.0 + slack[i])
-            return QStringLiteral("a marker is painted at (%1, %2), %3 px from the nearest value that maps into the plot")
+            return QStringLiteral(
+                       "a marker is painted at (%1, %2), %3 px from the nearest value that maps into the plot")
                 .arg(painted[i].x())
                 .arg(painted[i].y())
                 .arg(best);
@@ -111,10 +116,16 @@ inline QString markerProblems(const ui::ChartBase &base)
         if (!matched[j]) {
             QString items;
             for (QGraphicsItem *item : chart->scene()->items())
-                if (chart->isAncestorOf(item) && item->parentItem() && item->parentItem()->type() == QGraphicsItemGroup::Type &&
+                if (chart->isAncestorOf(item) && item->parentItem() &&
+                    item->parentItem()->type() == QGraphicsItemGroup::Type &&
                     dynamic_cast<QAbstractGraphicsShapeItem *>(item)) {
                     const QPointF c = chart->mapFromScene(item->sceneBoundingRect().center());
-                    items += QStringLiteral(" [%1,%2 %3 vis=%4 pvis=%5]").arg(c.x()).arg(c.y()).arg(item->type()).arg(item->isVisible()).arg(item->parentItem()->isVisible());
+                    items += QStringLiteral(" [%1,%2 %3 vis=%4 pvis=%5]")
+                                 .arg(c.x())
+                                 .arg(c.y())
+                                 .arg(item->type())
+                                 .arg(item->isVisible())
+                                 .arg(item->parentItem()->isVisible());
                 }
             return QStringLiteral("%1 maps to (%2, %3) but no marker is painted there; items:%4")
                 .arg(expected[j].what)

@@ -60,7 +60,8 @@ QString imageDifference(const QImage &a, const QImage &b)
             if (ra[x] != rb[x] && n++ == 0)
                 first = {x, y};
     }
-    return n == 0 ? QString() : QStringLiteral("%1 pixels differ, the first at (%2, %3)").arg(n).arg(first.x()).arg(first.y());
+    return n == 0 ? QString()
+                  : QStringLiteral("%1 pixels differ, the first at (%2, %3)").arg(n).arg(first.x()).arg(first.y());
 }
 
 const QStringList kDevices{"h100-sxm", "a100-80gb-sxm", "mi300x", "rtx-4090", "tpu-v4", "amd-epyc-9654"};
@@ -115,7 +116,9 @@ void TestPainted::pathMatchesFreshAndMarkersMatchValues()
             s.phase = s.phase == core::Phase::Decode ? core::Phase::Prefill : core::Phase::Decode;
             s.context = std::array<int, 4>{512, 2048, 4096, 8192}[static_cast<std::size_t>(pick(4))];
             doc.setScenario(s, "phase");
-            path << QStringLiteral("phase %1, context %2").arg(QString::fromStdString(std::string(core::toString(s.phase)))).arg(s.context);
+            path << QStringLiteral("phase %1, context %2")
+                        .arg(QString::fromStdString(std::string(core::toString(s.phase))))
+                        .arg(s.context);
             break;
         case 3:
             doc.setHardwareById(kDevices[pick(kDevices.size())]);
@@ -170,7 +173,8 @@ void TestPainted::pathMatchesFreshAndMarkersMatchValues()
         }
         QCoreApplication::processEvents();
         const QString problem = markerProblems(*chart);
-        QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("after %1: %2").arg(path.join(QStringLiteral(" → ")), problem)));
+        QVERIFY2(problem.isEmpty(),
+                 qPrintable(QStringLiteral("after %1: %2").arg(path.join(QStringLiteral(" → ")), problem)));
     }
     const QImage afterPath = painted(view);
 
@@ -194,8 +198,9 @@ void TestPainted::pathMatchesFreshAndMarkersMatchValues()
         afterPath.save(dir + QStringLiteral("/%1-%2-path.png").arg(id).arg(seed));
         opened.save(dir + QStringLiteral("/%1-%2-fresh.png").arg(id).arg(seed));
     }
-    QVERIFY2(diff.isEmpty(), qPrintable(QStringLiteral("after %1: %2 from the fresh chart (images in %3)")
-                                            .arg(path.join(QStringLiteral(" → ")), diff, QDir::tempPath() + "/memwall-painted")));
+    QVERIFY2(diff.isEmpty(),
+             qPrintable(QStringLiteral("after %1: %2 from the fresh chart (images in %3)")
+                            .arg(path.join(QStringLiteral(" → ")), diff, QDir::tempPath() + "/memwall-painted")));
 }
 
 QTEST_MAIN(TestPainted)

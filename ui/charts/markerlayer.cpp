@@ -62,10 +62,7 @@ void MarkerLayer::setGroupVisible(std::function<bool(int)> visible)
     update();
 }
 
-bool MarkerLayer::drawn(const Marker &m) const
-{
-    return isVisible() && (!m_groupVisible || m_groupVisible(m.group));
-}
+bool MarkerLayer::drawn(const Marker &m) const { return isVisible() && (!m_groupVisible || m_groupVisible(m.group)); }
 
 QPointF MarkerLayer::centre(std::size_t i) const
 {
