@@ -1,12 +1,13 @@
 #include "cli.h"
 
+#include "ui/util/savefile.h"
+
 #include "analysis/analysis.h"
 #include "io/analysisjson.h"
 #include "io/hfconfig.h"
 #include "io/jsonreader.h"
 
 #include <QCoreApplication>
-#include <QSaveFile>
 #include <QStandardPaths>
 
 #include <algorithm>
@@ -261,11 +262,8 @@ HardwareSpec effectiveHardware(const ScenarioFile &f)
 
 void writeFileAtomically(const std::string &path, const std::string &text)
 {
-    QSaveFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::WriteOnly))
-        throw InputError(path + ": cannot write: " + file.errorString().toStdString());
-    if (file.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()) || !file.commit())
-        throw InputError(path + ": cannot write: " + file.errorString().toStdString());
+    if (const QString why = ui::saveAtomically(QString::fromStdString(path), QByteArray::fromStdString(text)); !why.isEmpty())
+        throw InputError(path + ": cannot write: " + why.toStdString());
 }
 
 void maybeSaveScenario(const CommandLine &cl, const ScenarioFile &f)

@@ -3,6 +3,7 @@
 
 #include "ui/application.h"
 
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -27,6 +28,9 @@ void printUsage()
 
 int main(int argc, char **argv)
 {
+    // A write past the file-size limit (ulimit -f) fails with "File too large" and is reported, instead of the
+    // signal killing the process with a half-written file behind.
+    std::signal(SIGXFSZ, SIG_IGN);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty()) {
         const std::string cmd = args.front();

@@ -170,10 +170,10 @@ int main(int argc, char **argv)
         y->setRange(0.1, 1e4);
         chart->addAxis(x, Qt::AlignBottom);
         chart->addAxis(y, Qt::AlignLeft);
-        auto *points = new QScatterSeries;
-        chart->addSeries(points);
-        points->attachAxis(x);
-        points->attachAxis(y);
+        auto *scatter = new QScatterSeries;
+        chart->addSeries(scatter);
+        scatter->attachAxis(x);
+        scatter->attachAxis(y);
         bare.setChart(chart);
         bare.resize(chartSize);
         bare.show();
@@ -186,7 +186,7 @@ int main(int argc, char **argv)
                 pts.append({xv, std::min(1000.0, xv * 3.35)});
             }
             const auto t0 = Clock::now();
-            points->replace(pts);
+            scatter->replace(pts);
             QApplication::processEvents();
             baselineMs.push_back(msSince(t0));
         }

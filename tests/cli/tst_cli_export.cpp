@@ -10,6 +10,8 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include <sys/resource.h>
+
 namespace {
 
 struct Run
@@ -43,9 +45,14 @@ class TestCliExport : public QObject
 
     QString m_exe;
 
-    Run memwall(const QStringList &args, bool headless = true)
+    Run memwall(const QStringList &args, bool headless = true, qint64 fileSizeCap = 0)
     {
         QProcess p;
+        if (fileSizeCap > 0) // as `ulimit -f`: no file of the process may grow past the cap
+            p.setChildProcessModifier([fileSizeCap] {
+                const rlimit cap{static_cast<rlim_t>(fileSizeCap), static_cast<rlim_t>(fileSizeCap)};
+                setrlimit(RLIMIT_FSIZE, &cap);
+            });
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         if (headless) {
             // As on a build server: no display and no platform chosen; the command must cope on its own.
@@ -193,6 +200,44 @@ private slots:
         QCOMPARE(QString::fromUtf8(r.err), expected + "\n");
         QVERIFY(r.out.isEmpty());
         QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList());
+    }
+
+    void writeThatDoesNotFitFailsAndKeepsTheOldFile_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("file");
+        QTest::newRow("memory chart as CSV") << QStringList{"--chart", "memory"} << "r.csv";
+        QTest::newRow("roofline as JSON") << QStringList{"--chart", "roofline"} << "r.json";
+        QTest::newRow("roofline as SVG") << QStringList{"--chart", "roofline"} << "r.svg";
+        QTest::newRow("roofline as PNG") << QStringList{"--chart", "roofline"} << "r.png";
+        QTest::newRow("roofline as PDF") << QStringList{"--chart", "roofline"} << "r.pdf";
+        QTest::newRow("all charts as CSV") << QStringList{"--chart", "all", "--format", "csv"} << "roofline.csv";
+    }
+    void writeThatDoesNotFitFailsAndKeepsTheOldFile()
+    {
+        // A 128-byte file-size cap stands for a full disk: every export is larger, so every write fails.
+        // The command must say so (exit 1, one line naming the file and the system's reason) and leave the old
+        // file as it was, never a cut or empty one behind a success.
+        QFETCH(QStringList, args);
+        QFETCH(QString, file);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(file);
+        {
+            QFile old(path);
+            QVERIFY(old.open(QIODevice::WriteOnly));
+            old.write("OLD CONTENT\n");
+        }
+        const bool all = args.contains("all");
+        const Run r = memwall(args + QStringList{"--out", all ? dir.path() : path}, true, 128);
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.contains("File too large"), r.err.constData());
+        QVERIFY2(r.err.contains(QFile::encodeName(dir.path())), r.err.constData());
+        QCOMPARE(readAll(path), QByteArray("OLD CONTENT\n"));
+        // No temporary file is left behind either.
+        for (const QString &name : QDir(dir.path()).entryList(QDir::Files))
+            QVERIFY2(!name.contains(".new") && !name.contains("XXXX") && !name.startsWith("qt_temp"), qPrintable(name));
     }
 
     void unwritableOutputExits1()

@@ -1,4 +1,5 @@
 #include "ui/dialogs/presetfiles.h"
+#include "ui/util/savefile.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -6,7 +7,6 @@
 #include <QLabel>
 #include <QLocale>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QStandardPaths>
 
 namespace memwall::ui {
@@ -33,11 +33,9 @@ QString saveUserPreset(const QString &subfolder, const QString &id, const nlohma
     }
     const QString path = dir + QLatin1Char('/') + id + QStringLiteral(".json");
     const std::string text = preset.dump(2) + "\n";
-    QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly) ||
-        out.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()) || !out.commit()) {
+    if (const QString why = saveAtomically(path, QByteArray::fromStdString(text)); !why.isEmpty()) {
         if (error)
-            *error = QObject::tr("%1: cannot write: %2").arg(path, out.errorString());
+            *error = QObject::tr("%1: cannot write: %2").arg(path, why);
         return {};
     }
     return path;

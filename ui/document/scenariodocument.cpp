@@ -1,10 +1,10 @@
 #include "ui/document/scenariodocument.h"
+#include "ui/util/savefile.h"
 
 #include "io/jsonreader.h"
 #include "ui/controls/precisionchoices.h"
 
 #include <QFile>
-#include <QSaveFile>
 #include <QStringList>
 #include <QUndoCommand>
 
@@ -258,11 +258,9 @@ bool ScenarioDocument::save(const QString &path, QString *error)
         return false;
     }
     const std::string text = toJson(m_file).dump(2) + "\n";
-    QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly) ||
-        out.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()) || !out.commit()) {
+    if (const QString why = saveAtomically(path, QByteArray::fromStdString(text)); !why.isEmpty()) {
         if (error)
-            *error = tr("%1: cannot write: %2").arg(path, out.errorString());
+            *error = tr("%1: cannot write: %2").arg(path, why);
         return false;
     }
     m_path = path;

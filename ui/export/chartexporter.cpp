@@ -1,4 +1,5 @@
 #include "ui/export/chartexporter.h"
+#include "ui/util/savefile.h"
 
 #include "ui/charts/chartbase.h"
 
@@ -17,7 +18,6 @@
 #include <QPainterPathStroker>
 #include <QPixmap>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QTextItem>
 
@@ -127,16 +127,8 @@ bool writeAtomically(const QString &path, const QByteArray &bytes, QString *erro
     }
     if (QFileInfo(path).isDir())
         return fail(QObject::tr("it is a folder"));
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return fail(file.errorString());
-    if (file.write(bytes) != bytes.size()) {
-        const QString why = file.errorString();
-        file.cancelWriting();
+    if (const QString why = saveAtomically(path, bytes); !why.isEmpty())
         return fail(why);
-    }
-    if (!file.commit())
-        return fail(file.errorString());
     return true;
 }
 

@@ -1,0 +1,148 @@
+// Writes that do not fit fail loudly and lose nothing: the window's scenario save, a saved user preset and every
+// chart export, under a 128-byte file-size cap (it stands for a full disk). Each must report the
+// system's reason with the file's name and leave the old file as it was. Qt 6.4's QSaveFile::commit() does not
+// report a failed flush, so without the checked flush these writes reported success and left a cut or empty file.
+#include "ui/charts/chartbase.h"
+#include "ui/charts/chartfactory.h"
+#include "ui/dialogs/presetfiles.h"
+#include "ui/document/scenariodocument.h"
+#include "ui/export/chartexporter.h"
+
+#include "uitest.h"
+
+#include <QDir>
+#include <QFile>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+#include <sys/resource.h>
+
+using namespace memwall;
+
+namespace {
+
+/// Caps the size of any file this process writes while it lives (the soft limit; the hard one is left alone).
+class FileSizeCap
+{
+public:
+    explicit FileSizeCap(rlim_t bytes)
+    {
+        getrlimit(RLIMIT_FSIZE, &m_old);
+        rlimit capped = m_old;
+        capped.rlim_cur = bytes;
+        setrlimit(RLIMIT_FSIZE, &capped);
+    }
+    ~FileSizeCap() { setrlimit(RLIMIT_FSIZE, &m_old); }
+    FileSizeCap(const FileSizeCap &) = delete;
+    FileSizeCap &operator=(const FileSizeCap &) = delete;
+
+private:
+    rlimit m_old{};
+};
+
+const QByteArray kOld = "OLD CONTENT\n";
+
+void writeOld(const QString &path)
+{
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    QCOMPARE(f.write(kOld), kOld.size());
+}
+
+QByteArray contents(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+} // namespace
+
+class TestWrites : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        std::signal(SIGXFSZ, SIG_IGN); // as main() does: a write past the cap fails instead of killing the process
+        QStandardPaths::setTestModeEnabled(true);
+    }
+
+    void scenarioSave()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath("mine.memwall.json");
+        writeOld(path);
+        ui::ScenarioDocument doc(uitest::library());
+        QString error;
+        bool saved = true;
+        {
+            const FileSizeCap cap(128);
+            saved = doc.save(path, &error);
+        }
+        QVERIFY(!saved);
+        QVERIFY2(error.startsWith(path + ": cannot write: ") && error.contains("File too large"), qPrintable(error));
+        QVERIFY(!error.contains('\n'));
+        QCOMPARE(contents(path), kOld);
+        QVERIFY(doc.filePath().isEmpty());                                                   // not taken for saved
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"mine.memwall.json"}); // no temporary left
+        // Without the cap the same save works.
+        QVERIFY2(doc.save(path, &error), qPrintable(error));
+        QVERIFY(contents(path).size() > 128 && contents(path).startsWith("{"));
+    }
+
+    void userPreset()
+    {
+        const QString dir = ui::userPresetDir();
+        const QString path = dir + "/hardware/capped-device.json";
+        writeOld(path);
+        nlohmann::json preset = {{"kind", "hardware"}, {"id", "capped-device"}, {"padding", std::string(4000, 'x')}};
+        QString error, written = "unset";
+        {
+            const FileSizeCap cap(128);
+            written = ui::saveUserPreset("hardware", "capped-device", preset, &error);
+        }
+        QVERIFY(written.isEmpty());
+        QVERIFY2(error.startsWith(path + ": cannot write: ") && error.contains("File too large"), qPrintable(error));
+        QCOMPARE(contents(path), kOld);
+        QFile::remove(path);
+    }
+
+    void chartExport_data()
+    {
+        QTest::addColumn<QString>("chart");
+        QTest::addColumn<QString>("file");
+        for (const QString &id : ui::chartIds())
+            for (const char *ext : {"png", "svg", "pdf", "csv", "json"})
+                QTest::addRow("%s.%s", qPrintable(id), ext) << id << (id + "." + QLatin1String(ext));
+    }
+    void chartExport()
+    {
+        QFETCH(QString, chart);
+        QFETCH(QString, file);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(file);
+        writeOld(path);
+        ui::ScenarioDocument doc(uitest::library());
+        auto c = ui::createChart(chart, &doc);
+        QVERIFY(c);
+        QString error;
+        bool ok = true;
+        {
+            const FileSizeCap cap(128);
+            const bool data = file.endsWith(".csv") || file.endsWith(".json");
+            ok = data ? ui::exportData(*c, path, &error) : ui::exportChart(*c, path, ui::ExportOptions{}, &error);
+        }
+        QVERIFY(!ok);
+        QVERIFY2(error.startsWith(path + ": cannot write: ") && error.contains("File too large"), qPrintable(error));
+        QCOMPARE(contents(path), kOld);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{file});
+    }
+};
+
+QTEST_MAIN(TestWrites)
+#include "tst_writes.moc"
