@@ -20,7 +20,7 @@ struct UsageError : std::runtime_error
     using std::runtime_error::runtime_error;
 };
 
-/// The options every analysing subcommand shares (design.md "scenario:" and "common:"), plus the subcommand's own
+/// The options every analysing subcommand shares (`memwall COMMAND --help`: "scenario:" and "common:"), plus the subcommand's own
 /// options, declared by the caller, collected into `extra` (repeatable options keep every value).
 struct CommandLine
 {

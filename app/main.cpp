@@ -1,4 +1,4 @@
-// memwall: the GUI by default, headless subcommands for scripts (design.md, "Command line").
+// memwall: the GUI by default, headless subcommands for scripts (README, "The command line").
 #include "commands.h"
 
 #include "ui/application.h"

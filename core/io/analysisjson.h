@@ -12,7 +12,7 @@ nlohmann::json toJson(const Scenario &s);
 /// Reads a scenario object; every field optional (defaults from Scenario{}); unknown fields are errors.
 Scenario scenarioFromJson(const nlohmann::json &j, const std::string &file);
 
-/// `memwall analyze --json`: the contract of design.md (SI units, no rounding).
+/// `memwall analyze --json`: the command-line contract (SI units, no rounding).
 nlohmann::json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis &a);
 
 /// Parses "fp16", "int4", "int4/g128" (INT4, one FP16 scale per 128 weights), "int8/g64/bf16".

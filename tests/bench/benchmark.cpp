@@ -1,4 +1,4 @@
-// memwall-bench [--json]: the performance goals of design.md, measured on this machine and printed.
+// memwall-bench [--json]: the performance goals (README, "Performance"), measured on this machine and printed.
 //   slider_update_ms {median, p99}  slider tick -> every visible chart updated and repainted, 1600x1000, offscreen
 //   analysis_us {median}            full analysis of Llama-3.1-405B at one setting
 //   sweep_s                         4,096 batch x 256 context sweep, one core

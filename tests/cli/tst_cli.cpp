@@ -1,4 +1,4 @@
-// The command-line contract (design.md "Command line"): fields, exit codes and one-line errors.
+// The command-line contract (README, "The command line"): fields, exit codes and one-line errors.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>

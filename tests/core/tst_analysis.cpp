@@ -1,4 +1,4 @@
-// Pins the analysis to published figures (design.md "Counting conventions"; issue #2 and #4 "Done means").
+// Pins the analysis to published figures (docs/architecture.md, "Counting conventions").
 #include "analysis/analysis.h"
 #include "io/presets.h"
 
