@@ -19,6 +19,7 @@
 #include "ui/widgets/operatortable.h"
 
 #include <QApplication>
+#include <QTimer>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -214,6 +215,18 @@ void MainWindow::buildFeatures()
 void MainWindow::resizeEvent(QResizeEvent *event)
 {
     QMainWindow::resizeEvent(event);
+    keepChartsTall();
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    // The docks get their sizes (and a restored state) only once the window is laid out for the first time.
+    QTimer::singleShot(0, this, &MainWindow::keepChartsTall);
+}
+
+void MainWindow::keepChartsTall()
+{
     if (!m_tableDock->isVisible() || m_tableDock->isFloating())
         return;
     // Three fifths of a short window (a 720-line projector) for the charts, at least half of any other.

@@ -64,11 +64,13 @@ protected:
     /// On a small screen (a projector at 1280x720) the charts keep three fifths of the window's height, and at
     /// least half on any screen: the operator table gives up height first.
     void resizeEvent(QResizeEvent *event) override;
+    void showEvent(QShowEvent *event) override;
     void closeEvent(QCloseEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
 
 private:
+    void keepChartsTall();
     /// Export, compare, custom presets, lessons: the feature menus and docks.
     void buildFeatures();
     void updateTitle();

@@ -148,6 +148,23 @@ private slots:
         QVERIFY(!m_doc->isComparing());
     }
 
+    void chartsKeepHalfTheWindowOnAProjector_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1280x720") << QSize(1280, 720);
+        QTest::newRow("1024x768") << QSize(1024, 768);
+        QTest::newRow("1600x1000") << QSize(1600, 1000);
+    }
+    void chartsKeepHalfTheWindowOnAProjector()
+    {
+        QFETCH(QSize, size);
+        m_window->resize(size);
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        QTRY_VERIFY2(m_window->chartTabs()->height() >= m_window->height() / 2,
+                     qPrintable(QString("charts %1 px of %2").arg(m_window->chartTabs()->height()).arg(m_window->height())));
+        QVERIFY(m_window->chartTabs()->width() >= m_window->width() / 2);
+    }
+
     void firstLaunchOpensOnAScenarioThatFits()
     {
         QSettings().remove("files/lastScenario");
