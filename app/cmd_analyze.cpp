@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "util/oneline.h"
 #include "commands.h"
 
 #include "analysis/analysis.h"
@@ -38,7 +39,7 @@ int cmdAnalyze(const std::vector<std::string> &args)
         }
         const Scenario &s = f.scenario;
         std::printf("%s on %s — %s, batch %lld, %s %lld, weights %s, activations %s, KV %s, tp %d pp %d dp %d\n",
-                    f.model.name.c_str(), hw.name.c_str(), std::string(toString(s.phase)).c_str(),
+                    oneLine(f.model.name).c_str(), oneLine(hw.name).c_str(), std::string(toString(s.phase)).c_str(),
                     static_cast<long long>(s.batch), s.phase == Phase::Decode ? "context" : "seq",
                     static_cast<long long>(s.phase == Phase::Decode ? s.context : s.seq), toString(s.weights).c_str(),
                     std::string(toString(s.activations)).c_str(), std::string(toString(s.kv)).c_str(), s.tp, s.pp, s.dp);
@@ -54,7 +55,7 @@ int cmdAnalyze(const std::vector<std::string> &args)
         if (a.comm.timeS > 0)
             std::printf("%-16s %-13s %8s %10s %10s %9s %10s %5.1f%%  over %s\n", "communication", "communication", "",
                         "", (si(a.comm.bytes) + "B").c_str(), "", (si(a.comm.timeS) + "s").c_str(),
-                        100.0 * a.comm.timeS / a.totals.timeS, a.comm.link.c_str());
+                        100.0 * a.comm.timeS / a.totals.timeS, oneLine(a.comm.link).c_str());
         std::printf("\ntotal: %s FLOPs, %sB, %.3g FLOP/byte (ridge %.3g), %s, %s-bound, %s tokens/s\n",
                     si(a.totals.flops).c_str(), si(a.totals.bytes).c_str(), a.totals.intensity, a.ridge,
                     (si(a.totals.timeS) + "s").c_str(), std::string(toString(a.totals.bound)).c_str(),

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "util/oneline.h"
 #include "commands.h"
 
 #include "io/presets.h"
@@ -64,12 +65,12 @@ int cmdPresets(const std::vector<std::string> &args)
         }
         std::printf("Hardware (%zu)\n", lib.hardware().size());
         for (const HardwareSpec &h : lib.hardware())
-            std::printf("  %-18s %-38s %4.0f  %8s FLOP/s fp16  %7sB  %8sB/s\n", h.id.c_str(), h.name.c_str(), h.year.value,
+            std::printf("  %-18s %-38s %4.0f  %8s FLOP/s fp16  %7sB  %8sB/s\n", oneLine(h.id).c_str(), oneLine(h.name).c_str(), h.year.value,
                         si(h.peak(h.computeType(DType::FP16))).c_str(), si(h.mainMemory().capacityBytes.value).c_str(),
                         si(h.mainMemory().bandwidthBytesPerS.value).c_str());
         std::printf("\nModels (%zu)\n", lib.models().size());
         for (const ModelPreset &m : lib.models())
-            std::printf("  %-22s %-30s %10s params  %3lld layers  %s\n", m.shape.id.c_str(), m.shape.name.c_str(),
+            std::printf("  %-22s %-30s %10s params  %3lld layers  %s\n", oneLine(m.shape.id).c_str(), oneLine(m.shape.name).c_str(),
                         si(static_cast<double>(paramCount(m.shape).total)).c_str(), static_cast<long long>(m.shape.layers),
                         std::string(toString(m.shape.arch)).c_str());
         return 0;

@@ -1,4 +1,5 @@
 #include "ui/mainwindow.h"
+#include "io/jsonreader.h"
 #include "ui/util/windowshortcuts.h"
 
 #include "ui/dialogs/aboutdialog.h"
@@ -77,11 +78,13 @@ bool looksLikeScenario(const QString &path)
 {
     if (path.endsWith(QStringLiteral(".memwall.json"), Qt::CaseInsensitive))
         return true;
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly) || f.size() > 16 * 1024 * 1024)
-        return false;
-    const auto j = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
-    return j.is_object() && j.contains("kind") && j["kind"] == "scenario";
+    // Through core's guarded reader: regular files only (a dropped FIFO blocked the window forever), size-capped.
+    try {
+        const nlohmann::json j = core::readJsonFile(path.toStdString());
+        return j.is_object() && j.contains("kind") && j["kind"] == "scenario";
+    } catch (const std::exception &) {
+        return false; // opened as a model config, whose reader says what is wrong
+    }
 }
 
 } // namespace

@@ -1,6 +1,8 @@
 #include "io/jsonreader.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -81,15 +83,23 @@ json parseJson(std::string_view text, const std::string &origin)
 json readJsonFile(const std::string &path)
 {
     std::error_code ec;
+    // Only regular files: a FIFO would block the reader forever, and a link to /dev/zero never ends.
+    const auto status = std::filesystem::status(path, ec);
+    if (ec)
+        throw InputError(path + ": cannot read file: " + ec.message());
+    if (!std::filesystem::is_regular_file(status))
+        throw InputError(path + ": cannot read file: not a regular file");
     const auto size = std::filesystem::file_size(path, ec);
     if (ec)
         throw InputError(path + ": cannot read file: " + ec.message());
     if (size > kMaxInputFileBytes)
         throw InputError(path + ": file is too large (" + std::to_string(size) + " bytes; the limit is " +
                          std::to_string(kMaxInputFileBytes) + ")");
+    errno = 0;
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        throw InputError(path + ": cannot open file");
+        throw InputError(path + ": cannot open file" +
+                         (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
     std::ostringstream ss;
     ss << in.rdbuf();
     return parseJson(ss.str(), path);

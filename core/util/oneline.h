@@ -45,8 +45,9 @@ inline std::size_t utf8SequenceLength(std::string_view text, std::size_t i)
 
 /// `text` as one line of valid UTF-8, so that an error message quoting a stranger's key, value or file excerpt
 /// can be printed and logged safely: control characters become "\n", "\r", "\t" or "\xHH"; bytes that are not
-/// part of well-formed UTF-8 become "\xHH"; the Unicode line and paragraph separators become "\u2028"/"\u2029".
-/// Valid UTF-8 passes unchanged otherwise.
+/// part of well-formed UTF-8 become "\xHH"; C1 controls, the Unicode line and paragraph separators and the
+/// bidirectional overrides and isolates (which can make a terminal show text in another order than it is) become
+/// "\uHHHH". Valid UTF-8 passes unchanged otherwise. Every name from a file that reaches a terminal goes through it.
 inline std::string oneLine(std::string_view text)
 {
     static constexpr char kHex[] = "0123456789abcdef";
@@ -80,15 +81,21 @@ inline std::string oneLine(std::string_view text)
             continue;
         }
         const std::string_view seq = text.substr(i, n);
-        if (seq == "\xe2\x80\xa8")
-            out += "\\u2028";
-        else if (seq == "\xe2\x80\xa9")
-            out += "\\u2029";
-        else if (n == 2 && c == 0xc2 && static_cast<unsigned char>(seq[1]) < 0xa0)
-            out += "\\u00" + std::string{kHex[static_cast<unsigned char>(seq[1]) >> 4],
-                                         kHex[static_cast<unsigned char>(seq[1]) & 0xf]}; // C1 controls
-        else
+        const auto u = [&seq](std::size_t k) { return static_cast<unsigned char>(seq[k]); };
+        // U+2028/2029 (separators), U+202A-202E (embeddings and overrides), U+2066-2069 (isolates)
+        const bool e2 = n == 3 && u(0) == 0xe2;
+        if (e2 && ((u(1) == 0x80 && u(2) >= 0xa8 && u(2) <= 0xae) || (u(1) == 0x81 && u(2) >= 0xa6 && u(2) <= 0xa9))) {
+            const unsigned cp = ((u(0) & 0x0fu) << 12) | ((u(1) & 0x3fu) << 6) | (u(2) & 0x3fu);
+            out += "\\u";
+            for (int shift = 12; shift >= 0; shift -= 4)
+                out += kHex[(cp >> shift) & 0xf];
+        } else if (n == 2 && c == 0xc2 && u(1) < 0xa0) { // C1 controls
+            out += "\\u00";
+            out += kHex[u(1) >> 4];
+            out += kHex[u(1) & 0xf];
+        } else {
             out += seq;
+        }
         i += n;
     }
     return out;

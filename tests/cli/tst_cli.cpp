@@ -4,6 +4,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QFile>
 #include <QtTest>
 
 namespace {
@@ -41,6 +42,27 @@ class TestCli : public QObject
     Q_OBJECT
 private slots:
     void initTestCase() { QVERIFY2(!qgetenv("MEMWALL_MEMWALL_EXE").isEmpty(), "MEMWALL_MEMWALL_EXE not set"); }
+
+    void namesFromFilesCannotDriveTheTerminal()
+    {
+        // A config.json whose name holds an escape sequence (retitle the terminal, then "fits") and a right-to-left
+        // override: the text output shows them escaped, so nothing in it is a control or bidi character.
+        QFile src(QStringLiteral(MEMWALL_SOURCE_DIR) + "/tests/data/configs/Llama-2-7b-hf.json");
+        QVERIFY(src.open(QIODevice::ReadOnly));
+        QJsonObject config = QJsonDocument::fromJson(src.readAll()).object();
+        config["_name_or_path"] = QString("evil/\x1b]0;pwned\x07" "fits\u202etxt.exe");
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QFile out(dir.filePath("config.json"));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(config).toJson());
+        out.close();
+        const Run r = memwall({"analyze", "--model-config", out.fileName()});
+        QCOMPARE(r.code, 0);
+        QVERIFY(!r.out.contains('\x1b') && !r.out.contains('\x07'));
+        QVERIFY(!r.out.contains("\xe2\x80\xae"));
+        QVERIFY2(r.out.contains("\\x1b]0;pwned\\x07fits\\u202etxt.exe"), r.out.left(300).constData());
+    }
 
     void analyzeJsonHasContractFields()
     {

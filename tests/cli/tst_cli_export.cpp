@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 namespace {
 
@@ -238,6 +239,18 @@ private slots:
         // No temporary file is left behind either.
         for (const QString &name : QDir(dir.path()).entryList(QDir::Files))
             QVERIFY2(!name.contains(".new") && !name.contains("XXXX") && !name.startsWith("qt_temp"), qPrintable(name));
+    }
+
+    void fifoAsOutputIsRefused()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath("pipe.csv");
+        QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+        const Run r = memwall({"--chart", "memory", "--out", path});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("not a regular file"), r.err.constData());
+        QVERIFY(QFileInfo(path).exists() && !QFileInfo(path).isFile()); // still the FIFO
     }
 
     void unwritableOutputExits1()

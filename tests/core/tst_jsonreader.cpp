@@ -15,7 +15,10 @@
 #include <QtTest>
 
 #include <fstream>
+
 #include <string>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace memwall::core {
 
@@ -48,6 +51,7 @@ private slots:
     void rejectUnknownNamesTheKey();
     void fileTooLarge();
     void missingFile();
+    void specialFilesAreRefusedWithoutReading();
     void invalidUtf8FileGivesValidOneLineMessage_data();
     void invalidUtf8FileGivesValidOneLineMessage();
     void oneLineKeepsValidUtf8_data();
@@ -184,6 +188,22 @@ void TestJsonReader::fileTooLarge()
              QString::fromStdString(path + ": file is too large (8388612 bytes; the limit is 8388608)"));
 }
 
+void TestJsonReader::specialFilesAreRefusedWithoutReading()
+{
+    // A FIFO would block the reader until a writer came (a dropped *.json FIFO froze the window), and /dev/zero never
+    // ends: both are refused before anything is opened.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string fifo = dir.filePath("pipe.json").toStdString();
+    QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+    QCOMPARE(errorOf([&] { readJsonFile(fifo); }),
+             QString::fromStdString(fifo + ": cannot read file: not a regular file"));
+    const std::string zero = dir.filePath("zero.json").toStdString();
+    QCOMPARE(::symlink("/dev/zero", zero.c_str()), 0);
+    QCOMPARE(errorOf([&] { readJsonFile(zero); }),
+             QString::fromStdString(zero + ": cannot read file: not a regular file"));
+}
+
 void TestJsonReader::missingFile()
 {
     QCOMPARE(errorOf([] { readJsonFile("/nonexistent/x.json"); }),
@@ -249,6 +269,9 @@ void TestJsonReader::oneLineKeepsValidUtf8_data()
     QTest::newRow("C1 control NEL") << QByteArray("a\xc2\x85"
                                                   "b")
                                     << QByteArray("a\\u0085b");
+    QTest::newRow("right-to-left override") << QByteArray("fits\xe2\x80\xae") << QByteArray("fits\\u202e");
+    QTest::newRow("first strong isolate") << QByteArray("\xe2\x81\xa8") << QByteArray("\\u2068");
+    QTest::newRow("en dash passes") << QByteArray("\xe2\x80\x93") << QByteArray("\xe2\x80\x93");
     QTest::newRow("truncated 3-byte at the end") << QByteArray("a\xe6\x97") << QByteArray("a\\xe6\\x97");
     QTest::newRow("above U+10FFFF") << QByteArray("\xf4\x90\x80\x80") << QByteArray("\\xf4\\x90\\x80\\x80");
 }

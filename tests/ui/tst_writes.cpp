@@ -18,6 +18,7 @@
 
 #include <csignal>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 using namespace memwall;
 
@@ -109,6 +110,20 @@ private slots:
         QVERIFY2(error.startsWith(path + ": cannot write: ") && error.contains("File too large"), qPrintable(error));
         QCOMPARE(contents(path), kOld);
         QFile::remove(path);
+    }
+
+    void specialFileTargetIsRefused()
+    {
+        // A FIFO (or, as root, a device such as /dev/null) is never replaced by a regular file.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath("pipe.memwall.json");
+        QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+        ui::ScenarioDocument doc(uitest::library());
+        QString error;
+        QVERIFY(!doc.save(path, &error));
+        QVERIFY2(error.startsWith(path + ": cannot write: not a regular file"), qPrintable(error));
+        QVERIFY(QFileInfo(path).exists() && !QFileInfo(path).isFile());
     }
 
     void chartExport_data()

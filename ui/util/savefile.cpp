@@ -1,5 +1,6 @@
 #include "ui/util/savefile.h"
 
+#include <QFileInfo>
 #include <QObject>
 #include <QSaveFile>
 
@@ -10,6 +11,9 @@ namespace memwall::ui {
 
 QString saveAtomically(const QString &path, const QByteArray &bytes)
 {
+    // A device or FIFO would be replaced by a regular file (as root, /dev/null itself).
+    if (const QFileInfo target(path); target.exists() && !target.isFile())
+        return QObject::tr("not a regular file (devices, FIFOs and folders are never replaced)");
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return file.errorString();
