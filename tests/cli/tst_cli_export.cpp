@@ -1,5 +1,7 @@
 // `memwall export`, run as a process: the picture has the asked size, bad options are one line and exit 2,
 // `--chart all` writes one file per chart. Needs no display (the command picks the offscreen platform itself).
+#include "../testfiles.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -32,11 +34,6 @@ QSize pngSize(const QByteArray &png)
     return {int(be32(16)), int(be32(20))};
 }
 
-QByteArray readAll(const QString &path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 
 } // namespace
 
@@ -115,7 +112,7 @@ private slots:
         const Run r = memwall({"--chart", "roofline", "--out", path, "--size", "800x600"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(r.out, (QDir::toNativeSeparators(path) + "\n").toUtf8());
-        QCOMPARE(pngSize(readAll(path)), QSize(800, 600));
+        QCOMPARE(pngSize(testfiles::readAll(path)), QSize(800, 600));
     }
 
     void scaleMultipliesThePixels()
@@ -128,7 +125,7 @@ private slots:
         const Run r = memwall({"--chart", ids.first(), "--out", path, "--size", "640x360", "--scale", "3", "--theme",
                                "presentation", "--title", "Slide 3", "--caption", "Source: MemWall"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        QCOMPARE(pngSize(readAll(path)), QSize(1920, 1080));
+        QCOMPARE(pngSize(testfiles::readAll(path)), QSize(1920, 1080));
     }
 
     void svgHasTheAskedViewBox()
@@ -140,7 +137,7 @@ private slots:
         const QString path = dir.filePath("chart.svg");
         const Run r = memwall({"--chart", ids.last(), "--out", path, "--size", "1920x1080", "--theme", "dark"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        QXmlStreamReader xml(readAll(path));
+        QXmlStreamReader xml(testfiles::readAll(path));
         QString viewBox;
         while (!xml.atEnd())
             if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("svg"))
@@ -235,7 +232,7 @@ private slots:
         QCOMPARE(r.err.count('\n'), 1);
         QVERIFY2(r.err.contains("File too large"), r.err.constData());
         QVERIFY2(r.err.contains(QFile::encodeName(dir.path())), r.err.constData());
-        QCOMPARE(readAll(path), QByteArray("OLD CONTENT\n"));
+        QCOMPARE(testfiles::readAll(path), QByteArray("OLD CONTENT\n"));
         // No temporary file is left behind either.
         for (const QString &name : QDir(dir.path()).entryList(QDir::Files))
             QVERIFY2(!name.contains(".new") && !name.contains("XXXX") && !name.startsWith("qt_temp"), qPrintable(name));
@@ -299,7 +296,7 @@ private slots:
         expectedFiles.sort();
         QCOMPARE(files, expectedFiles);
         for (const QString &f : files) {
-            const QByteArray bytes = readAll(QDir(folder).filePath(f));
+            const QByteArray bytes = testfiles::readAll(QDir(folder).filePath(f));
             if (ext == "png")
                 QCOMPARE(pngSize(bytes), QSize(1280, 720));
             else if (ext == "pdf")

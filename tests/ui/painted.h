@@ -115,6 +115,8 @@ inline QString markerProblems(const ui::ChartBase &base)
     for (std::size_t j = 0; j < expected.size(); ++j)
         if (!matched[j]) {
             QString items;
+            // With MEMWALL_PAINTED_DEBUG set, the message lists every marker item in the scene (position, item
+            // type, visibility), to tell a missing marker from a misplaced one.
             for (QGraphicsItem *item : chart->scene()->items())
                 if (chart->isAncestorOf(item) && item->parentItem() &&
                     item->parentItem()->type() == QGraphicsItemGroup::Type &&

@@ -5,6 +5,8 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/export/chartexporter.h"
 
+#include "../testfiles.h"
+
 #include <QChart>
 #include <QDir>
 #include <QFile>
@@ -129,11 +131,6 @@ QString svgViewBox(const QByteArray &svg, QString *xmlError)
     return viewBox;
 }
 
-QByteArray readAll(const QString &path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 
 } // namespace
 
@@ -211,7 +208,7 @@ private slots:
         QVERIFY2(exportChart(*chart, path, options, &error), qPrintable(error));
         QVERIFY(error.isEmpty());
         QVERIFY(QFileInfo::exists(path));
-        const QByteArray bytes = readAll(path);
+        const QByteArray bytes = testfiles::readAll(path);
 
         if (ext == "png") {
             QImage image;
@@ -266,7 +263,7 @@ private slots:
         const QString path = QDir(m_out).filePath("override.svg");
         QString error;
         QVERIFY2(exportChart(*chart, path, options, &error), qPrintable(error));
-        QVERIFY(readAll(path).contains("For the lecture hall"));
+        QVERIFY(testfiles::readAll(path).contains("For the lecture hall"));
         QCOMPARE(chart->title(), before);
     }
 
@@ -324,7 +321,7 @@ private slots:
         QString error;
         const QString csvPath = QDir(m_out).filePath(chartId + ".csv");
         QVERIFY2(exportData(*chart, csvPath, &error), qPrintable(error));
-        const QList<QByteArray> lines = readAll(csvPath).split('\n');
+        const QList<QByteArray> lines = testfiles::readAll(csvPath).split('\n');
         QVERIFY(lines.size() >= 2);
         const QByteArray header = lines.first();
         QVERIFY2(!header.isEmpty() && header.contains(','), header.constData());
@@ -334,7 +331,7 @@ private slots:
         const QString jsonPath = QDir(m_out).filePath(chartId + ".json");
         QVERIFY2(exportData(*chart, jsonPath, &error), qPrintable(error));
         QJsonParseError parseError;
-        const QJsonDocument json = QJsonDocument::fromJson(readAll(jsonPath), &parseError);
+        const QJsonDocument json = QJsonDocument::fromJson(testfiles::readAll(jsonPath), &parseError);
         QCOMPARE(parseError.error, QJsonParseError::NoError);
         QVERIFY(json.isObject() || json.isArray());
     }

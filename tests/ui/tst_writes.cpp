@@ -10,6 +10,8 @@
 
 #include "uitest.h"
 
+#include "../testfiles.h"
+
 #include <QDir>
 #include <QFile>
 #include <QStandardPaths>
@@ -53,12 +55,6 @@ void writeOld(const QString &path)
     QCOMPARE(f.write(kOld), kOld.size());
 }
 
-QByteArray contents(const QString &path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
 } // namespace
 
 class TestWrites : public QObject
@@ -87,12 +83,12 @@ private slots:
         QVERIFY(!saved);
         QVERIFY2(error.startsWith(path + ": cannot write: ") && error.contains("File too large"), qPrintable(error));
         QVERIFY(!error.contains('\n'));
-        QCOMPARE(contents(path), kOld);
+        QCOMPARE(testfiles::readAll(path), kOld);
         QVERIFY(doc.filePath().isEmpty());                                                   // not taken for saved
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"mine.memwall.json"}); // no temporary left
         // Without the cap the same save works.
         QVERIFY2(doc.save(path, &error), qPrintable(error));
-        QVERIFY(contents(path).size() > 128 && contents(path).startsWith("{"));
+        QVERIFY(testfiles::readAll(path).size() > 128 && testfiles::readAll(path).startsWith("{"));
     }
 
     void userPreset()
@@ -108,7 +104,7 @@ private slots:
         }
         QVERIFY(written.isEmpty());
         QVERIFY2(error.startsWith(path + ": cannot write: ") && error.contains("File too large"), qPrintable(error));
-        QCOMPARE(contents(path), kOld);
+        QCOMPARE(testfiles::readAll(path), kOld);
         QFile::remove(path);
     }
 
@@ -154,7 +150,7 @@ private slots:
         }
         QVERIFY(!ok);
         QVERIFY2(error.startsWith(path + ": cannot write: ") && error.contains("File too large"), qPrintable(error));
-        QCOMPARE(contents(path), kOld);
+        QCOMPARE(testfiles::readAll(path), kOld);
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{file});
     }
 };
