@@ -89,8 +89,8 @@ void ChartBase::setLegendVisible(QAbstractSeries *series, bool visible)
     static constexpr const char *kAsked = "memwallLegendVisible";
     // Showing a series shows its legend marker again, behind this function's back: forget what was asked then, or
     // the next call would take the stale state for done (a marker not laid out yet reports itself hidden).
-    if (!series->property("memwallLegendWatched").toBool()) {
-        series->setProperty("memwallLegendWatched", true);
+    if (!m_legendWatched.contains(series)) {
+        m_legendWatched.insert(series);
         connect(series, &QAbstractSeries::visibleChanged, this, [this, series] {
             for (QLegendMarker *marker : m_chart->legend()->markers(series))
                 marker->setProperty(kAsked, QVariant());

@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QPen>
 #include <QPointer>
+#include <QSet>
 #include <QString>
 
 #include <nlohmann/json.hpp>
@@ -102,6 +103,7 @@ private:
 
     QPointer<QObject> m_chartGuard; ///< null once a view's scene has deleted the chart
     GridItem *m_grid = nullptr;      ///< child of m_chart
+    QSet<const QAbstractSeries *> m_legendWatched; ///< series whose visibility changes reset setLegendVisible()
     ScenarioDocument *m_doc;
     Theme m_theme;
     bool m_suspended = false;

@@ -82,6 +82,20 @@ int componentColor(MemoryChart::Component c)
     return 7;
 }
 
+/// Component `c`'s stripe in a footprint row, and how many stripes the row has (one per component with bytes);
+/// {-1, n} when `c` has none.
+std::pair<int, int> stripeOf(const MemoryFootprint &m, MemoryChart::Component c)
+{
+    int stripe = -1, stripes = 0;
+    for (int k = 0; k < MemoryChart::ComponentCount; ++k)
+        if (componentValue(m, MemoryChart::Component(k)) > 0) {
+            if (k == c)
+                stripe = stripes;
+            ++stripes;
+        }
+    return {stripe, std::max(stripes, 1)};
+}
+
 QString shareText(double f)
 {
     if (f > 0 && f < 0.001)
@@ -274,17 +288,12 @@ void MemoryChart::setFootprint(const std::array<QAreaSeries *, ComponentCount> &
     // starts at the edge reads as its value. Stacked, a 767 GB KV cache after 13.5 GB of weights looked smaller
     // than the weights.
     const double total = mem.total();
-    int stripes = 0;
-    for (int c = 0; c < ComponentCount; ++c)
-        stripes += componentValue(mem, Component(c)) > 0 ? 1 : 0;
-    int stripe = 0;
     for (int c = 0; c < ComponentCount; ++c) {
         QAreaSeries *bar = bars[c];
         const double v = componentValue(mem, Component(c));
-        m_stripe[bar] = {-1, 1};
         if (v > 0) {
-            m_stripe[bar] = {stripe, stripes};
-            setBar(bar, kLeft, v / kGB, row, stripe++, stripes);
+            const auto [stripe, stripes] = stripeOf(mem, Component(c));
+            setBar(bar, kLeft, v / kGB, row, stripe, stripes);
             // B's parts follow A's legend entries (one entry per component for both).
             if (!bar->isVisible() && !m_components[c]->property("userHidden").toBool())
                 bar->setVisible(true);
@@ -609,7 +618,7 @@ void MemoryChart::layoutLabels()
                 labels[c]->hide();
             }
             const double v = componentValue(mem, Component(c));
-            const auto [stripe, stripes] = m_stripe.value(bars[c], {-1, 1});
+            const auto [stripe, stripes] = stripeOf(mem, Component(c));
             if (row < 0 || !(v > 0) || stripe < 0 || !bars[c]->isVisible()) {
                 labels[c]->hide();
                 continue;

@@ -115,7 +115,6 @@ private:
     QGraphicsSimpleTextItem *m_totalLabel;
     std::array<QGraphicsSimpleTextItem *, ComponentCount> m_componentLabels{};
     std::array<QGraphicsSimpleTextItem *, ComponentCount> m_bComponentLabels{};
-    QHash<const QAreaSeries *, QPair<int, int>> m_stripe; ///< component bar -> (stripe, stripes); stripe -1: hidden
     // Scenario B
     std::array<QAreaSeries *, ComponentCount> m_bComponents{};
     QAreaSeries *m_bOverflow;

@@ -91,23 +91,28 @@ void ScenarioDocument::applyState(const ScenarioFile &f)
     recompute();
 }
 
+const core::FitLimits &ScenarioDocument::fitLimits() const
+{
+    if (!m_limits)
+        m_limits = m_error.isEmpty() ? core::fitLimits(m_effective, m_file.model, m_file.scenario) : core::FitLimits{};
+    return *m_limits;
+}
+
 void ScenarioDocument::recompute()
 {
+    m_limits.reset();
     try {
         m_effective = m_file.whatIf.isIdentity()
                           ? m_file.hardware
                           : scaled(m_file.hardware, m_file.whatIf.compute, m_file.whatIf.bandwidth, m_file.whatIf.capacity);
         if (!m_file.hardware.memory.empty() && m_file.model.layers > 0) {
             m_analysis = analyze(m_effective, m_file.model, m_file.scenario);
-            m_limits = core::fitLimits(m_effective, m_file.model, m_file.scenario);
             m_error.clear();
         } else {
             m_error = tr("No device or model loaded: check the presets.");
-            m_limits = {};
         }
     } catch (const std::exception &e) {
         m_error = QString::fromStdString(e.what());
-        m_limits = {};
     }
     recomputeCompare();
     if (m_selected >= static_cast<int>(m_analysis.operators.size()))

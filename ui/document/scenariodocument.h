@@ -53,7 +53,9 @@ public:
     const core::HardwareSpec &hardware() const { return m_effective; }
     const core::Analysis &analysis() const { return m_analysis; }
     /// The largest batch and context that fit one device (exact; the same figure in every chart, lesson and the CLI).
-    const core::FitLimits &fitLimits() const { return m_limits; }
+    /// Computed on first use after a change (about 50 analyses), so a slider tick pays for it only while a view
+    /// that shows it (the sweep) is on screen.
+    const core::FitLimits &fitLimits() const;
     /// Empty when the current combination is valid; else one line saying why not (the previous analysis is kept).
     const QString &analysisError() const { return m_error; }
 
@@ -129,7 +131,7 @@ private:
     core::ScenarioFile m_file;
     core::HardwareSpec m_effective;
     core::Analysis m_analysis;
-    core::FitLimits m_limits;
+    mutable std::optional<core::FitLimits> m_limits; ///< empty until fitLimits() asks, after each change
     QString m_error;
     std::optional<CompareSpec> m_compare;
     core::Scenario m_compareScenario;
