@@ -9,7 +9,7 @@
 #include "ui/controls/presetpicker.h"
 #include "ui/lessons/lessonactions.h"
 #include "ui/lessons/presentationwindow.h"
-#include "ui/widgets/comparepanel.h"
+#include "ui/widgets/comparedock.h"
 
 #include "io/hfconfig.h"
 #include "ui/charts/chartbase.h"
@@ -166,10 +166,7 @@ void MainWindow::buildFeatures()
     qApp->installEventFilter(new WindowShortcuts(this, {exports->exportChartAction()}));
 
     // Compare with a scenario B: another device and/or formats (a dock with the delta table; the charts overlay B).
-    auto *compareDock = new QDockWidget(tr("Compare"), this);
-    compareDock->setObjectName("CompareDock");
-    auto *comparePanel = new ComparePanel(m_doc, compareDock);
-    compareDock->setWidget(comparePanel);
+    auto *compareDock = new CompareDock(m_doc, this);
     addDockWidget(Qt::RightDockWidgetArea, compareDock);
     compareDock->hide();
 
@@ -185,26 +182,7 @@ void MainWindow::buildFeatures()
     presets->addAction(tr("&Edit current device…"), this, [this] { HardwareEditorDialog::editInto(m_doc, m_doc->baseHardware(), this); });
     presets->addAction(tr("Edit current m&odel…"), this, [this] { ModelEditorDialog::editInto(m_doc, m_doc->model(), this); });
     presets->addSeparator();
-    // Ctrl+M toggles: it opens the picker, and turns compare mode off again while B is drawn.
-    QAction *compare = presets->addAction(tr("&Compare with…"), this, [this, compareDock, comparePanel] {
-        if (m_doc->isComparing()) {
-            compareDock->hide();
-            return;
-        }
-        compareDock->show();
-        compareDock->raise();
-        comparePanel->picker()->setFocus();
-        comparePanel->picker()->showPopup();
-    });
-    compare->setObjectName(QStringLiteral("action:compare"));
-    compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
-    compare->setToolTip(tr("Overlay a scenario B (another device, other formats) on the charts, with a table of "
-                           "differences. Again, or closing the panel, turns it off."));
-    // Closing the panel ends compare mode: B is never drawn without the panel that says what it is.
-    connect(compareDock, &QDockWidget::visibilityChanged, this, [this, compareDock](bool visible) {
-        if (!visible && !compareDock->isVisible() && m_doc->isComparing())
-            m_doc->setCompare(std::nullopt);
-    });
+    presets->addAction(compareDock->toggleAction());
 
     // Lessons, presentation mode and "Measure this computer" (before Help).
     m_lessons = new LessonActions(m_doc, this);
@@ -289,11 +267,7 @@ void MainWindow::restoreLastScenario()
     QSettings settings;
     const QString last = settings.value("files/lastScenario").toString();
     if (last.isEmpty() || !QFileInfo::exists(last)) {
-        // A first launch opens on a scenario that fits: Llama 2 70B's 138 GB of FP16 weights split over two H100s
-        // (69 GB each of 80 GB), not a red "does not fit" on one.
-        core::ScenarioFile first = m_doc->file();
-        first.scenario.tp = 2;
-        m_doc->setFile(first, tr("Start"), true);
+        m_doc->startFirstLaunch();
         return;
     }
     QString error;

@@ -81,7 +81,6 @@ private slots:
     void errors();
     void invalidJsonText();
     void unreadableFile();
-    void sharedCopiesMatch();
 };
 
 void TestHfConfig::paramCounts_data()
@@ -382,17 +381,6 @@ void TestHfConfig::unreadableFile()
     const QString msg = errorOf([&] { importHfConfigFile(path); });
     QVERIFY2(msg.startsWith(QString::fromStdString(path + ": cannot read file")), qPrintable(msg));
     QVERIFY(!msg.contains('\n'));
-}
-
-void TestHfConfig::sharedCopiesMatch()
-{
-    // The copies in tests/data/configs must stay identical in content to shared/data/models where that exists.
-    const std::string shared = std::string(MEMWALL_SHARED_DIR) + "/data/models/";
-    if (!QFileInfo::exists(QString::fromStdString(shared)))
-        QSKIP("shared/data/models is not present");
-    for (const char *f : {"Llama-2-7b-hf.json", "Llama-2-70b-hf.json", "Mixtral-8x7B-v0.1.json", "opt-13b.json",
-                          "bert-base-uncased.json", "gpt2.json"})
-        QVERIFY2(readJsonFile(configPath(f)) == readJsonFile(shared + f), f);
 }
 
 } // namespace memwall::core

@@ -2,7 +2,7 @@
 // measured machine on the roofline. No timing assertions: only that it ends and what it hands over.
 #include "ui/document/scenariodocument.h"
 #include "ui/widgets/measuredialog.h"
-#include "ui/widgets/measuredpoints.h"
+#include "ui/document/measuredpoints.h"
 
 #include <QProgressBar>
 #include <QPushButton>

@@ -1,11 +1,11 @@
 #include "ui/charts/rooflinechart.h"
 
 #include "ui/util/text.h"
-#include "ui/widgets/measuredpoints.h"
+#include "ui/document/measuredpoints.h"
 
 #include "ui/charts/callout.h"
 #include "ui/charts/markerlayer.h"
-#include "ui/controls/precisionchoices.h"
+#include "ui/util/precisionchoices.h"
 #include "ui/document/scenariodocument.h"
 
 #include "ui/charts/chartfit.h"

@@ -2,7 +2,7 @@
 
 #include "analysis/explain.h"
 #include "ui/controls/logslider.h"
-#include "ui/controls/precisionchoices.h"
+#include "ui/util/precisionchoices.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/controls/whatifgroup.h"
 #include "ui/document/scenariodocument.h"

@@ -2,7 +2,7 @@
 #include "ui/util/savefile.h"
 
 #include "io/jsonreader.h"
-#include "ui/controls/precisionchoices.h"
+#include "ui/util/precisionchoices.h"
 
 #include <QFile>
 #include <QStringList>
@@ -89,6 +89,23 @@ void ScenarioDocument::applyState(const ScenarioFile &f)
 {
     m_file = f;
     recompute();
+}
+
+void ScenarioDocument::startFirstLaunch()
+{
+    // The product opens on a scenario that fits, not a red "does not fit": Llama 2 70B's 138 GB of FP16 weights go
+    // over two H100s (69 GB each of 80 GB), the fewest devices (tensor parallelism 1, 2, 4, 8) that hold them.
+    ScenarioFile first = m_file;
+    for (int tp : {1, 2, 4, 8}) {
+        first.scenario.tp = tp;
+        try {
+            if (analyze(m_effective, first.model, first.scenario).memory.fits)
+                break;
+        } catch (const AnalysisError &) {
+            // tp not dividing the heads: try the next
+        }
+    }
+    setFile(first, tr("Start"), true);
 }
 
 const core::FitLimits &ScenarioDocument::fitLimits() const

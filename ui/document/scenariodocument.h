@@ -108,6 +108,9 @@ public:
     bool save(const QString &path, QString *error);
     /// Reads a scenario file; on failure nothing changes and `error` holds one line.
     bool open(const QString &path, QString *error);
+    /// The scenario of a first launch (no scenario to reopen): the current model split over the fewest devices
+    /// (tensor parallelism 1, 2, 4 or 8) whose memory holds it, with a fresh history.
+    void startFirstLaunch();
 
     /// Applies a state without an undo entry (used by the undo command itself).
     void applyState(const core::ScenarioFile &f);

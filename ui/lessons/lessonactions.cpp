@@ -5,7 +5,7 @@
 #include "ui/lessons/lessonpanel.h"
 #include "ui/lessons/presentationwindow.h"
 #include "ui/widgets/measuredialog.h"
-#include "ui/widgets/measuredpoints.h"
+#include "ui/document/measuredpoints.h"
 
 #include <QAction>
 #include <QDockWidget>

@@ -1,6 +1,6 @@
 #include "ui/widgets/comparemetrics.h"
 
-#include "ui/controls/precisionchoices.h"
+#include "ui/util/precisionchoices.h"
 #include "ui/util/text.h"
 
 #include <QCoreApplication>

@@ -1,6 +1,6 @@
 #include "ui/widgets/comparepanel.h"
 
-#include "ui/controls/precisionchoices.h"
+#include "ui/util/precisionchoices.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/combobox.h"

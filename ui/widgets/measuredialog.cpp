@@ -3,7 +3,7 @@
 #include "analysis/explain.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
-#include "ui/widgets/measuredpoints.h"
+#include "ui/document/measuredpoints.h"
 
 #include <QBoxLayout>
 #include <QDialogButtonBox>

@@ -1,4 +1,4 @@
-#include "ui/controls/precisionchoices.h"
+#include "ui/util/precisionchoices.h"
 
 #include "ui/util/text.h"
 
