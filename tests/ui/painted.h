@@ -22,7 +22,9 @@ namespace memwall::uitest {
 
 /// Where `value` of `series` must be painted (chart coordinates), computed from the series' axes and the plot area
 /// without asking Qt Charts to map it; NaN if an axis is not a value or log axis, or the value is outside the range.
-inline QPointF expectedPosition(const QChart *chart, QAbstractSeries *series, const QPointF &value)
+/// `borderPx`: a value up to that many pixels outside the plot still counts as drawn on its border (MarkerLayer
+/// draws those; Qt Charts' own scatter series do not).
+inline QPointF expectedPosition(const QChart *chart, QAbstractSeries *series, const QPointF &value, double borderPx = 0)
 {
     constexpr double nan = std::numeric_limits<double>::quiet_NaN();
     const QRectF area = chart->plotArea();
@@ -38,9 +40,13 @@ inline QPointF expectedPosition(const QChart *chart, QAbstractSeries *series, co
         }
         (axis->orientation() == Qt::Horizontal ? fx : fy) = f;
     }
-    if (!(fx >= -1e-9 && fx <= 1 + 1e-9 && fy >= -1e-9 && fy <= 1 + 1e-9))
+    const QPointF p(area.left() + fx * area.width(), area.bottom() - fy * area.height());
+    const bool inRange = fx >= -1e-9 && fx <= 1 + 1e-9 && fy >= -1e-9 && fy <= 1 + 1e-9;
+    const bool onBorder = std::isfinite(p.x()) && std::isfinite(p.y()) &&
+                          area.adjusted(-borderPx, -borderPx, borderPx, borderPx).contains(p);
+    if (!inRange && !(borderPx > 0 && onBorder))
         return {nan, nan};
-    return {area.left() + fx * area.width(), area.bottom() - fy * area.height()};
+    return p;
 }
 
 struct Expected
@@ -145,19 +151,30 @@ inline QString markerProblems(const ui::ChartBase &base)
             const QPointF drawn = layer->centre(i);
             if (std::isnan(drawn.x()))
                 continue;
-            QPointF want = expectedPosition(chart, roofline->modelSeries(), m.value);
+            QPointF want = expectedPosition(chart, roofline->modelSeries(), m.value, ui::MarkerLayer::kBorderTolerance);
             if (m.pinnedRight)
                 want = {chart->plotArea().right() - 12 - m.diameter / 2,
-                        expectedPosition(chart, roofline->modelSeries(), QPointF(1, m.value.y())).y()};
-            if (std::isnan(want.x()) || QLineF(drawn, want).length() > 2.0)
-                return QStringLiteral("operator %1 is painted at (%2, %3) but its value (%4, %5) maps to (%6, %7)")
+                        expectedPosition(chart, roofline->modelSeries(), QPointF(1, m.value.y()),
+                                         ui::MarkerLayer::kBorderTolerance)
+                            .y()};
+            if (std::isnan(want.x()) || QLineF(drawn, want).length() > 2.0) {
+                QString axes;
+                for (const QAbstractAxis *axis : roofline->modelSeries()->attachedAxes())
+                    if (const auto *log = qobject_cast<const QLogValueAxis *>(axis))
+                        axes += QStringLiteral(" %1 axis %2..%3;")
+                                    .arg(axis->orientation() == Qt::Horizontal ? "x" : "y")
+                                    .arg(log->min())
+                                    .arg(log->max());
+                return QStringLiteral("operator %1 is painted at (%2, %3) but its value (%4, %5) maps to (%6, %7);%8")
                     .arg(m.key)
                     .arg(drawn.x())
                     .arg(drawn.y())
                     .arg(m.value.x())
                     .arg(m.value.y())
                     .arg(want.x())
-                    .arg(want.y());
+                    .arg(want.y())
+                    .arg(axes);
+            }
         }
     }
     return {};

@@ -75,7 +75,8 @@ QPointF MarkerLayer::centre(std::size_t i) const
     if (m.pinnedRight)
         p.setX(area.right() - kArrow - m.diameter / 2);
     // Outside the plot (zoomed or panned away) nothing is drawn; a hair of tolerance keeps points on the border.
-    if (!(std::isfinite(p.x()) && std::isfinite(p.y())) || !area.adjusted(-0.5, -0.5, 0.5, 0.5).contains(p))
+    if (!(std::isfinite(p.x()) && std::isfinite(p.y())) ||
+        !area.adjusted(-kBorderTolerance, -kBorderTolerance, kBorderTolerance, kBorderTolerance).contains(p))
         return {nan, nan};
     return p;
 }

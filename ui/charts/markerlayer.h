@@ -29,6 +29,9 @@ class MarkerLayer : public QGraphicsObject
 {
     Q_OBJECT
 public:
+    /// A marker whose centre lies up to this many pixels outside the plot is still drawn, on the border.
+    static constexpr qreal kBorderTolerance = 0.5;
+
     struct Marker
     {
         QPointF value;            ///< in the reference series' coordinates (y ignored by the x mapping if pinned)
