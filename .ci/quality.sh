@@ -32,7 +32,8 @@ FORMATTED_FILES=(
   core/io/analysisjson.h core/io/hfconfig.h core/io/scenariofile.h
   core/io/jsonreader.cpp core/io/jsonreader.h core/io/presets.cpp core/io/presets.h
   core/model/dtype.cpp core/model/dtype.h core/model/modelshape.cpp core/model/modelshape.h
-  core/analysis/limits.cpp core/analysis/limits.h
+  core/analysis/limits.cpp core/analysis/limits.h core/analysis/options.cpp core/analysis/options.h
+  app/commands.cpp app/commands.h ui/controls/optioncontrol.cpp ui/controls/optioncontrol.h tests/ui/tst_options.cpp
   core/util/enumnames.h core/util/oneline.h
   ui/charts/griditem.cpp ui/charts/griditem.h ui/charts/markerlayer.cpp ui/charts/markerlayer.h ui/util/windowshortcuts.h ui/util/savefile.cpp ui/util/savefile.h ui/widgets/comparedock.cpp ui/widgets/comparedock.h ui/util/combobox.h ui/util/text.h ui/widgets/steadylabel.cpp ui/widgets/steadylabel.h
   ui/util/precisionchoices.cpp ui/util/precisionchoices.h

@@ -20,16 +20,18 @@ namespace memwall::app {
 
 using namespace memwall::core;
 
-namespace {
-const std::set<std::string> kScenarioValued = {"--phase",       "--batch",   "--seq",         "--context",
-                                               "--output",      "--weights", "--activations", "--kv",
-                                               "--tp",          "--pp",      "--dp",          "--ep",
-                                               "--micro-batches", "--efficiency", "--compute-efficiency",
-                                               "--memory-efficiency", "--recompute", "--optimizer", "--zero",
-                                               "--structured-sparsity", "--unstructured-sparsity",
-                                               "--what-if-compute", "--what-if-bandwidth", "--what-if-capacity"};
-const std::set<std::string> kScenarioFlags = {"--fused-attention", "--no-fused-attention", "--no-kv-cache", "--kv-cache"};
-} // namespace
+const std::vector<CliOption> &scenarioSourceOptions()
+{
+    static const std::vector<CliOption> options = {
+        {"--hardware", "ID", "device preset (default h100-sxm; see `memwall presets`)"},
+        {"--model", "ID", "model preset (default llama-2-70b)"},
+        {"--model-config", "FILE", "a Hugging Face config.json instead of a preset"},
+        {"--scenario", "FILE", "a saved .memwall.json scenario (options after it override it)"},
+        {"--save-scenario", "FILE", "save the resolved scenario as .memwall.json"},
+        {"--presets", "DIR", "extra preset folder (overrides built-ins with the same id)"},
+    };
+    return options;
+}
 
 std::optional<std::string> CommandLine::value(const std::string &opt) const
 {
@@ -40,8 +42,14 @@ std::optional<std::string> CommandLine::value(const std::string &opt) const
 }
 
 CommandLine parseCommandLine(const std::string &command, const std::vector<std::string> &args,
-                             const std::set<std::string> &valued, const std::set<std::string> &flags)
+                             const std::vector<CliOption> &options, bool scenario)
 {
+    auto find = [](const std::vector<CliOption> &list, std::string_view name) -> const CliOption * {
+        for (const CliOption &o : list)
+            if (o.name == name)
+                return &o;
+        return nullptr;
+    };
     CommandLine cl;
     cl.command = command;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -61,37 +69,44 @@ CommandLine parseCommandLine(const std::string &command, const std::vector<std::
                 throw UsageError(opt + " needs a value");
             return args[++i];
         };
-        if (opt == "--json")
-            cl.json = true;
-        else if (opt == "--csv")
-            cl.csv = true;
-        else if (opt == "--help" || opt == "-h")
+        bool negated = false;
+        const CliOption *own = find(options, opt);
+        if (!own && scenario)
+            own = find(scenarioSourceOptions(), opt);
+        if (opt == "--help" || opt == "-h") {
             cl.help = true;
-        else if (opt == "--hardware")
-            cl.hardware = takeValue();
-        else if (opt == "--model")
-            cl.model = takeValue();
-        else if (opt == "--model-config")
-            cl.modelConfig = takeValue();
-        else if (opt == "--scenario")
-            cl.scenarioFile = takeValue();
-        else if (opt == "--save-scenario")
-            cl.saveScenario = takeValue();
-        else if (opt == "--presets")
-            cl.presetsDir = takeValue();
-        else if (kScenarioValued.count(opt))
-            cl.overrides.emplace_back(opt, takeValue());
-        else if (kScenarioFlags.count(opt))
-            cl.overrides.emplace_back(opt, "");
-        else if (valued.count(opt))
-            cl.extra.emplace(opt, takeValue());
-        else if (flags.count(opt))
+        } else if (own && own->metavar.empty()) {
+            if (hasInline)
+                throw UsageError(opt + " takes no value");
             cl.extraFlags.insert(opt);
-        else if (!opt.starts_with("-") && !cl.scenarioFile && opt.ends_with(".json"))
-            cl.scenarioFile = opt; // positional [scenario]
-        else
+        } else if (own) {
+            cl.extra.emplace(opt, takeValue());
+        } else if (const core::ScenarioOption *o = scenario ? core::findOptionByFlag(opt, &negated) : nullptr) {
+            core::OptionValue v = !negated;
+            if (o->kind != core::OptionKind::Switch || hasInline) {
+                const std::string text = takeValue();
+                if (auto e = core::parseOptionText(*o, text, &v); !e.empty())
+                    throw UsageError(opt + ": " + e);
+                if (negated)
+                    throw UsageError(opt + " takes no value");
+            }
+            if (auto e = core::checkOption(*o, v); !e.empty())
+                throw UsageError(opt + ": " + e);
+            cl.overrides.push_back({o, std::move(v)});
+        } else if (scenario && !opt.starts_with("-") && !cl.value("--scenario") && opt.ends_with(".json")) {
+            cl.extra.emplace("--scenario", opt); // positional [scenario]
+        } else {
             throw UsageError("unknown option '" + opt + "' (try --help)");
+        }
     }
+    cl.json = cl.extraFlags.count("--json") > 0;
+    cl.csv = cl.extraFlags.count("--csv") > 0;
+    cl.hardware = cl.value("--hardware");
+    cl.model = cl.value("--model");
+    cl.modelConfig = cl.value("--model-config");
+    cl.scenarioFile = cl.value("--scenario");
+    cl.saveScenario = cl.value("--save-scenario");
+    cl.presetsDir = cl.value("--presets");
     if (cl.modelConfig && cl.model)
         throw UsageError("--model and --model-config are alternatives: give one");
     return cl;
@@ -131,90 +146,9 @@ double parseReal(const std::string &opt, const std::string &text, double min, do
     if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
         throw UsageError(opt + ": '" + text + "' is not a number");
     if (v < min || v > max)
-        throw UsageError(opt + ": must be between " + si(min) + " and " + si(max) + ", got " + text);
+        throw UsageError(opt + ": must be between " + formatted("%g", min) + " and " + formatted("%g", max) + ", got " + text);
     return v;
 }
-
-namespace {
-template <typename T, typename F>
-T parseChoice(const std::string &opt, const std::string &text, F parse, const char *choices)
-{
-    auto v = parse(text);
-    if (!v)
-        throw UsageError(opt + ": '" + text + "' is not one of " + choices);
-    return *v;
-}
-
-DType parseDType(const std::string &opt, const std::string &text)
-{
-    return parseChoice<DType>(opt, text, dtypeFromString, "fp32, tf32, bf16, fp16, fp8, int8, int4");
-}
-
-void applyOverride(ScenarioFile &f, const std::string &opt, const std::string &v)
-{
-    Scenario &s = f.scenario;
-    constexpr int64_t kMaxTokens = int64_t(1) << 24;
-    if (opt == "--phase")
-        s.phase = parseChoice<Phase>(opt, v, phaseFromString, "prefill, decode, generate, encode, train");
-    else if (opt == "--batch")
-        s.batch = parseCount(opt, v, 1, kMaxTokens);
-    else if (opt == "--seq")
-        s.seq = parseCount(opt, v, 1, kMaxTokens);
-    else if (opt == "--context")
-        s.context = parseCount(opt, v, 0, kMaxTokens);
-    else if (opt == "--output")
-        s.output = parseCount(opt, v, 1, kMaxTokens);
-    else if (opt == "--weights") {
-        auto w = weightFormatFromString(v);
-        if (!w)
-            throw UsageError(opt + ": '" + v + "' is not a weight format (fp16, bf16, fp8, int8, int4, int4/g128, ...)");
-        s.weights = *w;
-    } else if (opt == "--activations")
-        s.activations = parseDType(opt, v);
-    else if (opt == "--kv")
-        s.kv = parseDType(opt, v);
-    else if (opt == "--tp")
-        s.tp = static_cast<int>(parseCount(opt, v, 1, 65536));
-    else if (opt == "--pp")
-        s.pp = static_cast<int>(parseCount(opt, v, 1, 65536));
-    else if (opt == "--dp")
-        s.dp = static_cast<int>(parseCount(opt, v, 1, 65536));
-    else if (opt == "--ep")
-        s.ep = static_cast<int>(parseCount(opt, v, 1, 65536));
-    else if (opt == "--micro-batches")
-        s.microBatches = static_cast<int>(parseCount(opt, v, 1, 65536));
-    else if (opt == "--efficiency")
-        s.efficiency = parseChoice<EfficiencyMode>(opt, v, efficiencyModeFromString, "ideal, achievable");
-    else if (opt == "--compute-efficiency")
-        s.computeEfficiency = parseReal(opt, v, 0.001, 1.0);
-    else if (opt == "--memory-efficiency")
-        s.memoryEfficiency = parseReal(opt, v, 0.001, 1.0);
-    else if (opt == "--recompute")
-        s.recompute = parseChoice<Recompute>(opt, v, recomputeFromString, "none, selective, full");
-    else if (opt == "--optimizer")
-        s.optimizer = parseChoice<Optimizer>(opt, v, optimizerFromString, "adam, sgd");
-    else if (opt == "--zero")
-        s.zeroStage = static_cast<int>(parseCount(opt, v, 0, 3));
-    else if (opt == "--structured-sparsity")
-        s.structuredSparsity = parseReal(opt, v, 0.0, 0.95);
-    else if (opt == "--unstructured-sparsity")
-        s.unstructuredSparsity = parseReal(opt, v, 0.0, 0.99);
-    else if (opt == "--fused-attention")
-        s.fusedAttention = true;
-    else if (opt == "--no-fused-attention")
-        s.fusedAttention = false;
-    else if (opt == "--no-kv-cache")
-        s.kvCache = false;
-    else if (opt == "--kv-cache")
-        s.kvCache = true;
-    else if (opt == "--what-if-compute")
-        f.whatIf.compute = parseReal(opt, v, 0.01, 100);
-    else if (opt == "--what-if-bandwidth")
-        f.whatIf.bandwidth = parseReal(opt, v, 0.01, 100);
-    else if (opt == "--what-if-capacity")
-        f.whatIf.capacity = parseReal(opt, v, 0.01, 100);
-}
-} // namespace
 
 ScenarioFile resolveScenario(const CommandLine &cl, const PresetLibrary &lib)
 {
@@ -244,12 +178,13 @@ ScenarioFile resolveScenario(const CommandLine &cl, const PresetLibrary &lib)
         f.modelInline = false;
     }
     // An encoder has no decode phase: unless a phase was asked for, analyse its forward pass.
-    const bool phaseGiven = std::any_of(cl.overrides.begin(), cl.overrides.end(), [](const auto &o) { return o.first == "--phase"; });
+    const bool phaseGiven =
+        std::any_of(cl.overrides.begin(), cl.overrides.end(), [](const auto &o) { return o.option->key == "phase"; });
     if (!phaseGiven && f.model.arch == Architecture::Encoder &&
         (f.scenario.phase == Phase::Decode || f.scenario.phase == Phase::Generate))
         f.scenario.phase = Phase::Encode;
-    for (const auto &[opt, v] : cl.overrides)
-        applyOverride(f, opt, v);
+    for (const auto &[option, v] : cl.overrides)
+        option->set(f.scenario, f.whatIf, v); // checked when parsed
     if (auto e = validate(f.scenario); !e.empty())
         throw UsageError(e);
     return f;
@@ -270,29 +205,6 @@ void maybeSaveScenario(const CommandLine &cl, const ScenarioFile &f)
 {
     if (cl.saveScenario)
         writeFileAtomically(*cl.saveScenario, toJson(f).dump(2) + "\n");
-}
-
-const char *scenarioHelp()
-{
-    return "scenario:\n"
-           "  --hardware ID            device preset (default h100-sxm; see `memwall presets`)\n"
-           "  --model ID               model preset (default llama-2-70b)\n"
-           "  --model-config FILE      a Hugging Face config.json instead of a preset\n"
-           "  --scenario FILE          a saved .memwall.json scenario (flags after it override it)\n"
-           "  --phase P                prefill | decode | generate | encode | train (default decode)\n"
-           "  --batch N  --seq N (prompt)  --context N (decode)  --output N (generate)\n"
-           "  --weights F              fp16, bf16, fp8, int8, int4, int4/g128 (FP16 scale per 128 weights)\n"
-           "  --activations DTYPE  --kv DTYPE\n"
-           "  --tp N --pp N --dp N --ep N --micro-batches N\n"
-           "  --fused-attention | --no-fused-attention   --no-kv-cache\n"
-           "  --efficiency ideal|achievable  --compute-efficiency X  --memory-efficiency X\n"
-           "  --recompute none|selective|full  --optimizer adam|sgd  --zero 0..3\n"
-           "  --structured-sparsity X  --unstructured-sparsity X\n"
-           "  --what-if-compute X  --what-if-bandwidth X  --what-if-capacity X\n"
-           "common:\n"
-           "  --presets DIR            extra preset folder (overrides built-ins with the same id)\n"
-           "  --save-scenario FILE     save the resolved scenario as .memwall.json\n"
-           "  --json                   machine-readable output\n";
 }
 
 int guarded(const std::string &command, const std::function<int()> &body)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "analysis/options.h"
 #include "analysis/scenario.h"
 #include "io/presets.h"
 #include "io/scenariofile.h"
@@ -20,13 +21,29 @@ struct UsageError : std::runtime_error
     using std::runtime_error::runtime_error;
 };
 
-/// The options every analysing subcommand shares (`memwall COMMAND --help`: "scenario:" and "common:"), plus the subcommand's own
-/// options, declared by the caller, collected into `extra` (repeatable options keep every value).
+/// One command-line option of a subcommand (the scenario options come from core's option table instead).
+struct CliOption
+{
+    std::string_view name;    ///< "--out"
+    std::string_view metavar; ///< "FILE"; empty for a flag that takes no value
+    std::string_view help;    ///< shown by --help; may span lines (continuation lines start with spaces)
+};
+
+/// Options every scenario-taking subcommand shares: where the device, model and scenario come from.
+const std::vector<CliOption> &scenarioSourceOptions();
+
+/// A parsed command line. Scenario options are parsed and range-checked into `overrides` (in the order given);
+/// every other option lands in `extra` (repeatable options keep every value) or `extraFlags`.
 struct CommandLine
 {
     std::string command;
     std::optional<std::string> hardware, model, modelConfig, scenarioFile, saveScenario, presetsDir;
-    std::vector<std::pair<std::string, std::string>> overrides; ///< scenario flags in order: {"--batch", "8"}
+    struct Override
+    {
+        const core::ScenarioOption *option;
+        core::OptionValue value;
+    };
+    std::vector<Override> overrides;
     bool json = false, csv = false, help = false;
     std::multimap<std::string, std::string> extra;
     std::set<std::string> extraFlags;
@@ -34,9 +51,10 @@ struct CommandLine
     std::optional<std::string> value(const std::string &opt) const;
 };
 
-/// Parses `args`; `valued`/`flags` are the subcommand's own options. Throws UsageError.
+/// Parses `args` for a command with its own `options`, plus the scenario-source and scenario options when
+/// `scenario`. Throws UsageError naming the option and the value.
 CommandLine parseCommandLine(const std::string &command, const std::vector<std::string> &args,
-                             const std::set<std::string> &valued = {}, const std::set<std::string> &flags = {});
+                             const std::vector<CliOption> &options, bool scenario);
 
 /// Loads built-in presets, the per-user folder and --presets DIR; prints skipped files to stderr.
 core::PresetLibrary loadPresets(const CommandLine &cl);
@@ -53,9 +71,6 @@ void writeFileAtomically(const std::string &path, const std::string &text);
 
 /// Handles --save-scenario if given.
 void maybeSaveScenario(const CommandLine &cl, const core::ScenarioFile &f);
-
-/// The shared "scenario:" and "common:" help text.
-const char *scenarioHelp();
 
 /// Runs `body`, turning exceptions into one stderr line and an exit code (2 usage, 1 input/analysis).
 int guarded(const std::string &command, const std::function<int()> &body);

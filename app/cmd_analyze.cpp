@@ -13,70 +13,61 @@ namespace memwall::app {
 
 using namespace memwall::core;
 
-int cmdAnalyze(const std::vector<std::string> &args)
+int cmdAnalyze(const CommandLine &cl)
 {
-    return guarded("analyze", [&] {
-        const CommandLine cl = parseCommandLine("analyze", args);
-        if (cl.help) {
-            std::cout << "usage: memwall analyze [scenario] [--json]\n"
-                         "Per-operator FLOPs, bytes, arithmetic intensity and roofline time of one model on one device.\n\n"
-                      << scenarioHelp();
-            return 0;
-        }
-        const PresetLibrary lib = loadPresets(cl);
-        const ScenarioFile f = resolveScenario(cl, lib);
-        const HardwareSpec hw = effectiveHardware(f);
-        const Analysis a = analyze(hw, f.model, f.scenario);
-        maybeSaveScenario(cl, f);
-        const FitLimits limits = fitLimits(hw, f.model, f.scenario);
-        if (cl.json) {
-            nlohmann::json j = analysisToJson(hw, f.model, f.scenario, a);
-            j["fit_limits"] = {{"max_batch", limits.batch},
-                               {f.scenario.phase == Phase::Decode ? "max_context" : "max_seq", limits.context},
-                               {"search_cap", FitLimits::kMax}};
-            std::cout << j.dump(2) << "\n";
-            return 0;
-        }
-        const Scenario &s = f.scenario;
-        std::printf("%s on %s — %s, batch %lld, %s %lld, weights %s, activations %s, KV %s, tp %d pp %d dp %d\n",
-                    oneLine(f.model.name).c_str(), oneLine(hw.name).c_str(), std::string(toString(s.phase)).c_str(),
-                    static_cast<long long>(s.batch), s.phase == Phase::Decode ? "context" : "seq",
-                    static_cast<long long>(s.phase == Phase::Decode ? s.context : s.seq), toString(s.weights).c_str(),
-                    std::string(toString(s.activations)).c_str(), std::string(toString(s.kv)).c_str(), s.tp, s.pp, s.dp);
-        std::printf("\n%-16s %-13s %8s %10s %10s %9s %10s %6s  %s\n", "operator", "class", "count", "FLOPs", "bytes",
-                    "FLOP/B", "time", "share", "bound");
-        for (const Operator &op : a.operators) {
-            std::printf("%-16s %-13s %8g %10s %10s %9.3g %10s %5.1f%%  %s%s\n", std::string(op.name).c_str(),
-                        std::string(toString(op.cls)).c_str(), op.count, si(op.flops).c_str(), (si(op.bytes()) + "B").c_str(),
-                        op.intensity(), (si(op.timeS) + "s").c_str(), 100.0 * op.timeS / a.totals.timeS,
-                        std::string(toString(op.bound)).c_str(),
-                        s.phase == Phase::Generate ? (op.phase == Phase::Prefill ? " (prefill)" : " (decode)") : "");
-        }
-        if (a.comm.timeS > 0)
-            std::printf("%-16s %-13s %8s %10s %10s %9s %10s %5.1f%%  over %s\n", "communication", "communication", "",
-                        "", (si(a.comm.bytes) + "B").c_str(), "", (si(a.comm.timeS) + "s").c_str(),
-                        100.0 * a.comm.timeS / a.totals.timeS, oneLine(a.comm.link).c_str());
-        std::printf("\ntotal: %s FLOPs, %sB, %.3g FLOP/byte (ridge %.3g), %s, %s-bound, %s tokens/s\n",
-                    si(a.totals.flops).c_str(), si(a.totals.bytes).c_str(), a.totals.intensity, a.ridge,
-                    (si(a.totals.timeS) + "s").c_str(), std::string(toString(a.totals.bound)).c_str(),
-                    si(a.totals.tokensPerS).c_str());
-        if (s.phase == Phase::Generate)
-            std::printf("request: time to first token %ss, time per output token %ss, end to end %ss\n",
-                        si(a.phases.ttftS).c_str(), si(a.phases.tpotS).c_str(), si(a.phases.e2eS).c_str());
-        std::printf("memory per device: weights %sB + KV %sB + activations %sB", si(a.memory.weights).c_str(),
-                    si(a.memory.kv).c_str(), si(a.memory.activations).c_str());
-        if (s.phase == Phase::Train)
-            std::printf(" + gradients %sB + optimizer %sB", si(a.memory.gradients).c_str(), si(a.memory.optimizer).c_str());
-        std::printf(" = %sB of %sB: %s\n", si(a.memory.total()).c_str(), si(a.memory.capacity).c_str(),
-                    a.memory.fits ? "fits" : "DOES NOT FIT");
-        std::printf("largest batch that fits: %s; largest %s that fits at batch %lld: %s\n",
-                    limits.batch > 0 ? std::to_string(limits.batch).c_str() : "none",
-                    s.phase == Phase::Decode ? "context" : "sequence", static_cast<long long>(s.batch),
-                    limits.context > 0 ? std::to_string(limits.context).c_str() : "none");
-        std::printf("KV cache: %sB per token, %sB in all\n", si(a.kvCache.bytesPerToken).c_str(),
-                    si(a.kvCache.totalBytes).c_str());
+    const PresetLibrary lib = loadPresets(cl);
+    const ScenarioFile f = resolveScenario(cl, lib);
+    const HardwareSpec hw = effectiveHardware(f);
+    const Analysis a = analyze(hw, f.model, f.scenario);
+    maybeSaveScenario(cl, f);
+    const FitLimits limits = fitLimits(hw, f.model, f.scenario);
+    if (cl.json) {
+        nlohmann::json j = analysisToJson(hw, f.model, f.scenario, a);
+        j["fit_limits"] = {{"max_batch", limits.batch},
+                           {f.scenario.phase == Phase::Decode ? "max_context" : "max_seq", limits.context},
+                           {"search_cap", FitLimits::kMax}};
+        std::cout << j.dump(2) << "\n";
         return 0;
-    });
+    }
+    const Scenario &s = f.scenario;
+    std::printf("%s on %s — %s, batch %lld, %s %lld, weights %s, activations %s, KV %s, tp %d pp %d dp %d\n",
+                oneLine(f.model.name).c_str(), oneLine(hw.name).c_str(), std::string(toString(s.phase)).c_str(),
+                static_cast<long long>(s.batch), s.phase == Phase::Decode ? "context" : "seq",
+                static_cast<long long>(s.phase == Phase::Decode ? s.context : s.seq), toString(s.weights).c_str(),
+                std::string(toString(s.activations)).c_str(), std::string(toString(s.kv)).c_str(), s.tp, s.pp, s.dp);
+    std::printf("\n%-16s %-13s %8s %10s %10s %9s %10s %6s  %s\n", "operator", "class", "count", "FLOPs", "bytes",
+                "FLOP/B", "time", "share", "bound");
+    for (const Operator &op : a.operators) {
+        std::printf("%-16s %-13s %8g %10s %10s %9.3g %10s %5.1f%%  %s%s\n", std::string(op.name).c_str(),
+                    std::string(toString(op.cls)).c_str(), op.count, si(op.flops).c_str(), (si(op.bytes()) + "B").c_str(),
+                    op.intensity(), (si(op.timeS) + "s").c_str(), 100.0 * op.timeS / a.totals.timeS,
+                    std::string(toString(op.bound)).c_str(),
+                    s.phase == Phase::Generate ? (op.phase == Phase::Prefill ? " (prefill)" : " (decode)") : "");
+    }
+    if (a.comm.timeS > 0)
+        std::printf("%-16s %-13s %8s %10s %10s %9s %10s %5.1f%%  over %s\n", "communication", "communication", "",
+                    "", (si(a.comm.bytes) + "B").c_str(), "", (si(a.comm.timeS) + "s").c_str(),
+                    100.0 * a.comm.timeS / a.totals.timeS, oneLine(a.comm.link).c_str());
+    std::printf("\ntotal: %s FLOPs, %sB, %.3g FLOP/byte (ridge %.3g), %s, %s-bound, %s tokens/s\n",
+                si(a.totals.flops).c_str(), si(a.totals.bytes).c_str(), a.totals.intensity, a.ridge,
+                (si(a.totals.timeS) + "s").c_str(), std::string(toString(a.totals.bound)).c_str(),
+                si(a.totals.tokensPerS).c_str());
+    if (s.phase == Phase::Generate)
+        std::printf("request: time to first token %ss, time per output token %ss, end to end %ss\n",
+                    si(a.phases.ttftS).c_str(), si(a.phases.tpotS).c_str(), si(a.phases.e2eS).c_str());
+    std::printf("memory per device: weights %sB + KV %sB + activations %sB", si(a.memory.weights).c_str(),
+                si(a.memory.kv).c_str(), si(a.memory.activations).c_str());
+    if (s.phase == Phase::Train)
+        std::printf(" + gradients %sB + optimizer %sB", si(a.memory.gradients).c_str(), si(a.memory.optimizer).c_str());
+    std::printf(" = %sB of %sB: %s\n", si(a.memory.total()).c_str(), si(a.memory.capacity).c_str(),
+                a.memory.fits ? "fits" : "DOES NOT FIT");
+    std::printf("largest batch that fits: %s; largest %s that fits at batch %lld: %s\n",
+                limits.batch > 0 ? std::to_string(limits.batch).c_str() : "none",
+                s.phase == Phase::Decode ? "context" : "sequence", static_cast<long long>(s.batch),
+                limits.context > 0 ? std::to_string(limits.context).c_str() : "none");
+    std::printf("KV cache: %sB per token, %sB in all\n", si(a.kvCache.bytesPerToken).c_str(),
+                si(a.kvCache.totalBytes).c_str());
+    return 0;
 }
 
 } // namespace memwall::app

@@ -2,12 +2,11 @@
 // STREAM-style triad bandwidth, FP32 matrix-vector and matrix-matrix rates, with all threads.
 #include "commands.h"
 
+#include "analysis/analysis.h"
 #include "measure/measure.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -22,25 +21,6 @@ namespace {
 
 constexpr double kMinSeconds = 0.5;
 constexpr double kMaxSeconds = 60.0;
-
-constexpr const char *kMeasureUsage =
-    "Usage: memwall measure [--json] [--seconds X]\n"
-    "\n"
-    "Measures this computer's own roofline with all hardware threads:\n"
-    "  memory bandwidth  STREAM-style triad a[i] = b[i] + s*c[i] over 512 MiB of doubles, best repetition,\n"
-    "                    counted as 3 x 8 B per element (non-temporal stores on x86-64: no write-allocate)\n"
-    "  matrix-vector     y = A x in FP32, intensity ~0.5 FLOP/byte: bandwidth-bound\n"
-    "  matrix-matrix     blocked FP32 GEMM, n = 128..1024, intensity n/6 FLOP/byte: compute-bound\n"
-    "The peak is the best measured GEMM rate (a measured roof, not the datasheet peak). FLOPs count 2 per\n"
-    "multiply-add; bytes are the compulsory memory traffic (matrix-vector: A, x, y once; GEMM: 3 matrices once).\n"
-    "Progress goes to stderr. Results vary with what else runs on the machine.\n"
-    "\n"
-    "Options:\n"
-    "  --json        print {\"memory_bandwidth_bytes_per_s\", \"peak_flops\", \"points\": [{\"name\",\n"
-    "                \"arithmetic_intensity\", \"flops_per_s\", \"flops\", \"bytes\", \"seconds\"}], \"threads\",\n"
-    "                \"elapsed_s\", \"cancelled\"} (SI units)\n"
-    "  --seconds X   time budget of the whole run, 0.5..60 (default 8)\n"
-    "  -h, --help    show this help\n";
 
 bool stderrIsTerminal()
 {
@@ -84,46 +64,11 @@ void printSummary(const core::MeasureResult &r)
 
 } // namespace
 
-int cmdMeasure(const std::vector<std::string> &args)
+int cmdMeasure(const CommandLine &cl)
 {
-    bool json = false;
     core::MeasureOptions options;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &a = args[i];
-        if (a == "--help" || a == "-h") {
-            std::cout << kMeasureUsage;
-            return 0;
-        }
-        if (a == "--json") {
-            json = true;
-            continue;
-        }
-        if (a == "--seconds" || a.rfind("--seconds=", 0) == 0) {
-            std::string text;
-            if (a == "--seconds") {
-                if (i + 1 >= args.size()) {
-                    std::cerr << "memwall measure: --seconds needs a value (0.5..60)\n";
-                    return 2;
-                }
-                text = args[++i];
-            } else {
-                text = a.substr(10);
-            }
-            char *end = nullptr;
-            errno = 0;
-            const double v = std::strtod(text.c_str(), &end);
-            if (text.empty() || end != text.c_str() + text.size() || errno != 0 || !std::isfinite(v) ||
-                v < kMinSeconds || v > kMaxSeconds) {
-                std::cerr << "memwall measure: --seconds must be a number from 0.5 to 60, got '" << text << "'\n";
-                return 2;
-            }
-            options.budgetSeconds = v;
-            continue;
-        }
-        std::cerr << "memwall measure: unknown option '" << a << "' (try --help)\n";
-        return 2;
-    }
-
+    if (auto v = cl.value("--seconds"))
+        options.budgetSeconds = parseReal("--seconds", *v, kMinSeconds, kMaxSeconds);
     const bool tty = stderrIsTerminal();
     std::string lastStage;
     int lastPercent = -100;
@@ -142,22 +87,15 @@ int cmdMeasure(const std::vector<std::string> &args)
         return true;
     };
 
-    try {
-        const core::MeasureResult r = core::measureMachine(options, progress);
-        if (tty)
-            std::cerr << "\n";
-        if (json)
-            std::cout << core::toJson(r).dump(2) << "\n";
-        else
-            printSummary(r);
-        if (!(r.memoryBandwidthBytesPerS > 0) || !(r.peakFlops > 0)) {
-            std::cerr << "memwall measure: the measurement produced no result\n";
-            return 1;
-        }
-    } catch (const std::exception &e) {
-        std::cerr << "memwall measure: " << e.what() << "\n";
-        return 1;
-    }
+    const core::MeasureResult r = core::measureMachine(options, progress);
+    if (tty)
+        std::cerr << "\n";
+    if (cl.json)
+        std::cout << core::toJson(r).dump(2) << "\n";
+    else
+        printSummary(r);
+    if (!(r.memoryBandwidthBytesPerS > 0) || !(r.peakFlops > 0))
+        throw core::AnalysisError("the measurement produced no result");
     return 0;
 }
 

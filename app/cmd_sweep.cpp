@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "analysis/limits.h"
+#include "analysis/options.h"
 #include "analysis/sweep.h"
 #include "io/analysisjson.h"
 
@@ -13,132 +14,113 @@ namespace memwall::app {
 using namespace memwall::core;
 using nlohmann::json;
 
-int cmdSweep(const std::vector<std::string> &args)
+int cmdSweep(const CommandLine &cl)
 {
-    return guarded("sweep", [&] {
-        const CommandLine cl = parseCommandLine("sweep", args, {"--vary", "--max-tpot"});
-        if (cl.help) {
-            std::cout << "usage: memwall sweep [scenario] --vary FIELD=FROM:TO[:STEP]|A,B,C [--vary ...] [--max-tpot MS]"
-                         " [--json|--csv]\n"
-                         "Analyses every combination; FROM:TO doubles (batch=1:4096), FROM:TO:STEP steps, A,B,C lists.\n"
-                         "Fields: batch, context, seq, output, tp, pp, dp, micro_batches.\n\n"
-                      << scenarioHelp();
-            return 0;
+    if (cl.json && cl.csv)
+        throw UsageError("--json and --csv are alternatives: give one");
+    std::vector<SweepAxis> axes;
+    for (auto [it, end] = cl.extra.equal_range("--vary"); it != end; ++it) {
+        try {
+            axes.push_back(parseSweepAxis(it->second));
+        } catch (const AnalysisError &e) {
+            throw UsageError(e.what());
         }
-        if (cl.json && cl.csv)
-            throw UsageError("--json and --csv are alternatives: give one");
-        std::vector<SweepAxis> axes;
-        for (auto [it, end] = cl.extra.equal_range("--vary"); it != end; ++it) {
-            try {
-                axes.push_back(parseSweepAxis(it->second));
-            } catch (const AnalysisError &e) {
-                throw UsageError(e.what());
-            }
-        }
-        if (axes.empty())
-            throw UsageError("needs at least one --vary FIELD=FROM:TO (e.g. --vary batch=1:4096)");
-        std::size_t points = 1;
-        for (const auto &a : axes)
-            points *= a.values.size();
-        if (points > (1u << 22))
-            throw UsageError("too many points (" + std::to_string(points) + "; the limit is 4194304)");
-        double maxTpot = 0;
-        if (auto v = cl.value("--max-tpot"))
-            maxTpot = parseReal("--max-tpot", *v, 1e-6, 1e9) / 1000.0;
+    }
+    if (axes.empty())
+        throw UsageError("needs at least one --vary FIELD=FROM:TO (e.g. --vary batch=1:4096)");
+    std::size_t points = 1;
+    for (const auto &a : axes)
+        points *= a.values.size();
+    if (points > (1u << 22))
+        throw UsageError("too many points (" + std::to_string(points) + "; the limit is 4194304)");
+    double maxTpot = 0;
+    if (auto v = cl.value("--max-tpot"))
+        maxTpot = parseReal("--max-tpot", *v, 1e-6, 1e9) / 1000.0;
 
-        const PresetLibrary lib = loadPresets(cl);
-        const ScenarioFile f = resolveScenario(cl, lib);
-        const HardwareSpec hw = effectiveHardware(f);
-        maybeSaveScenario(cl, f);
-        const std::vector<SweepRow> rows = sweep(hw, f.model, f.scenario, axes);
-        const bool batchOnly = axes.size() == 1 && axes[0].field == "batch";
-        const BatchAnswers answers = batchOnly ? answerBatchSweep(rows, maxTpot) : BatchAnswers{};
-        // The exact limit, not the largest swept batch that fits (batch 740 fits where the sweep stops at 512).
-        const int64_t maxBatch = batchOnly ? fitLimits(hw, f.model, f.scenario).batch : 0;
+    const PresetLibrary lib = loadPresets(cl);
+    const ScenarioFile f = resolveScenario(cl, lib);
+    const HardwareSpec hw = effectiveHardware(f);
+    maybeSaveScenario(cl, f);
+    const std::vector<SweepRow> rows = sweep(hw, f.model, f.scenario, axes);
+    const bool batchOnly = axes.size() == 1 && axes[0].field == "batch";
+    const BatchAnswers answers = batchOnly ? answerBatchSweep(rows, maxTpot) : BatchAnswers{};
+    // The exact limit, not the largest swept batch that fits (batch 740 fits where the sweep stops at 512).
+    const int64_t maxBatch = batchOnly ? fitLimits(hw, f.model, f.scenario).batch : 0;
 
-        if (cl.json) {
-            json out = json::array();
-            for (const SweepRow &r : rows) {
-                json row = toJson(r.scenario);
-                if (!r.error.empty()) {
-                    row["error"] = r.error;
-                } else {
-                    row["totals"] = {{"flops", r.totals.flops},
-                                     {"bytes", r.totals.bytes},
-                                     {"arithmetic_intensity", r.totals.intensity},
-                                     {"time_s", r.totals.timeS},
-                                     {"bound", toString(r.totals.bound)},
-                                     {"tokens_per_s", r.totals.tokensPerS}};
-                    row["memory"] = {{"weights_bytes", r.memory.weights},
-                                     {"kv_bytes", r.memory.kv},
-                                     {"activation_bytes", r.memory.activations},
-                                     {"total_bytes_per_device", r.memory.total()},
-                                     {"capacity_bytes", r.memory.capacity},
-                                     {"fits", r.memory.fits}};
-                    if (r.scenario.phase == Phase::Generate)
-                        row["phases"] = {{"ttft_s", r.phases.ttftS}, {"tpot_s", r.phases.tpotS}, {"e2e_s", r.phases.e2eS}};
-                }
-                out.push_back(std::move(row));
-            }
-            json doc{{"hardware", hw.id}, {"model", f.model.id}, {"rows", out}};
-            if (batchOnly) {
-                doc["answers"] = {{"first_compute_bound_batch", answers.firstComputeBound},
-                                  {"linear_layers_compute_bound_batch", answers.firstLinearComputeBound},
-                                  {"largest_fitting_batch", answers.largestFitting},
-                                  {"max_batch_that_fits", maxBatch}};
-                if (maxTpot > 0)
-                    doc["answers"]["best_batch_under_max_tpot"] = answers.bestUnderTpot;
-            }
-            std::cout << doc.dump(2) << "\n";
-            return 0;
-        }
-        const char *sep = cl.csv ? "," : " ";
-        for (const auto &a : axes)
-            std::printf(cl.csv ? "%s%s" : "%10s%s", a.field.c_str(), sep);
-        std::printf(cl.csv ? "time_s,tokens_per_s,flops,bytes,arithmetic_intensity,bound,memory_bytes,fits,error\n"
-                           : "%12s %14s %12s %9s %12s %5s\n",
-                    "time", "tokens/s", "FLOP/byte", "bound", "memory", "fits");
+    if (cl.json) {
+        json out = json::array();
         for (const SweepRow &r : rows) {
-            for (const auto &a : axes) {
-                long long v = 0;
-                if (a.field == "batch") v = r.scenario.batch;
-                else if (a.field == "context") v = r.scenario.context;
-                else if (a.field == "seq") v = r.scenario.seq;
-                else if (a.field == "output") v = r.scenario.output;
-                else if (a.field == "tp") v = r.scenario.tp;
-                else if (a.field == "pp") v = r.scenario.pp;
-                else if (a.field == "dp") v = r.scenario.dp;
-                else v = r.scenario.microBatches;
-                std::printf(cl.csv ? "%lld%s" : "%10lld%s", v, sep);
-            }
-            if (cl.csv) {
-                std::printf("%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%s,%s\n", r.totals.timeS, r.totals.tokensPerS,
-                            r.totals.flops, r.totals.bytes, r.totals.intensity,
-                            r.error.empty() ? std::string(toString(r.totals.bound)).c_str() : "", r.memory.total(),
-                            r.error.empty() ? (r.memory.fits ? "true" : "false") : "", r.error.c_str());
-            } else if (!r.error.empty()) {
-                std::printf("  %s\n", r.error.c_str());
+            json row = toJson(r.scenario);
+            if (!r.error.empty()) {
+                row["error"] = r.error;
             } else {
-                std::printf("%12s %14.6g %12.4g %9s %12s %5s\n", (si(r.totals.timeS) + "s").c_str(), r.totals.tokensPerS,
-                            r.totals.intensity, std::string(toString(r.totals.bound)).c_str(),
-                            (si(r.memory.total()) + "B").c_str(), r.memory.fits ? "yes" : "NO");
+                row["totals"] = {{"flops", r.totals.flops},
+                                 {"bytes", r.totals.bytes},
+                                 {"arithmetic_intensity", r.totals.intensity},
+                                 {"time_s", r.totals.timeS},
+                                 {"bound", toString(r.totals.bound)},
+                                 {"tokens_per_s", r.totals.tokensPerS}};
+                row["memory"] = {{"weights_bytes", r.memory.weights},
+                                 {"kv_bytes", r.memory.kv},
+                                 {"activation_bytes", r.memory.activations},
+                                 {"total_bytes_per_device", r.memory.total()},
+                                 {"capacity_bytes", r.memory.capacity},
+                                 {"fits", r.memory.fits}};
+                if (r.scenario.phase == Phase::Generate)
+                    row["phases"] = {{"ttft_s", r.phases.ttftS}, {"tpot_s", r.phases.tpotS}, {"e2e_s", r.phases.e2eS}};
             }
+            out.push_back(std::move(row));
         }
-        if (batchOnly && !cl.csv) {
-            std::printf("\nfirst compute-bound batch: %s\n",
-                        answers.firstComputeBound ? std::to_string(answers.firstComputeBound).c_str() : "none in range");
-            std::printf("first batch whose weight matmuls are compute-bound: %s\n",
-                        answers.firstLinearComputeBound ? std::to_string(answers.firstLinearComputeBound).c_str()
-                                                        : "none in range");
-            std::printf("largest batch that fits: %s (largest swept: %s)\n",
-                        maxBatch ? std::to_string(maxBatch).c_str() : "none",
-                        answers.largestFitting ? std::to_string(answers.largestFitting).c_str() : "none");
+        json doc{{"hardware", hw.id}, {"model", f.model.id}, {"rows", out}};
+        if (batchOnly) {
+            doc["answers"] = {{"first_compute_bound_batch", answers.firstComputeBound},
+                              {"linear_layers_compute_bound_batch", answers.firstLinearComputeBound},
+                              {"largest_fitting_batch", answers.largestFitting},
+                              {"max_batch_that_fits", maxBatch}};
             if (maxTpot > 0)
-                std::printf("best batch under %g ms per token: %s\n", maxTpot * 1000,
-                            answers.bestUnderTpot ? std::to_string(answers.bestUnderTpot).c_str() : "none");
+                doc["answers"]["best_batch_under_max_tpot"] = answers.bestUnderTpot;
         }
+        std::cout << doc.dump(2) << "\n";
         return 0;
-    });
+    }
+    const char *sep = cl.csv ? "," : " ";
+    for (const auto &a : axes)
+        std::printf(cl.csv ? "%s%s" : "%10s%s", a.field.c_str(), sep);
+    std::printf(cl.csv ? "time_s,tokens_per_s,flops,bytes,arithmetic_intensity,bound,memory_bytes,fits,error\n"
+                       : "%12s %14s %12s %9s %12s %5s\n",
+                "time", "tokens/s", "FLOP/byte", "bound", "memory", "fits");
+    for (const SweepRow &r : rows) {
+        for (const auto &a : axes) {
+            const long long v = std::get<int64_t>(findOption(a.field)->get(r.scenario, WhatIf{}));
+            std::printf(cl.csv ? "%lld%s" : "%10lld%s", v, sep);
+        }
+        if (cl.csv) {
+            std::printf("%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%s,%s\n", r.totals.timeS, r.totals.tokensPerS,
+                        r.totals.flops, r.totals.bytes, r.totals.intensity,
+                        r.error.empty() ? std::string(toString(r.totals.bound)).c_str() : "", r.memory.total(),
+                        r.error.empty() ? (r.memory.fits ? "true" : "false") : "", r.error.c_str());
+        } else if (!r.error.empty()) {
+            std::printf("  %s\n", r.error.c_str());
+        } else {
+            std::printf("%12s %14.6g %12.4g %9s %12s %5s\n", (si(r.totals.timeS) + "s").c_str(), r.totals.tokensPerS,
+                        r.totals.intensity, std::string(toString(r.totals.bound)).c_str(),
+                        (si(r.memory.total()) + "B").c_str(), r.memory.fits ? "yes" : "NO");
+        }
+    }
+    if (batchOnly && !cl.csv) {
+        std::printf("\nfirst compute-bound batch: %s\n",
+                    answers.firstComputeBound ? std::to_string(answers.firstComputeBound).c_str() : "none in range");
+        std::printf("first batch whose weight matmuls are compute-bound: %s\n",
+                    answers.firstLinearComputeBound ? std::to_string(answers.firstLinearComputeBound).c_str()
+                                                    : "none in range");
+        std::printf("largest batch that fits: %s (largest swept: %s)\n",
+                    maxBatch ? std::to_string(maxBatch).c_str() : "none",
+                    answers.largestFitting ? std::to_string(answers.largestFitting).c_str() : "none");
+        if (maxTpot > 0)
+            std::printf("best batch under %g ms per token: %s\n", maxTpot * 1000,
+                        answers.bestUnderTpot ? std::to_string(answers.bestUnderTpot).c_str() : "none");
+    }
+    return 0;
 }
 
 } // namespace memwall::app

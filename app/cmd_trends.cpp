@@ -14,18 +14,6 @@ namespace memwall::app {
 
 namespace {
 
-constexpr const char *kTrendsUsage =
-    "Usage: memwall trends [--json]\n"
-    "\n"
-    "The trend data behind Gholami et al., \"AI and Memory Wall\" (IEEE Micro 2024): peak FLOPS, DRAM and\n"
-    "interconnect bandwidth of hardware, and parameters and training compute of models, with the growth per two\n"
-    "years fitted by ordinary least squares of log10(value) on the decimal year.\n"
-    "\n"
-    "Options:\n"
-    "  --json      print {\"series\": [{\"id\", \"name\", \"unit\", \"factor_per_2_years\", \"r2\", \"points\": [...]}],\n"
-    "              \"other_series\": [...]} (series without a growth line in the paper go to other_series)\n"
-    "  -h, --help  show this help\n";
-
 std::string factorText(double f)
 {
     if (f >= 100)
@@ -75,31 +63,13 @@ void printTable(const core::TrendData &data)
 
 } // namespace
 
-int cmdTrends(const std::vector<std::string> &args)
+int cmdTrends(const CommandLine &cl)
 {
-    bool json = false;
-    for (const std::string &a : args) {
-        if (a == "--help" || a == "-h") {
-            std::cout << kTrendsUsage;
-            return 0;
-        }
-        if (a == "--json") {
-            json = true;
-            continue;
-        }
-        std::cerr << "memwall trends: unknown option '" << a << "' (try --help)\n";
-        return 2;
-    }
-    try {
-        const core::TrendData data = core::loadBuiltinTrends();
-        if (json)
-            std::cout << core::toJson(data).dump(2) << "\n";
-        else
-            printTable(data);
-    } catch (const core::InputError &e) {
-        std::cerr << "memwall: " << e.what() << "\n";
-        return 1;
-    }
+    const core::TrendData data = core::loadBuiltinTrends();
+    if (cl.json)
+        std::cout << core::toJson(data).dump(2) << "\n";
+    else
+        printTable(data);
     return 0;
 }
 

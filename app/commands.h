@@ -1,17 +1,40 @@
 #pragma once
 
+#include "cli.h"
+
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace memwall::app {
 
-/// Each subcommand: arguments after the subcommand name; returns the process exit code.
-/// Errors are one line on stderr ("memwall: ...") and a non-zero exit.
-int cmdAnalyze(const std::vector<std::string> &args);
-int cmdSweep(const std::vector<std::string> &args);
-int cmdPresets(const std::vector<std::string> &args);
-int cmdTrends(const std::vector<std::string> &args);
-int cmdMeasure(const std::vector<std::string> &args);
-int cmdExport(const std::vector<std::string> &args);
+/// One subcommand: its name, help and own options, and the function that runs it once its command line is parsed.
+/// main() dispatches through commands(); parsing, --help and error handling are the same for every command.
+struct Command
+{
+    std::string_view name;
+    std::string_view synopsis; ///< after "memwall NAME": "[scenario] [--json]"
+    std::string summary;       ///< what it does, for `memwall NAME --help`
+    bool scenario = false;     ///< takes a scenario: --hardware, --model, ..., and every scenario option
+    std::vector<CliOption> options;
+    int (*run)(const CommandLine &) = nullptr;
+};
+
+/// Every subcommand, in `memwall --help` order.
+const std::vector<Command> &commands();
+const Command *findCommand(std::string_view name);
+/// `memwall NAME --help`.
+std::string commandHelp(const Command &c);
+/// `memwall --help`.
+std::string usage();
+/// Parses `args` for `c`, prints help or runs it; errors become one stderr line and exit code 2 (usage) or 1.
+int runCommand(const Command &c, const std::vector<std::string> &args);
+
+int cmdAnalyze(const CommandLine &cl);
+int cmdSweep(const CommandLine &cl);
+int cmdPresets(const CommandLine &cl);
+int cmdTrends(const CommandLine &cl);
+int cmdMeasure(const CommandLine &cl);
+int cmdExport(const CommandLine &cl);
 
 } // namespace memwall::app

@@ -1,6 +1,6 @@
 #include "analysis/limits.h"
 
-#include "analysis/sweep.h"
+#include "analysis/options.h"
 
 #include <algorithm>
 
@@ -10,7 +10,7 @@ namespace {
 
 bool fitsWith(const HardwareSpec &hw, const ModelShape &model, Scenario &s, std::string_view field, int64_t value)
 {
-    setSweepField(s, field, value);
+    setIntegerOption(s, field, value);
     try {
         return analyze(hw, model, s).memory.fits;
     } catch (const AnalysisError &) {

@@ -14,7 +14,7 @@ namespace memwall::core {
 /// the smallest one. A value whose analysis fails (tp not dividing the heads, say) counts as not fitting.
 struct FitLimits
 {
-    static constexpr int64_t kMax = int64_t(1) << 24; ///< the largest batch or context MemWall takes (CLI, files)
+    static constexpr int64_t kMax = kMaxTokens;
 
     int64_t batch = 0;   ///< largest batch that fits at the scenario's lengths; 0: not even batch 1
     int64_t context = 0; ///< decode/generate: largest context (prompt for prefill) that fits at the scenario's batch;

@@ -1,9 +1,9 @@
 #include "analysis/scenario.h"
 
+#include "analysis/options.h"
 #include "util/enumnames.h"
 
 #include <array>
-#include <cmath>
 #include <utility>
 
 namespace memwall::core {
@@ -32,21 +32,12 @@ std::optional<EfficiencyMode> efficiencyModeFromString(std::string_view s) { ret
 
 std::string validate(const Scenario &s)
 {
-    auto num = [](double v) {
-        std::string t = std::to_string(v);
-        return t;
-    };
-    if (s.batch < 1)
-        return "batch must be at least 1, got " + std::to_string(s.batch);
-    if (s.seq < 1)
-        return "seq must be at least 1, got " + std::to_string(s.seq);
-    if (s.context < 0)
-        return "context must not be negative, got " + std::to_string(s.context);
-    if (s.output < 1)
-        return "output must be at least 1, got " + std::to_string(s.output);
-    for (auto [f, v] : {std::pair{"tp", s.tp}, {"pp", s.pp}, {"dp", s.dp}, {"ep", s.ep}, {"micro_batches", s.microBatches}})
-        if (v < 1)
-            return std::string(f) + " must be at least 1, got " + std::to_string(v);
+    // Each field's own range comes from the option table; what follows relates fields to one another.
+    const WhatIf unused;
+    for (const ScenarioOption &o : scenarioOptions())
+        if (o.section == OptionSection::Scenario && (o.kind == OptionKind::Integer || o.kind == OptionKind::Real))
+            if (auto e = checkOption(o, o.get(s, unused)); !e.empty())
+                return std::string(o.key) + " " + e;
     if (s.batch % s.dp != 0)
         return "batch (" + std::to_string(s.batch) + ") must be a multiple of dp (" + std::to_string(s.dp) + ")";
     if ((s.batch / s.dp) % s.microBatches != 0)
@@ -54,14 +45,6 @@ std::string validate(const Scenario &s)
                std::to_string(s.microBatches) + ")";
     if (s.weights.groupSize < 0)
         return "weight group size must not be negative, got " + std::to_string(s.weights.groupSize);
-    for (auto [f, v] : {std::pair{"compute_efficiency", s.computeEfficiency}, {"memory_efficiency", s.memoryEfficiency}})
-        if (v && !(*v > 0.0 && *v <= 1.0))
-            return std::string(f) + " must be in (0, 1], got " + num(*v);
-    for (auto [f, v] : {std::pair{"structured_sparsity", s.structuredSparsity}, {"unstructured_sparsity", s.unstructuredSparsity}})
-        if (!(v >= 0.0 && v < 1.0))
-            return std::string(f) + " must be in [0, 1), got " + num(v);
-    if (s.zeroStage < 0 || s.zeroStage > 3)
-        return "zero stage must be 0..3, got " + std::to_string(s.zeroStage);
     return {};
 }
 

@@ -33,6 +33,9 @@ enum class EfficiencyMode { Ideal, Achievable };
 std::string_view toString(EfficiencyMode e);
 std::optional<EfficiencyMode> efficiencyModeFromString(std::string_view s);
 
+/// The largest batch, prompt, context or output length MemWall takes (command line, files, GUI, fit limits).
+inline constexpr int64_t kMaxTokens = int64_t(1) << 24;
+
 /// Everything about a run besides the device and the model. Plain values; defaults are the GUI's start state.
 struct Scenario
 {
@@ -67,6 +70,14 @@ struct Scenario
     int zeroStage = 0; ///< 0..3: shard optimizer (1), + gradients (2), + weights (3) over dp
 
     friend bool operator==(const Scenario &, const Scenario &) = default;
+};
+
+/// The hardware "what-if" factors (1 = the device as published).
+struct WhatIf
+{
+    double compute = 1, bandwidth = 1, capacity = 1;
+    bool isIdentity() const { return compute == 1 && bandwidth == 1 && capacity == 1; }
+    friend bool operator==(const WhatIf &, const WhatIf &) = default;
 };
 
 /// Checks the scenario on its own (without device or model); "" if fine, else one line naming field and value.

@@ -1,5 +1,8 @@
 #include "analysis/sweep.h"
 
+#include "analysis/options.h"
+
+#include <algorithm>
 #include <charconv>
 
 namespace memwall::core {
@@ -17,29 +20,6 @@ int64_t parseInt(std::string_view text, std::string_view whole)
 }
 } // namespace
 
-bool setSweepField(Scenario &s, std::string_view f, int64_t v)
-{
-    if (f == "batch")
-        s.batch = v;
-    else if (f == "context")
-        s.context = v;
-    else if (f == "seq")
-        s.seq = v;
-    else if (f == "output")
-        s.output = v;
-    else if (f == "tp")
-        s.tp = static_cast<int>(v);
-    else if (f == "pp")
-        s.pp = static_cast<int>(v);
-    else if (f == "dp")
-        s.dp = static_cast<int>(v);
-    else if (f == "micro_batches")
-        s.microBatches = static_cast<int>(v);
-    else
-        return false;
-    return true;
-}
-
 SweepAxis parseSweepAxis(std::string_view text)
 {
     const auto eq = text.find('=');
@@ -48,10 +28,13 @@ SweepAxis parseSweepAxis(std::string_view text)
     constexpr std::size_t kMaxValues = 1u << 20;
     SweepAxis axis;
     axis.field = std::string(text.substr(0, eq));
-    Scenario probe;
-    if (!setSweepField(probe, axis.field, 1))
-        throw AnalysisError("--vary " + std::string(text) + ": cannot vary '" + axis.field +
-                            "' (batch, context, seq, output, tp, pp, dp, micro_batches)");
+    const auto fields = sweepableFields();
+    if (std::find(fields.begin(), fields.end(), axis.field) == fields.end()) {
+        std::string list;
+        for (auto f : fields)
+            list += (list.empty() ? "" : ", ") + std::string(f);
+        throw AnalysisError("--vary " + std::string(text) + ": cannot vary '" + axis.field + "' (" + list + ")");
+    }
     const std::string_view spec = text.substr(eq + 1);
     if (spec.find(',') != std::string_view::npos) {
         std::size_t start = 0;
@@ -94,6 +77,11 @@ SweepAxis parseSweepAxis(std::string_view text)
     if (axis.values.empty() || axis.values.size() > kMaxValues)
         throw AnalysisError("--vary " + std::string(text) + ": between 1 and 1048576 values, got " +
                             std::to_string(axis.values.size()));
+    const ScenarioOption &option = *findOption(axis.field);
+    const auto [lo, hi] = std::minmax_element(axis.values.begin(), axis.values.end());
+    for (int64_t v : {*lo, *hi})
+        if (auto e = checkOption(option, v); !e.empty())
+            throw AnalysisError("--vary " + std::string(text) + ": " + axis.field + " " + e);
     return axis;
 }
 
@@ -104,12 +92,19 @@ void sweepEach(const HardwareSpec &hw, const ModelShape &m, const Scenario &base
     for (const auto &a : axes)
         total *= a.values.size();
     std::vector<std::size_t> idx(axes.size(), 0);
+    std::vector<const ScenarioOption *> fields;
+    for (const auto &a : axes) {
+        fields.push_back(findOption(a.field));
+        if (!fields.back() || fields.back()->kind != OptionKind::Integer)
+            throw AnalysisError("cannot vary '" + a.field + "'");
+    }
+    WhatIf unused;
     SweepRow row;
     for (std::size_t n = 0; n < total; ++n) {
         row.scenario = base;
         row.error.clear();
         for (std::size_t k = 0; k < axes.size(); ++k)
-            setSweepField(row.scenario, axes[k].field, axes[k].values[idx[k]]);
+            fields[k]->set(row.scenario, unused, axes[k].values[idx[k]]);
         try {
             const Analysis a = analyze(hw, m, row.scenario);
             row.totals = a.totals;

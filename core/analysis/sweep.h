@@ -20,9 +20,6 @@ struct SweepAxis
 /// "tp=1,2,4,8" (a list). Throws AnalysisError with one line naming the part that is wrong.
 SweepAxis parseSweepAxis(std::string_view text);
 
-/// Sets one sweepable field of a scenario; false if the field is unknown.
-bool setSweepField(Scenario &s, std::string_view field, int64_t value);
-
 /// One point of a sweep: the inputs and the headline results (no per-operator list: sweeps stay cheap).
 struct SweepRow
 {

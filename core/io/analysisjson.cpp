@@ -1,75 +1,62 @@
 #include "io/analysisjson.h"
 
-#include <charconv>
+#include "analysis/options.h"
+
+#include <variant>
+
 
 namespace memwall::core {
 
 using nlohmann::json;
 
-std::optional<WeightFormat> weightFormatFromString(std::string_view text)
+json optionsToJson(OptionSection section, const Scenario &s, const WhatIf &w)
 {
-    WeightFormat w;
-    std::size_t slash = text.find('/');
-    auto type = dtypeFromString(text.substr(0, slash));
-    if (!type)
-        return std::nullopt;
-    w.type = *type;
-    while (slash != std::string_view::npos) {
-        text = text.substr(slash + 1);
-        slash = text.find('/');
-        const std::string_view part = text.substr(0, slash);
-        if (part.size() > 1 && part[0] == 'g') {
-            int g = 0;
-            auto [ptr, ec] = std::from_chars(part.data() + 1, part.data() + part.size(), g);
-            if (ec != std::errc() || ptr != part.data() + part.size() || g <= 0)
-                return std::nullopt;
-            w.groupSize = g;
-        } else if (auto st = dtypeFromString(part)) {
-            w.scaleType = *st;
-        } else {
-            return std::nullopt;
-        }
+    json j = json::object();
+    for (const ScenarioOption &o : scenarioOptions()) {
+        if (o.section != section)
+            continue;
+        std::visit(
+            [&](const auto &v) {
+                if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>)
+                    j[std::string(o.key)] = nullptr;
+                else
+                    j[std::string(o.key)] = v;
+            },
+            o.get(s, w));
     }
-    return w;
+    return j;
 }
 
-std::string toString(const WeightFormat &w)
+void optionsFromJson(JsonReader &r, OptionSection section, Scenario &s, WhatIf &w)
 {
-    std::string s(toString(w.type));
-    if (w.groupSize > 0) {
-        s += "/g" + std::to_string(w.groupSize);
-        if (w.scaleType != DType::FP16)
-            s += "/" + std::string(toString(w.scaleType));
+    for (const ScenarioOption &o : scenarioOptions()) {
+        if (o.section != section)
+            continue;
+        const std::string_view key = o.key;
+        const OptionValue current = o.get(s, w);
+        OptionValue v;
+        switch (o.kind) {
+        case OptionKind::Integer: v = r.integer(key, std::get<int64_t>(current)); break;
+        case OptionKind::Real:
+            if (r.has(key))
+                v = r.number(key);
+            else
+                r.string(key, ""); // absent or null: unset (nullable) or the default
+            if (!o.nullable && !std::holds_alternative<double>(v))
+                v = current;
+            break;
+        case OptionKind::Choice: v = r.string(key, std::get<std::string>(current)); break;
+        case OptionKind::Switch: v = r.boolean(key, std::get<bool>(current)); break;
+        }
+        if (auto e = applyOption(o, s, w, v); !e.empty())
+            r.fail(key, e);
     }
-    return s;
 }
 
 json toJson(const Scenario &s)
 {
-    json j{{"phase", toString(s.phase)},
-           {"batch", s.batch},
-           {"seq", s.seq},
-           {"context", s.context},
-           {"output", s.output},
-           {"weights", toString(s.weights)},
-           {"weight_bits", s.weights.bitsPerWeight()},
-           {"activations", toString(s.activations)},
-           {"kv", toString(s.kv)},
-           {"tp", s.tp},
-           {"pp", s.pp},
-           {"dp", s.dp},
-           {"ep", s.ep},
-           {"micro_batches", s.microBatches},
-           {"fused_attention", s.fusedAttention},
-           {"kv_cache", s.kvCache},
-           {"efficiency", toString(s.efficiency)},
-           {"structured_sparsity", s.structuredSparsity},
-           {"unstructured_sparsity", s.unstructuredSparsity},
-           {"recompute", toString(s.recompute)},
-           {"optimizer", toString(s.optimizer)},
-           {"zero_stage", s.zeroStage}};
-    j["compute_efficiency"] = s.computeEfficiency ? json(*s.computeEfficiency) : json(nullptr);
-    j["memory_efficiency"] = s.memoryEfficiency ? json(*s.memoryEfficiency) : json(nullptr);
+    json j = optionsToJson(OptionSection::Scenario, s, WhatIf{});
+    j["weight_bits"] = s.weights.bitsPerWeight(); // derived, for readers that do not parse weight formats
     return j;
 }
 
@@ -77,62 +64,9 @@ Scenario scenarioFromJson(const json &j, const std::string &file)
 {
     JsonReader r(j, file, "scenario");
     Scenario s;
-    auto pick = [&r](std::string_view key, auto parse, auto current, std::string_view options) {
-        const std::string text = r.string(key, toString(current));
-        auto v = parse(text);
-        if (!v)
-            r.fail(key, "must be " + std::string(options) + ", got \"" + text + "\"");
-        return *v;
-    };
-    s.phase = pick("phase", phaseFromString, s.phase, "prefill, decode, generate, encode or train");
-    s.batch = r.integer("batch", s.batch);
-    s.seq = r.integer("seq", s.seq);
-    s.context = r.integer("context", s.context);
-    s.output = r.integer("output", s.output);
-    {
-        const std::string w = r.string("weights", toString(s.weights));
-        auto wf = weightFormatFromString(w);
-        if (!wf)
-            r.fail("weights", "unknown weight format \"" + w + "\" (e.g. fp16, int8, int4/g128)");
-        s.weights = *wf;
-        r.number("weight_bits", 0); // derived; accepted for round trips
-    }
-    auto dtype = [&r](std::string_view key, DType current) {
-        const std::string t = r.string(key, toString(current));
-        auto d = dtypeFromString(t);
-        if (!d)
-            r.fail(key, "unknown number format \"" + t + "\" (fp32, tf32, bf16, fp16, fp8, int8, int4)");
-        return *d;
-    };
-    s.activations = dtype("activations", s.activations);
-    s.kv = dtype("kv", s.kv);
-    auto degree = [&r](std::string_view key, int current) {
-        const int64_t v = r.integer(key, current);
-        if (v < 1 || v > 1 << 20)
-            r.fail(key, "must be between 1 and 1048576, got " + std::to_string(v));
-        return static_cast<int>(v);
-    };
-    s.tp = degree("tp", s.tp);
-    s.pp = degree("pp", s.pp);
-    s.dp = degree("dp", s.dp);
-    s.ep = degree("ep", s.ep);
-    s.microBatches = degree("micro_batches", s.microBatches);
-    s.fusedAttention = r.boolean("fused_attention", s.fusedAttention);
-    s.kvCache = r.boolean("kv_cache", s.kvCache);
-    s.efficiency = pick("efficiency", efficiencyModeFromString, s.efficiency, "ideal or achievable");
-    if (r.has("compute_efficiency"))
-        s.computeEfficiency = r.number("compute_efficiency");
-    else
-        r.string("compute_efficiency", "");
-    if (r.has("memory_efficiency"))
-        s.memoryEfficiency = r.number("memory_efficiency");
-    else
-        r.string("memory_efficiency", "");
-    s.structuredSparsity = r.number("structured_sparsity", 0.0);
-    s.unstructuredSparsity = r.number("unstructured_sparsity", 0.0);
-    s.recompute = pick("recompute", recomputeFromString, s.recompute, "none, selective or full");
-    s.optimizer = pick("optimizer", optimizerFromString, s.optimizer, "adam or sgd");
-    s.zeroStage = static_cast<int>(r.integer("zero_stage", 0));
+    WhatIf unused;
+    optionsFromJson(r, OptionSection::Scenario, s, unused);
+    r.number("weight_bits", 0); // derived; accepted for round trips
     r.rejectUnknown();
     if (auto e = validate(s); !e.empty())
         throw InputError(file + ": scenario: " + e);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "analysis/analysis.h"
+#include "analysis/options.h"
 #include "io/jsonreader.h"
 
 #include <nlohmann/json.hpp>
@@ -12,11 +13,12 @@ nlohmann::json toJson(const Scenario &s);
 /// Reads a scenario object; every field optional (defaults from Scenario{}); unknown fields are errors.
 Scenario scenarioFromJson(const nlohmann::json &j, const std::string &file);
 
+/// The options of one section of the scenario file, by the option table.
+nlohmann::json optionsToJson(OptionSection section, const Scenario &s, const WhatIf &w);
+/// Reads every option of `section` present in `r` (absent ones keep their value); fails naming the key.
+void optionsFromJson(JsonReader &r, OptionSection section, Scenario &s, WhatIf &w);
+
 /// `memwall analyze --json`: the command-line contract (SI units, no rounding).
 nlohmann::json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis &a);
-
-/// Parses "fp16", "int4", "int4/g128" (INT4, one FP16 scale per 128 weights), "int8/g64/bf16".
-std::optional<WeightFormat> weightFormatFromString(std::string_view text);
-std::string toString(const WeightFormat &w);
 
 } // namespace memwall::core

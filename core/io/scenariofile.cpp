@@ -25,7 +25,7 @@ json toJson(const ScenarioFile &f)
     j["hardware"] = f.hardwareInline ? toJson(f.hardware) : json(f.hardware.id);
     j["model"] = f.modelInline ? toJson(f.model) : json(f.model.id);
     j["scenario"] = toJson(f.scenario);
-    j["what_if"] = {{"compute", f.whatIf.compute}, {"bandwidth", f.whatIf.bandwidth}, {"capacity", f.whatIf.capacity}};
+    j["what_if"] = optionsToJson(OptionSection::WhatIf, f.scenario, f.whatIf);
     return j;
 }
 
@@ -70,12 +70,7 @@ ScenarioFile scenarioFileFromJson(const json &j, const std::string &file, const 
         f.scenario = scenarioFromJson(r.raw("scenario"), file);
     if (r.has("what_if")) {
         JsonReader w = r.object("what_if");
-        for (auto [key, dst] : {std::pair{"compute", &f.whatIf.compute}, {"bandwidth", &f.whatIf.bandwidth},
-                                {"capacity", &f.whatIf.capacity}}) {
-            *dst = w.number(key, 1.0);
-            if (!(*dst >= 0.01 && *dst <= 100))
-                w.fail(key, "must be between 0.01 and 100, got " + brief(*dst));
-        }
+        optionsFromJson(w, OptionSection::WhatIf, f.scenario, f.whatIf);
         w.rejectUnknown();
     } else {
         r.string("what_if", "");

@@ -12,14 +12,6 @@
 
 namespace memwall::core {
 
-/// The hardware "what-if" factors (GUI group; 1 = the device as published).
-struct WhatIf
-{
-    double compute = 1, bandwidth = 1, capacity = 1;
-    bool isIdentity() const { return compute == 1 && bandwidth == 1 && capacity == 1; }
-    friend bool operator==(const WhatIf &, const WhatIf &) = default;
-};
-
 /// Everything needed to reproduce an analysis: device and model (by preset id, or inline when custom/imported),
 /// the scenario and the what-if factors. Saved as `.memwall.json` (schema 1).
 struct ScenarioFile

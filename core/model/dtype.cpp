@@ -1,6 +1,7 @@
 #include "model/dtype.h"
 
 #include <algorithm>
+#include <charconv>
 #include <string>
 
 namespace memwall::core {
@@ -39,6 +40,44 @@ std::optional<DType> dtypeFromString(std::string_view s)
     if (lower == "float8" || lower == "fp8_e4m3" || lower == "e4m3")
         return DType::FP8;
     return std::nullopt;
+}
+
+std::optional<WeightFormat> weightFormatFromString(std::string_view text)
+{
+    WeightFormat w;
+    std::size_t slash = text.find('/');
+    auto type = dtypeFromString(text.substr(0, slash));
+    if (!type)
+        return std::nullopt;
+    w.type = *type;
+    while (slash != std::string_view::npos) {
+        text = text.substr(slash + 1);
+        slash = text.find('/');
+        const std::string_view part = text.substr(0, slash);
+        if (part.size() > 1 && part[0] == 'g') {
+            int g = 0;
+            auto [ptr, ec] = std::from_chars(part.data() + 1, part.data() + part.size(), g);
+            if (ec != std::errc() || ptr != part.data() + part.size() || g <= 0)
+                return std::nullopt;
+            w.groupSize = g;
+        } else if (auto st = dtypeFromString(part)) {
+            w.scaleType = *st;
+        } else {
+            return std::nullopt;
+        }
+    }
+    return w;
+}
+
+std::string toString(const WeightFormat &w)
+{
+    std::string s(toString(w.type));
+    if (w.groupSize > 0) {
+        s += "/g" + std::to_string(w.groupSize);
+        if (w.scaleType != DType::FP16)
+            s += "/" + std::string(toString(w.scaleType));
+    }
+    return s;
 }
 
 } // namespace memwall::core

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace memwall::core {
@@ -57,5 +58,9 @@ struct WeightFormat
     constexpr double bytesPerWeight() const { return bitsPerWeight() / 8.0; }
     friend constexpr bool operator==(const WeightFormat &, const WeightFormat &) = default;
 };
+
+/// Parses "fp16", "int4", "int4/g128" (INT4, one FP16 scale per 128 weights), "int8/g64/bf16".
+std::optional<WeightFormat> weightFormatFromString(std::string_view text);
+std::string toString(const WeightFormat &w);
 
 } // namespace memwall::core

@@ -367,7 +367,7 @@ private slots:
     {
         Scenario s;
         s.batch = 0;
-        QCOMPARE(QString::fromStdString(validate(s)), QString("batch must be at least 1, got 0"));
+        QCOMPARE(QString::fromStdString(validate(s)), QString("batch must be between 1 and 16777216, got 0"));
         QVERIFY_THROWS_EXCEPTION(AnalysisError, analyze(hw("h100-sxm"), model("llama-2-7b"), s));
     }
 

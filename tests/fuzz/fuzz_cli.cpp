@@ -86,7 +86,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (args.size() > 64)
         return 0;
     try {
-        app::CommandLine cl = app::parseCommandLine("sweep", args, {"--vary", "--max-tpot"});
+        app::CommandLine cl =
+            app::parseCommandLine("sweep", args, {{"--vary", "SPEC", ""}, {"--max-tpot", "MS", ""}}, true);
         confine(cl.scenarioFile);
         confine(cl.modelConfig);
         cl.saveScenario.reset(); // never write

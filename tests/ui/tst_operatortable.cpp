@@ -233,9 +233,10 @@ private slots:
         QVERIFY(mem.fits);
         QVERIFY2(bar.memoryText().contains(QStringLiteral("(%1 %)").arg(qRound(100 * mem.total() / mem.capacity))),
                  qPrintable(bar.memoryText()));
-        // Batch 10^12 needs ~10^8 times the capacity: one line says it does not fit (its share once overflowed an
-        // int, undefined behaviour that clang's UBSan caught in the torture test).
-        s.batch = 1'000'000'000'000;
+        // The largest batch and context need ~10^8 times the capacity: one line says it does not fit (its share once
+        // overflowed an int).
+        s.batch = core::kMaxTokens;
+        s.context = core::kMaxTokens;
         m_doc->setScenario(s, "batch");
         QVERIFY2(m_doc->analysisError().isEmpty(), qPrintable(m_doc->analysisError()));
         QVERIFY(m_doc->analysis().memory.total() / m_doc->analysis().memory.capacity > 1e7);

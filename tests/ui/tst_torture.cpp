@@ -23,6 +23,7 @@
 #include "ui/widgets/operatortable.h"
 #include "ui/widgets/operatortablemodel.h"
 
+#include "analysis/options.h"
 #include "io/scenariofile.h"
 #include "painted.h"
 
@@ -875,8 +876,12 @@ private:
                     .arg(slider->value())
                     .arg(slider->spinBox()->value())
                     .arg(v);
-        if (s.batch < 1 || s.seq < 1 || s.context < 1 || s.output < 1 || s.tp < 1 || s.pp < 1 || s.dp < 1)
-            return QStringLiteral("a scenario value below 1 reached the document");
+        // Every field within the option table's range (relations between fields may still be refused by analyze()).
+        const core::WhatIf &w = m_doc->file().whatIf;
+        for (const core::ScenarioOption &o : core::scenarioOptions())
+            if (auto e = core::checkOption(o, o.get(s, w)); !e.empty())
+                return QStringLiteral("%1 %2 reached the document").arg(QString::fromStdString(std::string(o.key)),
+                                                                       QString::fromStdString(e));
         if (c->tpSpin()->value() != s.tp || c->ppSpin()->value() != s.pp || c->dpSpin()->value() != s.dp)
             return QStringLiteral("parallelism shows %1/%2/%3, the document holds %4/%5/%6")
                 .arg(c->tpSpin()->value())
@@ -1209,11 +1214,12 @@ private slots:
                 m_history.removeFirst();
             if (!bad.isEmpty() || !m_blocked.isEmpty()) {
                 const QString message = QStringLiteral("seed %1, step %2, action \"%3\": %4\nlast actions:\n  %5\nreplay: "
-                                                       "MEMWALL_TORTURE_SEED=%1 MEMWALL_TORTURE_STEPS=%6")
+                                                       "MEMWALL_TORTURE_SEED=%1 MEMWALL_TORTURE_STEPS=%6\nscenario: %7")
                                             .arg(m_seed)
                                             .arg(m_step)
                                             .arg(m_action, bad.isEmpty() ? m_blocked.join("; ") : bad, m_history.join("\n  "))
-                                            .arg(m_step + 1);
+                                            .arg(m_step + 1)
+                                            .arg(QString::fromStdString(core::toJson(m_doc->file()).dump()));
                 QFAIL(qPrintable(message));
             }
         }

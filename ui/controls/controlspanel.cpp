@@ -2,6 +2,7 @@
 
 #include "analysis/explain.h"
 #include "ui/controls/logslider.h"
+#include "ui/controls/optioncontrol.h"
 #include "ui/util/precisionchoices.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/controls/whatifgroup.h"
@@ -20,6 +21,8 @@
 #include <QVBoxLayout>
 
 #include <array>
+#include <map>
+#include <set>
 
 namespace memwall::ui {
 
@@ -79,12 +82,42 @@ ControlsPanel::ControlsPanel(ScenarioDocument *doc, QWidget *parent) : QWidget(p
     layout->addWidget(buildPrecisionGroup());
     layout->addWidget(buildParallelGroup());
     layout->addWidget(buildOptionsGroup());
+    addTableOptions(layout);
     m_whatIf = new WhatIfGroup(doc, this);
     layout->addWidget(m_whatIf);
     layout->addStretch(1);
 
     connect(doc, &ScenarioDocument::analysisChanged, this, &ControlsPanel::syncFromDocument);
     syncFromDocument();
+}
+
+void ControlsPanel::addTableOptions(QVBoxLayout *layout)
+{
+    // Options with a hand-made control above (sliders, precision lists) or in the what-if group are skipped; every
+    // other row of the option table gets a generic control in its group, so a new option needs no GUI code.
+    static const std::set<std::string_view> handMade = {"phase",   "batch", "seq", "context", "output", "weights",
+                                                         "activations", "kv", "tp", "pp", "dp", "fused_attention",
+                                                         "kv_cache", "efficiency"};
+    std::map<std::string_view, QFormLayout *> forms;
+    for (const ScenarioOption &o : scenarioOptions()) {
+        if (o.section != OptionSection::Scenario || handMade.count(o.key))
+            continue;
+        QFormLayout *&form = forms[o.group];
+        if (!form) {
+            auto *box = m_groups.value(qs(o.group));
+            if (!box) {
+                box = group(qs(o.group), QString(), this);
+                layout->addWidget(box);
+                m_groups.insert(qs(o.group), box);
+            }
+            form = qobject_cast<QFormLayout *>(box->layout());
+            if (!form)
+                form = new QFormLayout(box);
+        }
+        auto *control = new OptionControl(o, m_doc, this);
+        m_optionControls.insert(qs(o.key), control);
+        form->addRow(qs(o.label), control);
+    }
 }
 
 QWidget *ControlsPanel::buildModelGroup()
@@ -115,10 +148,12 @@ void ControlsPanel::fillPresets()
         m_model->addPreset(qs(m.shape.id), qs(m.shape.name), modelTip(m.shape));
 }
 
-LogSlider *ControlsPanel::lengthSlider(double max, const QString &tip, const char *name)
+LogSlider *ControlsPanel::lengthSlider(std::string_view key, const char *name)
 {
-    auto *slider = new LogSlider(1, max, 0, this);
-    slider->setToolTipText(tip);
+    const ScenarioOption &o = *findOption(key);
+    auto *slider = new LogSlider(1, o.typicalMax, 0, this);
+    slider->setAcceptedRange(o.min, o.max);
+    slider->setToolTipText(qs(o.help));
     slider->setObjectName(name);
     return slider;
 }
@@ -138,12 +173,11 @@ QWidget *ControlsPanel::buildWorkloadGroup()
         m_phase->addItem(qs(toString(kPhases[i])), static_cast<int>(kPhases[i]));
         m_phase->setItemData(static_cast<int>(i), phaseTips[i], Qt::ToolTipRole);
     }
-    m_phase->setToolTip(tr("Which phase of inference or training to analyse."));
-    m_batch = lengthSlider(4096, tr("Sequences processed together (global batch, split over the data-parallel replicas)."),
-                           "batch");
-    m_seq = lengthSlider(131072, tr("Prompt tokens per sequence (prefill, generate, encode, train)."), "prompt");
-    m_context = lengthSlider(131072, tr("Tokens already in the KV cache when the new token is decoded."), "context");
-    m_output = lengthSlider(131072, tr("Tokens generated after the prompt (generate)."), "output");
+    m_phase->setToolTip(qs(findOption("phase")->help));
+    m_batch = lengthSlider("batch", "batch");
+    m_seq = lengthSlider("seq", "prompt");
+    m_context = lengthSlider("context", "context");
+    m_output = lengthSlider("output", "output");
     form->addRow(tr("&Phase"), m_phase);
     form->addRow(tr("&Batch"), m_batch);
     form->addRow(tr("P&rompt"), m_seq);
@@ -186,17 +220,17 @@ QWidget *ControlsPanel::buildPrecisionGroup()
     m_weights->setObjectName("weights");
     for (std::size_t i = 0; i < kWeightChoices.size(); ++i)
         m_weights->addItem(kWeightChoices[i].label, static_cast<int>(i));
-    m_weights->setToolTip(tr("How weights are stored: bytes per weight, including any per-group scales."));
+    m_weights->setToolTip(qs(findOption("weights")->help));
     m_activations = new QComboBox(box);
     m_activations->setObjectName("activations");
     for (DType t : kActivationTypes)
         m_activations->addItem(qs(toString(t)), static_cast<int>(t));
-    m_activations->setToolTip(tr("Format of activations; matmuls run in it where the device supports it."));
+    m_activations->setToolTip(qs(findOption("activations")->help));
     m_kv = new QComboBox(box);
     m_kv->setObjectName("kv");
     for (DType t : kKvTypes)
         m_kv->addItem(qs(toString(t)), static_cast<int>(t));
-    m_kv->setToolTip(tr("Format of the cached keys and values."));
+    m_kv->setToolTip(qs(findOption("kv")->help));
     form->addRow(tr("&Weights"), m_weights);
     form->addRow(tr("&Activations"), m_activations);
     form->addRow(tr("&KV cache"), m_kv);
@@ -222,18 +256,20 @@ QWidget *ControlsPanel::buildPrecisionGroup()
 QWidget *ControlsPanel::buildParallelGroup()
 {
     auto *box = group(tr("Parallelism"), tr("How the model is split over devices."), this);
+    m_groups.insert(QStringLiteral("Parallelism"), box);
     auto *form = new QFormLayout(box);
-    auto spin = [box](const char *name, const QString &tip) {
+    auto spin = [box](const char *name) {
+        const ScenarioOption &o = *findOption(name);
         auto *s = new QSpinBox(box);
         s->setObjectName(name);
-        s->setRange(1, 1024);
+        s->setRange(static_cast<int>(o.min), static_cast<int>(o.max));
         s->setKeyboardTracking(false);
-        s->setToolTip(tip);
+        s->setToolTip(qs(o.help));
         return s;
     };
-    m_tp = spin("tp", tr("Tensor parallelism: splits heads and FFN columns over devices, adding two all-reduces per layer."));
-    m_pp = spin("pp", tr("Pipeline parallelism: splits the layers into stages, adding transfers and a pipeline bubble."));
-    m_dp = spin("dp", tr("Data parallelism: replicas that each take a share of the batch."));
+    m_tp = spin("tp");
+    m_pp = spin("pp");
+    m_dp = spin("dp");
     form->addRow(tr("&Tensor (tp)"), m_tp);
     form->addRow(tr("&Pipeline (pp)"), m_pp);
     form->addRow(tr("&Data (dp)"), m_dp);
@@ -256,18 +292,19 @@ QWidget *ControlsPanel::buildParallelGroup()
 QWidget *ControlsPanel::buildOptionsGroup()
 {
     auto *box = group(tr("Options"), tr("Kernel and cache choices, and how close to peak the run gets."), this);
+    m_groups.insert(QStringLiteral("Options"), box);
     auto *form = new QFormLayout(box);
     m_fused = new QCheckBox(tr("&Fused attention"), box);
     m_fused->setObjectName("fusedAttention");
-    m_fused->setToolTip(tr("FlashAttention-style: the score matrix never goes to memory."));
+    m_fused->setToolTip(qs(findOption("fused_attention")->help));
     m_kvCache = new QCheckBox(tr("K&V cache"), box);
     m_kvCache->setObjectName("kvCache");
-    m_kvCache->setToolTip(tr("Keep keys and values of past tokens; without it decode recomputes them over the whole context."));
+    m_kvCache->setToolTip(qs(findOption("kv_cache")->help));
     m_efficiency = new QComboBox(box);
     m_efficiency->setObjectName("efficiency");
     m_efficiency->addItem(tr("ideal (the roofline)"), static_cast<int>(EfficiencyMode::Ideal));
     m_efficiency->addItem(tr("achievable (measured fractions)"), static_cast<int>(EfficiencyMode::Achievable));
-    m_efficiency->setToolTip(tr("Ideal uses datasheet peaks; achievable scales them by published GEMM and bandwidth measurements."));
+    m_efficiency->setToolTip(qs(findOption("efficiency")->help));
     form->addRow(m_fused);
     form->addRow(m_kvCache);
     form->addRow(tr("&Efficiency"), m_efficiency);

@@ -1,8 +1,13 @@
 #pragma once
 
+#include <QHash>
 #include <QWidget>
 
+#include <string_view>
+
 class QCheckBox;
+class QGroupBox;
+class QVBoxLayout;
 class QComboBox;
 class QLabel;
 class QPushButton;
@@ -11,6 +16,7 @@ class QSpinBox;
 namespace memwall::ui {
 
 class LogSlider;
+class OptionControl;
 class PresetPicker;
 class ScenarioDocument;
 class WhatIfGroup;
@@ -41,6 +47,8 @@ public:
     QCheckBox *kvCacheCheck() const { return m_kvCache; }
     QComboBox *efficiencyCombo() const { return m_efficiency; }
     WhatIfGroup *whatIfGroup() const { return m_whatIf; }
+    /// The generic control of a table option without a hand-made one ("ep", "zero_stage"), or nullptr.
+    OptionControl *optionControl(const QString &key) const { return m_optionControls.value(key); }
     /// Shows the document's analysisError() (e.g. "tp 3 does not divide the 64 attention heads").
     QLabel *errorLabel() const { return m_error; }
 
@@ -59,7 +67,8 @@ private:
     QWidget *buildParallelGroup();
     QWidget *buildOptionsGroup();
     void fillPresets();
-    LogSlider *lengthSlider(double max, const QString &tip, const char *name);
+    LogSlider *lengthSlider(std::string_view key, const char *name);
+    void addTableOptions(QVBoxLayout *layout);
 
     ScenarioDocument *m_doc;
     QLabel *m_error = nullptr;
@@ -81,6 +90,8 @@ private:
     QCheckBox *m_kvCache = nullptr;
     QComboBox *m_efficiency = nullptr;
     WhatIfGroup *m_whatIf = nullptr;
+    QHash<QString, QGroupBox *> m_groups;             ///< by the option table's group name
+    QHash<QString, OptionControl *> m_optionControls; ///< by option key
 };
 
 } // namespace memwall::ui

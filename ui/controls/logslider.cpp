@@ -12,7 +12,7 @@ namespace memwall::ui {
 
 LogSlider::LogSlider(double minimum, double maximum, int decimals, QWidget *parent)
     : QWidget(parent), m_slider(new QSlider(Qt::Horizontal, this)), m_spin(new QDoubleSpinBox(this)), m_min(minimum),
-      m_max(maximum), m_decimals(decimals), m_value(minimum)
+      m_max(maximum), m_lowest(minimum), m_highest(maximum), m_decimals(decimals), m_value(minimum)
 {
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -39,9 +39,17 @@ LogSlider::LogSlider(double minimum, double maximum, int decimals, QWidget *pare
     setValue(minimum);
 }
 
+void LogSlider::setAcceptedRange(double lowest, double highest)
+{
+    m_lowest = std::min(lowest, m_min);
+    m_highest = std::max(highest, m_max);
+    const QSignalBlocker block(m_spin);
+    m_spin->setRange(m_lowest, m_highest);
+}
+
 double LogSlider::clampRound(double v) const
 {
-    v = std::clamp(v, m_min, m_max);
+    v = std::clamp(v, m_lowest, m_highest);
     const double scale = std::pow(10.0, m_decimals);
     return std::round(v * scale) / scale;
 }
@@ -55,7 +63,7 @@ int LogSlider::positionFor(double v) const
 double LogSlider::valueAt(int position) const
 {
     const double t = static_cast<double>(std::clamp(position, 0, kSteps)) / kSteps;
-    return clampRound(m_min * std::pow(m_max / m_min, t));
+    return clampRound(std::clamp(m_min * std::pow(m_max / m_min, t), m_min, m_max));
 }
 
 void LogSlider::setValue(double v)

@@ -20,6 +20,8 @@ public:
     double value() const { return m_value; }
     /// Sets both parts without emitting valueChanged().
     void setValue(double v);
+    /// Lets the spin box take values beyond the slider's span (the slider then rests at its end).
+    void setAcceptedRange(double lowest, double highest);
     void setPrefix(const QString &prefix);
     void setSuffix(const QString &suffix);
     /// One tooltip for the slider and the spin box.
@@ -42,7 +44,8 @@ private:
 
     QSlider *m_slider;
     QDoubleSpinBox *m_spin;
-    double m_min, m_max;
+    double m_min, m_max;         ///< the slider's span
+    double m_lowest, m_highest;  ///< what the spin box accepts
     int m_decimals;
     double m_value;
 };

@@ -2,36 +2,42 @@
 
 #include "ui/controls/logslider.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
+
+#include "analysis/options.h"
 
 #include <QFormLayout>
 #include <QPushButton>
 
+#include <tuple>
+
 namespace memwall::ui {
 
+namespace {
+/// A slider over the option's typical span that also takes its whole accepted range when typed.
+LogSlider *factorSlider(std::string_view key, QWidget *parent)
+{
+    const core::ScenarioOption &o = *core::findOption(key, core::OptionSection::WhatIf);
+    auto *slider = new LogSlider(o.typicalMin, o.typicalMax, 2, parent);
+    slider->setAcceptedRange(o.min, o.max);
+    slider->setPrefix(QStringLiteral("×"));
+    slider->setToolTipText(qs(o.help));
+    return slider;
+}
+} // namespace
+
 WhatIfGroup::WhatIfGroup(ScenarioDocument *doc, QWidget *parent)
-    : QGroupBox(tr("Hardware what-if"), parent), m_doc(doc), m_compute(new LogSlider(0.25, 8, 2, this)),
-      m_bandwidth(new LogSlider(0.25, 8, 2, this)), m_capacity(new LogSlider(0.25, 8, 2, this)),
-      m_reset(new QPushButton(tr("Reset to the device as published"), this))
+    : QGroupBox(tr("Hardware what-if"), parent), m_doc(doc), m_compute(factorSlider("compute", this)),
+      m_bandwidth(factorSlider("bandwidth", this)), m_capacity(factorSlider("capacity", this)), m_reset(new QPushButton(tr("Reset to the device as published"), this))
 {
     setToolTip(tr("Scale the selected device to see which change would help: faster compute, faster memory or more of it."));
     auto *form = new QFormLayout(this);
-    struct Row
-    {
-        LogSlider *slider;
-        QString label, tip, name;
-    };
-    const Row rows[] = {
-        {m_compute, tr("Compute"), tr("Multiplies the device's peak FLOP/s in every number format (×0.25…×8)."),
-         "whatIfCompute"},
-        {m_bandwidth, tr("Bandwidth"), tr("Multiplies the bandwidth of every memory level (×0.25…×8); the ridge point moves by the inverse."),
-         "whatIfBandwidth"},
-        {m_capacity, tr("Capacity"), tr("Multiplies the capacity of every memory level (×0.25…×8)."), "whatIfCapacity"},
-    };
-    for (const Row &r : rows) {
-        r.slider->setPrefix(QStringLiteral("×"));
-        r.slider->setToolTipText(r.tip);
-        r.slider->setObjectName(r.name);
-        form->addRow(r.label, r.slider);
+    for (auto [slider, key, name] : {std::tuple{m_compute, "compute", "whatIfCompute"},
+                                     {m_bandwidth, "bandwidth", "whatIfBandwidth"},
+                                     {m_capacity, "capacity", "whatIfCapacity"}}) {
+        const core::ScenarioOption &o = *core::findOption(key, core::OptionSection::WhatIf);
+        slider->setObjectName(QString::fromLatin1(name));
+        form->addRow(qs(o.label), slider);
     }
     m_reset->setToolTip(tr("Sets all three factors back to ×1."));
     form->addRow(m_reset);

@@ -1,0 +1,205 @@
+#include "commands.h"
+
+#include "analysis/options.h"
+
+#include <iostream>
+
+namespace memwall::app {
+
+namespace {
+
+constexpr std::size_t kHelpColumn = 27, kHelpWidth = 110;
+
+/// "  --name VALUE" and its help, wrapped at word boundaries to kHelpWidth columns, continued at kHelpColumn.
+std::string helpRow(std::string head, std::string_view text)
+{
+    std::string out = "  " + head;
+    std::size_t column = out.size();
+    if (column + 1 > kHelpColumn) {
+        out += "\n";
+        column = 0;
+    }
+    out += std::string(kHelpColumn - column, ' ');
+    column = kHelpColumn;
+    bool first = true;
+    for (std::size_t pos = 0; pos < text.size();) {
+        const std::size_t space = text.find(' ', pos);
+        const std::string_view word =
+            text.substr(pos, space == std::string_view::npos ? std::string_view::npos : space - pos);
+        pos = space == std::string_view::npos ? text.size() : space + 1;
+        if (word.empty())
+            continue;
+        if (!first && column + 1 + word.size() > kHelpWidth) {
+            out += "\n" + std::string(kHelpColumn, ' ');
+            column = kHelpColumn;
+        } else if (!first) {
+            out += ' ';
+            ++column;
+        }
+        out += word;
+        column += word.size();
+        first = false;
+    }
+    return out + "\n";
+}
+
+std::string optionLines(const std::vector<CliOption> &options)
+{
+    std::string out;
+    for (const CliOption &o : options)
+        out += helpRow(std::string(o.name) + (o.metavar.empty() ? "" : " " + std::string(o.metavar)), o.help);
+    return out;
+}
+
+/// The scenario options, from core's table: flag, value, help, accepted values and default.
+std::string scenarioOptionLines()
+{
+    std::string out;
+    const core::Scenario defaults;
+    const core::WhatIf noScaling;
+    for (const core::ScenarioOption &o : core::scenarioOptions()) {
+        const std::string flag(o.flag);
+        const std::string head = o.kind == core::OptionKind::Switch ? flag + " | --no-" + flag.substr(2)
+                                                                    : flag + " " + std::string(o.metavar);
+        out += helpRow(head, std::string(o.help) + " [" + core::describeValues(o) + "; default " +
+                                 core::optionText(o.get(defaults, noScaling)) + "]");
+    }
+    return out;
+}
+
+std::string sweepSummary()
+{
+    std::string fields;
+    for (auto f : core::sweepableFields())
+        fields += (fields.empty() ? "" : ", ") + std::string(f);
+    return "Analyses every combination; FROM:TO doubles (batch=1:4096), FROM:TO:STEP steps, A,B,C lists.\n"
+           "Fields: " +
+           fields + ".";
+}
+
+} // namespace
+
+const std::vector<Command> &commands()
+{
+    static const std::vector<Command> table = {
+        {"analyze",
+         "[scenario] [--json]",
+         "Per-operator FLOPs, bytes, arithmetic intensity and roofline time of one model on one device.",
+         true,
+         {{"--json", "", "machine-readable output"}},
+         cmdAnalyze},
+        {"sweep",
+         "[scenario] --vary FIELD=FROM:TO[:STEP]|A,B,C [--vary ...] [--max-tpot MS] [--json|--csv]",
+         sweepSummary(),
+         true,
+         {{"--vary", "FIELD=SPEC", "a field and its values (repeat for a grid)"},
+          {"--max-tpot", "MS", "with --vary batch: the best batch whose time per token stays under MS"},
+          {"--json", "", "machine-readable output"},
+          {"--csv", "", "comma-separated output"}},
+         cmdSweep},
+        {"export",
+         "[scenario] --chart NAME --out FILE [--size WxH] [--scale N] [--theme T] [--title TEXT] [--caption TEXT]\n"
+         "       memwall export [scenario] --chart all --out DIR [--format png|svg|pdf|csv|json] [...]",
+         "Draws one chart of the scenario, exactly as the window does, into a picture or a data file; needs no "
+         "display.",
+         true,
+         {{"--chart", "NAME", "roofline, memory, sweep, breakdown, trends, scaling; or all (one file per chart)"},
+          {"--out", "FILE",
+           "a .png, .svg or .pdf picture; .csv or .json for the data behind the chart; with --chart "
+           "all: a folder (created if missing)"},
+          {"--format", "F", "with --chart all: png (default), svg, pdf, csv or json"},
+          {"--size", "WxH", "layout size in pixels, 64..16384 each (default 1600x1000; slides: 1920x1080)"},
+          {"--scale", "N", "PNG pixel multiplier 1..4 (default 1): --size 1920x1080 --scale 2 is 3840x2160"},
+          {"--theme", "T", "light (default), dark or presentation (large fonts, thick lines)"},
+          {"--title", "TEXT", "replaces the chart's title"},
+          {"--caption", "TEXT", "a line under the chart (source, lecture, date)"}},
+         cmdExport},
+        {"presets",
+         "[--json] [--presets DIR]",
+         "Lists the hardware and model presets.",
+         false,
+         {{"--json", "", "machine-readable output"},
+          {"--presets", "DIR", "extra preset folder (overrides built-ins with the same id)"}},
+         cmdPresets},
+        {"trends",
+         "[--json]",
+         "The trend data behind Gholami et al., \"AI and Memory Wall\" (IEEE Micro 2024): peak FLOPS, DRAM and\n"
+         "interconnect bandwidth of hardware, and parameters and training compute of models, with the growth per\n"
+         "two years fitted by ordinary least squares of log10(value) on the decimal year.",
+         false,
+         {{"--json", "",
+           "print {\"series\": [{\"id\", \"name\", \"unit\", \"factor_per_2_years\", \"r2\", \"points\": [...]}], "
+           "\"other_series\": [...]} (series without a growth line in the paper go to other_series)"}},
+         cmdTrends},
+        {"measure",
+         "[--json] [--seconds X]",
+         "Measures this computer's own roofline with all hardware threads:\n"
+         "  memory bandwidth  STREAM-style triad a[i] = b[i] + s*c[i] over 512 MiB of doubles, best repetition,\n"
+         "                    counted as 3 x 8 B per element (non-temporal stores on x86-64: no write-allocate)\n"
+         "  matrix-vector     y = A x in FP32, intensity ~0.5 FLOP/byte: bandwidth-bound\n"
+         "  matrix-matrix     blocked FP32 GEMM, n = 128..1024, intensity n/6 FLOP/byte: compute-bound\n"
+         "The peak is the best measured GEMM rate (a measured roof, not the datasheet peak). FLOPs count 2 per\n"
+         "multiply-add; bytes are the compulsory memory traffic (matrix-vector: A, x, y once; GEMM: 3 matrices once).\n"
+         "Progress goes to stderr. Results vary with what else runs on the machine.",
+         false,
+         {{"--json", "",
+           "print {\"memory_bandwidth_bytes_per_s\", \"peak_flops\", \"points\": [{\"name\", \"arithmetic_intensity\", "
+           "\"flops_per_s\", \"flops\", \"bytes\", \"seconds\"}], \"threads\", \"elapsed_s\", \"cancelled\"} (SI "
+           "units)"},
+          {"--seconds", "X", "time budget of the whole run, 0.5..60 (default 8)"}},
+         cmdMeasure},
+    };
+    return table;
+}
+
+const Command *findCommand(std::string_view name)
+{
+    for (const Command &c : commands())
+        if (c.name == name)
+            return &c;
+    return nullptr;
+}
+
+std::string commandHelp(const Command &c)
+{
+    std::string out = "usage: memwall " + std::string(c.name) + " " + std::string(c.synopsis) + "\n";
+    out += c.summary + "\n\n";
+    out += std::string(c.name) + ":\n" + optionLines(c.options);
+    out += helpRow("-h, --help", "show this help");
+    if (c.scenario) {
+        out += "\nscenario source:\n" + optionLines(scenarioSourceOptions());
+        out += "\nscenario options (also the keys of a scenario file's \"scenario\" and \"what_if\" objects):\n" +
+               scenarioOptionLines();
+    }
+    return out;
+}
+
+std::string usage()
+{
+    std::string out = "MemWall " MEMWALL_VERSION " — see the AI memory wall\n\nusage:\n"
+                      "  memwall [--scenario FILE]        the desktop application\n";
+    for (const Command &c : commands()) {
+        std::string synopsis(c.synopsis.substr(0, c.synopsis.find('\n')));
+        std::string head = "  memwall " + std::string(c.name);
+        head.resize(18, ' ');
+        out += head + synopsis + "\n";
+    }
+    out += "  memwall --version\n\n"
+           "`memwall COMMAND --help` describes each command and its options.\n";
+    return out;
+}
+
+int runCommand(const Command &c, const std::vector<std::string> &args)
+{
+    const std::string name(c.name);
+    return guarded(name, [&] {
+        const CommandLine cl = parseCommandLine(name, args, c.options, c.scenario);
+        if (cl.help) {
+            std::cout << commandHelp(c);
+            return 0;
+        }
+        return c.run(cl);
+    });
+}
+
+} // namespace memwall::app

@@ -1,0 +1,512 @@
+#include "analysis/options.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <initializer_list>
+
+// The table's rows name only the fields that differ from the defaults; GCC 12 warns about every other field.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#endif
+
+namespace memwall::core {
+
+namespace {
+
+constexpr double kMaxDegree = 65536; ///< tp, pp, dp, ep and micro-batches
+
+std::string number(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.15g", v);
+    return buf;
+}
+
+template <typename T>
+ScenarioOption integer(ScenarioOption o, T Scenario::*field)
+{
+    o.kind = OptionKind::Integer;
+    o.get = [field](const Scenario &s, const WhatIf &) { return OptionValue(static_cast<int64_t>(s.*field)); };
+    o.set = [field](Scenario &s, WhatIf &, const OptionValue &v) {
+        s.*field = static_cast<T>(std::get<int64_t>(v));
+        return std::string();
+    };
+    return o;
+}
+
+ScenarioOption real(ScenarioOption o, double Scenario::*field)
+{
+    o.kind = OptionKind::Real;
+    o.get = [field](const Scenario &s, const WhatIf &) { return OptionValue(s.*field); };
+    o.set = [field](Scenario &s, WhatIf &, const OptionValue &v) {
+        s.*field = std::get<double>(v);
+        return std::string();
+    };
+    return o;
+}
+
+ScenarioOption optionalReal(ScenarioOption o, std::optional<double> Scenario::*field)
+{
+    o.kind = OptionKind::Real;
+    o.nullable = true;
+    o.get = [field](const Scenario &s, const WhatIf &) { return s.*field ? OptionValue(*(s.*field)) : OptionValue(); };
+    o.set = [field](Scenario &s, WhatIf &, const OptionValue &v) {
+        s.*field = std::holds_alternative<double>(v) ? std::optional(std::get<double>(v)) : std::nullopt;
+        return std::string();
+    };
+    return o;
+}
+
+ScenarioOption whatIf(ScenarioOption o, double WhatIf::*field)
+{
+    o.kind = OptionKind::Real;
+    o.section = OptionSection::WhatIf;
+    o.group = "What-if";
+    o.min = 0.01;
+    o.max = 100;
+    o.typicalMin = 0.25;
+    o.typicalMax = 8;
+    o.metavar = "X";
+    o.get = [field](const Scenario &, const WhatIf &w) { return OptionValue(w.*field); };
+    o.set = [field](Scenario &, WhatIf &w, const OptionValue &v) {
+        w.*field = std::get<double>(v);
+        return std::string();
+    };
+    return o;
+}
+
+ScenarioOption toggle(ScenarioOption o, bool Scenario::*field)
+{
+    o.kind = OptionKind::Switch;
+    o.get = [field](const Scenario &s, const WhatIf &) { return OptionValue(s.*field); };
+    o.set = [field](Scenario &s, WhatIf &, const OptionValue &v) {
+        s.*field = std::get<bool>(v);
+        return std::string();
+    };
+    return o;
+}
+
+/// An enumeration's choice: names from toString(), parsed by `parse`.
+template <typename E>
+ScenarioOption choice(ScenarioOption o, E Scenario::*field, std::optional<E> (*parse)(std::string_view),
+                      std::initializer_list<E> all)
+{
+    o.kind = OptionKind::Choice;
+    for (E e : all)
+        o.choices.emplace_back(toString(e));
+    o.get = [field](const Scenario &s, const WhatIf &) { return OptionValue(std::string(toString(s.*field))); };
+    o.set = [field, parse, names = o.choices](Scenario &s, WhatIf &, const OptionValue &v) {
+        const auto e = parse(std::get<std::string>(v));
+        if (!e) {
+            std::string list;
+            for (const auto &n : names)
+                list += (list.empty() ? "" : ", ") + n;
+            return "'" + std::get<std::string>(v) + "' is not one of " + list;
+        }
+        s.*field = *e;
+        return std::string();
+    };
+    return o;
+}
+
+constexpr std::initializer_list<DType> kAllTypes = {DType::FP32, DType::TF32, DType::BF16, DType::FP16,
+                                                    DType::FP8,  DType::INT8, DType::INT4};
+
+std::vector<ScenarioOption> makeOptions()
+{
+    const double tokens = static_cast<double>(kMaxTokens);
+    std::vector<ScenarioOption> t;
+    // ---- workload ----
+    t.push_back(
+        choice({.key = "phase",
+                .flag = "--phase",
+                .metavar = "P",
+                .label = "Phase",
+                .help = "Which phase to analyse: the prompt (prefill), one new token (decode), both (generate), "
+                        "an encoder pass (encode) or a training step (train).",
+                .group = "Workload"},
+               &Scenario::phase, phaseFromString,
+               {Phase::Prefill, Phase::Decode, Phase::Generate, Phase::Encode, Phase::Train}));
+    t.push_back(integer({.key = "batch",
+                         .flag = "--batch",
+                         .metavar = "N",
+                         .label = "Batch",
+                         .help = "Sequences processed together (global batch, split over the data-parallel replicas).",
+                         .group = "Workload",
+                         .min = 1,
+                         .max = tokens,
+                         .typicalMax = 4096},
+                        &Scenario::batch));
+    t.push_back(integer({.key = "seq",
+                         .flag = "--seq",
+                         .metavar = "N",
+                         .label = "Prompt",
+                         .help = "Prompt tokens per sequence (prefill, generate, encode, train).",
+                         .group = "Workload",
+                         .min = 1,
+                         .max = tokens,
+                         .typicalMax = 131072},
+                        &Scenario::seq));
+    t.push_back(integer({.key = "context",
+                         .flag = "--context",
+                         .metavar = "N",
+                         .label = "Context",
+                         .help = "Tokens already in the KV cache when the new token is decoded (decode).",
+                         .group = "Workload",
+                         .min = 0,
+                         .max = tokens,
+                         .typicalMax = 131072},
+                        &Scenario::context));
+    t.push_back(integer({.key = "output",
+                         .flag = "--output",
+                         .metavar = "N",
+                         .label = "Output",
+                         .help = "Tokens generated after the prompt (generate).",
+                         .group = "Workload",
+                         .min = 1,
+                         .max = tokens,
+                         .typicalMax = 131072},
+                        &Scenario::output));
+    // ---- precision ----
+    {
+        ScenarioOption w{.key = "weights",
+                         .flag = "--weights",
+                         .metavar = "F",
+                         .label = "Weights",
+                         .help = "How weights are stored; int4/g128 adds an FP16 scale per 128 weights.",
+                         .group = "Precision",
+                         .kind = OptionKind::Choice,
+                         .choices = {"fp32", "bf16", "fp16", "fp8", "int8", "int4", "int4/g128"},
+                         .openChoice = true};
+        w.get = [](const Scenario &s, const WhatIf &) { return OptionValue(toString(s.weights)); };
+        w.set = [](Scenario &s, WhatIf &, const OptionValue &v) {
+            const auto f = weightFormatFromString(std::get<std::string>(v));
+            if (!f)
+                return "'" + std::get<std::string>(v) +
+                       "' is not a weight format (fp16, bf16, fp8, int8, int4, int4/g128, ...)";
+            s.weights = *f;
+            return std::string();
+        };
+        t.push_back(std::move(w));
+    }
+    t.push_back(choice({.key = "activations",
+                        .flag = "--activations",
+                        .metavar = "DTYPE",
+                        .label = "Activations",
+                        .help = "Format of activations; matmuls run in it where the device supports it.",
+                        .group = "Precision"},
+                       &Scenario::activations, dtypeFromString, kAllTypes));
+    t.push_back(choice({.key = "kv",
+                        .flag = "--kv",
+                        .metavar = "DTYPE",
+                        .label = "KV cache",
+                        .help = "Format of the cached keys and values.",
+                        .group = "Precision"},
+                       &Scenario::kv, dtypeFromString, kAllTypes));
+    // ---- parallelism ----
+    auto degree = [](std::string_view key, std::string_view flag, std::string_view label, std::string_view help,
+                     int Scenario::*field) {
+        return integer({.key = key,
+                        .flag = flag,
+                        .metavar = "N",
+                        .label = label,
+                        .help = help,
+                        .group = "Parallelism",
+                        .min = 1,
+                        .max = kMaxDegree},
+                       field);
+    };
+    t.push_back(
+        degree("tp", "--tp", "Tensor (tp)",
+               "Tensor parallelism: splits heads and FFN columns over devices, adding two all-reduces per layer.",
+               &Scenario::tp));
+    t.push_back(degree("pp", "--pp", "Pipeline (pp)",
+                       "Pipeline parallelism: splits the layers into stages, adding transfers and a pipeline bubble.",
+                       &Scenario::pp));
+    t.push_back(degree("dp", "--dp", "Data (dp)", "Data parallelism: replicas that each take a share of the batch.",
+                       &Scenario::dp));
+    t.push_back(degree("ep", "--ep", "Experts (ep)",
+                       "Expert parallelism (mixture of experts): splits the experts over devices, adding all-to-alls.",
+                       &Scenario::ep));
+    t.push_back(degree("micro_batches", "--micro-batches", "Micro-batches",
+                       "Pipeline micro-batches per step: more of them shrink the pipeline bubble.",
+                       &Scenario::microBatches));
+    // ---- options ----
+    t.push_back(toggle({.key = "fused_attention",
+                        .flag = "--fused-attention",
+                        .label = "Fused attention",
+                        .help = "FlashAttention-style kernels: the score matrix never goes to memory.",
+                        .group = "Options"},
+                       &Scenario::fusedAttention));
+    t.push_back(toggle({.key = "kv_cache",
+                        .flag = "--kv-cache",
+                        .label = "KV cache",
+                        .help = "Keep keys and values of past tokens; without it decode recomputes them over the "
+                                "whole context.",
+                        .group = "Options"},
+                       &Scenario::kvCache));
+    t.push_back(choice({.key = "efficiency",
+                        .flag = "--efficiency",
+                        .metavar = "M",
+                        .label = "Efficiency",
+                        .help = "Ideal uses datasheet peaks; achievable scales them by the device's published GEMM "
+                                "and bandwidth measurements.",
+                        .group = "Options"},
+                       &Scenario::efficiency, efficiencyModeFromString,
+                       {EfficiencyMode::Ideal, EfficiencyMode::Achievable}));
+    t.push_back(optionalReal({.key = "compute_efficiency",
+                              .flag = "--compute-efficiency",
+                              .metavar = "X",
+                              .label = "Compute efficiency",
+                              .help = "Fraction of peak compute reached, overriding the efficiency mode (auto: the "
+                                      "mode decides).",
+                              .group = "Options",
+                              .min = 0,
+                              .max = 1,
+                              .minOpen = true},
+                             &Scenario::computeEfficiency));
+    t.push_back(optionalReal({.key = "memory_efficiency",
+                              .flag = "--memory-efficiency",
+                              .metavar = "X",
+                              .label = "Memory efficiency",
+                              .help = "Fraction of peak bandwidth reached, overriding the efficiency mode (auto: the "
+                                      "mode decides).",
+                              .group = "Options",
+                              .min = 0,
+                              .max = 1,
+                              .minOpen = true},
+                             &Scenario::memoryEfficiency));
+    t.push_back(
+        real({.key = "structured_sparsity",
+              .flag = "--structured-sparsity",
+              .metavar = "X",
+              .label = "Structured sparsity",
+              .help = "Fraction of weights pruned in hardware-usable blocks (2:4 is 0.5): saves bytes and FLOPs.",
+              .group = "Options",
+              .min = 0,
+              .max = 0.95},
+             &Scenario::structuredSparsity));
+    t.push_back(real({.key = "unstructured_sparsity",
+                      .flag = "--unstructured-sparsity",
+                      .metavar = "X",
+                      .label = "Unstructured sparsity",
+                      .help = "Fraction of weights pruned anywhere: saves bytes (plus a 1-bit mask), not dense FLOPs.",
+                      .group = "Options",
+                      .min = 0,
+                      .max = 0.99},
+                     &Scenario::unstructuredSparsity));
+    // ---- training ----
+    t.push_back(choice({.key = "recompute",
+                        .flag = "--recompute",
+                        .metavar = "R",
+                        .label = "Recompute",
+                        .help = "Activation recomputation in training: none, the attention core (selective) or every "
+                                "layer (full).",
+                        .group = "Training"},
+                       &Scenario::recompute, recomputeFromString,
+                       {Recompute::None, Recompute::Selective, Recompute::Full}));
+    t.push_back(choice({.key = "optimizer",
+                        .flag = "--optimizer",
+                        .metavar = "O",
+                        .label = "Optimizer",
+                        .help = "Optimizer state kept per parameter in training: Adam (two moments) or SGD (momentum).",
+                        .group = "Training"},
+                       &Scenario::optimizer, optimizerFromString, {Optimizer::Adam, Optimizer::Sgd}));
+    t.push_back(integer({.key = "zero_stage",
+                         .flag = "--zero",
+                         .metavar = "S",
+                         .label = "ZeRO stage",
+                         .help = "Shards optimizer state (1), plus gradients (2), plus weights (3) over the "
+                                 "data-parallel replicas.",
+                         .group = "Training",
+                         .min = 0,
+                         .max = 3},
+                        &Scenario::zeroStage));
+    // ---- hardware what-if ----
+    t.push_back(whatIf({.key = "compute",
+                        .flag = "--what-if-compute",
+                        .label = "Compute",
+                        .help = "Multiplies the device's peak FLOP/s in every number format."},
+                       &WhatIf::compute));
+    t.push_back(
+        whatIf({.key = "bandwidth",
+                .flag = "--what-if-bandwidth",
+                .label = "Bandwidth",
+                .help = "Multiplies the bandwidth of every memory level; the ridge point moves by the inverse."},
+               &WhatIf::bandwidth));
+    t.push_back(whatIf({.key = "capacity",
+                        .flag = "--what-if-capacity",
+                        .label = "Capacity",
+                        .help = "Multiplies the capacity of every memory level."},
+                       &WhatIf::capacity));
+    return t;
+}
+
+} // namespace
+
+const std::vector<ScenarioOption> &scenarioOptions()
+{
+    static const std::vector<ScenarioOption> table = makeOptions();
+    return table;
+}
+
+const ScenarioOption *findOption(std::string_view key, OptionSection section)
+{
+    for (const auto &o : scenarioOptions())
+        if (o.key == key && o.section == section)
+            return &o;
+    return nullptr;
+}
+
+const ScenarioOption *findOptionByFlag(std::string_view flag, bool *negated)
+{
+    for (const auto &o : scenarioOptions()) {
+        const bool plain = o.flag == flag;
+        const bool no = o.kind == OptionKind::Switch && flag.starts_with("--no-") && o.flag.substr(2) == flag.substr(5);
+        if (plain || no) {
+            if (negated)
+                *negated = no;
+            return &o;
+        }
+    }
+    return nullptr;
+}
+
+std::string describeValues(const ScenarioOption &o)
+{
+    switch (o.kind) {
+    case OptionKind::Integer:
+    case OptionKind::Real:
+        return (o.minOpen ? "above " + number(o.min) + " up to " : number(o.min) + " to ") + number(o.max) +
+               (o.nullable ? ", or auto" : "");
+    case OptionKind::Choice: {
+        std::string list;
+        for (const auto &c : o.choices)
+            list += (list.empty() ? "" : ", ") + c;
+        return o.openChoice ? list + ", ..." : list;
+    }
+    case OptionKind::Switch: return "on or off";
+    }
+    return {};
+}
+
+std::string optionText(const OptionValue &v)
+{
+    if (std::holds_alternative<bool>(v))
+        return std::get<bool>(v) ? "on" : "off";
+    if (std::holds_alternative<int64_t>(v))
+        return std::to_string(std::get<int64_t>(v));
+    if (std::holds_alternative<double>(v))
+        return number(std::get<double>(v));
+    if (std::holds_alternative<std::string>(v))
+        return std::get<std::string>(v);
+    return "auto";
+}
+
+std::string checkOption(const ScenarioOption &o, const OptionValue &v)
+{
+    switch (o.kind) {
+    case OptionKind::Integer: {
+        if (!std::holds_alternative<int64_t>(v))
+            return "expects a whole number, got " + optionText(v);
+        const int64_t n = std::get<int64_t>(v);
+        if (static_cast<double>(n) < o.min || static_cast<double>(n) > o.max)
+            return "must be between " + number(o.min) + " and " + number(o.max) + ", got " + std::to_string(n);
+        return {};
+    }
+    case OptionKind::Real: {
+        if (std::holds_alternative<std::monostate>(v))
+            return o.nullable ? std::string() : "expects a number";
+        if (!std::holds_alternative<double>(v))
+            return "expects a number, got " + optionText(v);
+        const double x = std::get<double>(v);
+        if (!std::isfinite(x) || x > o.max || x < o.min || (o.minOpen && x <= o.min))
+            return (o.minOpen ? "must be above " + number(o.min) + " and at most "
+                              : "must be between " + number(o.min) + " and ") +
+                   number(o.max) + ", got " + number(x);
+        return {};
+    }
+    case OptionKind::Choice: {
+        if (!std::holds_alternative<std::string>(v))
+            return "expects one of " + describeValues(o);
+        Scenario s;
+        WhatIf w;
+        return o.set(s, w, v); // the setter knows which names it understands
+    }
+    case OptionKind::Switch:
+        return std::holds_alternative<bool>(v) ? std::string() : "expects on or off, got " + optionText(v);
+    }
+    return {};
+}
+
+std::string applyOption(const ScenarioOption &o, Scenario &s, WhatIf &w, const OptionValue &v)
+{
+    if (auto e = checkOption(o, v); !e.empty())
+        return e;
+    return o.set(s, w, v);
+}
+
+std::string parseOptionText(const ScenarioOption &o, std::string_view text, OptionValue *out)
+{
+    const char *end = text.data() + text.size();
+    switch (o.kind) {
+    case OptionKind::Integer: {
+        int64_t n = 0;
+        auto [ptr, ec] = std::from_chars(text.data(), end, n);
+        if (text.empty() || ec != std::errc() || ptr != end)
+            return "'" + std::string(text) + "' is not a whole number";
+        *out = n;
+        return {};
+    }
+    case OptionKind::Real: {
+        if (o.nullable && text == "auto") {
+            *out = std::monostate{};
+            return {};
+        }
+        double x = 0;
+        auto [ptr, ec] = std::from_chars(text.data(), end, x);
+        if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(x))
+            return "'" + std::string(text) + "' is not a number";
+        *out = x;
+        return {};
+    }
+    case OptionKind::Choice: *out = std::string(text); return {};
+    case OptionKind::Switch:
+        for (auto [name, on] : {std::pair{"true", true},
+                                {"on", true},
+                                {"yes", true},
+                                {"1", true},
+                                {"false", false},
+                                {"off", false},
+                                {"no", false},
+                                {"0", false}})
+            if (text == name) {
+                *out = on;
+                return {};
+            }
+        return "'" + std::string(text) + "' is not on or off";
+    }
+    return {};
+}
+
+std::vector<std::string_view> sweepableFields()
+{
+    std::vector<std::string_view> keys;
+    for (const auto &o : scenarioOptions())
+        if (o.kind == OptionKind::Integer && o.section == OptionSection::Scenario)
+            keys.push_back(o.key);
+    return keys;
+}
+
+bool setIntegerOption(Scenario &s, std::string_view key, int64_t value)
+{
+    const ScenarioOption *o = findOption(key);
+    if (!o || o->kind != OptionKind::Integer)
+        return false;
+    WhatIf unused;
+    o->set(s, unused, value);
+    return true;
+}
+
+} // namespace memwall::core

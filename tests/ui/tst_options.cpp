@@ -1,0 +1,228 @@
+// The scenario-option table is the one home of every option's range: the command line, the scenario file and the GUI
+// accept and refuse exactly the same values. The test walks the whole table: for each option its extremes, the values
+// just beyond them, every choice and a bad one.
+#include "uitest.h"
+
+#include "analysis/options.h"
+#include "analysis/sweep.h"
+#include "io/analysisjson.h"
+#include "io/scenariofile.h"
+#include "ui/controls/controlspanel.h"
+#include "ui/controls/logslider.h"
+#include "ui/controls/optioncontrol.h"
+#include "ui/controls/whatifgroup.h"
+#include "ui/document/scenariodocument.h"
+
+#include <QDoubleSpinBox>
+#include <QProcess>
+#include <QSpinBox>
+#include <QtTest>
+
+#include <climits>
+#include <cmath>
+
+using namespace memwall;
+using core::OptionKind;
+using core::OptionValue;
+
+Q_DECLARE_METATYPE(OptionValue)
+
+namespace {
+/// The command line: exit code 2 is a usage error (a refused value); --help makes an accepted one exit 0 at once.
+int cliExit(const QStringList &args, QByteArray *err)
+{
+    QProcess p;
+    p.setProgram(QString::fromLocal8Bit(qgetenv("MEMWALL_MEMWALL_EXE")));
+    p.setArguments(args);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("XDG_DATA_HOME", "/nonexistent-memwall-test");
+    p.setProcessEnvironment(env);
+    p.start();
+    p.waitForFinished(60000);
+    *err = p.readAllStandardError();
+    return p.exitCode();
+}
+
+nlohmann::json jsonOf(const OptionValue &v)
+{
+    return std::visit(
+        [](const auto &x) -> nlohmann::json {
+            if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::monostate>)
+                return nullptr;
+            else
+                return x;
+        },
+        v);
+}
+} // namespace
+
+class TstOptions : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { QVERIFY2(!qgetenv("MEMWALL_MEMWALL_EXE").isEmpty(), "MEMWALL_MEMWALL_EXE not set"); }
+
+    void sameValuesEverywhere_data()
+    {
+        QTest::addColumn<QString>("flag");
+        QTest::addColumn<OptionValue>("value");
+        QTest::addColumn<bool>("accepted");
+        for (const core::ScenarioOption &o : core::scenarioOptions()) {
+            const std::string key(o.key);
+            auto row = [&](const char *what, const OptionValue &v, bool ok) {
+                QTest::addRow("%s %s (%s)", key.c_str(), what, core::optionText(v).c_str())
+                    << QString::fromStdString(std::string(o.flag)) << v << ok;
+            };
+            switch (o.kind) {
+            case OptionKind::Integer:
+                row("lowest", static_cast<int64_t>(o.min), true);
+                row("highest", static_cast<int64_t>(o.max), true);
+                row("below", static_cast<int64_t>(o.min) - 1, false);
+                row("above", static_cast<int64_t>(o.max) + 1, false);
+                break;
+            case OptionKind::Real:
+                row("highest", o.max, true);
+                row("above", std::nextafter(o.max, 1e300) + 1e-9, false);
+                if (o.minOpen) {
+                    row("at the open end", o.min, false);
+                    row("just inside", o.min + 1e-3, true);
+                } else {
+                    row("lowest", o.min, true);
+                    row("below", o.min - 1e-3, false);
+                }
+                if (o.nullable)
+                    row("unset", std::monostate{}, true);
+                break;
+            case OptionKind::Choice:
+                for (const std::string &c : o.choices)
+                    row("choice", c, true);
+                row("unknown", std::string("fp13"), false);
+                break;
+            case OptionKind::Switch:
+                row("on", true, true);
+                row("off", false, true);
+                break;
+            }
+        }
+    }
+
+    void sameValuesEverywhere()
+    {
+        QFETCH(QString, flag);
+        QFETCH(OptionValue, value);
+        QFETCH(bool, accepted);
+        bool negated = false;
+        const core::ScenarioOption *o = core::findOptionByFlag(flag.toStdString(), &negated);
+        QVERIFY(o && !negated);
+
+        // Core: the table's own check.
+        QCOMPARE(core::checkOption(*o, value).empty(), accepted);
+
+        // The command line.
+        QStringList args{"analyze", "--help"};
+        if (o->kind == OptionKind::Switch)
+            args << (std::get<bool>(value) ? flag : "--no-" + flag.mid(2));
+        else
+            args << flag << QString::fromStdString(core::optionText(value));
+        QByteArray err;
+        const int code = cliExit(args, &err);
+        QVERIFY2((code == 0) == accepted,
+                 qPrintable(QStringLiteral("exit %1: %2").arg(code).arg(QString::fromUtf8(err))));
+        if (!accepted) {
+            QCOMPARE(code, 2);
+            QVERIFY2(err.contains(flag.toUtf8() + ": "), err.constData()); // names the option
+        }
+
+        // The scenario file.
+        nlohmann::json file{{"kind", "scenario"}, {"schema", 1}, {"hardware", "h100-sxm"}, {"model", "llama-2-7b"}};
+        file[o->section == core::OptionSection::WhatIf ? "what_if" : "scenario"] = {
+            {std::string(o->key), jsonOf(value)}};
+        if (o->section == core::OptionSection::Scenario && o->key != "batch")
+            file["scenario"]["batch"] = 65536; // a multiple of every dp and micro-batch count tried
+
+        QString fileError;
+        try {
+            core::scenarioFileFromJson(file, "t.memwall.json", *uitest::library());
+        } catch (const core::InputError &e) {
+            fileError = QString::fromUtf8(e.what());
+        }
+        QVERIFY2(fileError.isEmpty() == accepted, qPrintable(fileError));
+        if (!accepted)
+            QVERIFY2(fileError.contains(QString::fromStdString(std::string(o->key))), qPrintable(fileError));
+
+        // The GUI: the generic control writes through the document, and its editor's range is the table's.
+        ui::ScenarioDocument doc(uitest::library());
+        ui::OptionControl control(*o, &doc);
+        const QString guiError = control.write(value);
+        QVERIFY2(guiError.isEmpty() == accepted, qPrintable(guiError));
+        if (accepted)
+            QVERIFY(o->get(doc.scenario(), doc.file().whatIf) == value);
+        if (auto *slider = qobject_cast<ui::LogSlider *>(control.editor())) {
+            QCOMPARE(slider->spinBox()->minimum(), o->min);
+            QCOMPARE(slider->spinBox()->maximum(), o->max);
+        } else if (auto *spin = qobject_cast<QSpinBox *>(control.editor())) {
+            QCOMPARE(spin->minimum(), static_cast<int>(o->min));
+            QCOMPARE(spin->maximum(), static_cast<int>(std::min<double>(o->max, INT_MAX)));
+        }
+    }
+
+    void handMadeControlsTakeTheTableRanges()
+    {
+        ui::ScenarioDocument doc(uitest::library());
+        ui::ControlsPanel panel(&doc);
+        auto range = [](const char *key, core::OptionSection section = core::OptionSection::Scenario) {
+            const core::ScenarioOption &o = *core::findOption(key, section);
+            return std::pair{o.min, o.max};
+        };
+        auto spinRange = [](const ui::LogSlider *s) {
+            return std::pair{s->spinBox()->minimum(), s->spinBox()->maximum()};
+        };
+        auto intRange = [](const QSpinBox *s) { return std::pair<double, double>{s->minimum(), s->maximum()}; };
+        QCOMPARE(spinRange(panel.batchSlider()), range("batch"));
+        QCOMPARE(spinRange(panel.promptSlider()), range("seq"));
+        QCOMPARE(spinRange(panel.contextSlider()), range("context"));
+        QCOMPARE(spinRange(panel.outputSlider()), range("output"));
+        QCOMPARE(intRange(panel.tpSpin()), range("tp"));
+        QCOMPARE(intRange(panel.ppSpin()), range("pp"));
+        QCOMPARE(intRange(panel.dpSpin()), range("dp"));
+        QCOMPARE(spinRange(panel.whatIfGroup()->computeSlider()), range("compute", core::OptionSection::WhatIf));
+        QCOMPARE(spinRange(panel.whatIfGroup()->bandwidthSlider()), range("bandwidth", core::OptionSection::WhatIf));
+        QCOMPARE(spinRange(panel.whatIfGroup()->capacitySlider()), range("capacity", core::OptionSection::WhatIf));
+        // Every option without a hand-made control gets a generic one.
+        for (const char *key : {"ep", "micro_batches", "compute_efficiency", "memory_efficiency", "structured_sparsity",
+                                "unstructured_sparsity", "recompute", "optimizer", "zero_stage"})
+            QVERIFY2(panel.optionControl(QString::fromLatin1(key)), key);
+    }
+
+    void genericControlIsOneUndoStep()
+    {
+        ui::ScenarioDocument doc(uitest::library());
+        ui::ControlsPanel panel(&doc);
+        ui::OptionControl *zero = panel.optionControl("zero_stage");
+        auto *spin = qobject_cast<QSpinBox *>(zero->editor());
+        QVERIFY(spin);
+        const int before = doc.undoStack()->index();
+        spin->setValue(2);
+        QCOMPARE(doc.scenario().zeroStage, 2);
+        QCOMPARE(doc.undoStack()->index(), before + 1);
+        QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("ZeRO stage 2"));
+        doc.undoStack()->undo();
+        QCOMPARE(doc.scenario().zeroStage, 0);
+        QCOMPARE(spin->value(), 0); // written back from the document
+    }
+
+    void sweepFieldsComeFromTheTable()
+    {
+        // Every whole-number scenario option can be swept, and a swept value outside its range is refused up front.
+        for (std::string_view f : core::sweepableFields()) {
+            const core::ScenarioOption &o = *core::findOption(f);
+            QCOMPARE(o.kind, OptionKind::Integer);
+            const std::string spec = std::string(f) + "=" + std::to_string(static_cast<int64_t>(o.max) + 1);
+            QVERIFY_THROWS_EXCEPTION(core::AnalysisError, core::parseSweepAxis(spec));
+        }
+        QVERIFY_THROWS_EXCEPTION(core::AnalysisError, core::parseSweepAxis("structured_sparsity=1"));
+    }
+};
+
+QTEST_MAIN(TstOptions)
+#include "tst_options.moc"
