@@ -119,7 +119,7 @@ struct Pass
     double Bm;        ///< sequences per micro-batch
     double T;         ///< tokens processed per sequence
     double C;         ///< keys attended per query
-    bool kvFromCache; ///< K and V read from the cache (decode) rather than from fresh activations
+    double cachedKeys; ///< of the C keys, how many are read from the KV cache; the rest come from fresh activations
     bool kvWrite;     ///< new K and V appended to the cache
     double lmTokens;  ///< tokens per sequence that get logits
     double layerCount; ///< executions of each layer operator on the critical path
@@ -172,8 +172,9 @@ void emitPass(Ctx &c, const Pass &p)
         emit(c, "attn.kv_write", OpClass::Elementwise, p.phase, lc, 0, 0, N * 2 * c.kvd * act, N * 2 * c.kvd * c.kvb, p.train);
 
     const double scores = p.Bm * c.hq * p.T * p.C;
-    const double kvReadBytes = p.kvFromCache ? p.Bm * p.C * c.kvd * c.kvb : 0.0;
-    const double kvFreshBytes = p.kvFromCache ? 0.0 : p.Bm * p.C * c.kvd * act;
+    const double cached = std::min(p.cachedKeys, p.C);
+    const double kvReadBytes = p.Bm * cached * c.kvd * c.kvb;
+    const double kvFreshBytes = p.Bm * (p.C - cached) * c.kvd * act;
     emit(c, "attn.score", OpClass::Attention, p.phase, lc, 2 * scores * c.d, 0,
          N * c.qd * act + kvFreshBytes + (fused ? 0 : scores * act), kvReadBytes, p.train * p.trainAttn);
     emit(c, "attn.softmax", OpClass::Normalization, p.phase, lc, kSoftmaxFlops * scores, 0, fused ? 0 : 2 * scores * act, 0,
@@ -331,6 +332,12 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
     const double headCount = slots / s.pp;
     const double window = m.slidingWindow > 0 ? static_cast<double>(m.slidingWindow) : 1e300;
     const double seq = static_cast<double>(s.seq), ctx = static_cast<double>(s.context);
+    // Prefix caching: prefill computes only the prompt tokens not already cached (at least the last one, whose logits
+    // start generation) and reads the cached prefix's keys and values instead.
+    const double prefillNew = std::max(1.0, seq * (1.0 - s.promptCacheHitRate));
+    const double prefillCached = s.kvCache ? std::min(seq - prefillNew, window) : 0.0;
+    const Pass prefillPass{Phase::Prefill, Bm, prefillNew, std::min(seq, window), prefillCached, s.kvCache, 1,
+                           layerCount, headCount};
 
     double train = 1, trainAttn = 1;
     if (s.phase == Phase::Train) {
@@ -342,33 +349,32 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
     }
 
     auto decodePass = [&](double context, double count) {
-        Pass p{Phase::Decode, Bm, 1, std::min(context + 1, window), true, true, 1, layerCount * count, headCount * count};
+        Pass p{Phase::Decode, Bm, 1, std::min(context + 1, window), std::min(context + 1, window), true, 1,
+               layerCount * count, headCount * count};
         if (!s.kvCache) {
             // No cache: every step re-runs the whole context through every layer to rebuild K and V.
             p.T = context + 1;
             p.C = std::min(context + 1, window);
-            p.kvFromCache = false;
+            p.cachedKeys = 0;
             p.kvWrite = false;
         }
         emitPass(c, p);
     };
 
     switch (s.phase) {
-    case Phase::Prefill:
-        emitPass(c, {Phase::Prefill, Bm, seq, std::min(seq, window), false, s.kvCache, 1, layerCount, headCount});
-        break;
+    case Phase::Prefill: emitPass(c, prefillPass); break;
     case Phase::Encode:
-        emitPass(c, {Phase::Encode, Bm, seq, std::min(seq, window), false, false, m.arch == Architecture::Decoder ? 1.0 : 0.0,
+        emitPass(c, {Phase::Encode, Bm, seq, std::min(seq, window), 0, false, m.arch == Architecture::Decoder ? 1.0 : 0.0,
                      layerCount, headCount});
         break;
     case Phase::Train:
-        emitPass(c, {Phase::Train, Bm, seq, std::min(seq, window), false, false, seq, layerCount, headCount, train, trainAttn});
+        emitPass(c, {Phase::Train, Bm, seq, std::min(seq, window), 0, false, seq, layerCount, headCount, train, trainAttn});
         break;
     case Phase::Decode:
         decodePass(ctx, 1);
         break;
     case Phase::Generate: {
-        emitPass(c, {Phase::Prefill, Bm, seq, std::min(seq, window), false, s.kvCache, 1, layerCount, headCount});
+        emitPass(c, prefillPass);
         a.phases.ttftS = a.totals.timeS;
         if (s.output > 1)
             decodePass(seq + (s.output - 1) / 2.0, static_cast<double>(s.output - 1));
@@ -428,12 +434,12 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
         }
     };
     switch (s.phase) {
-    case Phase::Prefill:
+    case Phase::Prefill: commPass(prefillNew, 1, 1); break;
     case Phase::Encode: commPass(seq, 1, 1); break;
     case Phase::Train: commPass(seq, 1, 2); break;
     case Phase::Decode: commPass(s.kvCache ? 1 : ctx + 1, 1, 1); break;
     case Phase::Generate:
-        commPass(seq, 1, 1);
+        commPass(prefillNew, 1, 1);
         a.phases.ttftS += comm.timeS;
         if (s.output > 1)
             commPass(s.kvCache ? 1 : seq + (s.output - 1) / 2.0, static_cast<double>(s.output - 1), 1);
@@ -499,7 +505,8 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
         mem.weights /= s.dp;
     mem.kv = 2.0 * c.layersPerStage * c.hkv * c.d * c.kvb * B * cachedTokens;
     {
-        const double T = s.phase == Phase::Decode ? (s.kvCache ? 1.0 : ctx + 1) : seq;
+        const bool prefills = s.phase == Phase::Prefill || s.phase == Phase::Generate;
+        const double T = s.phase == Phase::Decode ? (s.kvCache ? 1.0 : ctx + 1) : prefills ? prefillNew : seq;
         const double C = s.phase == Phase::Decode ? std::min(ctx + 1, window) : std::min(seq, window);
         const double N = Bm * T;
         const double widest = std::max({c.h, c.qd + 2 * c.kvd, c.ffn * (m.gatedFfn ? 2.0 : 1.0) *

@@ -296,6 +296,13 @@ std::vector<ScenarioOption> makeOptions()
                       .min = 0,
                       .max = 0.99},
                      &Scenario::unstructuredSparsity));
+    // ---- serving ----
+    t.push_back(real({.key = "prompt_cache_hit_rate", .flag = "--prompt-cache-hit-rate", .metavar = "X",
+                      .label = "Prompt cache hits",
+                      .help = "Fraction of each prompt whose keys and values are already cached (prefix caching): "
+                              "prefill computes only the rest of the prompt and reads the cached part.",
+                      .group = "Serving", .min = 0, .max = 1},
+                     &Scenario::promptCacheHitRate));
     // ---- training ----
     t.push_back(choice({.key = "recompute",
                         .flag = "--recompute",

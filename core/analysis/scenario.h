@@ -65,6 +65,8 @@ struct Scenario
     double structuredSparsity = 0.0;   ///< fraction of weights pruned in hardware-usable 2:4-style blocks
     double unstructuredSparsity = 0.0; ///< fraction of weights pruned anywhere: saves bytes, not dense FLOPs
 
+    double promptCacheHitRate = 0.0; ///< fraction of each prompt whose K and V are already cached (prefix caching)
+
     Recompute recompute = Recompute::None;
     Optimizer optimizer = Optimizer::Adam;
     int zeroStage = 0; ///< 0..3: shard optimizer (1), + gradients (2), + weights (3) over dp

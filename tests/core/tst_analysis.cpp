@@ -101,6 +101,39 @@ private slots:
         QVERIFY2(near(matmul, expected, 1e-3), qPrintable(QString::number(matmul / expected)));
     }
 
+    void promptCacheHitsSkipTheCachedPrefix()
+    {
+        // Llama 2 7B (hidden 4096, 32 layers, 32 heads of 128, no bias), one 2,048-token prompt, half of it cached.
+        Scenario s;
+        s.phase = Phase::Prefill;
+        s.seq = 2048;
+        const Analysis cold = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        s.promptCacheHitRate = 0.5;
+        const Analysis warm = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        // Only the 1,024 new tokens go through the projections: 2 x 1024 x 4096 x (4096 + 2 x 4096) x 32 layers.
+        QCOMPARE(findOp(warm, "attn.qkv_proj")->flops, 2.0 * 1024 * 4096 * 12288 * 32);
+        QCOMPARE(findOp(warm, "attn.qkv_proj")->flops, findOp(cold, "attn.qkv_proj")->flops / 2);
+        // They attend all 2,048 keys: the cached 1,024 are read from the cache (1024 x 4096 x 2 bytes per layer) ...
+        QCOMPARE(findOp(cold, "attn.score")->kvBytes, 0.0);
+        QCOMPARE(findOp(warm, "attn.score")->kvBytes, 1024.0 * 4096 * 2 * 32);
+        // ... and the score FLOPs halve with the queries: 2 x 32 heads x 1024 x 2048 x 128 x 32 layers.
+        QCOMPARE(findOp(warm, "attn.score")->flops, 2.0 * 32 * 1024 * 2048 * 128 * 32);
+        // Only new tokens are written to the cache; the footprint still holds the whole prompt.
+        QCOMPARE(findOp(warm, "attn.kv_write")->kvBytes, 1024.0 * 2 * 4096 * 2 * 32);
+        QCOMPARE(warm.kvCache.totalBytes, cold.kvCache.totalBytes);
+        // All of it cached: the last token is still computed, to give the first output token's logits.
+        s.promptCacheHitRate = 1;
+        QCOMPARE(findOp(analyze(hw("h100-sxm"), model("llama-2-7b"), s), "attn.qkv_proj")->flops, 2.0 * 4096 * 12288 * 32);
+        // In a whole request the time to first token falls, and decode is unchanged.
+        s.phase = Phase::Generate;
+        s.promptCacheHitRate = 0;
+        const Analysis genCold = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        s.promptCacheHitRate = 0.9;
+        const Analysis genWarm = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        QVERIFY(genWarm.phases.ttftS < 0.2 * genCold.phases.ttftS);
+        QCOMPARE(genWarm.phases.tpotS, genCold.phases.tpotS);
+    }
+
     void ridgeIsPeakOverBandwidth()
     {
         const Analysis a = analyze(hw("h100-sxm"), model("llama-2-7b"), Scenario{});
