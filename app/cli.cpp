@@ -7,8 +7,6 @@
 #include "io/hfconfig.h"
 #include "io/jsonreader.h"
 
-#include <QCoreApplication>
-#include <QStandardPaths>
 
 #include <algorithm>
 #include <charconv>
@@ -112,22 +110,6 @@ CommandLine parseCommandLine(const std::string &command, const std::vector<std::
     return cl;
 }
 
-PresetLibrary loadPresets(const CommandLine &cl)
-{
-    PresetLibrary lib;
-    lib.loadBuiltin();
-    if (QCoreApplication::applicationName().isEmpty() || QCoreApplication::applicationName() == "memwall")
-        QCoreApplication::setApplicationName("MemWall");
-    const QString user = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    if (!user.isEmpty())
-        lib.loadDirectory((user + "/presets").toStdString());
-    if (cl.presetsDir)
-        lib.loadDirectory(*cl.presetsDir, true);
-    for (const auto &issue : lib.issues())
-        std::cerr << "memwall: skipped preset: " << issue.message << "\n";
-    return lib;
-}
-
 int64_t parseCount(const std::string &opt, const std::string &text, int64_t min, int64_t max)
 {
     int64_t v = 0;
@@ -188,11 +170,6 @@ ScenarioFile resolveScenario(const CommandLine &cl, const PresetLibrary &lib)
     if (auto e = validate(f.scenario); !e.empty())
         throw UsageError(e);
     return f;
-}
-
-HardwareSpec effectiveHardware(const ScenarioFile &f)
-{
-    return f.whatIf.isIdentity() ? f.hardware : scaled(f.hardware, f.whatIf.compute, f.whatIf.bandwidth, f.whatIf.capacity);
 }
 
 void writeFileAtomically(const std::string &path, const std::string &text)

@@ -56,15 +56,9 @@ struct CommandLine
 CommandLine parseCommandLine(const std::string &command, const std::vector<std::string> &args,
                              const std::vector<CliOption> &options, bool scenario);
 
-/// Loads built-in presets, the per-user folder and --presets DIR; prints skipped files to stderr.
-core::PresetLibrary loadPresets(const CommandLine &cl);
-
 /// Resolves device, model and scenario: --scenario FILE first, then --hardware/--model/--model-config, then the
 /// scenario flags. Defaults: h100-sxm, llama-2-70b, decode. Throws UsageError / core::InputError.
 core::ScenarioFile resolveScenario(const CommandLine &cl, const core::PresetLibrary &lib);
-
-/// The device with the what-if factors applied.
-core::HardwareSpec effectiveHardware(const core::ScenarioFile &f);
 
 /// Writes `text` to `path` atomically (temporary file + rename); throws core::InputError naming the path.
 void writeFileAtomically(const std::string &path, const std::string &text);

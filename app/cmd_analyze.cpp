@@ -15,7 +15,8 @@ using namespace memwall::core;
 
 int cmdAnalyze(const CommandLine &cl)
 {
-    const PresetLibrary lib = loadPresets(cl);
+    const auto presets = loadPresets(cl);
+    const PresetLibrary &lib = *presets;
     const ScenarioFile f = resolveScenario(cl, lib);
     const HardwareSpec hw = effectiveHardware(f);
     const Analysis a = analyze(hw, f.model, f.scenario);

@@ -116,8 +116,8 @@ int cmdExport(const CommandLine &cl)
                                        "'; use .png, .svg, .pdf, .csv or .json");
     }
 
-    PresetLibrary lib = loadPresets(cl);
-    const ScenarioFile file = resolveScenario(cl, lib);
+    const auto presets = loadPresets(cl);
+    const ScenarioFile file = resolveScenario(cl, *presets);
     maybeSaveScenario(cl, file);
 
     preferOffscreen();
@@ -127,7 +127,7 @@ int cmdExport(const CommandLine &cl)
     char *argv[] = {name, nullptr};
     QApplication app(argc, argv);
 
-    ui::ScenarioDocument doc(std::make_shared<const PresetLibrary>(std::move(lib)));
+    ui::ScenarioDocument doc(presets);
     doc.setFile(file, QString(), true);
     if (!doc.analysisError().isEmpty())
         throw AnalysisError(doc.analysisError().toStdString());

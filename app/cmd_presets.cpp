@@ -14,7 +14,8 @@ using nlohmann::json;
 
 int cmdPresets(const CommandLine &cl)
 {
-    const PresetLibrary lib = loadPresets(cl);
+    const auto presets = loadPresets(cl);
+    const PresetLibrary &lib = *presets;
     if (cl.json) {
         json hw = json::array(), models = json::array();
         for (const HardwareSpec &h : lib.hardware()) {

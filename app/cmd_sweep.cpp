@@ -37,7 +37,8 @@ int cmdSweep(const CommandLine &cl)
     if (auto v = cl.value("--max-tpot"))
         maxTpot = parseReal("--max-tpot", *v, 1e-6, 1e9) / 1000.0;
 
-    const PresetLibrary lib = loadPresets(cl);
+    const auto presets = loadPresets(cl);
+    const PresetLibrary &lib = *presets;
     const ScenarioFile f = resolveScenario(cl, lib);
     const HardwareSpec hw = effectiveHardware(f);
     maybeSaveScenario(cl, f);

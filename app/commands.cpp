@@ -1,5 +1,7 @@
 #include "commands.h"
 
+#include "ui/util/presetlibrary.h"
+
 #include "analysis/options.h"
 
 #include <iostream>
@@ -150,6 +152,11 @@ const std::vector<Command> &commands()
          cmdMeasure},
     };
     return table;
+}
+
+std::shared_ptr<const core::PresetLibrary> loadPresets(const CommandLine &cl)
+{
+    return ui::loadPresetLibrary(cl.presetsDir ? QString::fromStdString(*cl.presetsDir) : QString());
 }
 
 const Command *findCommand(std::string_view name)

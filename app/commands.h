@@ -2,6 +2,7 @@
 
 #include "cli.h"
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,9 @@ struct Command
     std::vector<CliOption> options;
     int (*run)(const CommandLine &) = nullptr;
 };
+
+/// The presets a command works with: ui::loadPresetLibrary() with --presets DIR.
+std::shared_ptr<const core::PresetLibrary> loadPresets(const CommandLine &cl);
 
 /// Every subcommand, in `memwall --help` order.
 const std::vector<Command> &commands();

@@ -1,8 +1,8 @@
 #include "ui/application.h"
 
-#include "ui/dialogs/presetfiles.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/mainwindow.h"
+#include "ui/util/presetlibrary.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -66,13 +66,7 @@ int runApplication(int argc, char **argv)
     parser.addOption(presetsOpt);
     parser.process(app);
 
-    auto lib = std::make_shared<core::PresetLibrary>();
-    lib->loadBuiltin();
-    lib->loadDirectory(userPresetDir().toStdString()); // the same folder the command line reads
-    if (parser.isSet(presetsOpt))
-        lib->loadDirectory(parser.value(presetsOpt).toStdString(), true);
-    for (const auto &issue : lib->issues())
-        std::cerr << "memwall: skipped preset: " << issue.message << "\n";
+    const auto lib = loadPresetLibrary(parser.isSet(presetsOpt) ? parser.value(presetsOpt) : QString());
 
     ScenarioDocument doc(lib);
     MainWindow window(&doc);

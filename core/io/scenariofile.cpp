@@ -19,6 +19,11 @@ std::string unknownPresetMessage(const PresetLibrary &lib, bool hardware, std::s
     return msg;
 }
 
+HardwareSpec effectiveHardware(const ScenarioFile &f)
+{
+    return f.whatIf.isIdentity() ? f.hardware : scaled(f.hardware, f.whatIf.compute, f.whatIf.bandwidth, f.whatIf.capacity);
+}
+
 json toJson(const ScenarioFile &f)
 {
     json j{{"kind", "scenario"}, {"schema", kScenarioSchema}};

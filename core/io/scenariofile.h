@@ -26,6 +26,9 @@ struct ScenarioFile
 
 inline constexpr int kScenarioSchema = 1;
 
+/// The device the analysis runs on: the file's hardware with its what-if factors applied.
+HardwareSpec effectiveHardware(const ScenarioFile &f);
+
 /// Serialises; presets are referenced by id unless marked inline.
 nlohmann::json toJson(const ScenarioFile &f);
 /// Reads a scenario file; ids are resolved in `lib`. Throws InputError (file, field, value) — unknown ids name the

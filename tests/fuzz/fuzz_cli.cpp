@@ -96,7 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (auto [it, end] = cl.extra.equal_range("--vary"); it != end; ++it)
             axes.push_back(core::parseSweepAxis(it->second));
         const core::ScenarioFile f = app::resolveScenario(cl, library());
-        const core::Analysis a = core::analyze(app::effectiveHardware(f), f.model, f.scenario);
+        const core::Analysis a = core::analyze(core::effectiveHardware(f), f.model, f.scenario);
         if (!std::isfinite(a.totals.timeS) || !(a.totals.timeS > 0) || !std::isfinite(a.memory.total()))
             std::abort();
     } catch (const app::UsageError &e) {

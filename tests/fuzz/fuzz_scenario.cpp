@@ -35,9 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     try {
         const nlohmann::json j = parseJson(text, "s.memwall.json");
         const ScenarioFile f = scenarioFileFromJson(j, "s.memwall.json", library());
-        const HardwareSpec hw = f.whatIf.isIdentity()
-                                    ? f.hardware
-                                    : scaled(f.hardware, f.whatIf.compute, f.whatIf.bandwidth, f.whatIf.capacity);
+        const HardwareSpec hw = effectiveHardware(f);
         if (!validate(f.scenario).empty())
             return 0;
         const Analysis a = analyze(hw, f.model, f.scenario);

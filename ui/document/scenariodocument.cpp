@@ -119,9 +119,7 @@ void ScenarioDocument::recompute()
 {
     m_limits.reset();
     try {
-        m_effective = m_file.whatIf.isIdentity()
-                          ? m_file.hardware
-                          : scaled(m_file.hardware, m_file.whatIf.compute, m_file.whatIf.bandwidth, m_file.whatIf.capacity);
+        m_effective = effectiveHardware(m_file);
         if (!m_file.hardware.memory.empty() && m_file.model.layers > 0) {
             m_analysis = analyze(m_effective, m_file.model, m_file.scenario);
             m_error.clear();
@@ -296,8 +294,7 @@ bool ScenarioDocument::open(const QString &path, QString *error)
     try {
         const ScenarioFile f = readScenarioFile(path.toStdString(), *m_presets);
         // Check that it analyses before replacing anything.
-        analyze(f.whatIf.isIdentity() ? f.hardware : scaled(f.hardware, f.whatIf.compute, f.whatIf.bandwidth, f.whatIf.capacity),
-                f.model, f.scenario);
+        analyze(effectiveHardware(f), f.model, f.scenario);
         setFile(f, QString(), true);
         m_path = path;
         emit filePathChanged(m_path);
