@@ -4,6 +4,8 @@
 
 #include "analysis/options.h"
 
+#include <memwall_version.h>
+
 #include <iostream>
 
 namespace memwall::app {

@@ -3,6 +3,8 @@
 
 #include "ui/application.h"
 
+#include <memwall_version.h>
+
 #include <csignal>
 #include <cstring>
 #include <iostream>

@@ -4,6 +4,8 @@
 #include "ui/mainwindow.h"
 #include "ui/util/presetlibrary.h"
 
+#include <memwall_version.h>
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QEvent>

@@ -1,6 +1,8 @@
 // `cmake --install` lays out what a desktop expects: bin/memwall, the desktop entry, AppStream metadata, icons and
 // the presets; the desktop entry and the metadata pass their validators; the installed program runs and finds a
 // user preset by id. Runs against the build folder this test was built in (QCoreApplication::applicationDirPath()/..).
+#include <memwall_version.h>
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>

@@ -2,6 +2,8 @@
 
 #include "ui/dialogs/presetfiles.h"
 
+#include <memwall_version.h>
+
 #include <QDialogButtonBox>
 #include <QIcon>
 #include <QLabel>
