@@ -135,7 +135,7 @@ Scenario scenarioFromJson(const json &j, const std::string &file)
     s.zeroStage = static_cast<int>(r.integer("zero_stage", 0));
     r.rejectUnknown();
     if (auto e = validate(s); !e.empty())
-        throw InputError(file + ": scenario: " + e);
+        throw InputError(file, "scenario", e);
     return s;
 }
 
