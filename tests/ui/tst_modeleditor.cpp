@@ -163,6 +163,25 @@ private slots:
         QVERIFY(saveButton(d)->isEnabled());
     }
 
+    void markedFieldsComeFromTheErrorNotItsWording()
+    {
+        // The fields come from core::InputError::fields(), not from words in the message: a rule about vocab and
+        // layers in other words marks exactly those two and shows the message under the first.
+        ModelEditorDialog d(*m_lib, m_lib->findModel("llama-2-7b")->shape);
+        QVERIFY(d.isValid());
+        d.showError(core::InputError::rule("model editor: shape", {"vocab", "layers"}, "Wortschatz passt nicht zu heads"));
+        QVERIFY(!spin(d, "vocab")->styleSheet().isEmpty());
+        QVERIFY(!spin(d, "layers")->styleSheet().isEmpty());
+        QVERIFY(spin(d, "heads")->styleSheet().isEmpty()); // named in the text, not in the error
+        QCOMPARE(errorLabel(d, "vocab")->text(), QString("Wortschatz passt nicht zu heads"));
+        QVERIFY(!errorLabel(d, "heads")->isVisibleTo(&d));
+        // A reader error (one field path) shows the path before the message, as the line does.
+        ModelEditorDialog e(*m_lib, m_lib->findModel("llama-2-7b")->shape);
+        e.showError(core::InputError("model editor: shape", "ffn", "zu klein"));
+        QVERIFY(!spin(e, "ffn")->styleSheet().isEmpty());
+        QCOMPARE(errorLabel(e, "ffn")->text(), QString("ffn: zu klein"));
+    }
+
     void badIdAndEmptySource()
     {
         ModelEditorDialog d(*m_lib, m_lib->findModel("gpt2")->shape);

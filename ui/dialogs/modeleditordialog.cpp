@@ -19,7 +19,6 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -303,26 +302,20 @@ double ModelEditorDialog::kvBytesPerToken() const
            static_cast<double>(m_shape.headDim) * core::bytesOf(m_kv);
 }
 
-void ModelEditorDialog::showError(const FieldError &e)
+void ModelEditorDialog::showError(const core::InputError &e)
 {
-    // core::validate() names every field involved ("heads (32) must be a multiple of kv_heads (5)"): mark them all,
-    // and show the message under the first.
+    // A rule between fields (core::validate(): "heads (32) must be a multiple of kv_heads (5)") is about all of
+    // them: mark each, and show the message under the first.
     QStringList fields;
-    if (m_fieldWidgets.contains(e.field))
-        fields << e.field;
-    for (auto it = m_fieldWidgets.begin(); it != m_fieldWidgets.end(); ++it) {
-        const QRegularExpression word(QStringLiteral("\\b%1\\b").arg(QRegularExpression::escape(it.key())));
-        if (!fields.contains(it.key()) && e.message.contains(word))
-            fields << it.key();
-    }
+    for (const std::string &f : e.fields())
+        if (m_fieldWidgets.contains(qs(f)))
+            fields << qs(f);
     for (const QString &f : std::as_const(fields))
-        if (QWidget *w = m_fieldWidgets.value(f))
-            setInvalid(w, true);
+        setInvalid(m_fieldWidgets.value(f), true);
     QLabel *label = fields.isEmpty() ? nullptr : m_errorLabels.value(fields.front());
     if (!label)
         label = m_generalError;
-    const bool messageNamesField = e.message.startsWith(e.field);
-    label->setText(messageNamesField || e.field.isEmpty() ? e.message : e.field + ": " + e.message);
+    label->setText(qs(e.detail()));
     label->show();
 }
 
@@ -339,19 +332,22 @@ void ModelEditorDialog::revalidate()
         setInvalid(w, false);
     try {
         if (m_source->text().trimmed().isEmpty())
-            throw core::InputError(
-                kModelOrigin.toStdString() +
-                ": source: must not be empty (say where the shape comes from: a config.json URL or a paper)");
+            throw core::InputError(kModelOrigin.toStdString(), "source",
+                                   "must not be empty (say where the shape comes from: a config.json URL or a paper)");
         const core::ModelPreset p = core::modelPresetFromJson(m_json, kModelOrigin.toStdString());
         m_shape = p.shape;
         m_params = core::paramCount(m_shape);
         m_error.clear();
         m_errorField.clear();
+    } catch (const core::InputError &e) {
+        m_error = QString::fromStdString(e.what());
+        m_errorField = qs(e.field());
+        showError(e);
     } catch (const std::exception &e) {
         m_error = QString::fromStdString(e.what());
-        const FieldError fe = splitInputError(m_error, kModelOrigin);
-        m_errorField = fe.field;
-        showError(fe);
+        m_errorField.clear();
+        m_generalError->setText(m_error);
+        m_generalError->show();
     }
     m_buttons->button(QDialogButtonBox::Save)->setEnabled(m_error.isEmpty());
     if (!m_error.isEmpty()) {

@@ -24,7 +24,6 @@ namespace memwall::ui {
 
 class PresetPicker;
 class ScenarioDocument;
-struct FieldError;
 
 /// The user's locale with digit grouping on, for long counts ("6,738,415,616").
 QLocale groupingLocale();
@@ -51,7 +50,10 @@ public:
 
     bool isValid() const { return m_error.isEmpty(); }
     const QString &validationError() const { return m_error; }
+    /// The field the message is about, core::InputError::field() ("kv_heads", "id"), "" when valid.
     const QString &errorField() const { return m_errorField; }
+    /// Marks every field `e` is about (its fields(), never its text) and shows the message under the first.
+    void showError(const core::InputError &e);
     /// The last valid shape (id and name included).
     const core::ModelShape &shape() const { return m_shape; }
     const nlohmann::json &presetJson() const { return m_json; }
@@ -76,7 +78,6 @@ private:
     void buildUi();
     void revalidate();
     nlohmann::json collect() const;
-    void showError(const FieldError &e);
 
     const core::PresetLibrary &m_presets;
     core::DType m_kv;
