@@ -314,33 +314,7 @@ int guarded(const std::string &command, const std::function<int()> &body)
     }
 }
 
-std::string si(double v, int digits)
-{
-    // Decimal prefixes both ways, so a time reads "8.04 ns", not "8.04e-09".
-    static const char *prefixes[] = {"p", "n", "\u00b5", "m", "", "k", "M", "G", "T", "P", "E"};
-    int p = 4;
-    double a = std::fabs(v);
-    while (a >= 1000 && p < 10) {
-        a /= 1000;
-        v /= 1000;
-        ++p;
-    }
-    while (a > 0 && a < 1 && p > 0) {
-        a *= 1000;
-        v *= 1000;
-        --p;
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*g%s%s", digits, v, p != 4 ? " " : "", prefixes[p]);
-    return buf;
-}
-
-std::string formatted(const char *fmt, double v)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, fmt, v);
-    return buf;
-}
+std::string si(double v, int digits) { return formatSiNumber(v, digits); }
 
 std::string pad(std::string s, std::size_t width, bool right)
 {

@@ -4,6 +4,7 @@
 #include "analysis/limits.h"
 #include "analysis/sweep.h"
 #include "io/analysisjson.h"
+#include "util/format.h"
 
 #include <cstdio>
 #include <iostream>
@@ -119,9 +120,10 @@ int cmdSweep(const std::vector<std::string> &args)
             } else if (!r.error.empty()) {
                 std::printf("  %s\n", r.error.c_str());
             } else {
-                std::printf("%12s %14.6g %12.4g %9s %12s %5s\n", (si(r.totals.timeS) + "s").c_str(), r.totals.tokensPerS,
-                            r.totals.intensity, std::string(toString(r.totals.bound)).c_str(),
-                            (si(r.memory.total()) + "B").c_str(), r.memory.fits ? "yes" : "NO");
+                std::printf("%12s %14s %12s %9s %12s %5s\n", formatSeconds(r.totals.timeS).c_str(),
+                            formatNumber(r.totals.tokensPerS).c_str(), formatNumber(r.totals.intensity).c_str(),
+                            std::string(toString(r.totals.bound)).c_str(), formatBytes(r.memory.total()).c_str(),
+                            r.memory.fits ? "yes" : "NO");
             }
         }
         if (batchOnly && !cl.csv) {
