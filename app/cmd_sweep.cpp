@@ -4,6 +4,7 @@
 #include "analysis/limits.h"
 #include "analysis/sweep.h"
 #include "io/analysisjson.h"
+#include "util/csv.h"
 #include "util/format.h"
 
 #include <cstdio>
@@ -116,7 +117,7 @@ int cmdSweep(const std::vector<std::string> &args)
                 std::printf("%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%s,%s\n", r.totals.timeS, r.totals.tokensPerS,
                             r.totals.flops, r.totals.bytes, r.totals.intensity,
                             r.error.empty() ? std::string(toString(r.totals.bound)).c_str() : "", r.memory.total(),
-                            r.error.empty() ? (r.memory.fits ? "true" : "false") : "", r.error.c_str());
+                            r.error.empty() ? (r.memory.fits ? "true" : "false") : "", csvField(r.error).c_str());
             } else if (!r.error.empty()) {
                 std::printf("  %s\n", r.error.c_str());
             } else {
