@@ -3,13 +3,13 @@
 #include "io/presets.h"
 #include "ui/dialogs/modeleditordialog.h"
 #include "ui/dialogs/presetfiles.h"
+#include "ui/util/text.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -25,7 +25,7 @@ QPushButton *saveButton(ModelEditorDialog &d)
 }
 QSpinBox *spin(ModelEditorDialog &d, const QString &key) { return d.findChild<QSpinBox *>(key + "Spin"); }
 QLabel *errorLabel(ModelEditorDialog &d, const QString &key) { return d.findChild<QLabel *>(key + "Error"); }
-QString grouped(int64_t n) { return ui::groupingLocale().toString(static_cast<qlonglong>(n)); }
+QString grouped(int64_t n) { return ui::formatGrouped(n); }
 } // namespace
 
 class TestModelEditor : public QObject

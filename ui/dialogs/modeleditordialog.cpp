@@ -1,7 +1,5 @@
 #include "ui/dialogs/modeleditordialog.h"
 
-#include "ui/charts/rooflinemath.h"
-
 #include "io/jsonreader.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/dialogs/presetfiles.h"
@@ -16,13 +14,13 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
 #include <climits>
+#include <cmath>
 
 namespace memwall::ui {
 
@@ -33,20 +31,7 @@ namespace {
 const QString kModelOrigin = QStringLiteral("model editor");
 
 
-QString billions(int64_t n)
-{
-    return n >= 1'000'000'000 ? QStringLiteral("%1 B").arg(n / 1e9, 0, 'f', 2)
-                              : QStringLiteral("%1 M").arg(n / 1e6, 0, 'f', 1);
-}
-
 } // namespace
-
-QLocale groupingLocale()
-{
-    QLocale l;
-    l.setNumberOptions(l.numberOptions() & ~QLocale::OmitGroupSeparator);
-    return l;
-}
 
 ModelEditorDialog::ModelEditorDialog(const core::PresetLibrary &presets, const core::ModelShape &start, QWidget *parent,
                                      core::DType kv)
@@ -355,20 +340,17 @@ void ModelEditorDialog::revalidate()
         m_kvLabel->setText(tr("—"));
         return;
     }
-    const QLocale c = groupingLocale();
-    QString params = tr("%1 (%2)").arg(billions(m_params.total), c.toString(static_cast<qlonglong>(m_params.total)));
+    QString params = tr("%1 (%2)").arg(formatSiNumber(static_cast<double>(m_params.total)), formatGrouped(m_params.total));
     if (m_shape.isMoe())
         params += tr(" · %1 active per token (%2)")
-                      .arg(billions(m_params.active), c.toString(static_cast<qlonglong>(m_params.active)));
+                      .arg(formatSiNumber(static_cast<double>(m_params.active)), formatGrouped(m_params.active));
     m_paramsLabel->setText(params);
     const double kv = kvBytesPerToken();
-    QString kvText =
-        tr("%1 per token (%2 bytes) at %3")
-            .arg(rooflinemath::bytesLabel(kv), c.toString(static_cast<qlonglong>(kv)), qs(core::toString(m_kv)).toUpper());
+    QString kvText = tr("%1 per token (%2 bytes) at %3")
+                         .arg(formatBytes(kv), formatGrouped(std::llround(kv)), qs(core::toString(m_kv)).toUpper());
     if (m_shape.maxPositions > 0)
         kvText += tr(" · %1 for one sequence of %2 tokens")
-                      .arg(rooflinemath::bytesLabel(kv * static_cast<double>(m_shape.maxPositions)))
-                      .arg(c.toString(static_cast<qlonglong>(m_shape.maxPositions)));
+                      .arg(formatBytes(kv * static_cast<double>(m_shape.maxPositions)), formatGrouped(m_shape.maxPositions));
     m_kvLabel->setText(kvText);
 }
 

@@ -17,16 +17,12 @@ class QComboBox;
 class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
-class QLocale;
 class QSpinBox;
 
 namespace memwall::ui {
 
 class PresetPicker;
 class ScenarioDocument;
-
-/// The user's locale with digit grouping on, for long counts ("6,738,415,616").
-QLocale groupingLocale();
 
 /// Edits a model shape as a copy of a preset (or of the current model) and saves it as a user model preset
 /// ({"kind": "model", "schema": 1, "id", "name", "source", "shape": {…}} in presets/models/<id>.json of the per-user
