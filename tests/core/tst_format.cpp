@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 
 using namespace memwall::core;
 
@@ -58,63 +59,65 @@ private slots:
         QCOMPARE(q(formatSi(value, unit.toStdString(), significant)), expected);
     }
 
-    void siNumber_data()
+    void oneValue_data()
     {
+        // formatSiNumber, formatBytes, formatSeconds and formatNumber: one value in, one text out.
+        QTest::addColumn<QString>("function");
         QTest::addColumn<double>("value");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("1980 = 1.98 k") << 1980.0 << "1.98 k";
-        QTest::newRow("H100 ridge 295.3 = 295, no prefix") << 295.3 << "295";
-        QTest::newRow("0.0123 stays a decimal (formatSi: 12.3 m)") << 0.0123 << "0.0123";
-        QTest::newRow("0.1 intensity tick") << 0.1 << "0.1";
-        QTest::newRow("10") << 10.0 << "10";
-        QTest::newRow("1e12 = 1 T") << 1e12 << "1 T";
-        QTest::newRow("999.7 rounds to 1000 = 1 k") << 999.7 << "1 k";
-        QTest::newRow("Llama 2 7B 6,738,415,616 parameters = 6.74 G") << 6738415616.0 << "6.74 G";
-        QTest::newRow("zero") << 0.0 << "0";
-    }
-    void siNumber()
-    {
-        QFETCH(double, value);
-        QFETCH(QString, expected);
-        QCOMPARE(q(formatSiNumber(value)), expected);
-    }
+        auto row = [](const char *function, const char *name, double v, const char *expected) {
+            QTest::newRow(qPrintable(QString("%1: %2").arg(function, name)))
+                << QString(function) << v << QString::fromUtf8(expected);
+        };
+        row("formatSiNumber", "1980 = 1.98 k", 1980.0, "1.98 k");
+        row("formatSiNumber", "H100 ridge 295.3 = 295, no prefix", 295.3, "295");
+        row("formatSiNumber", "0.0123 stays a decimal (formatSi: 12.3 m)", 0.0123, "0.0123");
+        row("formatSiNumber", "0.1 intensity tick", 0.1, "0.1");
+        row("formatSiNumber", "10", 10.0, "10");
+        row("formatSiNumber", "1e12 = 1 T", 1e12, "1 T");
+        row("formatSiNumber", "999.7 rounds to 1000 = 1 k", 999.7, "1 k");
+        row("formatSiNumber", "Llama 2 7B 6,738,415,616 parameters = 6.74 G", 6738415616.0, "6.74 G");
+        row("formatSiNumber", "zero", 0.0, "0");
 
-    void bytes_data()
-    {
-        QTest::addColumn<double>("value");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("H100 80e9 B = 80 GB (decimal, not 74.5 GiB)") << 80e9 << "80 GB";
-        QTest::newRow("OPT-13B KV 819,200 B/token = 819 kB (decimal, not 800 KiB)") << 819200.0 << "819 kB";
-        QTest::newRow("512 B") << 512.0 << "512 B";
-        QTest::newRow("1.5e15 B = 1.5 PB") << 1.5e15 << "1.5 PB";
-    }
-    void bytes()
-    {
-        QFETCH(double, value);
-        QFETCH(QString, expected);
-        QCOMPARE(q(formatBytes(value)), expected);
-    }
+        row("formatBytes", "H100 80e9 B = 80 GB (decimal, not 74.5 GiB)", 80e9, "80 GB");
+        row("formatBytes", "OPT-13B KV 819,200 B/token = 819 kB (decimal, not 800 KiB)", 819200.0, "819 kB");
+        row("formatBytes", "512 B", 512.0, "512 B");
+        row("formatBytes", "1.5e15 B = 1.5 PB", 1.5e15, "1.5 PB");
 
-    void seconds_data()
-    {
-        QTest::addColumn<double>("value");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("8.04e-9 s = 8.04 ns") << 8.04e-9 << "8.04 ns";
-        QTest::newRow("0.0412 s = 41.2 ms") << 0.0412 << "41.2 ms";
-        QTest::newRow("12.34 s = 12.3 s") << 12.34 << "12.3 s";
-        QTest::newRow("59.9 s, under a minute") << 59.9 << "59.9 s";
-        QTest::newRow("60 s = 1 min") << 60.0 << "1 min";
-        QTest::newRow("150 s = 2.5 min") << 150.0 << "2.5 min";
-        QTest::newRow("5400 s = 90 min = 1.5 h") << 5400.0 << "1.5 h";
-        QTest::newRow("276,480 s = 3.2 days") << 276480.0 << "3.2 d";
-        QTest::newRow("zero") << 0.0 << "0 s";
-        QTest::newRow("infinity") << kInf << "∞ s";
+        row("formatSeconds", "8.04e-9 s = 8.04 ns", 8.04e-9, "8.04 ns");
+        row("formatSeconds", "0.0412 s = 41.2 ms", 0.0412, "41.2 ms");
+        row("formatSeconds", "12.34 s = 12.3 s", 12.34, "12.3 s");
+        row("formatSeconds", "59.9 s, under a minute", 59.9, "59.9 s");
+        row("formatSeconds", "60 s = 1 min", 60.0, "1 min");
+        row("formatSeconds", "150 s = 2.5 min", 150.0, "2.5 min");
+        row("formatSeconds", "5400 s = 90 min = 1.5 h", 5400.0, "1.5 h");
+        row("formatSeconds", "276,480 s = 3.2 days", 276480.0, "3.2 d");
+        row("formatSeconds", "zero", 0.0, "0 s");
+        row("formatSeconds", "infinity", kInf, "∞ s");
+
+        row("formatNumber", "H100 ridge 295.3 -> whole number", 295.3, "295");
+        row("formatNumber", "thousands get separators", 1979.4, "1,979");
+        row("formatNumber", "three significant digits", 29.54, "29.5");
+        row("formatNumber", "small values", 0.41234, "0.412");
+        row("formatNumber", "trailing zeros dropped", 80.0, "80");
+        row("formatNumber", "99.96 rounds to 100", 99.96, "100");
+        row("formatNumber", "zero", 0.0, "0");
+        row("formatNumber", "negative", -12.345, "-12.3");
+        row("formatNumber", "negative thousands", -1234.4, "-1,234");
+        row("formatNumber", "infinity", kInf, "∞");
+        row("formatNumber", "NaN", kNaN, "?");
     }
-    void seconds()
+    void oneValue()
     {
+        QFETCH(QString, function);
         QFETCH(double, value);
         QFETCH(QString, expected);
-        QCOMPARE(q(formatSeconds(value)), expected);
+        const std::map<QString, std::string (*)(double)> functions{
+            {"formatSiNumber", [](double v) { return formatSiNumber(v); }},
+            {"formatBytes", formatBytes},
+            {"formatSeconds", formatSeconds},
+            {"formatNumber", formatNumber}};
+        QCOMPARE(q(functions.at(function)(value)), expected);
     }
 
     void grouped()
@@ -125,29 +128,6 @@ private slots:
         QCOMPARE(q(formatGrouped(1000)), QString("1,000"));
         QCOMPARE(q(formatGrouped(0)), QString("0"));
         QCOMPARE(q(formatGrouped(std::numeric_limits<int64_t>::min())), QString("-9,223,372,036,854,775,808"));
-    }
-
-    void number_data()
-    {
-        QTest::addColumn<double>("value");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("H100 ridge 295.3 -> whole number") << 295.3 << "295";
-        QTest::newRow("thousands get separators") << 1979.4 << "1,979";
-        QTest::newRow("three significant digits") << 29.54 << "29.5";
-        QTest::newRow("small values") << 0.41234 << "0.412";
-        QTest::newRow("trailing zeros dropped") << 80.0 << "80";
-        QTest::newRow("99.96 rounds to 100") << 99.96 << "100";
-        QTest::newRow("zero") << 0.0 << "0";
-        QTest::newRow("negative") << -12.345 << "-12.3";
-        QTest::newRow("negative thousands") << -1234.4 << "-1,234";
-        QTest::newRow("infinity") << kInf << "∞";
-        QTest::newRow("NaN") << kNaN << "?";
-    }
-    void number()
-    {
-        QFETCH(double, value);
-        QFETCH(QString, expected);
-        QCOMPARE(q(formatNumber(value)), expected);
     }
 
     void ratio()

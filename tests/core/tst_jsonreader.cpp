@@ -23,17 +23,25 @@
 namespace memwall::core {
 
 namespace {
+/// Runs `f`, expecting an InputError, and returns it (an error saying what happened instead if there was none).
 template <typename F>
-QString errorOf(F f)
+InputError caught(F f)
 {
     try {
         f();
     } catch (const InputError &e) {
-        return QString::fromStdString(e.what());
+        return e;
     } catch (const std::exception &e) {
-        return QStringLiteral("unexpected exception type: ") + QString::fromStdString(e.what());
+        return InputError(std::string("unexpected exception type: ") + e.what());
     }
-    return QStringLiteral("<no error>");
+    return InputError("<no error>");
+}
+
+/// The one line of the InputError `f` throws.
+template <typename F>
+QString errorOf(F f)
+{
+    return QString::fromStdString(caught(f).what());
 }
 } // namespace
 
@@ -290,20 +298,6 @@ void TestJsonReader::oneLineKeepsValidUtf8()
     QCOMPARE(QByteArray::fromStdString(got), out);
     QVERIFY(isValidUtf8(QByteArray::fromStdString(got)));
 }
-
-namespace {
-/// Runs `f`, expecting an InputError, and returns it (an error about nothing if none was thrown).
-template <typename F>
-InputError caught(F f)
-{
-    try {
-        f();
-    } catch (const InputError &e) {
-        return e;
-    }
-    return InputError("<no error>");
-}
-} // namespace
 
 // Copying an exception must not throw (the parts are shared, not copied).
 static_assert(std::is_nothrow_copy_constructible_v<InputError>);
