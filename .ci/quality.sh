@@ -32,13 +32,17 @@ FORMATTED_FILES=(
   core/io/analysisjson.h core/io/hfconfig.h core/io/scenariofile.h
   core/io/jsonreader.cpp core/io/jsonreader.h core/io/presets.cpp core/io/presets.h
   core/model/dtype.cpp core/model/dtype.h core/model/modelshape.cpp core/model/modelshape.h
-  core/analysis/limits.cpp core/analysis/limits.h core/analysis/options.cpp core/analysis/options.h
-  app/commands.cpp app/commands.h ui/controls/optioncontrol.cpp ui/controls/optioncontrol.h tests/ui/tst_options.cpp
-  core/util/enumnames.h core/util/oneline.h
-  ui/charts/griditem.cpp ui/charts/griditem.h ui/charts/markerlayer.cpp ui/charts/markerlayer.h ui/util/windowshortcuts.h ui/util/savefile.cpp ui/util/savefile.h ui/widgets/comparedock.cpp ui/widgets/comparedock.h ui/util/combobox.h ui/util/text.h ui/widgets/steadylabel.cpp ui/widgets/steadylabel.h
-  ui/util/precisionchoices.cpp ui/util/precisionchoices.h ui/util/presetlibrary.cpp ui/util/presetlibrary.h
-  tests/core/tst_invariants.cpp tests/core/tst_jsonreader.cpp tests/core/tst_limits.cpp tests/core/tst_presetloader.cpp
-  tests/testfiles.h tests/ui/painted.h tests/ui/tst_painted.cpp tests/ui/tst_writes.cpp
+  app/commands.cpp app/commands.h core/analysis/limits.cpp core/analysis/limits.h core/analysis/options.cpp
+  core/analysis/options.h core/util/csv.cpp core/util/csv.h core/util/enumnames.h core/util/format.cpp
+  core/util/format.h core/util/oneline.h tests/core/tst_csv.cpp tests/core/tst_format.cpp
+  tests/core/tst_invariants.cpp tests/core/tst_jsonreader.cpp tests/core/tst_limits.cpp
+  tests/core/tst_presetloader.cpp tests/testfiles.h tests/ui/painted.h tests/ui/tst_options.cpp
+  tests/ui/tst_painted.cpp tests/ui/tst_text.cpp tests/ui/tst_writes.cpp ui/charts/griditem.cpp
+  ui/charts/griditem.h ui/charts/markerlayer.cpp ui/charts/markerlayer.h ui/controls/optioncontrol.cpp
+  ui/controls/optioncontrol.h ui/util/combobox.h ui/util/precisionchoices.cpp ui/util/precisionchoices.h
+  ui/util/presetlibrary.cpp ui/util/presetlibrary.h ui/util/savefile.cpp ui/util/savefile.h ui/util/text.cpp
+  ui/util/text.h ui/util/windowshortcuts.h ui/widgets/comparedock.cpp ui/widgets/comparedock.h
+  ui/widgets/steadylabel.cpp ui/widgets/steadylabel.h
   tests/fuzz/fuzz_cli.cpp tests/fuzz/fuzz_hfconfig.cpp tests/fuzz/fuzz_presets.cpp tests/fuzz/fuzz_scenario.cpp
 )
 

@@ -6,6 +6,7 @@
 #include "io/analysisjson.h"
 #include "io/hfconfig.h"
 #include "io/jsonreader.h"
+#include "util/format.h"
 
 
 #include <algorithm>
@@ -128,7 +129,7 @@ double parseReal(const std::string &opt, const std::string &text, double min, do
     if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
         throw UsageError(opt + ": '" + text + "' is not a number");
     if (v < min || v > max)
-        throw UsageError(opt + ": must be between " + formatted("%g", min) + " and " + formatted("%g", max) + ", got " + text);
+        throw UsageError(opt + ": must be between " + formatSiNumber(min) + " and " + formatSiNumber(max) + ", got " + text);
     return v;
 }
 
@@ -203,33 +204,6 @@ int guarded(const std::string &command, const std::function<int()> &body)
     }
 }
 
-std::string si(double v, int digits)
-{
-    // Decimal prefixes both ways, so a time reads "8.04 ns", not "8.04e-09".
-    static const char *prefixes[] = {"p", "n", "\u00b5", "m", "", "k", "M", "G", "T", "P", "E"};
-    int p = 4;
-    double a = std::fabs(v);
-    while (a >= 1000 && p < 10) {
-        a /= 1000;
-        v /= 1000;
-        ++p;
-    }
-    while (a > 0 && a < 1 && p > 0) {
-        a *= 1000;
-        v *= 1000;
-        --p;
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*g%s%s", digits, v, p != 4 ? " " : "", prefixes[p]);
-    return buf;
-}
-
-std::string formatted(const char *fmt, double v)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, fmt, v);
-    return buf;
-}
 
 std::string pad(std::string s, std::size_t width, bool right)
 {

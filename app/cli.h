@@ -4,6 +4,7 @@
 #include "analysis/scenario.h"
 #include "io/presets.h"
 #include "io/scenariofile.h"
+#include "util/format.h"
 
 #include <functional>
 #include <map>
@@ -73,10 +74,6 @@ int guarded(const std::string &command, const std::function<int()> &body);
 int64_t parseCount(const std::string &opt, const std::string &text, int64_t min, int64_t max);
 double parseReal(const std::string &opt, const std::string &text, double min, double max);
 
-/// Formats 1.234e12 as "1.23 T" (SI prefixes) for tables.
-std::string si(double v, int digits = 3);
-/// One number through a printf format, for tables: formatted("%.1f", 2.34) == "2.3".
-std::string formatted(const char *fmt, double v);
 /// `s` padded with spaces to `width` columns (on the left when `right`); longer text is left whole.
 std::string pad(std::string s, std::size_t width, bool right = false);
 

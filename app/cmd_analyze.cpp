@@ -5,6 +5,7 @@
 #include "analysis/analysis.h"
 #include "analysis/limits.h"
 #include "io/analysisjson.h"
+#include "util/format.h"
 
 #include <cstdio>
 #include <iostream>
@@ -39,35 +40,39 @@ int cmdAnalyze(const CommandLine &cl)
     std::printf("\n%-16s %-13s %8s %10s %10s %9s %10s %6s  %s\n", "operator", "class", "count", "FLOPs", "bytes",
                 "FLOP/B", "time", "share", "bound");
     for (const Operator &op : a.operators) {
-        std::printf("%-16s %-13s %8g %10s %10s %9.3g %10s %5.1f%%  %s%s\n", std::string(op.name).c_str(),
-                    std::string(toString(op.cls)).c_str(), op.count, si(op.flops).c_str(), (si(op.bytes()) + "B").c_str(),
-                    op.intensity(), (si(op.timeS) + "s").c_str(), 100.0 * op.timeS / a.totals.timeS,
+        std::printf("%-16s %-13s %8g %10s %10s %9s %10s %5.1f%%  %s%s\n", std::string(op.name).c_str(),
+                    std::string(toString(op.cls)).c_str(), op.count, formatSiNumber(op.flops).c_str(),
+                    formatBytes(op.bytes()).c_str(), formatNumber(op.intensity()).c_str(),
+                    formatSeconds(op.timeS).c_str(), 100.0 * op.timeS / a.totals.timeS,
                     std::string(toString(op.bound)).c_str(),
                     s.phase == Phase::Generate ? (op.phase == Phase::Prefill ? " (prefill)" : " (decode)") : "");
     }
     if (a.comm.timeS > 0)
         std::printf("%-16s %-13s %8s %10s %10s %9s %10s %5.1f%%  over %s\n", "communication", "communication", "",
-                    "", (si(a.comm.bytes) + "B").c_str(), "", (si(a.comm.timeS) + "s").c_str(),
+                    "", formatBytes(a.comm.bytes).c_str(), "", formatSeconds(a.comm.timeS).c_str(),
                     100.0 * a.comm.timeS / a.totals.timeS, oneLine(a.comm.link).c_str());
-    std::printf("\ntotal: %s FLOPs, %sB, %.3g FLOP/byte (ridge %.3g), %s, %s-bound, %s tokens/s\n",
-                si(a.totals.flops).c_str(), si(a.totals.bytes).c_str(), a.totals.intensity, a.ridge,
-                (si(a.totals.timeS) + "s").c_str(), std::string(toString(a.totals.bound)).c_str(),
-                si(a.totals.tokensPerS).c_str());
+    std::printf("\ntotal: %s FLOPs, %s, %s FLOP/byte (ridge %s), %s, %s-bound, %s tokens/s\n",
+                formatSiNumber(a.totals.flops).c_str(), formatBytes(a.totals.bytes).c_str(),
+                formatNumber(a.totals.intensity).c_str(), formatNumber(a.ridge).c_str(),
+                formatSeconds(a.totals.timeS).c_str(), std::string(toString(a.totals.bound)).c_str(),
+                formatSiNumber(a.totals.tokensPerS).c_str());
     if (s.phase == Phase::Generate)
-        std::printf("request: time to first token %ss, time per output token %ss, end to end %ss\n",
-                    si(a.phases.ttftS).c_str(), si(a.phases.tpotS).c_str(), si(a.phases.e2eS).c_str());
-    std::printf("memory per device: weights %sB + KV %sB + activations %sB", si(a.memory.weights).c_str(),
-                si(a.memory.kv).c_str(), si(a.memory.activations).c_str());
+        std::printf("request: time to first token %s, time per output token %s, end to end %s\n",
+                    formatSeconds(a.phases.ttftS).c_str(), formatSeconds(a.phases.tpotS).c_str(),
+                    formatSeconds(a.phases.e2eS).c_str());
+    std::printf("memory per device: weights %s + KV %s + activations %s", formatBytes(a.memory.weights).c_str(),
+                formatBytes(a.memory.kv).c_str(), formatBytes(a.memory.activations).c_str());
     if (s.phase == Phase::Train)
-        std::printf(" + gradients %sB + optimizer %sB", si(a.memory.gradients).c_str(), si(a.memory.optimizer).c_str());
-    std::printf(" = %sB of %sB: %s\n", si(a.memory.total()).c_str(), si(a.memory.capacity).c_str(),
+        std::printf(" + gradients %s + optimizer %s", formatBytes(a.memory.gradients).c_str(),
+                    formatBytes(a.memory.optimizer).c_str());
+    std::printf(" = %s of %s: %s\n", formatBytes(a.memory.total()).c_str(), formatBytes(a.memory.capacity).c_str(),
                 a.memory.fits ? "fits" : "DOES NOT FIT");
     std::printf("largest batch that fits: %s; largest %s that fits at batch %lld: %s\n",
                 limits.batch > 0 ? std::to_string(limits.batch).c_str() : "none",
                 s.phase == Phase::Decode ? "context" : "sequence", static_cast<long long>(s.batch),
                 limits.context > 0 ? std::to_string(limits.context).c_str() : "none");
-    std::printf("KV cache: %sB per token, %sB in all\n", si(a.kvCache.bytesPerToken).c_str(),
-                si(a.kvCache.totalBytes).c_str());
+    std::printf("KV cache: %s per token, %s in all\n", formatBytes(a.kvCache.bytesPerToken).c_str(),
+                formatBytes(a.kvCache.totalBytes).c_str());
     return 0;
 }
 

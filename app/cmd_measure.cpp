@@ -1,5 +1,6 @@
 // `memwall measure [--json] [--seconds X]`: measures this computer's own roofline (core/measure/measure.h):
 // STREAM-style triad bandwidth, FP32 matrix-vector and matrix-matrix rates, with all threads.
+#include "cli.h"
 #include "commands.h"
 
 #include "analysis/analysis.h"
@@ -36,14 +37,14 @@ void printSummary(const core::MeasureResult &r)
     const double bw = r.memoryBandwidthBytesPerS;
     const double peak = r.peakFlops;
     std::cout << "This computer, measured with " << r.threads << " thread" << (r.threads == 1 ? "" : "s") << " in "
-              << formatted("%.1f", r.elapsedS) << " s" << (r.cancelled ? " (cancelled: partial results)" : "")
+              << core::formatSeconds(r.elapsedS) << (r.cancelled ? " (cancelled: partial results)" : "")
               << "\n\n";
-    std::cout << "  memory bandwidth  " << pad(formatted("%.1f", bw / 1e9), 9, true)
+    std::cout << "  memory bandwidth  " << pad(core::formatFixed(bw / 1e9, 1), 9, true)
               << " GB/s      (STREAM-style triad, best repetition)\n";
-    std::cout << "  peak FP32         " << pad(formatted("%.1f", peak / 1e9), 9, true)
+    std::cout << "  peak FP32         " << pad(core::formatFixed(peak / 1e9, 1), 9, true)
               << " GFLOP/s   (best matrix-matrix rate: a measured roof)\n";
     if (bw > 0 && peak > 0)
-        std::cout << "  ridge point       " << pad(formatted("%.1f", peak / bw), 9, true)
+        std::cout << "  ridge point       " << pad(core::formatFixed(peak / bw, 1), 9, true)
                   << " FLOP/byte (below it work is bandwidth-bound)\n";
     std::cout << "\n"
               << pad("kernel", 20) << pad("FLOP/byte", 11, true) << pad("GFLOP/s", 11, true)
@@ -53,9 +54,9 @@ void printSummary(const core::MeasureResult &r)
         const double ai = k.arithmeticIntensity();
         const double roof = std::min(peak, ai * bw);
         const bool memoryBound = bw > 0 && ai < peak / bw;
-        std::cout << pad(k.name, 20) << pad(formatted("%.2f", ai), 11, true)
-                  << pad(formatted("%.1f", k.flopsPerS() / 1e9), 11, true) << pad(formatted("%.1f", roof / 1e9), 11, true)
-                  << pad(roof > 0 ? formatted("%.0f %%", 100.0 * k.flopsPerS() / roof) : "-", 9, true) << "  "
+        std::cout << pad(k.name, 20) << pad(core::formatFixed(ai, 2), 11, true)
+                  << pad(core::formatFixed(k.flopsPerS() / 1e9, 1), 11, true) << pad(core::formatFixed(roof / 1e9, 1), 11, true)
+                  << pad(roof > 0 ? core::formatFixed(100.0 * k.flopsPerS() / roof, 0) + " %" : "-", 9, true) << "  "
                   << (memoryBound ? "memory" : "compute") << "\n";
     }
     std::cout << "\nroof = min(peak, intensity x bandwidth). Matrix-vector work stays on the bandwidth slope however\n"

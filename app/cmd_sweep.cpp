@@ -5,6 +5,8 @@
 #include "analysis/options.h"
 #include "analysis/sweep.h"
 #include "io/analysisjson.h"
+#include "util/csv.h"
+#include "util/format.h"
 
 #include <cstdio>
 #include <iostream>
@@ -99,13 +101,14 @@ int cmdSweep(const CommandLine &cl)
             std::printf("%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%s,%s\n", r.totals.timeS, r.totals.tokensPerS,
                         r.totals.flops, r.totals.bytes, r.totals.intensity,
                         r.error.empty() ? std::string(toString(r.totals.bound)).c_str() : "", r.memory.total(),
-                        r.error.empty() ? (r.memory.fits ? "true" : "false") : "", r.error.c_str());
+                        r.error.empty() ? (r.memory.fits ? "true" : "false") : "", csvField(r.error).c_str());
         } else if (!r.error.empty()) {
             std::printf("  %s\n", r.error.c_str());
         } else {
-            std::printf("%12s %14.6g %12.4g %9s %12s %5s\n", (si(r.totals.timeS) + "s").c_str(), r.totals.tokensPerS,
-                        r.totals.intensity, std::string(toString(r.totals.bound)).c_str(),
-                        (si(r.memory.total()) + "B").c_str(), r.memory.fits ? "yes" : "NO");
+            std::printf("%12s %14s %12s %9s %12s %5s\n", formatSeconds(r.totals.timeS).c_str(),
+                        formatNumber(r.totals.tokensPerS).c_str(), formatNumber(r.totals.intensity).c_str(),
+                        std::string(toString(r.totals.bound)).c_str(), formatBytes(r.memory.total()).c_str(),
+                        r.memory.fits ? "yes" : "NO");
         }
     }
     if (batchOnly && !cl.csv) {

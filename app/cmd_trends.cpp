@@ -1,5 +1,6 @@
 // `memwall trends [--json]`: the hardware and model trend data behind the memory-wall paper, with the growth per
 // two years fitted by least squares of log10(value) on the decimal year (core/trends/trends.h).
+#include "cli.h"
 #include "commands.h"
 
 #include "io/jsonreader.h"
@@ -16,11 +17,7 @@ namespace {
 
 std::string factorText(double f)
 {
-    if (f >= 100)
-        return formatted("%.0fx", f);
-    if (f >= 10)
-        return formatted("%.1fx", f);
-    return formatted("%.2fx", f);
+    return core::formatFixed(f, f >= 100 ? 0 : f >= 10 ? 1 : 2) + "x";
 }
 
 /// A table cell: `s` cut to `width` columns (ending "...") or padded to them.
@@ -44,13 +41,12 @@ void printTable(const core::TrendData &data)
         if (s.fitted) {
             const core::GrowthFit f = core::fitExponential(s.points);
             growth = factorText(f.factorPer2Years);
-            r2 = formatted("%.3f", f.r2);
+            r2 = core::formatFixed(f.r2, 3);
             if (f.points != static_cast<int>(s.points.size()))
                 points = std::to_string(f.points) + "/" + points;
         }
         if (s.paperFactorPer2Years)
-            paper = *s.paperFactorPer2Years >= 10 ? formatted("%.0fx", *s.paperFactorPer2Years)
-                                                    : formatted("%.1fx", *s.paperFactorPer2Years);
+            paper = core::formatFixed(*s.paperFactorPer2Years, *s.paperFactorPer2Years >= 10 ? 0 : 1) + "x";
         std::cout << cell(s.id, 24) << "  " << cell(s.name, 44) << "  " << cell(s.unit, 16) << "  "
                   << cell(points, 6, true) << "  " << cell(growth, 9, true) << "  " << cell(r2, 5, true) << "  "
                   << cell(paper, 6, true) << "\n";

@@ -250,7 +250,7 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
     if (auto e = validate(s); !e.empty())
         refuse(e);
     if (auto e = validate(m); !e.empty())
-        refuse("model " + m.id + ": " + e);
+        refuse("model " + m.id + ": " + e.message);
     if (hw.memory.empty())
         refuse("hardware " + hw.id + " has no memory levels");
     const bool decodeLike = s.phase == Phase::Decode || s.phase == Phase::Generate;

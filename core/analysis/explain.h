@@ -1,6 +1,7 @@
 #pragma once
 
 #include "analysis/analysis.h"
+#include "util/format.h" // the numbers in the sentence
 
 #include <string>
 #include <string_view>
@@ -16,16 +17,5 @@ namespace memwall::core {
 /// Example: "At batch 1, decode reaches 1.0 FLOP/byte, far left of the NVIDIA H100 SXM5 80GB's ridge at 295: each
 /// token reads all 138 GB of weights, so memory bandwidth sets the speed."
 std::string explain(const HardwareSpec &hw, const ModelShape &model, const Scenario &s, const Analysis &a);
-
-/// `value` with an SI prefix and `significant` digits: formatSi(1.38e11, "B") == "138 GB",
-/// formatSi(9.89e14, "FLOP/s") == "989 TFLOP/s", formatSi(0.0412, "s") == "41.2 ms", formatSi(8e10, "B") == "80 GB"
-/// (trailing zeros dropped). Zero is "0 unit".
-std::string formatSi(double value, std::string_view unit, int significant = 3);
-
-/// An intensity or ratio for prose: one decimal below 10 ("1.0", "8.0"), whole numbers above ("295", "1800").
-std::string formatRatio(double value);
-
-/// A percentage with no decimals above 10 % and one below ("61 %", "0.4 %").
-std::string formatPercent(double fraction);
 
 } // namespace memwall::core

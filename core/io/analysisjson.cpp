@@ -69,7 +69,7 @@ Scenario scenarioFromJson(const json &j, const std::string &file)
     r.number("weight_bits", 0); // derived; accepted for round trips
     r.rejectUnknown();
     if (auto e = validate(s); !e.empty())
-        throw InputError(file + ": scenario: " + e);
+        throw InputError(file, "scenario", e);
     return s;
 }
 

@@ -426,7 +426,7 @@ ModelShape importHfConfig(const json &config, const std::string &file)
     if (m.maxPositions < 0)
         r.fail("max_position_embeddings", "must not be negative, got " + std::to_string(m.maxPositions));
     if (auto e = validate(m); !e.empty())
-        throw InputError(file + ": " + e);
+        throw InputError::rule(file, e.fields, e.message);
     return m;
 }
 

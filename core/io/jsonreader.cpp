@@ -11,6 +11,65 @@ namespace memwall::core {
 
 using nlohmann::json;
 
+std::string InputError::compose(const Parts &p, bool withOrigin)
+{
+    std::string out;
+    if (withOrigin && p.line > 0)
+        out = p.origin + ":" + std::to_string(p.line) + ":" + std::to_string(p.column) + ": ";
+    else if (withOrigin && !p.origin.empty())
+        out = p.origin + ": ";
+    if (!p.fields.empty() && !p.messageNamesFields)
+        out += p.fields.front() + ": ";
+    return out + p.message;
+}
+
+InputError::InputError(std::shared_ptr<const Parts> parts)
+    : std::runtime_error(compose(*parts, true)), m_parts(std::move(parts))
+{
+}
+
+namespace {
+std::vector<std::string> escapedAll(const std::vector<std::string> &texts)
+{
+    std::vector<std::string> out;
+    out.reserve(texts.size());
+    for (const std::string &t : texts)
+        out.push_back(oneLine(t));
+    return out;
+}
+} // namespace
+
+InputError::InputError(std::string_view origin, std::string_view field, std::string_view message)
+    : InputError(std::make_shared<const Parts>(
+          Parts{oneLine(origin), oneLine(message),
+                field.empty() ? std::vector<std::string>{} : std::vector<std::string>{oneLine(field)}, false, 0, 0}))
+{
+}
+
+InputError InputError::rule(std::string_view origin, const std::vector<std::string> &fields, std::string_view message)
+{
+    return InputError(
+        std::make_shared<const Parts>(Parts{oneLine(origin), oneLine(message), escapedAll(fields), true, 0, 0}));
+}
+
+InputError InputError::at(std::string_view origin, std::size_t line, std::size_t column, std::string_view message)
+{
+    return InputError(std::make_shared<const Parts>(Parts{oneLine(origin), oneLine(message), {}, false, line, column}));
+}
+
+InputError::InputError(std::string_view what)
+    : InputError(std::make_shared<const Parts>(Parts{{}, oneLine(what), {}, false, 0, 0}))
+{
+}
+
+const std::string &InputError::field() const
+{
+    static const std::string none;
+    return m_parts->fields.empty() ? none : m_parts->fields.front();
+}
+
+std::string InputError::detail() const { return compose(*m_parts, false); }
+
 std::string brief(const json &v)
 {
     std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -52,7 +111,7 @@ bool nestsTooDeep(std::string_view text)
 json parseJson(std::string_view text, const std::string &origin)
 {
     if (nestsTooDeep(text))
-        throw InputError(origin + ": nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+        throw InputError(origin, "", "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
     try {
         return json::parse(text.begin(), text.end());
     } catch (const json::parse_error &e) {
@@ -70,13 +129,13 @@ json parseJson(std::string_view text, const std::string &origin)
         std::string what = e.what();
         if (auto p = what.find("parse error"); p != std::string::npos)
             what = what.substr(p);
-        throw InputError(origin + ":" + std::to_string(line) + ":" + std::to_string(col) + ": not valid JSON: " + what);
+        throw InputError::at(origin, line, col, "not valid JSON: " + what);
     } catch (const json::exception &e) {
         // e.g. out_of_range.406 "number overflow parsing '1e999'": no position is known, keep the reason.
         std::string what = e.what();
         if (auto p = what.find("] "); p != std::string::npos)
             what = what.substr(p + 2);
-        throw InputError(origin + ": not valid JSON: " + what);
+        throw InputError(origin, "", "not valid JSON: " + what);
     }
 }
 
@@ -86,20 +145,21 @@ json readJsonFile(const std::string &path)
     // Only regular files: a FIFO would block the reader forever, and a link to /dev/zero never ends.
     const auto status = std::filesystem::status(path, ec);
     if (ec)
-        throw InputError(path + ": cannot read file: " + ec.message());
+        throw InputError(path, "", "cannot read file: " + ec.message());
     if (!std::filesystem::is_regular_file(status))
-        throw InputError(path + ": cannot read file: not a regular file");
+        throw InputError(path, "", "cannot read file: not a regular file");
     const auto size = std::filesystem::file_size(path, ec);
     if (ec)
-        throw InputError(path + ": cannot read file: " + ec.message());
+        throw InputError(path, "", "cannot read file: " + ec.message());
     if (size > kMaxInputFileBytes)
-        throw InputError(path + ": file is too large (" + std::to_string(size) + " bytes; the limit is " +
-                         std::to_string(kMaxInputFileBytes) + ")");
+        throw InputError(path, "",
+                         "file is too large (" + std::to_string(size) + " bytes; the limit is " +
+                             std::to_string(kMaxInputFileBytes) + ")");
     errno = 0;
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        throw InputError(path + ": cannot open file" +
-                         (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
+        throw InputError(path, "",
+                         "cannot open file" + (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
     std::ostringstream ss;
     ss << in.rdbuf();
     return parseJson(ss.str(), path);
@@ -109,22 +169,20 @@ JsonReader::JsonReader(const json &obj, std::string file, std::string path)
     : m_obj(obj), m_file(std::move(file)), m_path(std::move(path))
 {
     if (!m_obj.is_object())
-        throw InputError(m_file + ": " + (m_path.empty() ? std::string("top level") : m_path) +
-                         ": expected an object, got " + brief(m_obj));
+        throw InputError(m_file, m_path,
+                         (m_path.empty() ? "top level: " : "") + ("expected an object, got " + brief(m_obj)));
 }
 
-std::string JsonReader::where(std::string_view key) const
+std::string JsonReader::fieldPath(std::string_view key) const
 {
-    std::string w = m_file + ": ";
-    if (!m_path.empty())
-        w += m_path + (key.empty() ? "" : ".");
-    w += key;
-    return w;
+    if (m_path.empty())
+        return std::string(key);
+    return key.empty() ? m_path : m_path + "." + std::string(key);
 }
 
 void JsonReader::fail(std::string_view key, std::string_view message) const
 {
-    throw InputError(where(key) + ": " + std::string(message));
+    throw InputError(m_file, fieldPath(key), message);
 }
 
 bool JsonReader::has(std::string_view key) const

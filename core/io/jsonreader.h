@@ -5,18 +5,60 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace memwall::core {
 
-/// A malformed input file. what() is one line: "FILE: FIELD: what is wrong (value)"; control characters from
-/// the file (a key holding a newline) are escaped.
-struct InputError : std::runtime_error
+/// A malformed input file, with its parts as members so that a program can point at the field (an editor marks it)
+/// without reading the text: origin() is what the message names first (the file; "hardware editor" for an editor's
+/// object; "FILE: config" for an object embedded in a file), field() the path inside it in JsonReader's form
+/// ("memory[1].bandwidth_bytes_per_s.value"; empty for the file as a whole) and message() what is wrong ("must be
+/// positive, got -1"). what() is one line "ORIGIN: FIELD: MESSAGE" (syntax errors: "ORIGIN:LINE:COLUMN: MESSAGE").
+/// Every part is stored as it is printed: control characters from the file (a key holding a newline) are escaped by
+/// oneLine(), so what() is always the parts joined.
+class InputError : public std::runtime_error
 {
-    explicit InputError(std::string_view what) : std::runtime_error(oneLine(what)) {}
+public:
+    /// "ORIGIN: FIELD: MESSAGE", or "ORIGIN: MESSAGE" when `field` is empty.
+    InputError(std::string_view origin, std::string_view field, std::string_view message);
+    /// A rule between fields whose message names them itself ("heads (32) must be a multiple of kv_heads (5)"):
+    /// "ORIGIN: MESSAGE"; field() is the first of `fields` (the one to change), fields() all of them.
+    static InputError rule(std::string_view origin, const std::vector<std::string> &fields, std::string_view message);
+    /// A syntax error at a place in the text: "ORIGIN:LINE:COLUMN: MESSAGE" (line and column from 1).
+    static InputError at(std::string_view origin, std::size_t line, std::size_t column, std::string_view message);
+    /// Text only, for callers that know no parts: what() is `what` (escaped) and so is message(); origin and field
+    /// are empty.
+    explicit InputError(std::string_view what);
+
+    const std::string &origin() const { return m_parts->origin; }
+    /// The field to change; empty for an error about the whole file.
+    const std::string &field() const;
+    /// Every field the error is about: field() first; empty if none.
+    const std::vector<std::string> &fields() const { return m_parts->fields; }
+    const std::string &message() const { return m_parts->message; }
+    /// what() without the leading "ORIGIN: " (or "ORIGIN:LINE:COLUMN: "): "FIELD: MESSAGE", or MESSAGE alone when
+    /// there is no field or the message names its fields itself.
+    std::string detail() const;
+    std::size_t line() const { return m_parts->line; }     ///< of a syntax error; 0 otherwise
+    std::size_t column() const { return m_parts->column; } ///< of a syntax error; 0 otherwise
+
+private:
+    struct Parts
+    {
+        std::string origin, message;
+        std::vector<std::string> fields;
+        bool messageNamesFields = false;
+        std::size_t line = 0, column = 0;
+    };
+    explicit InputError(std::shared_ptr<const Parts> parts);
+    static std::string compose(const Parts &p, bool withOrigin); ///< what(), or detail() without the origin
+
+    std::shared_ptr<const Parts> m_parts; ///< shared: copying an exception must not throw
 };
 
 /// Largest input file MemWall reads (presets, configs, scenarios): larger files are refused with a message.
@@ -54,8 +96,9 @@ public:
     /// Throws if the object has a key that was never read and is not in `alsoAllowed`.
     void rejectUnknown(const std::set<std::string, std::less<>> &alsoAllowed = {}) const;
 
+    /// Throws InputError(file, fieldPath(key), message).
     [[noreturn]] void fail(std::string_view key, std::string_view message) const;
-    std::string where(std::string_view key) const; ///< "file: path.key"
+    std::string fieldPath(std::string_view key) const; ///< "path.key" ("key" at the top level)
     const std::string &file() const { return m_file; }
     const nlohmann::json &node() const { return m_obj; }
 

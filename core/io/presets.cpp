@@ -253,7 +253,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.slidingWindow = r.integer("sliding_window", 0);
     r.rejectUnknown();
     if (auto e = validate(m); !e.empty())
-        throw InputError(file + ": " + e);
+        throw InputError::rule(file, e.fields, e.message);
     return m;
 }
 
@@ -333,16 +333,16 @@ bool PresetLibrary::loadText(std::string_view text, const std::string &origin)
     try {
         const json j = parseJson(text, origin);
         if (!j.is_object())
-            throw InputError(origin + ": top level: expected an object");
+            throw InputError(origin, "", "top level: expected an object");
         const auto kind = j.find("kind");
         if (kind == j.end() || !kind->is_string())
-            throw InputError(origin + ": kind: missing (\"hardware\" or \"model\")");
+            throw InputError(origin, "kind", "missing (\"hardware\" or \"model\")");
         if (*kind == "hardware")
             add(hardwareFromJson(j, origin));
         else if (*kind == "model")
             add(modelPresetFromJson(j, origin));
         else
-            throw InputError(origin + ": kind: must be \"hardware\" or \"model\", got " + brief(*kind));
+            throw InputError(origin, "kind", "must be \"hardware\" or \"model\", got " + brief(*kind));
         return true;
     } catch (const InputError &e) {
         m_issues.push_back({origin, e.what()});

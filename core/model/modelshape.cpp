@@ -69,11 +69,8 @@ ParamCounts paramCount(const ModelShape &m)
     return p;
 }
 
-std::string validate(const ModelShape &m)
+ShapeIssue validate(const ModelShape &m)
 {
-    auto positive = [](const char *field, int64_t v) -> std::string {
-        return v > 0 ? std::string() : std::string(field) + " must be positive, got " + std::to_string(v);
-    };
     for (auto [f, v] : {std::pair{"layers", m.layers},
                         {"hidden", m.hidden},
                         {"heads", m.heads},
@@ -83,18 +80,27 @@ std::string validate(const ModelShape &m)
                         {"vocab", m.vocab},
                         {"experts", m.experts},
                         {"active_experts", m.activeExperts}})
-        if (auto e = positive(f, v); !e.empty())
-            return e;
+        if (v <= 0)
+            return {{f}, std::string(f) + " must be positive, got " + std::to_string(v)};
     if (m.heads % m.kvHeads != 0)
-        return "heads (" + std::to_string(m.heads) + ") must be a multiple of kv_heads (" + std::to_string(m.kvHeads) +
-               ")";
+        return {{"heads", "kv_heads"},
+                "heads (" + std::to_string(m.heads) + ") must be a multiple of kv_heads (" + std::to_string(m.kvHeads) +
+                    ")"};
     if (m.activeExperts > m.experts)
-        return "active_experts (" + std::to_string(m.activeExperts) + ") exceeds experts (" +
-               std::to_string(m.experts) + ")";
-    if (m.positionOffset < 0 || m.tokenTypes < 0 || m.maxPositions < 0 || m.slidingWindow < 0)
-        return "max_positions, position_offset, token_types and sliding_window must not be negative";
+        return {{"active_experts", "experts"},
+                "active_experts (" + std::to_string(m.activeExperts) + ") exceeds experts (" +
+                    std::to_string(m.experts) + ")"};
+    ShapeIssue negative{{}, "max_positions, position_offset, token_types and sliding_window must not be negative"};
+    for (auto [f, v] : {std::pair{"max_positions", m.maxPositions},
+                        {"position_offset", m.positionOffset},
+                        {"token_types", m.tokenTypes},
+                        {"sliding_window", m.slidingWindow}})
+        if (v < 0)
+            negative.fields.emplace_back(f);
+    if (!negative.fields.empty())
+        return negative;
     if (m.positions == PositionEncoding::Learned && m.maxPositions <= 0)
-        return "learned positions need max_positions > 0";
+        return {{"max_positions", "positions"}, "learned positions need max_positions > 0"};
     // Size limits that keep paramCount() (int64) and everything derived from it far from overflow: every field below
     // 2^31 and at most 1e15 parameters (over a thousand times the largest published model), estimated in double.
     constexpr int64_t kMaxField = int64_t(1) << 31;
@@ -110,15 +116,16 @@ std::string validate(const ModelShape &m)
                         {"token_types", m.tokenTypes},
                         {"sliding_window", m.slidingWindow}})
         if (v > kMaxField)
-            return std::string(f) + " is implausibly large, got " + std::to_string(v);
+            return {{f}, std::string(f) + " is implausibly large, got " + std::to_string(v)};
     const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.heads) * static_cast<double>(m.headDim);
     const double ffn = static_cast<double>(m.ffn), experts = static_cast<double>(m.experts);
     const double perLayer = h * (2 * q + 2 * q) + 3 * h * ffn * experts + 2 * ffn * experts + h * experts + 6 * h;
     const double rows = static_cast<double>(m.vocab + m.maxPositions + m.positionOffset + m.tokenTypes);
     const double estimate = static_cast<double>(m.layers) * perLayer + 2 * rows * h + h * h + 10 * h;
     if (estimate > 1e15)
-        return "the shape is implausibly large: about " + std::to_string(static_cast<long long>(estimate / 1e12)) +
-               " T parameters (the limit is 1000 T)";
+        return {{},
+                "the shape is implausibly large: about " + std::to_string(static_cast<long long>(estimate / 1e12)) +
+                    " T parameters (the limit is 1000 T)"};
     return {};
 }
 

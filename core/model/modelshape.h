@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace memwall::core {
 
@@ -75,7 +76,16 @@ struct ParamCounts
 };
 ParamCounts paramCount(const ModelShape &m);
 
-/// Checks the shape for consistency; returns "" if fine, else one line naming the field and value.
-std::string validate(const ModelShape &m);
+/// What is wrong with a shape: one line naming the fields and values, and the fields it is about (keys of the
+/// preset schema, the one to change first), so that an editor marks them without reading the line.
+struct ShapeIssue
+{
+    std::vector<std::string> fields; ///< {"heads", "kv_heads"}; empty when no single field is to blame
+    std::string message;             ///< "heads (32) must be a multiple of kv_heads (5)"; empty if the shape is fine
+    bool empty() const { return message.empty(); }
+};
+
+/// Checks the shape for consistency; an empty issue if fine.
+ShapeIssue validate(const ModelShape &m);
 
 } // namespace memwall::core

@@ -258,7 +258,7 @@ TrendData loadBuiltinTrends()
         TrendData d = trendsFromJson(parseJson(f.text, origin), origin);
         for (TrendSeries &s : d.series) {
             if (const TrendSeries *other = all.find(s.id))
-                throw InputError(origin + ": series id \"" + s.id + "\" is already defined in " + other->file);
+                throw InputError(origin, "", "series id \"" + s.id + "\" is already defined in " + other->file);
             all.series.push_back(std::move(s));
         }
     }

@@ -93,6 +93,19 @@ private slots:
             QVERIFY2(names.contains(n), n);
     }
 
+    void analyzeTextUsesDecimalUnits()
+    {
+        // The text report writes bytes in decimal units and times with prefixes (core/util/format.h). Llama 2 7B fp16
+        // on an A100 80GB: 6,738,415,616 parameters x 2 B = 13,476,831,232 B = 13.5 GB of weights; the KV cache holds
+        // 2 x 32 layers x 4096 x 2 B = 524,288 B = 524 kB per token; 80e9 B of HBM = 80 GB.
+        const Run r = memwall({"analyze", "--hardware", "a100-80gb-sxm", "--model", "llama-2-7b", "--context", "1024"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("memory per device: weights 13.5 GB + KV "), r.out.constData());
+        QVERIFY2(r.out.contains(" of 80 GB: fits\n"), r.out.constData());
+        QVERIFY2(r.out.contains("KV cache: 524 kB per token, "), r.out.constData());
+        QVERIFY2(!r.out.contains("e-0") && !r.out.contains("e+0"), r.out.constData()); // no exponent anywhere
+    }
+
     void presetsJsonListsLibraries()
     {
         const Run r = memwall({"presets", "--json"});

@@ -1,6 +1,6 @@
 // The one-sentence explanation: each case (memory-bound decode, compute-bound prefill, does not fit,
-// communication-bound) names the right limit and quotes numbers that come from the analysis, and the SI formatting
-// it uses rounds as a reader expects.
+// communication-bound) names the right limit and quotes numbers that come from the analysis (their formatting is
+// pinned in tst_format).
 #include "analysis/explain.h"
 #include "io/presets.h"
 
@@ -31,36 +31,6 @@ private:
 
 private slots:
     void initTestCase() { m_lib.loadBuiltin(); }
-
-    void formatting_data()
-    {
-        QTest::addColumn<double>("value");
-        QTest::addColumn<QString>("unit");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("Llama 2 70B fp16 weights = 138 GB") << 137.96e9 << "B" << "138 GB";
-        QTest::newRow("H100 SXM fp16 peak = 989 TFLOP/s") << 989.4e12 << "FLOP/s" << "989 TFLOP/s";
-        QTest::newRow("41.2 ms step") << 0.04123 << "s" << "41.2 ms";
-        QTest::newRow("rounding carries to the next prefix") << 999.97e9 << "B" << "1 TB";
-        QTest::newRow("OPT-13B KV per token = 819 kB") << 819200.0 << "B" << "819 kB";
-        QTest::newRow("zero") << 0.0 << "B" << "0 B";
-        QTest::newRow("H100 capacity drops trailing zeros") << 80e9 << "B" << "80 GB";
-        QTest::newRow("microseconds") << 3.14e-6 << "s" << "3.14 µs";
-    }
-    void formatting()
-    {
-        QFETCH(double, value);
-        QFETCH(QString, unit);
-        QFETCH(QString, expected);
-        QCOMPARE(QString::fromStdString(formatSi(value, unit.toStdString())), expected);
-    }
-
-    void ratios()
-    {
-        QCOMPARE(QString::fromStdString(formatRatio(1.03)), QStringLiteral("1.0"));
-        QCOMPARE(QString::fromStdString(formatRatio(295.4)), QStringLiteral("295"));
-        QCOMPARE(QString::fromStdString(formatPercent(0.855)), QStringLiteral("86 %"));
-        QCOMPARE(QString::fromStdString(formatPercent(0.004)), QStringLiteral("0.4 %"));
-    }
 
     void memoryBoundDecode()
     {

@@ -126,7 +126,7 @@ void TestHfConfig::paramCounts()
     QFETCH(QString, file);
     QFETCH(qint64, expected);
     const ModelShape m = importHfConfigFile(configPath(file.toUtf8().constData()));
-    QCOMPARE(QString::fromStdString(validate(m)), QString());
+    QCOMPARE(QString::fromStdString(validate(m).message), QString());
     QCOMPARE(static_cast<qint64>(paramCount(m).total), expected);
 }
 

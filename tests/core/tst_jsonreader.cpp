@@ -23,17 +23,25 @@
 namespace memwall::core {
 
 namespace {
+/// Runs `f`, expecting an InputError, and returns it (an error saying what happened instead if there was none).
 template <typename F>
-QString errorOf(F f)
+InputError caught(F f)
 {
     try {
         f();
     } catch (const InputError &e) {
-        return QString::fromStdString(e.what());
+        return e;
     } catch (const std::exception &e) {
-        return QStringLiteral("unexpected exception type: ") + QString::fromStdString(e.what());
+        return InputError(std::string("unexpected exception type: ") + e.what());
     }
-    return QStringLiteral("<no error>");
+    return InputError("<no error>");
+}
+
+/// The one line of the InputError `f` throws.
+template <typename F>
+QString errorOf(F f)
+{
+    return QString::fromStdString(caught(f).what());
 }
 } // namespace
 
@@ -56,6 +64,12 @@ private slots:
     void invalidUtf8FileGivesValidOneLineMessage();
     void oneLineKeepsValidUtf8_data();
     void oneLineKeepsValidUtf8();
+    void readerErrorHasItsParts();
+    void topLevelErrorHasNoField();
+    void ruleNamesItsFieldsInTheMessage();
+    void syntaxErrorHasLineAndColumn();
+    void textOnlyErrorHasNoParts();
+    void partsAreEscapedLikeTheLine();
 };
 
 void TestJsonReader::parseErrors_data()
@@ -283,6 +297,86 @@ void TestJsonReader::oneLineKeepsValidUtf8()
     const std::string got = oneLine(std::string_view(in.constData(), static_cast<std::size_t>(in.size())));
     QCOMPARE(QByteArray::fromStdString(got), out);
     QVERIFY(isValidUtf8(QByteArray::fromStdString(got)));
+}
+
+// Copying an exception must not throw (the parts are shared, not copied).
+static_assert(std::is_nothrow_copy_constructible_v<InputError>);
+
+void TestJsonReader::readerErrorHasItsParts()
+{
+    // A nested object inside an array element, as a hardware preset's memory levels: the field path is the one
+    // JsonReader builds, the message is what is wrong, and what() is the three joined as before.
+    const nlohmann::json j = parseJson(R"({"memory": [{}, {"bandwidth_bytes_per_s": {"value": -1}}]})", "f.json");
+    JsonReader r(j, "f.json");
+    const InputError e = caught([&] {
+        JsonReader level = r.element(r.array("memory")[1], 1, "memory");
+        level.object("bandwidth_bytes_per_s").positive("value");
+    });
+    QCOMPARE(QString::fromStdString(e.origin()), QString("f.json"));
+    QCOMPARE(QString::fromStdString(e.field()), QString("memory[1].bandwidth_bytes_per_s.value"));
+    QCOMPARE(e.fields().size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(e.message()), QString("must be positive, got -1"));
+    QCOMPARE(QString::fromStdString(e.what()),
+             QString("f.json: memory[1].bandwidth_bytes_per_s.value: must be positive, got -1"));
+    QCOMPARE(QString::fromStdString(e.detail()),
+             QString("memory[1].bandwidth_bytes_per_s.value: must be positive, got -1"));
+    QCOMPARE(e.line(), std::size_t(0));
+}
+
+void TestJsonReader::topLevelErrorHasNoField()
+{
+    const nlohmann::json j = parseJson("[1]", "f.json");
+    const InputError e = caught([&] { JsonReader r(j, "f.json"); });
+    QCOMPARE(QString::fromStdString(e.what()), QString("f.json: top level: expected an object, got [1]"));
+    QCOMPARE(QString::fromStdString(e.origin()), QString("f.json"));
+    QVERIFY(e.field().empty());
+    QVERIFY(e.fields().empty());
+    QCOMPARE(QString::fromStdString(e.message()), QString("top level: expected an object, got [1]"));
+}
+
+void TestJsonReader::ruleNamesItsFieldsInTheMessage()
+{
+    const InputError e =
+        InputError::rule("t.json: shape", {"heads", "kv_heads"}, "heads (4) must be a multiple of kv_heads (3)");
+    QCOMPARE(QString::fromStdString(e.what()), QString("t.json: shape: heads (4) must be a multiple of kv_heads (3)"));
+    QCOMPARE(QString::fromStdString(e.origin()), QString("t.json: shape"));
+    QCOMPARE(QString::fromStdString(e.field()), QString("heads"));
+    QCOMPARE(e.fields(), (std::vector<std::string>{"heads", "kv_heads"}));
+    QCOMPARE(QString::fromStdString(e.detail()), QString("heads (4) must be a multiple of kv_heads (3)"));
+}
+
+void TestJsonReader::syntaxErrorHasLineAndColumn()
+{
+    // Line 3 is "  oops": the first character that cannot start a value, 'o', is in column 3.
+    const InputError e = caught([] { parseJson("{\n  \"a\": 1,\n  oops\n}", "f.json"); });
+    QCOMPARE(QString::fromStdString(e.origin()), QString("f.json"));
+    QCOMPARE(e.line(), std::size_t(3));
+    QCOMPARE(e.column(), std::size_t(3));
+    QVERIFY(e.field().empty());
+    QVERIFY2(e.message().starts_with("not valid JSON: parse error at line 3, column 3"), e.what());
+    QCOMPARE(QString::fromStdString(e.what()), QString::fromStdString("f.json:3:3: " + e.message()));
+    QCOMPARE(e.detail(), e.message());
+}
+
+void TestJsonReader::textOnlyErrorHasNoParts()
+{
+    const InputError e("lesson.json: step 2: no chart \"rooflin\"");
+    QCOMPARE(QString::fromStdString(e.what()), QString("lesson.json: step 2: no chart \"rooflin\""));
+    QVERIFY(e.origin().empty());
+    QVERIFY(e.field().empty());
+    QCOMPARE(QString::fromStdString(e.message()), QString::fromStdString(e.what()));
+    QCOMPARE(e.detail(), e.message());
+}
+
+void TestJsonReader::partsAreEscapedLikeTheLine()
+{
+    // A key holding a newline: every part is escaped as the line is, so the line is still the parts joined.
+    const nlohmann::json j = parseJson("{\"sce\\nario\": 1}", "f\x01.json");
+    JsonReader r(j, "f\x01.json");
+    const InputError e = caught([&] { r.rejectUnknown(); });
+    QCOMPARE(QString::fromStdString(e.origin()), QString("f\\x01.json"));
+    QCOMPARE(QString::fromStdString(e.field()), QString("sce\\nario"));
+    QCOMPARE(QString::fromStdString(e.what()), QString("f\\x01.json: sce\\nario: unknown field"));
 }
 
 } // namespace memwall::core

@@ -104,6 +104,8 @@ private slots:
     void hardwareErrors();
     void modelErrors_data();
     void modelErrors();
+    void shapeErrorsNameTheirFields_data();
+    void shapeErrorsNameTheirFields();
     void textErrors_data();
     void textErrors();
     void laterOverridesEarlier();
@@ -260,6 +262,90 @@ void TestPresetLoader::modelErrors()
     json j = baseModel();
     edit(j);
     QCOMPARE(issueOf(j.dump()), error);
+}
+
+void TestPresetLoader::shapeErrorsNameTheirFields_data()
+{
+    // The fields an error is about travel beside its line (an editor marks them without reading the line): a
+    // reader error names one path, a rule of core::validate() every field it involves, the one to change first.
+    QTest::addColumn<Edit>("edit");
+    QTest::addColumn<QString>("origin");
+    QTest::addColumn<QStringList>("fields");
+    QTest::addColumn<QString>("message");
+    auto row = [](const char *name, Edit e, const char *origin, QStringList fields, const char *message) {
+        QTest::newRow(name) << e << QString(origin) << fields << QString(message);
+    };
+    row(
+        "reader: zero layers", [](json &j) { j["shape"]["layers"] = 0; }, "t.json: shape", {"layers"},
+        "must be positive, got 0");
+    row(
+        "reader: top-level id", [](json &j) { j["id"] = "Test Model"; }, "t.json", {"id"},
+        "must be lower-case letters, digits and dashes, got \"Test Model\"");
+    row(
+        "rule: kv heads not dividing heads", [](json &j) { j["shape"]["kv_heads"] = 3; }, "t.json: shape",
+        {"heads", "kv_heads"}, "heads (4) must be a multiple of kv_heads (3)");
+    row(
+        "rule: zero kv heads", [](json &j) { j["shape"]["kv_heads"] = 0; }, "t.json: shape", {"kv_heads"},
+        "kv_heads must be positive, got 0");
+    row(
+        "rule: more active experts than experts", [](json &j) { j["shape"]["active_experts"] = 2; }, "t.json: shape",
+        {"active_experts", "experts"}, "active_experts (2) exceeds experts (1)");
+    row(
+        "rule: only the negative ones of four",
+        [](json &j) {
+            j["shape"]["position_offset"] = -1;
+            j["shape"]["sliding_window"] = -8;
+        },
+        "t.json: shape", {"position_offset", "sliding_window"},
+        "max_positions, position_offset, token_types and sliding_window must not be negative");
+    row(
+        "rule: learned positions without a table",
+        [](json &j) {
+            j["shape"]["positions"] = "learned";
+            j["shape"]["max_positions"] = 0;
+        },
+        "t.json: shape", {"max_positions", "positions"}, "learned positions need max_positions > 0");
+    row(
+        "rule: one field too large", [](json &j) { j["shape"]["hidden"] = int64_t(1) << 40; }, "t.json: shape",
+        {"hidden"}, "hidden is implausibly large, got 1099511627776");
+    // 2^31 layers of a 2^20-wide model: each field within its limit, the whole far beyond 1000 T parameters.
+    row(
+        "rule: the whole shape too large, no field to blame",
+        [](json &j) {
+            j["shape"]["layers"] = int64_t(1) << 31;
+            j["shape"]["hidden"] = int64_t(1) << 20;
+        },
+        "t.json: shape", {}, "");
+}
+
+void TestPresetLoader::shapeErrorsNameTheirFields()
+{
+    QFETCH(Edit, edit);
+    QFETCH(QString, origin);
+    QFETCH(QStringList, fields);
+    QFETCH(QString, message);
+    json j = baseModel();
+    edit(j);
+    try {
+        modelPresetFromJson(j, "t.json");
+        QFAIL("the preset loaded");
+    } catch (const InputError &e) {
+        QCOMPARE(QString::fromStdString(e.origin()), origin);
+        QStringList got;
+        for (const std::string &f : e.fields())
+            got << QString::fromStdString(f);
+        QCOMPARE(got, fields);
+        if (!message.isEmpty())
+            QCOMPARE(QString::fromStdString(e.message()), message);
+        else
+            QVERIFY2(e.message().starts_with("the shape is implausibly large"), e.what());
+        // The line is unchanged by the parts: "ORIGIN: FIELD: MESSAGE" for a reader error, "ORIGIN: MESSAGE" for a
+        // rule.
+        const bool rule = QString(QTest::currentDataTag()).startsWith("rule:");
+        QCOMPARE(QString::fromStdString(e.what()), origin + ": " +
+                                                       (rule || fields.isEmpty() ? QString() : fields.front() + ": ") +
+                                                       QString::fromStdString(e.message()));
+    }
 }
 
 void TestPresetLoader::textErrors_data()

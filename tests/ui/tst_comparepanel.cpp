@@ -4,6 +4,7 @@
 #include "io/presets.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
 #include "ui/widgets/comparemetrics.h"
 #include "ui/widgets/comparepanel.h"
 
@@ -90,7 +91,7 @@ private slots:
         QCOMPARE(table->item(time, 1)->text(), ui::formatSeconds(doc.analysis().totals.timeS));
         QCOMPARE(table->item(time, 2)->text(), ui::formatSeconds(doc.compareAnalysis()->totals.timeS));
         const double ratio = doc.compareAnalysis()->totals.timeS / doc.analysis().totals.timeS;
-        QCOMPARE(table->item(time, 3)->text(), QString::number(ratio, 'g', 3) + "×");
+        QCOMPARE(table->item(time, 3)->text(), ui::formatNumber(ratio) + "×");
         QVERIFY(rowOf(table, "Fits") >= 0);
         QVERIFY(rowOf(table, "KV cache") >= 0);
         QVERIFY(rowOf(table, "Ridge point") >= 0);
@@ -122,7 +123,7 @@ private slots:
         s.batch = 64;
         doc.setScenario(s, "batch");
         QVERIFY(panel.table()->item(tps, 2)->text() != before);
-        QCOMPARE(panel.table()->item(tps, 2)->text(), ui::formatRate(doc.compareAnalysis()->totals.tokensPerS));
+        QCOMPARE(panel.table()->item(tps, 2)->text(), ui::formatNumber(doc.compareAnalysis()->totals.tokensPerS));
         // Set from elsewhere (a menu action): the picker shows it.
         doc.setCompareHardware(*m_lib->findHardware("b200"));
         QCOMPARE(panel.picker()->currentId(), QString("b200"));

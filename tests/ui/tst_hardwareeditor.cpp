@@ -90,6 +90,10 @@ private slots:
         QTest::newRow("HBM faster than L2: out of order") << 3 << "1e9"
                                                           << "bandwidth_bytes_per_s"
                                                           << "levels out of order";
+        QTest::newRow("number typed with its unit: the quoted text is left alone")
+            << 2 << "80 GB"
+            << "capacity_bytes.value"
+            << "expected a number, got \"80 GB\"";
         QTest::newRow("empty bandwidth") << 3 << ""
                                          << "bandwidth_bytes_per_s.value"
                                          << "missing";
@@ -169,6 +173,29 @@ private slots:
         QVERIFY(label->isVisibleTo(&d));
         QVERIFY2(label->text().contains(message), qPrintable(label->text()));
         QVERIFY(!saveButton(d)->isEnabled());
+    }
+
+    void markedFieldComesFromTheErrorNotItsWording()
+    {
+        // The field an error is about is a member of core::InputError: a message in other words, even one naming
+        // another field, marks the field the error names, and its numbers still appear in the unit shown.
+        const core::HardwareSpec &h100 = *m_lib->findHardware("h100-sxm");
+        HardwareEditorDialog d(*m_lib, h100);
+        const int row = dramRow(h100);
+        d.showError(core::InputError("hardware editor",
+                                     QStringLiteral("memory[%1].bandwidth_bytes_per_s.value").arg(row).toStdString(),
+                                     "capacity_bytes: zu klein, 2000000000000 statt 3350000000000"));
+        QTableWidget *table = memoryTable(d);
+        QVERIFY(table->item(row, 3)->background().style() != Qt::NoBrush); // bandwidth, as the member says
+        QCOMPARE(table->item(row, 2)->background().style(), Qt::NoBrush);  // not capacity, as the text says
+        QCOMPARE(errorLabel(d, "memory")->text(),
+                 QStringLiteral("Row %1, bandwidth: capacity_bytes: zu klein, 2000 GB/s statt 3350 GB/s").arg(row + 1));
+
+        HardwareEditorDialog e(*m_lib, h100);
+        e.showError(core::InputError("hardware editor", "peak_flops.fp16.value", "viel zu hoch (2e+15)"));
+        QVERIFY(!e.findChild<QLineEdit *>("peak_fp16Edit")->styleSheet().isEmpty());
+        QVERIFY(e.findChild<QLineEdit *>("peak_fp32Edit")->styleSheet().isEmpty());
+        QCOMPARE(errorLabel(e, "peak_flops")->text(), QString("FP16: viel zu hoch (2000 TFLOP/s)"));
     }
 
     void emptyPeakMeansUnsupported()

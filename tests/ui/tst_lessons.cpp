@@ -5,6 +5,7 @@
 #include "ui/lessons/lesson.h"
 #include "ui/lessons/lessoncontroller.h"
 #include "ui/lessons/lessonpanel.h"
+#include "ui/util/text.h"
 #include "io/scenariofile.h"
 
 #include <QPushButton>
@@ -106,11 +107,11 @@ private slots:
         ui::LessonController c(&doc);
         ui::LessonPanel panel(&c);
         QVERIFY(c.start(m_loaded.lessons.front())); // the roofline lesson: step 1 names the ridge
-        const QString h100Ridge = QString::fromStdString(ui::formatLessonNumber(doc.analysis().ridge));
+        const QString h100Ridge = (ui::formatNumber(doc.analysis().ridge));
         QVERIFY2(panel.html().contains(h100Ridge), qPrintable(panel.html()));
         const QString before = panel.html();
         doc.setHardwareById("a100-80gb-sxm");
-        const QString a100Ridge = QString::fromStdString(ui::formatLessonNumber(doc.analysis().ridge));
+        const QString a100Ridge = (ui::formatNumber(doc.analysis().ridge));
         QVERIFY(a100Ridge != h100Ridge);
         QVERIFY2(panel.html().contains(a100Ridge), qPrintable(panel.html()));
         QVERIFY(panel.html() != before);

@@ -3,6 +3,7 @@
 
 #include "analysis/analysis.h"
 #include "io/presets.h"
+#include "ui/util/text.h"
 
 #include <QtTest>
 
@@ -37,26 +38,6 @@ class TestLessonText : public QObject
 private slots:
     void initTestCase() { m_lib.loadBuiltin(); }
 
-    void formatNumber_data()
-    {
-        QTest::addColumn<double>("value");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("H100 ridge 295.3 -> whole number") << 295.3 << "295";
-        QTest::newRow("thousands get separators") << 1979.4 << "1,979";
-        QTest::newRow("three significant digits") << 29.54 << "29.5";
-        QTest::newRow("small values") << 0.41234 << "0.412";
-        QTest::newRow("trailing zeros dropped") << 80.0 << "80";
-        QTest::newRow("zero") << 0.0 << "0";
-        QTest::newRow("negative") << -12.345 << "-12.3";
-        QTest::newRow("infinity") << std::numeric_limits<double>::infinity() << "∞";
-    }
-    void formatNumber()
-    {
-        QFETCH(double, value);
-        QFETCH(QString, expected);
-        QCOMPARE(QString::fromStdString(ui::formatLessonNumber(value)), expected);
-    }
-
     void formatPercent_data()
     {
         QTest::addColumn<double>("fraction");
@@ -75,7 +56,20 @@ private slots:
         QCOMPARE(QString::fromStdString(ui::formatLessonPercent(fraction)), expected);
     }
 
-    void countHasSeparators() { QCOMPARE(QString::fromStdString(ui::formatLessonCount(4096)), QString("4,096")); }
+    void numbersUseTheOneFormatter()
+    {
+        // Counts and numbers go through ui::formatNumber (pinned in tst_format and tst_text): a batch of 4096 is a
+        // grouped count; GPT-2's 50,257-token vocabulary is grouped, and divided by 1000 it is 50.257, three
+        // significant digits: 50.3.
+        auto ctx = contextFor(m_lib, "h100-sxm", "llama-2-7b");
+        ctx.facts["gpt2_vocab"] = ui::LessonFact{50257, "tokens", "GPT-2 config.json"};
+        ctx.facts["thousand"] = ui::LessonFact{1000, "", "definition"};
+        QStringList errors;
+        QCOMPARE(render("{batch@batch=4096}", ctx, &errors), QString("4,096"));
+        QCOMPARE(render("{gpt2_vocab}", ctx, &errors), QString("50,257"));
+        QCOMPARE(render("{gpt2_vocab / thousand}", ctx, &errors), QString("50.3"));
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
+    }
 
     void placeholdersComeFromTheAnalysis()
     {
@@ -84,7 +78,7 @@ private slots:
         const QString out = render("ridge {ridge}, {hardware}, {model}, {bound}, {batch}", ctx, &errors);
         QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
         QCOMPARE(out, QString("ridge %1, %2, %3, memory-bound, 1")
-                          .arg(QString::fromStdString(ui::formatLessonNumber(ctx.analysis.ridge)),
+                          .arg((ui::formatNumber(ctx.analysis.ridge)),
                                QString::fromStdString(ctx.file.hardware.name), QString::fromStdString(ctx.file.model.name)));
     }
 
@@ -104,7 +98,7 @@ private slots:
         QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
         const double expected = m_lib.findHardware("h100-sxm")->peak(core::DType::FP16) /
                                 m_lib.findHardware("p100-sxm2")->peak(core::DType::FP16);
-        QCOMPARE(out, QString::fromStdString(ui::formatLessonNumber(expected)));
+        QCOMPARE(out, (ui::formatNumber(expected)));
         QVERIFY(expected > 40 && expected < 50);
     }
 
@@ -118,7 +112,7 @@ private slots:
         QStringList errors;
         const QString out = render("{time_ms@batch=64@weights=int4/g128}", ctx, &errors);
         QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
-        QCOMPARE(out, QString::fromStdString(ui::formatLessonNumber(a.totals.timeS * 1e3)));
+        QCOMPARE(out, (ui::formatNumber(a.totals.timeS * 1e3)));
         // The variation leaves the context itself alone.
         QCOMPARE(render("{batch}", ctx), QString("1"));
     }
@@ -140,7 +134,7 @@ private slots:
         QStringList errors;
         const QString out = render("{weights_gb * sram_mm2_per_gb}", ctx, &errors);
         QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
-        QCOMPARE(out, QString::fromStdString(ui::formatLessonNumber(ctx.analysis.weightBytes / 1e9 * 200)));
+        QCOMPARE(out, (ui::formatNumber(ctx.analysis.weightBytes / 1e9 * 200)));
     }
 
     void bracesEscape() { QCOMPARE(render("{{not a placeholder}}", contextFor(m_lib, "h100-sxm", "llama-2-7b")), QString("{not a placeholder}")); }

@@ -3,13 +3,13 @@
 #include "io/presets.h"
 #include "ui/dialogs/modeleditordialog.h"
 #include "ui/dialogs/presetfiles.h"
+#include "ui/util/text.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -25,7 +25,7 @@ QPushButton *saveButton(ModelEditorDialog &d)
 }
 QSpinBox *spin(ModelEditorDialog &d, const QString &key) { return d.findChild<QSpinBox *>(key + "Spin"); }
 QLabel *errorLabel(ModelEditorDialog &d, const QString &key) { return d.findChild<QLabel *>(key + "Error"); }
-QString grouped(int64_t n) { return ui::groupingLocale().toString(static_cast<qlonglong>(n)); }
+QString grouped(int64_t n) { return ui::formatGrouped(n); }
 } // namespace
 
 class TestModelEditor : public QObject
@@ -161,6 +161,25 @@ private slots:
         QVERIFY2(d.isValid(), qPrintable(d.validationError()));
         QVERIFY(!label->isVisibleTo(&d));
         QVERIFY(saveButton(d)->isEnabled());
+    }
+
+    void markedFieldsComeFromTheErrorNotItsWording()
+    {
+        // The fields come from core::InputError::fields(), not from words in the message: a rule about vocab and
+        // layers in other words marks exactly those two and shows the message under the first.
+        ModelEditorDialog d(*m_lib, m_lib->findModel("llama-2-7b")->shape);
+        QVERIFY(d.isValid());
+        d.showError(core::InputError::rule("model editor: shape", {"vocab", "layers"}, "Wortschatz passt nicht zu heads"));
+        QVERIFY(!spin(d, "vocab")->styleSheet().isEmpty());
+        QVERIFY(!spin(d, "layers")->styleSheet().isEmpty());
+        QVERIFY(spin(d, "heads")->styleSheet().isEmpty()); // named in the text, not in the error
+        QCOMPARE(errorLabel(d, "vocab")->text(), QString("Wortschatz passt nicht zu heads"));
+        QVERIFY(!errorLabel(d, "heads")->isVisibleTo(&d));
+        // A reader error (one field path) shows the path before the message, as the line does.
+        ModelEditorDialog e(*m_lib, m_lib->findModel("llama-2-7b")->shape);
+        e.showError(core::InputError("model editor: shape", "ffn", "zu klein"));
+        QVERIFY(!spin(e, "ffn")->styleSheet().isEmpty());
+        QCOMPARE(errorLabel(e, "ffn")->text(), QString("ffn: zu klein"));
     }
 
     void badIdAndEmptySource()

@@ -2,8 +2,8 @@
 
 #include "ui/charts/callout.h"
 #include "ui/charts/chartfit.h"
-#include "ui/charts/rooflinemath.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -93,7 +93,7 @@ BreakdownChart::BreakdownChart(ScenarioDocument *doc, QObject *parent) : ChartBa
             QString text = QString::fromLatin1(displayName(c));
             text += QStringLiteral("\n") + tr("%1 of the FLOPs (%2)")
                                                .arg(breakdownmath::percent(m_shares.flopShareOf(c)),
-                                                    rooflinemath::siValue(m_shares.flops[i], QStringLiteral("FLOP")));
+                                                    formatSi(m_shares.flops[i], "FLOP"));
             text += QStringLiteral("\n") + tr("%1 of the time (%2 ms)")
                                                .arg(breakdownmath::percent(m_shares.timeShareOf(c)))
                                                .arg(m_shares.timeS[i] * 1e3, 0, 'g', 3);

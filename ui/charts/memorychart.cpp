@@ -253,8 +253,8 @@ QString MemoryChart::title() const
 QString MemoryChart::verdictText(double total, double capacity, bool over)
 {
     if (over)
-        return tr("does not fit: %1 > %2").arg(rm::bytesLabel(total), rm::bytesLabel(capacity));
-    return tr("fits: %1 of %2 (%3)").arg(rm::bytesLabel(total), rm::bytesLabel(capacity),
+        return tr("does not fit: %1 > %2").arg(formatBytes(total), formatBytes(capacity));
+    return tr("fits: %1 of %2 (%3)").arg(formatBytes(total), formatBytes(capacity),
                                          shareText(capacity > 0 ? total / capacity : 0));
 }
 
@@ -301,8 +301,8 @@ void MemoryChart::setFootprint(const std::array<QAreaSeries *, ComponentCount> &
             bar->setVisible(false);
         }
         m_tips.insert(bar, tr("%1%2 per device\n%3 (%4 of the footprint)\nMain memory: %5")
-                               .arg(who, componentName(Component(c)), rm::bytesLabel(v), shareText(total > 0 ? v / total : 0),
-                                    rm::bytesLabel(mem.capacity)));
+                               .arg(who, componentName(Component(c)), formatBytes(v), shareText(total > 0 ? v / total : 0),
+                                    formatBytes(mem.capacity)));
     }
 }
 
@@ -371,8 +371,8 @@ void MemoryChart::refresh()
             bar->setName(i == mainIndex ? (m_shortLegend ? tr("Main memory") : tr("Capacity (main memory)")) : tr("Capacity"));
             bar->setVisible(true);
             m_tips.insert(bar, tr("%1\nCapacity %2\nBandwidth %3%4")
-                                   .arg(QString::fromStdString(lvl.name), rm::bytesLabel(cap),
-                                        rm::gbPerSLabel(lvl.bandwidthBytesPerS.value),
+                                   .arg(QString::fromStdString(lvl.name), formatBytes(cap),
+                                        formatSi(lvl.bandwidthBytesPerS.value, "B/s"),
                                         i == mainIndex ? tr("\nHolds weights and KV cache") : QString()));
             if (cap > 0) {
                 lo = std::min(lo, cap);
@@ -392,7 +392,7 @@ void MemoryChart::refresh()
     for (int c = 0; c < ComponentCount; ++c) {
         const double v = componentValue(mem, Component(c));
         m_components[c]->setName(m_shortLegend ? componentName(Component(c))
-                                               : tr("%1 %2").arg(componentName(Component(c)), rm::bytesLabel(v)));
+                                               : tr("%1 %2").arg(componentName(Component(c)), formatBytes(v)));
         setLegendVisible(m_components[c], v > 0);
     }
     if (m_total > 0) {
@@ -404,8 +404,8 @@ void MemoryChart::refresh()
         m_overflow->setVisible(true);
         m_tips.insert(m_overflow, tr("Does not fit\n%1 needed, %2 available\n%3 over: more devices (tp/pp), "
                                      "a smaller weight format or a shorter context")
-                                      .arg(rm::bytesLabel(m_total), rm::bytesLabel(m_capacity),
-                                           rm::bytesLabel(m_total - m_capacity)));
+                                      .arg(formatBytes(m_total), formatBytes(m_capacity),
+                                           formatBytes(m_total - m_capacity)));
     } else {
         clearBar(m_overflow);
     }
@@ -429,8 +429,8 @@ void MemoryChart::refresh()
         setBar(m_bOverflow, m_bCapacityBytes / kGB, m_bTotal / kGB, m_bRow);
         m_bOverflow->setVisible(true);
         m_tips.insert(m_bOverflow, tr("B does not fit\n%1 needed, %2 available\n%3 over")
-                                       .arg(rm::bytesLabel(m_bTotal), rm::bytesLabel(m_bCapacityBytes),
-                                            rm::bytesLabel(m_bTotal - m_bCapacityBytes)));
+                                       .arg(formatBytes(m_bTotal), formatBytes(m_bCapacityBytes),
+                                            formatBytes(m_bTotal - m_bCapacityBytes)));
     } else {
         clearBar(m_bOverflow);
     }
@@ -441,7 +441,7 @@ void MemoryChart::refresh()
         m_bCapacity->setVisible(true);
         m_tips.insert(m_bCapacity, tr("B: %1\n%2\nCapacity %3\nBandwidth %4")
                                        .arg(QString::fromStdString(hwB->name), QString::fromStdString(lvl.name),
-                                            rm::bytesLabel(cap), rm::gbPerSLabel(lvl.bandwidthBytesPerS.value)));
+                                            formatBytes(cap), formatSi(lvl.bandwidthBytesPerS.value, "B/s")));
         m_bCapacityLine->replace(QList<QPointF>{{cap / kGB, m_rows - 1 - m_bRow - 0.5}, {cap / kGB, m_rows - 1 - m_bRow + 0.5}});
         m_bCapacityLine->setVisible(cap > 0);
         if (cap > 0) {
@@ -544,7 +544,7 @@ void MemoryChart::layoutLabels()
         QStringList full;
         for (int c = 0; c < ComponentCount; ++c)
             if (componentValue(mem, Component(c)) > 0)
-                full << tr("%1 %2").arg(componentName(Component(c)), rm::bytesLabel(componentValue(mem, Component(c))));
+                full << tr("%1 %2").arg(componentName(Component(c)), formatBytes(componentValue(mem, Component(c))));
         full << tr("Capacity (main memory)");
         if (m_over)
             full << tr("Over capacity");
@@ -555,7 +555,7 @@ void MemoryChart::layoutLabels()
             for (int c = 0; c < ComponentCount; ++c) {
                 const double v = componentValue(mem, Component(c));
                 m_components[c]->setName(m_shortLegend ? componentName(Component(c))
-                                                       : tr("%1 %2").arg(componentName(Component(c)), rm::bytesLabel(v)));
+                                                       : tr("%1 %2").arg(componentName(Component(c)), formatBytes(v)));
             }
             const std::size_t mainIndex = static_cast<std::size_t>(m_mainRow - m_levelRow);
             if (mainIndex < m_levels.size())
@@ -598,13 +598,13 @@ void MemoryChart::layoutLabels()
         }
         const bool main = static_cast<int>(i) + m_levelRow == m_mainRow;
         label->setFont(main ? bold : font);
-        label->setText(rm::bytesLabel(hw.memory[i].capacityBytes.value));
+        label->setText(formatBytes(hw.memory[i].capacityBytes.value));
         place(label, hw.memory[i].capacityBytes.value / kGB, static_cast<double>(i + static_cast<std::size_t>(m_levelRow)),
               t.foreground);
     }
     if (m_bCapacityRow >= 0 && m_bCapacity->isVisible()) {
         m_bCapacityLabel->setFont(bold);
-        m_bCapacityLabel->setText(rm::bytesLabel(compareCapacityBytes()));
+        m_bCapacityLabel->setText(formatBytes(compareCapacityBytes()));
         place(m_bCapacityLabel, compareCapacityBytes() / kGB, m_bCapacityRow, t.foreground);
     } else {
         m_bCapacityLabel->hide();
@@ -623,7 +623,7 @@ void MemoryChart::layoutLabels()
                 labels[c]->hide();
                 continue;
             }
-            labels[c]->setText(tr("%1 %2 · %3").arg(componentName(Component(c)), rm::bytesLabel(v), shareText(v / mem.total())));
+            labels[c]->setText(tr("%1 %2 · %3").arg(componentName(Component(c)), formatBytes(v), shareText(v / mem.total())));
             // In a column right of the footprint's total (the dotted line), so no guide runs through a label; the
             // font shrinks (to 6 pt at least) until the label fits its stripe's height and the room on the right.
             const double anchor = std::max(v, mem.total()) / kGB;
@@ -740,15 +740,10 @@ QString MemoryChart::csv() const
     const HardwareSpec &hw = doc->hardware();
     const MemoryFootprint &mem = doc->analysis().memory;
     auto num = [](double v) { return QString::number(v, 'g', 17); };
-    auto quote = [](QString s) {
-        if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')))
-            s = QLatin1Char('"') + s.replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"');
-        return s;
-    };
     QStringList rows;
     rows << QStringLiteral("kind,name,bytes,bandwidth_bytes_per_s");
     for (const MemoryLevel &lvl : hw.memory)
-        rows << QStringLiteral("level,%1,%2,%3").arg(quote(QString::fromStdString(lvl.name)), num(lvl.capacityBytes.value),
+        rows << QStringLiteral("level,%1,%2,%3").arg(csvField(QString::fromStdString(lvl.name)), num(lvl.capacityBytes.value),
                                                        num(lvl.bandwidthBytesPerS.value));
     for (int c = 0; c < ComponentCount; ++c)
         rows << QStringLiteral("footprint,%1,%2,").arg(QLatin1String(componentKey(Component(c))), num(componentValue(mem, Component(c))));
@@ -756,7 +751,7 @@ QString MemoryChart::csv() const
     if (const auto &cmp = doc->compareAnalysis()) {
         // Scenario B: its device's main memory, then its footprint.
         const MemoryLevel &lvl = doc->compareDevice().mainMemory();
-        rows << QStringLiteral("b_level,%1,%2,%3").arg(quote(QString::fromStdString(lvl.name)), num(lvl.capacityBytes.value),
+        rows << QStringLiteral("b_level,%1,%2,%3").arg(csvField(QString::fromStdString(lvl.name)), num(lvl.capacityBytes.value),
                                                          num(lvl.bandwidthBytesPerS.value));
         for (int c = 0; c < ComponentCount; ++c)
             rows << QStringLiteral("b_footprint,%1,%2,").arg(QLatin1String(componentKey(Component(c))),

@@ -62,17 +62,6 @@ int classColor(OpClass c)
     return 7;
 }
 
-QString timeLabel(double s)
-{
-    if (s >= 1)
-        return QString::number(s, 'g', 3) + QStringLiteral(" s");
-    if (s >= 1e-3)
-        return QString::number(s * 1e3, 'g', 3) + QStringLiteral(" ms");
-    if (s >= 1e-6)
-        return QString::number(s * 1e6, 'g', 3) + QStringLiteral(" µs");
-    return QString::number(s * 1e9, 'g', 3) + QStringLiteral(" ns");
-}
-
 QString shortDeviceName(const HardwareSpec &hw) { return QString::fromStdString(hw.name.empty() ? hw.id : hw.name); }
 
 QScatterSeries *makeScatter(QChart *chart, QAbstractAxis *x, QAbstractAxis *y, const QString &name, const QString &object,
@@ -149,8 +138,7 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
             if (qFuzzyCompare(k.arithmeticIntensity(), p.x())) {
                 m_callout->setText(tr("%1 (measured)\n%2 FLOP/byte\n%3")
                                        .arg(QString::fromStdString(k.name))
-                                       .arg(k.arithmeticIntensity(), 0, 'g', 3)
-                                       .arg(rm::siValue(k.flopsPerS(), QStringLiteral("FLOP/s"))));
+                                       .arg(formatNumber(k.arithmeticIntensity()), formatSi(k.flopsPerS(), "FLOP/s")));
                 m_callout->setAnchor(p, m_measured);
                 m_callout->show();
                 return;
@@ -529,12 +517,12 @@ void RooflineChart::showOperatorTooltip(int index, bool state)
     lines << tr("%1, %2 × %3 (%4)")
                  .arg(className(op.cls), QString::number(op.count, 'g', 6), qs(toString(op.phase)),
                       qs(toString(op.computeType)).toUpper());
-    lines << tr("FLOPs %1 · bytes %2").arg(rm::siNumber(op.flops), rm::bytesLabel(op.bytes()));
+    lines << tr("FLOPs %1 · bytes %2").arg(formatSiNumber(op.flops), formatBytes(op.bytes()));
     lines << (!(op.bytes() > 0) ? tr("No memory traffic: intensity unbounded (drawn at the right edge)")
-                                : tr("Intensity %1 FLOP/byte").arg(rm::siNumber(op.intensity())));
-    lines << tr("Attainable %1 · achieved %2").arg(rm::siValue(att, "FLOP/s"), rm::siValue(achieved, "FLOP/s"));
+                                : tr("Intensity %1 FLOP/byte").arg(formatSiNumber(op.intensity())));
+    lines << tr("Attainable %1 · achieved %2").arg(formatSi(att, "FLOP/s"), formatSi(achieved, "FLOP/s"));
     lines << tr("Time %1 (%2 % of the step), %3-bound")
-                 .arg(timeLabel(op.timeS), QString::number(share * 100, 'f', share < 0.01 ? 2 : 1), qs(toString(op.bound)));
+                 .arg(formatSeconds(op.timeS), QString::number(share * 100, 'f', share < 0.01 ? 2 : 1), qs(toString(op.bound)));
     QStringList same;
     for (int other : operatorsAt(operatorPoint(index)))
         if (other != index)
@@ -776,7 +764,7 @@ void RooflineChart::layoutLabels()
                         mainName = s.shortName();
                 const QSizeF sz = style(m_ridgeLabel,
                                         tr("ridge %1 FLOP/byte (%2, %3)")
-                                            .arg(rm::siNumber(a.ridge), qs(toString(a.matmulType)).toUpper(), mainName),
+                                            .arg(formatSiNumber(a.ridge), qs(toString(a.matmulType)).toUpper(), mainName),
                                         font, strong);
                 const QPointF rp = map(a.ridge, yv);
                 if (!tryAt(m_ridgeLabel, rp + QPointF(8, 4)) && !tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, 4)) &&
@@ -818,8 +806,8 @@ void RooflineChart::layoutLabels()
             cmp->peakFlops / ys <= ymax) {
             const QSizeF sz = style(m_compareLabel,
                                     tr("B roofline: %1, %2, %3")
-                                        .arg(shortDeviceName(document()->compareDevice()), rm::siValue(cmp->peakFlops, "FLOP/s"),
-                                             rm::gbPerSLabel(cmp->bandwidth)),
+                                        .arg(shortDeviceName(document()->compareDevice()), formatSi(cmp->peakFlops, "FLOP/s"),
+                                             formatSi(cmp->bandwidth, "B/s")),
                                     font, theme().color(3));
             const double y = map(1, cmp->peakFlops / ys).y();
             const double x = area.right() - sz.width() - 6;
@@ -973,15 +961,10 @@ QString RooflineChart::csv() const
     QStringList rows;
     rows << QStringLiteral("kind,name,class,intensity_flop_per_byte,performance_flop_per_s,bandwidth_bytes_per_s,time_s,time_share,bound");
     auto num = [](double v) { return QString::number(v, 'g', 17); };
-    auto quote = [](QString s) {
-        if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')))
-            s = QLatin1Char('"') + s.replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"');
-        return s;
-    };
     for (const rm::Ceiling &c : m_ceilings)
-        rows << QStringLiteral("ceiling,%1,,,%2,,,,").arg(quote(c.name()), num(c.flopsPerS));
+        rows << QStringLiteral("ceiling,%1,,,%2,,,,").arg(csvField(c.name()), num(c.flopsPerS));
     for (const rm::Slope &s : m_slopes)
-        rows << QStringLiteral("slope,%1,%2,,,%3,,,").arg(quote(s.name), qs(toString(s.kind)), num(s.bytesPerS));
+        rows << QStringLiteral("slope,%1,%2,,,%3,,,").arg(csvField(s.name), qs(toString(s.kind)), num(s.bytesPerS));
     rows << QStringLiteral("ridge,%1,,%2,%3,%4,,,").arg(qs(toString(a.matmulType)), num(a.ridge), num(a.peakFlops), num(a.bandwidth));
     for (const Operator &op : a.operators) {
         const double achieved = op.timeS > 0 ? op.flops / op.timeS : 0.0;
@@ -990,10 +973,10 @@ QString RooflineChart::csv() const
                          num(a.totals.timeS > 0 ? op.timeS / a.totals.timeS : 0.0), qs(toString(op.bound)));
     }
     rows << QStringLiteral("model,%1,,%2,%3,,%4,1,%5")
-                .arg(quote(QString::fromStdString(document()->model().name)), num(a.totals.intensity),
+                .arg(csvField(QString::fromStdString(document()->model().name)), num(a.totals.intensity),
                      num(a.totals.achievedFlopsPerS), num(a.totals.timeS), qs(toString(a.totals.bound)));
     if (const auto &b = document()->compareAnalysis()) {
-        const QString label = quote(document()->compareLabel());
+        const QString label = csvField(document()->compareLabel());
         if (m_compareRoof->count() > 0)
             rows << QStringLiteral("b_ridge,%1,%2,%3,%4,%5,,,")
                         .arg(label, qs(toString(b->matmulType)), num(b->ridge), num(b->peakFlops), num(b->bandwidth));

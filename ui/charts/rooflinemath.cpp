@@ -1,5 +1,7 @@
 #include "ui/charts/rooflinemath.h"
 
+#include "ui/util/text.h"
+
 #include <QStringList>
 
 #include <algorithm>
@@ -17,7 +19,7 @@ QString Ceiling::name() const
     return parts.join(QStringLiteral(" · "));
 }
 
-QString Ceiling::label() const { return name() + QLatin1Char(' ') + siValue(flopsPerS, QStringLiteral("FLOP/s")); }
+QString Ceiling::label() const { return name() + QLatin1Char(' ') + ui::formatSi(flopsPerS, "FLOP/s"); }
 
 QString levelShortName(MemoryKind kind, const QString &name)
 {
@@ -46,7 +48,7 @@ QString Slope::shortName() const
     return kind == MemoryKind::Host ? QStringLiteral("Host link") : levelShortName(kind, name);
 }
 
-QString Slope::label() const { return shortName() + QLatin1Char(' ') + gbPerSLabel(bytesPerS); }
+QString Slope::label() const { return shortName() + QLatin1Char(' ') + ui::formatSi(bytesPerS, "B/s"); }
 
 double LogRange::decades() const { return (min > 0 && max > 0) ? std::log10(max / min) : 0.0; }
 
@@ -175,70 +177,6 @@ double markerSize(double share, double minPx, double maxPx)
     if (!(share > 0) || !std::isfinite(share))
         return minPx;
     return std::clamp(maxPx * std::sqrt(std::min(share, 1.0)), minPx, maxPx);
-}
-
-namespace {
-
-struct Prefix
-{
-    double scale;
-    const char *symbol;
-};
-constexpr Prefix kPrefixes[] = {{1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
-
-/// Up to three significant digits, no trailing zeros: 989, 3.35, 66.9, 1.98, 0.01.
-QString digits(double v)
-{
-    if (v == 0)
-        return QStringLiteral("0");
-    const double a = std::abs(v);
-    int decimals = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : std::min(6, 2 - static_cast<int>(std::floor(std::log10(a))));
-    QString s = QString::number(v, 'f', decimals);
-    if (s.contains(QLatin1Char('.'))) {
-        while (s.endsWith(QLatin1Char('0')))
-            s.chop(1);
-        if (s.endsWith(QLatin1Char('.')))
-            s.chop(1);
-    }
-    return s;
-}
-
-/// Splits v into (mantissa text, prefix symbol).
-std::pair<QString, QString> split(double v)
-{
-    const double a = std::abs(v);
-    for (const Prefix &p : kPrefixes) {
-        // 999.5 T rounds to "1000 T": move to the next prefix when rounding would show 1000.
-        if (a >= p.scale * 0.9995)
-            return {digits(v / p.scale), QString::fromLatin1(p.symbol)};
-    }
-    return {digits(v), QString()};
-}
-
-} // namespace
-
-QString siNumber(double v)
-{
-    const auto [m, p] = split(v);
-    return p.isEmpty() ? m : m + QLatin1Char(' ') + p;
-}
-
-QString siValue(double v, const QString &unit)
-{
-    const auto [m, p] = split(v);
-    return m + QLatin1Char(' ') + p + unit;
-}
-
-QString bytesLabel(double bytes)
-{
-    const auto [m, p] = split(bytes);
-    return m + QLatin1Char(' ') + p + QLatin1Char('B');
-}
-
-QString gbPerSLabel(double bytesPerS)
-{
-    const double gb = bytesPerS / 1e9;
-    return (gb >= 100 ? QString::number(std::round(gb), 'f', 0) : digits(gb)) + QStringLiteral(" GB/s");
 }
 
 } // namespace memwall::ui::rooflinemath

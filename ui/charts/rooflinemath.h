@@ -7,8 +7,8 @@
 
 #include <vector>
 
-/// The arithmetic behind the roofline and memory charts: ceilings, slopes, knees, axis ranges, marker sizes and
-/// tick labels. Pure functions on core value types (no Qt Charts), so they are unit-tested on their own
+/// The arithmetic behind the roofline and memory charts: ceilings, slopes, knees, axis ranges and marker sizes
+/// (numbers become text through ui/util/text.h). Pure functions on core value types (no Qt Charts), so they are unit-tested on their own
 /// (tests/ui/tst_rooflinemath.cpp).
 ///
 /// Units: intensity in FLOP/byte, performance in FLOP/s, bandwidth in bytes/s, capacity in bytes.
@@ -33,7 +33,7 @@ struct Slope
     double bytesPerS = 0;     ///< bandwidth x memory efficiency
     bool main = false;        ///< the level that holds weights and KV cache (the roofline proper)
     QString shortName() const; ///< "SRAM", "L2", "HBM", "DRAM", "Host link"
-    QString label() const;     ///< "HBM 3350 GB/s"
+    QString label() const;     ///< "HBM 3.35 TB/s"
 };
 
 struct LogRange
@@ -99,18 +99,8 @@ Ranges rooflineRanges(const std::vector<Ceiling> &ceilings, const std::vector<Sl
 /// diameter = maxPx x sqrt(share), clamped to [minPx, maxPx].
 double markerSize(double share, double minPx = 6.0, double maxPx = 40.0);
 
-/// "1", "10", "100", "1 k", "10 T", "0.1" ... a compact SI label for a decade tick or any positive number, with
-/// at most three significant digits.
-QString siNumber(double v);
-/// "989 TFLOP/s", "3.35 TB/s" style: siNumber with the prefix glued to the unit.
-QString siValue(double v, const QString &unit);
 /// A short display name for a memory level: "SRAM", "L2", "L3", "HBM", "GDDR", "DRAM", "Host" (the preset's full
 /// name is often a sentence).
 QString levelShortName(core::MemoryKind kind, const QString &name);
-
-/// Bytes as "50 MB", "80 GB", "138.6 GB" (decimal SI, as datasheets state capacities).
-QString bytesLabel(double bytes);
-/// Bandwidth in GB/s as the datasheets state it: "3350 GB/s", "64 GB/s", "30920 GB/s".
-QString gbPerSLabel(double bytesPerS);
 
 } // namespace memwall::ui::rooflinemath

@@ -4,6 +4,7 @@
 #include "ui/charts/chartfit.h"
 #include "ui/charts/rooflinemath.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
 
 #include <QChart>
 #include <QCursor>
@@ -112,13 +113,7 @@ private:
     QPoint m_pressScreen;
 };
 
-QString ms(double s)
-{
-    const double v = s * 1e3;
-    return QString::number(v, 'g', v >= 100 ? 4 : 3) + QStringLiteral(" ms");
-}
-
-QString rate(double r) { return rooflinemath::siNumber(r) + QStringLiteral(" tokens/s"); }
+QString rate(double r) { return formatSiNumber(r) + QStringLiteral(" tokens/s"); }
 
 QList<QPointF> vertical(double x, double y0, double y1) { return {QPointF(x, y0), QPointF(x, y1)}; }
 
@@ -192,10 +187,8 @@ nlohmann::json rowsJson(const std::vector<SweepRow> &rows)
 /// latency_s,tokens_per_s,bound,memory_bytes,fits,error of one row.
 QString csvCells(const SweepRow &r)
 {
-    if (!r.error.empty()) {
-        QString e = QString::fromStdString(r.error).replace(QLatin1Char('"'), QStringLiteral("\"\""));
-        return QStringLiteral(",,,,,\"%1\"").arg(e);
-    }
+    if (!r.error.empty())
+        return QStringLiteral(",,,,,") + csvField(QString::fromStdString(r.error));
     return QStringLiteral("%1,%2,%3,%4,%5,")
         .arg(sweepmath::latencyS(r), 0, 'g', 12)
         .arg(r.totals.tokensPerS, 0, 'g', 12)
@@ -450,10 +443,10 @@ void SweepChart::refresh()
                                ? tr("weight matmuls compute-bound from batch %1; attention stays memory-bound")
                                      .arg(m_answers.firstLinearComputeBound)
                                : tr("memory-bound at every batch up to %1").arg(sweepmath::kMaxBatch));
-    m_memoryText->setText(limits.batchUnbounded ? tr("fits at every batch (%1)").arg(rooflinemath::bytesLabel(cap))
+    m_memoryText->setText(limits.batchUnbounded ? tr("fits at every batch (%1)").arg(formatBytes(cap))
                           : limits.batch > 0
-                              ? tr("fits up to batch %1 (%2)").arg(limits.batch).arg(rooflinemath::bytesLabel(cap))
-                              : tr("does not fit in %1 at any batch").arg(rooflinemath::bytesLabel(cap)));
+                              ? tr("fits up to batch %1 (%2)").arg(limits.batch).arg(formatBytes(cap))
+                              : tr("does not fit in %1 at any batch").arg(formatBytes(cap)));
     m_currentText->setText(tr("batch %1").arg(sc.batch));
     layoutOverlay();
 }
@@ -576,13 +569,13 @@ void SweepChart::showCallout(const QPointF &point, bool state, bool rateSeries, 
         return;
     const bool tok = sweepmath::perToken(it->scenario.phase);
     QString text = compare ? tr("%1\nBatch %2").arg(document()->compareLabel()).arg(b) : tr("Batch %1").arg(b);
-    text += QStringLiteral("\n") + (tok ? tr("%1 per token") : tr("%1 per step")).arg(ms(sweepmath::latencyS(*it)));
+    text += QStringLiteral("\n") + (tok ? tr("%1 per token") : tr("%1 per step")).arg(formatSeconds(sweepmath::latencyS(*it)));
     text += QStringLiteral("\n") + rate(it->totals.tokensPerS);
     text += QStringLiteral("\n") + tr("%1-bound, intensity %2 FLOP/B")
                                        .arg(QString::fromLatin1(toString(it->totals.bound)))
                                        .arg(it->totals.intensity, 0, 'g', 3);
     text += QStringLiteral("\n") + tr("needs %1 per device of %2%3")
-                                       .arg(rooflinemath::bytesLabel(it->memory.total()), rooflinemath::bytesLabel(it->memory.capacity),
+                                       .arg(formatBytes(it->memory.total()), formatBytes(it->memory.capacity),
                                             it->memory.fits ? QString() : tr(" — does not fit"));
     m_callout->setText(text);
     m_callout->setAnchor(QPointF(static_cast<double>(b), rateSeries ? it->totals.tokensPerS : sweepmath::latencyS(*it) * 1e3),

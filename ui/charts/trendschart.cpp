@@ -4,6 +4,7 @@
 #include "ui/charts/chartfit.h"
 #include "ui/charts/rooflinemath.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -127,10 +128,10 @@ constexpr TrackDef kTracks[] = {
 QString valueText(double v, const std::string &unit)
 {
     if (unit == "parameters")
-        return rooflinemath::siNumber(v) + QStringLiteral(" parameters");
+        return formatSiNumber(v) + QStringLiteral(" parameters");
     if (unit == "bit/s per lane")
-        return rooflinemath::siValue(v, QStringLiteral("bit/s")) + QStringLiteral(" per lane");
-    return rooflinemath::siValue(v, QString::fromStdString(unit));
+        return formatSi(v, "bit/s") + QStringLiteral(" per lane");
+    return formatSi(v, unit);
 }
 
 QString ratioText(double r)
@@ -414,7 +415,7 @@ void TrendsChart::updateDevice()
     m_deviceText = tr("%1 (this device)\n%2, %3 %4 dense peak\n%5× the fitted FLOPS of %6\n%7")
                        .arg(name)
                        .arg(static_cast<int>(hw.year.value))
-                       .arg(rooflinemath::siValue(peak, QStringLiteral("FLOP/s")))
+                       .arg(formatSi(peak, "FLOP/s"))
                        .arg(QString::fromLatin1(toString(dt)).toUpper())
                        .arg(ratioText(p.y()))
                        .arg(static_cast<int>(trendsmath::referenceYear(*flops->series, m_baseYear)))
@@ -631,22 +632,14 @@ nlohmann::json TrendsChart::data() const
 QString TrendsChart::csv() const
 {
     QString out = QStringLiteral("series,name,year,value,unit,normalized,in_fit\n");
-    auto quote = [](QString s) {
-        if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')))
-            s = QLatin1Char('"') + s.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"');
-        return s;
-    };
     for (const Track &t : m_tracks) {
         if (!trackVisible(t))
             continue;
         for (const auto &p : t.series->points)
-            out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7\n")
-                       .arg(QString::fromStdString(t.series->id), quote(QString::fromStdString(p.name)))
-                       .arg(p.year, 0, 'g', 10)
-                       .arg(p.value, 0, 'g', 10)
-                       .arg(quote(QString::fromStdString(t.series->unit)))
-                       .arg(p.value / t.divisor, 0, 'g', 10)
-                       .arg(p.inFit ? QStringLiteral("true") : QStringLiteral("false"));
+            out += csvRow({QString::fromStdString(t.series->id), QString::fromStdString(p.name),
+                           QString::number(p.year, 'g', 10), QString::number(p.value, 'g', 10),
+                           QString::fromStdString(t.series->unit), QString::number(p.value / t.divisor, 'g', 10),
+                           p.inFit ? QStringLiteral("true") : QStringLiteral("false")});
     }
     return out;
 }

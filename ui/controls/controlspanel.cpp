@@ -1,6 +1,5 @@
 #include "ui/controls/controlspanel.h"
 
-#include "analysis/explain.h"
 #include "ui/controls/logslider.h"
 #include "ui/controls/optioncontrol.h"
 #include "ui/util/precisionchoices.h"
@@ -41,16 +40,16 @@ QString hardwareTip(const HardwareSpec &hw)
     return QObject::tr("%1 (%2)\npeak %3 fp16 · %4 %5\n%6 · ridge %7 FLOP/byte")
         .arg(qs(hw.name))
         .arg(hw.year.value)
-        .arg(si(hw.peak(hw.computeType(DType::FP16)), "FLOP/s"), si(mem.bandwidthBytesPerS.value, "B/s"), qs(mem.name),
-             si(mem.capacityBytes.value, "B"), qs(formatRatio(hw.ridge(DType::FP16))));
+        .arg(formatSi(hw.peak(hw.computeType(DType::FP16)), "FLOP/s"), formatSi(mem.bandwidthBytesPerS.value, "B/s"),
+             qs(mem.name), formatBytes(mem.capacityBytes.value), formatRatio(hw.ridge(DType::FP16)));
 }
 
 QString modelTip(const ModelShape &m)
 {
     const ParamCounts p = paramCount(m);
     return QObject::tr("%1: %2 parameters%3\n%4 layers · hidden %5 · %6 heads (%7 key/value) · FFN %8")
-        .arg(qs(m.name), si(static_cast<double>(p.total), ""),
-             m.isMoe() ? QObject::tr(" (%1 active)").arg(si(static_cast<double>(p.active), "")) : QString())
+        .arg(qs(m.name), formatSiNumber(static_cast<double>(p.total)),
+             m.isMoe() ? QObject::tr(" (%1 active)").arg(formatSiNumber(static_cast<double>(p.active))) : QString())
         .arg(m.layers)
         .arg(m.hidden)
         .arg(m.heads)

@@ -17,7 +17,6 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QToolButton>
@@ -58,24 +57,74 @@ std::pair<double, QString> unitOf(const QString &key)
     return {1.0, QString()};
 }
 
-/// Rewrites the base-unit numbers of a core message in the unit shown ("got -5000000000.0" → "got -5 GB/s").
-QString inDisplayUnits(QString message, const QString &key)
+/// True where a number starts in `text` at `i`: a digit (or a minus before one) that does not continue a name or
+/// an index ("memory[2]", "fp16").
+bool numberStartsAt(const QString &text, qsizetype i)
+{
+    const QChar c = text[i];
+    const bool digit = c.isDigit() || (c == QLatin1Char('-') && i + 1 < text.size() && text[i + 1].isDigit());
+    if (!digit || i == 0)
+        return digit;
+    const QChar before = text[i - 1];
+    return !before.isLetterOrNumber() && before != QLatin1Char('_') && before != QLatin1Char('.') &&
+           before != QLatin1Char('[');
+}
+
+/// Length of the number (JSON number syntax) that starts in `text` at `i`.
+qsizetype numberLength(const QString &text, qsizetype i)
+{
+    qsizetype j = i + 1;
+    const auto exponent = [&text](qsizetype k) { return text[k] == QLatin1Char('e') || text[k] == QLatin1Char('E'); };
+    while (j < text.size() && (text[j].isDigit() || text[j] == QLatin1Char('.') || exponent(j) ||
+                               ((text[j] == QLatin1Char('+') || text[j] == QLatin1Char('-')) && exponent(j - 1))))
+        ++j;
+    return j - i;
+}
+
+/// The core states a field's numbers in base units ("got -5000000000.0"); this shows every number of a message
+/// about a field with a unit in the unit the editor shows ("got -5 GB/s"). It reads no wording: every number in such
+/// a message is a value of that field (the one given, or another level's to compare with), and text in quotes
+/// (what the user typed: "got \"12 GB\"") stays as it is.
+QString inDisplayUnits(const QString &message, const QString &key)
 {
     const auto [scale, unit] = unitOf(key);
     if (unit.isEmpty())
         return message;
-    static const QRegularExpression number(
-        QStringLiteral(R"((got |capacity |bandwidth |level's )(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?))"));
     QString out;
-    qsizetype last = 0;
-    for (auto it = number.globalMatch(message); it.hasNext();) {
-        const auto m = it.next();
-        out += message.mid(last, m.capturedStart(2) - last);
-        out += textFromNumber(m.captured(2).toDouble(), scale) + QLatin1Char(' ') + unit;
-        last = m.capturedEnd(2);
+    bool quoted = false;
+    for (qsizetype i = 0; i < message.size();) {
+        const QChar c = message[i];
+        if (quoted && c == QLatin1Char('\\') && i + 1 < message.size()) {
+            out += message.mid(i, 2);
+            i += 2;
+            continue;
+        }
+        if (c == QLatin1Char('"'))
+            quoted = !quoted;
+        if (quoted || !numberStartsAt(message, i)) {
+            out += c;
+            ++i;
+            continue;
+        }
+        const qsizetype n = numberLength(message, i);
+        bool ok = false;
+        const double v = message.mid(i, n).toDouble(&ok);
+        const bool word = i + n < message.size() && (message[i + n].isLetter() || message[i + n] == QLatin1Char('_'));
+        out += ok && !word ? textFromNumber(v, scale) + QLatin1Char(' ') + unit : message.mid(i, n);
+        i += n;
     }
-    out += message.mid(last);
     return out;
+}
+
+/// "memory[2]" → {"memory", 2}; a name without an index → {name, -1}.
+std::pair<QString, int> splitIndex(const QString &segment)
+{
+    const qsizetype open = segment.indexOf(QLatin1Char('['));
+    if (open < 0 || !segment.endsWith(QLatin1Char(']')))
+        return {segment, -1};
+    bool ok = false;
+    const int index = segment.mid(open + 1, segment.size() - open - 2).toInt(&ok);
+    return {segment.left(open), ok ? index : -1};
 }
 
 QString humanKey(const QString &key)
@@ -605,9 +654,11 @@ void HardwareEditorDialog::markCell(QTableWidget *table, int row, int column, co
     m_filling = wasFilling;
 }
 
-void HardwareEditorDialog::showError(const FieldError &e)
+void HardwareEditorDialog::showError(const core::InputError &e)
 {
-    const QStringList parts = e.field.split(QLatin1Char('.'));
+    const QString field = qs(e.field());
+    const QString message = qs(e.message());
+    const QStringList parts = field.split(QLatin1Char('.'));
     const QString head = parts.value(0);
     auto show = [this](const QString &key, const QString &text) {
         QLabel *l = m_errorLabels.value(key);
@@ -616,17 +667,15 @@ void HardwareEditorDialog::showError(const FieldError &e)
         l->setText(text);
         l->show();
     };
-    static const QRegularExpression indexed(QStringLiteral(R"(^(memory|interconnects)\[(\d+)\]$)"));
-
-    if (const auto m = indexed.match(head); m.hasMatch()) {
-        const bool memory = m.captured(1) == QLatin1String("memory");
-        const int row = m.captured(2).toInt();
+    if (const auto [table, row] = splitIndex(head);
+        row >= 0 && (table == QLatin1String("memory") || table == QLatin1String("interconnects"))) {
+        const bool memory = table == QLatin1String("memory");
         const QString key = parts.value(1);
-        const QString message = inDisplayUnits(e.message, key);
+        const QString text = inDisplayUnits(message, key);
         if (parts.value(2) == QLatin1String("source")) {
             const Group g = memory ? MemoryGroup : LinkGroup;
             setInvalid(m_source[g], true);
-            show(QStringLiteral("source%1").arg(int(g)), tr("Source: %1").arg(message));
+            show(QStringLiteral("source%1").arg(int(g)), tr("Source: %1").arg(text));
             return;
         }
         int column = 0;
@@ -640,41 +689,40 @@ void HardwareEditorDialog::showError(const FieldError &e)
                      : key == "latency_s"           ? LinkLatency
                      : key == "max_devices"         ? LinkMaxDevices
                                                     : LinkName;
-        QTableWidget *table = memory ? m_memory : m_links;
-        markCell(table, row, column, message);
-        show(m.captured(1), tr("Row %1, %2: %3").arg(row + 1).arg(humanKey(key), message));
+        markCell(memory ? m_memory : m_links, row, column, text);
+        show(table, tr("Row %1, %2: %3").arg(row + 1).arg(humanKey(key), text));
         return;
     }
     if (head == QLatin1String("peak_flops")) {
         if (parts.value(2) == QLatin1String("source")) {
             setInvalid(m_source[ComputeGroup], true);
-            show("source1", tr("Source: %1").arg(e.message));
+            show("source1", tr("Source: %1").arg(message));
             return;
         }
         if (parts.size() > 1) {
             setInvalid(m_fieldWidgets.value("peak_flops." + parts[1]), true);
-            show("peak_flops", tr("%1: %2").arg(parts[1].toUpper(), inDisplayUnits(e.message, "peak_flops")));
+            show("peak_flops", tr("%1: %2").arg(parts[1].toUpper(), inDisplayUnits(message, "peak_flops")));
         } else {
-            show("peak_flops", e.message);
+            show("peak_flops", message);
         }
         return;
     }
     if (head == QLatin1String("year") || head == QLatin1String("tdp_w")) {
         if (parts.value(1) == QLatin1String("source")) {
             setInvalid(m_source[DeviceGroup], true);
-            show("source0", tr("Source: %1").arg(e.message));
+            show("source0", tr("Source: %1").arg(message));
         } else {
             setInvalid(m_fieldWidgets.value(head), true);
-            show(head, e.message);
+            show(head, message);
         }
         return;
     }
     if (m_errorLabels.contains(head)) {
         setInvalid(m_fieldWidgets.value(head), true);
-        show(head, e.message);
+        show(head, message);
         return;
     }
-    show(QString(), e.field.isEmpty() ? e.message : e.field + ": " + e.message);
+    show(QString(), qs(e.detail()));
 }
 
 void HardwareEditorDialog::revalidate()
@@ -689,11 +737,15 @@ void HardwareEditorDialog::revalidate()
         m_spec = std::move(hw);
         m_error.clear();
         m_errorField.clear();
+    } catch (const core::InputError &e) {
+        m_error = QString::fromStdString(e.what());
+        m_errorField = qs(e.field());
+        showError(e);
     } catch (const std::exception &e) {
         m_error = QString::fromStdString(e.what());
-        const FieldError fe = splitInputError(m_error, kHardwareOrigin);
-        m_errorField = fe.field;
-        showError(fe);
+        m_errorField.clear();
+        m_generalError->setText(m_error);
+        m_generalError->show();
     }
     m_buttons->button(QDialogButtonBox::Save)->setEnabled(m_error.isEmpty());
     if (m_error.isEmpty()) {

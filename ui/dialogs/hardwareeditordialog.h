@@ -24,7 +24,6 @@ namespace memwall::ui {
 
 class PresetPicker;
 class ScenarioDocument;
-struct FieldError;
 
 /// Edits a device as a copy of a preset (or of the current device) and saves it as a user preset
 /// (presets/hardware/<id>.json in the per-user folder), usable in the GUI and on the command line by id.
@@ -49,8 +48,12 @@ public:
     bool isValid() const { return m_error.isEmpty(); }
     /// The core's one-line message for the current fields ("" when valid).
     const QString &validationError() const { return m_error; }
-    /// The field path that message names ("memory[2].bandwidth_bytes_per_s.value"), "" when valid.
+    /// The field that message is about, core::InputError::field() ("memory[2].bandwidth_bytes_per_s.value"), "" when
+    /// valid.
     const QString &errorField() const { return m_errorField; }
+    /// Marks the field `e` is about (its field(), never its text: the wording may change) and shows its message()
+    /// next to it, numbers in the units shown. Every edit calls it with the core's error; tests may call it too.
+    void showError(const core::InputError &e);
     /// The last valid device (after Save: the saved one).
     const core::HardwareSpec &spec() const { return m_spec; }
     /// The preset file the fields describe (schema: presets/README.md).
@@ -81,7 +84,6 @@ private:
     nlohmann::json collect() const;
     nlohmann::json sourced(const nlohmann::json &value, const std::optional<core::Sourced> &original, Group g) const;
     void clearErrors();
-    void showError(const FieldError &e);
     void markCell(QTableWidget *table, int row, int column, const QString &message);
     void addMemoryRow(int at, const core::MemoryLevel &level, bool original);
     void addLinkRow(int at, const core::Interconnect &link, bool original);

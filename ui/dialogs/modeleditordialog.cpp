@@ -1,7 +1,5 @@
 #include "ui/dialogs/modeleditordialog.h"
 
-#include "ui/charts/rooflinemath.h"
-
 #include "io/jsonreader.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/dialogs/presetfiles.h"
@@ -16,14 +14,13 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
 #include <climits>
+#include <cmath>
 
 namespace memwall::ui {
 
@@ -34,20 +31,7 @@ namespace {
 const QString kModelOrigin = QStringLiteral("model editor");
 
 
-QString billions(int64_t n)
-{
-    return n >= 1'000'000'000 ? QStringLiteral("%1 B").arg(n / 1e9, 0, 'f', 2)
-                              : QStringLiteral("%1 M").arg(n / 1e6, 0, 'f', 1);
-}
-
 } // namespace
-
-QLocale groupingLocale()
-{
-    QLocale l;
-    l.setNumberOptions(l.numberOptions() & ~QLocale::OmitGroupSeparator);
-    return l;
-}
 
 ModelEditorDialog::ModelEditorDialog(const core::PresetLibrary &presets, const core::ModelShape &start, QWidget *parent,
                                      core::DType kv)
@@ -303,26 +287,20 @@ double ModelEditorDialog::kvBytesPerToken() const
            static_cast<double>(m_shape.headDim) * core::bytesOf(m_kv);
 }
 
-void ModelEditorDialog::showError(const FieldError &e)
+void ModelEditorDialog::showError(const core::InputError &e)
 {
-    // core::validate() names every field involved ("heads (32) must be a multiple of kv_heads (5)"): mark them all,
-    // and show the message under the first.
+    // A rule between fields (core::validate(): "heads (32) must be a multiple of kv_heads (5)") is about all of
+    // them: mark each, and show the message under the first.
     QStringList fields;
-    if (m_fieldWidgets.contains(e.field))
-        fields << e.field;
-    for (auto it = m_fieldWidgets.begin(); it != m_fieldWidgets.end(); ++it) {
-        const QRegularExpression word(QStringLiteral("\\b%1\\b").arg(QRegularExpression::escape(it.key())));
-        if (!fields.contains(it.key()) && e.message.contains(word))
-            fields << it.key();
-    }
+    for (const std::string &f : e.fields())
+        if (m_fieldWidgets.contains(qs(f)))
+            fields << qs(f);
     for (const QString &f : std::as_const(fields))
-        if (QWidget *w = m_fieldWidgets.value(f))
-            setInvalid(w, true);
+        setInvalid(m_fieldWidgets.value(f), true);
     QLabel *label = fields.isEmpty() ? nullptr : m_errorLabels.value(fields.front());
     if (!label)
         label = m_generalError;
-    const bool messageNamesField = e.message.startsWith(e.field);
-    label->setText(messageNamesField || e.field.isEmpty() ? e.message : e.field + ": " + e.message);
+    label->setText(qs(e.detail()));
     label->show();
 }
 
@@ -339,19 +317,22 @@ void ModelEditorDialog::revalidate()
         setInvalid(w, false);
     try {
         if (m_source->text().trimmed().isEmpty())
-            throw core::InputError(
-                kModelOrigin.toStdString() +
-                ": source: must not be empty (say where the shape comes from: a config.json URL or a paper)");
+            throw core::InputError(kModelOrigin.toStdString(), "source",
+                                   "must not be empty (say where the shape comes from: a config.json URL or a paper)");
         const core::ModelPreset p = core::modelPresetFromJson(m_json, kModelOrigin.toStdString());
         m_shape = p.shape;
         m_params = core::paramCount(m_shape);
         m_error.clear();
         m_errorField.clear();
+    } catch (const core::InputError &e) {
+        m_error = QString::fromStdString(e.what());
+        m_errorField = qs(e.field());
+        showError(e);
     } catch (const std::exception &e) {
         m_error = QString::fromStdString(e.what());
-        const FieldError fe = splitInputError(m_error, kModelOrigin);
-        m_errorField = fe.field;
-        showError(fe);
+        m_errorField.clear();
+        m_generalError->setText(m_error);
+        m_generalError->show();
     }
     m_buttons->button(QDialogButtonBox::Save)->setEnabled(m_error.isEmpty());
     if (!m_error.isEmpty()) {
@@ -359,20 +340,17 @@ void ModelEditorDialog::revalidate()
         m_kvLabel->setText(tr("—"));
         return;
     }
-    const QLocale c = groupingLocale();
-    QString params = tr("%1 (%2)").arg(billions(m_params.total), c.toString(static_cast<qlonglong>(m_params.total)));
+    QString params = tr("%1 (%2)").arg(formatSiNumber(static_cast<double>(m_params.total)), formatGrouped(m_params.total));
     if (m_shape.isMoe())
         params += tr(" · %1 active per token (%2)")
-                      .arg(billions(m_params.active), c.toString(static_cast<qlonglong>(m_params.active)));
+                      .arg(formatSiNumber(static_cast<double>(m_params.active)), formatGrouped(m_params.active));
     m_paramsLabel->setText(params);
     const double kv = kvBytesPerToken();
-    QString kvText =
-        tr("%1 per token (%2 bytes) at %3")
-            .arg(rooflinemath::bytesLabel(kv), c.toString(static_cast<qlonglong>(kv)), qs(core::toString(m_kv)).toUpper());
+    QString kvText = tr("%1 per token (%2 bytes) at %3")
+                         .arg(formatBytes(kv), formatGrouped(std::llround(kv)), qs(core::toString(m_kv)).toUpper());
     if (m_shape.maxPositions > 0)
         kvText += tr(" · %1 for one sequence of %2 tokens")
-                      .arg(rooflinemath::bytesLabel(kv * static_cast<double>(m_shape.maxPositions)))
-                      .arg(c.toString(static_cast<qlonglong>(m_shape.maxPositions)));
+                      .arg(formatBytes(kv * static_cast<double>(m_shape.maxPositions)), formatGrouped(m_shape.maxPositions));
     m_kvLabel->setText(kvText);
 }
 

@@ -17,17 +17,12 @@ class QComboBox;
 class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
-class QLocale;
 class QSpinBox;
 
 namespace memwall::ui {
 
 class PresetPicker;
 class ScenarioDocument;
-struct FieldError;
-
-/// The user's locale with digit grouping on, for long counts ("6,738,415,616").
-QLocale groupingLocale();
 
 /// Edits a model shape as a copy of a preset (or of the current model) and saves it as a user model preset
 /// ({"kind": "model", "schema": 1, "id", "name", "source", "shape": {…}} in presets/models/<id>.json of the per-user
@@ -51,7 +46,10 @@ public:
 
     bool isValid() const { return m_error.isEmpty(); }
     const QString &validationError() const { return m_error; }
+    /// The field the message is about, core::InputError::field() ("kv_heads", "id"), "" when valid.
     const QString &errorField() const { return m_errorField; }
+    /// Marks every field `e` is about (its fields(), never its text) and shows the message under the first.
+    void showError(const core::InputError &e);
     /// The last valid shape (id and name included).
     const core::ModelShape &shape() const { return m_shape; }
     const nlohmann::json &presetJson() const { return m_json; }
@@ -76,7 +74,6 @@ private:
     void buildUi();
     void revalidate();
     nlohmann::json collect() const;
-    void showError(const FieldError &e);
 
     const core::PresetLibrary &m_presets;
     core::DType m_kv;

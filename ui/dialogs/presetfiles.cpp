@@ -6,7 +6,6 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLocale>
-#include <QRegularExpression>
 #include <QStandardPaths>
 
 namespace memwall::ui {
@@ -63,26 +62,6 @@ QString saveUserPresetAsking(const QString &subfolder, const QString &id, const 
 }
 
 bool isBuiltinPreset(const std::string &sourceFile) { return sourceFile.rfind("presets/", 0) == 0; }
-
-FieldError splitInputError(const QString &line, const QString &origin)
-{
-    QString rest = line;
-    const QString prefix = origin + QStringLiteral(": ");
-    if (rest.startsWith(prefix))
-        rest = rest.mid(prefix.size());
-    // Model presets validate their shape as "ORIGIN: shape: …".
-    if (rest.startsWith(QStringLiteral("shape: ")))
-        rest = rest.mid(7);
-    static const QRegularExpression pathThenColon(
-        QStringLiteral(R"(^([A-Za-z0-9_]+(?:\[\d+\])?(?:\.[A-Za-z0-9_]+(?:\[\d+\])?)*): (.*)$)"));
-    if (const auto m = pathThenColon.match(rest); m.hasMatch())
-        return {m.captured(1), m.captured(2)};
-    // core::validate(): "heads (32) must be a multiple of kv_heads (5)" — the first word names the field.
-    static const QRegularExpression firstWord(QStringLiteral(R"(^([a-z_]+)\b)"));
-    if (const auto m = firstWord.match(rest); m.hasMatch())
-        return {m.captured(1), rest};
-    return {QString(), rest};
-}
 
 nlohmann::json numberFromText(const QString &text, double scale)
 {

@@ -33,17 +33,6 @@ QString saveUserPresetAsking(const QString &subfolder, const QString &id, const 
 /// True for a preset compiled into the program (its origin is "presets/…"), false for user and --presets files.
 bool isBuiltinPreset(const std::string &sourceFile);
 
-/// One validation message of an editor, split from the core's one-line InputError.
-struct FieldError
-{
-    QString field;   ///< dotted path inside the JSON object: "memory[2].bandwidth_bytes_per_s.value", "kv_heads"
-    QString message; ///< what is wrong: "must be positive, got -1"
-};
-
-/// Splits "ORIGIN: FIELD.PATH: message" (JsonReader) or "ORIGIN: field (value) must be …" (core::validate) into the
-/// field path and the message. `origin` is the file name the editor passed to the core ("hardware editor").
-FieldError splitInputError(const QString &line, const QString &origin);
-
 /// Number typed by the user in a display unit → JSON in base units: empty → null, a number → number × `scale`,
 /// anything else → the text itself as a JSON string (so the core reports "expected a number, got \"abc\"").
 nlohmann::json numberFromText(const QString &text, double scale);

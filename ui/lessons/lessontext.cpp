@@ -7,10 +7,11 @@
 #include "io/analysisjson.h"
 #include "scaling/scaling.h"
 #include "trends/trends.h"
+#include "util/format.h"
+#include "ui/util/text.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <optional>
 
@@ -442,27 +443,12 @@ std::string escapeHtml(const std::string &s)
     return out;
 }
 
-std::string withSeparators(double rounded)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.0f", std::abs(rounded));
-    std::string digits(buf);
-    std::string out;
-    const int n = static_cast<int>(digits.size());
-    for (int i = 0; i < n; ++i) {
-        out += digits[static_cast<std::size_t>(i)];
-        if ((n - i - 1) % 3 == 0 && i != n - 1)
-            out += ',';
-    }
-    return (rounded < 0 && out != "0" ? "-" : "") + out;
-}
-
 std::string format(const Value &v)
 {
     switch (v.kind) {
     case Kind::Text: return escapeHtml(v.text);
-    case Kind::Count: return formatLessonCount(v.number);
-    case Kind::Number: return formatLessonNumber(v.number);
+    case Kind::Count: return formatNumber(std::round(v.number)).toStdString(); // a whole count: "4,096", "7"
+    case Kind::Number: return formatNumber(v.number).toStdString();
     case Kind::Percent: return formatLessonPercent(v.number);
     }
     return {};
@@ -493,7 +479,7 @@ std::string evaluate(std::string_view inner, const LessonTextContext &ctx)
         else
             acc = v.number != 0 ? acc / v.number : std::numeric_limits<double>::infinity();
     }
-    return formatLessonNumber(acc);
+    return formatNumber(acc).toStdString();
 }
 
 /// Walks the text; calls `onPlaceholder(inner)` for each `{...}` and `onText` for everything else.
@@ -530,56 +516,20 @@ void walk(std::string_view text, OnText onText, OnPlaceholder onPlaceholder, std
 
 } // namespace
 
-std::string formatLessonNumber(double value)
-{
-    if (std::isnan(value))
-        return "?";
-    if (std::isinf(value))
-        return value > 0 ? "∞" : "-∞";
-    const double mag = std::abs(value);
-    if (mag >= 100)
-        return withSeparators(std::round(value));
-    if (mag == 0)
-        return "0";
-    const int digitsBefore = static_cast<int>(std::floor(std::log10(mag))) + 1; // 2 for 29.5, 0 for 0.41, -1 for 0.041
-    const int decimals = std::clamp(3 - digitsBefore, 0, 12);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-    std::string s(buf);
-    if (s.find('.') != std::string::npos) {
-        s.erase(s.find_last_not_of('0') + 1);
-        if (s.back() == '.')
-            s.pop_back();
-    }
-    // Rounding may reach 100 (99.96 -> "100.0" trimmed to "100").
-    return s;
-}
-
-std::string formatLessonCount(double value)
-{
-    if (!std::isfinite(value))
-        return formatLessonNumber(value);
-    return withSeparators(std::round(value));
-}
-
 std::string formatLessonPercent(double fraction)
 {
     if (!std::isfinite(fraction))
-        return formatLessonNumber(fraction);
+        return formatNumber(fraction).toStdString();
     const double p = fraction * 100.0;
     const double mag = std::abs(p);
-    char buf[64];
+    int decimals = 0; // whole from 10 %
     if (mag >= 99.5 && mag < 100.0 && std::round(p * 10) / 10 < 100.0)
-        std::snprintf(buf, sizeof buf, "%.1f", p);
-    else if (mag >= 10 || mag == 0)
-        std::snprintf(buf, sizeof buf, "%.0f", p);
-    else if (mag >= 1)
-        std::snprintf(buf, sizeof buf, "%.1f", p);
-    else { // two significant digits: "0.34", "0.17", "0.029"
-        const int decimals = std::clamp(1 - static_cast<int>(std::floor(std::log10(mag))), 1, 12);
-        std::snprintf(buf, sizeof buf, "%.*f", decimals, p);
-    }
-    return buf;
+        decimals = 1; // "99.8": almost all stays visible
+    else if (mag >= 1 && mag < 10)
+        decimals = 1;
+    else if (mag > 0 && mag < 1) // two significant digits: "0.34", "0.17", "0.029"
+        decimals = std::clamp(1 - static_cast<int>(std::floor(std::log10(mag))), 1, 12);
+    return localized(core::formatFixed(p, decimals)).toStdString();
 }
 
 LessonTextResult renderLessonText(std::string_view text, const LessonTextContext &ctx)

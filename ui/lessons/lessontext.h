@@ -49,8 +49,9 @@ struct LessonTextResult
 /// `{{` and `}}` are literal braces. Keys and their units are listed by lessonPlaceholders(); the unit is part of the
 /// key's name (`time_ms`, `capacity_gb`) and the text writes it after the placeholder.
 ///
-/// Formatting: text keys as they are (HTML-escaped); whole counts with thousands separators ("4,096"); other numbers
-/// as whole numbers from 100 up ("295", "1,979") and with 3 significant digits below ("29.5", "0.412"); percentages
+/// Formatting (in the user's locale, ui/util/text.h): text keys as they are (HTML-escaped); whole counts with
+/// thousands separators ("4,096"); other numbers as ui::formatNumber() writes them: whole numbers from 100 up ("295",
+/// "1,979") and with 3 significant digits below ("29.5", "0.412"); percentages
 /// (keys ending in `_share`, `utilization`) as whole numbers from 10 %, else with one decimal, and with one decimal
 /// between 99.5 and 100 ("99.8") so that "almost all" stays visible, and with two significant digits below 1 %
 /// ("0.17"); infinity is "∞".
@@ -69,9 +70,7 @@ struct LessonPlaceholder
 /// Every key renderLessonText understands, in documentation order.
 const std::vector<LessonPlaceholder> &lessonPlaceholders();
 
-/// Number formatting used for placeholders (exposed for tests).
-std::string formatLessonNumber(double value);
-std::string formatLessonCount(double value);
+/// A percentage placeholder's number (exposed for tests); other numbers are ui::formatNumber() (ui/util/text.h).
 std::string formatLessonPercent(double fraction);
 
 } // namespace memwall::ui

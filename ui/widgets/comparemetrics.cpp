@@ -13,45 +13,7 @@ namespace {
 
 QString tr(const char *s) { return QCoreApplication::translate("CompareMetrics", s); }
 
-QString scaled(double v, const char *const *units, int n, double step, int digits = 3)
-{
-    int u = 0;
-    double x = v;
-    while (std::fabs(x) >= step && u + 1 < n) {
-        x /= step;
-        ++u;
-    }
-    return QStringLiteral("%1 %2").arg(QString::number(x, 'g', digits), QLatin1String(units[u]));
-}
-
 } // namespace
-
-QString formatSeconds(double s)
-{
-    if (s == 0)
-        return QStringLiteral("0 s");
-    if (std::fabs(s) >= 1)
-        return QStringLiteral("%1 s").arg(QString::number(s, 'g', 3));
-    if (std::fabs(s) >= 1e-3)
-        return QStringLiteral("%1 ms").arg(QString::number(s * 1e3, 'g', 3));
-    if (std::fabs(s) >= 1e-6)
-        return QStringLiteral("%1 µs").arg(QString::number(s * 1e6, 'g', 3));
-    return QStringLiteral("%1 ns").arg(QString::number(s * 1e9, 'g', 3));
-}
-
-QString formatBytes(double b)
-{
-    static const char *units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-    return scaled(b, units, 6, 1000.0);
-}
-
-QString formatRate(double v) { return std::fabs(v) >= 100 ? QString::number(v, 'f', 0) : QString::number(v, 'g', 3); }
-
-QString formatFlopsPerS(double f)
-{
-    static const char *units[] = {"FLOP/s", "kFLOP/s", "MFLOP/s", "GFLOP/s", "TFLOP/s", "PFLOP/s", "EFLOP/s"};
-    return scaled(f, units, 7, 1000.0);
-}
 
 std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::Analysis &b, const core::Scenario &s)
 {
@@ -113,23 +75,23 @@ std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::A
                formatSeconds(a.phases.tpotS), formatSeconds(b.phases.tpotS), Lower);
     }
     number(tr("Tokens/s"), tr("Tokens processed or generated per second over all replicas (higher is better)"),
-           a.totals.tokensPerS, b.totals.tokensPerS, formatRate(a.totals.tokensPerS), formatRate(b.totals.tokensPerS),
+           a.totals.tokensPerS, b.totals.tokensPerS, formatNumber(a.totals.tokensPerS), formatNumber(b.totals.tokensPerS),
            Higher);
     number(tr("Achieved compute"), tr("FLOPs of one device divided by its time (higher is better)"),
-           a.totals.achievedFlopsPerS, b.totals.achievedFlopsPerS, formatFlopsPerS(a.totals.achievedFlopsPerS),
-           formatFlopsPerS(b.totals.achievedFlopsPerS), Higher);
+           a.totals.achievedFlopsPerS, b.totals.achievedFlopsPerS, formatSi(a.totals.achievedFlopsPerS, "FLOP/s"),
+           formatSi(b.totals.achievedFlopsPerS, "FLOP/s"), Higher);
     number(tr("Peak compute (%1)").arg(qs(core::toString(a.matmulType)).toUpper()),
            tr("The compute roof the matrix multiplications run against, after efficiency (B may compute in another "
               "format if it lacks this one)"),
-           a.peakFlops, b.peakFlops, formatFlopsPerS(a.peakFlops), formatFlopsPerS(b.peakFlops), Higher);
+           a.peakFlops, b.peakFlops, formatSi(a.peakFlops, "FLOP/s"), formatSi(b.peakFlops, "FLOP/s"), Higher);
     number(tr("Memory bandwidth"), tr("Main-memory bandwidth after efficiency (higher is better)"), a.bandwidth,
-           b.bandwidth, formatBytes(a.bandwidth) + "/s", formatBytes(b.bandwidth) + "/s", Higher);
+           b.bandwidth, formatSi(a.bandwidth, "B/s"), formatSi(b.bandwidth, "B/s"), Higher);
     number(tr("Arithmetic intensity"), tr("FLOPs per byte of main-memory traffic of the whole step"),
-           a.totals.intensity, b.totals.intensity, QString::number(a.totals.intensity, 'g', 3) + " FLOP/B",
-           QString::number(b.totals.intensity, 'g', 3) + " FLOP/B", Neutral);
+           a.totals.intensity, b.totals.intensity, formatNumber(a.totals.intensity) + " FLOP/B",
+           formatNumber(b.totals.intensity) + " FLOP/B", Neutral);
     number(tr("Ridge point"),
            tr("Intensity where the compute roof meets main memory: work below it is memory-bound on that device"),
-           a.ridge, b.ridge, QString::number(a.ridge, 'g', 3) + " FLOP/B", QString::number(b.ridge, 'g', 3) + " FLOP/B",
+           a.ridge, b.ridge, formatNumber(a.ridge) + " FLOP/B", formatNumber(b.ridge) + " FLOP/B",
            Neutral);
     text(tr("Bound"), tr("What limits the step as a whole"), qs(core::toString(a.totals.bound)),
          qs(core::toString(b.totals.bound)), Better::Neither);

@@ -33,13 +33,4 @@ std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::A
 std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::Analysis &b, const core::Scenario &sa,
                                           const core::Scenario &sb);
 
-/// "1.23 ms", "45.6 µs", "2.5 s".
-QString formatSeconds(double s);
-/// "80.0 GB" (decimal units, as datasheets use).
-QString formatBytes(double b);
-/// A rate or count with three significant digits for small values, whole numbers from 100 up: "24.3", "1523".
-QString formatRate(double v);
-/// "989 TFLOP/s".
-QString formatFlopsPerS(double f);
-
 } // namespace memwall::ui

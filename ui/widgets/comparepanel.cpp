@@ -4,6 +4,7 @@
 #include "ui/controls/presetpicker.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/combobox.h"
+#include "ui/util/text.h"
 #include "ui/widgets/comparemetrics.h"
 
 #include <QComboBox>
@@ -55,10 +56,10 @@ ComparePanel::ComparePanel(ScenarioDocument *doc, QWidget *parent)
     m_picker->setItemData(1, tr("B runs on A's device, what-if factors included: compare formats on one device"),
                           Qt::ToolTipRole);
     for (const auto &hw : doc->presets().hardware()) {
-        const QString tip = tr("%1 · %2 · %3 GB at %4 GB/s")
-                                .arg(QString::fromStdString(hw.vendor), QString::fromStdString(hw.category))
-                                .arg(hw.mainMemory().capacityBytes.value / 1e9, 0, 'g', 4)
-                                .arg(hw.mainMemory().bandwidthBytesPerS.value / 1e9, 0, 'g', 5);
+        const QString tip = tr("%1 · %2 · %3 at %4")
+                                .arg(QString::fromStdString(hw.vendor), QString::fromStdString(hw.category),
+                                     formatBytes(hw.mainMemory().capacityBytes.value),
+                                     formatSi(hw.mainMemory().bandwidthBytesPerS.value, "B/s"));
         m_picker->addPreset(QString::fromStdString(hw.id), QString::fromStdString(hw.name), tip);
     }
     m_pickerTip = tr("Device B: the same model and scenario on another device, or on A's own device (type to search; "
@@ -254,7 +255,7 @@ void ComparePanel::refresh()
         else if (m.valueA == 0)
             ratio = tr("∞");
         else
-            ratio = QStringLiteral("%1×").arg(QString::number(m.ratio, 'g', 3));
+            ratio = formatNumber(m.ratio) + QStringLiteral("×");
         const QString favour = m.better == Better::B   ? tr("favours B")
                                : m.better == Better::A ? tr("favours A")
                                                        : QString();

@@ -148,25 +148,25 @@ void HeadlineBar::refresh()
 {
     const Analysis &a = m_doc->analysis();
     const Scenario &s = m_doc->scenario();
-    const QString time = si(a.totals.timeS, "s");
+    const QString time = formatSeconds(a.totals.timeS);
     switch (s.phase) {
     case Phase::Decode: m_time.set(time, tr("per token (per decode step)")); break;
     case Phase::Prefill: m_time.set(time, tr("time to first token (prefill)")); break;
     case Phase::Generate:
-        m_time.set(tr("%1 + %2/token").arg(si(a.phases.ttftS, "s"), si(a.phases.tpotS, "s")),
-                   tr("first token, then each token · %1 in all").arg(si(a.phases.e2eS, "s")));
+        m_time.set(tr("%1 + %2/token").arg(formatSeconds(a.phases.ttftS), formatSeconds(a.phases.tpotS)),
+                   tr("first token, then each token · %1 in all").arg(formatSeconds(a.phases.e2eS)));
         break;
     case Phase::Encode: m_time.set(time, tr("per batch (encode)")); break;
     case Phase::Train: m_time.set(time, tr("per training step")); break;
     }
-    m_throughput.set(si(a.totals.tokensPerS, ""), tr("tokens/s"));
+    m_throughput.set(formatSiNumber(a.totals.tokensPerS), tr("tokens/s"));
     // The share only of a footprint that fits (at most 100 %: a huge one overflowed the int, found by clang's UBSan).
     const int percent = a.memory.fits && a.memory.capacity > 0 ? qRound(100 * a.memory.total() / a.memory.capacity) : 0;
-    m_memory.set(tr("%1 of %2").arg(si(a.memory.total(), "B"), si(a.memory.capacity, "B")),
+    m_memory.set(tr("%1 of %2").arg(formatBytes(a.memory.total()), formatBytes(a.memory.capacity)),
                  a.memory.fits ? tr("memory per device (%1 %)").arg(percent) : tr("does not fit in one device"));
     setWarned(!a.memory.fits);
     m_bound.set(qs(toString(a.totals.bound)) + tr("-bound"),
-                tr("%1 FLOP/byte, ridge %2").arg(qs(formatRatio(a.totals.intensity)), qs(formatRatio(a.ridge))));
+                tr("%1 FLOP/byte, ridge %2").arg(formatRatio(a.totals.intensity), formatRatio(a.ridge)));
 
     const bool error = !m_doc->analysisError().isEmpty();
     m_explanation->setText(error ? tr("Cannot analyse this combination: %1. The figures show the last valid one.")

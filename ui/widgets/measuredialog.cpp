@@ -1,6 +1,5 @@
 #include "ui/widgets/measuredialog.h"
 
-#include "analysis/explain.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
 #include "ui/document/measuredpoints.h"
@@ -113,7 +112,7 @@ void MeasureDialog::updateIntro()
                         "matrix–vector products (about 0.5 FLOP per byte, like decoding one token) against "
                         "matrix–matrix products (many FLOPs per byte, like prefill). It takes about %1 and uses "
                         "%2.")
-                         .arg(si(m_options.budgetSeconds, "s"),
+                         .arg(formatSeconds(m_options.budgetSeconds),
                               m_options.threads > 0 ? tr("%n thread(s)", nullptr, m_options.threads) : tr("every core")));
 }
 
@@ -170,7 +169,7 @@ void MeasureDialog::onFinished(const core::MeasureResult &r)
     m_progress->setValue(r.cancelled ? m_progress->value() : 1000);
     m_stage->setText(r.cancelled ? (usable ? tr("Cancelled — the roofs measured so far are shown below.")
                                            : tr("Cancelled before both roofs were measured."))
-                                 : tr("Done in %1 with %2 threads.").arg(si(r.elapsedS, "s")).arg(r.threads));
+                                 : tr("Done in %1 with %2 threads.").arg(formatSeconds(r.elapsedS)).arg(r.threads));
     m_summary->setText(summaryText());
     m_summary->setVisible(true);
     emit measured(r.cancelled);
@@ -183,12 +182,12 @@ QString MeasureDialog::summaryText() const
     const core::MeasureResult &r = *m_result;
     QString html = "<table cellspacing='0' cellpadding='3'>";
     html += tr("<tr><td>Memory bandwidth (triad)</td><td align='right'><b>%1</b></td></tr>")
-                .arg(r.memoryBandwidthBytesPerS > 0 ? si(r.memoryBandwidthBytesPerS, "B/s") : tr("not measured"));
+                .arg(r.memoryBandwidthBytesPerS > 0 ? formatSi(r.memoryBandwidthBytesPerS, "B/s") : tr("not measured"));
     html += tr("<tr><td>Compute roof (FP32, best matrix–matrix)</td><td align='right'><b>%1</b></td></tr>")
-                .arg(r.peakFlops > 0 ? si(r.peakFlops, "FLOP/s") : tr("not measured"));
+                .arg(r.peakFlops > 0 ? formatSi(r.peakFlops, "FLOP/s") : tr("not measured"));
     if (r.memoryBandwidthBytesPerS > 0 && r.peakFlops > 0)
         html += tr("<tr><td>Ridge point</td><td align='right'><b>%1 FLOP/byte</b></td></tr>")
-                    .arg(QString::fromStdString(core::formatRatio(r.peakFlops / r.memoryBandwidthBytesPerS)));
+                    .arg(formatRatio(r.peakFlops / r.memoryBandwidthBytesPerS));
     html += "</table>";
     if (!r.points.empty()) {
         html += tr("<p>Kernels (each a point on this computer's roofline):</p>");
@@ -197,8 +196,8 @@ QString MeasureDialog::summaryText() const
         for (const core::MeasuredKernel &k : r.points)
             html += QString("<tr><td>%1</td><td align='right'>&nbsp;&nbsp;%2</td><td align='right'>&nbsp;&nbsp;&nbsp;%3</td></tr>")
                         .arg(QString::fromStdString(k.name).toHtmlEscaped(),
-                             QString::fromStdString(core::formatRatio(k.arithmeticIntensity())),
-                             si(k.flopsPerS(), "FLOP/s"));
+                             formatRatio(k.arithmeticIntensity()),
+                             formatSi(k.flopsPerS(), "FLOP/s"));
         html += "</table>";
     }
     return html;

@@ -1,6 +1,5 @@
 #include "ui/widgets/operatortablemodel.h"
 
-#include "analysis/explain.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
 
@@ -10,20 +9,6 @@
 namespace memwall::ui {
 
 using namespace memwall::core;
-
-namespace {
-
-
-QString csvField(const QString &s)
-{
-    if (!s.contains(',') && !s.contains('"') && !s.contains('\n'))
-        return s;
-    QString quoted = s;
-    quoted.replace('"', "\"\"");
-    return '"' + quoted + '"';
-}
-
-} // namespace
 
 OperatorTableModel::OperatorTableModel(ScenarioDocument *doc, QObject *parent) : QAbstractTableModel(parent), m_doc(doc)
 {
@@ -75,11 +60,11 @@ QVariant OperatorTableModel::data(const QModelIndex &index, int role) const
         switch (index.column()) {
         case Name: return generate ? QStringLiteral("%1 (%2)").arg(qs(op.name), qs(toString(op.phase))) : qs(op.name);
         case Count: return QString::number(op.count, 'g', 6);
-        case Flops: return qs(formatSi(op.flops, ""));
-        case Bytes: return qs(formatSi(op.bytes(), "B"));
-        case Intensity: return qs(formatRatio(op.intensity()));
-        case Time: return qs(formatSi(op.timeS, "s"));
-        case Share: return qs(formatPercent(share));
+        case Flops: return formatSiNumber(op.flops);
+        case Bytes: return formatBytes(op.bytes());
+        case Intensity: return formatRatio(op.intensity());
+        case Time: return formatSeconds(op.timeS);
+        case Share: return formatPercent(share);
         default: return exact();
         }
     case SortRole: return exact();
@@ -89,7 +74,7 @@ QVariant OperatorTableModel::data(const QModelIndex &index, int role) const
         case Bytes:
             return tr("%1 bytes: weights %2, activations %3, KV cache %4")
                 .arg(op.bytes(), 0, 'g', 10)
-                .arg(qs(formatSi(op.weightBytes, "B")), qs(formatSi(op.activationBytes, "B")), qs(formatSi(op.kvBytes, "B")));
+                .arg(formatBytes(op.weightBytes), formatBytes(op.activationBytes), formatBytes(op.kvBytes));
         case Intensity: return tr("%1 FLOP/byte (ridge %2)").arg(op.intensity(), 0, 'g', 6).arg(m_doc->analysis().ridge, 0, 'g', 4);
         case Time: return tr("%1 s, computed in %2").arg(op.timeS, 0, 'g', 6).arg(qs(toString(op.computeType)));
         case Share: return tr("%1 % of the step time").arg(share * 100, 0, 'g', 6);
@@ -141,7 +126,7 @@ QVariant OperatorTableModel::headerData(int section, Qt::Orientation orientation
 
 QString OperatorTableModel::csv(const QList<int> &rows) const
 {
-    QStringList lines{QStringLiteral("name,class,phase,count,flops,bytes,arithmetic_intensity,time_s,share,bound")};
+    QString out = QStringLiteral("name,class,phase,count,flops,bytes,arithmetic_intensity,time_s,share,bound\n");
     const auto &ops = m_doc->analysis().operators;
     const double total = m_doc->analysis().totals.timeS;
     QList<int> order = rows;
@@ -152,19 +137,12 @@ QString OperatorTableModel::csv(const QList<int> &rows) const
         if (r < 0 || r >= static_cast<int>(ops.size()))
             continue;
         const Operator &op = ops[static_cast<std::size_t>(r)];
-        lines << QStringList{csvField(qs(op.name)),
-                             qs(toString(op.cls)),
-                             qs(toString(op.phase)),
-                             QString::number(op.count, 'g', 17),
-                             QString::number(op.flops, 'g', 17),
-                             QString::number(op.bytes(), 'g', 17),
-                             QString::number(op.intensity(), 'g', 17),
-                             QString::number(op.timeS, 'g', 17),
-                             QString::number(total > 0 ? op.timeS / total : 0.0, 'g', 17),
-                             qs(toString(op.bound))}
-                     .join(',');
+        out += csvRow({qs(op.name), qs(toString(op.cls)), qs(toString(op.phase)), QString::number(op.count, 'g', 17),
+                       QString::number(op.flops, 'g', 17), QString::number(op.bytes(), 'g', 17),
+                       QString::number(op.intensity(), 'g', 17), QString::number(op.timeS, 'g', 17),
+                       QString::number(total > 0 ? op.timeS / total : 0.0, 'g', 17), qs(toString(op.bound))});
     }
-    return lines.join('\n') + '\n';
+    return out;
 }
 
 } // namespace memwall::ui
