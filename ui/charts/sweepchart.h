@@ -106,6 +106,7 @@ public slots:
 
 protected:
     void restyle() override;
+    void legendToggled() override; ///< the current batch's label goes with its marker
 
 private:
     void placeLabels();
