@@ -95,15 +95,20 @@ QString ExportActions::rememberedFormat(bool data) const
 {
     QSettings settings;
     const QString key = QStringLiteral("%1/%2").arg(kGroup, data ? "dataFormat" : "format");
-    const QString f = settings.value(key, data ? "csv" : "png").toString();
-    return exportFormats().contains(f) ? f : QString(data ? "csv" : "png");
+    const QString f = settings.value(key).toString();
+    if (exportFormats().contains(f) && isDataFormat(f) == data)
+        return f;
+    for (const QString &o : exportFormats()) // the first picture (or data) format
+        if (isDataFormat(o) == data)
+            return o;
+    return {};
 }
 
 void ExportActions::remember(const QString &format, const QString &folder, const ExportOptions &options) const
 {
     QSettings settings;
     settings.beginGroup(kGroup);
-    const bool data = format == QLatin1String("csv") || format == QLatin1String("json");
+    const bool data = isDataFormat(format);
     settings.setValue(data ? "dataFormat" : "format", format);
     settings.setValue("folder", folder);
     if (!data) {
