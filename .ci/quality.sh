@@ -38,6 +38,7 @@ FORMATTED_FILES=(
   ui/util/precisionchoices.cpp ui/util/precisionchoices.h
   tests/core/tst_invariants.cpp tests/core/tst_jsonreader.cpp tests/core/tst_limits.cpp tests/core/tst_presetloader.cpp
   tests/testfiles.h tests/ui/painted.h tests/ui/tst_painted.cpp tests/ui/tst_writes.cpp
+  tests/runmemwall.h
   tests/fuzz/fuzz_cli.cpp tests/fuzz/fuzz_hfconfig.cpp tests/fuzz/fuzz_presets.cpp tests/fuzz/fuzz_scenario.cpp
 )
 
