@@ -36,9 +36,10 @@ FORMATTED_FILES=(
   core/util/enumnames.h core/util/oneline.h
   ui/charts/griditem.cpp ui/charts/griditem.h ui/charts/markerlayer.cpp ui/charts/markerlayer.h ui/util/windowshortcuts.h ui/util/savefile.cpp ui/util/savefile.h ui/widgets/comparedock.cpp ui/widgets/comparedock.h ui/util/combobox.h ui/util/text.h ui/widgets/steadylabel.cpp ui/widgets/steadylabel.h
   ui/util/precisionchoices.cpp ui/util/precisionchoices.h
+  ui/charts/chartregistry.cpp ui/charts/chartregistry.h
   tests/core/tst_invariants.cpp tests/core/tst_jsonreader.cpp tests/core/tst_limits.cpp tests/core/tst_presetloader.cpp
   tests/testfiles.h tests/ui/painted.h tests/ui/tst_painted.cpp tests/ui/tst_writes.cpp
-  tests/runmemwall.h
+  tests/runmemwall.h tests/ui/tst_chartregistry.cpp
   tests/fuzz/fuzz_cli.cpp tests/fuzz/fuzz_hfconfig.cpp tests/fuzz/fuzz_presets.cpp tests/fuzz/fuzz_scenario.cpp
 )
 

@@ -3,7 +3,7 @@
 
 #include "analysis/analysis.h"
 #include "ui/charts/chartbase.h"
-#include "ui/charts/chartfactory.h"
+#include "ui/charts/chartregistry.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/export/chartexporter.h"
 
@@ -66,8 +66,9 @@ const char *kExportUsage =
     "                      [--title TEXT] [--caption TEXT]\n"
     "       memwall export [scenario] --chart all --out DIR [--format png|svg|pdf|csv|json] [...]\n"
     "Draws one chart of the scenario, exactly as the window does, into a picture or a data file; needs no display.\n\n"
-    "export:\n"
-    "  --chart NAME             roofline, memory, sweep, breakdown, trends, scaling; or all (one file per chart)\n"
+    "export:\n";
+// The options after --chart, whose line (chartHelpLine()) names the registry's charts.
+const char *kExportOptions =
     "  --out FILE               .png, .svg or .pdf for the picture; .csv or .json for the data behind the chart;\n"
     "                           with --chart all: a folder (created if missing)\n"
     "  --format F               with --chart all: png (default), svg, pdf, csv or json\n"
@@ -76,6 +77,12 @@ const char *kExportUsage =
     "  --theme T                light (default), dark or presentation (large fonts, thick lines)\n"
     "  --title TEXT             replaces the chart's title\n"
     "  --caption TEXT           a line under the chart (source, lecture, date)\n\n";
+
+/// The help line of --chart: the registry's chart ids, or all.
+std::string chartHelpLine()
+{
+    return "  --chart NAME             " + joined(ui::chartIds()) + "; or all (one file per chart)\n";
+}
 
 } // namespace
 
@@ -86,7 +93,7 @@ int cmdExport(const std::vector<std::string> &args)
                                                 {"--chart", "--out", "--size", "--scale", "--theme", "--title",
                                                  "--caption", "--format"});
         if (cl.help) {
-            std::cout << kExportUsage << scenarioHelp();
+            std::cout << kExportUsage << chartHelpLine() << kExportOptions << scenarioHelp();
             return 0;
         }
         if (cl.json || cl.csv)

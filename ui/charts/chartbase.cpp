@@ -1,5 +1,6 @@
 #include "ui/charts/chartbase.h"
 
+#include "ui/charts/chartregistry.h"
 #include "ui/charts/griditem.h"
 #include "ui/document/scenariodocument.h"
 
@@ -21,6 +22,12 @@ ChartBase::ChartBase(ScenarioDocument *doc, QObject *parent)
     // it): a stale chart catches up first, so a subclass's layout code (connected after this) never meets old
     // points against a newer analysis. Found by tst_torture with seeds 2 and 3.
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { ensureCurrent(); });
+}
+
+QString ChartBase::id() const
+{
+    const ChartInfo *info = chartInfoOf(*this);
+    return info ? info->id : QString();
 }
 
 void ChartBase::followDocument()

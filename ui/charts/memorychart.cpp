@@ -676,7 +676,7 @@ nlohmann::json MemoryChart::data() const
     const HardwareSpec &hw = doc->hardware();
     const MemoryFootprint &mem = doc->analysis().memory;
     json j;
-    j["chart"] = "memory";
+    j["chart"] = id().toStdString();
     j["title"] = title().toStdString();
     j["units"] = "bytes";
     json levels = json::array();

@@ -45,7 +45,6 @@ public:
     explicit MemoryChart(ScenarioDocument *doc, QObject *parent = nullptr);
     ~MemoryChart() override;
 
-    QString id() const override { return QStringLiteral("memory"); }
     QString title() const override;
     nlohmann::json data() const override;
     QString csv() const override;

@@ -883,7 +883,7 @@ nlohmann::json RooflineChart::data() const
     using nlohmann::json;
     const Analysis &a = document()->analysis();
     json j;
-    j["chart"] = "roofline";
+    j["chart"] = id().toStdString();
     j["title"] = title().toStdString();
     j["units"] = {{"x", "FLOP/byte"}, {"y", "FLOP/s"}};
     j["min_plotted_intensity"] = rm::kMinIntensity;

@@ -46,7 +46,6 @@ public:
     explicit RooflineChart(ScenarioDocument *doc, QObject *parent = nullptr);
     ~RooflineChart() override;
 
-    QString id() const override { return QStringLiteral("roofline"); }
     QString title() const override;
     nlohmann::json data() const override;
     QString csv() const override;

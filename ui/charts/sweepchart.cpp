@@ -648,7 +648,7 @@ void SweepChart::restyle()
 nlohmann::json SweepChart::data() const
 {
     nlohmann::json j;
-    j["chart"] = "sweep";
+    j["chart"] = id().toStdString();
     j["hardware"] = document()->hardware().id;
     j["model"] = document()->model().id;
     j["phase"] = std::string(toString(document()->scenario().phase));

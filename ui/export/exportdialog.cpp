@@ -32,13 +32,16 @@ const SizePreset kPresets[] = {
 
 } // namespace
 
-ExportDialog::ExportDialog(Mode mode, const QString &baseName, const QString &folder, QWidget *parent)
+ExportDialog::ExportDialog(Mode mode, const QString &baseName, const QString &folder, const QStringList &formats,
+                           QWidget *parent)
     : QDialog(parent), m_mode(mode), m_baseName(baseName.isEmpty() ? QStringLiteral("chart") : baseName)
 {
     setWindowTitle(mode == OneChart ? tr("Export Chart") : tr("Export All Charts"));
 
     m_format = new QComboBox;
     for (const ExportFormatInfo &f : exportFormatList()) {
+        if (!formats.contains(QLatin1String(f.id)))
+            continue;
         m_format->addItem(QCoreApplication::translate("ExportDialog", f.label), QString::fromLatin1(f.id));
         m_format->setItemData(m_format->count() - 1, QCoreApplication::translate("ExportDialog", f.tip), Qt::ToolTipRole);
     }
