@@ -36,8 +36,9 @@ FORMATTED_FILES=(
   core/analysis/options.h core/util/csv.cpp core/util/csv.h core/util/enumnames.h core/util/format.cpp
   core/util/format.h core/util/oneline.h tests/core/tst_csv.cpp tests/core/tst_format.cpp
   tests/core/tst_invariants.cpp tests/core/tst_jsonreader.cpp tests/core/tst_limits.cpp
-  tests/core/tst_presetloader.cpp tests/testfiles.h tests/ui/painted.h tests/ui/tst_options.cpp
-  tests/ui/tst_painted.cpp tests/ui/tst_text.cpp tests/ui/tst_writes.cpp ui/charts/griditem.cpp
+  tests/core/tst_presetloader.cpp tests/runmemwall.h tests/testfiles.h tests/ui/painted.h
+  tests/ui/tst_chartregistry.cpp tests/ui/tst_options.cpp tests/ui/tst_painted.cpp tests/ui/tst_text.cpp
+  tests/ui/tst_writes.cpp ui/charts/chartregistry.cpp ui/charts/chartregistry.h ui/charts/griditem.cpp
   ui/charts/griditem.h ui/charts/markerlayer.cpp ui/charts/markerlayer.h ui/controls/optioncontrol.cpp
   ui/controls/optioncontrol.h ui/util/combobox.h ui/util/precisionchoices.cpp ui/util/precisionchoices.h
   ui/util/presetlibrary.cpp ui/util/presetlibrary.h ui/util/savefile.cpp ui/util/savefile.h ui/util/text.cpp

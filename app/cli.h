@@ -27,7 +27,7 @@ struct CliOption
 {
     std::string_view name;    ///< "--out"
     std::string_view metavar; ///< "FILE"; empty for a flag that takes no value
-    std::string_view help;    ///< shown by --help; may span lines (continuation lines start with spaces)
+    std::string help;         ///< shown by --help, wrapped to the terminal's 110 columns
 };
 
 /// Options every scenario-taking subcommand shares: where the device, model and scenario come from.

@@ -3,7 +3,7 @@
 
 #include "analysis/analysis.h"
 #include "ui/charts/chartbase.h"
-#include "ui/charts/chartfactory.h"
+#include "ui/charts/chartregistry.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/export/chartexporter.h"
 
@@ -61,11 +61,20 @@ void quietHandler(QtMsgType type, const QMessageLogContext &context, const QStri
         g_previousHandler(type, context, message);
 }
 
+/// Every export format's extension for a message: ".png, .svg, .pdf, .csv or .json".
+std::string allExtensions()
+{
+    QStringList exts;
+    for (const ui::ExportFormatInfo &f : ui::exportFormatList())
+        exts << QStringLiteral(".") + QString::fromLatin1(f.id);
+    const QString last = exts.takeLast();
+    return (exts.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last).toStdString();
+}
+
 } // namespace
 
 int cmdExport(const CommandLine &cl)
 {
-
     // Everything about the command line is checked before any work is done.
     const QStringList ids = ui::chartIds();
     const auto chartOpt = cl.value("--chart");
@@ -78,7 +87,7 @@ int cmdExport(const CommandLine &cl)
                          (ids.isEmpty() ? "all" : ", all"));
     const auto outOpt = cl.value("--out");
     if (!outOpt || outOpt->empty())
-        throw UsageError(all ? "--out DIR is required" : "--out FILE is required (.png, .svg, .pdf, .csv or .json)");
+        throw UsageError(all ? "--out DIR is required" : "--out FILE is required (" + allExtensions() + ")");
     const QString out = QString::fromStdString(*outOpt);
 
     ui::ExportOptions options;
@@ -108,12 +117,12 @@ int cmdExport(const CommandLine &cl)
     bool dataExport = false;
     if (!all) {
         const QString suffix = QFileInfo(out).suffix().toLower();
-        dataExport = suffix == QLatin1String("csv") || suffix == QLatin1String("json");
+        dataExport = ui::isDataFormat(suffix);
         if (!dataExport && !ui::formatForPath(out))
             throw UsageError(suffix.isEmpty()
-                                 ? *outOpt + ": no file extension; use .png, .svg, .pdf, .csv or .json"
+                                 ? *outOpt + ": no file extension; use " + allExtensions()
                                  : *outOpt + ": unknown file type '." + QFileInfo(out).suffix().toStdString() +
-                                       "'; use .png, .svg, .pdf, .csv or .json");
+                                       "'; use " + allExtensions());
     }
 
     const auto presets = loadPresets(cl);

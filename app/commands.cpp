@@ -1,5 +1,7 @@
 #include "commands.h"
 
+#include "ui/charts/chartregistry.h"
+#include "ui/export/chartexporter.h"
 #include "ui/util/presetlibrary.h"
 
 #include "analysis/options.h"
@@ -107,11 +109,11 @@ const std::vector<Command> &commands()
          "Draws one chart of the scenario, exactly as the window does, into a picture or a data file; needs no "
          "display.",
          true,
-         {{"--chart", "NAME", "roofline, memory, sweep, breakdown, trends, scaling; or all (one file per chart)"},
+         {{"--chart", "NAME", ui::chartIds().join(", ").toStdString() + "; or all (one file per chart)"},
           {"--out", "FILE",
-           "a .png, .svg or .pdf picture; .csv or .json for the data behind the chart; with --chart "
-           "all: a folder (created if missing)"},
-          {"--format", "F", "with --chart all: png (default), svg, pdf, csv or json"},
+           "a " + ui::extensionChoices(false).toStdString() + " picture; " + ui::extensionChoices(true).toStdString() +
+               " for the data behind the chart; with --chart all: a folder (created if missing)"},
+          {"--format", "F", "with --chart all: " + ui::exportFormats().join(", ").toStdString() + " (default png)"},
           {"--size", "WxH", "layout size in pixels, 64..16384 each (default 1600x1000; slides: 1920x1080)"},
           {"--scale", "N", "PNG pixel multiplier 1..4 (default 1): --size 1920x1080 --scale 2 is 3840x2160"},
           {"--theme", "T", "light (default), dark or presentation (large fonts, thick lines)"},

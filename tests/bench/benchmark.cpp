@@ -14,7 +14,7 @@
 #include "analysis/sweep.h"
 #include "io/presets.h"
 #include "ui/charts/chartbase.h"
-#include "ui/charts/chartfactory.h"
+#include "ui/charts/chartregistry.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/export/chartexporter.h"
 #include "ui/mainwindow.h"

@@ -1,27 +1,21 @@
 // `memwall export`, run as a process: the picture has the asked size, bad options are one line and exit 2,
 // `--chart all` writes one file per chart. Needs no display (the command picks the offscreen platform itself).
+#include "../runmemwall.h"
 #include "../testfiles.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QProcess>
-#include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
 
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    QByteArray out, err;
-};
+using testprocess::Run;
 
 /// Width and height from a PNG's IHDR chunk (this suite links QtCore only, so no QImage); {-1, -1} if not a PNG.
 QSize pngSize(const QByteArray &png)
@@ -45,31 +39,7 @@ class TestCliExport : public QObject
 
     Run memwall(const QStringList &args, bool headless = true, qint64 fileSizeCap = 0)
     {
-        QProcess p;
-        if (fileSizeCap > 0) // as `ulimit -f`: no file of the process may grow past the cap
-            p.setChildProcessModifier([fileSizeCap] {
-                const rlimit cap{static_cast<rlim_t>(fileSizeCap), static_cast<rlim_t>(fileSizeCap)};
-                setrlimit(RLIMIT_FSIZE, &cap);
-            });
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        if (headless) {
-            // As on a build server: no display and no platform chosen; the command must cope on its own.
-            env.remove("DISPLAY");
-            env.remove("WAYLAND_DISPLAY");
-            env.remove("QT_QPA_PLATFORM");
-        }
-        p.setProcessEnvironment(env);
-        p.start(m_exe, QStringList{"export"} + args);
-        Run r;
-        if (!p.waitForFinished(120000)) {
-            p.kill();
-            p.waitForFinished();
-            return r;
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        return r;
+        return testprocess::runMemwall(QStringList{"export"} + args, headless, fileSizeCap);
     }
 
     /// The chart ids the binary offers, from its own error message for an unknown chart.

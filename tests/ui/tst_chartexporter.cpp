@@ -1,7 +1,7 @@
 // Exports of every chart in every format and theme: the file exists, parses and has the requested size; bad paths
 // give one exact line and write nothing.
 #include "ui/charts/chartbase.h"
-#include "ui/charts/chartfactory.h"
+#include "ui/charts/chartregistry.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/export/chartexporter.h"
 

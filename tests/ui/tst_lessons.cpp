@@ -1,6 +1,6 @@
 // Lessons: every built-in lesson loads, every step applies, every placeholder resolves, and the text follows the
 // document live; broken lessons are skipped with one line naming the file and the field.
-#include "ui/charts/chartfactory.h"
+#include "ui/charts/chartregistry.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/lessons/lesson.h"
 #include "ui/lessons/lessoncontroller.h"

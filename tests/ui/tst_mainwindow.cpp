@@ -1,7 +1,7 @@
 // The main window assembles: it builds offscreen with a tab per chart, menus with readable undo texts, accepts
 // dropped config.json / scenario files (a broken one changes nothing), and keeps its title in step with the file.
 #include "ui/charts/chartbase.h"
-#include "ui/charts/chartfactory.h"
+#include "ui/charts/chartregistry.h"
 #include "ui/charts/sweepchart.h"
 #include "ui/controls/controlspanel.h"
 #include "ui/controls/logslider.h"

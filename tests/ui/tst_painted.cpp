@@ -8,7 +8,7 @@
 // Both run offscreen and, in CI, under Xvfb with the xcb platform. Nothing depends on fonts or timing: positions
 // are read back from the scene, and the two images come from the same fonts.
 #include "ui/charts/chartbase.h"
-#include "ui/charts/chartfactory.h"
+#include "ui/charts/chartregistry.h"
 #include "ui/charts/chartview.h"
 #include "ui/charts/markerlayer.h"
 #include "ui/charts/rooflinechart.h"

@@ -1,6 +1,6 @@
 // Presentation mode: keyboard navigation between charts and lesson steps, Esc leaves, the laser dot follows the mouse.
 #include "ui/charts/chartbase.h"
-#include "ui/charts/chartfactory.h"
+#include "ui/charts/chartregistry.h"
 #include "ui/charts/chartview.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/lessons/laserpointer.h"

@@ -2,6 +2,7 @@
 // compare mode adds scenario B's curves (dashed) under legend names that never change with the batch.
 #include "ui/charts/sweepchart.h"
 #include "analysis/analysis.h"
+#include "ui/charts/chartview.h"
 #include "ui/document/scenariodocument.h"
 
 #include "analysis/sweep.h"
@@ -10,6 +11,8 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -34,6 +37,22 @@ void setBatch(ui::ScenarioDocument &doc, int64_t b)
     doc.setScenario(s, "batch", ui::ScenarioDocument::BatchKey);
 }
 
+/// Where the legend entry of `series` is drawn, in scene coordinates: the middle of the legend's text item that
+/// shows the entry's label, read back from the scene (Qt Charts does not say where it put a marker). Null if the
+/// entry is not shown.
+QPointF legendEntryInScene(const QChart *chart, QAbstractSeries *series)
+{
+    const QList<QLegendMarker *> markers = chart->legend()->markers(series);
+    if (markers.size() != 1 || !markers[0]->isVisible() || !chart->scene())
+        return {};
+    for (const QGraphicsItem *item : chart->scene()->items()) {
+        const auto *text = qgraphicsitem_cast<const QGraphicsTextItem *>(item);
+        if (text && text->isVisible() && chart->legend()->isAncestorOf(text) && text->toPlainText() == markers[0]->label())
+            return text->sceneBoundingRect().center();
+    }
+    return {};
+}
+
 } // namespace
 
 class TestSweepChart : public QObject
@@ -53,6 +72,8 @@ private slots:
     void compareCurves();
     void compareNamesStayOnBatchTicks();
     void compareOffRemovesEverySeries();
+    void legendClickHidesACurve_data();
+    void legendClickHidesACurve();
 };
 
 void TestSweepChart::nearestPowerOfTwo_data()
@@ -351,6 +372,71 @@ void TestSweepChart::compareOffRemovesEverySeries()
     QVERIFY(!chart.data().contains("compare"));
     QCOMPARE(chart.csv(), csvBefore);
     QCOMPARE(chart.title(), titleBefore);
+}
+
+// A click on a legend entry hides its curve (with the curve's dashed part and, for B, B's marker on it), and the
+// curve stays hidden when the document changes; a second click shows it again. B's curves are the ones a refresh
+// shows again unless the chart remembers the click.
+void TestSweepChart::legendClickHidesACurve_data()
+{
+    QTest::addColumn<bool>("compare");
+    QTest::newRow("A: ms per token") << false;
+    QTest::newRow("B: ms per token") << true;
+}
+
+void TestSweepChart::legendClickHidesACurve()
+{
+    QFETCH(bool, compare);
+    ui::ScenarioDocument doc(library());
+    doc.setModelById("llama-2-7b");
+    auto chart = std::make_unique<ui::SweepChart>(&doc);
+    if (compare) {
+        ui::CompareSpec spec;
+        spec.weights = core::WeightFormat{core::DType::INT4, 0, core::DType::FP16};
+        doc.setCompare(spec);
+    }
+    ui::ChartView view(chart.get());
+    view.resize(1000, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+
+    QLineSeries *curve = compare ? chart->compareTimeSeries() : chart->timeSeries();
+    QLineSeries *other = compare ? chart->compareRateSeries() : chart->rateSeries();
+    QCOMPARE(curve->name(), compare ? QString("B: ms per token") : QString("ms per token"));
+    QVERIFY(curve->isVisible());
+    QVERIFY(!compare || !chart->compareMarker().isNull());
+    auto clickEntry = [&] {
+        const QPointF at = legendEntryInScene(chart->chart(), curve);
+        QVERIFY2(!at.isNull(), "the legend shows no entry for the curve");
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, view.mapFromScene(at));
+    };
+
+    clickEntry();
+    QVERIFY(!curve->isVisible());
+    QVERIFY(chart->isUserHidden(curve));
+    QVERIFY(other->isVisible());
+    if (compare) {
+        QVERIFY(!chart->compareTimeOverSeries()->isVisible());
+        QCOMPARE(chart->compareMarker(), QPointF()); // B's marker on the hidden curve goes with it
+        QVERIFY(!chart->compareRateMarker().isNull());
+    }
+
+    setBatch(doc, 8); // a refresh
+    QCOMPARE(chart->currentMarker().x(), 8.0);
+    QVERIFY(!curve->isVisible());
+    QVERIFY(other->isVisible());
+    if (compare) {
+        QVERIFY(!chart->compareTimeOverSeries()->isVisible());
+        QCOMPARE(chart->compareMarker(), QPointF());
+    }
+
+    QCoreApplication::processEvents(); // the legend lays out its entry (kept, dimmed) again
+    clickEntry();
+    QVERIFY(curve->isVisible());
+    QVERIFY(!chart->isUserHidden(curve));
+    if (compare)
+        QCOMPARE(chart->compareMarker().x(), 8.0);
 }
 
 QTEST_MAIN(TestSweepChart)

@@ -3,7 +3,7 @@
 // system's reason with the file's name and leave the old file as it was. Qt 6.4's QSaveFile::commit() does not
 // report a failed flush, so without the checked flush these writes reported success and left a cut or empty file.
 #include "ui/charts/chartbase.h"
-#include "ui/charts/chartfactory.h"
+#include "ui/charts/chartregistry.h"
 #include "ui/dialogs/presetfiles.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/export/chartexporter.h"

@@ -265,7 +265,7 @@ void BreakdownChart::restyle()
 nlohmann::json BreakdownChart::data() const
 {
     nlohmann::json j;
-    j["chart"] = "breakdown";
+    j["chart"] = id().toStdString();
     j["hardware"] = document()->hardware().id;
     j["model"] = document()->model().id;
     j["phase"] = std::string(toString(document()->scenario().phase));

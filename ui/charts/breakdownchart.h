@@ -42,7 +42,6 @@ public:
     explicit BreakdownChart(ScenarioDocument *doc, QObject *parent = nullptr);
     ~BreakdownChart() override;
 
-    QString id() const override { return QStringLiteral("breakdown"); }
     QString title() const override;
     nlohmann::json data() const override;
     QString csv() const override;

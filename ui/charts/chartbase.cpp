@@ -1,5 +1,6 @@
 #include "ui/charts/chartbase.h"
 
+#include "ui/charts/chartregistry.h"
 #include "ui/charts/griditem.h"
 #include "ui/document/scenariodocument.h"
 
@@ -21,6 +22,12 @@ ChartBase::ChartBase(ScenarioDocument *doc, QObject *parent)
     // it): a stale chart catches up first, so a subclass's layout code (connected after this) never meets old
     // points against a newer analysis. Found by tst_torture with seeds 2 and 3.
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { ensureCurrent(); });
+}
+
+QString ChartBase::id() const
+{
+    const ChartInfo *info = chartInfoOf(*this);
+    return info ? info->id : QString();
 }
 
 void ChartBase::followDocument()
@@ -103,6 +110,52 @@ void ChartBase::setLegendVisible(QAbstractSeries *series, bool visible)
         marker->setProperty(kAsked, visible);
         marker->setVisible(visible);
     }
+}
+
+void ChartBase::enableLegendToggle(const QHash<QAbstractSeries *, QList<QAbstractSeries *>> &followers)
+{
+    m_followers = followers;
+    for (QLegendMarker *marker : m_chart->legend()->markers())
+        connect(marker, &QLegendMarker::clicked, this, [this, marker] { toggleFromLegend(marker); });
+}
+
+void ChartBase::toggleFromLegend(QLegendMarker *marker)
+{
+    QAbstractSeries *s = marker->series();
+    const bool visible = !s->isVisible();
+    s->setVisible(visible);
+    if (visible)
+        m_userHidden.remove(s);
+    else
+        m_userHidden.insert(s);
+    for (QAbstractSeries *follower : m_followers.value(s)) {
+        follower->setVisible(visible && m_wanted.value(follower, true));
+        setLegendVisible(follower, false); // showing a series shows its legend entry too
+    }
+    marker->setVisible(true); // hiding a series hides its marker too; keep it to switch back on
+    QColor c = theme().foreground;
+    c.setAlphaF(visible ? 1.0 : 0.35);
+    marker->setLabelBrush(c);
+    legendToggled();
+}
+
+bool ChartBase::isUserHidden(const QAbstractSeries *series) const
+{
+    if (m_userHidden.contains(series))
+        return true;
+    for (auto it = m_followers.cbegin(); it != m_followers.cend(); ++it)
+        if (it.value().contains(series))
+            return m_userHidden.contains(it.key());
+    return false;
+}
+
+void ChartBase::showSeries(QAbstractSeries *series, bool on)
+{
+    m_wanted.insert(series, on);
+    if (!on)
+        series->setVisible(false);
+    else if (!series->isVisible() && !isUserHidden(series))
+        series->setVisible(true);
 }
 
 QGraphicsWidget *ChartBase::graphicsWidget() const

@@ -2,6 +2,7 @@
 
 #include "ui/settings/theme.h"
 
+#include <QHash>
 #include <QList>
 #include <QObject>
 #include <QPen>
@@ -17,6 +18,7 @@ class QAction;
 class QChart;
 class QGraphicsSimpleTextItem;
 class QGraphicsWidget;
+class QLegendMarker;
 
 namespace memwall::ui {
 
@@ -34,9 +36,9 @@ public:
     explicit ChartBase(ScenarioDocument *doc, QObject *parent = nullptr);
     ~ChartBase() override;
 
-    /// Stable id used on the command line and in file names: "roofline", "memory", "trends", "sweep", "breakdown",
-    /// "scaling".
-    virtual QString id() const = 0;
+    /// Stable id used on the command line and in file names: the chart's entry in the registry (chartregistry.h),
+    /// found by its class. Only a chart that is not registered (a test's own) overrides it.
+    virtual QString id() const;
     /// Human title ("Roofline: H100 SXM5, Llama 2 70B decode").
     virtual QString title() const = 0;
     /// The data behind the chart, e.g. {"series": [{"name", "points": [[x, y], ...]}], ...}.
@@ -72,6 +74,14 @@ public:
     /// Refreshes a stale chart now (before painting or describing it while suspended, as the exporter does).
     void ensureCurrent();
 
+    /// True while the user's zoom or pan is shown (set by ChartView): a chart that honours it keeps its axis ranges
+    /// on refresh() instead of computing them (RooflineChart, MemoryChart). Reset view clears it.
+    bool isUserView() const { return m_userView; }
+    void setUserView(bool userView) { m_userView = userView; }
+    /// True while the user has hidden `series` by clicking its legend entry (or the entry `series` follows, see
+    /// enableLegendToggle()).
+    bool isUserHidden(const QAbstractSeries *series) const;
+
 public slots:
     /// Re-reads the document and updates the series in place (follows analysisChanged() unless suspended).
     virtual void refresh() = 0;
@@ -89,6 +99,17 @@ protected:
     /// For a subclass's own slots that follow the document (besides refresh()): true, and the chart marked stale,
     /// while suspended; the slot then returns, as the refresh on resume covers it.
     bool deferWhileSuspended();
+    /// Lets a click on a legend entry hide its series, and a second click show it again (the entry stays, dimmed
+    /// while hidden). Connects the legend entries the chart has now: call once, after its last series is added.
+    /// `followers` maps an entry's series to series without an entry of their own that hide and show with it (a
+    /// curve's dashed part past the memory limit, scenario B's stripe of a component); their legend entries are
+    /// kept hidden. legendToggled() is called after each click.
+    void enableLegendToggle(const QHash<QAbstractSeries *, QList<QAbstractSeries *>> &followers = {});
+    /// For refresh(): shows `series` when `on` (it has something to draw), unless the user hid it; hides it when not
+    /// `on`. A follower shown again by its legend entry is shown only if it was last asked to be `on`.
+    void showSeries(QAbstractSeries *series, bool on);
+    /// After a legend click hid or showed a series (and its followers): for what follows their visibility.
+    virtual void legendToggled() {}
     /// Has the plot background draw `series` (a line a slider tick does not move) from a cached picture instead of
     /// Qt Charts stroking it on every repaint; see GridItem::addStaticSeries().
     void drawInBackground(QXYSeries *series);
@@ -100,14 +121,19 @@ protected:
 
 private:
     void followDocument();
+    void toggleFromLegend(QLegendMarker *marker);
 
     QPointer<QObject> m_chartGuard; ///< null once a view's scene has deleted the chart
     GridItem *m_grid = nullptr;      ///< child of m_chart
     QSet<const QAbstractSeries *> m_legendWatched; ///< series whose visibility changes reset setLegendVisible()
+    QSet<const QAbstractSeries *> m_userHidden;    ///< legend entries the user switched off
+    QHash<QAbstractSeries *, QList<QAbstractSeries *>> m_followers; ///< legend entry -> series that follow it
+    QHash<const QAbstractSeries *, bool> m_wanted; ///< what showSeries() was last asked (true if never)
     ScenarioDocument *m_doc;
     Theme m_theme;
     bool m_suspended = false;
     bool m_stale = false;
+    bool m_userView = false;
 };
 
 } // namespace memwall::ui

@@ -1,40 +1,23 @@
 #include "ui/charts/charttabs.h"
 
 #include "ui/charts/chartbase.h"
-#include "ui/charts/chartfactory.h"
+#include "ui/charts/chartregistry.h"
 #include "ui/charts/chartview.h"
 #include "ui/document/scenariodocument.h"
 
-#include <QHash>
 #include <QSignalBlocker>
 
 namespace memwall::ui {
 
-namespace {
-
-/// Short tab names for the chart ids (the chart's own title() is the tooltip).
-QString tabName(const QString &id)
-{
-    static const QHash<QString, QString> names{
-        {"roofline", QObject::tr("Roofline")}, {"memory", QObject::tr("Memory")},
-        {"sweep", QObject::tr("Batch sweep")}, {"breakdown", QObject::tr("Breakdown")},
-        {"trends", QObject::tr("Trends")},     {"scaling", QObject::tr("Scaling")}};
-    return names.value(id, id);
-}
-
-} // namespace
-
 ChartTabs::ChartTabs(ScenarioDocument *doc, QWidget *parent) : QTabWidget(parent)
 {
     setDocumentMode(true);
-    for (const QString &id : chartIds()) {
-        std::unique_ptr<ChartBase> chart = createChart(id, doc);
-        if (!chart)
-            continue;
+    for (const ChartInfo &info : chartRegistry()) {
+        std::unique_ptr<ChartBase> chart = info.create(doc);
         connect(chart.get(), &ChartBase::operatorClicked, doc, &ScenarioDocument::setSelectedOperator);
         auto *view = new ChartView(chart.get());
-        view->setObjectName(id + "View");
-        const int tab = addTab(view, tabName(id));
+        view->setObjectName(info.id + "View");
+        const int tab = addTab(view, info.title()); // the chart's own title() is the tooltip
         setTabToolTip(tab, chart->title());
         m_charts.push_back(std::move(chart));
     }
@@ -77,8 +60,8 @@ ChartBase *ChartTabs::currentChart() const
 QStringList ChartTabs::tabNames() const
 {
     QStringList names;
-    for (const auto &chart : m_charts)
-        names << tabName(chart->id());
+    for (const ChartInfo &info : chartRegistry())
+        names << info.title();
     return names;
 }
 

@@ -12,7 +12,7 @@ class ChartBase;
 class ScenarioDocument;
 struct Theme;
 
-/// The six charts of the window, one tab each (in chartIds() order, each in a ChartView): owns them, sends a
+/// The charts of the window, one tab each (in chartRegistry() order, each in a ChartView): owns them, sends a
 /// clicked operator to the document, keeps each tab's tooltip on its chart's title, and suspends every chart but
 /// the shown one (a slider tick then costs only the chart on screen; a chart catches up when its tab is shown).
 class ChartTabs : public QTabWidget
@@ -26,7 +26,7 @@ public:
     QList<ChartBase *> chartList() const;
     /// The chart of the shown tab (nullptr if none).
     ChartBase *currentChart() const;
-    /// Short tab names, in tab order ("Roofline", "Memory", ...).
+    /// Short tab names, in tab order ("Roofline", "Memory", ...): the registry's titles, translated now.
     QStringList tabNames() const;
     void setTheme(const Theme &theme);
 

@@ -21,7 +21,6 @@ namespace memwall::ui {
 
 namespace {
 
-constexpr const char *kUserViewProperty = "memwallUserView";
 constexpr qreal kWheelStep = 0.8; ///< one wheel notch shows 80 % of the range
 
 /// Axis range as (lo, hi) in the space the axis is linear in (log10 for log axes); false for axes we do not move.
@@ -99,12 +98,12 @@ ChartView::~ChartView()
         scene()->removeItem(chart());
 }
 
-bool ChartView::isUserView() const { return m_base && m_base->property(kUserViewProperty).toBool(); }
+bool ChartView::isUserView() const { return m_base && m_base->isUserView(); }
 
 void ChartView::markUserView()
 {
     if (m_base)
-        m_base->setProperty(kUserViewProperty, true);
+        m_base->setUserView(true);
     emit viewChanged();
 }
 
@@ -112,7 +111,7 @@ void ChartView::resetView()
 {
     if (!m_base)
         return;
-    m_base->setProperty(kUserViewProperty, false);
+    m_base->setUserView(false);
     m_base->refresh();
     emit viewChanged();
 }

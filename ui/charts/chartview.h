@@ -19,9 +19,9 @@ class ChartBase;
 /// - the context menu starts with the chart's own ChartBase::optionActions();
 /// - keys +/- zoom around the centre, arrow keys pan.
 ///
-/// While the user has zoomed or panned, the chart object carries the dynamic property "memwallUserView" = true;
-/// charts that honour it keep their axis ranges on refresh() (RooflineChart, MemoryChart). Reset clears it and calls
-/// ChartBase::refresh(), which recomputes the automatic ranges.
+/// While the user has zoomed or panned, the chart's ChartBase::isUserView() is true; charts that honour it keep their
+/// axis ranges on refresh() (RooflineChart, MemoryChart). Reset clears it and calls ChartBase::refresh(), which
+/// recomputes the automatic ranges.
 class ChartView : public QChartView
 {
     Q_OBJECT

@@ -11,7 +11,6 @@
 #include <QChart>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
-#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPen>
@@ -159,7 +158,11 @@ MemoryChart::MemoryChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
     m_bCapacityLine->attachAxis(m_y);
     for (QAbstractSeries *s : m_chart->series())
         setLegendVisible(s, false);
-    connectLegend();
+    // A component's legend entry stands for A's and B's part alike.
+    QHash<QAbstractSeries *, QList<QAbstractSeries *>> bFollowsA;
+    for (int c = 0; c < ComponentCount; ++c)
+        bFollowsA.insert(m_components[c], {m_bComponents[c]});
+    enableLegendToggle(bFollowsA);
 
     m_totalLabel = addLabel();
     m_bTotalLabel = addLabel();
@@ -214,26 +217,7 @@ void MemoryChart::clearBar(QAreaSeries *bar)
 {
     bar->upperSeries()->clear();
     bar->lowerSeries()->clear();
-    bar->setVisible(false);
-}
-
-void MemoryChart::connectLegend()
-{
-    for (QLegendMarker *marker : m_chart->legend()->markers()) {
-        connect(marker, &QLegendMarker::clicked, this, [this, marker] {
-            QAbstractSeries *s = marker->series();
-            s->setVisible(!s->isVisible());
-            s->setProperty("userHidden", !s->isVisible());
-            // A component's legend entry stands for A's and B's part alike.
-            for (int c = 0; c < ComponentCount; ++c)
-                if (s == m_components[c] && m_bComponents[c]->upperSeries()->count() > 0)
-                    m_bComponents[c]->setVisible(s->isVisible());
-            marker->setVisible(true);
-            QColor c = theme().foreground;
-            c.setAlphaF(s->isVisible() ? 1.0 : 0.35);
-            marker->setLabelBrush(c);
-        });
-    }
+    showSeries(bar, false);
 }
 
 QString MemoryChart::title() const
@@ -294,12 +278,8 @@ void MemoryChart::setFootprint(const std::array<QAreaSeries *, ComponentCount> &
         if (v > 0) {
             const auto [stripe, stripes] = stripeOf(mem, Component(c));
             setBar(bar, kLeft, v / kGB, row, stripe, stripes);
-            // B's parts follow A's legend entries (one entry per component for both).
-            if (!bar->isVisible() && !m_components[c]->property("userHidden").toBool())
-                bar->setVisible(true);
-        } else {
-            bar->setVisible(false);
         }
+        showSeries(bar, v > 0); // B's parts follow A's legend entries (one entry per component for both)
         m_tips.insert(bar, tr("%1%2 per device\n%3 (%4 of the footprint)\nMain memory: %5")
                                .arg(who, componentName(Component(c)), formatBytes(v), shareText(total > 0 ? v / total : 0),
                                     formatBytes(mem.capacity)));
@@ -467,7 +447,7 @@ void MemoryChart::refresh()
     setLegendVisible(m_capacityLine, false);
     setLegendVisible(m_needLine, false);
 
-    if (!property("memwallUserView").toBool()) {
+    if (!isUserView()) {
         // Room on the right of the footprint for the component labels.
         const rm::LogRange r = rm::decadeRange(lo / kGB, hi / kGB * 3.0, 0.15);
         const rm::LogRange labelled = rm::decadeRange(lo / kGB, std::max(m_total, m_bTotal) / kGB * 60.0, 0.15);
@@ -696,7 +676,7 @@ nlohmann::json MemoryChart::data() const
     const HardwareSpec &hw = doc->hardware();
     const MemoryFootprint &mem = doc->analysis().memory;
     json j;
-    j["chart"] = "memory";
+    j["chart"] = id().toStdString();
     j["title"] = title().toStdString();
     j["units"] = "bytes";
     json levels = json::array();

@@ -45,7 +45,6 @@ public:
     explicit MemoryChart(ScenarioDocument *doc, QObject *parent = nullptr);
     ~MemoryChart() override;
 
-    QString id() const override { return QStringLiteral("memory"); }
     QString title() const override;
     nlohmann::json data() const override;
     QString csv() const override;
@@ -91,7 +90,7 @@ private:
     void setBar(QAreaSeries *bar, double x0, double x1, double row, int stripe = 0, int stripes = 1);
     /// The row coordinate of the middle of a stripe (for labels).
     static double stripeRow(double row, int stripe, int stripes);
-    static void clearBar(QAreaSeries *bar);
+    void clearBar(QAreaSeries *bar);
     /// "fits: 57.1 GB of 80 GB (71 %)" or "does not fit: 139 GB > 80 GB".
     static QString verdictText(double total, double capacity, bool over);
     /// Stacks the components of `mem` on `row` and sets the footprint's tooltips.
@@ -100,7 +99,6 @@ private:
     void placeVerdict(QGraphicsSimpleTextItem *label, const QString &text, double total, double capacity, bool over,
                       double row);
     void layoutLabels();
-    void connectLegend();
     void restyleBars();
     QStringList titles() const; ///< full title first, then shorter ones for a small chart
 

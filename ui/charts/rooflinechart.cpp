@@ -15,7 +15,6 @@
 #include <QFontMetricsF>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
-#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPen>
@@ -151,7 +150,7 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
 
     for (QAbstractSeries *s : m_chart->series())
         setLegendVisible(s, false);
-    connectLegend();
+    enableLegendToggle();
 
     for (std::size_t i = 0; i < m_ceilingPool.size(); ++i)
         m_ceilingLabels.push_back(addLabel());
@@ -189,21 +188,10 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
 
 RooflineChart::~RooflineChart() = default;
 
-void RooflineChart::connectLegend()
+void RooflineChart::legendToggled()
 {
-    for (QLegendMarker *marker : m_chart->legend()->markers()) {
-        connect(marker, &QLegendMarker::clicked, this, [this, marker] {
-            QAbstractSeries *s = marker->series();
-            s->setVisible(!s->isVisible());
-            s->setProperty("userHidden", !s->isVisible());
-            marker->setVisible(true); // hiding a series hides its marker too; keep it to switch back on
-            QColor c = theme().foreground;
-            c.setAlphaF(s->isVisible() ? 1.0 : 0.35);
-            marker->setLabelBrush(c);
-            m_ops->update();
-            layoutLabels();
-        });
-    }
+    m_ops->update();
+    layoutLabels();
 }
 
 QString RooflineChart::title() const
@@ -367,12 +355,8 @@ void RooflineChart::refresh()
     m_ops->setMarkers(std::move(markers));
     for (std::size_t c = 0; c < kOpClassCount; ++c) {
         QScatterSeries *s = m_opSeries[c];
-        const bool any = hasPoints[c];
-        if (!any)
-            s->setVisible(false);
-        else if (!s->isVisible() && !s->property("userHidden").toBool())
-            s->setVisible(true);
-        setLegendVisible(s, any);
+        showSeries(s, hasPoints[c]);
+        setLegendVisible(s, hasPoints[c]);
     }
     // The whole model: total intensity, achieved FLOP/s of one device (communication included).
     if (a.totals.timeS > 0 && a.totals.flops > 0) {
@@ -413,10 +397,7 @@ void RooflineChart::refresh()
         m_compareModel->setName(tr("B: whole model"));
     for (auto [s, on] : {std::pair{static_cast<QXYSeries *>(m_compareRoof), roofB},
                          std::pair{static_cast<QXYSeries *>(m_compareModel), modelB}}) {
-        if (!on)
-            s->setVisible(false);
-        else if (!s->isVisible() && !s->property("userHidden").toBool())
-            s->setVisible(true);
+        showSeries(s, on);
         setLegendVisible(s, on);
     }
 
@@ -435,7 +416,7 @@ void RooflineChart::refresh()
     setLegendVisible(m_measured, !kernels.isEmpty());
 
     m_ranges = rm::rooflineRanges(rangeCeilings, rangeSlopes, keep);
-    if (!property("memwallUserView").toBool())
+    if (!isUserView())
         applyRanges(m_ranges);
     updateAxisTitles();
     m_callout->hide();
@@ -890,7 +871,7 @@ nlohmann::json RooflineChart::data() const
     using nlohmann::json;
     const Analysis &a = document()->analysis();
     json j;
-    j["chart"] = "roofline";
+    j["chart"] = id().toStdString();
     j["title"] = title().toStdString();
     j["units"] = {{"x", "FLOP/byte"}, {"y", "FLOP/s"}};
     j["min_plotted_intensity"] = rm::kMinIntensity;

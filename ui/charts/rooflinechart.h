@@ -46,7 +46,6 @@ public:
     explicit RooflineChart(ScenarioDocument *doc, QObject *parent = nullptr);
     ~RooflineChart() override;
 
-    QString id() const override { return QStringLiteral("roofline"); }
     QString title() const override;
     nlohmann::json data() const override;
     QString csv() const override;
@@ -92,6 +91,7 @@ public slots:
 
 protected:
     void restyle() override;
+    void legendToggled() override; ///< the operator markers and labels follow their series' visibility
 
 private:
     void updateSelection();
@@ -105,7 +105,6 @@ private:
     /// to the right edge (no bytes), which is drawn just left of it.
     QPointF drawnPoint(int index) const;
     void applyRanges(const rooflinemath::Ranges &r);
-    void connectLegend();
     QString unitLabel() const;
     bool compareRoofDiffers() const; ///< B analyses and its matmul roof or main-memory slope is not A's
     QStringList titles() const; ///< full title first, then shorter ones for a small chart

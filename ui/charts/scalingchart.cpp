@@ -336,7 +336,7 @@ void ScalingChart::restyle()
 nlohmann::json ScalingChart::data() const
 {
     nlohmann::json j;
-    j["chart"] = "scaling";
+    j["chart"] = id().toStdString();
     j["serial_fraction"] = m_fraction;
     j["serial_fraction_automatic"] = !m_explicitFraction.has_value();
     j["parallel_kind"] = m_kind == ParallelKind::Tensor ? "tensor" : "pipeline";

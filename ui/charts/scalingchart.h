@@ -49,7 +49,6 @@ public:
     explicit ScalingChart(ScenarioDocument *doc, QObject *parent = nullptr);
     ~ScalingChart() override;
 
-    QString id() const override { return QStringLiteral("scaling"); }
     QString title() const override;
     nlohmann::json data() const override;
     QString csv() const override;

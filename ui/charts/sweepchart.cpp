@@ -313,11 +313,21 @@ SweepChart::SweepChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, 
         connect(s, &QLineSeries::clicked, this,
                 [this](const QPointF &p) { selectBatch(sweepmath::nearestPowerOfTwo(p.x())); });
 
+    // A click on a legend entry hides its curve with the curve's dashed part past the memory limit (and B's curve
+    // with B's marker on it); the current batch's entry hides its markers on both curves.
+    enableLegendToggle({{m_time, {m_timeOver}},
+                        {m_rate, {m_rateOver}},
+                        {m_currentTime, {m_currentRate}},
+                        {m_bTime, {m_bTimeOver, m_bCurrent}},
+                        {m_bRate, {m_bRateOver, m_bCurrentRate}}});
+
     setTheme(theme());
     refresh();
 }
 
 SweepChart::~SweepChart() = default;
+
+void SweepChart::legendToggled() { placeLabels(); }
 
 QString SweepChart::title() const
 {
@@ -399,10 +409,7 @@ void SweepChart::refresh()
             m_bTime->setName(name);
     }
     for (QAbstractSeries *s : compareSeries()) {
-        if (!compare)
-            s->setVisible(false);
-        else if (!s->isVisible() && !s->property("userHidden").toBool())
-            s->setVisible(true);
+        showSeries(s, compare);
         // Two legend entries name B's curves; the dotted parts and the marker go without.
         setLegendVisible(s, compare && (s == m_bTime || s == m_bRate));
     }
@@ -506,8 +513,9 @@ void SweepChart::placeLabels()
     const qreal lineH = m_computeText->boundingRect().height();
     place(m_memoryText, m_memoryLine, area.top() + pad + lineH * 1.3, Qt::AlignLeft);
     // The current batch's number below its marker on the time curve (above it when the marker sits low).
-    m_currentText->setVisible(m_currentTime->count() > 0);
-    if (m_currentTime->count() > 0) {
+    const bool current = m_currentTime->count() > 0 && m_currentTime->isVisible();
+    m_currentText->setVisible(current);
+    if (current) {
         const QPointF p = m_chart->mapToPosition(m_currentTime->at(0), m_currentTime);
         const QRectF br = m_currentText->boundingRect();
         const qreal r = m_currentTime->markerSize() / 2 + 3;
@@ -633,7 +641,7 @@ void SweepChart::restyle()
 nlohmann::json SweepChart::data() const
 {
     nlohmann::json j;
-    j["chart"] = "sweep";
+    j["chart"] = id().toStdString();
     j["hardware"] = document()->hardware().id;
     j["model"] = document()->model().id;
     j["phase"] = std::string(toString(document()->scenario().phase));

@@ -60,7 +60,6 @@ public:
     explicit SweepChart(ScenarioDocument *doc, QObject *parent = nullptr);
     ~SweepChart() override;
 
-    QString id() const override { return QStringLiteral("sweep"); }
     QString title() const override;
     nlohmann::json data() const override;
     QString csv() const override;
@@ -106,6 +105,7 @@ public slots:
 
 protected:
     void restyle() override;
+    void legendToggled() override; ///< the current batch's label goes with its marker
 
 private:
     void placeLabels();

@@ -597,7 +597,7 @@ void TrendsChart::restyle()
 nlohmann::json TrendsChart::data() const
 {
     nlohmann::json j;
-    j["chart"] = "trends";
+    j["chart"] = id().toStdString();
     j["base_year"] = m_baseYear;
     j["normalisation"] = "each series divided by its fitted value at max(base_year, first year of the series)";
     j["note"] = "peak FLOPS mixes precisions: FP32 for older parts, FP16/BF16 tensor peaks for P100..H100 and TPUs";

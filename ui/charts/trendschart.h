@@ -60,7 +60,6 @@ public:
     explicit TrendsChart(ScenarioDocument *doc, QObject *parent = nullptr);
     ~TrendsChart() override;
 
-    QString id() const override { return QStringLiteral("trends"); }
     QString title() const override;
     nlohmann::json data() const override;
     QString csv() const override;

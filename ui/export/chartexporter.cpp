@@ -26,10 +26,28 @@
 #include <QChart>
 
 #include <cmath>
+#include <string_view>
 
 namespace memwall::ui {
 
 namespace {
+
+constexpr ExportFormatInfo kExportFormats[] = {
+    {"png", false, QT_TRANSLATE_NOOP("ExportDialog", "PNG image"),
+     QT_TRANSLATE_NOOP("ExportDialog", "A picture of exactly width × height × scale pixels, for slides and web pages")},
+    {"svg", false, QT_TRANSLATE_NOOP("ExportDialog", "SVG drawing"),
+     QT_TRANSLATE_NOOP("ExportDialog", "Vector drawing that stays sharp at any size (Inkscape, browsers, LaTeX)")},
+    {"pdf", false, QT_TRANSLATE_NOOP("ExportDialog", "PDF page"),
+     QT_TRANSLATE_NOOP("ExportDialog", "One vector page exactly the chart's size, for papers and handouts")},
+    {"csv", true, QT_TRANSLATE_NOOP("ExportDialog", "Data as CSV"),
+     QT_TRANSLATE_NOOP("ExportDialog", "The numbers behind the chart, one row per point, for a spreadsheet")},
+    {"json", true, QT_TRANSLATE_NOOP("ExportDialog", "Data as JSON"),
+     QT_TRANSLATE_NOOP("ExportDialog", "The numbers behind the chart as JSON, for scripts")},
+};
+static_assert(std::string_view(kExportFormats[int(ExportFormat::Png)].id) == "png" &&
+                  std::string_view(kExportFormats[int(ExportFormat::Svg)].id) == "svg" &&
+                  std::string_view(kExportFormats[int(ExportFormat::Pdf)].id) == "pdf",
+              "ExportFormat's values index the picture formats of kExportFormats");
 
 QGraphicsWidget *graphicsWidget(ChartBase &chart)
 {
@@ -100,8 +118,8 @@ QString unknownPictureType(const QString &path)
 {
     const QString suffix = QFileInfo(path).suffix();
     if (suffix.isEmpty())
-        return QObject::tr("%1: no file extension; use .png, .svg or .pdf").arg(path);
-    return QObject::tr("%1: unknown picture type '.%2'; use .png, .svg or .pdf").arg(path, suffix);
+        return QObject::tr("%1: no file extension; use %2").arg(path, extensionChoices(false));
+    return QObject::tr("%1: unknown picture type '.%2'; use %3").arg(path, suffix, extensionChoices(false));
 }
 
 /// One line naming the path if the folder it goes into is missing; empty when it exists.
@@ -406,16 +424,38 @@ QByteArray renderPdf(ChartBase &chart, const ExportOptions &options, QString *er
 
 } // namespace
 
+std::span<const ExportFormatInfo> exportFormatList() { return kExportFormats; }
+
+const ExportFormatInfo *findExportFormat(const QString &id)
+{
+    for (const ExportFormatInfo &f : kExportFormats)
+        if (id.compare(QLatin1String(f.id), Qt::CaseInsensitive) == 0)
+            return &f;
+    return nullptr;
+}
+
+bool isDataFormat(const QString &format)
+{
+    const ExportFormatInfo *f = findExportFormat(format);
+    return f && f->data;
+}
+
+QString extensionChoices(bool data)
+{
+    QStringList extensions;
+    for (const ExportFormatInfo &f : kExportFormats)
+        if (f.data == data)
+            extensions << QStringLiteral(".%1").arg(QLatin1String(f.id));
+    const QString last = extensions.takeLast();
+    return extensions.isEmpty() ? last : QObject::tr("%1 or %2").arg(extensions.join(", "), last);
+}
+
 std::optional<ExportFormat> formatForPath(const QString &path)
 {
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == QLatin1String("png"))
-        return ExportFormat::Png;
-    if (suffix == QLatin1String("svg"))
-        return ExportFormat::Svg;
-    if (suffix == QLatin1String("pdf"))
-        return ExportFormat::Pdf;
-    return std::nullopt;
+    const ExportFormatInfo *f = findExportFormat(QFileInfo(path).suffix());
+    if (!f || f->data)
+        return std::nullopt;
+    return static_cast<ExportFormat>(f - kExportFormats);
 }
 
 QSize currentChartSize(ChartBase &chart)
@@ -431,20 +471,15 @@ QSizeF pdfPageSize(const QSize &size)
 
 QString extensionFor(ExportFormat format)
 {
-    switch (format) {
-    case ExportFormat::Png:
-        return QStringLiteral("png");
-    case ExportFormat::Svg:
-        return QStringLiteral("svg");
-    case ExportFormat::Pdf:
-        return QStringLiteral("pdf");
-    }
-    return {};
+    return QLatin1String(kExportFormats[static_cast<std::size_t>(format)].id);
 }
 
 QStringList exportFormats()
 {
-    return {"png", "svg", "pdf", "csv", "json"};
+    QStringList ids;
+    for (const ExportFormatInfo &f : kExportFormats)
+        ids << QLatin1String(f.id);
+    return ids;
 }
 
 void paintChart(ChartBase &chart, QPainter *painter, const ExportOptions &options)
@@ -553,10 +588,10 @@ bool exportData(ChartBase &chart, const QString &path, QString *error)
     } else if (suffix == QLatin1String("json")) {
         bytes = QByteArray::fromStdString(chart.data().dump(2));
     } else if (suffix.isEmpty()) {
-        return setError(error, QObject::tr("%1: no file extension; use .csv or .json").arg(path));
+        return setError(error, QObject::tr("%1: no file extension; use %2").arg(path, extensionChoices(true)));
     } else {
-        return setError(error, QObject::tr("%1: unknown data file type '.%2'; use .csv or .json")
-                                   .arg(path, QFileInfo(path).suffix()));
+        return setError(error, QObject::tr("%1: unknown data file type '.%2'; use %3")
+                                   .arg(path, QFileInfo(path).suffix(), extensionChoices(true)));
     }
     if (!bytes.endsWith('\n'))
         bytes.append('\n');
@@ -581,9 +616,8 @@ bool exportAll(const QList<ChartBase *> &charts, const QString &folder, const QS
         if (!chart)
             continue;
         const QString path = dir.filePath(chart->id() + '.' + ext);
-        const bool ok = (ext == QLatin1String("csv") || ext == QLatin1String("json"))
-                            ? exportData(*chart, path, error)
-                            : exportChart(*chart, path, options, error);
+        const bool ok =
+            isDataFormat(ext) ? exportData(*chart, path, error) : exportChart(*chart, path, options, error);
         if (!ok)
             return false;
         if (written)

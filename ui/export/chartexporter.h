@@ -10,6 +10,7 @@
 #include <QStringList>
 
 #include <optional>
+#include <span>
 
 class QPainter;
 
@@ -28,7 +29,29 @@ struct ExportOptions
     QString caption; ///< optional line under the chart (source, scenario, lecture name)
 };
 
+/// The picture formats; their values index exportFormatList().
 enum class ExportFormat { Png, Svg, Pdf };
+
+/// One export format: its id, which is also its file extension; whether it is the data behind the chart (CSV, JSON)
+/// rather than a picture; and its name and tooltip in the export dialog (English, marked for translation in the
+/// context "ExportDialog").
+struct ExportFormatInfo
+{
+    const char *id;
+    bool data;
+    const char *label;
+    const char *tip;
+};
+
+/// The one list of export formats, pictures first (png, svg, pdf, in ExportFormat's order), then data (csv, json).
+/// The export dialog, exportAll(), the registry's charts and the messages that name formats all read it.
+std::span<const ExportFormatInfo> exportFormatList();
+/// The entry with that id (case-insensitive); nullptr for an unknown one.
+const ExportFormatInfo *findExportFormat(const QString &id);
+/// True for a data format (csv, json); false for a picture or an unknown id.
+bool isDataFormat(const QString &format);
+/// The extensions of the picture formats, or of the data formats, for a message: ".png, .svg or .pdf".
+QString extensionChoices(bool data);
 
 /// The picture format a file name asks for (by its extension, case-insensitive); nullopt for anything else.
 std::optional<ExportFormat> formatForPath(const QString &path);
@@ -63,7 +86,7 @@ bool exportData(ChartBase &chart, const QString &path, QString *error);
 bool exportAll(const QList<ChartBase *> &charts, const QString &folder, const QString &format,
                const ExportOptions &options, QStringList *written, QString *error);
 
-/// The formats exportAll() accepts, pictures first: png, svg, pdf, csv, json.
+/// The ids of exportFormatList(), the formats exportAll() accepts: png, svg, pdf, csv, json.
 QStringList exportFormats();
 
 } // namespace memwall::ui

@@ -1,6 +1,7 @@
 #include "ui/export/exportactions.h"
 
 #include "ui/charts/chartbase.h"
+#include "ui/charts/chartregistry.h"
 #include "ui/export/exportdialog.h"
 
 #include <QAction>
@@ -16,7 +17,19 @@
 namespace memwall::ui {
 
 namespace {
+
 const char *kGroup = "export";
+
+/// The formats every one of `charts` can be written in: the registry's (all of them for a chart it does not list).
+QStringList formatsOf(const QList<ChartBase *> &charts)
+{
+    QStringList common = exportFormats();
+    for (const ChartBase *chart : charts)
+        if (const ChartInfo *info = chart ? chartInfoOf(*chart) : nullptr)
+            common.removeIf([info](const QString &f) { return !info->formats.contains(f); });
+    return common;
+}
+
 } // namespace
 
 ExportActions::ExportActions(QWidget *window, ChartProvider currentChart, ChartListProvider allCharts, QObject *parent)
@@ -91,19 +104,24 @@ QString ExportActions::rememberedFolder() const
     return QFileInfo(pictures).isDir() ? pictures : QDir::homePath();
 }
 
-QString ExportActions::rememberedFormat(bool data) const
+QString ExportActions::rememberedFormat(bool data, const QStringList &offered) const
 {
     QSettings settings;
     const QString key = QStringLiteral("%1/%2").arg(kGroup, data ? "dataFormat" : "format");
-    const QString f = settings.value(key, data ? "csv" : "png").toString();
-    return exportFormats().contains(f) ? f : QString(data ? "csv" : "png");
+    const QString f = settings.value(key).toString();
+    if (offered.contains(f) && isDataFormat(f) == data)
+        return f;
+    for (const QString &o : offered) // the first offered picture (or data) format
+        if (isDataFormat(o) == data)
+            return o;
+    return offered.value(0);
 }
 
 void ExportActions::remember(const QString &format, const QString &folder, const ExportOptions &options) const
 {
     QSettings settings;
     settings.beginGroup(kGroup);
-    const bool data = format == QLatin1String("csv") || format == QLatin1String("json");
+    const bool data = isDataFormat(format);
     settings.setValue(data ? "dataFormat" : "format", format);
     settings.setValue("folder", folder);
     if (!data) {
@@ -134,11 +152,12 @@ void ExportActions::exportCurrent(bool data)
     ChartBase *chart = chartOrWarn();
     if (!chart)
         return;
-    ExportDialog dialog(ExportDialog::OneChart, chart->id(), rememberedFolder(), m_window);
+    const QStringList formats = formatsOf({chart});
+    ExportDialog dialog(ExportDialog::OneChart, chart->id(), rememberedFolder(), formats, m_window);
     if (data)
         dialog.setWindowTitle(tr("Export Chart Data"));
     dialog.setOptions(rememberedOptions(chart));
-    dialog.setFormat(rememberedFormat(data));
+    dialog.setFormat(rememberedFormat(data, formats));
     if (dialog.exec() != QDialog::Accepted)
         return;
     const QString path = dialog.path();
@@ -180,9 +199,10 @@ void ExportActions::exportAllCharts()
         return;
     }
     ChartBase *current = m_currentChart ? m_currentChart() : nullptr;
-    ExportDialog dialog(ExportDialog::AllCharts, QString(), rememberedFolder(), m_window);
+    const QStringList formats = formatsOf(charts);
+    ExportDialog dialog(ExportDialog::AllCharts, QString(), rememberedFolder(), formats, m_window);
     dialog.setOptions(rememberedOptions(current ? current : charts.first()));
-    dialog.setFormat(rememberedFormat(false));
+    dialog.setFormat(rememberedFormat(false, formats));
     if (dialog.exec() != QDialog::Accepted)
         return;
     QStringList written;

@@ -54,7 +54,8 @@ private:
     ExportOptions rememberedOptions(const ChartBase *chart) const;
     void remember(const QString &format, const QString &folder, const ExportOptions &options) const;
     QString rememberedFolder() const;
-    QString rememberedFormat(bool data) const;
+    /// The last picture (or data) format used if `offered` has it, else the first such format offered.
+    QString rememberedFormat(bool data, const QStringList &offered) const;
     void fail(const QString &title, const QString &error);
     ChartBase *chartOrWarn();
 

@@ -1,6 +1,7 @@
 #include "ui/export/exportdialog.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
@@ -17,26 +18,6 @@ namespace memwall::ui {
 
 namespace {
 
-struct FormatInfo
-{
-    const char *id;
-    const char *label;
-    const char *tip;
-};
-
-const FormatInfo kFormats[] = {
-    {"png", QT_TRANSLATE_NOOP("ExportDialog", "PNG image"),
-     QT_TRANSLATE_NOOP("ExportDialog", "A picture of exactly width × height × scale pixels, for slides and web pages")},
-    {"svg", QT_TRANSLATE_NOOP("ExportDialog", "SVG drawing"),
-     QT_TRANSLATE_NOOP("ExportDialog", "Vector drawing that stays sharp at any size (Inkscape, browsers, LaTeX)")},
-    {"pdf", QT_TRANSLATE_NOOP("ExportDialog", "PDF page"),
-     QT_TRANSLATE_NOOP("ExportDialog", "One vector page exactly the chart's size, for papers and handouts")},
-    {"csv", QT_TRANSLATE_NOOP("ExportDialog", "Data as CSV"),
-     QT_TRANSLATE_NOOP("ExportDialog", "The numbers behind the chart, one row per point, for a spreadsheet")},
-    {"json", QT_TRANSLATE_NOOP("ExportDialog", "Data as JSON"),
-     QT_TRANSLATE_NOOP("ExportDialog", "The numbers behind the chart as JSON, for scripts")},
-};
-
 struct SizePreset
 {
     QSize size;
@@ -49,22 +30,20 @@ const SizePreset kPresets[] = {
     {{1280, 720}, QT_TRANSLATE_NOOP("ExportDialog", "1280 × 720 — HD slide, web page")},
 };
 
-bool isData(const QString &format)
-{
-    return format == QLatin1String("csv") || format == QLatin1String("json");
-}
-
 } // namespace
 
-ExportDialog::ExportDialog(Mode mode, const QString &baseName, const QString &folder, QWidget *parent)
+ExportDialog::ExportDialog(Mode mode, const QString &baseName, const QString &folder, const QStringList &formats,
+                           QWidget *parent)
     : QDialog(parent), m_mode(mode), m_baseName(baseName.isEmpty() ? QStringLiteral("chart") : baseName)
 {
     setWindowTitle(mode == OneChart ? tr("Export Chart") : tr("Export All Charts"));
 
     m_format = new QComboBox;
-    for (const FormatInfo &f : kFormats) {
-        m_format->addItem(tr(f.label), QString::fromLatin1(f.id));
-        m_format->setItemData(m_format->count() - 1, tr(f.tip), Qt::ToolTipRole);
+    for (const ExportFormatInfo &f : exportFormatList()) {
+        if (!formats.contains(QLatin1String(f.id)))
+            continue;
+        m_format->addItem(QCoreApplication::translate("ExportDialog", f.label), QString::fromLatin1(f.id));
+        m_format->setItemData(m_format->count() - 1, QCoreApplication::translate("ExportDialog", f.tip), Qt::ToolTipRole);
     }
     m_format->setToolTip(tr("The file format: a picture (PNG, SVG, PDF) or the data behind the chart (CSV, JSON)"));
 
@@ -154,7 +133,7 @@ ExportDialog::ExportDialog(Mode mode, const QString &baseName, const QString &fo
     layout->addWidget(m_buttons);
 
     const QString startFolder = folder.isEmpty() ? QDir::homePath() : folder;
-    m_path->setText(mode == OneChart ? QDir(startFolder).filePath(m_baseName + ".png") : startFolder);
+    m_path->setText(mode == OneChart ? QDir(startFolder).filePath(m_baseName + '.' + format()) : startFolder);
     setOptions(ExportOptions());
 
     connect(m_format, &QComboBox::currentIndexChanged, this, &ExportDialog::onFormatChanged);
@@ -181,7 +160,7 @@ QString ExportDialog::path() const
 
 bool ExportDialog::isDataFormat() const
 {
-    return isData(format());
+    return ui::isDataFormat(format());
 }
 
 ExportOptions ExportDialog::options() const

@@ -21,10 +21,13 @@ class ExportDialog : public QDialog
 public:
     enum Mode { OneChart, AllCharts };
 
-    /// `baseName` is the default file name without extension (a chart id); `folder` the default folder.
-    ExportDialog(Mode mode, const QString &baseName, const QString &folder, QWidget *parent = nullptr);
+    /// `baseName` is the default file name without extension (a chart id); `folder` the default folder; `formats`
+    /// the formats offered (ids of exportFormats(): a chart's from the registry, chartregistry.h), in that table's
+    /// order.
+    ExportDialog(Mode mode, const QString &baseName, const QString &folder, const QStringList &formats = exportFormats(),
+                 QWidget *parent = nullptr);
 
-    /// "png", "svg", "pdf", "csv" or "json".
+    /// The chosen format's id (one of exportFormats()).
     QString format() const;
     /// The file (OneChart) or folder (AllCharts) to write to.
     QString path() const;

@@ -3,6 +3,7 @@
 #include "analysis/analysis.h"
 #include "io/analysisjson.h"
 #include "io/jsonreader.h"
+#include "ui/charts/chartregistry.h"
 
 #include <QDir>
 #include <QFile>
@@ -16,7 +17,14 @@ using core::InputError;
 using core::JsonReader;
 using nlohmann::json;
 
-QStringList lessonChartNames() { return {"roofline", "memory", "sweep", "breakdown", "trends", "scaling"}; }
+QStringList lessonChartNames()
+{
+    QStringList names;
+    for (const ChartInfo &info : chartRegistry())
+        if (info.presentation) // a running lesson shows its step's chart in the presentation window
+            names << info.id;
+    return names;
+}
 
 namespace {
 
@@ -133,7 +141,7 @@ Lesson lessonFromJson(const json &j, const std::string &file, const core::Preset
         const std::string chart = s.string("chart");
         step.chart = QString::fromStdString(chart);
         if (!charts.contains(step.chart))
-            s.fail("chart", "unknown chart \"" + chart + "\" (roofline, memory, sweep, breakdown, trends, scaling)");
+            s.fail("chart", "unknown chart \"" + chart + "\" (" + charts.join(", ").toStdString() + ")");
         step.scenario = base;
         if (s.has("scenario")) {
             const json &own = s.raw("scenario");

@@ -20,7 +20,7 @@ namespace memwall::ui {
 struct LessonStep
 {
     QString title;
-    QString chart;              ///< roofline | memory | sweep | breakdown | trends | scaling
+    QString chart;              ///< a chart id of lessonChartNames()
     nlohmann::json scenario;    ///< the lesson's base scenario merged with the step's (flat: hardware, model, batch...)
     QString highlight;          ///< operator name ("ffn.up"), "ridge", "model", a memory level name, or empty
     QString text;               ///< rich text with {placeholders}
@@ -37,7 +37,7 @@ struct Lesson
     std::vector<LessonStep> steps;
 };
 
-/// The chart names a step may use.
+/// The chart names a step may use: the registry's charts that the presentation window shows (chartregistry.h).
 QStringList lessonChartNames();
 
 /// Reads one lesson. Throws core::InputError with one line "FILE: FIELD: what is wrong" (unknown chart, unknown

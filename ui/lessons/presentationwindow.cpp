@@ -1,7 +1,7 @@
 #include "ui/lessons/presentationwindow.h"
 
 #include "ui/charts/chartbase.h"
-#include "ui/charts/chartfactory.h"
+#include "ui/charts/chartregistry.h"
 #include "ui/charts/chartview.h"
 #include "ui/lessons/laserpointer.h"
 #include "ui/lessons/lessoncontroller.h"
@@ -32,10 +32,10 @@ PresentationWindow::PresentationWindow(ScenarioDocument *doc, LessonController *
     pal.setColor(QPalette::ButtonText, m_theme.foreground);
     setPalette(pal);
 
-    for (const QString &id : ui::chartIds()) {
-        std::unique_ptr<ChartBase> chart = createChart(id, doc);
-        if (!chart)
+    for (const ChartInfo &info : chartRegistry()) {
+        if (!info.presentation)
             continue;
+        std::unique_ptr<ChartBase> chart = info.create(doc);
         chart->setTheme(m_theme);
         auto *view = new ChartView(chart.get(), m_stack);
         view->setFocusPolicy(Qt::NoFocus); // the window takes the keys; the mouse still zooms and pans
@@ -45,7 +45,7 @@ PresentationWindow::PresentationWindow(ScenarioDocument *doc, LessonController *
         laser->setRadius(m_theme.lineWidth * 3);
         m_lasers.push_back(laser);
         m_views.push_back(view);
-        m_ids << id;
+        m_ids << info.id;
         m_charts.push_back(std::move(chart));
     }
 
