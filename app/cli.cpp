@@ -2,12 +2,11 @@
 
 #include "ui/util/savefile.h"
 
-#include "analysis/analysis.h"
-#include "io/analysisjson.h"
-#include "io/hfconfig.h"
-#include "io/jsonreader.h"
-#include "util/format.h"
-
+#include "core/analysis/analysis.h"
+#include "core/io/analysisjson.h"
+#include "core/io/hfconfig.h"
+#include "core/io/jsonreader.h"
+#include "core/util/format.h"
 
 #include <algorithm>
 #include <charconv>
@@ -118,7 +117,8 @@ int64_t parseCount(const std::string &opt, const std::string &text, int64_t min,
     if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
         throw UsageError(opt + ": '" + text + "' is not a whole number");
     if (v < min || v > max)
-        throw UsageError(opt + ": must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + text);
+        throw UsageError(opt + ": must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
+                         text);
     return v;
 }
 
@@ -129,7 +129,8 @@ double parseReal(const std::string &opt, const std::string &text, double min, do
     if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
         throw UsageError(opt + ": '" + text + "' is not a number");
     if (v < min || v > max)
-        throw UsageError(opt + ": must be between " + formatSiNumber(min) + " and " + formatSiNumber(max) + ", got " + text);
+        throw UsageError(opt + ": must be between " + formatSiNumber(min) + " and " + formatSiNumber(max) + ", got " +
+                         text);
     return v;
 }
 
@@ -175,7 +176,8 @@ ScenarioFile resolveScenario(const CommandLine &cl, const PresetLibrary &lib)
 
 void writeFileAtomically(const std::string &path, const std::string &text)
 {
-    if (const QString why = ui::saveAtomically(QString::fromStdString(path), QByteArray::fromStdString(text)); !why.isEmpty())
+    if (const QString why = ui::saveAtomically(QString::fromStdString(path), QByteArray::fromStdString(text));
+        !why.isEmpty())
         throw InputError(path + ": cannot write: " + why.toStdString());
 }
 
@@ -203,7 +205,6 @@ int guarded(const std::string &command, const std::function<int()> &body)
         return 1;
     }
 }
-
 
 std::string pad(std::string s, std::size_t width, bool right)
 {

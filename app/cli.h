@@ -1,10 +1,10 @@
 #pragma once
 
-#include "analysis/options.h"
-#include "analysis/scenario.h"
-#include "io/presets.h"
-#include "io/scenariofile.h"
-#include "util/format.h"
+#include "core/analysis/options.h"
+#include "core/analysis/scenario.h"
+#include "core/io/presets.h"
+#include "core/io/scenariofile.h"
+#include "core/util/format.h"
 
 #include <functional>
 #include <map>

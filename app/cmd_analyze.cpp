@@ -1,11 +1,11 @@
 #include "cli.h"
-#include "util/oneline.h"
 #include "commands.h"
+#include "core/util/oneline.h"
 
-#include "analysis/analysis.h"
-#include "analysis/limits.h"
-#include "io/analysisjson.h"
-#include "util/format.h"
+#include "core/analysis/analysis.h"
+#include "core/analysis/limits.h"
+#include "core/io/analysisjson.h"
+#include "core/util/format.h"
 
 #include <cstdio>
 #include <iostream>
@@ -48,8 +48,8 @@ int cmdAnalyze(const CommandLine &cl)
                     s.phase == Phase::Generate ? (op.phase == Phase::Prefill ? " (prefill)" : " (decode)") : "");
     }
     if (a.comm.timeS > 0)
-        std::printf("%-16s %-13s %8s %10s %10s %9s %10s %5.1f%%  over %s\n", "communication", "communication", "",
-                    "", formatBytes(a.comm.bytes).c_str(), "", formatSeconds(a.comm.timeS).c_str(),
+        std::printf("%-16s %-13s %8s %10s %10s %9s %10s %5.1f%%  over %s\n", "communication", "communication", "", "",
+                    formatBytes(a.comm.bytes).c_str(), "", formatSeconds(a.comm.timeS).c_str(),
                     100.0 * a.comm.timeS / a.totals.timeS, oneLine(a.comm.link).c_str());
     std::printf("\ntotal: %s FLOPs, %s, %s FLOP/byte (ridge %s), %s, %s-bound, %s tokens/s\n",
                 formatSiNumber(a.totals.flops).c_str(), formatBytes(a.totals.bytes).c_str(),

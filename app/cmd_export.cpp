@@ -1,7 +1,7 @@
 #include "cli.h"
 #include "commands.h"
 
-#include "analysis/analysis.h"
+#include "core/analysis/analysis.h"
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartregistry.h"
 #include "ui/document/scenariodocument.h"
@@ -37,10 +37,7 @@ QSize parseSize(const std::string &text)
     return {int(w), int(h)};
 }
 
-std::string joined(const QStringList &list)
-{
-    return list.join(", ").toStdString();
-}
+std::string joined(const QStringList &list) { return list.join(", ").toStdString(); }
 
 /// The Qt platform for a headless command: offscreen unless a display is there or the user chose one.
 void preferOffscreen()

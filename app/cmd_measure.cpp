@@ -3,8 +3,8 @@
 #include "cli.h"
 #include "commands.h"
 
-#include "analysis/analysis.h"
-#include "measure/measure.h"
+#include "core/analysis/analysis.h"
+#include "core/measure/measure.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,8 +37,7 @@ void printSummary(const core::MeasureResult &r)
     const double bw = r.memoryBandwidthBytesPerS;
     const double peak = r.peakFlops;
     std::cout << "This computer, measured with " << r.threads << " thread" << (r.threads == 1 ? "" : "s") << " in "
-              << core::formatSeconds(r.elapsedS) << (r.cancelled ? " (cancelled: partial results)" : "")
-              << "\n\n";
+              << core::formatSeconds(r.elapsedS) << (r.cancelled ? " (cancelled: partial results)" : "") << "\n\n";
     std::cout << "  memory bandwidth  " << pad(core::formatFixed(bw / 1e9, 1), 9, true)
               << " GB/s      (STREAM-style triad, best repetition)\n";
     std::cout << "  peak FP32         " << pad(core::formatFixed(peak / 1e9, 1), 9, true)
@@ -47,15 +46,16 @@ void printSummary(const core::MeasureResult &r)
         std::cout << "  ridge point       " << pad(core::formatFixed(peak / bw, 1), 9, true)
                   << " FLOP/byte (below it work is bandwidth-bound)\n";
     std::cout << "\n"
-              << pad("kernel", 20) << pad("FLOP/byte", 11, true) << pad("GFLOP/s", 11, true)
-              << pad("roof", 11, true) << pad("of roof", 9, true) << "  bound\n";
+              << pad("kernel", 20) << pad("FLOP/byte", 11, true) << pad("GFLOP/s", 11, true) << pad("roof", 11, true)
+              << pad("of roof", 9, true) << "  bound\n";
     std::cout << std::string(20 + 11 * 3 + 9 + 8, '-') << "\n";
     for (const core::MeasuredKernel &k : r.points) {
         const double ai = k.arithmeticIntensity();
         const double roof = std::min(peak, ai * bw);
         const bool memoryBound = bw > 0 && ai < peak / bw;
         std::cout << pad(k.name, 20) << pad(core::formatFixed(ai, 2), 11, true)
-                  << pad(core::formatFixed(k.flopsPerS() / 1e9, 1), 11, true) << pad(core::formatFixed(roof / 1e9, 1), 11, true)
+                  << pad(core::formatFixed(k.flopsPerS() / 1e9, 1), 11, true)
+                  << pad(core::formatFixed(roof / 1e9, 1), 11, true)
                   << pad(roof > 0 ? core::formatFixed(100.0 * k.flopsPerS() / roof, 0) + " %" : "-", 9, true) << "  "
                   << (memoryBound ? "memory" : "compute") << "\n";
     }

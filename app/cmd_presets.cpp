@@ -1,9 +1,9 @@
 #include "cli.h"
-#include "util/oneline.h"
 #include "commands.h"
+#include "core/util/oneline.h"
 
-#include "io/presets.h"
-#include "util/format.h"
+#include "core/io/presets.h"
+#include "core/util/format.h"
 
 #include <cstdio>
 #include <iostream>
@@ -37,18 +37,12 @@ int cmdPresets(const CommandLine &cl)
         }
         for (const ModelPreset &m : lib.models()) {
             const ParamCounts p = paramCount(m.shape);
-            json j{{"id", m.shape.id},
-                   {"name", m.shape.name},
-                   {"family", m.shape.family},
-                   {"arch", toString(m.shape.arch)},
-                   {"params", p.total},
-                   {"active_params", p.active},
-                   {"layers", m.shape.layers},
-                   {"hidden", m.shape.hidden},
-                   {"heads", m.shape.heads},
-                   {"kv_heads", m.shape.kvHeads},
-                   {"year", m.year},
-                   {"source", m.source},
+            json j{{"id", m.shape.id},         {"name", m.shape.name},
+                   {"family", m.shape.family}, {"arch", toString(m.shape.arch)},
+                   {"params", p.total},        {"active_params", p.active},
+                   {"layers", m.shape.layers}, {"hidden", m.shape.hidden},
+                   {"heads", m.shape.heads},   {"kv_heads", m.shape.kvHeads},
+                   {"year", m.year},           {"source", m.source},
                    {"file", m.sourceFile}};
             if (m.paramsOfficial)
                 j["params_official"] = m.paramsOfficial->value;
@@ -65,10 +59,10 @@ int cmdPresets(const CommandLine &cl)
                     formatSi(h.mainMemory().bandwidthBytesPerS.value, "B/s").c_str());
     std::printf("\nModels (%zu)\n", lib.models().size());
     for (const ModelPreset &m : lib.models())
-        std::printf("  %-22s %-30s %10s params  %3lld layers  %s\n", oneLine(m.shape.id).c_str(), oneLine(m.shape.name).c_str(),
+        std::printf("  %-22s %-30s %10s params  %3lld layers  %s\n", oneLine(m.shape.id).c_str(),
+                    oneLine(m.shape.name).c_str(),
                     formatSiNumber(static_cast<double>(paramCount(m.shape).total)).c_str(),
-                    static_cast<long long>(m.shape.layers),
-                    std::string(toString(m.shape.arch)).c_str());
+                    static_cast<long long>(m.shape.layers), std::string(toString(m.shape.arch)).c_str());
     return 0;
 }
 

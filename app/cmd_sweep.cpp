@@ -1,12 +1,12 @@
 #include "cli.h"
 #include "commands.h"
 
-#include "analysis/limits.h"
-#include "analysis/options.h"
-#include "analysis/sweep.h"
-#include "io/analysisjson.h"
-#include "util/csv.h"
-#include "util/format.h"
+#include "core/analysis/limits.h"
+#include "core/analysis/options.h"
+#include "core/analysis/sweep.h"
+#include "core/io/analysisjson.h"
+#include "core/util/csv.h"
+#include "core/util/format.h"
 
 #include <cstdio>
 #include <iostream>
@@ -63,12 +63,10 @@ int cmdSweep(const CommandLine &cl)
                                  {"time_s", r.totals.timeS},
                                  {"bound", toString(r.totals.bound)},
                                  {"tokens_per_s", r.totals.tokensPerS}};
-                row["memory"] = {{"weights_bytes", r.memory.weights},
-                                 {"kv_bytes", r.memory.kv},
-                                 {"activation_bytes", r.memory.activations},
-                                 {"total_bytes_per_device", r.memory.total()},
-                                 {"capacity_bytes", r.memory.capacity},
-                                 {"fits", r.memory.fits}};
+                row["memory"] = {
+                    {"weights_bytes", r.memory.weights},        {"kv_bytes", r.memory.kv},
+                    {"activation_bytes", r.memory.activations}, {"total_bytes_per_device", r.memory.total()},
+                    {"capacity_bytes", r.memory.capacity},      {"fits", r.memory.fits}};
                 if (r.scenario.phase == Phase::Generate)
                     row["phases"] = {{"ttft_s", r.phases.ttftS}, {"tpot_s", r.phases.tpotS}, {"e2e_s", r.phases.e2eS}};
             }

@@ -3,8 +3,8 @@
 #include "cli.h"
 #include "commands.h"
 
-#include "io/jsonreader.h"
-#include "trends/trends.h"
+#include "core/io/jsonreader.h"
+#include "core/trends/trends.h"
 
 #include <iostream>
 #include <string>
@@ -15,10 +15,7 @@ namespace memwall::app {
 
 namespace {
 
-std::string factorText(double f)
-{
-    return core::formatFixed(f, f >= 100 ? 0 : f >= 10 ? 1 : 2) + "x";
-}
+std::string factorText(double f) { return core::formatFixed(f, f >= 100 ? 0 : f >= 10 ? 1 : 2) + "x"; }
 
 /// A table cell: `s` cut to `width` columns (ending "...") or padded to them.
 std::string cell(std::string s, std::size_t width, bool right = false)

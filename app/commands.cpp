@@ -4,7 +4,7 @@
 #include "ui/export/chartexporter.h"
 #include "ui/util/presetlibrary.h"
 
-#include "analysis/options.h"
+#include "core/analysis/options.h"
 
 #include <memwall_version.h>
 

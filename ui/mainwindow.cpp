@@ -1,17 +1,17 @@
 #include "ui/mainwindow.h"
-#include "io/jsonreader.h"
+#include "core/io/jsonreader.h"
 #include "ui/util/windowshortcuts.h"
 
+#include "ui/controls/presetpicker.h"
 #include "ui/dialogs/aboutdialog.h"
 #include "ui/dialogs/hardwareeditordialog.h"
 #include "ui/dialogs/modeleditordialog.h"
 #include "ui/export/exportactions.h"
-#include "ui/controls/presetpicker.h"
 #include "ui/lessons/lessonactions.h"
 #include "ui/lessons/presentationwindow.h"
 #include "ui/widgets/comparedock.h"
 
-#include "io/hfconfig.h"
+#include "core/io/hfconfig.h"
 #include "ui/charts/chartbase.h"
 #include "ui/controls/controlspanel.h"
 #include "ui/document/scenariodocument.h"
@@ -20,7 +20,6 @@
 #include "ui/widgets/operatortable.h"
 
 #include <QApplication>
-#include <QTimer>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -39,8 +38,8 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
+#include <QTimer>
 #include <QVBoxLayout>
-
 
 #include <nlohmann/json.hpp>
 
@@ -91,8 +90,9 @@ bool looksLikeScenario(const QString &path)
 
 MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     : QMainWindow(parent), m_doc(doc), m_controls(new ControlsPanel(doc)), m_table(new OperatorTable(doc)),
-      m_headline(new HeadlineBar(doc)), m_tabs(new ChartTabs(doc)), m_controlsDock(new QDockWidget(tr("Controls"), this)),
-      m_tableDock(new QDockWidget(tr("Operators"), this)), m_theme(Theme::light())
+      m_headline(new HeadlineBar(doc)), m_tabs(new ChartTabs(doc)),
+      m_controlsDock(new QDockWidget(tr("Controls"), this)), m_tableDock(new QDockWidget(tr("Operators"), this)),
+      m_theme(Theme::light())
 {
     setObjectName("MainWindow");
     setAcceptDrops(true);
@@ -109,7 +109,8 @@ MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     scroll->setWidget(m_controls);
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(std::max(360, m_controls->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4));
+    scroll->setMinimumWidth(
+        std::max(360, m_controls->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4));
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea); // the controls run the full height
     m_controlsDock->setObjectName("ControlsDock");
     m_controlsDock->setWidget(scroll);
@@ -120,7 +121,8 @@ MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     resizeDocks({m_tableDock}, {260}, Qt::Vertical);
 
     m_actions = new MainWindowActions(this, doc);
-    m_actions->addViewActions({m_controlsDock->toggleViewAction(), m_tableDock->toggleViewAction()}, m_tabs->tabNames());
+    m_actions->addViewActions({m_controlsDock->toggleViewAction(), m_tableDock->toggleViewAction()},
+                              m_tabs->tabNames());
     connect(m_controls, &ControlsPanel::openConfigRequested, m_actions, &MainWindowActions::openConfigDialog);
     buildFeatures();
 
@@ -159,7 +161,8 @@ void MainWindow::buildFeatures()
     QAction *quit = file->actions().last();
     file->insertActions(quit, exports->actions());
     file->insertSeparator(quit);
-    connect(exports, &ExportActions::statusMessage, this, [this](const QString &m) { statusBar()->showMessage(m, 5000); });
+    connect(exports, &ExportActions::statusMessage, this,
+            [this](const QString &m) { statusBar()->showMessage(m, 5000); });
     connect(m_tabs, &QTabWidget::currentChanged, exports, &ExportActions::updateActions);
     exports->updateActions();
     // Ctrl+E exports from anywhere in the window, a focused line edit included (it binds Ctrl+E itself).
@@ -175,12 +178,17 @@ void MainWindow::buildFeatures()
     auto *presets = new QMenu(tr("&Presets"), this);
     menuBar()->insertMenu(help, presets);
     presets->setToolTipsVisible(true);
-    presets->addAction(tr("New &device…"), this, [this] { HardwareEditorDialog::editInto(m_doc, m_doc->baseHardware(), this, true); })
+    presets
+        ->addAction(tr("New &device…"), this,
+                    [this] { HardwareEditorDialog::editInto(m_doc, m_doc->baseHardware(), this, true); })
         ->setToolTip(tr("Describe your own device, starting from a copy of the current one."));
-    presets->addAction(tr("New &model…"), this, [this] { ModelEditorDialog::editInto(m_doc, m_doc->model(), this, true); })
+    presets
+        ->addAction(tr("New &model…"), this, [this] { ModelEditorDialog::editInto(m_doc, m_doc->model(), this, true); })
         ->setToolTip(tr("Describe your own model, starting from a copy of the current one."));
-    presets->addAction(tr("&Edit current device…"), this, [this] { HardwareEditorDialog::editInto(m_doc, m_doc->baseHardware(), this); });
-    presets->addAction(tr("Edit current m&odel…"), this, [this] { ModelEditorDialog::editInto(m_doc, m_doc->model(), this); });
+    presets->addAction(tr("&Edit current device…"), this,
+                       [this] { HardwareEditorDialog::editInto(m_doc, m_doc->baseHardware(), this); });
+    presets->addAction(tr("Edit current m&odel…"), this,
+                       [this] { ModelEditorDialog::editInto(m_doc, m_doc->model(), this); });
     presets->addSeparator();
     presets->addAction(compareDock->toggleAction());
 
@@ -252,8 +260,8 @@ bool MainWindow::openModelConfig(const QString &path)
         showError(tr("Cannot import model"), QString::fromStdString(e.what()));
         return false;
     }
-    statusBar()->showMessage(tr("Imported %1 from %2").arg(QString::fromStdString(m_doc->model().name), QFileInfo(path).fileName()),
-                             5000);
+    statusBar()->showMessage(
+        tr("Imported %1 from %2").arg(QString::fromStdString(m_doc->model().name), QFileInfo(path).fileName()), 5000);
     return true;
 }
 
@@ -337,10 +345,7 @@ void MainWindow::toggleFullScreen()
         showFullScreen();
 }
 
-void MainWindow::showAbout()
-{
-    AboutDialog(m_doc->presets(), this).exec();
-}
+void MainWindow::showAbout() { AboutDialog(m_doc->presets(), this).exec(); }
 
 void MainWindow::saveSettings()
 {
@@ -353,10 +358,9 @@ void MainWindow::saveSettings()
 void MainWindow::closeEvent(QCloseEvent *event)
 {
     if (m_doc->isModified()) {
-        const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
-                                                  tr("The scenario has unsaved changes. Save them before closing?"),
-                                                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
-                                                  QMessageBox::Save);
+        const auto answer = QMessageBox::question(
+            this, tr("Unsaved changes"), tr("The scenario has unsaved changes. Save them before closing?"),
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
         if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && !save())) {
             event->ignore();
             return;
@@ -369,7 +373,8 @@ void MainWindow::closeEvent(QCloseEvent *event)
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)
 {
     const auto urls = event->mimeData()->urls();
-    if (urls.size() == 1 && urls.front().isLocalFile() && urls.front().toLocalFile().endsWith(".json", Qt::CaseInsensitive))
+    if (urls.size() == 1 && urls.front().isLocalFile() &&
+        urls.front().toLocalFile().endsWith(".json", Qt::CaseInsensitive))
         event->acceptProposedAction();
 }
 

@@ -38,8 +38,10 @@ MainWindowActions::MainWindowActions(MainWindow *window, ScenarioDocument *doc)
     QMenu *file = m_window->menuBar()->addMenu(tr("&File"));
     m_open = make(tr("&Open scenario…"), QKeySequence::Open, tr("Open a saved .memwall.json scenario."));
     m_save = make(tr("&Save"), QKeySequence::Save, tr("Save the scenario to its file."));
-    m_saveAs = make(tr("Save &As…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), tr("Save the scenario to a new file."));
-    m_openConfig = make(tr("Open &config.json…"), QKeySequence(), tr("Import a Hugging Face config.json as the model."));
+    m_saveAs =
+        make(tr("Save &As…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), tr("Save the scenario to a new file."));
+    m_openConfig =
+        make(tr("Open &config.json…"), QKeySequence(), tr("Import a Hugging Face config.json as the model."));
     m_quit = make(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), tr("Close MemWall."));
     m_quit->setMenuRole(QAction::QuitRole);
     connect(m_open, &QAction::triggered, this, &MainWindowActions::openScenarioDialog);
@@ -83,7 +85,8 @@ MainWindowActions::MainWindowActions(MainWindow *window, ScenarioDocument *doc)
         a->setStatusTip(tr("Colours and fonts of the window and every chart."));
         m_themes->addAction(a);
     }
-    connect(m_themes, &QActionGroup::triggered, m_window, [this](QAction *a) { m_window->applyTheme(a->data().toString()); });
+    connect(m_themes, &QActionGroup::triggered, m_window,
+            [this](QAction *a) { m_window->applyTheme(a->data().toString()); });
     m_fullScreen = make(tr("&Full screen"), QKeySequence(Qt::Key_F11), tr("Fill the screen (for teaching)."));
     m_fullScreen->setCheckable(true);
     connect(m_fullScreen, &QAction::triggered, m_window, &MainWindow::toggleFullScreen);
@@ -152,8 +155,9 @@ void MainWindowActions::rebuildRecentMenu()
 
 void MainWindowActions::openScenarioDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(m_window, tr("Open scenario"), QFileInfo(m_doc->filePath()).path(),
-                                                      tr("MemWall scenarios (*.memwall.json *.json)"));
+    const QString path =
+        QFileDialog::getOpenFileName(m_window, tr("Open scenario"), QFileInfo(m_doc->filePath()).path(),
+                                     tr("MemWall scenarios (*.memwall.json *.json)"));
     if (!path.isEmpty())
         m_window->openScenario(path);
 }

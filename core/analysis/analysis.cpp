@@ -1,4 +1,4 @@
-#include "analysis/analysis.h"
+#include "core/analysis/analysis.h"
 
 #include <algorithm>
 #include <cmath>
@@ -76,7 +76,7 @@ struct Ctx
     double peakMatmul = 0, peakVector = 0, bw = 0;
     DType matmulType = DType::FP16;
     DType vectorType = DType::FP32; ///< element-wise ops: FP32, or the matmul format on devices without FP32
-    double flopFactor = 1; ///< structured sparsity: fraction of matmul weight FLOPs kept
+    double flopFactor = 1;          ///< structured sparsity: fraction of matmul weight FLOPs kept
     std::vector<Operator> *ops = nullptr;
     Totals *totals = nullptr;
     double computeTime = 0, memoryTime = 0;
@@ -116,12 +116,12 @@ void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count,
 struct Pass
 {
     Phase phase;
-    double Bm;        ///< sequences per micro-batch
-    double T;         ///< tokens processed per sequence
-    double C;         ///< keys attended per query
+    double Bm;         ///< sequences per micro-batch
+    double T;          ///< tokens processed per sequence
+    double C;          ///< keys attended per query
     double cachedKeys; ///< of the C keys, how many are read from the KV cache; the rest come from fresh activations
-    bool kvWrite;     ///< new K and V appended to the cache
-    double lmTokens;  ///< tokens per sequence that get logits
+    bool kvWrite;      ///< new K and V appended to the cache
+    double lmTokens;   ///< tokens per sequence that get logits
     double layerCount; ///< executions of each layer operator on the critical path
     double headCount;  ///< executions of embed/head operators on the critical path
     double train = 1;  ///< FLOP/byte multiplier for training (forward + backward [+ recompute])
@@ -156,7 +156,8 @@ void emitPass(Ctx &c, const Pass &p)
     }
 
     // ---- one layer, `lc` times ----
-    emit(c, "attn.norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act, 0, p.train);
+    emit(c, "attn.norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act, 0,
+         p.train);
     {
         double flops = 2 * N * h * qkvOut * c.flopFactor, w = h * qkvOut * wpw;
         if (m.qkvBias) {
@@ -169,7 +170,8 @@ void emitPass(Ctx &c, const Pass &p)
         emit(c, "attn.rope", OpClass::Elementwise, p.phase, lc, kRopeFlops * N * (c.qd + c.kvd), 0,
              2 * N * (c.qd + c.kvd) * act, 0, p.train);
     if (p.kvWrite)
-        emit(c, "attn.kv_write", OpClass::Elementwise, p.phase, lc, 0, 0, N * 2 * c.kvd * act, N * 2 * c.kvd * c.kvb, p.train);
+        emit(c, "attn.kv_write", OpClass::Elementwise, p.phase, lc, 0, 0, N * 2 * c.kvd * act, N * 2 * c.kvd * c.kvb,
+             p.train);
 
     const double scores = p.Bm * c.hq * p.T * p.C;
     const double cached = std::min(p.cachedKeys, p.C);
@@ -177,8 +179,8 @@ void emitPass(Ctx &c, const Pass &p)
     const double kvFreshBytes = p.Bm * (p.C - cached) * c.kvd * act;
     emit(c, "attn.score", OpClass::Attention, p.phase, lc, 2 * scores * c.d, 0,
          N * c.qd * act + kvFreshBytes + (fused ? 0 : scores * act), kvReadBytes, p.train * p.trainAttn);
-    emit(c, "attn.softmax", OpClass::Normalization, p.phase, lc, kSoftmaxFlops * scores, 0, fused ? 0 : 2 * scores * act, 0,
-         p.train * p.trainAttn);
+    emit(c, "attn.softmax", OpClass::Normalization, p.phase, lc, kSoftmaxFlops * scores, 0,
+         fused ? 0 : 2 * scores * act, 0, p.train * p.trainAttn);
     emit(c, "attn.context", OpClass::Attention, p.phase, lc, 2 * scores * c.d, 0,
          (fused ? 0 : scores * act) + kvFreshBytes + N * c.qd * act, kvReadBytes, p.train * p.trainAttn);
     {
@@ -192,13 +194,15 @@ void emitPass(Ctx &c, const Pass &p)
     emit(c, "attn.residual", OpClass::Elementwise, p.phase, lc, kResidualFlops * N * h, 0, 3 * N * h * act, 0, p.train);
 
     if (!(m.parallelAttention && m.sharedLayerNorm))
-        emit(c, "ffn.norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act, 0, p.train);
+        emit(c, "ffn.norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act, 0,
+             p.train);
 
     // FFN: dense, or MoE with top-k routing over the experts local to this device.
     double tokensE = N, touched = 1;
     if (m.isMoe()) {
         const double E = static_cast<double>(m.experts), k = static_cast<double>(m.activeExperts);
-        emit(c, "ffn.router", OpClass::Matmul, p.phase, lc, 2 * N * h * E, h * E * wpw, N * h * act + N * E * act, 0, p.train);
+        emit(c, "ffn.router", OpClass::Matmul, p.phase, lc, 2 * N * h * E, h * E * wpw, N * h * act + N * E * act, 0,
+             p.train);
         tokensE = N * k * c.localExperts / E;
         // Expected number of distinct local experts hit by N tokens choosing k of E each.
         touched = c.localExperts * (1.0 - std::pow(1.0 - k / E, N));
@@ -210,8 +214,9 @@ void emitPass(Ctx &c, const Pass &p)
     if (m.gatedFfn)
         emit(c, "ffn.gate", OpClass::Matmul, p.phase, lc, 2 * tokensE * h * f * c.flopFactor + biasUp * tokensE * f,
              touched * (h * f * wpw + biasUp * f * act), tokensE * h * act + tokensE * f * act, 0, p.train);
-    emit(c, "ffn.act", OpClass::Elementwise, p.phase, lc, tokensE * f * (activationFlops(m.activation) + (m.gatedFfn ? 1 : 0)),
-         0, (m.gatedFfn ? 3 : 2) * tokensE * f * act, 0, p.train);
+    emit(c, "ffn.act", OpClass::Elementwise, p.phase, lc,
+         tokensE * f * (activationFlops(m.activation) + (m.gatedFfn ? 1 : 0)), 0,
+         (m.gatedFfn ? 3 : 2) * tokensE * f * act, 0, p.train);
     emit(c, "ffn.down", OpClass::Matmul, p.phase, lc, 2 * tokensE * f * h * c.flopFactor + biasUp * tokensE * h,
          touched * (f * h * wpw + biasUp * h * act), tokensE * f * act + tokensE * h * act, 0, p.train);
     emit(c, "ffn.residual", OpClass::Elementwise, p.phase, lc, kResidualFlops * N * h, 0, 3 * N * h * act, 0, p.train);
@@ -257,16 +262,20 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
     if (m.arch == Architecture::Encoder && decodeLike)
         refuse(m.id + " is an encoder: it has no " + std::string(toString(s.phase)) + " phase (use --phase encode)");
     if (m.heads % s.tp != 0)
-        refuse("tp " + std::to_string(s.tp) + " does not divide the " + std::to_string(m.heads) + " attention heads of " + m.id);
+        refuse("tp " + std::to_string(s.tp) + " does not divide the " + std::to_string(m.heads) +
+               " attention heads of " + m.id);
     if (m.kvHeads % s.tp != 0 && s.tp % m.kvHeads != 0)
         refuse("tp " + std::to_string(s.tp) + " and the " + std::to_string(m.kvHeads) + " key/value heads of " + m.id +
                " do not divide one another");
     if (m.ffn % s.tp != 0)
-        refuse("tp " + std::to_string(s.tp) + " does not divide the FFN width " + std::to_string(m.ffn) + " of " + m.id);
+        refuse("tp " + std::to_string(s.tp) + " does not divide the FFN width " + std::to_string(m.ffn) + " of " +
+               m.id);
     if (m.layers % s.pp != 0)
-        refuse("pp " + std::to_string(s.pp) + " does not divide the " + std::to_string(m.layers) + " layers of " + m.id);
+        refuse("pp " + std::to_string(s.pp) + " does not divide the " + std::to_string(m.layers) + " layers of " +
+               m.id);
     if (s.ep > 1 && (!m.isMoe() || m.experts % s.ep != 0))
-        refuse(m.isMoe() ? "ep " + std::to_string(s.ep) + " does not divide the " + std::to_string(m.experts) + " experts of " + m.id
+        refuse(m.isMoe() ? "ep " + std::to_string(s.ep) + " does not divide the " + std::to_string(m.experts) +
+                               " experts of " + m.id
                          : "ep " + std::to_string(s.ep) + " needs a mixture-of-experts model; " + m.id + " is dense");
 
     Analysis a;
@@ -336,8 +345,8 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
     // start generation) and reads the cached prefix's keys and values instead.
     const double prefillNew = std::max(1.0, seq * (1.0 - s.promptCacheHitRate));
     const double prefillCached = s.kvCache ? std::min(seq - prefillNew, window) : 0.0;
-    const Pass prefillPass{Phase::Prefill, Bm, prefillNew, std::min(seq, window), prefillCached, s.kvCache, 1,
-                           layerCount, headCount};
+    const Pass prefillPass{Phase::Prefill, Bm,       prefillNew, std::min(seq, window), prefillCached, s.kvCache, 1,
+                           layerCount,     headCount};
 
     double train = 1, trainAttn = 1;
     if (s.phase == Phase::Train) {
@@ -349,8 +358,15 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
     }
 
     auto decodePass = [&](double context, double count) {
-        Pass p{Phase::Decode, Bm, 1, std::min(context + 1, window), std::min(context + 1, window), true, 1,
-               layerCount * count, headCount * count};
+        Pass p{Phase::Decode,
+               Bm,
+               1,
+               std::min(context + 1, window),
+               std::min(context + 1, window),
+               true,
+               1,
+               layerCount * count,
+               headCount * count};
         if (!s.kvCache) {
             // No cache: every step re-runs the whole context through every layer to rebuild K and V.
             p.T = context + 1;
@@ -364,15 +380,14 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
     switch (s.phase) {
     case Phase::Prefill: emitPass(c, prefillPass); break;
     case Phase::Encode:
-        emitPass(c, {Phase::Encode, Bm, seq, std::min(seq, window), 0, false, m.arch == Architecture::Decoder ? 1.0 : 0.0,
-                     layerCount, headCount});
+        emitPass(c, {Phase::Encode, Bm, seq, std::min(seq, window), 0, false,
+                     m.arch == Architecture::Decoder ? 1.0 : 0.0, layerCount, headCount});
         break;
     case Phase::Train:
-        emitPass(c, {Phase::Train, Bm, seq, std::min(seq, window), 0, false, seq, layerCount, headCount, train, trainAttn});
+        emitPass(
+            c, {Phase::Train, Bm, seq, std::min(seq, window), 0, false, seq, layerCount, headCount, train, trainAttn});
         break;
-    case Phase::Decode:
-        decodePass(ctx, 1);
-        break;
+    case Phase::Decode: decodePass(ctx, 1); break;
     case Phase::Generate: {
         emitPass(c, prefillPass);
         a.phases.ttftS = a.totals.timeS;
@@ -383,18 +398,20 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
     }
 
     // Optimizer step over this device's parameters (training).
-    const double nonExpert = static_cast<double>(a.params.total) -
-                             (m.isMoe() ? static_cast<double>(m.layers * m.experts) * ((m.gatedFfn ? 3.0 : 2.0) * m.hidden * m.ffn) : 0.0);
+    const double nonExpert =
+        static_cast<double>(a.params.total) -
+        (m.isMoe() ? static_cast<double>(m.layers * m.experts) * ((m.gatedFfn ? 3.0 : 2.0) * m.hidden * m.ffn) : 0.0);
     const double expertParams = static_cast<double>(a.params.total) - nonExpert;
     double localParams = nonExpert / (s.tp * s.pp) + expertParams / (static_cast<double>(s.tp) * s.pp * s.ep);
     if (s.phase == Phase::Train) {
         const double shard = s.zeroStage >= 1 ? s.dp : 1;
         const double p = localParams / shard;
         const bool adam = s.optimizer == Optimizer::Adam;
-        // Adam (mixed precision): read master, m, v, grad; write master, m, v, weight. SGD: master, grad -> master, weight.
+        // Adam (mixed precision): read master, m, v, grad; write master, m, v, weight. SGD: master, grad -> master,
+        // weight.
         const double rw = adam ? (4 + 4 + 4 + 2) + (4 + 4 + 4 + 2) : (4 + 2) + (4 + 2);
-        emit(c, "optimizer.step", OpClass::Elementwise, Phase::Train, 1, (adam ? kAdamFlopsPerParam : kSgdFlopsPerParam) * p, 0,
-             rw * p, 0, 1);
+        emit(c, "optimizer.step", OpClass::Elementwise, Phase::Train, 1,
+             (adam ? kAdamFlopsPerParam : kSgdFlopsPerParam) * p, 0, rw * p, 0, 1);
     }
 
     // ---- communication ----
@@ -509,8 +526,9 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
         const double T = s.phase == Phase::Decode ? (s.kvCache ? 1.0 : ctx + 1) : prefills ? prefillNew : seq;
         const double C = s.phase == Phase::Decode ? std::min(ctx + 1, window) : std::min(seq, window);
         const double N = Bm * T;
-        const double widest = std::max({c.h, c.qd + 2 * c.kvd, c.ffn * (m.gatedFfn ? 2.0 : 1.0) *
-                                                                    (m.isMoe() ? static_cast<double>(m.activeExperts) : 1.0)});
+        const double widest =
+            std::max({c.h, c.qd + 2 * c.kvd,
+                      c.ffn * (m.gatedFfn ? 2.0 : 1.0) * (m.isMoe() ? static_cast<double>(m.activeExperts) : 1.0)});
         double live = 2 * N * widest * c.act;
         if (!s.fusedAttention)
             live += Bm * c.hq * T * C * c.act;

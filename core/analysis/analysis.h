@@ -1,9 +1,9 @@
 #pragma once
 
-#include "analysis/scenario.h"
-#include "hardware/hardwarespec.h"
-#include "model/modelshape.h"
-#include "util/oneline.h"
+#include "core/analysis/scenario.h"
+#include "core/hardware/hardwarespec.h"
+#include "core/model/modelshape.h"
+#include "core/util/oneline.h"
 
 #include <stdexcept>
 #include <string>
@@ -84,7 +84,7 @@ struct Totals
     /// grows, even while attention over a long KV cache keeps the whole step memory-bound.
     Bound linearBound = Bound::Memory;
     double tokensPerS = 0; ///< all replicas: processed (prefill/encode/train) or generated (decode/generate) tokens
-    double modelFlops = 0;  ///< the whole step's FLOPs summed over all devices
+    double modelFlops = 0; ///< the whole step's FLOPs summed over all devices
     double achievedFlopsPerS = 0; ///< flops / timeS of one device
 };
 
@@ -112,10 +112,10 @@ struct Analysis
     Communication comm;
     GeneratePhases phases; ///< filled for Phase::Generate
     ParamCounts params;
-    double weightBytes = 0;     ///< whole model at the weight format
-    double ridge = 0;           ///< FLOP/byte where the activation format's compute roof meets main memory
-    double peakFlops = 0;       ///< effective compute roof used for matmuls (after efficiency)
-    double bandwidth = 0;       ///< effective main-memory bandwidth (after efficiency)
+    double weightBytes = 0; ///< whole model at the weight format
+    double ridge = 0;       ///< FLOP/byte where the activation format's compute roof meets main memory
+    double peakFlops = 0;   ///< effective compute roof used for matmuls (after efficiency)
+    double bandwidth = 0;   ///< effective main-memory bandwidth (after efficiency)
     double computeEfficiency = 1, memoryEfficiency = 1;
     DType matmulType = DType::FP16;
 };

@@ -1,4 +1,4 @@
-#include "analysis/breakdown.h"
+#include "core/analysis/breakdown.h"
 
 namespace memwall::core {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/analysis.h"
+#include "core/analysis/analysis.h"
 
 #include <array>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "analysis/explain.h"
+#include "core/analysis/explain.h"
 
 #include <algorithm>
 #include <array>
@@ -47,8 +47,8 @@ std::string doesNotFit(const HardwareSpec &hw, const ModelShape &m, const Analys
                                                                 {"activations", mem.activations},
                                                                 {"gradients", mem.gradients},
                                                                 {"optimizer state", mem.optimizer}}};
-    const auto largest = *std::max_element(parts.begin(), parts.end(),
-                                           [](const auto &x, const auto &y) { return x.second < y.second; });
+    const auto largest =
+        *std::max_element(parts.begin(), parts.end(), [](const auto &x, const auto &y) { return x.second < y.second; });
     std::string remedy = "quantize the weights or split the model over more devices with tp/pp";
     if (largest.first == std::string("KV cache"))
         remedy = "shorten the context, lower the batch or quantize the KV cache";
@@ -56,9 +56,9 @@ std::string doesNotFit(const HardwareSpec &hw, const ModelShape &m, const Analys
         remedy = "lower the batch or the sequence length, or fuse attention";
     else if (largest.first == std::string("optimizer state") || largest.first == std::string("gradients"))
         remedy = "shard the optimizer over the data-parallel replicas (ZeRO) or split the model with tp/pp";
-    return m.name + " needs " + formatBytes(mem.total()) + " per device (" + formatBytes(largest.second) +
-           " of it " + largest.first + ") but the " + hw.name + " holds " + formatBytes(mem.capacity) +
-           ": it does not fit, so " + remedy + ".";
+    return m.name + " needs " + formatBytes(mem.total()) + " per device (" + formatBytes(largest.second) + " of it " +
+           largest.first + ") but the " + hw.name + " holds " + formatBytes(mem.capacity) + ": it does not fit, so " +
+           remedy + ".";
 }
 
 std::string communicationBound(const Scenario &s, const Analysis &a)
@@ -68,9 +68,10 @@ std::string communicationBound(const Scenario &s, const Analysis &a)
         if (v > 1)
             split += (split.empty() ? "" : ", ") + std::string(name) + " " + std::to_string(v);
     const double share = a.totals.timeS > 0 ? a.comm.timeS / a.totals.timeS : 0.0;
-    return "With " + (split.empty() ? std::string("several devices") : split) + ", moving " + formatBytes(a.comm.bytes) +
-           " between devices over " + (a.comm.link.empty() ? std::string("the link") : a.comm.link) + " takes " +
-           formatSeconds(a.comm.timeS) + " of the " + formatSeconds(a.totals.timeS) + " step (" + formatPercent(share) +
+    return "With " + (split.empty() ? std::string("several devices") : split) + ", moving " +
+           formatBytes(a.comm.bytes) + " between devices over " +
+           (a.comm.link.empty() ? std::string("the link") : a.comm.link) + " takes " + formatSeconds(a.comm.timeS) +
+           " of the " + formatSeconds(a.totals.timeS) + " step (" + formatPercent(share) +
            "), more than compute or memory: communication sets the speed.";
 }
 
@@ -96,15 +97,16 @@ std::string explain(const HardwareSpec &hw, const ModelShape &model, const Scena
 
     const Traffic t = traffic(a);
     const double intensity = a.totals.intensity;
-    std::string out = "At batch " + formatGrouped(s.batch) + ", " + phasePhrase(s) + " reaches " + formatRatio(intensity) +
-                      " FLOP/byte, " + sideOfRidge(intensity, a.ridge) + " the " + hw.name + "'s ridge at " +
-                      formatRatio(a.ridge) + ": ";
+    std::string out = "At batch " + formatGrouped(s.batch) + ", " + phasePhrase(s) + " reaches " +
+                      formatRatio(intensity) + " FLOP/byte, " + sideOfRidge(intensity, a.ridge) + " the " + hw.name +
+                      "'s ridge at " + formatRatio(a.ridge) + ": ";
     const bool decoding = s.phase == Phase::Decode || s.phase == Phase::Generate;
     if (a.totals.bound == Bound::Memory) {
         if (decoding) {
             const bool all = a.memory.weights > 0 && t.weights / a.memory.weights > 0.9 && s.phase == Phase::Decode;
             // "all": the step streams (nearly) every weight the device holds; only unused embedding rows stay put.
-            std::string reads = all ? "all " + formatBytes(a.memory.weights) + " of weights" : formatBytes(t.weights) + " of weights";
+            std::string reads =
+                all ? "all " + formatBytes(a.memory.weights) + " of weights" : formatBytes(t.weights) + " of weights";
             if (t.kv > 0.1 * t.weights)
                 reads += " and " + formatBytes(t.kv) + " of KV cache";
             const int64_t perReplica = s.batch / std::max(1, s.dp);
@@ -118,8 +120,8 @@ std::string explain(const HardwareSpec &hw, const ModelShape &model, const Scena
             out += ", so memory bandwidth sets the speed.";
         } else {
             out += "moving its " + formatBytes(a.totals.bytes) + " at " + formatSi(a.bandwidth, "B/s") +
-                   " takes longer than its " + formatSi(a.totals.flops, "FLOP") + " at " + formatSi(a.peakFlops, "FLOP/s") +
-                   ", so memory bandwidth sets the speed.";
+                   " takes longer than its " + formatSi(a.totals.flops, "FLOP") + " at " +
+                   formatSi(a.peakFlops, "FLOP/s") + ", so memory bandwidth sets the speed.";
         }
     } else {
         const int64_t perReplica = s.batch / std::max(1, s.dp);

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "analysis/analysis.h"
-#include "util/format.h" // the numbers in the sentence
+#include "core/analysis/analysis.h"
+#include "core/util/format.h" // the numbers in the sentence
 
 #include <string>
 #include <string_view>

@@ -1,6 +1,6 @@
-#include "analysis/limits.h"
+#include "core/analysis/limits.h"
 
-#include "analysis/options.h"
+#include "core/analysis/options.h"
 
 #include <algorithm>
 

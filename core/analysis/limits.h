@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/analysis.h"
+#include "core/analysis/analysis.h"
 
 #include <cstdint>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "analysis/options.h"
+#include "core/analysis/options.h"
 
 #include <charconv>
 #include <cmath>
@@ -297,11 +297,15 @@ std::vector<ScenarioOption> makeOptions()
                       .max = 0.99},
                      &Scenario::unstructuredSparsity));
     // ---- serving ----
-    t.push_back(real({.key = "prompt_cache_hit_rate", .flag = "--prompt-cache-hit-rate", .metavar = "X",
+    t.push_back(real({.key = "prompt_cache_hit_rate",
+                      .flag = "--prompt-cache-hit-rate",
+                      .metavar = "X",
                       .label = "Prompt cache hits",
                       .help = "Fraction of each prompt whose keys and values are already cached (prefix caching): "
                               "prefill computes only the rest of the prompt and reads the cached part.",
-                      .group = "Serving", .min = 0, .max = 1},
+                      .group = "Serving",
+                      .min = 0,
+                      .max = 1},
                      &Scenario::promptCacheHitRate));
     // ---- training ----
     t.push_back(choice({.key = "recompute",

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/scenario.h"
+#include "core/analysis/scenario.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,7 +1,7 @@
-#include "analysis/scenario.h"
+#include "core/analysis/scenario.h"
 
-#include "analysis/options.h"
-#include "util/enumnames.h"
+#include "core/analysis/options.h"
+#include "core/util/enumnames.h"
 
 #include <array>
 #include <utility>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/dtype.h"
+#include "core/model/dtype.h"
 
 #include <cstdint>
 #include <optional>
@@ -49,10 +49,10 @@ struct Scenario
     DType activations = DType::FP16;
     DType kv = DType::FP16;
 
-    int tp = 1; ///< tensor-parallel degree: splits heads and FFN columns
-    int pp = 1; ///< pipeline-parallel degree: splits layers
-    int dp = 1; ///< data-parallel replicas
-    int ep = 1; ///< expert-parallel degree (MoE): splits experts
+    int tp = 1;           ///< tensor-parallel degree: splits heads and FFN columns
+    int pp = 1;           ///< pipeline-parallel degree: splits layers
+    int dp = 1;           ///< data-parallel replicas
+    int ep = 1;           ///< expert-parallel degree (MoE): splits experts
     int microBatches = 1; ///< pipeline micro-batches per step
 
     bool fusedAttention = true; ///< FlashAttention-style: no score-matrix round trip to memory

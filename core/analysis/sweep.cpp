@@ -1,6 +1,6 @@
-#include "analysis/sweep.h"
+#include "core/analysis/sweep.h"
 
-#include "analysis/options.h"
+#include "core/analysis/options.h"
 
 #include <algorithm>
 #include <charconv>
@@ -48,7 +48,8 @@ SweepAxis parseSweepAxis(std::string_view text)
     } else if (const auto c1 = spec.find(':'); c1 != std::string_view::npos) {
         const auto c2 = spec.find(':', c1 + 1);
         const int64_t from = parseInt(spec.substr(0, c1), text);
-        const int64_t to = parseInt(spec.substr(c1 + 1, c2 == std::string_view::npos ? std::string_view::npos : c2 - c1 - 1), text);
+        const int64_t to =
+            parseInt(spec.substr(c1 + 1, c2 == std::string_view::npos ? std::string_view::npos : c2 - c1 - 1), text);
         if (from > to)
             throw AnalysisError("--vary " + std::string(text) + ": FROM is larger than TO");
         if (c2 == std::string_view::npos) {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/analysis.h"
+#include "core/analysis/analysis.h"
 
 #include <functional>
 #include <string>
@@ -43,10 +43,10 @@ std::vector<SweepRow> sweep(const HardwareSpec &hw, const ModelShape &m, const S
 /// Answers over a batch sweep (rows in increasing batch):
 struct BatchAnswers
 {
-    int64_t firstComputeBound = 0; ///< smallest batch whose whole step is compute-bound; 0 = none in range
+    int64_t firstComputeBound = 0;       ///< smallest batch whose whole step is compute-bound; 0 = none in range
     int64_t firstLinearComputeBound = 0; ///< smallest batch whose weight matmuls are compute-bound; 0 = none
-    int64_t largestFitting = 0;    ///< largest batch whose footprint fits the device; 0 = none fits
-    int64_t bestUnderTpot = 0;     ///< highest-throughput batch with time per token <= bound; 0 = none / no bound
+    int64_t largestFitting = 0;          ///< largest batch whose footprint fits the device; 0 = none fits
+    int64_t bestUnderTpot = 0;           ///< highest-throughput batch with time per token <= bound; 0 = none / no bound
 };
 /// `maxTpotS` <= 0 means no latency bound. Time per token = totals.timeS for decode, phases.tpotS for generate.
 BatchAnswers answerBatchSweep(const std::vector<SweepRow> &rows, double maxTpotS = 0);

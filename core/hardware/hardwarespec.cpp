@@ -1,4 +1,4 @@
-#include "hardware/hardwarespec.h"
+#include "core/hardware/hardwarespec.h"
 
 #include <stdexcept>
 

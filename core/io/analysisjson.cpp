@@ -1,9 +1,8 @@
-#include "io/analysisjson.h"
+#include "core/io/analysisjson.h"
 
-#include "analysis/options.h"
+#include "core/analysis/options.h"
 
 #include <variant>
-
 
 namespace memwall::core {
 
@@ -111,14 +110,10 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
     j["scenario"] = toJson(s);
     j["efficiency"] = {{"compute", a.computeEfficiency}, {"memory", a.memoryEfficiency}};
     j["kv_cache"] = {{"bytes_per_token", a.kvCache.bytesPerToken}, {"total_bytes", a.kvCache.totalBytes}};
-    j["memory"] = {{"weights_bytes", a.memory.weights},
-                   {"kv_bytes", a.memory.kv},
-                   {"activation_bytes", a.memory.activations},
-                   {"gradients_bytes", a.memory.gradients},
-                   {"optimizer_bytes", a.memory.optimizer},
-                   {"total_bytes_per_device", a.memory.total()},
-                   {"capacity_bytes", a.memory.capacity},
-                   {"fits", a.memory.fits}};
+    j["memory"] = {{"weights_bytes", a.memory.weights},        {"kv_bytes", a.memory.kv},
+                   {"activation_bytes", a.memory.activations}, {"gradients_bytes", a.memory.gradients},
+                   {"optimizer_bytes", a.memory.optimizer},    {"total_bytes_per_device", a.memory.total()},
+                   {"capacity_bytes", a.memory.capacity},      {"fits", a.memory.fits}};
     j["totals"] = {{"flops", a.totals.flops},
                    {"bytes", a.totals.bytes},
                    {"arithmetic_intensity", a.totals.intensity},

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "analysis/analysis.h"
-#include "analysis/options.h"
-#include "io/jsonreader.h"
+#include "core/analysis/analysis.h"
+#include "core/analysis/options.h"
+#include "core/io/jsonreader.h"
 
 #include <nlohmann/json.hpp>
 

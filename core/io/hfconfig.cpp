@@ -1,4 +1,4 @@
-#include "io/hfconfig.h"
+#include "core/io/hfconfig.h"
 
 #include <algorithm>
 #include <array>
@@ -24,8 +24,8 @@ using nlohmann::json;
 namespace {
 
 constexpr std::array<std::string_view, 16> kSupported{
-    "llama", "mistral", "mixtral", "qwen2",    "qwen2_moe", "gemma",           "gemma2",          "phi3",
-    "gpt2",  "bert",    "roberta", "opt",      "falcon",    "RefinedWeb",      "RefinedWebModel", "gpt_neox"};
+    "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma",      "gemma2",          "phi3",
+    "gpt2",  "bert",    "roberta", "opt",   "falcon",    "RefinedWeb", "RefinedWebModel", "gpt_neox"};
 // "gptj" is accepted too, listed separately so that the message's list stays readable.
 constexpr std::string_view kAlsoSupported = "gptj";
 
@@ -181,8 +181,8 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
         // modelled as k extra experts that every token uses. Its sigmoid gate (hidden x 1) is then counted as k
         // router columns: the total is high by (k - 1) x hidden per layer (< 0.001 % of any published Qwen MoE).
         if (r.integer("decoder_sparse_step", 1) != 1)
-            r.fail("decoder_sparse_step", "only 1 (every layer sparse) is supported, got " +
-                                              std::to_string(r.integer("decoder_sparse_step")));
+            r.fail("decoder_sparse_step",
+                   "only 1 (every layer sparse) is supported, got " + std::to_string(r.integer("decoder_sparse_step")));
         if (r.has("mlp_only_layers") && !r.array("mlp_only_layers").empty())
             r.fail("mlp_only_layers", "dense layers inside a MoE model are not supported");
         m.ffn = requiredSize(r, {"moe_intermediate_size"});
@@ -190,7 +190,8 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
         const int64_t active = requiredSize(r, {"num_experts_per_tok"});
         const int64_t shared = r.integer("shared_expert_intermediate_size", 0);
         if (shared < 0 || shared % m.ffn != 0)
-            r.fail("shared_expert_intermediate_size", std::to_string(shared) + " is not a multiple of moe_intermediate_size (" +
+            r.fail("shared_expert_intermediate_size", std::to_string(shared) +
+                                                          " is not a multiple of moe_intermediate_size (" +
                                                           std::to_string(m.ffn) + ")");
         m.experts = experts + shared / m.ffn;
         m.activeExperts = active + shared / m.ffn;
@@ -203,8 +204,8 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
         m.activeExperts = requiredSize(r, {"num_experts_per_tok"});
     }
     if (m.activeExperts > m.experts)
-        r.fail("num_experts_per_tok", std::to_string(m.activeExperts) + " exceeds the number of experts (" +
-                                          std::to_string(m.experts) + ")");
+        r.fail("num_experts_per_tok",
+               std::to_string(m.activeExperts) + " exceeds the number of experts (" + std::to_string(m.experts) + ")");
 
     // Biases: Qwen2 has q/k/v biases and a bias-free o_proj; Llama-style configs switch all four with attention_bias
     // and the MLP's with mlp_bias (both false by default).
@@ -237,7 +238,8 @@ void importGpt2(JsonReader &r, ModelShape &m)
     m.layers = requiredSize(r, {"n_layer", "num_hidden_layers"});
     m.heads = requiredSize(r, {"n_head", "num_attention_heads"});
     m.kvHeads = m.heads;
-    m.headDim = headDim(r, m, presentKey(r, {"n_head", "num_attention_heads"}), presentKey(r, {"n_embd", "hidden_size"}));
+    m.headDim =
+        headDim(r, m, presentKey(r, {"n_head", "num_attention_heads"}), presentKey(r, {"n_embd", "hidden_size"}));
     m.ffn = optionalSize(r, {"n_inner"}, 4 * m.hidden); // null means 4 x n_embd
     m.vocab = requiredSize(r, {"vocab_size"});
     m.maxPositions = requiredSize(r, {"n_positions", "max_position_embeddings"});
@@ -257,7 +259,8 @@ void importGptj(JsonReader &r, ModelShape &m)
     m.layers = requiredSize(r, {"n_layer", "num_hidden_layers"});
     m.heads = requiredSize(r, {"n_head", "num_attention_heads"});
     m.kvHeads = m.heads;
-    m.headDim = headDim(r, m, presentKey(r, {"n_head", "num_attention_heads"}), presentKey(r, {"n_embd", "hidden_size"}));
+    m.headDim =
+        headDim(r, m, presentKey(r, {"n_head", "num_attention_heads"}), presentKey(r, {"n_embd", "hidden_size"}));
     m.ffn = optionalSize(r, {"n_inner"}, 4 * m.hidden);
     m.vocab = requiredSize(r, {"vocab_size"});
     m.maxPositions = optionalSize(r, {"n_positions", "max_position_embeddings"}, 2048);
@@ -396,7 +399,8 @@ ModelShape importHfConfig(const json &config, const std::string &file)
 {
     JsonReader r(config, file);
     const std::string type = r.string("model_type");
-    const bool known = type == kAlsoSupported || std::find(kSupported.begin(), kSupported.end(), type) != kSupported.end();
+    const bool known =
+        type == kAlsoSupported || std::find(kSupported.begin(), kSupported.end(), type) != kSupported.end();
     if (!known)
         r.fail("model_type", "unsupported '" + type + "' (supported: " + supportedList() + ")");
 
@@ -430,9 +434,6 @@ ModelShape importHfConfig(const json &config, const std::string &file)
     return m;
 }
 
-ModelShape importHfConfigFile(const std::string &path)
-{
-    return importHfConfig(readJsonFile(path), path);
-}
+ModelShape importHfConfigFile(const std::string &path) { return importHfConfig(readJsonFile(path), path); }
 
 } // namespace memwall::core

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "io/jsonreader.h"
-#include "model/modelshape.h"
+#include "core/io/jsonreader.h"
+#include "core/model/modelshape.h"
 
 #include <nlohmann/json.hpp>
 

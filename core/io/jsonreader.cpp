@@ -1,4 +1,4 @@
-#include "io/jsonreader.h"
+#include "core/io/jsonreader.h"
 
 #include <cerrno>
 #include <cmath>

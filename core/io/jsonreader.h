@@ -1,6 +1,6 @@
 #pragma once
 
-#include "util/oneline.h"
+#include "core/util/oneline.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
-#include "io/presets.h"
+#include "core/io/presets.h"
 
-#include "io/hfconfig.h"
+#include "core/io/hfconfig.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "hardware/hardwarespec.h"
-#include "io/jsonreader.h"
-#include "model/modelshape.h"
+#include "core/hardware/hardwarespec.h"
+#include "core/io/jsonreader.h"
+#include "core/model/modelshape.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
-#include "io/scenariofile.h"
+#include "core/io/scenariofile.h"
 
-#include "io/analysisjson.h"
+#include "core/io/analysisjson.h"
 
 namespace memwall::core {
 
@@ -21,7 +21,8 @@ std::string unknownPresetMessage(const PresetLibrary &lib, bool hardware, std::s
 
 HardwareSpec effectiveHardware(const ScenarioFile &f)
 {
-    return f.whatIf.isIdentity() ? f.hardware : scaled(f.hardware, f.whatIf.compute, f.whatIf.bandwidth, f.whatIf.capacity);
+    return f.whatIf.isIdentity() ? f.hardware
+                                 : scaled(f.hardware, f.whatIf.compute, f.whatIf.bandwidth, f.whatIf.capacity);
 }
 
 json toJson(const ScenarioFile &f)

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "analysis/scenario.h"
-#include "hardware/hardwarespec.h"
-#include "io/presets.h"
-#include "model/modelshape.h"
+#include "core/analysis/scenario.h"
+#include "core/hardware/hardwarespec.h"
+#include "core/io/presets.h"
+#include "core/model/modelshape.h"
 
 #include <nlohmann/json.hpp>
 

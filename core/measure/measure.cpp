@@ -1,4 +1,4 @@
-#include "measure/measure.h"
+#include "core/measure/measure.h"
 
 #include <algorithm>
 #include <atomic>
@@ -49,10 +49,7 @@ constexpr int kMaxReps = 64;
 /// The progress callback is called at most this often (s); cancelling takes at most this plus one repetition.
 constexpr double kProgressInterval = 0.02;
 
-double secondsBetween(Clock::time_point a, Clock::time_point b)
-{
-    return std::chrono::duration<double>(b - a).count();
-}
+double secondsBetween(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 /// Smallest duration a timer reading is allowed to report (s): one tick of steady_clock, at least 1 ns.
 constexpr double kMinSeconds = std::max(1e-9, static_cast<double>(Clock::period::num) / Clock::period::den);
@@ -81,8 +78,8 @@ public:
     double elapsed() const { return secondsBetween(m_start, Clock::now()); }
     Clock::time_point deadline(double fractionOfBudget) const
     {
-        return m_start + std::chrono::duration_cast<Clock::duration>(
-                             std::chrono::duration<double>(m_budgetS * fractionOfBudget));
+        return m_start +
+               std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_budgetS * fractionOfBudget));
     }
     bool cancelled() const { return m_cancelled; }
 
@@ -258,8 +255,8 @@ MEMWALL_INLINE void microKernel(std::size_t kc, const float *MEMWALL_RESTRICT a,
 /// Rows [r0, r1) of C = A B (n x n); `pack` holds kKc x n floats. n must be a multiple of NR and of kKc or
 /// smaller than kKc; r1 - r0 a multiple of MR.
 template <std::size_t MR, std::size_t NR, bool Fma>
-MEMWALL_INLINE void gemmRowsImpl(const float *a, const float *b, float *c, float *pack, std::size_t n,
-                                 std::size_t r0, std::size_t r1)
+MEMWALL_INLINE void gemmRowsImpl(const float *a, const float *b, float *c, float *pack, std::size_t n, std::size_t r0,
+                                 std::size_t r1)
 {
     for (std::size_t r = r0; r < r1; ++r)
         std::fill(c + r * n, c + (r + 1) * n, 0.0f);
@@ -333,11 +330,11 @@ public:
     MemoryArena(std::size_t totalBytes, int threads)
         : m_threads(threads),
           m_chunkBytes(std::max(kAlign, totalBytes / static_cast<std::size_t>(threads) / kAlign * kAlign)),
-          m_data(static_cast<std::byte *>(::operator new(m_chunkBytes * static_cast<std::size_t>(threads),
-                                                         std::align_val_t{kAlign})))
+          m_data(static_cast<std::byte *>(
+              ::operator new (m_chunkBytes *static_cast<std::size_t>(threads), std::align_val_t{kAlign})))
     {
     }
-    ~MemoryArena() { ::operator delete(m_data, std::align_val_t{kAlign}); }
+    ~MemoryArena() { ::operator delete (m_data, std::align_val_t{kAlign}); }
     MemoryArena(const MemoryArena &) = delete;
     MemoryArena &operator=(const MemoryArena &) = delete;
 
@@ -375,8 +372,8 @@ void measureBandwidth(Session &session, int threads, MemoryArena &arena, Measure
         double *a = arena.as<double>(t);
         triadSlice(a, a + n, a + 2 * n, scalar, n);
     };
-    const double best = runRepeated(threads, setup, kernel,
-                                    repeatPolicy(session, "bandwidth", session.deadline(kBandwidthEnd), 5));
+    const double best =
+        runRepeated(threads, setup, kernel, repeatPolicy(session, "bandwidth", session.deadline(kBandwidthEnd), 5));
     if (std::isfinite(best))
         result.memoryBandwidthBytesPerS =
             3.0 * sizeof(double) * static_cast<double>(n) * static_cast<double>(threads) / best;
@@ -393,12 +390,14 @@ void measureMatvec(Session &session, int threads, MemoryArena &arena, MeasureRes
     for (std::size_t j = 0; j < n; ++j)
         x[j] = 1.0f + static_cast<float>(j % 7) * 0.125f;
     const std::size_t maxRows = arena.chunkBytes() / (n * sizeof(float));
-    std::vector<std::vector<float>> ys(static_cast<std::size_t>(threads), std::vector<float>(std::max<std::size_t>(maxRows, 1)));
+    std::vector<std::vector<float>> ys(static_cast<std::size_t>(threads),
+                                       std::vector<float>(std::max<std::size_t>(maxRows, 1)));
     bool filled = false;
     for (std::size_t s = 0; s < std::size(fractions); ++s) {
         if (!session.report("matrix-vector", true))
             return;
-        const auto rows = std::max<std::size_t>(1, static_cast<std::size_t>(fractions[s] * static_cast<double>(maxRows)));
+        const auto rows =
+            std::max<std::size_t>(1, static_cast<std::size_t>(fractions[s] * static_cast<double>(maxRows)));
         if (rows > maxRows)
             break;
         auto setup = [&](int t) {
@@ -518,8 +517,8 @@ MeasureResult measureMachine(const MeasureOptions &options, const MeasureProgres
     const double budget = std::isfinite(options.budgetSeconds) && options.budgetSeconds > 0.0
                               ? options.budgetSeconds
                               : MeasureOptions{}.budgetSeconds;
-    const std::size_t bandwidthBytes = std::max(
-        kMinBandwidthBytes, options.bandwidthBytes == 0 ? kDefaultBandwidthBytes : options.bandwidthBytes);
+    const std::size_t bandwidthBytes =
+        std::max(kMinBandwidthBytes, options.bandwidthBytes == 0 ? kDefaultBandwidthBytes : options.bandwidthBytes);
 
     Session session(budget, progress);
     {

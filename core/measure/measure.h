@@ -1,6 +1,6 @@
 #pragma once
 
-#include "hardware/hardwarespec.h"
+#include "core/hardware/hardwarespec.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,9 +32,9 @@ struct MeasureOptions
 /// One measured kernel run: a point on this computer's roofline.
 struct MeasuredKernel
 {
-    std::string name;    ///< "triad", "matvec-8192x4096", "gemm-512", ...
-    double flops = 0.0;  ///< floating-point operations of one repetition (2 per multiply-add)
-    double bytes = 0.0;  ///< compulsory memory traffic of one repetition (bytes); see measureMachine
+    std::string name;     ///< "triad", "matvec-8192x4096", "gemm-512", ...
+    double flops = 0.0;   ///< floating-point operations of one repetition (2 per multiply-add)
+    double bytes = 0.0;   ///< compulsory memory traffic of one repetition (bytes); see measureMachine
     double seconds = 0.0; ///< duration of the best repetition (s)
 
     /// FLOP per byte of compulsory traffic (0 when bytes is 0).
@@ -74,8 +74,8 @@ using MeasureProgress = std::function<bool(double progress01, std::string_view s
 ///   non-temporal (no write-allocate traffic arises, and a large cache cannot absorb the writes); elsewhere the
 ///   write-allocate traffic is not counted either (STREAM convention).
 /// - Matrix-vector: y = A x in FP32, row-major, 4096 columns, 3 sizes: 1/2, 3/4 and all of the triad's memory
-///   (reused, so it is touched once; each thread's block of rows lies in its own first-touched slice). Bytes = the matrix
-///   plus x and y once (4 B each), so the intensity is just below 0.5 FLOP/byte.
+///   (reused, so it is touched once; each thread's block of rows lies in its own first-touched slice). Bytes = the
+///   matrix plus x and y once (4 B each), so the intensity is just below 0.5 FLOP/byte.
 /// - Matrix-matrix: C = A B in FP32, square n x n (register-blocked, packed, vectorised by the compiler), 4 sizes.
 ///   Bytes = the compulsory traffic 3 n^2 x 4 B, so the intensity is n/6 FLOP/byte.
 ///

@@ -1,4 +1,4 @@
-#include "model/dtype.h"
+#include "core/model/dtype.h"
 
 #include <algorithm>
 #include <charconv>

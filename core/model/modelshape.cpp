@@ -1,6 +1,6 @@
-#include "model/modelshape.h"
+#include "core/model/modelshape.h"
 
-#include "util/enumnames.h"
+#include "core/util/enumnames.h"
 
 #include <array>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "scaling/scaling.h"
+#include "core/scaling/scaling.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,10 +41,7 @@ double gustafsonSpeedup(double serialFraction, double devices)
     return n - s * (n - 1.0);
 }
 
-double parallelEfficiency(double speedup, double devices)
-{
-    return devices > 0 ? speedup / devices : 0.0;
-}
+double parallelEfficiency(double speedup, double devices) { return devices > 0 ? speedup / devices : 0.0; }
 
 double communicationFraction(const Analysis &a)
 {
@@ -72,8 +69,9 @@ std::vector<ScalingPoint> scenarioScaling(const HardwareSpec &hw, const ModelSha
     }
     if (points.empty())
         return points;
-    const auto ref = std::min_element(points.begin(), points.end(),
-                                      [](const ScalingPoint &a, const ScalingPoint &b) { return a.devices < b.devices; });
+    const auto ref = std::min_element(points.begin(), points.end(), [](const ScalingPoint &a, const ScalingPoint &b) {
+        return a.devices < b.devices;
+    });
     const double refWork = ref->timeS * ref->devices;
     for (auto &p : points) {
         p.speedup = p.timeS > 0 ? refWork / p.timeS : 0.0;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/analysis.h"
+#include "core/analysis/analysis.h"
 
 #include <vector>
 
@@ -47,10 +47,10 @@ std::vector<ScalingPoint> scenarioScaling(const HardwareSpec &hw, const ModelSha
 /// communication share of the runtime rises (and with it the non-parallelisable fraction, Amdahl's s).
 struct PrecisionComparison
 {
-    DType wide = DType::FP16;   ///< the original precision
-    DType narrow = DType::FP8;  ///< the halved precision
-    ScalingPoint widePoint;     ///< the scenario at `wide` (devices = base.tp x base.pp)
-    ScalingPoint narrowPoint;   ///< the same scenario at `narrow`
+    DType wide = DType::FP16;  ///< the original precision
+    DType narrow = DType::FP8; ///< the halved precision
+    ScalingPoint widePoint;    ///< the scenario at `wide` (devices = base.tp x base.pp)
+    ScalingPoint narrowPoint;  ///< the same scenario at `narrow`
 };
 
 /// Analyses `base` twice: with weights, activations and KV cache all in `wide`, then all in `narrow` (weight groups

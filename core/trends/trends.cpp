@@ -1,7 +1,7 @@
-#include "trends/trends.h"
+#include "core/trends/trends.h"
 
-#include "io/jsonreader.h"
-#include "io/presets.h"
+#include "core/io/jsonreader.h"
+#include "core/io/presets.h"
 
 #include <algorithm>
 #include <cmath>
@@ -63,7 +63,8 @@ TrendPoint pointFromJson(JsonReader &r)
     if (r.has("normalized")) {
         const double n = r.number("normalized");
         if (!(n > 0))
-            r.fail("normalized", "must be positive (growth is fitted on a log scale), got " + brief(r.raw("normalized")));
+            r.fail("normalized",
+                   "must be positive (growth is fitted on a log scale), got " + brief(r.raw("normalized")));
         p.normalized = n;
     } else {
         r.number("normalized", 0.0); // marks the key as read (null allowed)
@@ -115,7 +116,8 @@ TrendSeries seriesFromJson(JsonReader &r, const std::string &file)
         const auto [n, distinct] = fitSupport(s.points);
         if (n < 2 || !distinct)
             r.fail("points", "a fitted series (\"fit\": true) needs at least two points with in_fit true and "
-                             "different years, got " + std::to_string(n));
+                             "different years, got " +
+                                 std::to_string(n));
     }
     r.rejectUnknown();
     return s;
@@ -267,8 +269,8 @@ TrendData loadBuiltinTrends()
 
 json toJson(const TrendSeries &s)
 {
-    json j = {{"id", s.id}, {"name", s.name}, {"unit", s.unit}, {"note", s.note}, {"source", s.source},
-              {"fitted", s.fitted}};
+    json j = {{"id", s.id},     {"name", s.name},     {"unit", s.unit},
+              {"note", s.note}, {"source", s.source}, {"fitted", s.fitted}};
     if (s.fitted) {
         const GrowthFit f = fitExponential(s.points);
         j["factor_per_2_years"] = f.factorPer2Years;

@@ -12,32 +12,32 @@ namespace memwall::core {
 /// One marker of a trend figure: a device, a memory or link generation, or a model, at a date.
 struct TrendPoint
 {
-    std::string name;             ///< display name; a trailing "?" marks a tentative identification
-    double year = 0;              ///< decimal year (2020.3661 = 14 May 2020)
-    double value = 0;             ///< in the series' unit (SI: FLOP/s, B/s, bit/s per lane, parameters, FLOP); > 0
+    std::string name;                 ///< display name; a trailing "?" marks a tentative identification
+    double year = 0;                  ///< decimal year (2020.3661 = 14 May 2020)
+    double value = 0;                 ///< in the series' unit (SI: FLOP/s, B/s, bit/s per lane, parameters, FLOP); > 0
     std::optional<double> normalized; ///< as plotted in the paper's figure, relative to the series' first marker
-    std::string date;             ///< ISO date "YYYY-MM-DD" if known
-    std::string labelInFigure;    ///< the name printed next to the marker in the figure, if any
-    std::string identification;   ///< a tentative identification of an unlabelled marker
-    std::string group;            ///< e.g. "likely NVIDIA GPU series", "CV", "Transformer"
+    std::string date;                 ///< ISO date "YYYY-MM-DD" if known
+    std::string labelInFigure;        ///< the name printed next to the marker in the figure, if any
+    std::string identification;       ///< a tentative identification of an unlabelled marker
+    std::string group;                ///< e.g. "likely NVIDIA GPU series", "CV", "Transformer"
     std::string note;
-    int marker = 0;               ///< index of the marker in the figure's PDF (0 = not recorded)
-    bool inFit = true;            ///< false: plotted, but left out of the growth fit (as in the paper's line)
+    int marker = 0;    ///< index of the marker in the figure's PDF (0 = not recorded)
+    bool inFit = true; ///< false: plotted, but left out of the growth fit (as in the paper's line)
 };
 
 /// One series of a trend figure, e.g. peak FLOPS of server hardware 1997-2022.
 struct TrendSeries
 {
-    std::string id;     ///< stable: "hw_peak_flops", "dram_bandwidth", "interconnect_bandwidth",
-                        ///< "transformer_params", "training_compute", "ai_hw_memory", "cv_params", ...
+    std::string id; ///< stable: "hw_peak_flops", "dram_bandwidth", "interconnect_bandwidth",
+                    ///< "transformer_params", "training_compute", "ai_hw_memory", "cv_params", ...
     std::string name;
-    std::string unit;   ///< unit of TrendPoint::value
+    std::string unit; ///< unit of TrendPoint::value
     std::string note;
-    std::string source; ///< where the numbers come from (never empty)
+    std::string source;             ///< where the numbers come from (never empty)
     std::vector<TrendPoint> points; ///< sorted by year (stable)
     bool fitted = false; ///< the paper draws (and states) a growth line for this series; the GUI draws one too
     std::optional<double> paperFactorPer2Years; ///< the growth the paper states, e.g. 3.0 for peak FLOPS
-    std::string file;   ///< the data file it came from ("trends/hardware.json")
+    std::string file;                           ///< the data file it came from ("trends/hardware.json")
 };
 
 /// All trend series, in file order (hardware first).

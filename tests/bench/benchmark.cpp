@@ -10,9 +10,9 @@
 //   slider_to_baseline_ratio        the tick's median over the baseline's (goal <= 1.5)
 //   painted_markers_off             ticks after which a marker was not painted where its value maps (must be 0;
 //                                   checked every 10th tick, outside the timed part)
-#include "analysis/analysis.h"
-#include "analysis/sweep.h"
-#include "io/presets.h"
+#include "core/analysis/analysis.h"
+#include "core/analysis/sweep.h"
+#include "core/io/presets.h"
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartregistry.h"
 #include "ui/document/scenariodocument.h"
@@ -21,16 +21,16 @@
 
 #include "../ui/painted.h"
 
+#include <QAbstractScrollArea>
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
-#include <QLogValueAxis>
-#include <QScatterSeries>
-#include <QAbstractScrollArea>
 #include <QDockWidget>
-#include <QTabWidget>
 #include <QElapsedTimer>
+#include <QLogValueAxis>
 #include <QProcess>
+#include <QScatterSeries>
+#include <QTabWidget>
 #include <QTemporaryDir>
 
 #include <nlohmann/json.hpp>
@@ -111,7 +111,8 @@ int main(int argc, char **argv)
     }
 
     // ---- sweep 4096 x 256 ----
-    std::vector<core::SweepAxis> axes{core::parseSweepAxis("batch=1:4096:1"), core::parseSweepAxis("context=16:4096:16")};
+    std::vector<core::SweepAxis> axes{core::parseSweepAxis("batch=1:4096:1"),
+                                      core::parseSweepAxis("context=16:4096:16")};
     std::size_t points = 0;
     const auto ts = Clock::now();
     core::sweepEach(h100, big, s, axes, [&](const core::SweepRow &r) {
@@ -248,7 +249,8 @@ int main(int argc, char **argv)
         const QStringList parts = QString::fromUtf8(p.readAllStandardOutput()).split(' ', Qt::SkipEmptyParts);
         if (parts.size() >= 4 && parts[0] == "first-paint") {
             const double paintNs = parts[1].toDouble();
-            const double startNs = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(t0.time_since_epoch()).count());
+            const double startNs = static_cast<double>(
+                std::chrono::duration_cast<std::chrono::nanoseconds>(t0.time_since_epoch()).count());
             startupMs.push_back((paintNs - startNs) / 1e6);
             rssMb.push_back(parts[3].toDouble() / 1024.0);
         }
@@ -256,7 +258,8 @@ int main(int argc, char **argv)
 
     nlohmann::json out{{"slider_update_ms", {{"median", percentile(tickMs, 0.5)}, {"p99", percentile(tickMs, 0.99)}}},
                        {"slider_update_parts_ms",
-                        {{"document_and_views_median", percentile(updateMs, 0.5)}, {"layout_and_repaint_median", percentile(paintMs, 0.5)},
+                        {{"document_and_views_median", percentile(updateMs, 0.5)},
+                         {"layout_and_repaint_median", percentile(paintMs, 0.5)},
                          {"visible_chart_paints_per_tick", paintedShare}}},
                        {"slider_update_ms_by_tab", nlohmann::json::object()},
                        {"analysis_us", {{"median", percentile(analysisUs, 0.5)}}},
@@ -282,17 +285,20 @@ int main(int argc, char **argv)
     if (json) {
         std::cout << out.dump(2) << "\n";
     } else {
-        std::printf("slider tick -> repaint   median %.2f ms, p99 %.2f ms   (goal <= 4, <= 12)\n", percentile(tickMs, 0.5),
-                    percentile(tickMs, 0.99));
-        std::printf("  of which update %.2f ms, layout and repaint %.2f ms (medians); chart painted %.2f times a tick\n",
-                    percentile(updateMs, 0.5), percentile(paintMs, 0.5), paintedShare);
+        std::printf("slider tick -> repaint   median %.2f ms, p99 %.2f ms   (goal <= 4, <= 12)\n",
+                    percentile(tickMs, 0.5), percentile(tickMs, 0.99));
+        std::printf(
+            "  of which update %.2f ms, layout and repaint %.2f ms (medians); chart painted %.2f times a tick\n",
+            percentile(updateMs, 0.5), percentile(paintMs, 0.5), paintedShare);
         std::printf("  median with each tab shown:");
         for (const auto &[id, median] : byTab)
             std::printf(" %s %.1f ms", id.c_str(), median);
         std::printf("\n");
-        std::printf("analysis (405B)          median %.2f us               (goal <= 20)\n", percentile(analysisUs, 0.5));
+        std::printf("analysis (405B)          median %.2f us               (goal <= 20)\n",
+                    percentile(analysisUs, 0.5));
         std::printf("sweep 4096 x 256         %.3f s for %zu points       (goal <= 1.0)\n", sweepS, points);
-        std::printf("start to first paint     median %.0f ms               (goal <= 400)\n", percentile(startupMs, 0.5));
+        std::printf("start to first paint     median %.0f ms               (goal <= 400)\n",
+                    percentile(startupMs, 0.5));
         std::printf("resident memory          %.0f MB                      (goal <= 150)\n", percentile(rssMb, 0.5));
         std::printf("SVG export (roofline)    median %.1f ms               (goal <= 100)\n", percentile(svgMs, 0.5));
         std::printf("bare QChartView tick     median %.2f ms; the slider tick is %.2f x that (goal <= 1.5)\n",

@@ -1,10 +1,10 @@
 // The command-line contract (README, "The command line"): fields, exit codes and one-line errors.
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
-#include <QFile>
 #include <QtTest>
 
 namespace {
@@ -50,7 +50,8 @@ private slots:
         QFile src(QStringLiteral(MEMWALL_SOURCE_DIR) + "/tests/data/configs/Llama-2-7b-hf.json");
         QVERIFY(src.open(QIODevice::ReadOnly));
         QJsonObject config = QJsonDocument::fromJson(src.readAll()).object();
-        config["_name_or_path"] = QString("evil/\x1b]0;pwned\x07" "fits\u202etxt.exe");
+        config["_name_or_path"] = QString("evil/\x1b]0;pwned\x07"
+                                          "fits\u202etxt.exe");
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         QFile out(dir.filePath("config.json"));
@@ -66,17 +67,18 @@ private slots:
 
     void analyzeJsonHasContractFields()
     {
-        const Run r = memwall({"analyze", "--hardware", "a100-80gb-sxm", "--model", "llama-2-7b", "--context", "1024",
-                               "--json"});
+        const Run r =
+            memwall({"analyze", "--hardware", "a100-80gb-sxm", "--model", "llama-2-7b", "--context", "1024", "--json"});
         QCOMPARE(r.code, 0);
         const QJsonObject o = QJsonDocument::fromJson(r.out).object();
         for (const char *path : {"hardware.id", "model.id", "totals.bound"})
             QVERIFY2(at(o, path).isString(), path);
-        for (const char *path : {"model.params", "model.weight_bytes", "kv_cache.bytes_per_token", "kv_cache.total_bytes",
-                                 "memory.weights_bytes", "memory.kv_bytes", "memory.activation_bytes",
-                                 "memory.total_bytes_per_device", "memory.capacity_bytes", "totals.flops", "totals.bytes",
-                                 "totals.arithmetic_intensity", "totals.time_s", "totals.tokens_per_s", "parallelism.tp",
-                                 "parallelism.pp", "parallelism.dp", "parallelism.comm_bytes", "parallelism.comm_time_s"})
+        for (const char *path :
+             {"model.params", "model.weight_bytes", "kv_cache.bytes_per_token", "kv_cache.total_bytes",
+              "memory.weights_bytes", "memory.kv_bytes", "memory.activation_bytes", "memory.total_bytes_per_device",
+              "memory.capacity_bytes", "totals.flops", "totals.bytes", "totals.arithmetic_intensity", "totals.time_s",
+              "totals.tokens_per_s", "parallelism.tp", "parallelism.pp", "parallelism.dp", "parallelism.comm_bytes",
+              "parallelism.comm_time_s"})
             QVERIFY2(at(o, path).isDouble(), path);
         QVERIFY(at(o, "memory.fits").isBool());
         QCOMPARE(at(o, "model.params").toDouble(), 6738415616.0);
@@ -89,7 +91,8 @@ private slots:
             names << op.toObject().value("name").toString();
         }
         QVERIFY(qAbs(time - at(o, "totals.time_s").toDouble()) <= 1e-9 * time);
-        for (const char *n : {"embed", "attn.qkv_proj", "attn.score", "attn.softmax", "ffn.down", "final_norm", "lm_head"})
+        for (const char *n :
+             {"embed", "attn.qkv_proj", "attn.score", "attn.softmax", "ffn.down", "final_norm", "lm_head"})
             QVERIFY2(names.contains(n), n);
     }
 
@@ -159,12 +162,15 @@ private slots:
                                         << "memwall analyze: --batch: must be between 1 and 16777216, got -3";
         QTest::newRow("unknown option") << QStringList{"analyze", "--bogus"} << 2
                                         << "memwall analyze: unknown option '--bogus' (try --help)";
-        QTest::newRow("tp not dividing heads") << QStringList{"analyze", "--model", "llama-65b", "--tp", "3"} << 1
-                                               << "memwall analyze: tp 3 does not divide the 64 attention heads of llama-65b";
-        QTest::newRow("missing config file") << QStringList{"analyze", "--model-config", "/nonexistent/config.json"} << 1
-                                             << "memwall: /nonexistent/config.json: cannot read file: No such file or directory";
-        QTest::newRow("unknown command") << QStringList{"analyse"} << 2
-                                         << "memwall: unknown command 'analyse' (analyze, sweep, export, presets, trends, measure; try --help)";
+        QTest::newRow("tp not dividing heads")
+            << QStringList{"analyze", "--model", "llama-65b", "--tp", "3"} << 1
+            << "memwall analyze: tp 3 does not divide the 64 attention heads of llama-65b";
+        QTest::newRow("missing config file")
+            << QStringList{"analyze", "--model-config", "/nonexistent/config.json"} << 1
+            << "memwall: /nonexistent/config.json: cannot read file: No such file or directory";
+        QTest::newRow("unknown command")
+            << QStringList{"analyse"} << 2
+            << "memwall: unknown command 'analyse' (analyze, sweep, export, presets, trends, measure; try --help)";
         QTest::newRow("bad sweep range") << QStringList{"sweep", "--vary", "batch=8:1"} << 2
                                          << "memwall sweep: --vary batch=8:1: FROM is larger than TO";
     }
@@ -198,8 +204,8 @@ private slots:
     {
         QTemporaryDir dir;
         const QString path = dir.filePath("s.memwall.json");
-        const Run saved = memwall({"analyze", "--hardware", "h100-sxm", "--model", "llama-2-70b", "--tp", "4", "--batch", "16",
-                                   "--weights", "int4/g128", "--save-scenario", path, "--json"});
+        const Run saved = memwall({"analyze", "--hardware", "h100-sxm", "--model", "llama-2-70b", "--tp", "4",
+                                   "--batch", "16", "--weights", "int4/g128", "--save-scenario", path, "--json"});
         QCOMPARE(saved.code, 0);
         const Run loaded = memwall({"analyze", "--scenario", path, "--json"});
         QCOMPARE(loaded.code, 0);

@@ -28,7 +28,6 @@ QSize pngSize(const QByteArray &png)
     return {int(be32(16)), int(be32(20))};
 }
 
-
 } // namespace
 
 class TestCliExport : public QObject
@@ -69,7 +68,8 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.out.isEmpty());
         QCOMPARE(r.err.count('\n'), 1);
-        QVERIFY2(r.err.startsWith("memwall export: --chart: 'nonsense' is not a chart; use one of "), r.err.constData());
+        QVERIFY2(r.err.startsWith("memwall export: --chart: 'nonsense' is not a chart; use one of "),
+                 r.err.constData());
         QVERIFY2(r.err.trimmed().endsWith("all"), r.err.constData());
     }
 
@@ -139,8 +139,9 @@ private slots:
         QTest::newRow("extension") << QStringList{"--chart", "CHART", "--out", "a.gif"}
                                    << "memwall export: a.gif: unknown file type '.gif'; use .png, .svg, .pdf, .csv "
                                       "or .json";
-        QTest::newRow("no extension") << QStringList{"--chart", "CHART", "--out", "slide"}
-                                      << "memwall export: slide: no file extension; use .png, .svg, .pdf, .csv or .json";
+        QTest::newRow("no extension")
+            << QStringList{"--chart", "CHART", "--out", "slide"}
+            << "memwall export: slide: no file extension; use .png, .svg, .pdf, .csv or .json";
         QTest::newRow("no --out") << QStringList{"--chart", "CHART"}
                                   << "memwall export: --out FILE is required (.png, .svg, .pdf, .csv or .json)";
         QTest::newRow("format for one chart") << QStringList{"--chart", "CHART", "--out", "a.png", "--format", "svg"}

@@ -1,6 +1,6 @@
 // Pins the analysis to published figures (docs/architecture.md, "Counting conventions").
-#include "analysis/analysis.h"
-#include "io/presets.h"
+#include "core/analysis/analysis.h"
+#include "core/io/presets.h"
 
 #include <QtTest>
 
@@ -51,10 +51,14 @@ private slots:
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("kv");
         QTest::addColumn<double>("expected");
-        QTest::newRow("OPT-13B fp16 KV = 800 KB/token (vLLM paper)") << "opt-13b" << "fp16" << 819200.0;
-        QTest::newRow("Llama-2-70B fp16 KV = 320 KB/token (GQA, 8 KV heads)") << "llama-2-70b" << "fp16" << 327680.0;
-        QTest::newRow("Llama-2-7B fp16 KV = 512 KB/token") << "llama-2-7b" << "fp16" << 524288.0;
-        QTest::newRow("Llama-2-70B int8 KV halves it") << "llama-2-70b" << "int8" << 163840.0;
+        QTest::newRow("OPT-13B fp16 KV = 800 KB/token (vLLM paper)") << "opt-13b"
+                                                                     << "fp16" << 819200.0;
+        QTest::newRow("Llama-2-70B fp16 KV = 320 KB/token (GQA, 8 KV heads)") << "llama-2-70b"
+                                                                              << "fp16" << 327680.0;
+        QTest::newRow("Llama-2-7B fp16 KV = 512 KB/token") << "llama-2-7b"
+                                                           << "fp16" << 524288.0;
+        QTest::newRow("Llama-2-70B int8 KV halves it") << "llama-2-70b"
+                                                       << "int8" << 163840.0;
     }
     void kvBytesPerToken()
     {
@@ -90,7 +94,8 @@ private slots:
         // Issue #2: "a 2,048-token prefill on H100 is compute-bound at about 2.9e13 FLOPs".
         QVERIFY2(near(a.totals.flops, 2.9e13, 0.03), qPrintable(QString::number(a.totals.flops)));
         QVERIFY(a.totals.bound == Bound::Compute);
-        // 2 FLOPs per MAC: the matmuls alone are 2 x (params - embedding - lm_head) x tokens plus the last token's head.
+        // 2 FLOPs per MAC: the matmuls alone are 2 x (params - embedding - lm_head) x tokens plus the last token's
+        // head.
         const ParamCounts p = paramCount(model("llama-2-7b"));
         double matmul = 0;
         for (const auto &op : a.operators)
@@ -123,7 +128,8 @@ private slots:
         QCOMPARE(warm.kvCache.totalBytes, cold.kvCache.totalBytes);
         // All of it cached: the last token is still computed, to give the first output token's logits.
         s.promptCacheHitRate = 1;
-        QCOMPARE(findOp(analyze(hw("h100-sxm"), model("llama-2-7b"), s), "attn.qkv_proj")->flops, 2.0 * 4096 * 12288 * 32);
+        QCOMPARE(findOp(analyze(hw("h100-sxm"), model("llama-2-7b"), s), "attn.qkv_proj")->flops,
+                 2.0 * 4096 * 12288 * 32);
         // In a whole request the time to first token falls, and decode is unchanged.
         s.phase = Phase::Generate;
         s.promptCacheHitRate = 0;
@@ -147,11 +153,16 @@ private slots:
         QTest::addColumn<int>("phase");
         QTest::addColumn<int>("tp");
         QTest::addColumn<int>("pp");
-        QTest::newRow("llama-2-70b decode tp8 on h100") << "h100-sxm" << "llama-2-70b" << int(Phase::Decode) << 8 << 1;
-        QTest::newRow("llama-2-70b generate pp4 on a100") << "a100-80gb-sxm" << "llama-2-70b" << int(Phase::Generate) << 1 << 4;
-        QTest::newRow("mixtral prefill tp2 on h100") << "h100-sxm" << "mixtral-8x7b" << int(Phase::Prefill) << 2 << 1;
-        QTest::newRow("bert-base encode on xeon") << "xeon-gold-6242" << "bert-base-uncased" << int(Phase::Encode) << 1 << 1;
-        QTest::newRow("gpt2 train dp-less on a100") << "a100-80gb-sxm" << "gpt2" << int(Phase::Train) << 1 << 1;
+        QTest::newRow("llama-2-70b decode tp8 on h100") << "h100-sxm"
+                                                        << "llama-2-70b" << int(Phase::Decode) << 8 << 1;
+        QTest::newRow("llama-2-70b generate pp4 on a100") << "a100-80gb-sxm"
+                                                          << "llama-2-70b" << int(Phase::Generate) << 1 << 4;
+        QTest::newRow("mixtral prefill tp2 on h100") << "h100-sxm"
+                                                     << "mixtral-8x7b" << int(Phase::Prefill) << 2 << 1;
+        QTest::newRow("bert-base encode on xeon") << "xeon-gold-6242"
+                                                  << "bert-base-uncased" << int(Phase::Encode) << 1 << 1;
+        QTest::newRow("gpt2 train dp-less on a100") << "a100-80gb-sxm"
+                                                    << "gpt2" << int(Phase::Train) << 1 << 1;
     }
     void operatorsAddUpToTotals()
     {
@@ -205,7 +216,8 @@ private slots:
         const Analysis a4 = analyze(hw("a100-80gb-sxm"), model("llama-65b"), s);
         s.tp = 1;
         const Analysis a1 = analyze(hw("a100-80gb-sxm"), model("llama-65b"), s);
-        // Issue #4: LLaMA-65B on 4-way tensor parallelism holds ~1/4 of the weights per device and moves bytes each layer.
+        // Issue #4: LLaMA-65B on 4-way tensor parallelism holds ~1/4 of the weights per device and moves bytes each
+        // layer.
         QVERIFY(near(a4.memory.weights, a1.memory.weights / 4, 0.01));
         QVERIFY(a4.comm.tpBytes > 0);
         // 64 heads on 4 devices -> 16 each: the score FLOPs per device are exactly a quarter.
@@ -333,12 +345,18 @@ private slots:
         QTest::addColumn<QString>("weights");
         QTest::addColumn<int>("tp");
         QTest::addColumn<double>("measuredTokensPerS");
-        QTest::newRow("gpt-fast Llama-2-7B base 104.9 tok/s") << "llama-2-7b" << "fp16" << 1 << 104.9;
-        QTest::newRow("gpt-fast Llama-2-7B int8 155.58 tok/s") << "llama-2-7b" << "int8" << 1 << 155.58;
-        QTest::newRow("gpt-fast Llama-2-7B int4 g32 196.80 tok/s") << "llama-2-7b" << "int4/g32" << 1 << 196.80;
-        QTest::newRow("gpt-fast Llama-2-7B tp8 328.43 tok/s") << "llama-2-7b" << "fp16" << 8 << 328.43;
-        QTest::newRow("gpt-fast Llama-2-70B tp8 62.50 tok/s") << "llama-2-70b" << "fp16" << 8 << 62.50;
-        QTest::newRow("gpt-fast Llama-2-70B int8 tp1 19.13 tok/s") << "llama-2-70b" << "int8" << 1 << 19.13;
+        QTest::newRow("gpt-fast Llama-2-7B base 104.9 tok/s") << "llama-2-7b"
+                                                              << "fp16" << 1 << 104.9;
+        QTest::newRow("gpt-fast Llama-2-7B int8 155.58 tok/s") << "llama-2-7b"
+                                                               << "int8" << 1 << 155.58;
+        QTest::newRow("gpt-fast Llama-2-7B int4 g32 196.80 tok/s") << "llama-2-7b"
+                                                                   << "int4/g32" << 1 << 196.80;
+        QTest::newRow("gpt-fast Llama-2-7B tp8 328.43 tok/s") << "llama-2-7b"
+                                                              << "fp16" << 8 << 328.43;
+        QTest::newRow("gpt-fast Llama-2-70B tp8 62.50 tok/s") << "llama-2-70b"
+                                                              << "fp16" << 8 << 62.50;
+        QTest::newRow("gpt-fast Llama-2-70B int8 tp1 19.13 tok/s") << "llama-2-70b"
+                                                                   << "int8" << 1 << 19.13;
     }
     void idealRooflineIsNeverSlowerThanAMeasuredRun()
     {
@@ -349,14 +367,17 @@ private slots:
         Scenario s;
         s.context = 200;
         s.tp = tp;
-        s.weights.type = weights.startsWith("int8") ? DType::INT8 : weights.startsWith("int4") ? DType::INT4 : DType::FP16;
+        s.weights.type = weights.startsWith("int8")   ? DType::INT8
+                         : weights.startsWith("int4") ? DType::INT4
+                                                      : DType::FP16;
         s.weights.groupSize = weights.endsWith("g32") ? 32 : 0;
         const Analysis ideal = analyze(hw("a100-80gb-sxm"), ::model(model.toLatin1().constData()), s);
         QVERIFY2(ideal.totals.tokensPerS >= measuredTokensPerS, qPrintable(QString::number(ideal.totals.tokensPerS)));
         // And not absurdly optimistic for the plain FP16 memory-bound runs: within 2.5x of the measurement (quantized
         // runs are limited by their dequantization kernels, far from the bytes bound).
         if (tp == 1 && weights == "fp16")
-            QVERIFY2(ideal.totals.tokensPerS <= 2.5 * measuredTokensPerS, qPrintable(QString::number(ideal.totals.tokensPerS)));
+            QVERIFY2(ideal.totals.tokensPerS <= 2.5 * measuredTokensPerS,
+                     qPrintable(QString::number(ideal.totals.tokensPerS)));
         s.efficiency = EfficiencyMode::Achievable;
         const Analysis achievable = analyze(hw("a100-80gb-sxm"), ::model(model.toLatin1().constData()), s);
         QVERIFY(achievable.totals.tokensPerS < ideal.totals.tokensPerS);
@@ -372,10 +393,11 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("tp not dividing heads") << "llama-65b" << 3 << 1 << int(Phase::Decode)
                                                << "tp 3 does not divide the 64 attention heads of llama-65b";
-        QTest::newRow("pp not dividing layers") << "llama-65b" << 1 << 7 << int(Phase::Decode)
-                                                << "pp 7 does not divide the 80 layers of llama-65b";
-        QTest::newRow("encoder cannot decode") << "bert-base-uncased" << 1 << 1 << int(Phase::Decode)
-                                               << "bert-base-uncased is an encoder: it has no decode phase (use --phase encode)";
+        QTest::newRow("pp not dividing layers")
+            << "llama-65b" << 1 << 7 << int(Phase::Decode) << "pp 7 does not divide the 80 layers of llama-65b";
+        QTest::newRow("encoder cannot decode")
+            << "bert-base-uncased" << 1 << 1 << int(Phase::Decode)
+            << "bert-base-uncased is an encoder: it has no decode phase (use --phase encode)";
     }
     void errors()
     {

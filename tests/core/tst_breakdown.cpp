@@ -1,7 +1,7 @@
 // Share of FLOPs vs share of time by operator class: the "Data Movement Is All You Need" lesson (tensor
 // contractions are nearly all the FLOPs but much less of the time).
-#include "analysis/breakdown.h"
-#include "io/presets.h"
+#include "core/analysis/breakdown.h"
+#include "core/io/presets.h"
 
 #include <QtTest>
 

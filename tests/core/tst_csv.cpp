@@ -1,6 +1,6 @@
 // core/util/csv: the one CSV writer. Each expected text is written out by hand from RFC 4180: a field holding a
 // comma, a quote, CR or LF goes between quotes with its quotes doubled; any other field is left as it is.
-#include "util/csv.h"
+#include "core/util/csv.h"
 
 #include <QtTest>
 

@@ -1,8 +1,8 @@
 // The one-sentence explanation: each case (memory-bound decode, compute-bound prefill, does not fit,
 // communication-bound) names the right limit and quotes numbers that come from the analysis (their formatting is
 // pinned in tst_format).
-#include "analysis/explain.h"
-#include "io/presets.h"
+#include "core/analysis/explain.h"
+#include "core/io/presets.h"
 
 #include <QtTest>
 
@@ -63,7 +63,8 @@ private slots:
         Analysis a;
         const QString text = QString::fromStdString(sentence("h100-sxm", "llama-2-7b", s, &a));
         QVERIFY(a.totals.bound == Bound::Compute);
-        QVERIFY2(text.startsWith("At batch 1, prefill of 2,048 tokens reaches 746 FLOP/byte, right of"), qPrintable(text));
+        QVERIFY2(text.startsWith("At batch 1, prefill of 2,048 tokens reaches 746 FLOP/byte, right of"),
+                 qPrintable(text));
         QVERIFY2(text.contains("ridge at 295"), qPrintable(text));
         QVERIFY2(text.contains("reused by 2,048 tokens"), qPrintable(text));
         QVERIFY2(text.contains("compute (989 TFLOP/s fp16) sets the speed."), qPrintable(text));
@@ -103,9 +104,9 @@ private slots:
         QVERIFY2(text.startsWith("With tp 4, moving " + QString::fromStdString(formatSi(a.comm.bytes, "B")) +
                                  " between devices over PCIe"),
                  qPrintable(text));
-        const QString times = QString::fromStdString("takes " + formatSi(a.comm.timeS, "s") + " of the " +
-                                                     formatSi(a.totals.timeS, "s") + " step (" +
-                                                     formatPercent(a.comm.timeS / a.totals.timeS) + ")");
+        const QString times =
+            QString::fromStdString("takes " + formatSi(a.comm.timeS, "s") + " of the " + formatSi(a.totals.timeS, "s") +
+                                   " step (" + formatPercent(a.comm.timeS / a.totals.timeS) + ")");
         QVERIFY2(text.contains(times), qPrintable(text + " / " + times));
         QVERIFY2(a.comm.timeS / a.totals.timeS > 0.5, qPrintable(text));
         QVERIFY2(text.endsWith("communication sets the speed."), qPrintable(text));

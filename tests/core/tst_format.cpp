@@ -1,6 +1,6 @@
 // core/util/format: the one way MemWall writes numbers and units. Every expected text below is counted by hand from
 // the value in its row (digits, rounding and the decimal prefix), not computed, so a change of style fails here.
-#include "util/format.h"
+#include "core/util/format.h"
 
 #include <QtTest>
 

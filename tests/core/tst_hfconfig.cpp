@@ -8,9 +8,9 @@
 // The configs are copies kept in tests/data/configs (from shared/data/models and the model repositories), so the
 // tests do not depend on anything outside the source tree.
 
-#include "io/hfconfig.h"
-#include "io/jsonreader.h"
-#include "model/modelshape.h"
+#include "core/io/hfconfig.h"
+#include "core/io/jsonreader.h"
+#include "core/model/modelshape.h"
 
 #include <QtTest>
 
@@ -22,10 +22,7 @@ namespace memwall::core {
 
 namespace {
 
-std::string configPath(const char *file)
-{
-    return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file;
-}
+std::string configPath(const char *file) { return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file; }
 
 /// Enums compared through their names, so that a failure prints them.
 template <typename E>
@@ -35,17 +32,15 @@ QString str(E e)
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
 
-int64_t kvBytesPerTokenFp16(const ModelShape &m)
-{
-    return 2 * m.layers * m.kvHeads * m.headDim * 2;
-}
+int64_t kvBytesPerTokenFp16(const ModelShape &m) { return 2 * m.layers * m.kvHeads * m.headDim * 2; }
 
 /// A small, valid Llama-style config to break in the error tests.
 nlohmann::json baseConfig()
 {
-    return nlohmann::json{{"model_type", "llama"},       {"hidden_size", 4096},         {"intermediate_size", 11008},
-                          {"num_hidden_layers", 32},     {"num_attention_heads", 32},   {"num_key_value_heads", 32},
-                          {"vocab_size", 32000},         {"max_position_embeddings", 4096}};
+    return nlohmann::json{{"model_type", "llama"},      {"hidden_size", 4096},
+                          {"intermediate_size", 11008}, {"num_hidden_layers", 32},
+                          {"num_attention_heads", 32},  {"num_key_value_heads", 32},
+                          {"vocab_size", 32000},        {"max_position_embeddings", 4096}};
 }
 
 /// Runs `f`, expecting an InputError; returns its message (or a marker if none was thrown).
@@ -115,7 +110,8 @@ void TestHfConfig::paramCounts_data()
     row("Qwen2-7B = 7,615,616,512 params (q/k/v bias, no o bias)", "Qwen2-7B.json", 7615616512);
     row("Mixtral-8x22B = 140,620,634,112 params", "Mixtral-8x22B-v0.1.json", 140620634112);
     // Falcon: TII publishes only rounded sizes; these are the layouts' exact counts (one shared LayerNorm for 7B).
-    row("Falcon-7B = 6,921,720,704 params (multi_query, shared LayerNorm)", "falcon-7b-RefinedWebModel.json", 6921720704);
+    row("Falcon-7B = 6,921,720,704 params (multi_query, shared LayerNorm)", "falcon-7b-RefinedWebModel.json",
+        6921720704);
     row("Falcon-40B = 41,303,293,952 params (8 KV groups, two LayerNorms)", "falcon-40b.json", 41303293952);
     // GPT-J: the card says 6,053,381,344; the LM head bias (50,400) is not modelled, so the count is a little lower.
     row("GPT-J-6B = 6,050,832,384 params without the LM-head bias", "gpt-j-6b.json", 6050832384);
@@ -138,9 +134,10 @@ void TestHfConfig::kvBytesPerToken_data()
     QTest::newRow("Llama-2-70B = 327,680 B/token (8 KV heads)") << QString("Llama-2-70b-hf.json") << qint64(327680);
     QTest::newRow("Llama-2-7B = 524,288 B/token") << QString("Llama-2-7b-hf.json") << qint64(524288);
     QTest::newRow("Llama-3.1-405B = 516,096 B/token (8 KV heads)") << QString("Llama-3.1-405B.json") << qint64(516096);
-    QTest::newRow("Falcon-7B = 8,192 B/token (multi-query)") << QString("falcon-7b-RefinedWebModel.json") << qint64(8192);
-    QTest::newRow("Falcon-40B = 122,880 B/token (8 KV groups of 64)") << QString("falcon-40b-RefinedWeb.json")
-                                                                         << qint64(122880);
+    QTest::newRow("Falcon-7B = 8,192 B/token (multi-query)")
+        << QString("falcon-7b-RefinedWebModel.json") << qint64(8192);
+    QTest::newRow("Falcon-40B = 122,880 B/token (8 KV groups of 64)")
+        << QString("falcon-40b-RefinedWeb.json") << qint64(122880);
     QTest::newRow("Gemma-7B = 458,752 B/token (head_dim 256)") << QString("gemma-7b.json") << qint64(458752);
 }
 
@@ -236,10 +233,17 @@ void TestHfConfig::familyQuirks()
     QCOMPARE(importHfConfigFile(configPath("Phi-3-mini-4k-instruct.json")).slidingWindow, int64_t(2047));
 
     // Qwen2-MoE: the shared expert (4 x 1408 wide) is modelled as 4 always-active experts (Qwen1.5-MoE-A2.7B shape).
-    const nlohmann::json moe{{"model_type", "qwen2_moe"},  {"hidden_size", 2048},          {"intermediate_size", 5632},
-                             {"moe_intermediate_size", 1408}, {"shared_expert_intermediate_size", 5632},
-                             {"num_experts", 60},          {"num_experts_per_tok", 4},     {"num_hidden_layers", 24},
-                             {"num_attention_heads", 16},  {"num_key_value_heads", 16},    {"vocab_size", 151936}};
+    const nlohmann::json moe{{"model_type", "qwen2_moe"},
+                             {"hidden_size", 2048},
+                             {"intermediate_size", 5632},
+                             {"moe_intermediate_size", 1408},
+                             {"shared_expert_intermediate_size", 5632},
+                             {"num_experts", 60},
+                             {"num_experts_per_tok", 4},
+                             {"num_hidden_layers", 24},
+                             {"num_attention_heads", 16},
+                             {"num_key_value_heads", 16},
+                             {"vocab_size", 151936}};
     const ModelShape qmoe = importHfConfig(moe, "cfg.json");
     QCOMPARE(qmoe.ffn, int64_t(1408));
     QCOMPARE(qmoe.experts, int64_t(64));
@@ -313,20 +317,22 @@ void TestHfConfig::errors_data()
 
     QTest::newRow("missing hidden_size") << without("hidden_size") << QString("cfg.json: hidden_size: missing");
     QTest::newRow("missing model_type") << without("model_type") << QString("cfg.json: model_type: missing");
-    QTest::newRow("null num_hidden_layers") << with("num_hidden_layers", nullptr)
-                                            << QString("cfg.json: num_hidden_layers: missing");
+    QTest::newRow("null num_hidden_layers")
+        << with("num_hidden_layers", nullptr) << QString("cfg.json: num_hidden_layers: missing");
     QTest::newRow("unknown model_type")
         << with("model_type", "xyz")
-        << QString("cfg.json: model_type: unsupported 'xyz' (supported: llama, mistral, mixtral, qwen2, qwen2_moe, gemma, "
-                   "gemma2, phi3, gpt2, bert, roberta, opt, falcon, RefinedWeb, RefinedWebModel, gpt_neox, gptj)");
-    QTest::newRow("hidden_size is a string") << with("hidden_size", "big")
-                                             << QString("cfg.json: hidden_size: expected a whole number, got \"big\"");
-    QTest::newRow("hidden_size is fractional") << with("hidden_size", 4096.5)
-                                               << QString("cfg.json: hidden_size: expected a whole number, got 4096.5");
+        << QString(
+               "cfg.json: model_type: unsupported 'xyz' (supported: llama, mistral, mixtral, qwen2, qwen2_moe, gemma, "
+               "gemma2, phi3, gpt2, bert, roberta, opt, falcon, RefinedWeb, RefinedWebModel, gpt_neox, gptj)");
+    QTest::newRow("hidden_size is a string")
+        << with("hidden_size", "big") << QString("cfg.json: hidden_size: expected a whole number, got \"big\"");
+    QTest::newRow("hidden_size is fractional")
+        << with("hidden_size", 4096.5) << QString("cfg.json: hidden_size: expected a whole number, got 4096.5");
     QTest::newRow("hidden_size is zero") << with("hidden_size", 0)
                                          << QString("cfg.json: hidden_size: must be positive, got 0");
     QTest::newRow("kv heads do not divide heads")
-        << with("num_key_value_heads", 5) << QString("cfg.json: num_key_value_heads: 5 does not divide num_attention_heads (32)");
+        << with("num_key_value_heads", 5)
+        << QString("cfg.json: num_key_value_heads: 5 does not divide num_attention_heads (32)");
     QTest::newRow("more kv heads than heads")
         << with("num_attention_heads", 7)
         << QString("cfg.json: num_key_value_heads: 32 does not divide num_attention_heads (7)");
@@ -339,17 +345,19 @@ void TestHfConfig::errors_data()
             << QString("cfg.json: num_attention_heads: 30 does not divide hidden_size (4096); give head_dim");
     }
     QTest::newRow("unknown activation") << with("hidden_act", "tanh")
-                                        << QString("cfg.json: hidden_act: unsupported activation 'tanh' (supported: gelu "
-                                                   "and its variants, silu, swish, relu)");
-    QTest::newRow("top level is an array") << QByteArray("[1, 2]")
-                                           << QString("cfg.json: top level: expected an object, got [1,2]");
+                                        << QString(
+                                               "cfg.json: hidden_act: unsupported activation 'tanh' (supported: gelu "
+                                               "and its variants, silu, swish, relu)");
+    QTest::newRow("top level is an array")
+        << QByteArray("[1, 2]") << QString("cfg.json: top level: expected an object, got [1,2]");
     {
         nlohmann::json c = readJsonFile(configPath("opt-13b.json"));
         c["word_embed_proj_dim"] = 512;
         QTest::newRow("OPT word_embed_proj_dim != hidden_size")
             << QByteArray::fromStdString(c.dump())
-            << QString("cfg.json: word_embed_proj_dim: 512 differs from hidden_size (5120): OPT's project_in/project_out "
-                       "layers are not modelled");
+            << QString(
+                   "cfg.json: word_embed_proj_dim: 512 differs from hidden_size (5120): OPT's project_in/project_out "
+                   "layers are not modelled");
     }
     {
         nlohmann::json c = readJsonFile(configPath("Mixtral-8x7B-v0.1.json"));
@@ -370,9 +378,10 @@ void TestHfConfig::errors()
 
 void TestHfConfig::invalidJsonText()
 {
-    QCOMPARE(errorOf([] { parseJson("{\"model_type\": \"llama\",}", "cfg.json"); }),
-             QString("cfg.json:1:24: not valid JSON: parse error at line 1, column 24: syntax error while parsing object "
-                     "key - unexpected '}'; expected string literal"));
+    QCOMPARE(
+        errorOf([] { parseJson("{\"model_type\": \"llama\",}", "cfg.json"); }),
+        QString("cfg.json:1:24: not valid JSON: parse error at line 1, column 24: syntax error while parsing object "
+                "key - unexpected '}'; expected string literal"));
 }
 
 void TestHfConfig::unreadableFile()

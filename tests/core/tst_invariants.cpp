@@ -12,9 +12,9 @@
 // - more devices never need more memory per device: footprint(tp = 8) <= footprint(tp = 2) <= footprint(tp = 1);
 // - decode never gets faster when the context grows (128 -> 1024 -> 8192 -> 32768 cached tokens).
 
-#include "analysis/analysis.h"
-#include "io/analysisjson.h"
-#include "io/presets.h"
+#include "core/analysis/analysis.h"
+#include "core/io/analysisjson.h"
+#include "core/io/presets.h"
 
 #include <QtTest>
 

@@ -9,7 +9,7 @@
 // - Numbers beyond double range (1e999) are a "not valid JSON" error, never an escaping nlohmann exception.
 // - readJsonFile refuses files larger than kMaxInputFileBytes (8 MiB) before reading them.
 
-#include "io/jsonreader.h"
+#include "core/io/jsonreader.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -9,9 +9,9 @@
 //   per sequence                                                               =  1,074,482,176 B
 //   (80e9 - 13,476,831,232) / 1,074,482,176 = 61.9, so 61 sequences fit and 62 do not.
 // A sweep of powers of two would say 32.
-#include "analysis/limits.h"
-#include "analysis/sweep.h"
-#include "io/presets.h"
+#include "core/analysis/limits.h"
+#include "core/analysis/sweep.h"
+#include "core/io/presets.h"
 
 #include <QtTest>
 

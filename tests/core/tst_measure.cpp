@@ -3,7 +3,7 @@
 // matrix-vector to matrix-matrix, every point under the measured roofline (15 % tolerance: the bandwidth is the
 // triad's, a read-only matrix-vector stream may be a little faster), cancellation, the JSON contract and the
 // measured device. Nothing here asserts an absolute speed: results depend on the machine and its load.
-#include "measure/measure.h"
+#include "core/measure/measure.h"
 
 #include <QtTest>
 
@@ -122,8 +122,8 @@ void TestMeasure::pointsUnderRoofline()
     const double peak = m_result.peakFlops;
     for (const MeasuredKernel &k : m_result.points) {
         const double roof = std::min(peak, k.arithmeticIntensity() * bw);
-        const std::string what = k.name + ": " + std::to_string(k.flopsPerS()) + " FLOP/s over roof " +
-                                 std::to_string(roof);
+        const std::string what =
+            k.name + ": " + std::to_string(k.flopsPerS()) + " FLOP/s over roof " + std::to_string(roof);
         QVERIFY2(k.flopsPerS() <= kTolerance * roof, what.c_str());
     }
 }

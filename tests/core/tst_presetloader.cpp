@@ -8,8 +8,8 @@
 // - Memory levels run fastest/smallest first: each level larger and slower than the one before (host excepted for
 //   capacity).
 
-#include "io/jsonreader.h"
-#include "io/presets.h"
+#include "core/io/jsonreader.h"
+#include "core/io/presets.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

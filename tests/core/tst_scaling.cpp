@@ -1,7 +1,7 @@
 // Scaling laws (Végh, "How deep the machine learning can be", 2020): Amdahl's and Gustafson's speedups, and the
 // scenario's own tensor/pipeline-parallel scaling, where communication is the part that does not parallelise.
-#include "io/presets.h"
-#include "scaling/scaling.h"
+#include "core/io/presets.h"
+#include "core/scaling/scaling.h"
 
 #include <QtTest>
 
@@ -106,8 +106,10 @@ void TestScaling::tensorScaling_data()
 {
     QTest::addColumn<QString>("hardware");
     QTest::addColumn<QString>("model");
-    QTest::newRow("LLaMA-65B tp 1->8 on A100-80GB: communication share rises") << "a100-80gb-sxm" << "llama-65b";
-    QTest::newRow("Llama 2 70B tp 1->8 on H100: communication share rises") << "h100-sxm" << "llama-2-70b";
+    QTest::newRow("LLaMA-65B tp 1->8 on A100-80GB: communication share rises") << "a100-80gb-sxm"
+                                                                               << "llama-65b";
+    QTest::newRow("Llama 2 70B tp 1->8 on H100: communication share rises") << "h100-sxm"
+                                                                            << "llama-2-70b";
 }
 
 void TestScaling::tensorScaling()
@@ -121,7 +123,7 @@ void TestScaling::tensorScaling()
     const auto pts = scenarioScaling(*hw, m->shape, s, {1, 2, 4, 8}, ParallelKind::Tensor);
     QCOMPARE(pts.size(), std::size_t(4));
     QCOMPARE(pts.front().devices, 1);
-    QCOMPARE(pts.front().commShare, 0.0);          // nothing to communicate on one device
+    QCOMPARE(pts.front().commShare, 0.0);           // nothing to communicate on one device
     QVERIFY(near(pts.front().speedup, 1.0, 1e-12)); // the reference
     for (std::size_t i = 1; i < pts.size(); ++i) {
         QVERIFY2(pts[i].commShare > pts[i - 1].commShare, qPrintable(QString("tp %1").arg(pts[i].devices)));
@@ -195,7 +197,8 @@ void TestScaling::precisionHalving()
     QVERIFY(hw && m);
     Scenario s;
     s.tp = tp;
-    const auto c = memwall::core::precisionHalving(*hw, m->shape, s, static_cast<DType>(wide), static_cast<DType>(narrow));
+    const auto c =
+        memwall::core::precisionHalving(*hw, m->shape, s, static_cast<DType>(wide), static_cast<DType>(narrow));
     QCOMPARE(c.widePoint.devices, tp);
     // Compute (operator) time falls by a large factor ...
     QVERIFY(c.narrowPoint.computeTimeS < 0.6 * c.widePoint.computeTimeS);

@@ -1,8 +1,8 @@
 // The trend data and its fitted growth: the shipped data must reproduce the growth rates the memory-wall paper
 // states (Gholami et al., "AI and Memory Wall", IEEE Micro 2024), the fit must be exact on synthetic data, and
 // malformed trend files must fail with one line naming file and field.
-#include "io/jsonreader.h"
-#include "trends/trends.h"
+#include "core/io/jsonreader.h"
+#include "core/trends/trends.h"
 
 #include <QtTest>
 
@@ -94,7 +94,10 @@ private slots:
         QCOMPARE(f.points, fitPoints);
         QVERIFY2(std::abs(f.factorPer2Years - paper) <= tolerance,
                  qPrintable(QString("%1: fitted %2x per 2 years, paper %3x +- %4")
-                                .arg(id).arg(f.factorPer2Years).arg(paper).arg(tolerance)));
+                                .arg(id)
+                                .arg(f.factorPer2Years)
+                                .arg(paper)
+                                .arg(tolerance)));
         QVERIFY(f.r2 > 0.8);
         QVERIFY(f.r2 <= 1.0);
     }
@@ -155,9 +158,9 @@ private slots:
 
     void seriesAreSortedAndComplete()
     {
-        for (const char *id : {"hw_peak_flops", "dram_bandwidth", "interconnect_bandwidth", "transformer_params",
-                               "training_compute", "training_compute_other", "cv_params", "recsys_params",
-                               "ai_hw_memory"})
+        for (const char *id :
+             {"hw_peak_flops", "dram_bandwidth", "interconnect_bandwidth", "transformer_params", "training_compute",
+              "training_compute_other", "cv_params", "recsys_params", "ai_hw_memory"})
             QVERIFY2(m_data.find(id), id);
         for (const TrendSeries &s : m_data.series) {
             QVERIFY(!s.points.empty());
@@ -240,37 +243,51 @@ private slots:
 
     void malformed_data()
     {
-        QTest::addColumn<QString>("pointer"); // JSON pointer to change in validFile()
+        QTest::addColumn<QString>("pointer");  // JSON pointer to change in validFile()
         QTest::addColumn<QString>("newValue"); // JSON text; empty = remove the key
         QTest::addColumn<QString>("message");
-        QTest::newRow("missing points") << "/series/0/points" << ""
+        QTest::newRow("missing points") << "/series/0/points"
+                                        << ""
                                         << "bad.json: series[0].points: missing";
-        QTest::newRow("non-numeric year") << "/series/0/points/1/year" << "\"2002\""
+        QTest::newRow("non-numeric year") << "/series/0/points/1/year"
+                                          << "\"2002\""
                                           << "bad.json: series[0].points[1].year: expected a number, got \"2002\"";
-        QTest::newRow("zero value") << "/series/0/points/2/value" << "0"
+        QTest::newRow("zero value") << "/series/0/points/2/value"
+                                    << "0"
                                     << "bad.json: series[0].points[2].value: must be positive (growth is fitted on "
                                        "a log scale), got 0";
-        QTest::newRow("negative value") << "/series/0/points/0/value" << "-3.5"
+        QTest::newRow("negative value") << "/series/0/points/0/value"
+                                        << "-3.5"
                                         << "bad.json: series[0].points[0].value: must be positive (growth is fitted "
                                            "on a log scale), got -3.5";
-        QTest::newRow("points not an array") << "/series/0/points" << "{}"
+        QTest::newRow("points not an array") << "/series/0/points"
+                                             << "{}"
                                              << "bad.json: series[0].points: expected an array, got {}";
-        QTest::newRow("empty points") << "/series/0/points" << "[]" << "bad.json: series[0].points: must not be empty";
-        QTest::newRow("missing source") << "/series/0/source" << ""
+        QTest::newRow("empty points") << "/series/0/points"
+                                      << "[]"
+                                      << "bad.json: series[0].points: must not be empty";
+        QTest::newRow("missing source") << "/series/0/source"
+                                        << ""
                                         << "bad.json: series[0].source: missing";
-        QTest::newRow("empty source") << "/series/0/source" << "\" \""
+        QTest::newRow("empty source") << "/series/0/source"
+                                      << "\" \""
                                       << "bad.json: series[0].source: must not be empty";
-        QTest::newRow("unknown field") << "/series/0/points/0/valeu" << "1"
+        QTest::newRow("unknown field") << "/series/0/points/0/valeu"
+                                       << "1"
                                        << "bad.json: series[0].points[0].valeu: unknown field";
-        QTest::newRow("wrong kind") << "/kind" << "\"hardware\""
+        QTest::newRow("wrong kind") << "/kind"
+                                    << "\"hardware\""
                                     << "bad.json: kind: expected \"trends\", got \"hardware\"";
-        QTest::newRow("fit flag not boolean") << "/series/0/fit" << "\"yes\""
+        QTest::newRow("fit flag not boolean") << "/series/0/fit"
+                                              << "\"yes\""
                                               << "bad.json: series[0].fit: expected true or false, got \"yes\"";
         QTest::newRow("fitted series with one point in the fit")
-            << "/series/0/points" << R"([{"name": "a", "year": 2000, "value": 1}, {"name": "b", "year": 2001, "value": 2, "in_fit": false}])"
+            << "/series/0/points"
+            << R"([{"name": "a", "year": 2000, "value": 1}, {"name": "b", "year": 2001, "value": 2, "in_fit": false}])"
             << "bad.json: series[0].points: a fitted series (\"fit\": true) needs at least two points with in_fit "
                "true and different years, got 1";
-        QTest::newRow("bad id") << "/series/0/id" << "\"Peak FLOPS\""
+        QTest::newRow("bad id") << "/series/0/id"
+                                << "\"Peak FLOPS\""
                                 << "bad.json: series[0].id: must be lower-case letters, digits, underscores and "
                                    "dashes, got \"Peak FLOPS\"";
     }
@@ -334,8 +351,8 @@ private slots:
             }
             ids << QString::fromStdString(s.at("id").get<std::string>());
         }
-        for (const char *id : {"hw_peak_flops", "dram_bandwidth", "interconnect_bandwidth", "transformer_params",
-                               "training_compute"})
+        for (const char *id :
+             {"hw_peak_flops", "dram_bandwidth", "interconnect_bandwidth", "transformer_params", "training_compute"})
             QVERIFY2(ids.contains(id), id);
         for (const json &s : j.at("other_series")) {
             QVERIFY(!s.contains("factor_per_2_years"));

@@ -5,10 +5,10 @@
 // valid scenario and one config.json, so the fuzzer never reads arbitrary files of the machine.
 #include "cli.h"
 
-#include "analysis/analysis.h"
-#include "analysis/sweep.h"
-#include "io/jsonreader.h"
-#include "io/scenariofile.h"
+#include "core/analysis/analysis.h"
+#include "core/analysis/sweep.h"
+#include "core/io/jsonreader.h"
+#include "core/io/scenariofile.h"
 
 #include <cmath>
 #include <cstdint>

@@ -1,8 +1,8 @@
 // libFuzzer target: parseJson + importHfConfig (a Hugging Face config.json dropped on the window).
 // Contract: InputError (one line) or a ModelShape that validates; nothing else escapes.
-#include "io/hfconfig.h"
-#include "io/jsonreader.h"
-#include "model/modelshape.h"
+#include "core/io/hfconfig.h"
+#include "core/io/jsonreader.h"
+#include "core/model/modelshape.h"
 
 #include <cstdint>
 #include <cstdlib>

@@ -1,6 +1,6 @@
 // libFuzzer target: PresetLibrary::loadText on arbitrary bytes (hardware and model preset files).
 // Contract: never crashes, never throws; a broken file returns false and leaves exactly one issue naming the origin.
-#include "io/presets.h"
+#include "core/io/presets.h"
 
 #include <cstdint>
 #include <cstdlib>

@@ -1,8 +1,8 @@
 // libFuzzer target: scenarioFileFromJson against the built-in preset library, then the analysis of what it reads.
 // Contract: InputError / AnalysisError with one-line messages, or a scenario whose analysis is finite.
-#include "analysis/analysis.h"
-#include "io/jsonreader.h"
-#include "io/scenariofile.h"
+#include "core/analysis/analysis.h"
+#include "core/io/jsonreader.h"
+#include "core/io/scenariofile.h"
 
 #include <cmath>
 #include <cstdint>

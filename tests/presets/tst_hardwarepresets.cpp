@@ -4,7 +4,7 @@
 // 1e-3); dense peaks are not the 2:4-sparsity headline numbers; every Sourced number carries a source; memory levels
 // are ordered (capacity rising, bandwidth falling); main memory is the HBM/GDDR/DDR level (on-wafer SRAM for
 // Cerebras); interconnect bandwidths are per direction; achievable fractions are fractions.
-#include "io/presets.h"
+#include "core/io/presets.h"
 
 #include <QtTest>
 
@@ -17,10 +17,10 @@ namespace {
 
 enum class Quantity { Peak, MainCapacity, MainBandwidth, Ridge, LinkBandwidth };
 
-const char *const kRequiredIds[] = {
-    "p100-sxm2",     "v100-sxm2", "a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm",     "h100-pcie",
-    "h200-sxm",      "b200",      "mi250x",        "mi300x",        "tpu-v4",       "tpu-v5e",
-    "gaudi2",        "gaudi3",    "cerebras-wse2", "rtx-4090",      "xeon-gold-6242", "amd-epyc-9654"};
+const char *const kRequiredIds[] = {"p100-sxm2", "v100-sxm2",      "a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm",
+                                    "h100-pcie", "h200-sxm",       "b200",          "mi250x",        "mi300x",
+                                    "tpu-v4",    "tpu-v5e",        "gaudi2",        "gaudi3",        "cerebras-wse2",
+                                    "rtx-4090",  "xeon-gold-6242", "amd-epyc-9654"};
 
 bool closeTo(double actual, double expected) { return qAbs(actual - expected) <= 1e-3 * qAbs(expected); }
 
@@ -48,10 +48,7 @@ class TestHardwarePresets : public QObject
     }
 
 private slots:
-    void initTestCase()
-    {
-        lib.loadBuiltin();
-    }
+    void initTestCase() { lib.loadBuiltin(); }
 
     void loadsWithoutIssues()
     {
@@ -202,7 +199,8 @@ private slots:
             break;
         }
         QVERIFY2(closeTo(actual, value),
-                 qPrintable(QStringLiteral("%1: got %2, published %3").arg(id).arg(actual, 0, 'g', 8).arg(value, 0, 'g', 8)));
+                 qPrintable(
+                     QStringLiteral("%1: got %2, published %3").arg(id).arg(actual, 0, 'g', 8).arg(value, 0, 'g', 8)));
     }
 
     // The classic trap: the datasheet headline for Hopper/Ampere is the 2:4-sparse figure.
@@ -211,7 +209,8 @@ private slots:
         QTest::addColumn<QString>("id");
         QTest::addColumn<int>("dtype");
         QTest::addColumn<double>("sparseHeadline");
-        QTest::newRow("H100 SXM FP16 is not 1979 TFLOPS") << QStringLiteral("h100-sxm") << int(DType::FP16) << 1978.9e12;
+        QTest::newRow("H100 SXM FP16 is not 1979 TFLOPS")
+            << QStringLiteral("h100-sxm") << int(DType::FP16) << 1978.9e12;
         QTest::newRow("H100 SXM FP8 is not 3958 TFLOPS") << QStringLiteral("h100-sxm") << int(DType::FP8) << 3957.8e12;
         QTest::newRow("A100 FP16 is not 624 TFLOPS") << QStringLiteral("a100-80gb-sxm") << int(DType::FP16) << 624e12;
         QTest::newRow("MI300X FP16 is not 2615 TFLOPS") << QStringLiteral("mi300x") << int(DType::FP16) << 2614.9e12;
@@ -288,7 +287,8 @@ private slots:
         QTest::addColumn<QString>("id");
         QTest::addColumn<bool>("compute");
         QTest::addColumn<double>("value");
-        QTest::newRow("H100 SXM BF16 GEMM 792.1 of 989.4 TFLOPS") << QStringLiteral("h100-sxm") << true << 792.1 / 989.4;
+        QTest::newRow("H100 SXM BF16 GEMM 792.1 of 989.4 TFLOPS")
+            << QStringLiteral("h100-sxm") << true << 792.1 / 989.4;
         QTest::newRow("H100 SXM triad 2.97 of 3.35 TB/s") << QStringLiteral("h100-sxm") << false << 2.97 / 3.35;
         QTest::newRow("A100 80GB triad 1.7 of 2.039 TB/s") << QStringLiteral("a100-80gb-sxm") << false << 1.7 / 2.039;
         QTest::newRow("MI300X BF16 GEMM 781.9 of 1307.4 TFLOPS") << QStringLiteral("mi300x") << true << 781.9 / 1307.4;

@@ -6,8 +6,8 @@
 //   (paramCount(), Hugging Face counting) is within 0.5 % of it: the shape really is the model it names.
 // - The library holds the models the lessons and the documentation refer to, under these ids.
 
-#include "io/presets.h"
-#include "model/modelshape.h"
+#include "core/io/presets.h"
+#include "core/model/modelshape.h"
 
 #include <QtTest>
 
@@ -22,11 +22,12 @@ namespace {
 constexpr double kTolerance = 0.005; // 0.5 %
 
 const char *const kRequiredIds[] = {
-    "bert-base-uncased", "bert-large-uncased", "gpt2",        "gpt2-medium",    "gpt2-large",   "gpt2-xl",
-    "gpt-3-175b",        "opt-13b",            "llama-7b",    "llama-13b",      "llama-65b",    "llama-2-7b",
-    "llama-2-13b",       "llama-2-70b",        "llama-3-8b",  "llama-3-70b",    "llama-3-1-405b", "mistral-7b",
-    "mixtral-8x7b",      "mixtral-8x22b",      "qwen2-7b",    "gemma-7b",       "phi-3-mini",   "falcon-40b",
-    "falcon-7b",         "gpt-neox-20b",
+    "bert-base-uncased", "bert-large-uncased", "gpt2",        "gpt2-medium",  "gpt2-large",
+    "gpt2-xl",           "gpt-3-175b",         "opt-13b",     "llama-7b",     "llama-13b",
+    "llama-65b",         "llama-2-7b",         "llama-2-13b", "llama-2-70b",  "llama-3-8b",
+    "llama-3-70b",       "llama-3-1-405b",     "mistral-7b",  "mixtral-8x7b", "mixtral-8x22b",
+    "qwen2-7b",          "gemma-7b",           "phi-3-mini",  "falcon-40b",   "falcon-7b",
+    "gpt-neox-20b",
 };
 
 QString relativeError(double computed, double official)
@@ -55,10 +56,7 @@ private:
     PresetLibrary m_lib;
 };
 
-void TestModelPresets::initTestCase()
-{
-    m_lib.loadBuiltin();
-}
+void TestModelPresets::initTestCase() { m_lib.loadBuiltin(); }
 
 void TestModelPresets::loadsWithoutIssues()
 {
@@ -101,8 +99,8 @@ void TestModelPresets::officialCounts_data()
     lib.loadBuiltin();
     for (const auto &m : lib.models()) {
         if (m.paramsOfficial)
-            QTest::newRow(qPrintable(QString::fromStdString(m.shape.id) + " total")) << QString::fromStdString(m.shape.id)
-                                                                                   << false;
+            QTest::newRow(qPrintable(QString::fromStdString(m.shape.id) + " total"))
+                << QString::fromStdString(m.shape.id) << false;
         if (m.activeParamsOfficial)
             QTest::newRow(qPrintable(QString::fromStdString(m.shape.id) + " active"))
                 << QString::fromStdString(m.shape.id) << true;

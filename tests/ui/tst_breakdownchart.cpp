@@ -2,7 +2,7 @@
 #include "ui/charts/breakdownchart.h"
 #include "ui/document/scenariodocument.h"
 
-#include "io/presets.h"
+#include "core/io/presets.h"
 #include "uitest.h"
 
 #include <QChart>
@@ -88,7 +88,8 @@ void TestBreakdownChart::sharesSumTo100()
     // (prefill, training) they are a smaller share of the time.
     QVERIFY(chart.plotted(ShareClass::TensorContraction, false) > 99.0);
     if (s.phase != core::Phase::Decode)
-        QVERIFY(chart.plotted(ShareClass::TensorContraction, true) < chart.plotted(ShareClass::TensorContraction, false));
+        QVERIFY(chart.plotted(ShareClass::TensorContraction, true) <
+                chart.plotted(ShareClass::TensorContraction, false));
     // Communication has no FLOPs; with tp > 1 it takes time.
     QCOMPARE(chart.plotted(ShareClass::Communication, false), 0.0);
     QCOMPARE(chart.plotted(ShareClass::Communication, true) > 0, tp > 1);

@@ -11,10 +11,10 @@
 #include <QDir>
 #include <QFile>
 #include <QGraphicsScene>
+#include <QImage>
 #include <QJsonDocument>
 #include <QLineSeries>
 #include <QLogValueAxis>
-#include <QImage>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
@@ -105,10 +105,7 @@ private:
     QList<QLineSeries *> m_series;
 };
 
-QStringList testedChartIds()
-{
-    return chartIds() << "probe";
-}
+QStringList testedChartIds() { return chartIds() << "probe"; }
 
 std::unique_ptr<ChartBase> makeChart(const QString &id, ScenarioDocument *doc)
 {
@@ -130,7 +127,6 @@ QString svgViewBox(const QByteArray &svg, QString *xmlError)
         *xmlError = xml.errorString();
     return viewBox;
 }
-
 
 } // namespace
 
@@ -179,7 +175,8 @@ private slots:
                 for (const QString &theme : Theme::ids()) {
                     // Vary size and scale across rows so no single size is special-cased.
                     const bool slide = theme == QLatin1String("presentation");
-                    const QSize size = slide ? QSize(1920, 1080) : (theme == "dark" ? QSize(1280, 720) : QSize(1600, 1000));
+                    const QSize size =
+                        slide ? QSize(1920, 1080) : (theme == "dark" ? QSize(1280, 720) : QSize(1600, 1000));
                     const int scale = (ext == "png" && theme == "dark") ? 2 : 1;
                     QTest::addRow("%s %s %s", qPrintable(id), qPrintable(ext), qPrintable(theme))
                         << id << QString(ext) << theme << size << scale;
@@ -289,10 +286,14 @@ private slots:
     {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("expected"); // %1 = the full path, %2 = its folder
-        QTest::newRow("unknown extension") << "chart.jpg" << "%1: unknown picture type '.jpg'; use .png, .svg or .pdf";
-        QTest::newRow("no extension") << "chart" << "%1: no file extension; use .png, .svg or .pdf";
-        QTest::newRow("missing folder") << "no/such/folder/chart.png" << "%1: cannot write: folder '%2' does not exist";
-        QTest::newRow("missing folder, pdf") << "nowhere/chart.pdf" << "%1: cannot write: folder '%2' does not exist";
+        QTest::newRow("unknown extension") << "chart.jpg"
+                                           << "%1: unknown picture type '.jpg'; use .png, .svg or .pdf";
+        QTest::newRow("no extension") << "chart"
+                                      << "%1: no file extension; use .png, .svg or .pdf";
+        QTest::newRow("missing folder") << "no/such/folder/chart.png"
+                                        << "%1: cannot write: folder '%2' does not exist";
+        QTest::newRow("missing folder, pdf") << "nowhere/chart.pdf"
+                                             << "%1: cannot write: folder '%2' does not exist";
     }
     void badPathsWriteNothing()
     {

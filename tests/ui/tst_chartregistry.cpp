@@ -12,7 +12,7 @@
 #include "ui/lessons/presentationwindow.h"
 #include "uitest.h"
 
-#include "io/jsonreader.h"
+#include "core/io/jsonreader.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -11,7 +11,7 @@
 #include "ui/charts/trendschart.h"
 #include "ui/document/scenariodocument.h"
 
-#include "io/presets.h"
+#include "core/io/presets.h"
 #include "uitest.h"
 
 #include <QAction>
@@ -109,14 +109,16 @@ void TestChartView::gridTicks_data()
     QTest::addColumn<QList<double>>("major");
     QTest::addColumn<int>("minors");
     // The roofline's axes: decades a hair wider than 1e-3..1e4 (applyRanges), 8 minor ticks = 2..9 per decade.
-    QTest::newRow("log, seven decades, 8 minor")
-        << "log" << 1e-3 * (1 - 1e-9) << 1e4 * (1 + 1e-9) << 8 << QList<double>{1e-3, 1e-2, 0.1, 1, 10, 100, 1e3, 1e4} << 56;
-    QTest::newRow("log, -1 minor = every integer multiple") << "log" << 1.0 << 100.0 << -1 << QList<double>{1, 10, 100} << 16;
-    QTest::newRow("log, partial decades at both ends") << "log" << 3.0 << 300.0 << 8 << QList<double>{10, 100} << 6 + 8 + 1; // 4..9, 20..90, 200
-    QTest::newRow("value, fixed 11 ticks") << "value" << 0.0 << 100.0 << 11
-                                           << QList<double>{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100} << 0;
-    QTest::newRow("value, every 5 years from 1997") << "value" << 1997.0 << 2023.0 << -5
-                                                    << QList<double>{2000, 2005, 2010, 2015, 2020} << 0;
+    QTest::newRow("log, seven decades, 8 minor") << "log" << 1e-3 * (1 - 1e-9) << 1e4 * (1 + 1e-9) << 8
+                                                 << QList<double>{1e-3, 1e-2, 0.1, 1, 10, 100, 1e3, 1e4} << 56;
+    QTest::newRow("log, -1 minor = every integer multiple")
+        << "log" << 1.0 << 100.0 << -1 << QList<double>{1, 10, 100} << 16;
+    QTest::newRow("log, partial decades at both ends")
+        << "log" << 3.0 << 300.0 << 8 << QList<double>{10, 100} << 6 + 8 + 1; // 4..9, 20..90, 200
+    QTest::newRow("value, fixed 11 ticks")
+        << "value" << 0.0 << 100.0 << 11 << QList<double>{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100} << 0;
+    QTest::newRow("value, every 5 years from 1997")
+        << "value" << 1997.0 << 2023.0 << -5 << QList<double>{2000, 2005, 2010, 2015, 2020} << 0;
 }
 
 void TestChartView::gridTicks()
@@ -148,7 +150,8 @@ void TestChartView::gridTicks()
     const std::vector<double> got = ui::GridItem::majorTicks(axis.get());
     QCOMPARE(int(got.size()), int(major.size()));
     for (std::size_t i = 0; i < got.size(); ++i)
-        QVERIFY2(std::abs(got[i] - major[int(i)]) <= 1e-9 * std::abs(major[int(i)]), qPrintable(QString::number(got[i])));
+        QVERIFY2(std::abs(got[i] - major[int(i)]) <= 1e-9 * std::abs(major[int(i)]),
+                 qPrintable(QString::number(got[i])));
     const std::vector<double> minor = ui::GridItem::minorTicks(axis.get());
     QCOMPARE(int(minor.size()), minors);
     for (double m : minor)
@@ -177,7 +180,7 @@ void TestChartView::gridFollowsTheAxes()
     QVERIFY(lines.majorY.empty()); // the category axis keeps Qt's (switched off) grid
     const QRectF area = c->chart()->plotArea();
     QVERIFY(std::abs(lines.majorX.front() - (area.left() + area.width() * std::log(decades.front() / x->min()) /
-                                                              std::log(x->max() / x->min()))) < 1e-6);
+                                                               std::log(x->max() / x->min()))) < 1e-6);
     for (double px : lines.majorX)
         QVERIFY(px >= area.left() - 1e-6 && px <= area.right() + 1e-6);
     // Qt's switches and pens keep working: the item follows the switches, and Qt's lines stay empty.

@@ -1,7 +1,7 @@
 // Compare mode: picking device B or B's formats fills the delta table from ScenarioDocument::compareAnalysis(),
 // "None" clears it, "same as A" drops an override, the table and status name what B changes, a B that does not
 // analyse says why in one line, the table follows analysisChanged, and the headline metrics point the right way.
-#include "io/presets.h"
+#include "core/io/presets.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
@@ -137,11 +137,21 @@ private slots:
         QTest::addColumn<QString>("choice");
         QTest::addColumn<QString>("summary");
         QTest::addColumn<QString>("row");
-        QTest::newRow("fp16 -> int4 weights") << "compareWeights" << "int4" << "int4 weights" << "Weight format";
-        QTest::newRow("fp16 -> int4-g128 weights") << "compareWeights" << "int4 (g128 fp16 scales)" << "int4-g128 weights"
+        QTest::newRow("fp16 -> int4 weights") << "compareWeights"
+                                              << "int4"
+                                              << "int4 weights"
+                                              << "Weight format";
+        QTest::newRow("fp16 -> int4-g128 weights") << "compareWeights"
+                                                   << "int4 (g128 fp16 scales)"
+                                                   << "int4-g128 weights"
                                                    << "Weight format";
-        QTest::newRow("fp16 -> fp8 KV cache") << "compareKv" << "fp8" << "fp8 KV cache" << "KV-cache format";
-        QTest::newRow("fp16 -> fp8 activations") << "compareActivations" << "fp8" << "fp8 activations"
+        QTest::newRow("fp16 -> fp8 KV cache") << "compareKv"
+                                              << "fp8"
+                                              << "fp8 KV cache"
+                                              << "KV-cache format";
+        QTest::newRow("fp16 -> fp8 activations") << "compareActivations"
+                                                 << "fp8"
+                                                 << "fp8 activations"
                                                  << "Activation format";
     }
     void formatPickersSetB()
@@ -168,7 +178,8 @@ private slots:
         QCOMPARE(doc.compareDevice().id, doc.hardware().id);
         // The table and the status line name what B changes.
         QCOMPARE(panel.table()->horizontalHeaderItem(2)->text(), "B: " + summary);
-        QVERIFY2(panel.statusLabel()->text().startsWith("B: " + summary + " — "), qPrintable(panel.statusLabel()->text()));
+        QVERIFY2(panel.statusLabel()->text().startsWith("B: " + summary + " — "),
+                 qPrintable(panel.statusLabel()->text()));
         const int r = rowOf(panel.table(), row);
         QVERIFY(r >= 0);
         QCOMPARE(panel.table()->item(r, 3)->text(), QString("differs"));
@@ -247,9 +258,10 @@ private slots:
         QVERIFY(!doc.compareAnalysis());
         QCOMPARE(doc.compareError(), QString("hardware h100-no-bandwidth has no usable compute peak or bandwidth"));
         QCOMPARE(panel.table()->rowCount(), 0);
-        QCOMPARE(panel.statusLabel()->text(),
-                 QString("B (H100 without bandwidth) cannot run this scenario: hardware h100-no-bandwidth has no usable "
-                         "compute peak or bandwidth"));
+        QCOMPARE(
+            panel.statusLabel()->text(),
+            QString("B (H100 without bandwidth) cannot run this scenario: hardware h100-no-bandwidth has no usable "
+                    "compute peak or bandwidth"));
         QVERIFY(!panel.statusLabel()->text().contains('\n'));
         QCOMPARE(panel.picker()->currentText(), QString("H100 without bandwidth")); // not a preset: its name
         QCOMPARE(doc.analysis().totals.timeS, timeA);
@@ -265,8 +277,12 @@ private slots:
     {
         ui::ScenarioDocument doc(m_lib);
         ui::ComparePanel panel(&doc);
-        const QList<QWidget *> controls{panel.picker(), panel.findChild<QToolButton *>("swapButton"), panel.weightsPicker(),
-                                        panel.kvPicker(), panel.activationsPicker(), panel.table()};
+        const QList<QWidget *> controls{panel.picker(),
+                                        panel.findChild<QToolButton *>("swapButton"),
+                                        panel.weightsPicker(),
+                                        panel.kvPicker(),
+                                        panel.activationsPicker(),
+                                        panel.table()};
         for (QWidget *w : controls) {
             QVERIFY2(!w->toolTip().isEmpty(), qPrintable(w->objectName()));
             QVERIFY2(w->focusPolicy() & Qt::TabFocus, qPrintable(w->objectName()));

@@ -1,6 +1,6 @@
 // The device editor: the preset-file rules (core::hardwareFromJson) shown next to the field they name, Save
 // disabled while invalid, and a saved user preset that PresetLibrary::loadDirectory reads back identically.
-#include "io/presets.h"
+#include "core/io/presets.h"
 #include "ui/dialogs/hardwareeditordialog.h"
 #include "ui/dialogs/presetfiles.h"
 #include "ui/document/scenariodocument.h"

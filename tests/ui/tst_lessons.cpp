@@ -1,12 +1,12 @@
 // Lessons: every built-in lesson loads, every step applies, every placeholder resolves, and the text follows the
 // document live; broken lessons are skipped with one line naming the file and the field.
+#include "core/io/scenariofile.h"
 #include "ui/charts/chartregistry.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/lessons/lesson.h"
 #include "ui/lessons/lessoncontroller.h"
 #include "ui/lessons/lessonpanel.h"
 #include "ui/util/text.h"
-#include "io/scenariofile.h"
 
 #include <QPushButton>
 #include <QSignalSpy>
@@ -56,7 +56,8 @@ private slots:
         QTest::addColumn<int>("step");
         for (int i = 0; i < static_cast<int>(m_loaded.lessons.size()); ++i)
             for (int s = 0; s < static_cast<int>(m_loaded.lessons[static_cast<std::size_t>(i)].steps.size()); ++s)
-                QTest::addRow("%s step %d", qPrintable(m_loaded.lessons[static_cast<std::size_t>(i)].id), s + 1) << i << s;
+                QTest::addRow("%s step %d", qPrintable(m_loaded.lessons[static_cast<std::size_t>(i)].id), s + 1)
+                    << i << s;
     }
     void everyStep()
     {
@@ -72,8 +73,10 @@ private slots:
         QCOMPARE(c.stepIndex(), step);
         QVERIFY2(c.lastError().isEmpty(), qPrintable(c.lastError()));
         QVERIFY2(doc.analysisError().isEmpty(), qPrintable(doc.analysisError()));
-        QCOMPARE(QString::fromStdString(doc.file().hardware.id), QString::fromStdString(st.scenario.at("hardware").get<std::string>()));
-        QCOMPARE(QString::fromStdString(doc.file().model.id), QString::fromStdString(st.scenario.at("model").get<std::string>()));
+        QCOMPARE(QString::fromStdString(doc.file().hardware.id),
+                 QString::fromStdString(st.scenario.at("hardware").get<std::string>()));
+        QCOMPARE(QString::fromStdString(doc.file().model.id),
+                 QString::fromStdString(st.scenario.at("model").get<std::string>()));
         QVERIFY2(ui::chartIds().contains(st.chart) || ui::lessonChartNames().contains(st.chart), qPrintable(st.chart));
         const ui::LessonTextResult r = c.renderCurrent();
         QStringList errors;
@@ -93,11 +96,12 @@ private slots:
             QVERIFY(doc.selectedOperator() >= 0);
             const core::Operator &sel = ops[static_cast<std::size_t>(doc.selectedOperator())];
             QCOMPARE(QString::fromUtf8(sel.name.data(), static_cast<qsizetype>(sel.name.size())), st.highlight);
-        }
-        else
+        } else
             QVERIFY2(st.highlight.isEmpty() || st.highlight == "ridge" || st.highlight == "model" ||
                          std::any_of(doc.hardware().memory.begin(), doc.hardware().memory.end(),
-                                     [&](const core::MemoryLevel &m) { return QString::fromStdString(m.name) == st.highlight; }),
+                                     [&](const core::MemoryLevel &m) {
+                                         return QString::fromStdString(m.name) == st.highlight;
+                                     }),
                      qPrintable("unknown highlight " + st.highlight));
     }
 
@@ -183,18 +187,23 @@ private slots:
     {
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("message");
-        const QString base = R"({"kind": "lesson", "id": "x", "title": "X", "scenario": {"hardware": "h100-sxm", "model": "llama-2-7b"}, "steps": [%1]})";
+        const QString base =
+            R"({"kind": "lesson", "id": "x", "title": "X", "scenario": {"hardware": "h100-sxm", "model": "llama-2-7b"}, "steps": [%1]})";
         QTest::newRow("unknown chart") << base.arg(R"({"title": "s", "chart": "pie", "text": "t"})")
                                        << R"(bad.json: steps[0].chart: unknown chart "pie")";
         QTest::newRow("unknown placeholder") << base.arg(R"({"title": "s", "chart": "roofline", "text": "{ridgee}"})")
                                              << "bad.json: steps[0].text: {ridgee}: unknown placeholder 'ridgee'";
-        QTest::newRow("unknown hardware") << base.arg(R"({"title": "s", "chart": "roofline", "scenario": {"hardware": "h101"}, "text": "t"})")
-                                          << "bad.json: steps[0]: scenario.hardware: unknown hardware 'h101'";
-        QTest::newRow("bad scenario field") << base.arg(R"({"title": "s", "chart": "roofline", "scenario": {"bacth": 2}, "text": "t"})")
-                                            << "bad.json: steps[0]: scenario.bacth";
-        QTest::newRow("missing title") << base.arg(R"({"chart": "roofline", "text": "t"})") << "bad.json: steps[0].title";
+        QTest::newRow("unknown hardware")
+            << base.arg(R"({"title": "s", "chart": "roofline", "scenario": {"hardware": "h101"}, "text": "t"})")
+            << "bad.json: steps[0]: scenario.hardware: unknown hardware 'h101'";
+        QTest::newRow("bad scenario field")
+            << base.arg(R"({"title": "s", "chart": "roofline", "scenario": {"bacth": 2}, "text": "t"})")
+            << "bad.json: steps[0]: scenario.bacth";
+        QTest::newRow("missing title") << base.arg(R"({"chart": "roofline", "text": "t"})")
+                                       << "bad.json: steps[0].title";
         QTest::newRow("no steps") << base.arg("") << "bad.json: steps: a lesson needs at least one step";
-        QTest::newRow("not json") << "{\"kind\": " << "bad.json";
+        QTest::newRow("not json") << "{\"kind\": "
+                                  << "bad.json";
     }
     void brokenLesson()
     {

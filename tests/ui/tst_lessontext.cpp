@@ -1,8 +1,8 @@
 // Lesson text substitution: every number in a lesson is computed from the analysis, never typed in.
 #include "ui/lessons/lessontext.h"
 
-#include "analysis/analysis.h"
-#include "io/presets.h"
+#include "core/analysis/analysis.h"
+#include "core/io/presets.h"
 #include "ui/util/text.h"
 
 #include <QtTest>
@@ -78,8 +78,8 @@ private slots:
         const QString out = render("ridge {ridge}, {hardware}, {model}, {bound}, {batch}", ctx, &errors);
         QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
         QCOMPARE(out, QString("ridge %1, %2, %3, memory-bound, 1")
-                          .arg((ui::formatNumber(ctx.analysis.ridge)),
-                               QString::fromStdString(ctx.file.hardware.name), QString::fromStdString(ctx.file.model.name)));
+                          .arg((ui::formatNumber(ctx.analysis.ridge)), QString::fromStdString(ctx.file.hardware.name),
+                               QString::fromStdString(ctx.file.model.name)));
     }
 
     void kvPerTokenOfOpt13b()
@@ -137,22 +137,41 @@ private slots:
         QCOMPARE(out, (ui::formatNumber(ctx.analysis.weightBytes / 1e9 * 200)));
     }
 
-    void bracesEscape() { QCOMPARE(render("{{not a placeholder}}", contextFor(m_lib, "h100-sxm", "llama-2-7b")), QString("{not a placeholder}")); }
+    void bracesEscape()
+    {
+        QCOMPARE(render("{{not a placeholder}}", contextFor(m_lib, "h100-sxm", "llama-2-7b")),
+                 QString("{not a placeholder}"));
+    }
 
     void errors_data()
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("shown");
         QTest::addColumn<QString>("error");
-        QTest::newRow("unknown placeholder") << "a {foo} b" << "a [?foo] b" << "{foo}: unknown placeholder 'foo'";
-        QTest::newRow("unknown operator")
-            << "{op_intensity:nope}" << "[?op_intensity:nope]" << "{op_intensity:nope}: no operator 'nope'";
-        QTest::newRow("operator missing") << "{op_intensity}" << "[?op_intensity]" << "needs an operator name";
-        QTest::newRow("unknown preset") << "{ridge@h101}" << "[?ridge@h101]" << "neither a hardware or model preset";
-        QTest::newRow("unknown field") << "{ridge@speed=3}" << "[?ridge@speed=3]" << "unknown scenario field 'speed'";
-        QTest::newRow("bad field value") << "{ridge@batch=0}" << "[?ridge@batch=0]" << "batch";
-        QTest::newRow("text in arithmetic") << "{model / ridge}" << "[?model / ridge]" << "is text";
-        QTest::newRow("unclosed brace") << "x {ridge" << "x [?]ridge" << "unclosed '{'";
+        QTest::newRow("unknown placeholder") << "a {foo} b"
+                                             << "a [?foo] b"
+                                             << "{foo}: unknown placeholder 'foo'";
+        QTest::newRow("unknown operator") << "{op_intensity:nope}"
+                                          << "[?op_intensity:nope]"
+                                          << "{op_intensity:nope}: no operator 'nope'";
+        QTest::newRow("operator missing") << "{op_intensity}"
+                                          << "[?op_intensity]"
+                                          << "needs an operator name";
+        QTest::newRow("unknown preset") << "{ridge@h101}"
+                                        << "[?ridge@h101]"
+                                        << "neither a hardware or model preset";
+        QTest::newRow("unknown field") << "{ridge@speed=3}"
+                                       << "[?ridge@speed=3]"
+                                       << "unknown scenario field 'speed'";
+        QTest::newRow("bad field value") << "{ridge@batch=0}"
+                                         << "[?ridge@batch=0]"
+                                         << "batch";
+        QTest::newRow("text in arithmetic") << "{model / ridge}"
+                                            << "[?model / ridge]"
+                                            << "is text";
+        QTest::newRow("unclosed brace") << "x {ridge"
+                                        << "x [?]ridge"
+                                        << "unclosed '{'";
     }
     void errors()
     {

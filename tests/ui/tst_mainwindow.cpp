@@ -11,19 +11,19 @@
 #include "ui/widgets/operatortable.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QStandardPaths>
 #include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QUrl>
-#include <QComboBox>
-#include <QLineEdit>
-#include <QSignalSpy>
 #include <QtTest>
 
 #include <memory>
@@ -160,8 +160,9 @@ private slots:
         QFETCH(QSize, size);
         m_window->resize(size);
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-        QTRY_VERIFY2(m_window->chartTabs()->height() >= m_window->height() / 2,
-                     qPrintable(QString("charts %1 px of %2").arg(m_window->chartTabs()->height()).arg(m_window->height())));
+        QTRY_VERIFY2(
+            m_window->chartTabs()->height() >= m_window->height() / 2,
+            qPrintable(QString("charts %1 px of %2").arg(m_window->chartTabs()->height()).arg(m_window->height())));
         QVERIFY(m_window->chartTabs()->width() >= m_window->width() / 2);
     }
 
@@ -183,7 +184,8 @@ private slots:
         QCOMPARE(static_cast<int>(m_window->charts().size()), ids.size());
         QCOMPARE(m_window->actions()->chartActions().size(), ids.size());
         for (int i = 0; i < ids.size() && i < 9; ++i) {
-            QCOMPARE(m_window->actions()->chartActions()[i]->shortcut(), QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
+            QCOMPARE(m_window->actions()->chartActions()[i]->shortcut(),
+                     QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
             m_window->actions()->chartActions()[i]->trigger();
             QCOMPARE(m_window->chartTabs()->currentIndex(), i);
         }
@@ -215,9 +217,11 @@ private slots:
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("message");
         QTest::newRow("not JSON") << QByteArray("{\"model_type\": \"llama\", ") << "config.json";
-        QTest::newRow("unknown model_type") << QByteArray(R"({"model_type": "no-such-family", "hidden_size": 8})") << "model_type";
+        QTest::newRow("unknown model_type")
+            << QByteArray(R"({"model_type": "no-such-family", "hidden_size": 8})") << "model_type";
         QTest::newRow("missing field")
-            << QByteArray(R"({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32})") << "config.json";
+            << QByteArray(R"({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32})")
+            << "config.json";
     }
     void brokenConfigDropChangesNothing()
     {
@@ -291,7 +295,8 @@ private slots:
 
     void brokenScenarioChangesNothing()
     {
-        const QString path = write("broken.memwall.json", R"({"kind": "scenario", "schema": 1, "hardware": "h100", "model": "llama-2-7b"})");
+        const QString path = write("broken.memwall.json",
+                                   R"({"kind": "scenario", "schema": 1, "hardware": "h100", "model": "llama-2-7b"})");
         const auto before = m_doc->scenario();
         QVERIFY(!m_window->openDroppedFile(path));
         QVERIFY(m_doc->scenario() == before);
@@ -356,7 +361,7 @@ private slots:
         QVERIFY(charts[std::size_t(before)]->isStale());
         QVERIFY(m_doc->analysis().operators.size() * 2 <= ops);
         m_window->applyTheme("presentation"); // larger fonts: every chart lays out again
-        m_window->resize(1100, 700);           // and the hidden tab gets its new size when shown
+        m_window->resize(1100, 700);          // and the hidden tab gets its new size when shown
         QCoreApplication::processEvents();
         m_window->applyTheme("light");
         tabs->setCurrentIndex(before);

@@ -1,8 +1,8 @@
 // "Measure this computer": the dialog runs the measurement off the GUI thread, can be cancelled, and puts the
 // measured machine on the roofline. No timing assertions: only that it ends and what it hands over.
+#include "ui/document/measuredpoints.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/widgets/measuredialog.h"
-#include "ui/document/measuredpoints.h"
 
 #include <QProgressBar>
 #include <QPushButton>
@@ -97,7 +97,7 @@ private slots:
         d->setOptions(tinyRun());
         d->start();
         QVERIFY(d->isRunning());
-        delete d; // cancels and joins the worker; a crash or a hang fails the suite
+        delete d;                          // cancels and joins the worker; a crash or a hang fails the suite
         QCoreApplication::processEvents(); // queued progress reports for the deleted dialog are dropped
     }
 

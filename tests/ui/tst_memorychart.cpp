@@ -2,22 +2,22 @@
 // memory level has its capacity bar, a footprint over main-memory capacity shows the warning state, and compare mode
 // adds scenario B's footprint bar (and B's capacity on another device).
 #include "ui/charts/callout.h"
-#include "ui/charts/memorychart.h"
-#include "ui/settings/theme.h"
 #include "ui/charts/chartview.h"
+#include "ui/charts/memorychart.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/settings/theme.h"
 
-#include "io/presets.h"
+#include "core/io/presets.h"
 #include "uitest.h"
 
 #include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QChart>
+#include <QGraphicsLayout>
+#include <QGraphicsSimpleTextItem>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QGraphicsLayout>
-#include <QGraphicsSimpleTextItem>
 #include <QtTest>
 
 #include <cmath>
@@ -102,10 +102,12 @@ void TestMemoryChart::everyComponentLabelledOnSlides()
         QGraphicsSimpleTextItem *label = chart.componentLabel(c);
         QVERIFY(label);
         QVERIFY2(label->isVisible(), qPrintable(label->text()));
-        QVERIFY(chart.chart()->plotArea().adjusted(-1, -1, 1, 1).contains(label->mapRectToParent(label->boundingRect())));
+        QVERIFY(
+            chart.chart()->plotArea().adjusted(-1, -1, 1, 1).contains(label->mapRectToParent(label->boundingRect())));
     }
     QVERIFY(chart.componentLabel(MemoryChart::KvCache)->text().contains("98 %"));
-    QVERIFY(!chart.componentLabel(MemoryChart::Gradients) || !chart.componentLabel(MemoryChart::Gradients)->isVisible());
+    QVERIFY(!chart.componentLabel(MemoryChart::Gradients) ||
+            !chart.componentLabel(MemoryChart::Gradients)->isVisible());
 }
 
 void TestMemoryChart::weightFormatShrinksWeights_data()
@@ -295,17 +297,17 @@ void TestMemoryChart::overflowFillIsSolid()
 // Llama-2-70B decode at batch 1 on an H100 (138 GB of fp16 weights) against B.
 void TestMemoryChart::compareAddsFootprintB_data()
 {
-    QTest::addColumn<QString>("device");  // "" = A's device
-    QTest::addColumn<int>("weights");     // core::DType, -1 = same as A
+    QTest::addColumn<QString>("device"); // "" = A's device
+    QTest::addColumn<int>("weights");    // core::DType, -1 = same as A
     QTest::addColumn<int>("group");
-    QTest::addColumn<double>("weightsB"); // B's weights bar, bytes
+    QTest::addColumn<double>("weightsB");  // B's weights bar, bytes
     QTest::addColumn<double>("capacityB"); // B's capacity row, bytes; 0 = no row (same device)
     QTest::newRow("fp16 -> int4 on H100: 138 GB -> 34.5 GB") << "" << int(core::DType::INT4) << 0 << 138e9 / 4 << 0.0;
     QTest::newRow("fp16 -> int4-g128 on H100: 138 GB -> 35.6 GB (4.125 bits)")
         << "" << int(core::DType::INT4) << 128 << 138e9 * 4.125 / 16 << 0.0;
     QTest::newRow("H100 vs MI300X: same 138 GB, B's capacity 192 GB") << "mi300x" << -1 << 0 << 138e9 << 192e9;
-    QTest::newRow("H100 vs MI300X int4: 34.5 GB against 192 GB") << "mi300x" << int(core::DType::INT4) << 0 << 138e9 / 4
-                                                                  << 192e9;
+    QTest::newRow("H100 vs MI300X int4: 34.5 GB against 192 GB")
+        << "mi300x" << int(core::DType::INT4) << 0 << 138e9 / 4 << 192e9;
 }
 
 void TestMemoryChart::compareAddsFootprintB()

@@ -1,6 +1,6 @@
 // The model editor: live parameter count equal to core::paramCount, KV bytes per token, core::validate messages at
 // the fields they name, and a saved user model preset that PresetLibrary::loadDirectory reads back.
-#include "io/presets.h"
+#include "core/io/presets.h"
 #include "ui/dialogs/modeleditordialog.h"
 #include "ui/dialogs/presetfiles.h"
 #include "ui/util/text.h"
@@ -169,7 +169,8 @@ private slots:
         // layers in other words marks exactly those two and shows the message under the first.
         ModelEditorDialog d(*m_lib, m_lib->findModel("llama-2-7b")->shape);
         QVERIFY(d.isValid());
-        d.showError(core::InputError::rule("model editor: shape", {"vocab", "layers"}, "Wortschatz passt nicht zu heads"));
+        d.showError(
+            core::InputError::rule("model editor: shape", {"vocab", "layers"}, "Wortschatz passt nicht zu heads"));
         QVERIFY(!spin(d, "vocab")->styleSheet().isEmpty());
         QVERIFY(!spin(d, "layers")->styleSheet().isEmpty());
         QVERIFY(spin(d, "heads")->styleSheet().isEmpty()); // named in the text, not in the error

@@ -77,8 +77,11 @@ private slots:
         QCOMPARE(m_table->proxy()->rowCount(), static_cast<int>(ops.size()));
         for (int r = 0; r < m_table->model()->rowCount(); ++r) {
             const auto &op = ops[static_cast<std::size_t>(r)];
-            QCOMPARE(m_table->model()->index(r, OperatorTableModel::Time).data(OperatorTableModel::SortRole).toDouble(), op.timeS);
-            QCOMPARE(m_table->model()->index(r, OperatorTableModel::Flops).data(OperatorTableModel::SortRole).toDouble(), op.flops);
+            QCOMPARE(m_table->model()->index(r, OperatorTableModel::Time).data(OperatorTableModel::SortRole).toDouble(),
+                     op.timeS);
+            QCOMPARE(
+                m_table->model()->index(r, OperatorTableModel::Flops).data(OperatorTableModel::SortRole).toDouble(),
+                op.flops);
         }
     }
 
@@ -89,7 +92,11 @@ private slots:
         // Llama 2 70B decode: the QKV projection moves 13.4 GB over its 80 layers.
         QCOMPARE(m_table->model()->index(row, OperatorTableModel::Bytes).data().toString(), QStringLiteral("13.4 GB"));
         QCOMPARE(m_table->model()->index(row, OperatorTableModel::Bound).data().toString(), QStringLiteral("memory"));
-        QVERIFY(m_table->model()->index(row, OperatorTableModel::Bytes).data(Qt::ToolTipRole).toString().contains("weights"));
+        QVERIFY(m_table->model()
+                    ->index(row, OperatorTableModel::Bytes)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains("weights"));
     }
 
     void updatesInPlaceOnSliderTicks()
@@ -185,7 +192,8 @@ private slots:
         m_table->copyCsvAction()->trigger();
         const QStringList lines = QApplication::clipboard()->text().split('\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 1 + static_cast<int>(m_doc->analysis().operators.size()));
-        QCOMPARE(lines.front(), QStringLiteral("name,class,phase,count,flops,bytes,arithmetic_intensity,time_s,share,bound"));
+        QCOMPARE(lines.front(),
+                 QStringLiteral("name,class,phase,count,flops,bytes,arithmetic_intensity,time_s,share,bound"));
         QCOMPARE(m_table->copyCsvAction()->shortcut(), QKeySequence(QKeySequence::Copy));
         // Exact values: the row of lm_head carries its full-precision time.
         const int row = sourceRowOf("lm_head");

@@ -3,10 +3,10 @@
 // just beyond them, every choice and a bad one.
 #include "uitest.h"
 
-#include "analysis/options.h"
-#include "analysis/sweep.h"
-#include "io/analysisjson.h"
-#include "io/scenariofile.h"
+#include "core/analysis/options.h"
+#include "core/analysis/sweep.h"
+#include "core/io/analysisjson.h"
+#include "core/io/scenariofile.h"
 #include "ui/controls/controlspanel.h"
 #include "ui/controls/logslider.h"
 #include "ui/controls/optioncontrol.h"

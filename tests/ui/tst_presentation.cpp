@@ -117,7 +117,8 @@ private slots:
         QVERIFY(!laser->isDotVisible());
         QWidget *viewport = w.currentView()->viewport();
         const QPointF pos(200, 150);
-        QMouseEvent move(QEvent::MouseMove, pos, viewport->mapToGlobal(pos), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QMouseEvent move(QEvent::MouseMove, pos, viewport->mapToGlobal(pos), Qt::NoButton, Qt::NoButton,
+                         Qt::NoModifier);
         QCoreApplication::sendEvent(viewport, &move);
         QVERIFY(laser->isDotVisible());
         QCOMPARE(laser->dotPosition(), pos);

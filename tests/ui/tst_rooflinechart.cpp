@@ -6,17 +6,17 @@
 #include "ui/charts/rooflinechart.h"
 #include "ui/document/scenariodocument.h"
 
-#include "io/presets.h"
+#include "core/io/presets.h"
 #include "uitest.h"
 
 #include <QAction>
 #include <QChart>
+#include <QGraphicsSimpleTextItem>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
-#include <QGraphicsSimpleTextItem>
 #include <QtTest>
 
 #include <cmath>
@@ -178,7 +178,8 @@ void TestRooflineChart::ceilingsPerSupportedPrecision()
     const QLogValueAxis *x = axis(chart.chart(), Qt::Horizontal), *y = axis(chart.chart(), Qt::Vertical);
     for (std::size_t i = 0; i < doc.analysis().operators.size(); ++i) {
         const auto &op = doc.analysis().operators[i];
-        const QPointF p = op.bytes() > 0 ? chart.operatorPoint(static_cast<int>(i)) : QPointF(x->max(), chart.operatorPoint(static_cast<int>(i)).y());
+        const QPointF p = op.bytes() > 0 ? chart.operatorPoint(static_cast<int>(i))
+                                         : QPointF(x->max(), chart.operatorPoint(static_cast<int>(i)).y());
         if (std::isnan(p.x()))
             continue;
         QVERIFY(p.x() >= x->min() && p.x() <= x->max());
@@ -243,8 +244,9 @@ void TestRooflineChart::selectionByClick()
     QVERIFY(chart.selectionSeries()->isVisible());
     QCOMPARE(chart.selectionSeries()->at(0), attention.at(0));
     // a click on empty plot area does not select anything (it starts a pan)
-    QTest::mouseClick(view.viewport(), Qt::LeftButton, {},
-                      view.mapFromScene(chart.chart()->mapToScene(chart.chart()->plotArea().topLeft() + QPointF(30, 30))));
+    QTest::mouseClick(
+        view.viewport(), Qt::LeftButton, {},
+        view.mapFromScene(chart.chart()->mapToScene(chart.chart()->plotArea().topLeft() + QPointF(30, 30))));
     QCOMPARE(clicked.count(), 1);
 }
 
@@ -432,8 +434,8 @@ void TestRooflineChart::viewZoomPanReset()
     QVERIFY(near(x->min(), min0) && near(x->max(), max0));
     // the wheel zooms too
     const QPoint centre = view.mapFromScene(chart.chart()->mapToScene(chart.chart()->plotArea().center()));
-    QWheelEvent wheel(centre, view.viewport()->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
-                      Qt::NoScrollPhase, false);
+    QWheelEvent wheel(centre, view.viewport()->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(view.viewport(), &wheel);
     QVERIFY(std::log10(x->max() / x->min()) < decades0 - 0.1);
     // double-click resets
@@ -527,7 +529,8 @@ void TestRooflineChart::everyCeilingLabelledAndNoRoofThroughALabel()
             !(series->objectName() == "ceiling" || series->objectName() == "slope"))
             continue;
         for (int i = 0; i + 1 < line->count(); ++i)
-            roofs.emplace_back(c->mapToPosition(line->at(i), chart.modelSeries()), c->mapToPosition(line->at(i + 1), chart.modelSeries()));
+            roofs.emplace_back(c->mapToPosition(line->at(i), chart.modelSeries()),
+                               c->mapToPosition(line->at(i + 1), chart.modelSeries()));
     }
     QVERIFY(roofs.size() >= 6);
     int ceilingLabels = 0;
@@ -538,7 +541,8 @@ void TestRooflineChart::everyCeilingLabelledAndNoRoofThroughALabel()
         ceilingLabels += label->text().contains("FLOP/s") && !label->text().startsWith("B ") ? 1 : 0;
         const QPolygonF poly = label->mapToParent(label->boundingRect());
         for (const QLineF &roof : roofs) {
-            bool crosses = poly.containsPoint(roof.p1(), Qt::OddEvenFill) || poly.containsPoint(roof.p2(), Qt::OddEvenFill);
+            bool crosses =
+                poly.containsPoint(roof.p1(), Qt::OddEvenFill) || poly.containsPoint(roof.p2(), Qt::OddEvenFill);
             for (int i = 0; i < poly.size() && !crosses; ++i)
                 crosses = QLineF(poly[i], poly[(i + 1) % poly.size()]).intersects(roof) == QLineF::BoundedIntersection;
             QVERIFY2(!crosses, qPrintable(QStringLiteral("a roof runs through the label '%1'").arg(label->text())));

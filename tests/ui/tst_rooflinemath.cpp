@@ -1,7 +1,7 @@
 // Pins the roofline chart's arithmetic: ceilings, slopes, ridge points, ranges, marker sizes and labels.
 #include "ui/charts/rooflinemath.h"
 
-#include "io/presets.h"
+#include "core/io/presets.h"
 
 #include <QtTest>
 
@@ -60,10 +60,14 @@ void TestRooflineMath::ridge_data()
     QTest::addColumn<QString>("dtype");
     QTest::addColumn<double>("expected");
     // peak / bandwidth of main memory, from the datasheet numbers in presets/hardware/
-    QTest::newRow("H100 FP16 ridge = 295 FLOP/byte") << "h100-sxm" << "fp16" << 989.4e12 / 3.35e12;
-    QTest::newRow("H100 FP8 ridge = 591 FLOP/byte") << "h100-sxm" << "fp8" << 1978.9e12 / 3.35e12;
-    QTest::newRow("A100 80GB FP16 ridge = 153 FLOP/byte") << "a100-80gb-sxm" << "fp16" << 312e12 / 2.039e12;
-    QTest::newRow("H200 FP16 ridge = 206 FLOP/byte") << "h200-sxm" << "fp16" << 989.4e12 / 4.8e12;
+    QTest::newRow("H100 FP16 ridge = 295 FLOP/byte") << "h100-sxm"
+                                                     << "fp16" << 989.4e12 / 3.35e12;
+    QTest::newRow("H100 FP8 ridge = 591 FLOP/byte") << "h100-sxm"
+                                                    << "fp8" << 1978.9e12 / 3.35e12;
+    QTest::newRow("A100 80GB FP16 ridge = 153 FLOP/byte") << "a100-80gb-sxm"
+                                                          << "fp16" << 312e12 / 2.039e12;
+    QTest::newRow("H200 FP16 ridge = 206 FLOP/byte") << "h200-sxm"
+                                                     << "fp16" << 989.4e12 / 4.8e12;
 }
 
 void TestRooflineMath::ridge()
@@ -164,7 +168,8 @@ void TestRooflineMath::rangesIncludeKneesAndPoints()
     const core::HardwareSpec &d = device("h100-sxm");
     const auto ceilings = rm::ceilings(d, core::DType::FP16);
     const auto slopes = rm::slopes(d);
-    const std::vector<rm::PlotPoint> points = {{rm::kMinIntensity, rm::kMinIntensity * 3.35e12}, {1.0, 3.35e12}, {7.97, 2.67e13}};
+    const std::vector<rm::PlotPoint> points = {
+        {rm::kMinIntensity, rm::kMinIntensity * 3.35e12}, {1.0, 3.35e12}, {7.97, 2.67e13}};
     const rm::Ranges r = rm::rooflineRanges(ceilings, slopes, points);
     for (const rm::PlotPoint &p : points) {
         QVERIFY(p.intensity > r.x.min && p.intensity < r.x.max);

@@ -3,7 +3,7 @@
 #include "ui/charts/scalingchart.h"
 #include "ui/document/scenariodocument.h"
 
-#include "io/presets.h"
+#include "core/io/presets.h"
 #include "uitest.h"
 
 #include <QAction>

@@ -1,12 +1,12 @@
 // The batch sweep chart: its markers follow the document and core::answerBatchSweep, a click sets the batch, and
 // compare mode adds scenario B's curves (dashed) under legend names that never change with the batch.
-#include "ui/charts/sweepchart.h"
-#include "analysis/analysis.h"
+#include "core/analysis/analysis.h"
 #include "ui/charts/chartview.h"
+#include "ui/charts/sweepchart.h"
 #include "ui/document/scenariodocument.h"
 
-#include "analysis/sweep.h"
-#include "io/presets.h"
+#include "core/analysis/sweep.h"
+#include "core/io/presets.h"
 #include "uitest.h"
 
 #include <QChart>
@@ -16,8 +16,8 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QScatterSeries>
 #include <QLogValueAxis>
+#include <QScatterSeries>
 #include <QtTest>
 
 #include <cmath>
@@ -47,7 +47,8 @@ QPointF legendEntryInScene(const QChart *chart, QAbstractSeries *series)
         return {};
     for (const QGraphicsItem *item : chart->scene()->items()) {
         const auto *text = qgraphicsitem_cast<const QGraphicsTextItem *>(item);
-        if (text && text->isVisible() && chart->legend()->isAncestorOf(text) && text->toPlainText() == markers[0]->label())
+        if (text && text->isVisible() && chart->legend()->isAncestorOf(text) &&
+            text->toPlainText() == markers[0]->label())
             return text->sceneBoundingRect().center();
     }
     return {};
@@ -103,8 +104,8 @@ void TestSweepChart::axisBase()
     // 13 labels of 30 px need 13 x 38 = 494 px: base 2 on 600 px, every second power on 300 px.
     QCOMPARE(ui::sweepmath::axisBase(600, 30), 2);
     QCOMPARE(ui::sweepmath::axisBase(300, 30), 4);
-    QCOMPARE(ui::sweepmath::axisBase(200, 30), 8);   // 5 labels
-    QCOMPARE(ui::sweepmath::axisBase(100, 30), 16);  // the sparsest
+    QCOMPARE(ui::sweepmath::axisBase(200, 30), 8);  // 5 labels
+    QCOMPARE(ui::sweepmath::axisBase(100, 30), 16); // the sparsest
     QCOMPARE(ui::sweepmath::batchSizes().size(), std::size_t(13));
     QCOMPARE(ui::sweepmath::batchSizes().back(), int64_t(4096));
 }
@@ -135,10 +136,14 @@ void TestSweepChart::markersMatchCore_data()
     QTest::addColumn<QString>("model");
     QTest::addColumn<int>("phase");
     QTest::addColumn<qint64>("context");
-    QTest::newRow("Llama 2 70B decode, context 2048: memory-bound throughout") << "llama-2-70b" << int(core::Phase::Decode) << qint64(2048);
-    QTest::newRow("Llama 2 70B decode, context 512: turns compute-bound") << "llama-2-70b" << int(core::Phase::Decode) << qint64(512);
-    QTest::newRow("Llama 2 7B decode, context 512: fits up to a batch") << "llama-2-7b" << int(core::Phase::Decode) << qint64(512);
-    QTest::newRow("Llama 2 7B prefill: compute-bound from batch 1") << "llama-2-7b" << int(core::Phase::Prefill) << qint64(512);
+    QTest::newRow("Llama 2 70B decode, context 2048: memory-bound throughout")
+        << "llama-2-70b" << int(core::Phase::Decode) << qint64(2048);
+    QTest::newRow("Llama 2 70B decode, context 512: turns compute-bound")
+        << "llama-2-70b" << int(core::Phase::Decode) << qint64(512);
+    QTest::newRow("Llama 2 7B decode, context 512: fits up to a batch")
+        << "llama-2-7b" << int(core::Phase::Decode) << qint64(512);
+    QTest::newRow("Llama 2 7B prefill: compute-bound from batch 1")
+        << "llama-2-7b" << int(core::Phase::Prefill) << qint64(512);
 }
 
 void TestSweepChart::markersMatchCore()
@@ -263,7 +268,8 @@ void TestSweepChart::compareCurves()
         spec.weights = core::WeightFormat{static_cast<core::DType>(weights), 0, core::DType::FP16};
     doc.setCompare(spec);
 
-    const auto rows = core::sweep(doc.compareDevice(), doc.model(), doc.compareScenario(), {core::parseSweepAxis("batch=1:4096")});
+    const auto rows =
+        core::sweep(doc.compareDevice(), doc.model(), doc.compareScenario(), {core::parseSweepAxis("batch=1:4096")});
     const auto answers = core::answerBatchSweep(rows);
     QCOMPARE(chart.compareRows().size(), rows.size());
     QCOMPARE(chart.compareAnswers().largestFitting, answers.largestFitting);

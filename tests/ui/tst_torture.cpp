@@ -23,8 +23,8 @@
 #include "ui/widgets/operatortable.h"
 #include "ui/widgets/operatortablemodel.h"
 
-#include "analysis/options.h"
-#include "io/scenariofile.h"
+#include "core/analysis/options.h"
+#include "core/io/scenariofile.h"
 #include "painted.h"
 
 #include <QAbstractBarSeries>
@@ -63,9 +63,9 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
-#include <array>
 #include <cmath>
 #include <csignal>
 #include <cstring>
@@ -95,10 +95,7 @@ char g_lastAction[1024] = "tst_torture: no action yet\n";
 std::size_t g_lastActionLen = std::strlen(g_lastAction);
 struct sigaction g_previous[32];
 
-void writeLastAction()
-{
-    [[maybe_unused]] const auto n = ::write(2, g_lastAction, g_lastActionLen);
-}
+void writeLastAction() { [[maybe_unused]] const auto n = ::write(2, g_lastAction, g_lastActionLen); }
 
 extern "C" void onFatalSignal(int sig)
 {
@@ -188,7 +185,11 @@ QString badPoints(const QXYSeries *s)
     const QList<QPointF> pts = s->points();
     for (int i = 0; i < pts.size(); ++i)
         if (!isFiniteNumber(pts[i].x()) || !isFiniteNumber(pts[i].y()))
-            return QStringLiteral("series '%1' point %2 = (%3, %4)").arg(s->name()).arg(i).arg(pts[i].x()).arg(pts[i].y());
+            return QStringLiteral("series '%1' point %2 = (%3, %4)")
+                .arg(s->name())
+                .arg(i)
+                .arg(pts[i].x())
+                .arg(pts[i].y());
     return {};
 }
 
@@ -209,10 +210,10 @@ private:
     quint32 m_seed = 0;
     int m_step = 0;
     QString m_action;
-    QStringList m_history;          ///< the last few actions, for failure messages
-    QStringList m_blocked;          ///< actions during which a modal dialog or popup had to be closed by the watchdog
-    QMap<QString, int> m_warnings;  ///< Qt warnings seen (text -> count)
-    QMap<QString, int> m_counts;    ///< how often each kind of action ran
+    QStringList m_history;         ///< the last few actions, for failure messages
+    QStringList m_blocked;         ///< actions during which a modal dialog or popup had to be closed by the watchdog
+    QMap<QString, int> m_warnings; ///< Qt warnings seen (text -> count)
+    QMap<QString, int> m_counts;   ///< how often each kind of action ran
     std::vector<QString> m_brokenScenarios, m_brokenConfigs, m_hostileScenarios, m_goodConfigs;
     QString m_savedPath;
     std::string m_savedState;
@@ -221,7 +222,11 @@ private:
     // ---- small helpers ----
     int pick(int n) { return n <= 0 ? 0 : static_cast<int>(m_rng.bounded(static_cast<quint32>(n))); }
     bool chance(double p) { return m_rng.generateDouble() < p; }
-    template <typename T> const T &pickFrom(const std::vector<T> &v) { return v[static_cast<std::size_t>(pick(static_cast<int>(v.size())))]; }
+    template <typename T>
+    const T &pickFrom(const std::vector<T> &v)
+    {
+        return v[static_cast<std::size_t>(pick(static_cast<int>(v.size())))];
+    }
 
     void begin(const QString &what)
     {
@@ -305,7 +310,8 @@ private:
         if (chance(0.5) && slider->isVisible() && slider->isEnabled()) {
             const int len = slider->style()->pixelMetric(QStyle::PM_SliderLength, nullptr, slider);
             const int span = std::max(1, slider->width() - len);
-            const int hx = QStyle::sliderPositionFromValue(slider->minimum(), slider->maximum(), slider->value(), span) + len / 2;
+            const int hx =
+                QStyle::sliderPositionFromValue(slider->minimum(), slider->maximum(), slider->value(), span) + len / 2;
             const int y = slider->height() / 2;
             QTest::mousePress(slider, Qt::LeftButton, {}, QPoint(hx, y));
             for (int i = 0; i < moves; ++i)
@@ -363,7 +369,8 @@ private:
         case 1: {
             const QString text = spinText(slider->spinBox()->minimum(), slider->spinBox()->maximum(), integer);
             const bool ret = chance(0.8);
-            begin(QStringLiteral("type '%1' into the %2 spin box and press %3").arg(text, name, ret ? "Return" : "Tab"));
+            begin(
+                QStringLiteral("type '%1' into the %2 spin box and press %3").arg(text, name, ret ? "Return" : "Tab"));
             typeInto(slider->spinBox(), text, ret);
             break;
         }
@@ -377,7 +384,11 @@ private:
         }
         const double lo = slider->spinBox()->minimum(), hi = slider->spinBox()->maximum();
         if (!(slider->value() >= lo && slider->value() <= hi))
-            return QStringLiteral("the %1 control holds %2 outside [%3, %4]").arg(name).arg(slider->value()).arg(lo).arg(hi);
+            return QStringLiteral("the %1 control holds %2 outside [%3, %4]")
+                .arg(name)
+                .arg(slider->value())
+                .arg(lo)
+                .arg(hi);
         return {};
     }
 
@@ -499,7 +510,8 @@ private:
     QPoint randomPlotPoint(QChartView *view)
     {
         const QRectF area = view->chart()->plotArea();
-        const QPointF p(area.left() + m_rng.generateDouble() * area.width(), area.top() + m_rng.generateDouble() * area.height());
+        const QPointF p(area.left() + m_rng.generateDouble() * area.width(),
+                        area.top() + m_rng.generateDouble() * area.height());
         return view->mapFromScene(view->chart()->mapToScene(p));
     }
 
@@ -514,19 +526,28 @@ private:
         case 0:
         case 1: {
             const int notches = (chance(0.5) ? 1 : -1) * (1 + pick(chance(0.1) ? 25 : 3));
-            const Qt::KeyboardModifiers mods = chance(0.2) ? Qt::ShiftModifier : chance(0.2) ? Qt::ControlModifier : Qt::NoModifier;
+            const Qt::KeyboardModifiers mods = chance(0.2)   ? Qt::ShiftModifier
+                                               : chance(0.2) ? Qt::ControlModifier
+                                                             : Qt::NoModifier;
             const char *modName = mods == Qt::ShiftModifier ? "Shift+" : mods == Qt::ControlModifier ? "Ctrl+" : "";
-            begin(QStringLiteral("%1wheel %2 notches at (%3, %4)").arg(QLatin1String(modName)).arg(notches).arg(at.x()).arg(at.y()));
+            begin(QStringLiteral("%1wheel %2 notches at (%3, %4)")
+                      .arg(QLatin1String(modName))
+                      .arg(notches)
+                      .arg(at.x())
+                      .arg(at.y()));
             for (int i = 0, n = std::abs(notches); i < n; ++i) {
-                QWheelEvent wheel(at, vp->mapToGlobal(at), QPoint(), QPoint(0, notches > 0 ? 120 : -120), Qt::NoButton, mods,
-                                  Qt::NoScrollPhase, false);
+                QWheelEvent wheel(at, vp->mapToGlobal(at), QPoint(), QPoint(0, notches > 0 ? 120 : -120), Qt::NoButton,
+                                  mods, Qt::NoScrollPhase, false);
                 QApplication::sendEvent(vp, &wheel);
             }
             break;
         }
         case 2: {
             const bool rubber = chance(0.3);
-            begin(QStringLiteral("%1 from (%2, %3)").arg(rubber ? "Shift+drag a rubber band" : "drag to pan").arg(at.x()).arg(at.y()));
+            begin(QStringLiteral("%1 from (%2, %3)")
+                      .arg(rubber ? "Shift+drag a rubber band" : "drag to pan")
+                      .arg(at.x())
+                      .arg(at.y()));
             const Qt::KeyboardModifiers mods = rubber ? Qt::ShiftModifier : Qt::NoModifier;
             QTest::mousePress(vp, Qt::LeftButton, mods, at);
             QPoint p = at;
@@ -582,7 +603,9 @@ private:
         QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, at);
         const int n = static_cast<int>(m_doc->analysis().operators.size());
         if (m_lastClicked >= 0 && m_lastClicked < n && m_doc->selectedOperator() != m_lastClicked)
-            return QStringLiteral("the chart reported operator %1 but the document selected %2").arg(m_lastClicked).arg(m_doc->selectedOperator());
+            return QStringLiteral("the chart reported operator %1 but the document selected %2")
+                .arg(m_lastClicked)
+                .arg(m_doc->selectedOperator());
         return {};
     }
 
@@ -600,7 +623,9 @@ private:
             }
             const int row = pick(rows);
             const QModelIndex index = table->proxy()->index(row, pick(table->proxy()->columnCount()));
-            begin(QStringLiteral("click table row %1 (operator %2)").arg(row).arg(table->proxy()->mapToSource(index).row()));
+            begin(QStringLiteral("click table row %1 (operator %2)")
+                      .arg(row)
+                      .arg(table->proxy()->mapToSource(index).row()));
             view->scrollTo(index);
             const QRect rect = view->visualRect(index);
             if (!view->viewport()->rect().contains(rect.center()))
@@ -608,7 +633,9 @@ private:
             QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, rect.center());
             const int expected = table->proxy()->mapToSource(index).row();
             if (m_doc->selectedOperator() != expected)
-                return QStringLiteral("clicked operator %1, the document selected %2").arg(expected).arg(m_doc->selectedOperator());
+                return QStringLiteral("clicked operator %1, the document selected %2")
+                    .arg(expected)
+                    .arg(m_doc->selectedOperator());
             return {};
         }
         case 2: {
@@ -626,7 +653,8 @@ private:
             return {};
         }
         default: {
-            static const std::vector<QString> filters{"", "", "attn", "ffn", "matmul", "memory", "compute", "xyz", "a", ".", "norm"};
+            static const std::vector<QString> filters{"",        "",    "attn", "ffn", "matmul", "memory",
+                                                      "compute", "xyz", "a",    ".",   "norm"};
             const QString text = pickFrom(filters);
             begin(QStringLiteral("filter the table by '%1'").arg(text));
             if (chance(0.5)) {
@@ -672,7 +700,8 @@ private:
             if (stateOf(*m_doc) != before)
                 return QStringLiteral("undo + redo did not restore the state");
             if (m_doc->analysisError() != error)
-                return QStringLiteral("undo + redo changed the error from '%1' to '%2'").arg(error, m_doc->analysisError());
+                return QStringLiteral("undo + redo changed the error from '%1' to '%2'")
+                    .arg(error, m_doc->analysisError());
             break;
         }
         }
@@ -729,8 +758,11 @@ private:
             path = chance(0.5) ? pickFrom(m_brokenScenarios) : pickFrom(m_brokenConfigs);
             open = [&] { return m_window->openDroppedFile(path); };
         }
-        begin(QStringLiteral("open broken %1 %2").arg(kind == 0 ? "scenario" : kind == 1 ? "config" : "dropped file",
-                                                       QFileInfo(path).fileName()));
+        begin(QStringLiteral("open broken %1 %2")
+                  .arg(kind == 0   ? "scenario"
+                       : kind == 1 ? "config"
+                                   : "dropped file",
+                       QFileInfo(path).fileName()));
         const std::string before = stateOf(*m_doc);
         const int count = m_doc->undoStack()->count(), index = m_doc->undoStack()->index();
         const QString filePath = m_doc->filePath(), error = m_doc->analysisError();
@@ -880,8 +912,8 @@ private:
         const core::WhatIf &w = m_doc->file().whatIf;
         for (const core::ScenarioOption &o : core::scenarioOptions())
             if (auto e = core::checkOption(o, o.get(s, w)); !e.empty())
-                return QStringLiteral("%1 %2 reached the document").arg(QString::fromStdString(std::string(o.key)),
-                                                                       QString::fromStdString(e));
+                return QStringLiteral("%1 %2 reached the document")
+                    .arg(QString::fromStdString(std::string(o.key)), QString::fromStdString(e));
         if (c->tpSpin()->value() != s.tp || c->ppSpin()->value() != s.pp || c->dpSpin()->value() != s.dp)
             return QStringLiteral("parallelism shows %1/%2/%3, the document holds %4/%5/%6")
                 .arg(c->tpSpin()->value())
@@ -901,12 +933,14 @@ private:
             return QStringLiteral("the efficiency combo does not show the document");
         if (c->fusedAttentionCheck()->isChecked() != s.fusedAttention || c->kvCacheCheck()->isChecked() != s.kvCache)
             return QStringLiteral("a check box does not show the document");
-        if (!m_doc->file().hardwareInline && c->devicePicker()->currentId() != QString::fromStdString(m_doc->baseHardware().id))
+        if (!m_doc->file().hardwareInline &&
+            c->devicePicker()->currentId() != QString::fromStdString(m_doc->baseHardware().id))
             return QStringLiteral("the device picker shows '%1', the document holds %2")
                 .arg(c->devicePicker()->currentId(), QString::fromStdString(m_doc->baseHardware().id));
         if (!m_doc->file().modelInline && c->modelPicker()->currentId() != QString::fromStdString(m_doc->model().id))
             return QStringLiteral("the model picker shows '%1'").arg(c->modelPicker()->currentId());
-        if (c->modelPicker()->currentIndex() >= 0 && c->modelPicker()->currentText() != c->modelPicker()->itemText(c->modelPicker()->currentIndex()) &&
+        if (c->modelPicker()->currentIndex() >= 0 &&
+            c->modelPicker()->currentText() != c->modelPicker()->itemText(c->modelPicker()->currentIndex()) &&
             !c->modelPicker()->hasFocus())
             return QStringLiteral("the model picker's text '%1' is not its item").arg(c->modelPicker()->currentText());
         const QString &error = m_doc->analysisError();
@@ -941,7 +975,10 @@ private:
                     for (const QBarSet *set : bars->barSets())
                         for (int i = 0; i < set->count(); ++i)
                             if (!isFiniteNumber(set->at(i)))
-                                return QStringLiteral("chart %1: bar set '%2' value %3 = %4").arg(id, set->label()).arg(i).arg(set->at(i));
+                                return QStringLiteral("chart %1: bar set '%2' value %3 = %4")
+                                    .arg(id, set->label())
+                                    .arg(i)
+                                    .arg(set->at(i));
                 }
             }
             for (QAbstractAxis *axis : qc->axes()) {
@@ -953,12 +990,17 @@ private:
                     lo = l->min();
                     hi = l->max();
                     if (!(lo > 0))
-                        return QStringLiteral("chart %1: log axis '%2' starts at %3").arg(id, axis->titleText()).arg(lo);
+                        return QStringLiteral("chart %1: log axis '%2' starts at %3")
+                            .arg(id, axis->titleText())
+                            .arg(lo);
                 } else {
                     continue;
                 }
                 if (!isFiniteNumber(lo) || !isFiniteNumber(hi) || lo > hi)
-                    return QStringLiteral("chart %1: axis '%2' range [%3, %4]").arg(id, axis->titleText()).arg(lo).arg(hi);
+                    return QStringLiteral("chart %1: axis '%2' range [%3, %4]")
+                        .arg(id, axis->titleText())
+                        .arg(lo)
+                        .arg(hi);
             }
         }
         // What the chart on screen paints is where its values map (markers read back from the scene).
@@ -980,7 +1022,8 @@ private:
         const int n = static_cast<int>(a.operators.size());
         if (n <= 0)
             return QStringLiteral("the analysis has no operators");
-        if (!isFiniteNumber(a.totals.timeS) || !(a.totals.timeS > 0) || !isFiniteNumber(a.totals.flops) || !isFiniteNumber(a.totals.intensity))
+        if (!isFiniteNumber(a.totals.timeS) || !(a.totals.timeS > 0) || !isFiniteNumber(a.totals.flops) ||
+            !isFiniteNumber(a.totals.intensity))
             return QStringLiteral("the analysis totals are not finite positive (time %1)").arg(a.totals.timeS);
         const int sel = m_doc->selectedOperator();
         if (sel < -1 || sel >= n)
@@ -992,14 +1035,16 @@ private:
         if (table->proxy()->rowCount() > n)
             return QStringLiteral("the table shows more rows than operators");
         // The table's selection follows the document's (when the row is not filtered out).
-        const QModelIndex shown = sel >= 0 ? table->proxy()->mapFromSource(table->model()->index(sel, 0)) : QModelIndex();
+        const QModelIndex shown =
+            sel >= 0 ? table->proxy()->mapFromSource(table->model()->index(sel, 0)) : QModelIndex();
         const QModelIndexList selectedRows = table->view()->selectionModel()->selectedRows();
         if (shown.isValid() && (selectedRows.size() != 1 || selectedRows.front().row() != shown.row()))
             return QStringLiteral("operator %1 is selected in the document but not in the table (%2 rows selected)")
                 .arg(sel)
                 .arg(selectedRows.size());
         if (sel < 0 && !selectedRows.isEmpty())
-            return QStringLiteral("nothing is selected in the document but row %1 is in the table").arg(selectedRows.front().row());
+            return QStringLiteral("nothing is selected in the document but row %1 is in the table")
+                .arg(selectedRows.front().row());
 
         QUndoStack *u = m_doc->undoStack();
         if (u->index() < 0 || u->index() > u->count())
@@ -1016,7 +1061,8 @@ private:
         if (!messageBoxes().isEmpty())
             return QStringLiteral("an unexpected message box: %1").arg(messageBoxes().front()->text());
         if (QApplication::activeModalWidget())
-            return QStringLiteral("a modal widget stays open: %1").arg(QApplication::activeModalWidget()->metaObject()->className());
+            return QStringLiteral("a modal widget stays open: %1")
+                .arg(QApplication::activeModalWidget()->metaObject()->className());
         return {};
     }
 
@@ -1075,7 +1121,9 @@ private:
             // notes on what it cannot do (grab the keyboard for a popup, ...).
             if (!msg.contains(QLatin1String("not accepted by receiving widget")) &&
                 !msg.startsWith(QLatin1String("This plugin does not support")))
-                ++s_self->m_warnings[msg.left(200) + QStringLiteral(" [first at step %1: %2]").arg(s_self->m_step).arg(s_self->m_action)];
+                ++s_self
+                      ->m_warnings[msg.left(200) +
+                                   QStringLiteral(" [first at step %1: %2]").arg(s_self->m_step).arg(s_self->m_action)];
             return;
         }
         s_previousHandler(type, context, msg);
@@ -1124,40 +1172,48 @@ private slots:
         for (int i = 0; i < 4096; ++i)
             binary.append(static_cast<char>(bytes.bounded(256)));
         binary[10] = '\0';
-        m_brokenScenarios = {write("truncated.memwall.json", text.left(text.size() / 2)),
-                             write("empty.memwall.json", QByteArray()),
-                             write("binary.memwall.json", binary),
-                             write("array.memwall.json", "[1, 2, 3]"),
-                             write("future.memwall.json", R"({"kind": "scenario", "schema": 99, "hardware": "h100-sxm", "model": "llama-2-7b"})"),
-                             write("unknown.memwall.json", R"({"kind": "scenario", "schema": 1, "hardware": "h100", "model": "llama-2-7b"})"),
-                             write("types.memwall.json",
-                                   R"({"kind": "scenario", "schema": 1, "hardware": "h100-sxm", "model": "llama-2-7b",
+        m_brokenScenarios = {
+            write("truncated.memwall.json", text.left(text.size() / 2)),
+            write("empty.memwall.json", QByteArray()),
+            write("binary.memwall.json", binary),
+            write("array.memwall.json", "[1, 2, 3]"),
+            write("future.memwall.json",
+                  R"({"kind": "scenario", "schema": 99, "hardware": "h100-sxm", "model": "llama-2-7b"})"),
+            write("unknown.memwall.json",
+                  R"({"kind": "scenario", "schema": 1, "hardware": "h100", "model": "llama-2-7b"})"),
+            write("types.memwall.json",
+                  R"({"kind": "scenario", "schema": 1, "hardware": "h100-sxm", "model": "llama-2-7b",
                                        "scenario": {"batch": "many", "phase": 3}})"),
-                             write("negative.memwall.json",
-                                   R"({"kind": "scenario", "schema": 1, "hardware": "h100-sxm", "model": "llama-2-7b",
+            write("negative.memwall.json",
+                  R"({"kind": "scenario", "schema": 1, "hardware": "h100-sxm", "model": "llama-2-7b",
                                        "scenario": {"batch": -4}})")};
         QDir().mkpath(m_dir.filePath("cfg"));
-        m_brokenConfigs = {write("cfg/config.json", R"({"model_type": "llama", "hidden_size": "4096", "num_attention_heads": [32],
+        m_brokenConfigs = {
+            write("cfg/config.json", R"({"model_type": "llama", "hidden_size": "4096", "num_attention_heads": [32],
                                                         "num_hidden_layers": true, "intermediate_size": null, "vocab_size": {}})"),
-                           write("cfg/truncated.json", R"({"model_type": "llama", "hidden_size": 40)"),
-                           write("cfg/binary.json", binary),
-                           write("cfg/zero.json", R"({"model_type": "llama", "hidden_size": 0, "num_attention_heads": 0,
+            write("cfg/truncated.json", R"({"model_type": "llama", "hidden_size": 40)"),
+            write("cfg/binary.json", binary),
+            write("cfg/zero.json", R"({"model_type": "llama", "hidden_size": 0, "num_attention_heads": 0,
                                                       "num_hidden_layers": 0, "intermediate_size": 0, "vocab_size": 0})"),
-                           write("cfg/negative.json", R"({"model_type": "llama", "hidden_size": -4096, "num_attention_heads": 32,
+            write("cfg/negative.json", R"({"model_type": "llama", "hidden_size": -4096, "num_attention_heads": 32,
                                                           "num_hidden_layers": 32, "intermediate_size": 11008, "vocab_size": 32000})"),
-                           write("cfg/notmodel.json", R"({"model_type": "no-such-family"})")};
+            write("cfg/notmodel.json", R"({"model_type": "no-such-family"})")};
         // Values a file may carry that no control would set: accepted (and then analysed) or refused, never a crash.
         auto scenario = [](const char *body) {
-            return QByteArray(R"({"kind": "scenario", "schema": 1, "hardware": "h100-sxm", "model": "llama-2-7b", "scenario": )") +
+            return QByteArray(
+                       R"({"kind": "scenario", "schema": 1, "hardware": "h100-sxm", "model": "llama-2-7b", "scenario": )") +
                    body + "}";
         };
         m_hostileScenarios = {
-            write("huge-batch.memwall.json", scenario(R"({"phase": "decode", "batch": 1000000000000, "context": 131072})")),
-            write("huge-context.memwall.json", scenario(R"({"phase": "prefill", "batch": 4096, "seq": 9007199254740993})")),
+            write("huge-batch.memwall.json",
+                  scenario(R"({"phase": "decode", "batch": 1000000000000, "context": 131072})")),
+            write("huge-context.memwall.json",
+                  scenario(R"({"phase": "prefill", "batch": 4096, "seq": 9007199254740993})")),
             write("float-batch.memwall.json", scenario(R"({"batch": 2.5})")),
             write("zero.memwall.json", scenario(R"({"batch": 0, "context": 0, "seq": 0, "output": 0})")),
             write("huge-tp.memwall.json", scenario(R"({"tp": 2147483647, "pp": 2147483647, "dp": 2147483647})")),
-            write("train.memwall.json", scenario(R"({"phase": "train", "batch": 4096, "seq": 131072, "weights": "int4"})")),
+            write("train.memwall.json",
+                  scenario(R"({"phase": "train", "batch": 4096, "seq": 131072, "weights": "int4"})")),
             write("whatif.memwall.json",
                   QByteArray(R"({"kind": "scenario", "schema": 1, "hardware": "h100-sxm", "model": "llama-2-7b",
                                  "what_if": {"compute": 1e-300, "bandwidth": 1e300, "capacity": 0}})")),
@@ -1188,12 +1244,16 @@ private slots:
         watchdog.setInterval(300);
         connect(&watchdog, &QTimer::timeout, this, [this] {
             if (QWidget *popup = QApplication::activePopupWidget()) {
-                m_blocked << QStringLiteral("step %1 (%2): popup %3").arg(m_step).arg(m_action, popup->metaObject()->className());
+                m_blocked << QStringLiteral("step %1 (%2): popup %3")
+                                 .arg(m_step)
+                                 .arg(m_action, popup->metaObject()->className());
                 popup->close();
             }
             if (QWidget *modal = QApplication::activeModalWidget()) {
                 if (modal != m_window.get() && !qobject_cast<QMessageBox *>(modal)) {
-                    m_blocked << QStringLiteral("step %1 (%2): modal %3").arg(m_step).arg(m_action, modal->metaObject()->className());
+                    m_blocked << QStringLiteral("step %1 (%2): modal %3")
+                                     .arg(m_step)
+                                     .arg(m_action, modal->metaObject()->className());
                     modal->close();
                 }
             }
@@ -1213,27 +1273,30 @@ private slots:
             if (m_history.size() > 8)
                 m_history.removeFirst();
             if (!bad.isEmpty() || !m_blocked.isEmpty()) {
-                const QString message = QStringLiteral("seed %1, step %2, action \"%3\": %4\nlast actions:\n  %5\nreplay: "
-                                                       "MEMWALL_TORTURE_SEED=%1 MEMWALL_TORTURE_STEPS=%6\nscenario: %7")
-                                            .arg(m_seed)
-                                            .arg(m_step)
-                                            .arg(m_action, bad.isEmpty() ? m_blocked.join("; ") : bad, m_history.join("\n  "))
-                                            .arg(m_step + 1)
-                                            .arg(QString::fromStdString(core::toJson(m_doc->file()).dump()));
+                const QString message =
+                    QStringLiteral("seed %1, step %2, action \"%3\": %4\nlast actions:\n  %5\nreplay: "
+                                   "MEMWALL_TORTURE_SEED=%1 MEMWALL_TORTURE_STEPS=%6\nscenario: %7")
+                        .arg(m_seed)
+                        .arg(m_step)
+                        .arg(m_action, bad.isEmpty() ? m_blocked.join("; ") : bad, m_history.join("\n  "))
+                        .arg(m_step + 1)
+                        .arg(QString::fromStdString(core::toJson(m_doc->file()).dump()));
                 QFAIL(qPrintable(message));
             }
         }
         QStringList counts;
         for (auto it = m_counts.cbegin(); it != m_counts.cend(); ++it)
             counts << QStringLiteral("%1 %2").arg(it.key()).arg(it.value());
-        qInfo("tst_torture: %d steps in %lld ms (%s); %lld undo steps, %d operators",
-              steps, static_cast<long long>(clock.elapsed()), qPrintable(counts.join(", ")),
-              static_cast<long long>(m_doc->undoStack()->count()), static_cast<int>(m_doc->analysis().operators.size()));
+        qInfo("tst_torture: %d steps in %lld ms (%s); %lld undo steps, %d operators", steps,
+              static_cast<long long>(clock.elapsed()), qPrintable(counts.join(", ")),
+              static_cast<long long>(m_doc->undoStack()->count()),
+              static_cast<int>(m_doc->analysis().operators.size()));
         if (!m_warnings.isEmpty()) {
             QStringList lines;
             for (auto it = m_warnings.cbegin(); it != m_warnings.cend(); ++it)
                 lines << QStringLiteral("%1× %2").arg(it.value()).arg(it.key());
-            QFAIL(qPrintable(QStringLiteral("seed %1: Qt warnings during the run:\n%2").arg(m_seed).arg(lines.join('\n'))));
+            QFAIL(qPrintable(
+                QStringLiteral("seed %1: Qt warnings during the run:\n%2").arg(m_seed).arg(lines.join('\n'))));
         }
     }
 

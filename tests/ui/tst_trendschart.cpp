@@ -3,7 +3,7 @@
 #include "ui/charts/trendschart.h"
 #include "ui/document/scenariodocument.h"
 
-#include "io/presets.h"
+#include "core/io/presets.h"
 #include "uitest.h"
 
 #include <QAction>
@@ -110,7 +110,8 @@ void TestTrendsChart::baseYearRenormalises()
     }
     QVERIFY(near(deviceBefore.y() / chart.deviceMarker().y(), expected, 1e-9));
     // The fitted curve passes through 1 at the base year.
-    const auto curve = ui::trendsmath::fitCurve(fit, 2010, 2020, ui::trendsmath::normalisationDivisor(*trends.find("hw_peak_flops"), &fit, 2010));
+    const auto curve = ui::trendsmath::fitCurve(
+        fit, 2010, 2020, ui::trendsmath::normalisationDivisor(*trends.find("hw_peak_flops"), &fit, 2010));
     QVERIFY(near(curve.front().y(), 1.0, 1e-12));
     QVERIFY(chart.chart()->axes(Qt::Vertical).first()->titleText().contains("2010"));
 
@@ -201,8 +202,10 @@ void TestTrendsChart::optionActions_data()
 {
     QTest::addColumn<QString>("action");
     QTest::addColumn<QString>("seriesId");
-    QTest::newRow("Show model size (Gholami fig. 1: ×410 / 2 yrs)") << "option:showModelSize" << "transformer_params";
-    QTest::newRow("Show training compute (×750 / 2 yrs)") << "option:showTrainingCompute" << "training_compute";
+    QTest::newRow("Show model size (Gholami fig. 1: ×410 / 2 yrs)") << "option:showModelSize"
+                                                                    << "transformer_params";
+    QTest::newRow("Show training compute (×750 / 2 yrs)") << "option:showTrainingCompute"
+                                                          << "training_compute";
 }
 
 void TestTrendsChart::optionActions()

@@ -1,7 +1,7 @@
 #pragma once
 // Shared by the UI suites: the built-in presets, loaded once per test executable.
 
-#include "io/presets.h"
+#include "core/io/presets.h"
 
 #include <memory>
 

@@ -91,9 +91,9 @@ BreakdownChart::BreakdownChart(ScenarioDocument *doc, QObject *parent) : ChartBa
                 before += m_sets[k]->at(index);
             const double mid = before + m_sets[i]->at(index) / 2;
             QString text = QString::fromLatin1(displayName(c));
-            text += QStringLiteral("\n") + tr("%1 of the FLOPs (%2)")
-                                               .arg(breakdownmath::percent(m_shares.flopShareOf(c)),
-                                                    formatSi(m_shares.flops[i], "FLOP"));
+            text += QStringLiteral("\n") +
+                    tr("%1 of the FLOPs (%2)")
+                        .arg(breakdownmath::percent(m_shares.flopShareOf(c)), formatSi(m_shares.flops[i], "FLOP"));
             text += QStringLiteral("\n") + tr("%1 of the time (%2 ms)")
                                                .arg(breakdownmath::percent(m_shares.timeShareOf(c)))
                                                .arg(m_shares.timeS[i] * 1e3, 0, 'g', 3);
@@ -148,8 +148,7 @@ QString BreakdownChart::title() const
         .arg(breakdownmath::percent(m_shares.flopShareOf(ShareClass::TensorContraction)),
              breakdownmath::percent(m_shares.timeShareOf(ShareClass::TensorContraction)),
              QString::fromStdString(doc->model().name), QString::fromLatin1(toString(s.phase)),
-             QString::fromStdString(doc->hardware().name),
-             s.fusedAttention ? QString() : tr(" (unfused attention)"));
+             QString::fromStdString(doc->hardware().name), s.fusedAttention ? QString() : tr(" (unfused attention)"));
 }
 
 void BreakdownChart::refresh()
@@ -232,7 +231,8 @@ void BreakdownChart::placeLabels()
             if (!breakdownmath::labelFits(v / 100.0, area.width(), label->boundingRect().width()))
                 label->setText(QString::number(std::round(v)) + QStringLiteral("%")); // "14%" when "14.1 %" is too wide
             const QRectF br = label->boundingRect();
-            const bool fits = !area.isEmpty() && v >= 0.5 && breakdownmath::labelFits(v / 100.0, area.width(), br.width());
+            const bool fits =
+                !area.isEmpty() && v >= 0.5 && breakdownmath::labelFits(v / 100.0, area.width(), br.width());
             label->setVisible(fits);
             if (fits) {
                 const QPointF c = m_chart->mapToPosition(QPointF(start + v / 2, bar), m_series);

@@ -2,7 +2,7 @@
 
 #include "ui/charts/chartbase.h"
 
-#include "analysis/breakdown.h"
+#include "core/analysis/breakdown.h"
 
 #include <QString>
 #include <QStringList>

@@ -13,8 +13,8 @@
 namespace memwall::ui {
 
 namespace {
-constexpr qreal kPad = 6;      ///< text padding inside the box
-constexpr qreal kOffset = 14;  ///< distance of the box from the anchor
+constexpr qreal kPad = 6;     ///< text padding inside the box
+constexpr qreal kOffset = 14; ///< distance of the box from the anchor
 } // namespace
 
 Callout::Callout(QChart *chart) : QGraphicsItem(chart), m_chart(chart)

@@ -158,10 +158,7 @@ void ChartBase::showSeries(QAbstractSeries *series, bool on)
         series->setVisible(true);
 }
 
-QGraphicsWidget *ChartBase::graphicsWidget() const
-{
-    return m_chart;
-}
+QGraphicsWidget *ChartBase::graphicsWidget() const { return m_chart; }
 
 void ChartBase::setTheme(const Theme &theme)
 {

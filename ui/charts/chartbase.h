@@ -123,8 +123,8 @@ private:
     void followDocument();
     void toggleFromLegend(QLegendMarker *marker);
 
-    QPointer<QObject> m_chartGuard; ///< null once a view's scene has deleted the chart
-    GridItem *m_grid = nullptr;      ///< child of m_chart
+    QPointer<QObject> m_chartGuard;                ///< null once a view's scene has deleted the chart
+    GridItem *m_grid = nullptr;                    ///< child of m_chart
     QSet<const QAbstractSeries *> m_legendWatched; ///< series whose visibility changes reset setLegendVisible()
     QSet<const QAbstractSeries *> m_userHidden;    ///< legend entries the user switched off
     QHash<QAbstractSeries *, QList<QAbstractSeries *>> m_followers; ///< legend entry -> series that follow it

@@ -242,7 +242,8 @@ void ChartView::mouseMoveEvent(QMouseEvent *event)
         return;
     }
     if (m_panning) {
-        if (!m_moved && (event->position().toPoint() - m_pressPos).manhattanLength() < QApplication::startDragDistance()) {
+        if (!m_moved &&
+            (event->position().toPoint() - m_pressPos).manhattanLength() < QApplication::startDragDistance()) {
             event->accept();
             return;
         }

@@ -25,9 +25,9 @@ namespace rm = rooflinemath;
 
 namespace {
 
-constexpr double kGB = 1e9;          ///< the axis is plotted in GB
-constexpr double kLeft = 1e-12;      ///< bars start here (GB): far left of any view
-constexpr double kBar = 0.62;        ///< bar thickness in rows
+constexpr double kGB = 1e9;     ///< the axis is plotted in GB
+constexpr double kLeft = 1e-12; ///< bars start here (GB): far left of any view
+constexpr double kBar = 0.62;   ///< bar thickness in rows
 
 QString componentName(MemoryChart::Component c)
 {
@@ -238,8 +238,8 @@ QString MemoryChart::verdictText(double total, double capacity, bool over)
 {
     if (over)
         return tr("does not fit: %1 > %2").arg(formatBytes(total), formatBytes(capacity));
-    return tr("fits: %1 of %2 (%3)").arg(formatBytes(total), formatBytes(capacity),
-                                         shareText(capacity > 0 ? total / capacity : 0));
+    return tr("fits: %1 of %2 (%3)")
+        .arg(formatBytes(total), formatBytes(capacity), shareText(capacity > 0 ? total / capacity : 0));
 }
 
 QString MemoryChart::fitText() const { return verdictText(m_total, m_capacity, m_over); }
@@ -281,8 +281,8 @@ void MemoryChart::setFootprint(const std::array<QAreaSeries *, ComponentCount> &
         }
         showSeries(bar, v > 0); // B's parts follow A's legend entries (one entry per component for both)
         m_tips.insert(bar, tr("%1%2 per device\n%3 (%4 of the footprint)\nMain memory: %5")
-                               .arg(who, componentName(Component(c)), formatBytes(v), shareText(total > 0 ? v / total : 0),
-                                    formatBytes(mem.capacity)));
+                               .arg(who, componentName(Component(c)), formatBytes(v),
+                                    shareText(total > 0 ? v / total : 0), formatBytes(mem.capacity)));
     }
 }
 
@@ -295,9 +295,8 @@ void MemoryChart::refresh()
     const std::size_t mainIndex = hw.memory.empty() ? 0 : hw.mainMemoryIndex();
     const auto &cmp = doc->compareAnalysis();
     const bool compare = doc->isComparing() && cmp.has_value();
-    const HardwareSpec *hwB = compare && doc->compareHardware() && !doc->compareDevice().memory.empty()
-                                  ? &doc->compareDevice()
-                                  : nullptr;
+    const HardwareSpec *hwB =
+        compare && doc->compareHardware() && !doc->compareDevice().memory.empty() ? &doc->compareDevice() : nullptr;
 
     // Rows: A's footprint on top, B's under it, then every level of A's device, fastest first, then B's main memory
     // when B runs on another device.
@@ -348,7 +347,8 @@ void MemoryChart::refresh()
             const MemoryLevel &lvl = hw.memory[i];
             const double cap = lvl.capacityBytes.value;
             setBar(bar, kLeft, cap / kGB, static_cast<double>(i) + m_levelRow);
-            bar->setName(i == mainIndex ? (m_shortLegend ? tr("Main memory") : tr("Capacity (main memory)")) : tr("Capacity"));
+            bar->setName(i == mainIndex ? (m_shortLegend ? tr("Main memory") : tr("Capacity (main memory)"))
+                                        : tr("Capacity"));
             bar->setVisible(true);
             m_tips.insert(bar, tr("%1\nCapacity %2\nBandwidth %3%4")
                                    .arg(QString::fromStdString(lvl.name), formatBytes(cap),
@@ -382,10 +382,10 @@ void MemoryChart::refresh()
     if (m_over) {
         setBar(m_overflow, m_capacity / kGB, m_total / kGB, 0);
         m_overflow->setVisible(true);
-        m_tips.insert(m_overflow, tr("Does not fit\n%1 needed, %2 available\n%3 over: more devices (tp/pp), "
-                                     "a smaller weight format or a shorter context")
-                                      .arg(formatBytes(m_total), formatBytes(m_capacity),
-                                           formatBytes(m_total - m_capacity)));
+        m_tips.insert(m_overflow,
+                      tr("Does not fit\n%1 needed, %2 available\n%3 over: more devices (tp/pp), "
+                         "a smaller weight format or a shorter context")
+                          .arg(formatBytes(m_total), formatBytes(m_capacity), formatBytes(m_total - m_capacity)));
     } else {
         clearBar(m_overflow);
     }
@@ -422,7 +422,8 @@ void MemoryChart::refresh()
         m_tips.insert(m_bCapacity, tr("B: %1\n%2\nCapacity %3\nBandwidth %4")
                                        .arg(QString::fromStdString(hwB->name), QString::fromStdString(lvl.name),
                                             formatBytes(cap), formatSi(lvl.bandwidthBytesPerS.value, "B/s")));
-        m_bCapacityLine->replace(QList<QPointF>{{cap / kGB, m_rows - 1 - m_bRow - 0.5}, {cap / kGB, m_rows - 1 - m_bRow + 0.5}});
+        m_bCapacityLine->replace(
+            QList<QPointF>{{cap / kGB, m_rows - 1 - m_bRow - 0.5}, {cap / kGB, m_rows - 1 - m_bRow + 0.5}});
         m_bCapacityLine->setVisible(cap > 0);
         if (cap > 0) {
             lo = std::min(lo, cap);
@@ -433,8 +434,9 @@ void MemoryChart::refresh()
         m_bCapacityLine->clear();
         m_bCapacityLine->setVisible(false);
     }
-    for (QAbstractSeries *bSeries : {static_cast<QAbstractSeries *>(m_bOverflow), static_cast<QAbstractSeries *>(m_bCapacity),
-                                     static_cast<QAbstractSeries *>(m_bCapacityLine)})
+    for (QAbstractSeries *bSeries :
+         {static_cast<QAbstractSeries *>(m_bOverflow), static_cast<QAbstractSeries *>(m_bCapacity),
+          static_cast<QAbstractSeries *>(m_bCapacityLine)})
         setLegendVisible(bSeries, false);
     for (QAreaSeries *bar : m_bComponents)
         setLegendVisible(bar, false); // A's entries name the colours
@@ -507,10 +509,7 @@ QStringList MemoryChart::titles() const
     const Scenario &s = doc->scenario();
     const std::string_view phase = toString(s.phase);
     const QString model = QString::fromStdString(doc->model().name);
-    return {title(),
-            tr("Memory per device — %1 %2, batch %3")
-                .arg(model, qs(phase))
-                .arg(s.batch),
+    return {title(), tr("Memory per device — %1 %2, batch %3").arg(model, qs(phase)).arg(s.batch),
             tr("Memory per device — %1").arg(model), tr("Memory per device")};
 }
 
@@ -579,8 +578,8 @@ void MemoryChart::layoutLabels()
         const bool main = static_cast<int>(i) + m_levelRow == m_mainRow;
         label->setFont(main ? bold : font);
         label->setText(formatBytes(hw.memory[i].capacityBytes.value));
-        place(label, hw.memory[i].capacityBytes.value / kGB, static_cast<double>(i + static_cast<std::size_t>(m_levelRow)),
-              t.foreground);
+        place(label, hw.memory[i].capacityBytes.value / kGB,
+              static_cast<double>(i + static_cast<std::size_t>(m_levelRow)), t.foreground);
     }
     if (m_bCapacityRow >= 0 && m_bCapacity->isVisible()) {
         m_bCapacityLabel->setFont(bold);
@@ -590,8 +589,9 @@ void MemoryChart::layoutLabels()
         m_bCapacityLabel->hide();
     }
     // Every component the legend names is labelled at the end of its stripe: its bytes and share of the footprint.
-    auto labelStripes = [&](const std::array<QAreaSeries *, ComponentCount> &bars, std::array<QGraphicsSimpleTextItem *, ComponentCount> &labels,
-                            const MemoryFootprint &mem, double row) {
+    auto labelStripes = [&](const std::array<QAreaSeries *, ComponentCount> &bars,
+                            std::array<QGraphicsSimpleTextItem *, ComponentCount> &labels, const MemoryFootprint &mem,
+                            double row) {
         for (int c = 0; c < ComponentCount; ++c) {
             if (!labels[c]) {
                 labels[c] = addLabel();
@@ -603,7 +603,8 @@ void MemoryChart::layoutLabels()
                 labels[c]->hide();
                 continue;
             }
-            labels[c]->setText(tr("%1 %2 · %3").arg(componentName(Component(c)), formatBytes(v), shareText(v / mem.total())));
+            labels[c]->setText(
+                tr("%1 %2 · %3").arg(componentName(Component(c)), formatBytes(v), shareText(v / mem.total())));
             // In a column right of the footprint's total (the dotted line), so no guide runs through a label; the
             // font shrinks (to 6 pt at least) until the label fits its stripe's height and the room on the right.
             const double anchor = std::max(v, mem.total()) / kGB;
@@ -611,7 +612,8 @@ void MemoryChart::layoutLabels()
             const double room = area.right() - 2 - (map(anchor, row).x() + 6);
             QFont f = font;
             labels[c]->setFont(f);
-            while (f.pointSizeF() > 6 && (labels[c]->boundingRect().height() > stripePx * 1.15 || labels[c]->boundingRect().width() > room)) {
+            while (f.pointSizeF() > 6 &&
+                   (labels[c]->boundingRect().height() > stripePx * 1.15 || labels[c]->boundingRect().width() > room)) {
                 f.setPointSizeF(f.pointSizeF() - 0.5);
                 labels[c]->setFont(f);
             }
@@ -657,7 +659,8 @@ void MemoryChart::placeVerdict(QGraphicsSimpleTextItem *label, const QString &te
     // Ending just left of the first vertical guide it would meet (the dashed capacity line when over capacity,
     // else the dotted footprint line), so no line runs through the text.
     const double guide = over && capacity > 0 ? map(capacity / kGB, row).x() : end.x();
-    const double x = std::clamp(guide - 6 - sz.width(), area.left() + 4, std::max(area.left() + 4, area.right() - sz.width() - 2));
+    const double x =
+        std::clamp(guide - 6 - sz.width(), area.left() + 4, std::max(area.left() + 4, area.right() - sz.width() - 2));
     label->setPos(x, barBottom + 3);
     label->setVisible(end.y() >= area.top() && end.y() <= area.bottom());
 }
@@ -723,19 +726,22 @@ QString MemoryChart::csv() const
     QStringList rows;
     rows << QStringLiteral("kind,name,bytes,bandwidth_bytes_per_s");
     for (const MemoryLevel &lvl : hw.memory)
-        rows << QStringLiteral("level,%1,%2,%3").arg(csvField(QString::fromStdString(lvl.name)), num(lvl.capacityBytes.value),
-                                                       num(lvl.bandwidthBytesPerS.value));
+        rows << QStringLiteral("level,%1,%2,%3")
+                    .arg(csvField(QString::fromStdString(lvl.name)), num(lvl.capacityBytes.value),
+                         num(lvl.bandwidthBytesPerS.value));
     for (int c = 0; c < ComponentCount; ++c)
-        rows << QStringLiteral("footprint,%1,%2,").arg(QLatin1String(componentKey(Component(c))), num(componentValue(mem, Component(c))));
+        rows << QStringLiteral("footprint,%1,%2,")
+                    .arg(QLatin1String(componentKey(Component(c))), num(componentValue(mem, Component(c))));
     rows << QStringLiteral("footprint,total,%1,").arg(num(mem.total()));
     if (const auto &cmp = doc->compareAnalysis()) {
         // Scenario B: its device's main memory, then its footprint.
         const MemoryLevel &lvl = doc->compareDevice().mainMemory();
-        rows << QStringLiteral("b_level,%1,%2,%3").arg(csvField(QString::fromStdString(lvl.name)), num(lvl.capacityBytes.value),
-                                                         num(lvl.bandwidthBytesPerS.value));
+        rows << QStringLiteral("b_level,%1,%2,%3")
+                    .arg(csvField(QString::fromStdString(lvl.name)), num(lvl.capacityBytes.value),
+                         num(lvl.bandwidthBytesPerS.value));
         for (int c = 0; c < ComponentCount; ++c)
-            rows << QStringLiteral("b_footprint,%1,%2,").arg(QLatin1String(componentKey(Component(c))),
-                                                             num(componentValue(cmp->memory, Component(c))));
+            rows << QStringLiteral("b_footprint,%1,%2,")
+                        .arg(QLatin1String(componentKey(Component(c))), num(componentValue(cmp->memory, Component(c))));
         rows << QStringLiteral("b_footprint,total,%1,").arg(num(cmp->memory.total()));
     }
     return rows.join(QLatin1Char('\n')) + QLatin1Char('\n');

@@ -2,7 +2,7 @@
 
 #include "ui/charts/chartbase.h"
 
-#include "analysis/analysis.h"
+#include "core/analysis/analysis.h"
 
 #include <QHash>
 #include <QString>
@@ -26,13 +26,14 @@ class Callout;
 /// showing its capacity, and on top the per-device footprint from analysis().memory as one stripe per component —
 /// weights, KV cache, activations, and in training gradients and optimizer state — each from the left edge to its
 /// own bytes and labelled with them and its share (stacking on a log axis would misstate the shares). It follows
-/// parallelism (the numbers are per device); a dotted line marks the total. When the footprint exceeds main memory, the part beyond capacity is overlaid in a translucent solid
-/// warning colour (no pattern brush: SVG renderers drop Qt's hatch patterns, so PNG, SVG and PDF would disagree), the
-/// dashed capacity line turns the warning colour, and a label says "does not fit: 139 GB > 80 GB".
+/// parallelism (the numbers are per device); a dotted line marks the total. When the footprint exceeds main memory, the
+/// part beyond capacity is overlaid in a translucent solid warning colour (no pattern brush: SVG renderers drop Qt's
+/// hatch patterns, so PNG, SVG and PDF would disagree), the dashed capacity line turns the warning colour, and a label
+/// says "does not fit: 139 GB > 80 GB".
 ///
 /// Compare mode adds scenario B (document()->compare()): a second footprint row under A's, in the same
-/// component colours, with its own verdict naming B ("B: int4 weights — fits: 57.1 GB of 80 GB") and overflow overlay; when B runs on another
-/// device, a row with B's main-memory capacity and a dashed capacity mark across B's bar.
+/// component colours, with its own verdict naming B ("B: int4 weights — fits: 57.1 GB of 80 GB") and overflow overlay;
+/// when B runs on another device, a row with B's main-memory capacity and a dashed capacity mark across B's bar.
 ///
 /// Bars are QAreaSeries rectangles (bar series do not work on log axes); each is updated in place.
 class MemoryChart : public ChartBase
@@ -94,8 +95,8 @@ private:
     /// "fits: 57.1 GB of 80 GB (71 %)" or "does not fit: 139 GB > 80 GB".
     static QString verdictText(double total, double capacity, bool over);
     /// Stacks the components of `mem` on `row` and sets the footprint's tooltips.
-    void setFootprint(const std::array<QAreaSeries *, ComponentCount> &bars, const core::MemoryFootprint &mem, double row,
-                      const QString &who);
+    void setFootprint(const std::array<QAreaSeries *, ComponentCount> &bars, const core::MemoryFootprint &mem,
+                      double row, const QString &who);
     void placeVerdict(QGraphicsSimpleTextItem *label, const QString &text, double total, double capacity, bool over,
                       double row);
     void layoutLabels();

@@ -1,12 +1,12 @@
 #include "ui/charts/rooflinechart.h"
 
-#include "ui/util/text.h"
 #include "ui/document/measuredpoints.h"
+#include "ui/util/text.h"
 
 #include "ui/charts/callout.h"
 #include "ui/charts/markerlayer.h"
-#include "ui/util/precisionchoices.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/precisionchoices.h"
 
 #include "ui/charts/chartfit.h"
 
@@ -32,9 +32,9 @@ namespace rm = rooflinemath;
 
 namespace {
 
-constexpr double kFarLeft = 1e-6;  ///< slopes start here (FLOP/byte): left of any sensible view
-constexpr double kFarRight = 1e9;  ///< ceilings end here
-constexpr double kFloor = 1e-12;   ///< the ridge drop line starts here (plotted units)
+constexpr double kFarLeft = 1e-6; ///< slopes start here (FLOP/byte): left of any sensible view
+constexpr double kFarRight = 1e9; ///< ceilings end here
+constexpr double kFloor = 1e-12;  ///< the ridge drop line starts here (plotted units)
 
 QString className(OpClass c)
 {
@@ -63,8 +63,8 @@ int classColor(OpClass c)
 
 QString shortDeviceName(const HardwareSpec &hw) { return QString::fromStdString(hw.name.empty() ? hw.id : hw.name); }
 
-QScatterSeries *makeScatter(QChart *chart, QAbstractAxis *x, QAbstractAxis *y, const QString &name, const QString &object,
-                            QScatterSeries::MarkerShape shape)
+QScatterSeries *makeScatter(QChart *chart, QAbstractAxis *x, QAbstractAxis *y, const QString &name,
+                            const QString &object, QScatterSeries::MarkerShape shape)
 {
     auto *s = new QScatterSeries;
     s->setName(name);
@@ -122,10 +122,12 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
         m_opSeries[c] = makeScatter(m_chart, m_x, m_y, className(cls), QStringLiteral("ops:") + qs(toString(cls)),
                                     QScatterSeries::MarkerShapeCircle);
     }
-    m_model = makeScatter(m_chart, m_x, m_y, tr("Whole model"), QStringLiteral("model"), QScatterSeries::MarkerShapeStar);
+    m_model =
+        makeScatter(m_chart, m_x, m_y, tr("Whole model"), QStringLiteral("model"), QScatterSeries::MarkerShapeStar);
     m_compareModel = makeScatter(m_chart, m_x, m_y, tr("B: whole model"), QStringLiteral("compare-model"),
                                  QScatterSeries::MarkerShapeStar);
-    m_ridge = makeScatter(m_chart, m_x, m_y, tr("Ridge point"), QStringLiteral("ridge"), QScatterSeries::MarkerShapeCircle);
+    m_ridge =
+        makeScatter(m_chart, m_x, m_y, tr("Ridge point"), QStringLiteral("ridge"), QScatterSeries::MarkerShapeCircle);
     m_measured = makeScatter(m_chart, m_x, m_y, tr("Measured kernels"), QStringLiteral("measured"),
                              QScatterSeries::MarkerShapeRectangle);
     connect(m_measured, &QXYSeries::hovered, this, [this](const QPointF &p, bool state) {
@@ -143,10 +145,10 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
                 return;
             }
     });
-    m_selection = makeScatter(m_chart, m_x, m_y, tr("Selected"), QStringLiteral("selection"), QScatterSeries::MarkerShapeCircle);
-    connect(m_selection, &QXYSeries::hovered, this, [this](const QPointF &, bool state) {
-        showOperatorTooltip(document()->selectedOperator(), state);
-    });
+    m_selection =
+        makeScatter(m_chart, m_x, m_y, tr("Selected"), QStringLiteral("selection"), QScatterSeries::MarkerShapeCircle);
+    connect(m_selection, &QXYSeries::hovered, this,
+            [this](const QPointF &, bool state) { showOperatorTooltip(document()->selectedOperator(), state); });
 
     for (QAbstractSeries *s : m_chart->series())
         setLegendVisible(s, false);
@@ -164,7 +166,8 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
     m_ops = new MarkerLayer(m_chart, m_model);
     m_ops->setObjectName(QStringLiteral("operator-markers"));
     m_ops->setGroupVisible([this](int cls) {
-        return cls >= 0 && static_cast<std::size_t>(cls) < m_opSeries.size() && m_opSeries[static_cast<std::size_t>(cls)]->isVisible();
+        return cls >= 0 && static_cast<std::size_t>(cls) < m_opSeries.size() &&
+               m_opSeries[static_cast<std::size_t>(cls)]->isVisible();
     });
     connect(m_ops, &MarkerLayer::hovered, this, &RooflineChart::showOperatorTooltip);
     connect(m_ops, &MarkerLayer::clicked, this, [this](int idx) {
@@ -213,7 +216,9 @@ bool RooflineChart::compareRoofDiffers() const
     if (doc->compareHardware())
         return true;
     const Analysis &a = doc->analysis();
-    const auto differs = [](double x, double y) { return std::fabs(x - y) > 1e-9 * std::max(std::fabs(x), std::fabs(y)); };
+    const auto differs = [](double x, double y) {
+        return std::fabs(x - y) > 1e-9 * std::max(std::fabs(x), std::fabs(y));
+    };
     return differs(a.peakFlops, b->peakFlops) || differs(a.bandwidth, b->bandwidth);
 }
 
@@ -377,14 +382,16 @@ void RooflineChart::refresh()
     const bool modelB = cmp && cmp->totals.timeS > 0 && cmp->totals.flops > 0;
     if (roofB) {
         const double p = cmp->peakFlops, bw = cmp->bandwidth;
-        m_compareRoof->replace(QList<QPointF>{{kFarLeft, kFarLeft * bw / ys}, {cmp->ridge, p / ys}, {kFarRight, p / ys}});
+        m_compareRoof->replace(
+            QList<QPointF>{{kFarLeft, kFarLeft * bw / ys}, {cmp->ridge, p / ys}, {kFarRight, p / ys}});
         rangeCeilings.push_back({{cmp->matmulType}, p, false});
         rangeSlopes.push_back({QString(), MemoryKind::Dram, bw, true});
     } else {
         m_compareRoof->clear();
     }
     if (modelB) {
-        m_compareModel->replace(QList<QPointF>{{rm::plottedIntensity(cmp->totals.intensity), cmp->totals.achievedFlopsPerS / ys}});
+        m_compareModel->replace(
+            QList<QPointF>{{rm::plottedIntensity(cmp->totals.intensity), cmp->totals.achievedFlopsPerS / ys}});
         keep.push_back({rm::plottedIntensity(cmp->totals.intensity), cmp->totals.achievedFlopsPerS});
     } else {
         m_compareModel->clear();
@@ -503,7 +510,8 @@ void RooflineChart::showOperatorTooltip(int index, bool state)
                                 : tr("Intensity %1 FLOP/byte").arg(formatSiNumber(op.intensity())));
     lines << tr("Attainable %1 · achieved %2").arg(formatSi(att, "FLOP/s"), formatSi(achieved, "FLOP/s"));
     lines << tr("Time %1 (%2 % of the step), %3-bound")
-                 .arg(formatSeconds(op.timeS), QString::number(share * 100, 'f', share < 0.01 ? 2 : 1), qs(toString(op.bound)));
+                 .arg(formatSeconds(op.timeS), QString::number(share * 100, 'f', share < 0.01 ? 2 : 1),
+                      qs(toString(op.bound)));
     QStringList same;
     for (int other : operatorsAt(operatorPoint(index)))
         if (other != index)
@@ -691,12 +699,14 @@ void RooflineChart::layoutLabels()
         const QPointF p = map(v.x(), v.y());
         const QSizeF sz = t->boundingRect().size();
         const double r = radius + 4;
-        for (const QPointF &pos : {QPointF(p.x() + r, p.y() - sz.height() / 2), QPointF(p.x() - r - sz.width(), p.y() - sz.height() / 2),
-                                   QPointF(p.x() + r * 0.7, p.y() + r * 0.7), QPointF(p.x() + r * 0.7, p.y() - r * 0.7 - sz.height()),
-                                   QPointF(p.x() - r * 0.7 - sz.width(), p.y() + r * 0.7),
-                                   QPointF(p.x() - r * 0.7 - sz.width(), p.y() - r * 0.7 - sz.height()),
-                                   QPointF(p.x() - sz.width() / 2, p.y() + r + 2), QPointF(p.x() - sz.width() / 2, p.y() - r - 2 - sz.height()),
-                                   QPointF(p.x() + 2 * r, p.y() + r), QPointF(p.x() - 2 * r - sz.width(), p.y() + r)})
+        for (const QPointF &pos :
+             {QPointF(p.x() + r, p.y() - sz.height() / 2), QPointF(p.x() - r - sz.width(), p.y() - sz.height() / 2),
+              QPointF(p.x() + r * 0.7, p.y() + r * 0.7), QPointF(p.x() + r * 0.7, p.y() - r * 0.7 - sz.height()),
+              QPointF(p.x() - r * 0.7 - sz.width(), p.y() + r * 0.7),
+              QPointF(p.x() - r * 0.7 - sz.width(), p.y() - r * 0.7 - sz.height()),
+              QPointF(p.x() - sz.width() / 2, p.y() + r + 2),
+              QPointF(p.x() - sz.width() / 2, p.y() - r - 2 - sz.height()), QPointF(p.x() + 2 * r, p.y() + r),
+              QPointF(p.x() - 2 * r - sz.width(), p.y() + r)})
             if (tryAt(t, pos))
                 return;
         t->hide();
@@ -712,7 +722,8 @@ void RooflineChart::layoutLabels()
     }
     if (m_model->count() > 0 && m_model->isVisible()) {
         const double r = m_model->markerSize() / 2;
-        placed.push_back(QPolygonF(QRectF(map(m_model->at(0).x(), m_model->at(0).y()) - QPointF(r, r), QSizeF(2 * r, 2 * r))));
+        placed.push_back(
+            QPolygonF(QRectF(map(m_model->at(0).x(), m_model->at(0).y()) - QPointF(r, r), QSizeF(2 * r, 2 * r))));
     }
     if (m_compareModel->count() > 0 && m_compareModel->isVisible()) {
         const double r = m_compareModel->markerSize() / 2;
@@ -729,7 +740,8 @@ void RooflineChart::layoutLabels()
     for (int pass = 0; pass < 2; ++pass) {
         avoidRoofs = pass == 0;
         auto skip = [&](QGraphicsSimpleTextItem *t) {
-            return pass == 1 && std::find(hiddenAfterFirst.begin(), hiddenAfterFirst.end(), t) == hiddenAfterFirst.end();
+            return pass == 1 &&
+                   std::find(hiddenAfterFirst.begin(), hiddenAfterFirst.end(), t) == hiddenAfterFirst.end();
         };
         // 1. the roofline proper: the matmul ceiling, the ridge, and the main-memory slope that meets it there
         for (std::size_t i = 0; i < m_ceilings.size(); ++i)
@@ -743,12 +755,14 @@ void RooflineChart::layoutLabels()
                 for (const rm::Slope &s : m_slopes)
                     if (s.main)
                         mainName = s.shortName();
-                const QSizeF sz = style(m_ridgeLabel,
-                                        tr("ridge %1 FLOP/byte (%2, %3)")
-                                            .arg(formatSiNumber(a.ridge), qs(toString(a.matmulType)).toUpper(), mainName),
-                                        font, strong);
+                const QSizeF sz =
+                    style(m_ridgeLabel,
+                          tr("ridge %1 FLOP/byte (%2, %3)")
+                              .arg(formatSiNumber(a.ridge), qs(toString(a.matmulType)).toUpper(), mainName),
+                          font, strong);
                 const QPointF rp = map(a.ridge, yv);
-                if (!tryAt(m_ridgeLabel, rp + QPointF(8, 4)) && !tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, 4)) &&
+                if (!tryAt(m_ridgeLabel, rp + QPointF(8, 4)) &&
+                    !tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, 4)) &&
                     !tryAt(m_ridgeLabel, rp + QPointF(8, -sz.height() - 4)))
                     m_ridgeLabel->hide();
             }
@@ -783,12 +797,12 @@ void RooflineChart::layoutLabels()
                 besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
             }
         }
-        if (!skip(m_compareLabel) && cmp && m_compareRoof->count() > 0 && m_compareRoof->isVisible() && cmp->peakFlops / ys >= ymin &&
-            cmp->peakFlops / ys <= ymax) {
+        if (!skip(m_compareLabel) && cmp && m_compareRoof->count() > 0 && m_compareRoof->isVisible() &&
+            cmp->peakFlops / ys >= ymin && cmp->peakFlops / ys <= ymax) {
             const QSizeF sz = style(m_compareLabel,
                                     tr("B roofline: %1, %2, %3")
-                                        .arg(shortDeviceName(document()->compareDevice()), formatSi(cmp->peakFlops, "FLOP/s"),
-                                             formatSi(cmp->bandwidth, "B/s")),
+                                        .arg(shortDeviceName(document()->compareDevice()),
+                                             formatSi(cmp->peakFlops, "FLOP/s"), formatSi(cmp->bandwidth, "B/s")),
                                     font, theme().color(3));
             const double y = map(1, cmp->peakFlops / ys).y();
             const double x = area.right() - sz.width() - 6;
@@ -880,7 +894,8 @@ nlohmann::json RooflineChart::data() const
         json dt = json::array();
         for (DType t : c.dtypes)
             dt.push_back(std::string(toString(t)));
-        ceil.push_back({{"name", c.name().toStdString()}, {"dtypes", dt}, {"flops_per_s", c.flopsPerS}, {"active", c.active}});
+        ceil.push_back(
+            {{"name", c.name().toStdString()}, {"dtypes", dt}, {"flops_per_s", c.flopsPerS}, {"active", c.active}});
     }
     j["ceilings"] = ceil;
     json sl = json::array();
@@ -889,9 +904,11 @@ nlohmann::json RooflineChart::data() const
                       {"kind", std::string(toString(s.kind))},
                       {"bytes_per_s", s.bytesPerS},
                       {"main", s.main},
-                      {"ridge_flops_per_byte", m_ceilings.empty() ? 0.0 : rm::ridgePoint(m_ceilings.front().flopsPerS, s.bytesPerS)}});
+                      {"ridge_flops_per_byte",
+                       m_ceilings.empty() ? 0.0 : rm::ridgePoint(m_ceilings.front().flopsPerS, s.bytesPerS)}});
     j["slopes"] = sl;
-    j["ridge"] = {{"flops_per_byte", a.ridge}, {"flops_per_s", a.peakFlops}, {"dtype", std::string(toString(a.matmulType))}};
+    j["ridge"] = {
+        {"flops_per_byte", a.ridge}, {"flops_per_s", a.peakFlops}, {"dtype", std::string(toString(a.matmulType))}};
     json ops = json::array();
     for (std::size_t i = 0; i < a.operators.size(); ++i) {
         const Operator &op = a.operators[i];
@@ -911,7 +928,9 @@ nlohmann::json RooflineChart::data() const
                        {"bound", std::string(toString(op.bound))}});
     }
     j["operators"] = ops;
-    j["model"] = {{"intensity", a.totals.intensity}, {"achieved_flops_per_s", a.totals.achievedFlopsPerS}, {"time_s", a.totals.timeS}};
+    j["model"] = {{"intensity", a.totals.intensity},
+                  {"achieved_flops_per_s", a.totals.achievedFlopsPerS},
+                  {"time_s", a.totals.timeS}};
     if (const ScenarioDocument *doc = document(); doc->isComparing()) {
         const Scenario &sb = doc->compareScenario();
         json c = {{"label", doc->compareLabel().toStdString()},
@@ -940,13 +959,15 @@ QString RooflineChart::csv() const
 {
     const Analysis &a = document()->analysis();
     QStringList rows;
-    rows << QStringLiteral("kind,name,class,intensity_flop_per_byte,performance_flop_per_s,bandwidth_bytes_per_s,time_s,time_share,bound");
+    rows << QStringLiteral(
+        "kind,name,class,intensity_flop_per_byte,performance_flop_per_s,bandwidth_bytes_per_s,time_s,time_share,bound");
     auto num = [](double v) { return QString::number(v, 'g', 17); };
     for (const rm::Ceiling &c : m_ceilings)
         rows << QStringLiteral("ceiling,%1,,,%2,,,,").arg(csvField(c.name()), num(c.flopsPerS));
     for (const rm::Slope &s : m_slopes)
         rows << QStringLiteral("slope,%1,%2,,,%3,,,").arg(csvField(s.name), qs(toString(s.kind)), num(s.bytesPerS));
-    rows << QStringLiteral("ridge,%1,,%2,%3,%4,,,").arg(qs(toString(a.matmulType)), num(a.ridge), num(a.peakFlops), num(a.bandwidth));
+    rows << QStringLiteral("ridge,%1,,%2,%3,%4,,,")
+                .arg(qs(toString(a.matmulType)), num(a.ridge), num(a.peakFlops), num(a.bandwidth));
     for (const Operator &op : a.operators) {
         const double achieved = op.timeS > 0 ? op.flops / op.timeS : 0.0;
         rows << QStringLiteral("operator,%1,%2,%3,%4,,%5,%6,%7")

@@ -63,7 +63,10 @@ public:
     QScatterSeries *operatorSeries(core::OpClass cls) const { return m_opSeries[static_cast<std::size_t>(cls)]; }
     /// The operator markers as painted: one per operator with FLOPs, keyed by operator index.
     MarkerLayer *operatorMarkers() const { return m_ops; }
-    const std::vector<int> &operatorIndices(core::OpClass cls) const { return m_opIndex[static_cast<std::size_t>(cls)]; }
+    const std::vector<int> &operatorIndices(core::OpClass cls) const
+    {
+        return m_opIndex[static_cast<std::size_t>(cls)];
+    }
     /// The ceilings and slopes currently drawn.
     const std::vector<rooflinemath::Ceiling> &ceilings() const { return m_ceilings; }
     const std::vector<rooflinemath::Slope> &slopes() const { return m_slopes; }
@@ -107,7 +110,7 @@ private:
     void applyRanges(const rooflinemath::Ranges &r);
     QString unitLabel() const;
     bool compareRoofDiffers() const; ///< B analyses and its matmul roof or main-memory slope is not A's
-    QStringList titles() const; ///< full title first, then shorter ones for a small chart
+    QStringList titles() const;      ///< full title first, then shorter ones for a small chart
 
     QLogValueAxis *m_x;
     QLogValueAxis *m_y;

@@ -59,9 +59,8 @@ std::vector<Ceiling> ceilings(const HardwareSpec &hw, DType activeType, double c
         const double peak = hw.peak(t) * computeEfficiency;
         if (!(peak > 0))
             continue;
-        auto same = std::find_if(out.begin(), out.end(), [&](const Ceiling &c) {
-            return std::abs(c.flopsPerS - peak) <= 1e-9 * peak;
-        });
+        auto same = std::find_if(out.begin(), out.end(),
+                                 [&](const Ceiling &c) { return std::abs(c.flopsPerS - peak) <= 1e-9 * peak; });
         if (same == out.end()) {
             out.push_back({{t}, peak, false});
             same = out.end() - 1;
@@ -71,7 +70,8 @@ std::vector<Ceiling> ceilings(const HardwareSpec &hw, DType activeType, double c
         if (t == activeType)
             same->active = true;
     }
-    std::stable_sort(out.begin(), out.end(), [](const Ceiling &a, const Ceiling &b) { return a.flopsPerS > b.flopsPerS; });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const Ceiling &a, const Ceiling &b) { return a.flopsPerS > b.flopsPerS; });
     return out;
 }
 
@@ -130,8 +130,8 @@ LogRange decadeRange(double lo, double hi, double marginDecades)
     return {std::pow(10.0, l), std::pow(10.0, h)};
 }
 
-Ranges rooflineRanges(const std::vector<Ceiling> &ceils, const std::vector<Slope> &sl, const std::vector<PlotPoint> &points,
-                      double maxYDecades)
+Ranges rooflineRanges(const std::vector<Ceiling> &ceils, const std::vector<Slope> &sl,
+                      const std::vector<PlotPoint> &points, double maxYDecades)
 {
     double xlo = HUGE_VAL, xhi = 0, ylo = HUGE_VAL, yhi = 0;
     auto addX = [&](double x) {

@@ -1,15 +1,15 @@
 #pragma once
 
-#include "analysis/analysis.h"
-#include "hardware/hardwarespec.h"
+#include "core/analysis/analysis.h"
+#include "core/hardware/hardwarespec.h"
 
 #include <QString>
 
 #include <vector>
 
 /// The arithmetic behind the roofline and memory charts: ceilings, slopes, knees, axis ranges and marker sizes
-/// (numbers become text through ui/util/text.h). Pure functions on core value types (no Qt Charts), so they are unit-tested on their own
-/// (tests/ui/tst_rooflinemath.cpp).
+/// (numbers become text through ui/util/text.h). Pure functions on core value types (no Qt Charts), so they are
+/// unit-tested on their own (tests/ui/tst_rooflinemath.cpp).
 ///
 /// Units: intensity in FLOP/byte, performance in FLOP/s, bandwidth in bytes/s, capacity in bytes.
 namespace memwall::ui::rooflinemath {
@@ -28,10 +28,10 @@ struct Ceiling
 /// One bandwidth slope: performance = intensity x bandwidth, for one memory level of the device.
 struct Slope
 {
-    QString name;             ///< the level's name from the preset ("HBM3 (5 stacks)")
+    QString name; ///< the level's name from the preset ("HBM3 (5 stacks)")
     core::MemoryKind kind = core::MemoryKind::Dram;
-    double bytesPerS = 0;     ///< bandwidth x memory efficiency
-    bool main = false;        ///< the level that holds weights and KV cache (the roofline proper)
+    double bytesPerS = 0;      ///< bandwidth x memory efficiency
+    bool main = false;         ///< the level that holds weights and KV cache (the roofline proper)
     QString shortName() const; ///< "SRAM", "L2", "HBM", "DRAM", "Host link"
     QString label() const;     ///< "HBM 3.35 TB/s"
 };

@@ -8,10 +8,10 @@
 #include <QActionGroup>
 #include <QChart>
 #include <QLegend>
-#include <QMenu>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QMenu>
 #include <QScatterSeries>
 #include <QValueAxis>
 
@@ -33,7 +33,8 @@ std::vector<int> deviceCounts(int maxDevices)
     return n;
 }
 
-double effectiveSerialFraction(std::optional<double> explicitFraction, const Analysis &a, const Scenario &s, double fallback)
+double effectiveSerialFraction(std::optional<double> explicitFraction, const Analysis &a, const Scenario &s,
+                               double fallback)
 {
     if (explicitFraction)
         return std::clamp(std::isfinite(*explicitFraction) ? *explicitFraction : 0.0, 0.0, 1.0);
@@ -107,8 +108,9 @@ ScalingChart::ScalingChart(ScenarioDocument *doc, QObject *parent) : ChartBase(d
     m_scenario->setPointsVisible(true);
     m_scenarioEff->setPointsVisible(true);
     // Efficiency curves share their speedup curve's colour; the legend names each law once.
-    for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_amdahlEff), static_cast<QAbstractSeries *>(m_gustafsonEff),
-                               static_cast<QAbstractSeries *>(m_scenarioEff)})
+    for (QAbstractSeries *s :
+         {static_cast<QAbstractSeries *>(m_amdahlEff), static_cast<QAbstractSeries *>(m_gustafsonEff),
+          static_cast<QAbstractSeries *>(m_scenarioEff)})
         setLegendVisible(s, false);
 
     m_callout = new Callout(m_chart);
@@ -128,7 +130,8 @@ ScalingChart::~ScalingChart() = default;
 QString ScalingChart::title() const
 {
     return tr("Scaling: Amdahl and Gustafson at serial %1 vs %2 of %3 on %4")
-        .arg(scalingmath::fractionLabel(m_fraction), m_kind == ParallelKind::Tensor ? tr("tensor parallelism") : tr("pipeline parallelism"),
+        .arg(scalingmath::fractionLabel(m_fraction),
+             m_kind == ParallelKind::Tensor ? tr("tensor parallelism") : tr("pipeline parallelism"),
              QString::fromStdString(document()->model().name), QString::fromStdString(document()->hardware().name));
 }
 
@@ -289,12 +292,14 @@ void ScalingChart::showCallout(const QPointF &point, bool state)
     const double a = amdahlSpeedup(m_fraction, n), g = gustafsonSpeedup(m_fraction, n);
     text += QStringLiteral("\n") + tr("Amdahl %1× (%2 % efficient)").arg(a, 0, 'f', 2).arg(100 * a / n, 0, 'f', 0);
     text += QStringLiteral("\n") + tr("Gustafson %1× (%2 % efficient)").arg(g, 0, 'f', 2).arg(100 * g / n, 0, 'f', 0);
-    const auto it = std::find_if(m_points.begin(), m_points.end(), [n](const ScalingPoint &p) { return p.devices == n; });
+    const auto it =
+        std::find_if(m_points.begin(), m_points.end(), [n](const ScalingPoint &p) { return p.devices == n; });
     QPointF anchor(n, a);
     QAbstractSeries *series = m_amdahl;
     if (it != m_points.end()) {
         text += QStringLiteral("\n") + tr("%1 %2: %3× (%4 % efficient)")
-                                           .arg(kindName(m_kind)).arg(n)
+                                           .arg(kindName(m_kind))
+                                           .arg(n)
                                            .arg(it->speedup, 0, 'f', 2)
                                            .arg(100 * it->efficiency, 0, 'f', 0);
         text += QStringLiteral("\n") + tr("step %1 ms = operators %2 ms + communication %3 ms (%4 %)")
@@ -305,7 +310,10 @@ void ScalingChart::showCallout(const QPointF &point, bool state)
         anchor = QPointF(n, std::max(it->speedup, 1e-3));
         series = m_scenario;
     } else {
-        text += QStringLiteral("\n") + tr("%1 = %2 does not split %3").arg(kindName(m_kind)).arg(n).arg(QString::fromStdString(document()->model().name));
+        text += QStringLiteral("\n") + tr("%1 = %2 does not split %3")
+                                           .arg(kindName(m_kind))
+                                           .arg(n)
+                                           .arg(QString::fromStdString(document()->model().name));
     }
     m_callout->setText(text);
     m_callout->setAnchor(anchor, series);
@@ -348,9 +356,10 @@ nlohmann::json ScalingChart::data() const
                            {"amdahl_efficiency", parallelEfficiency(a, n)},
                            {"gustafson_speedup", g},
                            {"gustafson_efficiency", parallelEfficiency(g, n)}};
-        const auto it = std::find_if(m_points.begin(), m_points.end(), [n](const ScalingPoint &p) { return p.devices == n; });
+        const auto it =
+            std::find_if(m_points.begin(), m_points.end(), [n](const ScalingPoint &p) { return p.devices == n; });
         if (it != m_points.end()) {
-            row["scenario"] = {{"time_s", it->timeS},         {"compute_time_s", it->computeTimeS},
+            row["scenario"] = {{"time_s", it->timeS},          {"compute_time_s", it->computeTimeS},
                                {"comm_time_s", it->commTimeS}, {"speedup", it->speedup},
                                {"efficiency", it->efficiency}, {"comm_share", it->commShare}};
         }
@@ -361,16 +370,26 @@ nlohmann::json ScalingChart::data() const
 
 QString ScalingChart::csv() const
 {
-    QString out = QStringLiteral("devices,amdahl_speedup,amdahl_efficiency,gustafson_speedup,gustafson_efficiency,"
-                                 "scenario_time_s,scenario_comm_time_s,scenario_speedup,scenario_efficiency,scenario_comm_share\n");
+    QString out = QStringLiteral(
+        "devices,amdahl_speedup,amdahl_efficiency,gustafson_speedup,gustafson_efficiency,"
+        "scenario_time_s,scenario_comm_time_s,scenario_speedup,scenario_efficiency,scenario_comm_share\n");
     for (int n : scalingmath::deviceCounts(kMaxDevices)) {
         const double a = amdahlSpeedup(m_fraction, n), g = gustafsonSpeedup(m_fraction, n);
-        out += QStringLiteral("%1,%2,%3,%4,%5").arg(n).arg(a, 0, 'g', 12).arg(parallelEfficiency(a, n), 0, 'g', 12)
-                   .arg(g, 0, 'g', 12).arg(parallelEfficiency(g, n), 0, 'g', 12);
-        const auto it = std::find_if(m_points.begin(), m_points.end(), [n](const ScalingPoint &p) { return p.devices == n; });
+        out += QStringLiteral("%1,%2,%3,%4,%5")
+                   .arg(n)
+                   .arg(a, 0, 'g', 12)
+                   .arg(parallelEfficiency(a, n), 0, 'g', 12)
+                   .arg(g, 0, 'g', 12)
+                   .arg(parallelEfficiency(g, n), 0, 'g', 12);
+        const auto it =
+            std::find_if(m_points.begin(), m_points.end(), [n](const ScalingPoint &p) { return p.devices == n; });
         if (it != m_points.end())
-            out += QStringLiteral(",%1,%2,%3,%4,%5\n").arg(it->timeS, 0, 'g', 12).arg(it->commTimeS, 0, 'g', 12)
-                       .arg(it->speedup, 0, 'g', 12).arg(it->efficiency, 0, 'g', 12).arg(it->commShare, 0, 'g', 12);
+            out += QStringLiteral(",%1,%2,%3,%4,%5\n")
+                       .arg(it->timeS, 0, 'g', 12)
+                       .arg(it->commTimeS, 0, 'g', 12)
+                       .arg(it->speedup, 0, 'g', 12)
+                       .arg(it->efficiency, 0, 'g', 12)
+                       .arg(it->commShare, 0, 'g', 12);
         else
             out += QStringLiteral(",,,,,\n");
     }

@@ -2,7 +2,7 @@
 
 #include "ui/charts/chartbase.h"
 
-#include "scaling/scaling.h"
+#include "core/scaling/scaling.h"
 
 #include <QPointF>
 #include <QStringList>

@@ -6,10 +6,10 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
 
+#include <QApplication>
 #include <QChart>
 #include <QCursor>
 #include <QFontMetricsF>
-#include <QApplication>
 #include <QGraphicsSceneMouseEvent>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
@@ -273,9 +273,10 @@ SweepChart::SweepChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, 
     add(m_currentRate, m_yRate);
     for (QLineSeries *s : {m_time, m_timeOver, m_rate, m_rateOver, m_bTime, m_bTimeOver, m_bRate, m_bRateOver})
         s->setPointsVisible(true);
-    for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_timeOver), static_cast<QAbstractSeries *>(m_rateOver),
-                               static_cast<QAbstractSeries *>(m_currentRate), static_cast<QAbstractSeries *>(m_computeLine),
-                               static_cast<QAbstractSeries *>(m_memoryLine)})
+    for (QAbstractSeries *s :
+         {static_cast<QAbstractSeries *>(m_timeOver), static_cast<QAbstractSeries *>(m_rateOver),
+          static_cast<QAbstractSeries *>(m_currentRate), static_cast<QAbstractSeries *>(m_computeLine),
+          static_cast<QAbstractSeries *>(m_memoryLine)})
         setLegendVisible(s, false);
     m_currentTime->setMarkerShape(QScatterSeries::MarkerShapeCircle);
     m_currentRate->setMarkerShape(QScatterSeries::MarkerShapeCircle);
@@ -343,8 +344,8 @@ QString SweepChart::title() const
         par = tr(", tp %1 pp %2").arg(s.tp).arg(s.pp);
     const QString vsB = document()->isComparing() ? tr(" vs %1").arg(document()->compareLabel()) : QString();
     return tr("Batch sweep: %1 %2 on %3%4%5")
-        .arg(QString::fromStdString(document()->model().name), what, QString::fromStdString(document()->hardware().name), par,
-             vsB);
+        .arg(QString::fromStdString(document()->model().name), what,
+             QString::fromStdString(document()->hardware().name), par, vsB);
 }
 
 void SweepChart::refresh()
@@ -425,14 +426,16 @@ void SweepChart::refresh()
     m_yRate->setRange(chartfit::logAxisMin(ry.min), chartfit::logAxisMax(ry.max));
     m_yTime->setTitleText(tok ? tr("Time per token, ms") : tr("Time per step, ms"));
     m_time->setName(tok ? tr("ms per token") : tr("ms per step"));
-    m_currentTime->setName(tr("current batch")); // a constant: a legend that changed every tick would re-lay out the chart
+    m_currentTime->setName(
+        tr("current batch")); // a constant: a legend that changed every tick would re-lay out the chart
     const double xmax = std::max<double>(sweepmath::kMaxBatch * 1.25, static_cast<double>(sc.batch) * 1.25);
     m_x->setRange(0.8, xmax);
 
     // Vertical markers span the whole left axis.
     // Where decode turns compute-bound: the whole step if it does, else the weight matmuls (attention over a long
     // KV cache can keep the whole step memory-bound at every batch).
-    const int64_t computeBatch = m_answers.firstComputeBound > 0 ? m_answers.firstComputeBound : m_answers.firstLinearComputeBound;
+    const int64_t computeBatch =
+        m_answers.firstComputeBound > 0 ? m_answers.firstComputeBound : m_answers.firstLinearComputeBound;
     if (computeBatch > 0)
         m_computeLine->replace(vertical(static_cast<double>(computeBatch), ty.min, ty.max));
     else
@@ -445,15 +448,15 @@ void SweepChart::refresh()
         m_memoryLine->clear();
 
     const double cap = doc->hardware().memory.empty() ? 0 : doc->hardware().mainMemory().capacityBytes.value;
-    m_computeText->setText(m_answers.firstComputeBound > 0 ? tr("compute-bound from batch %1").arg(m_answers.firstComputeBound)
+    m_computeText->setText(m_answers.firstComputeBound > 0
+                               ? tr("compute-bound from batch %1").arg(m_answers.firstComputeBound)
                            : m_answers.firstLinearComputeBound > 0
                                ? tr("weight matmuls compute-bound from batch %1; attention stays memory-bound")
                                      .arg(m_answers.firstLinearComputeBound)
                                : tr("memory-bound at every batch up to %1").arg(sweepmath::kMaxBatch));
     m_memoryText->setText(limits.batchUnbounded ? tr("fits at every batch (%1)").arg(formatBytes(cap))
-                          : limits.batch > 0
-                              ? tr("fits up to batch %1 (%2)").arg(limits.batch).arg(formatBytes(cap))
-                              : tr("does not fit in %1 at any batch").arg(formatBytes(cap)));
+                          : limits.batch > 0    ? tr("fits up to batch %1 (%2)").arg(limits.batch).arg(formatBytes(cap))
+                                                : tr("does not fit in %1 at any batch").arg(formatBytes(cap)));
     m_currentText->setText(tr("batch %1").arg(sc.batch));
     layoutOverlay();
 }
@@ -467,7 +470,8 @@ QStringList SweepChart::titles() const
     QStringList out{title()};
     const QString phase = QString::fromLatin1(toString(doc->scenario().phase));
     if (doc->isComparing()) // what B is, as long as the title has room for it
-        out << tr("Batch sweep: %1 %2 on %3 vs %4").arg(model, phase, QString::fromStdString(doc->hardware().name), doc->compareLabel())
+        out << tr("Batch sweep: %1 %2 on %3 vs %4")
+                   .arg(model, phase, QString::fromStdString(doc->hardware().name), doc->compareLabel())
             << tr("Batch sweep: %1 vs %2").arg(model, doc->compareLabel());
     out << tr("Batch sweep: %1 %2 on %3").arg(model, phase, QString::fromStdString(doc->hardware().name))
         << tr("Batch sweep: %1").arg(model) << tr("Batch sweep");
@@ -482,7 +486,8 @@ void SweepChart::layoutOverlay()
     const QRectF area = m_chart->plotArea();
     if (!area.isEmpty()) {
         const QFontMetricsF fm(theme().tickFont());
-        const int base = sweepmath::axisBase(area.width(), fm.horizontalAdvance(QStringLiteral("4096")), sweepmath::kMaxBatch);
+        const int base =
+            sweepmath::axisBase(area.width(), fm.horizontalAdvance(QStringLiteral("4096")), sweepmath::kMaxBatch);
         if (static_cast<int>(m_x->base()) != base)
             m_x->setBase(base);
     }
@@ -519,7 +524,8 @@ void SweepChart::placeLabels()
         const QPointF p = m_chart->mapToPosition(m_currentTime->at(0), m_currentTime);
         const QRectF br = m_currentText->boundingRect();
         const qreal r = m_currentTime->markerSize() / 2 + 3;
-        const qreal x = std::clamp(p.x() - br.width() / 2, area.left() + 2, std::max(area.left() + 2, area.right() - br.width() - 2));
+        const qreal x = std::clamp(p.x() - br.width() / 2, area.left() + 2,
+                                   std::max(area.left() + 2, area.right() - br.width() - 2));
         const qreal y = p.y() + r + br.height() <= area.bottom() ? p.y() + r : p.y() - r - br.height();
         m_currentText->setPos(x, y);
     }
@@ -577,7 +583,8 @@ void SweepChart::showCallout(const QPointF &point, bool state, bool rateSeries, 
         return;
     const bool tok = sweepmath::perToken(it->scenario.phase);
     QString text = compare ? tr("%1\nBatch %2").arg(document()->compareLabel()).arg(b) : tr("Batch %1").arg(b);
-    text += QStringLiteral("\n") + (tok ? tr("%1 per token") : tr("%1 per step")).arg(formatSeconds(sweepmath::latencyS(*it)));
+    text += QStringLiteral("\n") +
+            (tok ? tr("%1 per token") : tr("%1 per step")).arg(formatSeconds(sweepmath::latencyS(*it)));
     text += QStringLiteral("\n") + rate(it->totals.tokensPerS);
     text += QStringLiteral("\n") + tr("%1-bound, intensity %2 FLOP/B")
                                        .arg(QString::fromLatin1(toString(it->totals.bound)))
@@ -586,8 +593,9 @@ void SweepChart::showCallout(const QPointF &point, bool state, bool rateSeries, 
                                        .arg(formatBytes(it->memory.total()), formatBytes(it->memory.capacity),
                                             it->memory.fits ? QString() : tr(" — does not fit"));
     m_callout->setText(text);
-    m_callout->setAnchor(QPointF(static_cast<double>(b), rateSeries ? it->totals.tokensPerS : sweepmath::latencyS(*it) * 1e3),
-                         rateSeries ? static_cast<QAbstractSeries *>(m_rate) : static_cast<QAbstractSeries *>(m_time));
+    m_callout->setAnchor(
+        QPointF(static_cast<double>(b), rateSeries ? it->totals.tokensPerS : sweepmath::latencyS(*it) * 1e3),
+        rateSeries ? static_cast<QAbstractSeries *>(m_rate) : static_cast<QAbstractSeries *>(m_time));
     m_callout->show();
 }
 
@@ -664,7 +672,8 @@ QString SweepChart::csv() const
     // Scenario B's columns follow A's (same batches, row for row) while compare mode is on.
     const bool compare = document()->isComparing() && m_bRows.size() == m_rows.size();
     QString out = QStringLiteral("batch,latency_s,tokens_per_s,bound,memory_bytes,fits,error");
-    out += compare ? QStringLiteral(",b_latency_s,b_tokens_per_s,b_bound,b_memory_bytes,b_fits,b_error\n") : QStringLiteral("\n");
+    out += compare ? QStringLiteral(",b_latency_s,b_tokens_per_s,b_bound,b_memory_bytes,b_fits,b_error\n")
+                   : QStringLiteral("\n");
     for (std::size_t i = 0; i < m_rows.size(); ++i) {
         out += QString::number(m_rows[i].scenario.batch) + QLatin1Char(',') + csvCells(m_rows[i]);
         if (compare)

@@ -2,7 +2,7 @@
 
 #include "ui/charts/chartbase.h"
 
-#include "analysis/sweep.h"
+#include "core/analysis/sweep.h"
 
 #include <QPointF>
 #include <QStringList>

@@ -10,13 +10,13 @@
 #include <QActionGroup>
 #include <QChart>
 #include <QFontMetricsF>
-#include <QMenu>
-#include <QPen>
 #include <QGraphicsLayout>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QMenu>
+#include <QPen>
 #include <QScatterSeries>
 #include <QValueAxis>
 
@@ -137,7 +137,9 @@ QString valueText(double v, const std::string &unit)
 QString ratioText(double r)
 {
     if (r >= 1000 || r < 0.01)
-        return QString::number(r, 'g', 2).replace(QStringLiteral("e+0"), QStringLiteral("e")).replace(QStringLiteral("e+"), QStringLiteral("e"));
+        return QString::number(r, 'g', 2)
+            .replace(QStringLiteral("e+0"), QStringLiteral("e"))
+            .replace(QStringLiteral("e+"), QStringLiteral("e"));
     return QString::number(r, 'g', 3);
 }
 
@@ -186,7 +188,8 @@ TrendsChart::TrendsChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
         t.curve->setName(t.hasFit ? trendsmath::growthLabel(t.shortName, t.fit.factorPer2Years) : t.shortName);
         m_chart->addSeries(t.curve);
         m_chart->addSeries(t.points);
-        for (QAbstractSeries *ser : {static_cast<QAbstractSeries *>(t.curve), static_cast<QAbstractSeries *>(t.points)}) {
+        for (QAbstractSeries *ser :
+             {static_cast<QAbstractSeries *>(t.curve), static_cast<QAbstractSeries *>(t.points)}) {
             ser->attachAxis(m_x);
             ser->attachAxis(m_y);
         }
@@ -236,7 +239,9 @@ QString TrendsChart::title() const
     for (const Track &t : m_tracks)
         if (!t.optional && t.hasFit)
             parts << QStringLiteral("%1 ×%2").arg(t.titleName).arg(t.fit.factorPer2Years, 0, 'f', 1);
-    return tr("Hardware trends: %1 every 2 years (relative to %2)").arg(parts.join(QStringLiteral(", "))).arg(m_baseYear);
+    return tr("Hardware trends: %1 every 2 years (relative to %2)")
+        .arg(parts.join(QStringLiteral(", ")))
+        .arg(m_baseYear);
 }
 
 bool TrendsChart::trackVisible(const Track &t) const
@@ -295,7 +300,8 @@ QList<QAction *> TrendsChart::optionActions()
     m_baseYearGroup = new QActionGroup(this);
     m_baseYearGroup->setExclusionPolicy(QActionGroup::ExclusionPolicy::Exclusive);
     for (int year : kBaseYearChoices) {
-        auto *a = new QAction(year == kDefaultBaseYear ? tr("%1 (as in the paper)").arg(year) : QString::number(year), this);
+        auto *a =
+            new QAction(year == kDefaultBaseYear ? tr("%1 (as in the paper)").arg(year) : QString::number(year), this);
         a->setObjectName(QStringLiteral("option:baseYear:%1").arg(year));
         a->setCheckable(true);
         a->setToolTip(tr("Show every series relative to its fitted value in %1").arg(year));
@@ -311,15 +317,16 @@ QList<QAction *> TrendsChart::optionActions()
     };
     const QString modelFactor = factorText("transformer_params");
     const QString trainingFactor = factorText("training_compute");
-    m_modelSizeAction = new QAction(modelFactor.isEmpty() ? tr("Show &model size")
-                                                          : tr("Show &model size (%1)").arg(modelFactor), this);
+    m_modelSizeAction = new QAction(
+        modelFactor.isEmpty() ? tr("Show &model size") : tr("Show &model size (%1)").arg(modelFactor), this);
     m_modelSizeAction->setObjectName(QStringLiteral("option:showModelSize"));
     m_modelSizeAction->setCheckable(true);
     m_modelSizeAction->setToolTip(tr("Add the parameter count of transformer models (dashed), relative to its first "
                                      "year: models grow far faster than memory bandwidth"));
     connect(m_modelSizeAction, &QAction::triggered, this, [this](bool on) { setShowModelSize(on); });
     m_trainingAction = new QAction(trainingFactor.isEmpty() ? tr("Show &training compute")
-                                                            : tr("Show &training compute (%1)").arg(trainingFactor), this);
+                                                            : tr("Show &training compute (%1)").arg(trainingFactor),
+                                   this);
     m_trainingAction->setObjectName(QStringLiteral("option:showTrainingCompute"));
     m_trainingAction->setCheckable(true);
     m_trainingAction->setToolTip(tr("Add the FLOPs needed to train transformer models (dashed), relative to its "
@@ -360,10 +367,7 @@ QList<QPointF> TrendsChart::plottedPoints(const QString &seriesId) const
     return {};
 }
 
-QPointF TrendsChart::deviceMarker() const
-{
-    return m_device->count() > 0 ? m_device->at(0) : QPointF();
-}
+QPointF TrendsChart::deviceMarker() const { return m_device->count() > 0 ? m_device->at(0) : QPointF(); }
 
 void TrendsChart::rebuildValues()
 {
@@ -457,8 +461,8 @@ void TrendsChart::refresh()
 
 QStringList TrendsChart::xTitles() const
 {
-    return {tr("Year (FLOPS: FP32 before P100, FP16/BF16 tensor peaks after)"), tr("Year (FLOPS: FP32, later FP16/BF16)"),
-            tr("Year")};
+    return {tr("Year (FLOPS: FP32 before P100, FP16/BF16 tensor peaks after)"),
+            tr("Year (FLOPS: FP32, later FP16/BF16)"), tr("Year")};
 }
 
 QStringList TrendsChart::titles() const
@@ -474,8 +478,8 @@ QStringList TrendsChart::titles() const
     QString perTwo = tr("%1 per 2 years").arg(parts.join(QStringLiteral(", ")));
     if (!perTwo.isEmpty())
         perTwo[0] = perTwo[0].toUpper();
-    return {title(), perTwo,
-            tr("Compute vs memory vs links: %1").arg(shortParts.join(QStringLiteral(" / "))), tr("Hardware trends")};
+    return {title(), perTwo, tr("Compute vs memory vs links: %1").arg(shortParts.join(QStringLiteral(" / "))),
+            tr("Hardware trends")};
 }
 
 void TrendsChart::layoutOverlay()
@@ -553,10 +557,12 @@ void TrendsChart::showCallout(const Track &t, const QPointF &point, bool state)
         return;
     const TrendPoint &tp = t.series->points[static_cast<std::size_t>(best)];
     QString text = QString::fromStdString(tp.name);
-    text += QStringLiteral("\n%1 · %2").arg(tp.date.empty() ? QString::number(tp.year, 'f', 1) : QString::fromStdString(tp.date),
-                                            valueText(tp.value, t.series->unit));
-    text += tr("\n%1× the fitted %2 of %3").arg(ratioText(pts[best].y()), t.shortName).arg(
-        static_cast<int>(trendsmath::referenceYear(*t.series, m_baseYear)));
+    text += QStringLiteral("\n%1 · %2")
+                .arg(tp.date.empty() ? QString::number(tp.year, 'f', 1) : QString::fromStdString(tp.date),
+                     valueText(tp.value, t.series->unit));
+    text += tr("\n%1× the fitted %2 of %3")
+                .arg(ratioText(pts[best].y()), t.shortName)
+                .arg(static_cast<int>(trendsmath::referenceYear(*t.series, m_baseYear)));
     if (!tp.inFit)
         text += tr("\nnot used in the growth fit (as in the paper)");
     if (t.series->id == "hw_peak_flops")
@@ -618,7 +624,10 @@ nlohmann::json TrendsChart::data() const
         }
         auto &pts = s["points"] = nlohmann::json::array();
         for (const auto &p : t.series->points)
-            pts.push_back({{"name", p.name}, {"year", p.year}, {"value", p.value}, {"normalized", p.value / t.divisor},
+            pts.push_back({{"name", p.name},
+                           {"year", p.year},
+                           {"value", p.value},
+                           {"normalized", p.value / t.divisor},
                            {"in_fit", p.inFit}});
         arr.push_back(std::move(s));
     }

@@ -2,8 +2,8 @@
 
 #include "ui/charts/chartbase.h"
 
-#include "hardware/hardwarespec.h"
-#include "trends/trends.h"
+#include "core/hardware/hardwarespec.h"
+#include "core/trends/trends.h"
 
 #include <QPointF>
 #include <QString>
@@ -37,7 +37,8 @@ double referenceYear(const core::TrendSeries &series, double baseYear);
 double normalisationDivisor(const core::TrendSeries &series, const core::GrowthFit *fit, double baseYear);
 /// Points of the fitted curve from `fromYear` to `toYear`, normalised by `divisor` (an exponential is a straight
 /// line on the log axis, so a few points suffice).
-std::vector<QPointF> fitCurve(const core::GrowthFit &fit, double fromYear, double toYear, double divisor, int steps = 8);
+std::vector<QPointF> fitCurve(const core::GrowthFit &fit, double fromYear, double toYear, double divisor,
+                              int steps = 8);
 /// The peak the device marker uses on the (mixed-precision) FLOPS series: FP16, else BF16, else FP32, else the
 /// largest peak the device has; 0 if none. `dtype` receives the format used.
 double devicePeak(const core::HardwareSpec &hw, core::DType *dtype = nullptr);
@@ -111,11 +112,11 @@ private:
         QLineSeries *curve = nullptr;
     };
 
-    void rebuildValues(); ///< normalisation, curves, ranges: replace() in place
-    void layoutOverlay(); ///< title that fits, legend inside the plot, callout
+    void rebuildValues();                 ///< normalisation, curves, ranges: replace() in place
+    void layoutOverlay();                 ///< title that fits, legend inside the plot, callout
     void placeLegend(const QRectF &area); ///< the detached legend in the plot's top-left corner, sized to its entries
-    QStringList titles() const; ///< full title first, then shorter fallbacks
-    QStringList xTitles() const; ///< the year axis' title, then shorter ones for narrow plots
+    QStringList titles() const;           ///< full title first, then shorter fallbacks
+    QStringList xTitles() const;          ///< the year axis' title, then shorter ones for narrow plots
     void updateDevice();
     void showCallout(const Track &t, const QPointF &point, bool state);
     bool trackVisible(const Track &t) const;

@@ -2,11 +2,11 @@
 
 #include "ui/controls/logslider.h"
 #include "ui/controls/optioncontrol.h"
-#include "ui/util/precisionchoices.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/controls/whatifgroup.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/combobox.h"
+#include "ui/util/precisionchoices.h"
 #include "ui/util/text.h"
 
 #include <QCheckBox>
@@ -94,9 +94,9 @@ void ControlsPanel::addTableOptions(QVBoxLayout *layout)
 {
     // Options with a hand-made control above (sliders, precision lists) or in the what-if group are skipped; every
     // other row of the option table gets a generic control in its group, so a new option needs no GUI code.
-    static const std::set<std::string_view> handMade = {"phase",   "batch", "seq", "context", "output", "weights",
-                                                         "activations", "kv", "tp", "pp", "dp", "fused_attention",
-                                                         "kv_cache", "efficiency"};
+    static const std::set<std::string_view> handMade = {"phase",   "batch",           "seq",      "context",   "output",
+                                                        "weights", "activations",     "kv",       "tp",        "pp",
+                                                        "dp",      "fused_attention", "kv_cache", "efficiency"};
     std::map<std::string_view, QFormLayout *> forms;
     for (const ScenarioOption &o : scenarioOptions()) {
         if (o.section != OptionSection::Scenario || handMade.count(o.key))
@@ -129,7 +129,8 @@ QWidget *ControlsPanel::buildModelGroup()
     m_model->setObjectName("modelPicker");
     fillPresets();
     m_openConfig = new QPushButton(tr("Open config.json…"), box);
-    m_openConfig->setToolTip(tr("Import a Hugging Face config.json as the model (you can also drop it on the window)."));
+    m_openConfig->setToolTip(
+        tr("Import a Hugging Face config.json as the model (you can also drop it on the window)."));
     form->addRow(tr("&Device"), m_device);
     form->addRow(tr("&Model"), m_model);
     form->addRow(QString(), m_openConfig);
@@ -278,7 +279,8 @@ QWidget *ControlsPanel::buildParallelGroup()
         int Scenario::*field;
         const char *label;
     };
-    for (const Bind &b : {Bind{m_tp, &Scenario::tp, "tp"}, Bind{m_pp, &Scenario::pp, "pp"}, Bind{m_dp, &Scenario::dp, "dp"}}) {
+    for (const Bind &b :
+         {Bind{m_tp, &Scenario::tp, "tp"}, Bind{m_pp, &Scenario::pp, "pp"}, Bind{m_dp, &Scenario::dp, "dp"}}) {
         connect(b.spin, &QSpinBox::valueChanged, this, [this, b](int v) {
             Scenario s = m_doc->scenario();
             s.*(b.field) = v;

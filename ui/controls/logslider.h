@@ -44,8 +44,8 @@ private:
 
     QSlider *m_slider;
     QDoubleSpinBox *m_spin;
-    double m_min, m_max;         ///< the slider's span
-    double m_lowest, m_highest;  ///< what the spin box accepts
+    double m_min, m_max;        ///< the slider's span
+    double m_lowest, m_highest; ///< what the spin box accepts
     int m_decimals;
     double m_value;
 };

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "analysis/options.h"
+#include "core/analysis/options.h"
 
 #include <QWidget>
 

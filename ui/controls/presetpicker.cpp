@@ -1,7 +1,7 @@
 #include "ui/controls/presetpicker.h"
 
-#include <QCompleter>
 #include <QAbstractItemView>
+#include <QCompleter>
 #include <QLineEdit>
 #include <QScrollBar>
 #include <QSignalBlocker>

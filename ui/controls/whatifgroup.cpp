@@ -4,7 +4,7 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
 
-#include "analysis/options.h"
+#include "core/analysis/options.h"
 
 #include <QFormLayout>
 #include <QPushButton>
@@ -28,9 +28,11 @@ LogSlider *factorSlider(std::string_view key, QWidget *parent)
 
 WhatIfGroup::WhatIfGroup(ScenarioDocument *doc, QWidget *parent)
     : QGroupBox(tr("Hardware what-if"), parent), m_doc(doc), m_compute(factorSlider("compute", this)),
-      m_bandwidth(factorSlider("bandwidth", this)), m_capacity(factorSlider("capacity", this)), m_reset(new QPushButton(tr("Reset to the device as published"), this))
+      m_bandwidth(factorSlider("bandwidth", this)), m_capacity(factorSlider("capacity", this)),
+      m_reset(new QPushButton(tr("Reset to the device as published"), this))
 {
-    setToolTip(tr("Scale the selected device to see which change would help: faster compute, faster memory or more of it."));
+    setToolTip(
+        tr("Scale the selected device to see which change would help: faster compute, faster memory or more of it."));
     auto *form = new QFormLayout(this);
     for (auto [slider, key, name] : {std::tuple{m_compute, "compute", "whatIfCompute"},
                                      {m_bandwidth, "bandwidth", "whatIfBandwidth"},

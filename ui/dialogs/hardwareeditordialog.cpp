@@ -1,6 +1,6 @@
 #include "ui/dialogs/hardwareeditordialog.h"
 
-#include "io/jsonreader.h"
+#include "core/io/jsonreader.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/dialogs/presetfiles.h"
 #include "ui/document/scenariodocument.h"
@@ -406,8 +406,7 @@ void HardwareEditorDialog::setRowKindCombo(int row, core::MemoryKind kind)
     for (core::MemoryKind k :
          {core::MemoryKind::Sram, core::MemoryKind::Cache, core::MemoryKind::Dram, core::MemoryKind::Host})
         combo->addItem(qs(core::toString(k)));
-    combo->setCurrentText(
-        qs(core::toString(kind)));
+    combo->setCurrentText(qs(core::toString(kind)));
     combo->setToolTip(tr("sram: on-chip SRAM / registers; cache: L2 / last-level cache; dram: HBM, GDDR or DDR "
                          "(holds the weights); host: host memory over the host link"));
     connect(combo, &QComboBox::currentTextChanged, this, [this] {
@@ -755,8 +754,7 @@ void HardwareEditorDialog::revalidate()
         m_summary->setText(tr("Main memory: %1 %2 GB at %3 GB/s · ridge point (%4): %5 FLOP/byte")
                                .arg(QString::fromStdString(main.name), textFromNumber(main.capacityBytes.value, kGiga),
                                     textFromNumber(main.bandwidthBytesPerS.value, kGiga),
-                                    qs(core::toString(t)).toUpper(),
-                                    QString::number(m_spec.ridge(t), 'f', 0)));
+                                    qs(core::toString(t)).toUpper(), QString::number(m_spec.ridge(t), 'f', 0)));
     } else {
         m_summary->setText(tr("Fix the field marked in red to save."));
     }

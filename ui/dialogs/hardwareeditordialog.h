@@ -1,7 +1,7 @@
 #pragma once
 
-#include "hardware/hardwarespec.h"
-#include "io/presets.h"
+#include "core/hardware/hardwarespec.h"
+#include "core/io/presets.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 #include "ui/dialogs/modeleditordialog.h"
 
-#include "io/jsonreader.h"
+#include "core/io/jsonreader.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/dialogs/presetfiles.h"
 #include "ui/document/scenariodocument.h"
@@ -29,7 +29,6 @@ using nlohmann::json;
 namespace {
 
 const QString kModelOrigin = QStringLiteral("model editor");
-
 
 } // namespace
 
@@ -340,7 +339,8 @@ void ModelEditorDialog::revalidate()
         m_kvLabel->setText(tr("—"));
         return;
     }
-    QString params = tr("%1 (%2)").arg(formatSiNumber(static_cast<double>(m_params.total)), formatGrouped(m_params.total));
+    QString params =
+        tr("%1 (%2)").arg(formatSiNumber(static_cast<double>(m_params.total)), formatGrouped(m_params.total));
     if (m_shape.isMoe())
         params += tr(" · %1 active per token (%2)")
                       .arg(formatSiNumber(static_cast<double>(m_params.active)), formatGrouped(m_params.active));
@@ -349,8 +349,9 @@ void ModelEditorDialog::revalidate()
     QString kvText = tr("%1 per token (%2 bytes) at %3")
                          .arg(formatBytes(kv), formatGrouped(std::llround(kv)), qs(core::toString(m_kv)).toUpper());
     if (m_shape.maxPositions > 0)
-        kvText += tr(" · %1 for one sequence of %2 tokens")
-                      .arg(formatBytes(kv * static_cast<double>(m_shape.maxPositions)), formatGrouped(m_shape.maxPositions));
+        kvText +=
+            tr(" · %1 for one sequence of %2 tokens")
+                .arg(formatBytes(kv * static_cast<double>(m_shape.maxPositions)), formatGrouped(m_shape.maxPositions));
     m_kvLabel->setText(kvText);
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "io/presets.h"
-#include "model/dtype.h"
-#include "model/modelshape.h"
+#include "core/io/presets.h"
+#include "core/model/dtype.h"
+#include "core/model/modelshape.h"
 
 #include <nlohmann/json.hpp>
 

@@ -44,13 +44,15 @@ QString saveUserPresetAsking(const QString &subfolder, const QString &id, const 
                              const nlohmann::json &preset, const QString &savedPath,
                              const std::function<bool(const QString &question)> &confirm, QString *error)
 {
-    const QString path = userPresetDir() + QLatin1Char('/') + subfolder + QLatin1Char('/') + id + QStringLiteral(".json");
+    const QString path =
+        userPresetDir() + QLatin1Char('/') + subfolder + QLatin1Char('/') + id + QStringLiteral(".json");
     QString question;
     if (!builtinName.isEmpty())
-        question = QObject::tr("“%1” is the id of the built-in preset “%2”. Saving under this id replaces it everywhere "
-                               "(in the application and on the command line) until you delete %3.\n\nReplace the "
-                               "built-in preset?")
-                       .arg(id, builtinName, path);
+        question =
+            QObject::tr("“%1” is the id of the built-in preset “%2”. Saving under this id replaces it everywhere "
+                        "(in the application and on the command line) until you delete %3.\n\nReplace the "
+                        "built-in preset?")
+                .arg(id, builtinName, path);
     else if (QFileInfo::exists(path) && path != savedPath)
         question = QObject::tr("A user preset “%1” already exists (%2). Replace it?").arg(id, path);
     if (!question.isEmpty() && !confirm(question)) {

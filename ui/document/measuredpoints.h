@@ -1,6 +1,6 @@
 #pragma once
 
-#include "measure/measure.h"
+#include "core/measure/measure.h"
 
 #include <QObject>
 
@@ -29,7 +29,10 @@ public:
     /// Only valid when hasResult().
     const core::MeasureResult &result() const { return *m_result; }
     /// The measured kernels (empty without a result).
-    std::vector<core::MeasuredKernel> points() const { return m_result ? m_result->points : std::vector<core::MeasuredKernel>{}; }
+    std::vector<core::MeasuredKernel> points() const
+    {
+        return m_result ? m_result->points : std::vector<core::MeasuredKernel>{};
+    }
 
     void setResult(const core::MeasureResult &r)
     {

@@ -1,7 +1,7 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/util/savefile.h"
 
-#include "io/jsonreader.h"
+#include "core/io/jsonreader.h"
 #include "ui/util/precisionchoices.h"
 
 #include <QFile>
@@ -226,7 +226,8 @@ void ScenarioDocument::setWhatIf(const WhatIf &w, int mergeKey)
 {
     ScenarioFile f = m_file;
     f.whatIf = w;
-    push(f, tr("What-if: compute ×%1, bandwidth ×%2, capacity ×%3").arg(w.compute).arg(w.bandwidth).arg(w.capacity), mergeKey);
+    push(f, tr("What-if: compute ×%1, bandwidth ×%2, capacity ×%3").arg(w.compute).arg(w.bandwidth).arg(w.capacity),
+         mergeKey);
 }
 
 void ScenarioDocument::setFile(const ScenarioFile &f, const QString &text, bool resetHistory)

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "analysis/analysis.h"
-#include "analysis/limits.h"
-#include "io/presets.h"
-#include "io/scenariofile.h"
+#include "core/analysis/analysis.h"
+#include "core/analysis/limits.h"
+#include "core/io/presets.h"
+#include "core/io/scenariofile.h"
 
 #include <QObject>
 #include <QString>
@@ -66,7 +66,10 @@ public:
     /// B's device override; empty when B runs on A's device (or compare mode is off).
     const std::optional<core::HardwareSpec> &compareHardware() const;
     /// The device B runs on: the override, else A's device with its what-if factors. Meaningful while comparing.
-    const core::HardwareSpec &compareDevice() const { return m_compare && m_compare->hardware ? *m_compare->hardware : m_effective; }
+    const core::HardwareSpec &compareDevice() const
+    {
+        return m_compare && m_compare->hardware ? *m_compare->hardware : m_effective;
+    }
     /// A's scenario with B's precision overrides applied. Meaningful while comparing.
     const core::Scenario &compareScenario() const { return m_compareScenario; }
     /// B's analysis; empty when compare mode is off or B does not analyse (compareError() says why).
@@ -116,7 +119,15 @@ public:
     void applyState(const core::ScenarioFile &f);
 
     /// Merge keys for slider-like edits.
-    enum MergeKey { BatchKey = 1, SeqKey, ContextKey, OutputKey, WhatIfComputeKey, WhatIfBandwidthKey, WhatIfCapacityKey };
+    enum MergeKey {
+        BatchKey = 1,
+        SeqKey,
+        ContextKey,
+        OutputKey,
+        WhatIfComputeKey,
+        WhatIfBandwidthKey,
+        WhatIfCapacityKey
+    };
 
 signals:
     /// The scenario or the analysis changed (one signal for every view).

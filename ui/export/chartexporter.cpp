@@ -16,8 +16,8 @@
 #include <QPainter>
 #include <QPainterPath>
 #include <QPainterPathStroker>
-#include <QPixmap>
 #include <QPdfWriter>
+#include <QPixmap>
 #include <QSvgGenerator>
 #include <QTextItem>
 
@@ -49,10 +49,7 @@ static_assert(std::string_view(kExportFormats[int(ExportFormat::Png)].id) == "pn
                   std::string_view(kExportFormats[int(ExportFormat::Pdf)].id) == "pdf",
               "ExportFormat's values index the picture formats of kExportFormats");
 
-QGraphicsWidget *graphicsWidget(ChartBase &chart)
-{
-    return chart.chart();
-}
+QGraphicsWidget *graphicsWidget(ChartBase &chart) { return chart.chart(); }
 
 /// The resolution text is laid out at (QFontMetrics without a device): the screen's logical DPI, 96 offscreen.
 /// Vector devices are given the same resolution so that text is painted at the size it was laid out for.
@@ -181,15 +178,13 @@ public:
         const QBrush brush = painter()->brush();
         sync();
         switch (classify(path.controlPointRect(), pen)) {
-        case Outside:
-            return;
+        case Outside: return;
         case Inside:
             m_inner.setPen(pen);
             m_inner.setBrush(brush);
             m_inner.drawPath(path);
             return;
-        case Crossing:
-            break;
+        case Crossing: break;
         }
         const QPainterPath clip = painter()->clipPath();
         if (brush.style() != Qt::NoBrush)
@@ -338,28 +333,17 @@ protected:
     int metric(PaintDeviceMetric m) const override
     {
         switch (m) {
-        case PdmWidth:
-            return m_target->width();
-        case PdmHeight:
-            return m_target->height();
-        case PdmWidthMM:
-            return m_target->widthMM();
-        case PdmHeightMM:
-            return m_target->heightMM();
-        case PdmNumColors:
-            return m_target->colorCount();
-        case PdmDepth:
-            return m_target->depth();
-        case PdmDpiX:
-            return m_target->logicalDpiX();
-        case PdmDpiY:
-            return m_target->logicalDpiY();
-        case PdmPhysicalDpiX:
-            return m_target->physicalDpiX();
-        case PdmPhysicalDpiY:
-            return m_target->physicalDpiY();
-        case PdmDevicePixelRatio:
-            return m_target->devicePixelRatio();
+        case PdmWidth: return m_target->width();
+        case PdmHeight: return m_target->height();
+        case PdmWidthMM: return m_target->widthMM();
+        case PdmHeightMM: return m_target->heightMM();
+        case PdmNumColors: return m_target->colorCount();
+        case PdmDepth: return m_target->depth();
+        case PdmDpiX: return m_target->logicalDpiX();
+        case PdmDpiY: return m_target->logicalDpiY();
+        case PdmPhysicalDpiX: return m_target->physicalDpiX();
+        case PdmPhysicalDpiY: return m_target->physicalDpiY();
+        case PdmDevicePixelRatio: return m_target->devicePixelRatio();
         case PdmDevicePixelRatioScaled:
             return qRound(m_target->devicePixelRatioF() * QPaintDevice::devicePixelRatioFScale());
         }
@@ -381,9 +365,7 @@ QByteArray renderSvg(ChartBase &chart, const ExportOptions &options)
     svg.setViewBox(QRect(QPoint(0, 0), options.size));
     svg.setResolution(layoutDpi());
     svg.setTitle(chartTitle(chart, options));
-    svg.setDescription(options.caption.isEmpty()
-                           ? QObject::tr("MemWall chart '%1'").arg(chart.id())
-                           : options.caption);
+    svg.setDescription(options.caption.isEmpty() ? QObject::tr("MemWall chart '%1'").arg(chart.id()) : options.caption);
     ClippingDevice clipping(&svg);
     QPainter painter(&clipping);
     paintChart(chart, &painter, options);
@@ -406,7 +388,8 @@ QByteArray renderPdf(ChartBase &chart, const ExportOptions &options, QString *er
     const QPageLayout layout(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch),
                              QPageLayout::Portrait, QMarginsF(0, 0, 0, 0), QPageLayout::Point);
     if (!pdf.setPageLayout(layout)) {
-        setError(error, QObject::tr("cannot set up a PDF page of %1×%2 points").arg(points.width()).arg(points.height()));
+        setError(error,
+                 QObject::tr("cannot set up a PDF page of %1×%2 points").arg(points.width()).arg(points.height()));
         return {};
     }
     QPainter painter;
@@ -464,15 +447,9 @@ QSize currentChartSize(ChartBase &chart)
     return s.width() >= 1 && s.height() >= 1 ? s.toSize() : QSize();
 }
 
-QSizeF pdfPageSize(const QSize &size)
-{
-    return QSizeF(size) * (72.0 / layoutDpi());
-}
+QSizeF pdfPageSize(const QSize &size) { return QSizeF(size) * (72.0 / layoutDpi()); }
 
-QString extensionFor(ExportFormat format)
-{
-    return QLatin1String(kExportFormats[static_cast<std::size_t>(format)].id);
-}
+QString extensionFor(ExportFormat format) { return QLatin1String(kExportFormats[static_cast<std::size_t>(format)].id); }
 
 QStringList exportFormats()
 {
@@ -544,10 +521,9 @@ bool exportChart(ChartBase &chart, const QString &path, const ExportOptions &opt
     if (const QString missing = missingFolder(path); !missing.isEmpty())
         return setError(error, missing);
     if (options.size.width() < 1 || options.size.height() < 1)
-        return setError(error, QObject::tr("%1: the size %2×%3 is empty")
-                                   .arg(path)
-                                   .arg(options.size.width())
-                                   .arg(options.size.height()));
+        return setError(
+            error,
+            QObject::tr("%1: the size %2×%3 is empty").arg(path).arg(options.size.width()).arg(options.size.height()));
 
     QByteArray bytes;
     switch (*format) {
@@ -564,9 +540,7 @@ bool exportChart(ChartBase &chart, const QString &path, const ExportOptions &opt
             return setError(error, QObject::tr("%1: cannot encode PNG").arg(path));
         break;
     }
-    case ExportFormat::Svg:
-        bytes = renderSvg(chart, options);
-        break;
+    case ExportFormat::Svg: bytes = renderSvg(chart, options); break;
     case ExportFormat::Pdf: {
         QString why;
         bytes = renderPdf(chart, options, &why);
@@ -603,7 +577,8 @@ bool exportAll(const QList<ChartBase *> &charts, const QString &folder, const QS
 {
     const QString ext = format.toLower();
     if (!exportFormats().contains(ext))
-        return setError(error, QObject::tr("unknown export format '%1'; use %2").arg(format, exportFormats().join(", ")));
+        return setError(error,
+                        QObject::tr("unknown export format '%1'; use %2").arg(format, exportFormats().join(", ")));
     if (folder.isEmpty())
         return setError(error, QObject::tr("no folder given"));
     const QFileInfo info(folder);
@@ -616,8 +591,7 @@ bool exportAll(const QList<ChartBase *> &charts, const QString &folder, const QS
         if (!chart)
             continue;
         const QString path = dir.filePath(chart->id() + '.' + ext);
-        const bool ok =
-            isDataFormat(ext) ? exportData(*chart, path, error) : exportChart(*chart, path, options, error);
+        const bool ok = isDataFormat(ext) ? exportData(*chart, path, error) : exportChart(*chart, path, options, error);
         if (!ok)
             return false;
         if (written)

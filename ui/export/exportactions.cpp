@@ -35,7 +35,8 @@ QStringList formatsOf(const QList<ChartBase *> &charts)
 ExportActions::ExportActions(QWidget *window, ChartProvider currentChart, ChartListProvider allCharts, QObject *parent)
     : QObject(parent), m_window(window), m_currentChart(std::move(currentChart)), m_allCharts(std::move(allCharts))
 {
-    auto make = [this](const QString &text, const QKeySequence &key, const QString &tip, void (ExportActions::*slot)()) {
+    auto make = [this](const QString &text, const QKeySequence &key, const QString &tip,
+                       void (ExportActions::*slot)()) {
         auto *a = new QAction(text, this);
         if (!key.isEmpty())
             a->setShortcut(key);
@@ -44,12 +45,12 @@ ExportActions::ExportActions(QWidget *window, ChartProvider currentChart, ChartL
         connect(a, &QAction::triggered, this, slot);
         return a;
     };
-    m_exportChart = make(tr("&Export Chart…"), QKeySequence(tr("Ctrl+E")),
-                         tr("Save the chart on screen as PNG, SVG or PDF, in any size and theme"),
-                         &ExportActions::exportChart);
-    m_copyChart = make(tr("&Copy Chart to Clipboard"), QKeySequence(tr("Ctrl+Shift+C")),
-                       tr("Copy the chart on screen as an image, to paste into slides or documents"),
-                       &ExportActions::copyChart);
+    m_exportChart =
+        make(tr("&Export Chart…"), QKeySequence(tr("Ctrl+E")),
+             tr("Save the chart on screen as PNG, SVG or PDF, in any size and theme"), &ExportActions::exportChart);
+    m_copyChart =
+        make(tr("&Copy Chart to Clipboard"), QKeySequence(tr("Ctrl+Shift+C")),
+             tr("Copy the chart on screen as an image, to paste into slides or documents"), &ExportActions::copyChart);
     m_exportData = make(tr("Export Chart &Data…"), QKeySequence(),
                         tr("Save the numbers behind the chart on screen as CSV or JSON"), &ExportActions::exportData);
     m_exportAll = make(tr("Export &All Charts…"), QKeySequence(),
@@ -58,10 +59,7 @@ ExportActions::ExportActions(QWidget *window, ChartProvider currentChart, ChartL
     updateActions();
 }
 
-QList<QAction *> ExportActions::actions() const
-{
-    return {m_exportChart, m_copyChart, m_exportData, m_exportAll};
-}
+QList<QAction *> ExportActions::actions() const { return {m_exportChart, m_copyChart, m_exportData, m_exportAll}; }
 
 void ExportActions::updateActions()
 {
@@ -137,15 +135,9 @@ void ExportActions::fail(const QString &title, const QString &error)
     emit statusMessage(error);
 }
 
-void ExportActions::exportChart()
-{
-    exportCurrent(false);
-}
+void ExportActions::exportChart() { exportCurrent(false); }
 
-void ExportActions::exportData()
-{
-    exportCurrent(true);
-}
+void ExportActions::exportData() { exportCurrent(true); }
 
 void ExportActions::exportCurrent(bool data)
 {
@@ -184,11 +176,12 @@ void ExportActions::copyChart()
     options.scale = m_window ? qBound<qreal>(1, m_window->devicePixelRatioF(), 3) : 1;
     const QImage image = renderImage(*chart, options);
     if (image.isNull())
-        return fail(tr("Copy Failed"), tr("Cannot allocate an image of %1 × %2 pixels")
-                                           .arg(options.size.width())
-                                           .arg(options.size.height()));
+        return fail(
+            tr("Copy Failed"),
+            tr("Cannot allocate an image of %1 × %2 pixels").arg(options.size.width()).arg(options.size.height()));
     QGuiApplication::clipboard()->setImage(image);
-    emit statusMessage(tr("Copied the %1 chart (%2 × %3 pixels)").arg(chart->id()).arg(image.width()).arg(image.height()));
+    emit statusMessage(
+        tr("Copied the %1 chart (%2 × %3 pixels)").arg(chart->id()).arg(image.width()).arg(image.height()));
 }
 
 void ExportActions::exportAllCharts()
@@ -209,9 +202,12 @@ void ExportActions::exportAllCharts()
     QString error;
     if (!ui::exportAll(charts, dialog.path(), dialog.format(), dialog.options(), &written, &error))
         return fail(tr("Export Failed"),
-                    written.isEmpty() ? error : tr("%1\n(%n file(s) were written before.)", nullptr, written.size()).arg(error));
+                    written.isEmpty()
+                        ? error
+                        : tr("%1\n(%n file(s) were written before.)", nullptr, written.size()).arg(error));
     remember(dialog.format(), dialog.path(), dialog.options());
-    emit statusMessage(tr("Exported %n chart(s) into %1", nullptr, written.size()).arg(QDir::toNativeSeparators(dialog.path())));
+    emit statusMessage(
+        tr("Exported %n chart(s) into %1", nullptr, written.size()).arg(QDir::toNativeSeparators(dialog.path())));
 }
 
 } // namespace memwall::ui

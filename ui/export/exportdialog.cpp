@@ -43,7 +43,8 @@ ExportDialog::ExportDialog(Mode mode, const QString &baseName, const QString &fo
         if (!formats.contains(QLatin1String(f.id)))
             continue;
         m_format->addItem(QCoreApplication::translate("ExportDialog", f.label), QString::fromLatin1(f.id));
-        m_format->setItemData(m_format->count() - 1, QCoreApplication::translate("ExportDialog", f.tip), Qt::ToolTipRole);
+        m_format->setItemData(m_format->count() - 1, QCoreApplication::translate("ExportDialog", f.tip),
+                              Qt::ToolTipRole);
     }
     m_format->setToolTip(tr("The file format: a picture (PNG, SVG, PDF) or the data behind the chart (CSV, JSON)"));
 
@@ -148,20 +149,11 @@ ExportDialog::ExportDialog(Mode mode, const QString &baseName, const QString &fo
     updateState();
 }
 
-QString ExportDialog::format() const
-{
-    return m_format->currentData().toString();
-}
+QString ExportDialog::format() const { return m_format->currentData().toString(); }
 
-QString ExportDialog::path() const
-{
-    return m_path->text().trimmed();
-}
+QString ExportDialog::path() const { return m_path->text().trimmed(); }
 
-bool ExportDialog::isDataFormat() const
-{
-    return ui::isDataFormat(format());
-}
+bool ExportDialog::isDataFormat() const { return ui::isDataFormat(format()); }
 
 ExportOptions ExportDialog::options() const
 {
@@ -195,10 +187,7 @@ void ExportDialog::setOptions(const ExportOptions &o)
     updateState();
 }
 
-void ExportDialog::setPath(const QString &path)
-{
-    m_path->setText(path);
-}
+void ExportDialog::setPath(const QString &path) { m_path->setText(path); }
 
 QString ExportDialog::validationError() const
 {
@@ -290,9 +279,9 @@ void ExportDialog::updateState()
 {
     const bool data = isDataFormat();
     const bool png = format() == QLatin1String("png");
-    for (QWidget *w : {static_cast<QWidget *>(m_preset), static_cast<QWidget *>(m_width),
-                       static_cast<QWidget *>(m_height), static_cast<QWidget *>(m_theme),
-                       static_cast<QWidget *>(m_title), static_cast<QWidget *>(m_caption)})
+    for (QWidget *w :
+         {static_cast<QWidget *>(m_preset), static_cast<QWidget *>(m_width), static_cast<QWidget *>(m_height),
+          static_cast<QWidget *>(m_theme), static_cast<QWidget *>(m_title), static_cast<QWidget *>(m_caption)})
         w->setEnabled(!data);
     m_scale->setEnabled(png);
 
@@ -302,12 +291,10 @@ void ExportDialog::updateState()
     else if (png) {
         const int s = m_scale->currentData().toInt();
         m_pixels->setText(tr("%1 × %2 pixels").arg(w * s).arg(h * s));
-    } else if (format() == QLatin1String("pdf"))
-    {
+    } else if (format() == QLatin1String("pdf")) {
         const QSizeF page = pdfPageSize(QSize(w, h));
         m_pixels->setText(tr("vector, one page of %1 × %2 pt").arg(qRound(page.width())).arg(qRound(page.height())));
-    }
-    else
+    } else
         m_pixels->setText(tr("vector, view box %1 × %2").arg(w).arg(h));
 
     const QString problem = validationError();

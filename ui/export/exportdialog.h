@@ -24,8 +24,8 @@ public:
     /// `baseName` is the default file name without extension (a chart id); `folder` the default folder; `formats`
     /// the formats offered (ids of exportFormats(): a chart's from the registry, chartregistry.h), in that table's
     /// order.
-    ExportDialog(Mode mode, const QString &baseName, const QString &folder, const QStringList &formats = exportFormats(),
-                 QWidget *parent = nullptr);
+    ExportDialog(Mode mode, const QString &baseName, const QString &folder,
+                 const QStringList &formats = exportFormats(), QWidget *parent = nullptr);
 
     /// The chosen format's id (one of exportFormats()).
     QString format() const;

@@ -53,9 +53,7 @@ bool LaserPointer::eventFilter(QObject *watched, QEvent *event)
 {
     if (watched == m_target) {
         switch (event->type()) {
-        case QEvent::MouseMove:
-            moveDot(static_cast<QMouseEvent *>(event)->position());
-            break;
+        case QEvent::MouseMove: moveDot(static_cast<QMouseEvent *>(event)->position()); break;
         case QEvent::Leave:
             if (m_visible) {
                 m_visible = false;

@@ -1,8 +1,8 @@
 #include "ui/lessons/lesson.h"
 
-#include "analysis/analysis.h"
-#include "io/analysisjson.h"
-#include "io/jsonreader.h"
+#include "core/analysis/analysis.h"
+#include "core/io/analysisjson.h"
+#include "core/io/jsonreader.h"
 #include "ui/charts/chartregistry.h"
 
 #include <QDir>
@@ -177,8 +177,8 @@ Lesson readLessonFile(const QString &path, const core::PresetLibrary &lib)
     if (static_cast<std::uintmax_t>(f.size()) > core::kMaxInputFileBytes)
         throw InputError(name + ": larger than " + std::to_string(core::kMaxInputFileBytes) + " bytes");
     const QByteArray bytes = f.readAll();
-    return lessonFromJson(core::parseJson(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), name),
-                          name, lib);
+    return lessonFromJson(
+        core::parseJson(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), name), name, lib);
 }
 
 LessonLoadResult loadLessons(const core::PresetLibrary &lib, const QString &dir)

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "io/presets.h"
-#include "io/scenariofile.h"
+#include "core/io/presets.h"
+#include "core/io/scenariofile.h"
 #include "ui/lessons/lessontext.h"
 
 #include <QString>
@@ -20,10 +20,10 @@ namespace memwall::ui {
 struct LessonStep
 {
     QString title;
-    QString chart;              ///< a chart id of lessonChartNames()
-    nlohmann::json scenario;    ///< the lesson's base scenario merged with the step's (flat: hardware, model, batch...)
-    QString highlight;          ///< operator name ("ffn.up"), "ridge", "model", a memory level name, or empty
-    QString text;               ///< rich text with {placeholders}
+    QString chart;           ///< a chart id of lessonChartNames()
+    nlohmann::json scenario; ///< the lesson's base scenario merged with the step's (flat: hardware, model, batch...)
+    QString highlight;       ///< operator name ("ffn.up"), "ridge", "model", a memory level name, or empty
+    QString text;            ///< rich text with {placeholders}
 };
 
 /// A guided lesson, read from resources/lessons/NN-name.json.

@@ -1,11 +1,11 @@
 #include "ui/lessons/lessonactions.h"
 
+#include "ui/document/measuredpoints.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/lessons/lessoncontroller.h"
 #include "ui/lessons/lessonpanel.h"
 #include "ui/lessons/presentationwindow.h"
 #include "ui/widgets/measuredialog.h"
-#include "ui/document/measuredpoints.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -74,9 +74,9 @@ LessonActions::LessonActions(ScenarioDocument *doc, QMainWindow *window)
             m_window->statusBar()->showMessage(message, 10000);
     });
     if (!m_loadErrors.isEmpty())
-        window->statusBar()->showMessage(tr("Skipped %n lesson(s): %1", nullptr, static_cast<int>(m_loadErrors.size()))
-                                             .arg(m_loadErrors.join("; ")),
-                                         15000);
+        window->statusBar()->showMessage(
+            tr("Skipped %n lesson(s): %1", nullptr, static_cast<int>(m_loadErrors.size())).arg(m_loadErrors.join("; ")),
+            15000);
 }
 
 LessonActions::~LessonActions()

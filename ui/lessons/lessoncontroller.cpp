@@ -70,7 +70,8 @@ bool LessonController::apply(int index)
     const LessonStep &step = m_lesson->steps[static_cast<std::size_t>(index)];
     core::ScenarioFile f;
     try {
-        f = stepScenarioFile(step, m_doc->presets(), m_lesson->file.toStdString() + ": steps[" + std::to_string(index) + "]");
+        f = stepScenarioFile(step, m_doc->presets(),
+                             m_lesson->file.toStdString() + ": steps[" + std::to_string(index) + "]");
     } catch (const std::exception &e) {
         m_error = QString::fromStdString(e.what());
         emit errorOccurred(m_error);

@@ -2,7 +2,7 @@
 
 #include "ui/document/scenariodocument.h"
 
-#include "io/scenariofile.h"
+#include "core/io/scenariofile.h"
 #include "ui/lessons/lesson.h"
 
 #include <QObject>

@@ -166,7 +166,8 @@ void LessonPanel::refresh()
     const QString docError = m_controller->document()->analysisError();
     QStringList problems;
     if (!docError.isEmpty())
-        problems << tr("The current scenario cannot be analysed (%1); the numbers are from the last valid one.").arg(docError);
+        problems << tr("The current scenario cannot be analysed (%1); the numbers are from the last valid one.")
+                        .arg(docError);
     for (const std::string &e : r.errors)
         problems << QString::fromStdString(e);
     m_errors->setText(problems.join("\n"));

@@ -1,13 +1,13 @@
 #include "ui/lessons/lessontext.h"
 
-#include "analysis/breakdown.h"
-#include "analysis/explain.h"
-#include "analysis/limits.h"
-#include "analysis/sweep.h"
-#include "io/analysisjson.h"
-#include "scaling/scaling.h"
-#include "trends/trends.h"
-#include "util/format.h"
+#include "core/analysis/breakdown.h"
+#include "core/analysis/explain.h"
+#include "core/analysis/limits.h"
+#include "core/analysis/sweep.h"
+#include "core/io/analysisjson.h"
+#include "core/scaling/scaling.h"
+#include "core/trends/trends.h"
+#include "core/util/format.h"
 #include "ui/util/text.h"
 
 #include <algorithm>
@@ -99,7 +99,8 @@ OpSum opSum(const Eval &e)
 
 core::BatchAnswers batchAnswers(const Eval &e)
 {
-    const auto rows = core::sweep(e.file.hardware, e.file.model, e.file.scenario, {core::parseSweepAxis("batch=1:65536")});
+    const auto rows =
+        core::sweep(e.file.hardware, e.file.model, e.file.scenario, {core::parseSweepAxis("batch=1:65536")});
     return core::answerBatchSweep(rows);
 }
 
@@ -406,7 +407,8 @@ void applyVariation(core::ScenarioFile &f, const std::string &v, const core::Pre
         return;
     }
     throw EvalError{"'@" + v + "' is neither a hardware or model preset nor field=value (" +
-                    core::unknownPresetMessage(*lib, true, v) + "; " + core::unknownPresetMessage(*lib, false, v) + ")"};
+                    core::unknownPresetMessage(*lib, true, v) + "; " + core::unknownPresetMessage(*lib, false, v) +
+                    ")"};
 }
 
 Value evalTerm(const Term &t, const LessonTextContext &ctx)
@@ -552,7 +554,8 @@ LessonTextResult renderLessonText(std::string_view text, const LessonTextContext
     return r;
 }
 
-std::vector<std::string> checkLessonText(std::string_view text, const std::map<std::string, LessonFact, std::less<>> &facts)
+std::vector<std::string> checkLessonText(std::string_view text,
+                                         const std::map<std::string, LessonFact, std::less<>> &facts)
 {
     std::vector<std::string> errors;
     walk(
@@ -573,8 +576,11 @@ const std::vector<LessonPlaceholder> &lessonPlaceholders()
     static const std::vector<LessonPlaceholder> list = [] {
         std::vector<LessonPlaceholder> out;
         for (const KeyDef &d : keyDefs())
-            out.push_back({d.key, d.arg == Arg::Operator ? "operator name" : d.arg == Arg::DType ? "number format (optional)"
-                                                     : d.arg == Arg::Series ? "trend series id" : "",
+            out.push_back({d.key,
+                           d.arg == Arg::Operator ? "operator name"
+                           : d.arg == Arg::DType  ? "number format (optional)"
+                           : d.arg == Arg::Series ? "trend series id"
+                                                  : "",
                            d.meaning});
         return out;
     }();

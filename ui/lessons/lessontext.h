@@ -1,8 +1,8 @@
 #pragma once
 
-#include "analysis/analysis.h"
-#include "io/presets.h"
-#include "io/scenariofile.h"
+#include "core/analysis/analysis.h"
+#include "core/io/presets.h"
+#include "core/io/scenariofile.h"
 
 #include <functional>
 #include <map>
@@ -58,7 +58,8 @@ struct LessonTextResult
 LessonTextResult renderLessonText(std::string_view text, const LessonTextContext &ctx);
 
 /// Checks the placeholders' syntax and names without evaluating them (for the lesson loader): one line per problem.
-std::vector<std::string> checkLessonText(std::string_view text, const std::map<std::string, LessonFact, std::less<>> &facts);
+std::vector<std::string> checkLessonText(std::string_view text,
+                                         const std::map<std::string, LessonFact, std::less<>> &facts);
 
 /// One documented placeholder key.
 struct LessonPlaceholder

@@ -117,10 +117,7 @@ void PresentationWindow::showChart(int index)
         m_stack->setCurrentIndex(index);
 }
 
-void PresentationWindow::showChartId(const QString &id)
-{
-    showChart(static_cast<int>(m_ids.indexOf(id)));
-}
+void PresentationWindow::showChartId(const QString &id) { showChart(static_cast<int>(m_ids.indexOf(id))); }
 
 void PresentationWindow::nextPage()
 {
@@ -165,19 +162,13 @@ void PresentationWindow::keyPressEvent(QKeyEvent *event)
     switch (key) {
     case Qt::Key_Right:
     case Qt::Key_PageDown:
-    case Qt::Key_Space:
-        nextPage();
-        return;
+    case Qt::Key_Space: nextPage(); return;
     case Qt::Key_Left:
     case Qt::Key_PageUp:
-    case Qt::Key_Backspace:
-        previousPage();
-        return;
+    case Qt::Key_Backspace: previousPage(); return;
     case Qt::Key_Escape:
     case Qt::Key_F11:
-    case Qt::Key_F5:
-        close();
-        return;
+    case Qt::Key_F5: close(); return;
     default: break;
     }
     if (key >= Qt::Key_1 && key <= Qt::Key_9) {

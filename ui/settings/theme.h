@@ -11,14 +11,14 @@ namespace memwall::ui {
 /// lines, high contrast. The series palette is Okabe–Ito (colour-blind safe) in every theme.
 struct Theme
 {
-    QString id;          ///< "light", "dark", "presentation"
-    QString name;        ///< display name
-    QColor background;   ///< chart/plot background
+    QString id;        ///< "light", "dark", "presentation"
+    QString name;      ///< display name
+    QColor background; ///< chart/plot background
     QColor plotArea;
-    QColor foreground;   ///< text, axes
+    QColor foreground; ///< text, axes
     QColor grid;
-    QColor accent;       ///< selection, highlights, the "this is you" marker
-    QColor warning;      ///< does-not-fit, over capacity
+    QColor accent;          ///< selection, highlights, the "this is you" marker
+    QColor warning;         ///< does-not-fit, over capacity
     QVector<QColor> series; ///< categorical palette
     qreal lineWidth = 2.0;  ///< ceilings, curves
     qreal markerScale = 1.0;

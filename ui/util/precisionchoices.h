@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/dtype.h"
+#include "core/model/dtype.h"
 
 #include <QString>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "io/presets.h"
+#include "core/io/presets.h"
 
 #include <QString>
 

@@ -1,7 +1,7 @@
 #include "ui/util/text.h"
 
-#include "util/csv.h"
-#include "util/format.h"
+#include "core/util/csv.h"
+#include "core/util/format.h"
 
 #include <QLocale>
 

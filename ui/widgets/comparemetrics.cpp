@@ -75,8 +75,8 @@ std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::A
                formatSeconds(a.phases.tpotS), formatSeconds(b.phases.tpotS), Lower);
     }
     number(tr("Tokens/s"), tr("Tokens processed or generated per second over all replicas (higher is better)"),
-           a.totals.tokensPerS, b.totals.tokensPerS, formatNumber(a.totals.tokensPerS), formatNumber(b.totals.tokensPerS),
-           Higher);
+           a.totals.tokensPerS, b.totals.tokensPerS, formatNumber(a.totals.tokensPerS),
+           formatNumber(b.totals.tokensPerS), Higher);
     number(tr("Achieved compute"), tr("FLOPs of one device divided by its time (higher is better)"),
            a.totals.achievedFlopsPerS, b.totals.achievedFlopsPerS, formatSi(a.totals.achievedFlopsPerS, "FLOP/s"),
            formatSi(b.totals.achievedFlopsPerS, "FLOP/s"), Higher);
@@ -91,8 +91,7 @@ std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::A
            formatNumber(b.totals.intensity) + " FLOP/B", Neutral);
     number(tr("Ridge point"),
            tr("Intensity where the compute roof meets main memory: work below it is memory-bound on that device"),
-           a.ridge, b.ridge, formatNumber(a.ridge) + " FLOP/B", formatNumber(b.ridge) + " FLOP/B",
-           Neutral);
+           a.ridge, b.ridge, formatNumber(a.ridge) + " FLOP/B", formatNumber(b.ridge) + " FLOP/B", Neutral);
     text(tr("Bound"), tr("What limits the step as a whole"), qs(core::toString(a.totals.bound)),
          qs(core::toString(b.totals.bound)), Better::Neither);
     number(tr("Memory per device"), tr("Weights + KV cache + activations (+ gradients and optimizer when training)"),

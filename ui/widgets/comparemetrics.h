@@ -1,7 +1,7 @@
 #pragma once
 
-#include "analysis/analysis.h"
-#include "analysis/scenario.h"
+#include "core/analysis/analysis.h"
+#include "core/analysis/scenario.h"
 
 #include <QString>
 

@@ -1,9 +1,9 @@
 #include "ui/widgets/comparepanel.h"
 
-#include "ui/util/precisionchoices.h"
 #include "ui/controls/presetpicker.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/combobox.h"
+#include "ui/util/precisionchoices.h"
 #include "ui/util/text.h"
 #include "ui/widgets/comparemetrics.h"
 
@@ -141,7 +141,8 @@ void ComparePanel::applyPrecision()
     // Choosing a format while comparison is off compares A with itself in that format.
     CompareSpec spec = m_doc->compare().value_or(CompareSpec{});
     const int w = m_weights->currentData().toInt();
-    spec.weights = w == kSameAsA ? std::nullopt : std::optional(precision::kWeightChoices[static_cast<std::size_t>(w)].format);
+    spec.weights =
+        w == kSameAsA ? std::nullopt : std::optional(precision::kWeightChoices[static_cast<std::size_t>(w)].format);
     const int kv = m_kv->currentData().toInt();
     spec.kv = kv == kSameAsA ? std::nullopt : std::optional(static_cast<DType>(kv));
     const int act = m_activations->currentData().toInt();
@@ -189,8 +190,9 @@ void ComparePanel::refresh()
         m_picker->setCurrentId(sameDeviceId());
     else
         m_picker->setCurrentId(QString::fromStdString(hwB->id), QString::fromStdString(hwB->name));
-    const QString itemTip = m_picker->currentIndex() >= 0 ? m_picker->itemData(m_picker->currentIndex(), Qt::ToolTipRole).toString()
-                                                          : QString();
+    const QString itemTip = m_picker->currentIndex() >= 0
+                                ? m_picker->itemData(m_picker->currentIndex(), Qt::ToolTipRole).toString()
+                                : QString();
     const QString pickerTip = itemTip.isEmpty() ? m_pickerTip : m_pickerTip + QStringLiteral("\n") + itemTip;
     if (m_picker->toolTip() != pickerTip)
         m_picker->setToolTip(pickerTip);
@@ -207,7 +209,8 @@ void ComparePanel::refresh()
     const QString nameA = deviceNameWithoutVendor(m_doc->hardware());
     const QString summary = m_doc->compareSummary();
     // B's header names what B changes, one change per line (a narrow dock keeps all four columns in view).
-    const QString headerB = spec ? tr("B: %1").arg(summary.split(QStringLiteral(", ")).join(QLatin1Char('\n'))) : tr("B");
+    const QString headerB =
+        spec ? tr("B: %1").arg(summary.split(QStringLiteral(", ")).join(QLatin1Char('\n'))) : tr("B");
     const QStringList headers{tr("Metric"), tr("A: %1").arg(nameA), headerB, tr("B / A")};
     for (int c = 0; c < headers.size(); ++c)
         if (!m_table->horizontalHeaderItem(c) || m_table->horizontalHeaderItem(c)->text() != headers[c])

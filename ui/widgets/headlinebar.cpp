@@ -1,6 +1,6 @@
 #include "ui/widgets/headlinebar.h"
 
-#include "analysis/explain.h"
+#include "core/analysis/explain.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
 #include "ui/widgets/steadylabel.h"
@@ -23,11 +23,14 @@ HeadlineBar::HeadlineBar(ScenarioDocument *doc, QWidget *parent)
     auto *figures = new QGridLayout;
     figures->setHorizontalSpacing(28);
     figures->setVerticalSpacing(0);
-    m_time = addFigure(figures, 0, "headlineTime", tr("Time for the phase on one device's critical path, communication included."));
-    m_throughput = addFigure(figures, 1, "headlineThroughput",
-                             tr("Tokens per second over all replicas: generated for decode/generate, processed otherwise."));
-    m_memory = addFigure(figures, 2, "headlineMemory",
-                         tr("Memory one device holds (weights, KV cache, activations, training state) against its main memory."));
+    m_time = addFigure(figures, 0, "headlineTime",
+                       tr("Time for the phase on one device's critical path, communication included."));
+    m_throughput =
+        addFigure(figures, 1, "headlineThroughput",
+                  tr("Tokens per second over all replicas: generated for decode/generate, processed otherwise."));
+    m_memory = addFigure(
+        figures, 2, "headlineMemory",
+        tr("Memory one device holds (weights, KV cache, activations, training state) against its main memory."));
     m_bound = addFigure(figures, 3, "headlineBound",
                         tr("What limits the step: compute, memory bandwidth or communication between devices."));
     figures->setColumnStretch(4, 1);
@@ -87,7 +90,8 @@ QString HeadlineBar::explanationText() const { return m_explanation->text(); }
 
 QString HeadlineBar::text() const
 {
-    return QStringList{timeText(), throughputText(), memoryText(), boundText(), explanationText()}.join(QLatin1Char('\n'));
+    return QStringList{timeText(), throughputText(), memoryText(), boundText(), explanationText()}.join(
+        QLatin1Char('\n'));
 }
 
 void HeadlineBar::copyToClipboard() const { QApplication::clipboard()->setText(text()); }

@@ -1,8 +1,8 @@
 #include "ui/widgets/measuredialog.h"
 
+#include "ui/document/measuredpoints.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
-#include "ui/document/measuredpoints.h"
 
 #include <QBoxLayout>
 #include <QDialogButtonBox>
@@ -17,7 +17,6 @@ namespace memwall::ui {
 namespace {
 constexpr double kMaxBudgetS = 10.0;
 constexpr double kDefaultBudgetS = 6.0;
-
 
 QString stageName(const QString &stage)
 {
@@ -108,12 +107,13 @@ void MeasureDialog::setOptions(const core::MeasureOptions &options)
 
 void MeasureDialog::updateIntro()
 {
-    m_intro->setText(tr("MemWall measures this computer's own roofline: its memory bandwidth, and the speed of "
-                        "matrix–vector products (about 0.5 FLOP per byte, like decoding one token) against "
-                        "matrix–matrix products (many FLOPs per byte, like prefill). It takes about %1 and uses "
-                        "%2.")
-                         .arg(formatSeconds(m_options.budgetSeconds),
-                              m_options.threads > 0 ? tr("%n thread(s)", nullptr, m_options.threads) : tr("every core")));
+    m_intro->setText(
+        tr("MemWall measures this computer's own roofline: its memory bandwidth, and the speed of "
+           "matrix–vector products (about 0.5 FLOP per byte, like decoding one token) against "
+           "matrix–matrix products (many FLOPs per byte, like prefill). It takes about %1 and uses "
+           "%2.")
+            .arg(formatSeconds(m_options.budgetSeconds),
+                 m_options.threads > 0 ? tr("%n thread(s)", nullptr, m_options.threads) : tr("every core")));
 }
 
 void MeasureDialog::start()
@@ -132,10 +132,12 @@ void MeasureDialog::start()
     m_thread = std::thread([this, options] {
         const core::MeasureResult r = core::measureMachine(options, [this](double p, std::string_view stage) {
             const QString s = qs(stage);
-            QMetaObject::invokeMethod(this, [this, p, s] { onProgress(p, s); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [this, p, s] { onProgress(p, s); }, Qt::QueuedConnection);
             return !m_cancelRequested.load();
         });
-        QMetaObject::invokeMethod(this, [this, r] { onFinished(r); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, r] { onFinished(r); }, Qt::QueuedConnection);
     });
 }
 
@@ -191,12 +193,12 @@ QString MeasureDialog::summaryText() const
     html += "</table>";
     if (!r.points.empty()) {
         html += tr("<p>Kernels (each a point on this computer's roofline):</p>");
-        html += "<table cellspacing='0' cellpadding='3'><tr><th align='left'>" + tr("kernel") + "</th><th align='right'>" +
-                tr("FLOP/byte") + "</th><th align='right'>" + tr("attained") + "</th></tr>";
+        html += "<table cellspacing='0' cellpadding='3'><tr><th align='left'>" + tr("kernel") +
+                "</th><th align='right'>" + tr("FLOP/byte") + "</th><th align='right'>" + tr("attained") + "</th></tr>";
         for (const core::MeasuredKernel &k : r.points)
-            html += QString("<tr><td>%1</td><td align='right'>&nbsp;&nbsp;%2</td><td align='right'>&nbsp;&nbsp;&nbsp;%3</td></tr>")
-                        .arg(QString::fromStdString(k.name).toHtmlEscaped(),
-                             formatRatio(k.arithmeticIntensity()),
+            html += QString("<tr><td>%1</td><td align='right'>&nbsp;&nbsp;%2</td><td "
+                            "align='right'>&nbsp;&nbsp;&nbsp;%3</td></tr>")
+                        .arg(QString::fromStdString(k.name).toHtmlEscaped(), formatRatio(k.arithmeticIntensity()),
                              formatSi(k.flopsPerS(), "FLOP/s"));
         html += "</table>";
     }

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "measure/measure.h"
+#include "core/measure/measure.h"
 
 #include <QDialog>
 

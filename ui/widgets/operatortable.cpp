@@ -21,7 +21,8 @@ namespace memwall::ui {
 
 OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
     : QWidget(parent), m_doc(doc), m_model(new OperatorTableModel(doc, this)), m_proxy(new QSortFilterProxyModel(this)),
-      m_filter(new QLineEdit(this)), m_view(new QTableView(this)), m_copy(new QAction(tr("Copy as CSV"), this)), m_fitTimer(new QTimer(this))
+      m_filter(new QLineEdit(this)), m_view(new QTableView(this)), m_copy(new QAction(tr("Copy as CSV"), this)),
+      m_fitTimer(new QTimer(this))
 {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(OperatorTableModel::SortRole);
@@ -59,7 +60,8 @@ OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
     connect(m_model, &QAbstractItemModel::dataChanged, m_fitTimer, qOverload<>(&QTimer::start));
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] { fitColumns(true); });
     m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
-    m_view->setToolTip(tr("Every operator of one step on one device; click a header to sort, a row to highlight it in the charts."));
+    m_view->setToolTip(
+        tr("Every operator of one step on one device; click a header to sort, a row to highlight it in the charts."));
 
     m_copy->setShortcut(QKeySequence::Copy);
     m_copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -73,17 +75,19 @@ OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
     layout->addWidget(m_filter);
     layout->addWidget(m_view);
 
-    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
-        if (m_syncing)
-            return;
-        const QModelIndex source = m_proxy->mapToSource(current);
-        m_doc->setSelectedOperator(source.isValid() ? source.row() : -1);
-    });
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                if (m_syncing)
+                    return;
+                const QModelIndex source = m_proxy->mapToSource(current);
+                m_doc->setSelectedOperator(source.isValid() ? source.row() : -1);
+            });
     connect(doc, &ScenarioDocument::selectionChanged, this, &OperatorTable::selectFromDocument);
     // A reset (different operator count) clears the view's selection: put the document's back.
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] { selectFromDocument(m_doc->selectedOperator()); });
     // A row shown again by the filter (or hidden) after the view has updated: select the document's operator if shown.
-    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, [this] { selectFromDocument(m_doc->selectedOperator()); });
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this,
+            [this] { selectFromDocument(m_doc->selectedOperator()); });
     connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, [this] { selectFromDocument(m_doc->selectedOperator()); });
     selectFromDocument(doc->selectedOperator());
     fitColumns(true);
@@ -95,7 +99,8 @@ void OperatorTable::fitColumns(bool exact)
     for (int c = 0; c < OperatorTableModel::ColumnCount; ++c) {
         if (c == OperatorTableModel::Name)
             continue;
-        const int want = std::max(static_cast<QAbstractItemView *>(m_view)->sizeHintForColumn(c), header->sectionSizeHint(c));
+        const int want =
+            std::max(static_cast<QAbstractItemView *>(m_view)->sizeHintForColumn(c), header->sectionSizeHint(c));
         if (exact ? header->sectionSize(c) != want : header->sectionSize(c) < want)
             header->resizeSection(c, want);
     }
@@ -104,9 +109,11 @@ void OperatorTable::fitColumns(bool exact)
 void OperatorTable::selectFromDocument(int sourceRow)
 {
     const QScopedValueRollback<bool> syncing(m_syncing, true);
-    const QModelIndex proxyIndex = sourceRow >= 0 ? m_proxy->mapFromSource(m_model->index(sourceRow, 0)) : QModelIndex();
+    const QModelIndex proxyIndex =
+        sourceRow >= 0 ? m_proxy->mapFromSource(m_model->index(sourceRow, 0)) : QModelIndex();
     if (proxyIndex.isValid()) {
-        m_view->selectionModel()->setCurrentIndex(proxyIndex, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_view->selectionModel()->setCurrentIndex(proxyIndex,
+                                                  QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         m_view->scrollTo(proxyIndex);
     } else {
         m_view->selectionModel()->clearSelection();

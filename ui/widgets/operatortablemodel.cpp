@@ -75,14 +75,15 @@ QVariant OperatorTableModel::data(const QModelIndex &index, int role) const
             return tr("%1 bytes: weights %2, activations %3, KV cache %4")
                 .arg(op.bytes(), 0, 'g', 10)
                 .arg(formatBytes(op.weightBytes), formatBytes(op.activationBytes), formatBytes(op.kvBytes));
-        case Intensity: return tr("%1 FLOP/byte (ridge %2)").arg(op.intensity(), 0, 'g', 6).arg(m_doc->analysis().ridge, 0, 'g', 4);
+        case Intensity:
+            return tr("%1 FLOP/byte (ridge %2)").arg(op.intensity(), 0, 'g', 6).arg(m_doc->analysis().ridge, 0, 'g', 4);
         case Time: return tr("%1 s, computed in %2").arg(op.timeS, 0, 'g', 6).arg(qs(toString(op.computeType)));
         case Share: return tr("%1 % of the step time").arg(share * 100, 0, 'g', 6);
         default: return exact().toString();
         }
     case Qt::TextAlignmentRole:
         return index.column() >= Count && index.column() <= Share ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
-                                                                   : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+                                                                  : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ForegroundRole:
         if (index.column() == Bound)
             return QBrush(op.bound == core::Bound::Compute ? QColor(0x00, 0x72, 0xB2) : QColor(0xD5, 0x5E, 0x00));
