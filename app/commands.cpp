@@ -17,7 +17,7 @@ namespace {
 constexpr std::size_t kHelpColumn = 27, kHelpWidth = 110;
 
 /// "  --name VALUE" and its help, wrapped at word boundaries to kHelpWidth columns, continued at kHelpColumn.
-std::string helpRow(std::string head, std::string_view text)
+std::string helpRow(const std::string &head, std::string_view text)
 {
     std::string out = "  " + head;
     std::size_t column = out.size();

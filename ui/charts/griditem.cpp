@@ -321,7 +321,7 @@ void GridItem::paintGrid(QPainter *painter, const QRectF &area, const Lines &l, 
             return;
         painter->setPen(QPen(c, 1, style));
         QVector<QLineF> segs;
-        segs.reserve(static_cast<qsizetype>(xs.size() + ys.size()));
+        segs.reserve(static_cast<qsizetype>(xs.size()) + static_cast<qsizetype>(ys.size()));
         for (double x : xs)
             segs.append(QLineF(std::round(x), area.top(), std::round(x), area.bottom()));
         for (double y : ys)

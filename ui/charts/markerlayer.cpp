@@ -95,13 +95,14 @@ QPainterPath MarkerLayer::markerPath(std::size_t i) const
 int MarkerLayer::keyAt(const QPointF &pos) const
 {
     // The topmost painted marker: painting goes largest first, so search from the end of the paint order.
-    for (auto it = m_paintOrder.rbegin(); it != m_paintOrder.rend(); ++it) {
-        const QPointF c = centre(*it);
+    for (std::size_t n = m_paintOrder.size(); n-- > 0;) {
+        const std::size_t i = m_paintOrder[n];
+        const QPointF c = centre(i);
         if (std::isnan(c.x()))
             continue;
-        const qreal r = m_markers[*it].diameter / 2 + 1;
+        const qreal r = m_markers[i].diameter / 2 + 1;
         if (QLineF(c, pos).length() <= r)
-            return m_markers[*it].key;
+            return m_markers[i].key;
     }
     return -1;
 }

@@ -718,17 +718,16 @@ void RooflineChart::layoutLabels()
         if (std::isnan(c.x()))
             continue;
         const double r = m_ops->markers()[i].diameter / 2;
-        placed.push_back(QPolygonF(QRectF(c - QPointF(r, r), QSizeF(2 * r, 2 * r))));
+        placed.emplace_back(QRectF(c - QPointF(r, r), QSizeF(2 * r, 2 * r)));
     }
     if (m_model->count() > 0 && m_model->isVisible()) {
         const double r = m_model->markerSize() / 2;
-        placed.push_back(
-            QPolygonF(QRectF(map(m_model->at(0).x(), m_model->at(0).y()) - QPointF(r, r), QSizeF(2 * r, 2 * r))));
+        placed.emplace_back(QRectF(map(m_model->at(0).x(), m_model->at(0).y()) - QPointF(r, r), QSizeF(2 * r, 2 * r)));
     }
     if (m_compareModel->count() > 0 && m_compareModel->isVisible()) {
         const double r = m_compareModel->markerSize() / 2;
         const QPointF c = map(m_compareModel->at(0).x(), m_compareModel->at(0).y());
-        placed.push_back(QPolygonF(QRectF(c - QPointF(r, r), QSizeF(2 * r, 2 * r))));
+        placed.emplace_back(QRectF(c - QPointF(r, r), QSizeF(2 * r, 2 * r)));
     }
 
     // Two passes: first every label clear of the roofs; then the ones still hidden may cross a roof (a crowded chart,

@@ -197,9 +197,9 @@ TrendsChart::TrendsChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
         m_tracks.push_back(t);
     }
     // Connect after the vector is final (the lambdas look tracks up by index).
-    for (std::size_t i = 0; i < m_tracks.size(); ++i) {
-        connect(m_tracks[i].points, &QScatterSeries::hovered, this,
-                [this, i](const QPointF &p, bool state) { showCallout(m_tracks[i], p, state); });
+    for (const Track &track : m_tracks) {
+        connect(track.points, &QScatterSeries::hovered, this,
+                [this, &track](const QPointF &p, bool state) { showCallout(track, p, state); });
     }
 
     m_device = new QScatterSeries;

@@ -284,7 +284,7 @@ void HardwareEditorDialog::buildUi()
     // ---- tables with add / remove / up / down ----
     auto tableBox = [this, sourceEdit](const QString &title, const QString &objectName, const QStringList &headers,
                                        const QString &tip, QTableWidget **out, const QString &errorKey, Group g,
-                                       const QString &sourceTip, std::function<void(int)> addRow) {
+                                       const QString &sourceTip, const std::function<void(int)> &addRow) {
         auto *box = new QGroupBox(title, this);
         auto *v = new QVBoxLayout(box);
         auto *table = new QTableWidget(0, headers.size(), this);

@@ -30,7 +30,7 @@ QString saveUserPreset(const QString &subfolder, const QString &id, const nlohma
             *error = QObject::tr("%1: cannot create the folder").arg(dir);
         return {};
     }
-    const QString path = dir + QLatin1Char('/') + id + QStringLiteral(".json");
+    QString path = dir + QLatin1Char('/') + id + QStringLiteral(".json");
     const std::string text = preset.dump(2) + "\n";
     if (const QString why = saveAtomically(path, QByteArray::fromStdString(text)); !why.isEmpty()) {
         if (error)

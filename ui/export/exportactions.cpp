@@ -95,7 +95,7 @@ ExportOptions ExportActions::rememberedOptions(const ChartBase *chart) const
 QString ExportActions::rememberedFolder() const
 {
     QSettings settings;
-    const QString folder = settings.value(QStringLiteral("%1/folder").arg(kGroup)).toString();
+    QString folder = settings.value(QStringLiteral("%1/folder").arg(kGroup)).toString();
     if (!folder.isEmpty() && QFileInfo(folder).isDir())
         return folder;
     const QString pictures = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
@@ -106,7 +106,7 @@ QString ExportActions::rememberedFormat(bool data, const QStringList &offered) c
 {
     QSettings settings;
     const QString key = QStringLiteral("%1/%2").arg(kGroup, data ? "dataFormat" : "format");
-    const QString f = settings.value(key).toString();
+    QString f = settings.value(key).toString();
     if (offered.contains(f) && isDataFormat(f) == data)
         return f;
     for (const QString &o : offered) // the first offered picture (or data) format

@@ -525,9 +525,8 @@ std::string formatLessonPercent(double fraction)
     const double p = fraction * 100.0;
     const double mag = std::abs(p);
     int decimals = 0; // whole from 10 %
-    if (mag >= 99.5 && mag < 100.0 && std::round(p * 10) / 10 < 100.0)
-        decimals = 1; // "99.8": almost all stays visible
-    else if (mag >= 1 && mag < 10)
+    // One decimal from 1 % to 10 %, and for "99.8" (almost all stays visible, which "100" would hide).
+    if ((mag >= 99.5 && mag < 100.0 && std::round(p * 10) / 10 < 100.0) || (mag >= 1 && mag < 10))
         decimals = 1;
     else if (mag > 0 && mag < 1) // two significant digits: "0.34", "0.17", "0.029"
         decimals = std::clamp(1 - static_cast<int>(std::floor(std::log10(mag))), 1, 12);

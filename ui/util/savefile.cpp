@@ -23,7 +23,7 @@ QString saveAtomically(const QString &path, const QByteArray &bytes)
     };
     errno = 0;
     if (file.write(bytes) != bytes.size() || !file.flush()) {
-        const QString why = reason(errno);
+        QString why = reason(errno);
         file.cancelWriting();
         return why;
     }
