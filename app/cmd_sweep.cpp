@@ -44,15 +44,28 @@ int cmdSweep(const CommandLine &cl)
     const ScenarioFile f = resolveScenario(cl, lib);
     const HardwareSpec hw = effectiveHardware(f);
     maybeSaveScenario(cl, f);
-    const std::vector<SweepRow> rows = sweep(hw, f.model, f.scenario, axes);
     const bool batchOnly = axes.size() == 1 && axes[0].field == "batch";
-    const BatchAnswers answers = batchOnly ? answerBatchSweep(rows, maxTpot) : BatchAnswers{};
+    BatchAnswers answers;
     // The exact limit, not the largest swept batch that fits (batch 740 fits where the sweep stops at 512).
     const int64_t maxBatch = batchOnly ? fitLimits(hw, f.model, f.scenario).batch : 0;
 
+    // Rows are written as they are computed: a sweep of millions of points never holds them all in memory.
+    const char *sep = cl.csv ? "," : " ";
     if (cl.json) {
-        json out = json::array();
-        for (const SweepRow &r : rows) {
+        std::cout << "{\"hardware\": " << json(hw.id).dump() << ", \"model\": " << json(f.model.id).dump()
+                  << ", \"rows\": [";
+    } else {
+        for (const auto &a : axes)
+            std::printf(cl.csv ? "%s%s" : "%10s%s", a.field.c_str(), sep);
+        std::printf(cl.csv ? "time_s,tokens_per_s,flops,bytes,arithmetic_intensity,bound,memory_bytes,fits,error\n"
+                           : "%12s %14s %12s %9s %12s %5s\n",
+                    "time", "tokens/s", "FLOP/byte", "bound", "memory", "fits");
+    }
+    bool first = true;
+    sweepEach(hw, f.model, f.scenario, axes, [&](const SweepRow &r) {
+        if (batchOnly)
+            answers.add(r, maxTpot);
+        if (cl.json) {
             json row = toJson(r.scenario);
             if (!r.error.empty()) {
                 row["error"] = r.error;
@@ -70,27 +83,10 @@ int cmdSweep(const CommandLine &cl)
                 if (r.scenario.phase == Phase::Generate)
                     row["phases"] = {{"ttft_s", r.phases.ttftS}, {"tpot_s", r.phases.tpotS}, {"e2e_s", r.phases.e2eS}};
             }
-            out.push_back(std::move(row));
+            std::cout << (first ? "\n  " : ",\n  ") << row.dump();
+            first = false;
+            return;
         }
-        json doc{{"hardware", hw.id}, {"model", f.model.id}, {"rows", out}};
-        if (batchOnly) {
-            doc["answers"] = {{"first_compute_bound_batch", answers.firstComputeBound},
-                              {"linear_layers_compute_bound_batch", answers.firstLinearComputeBound},
-                              {"largest_fitting_batch", answers.largestFitting},
-                              {"max_batch_that_fits", maxBatch}};
-            if (maxTpot > 0)
-                doc["answers"]["best_batch_under_max_tpot"] = answers.bestUnderTpot;
-        }
-        std::cout << doc.dump(2) << "\n";
-        return 0;
-    }
-    const char *sep = cl.csv ? "," : " ";
-    for (const auto &a : axes)
-        std::printf(cl.csv ? "%s%s" : "%10s%s", a.field.c_str(), sep);
-    std::printf(cl.csv ? "time_s,tokens_per_s,flops,bytes,arithmetic_intensity,bound,memory_bytes,fits,error\n"
-                       : "%12s %14s %12s %9s %12s %5s\n",
-                "time", "tokens/s", "FLOP/byte", "bound", "memory", "fits");
-    for (const SweepRow &r : rows) {
         for (const auto &a : axes) {
             const long long v = std::get<int64_t>(findOption(a.field)->get(r.scenario, WhatIf{}));
             std::printf(cl.csv ? "%lld%s" : "%10lld%s", v, sep);
@@ -108,6 +104,20 @@ int cmdSweep(const CommandLine &cl)
                         std::string(toString(r.totals.bound)).c_str(), formatBytes(r.memory.total()).c_str(),
                         r.memory.fits ? "yes" : "NO");
         }
+    });
+    if (cl.json) {
+        std::cout << "\n]";
+        if (batchOnly) {
+            json ans = {{"first_compute_bound_batch", answers.firstComputeBound},
+                        {"linear_layers_compute_bound_batch", answers.firstLinearComputeBound},
+                        {"largest_fitting_batch", answers.largestFitting},
+                        {"max_batch_that_fits", maxBatch}};
+            if (maxTpot > 0)
+                ans["best_batch_under_max_tpot"] = answers.bestUnderTpot;
+            std::cout << ", \"answers\": " << ans.dump(2);
+        }
+        std::cout << "}\n";
+        return 0;
     }
     if (batchOnly && !cl.csv) {
         std::printf("\nfirst compute-bound batch: %s\n",

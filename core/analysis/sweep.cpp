@@ -136,25 +136,28 @@ std::vector<SweepRow> sweep(const HardwareSpec &hw, const ModelShape &m, const S
     return rows;
 }
 
+void BatchAnswers::add(const SweepRow &r, double maxTpotS)
+{
+    if (!r.error.empty())
+        return;
+    if (!firstComputeBound && r.totals.bound == Bound::Compute)
+        firstComputeBound = r.scenario.batch;
+    if (!firstLinearComputeBound && r.totals.linearBound == Bound::Compute)
+        firstLinearComputeBound = r.scenario.batch;
+    if (r.memory.fits)
+        largestFitting = std::max(largestFitting, r.scenario.batch);
+    const double tpot = r.scenario.phase == Phase::Generate ? r.phases.tpotS : r.totals.timeS;
+    if (maxTpotS > 0 && r.memory.fits && tpot <= maxTpotS && r.totals.tokensPerS > bestThroughput) {
+        bestThroughput = r.totals.tokensPerS;
+        bestUnderTpot = r.scenario.batch;
+    }
+}
+
 BatchAnswers answerBatchSweep(const std::vector<SweepRow> &rows, double maxTpotS)
 {
     BatchAnswers a;
-    double bestThroughput = 0;
-    for (const auto &r : rows) {
-        if (!r.error.empty())
-            continue;
-        if (!a.firstComputeBound && r.totals.bound == Bound::Compute)
-            a.firstComputeBound = r.scenario.batch;
-        if (!a.firstLinearComputeBound && r.totals.linearBound == Bound::Compute)
-            a.firstLinearComputeBound = r.scenario.batch;
-        if (r.memory.fits)
-            a.largestFitting = std::max(a.largestFitting, r.scenario.batch);
-        const double tpot = r.scenario.phase == Phase::Generate ? r.phases.tpotS : r.totals.timeS;
-        if (maxTpotS > 0 && r.memory.fits && tpot <= maxTpotS && r.totals.tokensPerS > bestThroughput) {
-            bestThroughput = r.totals.tokensPerS;
-            a.bestUnderTpot = r.scenario.batch;
-        }
-    }
+    for (const auto &r : rows)
+        a.add(r, maxTpotS);
     return a;
 }
 

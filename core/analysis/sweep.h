@@ -47,6 +47,10 @@ struct BatchAnswers
     int64_t firstLinearComputeBound = 0; ///< smallest batch whose weight matmuls are compute-bound; 0 = none
     int64_t largestFitting = 0;          ///< largest batch whose footprint fits the device; 0 = none fits
     int64_t bestUnderTpot = 0;           ///< highest-throughput batch with time per token <= bound; 0 = none / no bound
+    double bestThroughput = 0;           ///< tokens/s at bestUnderTpot
+
+    /// Takes one more row (in increasing batch): a sweep streamed row by row needs no list of rows.
+    void add(const SweepRow &r, double maxTpotS = 0);
 };
 /// `maxTpotS` <= 0 means no latency bound. Time per token = totals.timeS for decode, phases.tpotS for generate.
 BatchAnswers answerBatchSweep(const std::vector<SweepRow> &rows, double maxTpotS = 0);

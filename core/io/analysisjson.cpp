@@ -127,7 +127,7 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
                         {"pp", s.pp},
                         {"dp", s.dp},
                         {"ep", s.ep},
-                        {"devices", s.tp * s.pp * s.dp},
+                        {"devices", int64_t{s.tp} * s.pp * s.dp}, // 64-bit: 65536 x 32768 overflows an int
                         {"comm_bytes", a.comm.bytes},
                         {"comm_time_s", a.comm.timeS},
                         {"tp_bytes", a.comm.tpBytes},

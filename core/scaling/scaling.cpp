@@ -14,7 +14,7 @@ double clampFraction(double s)
     return std::min(s, 1.0);
 }
 
-ScalingPoint pointFrom(const Analysis &a, int devices)
+ScalingPoint pointFrom(const Analysis &a, int64_t devices)
 {
     ScalingPoint p;
     p.devices = devices;
@@ -88,7 +88,7 @@ PrecisionComparison precisionHalving(const HardwareSpec &hw, const ModelShape &m
         s.weights = WeightFormat{t, 0, DType::FP16};
         s.activations = t;
         s.kv = t;
-        ScalingPoint p = pointFrom(analyze(hw, model, s), base.tp * base.pp);
+        ScalingPoint p = pointFrom(analyze(hw, model, s), int64_t{base.tp} * base.pp);
         return p;
     };
     PrecisionComparison c;

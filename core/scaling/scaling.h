@@ -27,7 +27,7 @@ enum class ParallelKind {
 /// One device count of a scaling study of a real scenario.
 struct ScalingPoint
 {
-    int devices = 1;
+    int64_t devices = 1;
     double timeS = 0;        ///< totals.timeS: one step on the critical path (operators + communication)
     double computeTimeS = 0; ///< the operators' share (roofline time of compute and memory traffic)
     double commTimeS = 0;    ///< the communication's share (all-reduces, transfers)

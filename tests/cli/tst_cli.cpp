@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/resource.h>
+
 namespace {
 struct Run
 {
@@ -42,6 +44,22 @@ class TestCli : public QObject
     Q_OBJECT
 private slots:
     void initTestCase() { QVERIFY2(!qgetenv("MEMWALL_MEMWALL_EXE").isEmpty(), "MEMWALL_MEMWALL_EXE not set"); }
+
+    // First, so that no earlier child raises the children's peak: a 65,536-point sweep is written row by row, so its
+    // memory stays that of one row (about 20 MB in all), where the list of rows as JSON took hundreds of megabytes.
+    void largeSweepIsStreamed()
+    {
+        QProcess p;
+        p.setProgram(QString::fromLocal8Bit(qgetenv("MEMWALL_MEMWALL_EXE")));
+        p.setArguments({"sweep", "--model", "llama-2-7b", "--vary", "batch=1:16384:1", "--vary", "tp=1,2,4,8", "--json"});
+        p.setStandardOutputFile(QProcess::nullDevice());
+        p.start();
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        rusage usage{};
+        QCOMPARE(getrusage(RUSAGE_CHILDREN, &usage), 0);
+        QVERIFY2(usage.ru_maxrss < 100 * 1024, qPrintable(QString("peak %1 kB").arg(usage.ru_maxrss))); // kB on Linux
+    }
 
     void namesFromFilesCannotDriveTheTerminal()
     {

@@ -1,5 +1,6 @@
 // Pins the analysis to published figures (docs/architecture.md, "Counting conventions").
 #include "core/analysis/analysis.h"
+#include "core/io/analysisjson.h"
 #include "core/io/presets.h"
 
 #include <QtTest>
@@ -138,6 +139,16 @@ private slots:
         const Analysis genWarm = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
         QVERIFY(genWarm.phases.ttftS < 0.2 * genCold.phases.ttftS);
         QCOMPARE(genWarm.phases.tpotS, genCold.phases.tpotS);
+    }
+
+    void deviceCountIsSixtyFourBit()
+    {
+        // tp 65536 x pp 32768 = 2^31 devices: an int product printed -2147483648 (UBSan: signed overflow).
+        Scenario s;
+        s.tp = 65536;
+        s.pp = 32768;
+        const nlohmann::json j = analysisToJson(hw("h100-sxm"), model("llama-2-7b"), s, Analysis{});
+        QCOMPARE(j["parallelism"]["devices"].get<int64_t>(), int64_t{1} << 31);
     }
 
     void ridgeIsPeakOverBandwidth()

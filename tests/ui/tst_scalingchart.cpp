@@ -117,7 +117,7 @@ void TestScalingChart::scenarioPointsOnlyWhereTpDivides()
     ui::ScalingChart chart(&doc);
     const auto pts = chart.scenarioPoints();
     QCOMPARE(pts.size(), std::size_t(3));
-    QCOMPARE(pts[0].devices, 1);
+    QCOMPARE(pts[0].devices, int64_t{1});
     QCOMPARE(pts[1].devices, 2);
     QCOMPARE(pts[2].devices, 4);
     QCOMPARE(chart.scenarioSpeedupPoints().size(), 3);

@@ -39,7 +39,7 @@ double effectiveSerialFraction(std::optional<double> explicitFraction, const Ana
     if (explicitFraction)
         return std::clamp(std::isfinite(*explicitFraction) ? *explicitFraction : 0.0, 0.0, 1.0);
     const double measured = communicationFraction(a);
-    if (s.tp * s.pp > 1 && measured > 0)
+    if (int64_t{s.tp} * s.pp > 1 && measured > 0)
         return measured;
     return fallback;
 }
