@@ -27,11 +27,32 @@ std::string requireId(JsonReader &r)
     return id;
 }
 
-Sourced sourced(JsonReader &parent, std::string_view key, bool mustBePositive = true)
+/// The physically plausible range of a device figure: wide enough for every part from a phone to a wafer-scale engine
+/// (and what-if factors of 100 on top), narrow enough that nothing derived from it overflows a double or drives a
+/// chart's log axis out of range. A device of 1e308 FLOP/s once passed as "finite and positive" and crashed the charts.
+struct Plausible
+{
+    double min, max;
+    const char *unit;
+};
+constexpr Plausible kPeakFlops{1e6, 1e19, "FLOP/s"};
+constexpr Plausible kBandwidth{1e3, 1e18, "B/s"};
+constexpr Plausible kCapacity{1, 1e16, "B"};
+constexpr Plausible kLatency{1e-12, 10, "s"};
+constexpr Plausible kPower{0.01, 1e6, "W"};
+constexpr Plausible kPrice{0.01, 1e9, "USD"};
+constexpr Plausible kYear{1940, 2100, ""};
+constexpr Plausible kFraction{1e-6, 1, ""};
+constexpr Plausible kParams{1e3, 1e15, "parameters"};
+
+Sourced sourced(JsonReader &parent, std::string_view key, Plausible range)
 {
     JsonReader r = parent.object(key);
     Sourced s;
-    s.value = mustBePositive ? r.positive("value") : r.number("value");
+    s.value = r.positive("value");
+    if (s.value < range.min || s.value > range.max)
+        r.fail("value", "must be between " + brief(range.min) + " and " + brief(range.max) +
+                            (*range.unit ? std::string(" ") + range.unit : std::string()) + ", got " + brief(s.value));
     s.source = r.string("source");
     if (s.source.find_first_not_of(" \t") == std::string::npos)
         r.fail("source", "must not be empty");
@@ -39,13 +60,13 @@ Sourced sourced(JsonReader &parent, std::string_view key, bool mustBePositive = 
     return s;
 }
 
-std::optional<Sourced> optionalSourced(JsonReader &parent, std::string_view key)
+std::optional<Sourced> optionalSourced(JsonReader &parent, std::string_view key, Plausible range)
 {
     if (!parent.has(key)) {
         parent.string(key, ""); // marks the key as read (null is allowed)
         return std::nullopt;
     }
-    return sourced(parent, key);
+    return sourced(parent, key, range);
 }
 
 json toJson(const Sourced &s) { return json{{"value", s.value}, {"source", s.source}}; }
@@ -58,9 +79,9 @@ void readPeaks(JsonReader &r, std::string_view key, std::array<std::optional<Sou
         if (!t || it.key() != toString(*t))
             peaks.fail(it.key(), "unknown number format (use fp64, fp32, tf32, bf16, fp16, fp8, int8, int4)");
         if (out)
-            (*out)[index(*t)] = sourced(peaks, it.key());
+            (*out)[index(*t)] = sourced(peaks, it.key(), kPeakFlops);
         else
-            sourced(peaks, it.key());
+            sourced(peaks, it.key(), kPeakFlops);
     }
 }
 
@@ -88,9 +109,9 @@ HardwareSpec hardwareFromJson(const json &j, const std::string &file)
     static const std::set<std::string, std::less<>> categories{"gpu", "cpu", "asic", "wafer-scale"};
     if (!categories.count(hw.category))
         r.fail("category", "must be gpu, cpu, asic or wafer-scale, got \"" + hw.category + "\"");
-    hw.year = sourced(r, "year");
-    hw.tdpW = sourced(r, "tdp_w");
-    hw.priceUsd = optionalSourced(r, "price_usd");
+    hw.year = sourced(r, "year", kYear);
+    hw.tdpW = sourced(r, "tdp_w", kPower);
+    hw.priceUsd = optionalSourced(r, "price_usd", kPrice);
     readPeaks(r, "peak_flops", &hw.peakFlops);
     if (r.has("sparse_peak_flops"))
         readPeaks(r, "sparse_peak_flops", nullptr);
@@ -111,8 +132,8 @@ HardwareSpec hardwareFromJson(const json &j, const std::string &file)
         if (!k)
             l.fail("kind", "must be sram, cache, dram or host, got \"" + kind + "\"");
         m.kind = *k;
-        m.capacityBytes = sourced(l, "capacity_bytes");
-        m.bandwidthBytesPerS = sourced(l, "bandwidth_bytes_per_s");
+        m.capacityBytes = sourced(l, "capacity_bytes", kCapacity);
+        m.bandwidthBytesPerS = sourced(l, "bandwidth_bytes_per_s", kBandwidth);
         l.rejectUnknown({"note"});
         if (!hw.memory.empty()) {
             const MemoryLevel &prev = hw.memory.back();
@@ -134,8 +155,8 @@ HardwareSpec hardwareFromJson(const json &j, const std::string &file)
             JsonReader l = r.element(links[i], i, "interconnects");
             Interconnect ic;
             ic.name = l.string("name");
-            ic.bandwidthBytesPerS = sourced(l, "bandwidth_bytes_per_s");
-            ic.latencyS = sourced(l, "latency_s");
+            ic.bandwidthBytesPerS = sourced(l, "bandwidth_bytes_per_s", kBandwidth);
+            ic.latencyS = sourced(l, "latency_s", kLatency);
             ic.maxDevices = static_cast<int>(l.integer("max_devices", 0));
             if (ic.maxDevices < 0)
                 l.fail("max_devices", "must not be negative");
@@ -149,12 +170,8 @@ HardwareSpec hardwareFromJson(const json &j, const std::string &file)
 
     if (r.has("achievable")) {
         JsonReader a = r.object("achievable");
-        hw.achievableComputeFraction = optionalSourced(a, "compute_fraction");
-        hw.achievableMemoryFraction = optionalSourced(a, "memory_fraction");
-        for (auto *f : {&hw.achievableComputeFraction, &hw.achievableMemoryFraction})
-            if (*f && (*f)->value > 1.0)
-                a.fail(f == &hw.achievableComputeFraction ? "compute_fraction" : "memory_fraction",
-                       "a fraction of peak must be at most 1, got " + brief((*f)->value));
+        hw.achievableComputeFraction = optionalSourced(a, "compute_fraction", kFraction);
+        hw.achievableMemoryFraction = optionalSourced(a, "memory_fraction", kFraction);
         a.rejectUnknown({"note"});
     } else {
         r.string("achievable", "");
@@ -309,8 +326,8 @@ ModelPreset modelPresetFromJson(const json &j, const std::string &file)
     }
     p.shape.id = id;
     p.shape.name = name;
-    p.paramsOfficial = optionalSourced(r, "params_official");
-    p.activeParamsOfficial = optionalSourced(r, "active_params_official");
+    p.paramsOfficial = optionalSourced(r, "params_official", kParams);
+    p.activeParamsOfficial = optionalSourced(r, "active_params_official", kParams);
     p.source = r.string("source");
     p.year = static_cast<int>(r.integer("year", 0));
     p.notes = r.string("notes", "");

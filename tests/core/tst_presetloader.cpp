@@ -191,7 +191,23 @@ void TestPresetLoader::hardwareErrors_data()
         [](json &j) {
             j["achievable"] = {{"compute_fraction", sourced(1.5)}};
         },
-        "t.json: achievable.compute_fraction: a fraction of peak must be at most 1, got 1.5");
+        "t.json: achievable.compute_fraction.value: must be between 1e-06 and 1.0, got 1.5");
+    // Finite and positive is not enough: 1e308 FLOP/s crashed the charts, 5e-324 B/s printed inf and nan.
+    row(
+        "absurd peak", [](json &j) { j["peak_flops"]["fp16"]["value"] = 1e308; },
+        "t.json: peak_flops.fp16.value: must be between 1000000.0 and 1e+19 FLOP/s, got 1e+308");
+    row(
+        "absurd bandwidth", [](json &j) { j["memory"][0]["bandwidth_bytes_per_s"]["value"] = 5e-324; },
+        "t.json: memory[0].bandwidth_bytes_per_s.value: must be between 1000.0 and 1e+18 B/s, got 5e-324");
+    row(
+        "absurd capacity", [](json &j) { j["memory"][1]["capacity_bytes"]["value"] = 1e30; },
+        "t.json: memory[1].capacity_bytes.value: must be between 1.0 and 1e+16 B, got 1e+30");
+    row(
+        "absurd latency", [](json &j) { j["interconnects"][0]["latency_s"]["value"] = 1e6; },
+        "t.json: interconnects[0].latency_s.value: must be between 1e-12 and 10.0 s, got 1000000.0");
+    row(
+        "year out of range", [](json &j) { j["year"]["value"] = 3024; },
+        "t.json: year.value: must be between 1940.0 and 2100.0, got 3024.0");
     row(
         "negative max_devices", [](json &j) { j["interconnects"][0]["max_devices"] = -1; },
         "t.json: interconnects[0].max_devices: must not be negative");
