@@ -126,7 +126,11 @@ void MainWindowActions::setThemeChecked(const QString &id)
         a->setChecked(a->data().toString() == id);
 }
 
-QStringList MainWindowActions::recentFiles() const { return QSettings().value(kRecentKey).toStringList(); }
+QStringList MainWindowActions::recentFiles() const
+{
+    // Capped on reading too: a settings file holding 20,000 entries built a 20,000-item menu.
+    return QSettings().value(kRecentKey).toStringList().mid(0, kMaxRecent);
+}
 
 void MainWindowActions::addRecentFile(const QString &path)
 {

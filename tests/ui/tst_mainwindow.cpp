@@ -249,6 +249,18 @@ private slots:
         QCOMPARE(QString::fromStdString(m_doc->model().id), QStringLiteral("llama-2-70b"));
     }
 
+    void recentFilesAreCappedWhenRead()
+    {
+        QStringList many;
+        for (int i = 0; i < 20000; ++i)
+            many << QStringLiteral("/nonexistent/%1.memwall.json").arg(i);
+        QSettings().setValue("files/recent", many);
+        MainWindow window(m_doc.get());
+        QCOMPARE(window.actions()->recentFiles().size(), 8);
+        QCOMPARE(window.actions()->recentMenu()->actions().size(), 8);
+        QSettings().remove("files/recent");
+    }
+
     void scenarioSaveAndDropRoundTrip()
     {
         core::Scenario s = m_doc->scenario();
