@@ -13,6 +13,7 @@
 #include <QAction>
 #include <QChart>
 #include <QFontMetricsF>
+#include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
 #include <QLineSeries>
@@ -155,8 +156,10 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
         setLegendVisible(s, false);
     enableLegendToggle();
 
-    for (std::size_t i = 0; i < m_ceilingPool.size(); ++i)
+    for (std::size_t i = 0; i < m_ceilingPool.size(); ++i) {
         m_ceilingLabels.push_back(addLabel());
+        m_ceilingLeaders.push_back(addLeader());
+    }
     for (std::size_t i = 0; i < m_slopePool.size(); ++i)
         m_slopeLabels.push_back(addLabel());
     m_ridgeLabel = addLabel();
@@ -191,6 +194,15 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
 }
 
 RooflineChart::~RooflineChart() = default;
+
+QGraphicsLineItem *RooflineChart::addLeader()
+{
+    auto *leader = new QGraphicsLineItem(m_chart);
+    leader->setZValue(20);
+    leader->setAcceptedMouseButtons(Qt::NoButton);
+    leader->hide();
+    return leader;
+}
 
 void RooflineChart::legendToggled()
 {
@@ -286,6 +298,7 @@ void RooflineChart::refresh()
         drawInBackground(m_ceilingPool.back());
         setLegendVisible(m_ceilingPool.back(), false);
         m_ceilingLabels.push_back(addLabel());
+        m_ceilingLeaders.push_back(addLeader());
     }
     for (std::size_t i = 0; i < m_ceilingPool.size(); ++i) {
         QLineSeries *s = m_ceilingPool[i];
@@ -595,15 +608,16 @@ void RooflineChart::layoutLabels()
     for (int i = 0; i + 1 < m_compareRoof->count(); ++i)
         roofs.emplace_back(map(m_compareRoof->at(i).x(), m_compareRoof->at(i).y()),
                            map(m_compareRoof->at(i + 1).x(), m_compareRoof->at(i + 1).y()));
-    auto crossesRoof = [&roofs](const QPolygonF &poly) {
-        for (const QLineF &roof : roofs) {
-            if (poly.containsPoint(roof.p1(), Qt::OddEvenFill) || poly.containsPoint(roof.p2(), Qt::OddEvenFill))
+    auto lineHits = [](const QPolygonF &poly, const QLineF &line) {
+        if (poly.containsPoint(line.p1(), Qt::OddEvenFill) || poly.containsPoint(line.p2(), Qt::OddEvenFill))
+            return true;
+        for (int i = 0; i < poly.size(); ++i)
+            if (QLineF(poly[i], poly[(i + 1) % poly.size()]).intersects(line) == QLineF::BoundedIntersection)
                 return true;
-            for (int i = 0; i < poly.size(); ++i)
-                if (QLineF(poly[i], poly[(i + 1) % poly.size()]).intersects(roof) == QLineF::BoundedIntersection)
-                    return true;
-        }
         return false;
+    };
+    auto crossesRoof = [&roofs, &lineHits](const QPolygonF &poly) {
+        return std::any_of(roofs.begin(), roofs.end(), [&](const QLineF &roof) { return lineHits(poly, roof); });
     };
     // Where a label of `size` would sit at `pos`, turned by `rotation` degrees about its top-left corner (as a
     // QGraphicsItem's pos() and rotation() place it), and whether it is free there: inside the plot, clear of every
@@ -641,6 +655,8 @@ void RooflineChart::layoutLabels()
     };
     for (auto *t : m_ceilingLabels)
         t->hide();
+    for (auto *l : m_ceilingLeaders)
+        l->hide();
     for (auto *t : m_slopeLabels)
         t->hide();
     m_ridgeLabel->hide();
@@ -714,6 +730,40 @@ void RooflineChart::layoutLabels()
                 tryAt(t, {left, y + 2}))
                 return;
         }
+        // No room beside the line: the nearest free place left of the ceiling's start (or above its right end),
+        // with a leader line to the ceiling that crosses no label or point.
+        const QSizeF sz = style(t, c.label(), c.active ? bold : font, c.active ? strong : weak);
+        const QPointF leftEnd(start - 6, y), rightEnd(area.right() - 6, y);
+        const double step = std::max(4.0, sz.height() / 2);
+        for (double d = 0; d < area.height(); d += step)
+            for (double dy : {-d, d}) {
+                const double top = y - sz.height() / 2 + dy;
+                for (const auto &[pos, anchor] : {std::pair{QPointF(leftEnd.x() - 10 - sz.width(), top), leftEnd},
+                                                  std::pair{QPointF(area.left() + 6, top), leftEnd},
+                                                  std::pair{QPointF(rightEnd.x() - sz.width(), top), rightEnd}}) {
+                    const QRectF r(pos, sz);
+                    const QPolygonF poly(r);
+                    if (!isFree(poly))
+                        continue;
+                    const QPointF from(std::clamp(anchor.x(), r.left(), r.right()),
+                                       std::clamp(anchor.y(), r.top(), r.bottom()));
+                    const QLineF leader(from, anchor);
+                    const bool clear = std::none_of(placed.begin(), placed.end(),
+                                                    [&](const QPolygonF &o) { return lineHits(o, leader); });
+                    if (!clear || !tryAt(t, pos))
+                        continue;
+                    QGraphicsLineItem *l = m_ceilingLeaders[i];
+                    l->setPen(QPen(c.active ? strong : weak, 1, Qt::DotLine));
+                    l->setLine(leader);
+                    l->setVisible(leader.length() > 2);
+                    if (leader.length() > 2) { // no later label covers the leader
+                        const QPointF n = QPointF(-leader.dy(), leader.dx()) / leader.length();
+                        placed.push_back(
+                            QPolygonF({leader.p1() + n, leader.p2() + n, leader.p2() - n, leader.p1() - n}));
+                    }
+                    return;
+                }
+            }
         t->hide();
     };
     auto besidePoint = [&](QGraphicsSimpleTextItem *t, QScatterSeries *s, double radius) {
