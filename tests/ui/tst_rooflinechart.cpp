@@ -18,6 +18,7 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
+#include <QToolTip>
 #include <QtTest>
 
 #include <algorithm>
@@ -101,6 +102,8 @@ private slots:
     void cacheSlopesAction();
     void everyCeilingLabelledAndNoRoofThroughALabel_data();
     void everyCeilingLabelledAndNoRoofThroughALabel();
+    void helpToolTipClearOfCallout_data();
+    void helpToolTipClearOfCallout();
 };
 
 void TestRooflineChart::batchMovesOperatorPoints()
@@ -599,6 +602,66 @@ void TestRooflineChart::everyCeilingLabelledAndNoRoofThroughALabel()
             QEXPECT_FAIL("", "no room for the top ceiling's label in a 840x390 presentation chart", Abort);
         QVERIFY2(labelled, qPrintable(QStringLiteral("the ceiling '%1' has no label").arg(ceiling.label())));
     }
+}
+
+void TestRooflineChart::helpToolTipClearOfCallout_data()
+{
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<QString>("themeId");
+    for (int batch : {1, 64, 1024})
+        for (const QString &th : ui::Theme::ids())
+            QTest::addRow("batch %d %s", batch, qPrintable(th)) << batch << th;
+}
+
+void TestRooflineChart::helpToolTipClearOfCallout()
+{
+    // The view's help tooltip (zoom and pan) appears where the pointer rests; resting on an operator, it must not
+    // cover the callout with that operator's figures. Hover every operator marker, ask for the tooltip there, and
+    // compare the tooltip's geometry with the callout's, read back from the scene.
+    QFETCH(int, batch);
+    QFETCH(QString, themeId);
+    ui::ScenarioDocument doc(library());
+    core::Scenario s = doc.scenario();
+    s.batch = batch;
+    doc.setScenario(s, "setup");
+    ui::RooflineChart chart(&doc);
+    chart.setTheme(ui::Theme::byId(themeId));
+    ui::ChartView view(&chart);
+    view.resize(760, 540); // inside the offscreen screen, so the tooltip is not pushed around by the screen's edge
+    view.move(10, 10);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    QVERIFY(!view.toolTip().isEmpty());
+    const ui::MarkerLayer *layer = chart.operatorMarkers();
+    int hovered = 0, shown = 0;
+    for (std::size_t i = 0; i < layer->markers().size(); ++i) {
+        const QPointF c = layer->centre(i);
+        if (std::isnan(c.x()))
+            continue;
+        const QPoint at = view.mapFromScene(layer->mapToScene(c));
+        QTest::mouseMove(view.viewport(), at);
+        if (!chart.callout()->isVisible())
+            continue; // under a bigger marker
+        ++hovered;
+        QHelpEvent help(QEvent::ToolTip, at, view.viewport()->mapToGlobal(at));
+        QApplication::sendEvent(view.viewport(), &help);
+        QWidget *tip = nullptr;
+        for (QWidget *w : QApplication::topLevelWidgets())
+            if (w->inherits("QTipLabel") && w->isVisible())
+                tip = w;
+        const QRect box = view.mapFromScene(chart.callout()->sceneBoundingRect()).boundingRect();
+        const QRect callout(view.viewport()->mapToGlobal(box.topLeft()), box.size());
+        shown += tip ? 1 : 0;
+        if (tip)
+            QVERIFY2(!tip->geometry().intersects(callout),
+                     qPrintable(QStringLiteral("the help covers the callout of '%1'")
+                                    .arg(chart.callout()->text().section(QLatin1Char('\n'), 0, 0))));
+        QToolTip::hideText();
+        QTest::mouseMove(view.viewport(), QPoint(2, 2));
+    }
+    QVERIFY(hovered >= 3);
+    QCOMPARE(shown, hovered); // the help moved aside, not withdrawn
 }
 
 QTEST_MAIN(TestRooflineChart)
