@@ -748,8 +748,15 @@ void RooflineChart::layoutLabels()
                     const QPointF from(std::clamp(anchor.x(), r.left(), r.right()),
                                        std::clamp(anchor.y(), r.top(), r.bottom()));
                     const QLineF leader(from, anchor);
-                    const bool clear = std::none_of(placed.begin(), placed.end(),
-                                                    [&](const QPolygonF &o) { return lineHits(o, leader); });
+                    // ... and no other ceiling: a leader across one would tie the label to the wrong roof
+                    bool clear = std::none_of(placed.begin(), placed.end(),
+                                              [&](const QPolygonF &o) { return lineHits(o, leader); });
+                    for (std::size_t j = 0; clear && j < m_ceilings.size(); ++j)
+                        if (j != i && m_ceilingPool[j]->count() >= 2) {
+                            const double yj = m_ceilings[j].flopsPerS / ys;
+                            const QLineF other(map(m_ceilingPool[j]->at(0).x(), yj), map(xmax, yj));
+                            clear = other.intersects(leader) != QLineF::BoundedIntersection;
+                        }
                     if (!clear || !tryAt(t, pos))
                         continue;
                     QGraphicsLineItem *l = m_ceilingLeaders[i];
