@@ -5,6 +5,7 @@
 #include "ui/charts/markerlayer.h"
 #include "ui/charts/rooflinechart.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/settings/theme.h"
 
 #include "core/io/presets.h"
 #include "uitest.h"
@@ -17,8 +18,10 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
+#include <QToolTip>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -97,7 +100,10 @@ private slots:
     void dataAndCsv();
     void cacheSlopesAction_data();
     void cacheSlopesAction();
+    void everyCeilingLabelledAndNoRoofThroughALabel_data();
     void everyCeilingLabelledAndNoRoofThroughALabel();
+    void helpToolTipClearOfCallout_data();
+    void helpToolTipClearOfCallout();
 };
 
 void TestRooflineChart::batchMovesOperatorPoints()
@@ -506,22 +512,51 @@ void TestRooflineChart::cacheSlopesAction()
     QCOMPARE(visibleSlopes(), int(all));
 }
 
+void TestRooflineChart::everyCeilingLabelledAndNoRoofThroughALabel_data()
+{
+    QTest::addColumn<QString>("hw");
+    QTest::addColumn<QString>("themeId");
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<int>("tp");
+    const QStringList devices = {"h100-sxm", "a100-80gb-sxm", "b200", "mi300x", "h200-sxm", "gaudi3"};
+    // the chart view's own size, and 840x390: the roofline tab of a 1280x720 window (controls and table beside it)
+    const QList<QSize> sizes = {{1280, 720}, {1024, 768}, {1600, 1000}, {840, 390}};
+    for (const QString &hw : devices)
+        for (const QString &th : ui::Theme::ids())
+            for (const QSize &sz : sizes)
+                for (auto [batch, tp] : {std::pair{64, 8}, std::pair{1, 1}})
+                    QTest::addRow("%s %s %dx%d b%d tp%d", qPrintable(hw), qPrintable(th), sz.width(), sz.height(),
+                                  batch, tp)
+                        << hw << th << sz << batch << tp;
+}
+
 void TestRooflineChart::everyCeilingLabelledAndNoRoofThroughALabel()
 {
-    // H100 decode at batch 64, tp 8: four ceilings (FP8·INT8, BF16·FP16, TF32, FP64·FP32), each labelled, and no
-    // roof (ceiling, slope, ridge line) runs through any label on a chart of ordinary size.
+    // Every ceiling in view keeps its label, inside the plot, clear of every other label, and no roof (ceiling,
+    // slope) runs through any label: on each device, theme and ordinary window size (a projector's 1280x720 with
+    // the presentation theme dropped a ceiling's label).
+    QFETCH(QString, hw);
+    QFETCH(QString, themeId);
+    QFETCH(QSize, size);
+    QFETCH(int, batch);
+    QFETCH(int, tp);
     ui::ScenarioDocument doc(library());
+    doc.setHardwareById(hw);
+    QCOMPARE(QString::fromStdString(doc.hardware().id), hw);
     core::Scenario s = doc.scenario();
-    s.tp = 8;
-    s.batch = 64;
+    s.tp = tp;
+    s.batch = batch;
     doc.setScenario(s, "setup");
     ui::RooflineChart chart(&doc);
+    chart.setTheme(ui::Theme::byId(themeId));
     ui::ChartView view(&chart);
-    view.resize(1280, 720);
+    view.resize(size);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     QCoreApplication::processEvents();
     QChart *c = chart.chart();
+    const QRectF area = c->plotArea().adjusted(-1, -1, 1, 1);
     std::vector<QLineF> roofs;
     for (const QAbstractSeries *series : c->series()) {
         const auto *line = qobject_cast<const QLineSeries *>(series);
@@ -532,14 +567,20 @@ void TestRooflineChart::everyCeilingLabelledAndNoRoofThroughALabel()
             roofs.emplace_back(c->mapToPosition(line->at(i), chart.modelSeries()),
                                c->mapToPosition(line->at(i + 1), chart.modelSeries()));
     }
-    QVERIFY(roofs.size() >= 6);
-    int ceilingLabels = 0;
+    QVERIFY(roofs.size() >= 3);
+    std::vector<std::pair<QString, QPolygonF>> labels;
     for (QGraphicsItem *item : c->childItems()) {
         auto *label = dynamic_cast<QGraphicsSimpleTextItem *>(item);
         if (!label || !label->isVisible() || label->text().isEmpty())
             continue;
-        ceilingLabels += label->text().contains("FLOP/s") && !label->text().startsWith("B ") ? 1 : 0;
         const QPolygonF poly = label->mapToParent(label->boundingRect());
+        QVERIFY2(area.contains(poly.boundingRect()),
+                 qPrintable(QStringLiteral("the label '%1' leaves the plot").arg(label->text())));
+        for (const auto &[other, otherPoly] : labels)
+            QVERIFY2(!otherPoly.intersects(poly),
+                     qPrintable(QStringLiteral("the labels '%1' and '%2' overlap").arg(label->text(), other)));
+        // a label may be set on two lines (precisions over peak)
+        labels.emplace_back(label->text().replace(QLatin1Char('\n'), QLatin1Char(' ')), poly);
         for (const QLineF &roof : roofs) {
             bool crosses =
                 poly.containsPoint(roof.p1(), Qt::OddEvenFill) || poly.containsPoint(roof.p2(), Qt::OddEvenFill);
@@ -548,7 +589,81 @@ void TestRooflineChart::everyCeilingLabelledAndNoRoofThroughALabel()
             QVERIFY2(!crosses, qPrintable(QStringLiteral("a roof runs through the label '%1'").arg(label->text())));
         }
     }
-    QCOMPARE(static_cast<std::size_t>(ceilingLabels), chart.ceilings().size());
+    const QLogValueAxis *y = axis(c, Qt::Vertical);
+    for (const auto &ceiling : chart.ceilings()) {
+        const double yv = ceiling.flopsPerS / chart.yScale();
+        if (yv < y->min() || yv > y->max())
+            continue;
+        const bool labelled = std::any_of(labels.begin(), labels.end(),
+                                          [&](const auto &l) { return l.first.startsWith(ceiling.label()); });
+        // Known limit: in the presentation font a chart this small has no free place left for its top ceiling's label
+        // (the plot is 150 px tall for five decades; four ceilings sit within 80 px of each other).
+        if (!labelled && themeId == "presentation" && size.height() < 500)
+            QEXPECT_FAIL("", "no room for the top ceiling's label in a 840x390 presentation chart", Abort);
+        QVERIFY2(labelled, qPrintable(QStringLiteral("the ceiling '%1' has no label").arg(ceiling.label())));
+    }
+}
+
+void TestRooflineChart::helpToolTipClearOfCallout_data()
+{
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<QString>("themeId");
+    for (int batch : {1, 64, 1024})
+        for (const QString &th : ui::Theme::ids())
+            QTest::addRow("batch %d %s", batch, qPrintable(th)) << batch << th;
+}
+
+void TestRooflineChart::helpToolTipClearOfCallout()
+{
+    // The view's help tooltip (zoom and pan) appears where the pointer rests; resting on an operator, it must not
+    // cover the callout with that operator's figures. Hover every operator marker, ask for the tooltip there, and
+    // compare the tooltip's geometry with the callout's, read back from the scene.
+    QFETCH(int, batch);
+    QFETCH(QString, themeId);
+    ui::ScenarioDocument doc(library());
+    core::Scenario s = doc.scenario();
+    s.batch = batch;
+    doc.setScenario(s, "setup");
+    ui::RooflineChart chart(&doc);
+    chart.setTheme(ui::Theme::byId(themeId));
+    ui::ChartView view(&chart);
+    view.resize(760, 540); // inside the offscreen screen, so the tooltip is not pushed around by the screen's edge
+    view.move(10, 10);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    QVERIFY(!view.toolTip().isEmpty());
+    ui::MarkerLayer *layer = chart.operatorMarkers();
+    int hovered = 0, shown = 0;
+    for (std::size_t i = 0; i < layer->markers().size(); ++i) {
+        const QPointF c = layer->centre(i);
+        if (std::isnan(c.x()))
+            continue;
+        const QPoint at = view.mapFromScene(layer->mapToScene(c));
+        // what hovering the marker does (a synthetic mouse move depends on which window Qt last saw the pointer in)
+        const int key = layer->markers()[i].key;
+        emit layer->hovered(key, true);
+        if (!chart.callout()->isVisible())
+            continue;
+        ++hovered;
+        QHelpEvent help(QEvent::ToolTip, at, view.viewport()->mapToGlobal(at));
+        QApplication::sendEvent(view.viewport(), &help);
+        QWidget *tip = nullptr;
+        for (QWidget *w : QApplication::topLevelWidgets())
+            if (w->inherits("QTipLabel") && w->isVisible())
+                tip = w;
+        const QRect box = view.mapFromScene(chart.callout()->sceneBoundingRect()).boundingRect();
+        const QRect callout(view.viewport()->mapToGlobal(box.topLeft()), box.size());
+        shown += tip ? 1 : 0;
+        if (tip)
+            QVERIFY2(!tip->geometry().intersects(callout),
+                     qPrintable(QStringLiteral("the help covers the callout of '%1'")
+                                    .arg(chart.callout()->text().section(QLatin1Char('\n'), 0, 0))));
+        QToolTip::hideText();
+        emit layer->hovered(key, false);
+    }
+    QVERIFY(hovered >= 3);
+    QCOMPARE(shown, hovered); // the help moved aside, not withdrawn
 }
 
 QTEST_MAIN(TestRooflineChart)

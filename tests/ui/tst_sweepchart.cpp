@@ -4,6 +4,7 @@
 #include "ui/charts/chartview.h"
 #include "ui/charts/sweepchart.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/settings/theme.h"
 
 #include "core/analysis/sweep.h"
 #include "core/io/presets.h"
@@ -12,6 +13,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
 #include <QLegend>
 #include <QLegendMarker>
@@ -65,6 +67,8 @@ private slots:
     void axisBase();
     void markerFollowsBatch_data();
     void markerFollowsBatch();
+    void computeAndMemoryLinesBothVisible_data();
+    void computeAndMemoryLinesBothVisible();
     void markersMatchCore_data();
     void markersMatchCore();
     void clickSetsBatchUndoably();
@@ -186,6 +190,91 @@ void TestSweepChart::markersMatchCore()
         QVERIFY(chart.memoryLabel().contains(QString::number(limit)));
     else
         QVERIFY(chart.memoryLabel().contains("does not fit"));
+}
+
+void TestSweepChart::computeAndMemoryLinesBothVisible_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<double>("ratio"); // the memory limit over the compute-bound batch
+    QTest::addColumn<QString>("themeId");
+    for (const char *model : {"llama-2-7b", "llama-2-70b"})
+        for (double ratio : {1.0, 1.01, 0.99})
+            for (const char *th : {"light", "presentation"})
+                QTest::addRow("%s x%g %s", model, ratio, th) << QString(model) << ratio << QString(th);
+}
+
+void TestSweepChart::computeAndMemoryLinesBothVisible()
+{
+    // A device whose memory fits exactly (or almost exactly) up to the batch where decode turns compute-bound: the
+    // two vertical lines meet. Read back from the scene, both lines are drawn with their strokes apart, each label
+    // is clear of the other line and of the other label, and the values stay exact.
+    QFETCH(QString, model);
+    QFETCH(double, ratio);
+    QFETCH(QString, themeId);
+    ui::ScenarioDocument doc(library());
+    doc.setModelById(model);
+    ui::SweepChart chart(&doc);
+    chart.setTheme(ui::Theme::byId(themeId));
+    const int64_t compute = static_cast<int64_t>(chart.computeLineX());
+    QVERIFY(compute > 1);
+    const int64_t target = std::max<int64_t>(1, std::llround(double(compute) * ratio));
+    // the capacity whose largest fitting batch is `target` (bisection: the limit grows with the capacity)
+    core::HardwareSpec hw = doc.hardware();
+    const std::size_t main = hw.mainMemoryIndex();
+    double lo = 1e9, hi = 1e15;
+    for (int i = 0; i < 200 && chart.memoryLimitBatch() != target; ++i) {
+        hw.memory[main].capacityBytes.value = std::sqrt(lo * hi);
+        doc.setHardware(hw, true);
+        (chart.memoryLimitBatch() < target ? lo : hi) = hw.memory[main].capacityBytes.value;
+    }
+    QCOMPARE(chart.memoryLimitBatch(), target);
+    QCOMPARE(chart.computeLineX(), double(compute));
+    QCOMPARE(chart.memoryLineX(), double(target));
+
+    QChartView view(chart.chart());
+    view.resize(1024, 640);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    QChart *c = chart.chart();
+    QLineSeries *computeLine = nullptr, *memoryLine = nullptr;
+    for (QAbstractSeries *series : c->series())
+        if (auto *l = qobject_cast<QLineSeries *>(series); l && l->isVisible() && l->count() == 2) {
+            if (l->name() == "Turns compute-bound")
+                computeLine = l;
+            else if (l->name() == "Largest batch that fits")
+                memoryLine = l;
+        }
+    QVERIFY(computeLine && memoryLine);
+    const qreal xc = c->mapToPosition(computeLine->at(0), computeLine).x();
+    const qreal xm = c->mapToPosition(memoryLine->at(0), memoryLine).x();
+    const qreal halfStrokes = (computeLine->pen().widthF() + memoryLine->pen().widthF()) / 2;
+    QVERIFY2(
+        std::abs(xc - xm) >= halfStrokes + 2,
+        qPrintable(QString("the lines are drawn %1 px apart, strokes %2 px").arg(std::abs(xc - xm)).arg(halfStrokes)));
+    // each is still where its value maps, within the few pixels that keep them apart
+    const qreal xcExact = c->mapToPosition(QPointF(double(compute), 1), computeLine).x();
+    const qreal xmExact = c->mapToPosition(QPointF(double(target), 1), memoryLine).x();
+    QVERIFY(std::abs(xc - xcExact) <= halfStrokes + 4 && std::abs(xm - xmExact) <= halfStrokes + 4);
+    QVERIFY((xc < xm) == (compute < target) || compute == target);
+    // the labels: shown, clear of each other and of the other line's stroke
+    const QGraphicsSimpleTextItem *computeText = nullptr, *memoryText = nullptr;
+    for (QGraphicsItem *item : c->childItems())
+        if (auto *t = dynamic_cast<QGraphicsSimpleTextItem *>(item); t && t->isVisible()) {
+            if (t->text() == chart.computeLabel())
+                computeText = t;
+            else if (t->text() == chart.memoryLabel())
+                memoryText = t;
+        }
+    QVERIFY(computeText && memoryText);
+    const QRectF ct = computeText->mapRectToParent(computeText->boundingRect());
+    const QRectF mt = memoryText->mapRectToParent(memoryText->boundingRect());
+    QVERIFY(!ct.intersects(mt));
+    auto stroke = [&](qreal x, const QLineSeries *l) {
+        return QRectF(x - l->pen().widthF() / 2, c->plotArea().top(), l->pen().widthF(), c->plotArea().height());
+    };
+    QVERIFY2(!ct.intersects(stroke(xm, memoryLine)), "the memory line runs through the compute label");
+    QVERIFY2(!mt.intersects(stroke(xc, computeLine)), "the compute line runs through the memory label");
 }
 
 void TestSweepChart::clickSetsBatchUndoably()

@@ -1,4 +1,5 @@
 #include "ui/charts/chartview.h"
+#include "ui/charts/callout.h"
 #include "ui/charts/markerlayer.h"
 
 #include "ui/charts/chartbase.h"
@@ -8,13 +9,18 @@
 #include <QChart>
 #include <QContextMenuEvent>
 #include <QGraphicsItemGroup>
+#include <QGraphicsScene>
+#include <QHelpEvent>
 #include <QKeyEvent>
 #include <QLogValueAxis>
 #include <QMenu>
 #include <QRubberBand>
+#include <QScreen>
+#include <QToolTip>
 #include <QValueAxis>
 #include <QWheelEvent>
 
+#include <algorithm>
 #include <cmath>
 
 namespace memwall::ui {
@@ -96,6 +102,71 @@ ChartView::~ChartView()
     // The QGraphicsScene would delete the chart with the view; the ChartBase still uses (and deletes) it.
     if (m_base && chart() == m_base->chart() && scene())
         scene()->removeItem(chart());
+}
+
+QList<QRect> ChartView::calloutScreenRects() const
+{
+    QList<QRect> out;
+    if (!scene())
+        return out;
+    for (QGraphicsItem *item : scene()->items())
+        if (dynamic_cast<Callout *>(item) && item->isVisible()) {
+            const QRect r = mapFromScene(item->sceneBoundingRect()).boundingRect();
+            out << QRect(viewport()->mapToGlobal(r.topLeft()), r.size());
+        }
+    return out;
+}
+
+bool ChartView::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip && !toolTip().isEmpty()) {
+        QToolTip::showText(static_cast<QHelpEvent *>(event)->globalPos(), toolTip(), this);
+        keepToolTipOffCallouts();
+        return true;
+    }
+    return QChartView::event(event);
+}
+
+void ChartView::keepToolTipOffCallouts()
+{
+    if (!QToolTip::isVisible())
+        return;
+    QWidget *tip = nullptr;
+    for (QWidget *w : QApplication::topLevelWidgets())
+        if (w->inherits("QTipLabel") && w->isVisible())
+            tip = w;
+    const QList<QRect> callouts = calloutScreenRects();
+    if (!tip || callouts.isEmpty())
+        return;
+    QRect r = tip->geometry();
+    const QRect screen = tip->screen() ? tip->screen()->availableGeometry() : QRect();
+    auto free = [&](const QRect &g) {
+        return std::none_of(callouts.begin(), callouts.end(), [&g](const QRect &c) { return c.intersects(g); }) &&
+               (screen.isNull() || screen.contains(g));
+    };
+    if (free(r))
+        return;
+    // Below the lowest callout, else above the highest, else beside them: whichever is free first.
+    int bottom = callouts.front().bottom(), top = callouts.front().top(), right = callouts.front().right(),
+        left = callouts.front().left();
+    for (const QRect &c : callouts) {
+        bottom = std::max(bottom, c.bottom());
+        top = std::min(top, c.top());
+        right = std::max(right, c.right());
+        left = std::min(left, c.left());
+    }
+    for (const QPoint &p : {QPoint(r.left(), bottom + 6), QPoint(r.left(), top - 6 - r.height()),
+                            QPoint(right + 6, r.top()), QPoint(left - 6 - r.width(), r.top())}) {
+        QRect g = r;
+        g.moveTopLeft(p);
+        if (!screen.isNull() && (g.left() < screen.left() || g.right() > screen.right()))
+            g.moveLeft(std::clamp(g.left(), screen.left(), std::max(screen.left(), screen.right() - g.width())));
+        if (free(g)) {
+            tip->move(g.topLeft());
+            return;
+        }
+    }
+    QToolTip::hideText(); // nowhere free: the callout wins
 }
 
 bool ChartView::isUserView() const { return m_base && m_base->isUserView(); }
@@ -258,6 +329,9 @@ void ChartView::mouseMoveEvent(QMouseEvent *event)
         return;
     }
     QChartView::mouseMoveEvent(event);
+    // The help shown before the pointer reached a point stays up: keep it off the callout that point just opened.
+    if (QToolTip::isVisible())
+        keepToolTipOffCallouts();
 }
 
 void ChartView::mouseReleaseEvent(QMouseEvent *event)

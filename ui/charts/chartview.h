@@ -42,6 +42,8 @@ public:
     void zoomAt(const QPointF &center, qreal factorX, qreal factorY);
     /// Moves the view by a pixel delta (positive dx shows data further left, as when dragging the plot to the right).
     void panBy(qreal dx, qreal dy);
+    /// The visible callouts (hover boxes) of the chart, in global screen coordinates.
+    QList<QRect> calloutScreenRects() const;
 
 public slots:
     void resetView();
@@ -51,6 +53,9 @@ signals:
     void viewChanged();
 
 protected:
+    /// Shows the view's help tooltip (zoom and pan keys) clear of a visible callout: the help must not hide the
+    /// point's figures the user is hovering for.
+    bool event(QEvent *event) override;
     void wheelEvent(QWheelEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;
     void mouseMoveEvent(QMouseEvent *event) override;
@@ -61,6 +66,8 @@ protected:
 
 private:
     void markUserView();
+    /// Moves a shown help tooltip off every visible callout (below it, else above it).
+    void keepToolTipOffCallouts();
     void zoomToRect(const QRectF &rect);
 
     QPointer<ChartBase> m_base;

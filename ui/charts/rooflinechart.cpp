@@ -13,6 +13,7 @@
 #include <QAction>
 #include <QChart>
 #include <QFontMetricsF>
+#include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
 #include <QLineSeries>
@@ -20,6 +21,7 @@
 #include <QPen>
 #include <QPolygonF>
 #include <QScatterSeries>
+#include <QTransform>
 
 #include <algorithm>
 #include <cmath>
@@ -154,8 +156,10 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
         setLegendVisible(s, false);
     enableLegendToggle();
 
-    for (std::size_t i = 0; i < m_ceilingPool.size(); ++i)
+    for (std::size_t i = 0; i < m_ceilingPool.size(); ++i) {
         m_ceilingLabels.push_back(addLabel());
+        m_ceilingLeaders.push_back(addLeader());
+    }
     for (std::size_t i = 0; i < m_slopePool.size(); ++i)
         m_slopeLabels.push_back(addLabel());
     m_ridgeLabel = addLabel();
@@ -190,6 +194,15 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
 }
 
 RooflineChart::~RooflineChart() = default;
+
+QGraphicsLineItem *RooflineChart::addLeader()
+{
+    auto *leader = new QGraphicsLineItem(m_chart);
+    leader->setZValue(20);
+    leader->setAcceptedMouseButtons(Qt::NoButton);
+    leader->hide();
+    return leader;
+}
 
 void RooflineChart::legendToggled()
 {
@@ -285,6 +298,7 @@ void RooflineChart::refresh()
         drawInBackground(m_ceilingPool.back());
         setLegendVisible(m_ceilingPool.back(), false);
         m_ceilingLabels.push_back(addLabel());
+        m_ceilingLeaders.push_back(addLeader());
     }
     for (std::size_t i = 0; i < m_ceilingPool.size(); ++i) {
         QLineSeries *s = m_ceilingPool[i];
@@ -594,26 +608,41 @@ void RooflineChart::layoutLabels()
     for (int i = 0; i + 1 < m_compareRoof->count(); ++i)
         roofs.emplace_back(map(m_compareRoof->at(i).x(), m_compareRoof->at(i).y()),
                            map(m_compareRoof->at(i + 1).x(), m_compareRoof->at(i + 1).y()));
-    auto crossesRoof = [&roofs](const QPolygonF &poly) {
-        for (const QLineF &roof : roofs) {
-            if (poly.containsPoint(roof.p1(), Qt::OddEvenFill) || poly.containsPoint(roof.p2(), Qt::OddEvenFill))
+    auto lineHits = [](const QPolygonF &poly, const QLineF &line) {
+        if (poly.containsPoint(line.p1(), Qt::OddEvenFill) || poly.containsPoint(line.p2(), Qt::OddEvenFill))
+            return true;
+        for (int i = 0; i < poly.size(); ++i)
+            if (QLineF(poly[i], poly[(i + 1) % poly.size()]).intersects(line) == QLineF::BoundedIntersection)
                 return true;
-            for (int i = 0; i < poly.size(); ++i)
-                if (QLineF(poly[i], poly[(i + 1) % poly.size()]).intersects(roof) == QLineF::BoundedIntersection)
-                    return true;
-        }
         return false;
     };
-    bool avoidRoofs = true; // a second pass drops this for the labels that found no place clear of every roof
-    auto tryAt = [&](QGraphicsSimpleTextItem *t, const QPointF &pos, qreal rotation = 0) {
-        t->setRotation(rotation);
-        t->setPos(pos);
-        const QPolygonF poly = t->mapToParent(t->boundingRect());
-        if (!inside.contains(poly.boundingRect()) || (avoidRoofs && crossesRoof(poly)))
+    auto crossesRoof = [&roofs, &lineHits](const QPolygonF &poly) {
+        return std::any_of(roofs.begin(), roofs.end(), [&](const QLineF &roof) { return lineHits(poly, roof); });
+    };
+    // Where a label of `size` would sit at `pos`, turned by `rotation` degrees about its top-left corner (as a
+    // QGraphicsItem's pos() and rotation() place it), and whether it is free there: inside the plot, clear of every
+    // roof and of every label and point placed before it. Only a free place moves the item, so trying many places
+    // costs no scene updates.
+    auto polygonAt = [](const QSizeF &size, const QPointF &pos, qreal rotation) {
+        QTransform tr;
+        tr.translate(pos.x(), pos.y());
+        tr.rotate(rotation);
+        return tr.map(QPolygonF(QRectF(QPointF(0, 0), size)));
+    };
+    auto isFree = [&](const QPolygonF &poly) {
+        if (!inside.contains(poly.boundingRect()) || crossesRoof(poly))
             return false;
         for (const QPolygonF &o : placed)
             if (o.intersects(poly))
                 return false;
+        return true;
+    };
+    auto tryAt = [&](QGraphicsSimpleTextItem *t, const QPointF &pos, qreal rotation = 0) {
+        const QPolygonF poly = polygonAt(t->boundingRect().size(), pos, rotation);
+        if (!isFree(poly))
+            return false;
+        t->setRotation(rotation);
+        t->setPos(pos);
         placed.push_back(poly);
         t->show();
         return true;
@@ -626,6 +655,8 @@ void RooflineChart::layoutLabels()
     };
     for (auto *t : m_ceilingLabels)
         t->hide();
+    for (auto *l : m_ceilingLeaders)
+        l->hide();
     for (auto *t : m_slopeLabels)
         t->hide();
     m_ridgeLabel->hide();
@@ -675,19 +706,71 @@ void RooflineChart::layoutLabels()
         if (yv < ymin || yv > ymax)
             return;
         QGraphicsSimpleTextItem *t = m_ceilingLabels[i];
-        const QSizeF sz = style(t, c.label() + (c.active ? tr("  (matmuls)") : QString()), c.active ? bold : font,
-                                c.active ? strong : weak);
         const double y = map(1, yv).y();
-        const double x = area.right() - sz.width() - 6;
-        // right end above / below, else just right of where the ceiling starts, else along the ceiling
+        // Every slope meets every ceiling, and a slope that reaches a higher ceiling crosses this one's label band
+        // just right of its knee (above the line) or just left of it (below): the free stretches of a ceiling are
+        // the gaps between the knees, often narrower than a label in the presentation font. So the label tries,
+        // in order: its right end, then every position along the ceiling from right to left (above, then below),
+        // then left of where the ceiling starts, on its level; first in full, then shorter ("(matmuls)" dropped),
+        // then as two lines (precisions over peak). A label that fits nowhere is hidden rather than struck through.
+        QStringList texts;
+        if (c.active)
+            texts << c.label() + tr("  (matmuls)");
+        texts << c.label() << c.name() + QLatin1Char('\n') + formatSi(c.flopsPerS, "FLOP/s");
         const double start = std::max(area.left() + 4, map(m_ceilingPool[i]->at(0).x(), yv).x() + 6);
-        for (double f : {1.0, 0.0, 0.5, 0.75, 0.25, 0.9, 0.6, 0.4, 0.1}) {
-            const double along = start + (x - start) * f;
-            if (along < start - 0.5)
-                continue;
-            if (tryAt(t, {along, y - sz.height() - 1}) || tryAt(t, {along, y + 2}))
+        for (const QString &text : texts) {
+            const QSizeF sz = style(t, text, c.active ? bold : font, c.active ? strong : weak);
+            const double right = area.right() - sz.width() - 6;
+            const double step = std::max(4.0, sz.height() / 2);
+            for (double along = right; along >= start - 0.5; along -= step)
+                if (tryAt(t, {along, y - sz.height() - 1}) || tryAt(t, {along, y + 2}))
+                    return;
+            const double left = start - 6 - sz.width();
+            if (tryAt(t, {left, y - sz.height() / 2}) || tryAt(t, {left, y - sz.height() - 1}) ||
+                tryAt(t, {left, y + 2}))
                 return;
         }
+        // No room beside the line: the nearest free place left of the ceiling's start (or above its right end),
+        // with a leader line to the ceiling that crosses no label or point.
+        const QSizeF sz = style(t, c.label(), c.active ? bold : font, c.active ? strong : weak);
+        const QPointF leftEnd(start - 6, y), rightEnd(area.right() - 6, y);
+        const double step = std::max(4.0, sz.height() / 2);
+        for (double d = 0; d < area.height(); d += step)
+            for (double dy : {-d, d}) {
+                const double top = y - sz.height() / 2 + dy;
+                for (const auto &[pos, anchor] : {std::pair{QPointF(leftEnd.x() - 10 - sz.width(), top), leftEnd},
+                                                  std::pair{QPointF(area.left() + 6, top), leftEnd},
+                                                  std::pair{QPointF(rightEnd.x() - sz.width(), top), rightEnd}}) {
+                    const QRectF r(pos, sz);
+                    const QPolygonF poly(r);
+                    if (!isFree(poly))
+                        continue;
+                    const QPointF from(std::clamp(anchor.x(), r.left(), r.right()),
+                                       std::clamp(anchor.y(), r.top(), r.bottom()));
+                    const QLineF leader(from, anchor);
+                    // ... and no other ceiling: a leader across one would tie the label to the wrong roof
+                    bool clear = std::none_of(placed.begin(), placed.end(),
+                                              [&](const QPolygonF &o) { return lineHits(o, leader); });
+                    for (std::size_t j = 0; clear && j < m_ceilings.size(); ++j)
+                        if (j != i && m_ceilingPool[j]->count() >= 2) {
+                            const double yj = m_ceilings[j].flopsPerS / ys;
+                            const QLineF other(map(m_ceilingPool[j]->at(0).x(), yj), map(xmax, yj));
+                            clear = other.intersects(leader) != QLineF::BoundedIntersection;
+                        }
+                    if (!clear || !tryAt(t, pos))
+                        continue;
+                    QGraphicsLineItem *l = m_ceilingLeaders[i];
+                    l->setPen(QPen(c.active ? strong : weak, 1, Qt::DotLine));
+                    l->setLine(leader);
+                    l->setVisible(leader.length() > 2);
+                    if (leader.length() > 2) { // no later label covers the leader
+                        const QPointF n = QPointF(-leader.dy(), leader.dx()) / leader.length();
+                        placed.push_back(
+                            QPolygonF({leader.p1() + n, leader.p2() + n, leader.p2() - n, leader.p1() - n}));
+                    }
+                    return;
+                }
+            }
         t->hide();
     };
     auto besidePoint = [&](QGraphicsSimpleTextItem *t, QScatterSeries *s, double radius) {
@@ -730,89 +813,76 @@ void RooflineChart::layoutLabels()
         placed.emplace_back(QRectF(c - QPointF(r, r), QSizeF(2 * r, 2 * r)));
     }
 
-    // Two passes: first every label clear of the roofs; then the ones still hidden may cross a roof (a crowded chart,
-    // or a presentation font taller than the gap between two ceilings), rather than vanish.
-    std::vector<QGraphicsSimpleTextItem *> all(m_ceilingLabels.begin(), m_ceilingLabels.end());
-    all.insert(all.end(), m_slopeLabels.begin(), m_slopeLabels.end());
-    all.insert(all.end(), {m_ridgeLabel, m_modelLabel, m_selectionLabel, m_compareLabel, m_compareModelLabel});
-    std::vector<QGraphicsSimpleTextItem *> hiddenAfterFirst;
-    for (int pass = 0; pass < 2; ++pass) {
-        avoidRoofs = pass == 0;
-        auto skip = [&](QGraphicsSimpleTextItem *t) {
-            return pass == 1 &&
-                   std::find(hiddenAfterFirst.begin(), hiddenAfterFirst.end(), t) == hiddenAfterFirst.end();
-        };
-        // 1. the roofline proper: the matmul ceiling, the ridge, and the main-memory slope that meets it there
-        for (std::size_t i = 0; i < m_ceilings.size(); ++i)
-            if (m_ceilings[i].active && !skip(m_ceilingLabels[i]))
-                placeCeiling(i);
-        {
-            const Analysis &a = document()->analysis();
-            const double yv = a.peakFlops / ys;
-            if (!skip(m_ridgeLabel) && a.ridge >= xmin && a.ridge <= xmax && yv >= ymin && yv <= ymax) {
-                QString mainName;
-                for (const rm::Slope &s : m_slopes)
-                    if (s.main)
-                        mainName = s.shortName();
-                const QSizeF sz =
-                    style(m_ridgeLabel,
-                          tr("ridge %1 FLOP/byte (%2, %3)")
-                              .arg(formatSiNumber(a.ridge), qs(toString(a.matmulType)).toUpper(), mainName),
-                          font, strong);
-                const QPointF rp = map(a.ridge, yv);
-                if (!tryAt(m_ridgeLabel, rp + QPointF(8, 4)) &&
-                    !tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, 4)) &&
-                    !tryAt(m_ridgeLabel, rp + QPointF(8, -sz.height() - 4)))
-                    m_ridgeLabel->hide();
-            }
+    // In order of importance; a label that finds no free place is hidden, never struck through by a roof (a second
+    // pass that let labels cross the roofs put the host link through "TF32 495 TFLOP/s" on a projector).
+    // 1. the roofline proper: the matmul ceiling, the ridge, and the main-memory slope that meets it there
+    for (std::size_t i = 0; i < m_ceilings.size(); ++i)
+        if (m_ceilings[i].active)
+            placeCeiling(i);
+    {
+        const Analysis &a = document()->analysis();
+        const double yv = a.peakFlops / ys;
+        if (a.ridge >= xmin && a.ridge <= xmax && yv >= ymin && yv <= ymax) {
+            QString mainName;
+            for (const rm::Slope &s : m_slopes)
+                if (s.main)
+                    mainName = s.shortName();
+            const QSizeF sz = style(m_ridgeLabel,
+                                    tr("ridge %1 FLOP/byte (%2, %3)")
+                                        .arg(formatSiNumber(a.ridge), qs(toString(a.matmulType)).toUpper(), mainName),
+                                    font, strong);
+            const QPointF rp = map(a.ridge, yv);
+            // beside the ridge point, else further down beside its drop line
+            bool done = false;
+            for (double down = 4; !done && down < 4 + 6 * sz.height(); down += sz.height() / 2)
+                done = tryAt(m_ridgeLabel, rp + QPointF(8, down)) ||
+                       tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, down)) ||
+                       (down == 4 && (tryAt(m_ridgeLabel, rp + QPointF(8, -sz.height() - 4)) ||
+                                      tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, -sz.height() - 4))));
+            if (!done)
+                m_ridgeLabel->hide();
         }
-        for (std::size_t i = 0; i < m_slopes.size(); ++i)
-            if (m_slopes[i].main && !skip(m_slopeLabels[i]))
-                placeSlope(i);
-        // 2. the points: selection first (the user asked for it), then the whole model
-        if (!skip(m_selectionLabel) && m_selection->count() > 0) {
-            style(m_selectionLabel, m_selectionLabel->text(), bold, theme().accent);
-            besidePoint(m_selectionLabel, m_selection, m_selection->markerSize() / 2);
-        }
-        if (!skip(m_modelLabel)) {
-            style(m_modelLabel, tr("whole model, batch %1").arg(document()->scenario().batch), bold, strong);
-            besidePoint(m_modelLabel, m_model, m_model->markerSize() / 2);
-        }
-        // 3. the other roofs
-        for (std::size_t i = 0; i < m_ceilings.size(); ++i)
-            if (!m_ceilings[i].active && !skip(m_ceilingLabels[i]))
-                placeCeiling(i);
-        for (std::size_t i = 0; i < m_slopes.size(); ++i)
-            if (!m_slopes[i].main && !skip(m_slopeLabels[i]))
-                placeSlope(i);
-        // 4. scenario B: its model point, then its roofline's label under its ceiling at the right
-        const auto &cmp = document()->compareAnalysis();
-        if (!skip(m_compareModelLabel) && m_compareModel->count() > 0) {
-            // "B: Instinct MI300X, int4 weights" where it fits, else just "B".
-            style(m_compareModelLabel, document()->compareLabel(), bold, theme().color(3));
+    }
+    for (std::size_t i = 0; i < m_slopes.size(); ++i)
+        if (m_slopes[i].main)
+            placeSlope(i);
+    // 2. the points: selection first (the user asked for it), then the whole model
+    if (m_selection->count() > 0) {
+        style(m_selectionLabel, m_selectionLabel->text(), bold, theme().accent);
+        besidePoint(m_selectionLabel, m_selection, m_selection->markerSize() / 2);
+    }
+    style(m_modelLabel, tr("whole model, batch %1").arg(document()->scenario().batch), bold, strong);
+    besidePoint(m_modelLabel, m_model, m_model->markerSize() / 2);
+    // 3. the other roofs
+    for (std::size_t i = 0; i < m_ceilings.size(); ++i)
+        if (!m_ceilings[i].active)
+            placeCeiling(i);
+    for (std::size_t i = 0; i < m_slopes.size(); ++i)
+        if (!m_slopes[i].main)
+            placeSlope(i);
+    // 4. scenario B: its model point, then its roofline's label under its ceiling at the right
+    const auto &cmp = document()->compareAnalysis();
+    if (m_compareModel->count() > 0) {
+        // "B: Instinct MI300X, int4 weights" where it fits, else just "B".
+        style(m_compareModelLabel, document()->compareLabel(), bold, theme().color(3));
+        besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
+        if (!m_compareModelLabel->isVisible()) {
+            style(m_compareModelLabel, tr("B"), bold, theme().color(3));
             besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
-            if (!m_compareModelLabel->isVisible()) {
-                style(m_compareModelLabel, tr("B"), bold, theme().color(3));
-                besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
-            }
         }
-        if (!skip(m_compareLabel) && cmp && m_compareRoof->count() > 0 && m_compareRoof->isVisible() &&
-            cmp->peakFlops / ys >= ymin && cmp->peakFlops / ys <= ymax) {
-            const QSizeF sz = style(m_compareLabel,
-                                    tr("B roofline: %1, %2, %3")
-                                        .arg(shortDeviceName(document()->compareDevice()),
-                                             formatSi(cmp->peakFlops, "FLOP/s"), formatSi(cmp->bandwidth, "B/s")),
-                                    font, theme().color(3));
-            const double y = map(1, cmp->peakFlops / ys).y();
-            const double x = area.right() - sz.width() - 6;
-            if (!tryAt(m_compareLabel, {x, y + 2}) && !tryAt(m_compareLabel, {x, y - sz.height() - 1}) &&
-                !tryAt(m_compareLabel, {x, y + sz.height() + 4}))
-                m_compareLabel->hide();
-        }
-        if (pass == 0)
-            for (QGraphicsSimpleTextItem *t : all)
-                if (!t->isVisible() && !t->text().isEmpty())
-                    hiddenAfterFirst.push_back(t);
+    }
+    if (cmp && m_compareRoof->count() > 0 && m_compareRoof->isVisible() && cmp->peakFlops / ys >= ymin &&
+        cmp->peakFlops / ys <= ymax) {
+        const QSizeF sz = style(m_compareLabel,
+                                tr("B roofline: %1, %2, %3")
+                                    .arg(shortDeviceName(document()->compareDevice()),
+                                         formatSi(cmp->peakFlops, "FLOP/s"), formatSi(cmp->bandwidth, "B/s")),
+                                font, theme().color(3));
+        const double y = map(1, cmp->peakFlops / ys).y();
+        const double x = area.right() - sz.width() - 6;
+        if (!tryAt(m_compareLabel, {x, y + 2}) && !tryAt(m_compareLabel, {x, y - sz.height() - 1}) &&
+            !tryAt(m_compareLabel, {x, y + sz.height() + 4}))
+            m_compareLabel->hide();
     }
     if (m_callout->isVisible())
         m_callout->updateGeometry();

@@ -12,6 +12,7 @@
 #include <vector>
 
 class QAction;
+class QGraphicsLineItem;
 class QGraphicsSimpleTextItem;
 class QLineSeries;
 class QLogValueAxis;
@@ -101,6 +102,7 @@ private:
     void updateAxisTitles();
     void stylePools();
     void layoutLabels();
+    QGraphicsLineItem *addLeader();
     void showOperatorTooltip(int index, bool state);
     /// Operators drawn exactly at `p` (equal shapes coincide, e.g. ffn.up and ffn.gate), longest-running first.
     std::vector<int> operatorsAt(const QPointF &p) const;
@@ -117,6 +119,9 @@ private:
     std::vector<QLineSeries *> m_ceilingPool;
     std::vector<QLineSeries *> m_slopePool;
     std::vector<QGraphicsSimpleTextItem *> m_ceilingLabels;
+    /// A ceiling label with no room beside its line (ceilings closer than a line of the presentation font) sits in
+    /// free space with a leader line to its ceiling's left end.
+    std::vector<QGraphicsLineItem *> m_ceilingLeaders;
     std::vector<QGraphicsSimpleTextItem *> m_slopeLabels;
     QLineSeries *m_ridgeLine;
     QScatterSeries *m_ridge;

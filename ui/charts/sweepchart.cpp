@@ -19,6 +19,7 @@
 #include <QScatterSeries>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -297,6 +298,8 @@ SweepChart::SweepChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, 
     });
     m_catcher = catcher;
     m_callout = new Callout(m_chart);
+    // A zoom moves the vertical lines on screen: separate them (and place their labels) again.
+    connect(m_x, &QLogValueAxis::rangeChanged, this, [this] { placeLabels(); });
     connect(m_chart, &QChart::plotAreaChanged, this, [this, catcher] {
         catcher->sync();
         layoutOverlay();
@@ -436,14 +439,16 @@ void SweepChart::refresh()
     // KV cache can keep the whole step memory-bound at every batch).
     const int64_t computeBatch =
         m_answers.firstComputeBound > 0 ? m_answers.firstComputeBound : m_answers.firstLinearComputeBound;
+    m_computeX = static_cast<double>(std::max<int64_t>(computeBatch, 0));
     if (computeBatch > 0)
-        m_computeLine->replace(vertical(static_cast<double>(computeBatch), ty.min, ty.max));
+        m_computeLine->replace(vertical(m_computeX, ty.min, ty.max));
     else
         m_computeLine->clear();
     // The memory limit is exact (largest batch that fits), not the last power of two in the sweep that does.
     const core::FitLimits &limits = doc->fitLimits();
+    m_memoryX = static_cast<double>(std::max<int64_t>(limits.batch, 0));
     if (limits.batch > 0)
-        m_memoryLine->replace(vertical(static_cast<double>(limits.batch), ty.min, ty.max));
+        m_memoryLine->replace(vertical(m_memoryX, ty.min, ty.max));
     else
         m_memoryLine->clear();
 
@@ -457,6 +462,8 @@ void SweepChart::refresh()
     m_memoryText->setText(limits.batchUnbounded ? tr("fits at every batch (%1)").arg(formatBytes(cap))
                           : limits.batch > 0    ? tr("fits up to batch %1 (%2)").arg(limits.batch).arg(formatBytes(cap))
                                                 : tr("does not fit in %1 at any batch").arg(formatBytes(cap)));
+    m_computeText->setData(0, m_computeText->text());
+    m_memoryText->setData(0, m_memoryText->text());
     m_currentText->setText(tr("batch %1").arg(sc.batch));
     layoutOverlay();
 }
@@ -501,22 +508,77 @@ void SweepChart::placeLabels()
     if (area.isEmpty())
         return;
     const qreal pad = 6;
-    auto place = [&](QGraphicsSimpleTextItem *item, QLineSeries *line, qreal y, Qt::Alignment fallback) {
-        const QRectF br = item->boundingRect();
+    // "fits up to batch N" and "compute-bound from batch N" can mark the same batch, or batches a pixel apart: the
+    // memory line, drawn last and wider, then hid the compute line. Lines closer than their strokes plus a gap are
+    // drawn that far apart, centred on where they belong, the lower batch's to the left with its label on its left.
+    const bool both = m_computeLine->count() > 0 && m_memoryLine->count() > 0;
+    int side = 0; // -1: the compute line is the left one of a separated pair, +1: the right one
+    for (auto [line, value] : {std::pair{m_computeLine, m_computeX}, std::pair{m_memoryLine, m_memoryX}}) {
+        if (line->count() < 2)
+            continue;
+        double x = value;
+        if (both) {
+            const qreal xc = m_chart->mapToPosition(QPointF(m_computeX, 1), m_computeLine).x();
+            const qreal xm = m_chart->mapToPosition(QPointF(m_memoryX, 1), m_memoryLine).x();
+            const qreal gap = (m_computeLine->pen().widthF() + m_memoryLine->pen().widthF()) / 2 + 4;
+            if (std::abs(xc - xm) < gap) {
+                side = m_computeX <= m_memoryX ? -1 : 1;
+                const qreal mid = (xc + xm) / 2;
+                const int s = line == m_computeLine ? side : -side;
+                const QPointF v = m_chart->mapToValue(QPointF(mid + s * gap / 2, area.center().y()), line);
+                x = v.x();
+            }
+        }
+        if (line->at(0).x() != x)
+            line->replace(vertical(x, line->at(0).y(), line->at(1).y()));
+    }
+    // A label goes beside its own line (right, else left; the left line of a separated pair: left first) and never
+    // across the other line: where neither side of its own line is free, it goes beyond both lines.
+    auto place = [&](QGraphicsSimpleTextItem *item, QLineSeries *line, QLineSeries *other, qreal y,
+                     Qt::Alignment fallback, int lineSide = 0) {
+        // the label's one-line text (refresh() sets it); a long one that fits nowhere is wrapped
+        const QString full = item->data(0).toString().isEmpty() ? item->text() : item->data(0).toString();
+        item->setData(0, full);
+        if (item->text() != full)
+            item->setText(full);
+        QRectF br = item->boundingRect();
         if (line->count() > 0) {
-            const QPointF p = m_chart->mapToPosition(QPointF(line->at(0).x(), 1), line);
-            qreal x = p.x() + pad;
-            if (x + br.width() > area.right())
-                x = p.x() - pad - br.width();
+            const qreal px = m_chart->mapToPosition(QPointF(line->at(0).x(), 1), line).x();
+            const bool hasOther = other->count() > 0 && other->isVisible();
+            const qreal ox = hasOther ? m_chart->mapToPosition(QPointF(other->at(0).x(), 1), other).x() : px;
+            const qreal half = other->pen().widthF() / 2 + 1;
+            auto fits = [&](qreal x) {
+                return x >= area.left() + pad - 0.5 && x + br.width() <= area.right() + 0.5 &&
+                       (!hasOther || x > ox + half || x + br.width() < ox - half);
+            };
+            auto firstFree = [&](qreal *x) {
+                const qreal right = px + pad, left = px - pad - br.width();
+                const qreal beyondRight = std::max(px, ox) + pad, beyondLeft = std::min(px, ox) - pad - br.width();
+                const std::array<qreal, 4> order = lineSide < 0 ? std::array{left, right, beyondLeft, beyondRight}
+                                                                : std::array{right, left, beyondRight, beyondLeft};
+                *x = right + br.width() > area.right() ? left : right; // nothing free: as before
+                return std::any_of(order.begin(), order.end(),
+                                   [&](qreal c) { return fits(c) ? (*x = c, true) : false; });
+            };
+            qreal x = 0;
+            // too wide for any free place: on two lines after its "; ", then also before " from "
+            QString text = full;
+            for (const auto &[at, by] : {std::pair{"; ", ";\n"}, std::pair{" from ", "\nfrom "}}) {
+                if (firstFree(&x) || !text.contains(QLatin1String(at)))
+                    break;
+                text.replace(QLatin1String(at), QLatin1String(by));
+                item->setText(text);
+                br = item->boundingRect();
+            }
             item->setPos(std::max(area.left() + pad, x), y);
         } else {
             const qreal x = fallback & Qt::AlignRight ? area.right() - pad - br.width() : area.left() + pad;
             item->setPos(x, y);
         }
     };
-    place(m_computeText, m_computeLine, area.top() + pad, Qt::AlignRight);
+    place(m_computeText, m_computeLine, m_memoryLine, area.top() + pad, Qt::AlignRight, side);
     const qreal lineH = m_computeText->boundingRect().height();
-    place(m_memoryText, m_memoryLine, area.top() + pad + lineH * 1.3, Qt::AlignLeft);
+    place(m_memoryText, m_memoryLine, m_computeLine, area.top() + pad + lineH * 1.3, Qt::AlignLeft, -side);
     // The current batch's number below its marker on the time curve (above it when the marker sits low).
     const bool current = m_currentTime->count() > 0 && m_currentTime->isVisible();
     m_currentText->setVisible(current);
@@ -545,8 +607,8 @@ QPointF SweepChart::compareRateMarker() const
 {
     return m_bCurrentRate->count() > 0 && m_bCurrentRate->isVisible() ? m_bCurrentRate->at(0) : QPointF();
 }
-double SweepChart::computeLineX() const { return m_computeLine->count() > 0 ? m_computeLine->at(0).x() : 0.0; }
-double SweepChart::memoryLineX() const { return m_memoryLine->count() > 0 ? m_memoryLine->at(0).x() : 0.0; }
+double SweepChart::computeLineX() const { return m_computeLine->count() > 0 ? m_computeX : 0.0; }
+double SweepChart::memoryLineX() const { return m_memoryLine->count() > 0 ? m_memoryX : 0.0; }
 QString SweepChart::computeLabel() const { return m_computeText->text(); }
 QString SweepChart::memoryLabel() const { return m_memoryText->text(); }
 

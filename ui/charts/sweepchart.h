@@ -74,7 +74,8 @@ public:
     int64_t memoryLimitBatch() const;
     /// Where the current-batch marker sits on the latency curve (batch, ms); null if hidden.
     QPointF currentMarker() const;
-    /// x of the vertical compute-bound / memory-limit lines (0 when hidden).
+    /// The batch the vertical compute-bound / memory-limit lines mark (0 when hidden); where the two meet on screen
+    /// they are drawn side by side, a few pixels apart, each label on its own side.
     double computeLineX() const;
     double memoryLineX() const;
     QString computeLabel() const;
@@ -128,6 +129,10 @@ private:
     QLineSeries *m_rateOver = nullptr;
     QLineSeries *m_computeLine = nullptr;
     QLineSeries *m_memoryLine = nullptr;
+    /// The batches the two vertical lines mark (0: hidden). Where they coincide on screen the lines are drawn a few
+    /// pixels apart (placeLabels()), so a series' x is not the value: these are.
+    double m_computeX = 0;
+    double m_memoryX = 0;
     QScatterSeries *m_currentTime = nullptr;
     QScatterSeries *m_currentRate = nullptr;
     QLineSeries *m_bTime = nullptr;
