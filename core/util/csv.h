@@ -10,6 +10,8 @@ namespace memwall::core {
 
 /// One field: as it is, or between double quotes with every quote doubled when it holds a comma, a quote, a carriage
 /// return or a line feed: csvField("a,b") == "\"a,b\"", csvField("say \"hi\"") == "\"say \"\"hi\"\"\"".
+/// Text a spreadsheet would take for a formula (leading =, +, -, @, tab or CR, and not a plain number) gets a leading
+/// apostrophe: csvField("=1+1") == "'=1+1", csvField("-3.5") == "-3.5".
 std::string csvField(std::string_view text);
 
 /// One record: each field through csvField(), joined by commas, ended by "\n": csvRow({"x", "1,5"}) == "x,\"1,5\"\n".

@@ -35,6 +35,19 @@ private slots:
                                    << "\"a,\"\"b\"\"\nc\"";
         QTest::newRow("spaces and semicolons need no quotes") << " a; b "
                                                               << " a; b ";
+        // Spreadsheet formula injection: a cell that would run is made text; numbers with a sign stay numbers.
+        QTest::newRow("formula: apostrophe") << "=HYPERLINK(\"http://x\")"
+                                             << "\"'=HYPERLINK(\"\"http://x\"\")\"";
+        QTest::newRow("at sign: apostrophe") << "@SUM(A1)"
+                                             << "'@SUM(A1)";
+        QTest::newRow("plus formula: apostrophe") << "+cmd|' /C calc'!A0"
+                                                  << "'+cmd|' /C calc'!A0";
+        QTest::newRow("minus text: apostrophe") << "-2+3"
+                                                << "'-2+3";
+        QTest::newRow("negative number stays") << "-3.5"
+                                               << "-3.5";
+        QTest::newRow("signed exponent stays") << "+1e-09"
+                                               << "+1e-09";
     }
     void field()
     {
