@@ -402,7 +402,8 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
         static_cast<double>(a.params.total) -
         (m.isMoe() ? static_cast<double>(m.layers * m.experts) * ((m.gatedFfn ? 3.0 : 2.0) * m.hidden * m.ffn) : 0.0);
     const double expertParams = static_cast<double>(a.params.total) - nonExpert;
-    double localParams = nonExpert / (static_cast<double>(s.tp) * s.pp) + expertParams / (static_cast<double>(s.tp) * s.pp * s.ep);
+    double localParams =
+        nonExpert / (static_cast<double>(s.tp) * s.pp) + expertParams / (static_cast<double>(s.tp) * s.pp * s.ep);
     if (s.phase == Phase::Train) {
         const double shard = s.zeroStage >= 1 ? s.dp : 1;
         const double p = localParams / shard;
