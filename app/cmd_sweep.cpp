@@ -61,6 +61,9 @@ int cmdSweep(const CommandLine &cl)
                            : "%12s %14s %12s %9s %12s %5s\n",
                     "time", "tokens/s", "FLOP/byte", "bound", "memory", "fits");
     }
+    std::vector<const ScenarioOption *> fields; // looked up once, not per row
+    for (const auto &a : axes)
+        fields.push_back(findOption(a.field)); // parseSweepAxis() accepted it, so it exists
     bool first = true;
     sweepEach(hw, f.model, f.scenario, axes, [&](const SweepRow &r) {
         if (batchOnly)
@@ -87,8 +90,8 @@ int cmdSweep(const CommandLine &cl)
             first = false;
             return;
         }
-        for (const auto &a : axes) {
-            const long long v = std::get<int64_t>(findOption(a.field)->get(r.scenario, WhatIf{}));
+        for (const ScenarioOption *o : fields) {
+            const long long v = std::get<int64_t>(o->get(r.scenario, WhatIf{}));
             std::printf(cl.csv ? "%lld%s" : "%10lld%s", v, sep);
         }
         if (cl.csv) {
