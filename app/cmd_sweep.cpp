@@ -62,6 +62,7 @@ int cmdSweep(const CommandLine &cl)
                     "time", "tokens/s", "FLOP/byte", "bound", "memory", "fits");
     }
     std::vector<const ScenarioOption *> fields; // looked up once, not per row
+    fields.reserve(axes.size());
     for (const auto &a : axes)
         fields.push_back(findOption(a.field)); // parseSweepAxis() accepted it, so it exists
     bool first = true;
