@@ -291,7 +291,7 @@ void MainWindow::reportPresetIssues()
     QStringList lines;
     for (const auto &issue : issues)
         lines << QString::fromStdString(issue.message);
-    auto *label = new QLabel(tr("%n preset file(s) skipped: %1", nullptr, static_cast<int>(issues.size()))
+    auto *label = new QLabel(tr("%n preset file(s) skipped or duplicated: %1", nullptr, static_cast<int>(issues.size()))
                                  .arg(QString::fromStdString(issues.front().message)));
     label->setToolTip(lines.join('\n'));
     label->setObjectName("presetIssues");

@@ -338,10 +338,26 @@ ModelPreset modelPresetFromJson(const json &j, const std::string &file)
 
 void PresetLibrary::loadBuiltin()
 {
+    m_loadingBuiltin = true;
     for (const EmbeddedFile &f : builtinPresetFiles()) {
         const std::string_view path(f.path);
         if (path.starts_with("hardware/") || path.starts_with("models/"))
             loadText(f.text, std::string("presets/") + f.path);
+    }
+    m_loadingBuiltin = false;
+}
+
+void PresetLibrary::noteUserFile(const std::string &kind, const std::string &id, const std::string &file)
+{
+    if (m_loadingBuiltin)
+        return;
+    auto [it, inserted] = m_userFiles.try_emplace(kind + ":" + id, file);
+    if (!inserted && it->second != file) {
+        m_issues.push_back(
+            {file,
+             file + ": id: " + kind + " \"" + id + "\" is also defined in " + it->second + "; " + file + " is used",
+             false});
+        it->second = file;
     }
 }
 
@@ -402,6 +418,7 @@ void PresetLibrary::loadDirectory(const std::string &dir, bool mustExist)
 
 void PresetLibrary::add(HardwareSpec hw)
 {
+    noteUserFile("hardware", hw.id, hw.sourceFile);
     auto it = std::find_if(m_hardware.begin(), m_hardware.end(), [&](const auto &h) { return h.id == hw.id; });
     if (it != m_hardware.end())
         *it = std::move(hw);
@@ -415,6 +432,7 @@ void PresetLibrary::add(HardwareSpec hw)
 
 void PresetLibrary::add(ModelPreset model)
 {
+    noteUserFile("model", model.shape.id, model.sourceFile);
     auto it =
         std::find_if(m_models.begin(), m_models.end(), [&](const auto &m) { return m.shape.id == model.shape.id; });
     if (it != m_models.end())

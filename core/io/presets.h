@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,11 +26,13 @@ struct ModelPreset
     std::string sourceFile;
 };
 
-/// A preset file that could not be used, and why (one line naming file, field and value).
+/// A preset file that could not be used, and why (one line naming file, field and value); or, when `skipped` is
+/// false, a file that was used but hides another user file with the same id.
 struct PresetIssue
 {
     std::string file;
     std::string message;
+    bool skipped = true;
 };
 
 // ---- JSON <-> values (schema: presets/README.md) ----
@@ -45,7 +48,8 @@ nlohmann::json toJson(const ModelShape &m);
 class PresetLibrary
 {
 public:
-    /// Loads the presets compiled into the binary.
+    /// Loads the presets compiled into the binary. Files loaded later override them by id, silently: that is how a
+    /// user's edited copy of a built-in device takes its place. Two user files with one id are reported in issues().
     void loadBuiltin();
     /// Loads every *.json under DIR/hardware and DIR/models (or DIR itself, sorted by the "kind" inside).
     /// A missing folder is not an error unless `mustExist`.
@@ -71,6 +75,10 @@ private:
     std::vector<HardwareSpec> m_hardware;
     std::vector<ModelPreset> m_models;
     std::vector<PresetIssue> m_issues;
+    bool m_loadingBuiltin = false;
+    std::map<std::string, std::string> m_userFiles; ///< "hardware:ID" / "model:ID" -> the user file that defined it
+
+    void noteUserFile(const std::string &kind, const std::string &id, const std::string &file);
 };
 
 /// The preset files compiled into the program: {relative path, JSON text}. Generated at build time from presets/.

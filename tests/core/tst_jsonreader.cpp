@@ -18,6 +18,7 @@
 
 #include <string>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace memwall::core {
@@ -59,6 +60,7 @@ private slots:
     void rejectUnknownNamesTheKey();
     void fileTooLarge();
     void missingFile();
+    void unreadableFileSaysWhy();
     void specialFilesAreRefusedWithoutReading();
     void invalidUtf8FileGivesValidOneLineMessage_data();
     void invalidUtf8FileGivesValidOneLineMessage();
@@ -222,6 +224,44 @@ void TestJsonReader::missingFile()
 {
     QCOMPARE(errorOf([] { readJsonFile("/nonexistent/x.json"); }),
              QString("/nonexistent/x.json: cannot read file: No such file or directory"));
+}
+
+void TestJsonReader::unreadableFileSaysWhy()
+{
+    // A file without read permission: the message gives the operating system's reason. Root reads any file, so
+    // under root (as in CI) the read runs in a child process that has given up root for "nobody".
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QCOMPARE(::chmod(dir.path().toLocal8Bit().constData(), 0755), 0);
+    const std::string path = dir.filePath("secret.json").toStdString();
+    std::ofstream(path) << "{}";
+    QCOMPARE(::chmod(path.c_str(), 0), 0);
+    const auto message = [&] { return errorOf([&] { readJsonFile(path); }).toStdString(); };
+    std::string got;
+    if (::geteuid() != 0) {
+        got = message();
+    } else {
+        int fds[2];
+        QCOMPARE(::pipe(fds), 0);
+        const pid_t child = ::fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            ::close(fds[0]);
+            const std::string m = (::setgid(65534) == 0 && ::setuid(65534) == 0) ? message() : "setuid failed";
+            const bool written = ::write(fds[1], m.data(), m.size()) == static_cast<ssize_t>(m.size());
+            ::_exit(written ? 0 : 1);
+        }
+        ::close(fds[1]);
+        char buf[512];
+        ssize_t n = 0;
+        while ((n = ::read(fds[0], buf, sizeof buf)) > 0)
+            got.append(buf, static_cast<std::size_t>(n));
+        ::close(fds[0]);
+        int status = 0;
+        QCOMPARE(::waitpid(child, &status, 0), child);
+        QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    QCOMPARE(QString::fromStdString(got), QString::fromStdString(path + ": cannot open file: Permission denied"));
 }
 
 namespace {

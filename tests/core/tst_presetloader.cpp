@@ -109,6 +109,7 @@ private slots:
     void textErrors_data();
     void textErrors();
     void laterOverridesEarlier();
+    void duplicateIdsAreNamed();
     void brokenFileLeavesEarlierPreset();
     void brokenFileAmongGoodOnesIsSkipped();
     void fileOverSizeLimitIsSkipped();
@@ -423,6 +424,42 @@ void TestPresetLoader::laterOverridesEarlier()
     QVERIFY(lib.loadText(m.dump(), "m2.json"));
     QCOMPARE(lib.models().size(), std::size_t(1));
     QCOMPARE(lib.findModel("test-model")->shape.layers, int64_t(4));
+    // Both were user files, so neither hides the other silently.
+    QCOMPARE(lib.issues().size(), std::size_t(2));
+    QCOMPARE(QString::fromStdString(lib.issues()[0].message),
+             QString("b.json: id: hardware \"test-gpu\" is also defined in a.json; b.json is used"));
+    QCOMPARE(QString::fromStdString(lib.issues()[1].message),
+             QString("m2.json: id: model \"test-model\" is also defined in m1.json; m2.json is used"));
+    QVERIFY(!lib.issues()[0].skipped);
+}
+
+void TestPresetLoader::duplicateIdsAreNamed()
+{
+    // A user's copy of a built-in device replaces it without a word: that is what saving an edited device does.
+    PresetLibrary lib;
+    lib.loadBuiltin();
+    QVERIFY2(lib.issues().empty(), lib.issues().empty() ? "" : lib.issues().front().message.c_str());
+    json h100 = toJson(*lib.findHardware("h100-sxm"));
+    h100["name"] = "My H100";
+    QVERIFY(lib.loadText(h100.dump(), "/home/u/presets/hardware/h100.json"));
+    QCOMPARE(lib.findHardware("h100-sxm")->name, std::string("My H100"));
+    QVERIFY(lib.issues().empty());
+
+    // Two user files with one id: the later in path order is used, and both are named.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    json second = baseHardware();
+    second["name"] = "Second";
+    writeFile(dir.filePath("hardware/a.json"), baseHardware().dump(2));
+    writeFile(dir.filePath("hardware/sub/z.json"), second.dump(2));
+    lib.loadDirectory(dir.path().toStdString());
+    QCOMPARE(lib.findHardware("test-gpu")->name, std::string("Second"));
+    QCOMPARE(lib.issues().size(), std::size_t(1));
+    const std::string a = dir.filePath("hardware/a.json").toStdString();
+    const std::string z = dir.filePath("hardware/sub/z.json").toStdString();
+    QCOMPARE(lib.issues().front().file, z);
+    QCOMPARE(QString::fromStdString(lib.issues().front().message),
+             QString::fromStdString(z + ": id: hardware \"test-gpu\" is also defined in " + a + "; " + z + " is used"));
 }
 
 void TestPresetLoader::brokenFileLeavesEarlierPreset()

@@ -111,8 +111,9 @@ QString AboutDialog::html(const core::PresetLibrary &presets)
              .arg(userHw)
              .arg(userModels)
              .arg(userPresetDir().toHtmlEscaped(),
-                  presets.issues().empty() ? QString()
-                                           : QObject::tr("; %1 broken file(s) skipped").arg(presets.issues().size()));
+                  presets.issues().empty()
+                      ? QString()
+                      : QObject::tr("; %1 file(s) skipped or duplicated").arg(presets.issues().size()));
 
     h += QObject::tr("<h4>Devices: vendor datasheets</h4><p><small>Each device with the first source of its preset "
                      "file; every other number in the file names its own source.</small></p><ul>");

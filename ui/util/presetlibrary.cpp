@@ -14,7 +14,8 @@ std::shared_ptr<const core::PresetLibrary> loadPresetLibrary(const QString &extr
     if (!extraDir.isEmpty())
         lib->loadDirectory(extraDir.toStdString(), true);
     for (const auto &issue : lib->issues())
-        std::cerr << "memwall: skipped preset: " << issue.message << "\n";
+        std::cerr << (issue.skipped ? "memwall: skipped preset: " : "memwall: duplicate preset: ") << issue.message
+                  << "\n";
     return lib;
 }
 
