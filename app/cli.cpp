@@ -7,6 +7,7 @@
 #include "core/io/hfconfig.h"
 #include "core/io/jsonreader.h"
 #include "core/util/format.h"
+#include "core/util/oneline.h"
 
 #include <algorithm>
 #include <charconv>
@@ -174,10 +175,18 @@ ScenarioFile resolveScenario(const CommandLine &cl, const PresetLibrary &lib)
     return f;
 }
 
+QString outputPath(const std::string &path)
+{
+    if (!isValidUtf8(path))
+        throw InputError(path, "",
+                         "cannot write: the name is not valid UTF-8 (MemWall writes only to names it can spell "
+                         "exactly)");
+    return QString::fromStdString(path);
+}
+
 void writeFileAtomically(const std::string &path, const std::string &text)
 {
-    if (const QString why = ui::saveAtomically(QString::fromStdString(path), QByteArray::fromStdString(text));
-        !why.isEmpty())
+    if (const QString why = ui::saveAtomically(outputPath(path), QByteArray::fromStdString(text)); !why.isEmpty())
         throw InputError(path + ": cannot write: " + why.toStdString());
 }
 

@@ -6,6 +6,8 @@
 #include "core/io/scenariofile.h"
 #include "core/util/format.h"
 
+#include <QString>
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -63,6 +65,10 @@ core::ScenarioFile resolveScenario(const CommandLine &cl, const core::PresetLibr
 
 /// Writes `text` to `path` atomically (temporary file + rename); throws core::InputError naming the path.
 void writeFileAtomically(const std::string &path, const std::string &text);
+/// `path`, a file or folder the command line is asked to write, as a QString. Qt decodes file names as UTF-8 and
+/// would turn other bytes into U+FFFD, writing to another name than the one given: such a path is refused
+/// (InputError "PATH: cannot write: ...").
+QString outputPath(const std::string &path);
 
 /// Handles --save-scenario if given.
 void maybeSaveScenario(const CommandLine &cl, const core::ScenarioFile &f);

@@ -85,7 +85,7 @@ int cmdExport(const CommandLine &cl)
     const auto outOpt = cl.value("--out");
     if (!outOpt || outOpt->empty())
         throw UsageError(all ? "--out DIR is required" : "--out FILE is required (" + allExtensions() + ")");
-    const QString out = QString::fromStdString(*outOpt);
+    const QString out = outputPath(*outOpt);
 
     ui::ExportOptions options;
     if (auto size = cl.value("--size"))

@@ -3,6 +3,7 @@
 #include "ui/charts/chartregistry.h"
 #include "ui/export/chartexporter.h"
 #include "ui/util/presetlibrary.h"
+#include "ui/util/savefile.h"
 
 #include "core/analysis/options.h"
 
@@ -209,6 +210,8 @@ int runCommand(const Command &c, const std::vector<std::string> &args)
             std::cout << commandHelp(c);
             return 0;
         }
+        for (const QString &stray : ui::removeInterruptedWrites())
+            std::cerr << "memwall: removed " << stray.toStdString() << ", left by an interrupted write\n";
         return c.run(cl);
     });
 }

@@ -3,12 +3,14 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/mainwindow.h"
 #include "ui/util/presetlibrary.h"
+#include "ui/util/savefile.h"
 
 #include <memwall_version.h>
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QEvent>
+#include <QStatusBar>
 
 #include <chrono>
 #include <cstdio>
@@ -80,6 +82,12 @@ int runApplication(int argc, char **argv)
     else
         window.restoreLastScenario();
     window.reportPresetIssues();
+    if (const QStringList strays = removeInterruptedWrites(); !strays.isEmpty()) {
+        for (const QString &stray : strays)
+            std::cerr << "memwall: removed " << stray.toStdString() << ", left by an interrupted write\n";
+        window.statusBar()->showMessage(
+            QObject::tr("Removed %n temporary file(s) left by an interrupted save", nullptr, int(strays.size())), 8000);
+    }
     return app.exec();
 }
 

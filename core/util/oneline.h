@@ -43,6 +43,22 @@ inline std::size_t utf8SequenceLength(std::string_view text, std::size_t i)
 
 } // namespace detail
 
+/// True if every byte of `text` belongs to well-formed UTF-8 (RFC 3629).
+inline bool isValidUtf8(std::string_view text)
+{
+    for (std::size_t i = 0; i < text.size();) {
+        if (static_cast<unsigned char>(text[i]) < 0x80) {
+            ++i;
+            continue;
+        }
+        const std::size_t n = detail::utf8SequenceLength(text, i);
+        if (n == 0)
+            return false;
+        i += n;
+    }
+    return true;
+}
+
 /// `text` as one line of valid UTF-8, so that an error message quoting a stranger's key, value or file excerpt
 /// can be printed and logged safely: control characters become "\n", "\r", "\t" or "\xHH"; bytes that are not
 /// part of well-formed UTF-8 become "\xHH"; C1 controls, the Unicode line and paragraph separators and the

@@ -66,6 +66,7 @@ private slots:
     void invalidUtf8FileGivesValidOneLineMessage();
     void oneLineKeepsValidUtf8_data();
     void oneLineKeepsValidUtf8();
+    void utf8Validity();
     void readerErrorHasItsParts();
     void topLevelErrorHasNoField();
     void ruleNamesItsFieldsInTheMessage();
@@ -337,6 +338,22 @@ void TestJsonReader::oneLineKeepsValidUtf8()
     const std::string got = oneLine(std::string_view(in.constData(), static_cast<std::size_t>(in.size())));
     QCOMPARE(QByteArray::fromStdString(got), out);
     QVERIFY(isValidUtf8(QByteArray::fromStdString(got)));
+}
+
+void TestJsonReader::utf8Validity()
+{
+    // What the command line checks before it writes to a path given in bytes (Qt would spell it differently).
+    const auto valid = [](const QByteArray &b) {
+        return core::isValidUtf8(std::string_view(b.constData(), static_cast<std::size_t>(b.size())));
+    };
+    QVERIFY(valid("chart.png"));
+    QVERIFY(valid("r\xc3\xa9sum\xc3\xa9.png")); // résumé
+    QVERIFY(valid("\xf0\x9f\x9a\x80.csv"));     // U+1F680
+    QVERIFY(!valid("r\xe9sum\xe9.png"));        // Latin-1
+    QVERIFY(!valid("\xff.png"));                // never in UTF-8
+    QVERIFY(!valid("\xc0\xae.png"));            // overlong '.'
+    QVERIFY(!valid("\xed\xa0\x80.png"));        // a surrogate
+    QVERIFY(!valid("a\xe6\x97"));               // cut short at the end
 }
 
 // Copying an exception must not throw (the parts are shared, not copied).

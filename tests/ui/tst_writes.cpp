@@ -7,11 +7,13 @@
 #include "ui/dialogs/presetfiles.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/export/chartexporter.h"
+#include "ui/util/savefile.h"
 
 #include "uitest.h"
 
 #include "../testfiles.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QStandardPaths>
@@ -21,6 +23,8 @@
 #include <csignal>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace memwall;
 
@@ -152,6 +156,60 @@ private slots:
         QVERIFY2(error.startsWith(path + ": cannot write: ") && error.contains("File too large"), qPrintable(error));
         QCOMPARE(testfiles::readAll(path), kOld);
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{file});
+    }
+
+    void interruptedWriteIsCleanedUp()
+    {
+        // A kill -9 between QSaveFile's linkat() to "TARGET.XXXXXX" and its rename() leaves that whole temporary
+        // next to the target (strace shows the pair on Linux). The note the write kept in the journal lets the next
+        // start remove it. Set up what such a kill leaves, by hand: the note of a process that is gone, and the
+        // temporary; beside them, files that only look like temporaries, and a write of a process still running.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString target = dir.filePath("slide.png");
+        const QString journal = ui::writeJournalDir();
+        QVERIFY(QDir().mkpath(journal));
+        const pid_t gone = ::fork();
+        if (gone == 0)
+            ::_exit(0);
+        QVERIFY(gone > 0);
+        QCOMPARE(::waitpid(gone, nullptr, 0), gone);
+        const auto note = [&](qint64 pid, const QString &path, qint64 began) {
+            QFile f(journal + QStringLiteral("/%1-0").arg(pid));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(path.toUtf8() + '\n' + QByteArray::number(began) + '\n');
+        };
+        const qint64 began = QDateTime::currentMSecsSinceEpoch();
+        note(gone, target, began);
+        writeOld(target);
+        writeOld(target + ".nTksBP"); // the stray
+        writeOld(target + ".backup"); // a user's file, older than the write
+        QFile old(target + ".backup");
+        QVERIFY(old.open(QIODevice::ReadWrite));
+        QVERIFY(
+            old.setFileTime(QDateTime::fromMSecsSinceEpoch(began - 3600 * 1000), QFileDevice::FileModificationTime));
+        old.close();
+        writeOld(target + ".v2"); // not a temporary's name
+        const QString running = dir.filePath("running.png");
+        note(QCoreApplication::applicationPid(), running, began);
+        writeOld(running + ".AbCd12"); // this process's write is still going on
+
+        QCOMPARE(ui::removeInterruptedWrites(), QStringList{target + ".nTksBP"});
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files),
+                 (QStringList{"running.png.AbCd12", "slide.png", "slide.png.backup", "slide.png.v2"}));
+        QCOMPARE(testfiles::readAll(target), kOld);
+        QCOMPARE(QDir(journal).entryList(QDir::Files),
+                 QStringList{QStringLiteral("%1-0").arg(QCoreApplication::applicationPid())});
+        QFile::remove(journal + QStringLiteral("/%1-0").arg(QCoreApplication::applicationPid()));
+
+        // A write that ends, well or badly, leaves no note behind.
+        QVERIFY(ui::saveAtomically(target, "new").isEmpty());
+        {
+            const FileSizeCap cap(2);
+            QVERIFY(!ui::saveAtomically(target, "too long for the cap").isEmpty());
+        }
+        QCOMPARE(QDir(journal).entryList(QDir::Files), QStringList{});
+        QCOMPARE(testfiles::readAll(target), QByteArray("new"));
     }
 };
 

@@ -10,17 +10,7 @@
 
 namespace memwall::ui {
 
-QString userPresetDir()
-{
-    // AppDataLocation without the organisation: the command line sets no organisation name, so its AppDataLocation
-    // is <data>/MemWall; the GUI sets one, which would move AppDataLocation to <data>/MemWall/MemWall. Both must use
-    // the same folder, so build it from the generic data location and the application name.
-    QString app = QCoreApplication::applicationName();
-    if (app.isEmpty() || app == QLatin1String("memwall"))
-        app = QStringLiteral("MemWall");
-    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QLatin1Char('/') + app +
-           QStringLiteral("/presets");
-}
+QString userPresetDir() { return userDataDir() + QStringLiteral("/presets"); }
 
 QString saveUserPreset(const QString &subfolder, const QString &id, const nlohmann::json &preset, QString *error)
 {
