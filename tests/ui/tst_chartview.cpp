@@ -2,6 +2,7 @@
 // while a drag pans — shown with the sweep chart, whose click sets the batch.
 // GridItem: the grid of value and log axes, drawn in place of Qt Charts' own at Qt's tick positions.
 // ChartBase suspension: a suspended chart only goes stale, and catches up once on resume or before export.
+#include "ui/charts/chartfit.h"
 #include "ui/charts/chartview.h"
 #include "ui/charts/griditem.h"
 #include "ui/charts/memorychart.h"
@@ -22,6 +23,8 @@
 #include <QMenu>
 #include <QtTest>
 
+#include <cmath>
+#include <limits>
 #include <memory>
 
 using namespace memwall;
@@ -56,7 +59,44 @@ private slots:
     void gridFollowsTheAxes();
     void suspendedChartCatchesUp();
     void staticSeriesDrawnByTheBackground();
+    void logRangeIsClamped_data();
+    void logRangeIsClamped();
 };
+
+void TestChartView::logRangeIsClamped_data()
+{
+    // A device of 9e307 FLOP/s once drove QLogValueAxis into a recursion that overflowed the stack. Ranges from data
+    // are clamped to 1e-30..1e30 and 40 decades; nonsense leaves the axis as it was (1..10).
+    QTest::addColumn<double>("lo");
+    QTest::addColumn<double>("hi");
+    QTest::addColumn<bool>("set");
+    QTest::addColumn<double>("wantLo");
+    QTest::addColumn<double>("wantHi");
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    QTest::newRow("ordinary, widened a hair") << 1e-3 << 1e4 << true << 1e-3 * (1 - 1e-9) << 1e4 * (1 + 1e-9);
+    QTest::newRow("9e307 and a denormal") << 5e-324 << 9e307 << true << 1e-10 << 1e30;
+    QTest::newRow("60 decades keep the top 40")
+        << 1e-20 << 1e28 * 0.99 << true << 0.99e-12 * (1 + 1e-9) << 0.99e28 * (1 + 1e-9);
+    QTest::newRow("infinite") << 1.0 << inf << false << 1.0 << 10.0;
+    QTest::newRow("NaN") << nan << 1e3 << false << 1.0 << 10.0;
+    QTest::newRow("zero") << 0.0 << 1e3 << false << 1.0 << 10.0;
+    QTest::newRow("empty") << 5.0 << 5.0 << false << 1.0 << 10.0;
+    QTest::newRow("all below the floor") << 1e-40 << 1e-35 << false << 1.0 << 10.0;
+}
+
+void TestChartView::logRangeIsClamped()
+{
+    QFETCH(double, lo);
+    QFETCH(double, hi);
+    QFETCH(bool, set);
+    QFETCH(double, wantLo);
+    QFETCH(double, wantHi);
+    QLogValueAxis axis;
+    axis.setRange(1, 10);
+    QCOMPARE(ui::chartfit::setLogRange(&axis, lo, hi), set);
+    QVERIFY2(std::fabs(axis.min() / wantLo - 1) < 1e-12, qPrintable(QString::number(axis.min(), 'g', 17)));
+    QVERIFY2(std::fabs(axis.max() / wantHi - 1) < 1e-12, qPrintable(QString::number(axis.max(), 'g', 17)));
+}
 
 void TestChartView::staticSeriesDrawnByTheBackground()
 {

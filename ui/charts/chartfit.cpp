@@ -4,6 +4,10 @@
 #include <QFontMetricsF>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QLogValueAxis>
+
+#include <algorithm>
+#include <cmath>
 
 namespace memwall::ui::chartfit {
 
@@ -54,6 +58,18 @@ void placeLegend(QChart *chart)
     const Qt::Alignment want = legendFitsInRow(labels, legend->font(), width * 0.95) ? Qt::AlignBottom : Qt::AlignRight;
     if (legend->alignment() != want)
         legend->setAlignment(want);
+}
+
+bool setLogRange(QLogValueAxis *axis, double lo, double hi)
+{
+    if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo > 0) || !(hi > lo))
+        return false;
+    hi = std::min(logAxisMax(hi), kLogAxisCeiling);
+    lo = std::max({logAxisMin(lo), kLogAxisFloor, hi / std::pow(10.0, kLogAxisMaxDecades)});
+    if (!(hi > lo))
+        return false;
+    axis->setRange(lo, hi);
+    return true;
 }
 
 } // namespace memwall::ui::chartfit

@@ -5,6 +5,7 @@
 #include <QStringList>
 
 class QChart;
+class QLogValueAxis;
 
 namespace memwall::ui::chartfit {
 
@@ -28,5 +29,16 @@ void placeLegend(QChart *chart);
 /// -1.9999999999999996 in floating point, which would drop the 0.01 label).
 inline double logAxisMin(double v) { return v * (1 - 1e-9); }
 inline double logAxisMax(double v) { return v * (1 + 1e-9); }
+
+/// The widest a log axis may be set from data: 10^-30 to 10^30, at most 40 decades. Every value MemWall accepts stays
+/// far inside (devices: 1e6..1e19 FLOP/s, 1e3..1e18 B/s); beyond, Qt Charts lays out ticks without end and, near
+/// 1e308, recurses until the stack is gone.
+constexpr double kLogAxisFloor = 1e-30;
+constexpr double kLogAxisCeiling = 1e30;
+constexpr double kLogAxisMaxDecades = 40;
+
+/// Sets `axis` to [logAxisMin(lo), logAxisMax(hi)], clamped to the limits above (the low end rises if the span is
+/// too wide). A range that is not finite, not positive or empty leaves the axis as it was; returns whether it was set.
+bool setLogRange(QLogValueAxis *axis, double lo, double hi);
 
 } // namespace memwall::ui::chartfit

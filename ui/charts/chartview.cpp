@@ -50,7 +50,7 @@ bool axisSpan(QAbstractAxis *axis, double *lo, double *hi)
 /// Widest span a user may zoom out to: 24 decades on a log axis (10^-12 ... 10^12 of anything MemWall plots fits),
 /// 1e15 on a linear one. Beyond that Qt Charts lays out astronomically many ticks (or pow() overflows), which hangs.
 constexpr double kMaxLogDecades = 24;
-constexpr double kMaxLogExponent = 30;
+const double kMaxLogExponent = std::log10(chartfit::kLogAxisCeiling); // the data's own limit (chartfit.h)
 constexpr double kMaxLinearSpan = 1e15;
 
 void setAxisSpan(QAbstractAxis *axis, double lo, double hi)

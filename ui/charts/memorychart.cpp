@@ -454,7 +454,7 @@ void MemoryChart::refresh()
         const rm::LogRange r = rm::decadeRange(lo / kGB, hi / kGB * 3.0, 0.15);
         const rm::LogRange labelled = rm::decadeRange(lo / kGB, std::max(m_total, m_bTotal) / kGB * 60.0, 0.15);
         const double xmax = std::max(r.max, labelled.max);
-        m_x->setRange(r.min * (1 - 1e-9), xmax * (1 + 1e-9));
+        chartfit::setLogRange(m_x, r.min, xmax);
     }
     m_callout->hide();
     restyleBars();

@@ -461,10 +461,8 @@ void RooflineChart::updateAxisTitles()
 
 void RooflineChart::applyRanges(const rm::Ranges &r)
 {
-    // A hair wider than the decades, so rounding never drops the first or last tick label.
-    constexpr double lo = 1 - 1e-9, hi = 1 + 1e-9;
-    m_x->setRange(r.x.min * lo, r.x.max * hi);
-    m_y->setRange(r.y.min / m_yScale * lo, r.y.max / m_yScale * hi);
+    chartfit::setLogRange(m_x, r.x.min, r.x.max);
+    chartfit::setLogRange(m_y, r.y.min / m_yScale, r.y.max / m_yScale);
 }
 
 void RooflineChart::updateSelection()

@@ -425,8 +425,8 @@ void SweepChart::refresh()
     const double decades = std::max(std::round(std::log10(ty.max / ty.min)), std::round(std::log10(ry.max / ry.min)));
     ty.max = ty.min * std::pow(10.0, decades);
     ry.max = ry.min * std::pow(10.0, decades);
-    m_yTime->setRange(chartfit::logAxisMin(ty.min), chartfit::logAxisMax(ty.max));
-    m_yRate->setRange(chartfit::logAxisMin(ry.min), chartfit::logAxisMax(ry.max));
+    chartfit::setLogRange(m_yTime, ty.min, ty.max);
+    chartfit::setLogRange(m_yRate, ry.min, ry.max);
     m_yTime->setTitleText(tok ? tr("Time per token, ms") : tr("Time per step, ms"));
     m_time->setName(tok ? tr("ms per token") : tr("ms per step"));
     m_currentTime->setName(

@@ -454,7 +454,7 @@ void TrendsChart::refresh()
     const auto [x0, x1] = trendsmath::yearRange(xmin, xmax);
     m_x->setRange(x0, x1);
     const auto yr = rooflinemath::decadeRange(ymin, ymax, 0.1);
-    m_y->setRange(chartfit::logAxisMin(yr.min), chartfit::logAxisMax(yr.max));
+    chartfit::setLogRange(m_y, yr.min, yr.max);
     m_y->setTitleText(tr("Growth since %1 (×)").arg(m_baseYear));
     layoutOverlay();
 }
