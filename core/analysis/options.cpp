@@ -110,8 +110,8 @@ ScenarioOption choice(ScenarioOption o, E Scenario::*field, std::optional<E> (*p
     return o;
 }
 
-constexpr std::initializer_list<DType> kAllTypes = {DType::FP32, DType::TF32, DType::BF16, DType::FP16,
-                                                    DType::FP8,  DType::INT8, DType::INT4};
+constexpr std::initializer_list<DType> kAllTypes = {DType::FP32, DType::TF32, DType::BF16, DType::FP16, DType::FP8,
+                                                    DType::FP6,  DType::FP4,  DType::INT8, DType::INT4};
 
 std::vector<ScenarioOption> makeOptions()
 {
@@ -170,21 +170,24 @@ std::vector<ScenarioOption> makeOptions()
                         &Scenario::output));
     // ---- precision ----
     {
-        ScenarioOption w{.key = "weights",
-                         .flag = "--weights",
-                         .metavar = "F",
-                         .label = "Weights",
-                         .help = "How weights are stored; int4/g128 adds an FP16 scale per 128 weights.",
-                         .group = "Precision",
-                         .kind = OptionKind::Choice,
-                         .choices = {"fp32", "bf16", "fp16", "fp8", "int8", "int4", "int4/g128"},
-                         .openChoice = true};
+        ScenarioOption w{
+            .key = "weights",
+            .flag = "--weights",
+            .metavar = "F",
+            .label = "Weights",
+            .help = "How weights are stored; int4/g128 adds an FP16 scale per 128 weights. The block formats by "
+                    "name: nvfp4 = fp4/g16/fp8, mxfp4 = fp4/g32/fp8, mxfp6 = fp6/g32/fp8.",
+            .group = "Precision",
+            .kind = OptionKind::Choice,
+            .choices = {"fp32", "bf16", "fp16", "fp8", "fp6/g32/fp8", "fp4", "fp4/g16/fp8", "fp4/g32/fp8", "int8",
+                        "int4", "int4/g128"},
+            .openChoice = true};
         w.get = [](const Scenario &s, const WhatIf &) { return OptionValue(toString(s.weights)); };
         w.set = [](Scenario &s, WhatIf &, const OptionValue &v) {
             const auto f = weightFormatFromString(std::get<std::string>(v));
             if (!f)
                 return "'" + std::get<std::string>(v) +
-                       "' is not a weight format (fp16, bf16, fp8, int8, int4, int4/g128, ...)";
+                       "' is not a weight format (fp16, bf16, fp8, fp4, nvfp4, mxfp4, int8, int4, int4/g128, ...)";
             s.weights = *f;
             return std::string();
         };

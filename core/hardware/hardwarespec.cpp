@@ -38,6 +38,8 @@ DType HardwareSpec::computeType(DType t) const
     switch (t) {
     case DType::INT4: r = pick({DType::INT8, DType::FP8, DType::FP16, DType::BF16, DType::FP32}); break;
     case DType::INT8: r = pick({DType::FP8, DType::FP16, DType::BF16, DType::FP32}); break;
+    case DType::FP4: r = pick({DType::FP6, DType::FP8, DType::FP16, DType::BF16, DType::FP32}); break;
+    case DType::FP6: r = pick({DType::FP8, DType::FP16, DType::BF16, DType::FP32}); break;
     case DType::FP8: r = pick({DType::FP16, DType::BF16, DType::FP32}); break;
     case DType::FP16: r = pick({DType::BF16, DType::FP32}); break;
     case DType::BF16: r = pick({DType::FP16, DType::FP32}); break;

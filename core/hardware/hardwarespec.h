@@ -68,7 +68,8 @@ struct HardwareSpec
     double peak(DType t) const { return peakFlops[index(t)] ? peakFlops[index(t)]->value : 0.0; }
     bool supports(DType t) const { return peak(t) > 0.0; }
     /// The dtype a matmul in format `t` actually runs in: `t` when supported, else the nearest wider
-    /// supported format (fp8 -> fp16/bf16 -> fp32; int4 -> int8 -> fp16 ...). Falls back to the fastest dtype.
+    /// supported format (fp4 -> fp6 -> fp8 -> fp16/bf16 -> fp32; int4 -> int8 -> fp16 ...). Falls back to the fastest
+    /// dtype.
     DType computeType(DType t) const;
     /// Index of the level that holds weights and KV cache: the first Dram level, else the largest non-host level.
     std::size_t mainMemoryIndex() const;

@@ -77,7 +77,7 @@ void readPeaks(JsonReader &r, std::string_view key, std::array<std::optional<Sou
     for (auto it = peaks.node().begin(); it != peaks.node().end(); ++it) {
         auto t = dtypeFromString(it.key());
         if (!t || it.key() != toString(*t))
-            peaks.fail(it.key(), "unknown number format (use fp64, fp32, tf32, bf16, fp16, fp8, int8, int4)");
+            peaks.fail(it.key(), "unknown number format (use " + dtypeList() + ")");
         if (out)
             (*out)[index(*t)] = sourced(peaks, it.key(), kPeakFlops);
         else

@@ -6,6 +6,17 @@
 
 namespace memwall::core {
 
+namespace {
+
+std::string lowerCase(std::string_view s)
+{
+    std::string lower(s);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    return lower;
+}
+
+} // namespace
+
 std::string_view toString(DType t)
 {
     switch (t) {
@@ -15,6 +26,8 @@ std::string_view toString(DType t)
     case DType::BF16: return "bf16";
     case DType::FP16: return "fp16";
     case DType::FP8: return "fp8";
+    case DType::FP6: return "fp6";
+    case DType::FP4: return "fp4";
     case DType::INT8: return "int8";
     case DType::INT4: return "int4";
     case DType::Count: break;
@@ -22,10 +35,17 @@ std::string_view toString(DType t)
     return "?";
 }
 
+std::string dtypeList()
+{
+    std::string list;
+    for (DType t : kAllDTypes)
+        list += (list.empty() ? "" : ", ") + std::string(toString(t));
+    return list;
+}
+
 std::optional<DType> dtypeFromString(std::string_view s)
 {
-    std::string lower(s);
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string lower = lowerCase(s);
     for (DType t : kAllDTypes)
         if (lower == toString(t))
             return t;
@@ -44,6 +64,13 @@ std::optional<DType> dtypeFromString(std::string_view s)
 
 std::optional<WeightFormat> weightFormatFromString(std::string_view text)
 {
+    const std::string lower = lowerCase(text);
+    if (lower == "nvfp4")
+        return WeightFormat{DType::FP4, 16, DType::FP8};
+    if (lower == "mxfp4")
+        return WeightFormat{DType::FP4, 32, DType::FP8};
+    if (lower == "mxfp6")
+        return WeightFormat{DType::FP6, 32, DType::FP8};
     WeightFormat w;
     std::size_t slash = text.find('/');
     auto type = dtypeFromString(text.substr(0, slash));

@@ -7,13 +7,21 @@
 
 namespace memwall::core {
 
-/// Number formats the model distinguishes. The order is stable: it indexes per-dtype arrays.
-enum class DType { FP64, FP32, TF32, BF16, FP16, FP8, INT8, INT4, Count };
+/// Number formats the model distinguishes. The order is stable: it indexes per-dtype arrays. Floating-point formats
+/// come first, widest first, then the integer formats.
+/// FP6 and FP4 are the OCP microscaling element types (MXFP6 E2M3/E3M2, MXFP4 and NVIDIA's NVFP4 E2M1): their
+/// per-block scales are a weight format's group scales ("fp4/g32/fp8" = MXFP4's one 8-bit scale per 32 elements,
+/// "fp4/g16/fp8" = NVFP4's one FP8 scale per 16), not part of the element type.
+enum class DType { FP64, FP32, TF32, BF16, FP16, FP8, FP6, FP4, INT8, INT4, Count };
 
 inline constexpr std::size_t kDTypeCount = static_cast<std::size_t>(DType::Count);
 
 inline constexpr std::array<DType, kDTypeCount> kAllDTypes = {DType::FP64, DType::FP32, DType::TF32, DType::BF16,
-                                                              DType::FP16, DType::FP8,  DType::INT8, DType::INT4};
+                                                              DType::FP16, DType::FP8,  DType::FP6,  DType::FP4,
+                                                              DType::INT8, DType::INT4};
+
+/// True for the integer formats (peaks in OP/s rather than FLOP/s).
+constexpr bool isInteger(DType t) { return t == DType::INT8 || t == DType::INT4; }
 
 /// Storage bits of one element (TF32 is stored as 32-bit words).
 constexpr int bits(DType t)
@@ -26,17 +34,21 @@ constexpr int bits(DType t)
     case DType::FP16: return 16;
     case DType::FP8:
     case DType::INT8: return 8;
+    case DType::FP6: return 6;
+    case DType::FP4:
     case DType::INT4: return 4;
     case DType::Count: break;
     }
     return 0;
 }
 
-/// Storage bytes of one element, fractional for sub-byte formats (INT4 = 0.5).
+/// Storage bytes of one element, fractional for sub-byte formats (INT4 = FP4 = 0.5, FP6 = 0.75).
 constexpr double bytesOf(DType t) { return bits(t) / 8.0; }
 
-/// Lower-case id used in files and on the command line: "fp16", "int4", ...
+/// Lower-case id used in files and on the command line: "fp16", "fp4", "int4", ...
 std::string_view toString(DType t);
+/// Every id, comma-separated, in the order of kAllDTypes: "fp64, fp32, ..., int4" (for messages).
+std::string dtypeList();
 /// Parses an id ("fp16", "bf16", "int4", also "float16"/"bfloat16"/"float32"); nullopt if unknown.
 std::optional<DType> dtypeFromString(std::string_view s);
 
@@ -59,7 +71,9 @@ struct WeightFormat
     friend constexpr bool operator==(const WeightFormat &, const WeightFormat &) = default;
 };
 
-/// Parses "fp16", "int4", "int4/g128" (INT4, one FP16 scale per 128 weights), "int8/g64/bf16".
+/// Parses "fp16", "int4", "int4/g128" (INT4, one FP16 scale per 128 weights), "int8/g64/bf16", and the block formats
+/// by name: "nvfp4" = "fp4/g16/fp8" (NVIDIA: one E4M3 scale per 16 elements), "mxfp4" = "fp4/g32/fp8" and "mxfp6" =
+/// "fp6/g32/fp8" (OCP MX v1.0: one 8-bit E8M0 scale per 32 elements, counted as an 8-bit fp8 scale).
 std::optional<WeightFormat> weightFormatFromString(std::string_view text);
 std::string toString(const WeightFormat &w);
 

@@ -277,6 +277,60 @@ private slots:
         QVERIFY(q.totals.timeS < fp32.totals.timeS); // decode follows the bytes
     }
 
+    // The microscaling formats (OCP MX v1.0: one 8-bit E8M0 scale per 32 elements; NVIDIA NVFP4: one E4M3 scale per
+    // 16) are element types with group scales: MXFP4 = 4 + 8/32 = 4.25 bits, NVFP4 = 4 + 8/16 = 4.5, MXFP6 = 6.25.
+    void blockFloatFormatsCountTheirScales_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("type");
+        QTest::addColumn<double>("bits");
+        QTest::addColumn<QString>("written");
+        QTest::newRow("fp4 = 4 bits") << "fp4" << int(DType::FP4) << 4.0 << "fp4";
+        QTest::newRow("fp6 = 6 bits") << "fp6" << int(DType::FP6) << 6.0 << "fp6";
+        QTest::newRow("nvfp4 = 4.5 bits") << "nvfp4" << int(DType::FP4) << 4.5 << "fp4/g16/fp8";
+        QTest::newRow("NVFP4 in capitals") << "NVFP4" << int(DType::FP4) << 4.5 << "fp4/g16/fp8";
+        QTest::newRow("mxfp4 = 4.25 bits") << "mxfp4" << int(DType::FP4) << 4.25 << "fp4/g32/fp8";
+        QTest::newRow("mxfp6 = 6.25 bits") << "mxfp6" << int(DType::FP6) << 6.25 << "fp6/g32/fp8";
+        QTest::newRow("fp4/g16/fp8 reads back") << "fp4/g16/fp8" << int(DType::FP4) << 4.5 << "fp4/g16/fp8";
+    }
+    void blockFloatFormatsCountTheirScales()
+    {
+        QFETCH(QString, text);
+        QFETCH(int, type);
+        QFETCH(double, bits);
+        QFETCH(QString, written);
+        const auto w = weightFormatFromString(text.toStdString());
+        QVERIFY(w.has_value());
+        QCOMPARE(int(w->type), type);
+        QCOMPARE(w->bitsPerWeight(), bits);
+        QCOMPARE(QString::fromStdString(toString(*w)), written);
+        QCOMPARE(weightFormatFromString(toString(*w)), w); // what is written reads back
+    }
+
+    // FP4 activations run at the FP4 peak where the datasheet gives one (B200: 9 PFLOPS dense), otherwise in the next
+    // wider format the device has (H100 has FP8 but no FP4 or FP6).
+    void fp4MatmulsRunInTheNearestSupportedFormat()
+    {
+        QCOMPARE(int(hw("b200").computeType(DType::FP4)), int(DType::FP4));
+        QCOMPARE(hw("b200").peak(DType::FP4), 9e15);
+        QCOMPARE(int(hw("h100-sxm").computeType(DType::FP4)), int(DType::FP8));
+        QCOMPARE(int(hw("h100-sxm").computeType(DType::FP6)), int(DType::FP8));
+        QCOMPARE(int(hw("a100-80gb-sxm").computeType(DType::FP4)), int(DType::FP16));
+        Scenario s;
+        s.phase = Phase::Prefill;
+        s.seq = 2048;
+        s.activations = DType::FP4;
+        s.weights = *weightFormatFromString("nvfp4");
+        const Analysis fp4 = analyze(hw("b200"), model("llama-2-7b"), s);
+        s.activations = DType::FP8;
+        s.weights = WeightFormat{DType::FP8};
+        const Analysis fp8 = analyze(hw("b200"), model("llama-2-7b"), s);
+        QVERIFY(near(fp4.memory.weights / fp8.memory.weights, 4.5 / 8, 1e-9));
+        QVERIFY(fp4.totals.timeS < fp8.totals.timeS); // compute-bound prefill at twice the peak
+        QCOMPARE(QString::fromStdString(dtypeList()), QStringLiteral("fp64, fp32, tf32, bf16, fp16, fp8, fp6, fp4, "
+                                                                     "int8, int4"));
+    }
+
     void adamMixedPrecisionIs16BytesPerParam()
     {
         Scenario s;

@@ -171,10 +171,11 @@ void TestPresetLoader::hardwareErrors_data()
         "t.json: memory[0].bandwidth_bytes_per_s.source: must not be empty");
     row(
         "unknown dtype key", [](json &j) { j["peak_flops"]["fp12"] = sourced(1e12); },
-        "t.json: peak_flops.fp12: unknown number format (use fp64, fp32, tf32, bf16, fp16, fp8, int8, int4)");
+        "t.json: peak_flops.fp12: unknown number format (use fp64, fp32, tf32, bf16, fp16, fp8, fp6, fp4, int8, int4)");
     row(
         "dtype alias is not a key", [](json &j) { j["peak_flops"]["float16"] = sourced(1e12); },
-        "t.json: peak_flops.float16: unknown number format (use fp64, fp32, tf32, bf16, fp16, fp8, int8, int4)");
+        "t.json: peak_flops.float16: unknown number format (use fp64, fp32, tf32, bf16, fp16, fp8, fp6, fp4, int8, "
+        "int4)");
     row(
         "no peak at all", [](json &j) { j["peak_flops"] = json::object(); },
         "t.json: peak_flops: needs at least one number format");
@@ -503,7 +504,7 @@ void TestPresetLoader::brokenFileAmongGoodOnesIsSkipped()
     QCOMPARE(lib.issues().front().file, path);
     QCOMPARE(QString::fromStdString(lib.issues().front().message),
              QString::fromStdString(path + ": peak_flops.fp12: unknown number format (use fp64, fp32, tf32, bf16, "
-                                           "fp16, fp8, int8, int4)"));
+                                           "fp16, fp8, fp6, fp4, int8, int4)"));
 }
 
 void TestPresetLoader::fileOverSizeLimitIsSkipped()

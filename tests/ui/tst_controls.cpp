@@ -153,6 +153,8 @@ private slots:
         QTest::newRow("int4 = 4 bits") << "int4" << 4.0;
         QTest::newRow("GPTQ int4 g128 = 4.125 bits") << "int4 (g128 fp16 scales)" << 4.125;
         QTest::newRow("fp32 = 32 bits") << "fp32" << 32.0;
+        QTest::newRow("NVFP4 = 4 bits + FP8 scale per 16 = 4.5 bits") << "nvfp4 (fp4, g16 fp8 scales)" << 4.5;
+        QTest::newRow("MXFP4 = 4 bits + 8-bit scale per 32 = 4.25 bits") << "mxfp4 (fp4, g32 8-bit scales)" << 4.25;
     }
     void weightPrecisionChangesWeightMemory()
     {

@@ -262,15 +262,14 @@ void HardwareEditorDialog::buildUi()
     auto *cform = new QFormLayout(compute);
     for (core::DType t : core::kAllDTypes) {
         const QString key = qs(core::toString(t));
-        QLineEdit *e =
-            lineEdit("peak_flops." + key, tr("Dense peak %1 throughput in %2; leave empty if the device has "
-                                             "no native %1 support")
-                                              .arg(key.toUpper(), t >= core::DType::INT8 ? "TOP/s" : "TFLOP/s"));
+        QLineEdit *e = lineEdit("peak_flops." + key, tr("Dense peak %1 throughput in %2; leave empty if the device has "
+                                                        "no native %1 support")
+                                                         .arg(key.toUpper(), core::isInteger(t) ? "TOP/s" : "TFLOP/s"));
         e->setObjectName("peak_" + key + "Edit");
         m_peaks[core::index(t)] = e;
         auto *row = new QHBoxLayout;
         row->addWidget(e);
-        auto *unit = new QLabel(t >= core::DType::INT8 ? tr("TOP/s") : tr("TFLOP/s"), this);
+        auto *unit = new QLabel(core::isInteger(t) ? tr("TOP/s") : tr("TFLOP/s"), this);
         unit->setMinimumWidth(unit->fontMetrics().horizontalAdvance("TFLOP/s"));
         row->addWidget(unit);
         cform->addRow(key.toUpper() + ":", row);

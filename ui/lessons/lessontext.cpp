@@ -114,7 +114,7 @@ core::DType dtypeArg(const Eval &e)
 {
     auto d = core::dtypeFromString(e.arg);
     if (!d)
-        throw EvalError{"unknown number format '" + std::string(e.arg) + "' (fp32, tf32, bf16, fp16, fp8, int8, int4)"};
+        throw EvalError{"unknown number format '" + std::string(e.arg) + "' (" + core::dtypeList() + ")"};
     return *d;
 }
 
