@@ -53,7 +53,7 @@ struct HardwareSpec
     std::string vendor;
     std::string category; ///< gpu | cpu | asic | wafer-scale
     Sourced year;
-    Sourced tdpW;
+    std::optional<Sourced> tdpW; ///< thermal design power; nullopt where the vendor publishes none (Google's TPUs)
     std::optional<Sourced> priceUsd;
     /// Dense peak per dtype (never a sparsity figure); nullopt where the device has no native support.
     std::array<std::optional<Sourced>, kDTypeCount> peakFlops{};

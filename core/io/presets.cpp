@@ -110,7 +110,7 @@ HardwareSpec hardwareFromJson(const json &j, const std::string &file)
     if (!categories.count(hw.category))
         r.fail("category", "must be gpu, cpu, asic or wafer-scale, got \"" + hw.category + "\"");
     hw.year = sourced(r, "year", kYear);
-    hw.tdpW = sourced(r, "tdp_w", kPower);
+    hw.tdpW = optionalSourced(r, "tdp_w", kPower);
     hw.priceUsd = optionalSourced(r, "price_usd", kPrice);
     readPeaks(r, "peak_flops", &hw.peakFlops);
     if (r.has("sparse_peak_flops"))
@@ -190,8 +190,9 @@ json toJson(const HardwareSpec &hw)
            {"name", hw.name},
            {"vendor", hw.vendor},
            {"category", hw.category},
-           {"year", toJson(hw.year)},
-           {"tdp_w", toJson(hw.tdpW)}};
+           {"year", toJson(hw.year)}};
+    if (hw.tdpW)
+        j["tdp_w"] = toJson(*hw.tdpW);
     if (hw.priceUsd)
         j["price_usd"] = toJson(*hw.priceUsd);
     json peaks = json::object();

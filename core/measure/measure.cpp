@@ -564,7 +564,6 @@ HardwareSpec measuredDevice(const MeasureResult &result)
     hw.vendor = "";
     hw.category = "cpu";
     hw.year = Sourced{static_cast<double>(std::stoi(date.substr(0, 4))), source};
-    hw.tdpW = Sourced{0.0, source};
     hw.peakFlops[index(DType::FP32)] = Sourced{result.peakFlops, source};
     MemoryLevel dram;
     dram.name = "DRAM";

@@ -417,7 +417,7 @@ void TestPresetLoader::laterOverridesEarlier()
     QCOMPARE(lib.hardware().size(), std::size_t(1));
     QCOMPARE(lib.findHardware("test-gpu")->name, std::string("Test GPU, revised"));
     QCOMPARE(lib.findHardware("test-gpu")->sourceFile, std::string("b.json"));
-    QCOMPARE(lib.findHardware("test-gpu")->tdpW.value, 350.0);
+    QCOMPARE(lib.findHardware("test-gpu")->tdpW->value, 350.0);
 
     json m = baseModel();
     m["shape"]["layers"] = 4;

@@ -491,7 +491,7 @@ void HardwareEditorDialog::setSpec(const core::HardwareSpec &spec)
     m_vendor->setText(QString::fromStdString(spec.vendor));
     m_category->setCurrentText(QString::fromStdString(spec.category));
     m_year->setValue(static_cast<int>(spec.year.value));
-    m_tdp->setText(spec.tdpW.value > 0 ? textFromNumber(spec.tdpW.value, 1.0) : QString());
+    m_tdp->setText(spec.tdpW ? textFromNumber(spec.tdpW->value, 1.0) : QString());
     m_notes->setText(QString::fromStdString(spec.notes));
     m_notes->setCursorPosition(0);
     m_initialSource[DeviceGroup] = QString::fromStdString(spec.year.source);
@@ -554,7 +554,8 @@ json HardwareEditorDialog::collect() const
            {"vendor", m_vendor->text().trimmed().toStdString()},
            {"category", m_category->currentText().toStdString()}};
     j["year"] = sourced(m_year->value(), m_base.year, DeviceGroup);
-    j["tdp_w"] = sourced(numberFromText(m_tdp->text(), 1.0), m_base.tdpW, DeviceGroup);
+    if (!m_tdp->text().trimmed().isEmpty()) // left empty where the vendor publishes no power figure
+        j["tdp_w"] = sourced(numberFromText(m_tdp->text(), 1.0), m_base.tdpW, DeviceGroup);
     if (m_base.priceUsd)
         j["price_usd"] = json{{"value", m_base.priceUsd->value}, {"source", m_base.priceUsd->source}};
 

@@ -150,7 +150,7 @@ const std::vector<KeyDef> &keyDefs()
         {"ridge", Kind::Number, Arg::None, "ridge point in FLOP/byte (compute roof / bandwidth)", [](const Eval &e) { return number(e.a.ridge); }},
         {"capacity_gb", Kind::Number, Arg::None, "main-memory capacity of one device in GB", [](const Eval &e) { return number(e.a.memory.capacity / 1e9); }},
         {"main_memory", Kind::Text, Arg::None, "name of the memory level holding weights and KV cache", [](const Eval &e) { return text(e.file.hardware.mainMemory().name); }},
-        {"tdp_w", Kind::Number, Arg::None, "thermal design power in W", [](const Eval &e) { return number(e.file.hardware.tdpW.value); }},
+        {"tdp_w", Kind::Number, Arg::None, "thermal design power in W (\"not published\" where the vendor gives none)", [](const Eval &e) { return e.file.hardware.tdpW ? number(e.file.hardware.tdpW->value) : text("not published"); }},
         // ---- the model ----
         {"model", Kind::Text, Arg::None, "model name", [](const Eval &e) { return text(e.file.model.name); }},
         {"model_id", Kind::Text, Arg::None, "model preset id", [](const Eval &e) { return text(e.file.model.id); }},
