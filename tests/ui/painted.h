@@ -15,6 +15,7 @@
 #include <QValueAxis>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -97,27 +98,42 @@ inline QString markerProblems(const ui::ChartBase &base)
         // A star's bounding box is not centred on the star: allow a tenth of its size more.
         slack.push_back(item->type() == QGraphicsPolygonItem::Type ? 0.12 * r.height() : 0.0);
     }
-    std::vector<bool> matched(expected.size(), false);
-    for (std::size_t i = 0; i < painted.size(); ++i) {
-        // The nearest value not matched yet (two series may put a marker on the same spot, e.g. B's star on A's).
-        double best = 1e9;
-        std::size_t bestJ = 0;
+    // Pair painted markers with values one to one, each pair within 2 px (a star gets its slack). Markers of two
+    // series can sit a pixel apart (B's point beside A's), so the nearest value is not always the marker's own: the
+    // pairing is a bipartite matching (augmenting paths), not a greedy nearest-first choice.
+    const auto near = [&](std::size_t i, std::size_t j) {
+        return QLineF(painted[i], expected[j].at).length() <= 2.0 + slack[i];
+    };
+    std::vector<std::ptrdiff_t> owner(expected.size(), -1); // painted marker paired with each value
+    std::vector<bool> tried;
+    const std::function<bool(std::size_t)> pair = [&](std::size_t i) {
         for (std::size_t j = 0; j < expected.size(); ++j) {
-            const double d = QLineF(painted[i], expected[j].at).length() + (matched[j] ? 1e6 : 0.0);
-            if (d < best) {
-                best = d;
-                bestJ = j;
+            if (tried[j] || !near(i, j))
+                continue;
+            tried[j] = true;
+            if (owner[j] < 0 || pair(static_cast<std::size_t>(owner[j]))) {
+                owner[j] = static_cast<std::ptrdiff_t>(i);
+                return true;
             }
         }
-        best = std::fmod(best, 1e6);
-        if (expected.empty() || best > 2.0 + slack[i])
-            return QStringLiteral(
-                       "a marker is painted at (%1, %2), %3 px from the nearest value that maps into the plot")
-                .arg(painted[i].x())
-                .arg(painted[i].y())
-                .arg(best);
-        matched[bestJ] = true;
+        return false;
+    };
+    for (std::size_t i = 0; i < painted.size(); ++i) {
+        tried.assign(expected.size(), false);
+        if (pair(i))
+            continue;
+        double best = 1e9;
+        for (const Expected &e : expected)
+            best = std::min(best, QLineF(painted[i], e.at).length());
+        return QStringLiteral("a marker is painted at (%1, %2), %3 px from the nearest value that maps into the plot%4")
+            .arg(painted[i].x())
+            .arg(painted[i].y())
+            .arg(best)
+            .arg(best <= 2.0 + slack[i] ? QStringLiteral(" (that value has its own marker)") : QString());
     }
+    std::vector<bool> matched(expected.size());
+    for (std::size_t j = 0; j < expected.size(); ++j)
+        matched[j] = owner[j] >= 0;
     for (std::size_t j = 0; j < expected.size(); ++j)
         if (!matched[j]) {
             QString items;

@@ -76,7 +76,37 @@ class TestPainted : public QObject
 private slots:
     void pathMatchesFreshAndMarkersMatchValues_data();
     void pathMatchesFreshAndMarkersMatchValues();
+    void checkerCatchesMovedAndMissingMarkers();
 };
+
+void TestPainted::checkerCatchesMovedAndMissingMarkers()
+{
+    // The check itself can fail: a scatter marker moved 5 px off its value, or not painted, is reported.
+    ui::ScenarioDocument doc(library());
+    std::unique_ptr<ui::ChartBase> chart = ui::createChart(QStringLiteral("roofline"), &doc);
+    ui::ChartView view(chart.get());
+    view.resize(1000, 650);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    QCOMPARE(markerProblems(*chart), QString());
+    QAbstractGraphicsShapeItem *marker = nullptr;
+    for (QGraphicsItem *item : chart->chart()->scene()->items())
+        if (auto *shape = dynamic_cast<QAbstractGraphicsShapeItem *>(item);
+            shape && shape->isVisible() && chart->chart()->isAncestorOf(shape) && shape->parentItem() &&
+            shape->parentItem()->type() == QGraphicsItemGroup::Type &&
+            chart->chart()->plotArea().contains(chart->chart()->mapFromScene(shape->sceneBoundingRect().center())))
+            marker = shape;
+    QVERIFY(marker);
+    marker->setPos(marker->pos() + QPointF(5, 0));
+    QVERIFY2(markerProblems(*chart).contains(QStringLiteral("px from the nearest value")),
+             qPrintable(markerProblems(*chart)));
+    marker->setPos(marker->pos() - QPointF(5, 0));
+    QCOMPARE(markerProblems(*chart), QString());
+    marker->hide();
+    QVERIFY2(markerProblems(*chart).contains(QStringLiteral("no marker is painted there")),
+             qPrintable(markerProblems(*chart)));
+}
 
 void TestPainted::pathMatchesFreshAndMarkersMatchValues_data()
 {
