@@ -5,9 +5,10 @@
 #
 # Packages are installed without their Recommends, so everything the build needs is named here, even where another
 # package only recommends it: libqt6opengl6-dev, for one, without which Qt6Charts' CMake config fails to load.
+# strace is for the test suite: tests/hostile kills a write between its link and its rename (strace --inject).
 set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev nlohmann-json3-dev
-          libgl-dev fonts-dejavu-core)
+          libgl-dev fonts-dejavu-core strace)
 if [ "${1:-}" = "--list" ]; then
   shift
   printf '%s\n' "${packages[@]}" "$@"
