@@ -10,6 +10,9 @@
 //   slider_to_baseline_ratio        the tick's median over the baseline's (goal <= 1.5)
 //   painted_markers_off             ticks after which a marker was not painted where its value maps (must be 0;
 //                                   checked every 10th tick, outside the timed part)
+//   large_sweep_rss_mb              peak resident memory of `memwall sweep --vary batch=1:1048576:1 --vary
+//                                   tp=1,2,4,8 --json` (4,194,304 rows, the largest sweep of issue #21); the rows
+//                                   are counted and the JSON's end checked (goal <= 200)
 #include "core/analysis/analysis.h"
 #include "core/analysis/sweep.h"
 #include "core/io/presets.h"
@@ -39,6 +42,9 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace memwall;
@@ -256,6 +262,53 @@ int main(int argc, char **argv)
         }
     }
 
+    // ---- the largest sweep, streamed: peak resident memory of the child, rows counted as they arrive ----
+    double largeSweepRssMb = -1, largeSweepS = -1;
+    long long largeSweepRows = 0;
+    bool largeSweepWhole = false;
+    {
+        int fds[2];
+        if (::pipe(fds) == 0) {
+            const auto t0 = Clock::now();
+            const pid_t child = ::fork();
+            if (child == 0) {
+                ::dup2(fds[1], 1);
+                ::close(fds[0]);
+                ::close(fds[1]);
+                ::execl(MEMWALL_EXE, MEMWALL_EXE, "sweep", "--vary", "batch=1:1048576:1", "--vary", "tp=1,2,4,8",
+                        "--json", static_cast<char *>(nullptr));
+                ::_exit(127);
+            }
+            ::close(fds[1]);
+            // One row per line: count the lines that open a row, and keep the last bytes to check the JSON closes.
+            std::string tail;
+            char buf[1 << 16];
+            bool lineStart = true;
+            for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) {
+                for (ssize_t i = 0; i < n; ++i) {
+                    if (lineStart && buf[i] == '{')
+                        ++largeSweepRows;
+                    lineStart = buf[i] == '\n' || (lineStart && buf[i] == ' ');
+                }
+                tail.append(buf, static_cast<std::size_t>(n));
+                if (tail.size() > 64)
+                    tail.erase(0, tail.size() - 64);
+            }
+            ::close(fds[0]);
+            int status = 0;
+            rusage usage{};
+            if (child > 0 && ::wait4(child, &status, 0, &usage) == child && WIFEXITED(status) &&
+                WEXITSTATUS(status) == 0) {
+                largeSweepS = msSince(t0) / 1000.0;
+                largeSweepRssMb = static_cast<double>(usage.ru_maxrss) / 1024.0; // Linux: kB
+                const auto end = tail.find_last_not_of(" \n");
+                largeSweepWhole = end != std::string::npos && tail.substr(0, end + 1).ends_with("]}");
+            }
+        }
+    }
+    // The first line opens the header object ({"hardware": ..., "rows": [), every other counted line one row.
+    const bool largeSweepOk = largeSweepWhole && largeSweepRows - 1 == 4194304;
+
     nlohmann::json out{{"slider_update_ms", {{"median", percentile(tickMs, 0.5)}, {"p99", percentile(tickMs, 0.99)}}},
                        {"slider_update_parts_ms",
                         {{"document_and_views_median", percentile(updateMs, 0.5)},
@@ -271,6 +324,9 @@ int main(int argc, char **argv)
                        {"baseline_chart_ms", percentile(baselineMs, 0.5)},
                        {"slider_to_baseline_ratio", percentile(tickMs, 0.5) / percentile(baselineMs, 0.5)},
                        {"painted_markers_off", markersOff},
+                       {"large_sweep_rss_mb", largeSweepRssMb},
+                       {"large_sweep_s", largeSweepS},
+                       {"large_sweep_rows_ok", largeSweepOk},
                        {"goals",
                         {{"slider_update_ms", {{"median", 4}, {"p99", 12}}},
                          {"analysis_us", 20},
@@ -279,7 +335,8 @@ int main(int argc, char **argv)
                          {"rss_mb", 150},
                          {"export_svg_ms", 100},
                          {"slider_to_baseline_ratio", 1.5},
-                         {"painted_markers_off", 0}}}};
+                         {"painted_markers_off", 0},
+                         {"large_sweep_rss_mb", 200}}}};
     for (const auto &[id, median] : byTab)
         out["slider_update_ms_by_tab"][id] = median;
     if (json) {
@@ -304,6 +361,13 @@ int main(int argc, char **argv)
         std::printf("bare QChartView tick     median %.2f ms; the slider tick is %.2f x that (goal <= 1.5)\n",
                     percentile(baselineMs, 0.5), percentile(tickMs, 0.5) / percentile(baselineMs, 0.5));
         std::printf("markers off their values %d of %d checked ticks (must be 0)\n", markersOff, ticks / 10);
+        std::printf("sweep of 4,194,304 rows  peak RSS %.0f MB in %.1f s, rows %s   (goal <= 200 MB)\n",
+                    largeSweepRssMb, largeSweepS, largeSweepOk ? "all there" : "MISSING OR CUT");
+    }
+    if (!largeSweepOk) {
+        std::cerr << "memwall-bench: the large sweep did not write its 4,194,304 rows whole (" << largeSweepRows - 1
+                  << " counted)\n";
+        return 1;
     }
     if (markersOff > 0) {
         std::cerr << "memwall-bench: a tick painted a marker off its value: " << firstOff << "\n";
