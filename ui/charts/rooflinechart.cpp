@@ -713,6 +713,7 @@ void RooflineChart::layoutLabels()
         return plan.size;
     };
     auto hide = [&](QGraphicsSimpleTextItem *t) { plans[t].shown = false; };
+    bool tight = false; ///< see placeAll() below
     auto shown = [&](QGraphicsSimpleTextItem *t) { return plans.value(t).shown; };
     struct LeaderPlan
     {
@@ -770,10 +771,17 @@ void RooflineChart::layoutLabels()
         // in order: its right end, then every position along the ceiling from right to left (above, then below),
         // then left of where the ceiling starts, on its level; first in full, then shorter ("(matmuls)" dropped),
         // then as two lines (precisions over peak). A label that fits nowhere is hidden rather than struck through.
+        // Last, in a tight chart (a projector's window in the presentation theme): the compact form, the peak in the
+        // y axis's unit without repeating it ("FP8 1979"), on one line or two.
+        const QString compact = c.compactLabel(ys);
         QStringList texts;
-        if (c.active)
+        if (c.active && !tight)
             texts << c.label() + tr("  (matmuls)");
+        if (tight)
+            texts << compact << QString(compact).replace(QLatin1Char(' '), QLatin1Char('\n'));
         texts << c.label() << c.name() + QLatin1Char('\n') + formatSi(c.flopsPerS, "FLOP/s");
+        if (!tight)
+            texts << compact << QString(compact).replace(QLatin1Char(' '), QLatin1Char('\n'));
         const double start = std::max(area.left() + 4, map(m_ceilingPool[i]->at(0).x(), yv).x() + 6);
         for (const QString &text : texts) {
             const QSizeF sz = style(t, text, c.active ? bold : font, c.active ? strong : weak);
@@ -788,43 +796,45 @@ void RooflineChart::layoutLabels()
                 return;
         }
         // No room beside the line: the nearest free place left of the ceiling's start (or above its right end),
-        // with a leader line to the ceiling that crosses no label or point.
-        const QSizeF sz = style(t, c.label(), c.active ? bold : font, c.active ? strong : weak);
-        const QPointF leftEnd(start - 6, y), rightEnd(area.right() - 6, y);
-        const double step = std::max(4.0, sz.height() / 2);
-        for (double d = 0; d < area.height(); d += step)
-            for (double dy : {-d, d}) {
-                const double top = y - sz.height() / 2 + dy;
-                for (const auto &[pos, anchor] : {std::pair{QPointF(leftEnd.x() - 10 - sz.width(), top), leftEnd},
-                                                  std::pair{QPointF(area.left() + 6, top), leftEnd},
-                                                  std::pair{QPointF(rightEnd.x() - sz.width(), top), rightEnd}}) {
-                    const QRectF r(pos, sz);
-                    const QPolygonF poly(r);
-                    if (!isFree(poly))
-                        continue;
-                    const QPointF from(std::clamp(anchor.x(), r.left(), r.right()),
-                                       std::clamp(anchor.y(), r.top(), r.bottom()));
-                    const QLineF leader(from, anchor);
-                    // ... and no other ceiling: a leader across one would tie the label to the wrong roof
-                    bool clear = std::none_of(placed.begin(), placed.end(),
-                                              [&](const QPolygonF &o) { return lineHits(o, leader); });
-                    for (std::size_t j = 0; clear && j < m_ceilings.size(); ++j)
-                        if (j != i && m_ceilingPool[j]->count() >= 2) {
-                            const double yj = m_ceilings[j].flopsPerS / ys;
-                            const QLineF other(map(m_ceilingPool[j]->at(0).x(), yj), map(xmax, yj));
-                            clear = other.intersects(leader) != QLineF::BoundedIntersection;
+        // with a leader line to the ceiling that crosses no label or point; in full, else in the compact form.
+        for (const QString &text : {c.label(), compact}) {
+            const QSizeF sz = style(t, text, c.active ? bold : font, c.active ? strong : weak);
+            const QPointF leftEnd(start - 6, y), rightEnd(area.right() - 6, y);
+            const double step = std::max(4.0, sz.height() / 2);
+            for (double d = 0; d < area.height(); d += step)
+                for (double dy : {-d, d}) {
+                    const double top = y - sz.height() / 2 + dy;
+                    for (const auto &[pos, anchor] : {std::pair{QPointF(leftEnd.x() - 10 - sz.width(), top), leftEnd},
+                                                      std::pair{QPointF(area.left() + 6, top), leftEnd},
+                                                      std::pair{QPointF(rightEnd.x() - sz.width(), top), rightEnd}}) {
+                        const QRectF r(pos, sz);
+                        const QPolygonF poly(r);
+                        if (!isFree(poly))
+                            continue;
+                        const QPointF from(std::clamp(anchor.x(), r.left(), r.right()),
+                                           std::clamp(anchor.y(), r.top(), r.bottom()));
+                        const QLineF leader(from, anchor);
+                        // ... and no other ceiling: a leader across one would tie the label to the wrong roof
+                        bool clear = std::none_of(placed.begin(), placed.end(),
+                                                  [&](const QPolygonF &o) { return lineHits(o, leader); });
+                        for (std::size_t j = 0; clear && j < m_ceilings.size(); ++j)
+                            if (j != i && m_ceilingPool[j]->count() >= 2) {
+                                const double yj = m_ceilings[j].flopsPerS / ys;
+                                const QLineF other(map(m_ceilingPool[j]->at(0).x(), yj), map(xmax, yj));
+                                clear = other.intersects(leader) != QLineF::BoundedIntersection;
+                            }
+                        if (!clear || !tryAt(t, pos))
+                            continue;
+                        leaderPlans[i] = {leader, QPen(c.active ? strong : weak, 1, Qt::DotLine), leader.length() > 2};
+                        if (leader.length() > 2) { // no later label covers the leader
+                            const QPointF n = QPointF(-leader.dy(), leader.dx()) / leader.length();
+                            placed.push_back(
+                                QPolygonF({leader.p1() + n, leader.p2() + n, leader.p2() - n, leader.p1() - n}));
                         }
-                    if (!clear || !tryAt(t, pos))
-                        continue;
-                    leaderPlans[i] = {leader, QPen(c.active ? strong : weak, 1, Qt::DotLine), leader.length() > 2};
-                    if (leader.length() > 2) { // no later label covers the leader
-                        const QPointF n = QPointF(-leader.dy(), leader.dx()) / leader.length();
-                        placed.push_back(
-                            QPolygonF({leader.p1() + n, leader.p2() + n, leader.p2() - n, leader.p1() - n}));
+                        return;
                     }
-                    return;
                 }
-            }
+        }
         hide(t);
     };
     auto besidePoint = [&](QGraphicsSimpleTextItem *t, QScatterSeries *s, double radius) {
@@ -869,74 +879,109 @@ void RooflineChart::layoutLabels()
 
     // In order of importance; a label that finds no free place is hidden, never struck through by a roof (a second
     // pass that let labels cross the roofs put the host link through "TF32 495 TFLOP/s" on a projector).
-    // 1. the roofline proper: the matmul ceiling, the ridge, and the main-memory slope that meets it there
-    for (std::size_t i = 0; i < m_ceilings.size(); ++i)
-        if (m_ceilings[i].active)
-            placeCeiling(i);
-    {
-        const Analysis &a = document()->analysis();
-        const double yv = a.peakFlops / ys;
-        if (a.ridge >= xmin && a.ridge <= xmax && yv >= ymin && yv <= ymax) {
-            QString mainName;
-            for (const rm::Slope &s : m_slopes)
-                if (s.main)
-                    mainName = s.shortName();
-            const QSizeF sz = style(m_ridgeLabel,
-                                    tr("ridge %1 FLOP/byte (%2, %3)")
-                                        .arg(formatSiNumber(a.ridge), qs(toString(a.matmulType)).toUpper(), mainName),
-                                    font, strong);
-            const QPointF rp = map(a.ridge, yv);
-            // beside the ridge point, else further down beside its drop line
-            bool done = false;
-            for (double down = 4; !done && down < 4 + 6 * sz.height(); down += sz.height() / 2)
-                done = tryAt(m_ridgeLabel, rp + QPointF(8, down)) ||
-                       tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, down)) ||
-                       (down == 4 && (tryAt(m_ridgeLabel, rp + QPointF(8, -sz.height() - 4)) ||
-                                      tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, -sz.height() - 4))));
-            if (!done)
-                hide(m_ridgeLabel);
+    // When that leaves a ceiling in view without a label (ceilings a few pixels apart in a short presentation
+    // chart), it is done again the tight way: every ceiling first, from the top down, each in its compact form
+    // first, so the labels stack in the order of their lines; the way that labels more ceilings (then the ridge)
+    // is kept.
+    const std::vector<QPolygonF> obstacles = placed;
+    auto placeAll = [&](bool tightWay) {
+        tight = tightWay;
+        placed = obstacles;
+        plans.clear();
+        leaderPlans.assign(m_ceilingLeaders.size(), LeaderPlan{});
+        // 1. the roofline proper: the matmul ceiling, the ridge, and the main-memory slope that meets it there
+        for (std::size_t i = 0; i < m_ceilings.size(); ++i)
+            if (m_ceilings[i].active || tight)
+                placeCeiling(i);
+        {
+            const Analysis &a = document()->analysis();
+            const double yv = a.peakFlops / ys;
+            if (a.ridge >= xmin && a.ridge <= xmax && yv >= ymin && yv <= ymax) {
+                QString mainName;
+                for (const rm::Slope &s : m_slopes)
+                    if (s.main)
+                        mainName = s.shortName();
+                const QSizeF sz =
+                    style(m_ridgeLabel,
+                          tr("ridge %1 FLOP/byte (%2, %3)")
+                              .arg(formatSiNumber(a.ridge), qs(toString(a.matmulType)).toUpper(), mainName),
+                          font, strong);
+                const QPointF rp = map(a.ridge, yv);
+                // beside the ridge point, else further down beside its drop line
+                bool done = false;
+                for (double down = 4; !done && down < 4 + 6 * sz.height(); down += sz.height() / 2)
+                    done = tryAt(m_ridgeLabel, rp + QPointF(8, down)) ||
+                           tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, down)) ||
+                           (down == 4 && (tryAt(m_ridgeLabel, rp + QPointF(8, -sz.height() - 4)) ||
+                                          tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, -sz.height() - 4))));
+                if (!done)
+                    hide(m_ridgeLabel);
+            }
         }
-    }
-    for (std::size_t i = 0; i < m_slopes.size(); ++i)
-        if (m_slopes[i].main)
-            placeSlope(i);
-    // 2. the points: selection first (the user asked for it), then the whole model
-    if (m_selection->count() > 0) {
-        style(m_selectionLabel, m_selectionText, bold, theme().accent);
-        besidePoint(m_selectionLabel, m_selection, m_selection->markerSize() / 2);
-    }
-    style(m_modelLabel, tr("whole model, batch %1").arg(document()->scenario().batch), bold, strong);
-    besidePoint(m_modelLabel, m_model, m_model->markerSize() / 2);
-    // 3. the other roofs
-    for (std::size_t i = 0; i < m_ceilings.size(); ++i)
-        if (!m_ceilings[i].active)
-            placeCeiling(i);
-    for (std::size_t i = 0; i < m_slopes.size(); ++i)
-        if (!m_slopes[i].main)
-            placeSlope(i);
-    // 4. scenario B: its model point, then its roofline's label under its ceiling at the right
-    const auto &cmp = document()->compareAnalysis();
-    if (m_compareModel->count() > 0) {
-        // "B: Instinct MI300X, int4 weights" where it fits, else just "B".
-        style(m_compareModelLabel, document()->compareLabel(), bold, theme().color(3));
-        besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
-        if (!shown(m_compareModelLabel)) {
-            style(m_compareModelLabel, tr("B"), bold, theme().color(3));
+        for (std::size_t i = 0; i < m_slopes.size(); ++i)
+            if (m_slopes[i].main)
+                placeSlope(i);
+        // 2. the points: selection first (the user asked for it), then the whole model
+        if (m_selection->count() > 0) {
+            style(m_selectionLabel, m_selectionText, bold, theme().accent);
+            besidePoint(m_selectionLabel, m_selection, m_selection->markerSize() / 2);
+        }
+        style(m_modelLabel, tr("whole model, batch %1").arg(document()->scenario().batch), bold, strong);
+        besidePoint(m_modelLabel, m_model, m_model->markerSize() / 2);
+        // 3. the other roofs
+        for (std::size_t i = 0; i < m_ceilings.size(); ++i)
+            if (!m_ceilings[i].active && !tight)
+                placeCeiling(i);
+        for (std::size_t i = 0; i < m_slopes.size(); ++i)
+            if (!m_slopes[i].main)
+                placeSlope(i);
+        // 4. scenario B: its model point, then its roofline's label under its ceiling at the right
+        const auto &cmp = document()->compareAnalysis();
+        if (m_compareModel->count() > 0) {
+            // "B: Instinct MI300X, int4 weights" where it fits, else just "B".
+            style(m_compareModelLabel, document()->compareLabel(), bold, theme().color(3));
             besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
+            if (!shown(m_compareModelLabel)) {
+                style(m_compareModelLabel, tr("B"), bold, theme().color(3));
+                besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
+            }
         }
-    }
-    if (cmp && m_compareRoof->count() > 0 && m_compareRoof->isVisible() && cmp->peakFlops / ys >= ymin &&
-        cmp->peakFlops / ys <= ymax) {
-        const QSizeF sz = style(m_compareLabel,
-                                tr("B roofline: %1, %2, %3")
-                                    .arg(shortDeviceName(document()->compareDevice()),
-                                         formatSi(cmp->peakFlops, "FLOP/s"), formatSi(cmp->bandwidth, "B/s")),
-                                font, theme().color(3));
-        const double y = map(1, cmp->peakFlops / ys).y();
-        const double x = area.right() - sz.width() - 6;
-        if (!tryAt(m_compareLabel, {x, y + 2}) && !tryAt(m_compareLabel, {x, y - sz.height() - 1}) &&
-            !tryAt(m_compareLabel, {x, y + sz.height() + 4}))
-            hide(m_compareLabel);
+        if (cmp && m_compareRoof->count() > 0 && m_compareRoof->isVisible() && cmp->peakFlops / ys >= ymin &&
+            cmp->peakFlops / ys <= ymax) {
+            const QSizeF sz = style(m_compareLabel,
+                                    tr("B roofline: %1, %2, %3")
+                                        .arg(shortDeviceName(document()->compareDevice()),
+                                             formatSi(cmp->peakFlops, "FLOP/s"), formatSi(cmp->bandwidth, "B/s")),
+                                    font, theme().color(3));
+            const double y = map(1, cmp->peakFlops / ys).y();
+            const double x = area.right() - sz.width() - 6;
+            if (!tryAt(m_compareLabel, {x, y + 2}) && !tryAt(m_compareLabel, {x, y - sz.height() - 1}) &&
+                !tryAt(m_compareLabel, {x, y + sz.height() + 4}))
+                hide(m_compareLabel);
+        }
+    };
+    auto score = [&] {
+        int n = shown(m_ridgeLabel) ? 1 : 0;
+        for (std::size_t i = 0; i < m_ceilings.size(); ++i) {
+            const double yv = m_ceilings[i].flopsPerS / ys;
+            if (yv >= ymin && yv <= ymax && shown(m_ceilingLabels[i]))
+                n += 10;
+        }
+        return n;
+    };
+    placeAll(false);
+    int inView = 0;
+    for (const rm::Ceiling &c : m_ceilings)
+        if (c.flopsPerS / ys >= ymin && c.flopsPerS / ys <= ymax)
+            inView += 10;
+    if (const int first = score(); first < inView + 1) {
+        const auto firstPlans = plans;
+        const auto firstLeaders = leaderPlans;
+        placeAll(true);
+        if (score() <= first) {
+            plans = firstPlans;
+            leaderPlans = firstLeaders;
+        }
     }
 
     // Apply the plan: only what changed touches the scene.
