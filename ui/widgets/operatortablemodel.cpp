@@ -58,7 +58,7 @@ void OperatorTableModel::refresh()
     for (int c = 0; c < ColumnCount; ++c) {
         int first = -1, last = -1;
         for (int r = 0; r < rows; ++r) {
-            const auto i = static_cast<std::size_t>(r * ColumnCount + c);
+            const auto i = static_cast<std::size_t>(r) * ColumnCount + static_cast<std::size_t>(c);
             if (m_cells[i].text != cells[i].text || m_cells[i].exact != cells[i].exact) {
                 if (first < 0)
                     first = r;
@@ -81,7 +81,7 @@ QVariant OperatorTableModel::data(const QModelIndex &index, int role) const
     const Operator &op = ops[static_cast<std::size_t>(index.row())];
     const double total = m_doc->analysis().totals.timeS;
     const double share = total > 0 ? op.timeS / total : 0.0;
-    const auto cell = static_cast<std::size_t>(index.row() * ColumnCount + index.column());
+    const auto cell = static_cast<std::size_t>(index.row()) * ColumnCount + static_cast<std::size_t>(index.column());
     if (cell >= m_cells.size() || index.column() >= ColumnCount)
         return {};
 
