@@ -594,12 +594,17 @@ void TestRooflineChart::everyCeilingLabelledAndNoRoofThroughALabel()
         const double yv = ceiling.flopsPerS / chart.yScale();
         if (yv < y->min() || yv > y->max())
             continue;
-        const bool labelled = std::any_of(labels.begin(), labels.end(),
-                                          [&](const auto &l) { return l.first.startsWith(ceiling.label()); });
-        // Known limit: in the presentation font a chart this small has no free place left for its top ceiling's label
-        // (the plot is 150 px tall for five decades; four ceilings sit within 80 px of each other).
+        // In full, or in the compact form of a tight chart (the peak in the y axis's unit, which the axis names)
+        const QString compact = ceiling.compactLabel(chart.yScale());
+        const bool labelled = std::any_of(labels.begin(), labels.end(), [&](const auto &l) {
+            return l.first.startsWith(ceiling.label()) || l.first == compact;
+        });
+        // Known limit: a 840x390 presentation chart has a plot 150 px tall for five decades, and the top ceiling sits
+        // about 20 px under the plot's top edge: less than a line of the presentation font, with the next ceiling 9 px
+        // below it. The compact forms now label the lower ceilings there; the top one (or on a B200 the second)
+        // still finds no place.
         if (!labelled && themeId == "presentation" && size.height() < 500)
-            QEXPECT_FAIL("", "no room for the top ceiling's label in a 840x390 presentation chart", Abort);
+            QEXPECT_FAIL("", "no room for the top ceilings' labels in a 840x390 presentation chart", Abort);
         QVERIFY2(labelled, qPrintable(QStringLiteral("the ceiling '%1' has no label").arg(ceiling.label())));
     }
 }

@@ -16,6 +16,9 @@ ChartBase::ChartBase(ScenarioDocument *doc, QObject *parent)
     : QObject(parent), m_chart(new QChart), m_chartGuard(m_chart), m_doc(doc), m_theme(Theme::light())
 {
     m_chart->setAnimationOptions(QChart::NoAnimation); // a slider tick must repaint at once
+    // Square corners: a rounded background is an antialiased path the raster engine fills on every repaint of the
+    // plot (an eighth of the roofline's paint on a slider tick); a square one is a plain rectangle fill.
+    m_chart->setBackgroundRoundness(0);
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     connect(doc, &ScenarioDocument::analysisChanged, this, &ChartBase::followDocument);
     // Qt lays out a hidden chart too (new fonts, or the pending resize when its tab is shown, before the tab resumes

@@ -25,13 +25,26 @@ MarkerLayer::MarkerLayer(QChart *chart, QAbstractSeries *reference)
     setAcceptedMouseButtons(Qt::LeftButton);
     // The plot area is the bounding rectangle; markers are mapped when painted, so a change of the plot area or of
     // an axis range only needs a repaint (and a new bounding rectangle for the former).
-    const auto relayout = [this] {
-        prepareGeometryChange();
-        m_bounds = m_chart->plotArea().adjusted(-60, -60, 60, 60);
+    connect(chart, &QChart::plotAreaChanged, this, [this] {
+        updateBounds();
         update();
-    };
-    connect(chart, &QChart::plotAreaChanged, this, relayout);
-    relayout();
+    });
+    updateBounds();
+}
+
+void MarkerLayer::updateBounds()
+{
+    // The plot area and the largest marker's radius beyond it (what paint() may draw, see its clip): no more, so a
+    // repaint of the markers does not take the axis labels around the plot with it.
+    qreal largest = 0;
+    for (const Marker &m : m_markers)
+        largest = std::max(largest, m.diameter);
+    const qreal margin = largest / 2 + 2;
+    const QRectF bounds = m_chart->plotArea().adjusted(-margin, -margin, margin, margin);
+    if (bounds == m_bounds)
+        return;
+    prepareGeometryChange();
+    m_bounds = bounds;
 }
 
 void MarkerLayer::setMarkers(std::vector<Marker> markers)
@@ -43,6 +56,7 @@ void MarkerLayer::setMarkers(std::vector<Marker> markers)
                      [this](std::size_t a, std::size_t b) { return m_markers[a].diameter > m_markers[b].diameter; });
     m_hovered = -1;
     m_pressed = -1;
+    updateBounds();
     update();
 }
 

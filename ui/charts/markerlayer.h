@@ -69,6 +69,7 @@ protected:
     void mouseReleaseEvent(QGraphicsSceneMouseEvent *event) override;
 
 private:
+    void updateBounds();
     bool drawn(const Marker &m) const;
     QPainterPath markerPath(std::size_t i) const;
     void setHovered(int key);

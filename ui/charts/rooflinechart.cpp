@@ -21,6 +21,7 @@
 #include <QPen>
 #include <QPolygonF>
 #include <QScatterSeries>
+#include <QScopedValueRollback>
 #include <QTransform>
 
 #include <algorithm>
@@ -76,6 +77,14 @@ QScatterSeries *makeScatter(QChart *chart, QAbstractAxis *x, QAbstractAxis *y, c
     s->attachAxis(x);
     s->attachAxis(y);
     return s;
+}
+
+/// Replaces the series' points unless they are the same: a replace() makes Qt Charts recompute the line and the
+/// plot background compare it again, and the roofs do not move on a slider tick.
+void setPoints(QXYSeries *s, const QList<QPointF> &points)
+{
+    if (s->count() != points.size() || s->points() != points)
+        s->replace(points);
 }
 
 QLineSeries *makeLine(QChart *chart, QAbstractAxis *x, QAbstractAxis *y, const QString &object)
@@ -182,8 +191,11 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
 
     connect(m_chart, &QChart::plotAreaChanged, this, &RooflineChart::layoutLabels);
     connect(m_chart, &QChart::geometryChanged, this, &RooflineChart::updateAxisTitles);
-    connect(m_x, &QLogValueAxis::rangeChanged, this, &RooflineChart::layoutLabels);
-    connect(m_y, &QLogValueAxis::rangeChanged, this, &RooflineChart::layoutLabels);
+    for (QLogValueAxis *axis : {m_x, m_y})
+        connect(axis, &QLogValueAxis::rangeChanged, this, [this] {
+            if (!m_refreshing)
+                layoutLabels();
+        });
     connect(doc, &ScenarioDocument::selectionChanged, this, [this] {
         if (!deferWhileSuspended())
             updateSelection();
@@ -305,7 +317,7 @@ void RooflineChart::refresh()
         if (i < m_ceilings.size()) {
             const double p = m_ceilings[i].flopsPerS;
             s->setName(m_ceilings[i].label());
-            s->replace(QList<QPointF>{{rm::ridgePoint(p, fastest), p / ys}, {kFarRight, p / ys}});
+            setPoints(s, {{rm::ridgePoint(p, fastest), p / ys}, {kFarRight, p / ys}});
             s->setVisible(true);
         } else {
             s->clear();
@@ -325,7 +337,7 @@ void RooflineChart::refresh()
         if (i < m_slopes.size()) {
             const double bw = m_slopes[i].bytesPerS;
             s->setName(m_slopes[i].label());
-            s->replace(QList<QPointF>{{kFarLeft, kFarLeft * bw / ys}, {rm::ridgePoint(top, bw), top / ys}});
+            setPoints(s, {{kFarLeft, kFarLeft * bw / ys}, {rm::ridgePoint(top, bw), top / ys}});
             s->setVisible(true);
         } else {
             s->clear();
@@ -334,8 +346,8 @@ void RooflineChart::refresh()
         setLegendVisible(s, false);
     }
     // Ridge point of the matmul precision against main memory.
-    m_ridge->replace(QList<QPointF>{{a.ridge, a.peakFlops / ys}});
-    m_ridgeLine->replace(QList<QPointF>{{a.ridge, kFloor}, {a.ridge, a.peakFlops / ys}});
+    setPoints(m_ridge, {{a.ridge, a.peakFlops / ys}});
+    setPoints(m_ridgeLine, {{a.ridge, kFloor}, {a.ridge, a.peakFlops / ys}});
     setLegendVisible(m_ridge, false);
     setLegendVisible(m_ridgeLine, false);
 
@@ -396,8 +408,7 @@ void RooflineChart::refresh()
     const bool modelB = cmp && cmp->totals.timeS > 0 && cmp->totals.flops > 0;
     if (roofB) {
         const double p = cmp->peakFlops, bw = cmp->bandwidth;
-        m_compareRoof->replace(
-            QList<QPointF>{{kFarLeft, kFarLeft * bw / ys}, {cmp->ridge, p / ys}, {kFarRight, p / ys}});
+        setPoints(m_compareRoof, {{kFarLeft, kFarLeft * bw / ys}, {cmp->ridge, p / ys}, {kFarRight, p / ys}});
         rangeCeilings.push_back({{cmp->matmulType}, p, false});
         rangeSlopes.push_back({QString(), MemoryKind::Dram, bw, true});
     } else {
@@ -432,18 +443,22 @@ void RooflineChart::refresh()
                 kernels.append({k.arithmeticIntensity(), k.flopsPerS() / ys});
                 keep.push_back({k.arithmeticIntensity(), k.flopsPerS()});
             }
-    m_measured->replace(kernels);
+    setPoints(m_measured, kernels);
     m_measured->setVisible(!kernels.isEmpty());
     setLegendVisible(m_measured, !kernels.isEmpty());
 
     m_ranges = rm::rooflineRanges(rangeCeilings, rangeSlopes, keep);
-    if (!isUserView())
-        applyRanges(m_ranges);
+    {
+        // One label layout at the end, not one per changed axis as well.
+        const QScopedValueRollback<bool> once(m_refreshing, true);
+        if (!isUserView())
+            applyRanges(m_ranges);
+    }
     updateAxisTitles();
     m_callout->hide();
     m_hovered = -1;
     stylePools();
-    updateSelection();
+    updateSelection(false);
     layoutLabels();
 }
 
@@ -465,7 +480,7 @@ void RooflineChart::applyRanges(const rm::Ranges &r)
     chartfit::setLogRange(m_y, r.y.min / m_yScale, r.y.max / m_yScale);
 }
 
-void RooflineChart::updateSelection()
+void RooflineChart::updateSelection(bool relayout)
 {
     const int idx = document()->selectedOperator();
     const QPointF p = drawnPoint(idx);
@@ -473,13 +488,14 @@ void RooflineChart::updateSelection()
         m_selection->replace(QList<QPointF>{p});
         m_selection->setMarkerSize(m_opSizes[static_cast<std::size_t>(idx)] + 10 * theme().markerScale);
         m_selection->setVisible(true);
-        m_selectionLabel->setText(qs(document()->analysis().operators[static_cast<std::size_t>(idx)].name));
+        m_selectionText = qs(document()->analysis().operators[static_cast<std::size_t>(idx)].name);
     } else {
         m_selection->clear();
         m_selection->setVisible(false);
     }
     setLegendVisible(m_selection, false);
-    layoutLabels();
+    if (relayout)
+        layoutLabels();
 }
 
 std::vector<int> RooflineChart::operatorsAt(const QPointF &p) const
@@ -572,6 +588,19 @@ QList<QAction *> RooflineChart::optionActions()
     return {m_cacheSlopesAction};
 }
 
+QSizeF RooflineChart::textSize(const QString &text, const QFont &font)
+{
+    // Measured by an item like the labels (outside the scene), so the size is the one a label will have.
+    const QString key = font.key() + QChar(0x1f) + text;
+    if (const auto it = m_textSizes.constFind(key); it != m_textSizes.cend())
+        return *it;
+    if (m_textSizes.size() > 512)
+        m_textSizes.clear();
+    m_measure.setFont(font);
+    m_measure.setText(text);
+    return *m_textSizes.insert(key, m_measure.boundingRect().size());
+}
+
 void RooflineChart::layoutLabels()
 {
     chartfit::applyTitle(m_chart, titles(), theme().titleFont());
@@ -607,6 +636,11 @@ void RooflineChart::layoutLabels()
         roofs.emplace_back(map(m_compareRoof->at(i).x(), m_compareRoof->at(i).y()),
                            map(m_compareRoof->at(i + 1).x(), m_compareRoof->at(i + 1).y()));
     auto lineHits = [](const QPolygonF &poly, const QLineF &line) {
+        // Most candidates are far from most lines: their bounding boxes do not even touch.
+        const QRectF box = poly.boundingRect();
+        if (std::max(line.x1(), line.x2()) < box.left() || std::min(line.x1(), line.x2()) > box.right() ||
+            std::max(line.y1(), line.y2()) < box.top() || std::min(line.y1(), line.y2()) > box.bottom())
+            return false;
         if (poly.containsPoint(line.p1(), Qt::OddEvenFill) || poly.containsPoint(line.p2(), Qt::OddEvenFill))
             return true;
         for (int i = 0; i < poly.size(); ++i)
@@ -627,41 +661,65 @@ void RooflineChart::layoutLabels()
         tr.rotate(rotation);
         return tr.map(QPolygonF(QRectF(QPointF(0, 0), size)));
     };
+    // QPolygonF::intersects() goes through QPainterPath: only polygons whose bounding boxes meet get that far, and
+    // two upright rectangles whose boxes overlap by some area intersect (touching ones are left to Qt, as before).
+    auto overlaps = [](const QPolygonF &a, const QPolygonF &b) {
+        const QRectF ra = a.boundingRect(), rb = b.boundingRect();
+        if (ra.right() < rb.left() || rb.right() < ra.left() || ra.bottom() < rb.top() || rb.bottom() < ra.top())
+            return false;
+        const auto upright = [](const QPolygonF &p, const QRectF &r) { return p.size() == 5 && QPolygonF(r) == p; };
+        if (ra.intersects(rb) && upright(a, ra) && upright(b, rb))
+            return true;
+        return a.intersects(b);
+    };
     auto isFree = [&](const QPolygonF &poly) {
         if (!inside.contains(poly.boundingRect()) || crossesRoof(poly))
             return false;
-        for (const QPolygonF &o : placed)
-            if (o.intersects(poly))
-                return false;
-        return true;
+        return std::none_of(placed.begin(), placed.end(), [&](const QPolygonF &o) { return overlaps(o, poly); });
     };
+    // The labels are planned first and the items changed last, only where the plan differs from what they show: a
+    // slider tick that leaves a label where it was costs no scene update (and no text layout) for it.
+    struct Plan
+    {
+        QString text;
+        QFont font;
+        QColor color;
+        QSizeF size;
+        QPointF pos;
+        qreal rotation = 0;
+        bool shown = false;
+    };
+    QHash<QGraphicsSimpleTextItem *, Plan> plans;
     auto tryAt = [&](QGraphicsSimpleTextItem *t, const QPointF &pos, qreal rotation = 0) {
-        const QPolygonF poly = polygonAt(t->boundingRect().size(), pos, rotation);
+        Plan &plan = plans[t];
+        const QPolygonF poly = polygonAt(plan.size, pos, rotation);
         if (!isFree(poly))
             return false;
-        t->setRotation(rotation);
-        t->setPos(pos);
+        plan.rotation = rotation;
+        plan.pos = pos;
+        plan.shown = true;
         placed.push_back(poly);
-        t->show();
         return true;
     };
-    auto style = [](QGraphicsSimpleTextItem *t, const QString &text, const QFont &f, const QColor &c) {
-        t->setText(text);
-        t->setFont(f);
-        t->setBrush(c);
-        return t->boundingRect().size();
+    auto style = [&](QGraphicsSimpleTextItem *t, const QString &text, const QFont &f, const QColor &c) {
+        Plan &plan = plans[t];
+        plan.text = text;
+        plan.font = f;
+        plan.color = c;
+        plan.size = textSize(text, f);
+        plan.shown = false;
+        return plan.size;
     };
-    for (auto *t : m_ceilingLabels)
-        t->hide();
-    for (auto *l : m_ceilingLeaders)
-        l->hide();
-    for (auto *t : m_slopeLabels)
-        t->hide();
-    m_ridgeLabel->hide();
-    m_modelLabel->hide();
-    m_selectionLabel->hide();
-    m_compareLabel->hide();
-    m_compareModelLabel->hide();
+    auto hide = [&](QGraphicsSimpleTextItem *t) { plans[t].shown = false; };
+    bool tight = false; ///< see placeAll() below
+    auto shown = [&](QGraphicsSimpleTextItem *t) { return plans.value(t).shown; };
+    struct LeaderPlan
+    {
+        QLineF line;
+        QPen pen;
+        bool shown = false;
+    };
+    std::vector<LeaderPlan> leaderPlans(m_ceilingLeaders.size());
 
     auto placeSlope = [&](std::size_t i) {
         if (i >= m_slopes.size() || m_ceilings.empty())
@@ -696,7 +754,7 @@ void RooflineChart::layoutLabels()
                 if (tryAt(t, p0 + dir * along + up * (sz.height() + lift), ang * 180.0 / M_PI))
                     return;
             }
-        t->hide();
+        hide(t);
     };
     auto placeCeiling = [&](std::size_t i) {
         const rm::Ceiling &c = m_ceilings[i];
@@ -711,10 +769,17 @@ void RooflineChart::layoutLabels()
         // in order: its right end, then every position along the ceiling from right to left (above, then below),
         // then left of where the ceiling starts, on its level; first in full, then shorter ("(matmuls)" dropped),
         // then as two lines (precisions over peak). A label that fits nowhere is hidden rather than struck through.
+        // Last, in a tight chart (a projector's window in the presentation theme): the compact form, the peak in the
+        // y axis's unit without repeating it ("FP8 1979"), on one line or two.
+        const QString compact = c.compactLabel(ys);
         QStringList texts;
-        if (c.active)
+        if (c.active && !tight)
             texts << c.label() + tr("  (matmuls)");
+        if (tight)
+            texts << compact << QString(compact).replace(QLatin1Char(' '), QLatin1Char('\n'));
         texts << c.label() << c.name() + QLatin1Char('\n') + formatSi(c.flopsPerS, "FLOP/s");
+        if (!tight)
+            texts << compact << QString(compact).replace(QLatin1Char(' '), QLatin1Char('\n'));
         const double start = std::max(area.left() + 4, map(m_ceilingPool[i]->at(0).x(), yv).x() + 6);
         for (const QString &text : texts) {
             const QSizeF sz = style(t, text, c.active ? bold : font, c.active ? strong : weak);
@@ -729,47 +794,46 @@ void RooflineChart::layoutLabels()
                 return;
         }
         // No room beside the line: the nearest free place left of the ceiling's start (or above its right end),
-        // with a leader line to the ceiling that crosses no label or point.
-        const QSizeF sz = style(t, c.label(), c.active ? bold : font, c.active ? strong : weak);
-        const QPointF leftEnd(start - 6, y), rightEnd(area.right() - 6, y);
-        const double step = std::max(4.0, sz.height() / 2);
-        for (double d = 0; d < area.height(); d += step)
-            for (double dy : {-d, d}) {
-                const double top = y - sz.height() / 2 + dy;
-                for (const auto &[pos, anchor] : {std::pair{QPointF(leftEnd.x() - 10 - sz.width(), top), leftEnd},
-                                                  std::pair{QPointF(area.left() + 6, top), leftEnd},
-                                                  std::pair{QPointF(rightEnd.x() - sz.width(), top), rightEnd}}) {
-                    const QRectF r(pos, sz);
-                    const QPolygonF poly(r);
-                    if (!isFree(poly))
-                        continue;
-                    const QPointF from(std::clamp(anchor.x(), r.left(), r.right()),
-                                       std::clamp(anchor.y(), r.top(), r.bottom()));
-                    const QLineF leader(from, anchor);
-                    // ... and no other ceiling: a leader across one would tie the label to the wrong roof
-                    bool clear = std::none_of(placed.begin(), placed.end(),
-                                              [&](const QPolygonF &o) { return lineHits(o, leader); });
-                    for (std::size_t j = 0; clear && j < m_ceilings.size(); ++j)
-                        if (j != i && m_ceilingPool[j]->count() >= 2) {
-                            const double yj = m_ceilings[j].flopsPerS / ys;
-                            const QLineF other(map(m_ceilingPool[j]->at(0).x(), yj), map(xmax, yj));
-                            clear = other.intersects(leader) != QLineF::BoundedIntersection;
+        // with a leader line to the ceiling that crosses no label or point; in full, else in the compact form.
+        for (const QString &text : {c.label(), compact}) {
+            const QSizeF sz = style(t, text, c.active ? bold : font, c.active ? strong : weak);
+            const QPointF leftEnd(start - 6, y), rightEnd(area.right() - 6, y);
+            const double step = std::max(4.0, sz.height() / 2);
+            for (double d = 0; d < area.height(); d += step)
+                for (double dy : {-d, d}) {
+                    const double top = y - sz.height() / 2 + dy;
+                    for (const auto &[pos, anchor] : {std::pair{QPointF(leftEnd.x() - 10 - sz.width(), top), leftEnd},
+                                                      std::pair{QPointF(area.left() + 6, top), leftEnd},
+                                                      std::pair{QPointF(rightEnd.x() - sz.width(), top), rightEnd}}) {
+                        const QRectF r(pos, sz);
+                        const QPolygonF poly(r);
+                        if (!isFree(poly))
+                            continue;
+                        const QPointF from(std::clamp(anchor.x(), r.left(), r.right()),
+                                           std::clamp(anchor.y(), r.top(), r.bottom()));
+                        const QLineF leader(from, anchor);
+                        // ... and no other ceiling: a leader across one would tie the label to the wrong roof
+                        bool clear = std::none_of(placed.begin(), placed.end(),
+                                                  [&](const QPolygonF &o) { return lineHits(o, leader); });
+                        for (std::size_t j = 0; clear && j < m_ceilings.size(); ++j)
+                            if (j != i && m_ceilingPool[j]->count() >= 2) {
+                                const double yj = m_ceilings[j].flopsPerS / ys;
+                                const QLineF other(map(m_ceilingPool[j]->at(0).x(), yj), map(xmax, yj));
+                                clear = other.intersects(leader) != QLineF::BoundedIntersection;
+                            }
+                        if (!clear || !tryAt(t, pos))
+                            continue;
+                        leaderPlans[i] = {leader, QPen(c.active ? strong : weak, 1, Qt::DotLine), leader.length() > 2};
+                        if (leader.length() > 2) { // no later label covers the leader
+                            const QPointF n = QPointF(-leader.dy(), leader.dx()) / leader.length();
+                            placed.push_back(
+                                QPolygonF({leader.p1() + n, leader.p2() + n, leader.p2() - n, leader.p1() - n}));
                         }
-                    if (!clear || !tryAt(t, pos))
-                        continue;
-                    QGraphicsLineItem *l = m_ceilingLeaders[i];
-                    l->setPen(QPen(c.active ? strong : weak, 1, Qt::DotLine));
-                    l->setLine(leader);
-                    l->setVisible(leader.length() > 2);
-                    if (leader.length() > 2) { // no later label covers the leader
-                        const QPointF n = QPointF(-leader.dy(), leader.dx()) / leader.length();
-                        placed.push_back(
-                            QPolygonF({leader.p1() + n, leader.p2() + n, leader.p2() - n, leader.p1() - n}));
+                        return;
                     }
-                    return;
                 }
-            }
-        t->hide();
+        }
+        hide(t);
     };
     auto besidePoint = [&](QGraphicsSimpleTextItem *t, QScatterSeries *s, double radius) {
         if (s->count() == 0 || !s->isVisible())
@@ -778,7 +842,7 @@ void RooflineChart::layoutLabels()
         if (v.x() < xmin || v.x() > xmax || v.y() < ymin || v.y() > ymax)
             return;
         const QPointF p = map(v.x(), v.y());
-        const QSizeF sz = t->boundingRect().size();
+        const QSizeF sz = plans.value(t).size;
         const double r = radius + 4;
         for (const QPointF &pos :
              {QPointF(p.x() + r, p.y() - sz.height() / 2), QPointF(p.x() - r - sz.width(), p.y() - sz.height() / 2),
@@ -790,7 +854,7 @@ void RooflineChart::layoutLabels()
               QPointF(p.x() - 2 * r - sz.width(), p.y() + r)})
             if (tryAt(t, pos))
                 return;
-        t->hide();
+        hide(t);
     };
 
     // Operator markers and the model star are obstacles: no label covers a point.
@@ -813,74 +877,143 @@ void RooflineChart::layoutLabels()
 
     // In order of importance; a label that finds no free place is hidden, never struck through by a roof (a second
     // pass that let labels cross the roofs put the host link through "TF32 495 TFLOP/s" on a projector).
-    // 1. the roofline proper: the matmul ceiling, the ridge, and the main-memory slope that meets it there
-    for (std::size_t i = 0; i < m_ceilings.size(); ++i)
-        if (m_ceilings[i].active)
-            placeCeiling(i);
-    {
-        const Analysis &a = document()->analysis();
-        const double yv = a.peakFlops / ys;
-        if (a.ridge >= xmin && a.ridge <= xmax && yv >= ymin && yv <= ymax) {
-            QString mainName;
-            for (const rm::Slope &s : m_slopes)
-                if (s.main)
-                    mainName = s.shortName();
-            const QSizeF sz = style(m_ridgeLabel,
-                                    tr("ridge %1 FLOP/byte (%2, %3)")
-                                        .arg(formatSiNumber(a.ridge), qs(toString(a.matmulType)).toUpper(), mainName),
-                                    font, strong);
-            const QPointF rp = map(a.ridge, yv);
-            // beside the ridge point, else further down beside its drop line
-            bool done = false;
-            for (double down = 4; !done && down < 4 + 6 * sz.height(); down += sz.height() / 2)
-                done = tryAt(m_ridgeLabel, rp + QPointF(8, down)) ||
-                       tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, down)) ||
-                       (down == 4 && (tryAt(m_ridgeLabel, rp + QPointF(8, -sz.height() - 4)) ||
-                                      tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, -sz.height() - 4))));
-            if (!done)
-                m_ridgeLabel->hide();
+    // When that leaves a ceiling in view without a label (ceilings a few pixels apart in a short presentation
+    // chart), it is done again the tight way: every ceiling first, from the top down, each in its compact form
+    // first, so the labels stack in the order of their lines; the way that labels more ceilings (then the ridge)
+    // is kept.
+    const std::vector<QPolygonF> obstacles = placed;
+    auto placeAll = [&](bool tightWay) {
+        tight = tightWay;
+        placed = obstacles;
+        plans.clear();
+        leaderPlans.assign(m_ceilingLeaders.size(), LeaderPlan{});
+        // 1. the roofline proper: the matmul ceiling, the ridge, and the main-memory slope that meets it there
+        for (std::size_t i = 0; i < m_ceilings.size(); ++i)
+            if (m_ceilings[i].active || tight)
+                placeCeiling(i);
+        {
+            const Analysis &a = document()->analysis();
+            const double yv = a.peakFlops / ys;
+            if (a.ridge >= xmin && a.ridge <= xmax && yv >= ymin && yv <= ymax) {
+                QString mainName;
+                for (const rm::Slope &s : m_slopes)
+                    if (s.main)
+                        mainName = s.shortName();
+                const QSizeF sz =
+                    style(m_ridgeLabel,
+                          tr("ridge %1 FLOP/byte (%2, %3)")
+                              .arg(formatSiNumber(a.ridge), qs(toString(a.matmulType)).toUpper(), mainName),
+                          font, strong);
+                const QPointF rp = map(a.ridge, yv);
+                // beside the ridge point, else further down beside its drop line
+                bool done = false;
+                for (double down = 4; !done && down < 4 + 6 * sz.height(); down += sz.height() / 2)
+                    done = tryAt(m_ridgeLabel, rp + QPointF(8, down)) ||
+                           tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, down)) ||
+                           (down == 4 && (tryAt(m_ridgeLabel, rp + QPointF(8, -sz.height() - 4)) ||
+                                          tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, -sz.height() - 4))));
+                if (!done)
+                    hide(m_ridgeLabel);
+            }
         }
-    }
-    for (std::size_t i = 0; i < m_slopes.size(); ++i)
-        if (m_slopes[i].main)
-            placeSlope(i);
-    // 2. the points: selection first (the user asked for it), then the whole model
-    if (m_selection->count() > 0) {
-        style(m_selectionLabel, m_selectionLabel->text(), bold, theme().accent);
-        besidePoint(m_selectionLabel, m_selection, m_selection->markerSize() / 2);
-    }
-    style(m_modelLabel, tr("whole model, batch %1").arg(document()->scenario().batch), bold, strong);
-    besidePoint(m_modelLabel, m_model, m_model->markerSize() / 2);
-    // 3. the other roofs
-    for (std::size_t i = 0; i < m_ceilings.size(); ++i)
-        if (!m_ceilings[i].active)
-            placeCeiling(i);
-    for (std::size_t i = 0; i < m_slopes.size(); ++i)
-        if (!m_slopes[i].main)
-            placeSlope(i);
-    // 4. scenario B: its model point, then its roofline's label under its ceiling at the right
-    const auto &cmp = document()->compareAnalysis();
-    if (m_compareModel->count() > 0) {
-        // "B: Instinct MI300X, int4 weights" where it fits, else just "B".
-        style(m_compareModelLabel, document()->compareLabel(), bold, theme().color(3));
-        besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
-        if (!m_compareModelLabel->isVisible()) {
-            style(m_compareModelLabel, tr("B"), bold, theme().color(3));
+        for (std::size_t i = 0; i < m_slopes.size(); ++i)
+            if (m_slopes[i].main)
+                placeSlope(i);
+        // 2. the points: selection first (the user asked for it), then the whole model
+        if (m_selection->count() > 0) {
+            style(m_selectionLabel, m_selectionText, bold, theme().accent);
+            besidePoint(m_selectionLabel, m_selection, m_selection->markerSize() / 2);
+        }
+        style(m_modelLabel, tr("whole model, batch %1").arg(document()->scenario().batch), bold, strong);
+        besidePoint(m_modelLabel, m_model, m_model->markerSize() / 2);
+        // 3. the other roofs
+        for (std::size_t i = 0; i < m_ceilings.size(); ++i)
+            if (!m_ceilings[i].active && !tight)
+                placeCeiling(i);
+        for (std::size_t i = 0; i < m_slopes.size(); ++i)
+            if (!m_slopes[i].main)
+                placeSlope(i);
+        // 4. scenario B: its model point, then its roofline's label under its ceiling at the right
+        const auto &cmp = document()->compareAnalysis();
+        if (m_compareModel->count() > 0) {
+            // "B: Instinct MI300X, int4 weights" where it fits, else just "B".
+            style(m_compareModelLabel, document()->compareLabel(), bold, theme().color(3));
             besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
+            if (!shown(m_compareModelLabel)) {
+                style(m_compareModelLabel, tr("B"), bold, theme().color(3));
+                besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
+            }
+        }
+        if (cmp && m_compareRoof->count() > 0 && m_compareRoof->isVisible() && cmp->peakFlops / ys >= ymin &&
+            cmp->peakFlops / ys <= ymax) {
+            const QSizeF sz = style(m_compareLabel,
+                                    tr("B roofline: %1, %2, %3")
+                                        .arg(shortDeviceName(document()->compareDevice()),
+                                             formatSi(cmp->peakFlops, "FLOP/s"), formatSi(cmp->bandwidth, "B/s")),
+                                    font, theme().color(3));
+            const double y = map(1, cmp->peakFlops / ys).y();
+            const double x = area.right() - sz.width() - 6;
+            if (!tryAt(m_compareLabel, {x, y + 2}) && !tryAt(m_compareLabel, {x, y - sz.height() - 1}) &&
+                !tryAt(m_compareLabel, {x, y + sz.height() + 4}))
+                hide(m_compareLabel);
+        }
+    };
+    auto score = [&] {
+        int n = shown(m_ridgeLabel) ? 1 : 0;
+        for (std::size_t i = 0; i < m_ceilings.size(); ++i) {
+            const double yv = m_ceilings[i].flopsPerS / ys;
+            if (yv >= ymin && yv <= ymax && shown(m_ceilingLabels[i]))
+                n += 10;
+        }
+        return n;
+    };
+    placeAll(false);
+    int inView = 0;
+    for (const rm::Ceiling &c : m_ceilings)
+        if (c.flopsPerS / ys >= ymin && c.flopsPerS / ys <= ymax)
+            inView += 10;
+    if (const int first = score(); first < inView + 1) {
+        const auto firstPlans = plans;
+        const auto firstLeaders = leaderPlans;
+        placeAll(true);
+        if (score() <= first) {
+            plans = firstPlans;
+            leaderPlans = firstLeaders;
         }
     }
-    if (cmp && m_compareRoof->count() > 0 && m_compareRoof->isVisible() && cmp->peakFlops / ys >= ymin &&
-        cmp->peakFlops / ys <= ymax) {
-        const QSizeF sz = style(m_compareLabel,
-                                tr("B roofline: %1, %2, %3")
-                                    .arg(shortDeviceName(document()->compareDevice()),
-                                         formatSi(cmp->peakFlops, "FLOP/s"), formatSi(cmp->bandwidth, "B/s")),
-                                font, theme().color(3));
-        const double y = map(1, cmp->peakFlops / ys).y();
-        const double x = area.right() - sz.width() - 6;
-        if (!tryAt(m_compareLabel, {x, y + 2}) && !tryAt(m_compareLabel, {x, y - sz.height() - 1}) &&
-            !tryAt(m_compareLabel, {x, y + sz.height() + 4}))
-            m_compareLabel->hide();
+
+    // Apply the plan: only what changed touches the scene.
+    std::vector<QGraphicsSimpleTextItem *> labels = m_ceilingLabels;
+    labels.insert(labels.end(), m_slopeLabels.begin(), m_slopeLabels.end());
+    labels.insert(labels.end(), {m_ridgeLabel, m_modelLabel, m_selectionLabel, m_compareLabel, m_compareModelLabel});
+    for (QGraphicsSimpleTextItem *t : labels) {
+        const auto it = plans.constFind(t);
+        if (it == plans.cend() || !it->shown) {
+            t->hide();
+            continue;
+        }
+        if (t->text() != it->text)
+            t->setText(it->text);
+        if (t->font() != it->font)
+            t->setFont(it->font);
+        if (t->brush() != QBrush(it->color))
+            t->setBrush(it->color);
+        t->setRotation(it->rotation);
+        t->setPos(it->pos);
+        t->show();
+    }
+    for (std::size_t i = 0; i < m_ceilingLeaders.size(); ++i) {
+        QGraphicsLineItem *l = m_ceilingLeaders[i];
+        const LeaderPlan &lp = leaderPlans[i];
+        if (!lp.shown) {
+            l->hide();
+            continue;
+        }
+        if (l->pen() != lp.pen)
+            l->setPen(lp.pen);
+        if (l->line() != lp.line)
+            l->setLine(lp.line);
+        l->show();
     }
     if (m_callout->isVisible())
         m_callout->updateGeometry();

@@ -5,6 +5,8 @@
 #include "ui/charts/chartbase.h"
 #include "ui/charts/rooflinemath.h"
 
+#include <QGraphicsSimpleTextItem>
+#include <QHash>
 #include <QList>
 #include <QPointF>
 
@@ -98,10 +100,13 @@ protected:
     void legendToggled() override; ///< the operator markers and labels follow their series' visibility
 
 private:
-    void updateSelection();
+    /// Shows the document's selected operator; `relayout`: and places the labels again.
+    void updateSelection(bool relayout = true);
     void updateAxisTitles();
     void stylePools();
     void layoutLabels();
+    /// The size of a label showing `text` in `font` (cached: a slider tick measures the same texts again).
+    QSizeF textSize(const QString &text, const QFont &font);
     QGraphicsLineItem *addLeader();
     void showOperatorTooltip(int index, bool state);
     /// Operators drawn exactly at `p` (equal shapes coincide, e.g. ffn.up and ffn.gate), longest-running first.
@@ -134,6 +139,7 @@ private:
     QGraphicsSimpleTextItem *m_modelLabel;
     QScatterSeries *m_selection;
     QGraphicsSimpleTextItem *m_selectionLabel;
+    QString m_selectionText; ///< the selected operator's name, shown by m_selectionLabel where it finds room
     QLineSeries *m_compareRoof;
     QScatterSeries *m_compareModel;
     QGraphicsSimpleTextItem *m_compareLabel;
@@ -148,7 +154,10 @@ private:
     double m_yScale = 1e12;
     int m_hovered = -1;
     bool m_showCacheSlopes = true;
+    bool m_refreshing = false; ///< refresh() lays out the labels once, at its end
     QAction *m_cacheSlopesAction = nullptr;
+    QGraphicsSimpleTextItem m_measure; ///< measures label texts (textSize()); never in a scene
+    QHash<QString, QSizeF> m_textSizes;
 };
 
 } // namespace memwall::ui

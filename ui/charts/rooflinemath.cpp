@@ -21,6 +21,13 @@ QString Ceiling::name() const
 
 QString Ceiling::label() const { return name() + QLatin1Char(' ') + ui::formatSi(flopsPerS, "FLOP/s"); }
 
+QString Ceiling::compactLabel(double unitFlopsPerS) const
+{
+    const double v = unitFlopsPerS > 0 ? flopsPerS / unitFlopsPerS : flopsPerS;
+    // Whole units from 10 up ("1979", "989"), else three significant digits ("4.4", "0.367").
+    return name() + QLatin1Char(' ') + (v >= 10 ? QString::number(v, 'f', 0) : QString::number(v, 'g', 3));
+}
+
 QString levelShortName(MemoryKind kind, const QString &name)
 {
     const QString n = name.toLower();

@@ -23,6 +23,9 @@ struct Ceiling
     bool active = false;             ///< holds the precision the matmuls run in (drawn strongest)
     QString name() const;            ///< "FP16 · BF16"
     QString label() const;           ///< "FP16 · BF16 989 TFLOP/s"
+    /// The short form for a tight chart, the peak in the y axis's unit of `unitFlopsPerS` FLOP/s without the unit
+    /// (the axis names it): "FP16 · BF16 989" for 1e12 (TFLOP/s).
+    QString compactLabel(double unitFlopsPerS) const;
 };
 
 /// One bandwidth slope: performance = intensity x bandwidth, for one memory level of the device.

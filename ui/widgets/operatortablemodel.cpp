@@ -12,19 +12,61 @@ using namespace memwall::core;
 
 OperatorTableModel::OperatorTableModel(ScenarioDocument *doc, QObject *parent) : QAbstractTableModel(parent), m_doc(doc)
 {
-    m_rows = static_cast<int>(doc->analysis().operators.size());
+    m_cells = computeCells();
+    m_rows = static_cast<int>(m_cells.size() / ColumnCount);
     connect(doc, &ScenarioDocument::analysisChanged, this, &OperatorTableModel::refresh);
+}
+
+std::vector<OperatorTableModel::Cell> OperatorTableModel::computeCells() const
+{
+    const auto &ops = m_doc->analysis().operators;
+    const double total = m_doc->analysis().totals.timeS;
+    const bool generate = m_doc->scenario().phase == Phase::Generate;
+    std::vector<Cell> cells;
+    cells.reserve(ops.size() * ColumnCount);
+    for (const Operator &op : ops) {
+        const double share = total > 0 ? op.timeS / total : 0.0;
+        cells.push_back(
+            {generate ? QStringLiteral("%1 (%2)").arg(qs(op.name), qs(toString(op.phase))) : qs(op.name), qs(op.name)});
+        cells.push_back({qs(toString(op.cls)), qs(toString(op.cls))});
+        cells.push_back({QString::number(op.count, 'g', 6), op.count});
+        cells.push_back({formatSiNumber(op.flops), op.flops});
+        cells.push_back({formatBytes(op.bytes()), op.bytes()});
+        cells.push_back({formatRatio(op.intensity()), op.intensity()});
+        cells.push_back({formatSeconds(op.timeS), op.timeS});
+        cells.push_back({formatPercent(share), share});
+        cells.push_back({qs(toString(op.bound)), qs(toString(op.bound))});
+    }
+    return cells;
 }
 
 void OperatorTableModel::refresh()
 {
-    const int rows = static_cast<int>(m_doc->analysis().operators.size());
+    std::vector<Cell> cells = computeCells();
+    const int rows = static_cast<int>(cells.size() / ColumnCount);
     if (rows != m_rows) {
         beginResetModel();
+        m_cells = std::move(cells);
         m_rows = rows;
         endResetModel();
-    } else if (rows > 0) {
-        emit dataChanged(index(0, 0), index(rows - 1, ColumnCount - 1));
+        return;
+    }
+    // Only the cells that show or sort differently are announced, one range per column: the view repaints those
+    // (a slider tick changes the figures, rarely the names, classes, counts or bounds), and the columns' widths
+    // follow them (OperatorTable).
+    std::swap(m_cells, cells);
+    for (int c = 0; c < ColumnCount; ++c) {
+        int first = -1, last = -1;
+        for (int r = 0; r < rows; ++r) {
+            const auto i = static_cast<std::size_t>(r) * ColumnCount + static_cast<std::size_t>(c);
+            if (m_cells[i].text != cells[i].text || m_cells[i].exact != cells[i].exact) {
+                if (first < 0)
+                    first = r;
+                last = r;
+            }
+        }
+        if (first >= 0)
+            emit dataChanged(index(first, c), index(last, c));
     }
 }
 
@@ -39,35 +81,13 @@ QVariant OperatorTableModel::data(const QModelIndex &index, int role) const
     const Operator &op = ops[static_cast<std::size_t>(index.row())];
     const double total = m_doc->analysis().totals.timeS;
     const double share = total > 0 ? op.timeS / total : 0.0;
-    const bool generate = m_doc->scenario().phase == Phase::Generate;
-
-    auto exact = [&]() -> QVariant {
-        switch (index.column()) {
-        case Name: return qs(op.name);
-        case Class: return qs(toString(op.cls));
-        case Count: return op.count;
-        case Flops: return op.flops;
-        case Bytes: return op.bytes();
-        case Intensity: return op.intensity();
-        case Time: return op.timeS;
-        case Share: return share;
-        case Bound: return qs(toString(op.bound));
-        }
+    const auto cell = static_cast<std::size_t>(index.row()) * ColumnCount + static_cast<std::size_t>(index.column());
+    if (cell >= m_cells.size() || index.column() >= ColumnCount)
         return {};
-    };
+
     switch (role) {
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case Name: return generate ? QStringLiteral("%1 (%2)").arg(qs(op.name), qs(toString(op.phase))) : qs(op.name);
-        case Count: return QString::number(op.count, 'g', 6);
-        case Flops: return formatSiNumber(op.flops);
-        case Bytes: return formatBytes(op.bytes());
-        case Intensity: return formatRatio(op.intensity());
-        case Time: return formatSeconds(op.timeS);
-        case Share: return formatPercent(share);
-        default: return exact();
-        }
-    case SortRole: return exact();
+    case Qt::DisplayRole: return m_cells[cell].text;
+    case SortRole: return m_cells[cell].exact;
     case Qt::ToolTipRole:
         switch (index.column()) {
         case Flops: return tr("%1 FLOPs in %2 executions").arg(op.flops, 0, 'g', 10).arg(op.count);
@@ -79,7 +99,7 @@ QVariant OperatorTableModel::data(const QModelIndex &index, int role) const
             return tr("%1 FLOP/byte (ridge %2)").arg(op.intensity(), 0, 'g', 6).arg(m_doc->analysis().ridge, 0, 'g', 4);
         case Time: return tr("%1 s, computed in %2").arg(op.timeS, 0, 'g', 6).arg(qs(toString(op.computeType)));
         case Share: return tr("%1 % of the step time").arg(share * 100, 0, 'g', 6);
-        default: return exact().toString();
+        default: return m_cells[cell].exact.toString();
         }
     case Qt::TextAlignmentRole:
         return index.column() >= Count && index.column() <= Share ? QVariant(Qt::AlignRight | Qt::AlignVCenter)

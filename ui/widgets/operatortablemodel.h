@@ -1,6 +1,10 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QString>
+#include <QVariant>
+
+#include <vector>
 
 namespace memwall::ui {
 
@@ -27,8 +31,17 @@ public:
     QString csv(const QList<int> &rows = {}) const;
 
 private:
+    /// What a cell shows (DisplayRole) and sorts by (SortRole), kept so that a change announces only the cells it
+    /// changes and painting does not format the figures again.
+    struct Cell
+    {
+        QString text;
+        QVariant exact;
+    };
+    std::vector<Cell> computeCells() const; ///< row-major, ColumnCount a row
     void refresh();
     ScenarioDocument *m_doc;
+    std::vector<Cell> m_cells;
     int m_rows = 0;
 };
 
