@@ -155,6 +155,25 @@ private slots:
                                               << ""
                                               << "source1"
                                               << "must not be empty";
+        // The editor applies the presets' plausible ranges: this once saved, and the chart then crashed on it.
+        QTest::newRow("FP16 peak 1e296 TFLOP/s") << "peak_fp16Edit"
+                                                 << "1e296"
+                                                 << "peak_flops"
+                                                 << "must be between";
+        QTest::newRow("TDP of 1e300 W") << "tdp_wEdit"
+                                        << "1e300"
+                                        << "tdp_w"
+                                        << "must be between";
+    }
+    void emptyTdpIsLeftOut()
+    {
+        // Google publishes no TPU power figure: an empty TDP is valid and the saved preset has none.
+        HardwareEditorDialog d(*m_lib, *m_lib->findHardware("mi300x"));
+        auto *edit = d.findChild<QLineEdit *>("tdp_wEdit");
+        QVERIFY(edit);
+        edit->setText(QString());
+        QVERIFY(d.isValid());
+        QVERIFY(!d.spec().tdpW);
     }
     void fieldErrors()
     {
