@@ -599,11 +599,11 @@ void TestRooflineChart::everyCeilingLabelledAndNoRoofThroughALabel()
         const bool labelled = std::any_of(labels.begin(), labels.end(), [&](const auto &l) {
             return l.first.startsWith(ceiling.label()) || l.first == compact;
         });
-        // Known limit: a 840x390 presentation chart has a plot 150 px tall for five decades, and the top ceiling sits
-        // about 20 px under the plot's top edge: less than a line of the presentation font, with the next ceiling 9 px
-        // below it. The compact forms now label the lower ceilings there; the top one (or on a B200 the second)
-        // still finds no place.
-        if (!labelled && themeId == "presentation" && size.height() < 500)
+        // Known limit: a 840x390 presentation chart gives its title's room to the plot (about 200 px for five
+        // decades) and labels the lower ceilings in their compact form; on an MI300X the top ceiling (2.6 PFLOP/s)
+        // still sits under a line of the presentation font from the plot's top edge, 9 px above the next one, and
+        // finds no place. Every other device and size is labelled in full.
+        if (!labelled && themeId == "presentation" && size.height() < 500 && hw == "mi300x")
             QEXPECT_FAIL("", "no room for the top ceilings' labels in a 840x390 presentation chart", Abort);
         QVERIFY2(labelled, qPrintable(QStringLiteral("the ceiling '%1' has no label").arg(ceiling.label())));
     }

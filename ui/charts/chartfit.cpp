@@ -29,7 +29,12 @@ void applyTitle(QChart *chart, const QStringList &candidates, const QFont &font)
     const QString last = chart->property(kAutoTitle).toString();
     if (!current.isEmpty() && current != last)
         return; // someone else's title
-    const QString t = fittingTitle(candidates, font, chart->size().width() - 40);
+    // A chart shorter than twelve title lines (a 1280x720 window's chart tab in the presentation theme) gives the
+    // title's room to the plot: the tab and the headline above it already name the chart and the scenario.
+    // (A chart not laid out yet has no height: it keeps its title until it has one.)
+    const qreal height = chart->size().height();
+    const bool tooShort = height > 0 && height < 12 * QFontMetricsF(font).height();
+    const QString t = tooShort ? QString() : fittingTitle(candidates, font, chart->size().width() - 40);
     chart->setProperty(kAutoTitle, t);
     if (current != t)
         chart->setTitle(t);

@@ -14,8 +14,9 @@ namespace memwall::ui::chartfit {
 /// instead of an elided one.
 QString fittingTitle(const QStringList &candidates, const QFont &font, qreal width);
 
-/// Sets the chart's title to fittingTitle(candidates, font, chart width - 40) unless the title was replaced from
-/// outside since the last call (an export with its own --title): such a title is left alone until it is restored.
+/// Sets the chart's title to fittingTitle(candidates, font, chart width - 40), or to none in a chart shorter than
+/// twelve lines of `font`, unless the title was replaced from outside since the last call (an export with its own
+/// --title): such a title is left alone until it is restored.
 void applyTitle(QChart *chart, const QStringList &candidates, const QFont &font);
 
 /// True when a horizontal legend with these labels (marker and spacing included) fits `width` pixels.
