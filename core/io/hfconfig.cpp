@@ -75,21 +75,31 @@ std::string readableName(JsonReader &r, const std::string &file)
     return stem.empty() ? std::string("model") : stem;
 }
 
-/// The first of `keys` present (not null), as a positive whole number; a missing value is reported under keys[0].
+/// `key` as a positive whole number no larger than kMaxShapeField, checked as it is read: importers derive sizes
+/// from it (4 x hidden_size) before the shape is validated.
+int64_t sizeField(JsonReader &r, std::string_view key)
+{
+    const int64_t v = r.positiveInteger(key);
+    if (v > kMaxShapeField)
+        r.fail(key, "implausibly large, got " + std::to_string(v));
+    return v;
+}
+
+/// The first of `keys` present (not null), as a size (sizeField()); a missing value is reported under keys[0].
 int64_t requiredSize(JsonReader &r, std::initializer_list<std::string_view> keys)
 {
     for (auto k : keys)
         if (r.has(k))
-            return r.positiveInteger(k);
+            return sizeField(r, k);
     r.fail(*keys.begin(), "missing");
 }
 
-/// The first of `keys` present, as a positive whole number, else `fallback`.
+/// The first of `keys` present, as a size (sizeField()), else `fallback`.
 int64_t optionalSize(JsonReader &r, std::initializer_list<std::string_view> keys, int64_t fallback)
 {
     for (auto k : keys)
         if (r.has(k))
-            return r.positiveInteger(k);
+            return sizeField(r, k);
     return fallback;
 }
 
@@ -137,7 +147,7 @@ int64_t headDim(JsonReader &r, const ModelShape &m, std::string_view headsKey, s
                 int64_t explicitFallback = 0)
 {
     if (r.has("head_dim"))
-        return r.positiveInteger("head_dim");
+        return sizeField(r, "head_dim");
     if (explicitFallback > 0)
         return explicitFallback;
     if (m.hidden % m.heads != 0)

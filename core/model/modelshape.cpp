@@ -103,7 +103,6 @@ ShapeIssue validate(const ModelShape &m)
         return {{"max_positions", "positions"}, "learned positions need max_positions > 0"};
     // Size limits that keep paramCount() (int64) and everything derived from it far from overflow: every field below
     // 2^31 and at most 1e15 parameters (over a thousand times the largest published model), estimated in double.
-    constexpr int64_t kMaxField = int64_t(1) << 31;
     for (auto [f, v] : {std::pair{"layers", m.layers},
                         {"hidden", m.hidden},
                         {"heads", m.heads},
@@ -115,7 +114,7 @@ ShapeIssue validate(const ModelShape &m)
                         {"position_offset", m.positionOffset},
                         {"token_types", m.tokenTypes},
                         {"sliding_window", m.slidingWindow}})
-        if (v > kMaxField)
+        if (v > kMaxShapeField)
             return {{f}, std::string(f) + " is implausibly large, got " + std::to_string(v)};
     const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.heads) * static_cast<double>(m.headDim);
     const double ffn = static_cast<double>(m.ffn), experts = static_cast<double>(m.experts);

@@ -85,6 +85,10 @@ struct ShapeIssue
     bool empty() const { return message.empty(); }
 };
 
+/// The largest value any size field of a shape may take (2^31). Far beyond any published model, and it keeps
+/// paramCount() (int64) and every product derived from it far from overflow; importers check it as they read.
+constexpr int64_t kMaxShapeField = int64_t(1) << 31;
+
 /// Checks the shape for consistency; an empty issue if fine.
 ShapeIssue validate(const ModelShape &m);
 

@@ -330,6 +330,17 @@ void TestHfConfig::errors_data()
         << with("hidden_size", 4096.5) << QString("cfg.json: hidden_size: expected a whole number, got 4096.5");
     QTest::newRow("hidden_size is zero") << with("hidden_size", 0)
                                          << QString("cfg.json: hidden_size: must be positive, got 0");
+    QTest::newRow("hidden_size of 2^62 (fuzz: 4 x hidden_size overflowed)")
+        << with("hidden_size", int64_t(1) << 62)
+        << QString("cfg.json: hidden_size: implausibly large, got 4611686018427387904");
+    {
+        // The fuzzer's input: a Falcon config whose missing ffn_hidden_size defaults to 4 x hidden_size.
+        nlohmann::json c = readJsonFile(configPath("falcon-40b.json"));
+        c["hidden_size"] = int64_t(1) << 62;
+        QTest::newRow("Falcon hidden_size of 2^62")
+            << QByteArray::fromStdString(c.dump())
+            << QString("cfg.json: hidden_size: implausibly large, got 4611686018427387904");
+    }
     QTest::newRow("kv heads do not divide heads")
         << with("num_key_value_heads", 5)
         << QString("cfg.json: num_key_value_heads: 5 does not divide num_attention_heads (32)");
