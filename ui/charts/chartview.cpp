@@ -3,6 +3,7 @@
 #include "ui/charts/markerlayer.h"
 
 #include "ui/charts/chartbase.h"
+#include "ui/charts/chartfit.h"
 
 #include <QAction>
 #include <QApplication>

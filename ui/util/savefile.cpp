@@ -99,7 +99,7 @@ QStringList removeInterruptedWrites()
     static const QRegularExpression noteName(QStringLiteral("^(\\d+)-\\d+$"));
     for (const QFileInfo &info : journal.entryInfoList(QDir::Files | QDir::Hidden)) {
         const auto m = noteName.match(info.fileName());
-        if (!m.hasMatch() || processRunning(m.captured(1).toLongLong()) || info.size() > 64 * 1024)
+        if (!m.hasMatch() || processRunning(m.captured(1).toLongLong()) || info.size() > qint64(64) * 1024)
             continue;
         QFile note(info.filePath());
         if (!note.open(QIODevice::ReadOnly))
