@@ -770,16 +770,19 @@ void RooflineChart::layoutLabels()
         // then left of where the ceiling starts, on its level; first in full, then shorter ("(matmuls)" dropped),
         // then as two lines (precisions over peak). A label that fits nowhere is hidden rather than struck through.
         // Last, in a tight chart (a projector's window in the presentation theme): the compact form, the peak in the
-        // y axis's unit without repeating it ("FP8 1979"), on one line or two.
+        // y axis's unit without repeating it ("FP8 1979"), on one line or two ("FP64 · FP32" over "67").
         const QString compact = c.compactLabel(ys);
+        QString compactTwoLines = compact; // the precisions over the peak, as in the full form's two lines
+        if (const qsizetype at = compactTwoLines.lastIndexOf(QLatin1Char(' ')); at > 0)
+            compactTwoLines[at] = QLatin1Char('\n');
         QStringList texts;
         if (c.active && !tight)
             texts << c.label() + tr("  (matmuls)");
         if (tight)
-            texts << compact << QString(compact).replace(QLatin1Char(' '), QLatin1Char('\n'));
+            texts << compact << compactTwoLines;
         texts << c.label() << c.name() + QLatin1Char('\n') + formatSi(c.flopsPerS, "FLOP/s");
         if (!tight)
-            texts << compact << QString(compact).replace(QLatin1Char(' '), QLatin1Char('\n'));
+            texts << compact << compactTwoLines;
         const double start = std::max(area.left() + 4, map(m_ceilingPool[i]->at(0).x(), yv).x() + 6);
         for (const QString &text : texts) {
             const QSizeF sz = style(t, text, c.active ? bold : font, c.active ? strong : weak);
