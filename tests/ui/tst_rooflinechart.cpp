@@ -1,6 +1,7 @@
 // The roofline chart follows the document: points move with the scenario, ceilings match the device, selection and
 // comparison show up as series, the legend toggles series, and the ChartView zooms/pans/resets its log axes.
 #include "ui/charts/callout.h"
+#include "ui/charts/chartfit.h"
 #include "ui/charts/chartview.h"
 #include "ui/charts/markerlayer.h"
 #include "ui/charts/rooflinechart.h"
@@ -102,6 +103,8 @@ private slots:
     void cacheSlopesAction();
     void everyCeilingLabelledAndNoRoofThroughALabel_data();
     void everyCeilingLabelledAndNoRoofThroughALabel();
+    void legendFitsInOneRow_data();
+    void legendFitsInOneRow();
     void helpToolTipClearOfCallout_data();
     void helpToolTipClearOfCallout();
 };
@@ -607,6 +610,44 @@ void TestRooflineChart::everyCeilingLabelledAndNoRoofThroughALabel()
             QEXPECT_FAIL("", "no room for the top ceilings' labels in a 840x390 presentation chart", Abort);
         QVERIFY2(labelled, qPrintable(QStringLiteral("the ceiling '%1' has no label").arg(ceiling.label())));
     }
+}
+
+void TestRooflineChart::legendFitsInOneRow_data()
+{
+    QTest::addColumn<QString>("themeId");
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<bool>("fullNames");
+    // In the presentation theme the roofline tab of a 1280x720 window (840x390) showed "Normaliz…", "Element-…" and
+    // "Whole m…": Qt elides legend entries that do not fit in the row.
+    QTest::newRow("light 1600x1000") << "light" << QSize(1600, 1000) << true;
+    QTest::newRow("light 840x390") << "light" << QSize(840, 390) << true;
+    QTest::newRow("presentation 1600x1000") << "presentation" << QSize(1600, 1000) << true;
+    QTest::newRow("presentation 840x390") << "presentation" << QSize(840, 390) << false;
+}
+
+void TestRooflineChart::legendFitsInOneRow()
+{
+    QFETCH(QString, themeId);
+    QFETCH(QSize, size);
+    QFETCH(bool, fullNames);
+    ui::ScenarioDocument doc(library());
+    ui::RooflineChart chart(&doc);
+    chart.setTheme(ui::Theme::byId(themeId));
+    ui::ChartView view(&chart);
+    view.resize(size);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    QChart *c = chart.chart();
+    QStringList shown;
+    for (QLegendMarker *m : c->legend()->markers())
+        if (m->isVisible())
+            shown << m->label();
+    QVERIFY(shown.size() >= 3);
+    const qreal width = c->size().width() - c->margins().left() - c->margins().right();
+    QVERIFY2(ui::chartfit::legendFitsInRow(shown, c->legend()->font(), width * 0.95), qPrintable(shown.join(", ")));
+    QCOMPARE(shown.contains(QStringLiteral("Whole model")), fullNames);
+    QCOMPARE(shown.contains(QStringLiteral("Model")), !fullNames);
 }
 
 void TestRooflineChart::helpToolTipClearOfCallout_data()

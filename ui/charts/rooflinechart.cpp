@@ -16,6 +16,7 @@
 #include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPen>
@@ -49,6 +50,18 @@ QString className(OpClass c)
     case OpClass::Communication: return QObject::tr("Communication");
     }
     return {};
+}
+
+/// The class's legend name where the full names do not fit in one row (a projector's window in the presentation
+/// theme): Qt would elide them to "Normaliz…", which names nothing.
+QString shortClassName(OpClass c)
+{
+    switch (c) {
+    case OpClass::Normalization: return QObject::tr("Norm");
+    case OpClass::Elementwise: return QObject::tr("Elementwise");
+    case OpClass::Communication: return QObject::tr("Comm");
+    default: return className(c);
+    }
 }
 
 /// Palette slot per class (Okabe–Ito: blue, orange, green, sky blue, yellow).
@@ -396,7 +409,7 @@ void RooflineChart::refresh()
     } else {
         m_model->clear();
     }
-    m_model->setName(tr("Whole model"));
+    nameLegendEntries();
     setLegendVisible(m_model, m_model->count() > 0);
 
     // Scenario B: its model point whenever B analyses, and its matmul roofline (dashed) when that differs from A's
@@ -425,8 +438,6 @@ void RooflineChart::refresh()
     // Short legend names: the chart labels B's star with what B changes and B's roof with its numbers.
     if (m_compareRoof->name() != tr("B roofline"))
         m_compareRoof->setName(tr("B roofline"));
-    if (m_compareModel->name() != tr("B: whole model"))
-        m_compareModel->setName(tr("B: whole model"));
     for (auto [s, on] : {std::pair{static_cast<QXYSeries *>(m_compareRoof), roofB},
                          std::pair{static_cast<QXYSeries *>(m_compareModel), modelB}}) {
         showSeries(s, on);
@@ -601,8 +612,46 @@ QSizeF RooflineChart::textSize(const QString &text, const QFont &font)
     return *m_textSizes.insert(key, m_measure.boundingRect().size());
 }
 
+void RooflineChart::nameLegendEntries()
+{
+    const auto name = [](QAbstractSeries *series, const QString &text) {
+        if (series->name() != text)
+            series->setName(text);
+    };
+    for (std::size_t c = 0; c < kOpClassCount; ++c)
+        name(m_opSeries[c], m_shortLegend ? shortClassName(OpClass(c)) : className(OpClass(c)));
+    name(m_model, m_shortLegend ? tr("Model") : tr("Whole model"));
+    name(m_compareModel, m_shortLegend ? tr("B: model") : tr("B: whole model"));
+}
+
+void RooflineChart::fitLegend()
+{
+    // The entries shown, in their full names: short names only where those do not fit in one row.
+    QStringList full;
+    for (QLegendMarker *marker : m_chart->legend()->markers()) {
+        if (!marker->isVisible())
+            continue;
+        QString label = marker->label();
+        for (std::size_t c = 0; c < kOpClassCount; ++c)
+            if (marker->series() == m_opSeries[c])
+                label = className(OpClass(c));
+        if (marker->series() == m_model)
+            label = tr("Whole model");
+        else if (marker->series() == m_compareModel)
+            label = tr("B: whole model");
+        full << label;
+    }
+    const qreal width = m_chart->size().width() - m_chart->margins().left() - m_chart->margins().right();
+    const bool shortLegend = width > 0 && !chartfit::legendFitsInRow(full, m_chart->legend()->font(), width * 0.95);
+    if (shortLegend != m_shortLegend) {
+        m_shortLegend = shortLegend;
+        nameLegendEntries();
+    }
+}
+
 void RooflineChart::layoutLabels()
 {
+    fitLegend();
     chartfit::applyTitle(m_chart, titles(), theme().titleFont());
     const QRectF area = m_chart->plotArea();
     if (area.width() < 10 || area.height() < 10)

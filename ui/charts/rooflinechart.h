@@ -154,7 +154,11 @@ private:
     double m_yScale = 1e12;
     int m_hovered = -1;
     bool m_showCacheSlopes = true;
-    bool m_refreshing = false; ///< refresh() lays out the labels once, at its end
+    bool m_refreshing = false;  ///< refresh() lays out the labels once, at its end
+    bool m_shortLegend = false; ///< legend entries in their short names (fitLegend())
+
+    void nameLegendEntries(); ///< class, model and B-model entries in their full or short names
+    void fitLegend();         ///< short names where the full ones do not fit in one row
     QAction *m_cacheSlopesAction = nullptr;
     QGraphicsSimpleTextItem m_measure; ///< measures label texts (textSize()); never in a scene
     QHash<QString, QSizeF> m_textSizes;

@@ -4,6 +4,7 @@
 #include "ui/charts/chartbase.h"
 
 #include <QBuffer>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QFontMetricsF>
@@ -470,8 +471,12 @@ void paintChart(ChartBase &chart, QPainter *painter, const ExportOptions &option
     if (!options.title.isEmpty())
         chart.chart()->setTitle(options.title);
     borrow.widget->setGeometry(chartRect);
-    if (borrow.widget->layout())
+    // Twice: laying out at the new size can change what the legend holds (short names where the full ones do not
+    // fit in a row), which asks for one more pass; the window gets it from its event loop, the export here.
+    for (int pass = 0; pass < 2 && borrow.widget->layout(); ++pass) {
         borrow.widget->layout()->activate();
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest); // the legend lays itself out so
+    }
 
     painter->save();
     painter->setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing | QPainter::SmoothPixmapTransform);
