@@ -141,6 +141,52 @@ private slots:
         QCOMPARE(genWarm.phases.tpotS, genCold.phases.tpotS);
     }
 
+    void trainingActivationsOfAGatedMlpWithFusedAttention()
+    {
+        // Issue #16: Llama 2 7B training at 2,048 tokens (batch 1, FP16, fused attention, no recomputation) showed
+        // 30.6 GB of stored activations: Korthikanti et al.'s GPT block, s*b*h*(34 + 5*a*s/h) per layer,
+        // = 2048 x 4096 x (34 + 5 x 32 x 2048 / 4096) x 32 layers, s^2 scores included. Counted tensor by tensor for
+        // this block (h 4096, 32 heads of 128, ffn 11008, 2 bytes an activation), per token and layer:
+        //   two RMSNorm inputs + their outputs (the QKV and gate/up inputs)  2 x (2 + 2) x 4096 = 32,768
+        //   Q, K, V (after rotary) and the out-projection input              2 x 4 x 4096       = 32,768
+        //   gate and up (the SwiGLU input) and their product (down's input)  2 x 3 x 11008      = 66,048
+        //   FlashAttention's log-sum-exp per query row and head (FP32)        4 x 32             =    128
+        //                                                                                          131,712 B
+        // x 2048 tokens x 32 layers = 8,631,877,632 B. Besides them the step holds two of its widest intermediates
+        // (gate and up, 2 x 11008 wide): 2 x 2048 x 22016 x 2 = 180,355,072 B, and FP32 logits for every token:
+        // 2048 x 32000 x 4 = 262,144,000 B. Total 9,074,376,704 B: the issue's "about 9 GB".
+        Scenario s;
+        s.phase = Phase::Train;
+        s.batch = 1;
+        s.seq = 2048;
+        const Analysis a = analyze(hw("a100-80gb-sxm"), model("llama-2-7b"), s);
+        QCOMPARE(a.memory.activations, 131712.0 * 2048 * 32 + 2.0 * 2048 * 22016 * 2 + 2048.0 * 32000 * 4);
+        // Selective recomputation recomputes the attention core: the log-sum-exp goes, 128 x 2048 x 32 B.
+        s.recompute = Recompute::Selective;
+        QCOMPARE(a.memory.activations - analyze(hw("a100-80gb-sxm"), model("llama-2-7b"), s).memory.activations,
+                 128.0 * 2048 * 32);
+        // Unfused attention keeps the softmax output, 32 heads x 2048 keys x 2 B per token instead of the 128 B (and
+        // the step briefly holds one layer's whole score matrix, 32 x 2048 x 2048 x 2 B).
+        s.recompute = Recompute::None;
+        s.fusedAttention = false;
+        QCOMPARE(analyze(hw("a100-80gb-sxm"), model("llama-2-7b"), s).memory.activations,
+                 (131712.0 - 128 + 32 * 2048 * 2) * 2048 * 32 + 2.0 * 2048 * 22016 * 2 + 2048.0 * 32000 * 4 +
+                     32.0 * 2048 * 2048 * 2);
+
+        // The same count for Korthikanti's own GPT block (GPT-3 175B: h 12288, 96 heads, ffn 4h, LayerNorm,
+        // unfused): 2 x (2 + 2) h for the norms + 2 x 4 h for attention + 2 x 2 x 4h for the plain MLP
+        // = 32 h per token, plus the softmax output 2 x a x s: their 34 h + 5 a s less the dropout they count
+        // and these models train without (1-byte masks after attention and MLP, 2 h; the attention-dropout mask
+        // and output, 3 a s). Full recomputation keeps only each layer's input (2 h), so the difference between
+        // none and full is 96 layers x 2048 tokens x (32 h + 2 a s - 2 h).
+        const double h = 12288, heads = 96, seq = 2048;
+        const double korthikanti = 34 * h + 5 * heads * seq, dropout = 2 * h + 3 * heads * seq;
+        const Analysis none = analyze(hw("a100-80gb-sxm"), model("gpt-3-175b"), s);
+        s.recompute = Recompute::Full;
+        const Analysis full = analyze(hw("a100-80gb-sxm"), model("gpt-3-175b"), s);
+        QCOMPARE(none.memory.activations - full.memory.activations, 96 * seq * (korthikanti - dropout - 2 * h));
+    }
+
     void deviceCountIsSixtyFourBit()
     {
         // tp 65536 x pp 32768 = 2^31 devices: an int product printed -2147483648 (UBSan: signed overflow).
