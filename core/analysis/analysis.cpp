@@ -126,7 +126,21 @@ struct Pass
     double headCount;  ///< executions of embed/head operators on the critical path
     double train = 1;  ///< FLOP/byte multiplier for training (forward + backward [+ recompute])
     double trainAttn = 1;
+    double pairs = 0; ///< query-key pairs per sequence and head that are computed; 0: all T x C
 };
+
+/// Query-key pairs a causal mask leaves for `T` new tokens that follow `prefix` earlier tokens, each attending to at
+/// most `window` keys (itself included): the sum over positions q = prefix + 1 .. prefix + T of min(q, window).
+/// A 4-token prompt: 1 + 2 + 3 + 4 = 10 of the 16 pairs; T tokens from scratch: T(T + 1)/2.
+double causalPairs(double prefix, double T, double window)
+{
+    const double first = prefix + 1, last = prefix + T;
+    if (last <= window)
+        return (first + last) * T / 2;
+    if (first > window)
+        return T * window;
+    return (first + window) * (window - first + 1) / 2 + (last - window) * window;
+}
 
 void emitPass(Ctx &c, const Pass &p)
 {
@@ -173,7 +187,7 @@ void emitPass(Ctx &c, const Pass &p)
         emit(c, "attn.kv_write", OpClass::Elementwise, p.phase, lc, 0, 0, N * 2 * c.kvd * act, N * 2 * c.kvd * c.kvb,
              p.train);
 
-    const double scores = p.Bm * c.hq * p.T * p.C;
+    const double scores = p.Bm * c.hq * (p.pairs > 0 ? p.pairs : p.T * p.C);
     const double cached = std::min(p.cachedKeys, p.C);
     const double kvReadBytes = p.Bm * cached * c.kvd * c.kvb;
     const double kvFreshBytes = p.Bm * (p.C - cached) * c.kvd * act;
@@ -345,8 +359,15 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
     // start generation) and reads the cached prefix's keys and values instead.
     const double prefillNew = std::max(1.0, seq * (1.0 - s.promptCacheHitRate));
     const double prefillCached = s.kvCache ? std::min(seq - prefillNew, window) : 0.0;
-    const Pass prefillPass{Phase::Prefill, Bm,       prefillNew, std::min(seq, window), prefillCached, s.kvCache, 1,
-                           layerCount,     headCount};
+    Pass prefillPass{Phase::Prefill, Bm,       prefillNew, std::min(seq, window), prefillCached, s.kvCache, 1,
+                     layerCount,     headCount};
+    // Causal masking: a fused kernel (FlashAttention) skips the score blocks above the diagonal, so QK^T, softmax and
+    // PV run over the unmasked pairs only: T(T + 1)/2 of T^2 for a whole prompt, about half. The bytes stay: Q, K and
+    // V are still read once, and the scores never reach memory anyway. Unfused attention multiplies the full score
+    // matrix and masks it afterwards, so it keeps the full count. Decode's one query row attends every cached key, and
+    // encoders are bidirectional. A training step still counts every pair (the option covers prefill only).
+    if (s.causal && s.fusedAttention && m.arch == Architecture::Decoder)
+        prefillPass.pairs = causalPairs(seq - prefillNew, prefillNew, window);
 
     double train = 1, trainAttn = 1;
     if (s.phase == Phase::Train) {

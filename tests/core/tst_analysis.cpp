@@ -91,9 +91,25 @@ private slots:
         Scenario s;
         s.phase = Phase::Prefill;
         s.seq = 2048;
+        s.causal = false;
+        // Issue #2: "a 2,048-token prefill on H100 is compute-bound at about 2.9e13 FLOPs", counting every one of the
+        // 2048 x 2048 query-key pairs.
+        const Analysis full = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        QVERIFY2(near(full.totals.flops, 2.9e13, 0.03), qPrintable(QString::number(full.totals.flops)));
+        // Causal (the default for a decoder, fused attention): only the 2048 x 2049 / 2 = 2,098,176 unmasked pairs per
+        // head. Counted by hand over 32 layers (h 4096, 32 heads of 128, ffn 11008; layer matmul
+        // weights 32 x (4 x 4096^2 + 3 x 4096 x 11008) = 6,476,005,376):
+        //   matmuls   2 x 6,476,005,376 x 2048 + lm_head 2 x 4096 x 32000 (last token)  = 26,525,980,164,096
+        //   QK^T, PV  2 ops x 2 x 32 heads x 2,098,176 pairs x 128 x 32 layers           =  1,100,048,498,688
+        //   softmax   5 x 32 x 2,098,176 x 32                                            =     10,742,661,120
+        //   norms     4 x 2048 x 4096 x 64 + final 4 x 4096                              =      2,147,500,032
+        //   rope      3 x 2048 x (4096 + 4096) x 32                                      =      1,610,612,736
+        //   residuals 2 x 2048 x 4096 x 32                                               =        536,870,912
+        //   SwiGLU    (SiLU 4 + product 1) x 2048 x 11008 x 32                           =      3,607,101,440
+        //   total                                                                          27,644,673,409,024
+        s.causal = true;
         const Analysis a = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
-        // Issue #2: "a 2,048-token prefill on H100 is compute-bound at about 2.9e13 FLOPs".
-        QVERIFY2(near(a.totals.flops, 2.9e13, 0.03), qPrintable(QString::number(a.totals.flops)));
+        QCOMPARE(a.totals.flops, 27644673409024.0);
         QVERIFY(a.totals.bound == Bound::Compute);
         // 2 FLOPs per MAC: the matmuls alone are 2 x (params - embedding - lm_head) x tokens plus the last token's
         // head.
@@ -122,8 +138,10 @@ private slots:
         // They attend all 2,048 keys: the cached 1,024 are read from the cache (1024 x 4096 x 2 bytes per layer) ...
         QCOMPARE(findOp(cold, "attn.score")->kvBytes, 0.0);
         QCOMPARE(findOp(warm, "attn.score")->kvBytes, 1024.0 * 4096 * 2 * 32);
-        // ... and the score FLOPs halve with the queries: 2 x 32 heads x 1024 x 2048 x 128 x 32 layers.
-        QCOMPARE(findOp(warm, "attn.score")->flops, 2.0 * 32 * 1024 * 2048 * 128 * 32);
+        // ... and the score FLOPs fall with the queries. Causally, the new tokens at positions 1025..2048 attend 1025
+        // to 2048 keys: (1025 + 2048) x 1024 / 2 = 1,573,376 pairs per head (not 1024 x 2048 = 2,097,152), so
+        // 2 x 32 heads x 1,573,376 x 128 x 32 layers.
+        QCOMPARE(findOp(warm, "attn.score")->flops, 2.0 * 32 * 1573376 * 128 * 32);
         // Only new tokens are written to the cache; the footprint still holds the whole prompt.
         QCOMPARE(findOp(warm, "attn.kv_write")->kvBytes, 1024.0 * 2 * 4096 * 2 * 32);
         QCOMPARE(warm.kvCache.totalBytes, cold.kvCache.totalBytes);
@@ -139,6 +157,61 @@ private slots:
         const Analysis genWarm = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
         QVERIFY(genWarm.phases.ttftS < 0.2 * genCold.phases.ttftS);
         QCOMPARE(genWarm.phases.tpotS, genCold.phases.tpotS);
+    }
+
+    void causalPrefillSkipsTheMaskedScores()
+    {
+        // Llama 2 7B (32 layers, 32 heads of 128), one 2,048-token prompt on an H100.
+        Scenario s;
+        s.phase = Phase::Prefill;
+        s.seq = 2048;
+        QVERIFY(s.causal); // the default
+        const Analysis causal = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        s.causal = false;
+        const Analysis full = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        // Token i attends keys 1..i: 1 + 2 + ... + 2048 = 2048 x 2049 / 2 = 2,098,176 pairs per head, not 2048^2.
+        // QK^T and PV: 2 FLOPs x 32 heads x 2,098,176 x 128 x 32 layers each; softmax 5 x 32 x 2,098,176 x 32.
+        QCOMPARE(findOp(causal, "attn.score")->flops, 2.0 * 32 * 2098176 * 128 * 32);
+        QCOMPARE(findOp(causal, "attn.context")->flops, 2.0 * 32 * 2098176 * 128 * 32);
+        QCOMPARE(findOp(causal, "attn.softmax")->flops, 5.0 * 32 * 2098176 * 32);
+        QCOMPARE(findOp(full, "attn.score")->flops, 2.0 * 32 * 2048 * 2048 * 128 * 32);
+        // The bytes stay: Q, K and V are read once either way and fused attention never stores the scores.
+        QCOMPARE(causal.totals.bytes, full.totals.bytes);
+        // Unfused attention multiplies the whole matrix and masks it afterwards: no pairs are skipped.
+        s.fusedAttention = false;
+        const Analysis unfusedFull = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        s.causal = true;
+        const Analysis unfusedCausal = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        QCOMPARE(unfusedCausal.totals.flops, unfusedFull.totals.flops);
+        s.fusedAttention = true;
+
+        // Sliding window (Mistral 7B: 4096 keys, 32 layers, 32 heads of 128), 8,192-token prompt: the first 4096
+        // tokens attend 1..4096 keys (4096 x 4097 / 2 = 8,390,656 pairs), the other 4096 attend 4096 each
+        // (16,777,216): 25,167,872 pairs per head, against 8192 x 4096 = 33,554,432 without the mask.
+        s.seq = 8192;
+        QCOMPARE(findOp(analyze(hw("h100-sxm"), model("mistral-7b"), s), "attn.score")->flops,
+                 2.0 * 32 * 25167872 * 128 * 32);
+
+        // Decode's one query row attends every cached key: nothing changes.
+        s.phase = Phase::Decode;
+        s.context = 1024;
+        const Analysis decodeCausal = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        s.causal = false;
+        QCOMPARE(decodeCausal.totals.flops, analyze(hw("h100-sxm"), model("llama-2-7b"), s).totals.flops);
+        // An encoder is bidirectional: the switch does not touch it.
+        s.phase = Phase::Encode;
+        s.seq = 512;
+        const Analysis bertOff = analyze(hw("h100-sxm"), model("bert-large-uncased"), s);
+        s.causal = true;
+        QCOMPARE(analyze(hw("h100-sxm"), model("bert-large-uncased"), s).totals.flops, bertOff.totals.flops);
+        // In a whole request the time to first token falls and the time per output token stays.
+        s.phase = Phase::Generate;
+        s.seq = 2048;
+        const Analysis genCausal = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        s.causal = false;
+        const Analysis genFull = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        QVERIFY(genCausal.phases.ttftS < genFull.phases.ttftS);
+        QCOMPARE(genCausal.phases.tpotS, genFull.phases.tpotS);
     }
 
     void trainingActivationsOfAGatedMlpWithFusedAttention()
@@ -263,7 +336,10 @@ private slots:
         const double scoreBytes = 32.0 * 4096 * 4096 * 2 * 32; // per model (32 layers)
         QVERIFY(near(unfused.totals.bytes - fused.totals.bytes, 4 * scoreBytes, 1e-9));
         QCOMPARE(findOp(fused, "attn.softmax")->bytes(), 0.0);
-        QCOMPARE(findOp(fused, "attn.softmax")->flops, findOp(unfused, "attn.softmax")->flops);
+        // Causal prefill: the fused kernel skips the masked blocks, 4096 x 4097 / 2 = 8,390,656 pairs per head; the
+        // unfused one multiplies and normalises the whole 4096 x 4096 matrix. 5 FLOPs per score, 32 heads, 32 layers.
+        QCOMPARE(findOp(fused, "attn.softmax")->flops, 5.0 * 32 * 8390656 * 32);
+        QCOMPARE(findOp(unfused, "attn.softmax")->flops, 5.0 * 32 * 4096 * 4096 * 32);
     }
 
     void tensorParallelSplitsHeads()
