@@ -268,6 +268,35 @@ private slots:
         s.pp = 32768;
         const nlohmann::json j = analysisToJson(hw("h100-sxm"), model("llama-2-7b"), s, Analysis{});
         QCOMPARE(j["parallelism"]["devices"].get<int64_t>(), int64_t{1} << 31);
+        // Every degree at its largest: 65536^4 = 2^64 devices does not fit 64 bits and is written as a real.
+        s.pp = s.dp = s.ep = 65536;
+        s.batch = 65536;
+        const nlohmann::json huge = analysisToJson(hw("h100-sxm"), model("llama-2-7b"), s, Analysis{});
+        QVERIFY(huge["parallelism"]["devices"].is_number_float());
+        QCOMPARE(huge["parallelism"]["devices"].get<double>(), std::ldexp(1.0, 64));
+    }
+
+    void deviceCountIncludesExpertParallelism()
+    {
+        // Mixtral 8x7B at ep 8 and dp 2: each replica holds its experts on 8 devices (one expert each) and keeps the
+        // attention weights whole on every one of them; ep is not carved out of dp (dp 1 with ep 8 is allowed).
+        // Devices = tp 1 x pp 1 x dp 2 x ep 8 = 16.
+        Scenario s;
+        s.ep = 8;
+        s.dp = 2;
+        s.batch = 2;
+        const Analysis a = analyze(hw("h100-sxm"), model("mixtral-8x7b"), s);
+        QCOMPARE(analysisToJson(hw("h100-sxm"), model("mixtral-8x7b"), s, a)["parallelism"]["devices"].get<int64_t>(),
+                 int64_t{16});
+        // What makes them separate devices: each holds the non-expert weights and 1 of the 8 experts per layer.
+        const double expertParams = 32.0 * 8 * 3 * 4096 * 14336;
+        QVERIFY(
+            near(a.memory.weights, (static_cast<double>(a.params.total) - expertParams + expertParams / 8) * 2, 1e-12));
+        s.tp = 2;
+        s.pp = 4;
+        QCOMPARE(analysisToJson(hw("h100-sxm"), model("mixtral-8x7b"), s, Analysis{})["parallelism"]["devices"]
+                     .get<int64_t>(),
+                 int64_t{2 * 4 * 2 * 8});
     }
 
     void ridgeIsPeakOverBandwidth()
