@@ -554,7 +554,7 @@ private slots:
         QCOMPARE(without.memory.kv, 0.0);
     }
 
-    void idealRooflineIsNeverSlowerThanAMeasuredRun_data()
+    void idealIsABoundAchievableAPrediction_data()
     {
         // pytorch-labs/gpt-fast README (commit 0f925b5), batch 1, 5-token prompt, A100-80GB power-limited to 330 W.
         QTest::addColumn<QString>("model");
@@ -574,7 +574,9 @@ private slots:
         QTest::newRow("gpt-fast Llama-2-70B int8 tp1 19.13 tok/s") << "llama-2-70b"
                                                                    << "int8" << 1 << 19.13;
     }
-    void idealRooflineIsNeverSlowerThanAMeasuredRun()
+    // The ideal roofline is a bound: never slower than a measured run. The achievable figure is a prediction, not a
+    // bound: it may land on either side of the measurement, and is held to a tolerance (issue #16, item 5).
+    void idealIsABoundAchievableAPrediction()
     {
         QFETCH(QString, model);
         QFETCH(QString, weights);
@@ -597,7 +599,12 @@ private slots:
         s.efficiency = EfficiencyMode::Achievable;
         const Analysis achievable = analyze(hw("a100-80gb-sxm"), ::model(model.toLatin1().constData()), s);
         QVERIFY(achievable.totals.tokensPerS < ideal.totals.tokensPerS);
-        QVERIFY(achievable.totals.tokensPerS >= measuredTokensPerS);
+        // Tolerance: within a factor of 3.5 of the measurement, either way. That is the present model's accuracy as
+        // issue #16 states it (achievable predicts 0.29x to 0.96x of the measured time over the public runs it was
+        // held against; 1 / 0.29 = 3.45), not a figure chosen for these rows; the issue's goal is 25 %. On these six
+        // rows the prediction is 1.2x to 2.3x too fast today.
+        const double ratio = achievable.totals.tokensPerS / measuredTokensPerS;
+        QVERIFY2(ratio >= 1 / 3.5 && ratio <= 3.5, qPrintable(QStringLiteral("achievable / measured = %1").arg(ratio)));
     }
 
     void errors_data()
