@@ -126,7 +126,21 @@ struct Pass
     double headCount;  ///< executions of embed/head operators on the critical path
     double train = 1;  ///< FLOP/byte multiplier for training (forward + backward [+ recompute])
     double trainAttn = 1;
+    double pairs = 0; ///< query-key pairs per sequence and head that are computed; 0: all T x C
 };
+
+/// Query-key pairs a causal mask leaves for `T` new tokens that follow `prefix` earlier tokens, each attending to at
+/// most `window` keys (itself included): the sum over positions q = prefix + 1 .. prefix + T of min(q, window).
+/// A 4-token prompt: 1 + 2 + 3 + 4 = 10 of the 16 pairs; T tokens from scratch: T(T + 1)/2.
+double causalPairs(double prefix, double T, double window)
+{
+    const double first = prefix + 1, last = prefix + T;
+    if (last <= window)
+        return (first + last) * T / 2;
+    if (first > window)
+        return T * window;
+    return (first + window) * (window - first + 1) / 2 + (last - window) * window;
+}
 
 void emitPass(Ctx &c, const Pass &p)
 {
@@ -173,7 +187,7 @@ void emitPass(Ctx &c, const Pass &p)
         emit(c, "attn.kv_write", OpClass::Elementwise, p.phase, lc, 0, 0, N * 2 * c.kvd * act, N * 2 * c.kvd * c.kvb,
              p.train);
 
-    const double scores = p.Bm * c.hq * p.T * p.C;
+    const double scores = p.Bm * c.hq * (p.pairs > 0 ? p.pairs : p.T * p.C);
     const double cached = std::min(p.cachedKeys, p.C);
     const double kvReadBytes = p.Bm * cached * c.kvd * c.kvb;
     const double kvFreshBytes = p.Bm * (p.C - cached) * c.kvd * act;
@@ -345,8 +359,15 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
     // start generation) and reads the cached prefix's keys and values instead.
     const double prefillNew = std::max(1.0, seq * (1.0 - s.promptCacheHitRate));
     const double prefillCached = s.kvCache ? std::min(seq - prefillNew, window) : 0.0;
-    const Pass prefillPass{Phase::Prefill, Bm,       prefillNew, std::min(seq, window), prefillCached, s.kvCache, 1,
-                           layerCount,     headCount};
+    Pass prefillPass{Phase::Prefill, Bm,       prefillNew, std::min(seq, window), prefillCached, s.kvCache, 1,
+                     layerCount,     headCount};
+    // Causal masking: a fused kernel (FlashAttention) skips the score blocks above the diagonal, so QK^T, softmax and
+    // PV run over the unmasked pairs only: T(T + 1)/2 of T^2 for a whole prompt, about half. The bytes stay: Q, K and
+    // V are still read once, and the scores never reach memory anyway. Unfused attention multiplies the full score
+    // matrix and masks it afterwards, so it keeps the full count. Decode's one query row attends every cached key, and
+    // encoders are bidirectional. A training step still counts every pair (the option covers prefill only).
+    if (s.causal && s.fusedAttention && m.arch == Architecture::Decoder)
+        prefillPass.pairs = causalPairs(seq - prefillNew, prefillNew, window);
 
     double train = 1, trainAttn = 1;
     if (s.phase == Phase::Train) {
@@ -535,17 +556,48 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
             live += Bm * c.hq * T * C * c.act;
         live += Bm * (s.phase == Phase::Train ? T : 1.0) * (static_cast<double>(m.vocab) / s.tp) * 4.0; // fp32 logits
         if (s.phase == Phase::Train) {
-            // Stored activations per layer (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
-            // Transformer Models", 16-bit): s*b*h*(10 + 24/t + 5*a*s/(h*t)) bytes; selective recompute drops the
-            // attention-score term; full recompute keeps only each layer's input (2*s*b*h).
-            const double sbh = seq * Bm * c.h * (c.act / 2.0);
-            const double tpD = s.tp;
-            double perLayer = sbh * (10 + 24 / tpD + 5 * m.heads * seq / (c.h * tpD));
+            // Activations stored per layer for the backward pass, in bytes per token of this device, counted tensor
+            // by tensor the way Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer
+            // Models", section 4.1) count a GPT block: s*b*h*(34 + 5*a*s/h) bytes at 16 bits. Here act = bytes per
+            // activation (2 at 16 bits), qd/kvd/ffn/hq are this device's shares under tensor parallelism:
+            //   norms:      each norm keeps its input and its output feeds the next matmul, which keeps it:
+            //               h * (inputs + outputs) * act; sequential blocks 2 + 2 (Korthikanti's 4sbh of
+            //               LayerNorm inputs plus the 2sbh inputs of the QKV and first MLP matmuls); parallel
+            //               attention reads one input (1 + 2, or 1 + 1 with a shared norm). RMSNorm keeps the same
+            //               input as LayerNorm; the per-token statistics (4-8 B a token) are left out, as there.
+            //   attention:  Q (after rotary), K and V for the QK^T and PV backward, and the out-projection input:
+            //               (qd + 2*kvd + qd) * act; Korthikanti's 4sbh (Q, K) + 2sbh (V) + 2sbh (out input).
+            //   MLP, plain: the activation's input and output (the down projection's input): 2 * ffn * act;
+            //               Korthikanti's 8sbh + 8sbh at ffn = 4h (plus the 2sbh MLP input, counted with the norms).
+            //   MLP, gated: gate and up (the SwiGLU/GeGLU input) and their product (the down input): 3 * ffn * act;
+            //               the activation of the gate is recomputed from it, as in fused SwiGLU kernels.
+            //   scores:     unfused attention keeps the softmax output, hq * keys * act (Korthikanti's 2as^2b);
+            //               fused (FlashAttention) keeps only each query row's softmax log-sum-exp in FP32,
+            //               4 * hq bytes: nothing grows with s^2.
+            //   dropout:    none (the LLMs here pretrain without it). Korthikanti count 1-byte masks after
+            //               attention and MLP (2sbh) and the attention-dropout mask and output (3as^2b): with them
+            //               this count is exactly their 34 + 5as/h for a GPT block (tests/core/tst_analysis.cpp).
+            // Mixture of experts: the MLP terms count the routed copies that reach this device's experts
+            // (k * local / E per token); dispatch buffers and router logits are left out.
+            // Llama 2 7B (h 4096, 32 heads, ffn 11008, fused, 16-bit): 2*(4*4096 + 2*4096 + 2*4096 + 3*11008) + 4*32
+            // = 131,712 B per token per layer, about 32.2*s*b*h instead of the GPT block's 34*s*b*h + 5*a*s^2*b.
+            // Selective recomputation recomputes the attention core (no score or statistics term); full keeps only
+            // each layer's input (h * act).
+            const double normInputs = m.parallelAttention ? 1 : 2;
+            const double normOutputs = m.parallelAttention && m.sharedLayerNorm ? 1 : 2;
+            const double expertShare =
+                m.isMoe() ? static_cast<double>(m.activeExperts) * c.localExperts / static_cast<double>(m.experts)
+                          : 1.0;
+            const double keys = std::min(seq, window);
+            const double scoreBytes = s.fusedAttention ? 4.0 * c.hq : c.hq * keys * c.act;
+            const double perTokenNoScores = c.act * (c.h * (normInputs + normOutputs) + 2 * c.qd + 2 * c.kvd +
+                                                     expertShare * (m.gatedFfn ? 3.0 : 2.0) * c.ffn);
+            double perToken = perTokenNoScores + scoreBytes;
             if (s.recompute == Recompute::Selective)
-                perLayer = sbh * (10 + 24 / tpD);
+                perToken = perTokenNoScores;
             else if (s.recompute == Recompute::Full)
-                perLayer = 2 * sbh;
-            live += perLayer * c.layersPerStage * std::min<double>(mb, s.pp);
+                perToken = c.h * c.act;
+            live += perToken * seq * Bm * c.layersPerStage * std::min<double>(mb, s.pp);
         }
         mem.activations = live;
     }

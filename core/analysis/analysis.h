@@ -28,8 +28,10 @@ std::string_view toString(Bound b);
 ///   exp, sum, divide), SiLU 4, GELU 8, ReLU 1, gated FFN +1 (the product of gate and up).
 /// - Bytes are traffic to main memory (HBM/DRAM): each operand read once and each result written once per operator.
 ///   Fused attention (FlashAttention-style) never writes or reads the score matrix; softmax then moves no bytes.
-/// - Prefill/encode/train attend `seq` x `seq` scores in full (no causal halving); decode attends `context` + 1 keys
-///   (capped by the sliding window) for its one new token per sequence.
+/// - Encode and train attend `seq` x `seq` scores in full; decode attends `context` + 1 keys (capped by the sliding
+///   window) for its one new token per sequence. Prefill of a decoder with `causal` and fused attention computes only
+///   the unmasked pairs, seq(seq + 1)/2 per head and sequence (the kernel skips the masked blocks); unfused attention
+///   multiplies the whole score matrix and masks it afterwards, so it keeps seq x seq.
 /// - Embedding reads only the rows of the tokens it looks up; the LM head runs on the last token of each sequence
 ///   (the one whose logits are sampled), except in training, where every token has logits.
 /// - `flops`, `bytes` and `timeS` are totals over the `count` executions on one device's critical path

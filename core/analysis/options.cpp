@@ -249,6 +249,13 @@ std::vector<ScenarioOption> makeOptions()
                                 "whole context.",
                         .group = "Options"},
                        &Scenario::kvCache));
+    t.push_back(toggle({.key = "causal",
+                        .flag = "--causal",
+                        .label = "Causal mask",
+                        .help = "Decoders attend only to earlier tokens: fused attention skips the masked half of the "
+                                "prompt's scores (prefill). Encoders are bidirectional and ignore it.",
+                        .group = "Options"},
+                       &Scenario::causal));
     t.push_back(choice({.key = "efficiency",
                         .flag = "--efficiency",
                         .metavar = "M",

@@ -57,6 +57,7 @@ struct Scenario
 
     bool fusedAttention = true; ///< FlashAttention-style: no score-matrix round trip to memory
     bool kvCache = true;        ///< false: decode recomputes K and V over the whole context
+    bool causal = true;         ///< decoders: a token attends only to itself and earlier tokens (encoders ignore it)
 
     EfficiencyMode efficiency = EfficiencyMode::Ideal;
     std::optional<double> computeEfficiency; ///< explicit fraction of peak compute (overrides the mode)

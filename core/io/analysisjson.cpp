@@ -2,11 +2,28 @@
 
 #include "core/analysis/options.h"
 
+#include <limits>
 #include <variant>
 
 namespace memwall::core {
 
 using nlohmann::json;
+
+namespace {
+
+/// Devices the analysis assumes: dp replicas of tp x pp x ep devices each. Expert parallelism is not carved out of dp:
+/// analyze() gives each replica batch / dp sequences whatever ep is, keeps the non-expert weights whole on each of its
+/// ep devices and splits only the experts over them (ep 8 with dp 1 is eight devices). The count is a whole number
+/// while it fits 64 bits (tp x pp x dp is at most 2^48, each degree being at most 65536) and a real beyond that.
+json deviceCount(const Scenario &s)
+{
+    const int64_t tpPpDp = int64_t{s.tp} * s.pp * s.dp; // 64-bit: 65536 x 32768 overflows an int
+    if (s.ep > 0 && tpPpDp > std::numeric_limits<int64_t>::max() / s.ep)
+        return static_cast<double>(tpPpDp) * s.ep;
+    return tpPpDp * s.ep;
+}
+
+} // namespace
 
 json optionsToJson(OptionSection section, const Scenario &s, const WhatIf &w)
 {
@@ -127,7 +144,7 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
                         {"pp", s.pp},
                         {"dp", s.dp},
                         {"ep", s.ep},
-                        {"devices", int64_t{s.tp} * s.pp * s.dp}, // 64-bit: 65536 x 32768 overflows an int
+                        {"devices", deviceCount(s)},
                         {"comm_bytes", a.comm.bytes},
                         {"comm_time_s", a.comm.timeS},
                         {"tp_bytes", a.comm.tpBytes},

@@ -91,9 +91,25 @@ private slots:
         Scenario s;
         s.phase = Phase::Prefill;
         s.seq = 2048;
+        s.causal = false;
+        // Issue #2: "a 2,048-token prefill on H100 is compute-bound at about 2.9e13 FLOPs", counting every one of the
+        // 2048 x 2048 query-key pairs.
+        const Analysis full = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        QVERIFY2(near(full.totals.flops, 2.9e13, 0.03), qPrintable(QString::number(full.totals.flops)));
+        // Causal (the default for a decoder, fused attention): only the 2048 x 2049 / 2 = 2,098,176 unmasked pairs per
+        // head. Counted by hand over 32 layers (h 4096, 32 heads of 128, ffn 11008; layer matmul
+        // weights 32 x (4 x 4096^2 + 3 x 4096 x 11008) = 6,476,005,376):
+        //   matmuls   2 x 6,476,005,376 x 2048 + lm_head 2 x 4096 x 32000 (last token)  = 26,525,980,164,096
+        //   QK^T, PV  2 ops x 2 x 32 heads x 2,098,176 pairs x 128 x 32 layers           =  1,100,048,498,688
+        //   softmax   5 x 32 x 2,098,176 x 32                                            =     10,742,661,120
+        //   norms     4 x 2048 x 4096 x 64 + final 4 x 4096                              =      2,147,500,032
+        //   rope      3 x 2048 x (4096 + 4096) x 32                                      =      1,610,612,736
+        //   residuals 2 x 2048 x 4096 x 32                                               =        536,870,912
+        //   SwiGLU    (SiLU 4 + product 1) x 2048 x 11008 x 32                           =      3,607,101,440
+        //   total                                                                          27,644,673,409,024
+        s.causal = true;
         const Analysis a = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
-        // Issue #2: "a 2,048-token prefill on H100 is compute-bound at about 2.9e13 FLOPs".
-        QVERIFY2(near(a.totals.flops, 2.9e13, 0.03), qPrintable(QString::number(a.totals.flops)));
+        QCOMPARE(a.totals.flops, 27644673409024.0);
         QVERIFY(a.totals.bound == Bound::Compute);
         // 2 FLOPs per MAC: the matmuls alone are 2 x (params - embedding - lm_head) x tokens plus the last token's
         // head.
@@ -122,8 +138,10 @@ private slots:
         // They attend all 2,048 keys: the cached 1,024 are read from the cache (1024 x 4096 x 2 bytes per layer) ...
         QCOMPARE(findOp(cold, "attn.score")->kvBytes, 0.0);
         QCOMPARE(findOp(warm, "attn.score")->kvBytes, 1024.0 * 4096 * 2 * 32);
-        // ... and the score FLOPs halve with the queries: 2 x 32 heads x 1024 x 2048 x 128 x 32 layers.
-        QCOMPARE(findOp(warm, "attn.score")->flops, 2.0 * 32 * 1024 * 2048 * 128 * 32);
+        // ... and the score FLOPs fall with the queries. Causally, the new tokens at positions 1025..2048 attend 1025
+        // to 2048 keys: (1025 + 2048) x 1024 / 2 = 1,573,376 pairs per head (not 1024 x 2048 = 2,097,152), so
+        // 2 x 32 heads x 1,573,376 x 128 x 32 layers.
+        QCOMPARE(findOp(warm, "attn.score")->flops, 2.0 * 32 * 1573376 * 128 * 32);
         // Only new tokens are written to the cache; the footprint still holds the whole prompt.
         QCOMPARE(findOp(warm, "attn.kv_write")->kvBytes, 1024.0 * 2 * 4096 * 2 * 32);
         QCOMPARE(warm.kvCache.totalBytes, cold.kvCache.totalBytes);
@@ -141,6 +159,107 @@ private slots:
         QCOMPARE(genWarm.phases.tpotS, genCold.phases.tpotS);
     }
 
+    void causalPrefillSkipsTheMaskedScores()
+    {
+        // Llama 2 7B (32 layers, 32 heads of 128), one 2,048-token prompt on an H100.
+        Scenario s;
+        s.phase = Phase::Prefill;
+        s.seq = 2048;
+        QVERIFY(s.causal); // the default
+        const Analysis causal = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        s.causal = false;
+        const Analysis full = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        // Token i attends keys 1..i: 1 + 2 + ... + 2048 = 2048 x 2049 / 2 = 2,098,176 pairs per head, not 2048^2.
+        // QK^T and PV: 2 FLOPs x 32 heads x 2,098,176 x 128 x 32 layers each; softmax 5 x 32 x 2,098,176 x 32.
+        QCOMPARE(findOp(causal, "attn.score")->flops, 2.0 * 32 * 2098176 * 128 * 32);
+        QCOMPARE(findOp(causal, "attn.context")->flops, 2.0 * 32 * 2098176 * 128 * 32);
+        QCOMPARE(findOp(causal, "attn.softmax")->flops, 5.0 * 32 * 2098176 * 32);
+        QCOMPARE(findOp(full, "attn.score")->flops, 2.0 * 32 * 2048 * 2048 * 128 * 32);
+        // The bytes stay: Q, K and V are read once either way and fused attention never stores the scores.
+        QCOMPARE(causal.totals.bytes, full.totals.bytes);
+        // Unfused attention multiplies the whole matrix and masks it afterwards: no pairs are skipped.
+        s.fusedAttention = false;
+        const Analysis unfusedFull = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        s.causal = true;
+        const Analysis unfusedCausal = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        QCOMPARE(unfusedCausal.totals.flops, unfusedFull.totals.flops);
+        s.fusedAttention = true;
+
+        // Sliding window (Mistral 7B: 4096 keys, 32 layers, 32 heads of 128), 8,192-token prompt: the first 4096
+        // tokens attend 1..4096 keys (4096 x 4097 / 2 = 8,390,656 pairs), the other 4096 attend 4096 each
+        // (16,777,216): 25,167,872 pairs per head, against 8192 x 4096 = 33,554,432 without the mask.
+        s.seq = 8192;
+        QCOMPARE(findOp(analyze(hw("h100-sxm"), model("mistral-7b"), s), "attn.score")->flops,
+                 2.0 * 32 * 25167872 * 128 * 32);
+
+        // Decode's one query row attends every cached key: nothing changes.
+        s.phase = Phase::Decode;
+        s.context = 1024;
+        const Analysis decodeCausal = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        s.causal = false;
+        QCOMPARE(decodeCausal.totals.flops, analyze(hw("h100-sxm"), model("llama-2-7b"), s).totals.flops);
+        // An encoder is bidirectional: the switch does not touch it.
+        s.phase = Phase::Encode;
+        s.seq = 512;
+        const Analysis bertOff = analyze(hw("h100-sxm"), model("bert-large-uncased"), s);
+        s.causal = true;
+        QCOMPARE(analyze(hw("h100-sxm"), model("bert-large-uncased"), s).totals.flops, bertOff.totals.flops);
+        // In a whole request the time to first token falls and the time per output token stays.
+        s.phase = Phase::Generate;
+        s.seq = 2048;
+        const Analysis genCausal = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        s.causal = false;
+        const Analysis genFull = analyze(hw("h100-sxm"), model("llama-2-7b"), s);
+        QVERIFY(genCausal.phases.ttftS < genFull.phases.ttftS);
+        QCOMPARE(genCausal.phases.tpotS, genFull.phases.tpotS);
+    }
+
+    void trainingActivationsOfAGatedMlpWithFusedAttention()
+    {
+        // Issue #16: Llama 2 7B training at 2,048 tokens (batch 1, FP16, fused attention, no recomputation) showed
+        // 30.6 GB of stored activations: Korthikanti et al.'s GPT block, s*b*h*(34 + 5*a*s/h) per layer,
+        // = 2048 x 4096 x (34 + 5 x 32 x 2048 / 4096) x 32 layers, s^2 scores included. Counted tensor by tensor for
+        // this block (h 4096, 32 heads of 128, ffn 11008, 2 bytes an activation), per token and layer:
+        //   two RMSNorm inputs + their outputs (the QKV and gate/up inputs)  2 x (2 + 2) x 4096 = 32,768
+        //   Q, K, V (after rotary) and the out-projection input              2 x 4 x 4096       = 32,768
+        //   gate and up (the SwiGLU input) and their product (down's input)  2 x 3 x 11008      = 66,048
+        //   FlashAttention's log-sum-exp per query row and head (FP32)        4 x 32             =    128
+        //                                                                                          131,712 B
+        // x 2048 tokens x 32 layers = 8,631,877,632 B. Besides them the step holds two of its widest intermediates
+        // (gate and up, 2 x 11008 wide): 2 x 2048 x 22016 x 2 = 180,355,072 B, and FP32 logits for every token:
+        // 2048 x 32000 x 4 = 262,144,000 B. Total 9,074,376,704 B: the issue's "about 9 GB".
+        Scenario s;
+        s.phase = Phase::Train;
+        s.batch = 1;
+        s.seq = 2048;
+        const Analysis a = analyze(hw("a100-80gb-sxm"), model("llama-2-7b"), s);
+        QCOMPARE(a.memory.activations, 131712.0 * 2048 * 32 + 2.0 * 2048 * 22016 * 2 + 2048.0 * 32000 * 4);
+        // Selective recomputation recomputes the attention core: the log-sum-exp goes, 128 x 2048 x 32 B.
+        s.recompute = Recompute::Selective;
+        QCOMPARE(a.memory.activations - analyze(hw("a100-80gb-sxm"), model("llama-2-7b"), s).memory.activations,
+                 128.0 * 2048 * 32);
+        // Unfused attention keeps the softmax output, 32 heads x 2048 keys x 2 B per token instead of the 128 B (and
+        // the step briefly holds one layer's whole score matrix, 32 x 2048 x 2048 x 2 B).
+        s.recompute = Recompute::None;
+        s.fusedAttention = false;
+        QCOMPARE(analyze(hw("a100-80gb-sxm"), model("llama-2-7b"), s).memory.activations,
+                 (131712.0 - 128 + 32 * 2048 * 2) * 2048 * 32 + 2.0 * 2048 * 22016 * 2 + 2048.0 * 32000 * 4 +
+                     32.0 * 2048 * 2048 * 2);
+
+        // The same count for Korthikanti's own GPT block (GPT-3 175B: h 12288, 96 heads, ffn 4h, LayerNorm,
+        // unfused): 2 x (2 + 2) h for the norms + 2 x 4 h for attention + 2 x 2 x 4h for the plain MLP
+        // = 32 h per token, plus the softmax output 2 x a x s: their 34 h + 5 a s less the dropout they count
+        // and these models train without (1-byte masks after attention and MLP, 2 h; the attention-dropout mask
+        // and output, 3 a s). Full recomputation keeps only each layer's input (2 h), so the difference between
+        // none and full is 96 layers x 2048 tokens x (32 h + 2 a s - 2 h).
+        const double h = 12288, heads = 96, seq = 2048;
+        const double korthikanti = 34 * h + 5 * heads * seq, dropout = 2 * h + 3 * heads * seq;
+        const Analysis none = analyze(hw("a100-80gb-sxm"), model("gpt-3-175b"), s);
+        s.recompute = Recompute::Full;
+        const Analysis full = analyze(hw("a100-80gb-sxm"), model("gpt-3-175b"), s);
+        QCOMPARE(none.memory.activations - full.memory.activations, 96 * seq * (korthikanti - dropout - 2 * h));
+    }
+
     void deviceCountIsSixtyFourBit()
     {
         // tp 65536 x pp 32768 = 2^31 devices: an int product printed -2147483648 (UBSan: signed overflow).
@@ -149,6 +268,35 @@ private slots:
         s.pp = 32768;
         const nlohmann::json j = analysisToJson(hw("h100-sxm"), model("llama-2-7b"), s, Analysis{});
         QCOMPARE(j["parallelism"]["devices"].get<int64_t>(), int64_t{1} << 31);
+        // Every degree at its largest: 65536^4 = 2^64 devices does not fit 64 bits and is written as a real.
+        s.pp = s.dp = s.ep = 65536;
+        s.batch = 65536;
+        const nlohmann::json huge = analysisToJson(hw("h100-sxm"), model("llama-2-7b"), s, Analysis{});
+        QVERIFY(huge["parallelism"]["devices"].is_number_float());
+        QCOMPARE(huge["parallelism"]["devices"].get<double>(), std::ldexp(1.0, 64));
+    }
+
+    void deviceCountIncludesExpertParallelism()
+    {
+        // Mixtral 8x7B at ep 8 and dp 2: each replica holds its experts on 8 devices (one expert each) and keeps the
+        // attention weights whole on every one of them; ep is not carved out of dp (dp 1 with ep 8 is allowed).
+        // Devices = tp 1 x pp 1 x dp 2 x ep 8 = 16.
+        Scenario s;
+        s.ep = 8;
+        s.dp = 2;
+        s.batch = 2;
+        const Analysis a = analyze(hw("h100-sxm"), model("mixtral-8x7b"), s);
+        QCOMPARE(analysisToJson(hw("h100-sxm"), model("mixtral-8x7b"), s, a)["parallelism"]["devices"].get<int64_t>(),
+                 int64_t{16});
+        // What makes them separate devices: each holds the non-expert weights and 1 of the 8 experts per layer.
+        const double expertParams = 32.0 * 8 * 3 * 4096 * 14336;
+        QVERIFY(
+            near(a.memory.weights, (static_cast<double>(a.params.total) - expertParams + expertParams / 8) * 2, 1e-12));
+        s.tp = 2;
+        s.pp = 4;
+        QCOMPARE(analysisToJson(hw("h100-sxm"), model("mixtral-8x7b"), s, Analysis{})["parallelism"]["devices"]
+                     .get<int64_t>(),
+                 int64_t{2 * 4 * 2 * 8});
     }
 
     void ridgeIsPeakOverBandwidth()
@@ -217,7 +365,10 @@ private slots:
         const double scoreBytes = 32.0 * 4096 * 4096 * 2 * 32; // per model (32 layers)
         QVERIFY(near(unfused.totals.bytes - fused.totals.bytes, 4 * scoreBytes, 1e-9));
         QCOMPARE(findOp(fused, "attn.softmax")->bytes(), 0.0);
-        QCOMPARE(findOp(fused, "attn.softmax")->flops, findOp(unfused, "attn.softmax")->flops);
+        // Causal prefill: the fused kernel skips the masked blocks, 4096 x 4097 / 2 = 8,390,656 pairs per head; the
+        // unfused one multiplies and normalises the whole 4096 x 4096 matrix. 5 FLOPs per score, 32 heads, 32 layers.
+        QCOMPARE(findOp(fused, "attn.softmax")->flops, 5.0 * 32 * 8390656 * 32);
+        QCOMPARE(findOp(unfused, "attn.softmax")->flops, 5.0 * 32 * 4096 * 4096 * 32);
     }
 
     void tensorParallelSplitsHeads()
@@ -403,7 +554,7 @@ private slots:
         QCOMPARE(without.memory.kv, 0.0);
     }
 
-    void idealRooflineIsNeverSlowerThanAMeasuredRun_data()
+    void idealIsABoundAchievableAPrediction_data()
     {
         // pytorch-labs/gpt-fast README (commit 0f925b5), batch 1, 5-token prompt, A100-80GB power-limited to 330 W.
         QTest::addColumn<QString>("model");
@@ -423,7 +574,9 @@ private slots:
         QTest::newRow("gpt-fast Llama-2-70B int8 tp1 19.13 tok/s") << "llama-2-70b"
                                                                    << "int8" << 1 << 19.13;
     }
-    void idealRooflineIsNeverSlowerThanAMeasuredRun()
+    // The ideal roofline is a bound: never slower than a measured run. The achievable figure is a prediction, not a
+    // bound: it may land on either side of the measurement, and is held to a tolerance (issue #16, item 5).
+    void idealIsABoundAchievableAPrediction()
     {
         QFETCH(QString, model);
         QFETCH(QString, weights);
@@ -446,7 +599,12 @@ private slots:
         s.efficiency = EfficiencyMode::Achievable;
         const Analysis achievable = analyze(hw("a100-80gb-sxm"), ::model(model.toLatin1().constData()), s);
         QVERIFY(achievable.totals.tokensPerS < ideal.totals.tokensPerS);
-        QVERIFY(achievable.totals.tokensPerS >= measuredTokensPerS);
+        // Tolerance: within a factor of 3.5 of the measurement, either way. That is the present model's accuracy as
+        // issue #16 states it (achievable predicts 0.29x to 0.96x of the measured time over the public runs it was
+        // held against; 1 / 0.29 = 3.45), not a figure chosen for these rows; the issue's goal is 25 %. On these six
+        // rows the prediction is 1.2x to 2.3x too fast today.
+        const double ratio = achievable.totals.tokensPerS / measuredTokensPerS;
+        QVERIFY2(ratio >= 1 / 3.5 && ratio <= 3.5, qPrintable(QStringLiteral("achievable / measured = %1").arg(ratio)));
     }
 
     void errors_data()
