@@ -184,12 +184,8 @@ HardwareSpec hardwareFromJson(const json &j, const std::string &file)
 
 json toJson(const HardwareSpec &hw)
 {
-    json j{{"kind", "hardware"},
-           {"schema", 1},
-           {"id", hw.id},
-           {"name", hw.name},
-           {"vendor", hw.vendor},
-           {"category", hw.category},
+    json j{{"kind", "hardware"},     {"schema", 1},         {"id", hw.id},
+           {"name", hw.name},        {"vendor", hw.vendor}, {"category", hw.category},
            {"year", toJson(hw.year)}};
     if (hw.tdpW)
         j["tdp_w"] = toJson(*hw.tdpW);
