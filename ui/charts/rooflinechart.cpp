@@ -612,35 +612,32 @@ QSizeF RooflineChart::textSize(const QString &text, const QFont &font)
     return *m_textSizes.insert(key, m_measure.boundingRect().size());
 }
 
+QString RooflineChart::legendName(const QAbstractSeries *series, bool shortForm) const
+{
+    for (std::size_t c = 0; c < kOpClassCount; ++c)
+        if (series == m_opSeries[c])
+            return shortForm ? shortClassName(OpClass(c)) : className(OpClass(c));
+    if (series == m_model)
+        return shortForm ? tr("Model") : tr("Whole model");
+    if (series == m_compareModel)
+        return shortForm ? tr("B: model") : tr("B: whole model");
+    return series->name();
+}
+
 void RooflineChart::nameLegendEntries()
 {
-    const auto name = [](QAbstractSeries *series, const QString &text) {
-        if (series->name() != text)
-            series->setName(text);
-    };
-    for (std::size_t c = 0; c < kOpClassCount; ++c)
-        name(m_opSeries[c], m_shortLegend ? shortClassName(OpClass(c)) : className(OpClass(c)));
-    name(m_model, m_shortLegend ? tr("Model") : tr("Whole model"));
-    name(m_compareModel, m_shortLegend ? tr("B: model") : tr("B: whole model"));
+    for (QAbstractSeries *series : m_chart->series())
+        if (const QString name = legendName(series, m_shortLegend); series->name() != name)
+            series->setName(name);
 }
 
 void RooflineChart::fitLegend()
 {
     // The entries shown, in their full names: short names only where those do not fit in one row.
     QStringList full;
-    for (QLegendMarker *marker : m_chart->legend()->markers()) {
-        if (!marker->isVisible())
-            continue;
-        QString label = marker->label();
-        for (std::size_t c = 0; c < kOpClassCount; ++c)
-            if (marker->series() == m_opSeries[c])
-                label = className(OpClass(c));
-        if (marker->series() == m_model)
-            label = tr("Whole model");
-        else if (marker->series() == m_compareModel)
-            label = tr("B: whole model");
-        full << label;
-    }
+    for (QLegendMarker *marker : m_chart->legend()->markers())
+        if (marker->isVisible())
+            full << legendName(marker->series(), false);
     const qreal width = m_chart->size().width() - m_chart->margins().left() - m_chart->margins().right();
     const bool shortLegend = width > 0 && !chartfit::legendFitsInRow(full, m_chart->legend()->font(), width * 0.95);
     if (shortLegend != m_shortLegend) {

@@ -157,7 +157,9 @@ private:
     bool m_refreshing = false;  ///< refresh() lays out the labels once, at its end
     bool m_shortLegend = false; ///< legend entries in their short names (fitLegend())
 
-    void nameLegendEntries(); ///< class, model and B-model entries in their full or short names
+    /// A series' legend entry: the class, model and B-model entries in their full or short names, others as named.
+    QString legendName(const QAbstractSeries *series, bool shortForm) const;
+    void nameLegendEntries(); ///< every entry by legendName() in the current form
     void fitLegend();         ///< short names where the full ones do not fit in one row
     QAction *m_cacheSlopesAction = nullptr;
     QGraphicsSimpleTextItem m_measure; ///< measures label texts (textSize()); never in a scene

@@ -13,7 +13,6 @@ using namespace memwall::core;
 OperatorTableModel::OperatorTableModel(ScenarioDocument *doc, QObject *parent) : QAbstractTableModel(parent), m_doc(doc)
 {
     m_cells = computeCells();
-    m_rows = static_cast<int>(m_cells.size() / ColumnCount);
     connect(doc, &ScenarioDocument::analysisChanged, this, &OperatorTableModel::refresh);
 }
 
@@ -44,10 +43,9 @@ void OperatorTableModel::refresh()
 {
     std::vector<Cell> cells = computeCells();
     const int rows = static_cast<int>(cells.size() / ColumnCount);
-    if (rows != m_rows) {
+    if (rows != rowCount()) {
         beginResetModel();
         m_cells = std::move(cells);
-        m_rows = rows;
         endResetModel();
         return;
     }
@@ -70,7 +68,10 @@ void OperatorTableModel::refresh()
     }
 }
 
-int OperatorTableModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : m_rows; }
+int OperatorTableModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_cells.size() / ColumnCount);
+}
 int OperatorTableModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant OperatorTableModel::data(const QModelIndex &index, int role) const

@@ -41,8 +41,7 @@ private:
     std::vector<Cell> computeCells() const; ///< row-major, ColumnCount a row
     void refresh();
     ScenarioDocument *m_doc;
-    std::vector<Cell> m_cells;
-    int m_rows = 0;
+    std::vector<Cell> m_cells; ///< rowCount() rows of ColumnCount cells
 };
 
 } // namespace memwall::ui
