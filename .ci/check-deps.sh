@@ -11,7 +11,7 @@
 #     CMakeCache.txt, through the <Name>Config.cmake or <name>-config.cmake file in that folder;
 #   - the compiler and the build program that the build folder uses (CMAKE_CXX_COMPILER, CMAKE_MAKE_PROGRAM);
 #   - the Qt platform plugins the programs load at run time: xcb for the application, offscreen for the suites;
-#   - the commands CI itself runs, given with --tool (for example xvfb-run).
+#   - the commands CI itself runs, given with --tool (for example Xvfb).
 #
 # Usage: .ci/check-deps.sh [--extra "PKG ..."] [--tool CMD]... BUILD_DIR...
 #   --extra: packages that CI installs on top of install-deps.sh's own list (passed to it as arguments).
