@@ -55,6 +55,8 @@ struct HardwareSpec
     Sourced year;
     std::optional<Sourced> tdpW; ///< thermal design power; nullopt where the vendor publishes none (Google's TPUs)
     std::optional<Sourced> priceUsd;
+    /// On-demand rental of one device, US dollars per hour (a public cloud list price, with its date in the source).
+    std::optional<Sourced> usdPerHour;
     /// Dense peak per dtype (never a sparsity figure); nullopt where the device has no native support.
     std::array<std::optional<Sourced>, kDTypeCount> peakFlops{};
     std::vector<MemoryLevel> memory;

@@ -41,6 +41,7 @@ constexpr Plausible kCapacity{1, 1e16, "B"};
 constexpr Plausible kLatency{1e-12, 10, "s"};
 constexpr Plausible kPower{0.01, 1e6, "W"};
 constexpr Plausible kPrice{0.01, 1e9, "USD"};
+constexpr Plausible kHourly{0.01, 1e4, "USD per hour"};
 constexpr Plausible kYear{1940, 2100, ""};
 constexpr Plausible kFraction{1e-6, 1, ""};
 constexpr Plausible kParams{1e3, 1e15, "parameters"};
@@ -112,6 +113,7 @@ HardwareSpec hardwareFromJson(const json &j, const std::string &file)
     hw.year = sourced(r, "year", kYear);
     hw.tdpW = optionalSourced(r, "tdp_w", kPower);
     hw.priceUsd = optionalSourced(r, "price_usd", kPrice);
+    hw.usdPerHour = optionalSourced(r, "usd_per_hour", kHourly);
     readPeaks(r, "peak_flops", &hw.peakFlops);
     if (r.has("sparse_peak_flops"))
         readPeaks(r, "sparse_peak_flops", nullptr);
@@ -191,6 +193,8 @@ json toJson(const HardwareSpec &hw)
         j["tdp_w"] = toJson(*hw.tdpW);
     if (hw.priceUsd)
         j["price_usd"] = toJson(*hw.priceUsd);
+    if (hw.usdPerHour)
+        j["usd_per_hour"] = toJson(*hw.usdPerHour);
     json peaks = json::object();
     for (DType t : kAllDTypes)
         if (hw.peakFlops[index(t)])

@@ -306,6 +306,8 @@ private slots:
                 QVERIFY2(hw.notes.find("tdp_w is left out") != std::string::npos, hw.id.c_str());
             if (hw.priceUsd)
                 checkSourced(p + "price_usd", *hw.priceUsd);
+            if (hw.usdPerHour)
+                checkSourced(p + "usd_per_hour", *hw.usdPerHour);
             bool anyPeak = false;
             for (DType t : kAllDTypes)
                 if (const auto &pk = hw.peakFlops[index(t)]) {

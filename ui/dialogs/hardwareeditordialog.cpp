@@ -558,6 +558,8 @@ json HardwareEditorDialog::collect() const
         j["tdp_w"] = sourced(numberFromText(m_tdp->text(), 1.0), m_base.tdpW, DeviceGroup);
     if (m_base.priceUsd)
         j["price_usd"] = json{{"value", m_base.priceUsd->value}, {"source", m_base.priceUsd->source}};
+    if (m_base.usdPerHour)
+        j["usd_per_hour"] = json{{"value", m_base.usdPerHour->value}, {"source", m_base.usdPerHour->source}};
 
     json peaks = json::object();
     for (core::DType t : core::kAllDTypes) {

@@ -1,0 +1,355 @@
+#include "core/search/search.h"
+
+#include "core/util/oneline.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+namespace memwall::core {
+
+namespace {
+
+bool smallFloat(DType t) { return bits(t) <= 8 && t != DType::INT8 && t != DType::INT4; }
+
+/// Powers of two from 1 to `limit` that divide `n` (all of them when n is 0).
+std::vector<int> powersDividing(int64_t n, int limit)
+{
+    std::vector<int> out;
+    for (int v = 1; v <= limit; v *= 2)
+        if (n == 0 || n % v == 0)
+            out.push_back(v);
+    return out;
+}
+
+/// One unit of work: everything but data parallelism and batch, which the worker loops over.
+struct Job
+{
+    std::size_t device;
+    int tp, pp, ep;
+    std::size_t precision, kv;
+};
+
+std::string ms(double s)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
+    return buf;
+}
+
+std::string perS(double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f tokens/s", v);
+    return buf;
+}
+
+} // namespace
+
+std::optional<SearchPrecision> searchPrecisionFromString(std::string_view text)
+{
+    const auto colon = text.find(':');
+    const auto w = weightFormatFromString(text.substr(0, colon));
+    if (!w)
+        return std::nullopt;
+    SearchPrecision p{*w, smallFloat(w->type) ? w->type : DType::FP16};
+    if (colon != std::string_view::npos) {
+        const auto a = dtypeFromString(text.substr(colon + 1));
+        if (!a)
+            return std::nullopt;
+        p.activations = *a;
+    }
+    return p;
+}
+
+std::string toString(const SearchPrecision &p)
+{
+    const std::string w = toString(p.weights);
+    const DType implied = smallFloat(p.weights.type) ? p.weights.type : DType::FP16;
+    return p.activations == implied ? w : w + ":" + std::string(toString(p.activations));
+}
+
+bool dominates(const SearchPoint &a, const SearchPoint &b, bool withCost)
+{
+    const bool costNoWorse = !withCost || *a.usdPerMillionTokens <= *b.usdPerMillionTokens;
+    const bool costBetter = withCost && *a.usdPerMillionTokens < *b.usdPerMillionTokens;
+    return a.tokensPerSPerDevice >= b.tokensPerSPerDevice && a.tokensPerSPerUser >= b.tokensPerSPerUser &&
+           costNoWorse &&
+           (a.tokensPerSPerDevice > b.tokensPerSPerDevice || a.tokensPerSPerUser > b.tokensPerSPerUser || costBetter);
+}
+
+bool meets(const SearchPoint &p, const SearchTargets &t)
+{
+    return (t.maxTtftS <= 0 || p.ttftS <= t.maxTtftS) && (t.maxTpotS <= 0 || p.tpotS <= t.maxTpotS) &&
+           (t.minTokensPerSPerUser <= 0 || p.tokensPerSPerUser >= t.minTokensPerSPerUser);
+}
+
+SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
+{
+    const auto start = std::chrono::steady_clock::now();
+    if (space.devices.empty())
+        throw AnalysisError("search: no devices to search over");
+    if (space.maxDevices < 1 || space.maxDevices > 4096)
+        throw AnalysisError("search: device budget " + std::to_string(space.maxDevices) + " is outside 1..4096");
+    Scenario base = space.base;
+    base.phase = Phase::Generate;
+    base.tp = base.pp = base.dp = base.ep = 1;
+    base.batch = 1;
+    base.microBatches = 1;
+    if (auto e = validate(base); !e.empty())
+        throw AnalysisError("search: " + e);
+    if (auto e = validate(m); !e.empty())
+        throw AnalysisError("model " + m.id + ": " + e.message);
+
+    std::vector<int64_t> batches = space.batches;
+    if (batches.empty())
+        for (int64_t b = 1; b <= 1024; b *= 2)
+            batches.push_back(b);
+    std::sort(batches.begin(), batches.end());
+    batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
+    for (int64_t b : batches)
+        if (b < 1 || b > kMaxTokens)
+            throw AnalysisError("search: batch " + std::to_string(b) + " is outside 1.." + std::to_string(kMaxTokens));
+    std::vector<SearchPrecision> precisions = space.precisions;
+    if (precisions.empty())
+        precisions = {{{DType::FP16, 0, DType::FP16}, DType::FP16},
+                      {{DType::FP8, 0, DType::FP16}, DType::FP8},
+                      {{DType::INT4, 128, DType::FP16}, DType::FP16}};
+    std::vector<DType> kvFormats = space.kvFormats;
+    if (kvFormats.empty())
+        kvFormats = {DType::FP16, DType::FP8};
+
+    SearchCandidates out;
+    out.efficiency = base.efficiency;
+    out.withCost = space.usdPerDeviceHour.has_value() ||
+                   std::all_of(space.devices.begin(), space.devices.end(),
+                               [](const HardwareSpec &hw) { return hw.usdPerHour.has_value(); });
+
+    // The parallel degrees the model allows: tp dividing heads and FFN (and the KV heads, or divided by them), pp
+    // dividing the layers, ep dividing the experts of a mixture-of-experts model.
+    std::vector<int> tps;
+    for (int tp : powersDividing(0, space.maxDevices))
+        if (m.heads % tp == 0 && m.ffn % tp == 0 && (m.kvHeads % tp == 0 || tp % m.kvHeads == 0))
+            tps.push_back(tp);
+    const std::vector<int> pps = powersDividing(m.layers, space.maxDevices);
+    const std::vector<int> eps = m.isMoe() ? powersDividing(m.experts, space.maxDevices) : std::vector<int>{1};
+    const double params = static_cast<double>(paramCount(m).total);
+
+    std::vector<Job> jobs;
+    for (std::size_t d = 0; d < space.devices.size(); ++d)
+        for (int tp : tps)
+            for (int pp : pps)
+                for (int ep : eps)
+                    if (int64_t(tp) * pp * ep <= space.maxDevices)
+                        for (std::size_t p = 0; p < precisions.size(); ++p)
+                            for (std::size_t k = 0; k < kvFormats.size(); ++k)
+                                jobs.push_back({d, tp, pp, ep, p, k});
+
+    struct Local
+    {
+        std::vector<SearchPoint> points;
+        uint64_t evaluated = 0, pruned = 0, analysed = 0;
+        std::string error;
+    };
+    unsigned threads = space.threads > 0 ? static_cast<unsigned>(space.threads) : std::thread::hardware_concurrency();
+    threads = std::clamp(threads, 1u, 64u);
+    std::vector<Local> locals(threads);
+    std::vector<std::vector<SearchPoint>> perJob(jobs.size());
+    std::atomic<std::size_t> next{0};
+
+    auto work = [&](Local &local) {
+        for (std::size_t j = next++; j < jobs.size(); j = next++) {
+            const Job &job = jobs[j];
+            const HardwareSpec &hw = space.devices[job.device];
+            const double capacity = hw.memory.empty() ? 0.0 : hw.mainMemory().capacityBytes.value;
+            const double price = space.usdPerDeviceHour ? *space.usdPerDeviceHour
+                                 : hw.usdPerHour        ? hw.usdPerHour->value
+                                                        : 0.0;
+            const int modelDevices = job.tp * job.pp * job.ep;
+            Scenario s = base;
+            s.tp = job.tp;
+            s.pp = job.pp;
+            s.ep = job.ep;
+            s.weights = precisions[job.precision].weights;
+            s.activations = precisions[job.precision].activations;
+            s.kv = kvFormats[job.kv];
+            // Weights alone, spread as thinly as this split allows, must fit: else no batch or replica count helps.
+            const bool weightsFit = params * s.weights.bytesPerWeight() / modelDevices <= capacity;
+            for (int dp = 1; modelDevices * dp <= space.maxDevices; dp *= 2) {
+                s.dp = dp;
+                bool fits = weightsFit;
+                for (int64_t perReplica : batches) {
+                    ++local.evaluated;
+                    if (!fits) {
+                        ++local.pruned;
+                        continue;
+                    }
+                    s.batch = perReplica * dp;
+                    Analysis a;
+                    try {
+                        a = analyze(hw, m, s);
+                    } catch (const AnalysisError &e) {
+                        if (local.error.empty())
+                            local.error = e.what();
+                        fits = false;
+                        continue;
+                    }
+                    ++local.analysed;
+                    if (!a.memory.fits) {
+                        fits = false; // the footprint only grows with the batch
+                        continue;
+                    }
+                    SearchPoint p;
+                    p.device = job.device;
+                    p.scenario = s;
+                    p.devices = modelDevices * dp;
+                    p.ttftS = a.phases.ttftS;
+                    p.tpotS = a.phases.tpotS;
+                    p.e2eS = a.phases.e2eS;
+                    p.tokensPerSPerDevice = a.totals.tokensPerS / p.devices;
+                    p.tokensPerSPerUser = p.tpotS > 0 ? 1.0 / p.tpotS : 0.0;
+                    if (price > 0 && p.tokensPerSPerDevice > 0)
+                        p.usdPerMillionTokens = price / 3600.0 / p.tokensPerSPerDevice * 1e6;
+                    if (base.efficiency == EfficiencyMode::Ideal && !base.computeEfficiency && !base.memoryEfficiency) {
+                        p.ttftFloorS = p.ttftS;
+                        p.tpotFloorS = p.tpotS;
+                    }
+                    perJob[j].push_back(p);
+                }
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t)
+        pool.emplace_back(work, std::ref(locals[t]));
+    work(locals[0]);
+    for (auto &t : pool)
+        t.join();
+
+    for (const Local &l : locals) {
+        out.evaluated += l.evaluated;
+        out.pruned += l.pruned;
+        out.analysed += l.analysed;
+    }
+    std::size_t total = 0;
+    for (const auto &v : perJob)
+        total += v.size();
+    out.points.reserve(total);
+    for (auto &v : perJob)
+        out.points.insert(out.points.end(), v.begin(), v.end());
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+}
+
+SearchFront selectFront(const SearchCandidates &candidates, const SearchTargets &targets, const ModelShape &m,
+                        const SearchSpace &space)
+{
+    SearchFront out;
+    const bool withCost = candidates.withCost;
+    // The front in three objectives is a subset of the union of each device's front in two: for one device the
+    // hourly price is fixed, so $/million tokens falls exactly as tokens/s per device rises.
+    std::vector<const SearchPoint *> meeting;
+    for (const SearchPoint &p : candidates.points)
+        if (meets(p, targets))
+            meeting.push_back(&p);
+    out.meeting = meeting.size();
+    std::sort(meeting.begin(), meeting.end(), [](const SearchPoint *a, const SearchPoint *b) {
+        if (a->device != b->device)
+            return a->device < b->device;
+        if (a->tokensPerSPerUser != b->tokensPerSPerUser)
+            return a->tokensPerSPerUser > b->tokensPerSPerUser;
+        if (a->tokensPerSPerDevice != b->tokensPerSPerDevice)
+            return a->tokensPerSPerDevice > b->tokensPerSPerDevice;
+        return a->devices < b->devices;
+    });
+    // Equal up to rounding: replicas repeat the same figures, with the last bit of the division differing.
+    const auto above = [](double a, double b) { return a > b * (1 + 1e-9); };
+    std::vector<const SearchPoint *> union2d;
+    for (std::size_t i = 0; i < meeting.size();) {
+        std::size_t end = i;
+        double best = -1; // the highest tokens/s per device among the points faster per user than this one
+        for (; end < meeting.size() && meeting[end]->device == meeting[i]->device; ++end) {
+            const SearchPoint *p = meeting[end];
+            if (above(p->tokensPerSPerDevice, best)) {
+                union2d.push_back(p);
+                best = p->tokensPerSPerDevice;
+            }
+        }
+        i = end;
+    }
+    const auto near = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); };
+    for (const SearchPoint *p : union2d) {
+        bool dominated = false;
+        for (const SearchPoint *q : union2d) {
+            if (q == p)
+                continue;
+            const bool same = near(q->tokensPerSPerDevice, p->tokensPerSPerDevice) &&
+                              near(q->tokensPerSPerUser, p->tokensPerSPerUser) &&
+                              (!withCost || near(*q->usdPerMillionTokens, *p->usdPerMillionTokens));
+            // Of equal points the first in (fewest devices, then search order) stays.
+            if (same ? (q->devices < p->devices || (q->devices == p->devices && q < p)) : dominates(*q, *p, withCost)) {
+                dominated = true;
+                break;
+            }
+        }
+        if (!dominated)
+            out.pareto.push_back(*p);
+    }
+    std::sort(out.pareto.begin(), out.pareto.end(), [](const SearchPoint &a, const SearchPoint &b) {
+        if (a.tokensPerSPerUser != b.tokensPerSPerUser)
+            return a.tokensPerSPerUser < b.tokensPerSPerUser;
+        return a.tokensPerSPerDevice > b.tokensPerSPerDevice;
+    });
+
+    if (out.pareto.empty() && !candidates.points.empty()) {
+        // The candidate whose worst shortfall is smallest: reached over required, inverted for the upper bounds.
+        double bestScore = -1;
+        for (const SearchPoint &p : candidates.points) {
+            double score = 1e300;
+            if (targets.maxTtftS > 0)
+                score = std::min(score, targets.maxTtftS / p.ttftS);
+            if (targets.maxTpotS > 0)
+                score = std::min(score, targets.maxTpotS / p.tpotS);
+            if (targets.minTokensPerSPerUser > 0)
+                score = std::min(score, p.tokensPerSPerUser / targets.minTokensPerSPerUser);
+            if (score > bestScore) {
+                bestScore = score;
+                out.nearest = p;
+            }
+        }
+        const SearchPoint &n = *out.nearest;
+        std::string miss;
+        const auto add = [&miss](const std::string &part) { miss += (miss.empty() ? "" : "; ") + part; };
+        if (targets.maxTtftS > 0 && n.ttftS > targets.maxTtftS)
+            add("TTFT " + ms(n.ttftS) + " is " + ms(n.ttftS - targets.maxTtftS) + " over " + ms(targets.maxTtftS));
+        if (targets.maxTpotS > 0 && n.tpotS > targets.maxTpotS)
+            add("TPOT " + ms(n.tpotS) + " is " + ms(n.tpotS - targets.maxTpotS) + " over " + ms(targets.maxTpotS));
+        if (targets.minTokensPerSPerUser > 0 && n.tokensPerSPerUser < targets.minTokensPerSPerUser)
+            add(perS(n.tokensPerSPerUser) + " per user is " + perS(targets.minTokensPerSPerUser - n.tokensPerSPerUser) +
+                " short of " + perS(targets.minTokensPerSPerUser));
+        out.nearestMiss = miss;
+    }
+
+    // Floors: the same configurations on the pure roofline.
+    const auto floor = [&](SearchPoint &p) {
+        if (p.tpotFloorS > 0)
+            return;
+        Scenario s = p.scenario;
+        s.efficiency = EfficiencyMode::Ideal;
+        s.computeEfficiency.reset();
+        s.memoryEfficiency.reset();
+        const Analysis a = analyze(space.devices.at(p.device), m, s);
+        p.ttftFloorS = a.phases.ttftS;
+        p.tpotFloorS = a.phases.tpotS;
+    };
+    for (SearchPoint &p : out.pareto)
+        floor(p);
+    if (out.nearest)
+        floor(*out.nearest);
+    return out;
+}
+
+} // namespace memwall::core

@@ -1,0 +1,111 @@
+#pragma once
+
+#include "core/analysis/analysis.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace memwall::core {
+
+/// One number format choice of a search: how weights are stored and what the matmuls compute in.
+struct SearchPrecision
+{
+    WeightFormat weights;
+    DType activations = DType::FP16;
+    friend bool operator==(const SearchPrecision &, const SearchPrecision &) = default;
+};
+/// "fp8" (weights and activations FP8), "int4/g128:fp16" (weights, then ':' and the activation format). The
+/// activation format defaults to the weights' type for floating-point formats of 8 bits or fewer (fp8, fp6, fp4 and the
+/// block formats), else to fp16. nullopt for text that names no format.
+std::optional<SearchPrecision> searchPrecisionFromString(std::string_view text);
+/// "fp16", "fp8", "int4/g128:fp16": what searchPrecisionFromString reads back.
+std::string toString(const SearchPrecision &p);
+
+/// What a search varies, and what it holds fixed.
+///
+/// Every combination of device type, tensor/pipeline/expert/data parallelism (powers of two whose product is at most
+/// `maxDevices`), batch per replica and precision is one configuration. The scenario's other fields come from `base`,
+/// whose phase is always Generate: a request of `seq` prompt tokens and `output` generated tokens.
+struct SearchSpace
+{
+    std::vector<HardwareSpec> devices;
+    Scenario base;
+    int maxDevices = 64;
+    std::vector<int64_t> batches;            ///< sequences per replica; empty: powers of two from 1 to 1024
+    std::vector<SearchPrecision> precisions; ///< empty: fp16, fp8, int4/g128:fp16
+    std::vector<DType> kvFormats;            ///< empty: fp16, fp8
+    std::optional<double> usdPerDeviceHour;  ///< one price for every device, in place of the presets' own
+    int threads = 0;                         ///< 0: every core
+};
+
+/// What a configuration must reach; 0 = no target.
+struct SearchTargets
+{
+    double maxTtftS = 0;
+    double maxTpotS = 0;
+    double minTokensPerSPerUser = 0;
+    friend bool operator==(const SearchTargets &, const SearchTargets &) = default;
+};
+
+/// One configuration that fits in memory, with the figures the front is drawn in.
+struct SearchPoint
+{
+    std::size_t device = 0; ///< index into SearchSpace::devices
+    Scenario scenario;      ///< phase Generate; batch is global (per replica x dp)
+    int devices = 1;        ///< tp x pp x ep x dp
+    double ttftS = 0;       ///< time to first token: the prefill of the prompt
+    double tpotS = 0;       ///< time per output token at the mean context
+    double e2eS = 0;
+    double tokensPerSPerDevice = 0;            ///< generated tokens of all replicas over the whole request, per device
+    double tokensPerSPerUser = 0;              ///< 1 / tpot
+    std::optional<double> usdPerMillionTokens; ///< when the device has an hourly price
+    /// The pure roofline's figures: a floor on the times, whatever the efficiency. Equal to ttftS and tpotS when the
+    /// search runs at ideal efficiency; set for the points of a front, left 0 for the other candidates.
+    double ttftFloorS = 0, tpotFloorS = 0;
+};
+
+/// The configurations that fit, found by searchCandidates(); selectFront() then applies targets to them.
+struct SearchCandidates
+{
+    std::vector<SearchPoint> points;
+    uint64_t evaluated = 0; ///< configurations enumerated, pruned ones included
+    uint64_t pruned = 0;    ///< refused before analysis: weights alone, or a smaller batch, already did not fit
+    uint64_t analysed = 0;  ///< configurations run through analyze()
+    bool withCost = false;  ///< every device has an hourly price: cost is a third objective
+    EfficiencyMode efficiency = EfficiencyMode::Ideal;
+    double seconds = 0;
+};
+
+/// The Pareto front of the candidates that meet the targets.
+struct SearchFront
+{
+    /// Not dominated in tokens/s per device (higher), tokens/s per user (higher) and, with prices, $/million tokens
+    /// (lower); ordered by tokens/s per user, rising. Of configurations with equal figures, the one with the fewest
+    /// devices stays.
+    std::vector<SearchPoint> pareto;
+    uint64_t meeting = 0; ///< candidates that meet every target
+    /// When none meets the targets: the candidate that misses them by the least (the largest ratio of reached to
+    /// required, over the targets), and one line saying by how much, e.g. "TPOT 61.2 ms is 11.2 ms over 50 ms".
+    std::optional<SearchPoint> nearest;
+    std::string nearestMiss;
+};
+
+/// Every configuration of `space` that fits in memory (analysed on all cores, in a deterministic order).
+/// Throws AnalysisError for an empty device list, a device budget below 1 or an invalid base scenario.
+SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space);
+
+/// The front of `candidates` under `targets`; fills the floors of its points (and of `nearest`) by analysing them
+/// again at ideal efficiency when the candidates were found at another.
+SearchFront selectFront(const SearchCandidates &candidates, const SearchTargets &targets, const ModelShape &m,
+                        const SearchSpace &space);
+
+/// Whether `a` dominates `b`: at least as good in every objective and better in one.
+bool dominates(const SearchPoint &a, const SearchPoint &b, bool withCost);
+
+/// True when `p` meets every target that is set.
+bool meets(const SearchPoint &p, const SearchTargets &t);
+
+} // namespace memwall::core
