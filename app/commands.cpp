@@ -104,6 +104,35 @@ const std::vector<Command> &commands()
           {"--json", "", "machine-readable output"},
           {"--csv", "", "comma-separated output"}},
          cmdSweep},
+        {"search",
+         "[scenario] [--devices gpus|all|ID,ID...] [--max-devices N] [--max-ttft-ms MS] [--max-tpot-ms MS]\n"
+         "       [--min-tokens-per-s-per-user X] [--json|--csv]",
+         "Finds the best deployments of a model: every device type, tensor/pipeline/expert/data parallelism\n"
+         "(powers of two within the device budget), batch per replica, weight precision and KV-cache format.\n"
+         "Configurations that cannot fit are pruned before they are analysed; the rest run on all cores. Each\n"
+         "configuration serves requests of --seq prompt tokens and --output generated tokens (phase generate).\n"
+         "Prints the Pareto front of those that fit and meet the targets: tokens/s per device against tokens/s per\n"
+         "user (1/TPOT), and $/million tokens when every device has an hourly price (presets' usd_per_hour or\n"
+         "--usd-per-device-hour). When nothing meets the targets, names the nearest configuration and its miss.\n"
+         "Without --devices: the --hardware device when given, else every GPU preset.",
+         true,
+         {{"--devices", "LIST", "gpus (every GPU preset), all (every preset) or preset ids joined by commas"},
+          {"--max-devices", "N", "device budget: tp x pp x ep x dp at most N, 1..4096 (default 64)"},
+          {"--max-ttft-ms", "MS", "target: time to first token at most MS"},
+          {"--max-tpot-ms", "MS", "target: time per output token at most MS"},
+          {"--min-tokens-per-s-per-user", "X", "target: each user gets at least X tokens/s"},
+          {"--batches", "SPEC", "batches per replica: FROM:TO doubles, A,B,C lists (default 1:1024)"},
+          {"--precisions", "LIST",
+           "weight formats, each optionally :ACTIVATIONS (default fp16,fp8,int4/g128; fp8 computes in fp8)"},
+          {"--kv-formats", "LIST", "KV-cache formats (default fp16,fp8)"},
+          {"--usd-per-device-hour", "X", "one hourly price for every device, in place of the presets' own"},
+          {"--threads", "N", "worker threads, 1..64 (default: every core)"},
+          {"--json", "",
+           "print {\"evaluated\", \"seconds\", \"pareto\": [{scenario fields, \"hardware\", \"devices\", "
+           "\"tokens_per_s_per_device\", \"tokens_per_s_per_user\", \"ttft_s\", \"tpot_s\", "
+           "\"usd_per_million_tokens\", ...}], ...}"},
+          {"--csv", "", "comma-separated front"}},
+         cmdSearch},
         {"export",
          "[scenario] --chart NAME --out FILE [--size WxH] [--scale N] [--theme T] [--title TEXT] [--caption TEXT]\n"
          "       memwall export [scenario] --chart all --out DIR [--format png|svg|pdf|csv|json] [...]",

@@ -36,6 +36,7 @@ int runCommand(const Command &c, const std::vector<std::string> &args);
 
 int cmdAnalyze(const CommandLine &cl);
 int cmdSweep(const CommandLine &cl);
+int cmdSearch(const CommandLine &cl);
 int cmdPresets(const CommandLine &cl);
 int cmdTrends(const CommandLine &cl);
 int cmdMeasure(const CommandLine &cl);

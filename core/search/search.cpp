@@ -138,15 +138,20 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
     const std::vector<int> eps = m.isMoe() ? powersDividing(m.experts, space.maxDevices) : std::vector<int>{1};
     const double params = static_cast<double>(paramCount(m).total);
 
+    // Tensor and expert parallelism exchange activations in every layer, so they stay inside one scale-up domain (the
+    // link's max_devices, where the preset gives it); pipeline stages and replicas may span domains.
     std::vector<Job> jobs;
-    for (std::size_t d = 0; d < space.devices.size(); ++d)
+    for (std::size_t d = 0; d < space.devices.size(); ++d) {
+        const Interconnect *link = space.devices[d].scaleUpLink();
+        const int64_t domain = link && link->maxDevices > 0 ? link->maxDevices : space.maxDevices;
         for (int tp : tps)
             for (int pp : pps)
                 for (int ep : eps)
-                    if (int64_t(tp) * pp * ep <= space.maxDevices)
+                    if (int64_t(tp) * pp * ep <= space.maxDevices && int64_t(tp) * ep <= domain)
                         for (std::size_t p = 0; p < precisions.size(); ++p)
                             for (std::size_t k = 0; k < kvFormats.size(); ++k)
                                 jobs.push_back({d, tp, pp, ep, p, k});
+    }
 
     struct Local
     {

@@ -1,0 +1,230 @@
+#include "cli.h"
+#include "commands.h"
+
+#include "core/analysis/sweep.h"
+#include "core/io/analysisjson.h"
+#include "core/search/search.h"
+#include "core/util/csv.h"
+#include "core/util/format.h"
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+namespace memwall::app {
+
+using namespace memwall::core;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> splitList(const std::string &text)
+{
+    std::vector<std::string> out;
+    std::stringstream in(text);
+    for (std::string part; std::getline(in, part, ',');)
+        out.push_back(part);
+    return out;
+}
+
+/// --devices: "gpus" (every GPU preset, the default), "all" (every preset) or a list of preset ids.
+std::vector<HardwareSpec> searchDevices(const CommandLine &cl, const PresetLibrary &lib, const HardwareSpec &current)
+{
+    const std::string spec = cl.value("--devices").value_or(cl.hardware ? "" : "gpus");
+    std::vector<HardwareSpec> out;
+    if (spec.empty()) {
+        out.push_back(current);
+    } else if (spec == "gpus" || spec == "all") {
+        for (const HardwareSpec &hw : lib.hardware())
+            if (spec == "all" || hw.category == "gpu")
+                out.push_back(hw);
+    } else {
+        for (const std::string &id : splitList(spec)) {
+            const HardwareSpec *hw = lib.findHardware(id);
+            if (!hw) {
+                std::string hint;
+                for (const auto &c : lib.closestHardware(id))
+                    hint += (hint.empty() ? " (did you mean " : ", ") + c;
+                throw UsageError("--devices: unknown device '" + id + "'" + (hint.empty() ? "" : hint + "?)"));
+            }
+            out.push_back(*hw);
+        }
+    }
+    if (out.empty())
+        throw UsageError("--devices " + spec + ": no device to search over");
+    return out;
+}
+
+double milliseconds(const CommandLine &cl, const std::string &opt)
+{
+    const auto v = cl.value(opt);
+    return v ? parseReal(opt, *v, 1e-6, 1e9) / 1000.0 : 0.0;
+}
+
+json pointJson(const SearchPoint &p, const SearchSpace &space, EfficiencyMode efficiency)
+{
+    json j = toJson(p.scenario);
+    j["hardware"] = space.devices[p.device].id;
+    j["precision"] = toString(SearchPrecision{p.scenario.weights, p.scenario.activations});
+    j["devices"] = p.devices;
+    j["tokens_per_s_per_device"] = p.tokensPerSPerDevice;
+    j["tokens_per_s_per_user"] = p.tokensPerSPerUser;
+    j["ttft_s"] = p.ttftS;
+    j["tpot_s"] = p.tpotS;
+    j["e2e_s"] = p.e2eS;
+    j["usd_per_million_tokens"] = p.usdPerMillionTokens ? json(*p.usdPerMillionTokens) : json(nullptr);
+    j["efficiency"] = toString(efficiency);
+    j["ttft_floor_s"] = p.ttftFloorS;
+    j["tpot_floor_s"] = p.tpotFloorS;
+    return j;
+}
+
+std::string money(const std::optional<double> &usd) { return usd ? formatFixed(*usd, 2) : std::string("-"); }
+
+} // namespace
+
+int cmdSearch(const CommandLine &cl)
+{
+    if (cl.json && cl.csv)
+        throw UsageError("--json and --csv are alternatives: give one");
+    for (const auto &o : cl.overrides)
+        if (o.option->key == "phase")
+            throw UsageError("--phase: a search always analyses whole requests (generate: --seq prompt tokens, then "
+                             "--output tokens)");
+    const auto presets = loadPresets(cl);
+    const PresetLibrary &lib = *presets;
+    const ScenarioFile f = resolveScenario(cl, lib);
+
+    SearchSpace space;
+    space.devices = searchDevices(cl, lib, effectiveHardware(f));
+    space.base = f.scenario;
+    if (auto v = cl.value("--max-devices"))
+        space.maxDevices = static_cast<int>(parseCount("--max-devices", *v, 1, 4096));
+    if (auto v = cl.value("--threads"))
+        space.threads = static_cast<int>(parseCount("--threads", *v, 1, 64));
+    if (auto v = cl.value("--usd-per-device-hour"))
+        space.usdPerDeviceHour = parseReal("--usd-per-device-hour", *v, 0.01, 1e4);
+    if (auto v = cl.value("--batches")) {
+        try {
+            space.batches = parseSweepAxis("batch=" + *v).values;
+        } catch (const AnalysisError &e) {
+            throw UsageError(std::string("--batches: ") + e.what());
+        }
+    }
+    if (auto v = cl.value("--precisions"))
+        for (const std::string &part : splitList(*v)) {
+            const auto p = searchPrecisionFromString(part);
+            if (!p)
+                throw UsageError("--precisions: '" + part +
+                                 "' is not a format (fp16, fp8, int4/g128, nvfp4, "
+                                 "int4/g128:fp8, ...)");
+            space.precisions.push_back(*p);
+        }
+    if (auto v = cl.value("--kv-formats"))
+        for (const std::string &part : splitList(*v)) {
+            const auto t = dtypeFromString(part);
+            if (!t)
+                throw UsageError("--kv-formats: '" + part + "' is not a format (fp16, bf16, fp8, int8, int4, ...)");
+            space.kvFormats.push_back(*t);
+        }
+    SearchTargets targets;
+    targets.maxTtftS = milliseconds(cl, "--max-ttft-ms");
+    targets.maxTpotS = milliseconds(cl, "--max-tpot-ms");
+    if (auto v = cl.value("--min-tokens-per-s-per-user"))
+        targets.minTokensPerSPerUser = parseReal("--min-tokens-per-s-per-user", *v, 1e-6, 1e9);
+
+    const SearchCandidates candidates = searchCandidates(f.model, space);
+    const SearchFront front = selectFront(candidates, targets, f.model, space);
+    const double seconds = candidates.seconds;
+
+    if (cl.json) {
+        json out = {{"model", f.model.id},
+                    {"evaluated", candidates.evaluated},
+                    {"analysed", candidates.analysed},
+                    {"pruned", candidates.pruned},
+                    {"fitting", candidates.points.size()},
+                    {"meeting_targets", front.meeting},
+                    {"seconds", seconds},
+                    {"efficiency", toString(candidates.efficiency)},
+                    {"cost_objective", candidates.withCost},
+                    {"targets",
+                     {{"max_ttft_s", targets.maxTtftS > 0 ? json(targets.maxTtftS) : json(nullptr)},
+                      {"max_tpot_s", targets.maxTpotS > 0 ? json(targets.maxTpotS) : json(nullptr)},
+                      {"min_tokens_per_s_per_user",
+                       targets.minTokensPerSPerUser > 0 ? json(targets.minTokensPerSPerUser) : json(nullptr)}}}};
+        json pareto = json::array();
+        for (const SearchPoint &p : front.pareto)
+            pareto.push_back(pointJson(p, space, candidates.efficiency));
+        out["pareto"] = pareto;
+        if (front.nearest) {
+            out["nearest"] = pointJson(*front.nearest, space, candidates.efficiency);
+            out["nearest_miss"] = front.nearestMiss;
+        }
+        std::cout << out.dump(2) << "\n";
+        return 0;
+    }
+    if (cl.csv) {
+        std::cout << csvRow({"hardware", "devices", "tp", "pp", "ep", "dp", "batch", "precision", "kv", "ttft_s",
+                             "tpot_s", "tokens_per_s_per_user", "tokens_per_s_per_device", "usd_per_million_tokens",
+                             "ttft_floor_s", "tpot_floor_s", "efficiency"});
+        const auto g = [](double v) {
+            char buf[40];
+            std::snprintf(buf, sizeof buf, "%.17g", v);
+            return std::string(buf);
+        };
+        for (const SearchPoint &p : front.pareto) {
+            const Scenario &s = p.scenario;
+            std::cout << csvRow({space.devices[p.device].id, std::to_string(p.devices), std::to_string(s.tp),
+                                 std::to_string(s.pp), std::to_string(s.ep), std::to_string(s.dp),
+                                 std::to_string(s.batch), toString(SearchPrecision{s.weights, s.activations}),
+                                 std::string(toString(s.kv)), g(p.ttftS), g(p.tpotS), g(p.tokensPerSPerUser),
+                                 g(p.tokensPerSPerDevice), p.usdPerMillionTokens ? g(*p.usdPerMillionTokens) : "",
+                                 g(p.ttftFloorS), g(p.tpotFloorS), std::string(toString(candidates.efficiency))});
+        }
+        return 0;
+    }
+
+    std::printf(
+        "%s, prompt %lld, output %lld tokens, %s efficiency: %s configurations, %s analysed, %s fit, %s meet "
+        "the targets (%.3f s)\n",
+        f.model.id.c_str(), static_cast<long long>(space.base.seq), static_cast<long long>(space.base.output),
+        std::string(toString(candidates.efficiency)).c_str(), formatGrouped(int64_t(candidates.evaluated)).c_str(),
+        formatGrouped(int64_t(candidates.analysed)).c_str(), formatGrouped(int64_t(candidates.points.size())).c_str(),
+        formatGrouped(int64_t(front.meeting)).c_str(), seconds);
+    if (front.pareto.empty()) {
+        if (front.nearest) {
+            const SearchPoint &n = *front.nearest;
+            std::printf("no configuration meets the targets; nearest: %s x%d (tp %d, pp %d, ep %d, dp %d, batch %lld, "
+                        "%s, kv %s): %s\n",
+                        space.devices[n.device].id.c_str(), n.devices, n.scenario.tp, n.scenario.pp, n.scenario.ep,
+                        n.scenario.dp, static_cast<long long>(n.scenario.batch),
+                        toString(SearchPrecision{n.scenario.weights, n.scenario.activations}).c_str(),
+                        std::string(toString(n.scenario.kv)).c_str(), front.nearestMiss.c_str());
+        } else {
+            std::printf("no configuration fits in memory within %d devices\n", space.maxDevices);
+        }
+        return 0;
+    }
+    std::printf("\nPareto front (tokens/s per device against tokens/s per user%s):\n",
+                candidates.withCost ? " and $/million tokens" : "");
+    std::printf("%-14s %4s %3s %3s %3s %3s %6s %-15s %-5s %10s %10s %10s %12s %8s\n", "device", "devs", "tp", "pp",
+                "ep", "dp", "batch", "precision", "kv", "TTFT", "TPOT", "tok/s/user", "tok/s/device", "$/Mtok");
+    for (const SearchPoint &p : front.pareto) {
+        const Scenario &s = p.scenario;
+        std::printf("%-14s %4d %3d %3d %3d %3d %6lld %-15s %-5s %10s %10s %10s %12s %8s\n",
+                    space.devices[p.device].id.c_str(), p.devices, s.tp, s.pp, s.ep, s.dp,
+                    static_cast<long long>(s.batch), toString(SearchPrecision{s.weights, s.activations}).c_str(),
+                    std::string(toString(s.kv)).c_str(), formatSeconds(p.ttftS).c_str(), formatSeconds(p.tpotS).c_str(),
+                    formatNumber(p.tokensPerSPerUser).c_str(), formatNumber(p.tokensPerSPerDevice).c_str(),
+                    money(p.usdPerMillionTokens).c_str());
+    }
+    if (candidates.efficiency == EfficiencyMode::Achievable)
+        std::printf("\nAchievable efficiency: the published fractions of peak. The pure roofline bounds each time "
+                    "from below (--json: ttft_floor_s, tpot_floor_s).\n");
+    else
+        std::printf("\nIdeal efficiency: the pure roofline, a bound no real run beats (--efficiency achievable for "
+                    "published fractions of peak).\n");
+    return 0;
+}
+
+} // namespace memwall::app
