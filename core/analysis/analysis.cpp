@@ -264,7 +264,8 @@ void allReduce(double message, int p, double bw, double latency, double count, d
 
 } // namespace
 
-Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
+namespace {
+Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, bool withOperators)
 {
     if (auto e = validate(s); !e.empty())
         refuse(e);
@@ -342,8 +343,10 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
     a.bandwidth = c.bw;
     a.ridge = c.peakMatmul / c.bw;
 
-    a.operators.reserve(s.phase == Phase::Generate ? 48 : 24);
-    c.ops = &a.operators;
+    if (withOperators) {
+        a.operators.reserve(s.phase == Phase::Generate ? 48 : 24);
+        c.ops = &a.operators;
+    }
     c.totals = &a.totals;
 
     // Replica and micro-batch sizes; pipeline slots on the critical path.
@@ -609,6 +612,15 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
     mem.capacity = hw.mainMemory().capacityBytes.value;
     mem.fits = mem.total() <= mem.capacity;
     return a;
+}
+
+} // namespace
+
+Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s) { return analyzeImpl(hw, m, s, true); }
+
+Analysis analyzeTotals(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
+{
+    return analyzeImpl(hw, m, s, false);
 }
 
 } // namespace memwall::core

@@ -131,6 +131,9 @@ struct AnalysisError : std::runtime_error
 
 /// The core calculation: values in, value out, no globals. Throws AnalysisError on an impossible combination.
 Analysis analyze(const HardwareSpec &hw, const ModelShape &model, const Scenario &s);
+/// analyze() without the per-operator list (`operators` stays empty; every other field is the same): for sweeps and
+/// searches, which read only the totals.
+Analysis analyzeTotals(const HardwareSpec &hw, const ModelShape &model, const Scenario &s);
 
 /// Time of one operator on the roofline: max(flops / compute roof, bytes / bandwidth).
 double rooflineTime(double flops, double bytes, double peakFlops, double bandwidth);

@@ -107,7 +107,7 @@ void sweepEach(const HardwareSpec &hw, const ModelShape &m, const Scenario &base
         for (std::size_t k = 0; k < axes.size(); ++k)
             fields[k]->set(row.scenario, unused, axes[k].values[idx[k]]);
         try {
-            const Analysis a = analyze(hw, m, row.scenario);
+            const Analysis a = analyzeTotals(hw, m, row.scenario);
             row.totals = a.totals;
             row.memory = a.memory;
             row.phases = a.phases;

@@ -156,8 +156,7 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
     struct Local
     {
         std::vector<SearchPoint> points;
-        uint64_t evaluated = 0, pruned = 0, analysed = 0;
-        std::string error;
+        uint64_t evaluated = 0, pruned = 0, analysed = 0, derived = 0;
     };
     unsigned threads = space.threads > 0 ? static_cast<unsigned>(space.threads) : std::thread::hardware_concurrency();
     threads = std::clamp(threads, 1u, 64u);
@@ -182,47 +181,56 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
             s.activations = precisions[job.precision].activations;
             s.kv = kvFormats[job.kv];
             // Weights alone, spread as thinly as this split allows, must fit: else no batch or replica count helps.
-            const bool weightsFit = params * s.weights.bytesPerWeight() / modelDevices <= capacity;
-            for (int dp = 1; modelDevices * dp <= space.maxDevices; dp *= 2) {
-                s.dp = dp;
-                bool fits = weightsFit;
-                for (int64_t perReplica : batches) {
-                    ++local.evaluated;
-                    if (!fits) {
-                        ++local.pruned;
-                        continue;
-                    }
-                    s.batch = perReplica * dp;
-                    Analysis a;
-                    try {
-                        a = analyze(hw, m, s);
-                    } catch (const AnalysisError &e) {
-                        if (local.error.empty())
-                            local.error = e.what();
-                        fits = false;
-                        continue;
-                    }
-                    ++local.analysed;
-                    if (!a.memory.fits) {
-                        fits = false; // the footprint only grows with the batch
-                        continue;
-                    }
-                    SearchPoint p;
-                    p.device = job.device;
-                    p.scenario = s;
+            bool fits = params * s.weights.bytesPerWeight() / modelDevices <= capacity;
+            int replicaCounts = 0; // dp = 1, 2, 4, ... within the budget
+            for (int dp = 1; modelDevices * dp <= space.maxDevices; dp *= 2)
+                ++replicaCounts;
+            for (int64_t perReplica : batches) {
+                local.evaluated += uint64_t(replicaCounts);
+                if (!fits) {
+                    local.pruned += uint64_t(replicaCounts);
+                    continue;
+                }
+                s.dp = 1;
+                s.batch = perReplica;
+                Analysis a;
+                try {
+                    a = analyzeTotals(hw, m, s);
+                } catch (const AnalysisError &) {
+                    fits = false; // a combination analyze() refuses; the splits above leave none for valid models
+                    local.pruned += uint64_t(replicaCounts);
+                    continue;
+                }
+                ++local.analysed;
+                if (!a.memory.fits) {
+                    fits = false; // the footprint only grows with the batch
+                    local.pruned += uint64_t(replicaCounts - 1);
+                    continue;
+                }
+                SearchPoint p;
+                p.device = job.device;
+                p.scenario = s;
+                p.devices = modelDevices;
+                p.ttftS = a.phases.ttftS;
+                p.tpotS = a.phases.tpotS;
+                p.e2eS = a.phases.e2eS;
+                p.tokensPerSPerDevice = a.totals.tokensPerS / p.devices;
+                p.tokensPerSPerUser = p.tpotS > 0 ? 1.0 / p.tpotS : 0.0;
+                if (price > 0 && p.tokensPerSPerDevice > 0)
+                    p.usdPerMillionTokens = price / 3600.0 / p.tokensPerSPerDevice * 1e6;
+                if (base.efficiency == EfficiencyMode::Ideal && !base.computeEfficiency && !base.memoryEfficiency) {
+                    p.ttftFloorS = p.ttftS;
+                    p.tpotFloorS = p.tpotS;
+                }
+                perJob[j].push_back(p);
+                // Replicas: outside training, data parallelism adds no communication and splits the batch evenly, so
+                // every replica runs exactly this analysis; per device and per user the figures stay the same.
+                for (int dp = 2; modelDevices * dp <= space.maxDevices; dp *= 2) {
+                    p.scenario.dp = dp;
+                    p.scenario.batch = perReplica * dp;
                     p.devices = modelDevices * dp;
-                    p.ttftS = a.phases.ttftS;
-                    p.tpotS = a.phases.tpotS;
-                    p.e2eS = a.phases.e2eS;
-                    p.tokensPerSPerDevice = a.totals.tokensPerS / p.devices;
-                    p.tokensPerSPerUser = p.tpotS > 0 ? 1.0 / p.tpotS : 0.0;
-                    if (price > 0 && p.tokensPerSPerDevice > 0)
-                        p.usdPerMillionTokens = price / 3600.0 / p.tokensPerSPerDevice * 1e6;
-                    if (base.efficiency == EfficiencyMode::Ideal && !base.computeEfficiency && !base.memoryEfficiency) {
-                        p.ttftFloorS = p.ttftS;
-                        p.tpotFloorS = p.tpotS;
-                    }
                     perJob[j].push_back(p);
+                    ++local.derived;
                 }
             }
         }
@@ -238,6 +246,7 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
         out.evaluated += l.evaluated;
         out.pruned += l.pruned;
         out.analysed += l.analysed;
+        out.derived += l.derived;
     }
     std::size_t total = 0;
     for (const auto &v : perJob)
@@ -346,7 +355,7 @@ SearchFront selectFront(const SearchCandidates &candidates, const SearchTargets 
         s.efficiency = EfficiencyMode::Ideal;
         s.computeEfficiency.reset();
         s.memoryEfficiency.reset();
-        const Analysis a = analyze(space.devices.at(p.device), m, s);
+        const Analysis a = analyzeTotals(space.devices.at(p.device), m, s);
         p.ttftFloorS = a.phases.ttftS;
         p.tpotFloorS = a.phases.tpotS;
     };

@@ -73,7 +73,8 @@ struct SearchCandidates
     std::vector<SearchPoint> points;
     uint64_t evaluated = 0; ///< configurations enumerated, pruned ones included
     uint64_t pruned = 0;    ///< refused before analysis: weights alone, or a smaller batch, already did not fit
-    uint64_t analysed = 0;  ///< configurations run through analyze()
+    uint64_t analysed = 0;  ///< configurations run through analyzeTotals()
+    uint64_t derived = 0;   ///< replicas (dp > 1) of an analysed configuration: its figures, times dp devices and batch
     bool withCost = false;  ///< every device has an hourly price: cost is a third objective
     EfficiencyMode efficiency = EfficiencyMode::Ideal;
     double seconds = 0;

@@ -10,7 +10,8 @@
 //   the format it computes in, and its bytes / time at most the main-memory bandwidth (so FLOP/s <= intensity x
 //   bandwidth);
 // - more devices never need more memory per device: footprint(tp = 8) <= footprint(tp = 2) <= footprint(tp = 1);
-// - decode never gets faster when the context grows (128 -> 1024 -> 8192 -> 32768 cached tokens).
+// - decode never gets faster when the context grows (128 -> 1024 -> 8192 -> 32768 cached tokens);
+// - analyzeTotals() gives the same figures as analyze(), without the operator list.
 
 #include "core/analysis/analysis.h"
 #include "core/io/analysisjson.h"
@@ -196,6 +197,16 @@ void TestInvariants::grid()
                                     const Analysis a = analyze(hw, *m, s);
                                     ++analysed;
                                     checkAnalysis(hw, s, a, where, f);
+                                    // The totals-only analysis (sweeps, search) is the same one without operators.
+                                    const Analysis t = analyzeTotals(hw, *m, s);
+                                    if (!t.operators.empty() || t.totals.timeS != a.totals.timeS ||
+                                        t.totals.flops != a.totals.flops || t.totals.bytes != a.totals.bytes ||
+                                        t.totals.tokensPerS != a.totals.tokensPerS ||
+                                        t.totals.linearBound != a.totals.linearBound ||
+                                        t.phases.ttftS != a.phases.ttftS || t.phases.tpotS != a.phases.tpotS ||
+                                        t.memory.total() != a.memory.total() || t.comm.timeS != a.comm.timeS ||
+                                        t.kvCache.totalBytes != a.kvCache.totalBytes)
+                                        f.add(where, "analyzeTotals() differs from analyze()");
                                     const double mem = a.memory.total();
                                     if (previousMemory >= 0 && mem > previousMemory * (1 + 1e-12))
                                         f.add(where, "per-device memory " + std::to_string(mem) +
