@@ -10,12 +10,19 @@
 //   slider_to_baseline_ratio        the tick's median over the baseline's (goal <= 1.5)
 //   painted_markers_off             ticks after which a marker was not painted where its value maps (must be 0;
 //                                   checked every 10th tick, outside the timed part)
+//   search_configs_per_s            design-space search, one core: Llama 3 70B over every GPU preset with up to 64
+//                                   devices, configurations enumerated per second (pruned and derived replicas
+//                                   included; search_analyses_per_s counts the analyses run); goal >= 2,000,000
+//   search_default_s                the same search on every core, candidates and the front under TPOT <= 50 ms
+//                                   (goal <= 1); both checked: equal candidates on one core and on all, a front,
+//                                   and every front point's figures equal to a fresh analyze() of its scenario
 //   large_sweep_rss_mb              peak resident memory of `memwall sweep --vary batch=1:1048576:1 --vary
 //                                   tp=1,2,4,8 --json` (4,194,304 rows, the largest sweep of issue #21); the rows
 //                                   are counted and the JSON's end checked (goal <= 200)
 #include "core/analysis/analysis.h"
 #include "core/analysis/sweep.h"
 #include "core/io/presets.h"
+#include "core/search/search.h"
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartregistry.h"
 #include "ui/document/scenariodocument.h"
@@ -126,6 +133,42 @@ int main(int argc, char **argv)
         sink += r.totals.timeS;
     });
     const double sweepS = msSince(ts) / 1000.0;
+
+    // ---- design-space search ----
+    core::SearchSpace space;
+    for (const core::HardwareSpec &hw : lib->hardware())
+        if (hw.category == "gpu")
+            space.devices.push_back(hw);
+    const core::ModelShape &llama70 = lib->findModel("llama-3-70b")->shape;
+    space.threads = 1;
+    double searchOneCoreS = 1e300;
+    core::SearchCandidates oneCore;
+    for (int rep = 0; rep < 5; ++rep) {
+        oneCore = core::searchCandidates(llama70, space);
+        searchOneCoreS = std::min(searchOneCoreS, oneCore.seconds);
+    }
+    space.threads = 0;
+    std::vector<double> searchS;
+    core::SearchFront front;
+    core::SearchCandidates allCores;
+    for (int rep = 0; rep < 5; ++rep) {
+        const auto t0 = Clock::now();
+        allCores = core::searchCandidates(llama70, space);
+        front = core::selectFront(allCores, {0, 0.050, 0}, llama70, space);
+        searchS.push_back(msSince(t0) / 1000.0);
+    }
+    std::string searchWrong;
+    if (allCores.points.size() != oneCore.points.size() || allCores.evaluated != oneCore.evaluated)
+        searchWrong = "one core and every core found different candidates";
+    else if (front.pareto.empty())
+        searchWrong = "the front is empty";
+    for (const core::SearchPoint &p : front.pareto) {
+        const core::Analysis a = core::analyze(space.devices[p.device], llama70, p.scenario);
+        if (a.phases.tpotS != p.tpotS || a.phases.ttftS != p.ttftS || !a.memory.fits || p.tpotS > 0.050)
+            searchWrong = "a front point's figures differ from its own analysis";
+    }
+    const double searchConfigsPerS = static_cast<double>(oneCore.evaluated) / searchOneCoreS;
+    const double searchAnalysesPerS = static_cast<double>(oneCore.analysed) / searchOneCoreS;
 
     // ---- slider tick -> every visible chart updated and repainted ----
     // One tick is what the event loop does after the batch slider moves: the document re-analyses and every view
@@ -324,6 +367,11 @@ int main(int argc, char **argv)
                        {"baseline_chart_ms", percentile(baselineMs, 0.5)},
                        {"slider_to_baseline_ratio", percentile(tickMs, 0.5) / percentile(baselineMs, 0.5)},
                        {"painted_markers_off", markersOff},
+                       {"search_configs_per_s", searchConfigsPerS},
+                       {"search_analyses_per_s", searchAnalysesPerS},
+                       {"search_configurations", oneCore.evaluated},
+                       {"search_default_s", percentile(searchS, 0.5)},
+                       {"search_front_points", front.pareto.size()},
                        {"large_sweep_rss_mb", largeSweepRssMb},
                        {"large_sweep_s", largeSweepS},
                        {"large_sweep_rows_ok", largeSweepOk},
@@ -336,6 +384,8 @@ int main(int argc, char **argv)
                          {"export_svg_ms", 100},
                          {"slider_to_baseline_ratio", 1.5},
                          {"painted_markers_off", 0},
+                         {"search_configs_per_s", 2000000},
+                         {"search_default_s", 1.0},
                          {"large_sweep_rss_mb", 200}}}};
     for (const auto &[id, median] : byTab)
         out["slider_update_ms_by_tab"][id] = median;
@@ -361,12 +411,21 @@ int main(int argc, char **argv)
         std::printf("bare QChartView tick     median %.2f ms; the slider tick is %.2f x that (goal <= 1.5)\n",
                     percentile(baselineMs, 0.5), percentile(tickMs, 0.5) / percentile(baselineMs, 0.5));
         std::printf("markers off their values %d of %d checked ticks (must be 0)\n", markersOff, ticks / 10);
+        std::printf("search, one core         %.2f M configurations/s (%.2f M analyses/s) over %llu   (goal >= 2 M)\n",
+                    searchConfigsPerS / 1e6, searchAnalysesPerS / 1e6,
+                    static_cast<unsigned long long>(oneCore.evaluated));
+        std::printf("default search           median %.3f s, every core, %zu front points (goal <= 1 s)\n",
+                    percentile(searchS, 0.5), front.pareto.size());
         std::printf("sweep of 4,194,304 rows  peak RSS %.0f MB in %.1f s, rows %s   (goal <= 200 MB)\n",
                     largeSweepRssMb, largeSweepS, largeSweepOk ? "all there" : "MISSING OR CUT");
     }
     if (!largeSweepOk) {
         std::cerr << "memwall-bench: the large sweep did not write its 4,194,304 rows whole (" << largeSweepRows - 1
                   << " counted)\n";
+        return 1;
+    }
+    if (!searchWrong.empty()) {
+        std::cerr << "memwall-bench: the search went wrong: " << searchWrong << "\n";
         return 1;
     }
     if (markersOff > 0) {
