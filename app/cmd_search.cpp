@@ -42,10 +42,10 @@ std::vector<HardwareSpec> searchDevices(const CommandLine &cl, const PresetLibra
         for (const std::string &id : splitList(spec)) {
             const HardwareSpec *hw = lib.findHardware(id);
             if (!hw) {
-                std::string hint;
+                std::string closest;
                 for (const auto &c : lib.closestHardware(id))
-                    hint += (hint.empty() ? " (did you mean " : ", ") + c;
-                throw UsageError("--devices: unknown device '" + id + "'" + (hint.empty() ? "" : hint + "?)"));
+                    closest += (closest.empty() ? " (closest: " : ", ") + c;
+                throw UsageError("--devices: unknown hardware '" + id + "'" + (closest.empty() ? "" : closest + ")"));
             }
             out.push_back(*hw);
         }

@@ -163,6 +163,50 @@ private slots:
         QVERIFY2(first >= 128 && first <= 1024, qPrintable(QString::number(first)));
     }
 
+    void searchJsonHasTheFront()
+    {
+        const Run r = memwall({"search", "--model", "llama-3-70b", "--devices", "h100-sxm,h200-sxm,b200,mi300x",
+                               "--max-tpot-ms", "50", "--efficiency", "achievable", "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QVERIFY(o.value("evaluated").toDouble() > 1000);
+        QVERIFY(o.value("seconds").toDouble() > 0);
+        QVERIFY(o.value("cost_objective").toBool()); // all four have an hourly price
+        const QJsonArray front = o.value("pareto").toArray();
+        QVERIFY(!front.isEmpty());
+        double lastPerUser = 0;
+        for (const QJsonValue &v : front) {
+            const QJsonObject p = v.toObject();
+            for (const char *field : {"tokens_per_s_per_device", "tokens_per_s_per_user", "ttft_s", "tpot_s",
+                                      "usd_per_million_tokens", "devices", "tpot_floor_s"})
+                QVERIFY2(p.value(field).toDouble() > 0, field);
+            QVERIFY(p.value("tpot_s").toDouble() <= 0.050);
+            QVERIFY(p.value("tpot_floor_s").toDouble() < p.value("tpot_s").toDouble());
+            QCOMPARE(p.value("phase").toString(), QString("generate"));
+            QCOMPARE(p.value("efficiency").toString(), QString("achievable"));
+            QCOMPARE(p.value("devices").toInt(),
+                     p.value("tp").toInt() * p.value("pp").toInt() * p.value("ep").toInt() * p.value("dp").toInt());
+            QVERIFY(p.value("tokens_per_s_per_user").toDouble() >= lastPerUser);
+            lastPerUser = p.value("tokens_per_s_per_user").toDouble();
+        }
+        QVERIFY(!o.contains("nearest"));
+    }
+
+    void searchNamesTheNearestMiss()
+    {
+        const Run r = memwall({"search", "--model", "llama-3-70b", "--devices", "h100-sxm", "--max-devices", "8",
+                               "--max-tpot-ms", "0.5"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("no configuration meets the targets; nearest: h100-sxm x8") &&
+                     r.out.contains("over 0.5 ms"),
+                 r.out.constData());
+        const Run csv =
+            memwall({"search", "--model", "llama-3-8b", "--devices", "h100-sxm", "--max-devices", "2", "--csv"});
+        QCOMPARE(csv.code, 0);
+        QVERIFY(csv.out.startsWith("hardware,devices,tp,pp,ep,dp,batch,precision,kv,ttft_s,tpot_s,"));
+        QVERIFY(csv.out.count('\n') >= 3);
+    }
+
     void sweepCsvHasHeader()
     {
         const Run r = memwall({"sweep", "--model", "llama-2-7b", "--vary", "batch=1,2,4", "--csv"});
@@ -194,9 +238,20 @@ private slots:
         QTest::newRow("missing config file")
             << QStringList{"analyze", "--model-config", "/nonexistent/config.json"} << 1
             << "memwall: /nonexistent/config.json: cannot read file: No such file or directory";
-        QTest::newRow("unknown command")
-            << QStringList{"analyse"} << 2
-            << "memwall: unknown command 'analyse' (analyze, sweep, export, presets, trends, measure; try --help)";
+        QTest::newRow("unknown command") << QStringList{"analyse"} << 2
+                                         << "memwall: unknown command 'analyse' (analyze, sweep, search, export, "
+                                            "presets, trends, measure; try --help)";
+        QTest::newRow("search: unknown device")
+            << QStringList{"search", "--devices", "h100-sxm,h100"} << 2
+            << "memwall search: --devices: unknown hardware 'h100' (closest: h100-sxm, h100-pcie, b200)";
+        QTest::newRow("search: not a precision")
+            << QStringList{"search", "--precisions", "fp16,fp7"} << 2
+            << "memwall search: --precisions: 'fp7' is not a format (fp16, fp8, int4/g128, nvfp4, int4/g128:fp8, ...)";
+        QTest::newRow("search: a phase") << QStringList{"search", "--phase", "decode"} << 2
+                                         << "memwall search: --phase: a search always analyses whole requests "
+                                            "(generate: --seq prompt tokens, then --output tokens)";
+        QTest::newRow("search: budget") << QStringList{"search", "--max-devices", "0"} << 2
+                                        << "memwall search: --max-devices: must be between 1 and 4096, got 0";
         QTest::newRow("bad sweep range") << QStringList{"sweep", "--vary", "batch=8:1"} << 2
                                          << "memwall sweep: --vary batch=8:1: FROM is larger than TO";
     }
