@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <thread>
 
 namespace memwall::core {
@@ -254,6 +255,44 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
     out.points.reserve(total);
     for (auto &v : perJob)
         out.points.insert(out.points.end(), v.begin(), v.end());
+
+    // Contenders, one device at a time: in falling tokens/s per user, a point is out when one seen before (so at least
+    // as fast per user) with no longer a TTFT has strictly more tokens/s per device. The staircase maps TTFT to the
+    // best tokens/s per device of the points seen with at most that TTFT.
+    std::vector<uint32_t> order(out.points.size());
+    for (uint32_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    const auto &pts = out.points;
+    std::sort(order.begin(), order.end(), [&pts](uint32_t a, uint32_t b) {
+        const SearchPoint &p = pts[a], &q = pts[b];
+        if (p.device != q.device)
+            return p.device < q.device;
+        if (p.tokensPerSPerUser != q.tokensPerSPerUser)
+            return p.tokensPerSPerUser > q.tokensPerSPerUser;
+        if (p.tokensPerSPerDevice != q.tokensPerSPerDevice)
+            return p.tokensPerSPerDevice > q.tokensPerSPerDevice;
+        return a < b;
+    });
+    std::map<double, double> staircase;
+    std::size_t device = SIZE_MAX;
+    for (uint32_t i : order) {
+        const SearchPoint &p = pts[i];
+        if (p.device != device) {
+            staircase.clear();
+            device = p.device;
+        }
+        auto it = staircase.upper_bound(p.ttftS);
+        if (it != staircase.begin() && std::prev(it)->second > p.tokensPerSPerDevice)
+            continue;
+        out.contenders.push_back(i);
+        // Keep the staircase rising: drop the entries at this TTFT or later that do not beat this point.
+        it = staircase.lower_bound(p.ttftS);
+        while (it != staircase.end() && it->second <= p.tokensPerSPerDevice)
+            it = staircase.erase(it);
+        if (it == staircase.end() || it->first != p.ttftS)
+            staircase.emplace(p.ttftS, p.tokensPerSPerDevice);
+    }
+    std::sort(out.contenders.begin(), out.contenders.end());
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
 }
@@ -265,11 +304,12 @@ SearchFront selectFront(const SearchCandidates &candidates, const SearchTargets 
     const bool withCost = candidates.withCost;
     // The front in three objectives is a subset of the union of each device's front in two: for one device the
     // hourly price is fixed, so $/million tokens falls exactly as tokens/s per device rises.
-    std::vector<const SearchPoint *> meeting;
     for (const SearchPoint &p : candidates.points)
-        if (meets(p, targets))
-            meeting.push_back(&p);
-    out.meeting = meeting.size();
+        out.meeting += meets(p, targets) ? 1 : 0;
+    std::vector<const SearchPoint *> meeting;
+    for (uint32_t i : candidates.contenders)
+        if (meets(candidates.points[i], targets))
+            meeting.push_back(&candidates.points[i]);
     std::sort(meeting.begin(), meeting.end(), [](const SearchPoint *a, const SearchPoint *b) {
         if (a->device != b->device)
             return a->device < b->device;

@@ -71,6 +71,10 @@ struct SearchPoint
 struct SearchCandidates
 {
     std::vector<SearchPoint> points;
+    /// Indices into `points` of those that can reach a front under some targets: no point of the same device beats
+    /// them in tokens/s per device or per user while at least as good in both and in TTFT (it would meet every target
+    /// they meet and dominate them). selectFront() looks for the front among these only.
+    std::vector<uint32_t> contenders;
     uint64_t evaluated = 0; ///< configurations enumerated, pruned ones included
     uint64_t pruned = 0;    ///< refused before analysis: weights alone, or a smaller batch, already did not fit
     uint64_t analysed = 0;  ///< configurations run through analyzeTotals()
