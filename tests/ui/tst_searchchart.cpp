@@ -295,6 +295,25 @@ private slots:
         QCOMPARE(data.at("pareto").size(), std::size_t(0));
     }
 
+    void hiddenChartSearchesWhenShown()
+    {
+        // As in a tab behind another: made hidden, it searches nothing until shown, then searches once.
+        ui::ScenarioDocument doc(library());
+        doc.setModelById("llama-2-7b");
+        ui::SearchChart chart(&doc);
+        chart.setSuspended(true);
+        chart.setDeviceIds(kDevices);
+        QSignalSpy searched(&chart, &ui::SearchChart::searchFinished);
+        QCoreApplication::processEvents();
+        QCOMPARE(searched.count(), 0);
+        QVERIFY(chart.isSearching());
+        QVERIFY(chart.isStale());
+        chart.setSuspended(false);
+        QVERIFY(searched.wait(60000));
+        QVERIFY(!chart.isSearching());
+        QVERIFY(!chart.front().pareto.empty());
+    }
+
     void exportsTheFront()
     {
         const auto data = m_chart->data();

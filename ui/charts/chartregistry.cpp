@@ -44,8 +44,7 @@ std::span<const ChartInfo> chartRegistry()
         entry<BreakdownChart>("breakdown", QT_TRANSLATE_NOOP("ChartRegistry", "Breakdown")),
         entry<TrendsChart>("trends", QT_TRANSLATE_NOOP("ChartRegistry", "Trends")),
         entry<ScalingChart>("scaling", QT_TRANSLATE_NOOP("ChartRegistry", "Scaling")),
-        // Not presented: the presentation window does not suspend its hidden charts, and this one searches.
-        entry<SearchChart>("search", QT_TRANSLATE_NOOP("ChartRegistry", "Deployment search"), false),
+        entry<SearchChart>("search", QT_TRANSLATE_NOOP("ChartRegistry", "Deployment search")),
     };
     return charts;
 }

@@ -315,9 +315,12 @@ QString SearchChart::deviceLabel(std::size_t device) const
 
 void SearchChart::refresh()
 {
-    m_wanted = currentJob();
-    startSearch();
-    redraw();
+    std::shared_ptr<const Job> job = currentJob();
+    const bool same = job == m_wanted;
+    m_wanted = std::move(job);
+    startSearch(); // also a search that waited for a hidden tab to be shown
+    if (!same)
+        redraw(); // else nothing the chart shows changed (a batch or precision tick): the tick cost one key
 }
 
 void SearchChart::reselect()
@@ -427,7 +430,7 @@ void SearchChart::redraw()
         yhi = 10000;
     }
     chartfit::setLogRange(m_x, xlo / 1.6, xhi * 1.6);
-    chartfit::setLogRange(m_y, ylo / 2, yhi * 2.5); // room above for the message and the target labels
+    chartfit::setLogRange(m_y, ylo / 5, yhi * 1.8); // room below the front for the message (bottom left)
 
     const auto vertical = [&](QLineSeries *s, double x) {
         if (x > 0)
@@ -505,21 +508,24 @@ void SearchChart::layoutOverlay()
     const QFont font = theme().labelFont();
     const QFontMetricsF fm(font);
 
-    // The message: top left inside the plot, each line elided to the plot's width.
+    // The message: bottom left inside the plot (below a front that falls from top left to bottom right), each line
+    // elided to the plot's width.
     QStringList lines = message().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     const qreal room = std::max<qreal>(40, area.width() - 16);
     for (QString &l : lines)
         l = fm.elidedText(l, Qt::ElideRight, room);
     m_message->setFont(font);
     m_message->setText(lines.join(QLatin1Char('\n')));
-    m_message->setPos(area.left() + 8, area.top() + 6);
+    m_message->setPos(area.left() + 8, area.bottom() - 6 - m_message->boundingRect().height());
     m_message->setVisible(!lines.isEmpty());
     m_messageBox->setRect(m_message->mapRectToParent(m_message->boundingRect()).adjusted(-4, -2, 4, 2));
     m_messageBox->setVisible(!lines.isEmpty());
 
     // The target labels: left of their line at the top (a point that meets the targets lies right of both lines),
-    // else right of it at the bottom (the front is high where interactivity is low); the second moves off the first.
-    const qreal top = area.top() + 6 + (lines.isEmpty() ? 0 : m_messageBox->rect().height() + 4);
+    // else right of it near the bottom, above the message (the front is high where interactivity is low); the second
+    // moves off the first.
+    const qreal top = area.top() + 6;
+    const qreal bottom = lines.isEmpty() ? area.bottom() - 4 : m_messageBox->rect().top() - 4;
     QRectF taken;
     const auto place = [&](QGraphicsSimpleTextItem *label, double x, const QString &text) {
         label->setVisible(x > 0);
@@ -532,7 +538,7 @@ void SearchChart::layoutOverlay()
         QRectF r(QPointF(lineX - 4 - size.width(), top), size);
         const bool atBottom = r.left() < area.left() + 2;
         if (atBottom)
-            r.moveTopLeft(QPointF(lineX + 4, area.bottom() - 4 - size.height()));
+            r.moveTopLeft(QPointF(lineX + 4, bottom - size.height()));
         if (r.intersects(taken))
             r.moveTop(atBottom ? taken.top() - 2 - size.height() : taken.bottom() + 2);
         label->setPos(r.topLeft());
