@@ -79,7 +79,8 @@ private slots:
         static const QMap<QString, QByteArray> expected{
             {"roofline", "memwall::ui::RooflineChart"}, {"memory", "memwall::ui::MemoryChart"},
             {"sweep", "memwall::ui::SweepChart"},       {"breakdown", "memwall::ui::BreakdownChart"},
-            {"trends", "memwall::ui::TrendsChart"},     {"scaling", "memwall::ui::ScalingChart"}};
+            {"trends", "memwall::ui::TrendsChart"},     {"scaling", "memwall::ui::ScalingChart"},
+            {"search", "memwall::ui::SearchChart"}};
         QVERIFY2(expected.contains(id), "a new chart: add its class to this test's table");
 
         const ui::ChartInfo *info = ui::findChart(id);

@@ -39,9 +39,11 @@ namespace {
 using uitest::library;
 using uitest::markerProblems;
 
-/// The chart as painted in its view (the viewport's own pixels, as a person sees them).
+/// The chart as painted in its view (the viewport's own pixels, as a person sees them), once its background work (the
+/// search chart's search) is done.
 QImage painted(ui::ChartView &view)
 {
+    view.chartBase()->settle();
     QCoreApplication::processEvents();
     return view.viewport()->grab().toImage().convertToFormat(QImage::Format_RGB32);
 }

@@ -61,6 +61,12 @@ void ChartBase::ensureCurrent()
     refresh();
 }
 
+void ChartBase::settle()
+{
+    ensureCurrent();
+    finishBackgroundWork();
+}
+
 ChartBase::~ChartBase()
 {
     // A chart shown in a view belongs to the view's scene; otherwise it is ours.

@@ -19,6 +19,7 @@ class QChart;
 class QGraphicsSimpleTextItem;
 class QGraphicsWidget;
 class QLegendMarker;
+class QWidget;
 
 namespace memwall::ui {
 
@@ -73,6 +74,17 @@ public:
     bool isStale() const { return m_stale; }
     /// Refreshes a stale chart now (before painting or describing it while suspended, as the exporter does).
     void ensureCurrent();
+    /// ensureCurrent(), then waits for the work a chart does off the GUI thread (the search chart's search) and draws
+    /// its result: what the exporter calls before painting or describing a chart. Most charts have no such work.
+    void settle();
+
+    /// Controls shown beside the chart in its view (the search chart's targets), made for `parent` (a ChartView, which
+    /// owns it); nullptr: none (the default). Each view of the chart makes its own.
+    virtual QWidget *createSidePanel(QWidget *parent)
+    {
+        Q_UNUSED(parent);
+        return nullptr;
+    }
 
     /// True while the user's zoom or pan is shown (set by ChartView): a chart that honours it keeps its axis ranges
     /// on refresh() instead of computing them (RooflineChart, MemoryChart). Reset view clears it.
@@ -93,6 +105,8 @@ signals:
 protected:
     /// Called after the base applied the theme to the chart, axes and legend.
     virtual void restyle() {}
+    /// For settle(): finishes the chart's background work now and draws its result. Default: nothing to do.
+    virtual void finishBackgroundWork() {}
     /// Shows or hides the legend entry of `series`. Touches the legend only on a change: every marker visibility
     /// change re-lays out the legend and with it the axes, which would cost a slider tick milliseconds.
     void setLegendVisible(QAbstractSeries *series, bool visible);

@@ -4,6 +4,7 @@
 #include "ui/charts/memorychart.h"
 #include "ui/charts/rooflinechart.h"
 #include "ui/charts/scalingchart.h"
+#include "ui/charts/searchchart.h"
 #include "ui/charts/sweepchart.h"
 #include "ui/charts/trendschart.h"
 #include "ui/export/chartexporter.h"
@@ -43,6 +44,7 @@ std::span<const ChartInfo> chartRegistry()
         entry<BreakdownChart>("breakdown", QT_TRANSLATE_NOOP("ChartRegistry", "Breakdown")),
         entry<TrendsChart>("trends", QT_TRANSLATE_NOOP("ChartRegistry", "Trends")),
         entry<ScalingChart>("scaling", QT_TRANSLATE_NOOP("ChartRegistry", "Scaling")),
+        entry<SearchChart>("search", QT_TRANSLATE_NOOP("ChartRegistry", "Deployment search")),
     };
     return charts;
 }

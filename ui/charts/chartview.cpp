@@ -15,6 +15,7 @@
 #include <QKeyEvent>
 #include <QLogValueAxis>
 #include <QMenu>
+#include <QResizeEvent>
 #include <QRubberBand>
 #include <QScreen>
 #include <QToolTip>
@@ -96,6 +97,24 @@ ChartView::ChartView(ChartBase *chart, QWidget *parent)
     m_resetAction->setToolTip(tr("Show the chart's automatic range again (R, Home, double-click)"));
     addAction(m_resetAction);
     connect(m_resetAction, &QAction::triggered, this, &ChartView::resetView);
+    m_panel = chart->createSidePanel(this);
+    if (m_panel)
+        setViewportMargins(0, 0, m_panel->sizeHint().width(), 0); // the panel takes a strip beside the viewport
+}
+
+void ChartView::resizeEvent(QResizeEvent *event)
+{
+    QChartView::resizeEvent(event);
+    if (!m_panel)
+        return;
+    const QRect inside = contentsRect();
+    const int w = m_panel->sizeHint().width();
+    m_panel->setGeometry(inside.right() + 1 - w, inside.top(), w, inside.height());
+    // QChartView sizes the chart to the whole view; with a panel beside it the chart gets the viewport only.
+    if (chart() && m_base && chart() == m_base->chart()) {
+        chart()->resize(viewport()->size());
+        setSceneRect(chart()->geometry());
+    }
 }
 
 ChartView::~ChartView()

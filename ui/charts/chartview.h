@@ -17,7 +17,8 @@ class ChartBase;
 /// - a left click without dragging is passed on to the chart (the sweep chart's click sets the batch);
 /// - double-click, key R / Home, or "Reset view" in the context menu return to the chart's automatic range;
 /// - the context menu starts with the chart's own ChartBase::optionActions();
-/// - keys +/- zoom around the centre, arrow keys pan.
+/// - keys +/- zoom around the centre, arrow keys pan;
+/// - the chart's ChartBase::createSidePanel(), if any, sits at the right, beside the plot (not over it).
 ///
 /// While the user has zoomed or panned, the chart's ChartBase::isUserView() is true; charts that honour it keep their
 /// axis ranges on refresh() (RooflineChart, MemoryChart). Reset clears it and calls ChartBase::refresh(), which
@@ -63,6 +64,7 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
     void contextMenuEvent(QContextMenuEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void markUserView();
@@ -71,6 +73,7 @@ private:
     void zoomToRect(const QRectF &rect);
 
     QPointer<ChartBase> m_base;
+    QWidget *m_panel = nullptr; ///< the chart's side panel (a child), or none
     QAction *m_resetAction;
     bool m_panning = false;
     bool m_rubber = false;

@@ -91,7 +91,7 @@ struct ChartBorrow
         : chart(c), widget(graphicsWidget(c)), origin(widget->scene()), geometry(widget->geometry()),
           title(c.chart()->title()), theme(c.theme())
     {
-        chart.ensureCurrent(); // a chart in a hidden tab is suspended and may be behind the document
+        chart.settle(); // a chart in a hidden tab is suspended and may be behind the document
         // Painted alone: callouts, hover tooltips or a rubber band that a view put into its scene stay out.
         if (origin)
             origin->removeItem(widget);
@@ -560,7 +560,7 @@ bool exportChart(ChartBase &chart, const QString &path, const ExportOptions &opt
 bool exportData(ChartBase &chart, const QString &path, QString *error)
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
-    chart.ensureCurrent();
+    chart.settle();
     QByteArray bytes;
     if (suffix == QLatin1String("csv")) {
         bytes = chart.csv().toUtf8();

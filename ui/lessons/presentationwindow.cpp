@@ -71,6 +71,14 @@ PresentationWindow::PresentationWindow(ScenarioDocument *doc, LessonController *
     }
     layout->addWidget(m_footer);
     connect(m_stack, &QStackedWidget::currentChanged, this, &PresentationWindow::updateFooter);
+    // Only the chart on screen follows the document, as in the window's tabs: an edit costs one chart, and a hidden
+    // search chart does not search.
+    const auto suspendHidden = [this](int current) {
+        for (std::size_t i = 0; i < m_charts.size(); ++i)
+            m_charts[i]->setSuspended(static_cast<int>(i) != current);
+    };
+    connect(m_stack, &QStackedWidget::currentChanged, this, suspendHidden);
+    suspendHidden(m_stack->currentIndex());
     followLesson();
     updateFooter();
 }
