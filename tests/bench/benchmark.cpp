@@ -16,6 +16,8 @@
 //   search_default_s                the same search on every core, candidates and the front under TPOT <= 50 ms
 //                                   (goal <= 1); both checked: equal candidates on one core and on all, a front,
 //                                   and every front point's figures equal to a fresh analyze() of its scenario
+//   search_target_tick_ms {median}  the search tab shown, its TPOT target stepped: the front re-selected and repainted
+//                                   (goal <= 16); every 10th tick the painted front is checked
 //   large_sweep_rss_mb              peak resident memory of `memwall sweep --vary batch=1:1048576:1 --vary
 //                                   tp=1,2,4,8 --json` (4,194,304 rows, the largest sweep of issue #21); the rows
 //                                   are counted and the JSON's end checked (goal <= 200)
@@ -25,9 +27,11 @@
 #include "core/search/search.h"
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartregistry.h"
+#include "ui/charts/searchchart.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/export/chartexporter.h"
 #include "ui/mainwindow.h"
+#include "ui/widgets/searchtargetspanel.h"
 
 #include "../ui/painted.h"
 
@@ -36,6 +40,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QLogValueAxis>
 #include <QProcess>
@@ -261,6 +266,44 @@ int main(int argc, char **argv)
         }
         byTab.emplace_back(window.charts()[static_cast<std::size_t>(tab)]->id().toStdString(), percentile(ms, 0.5));
     }
+
+    // ---- the search chart: its TPOT target dragged, the tab shown ----
+    // A tick is the target's spin box stepping (as a drag or the arrow keys do), the front re-selected and repainted.
+    // Every 10th tick checks the painted front against selectFront() of the same candidates (not timed).
+    std::vector<double> targetMs;
+    std::string targetWrong;
+    for (int tab = 0; tab < window.chartTabs()->count(); ++tab) {
+        auto *search = qobject_cast<ui::SearchChart *>(window.charts()[static_cast<std::size_t>(tab)].get());
+        auto *panel = window.findChild<ui::SearchTargetsPanel *>();
+        if (!search || !panel)
+            continue;
+        window.chartTabs()->setCurrentIndex(tab);
+        QApplication::processEvents();
+        search->settle();
+        for (int i = 0; i < 3; ++i)
+            QApplication::processEvents();
+        for (int i = 0; i < 150; ++i) {
+            const auto t0 = Clock::now();
+            panel->maxTpot()->setValue(10.0 + (i * 7) % 90); // milliseconds
+            QApplication::processEvents();
+            targetMs.push_back(msSince(t0));
+            if (i % 10 != 0)
+                continue;
+            if (!search->candidates()) {
+                targetWrong = "the search found no candidates";
+                break;
+            }
+            core::SearchSpace searched;
+            searched.devices = search->searchedDevices();
+            const core::SearchFront expected =
+                core::selectFront(*search->candidates(), search->targets(), doc.file().model, searched);
+            if (search->targets().maxTpotS != (10.0 + (i * 7) % 90) / 1e3 ||
+                expected.pareto.size() != search->front().pareto.size())
+                targetWrong = "the front drawn is not the one of the target set";
+            else if (const QString problem = uitest::markerProblems(*search); !problem.isEmpty())
+                targetWrong = problem.toStdString();
+        }
+    }
     window.chartTabs()->setCurrentIndex(0);
 
     // ---- SVG export of the roofline ----
@@ -352,41 +395,44 @@ int main(int argc, char **argv)
     // The first line opens the header object ({"hardware": ..., "rows": [), every other counted line one row.
     const bool largeSweepOk = largeSweepWhole && largeSweepRows - 1 == 4194304;
 
-    nlohmann::json out{{"slider_update_ms", {{"median", percentile(tickMs, 0.5)}, {"p99", percentile(tickMs, 0.99)}}},
-                       {"slider_update_parts_ms",
-                        {{"document_and_views_median", percentile(updateMs, 0.5)},
-                         {"layout_and_repaint_median", percentile(paintMs, 0.5)},
-                         {"visible_chart_paints_per_tick", paintedShare}}},
-                       {"slider_update_ms_by_tab", nlohmann::json::object()},
-                       {"analysis_us", {{"median", percentile(analysisUs, 0.5)}}},
-                       {"sweep_s", sweepS},
-                       {"sweep_points", points},
-                       {"startup_ms", percentile(startupMs, 0.5)},
-                       {"rss_mb", percentile(rssMb, 0.5)},
-                       {"export_svg_ms", percentile(svgMs, 0.5)},
-                       {"baseline_chart_ms", percentile(baselineMs, 0.5)},
-                       {"slider_to_baseline_ratio", percentile(tickMs, 0.5) / percentile(baselineMs, 0.5)},
-                       {"painted_markers_off", markersOff},
-                       {"search_configs_per_s", searchConfigsPerS},
-                       {"search_analyses_per_s", searchAnalysesPerS},
-                       {"search_configurations", oneCore.evaluated},
-                       {"search_default_s", percentile(searchS, 0.5)},
-                       {"search_front_points", front.pareto.size()},
-                       {"large_sweep_rss_mb", largeSweepRssMb},
-                       {"large_sweep_s", largeSweepS},
-                       {"large_sweep_rows_ok", largeSweepOk},
-                       {"goals",
-                        {{"slider_update_ms", {{"median", 4}, {"p99", 12}}},
-                         {"analysis_us", 20},
-                         {"sweep_s", 1.0},
-                         {"startup_ms", 400},
-                         {"rss_mb", 150},
-                         {"export_svg_ms", 100},
-                         {"slider_to_baseline_ratio", 1.5},
-                         {"painted_markers_off", 0},
-                         {"search_configs_per_s", 2000000},
-                         {"search_default_s", 1.0},
-                         {"large_sweep_rss_mb", 200}}}};
+    nlohmann::json out{
+        {"slider_update_ms", {{"median", percentile(tickMs, 0.5)}, {"p99", percentile(tickMs, 0.99)}}},
+        {"slider_update_parts_ms",
+         {{"document_and_views_median", percentile(updateMs, 0.5)},
+          {"layout_and_repaint_median", percentile(paintMs, 0.5)},
+          {"visible_chart_paints_per_tick", paintedShare}}},
+        {"slider_update_ms_by_tab", nlohmann::json::object()},
+        {"analysis_us", {{"median", percentile(analysisUs, 0.5)}}},
+        {"sweep_s", sweepS},
+        {"sweep_points", points},
+        {"startup_ms", percentile(startupMs, 0.5)},
+        {"rss_mb", percentile(rssMb, 0.5)},
+        {"export_svg_ms", percentile(svgMs, 0.5)},
+        {"baseline_chart_ms", percentile(baselineMs, 0.5)},
+        {"slider_to_baseline_ratio", percentile(tickMs, 0.5) / percentile(baselineMs, 0.5)},
+        {"painted_markers_off", markersOff},
+        {"search_configs_per_s", searchConfigsPerS},
+        {"search_analyses_per_s", searchAnalysesPerS},
+        {"search_configurations", oneCore.evaluated},
+        {"search_default_s", percentile(searchS, 0.5)},
+        {"search_front_points", front.pareto.size()},
+        {"search_target_tick_ms", {{"median", percentile(targetMs, 0.5)}, {"p99", percentile(targetMs, 0.99)}}},
+        {"large_sweep_rss_mb", largeSweepRssMb},
+        {"large_sweep_s", largeSweepS},
+        {"large_sweep_rows_ok", largeSweepOk},
+        {"goals",
+         {{"slider_update_ms", {{"median", 4}, {"p99", 12}}},
+          {"analysis_us", 20},
+          {"sweep_s", 1.0},
+          {"startup_ms", 400},
+          {"rss_mb", 150},
+          {"export_svg_ms", 100},
+          {"slider_to_baseline_ratio", 1.5},
+          {"painted_markers_off", 0},
+          {"search_configs_per_s", 2000000},
+          {"search_default_s", 1.0},
+          {"search_target_tick_ms", {{"median", 16}}},
+          {"large_sweep_rss_mb", 200}}}};
     for (const auto &[id, median] : byTab)
         out["slider_update_ms_by_tab"][id] = median;
     if (json) {
@@ -416,6 +462,8 @@ int main(int argc, char **argv)
                     static_cast<unsigned long long>(oneCore.evaluated));
         std::printf("default search           median %.3f s, every core, %zu front points (goal <= 1 s)\n",
                     percentile(searchS, 0.5), front.pareto.size());
+        std::printf("search target dragged    median %.2f ms, p99 %.2f ms, search tab shown (goal <= 16)\n",
+                    percentile(targetMs, 0.5), percentile(targetMs, 0.99));
         std::printf("sweep of 4,194,304 rows  peak RSS %.0f MB in %.1f s, rows %s   (goal <= 200 MB)\n",
                     largeSweepRssMb, largeSweepS, largeSweepOk ? "all there" : "MISSING OR CUT");
     }
@@ -424,6 +472,10 @@ int main(int argc, char **argv)
                   << " counted)\n";
         return 1;
     }
+    if (targetMs.empty())
+        searchWrong = "the window has no search chart with its targets panel";
+    if (!targetWrong.empty())
+        searchWrong = targetWrong;
     if (!searchWrong.empty()) {
         std::cerr << "memwall-bench: the search went wrong: " << searchWrong << "\n";
         return 1;
