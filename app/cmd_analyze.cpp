@@ -4,6 +4,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/limits.h"
+#include "core/analysis/serving.h"
 #include "core/io/analysisjson.h"
 #include "core/util/format.h"
 
@@ -14,6 +15,59 @@ namespace memwall::app {
 
 using namespace memwall::core;
 
+namespace {
+
+/// The serving figures, one line each (what `analyze --json` gives as objects).
+void printServing(const ServingReport &r, const Scenario &s)
+{
+    std::printf("\nserving a request of %lld prompt and %lld output tokens (batch %lld):\n",
+                static_cast<long long>(s.seq), static_cast<long long>(s.output), static_cast<long long>(s.batch));
+    std::printf("  time to first token %s, time per output token %s, end to end %s, %s tokens/s per user\n",
+                formatSeconds(r.request.ttftS).c_str(), formatSeconds(r.request.tpotS).c_str(),
+                formatSeconds(r.request.e2eS).c_str(), formatNumber(r.request.tokensPerSPerUser).c_str());
+    if (const auto &sp = r.speculative)
+        std::printf("  speculative decoding, K %d at acceptance %s (draft %s): %s tokens per step, verify step %s, "
+                    "draft %s per token, plain step %s: %sx; breaks even at acceptance %s\n",
+                    sp->k, formatFixed(sp->acceptance, 2).c_str(), sp->draft.c_str(),
+                    formatFixed(sp->tokensPerStep, 2).c_str(), formatSeconds(sp->verifyStepS).c_str(),
+                    formatSeconds(sp->draftStepS).c_str(), formatSeconds(sp->plainStepS).c_str(),
+                    formatFixed(sp->speedup, 2).c_str(),
+                    sp->breakEvenAcceptance ? formatFixed(*sp->breakEvenAcceptance, 2).c_str() : "never");
+    if (const auto &c = r.chunkedPrefill)
+        std::printf("  chunked prefill of %lld tokens: mixed step %s against %s for the decodes alone (%sx), %s "
+                    "FLOP/byte against %s; first token after %lld steps, %s\n",
+                    static_cast<long long>(c->chunk), formatSeconds(c->mixedStepS).c_str(),
+                    formatSeconds(c->decodeStepS).c_str(), formatFixed(c->slowdown, 2).c_str(),
+                    formatNumber(c->mixedIntensity).c_str(), formatNumber(c->decodeIntensity).c_str(),
+                    static_cast<long long>(c->stepsPerPrompt), formatSeconds(c->ttftS).c_str());
+    if (const auto &d = r.disaggregation)
+        std::printf("  disaggregated %d:%d: KV cache %s per request over %s in %s; TTFT %s, TPOT %s; %s requests/s "
+                    "(prefill pool %s, decode pool %s); best split of %d devices: %d:%d\n",
+                    d->prefillDevices, d->decodeDevices, formatBytes(d->kvBytesPerRequest).c_str(),
+                    oneLine(d->link).c_str(), formatSeconds(d->kvTransferS).c_str(), formatSeconds(d->ttftS).c_str(),
+                    formatSeconds(d->tpotS).c_str(), formatNumber(d->requestsPerS).c_str(),
+                    formatNumber(d->prefillRequestsPerS).c_str(), formatNumber(d->decodeRequestsPerS).c_str(),
+                    d->prefillDevices + d->decodeDevices, d->bestPrefillDevices, d->bestDecodeDevices);
+    if (const auto &o = r.offload)
+        std::printf("  KV offload to %s: %s of %s (%s) there; decode step %s (in memory: %s), limited by %s%s\n",
+                    oneLine(o->level).c_str(), formatBytes(o->offloadedBytes).c_str(), formatBytes(o->kvBytes).c_str(),
+                    formatPercent(o->fraction).c_str(), formatSeconds(o->stepS).c_str(),
+                    formatSeconds(o->stepInMemoryS).c_str(), o->wall.c_str(),
+                    !o->fitsMainMemory ? "; main memory STILL OVERFLOWS"
+                    : !o->fitsTier     ? "; the tier OVERFLOWS"
+                                       : "");
+    if (const auto &e = r.energy)
+        std::printf("  energy: %s J per token at %s of TDP (%s W per device)\n",
+                    formatNumber(e->joulesPerToken).c_str(), formatPercent(e->utilization).c_str(),
+                    formatNumber(e->powerW).c_str());
+    if (const auto &c = r.cost)
+        std::printf("  cost: $%s per million tokens at $%s per device-hour (%s)\n",
+                    formatFixed(c->usdPerMillionTokens, 3).c_str(), formatFixed(c->usdPerDeviceHour, 2).c_str(),
+                    oneLine(c->source).c_str());
+}
+
+} // namespace
+
 int cmdAnalyze(const CommandLine &cl)
 {
     const auto presets = loadPresets(cl);
@@ -23,8 +77,14 @@ int cmdAnalyze(const CommandLine &cl)
     const Analysis a = analyze(hw, f.model, f.scenario);
     maybeSaveScenario(cl, f);
     const FitLimits limits = fitLimits(hw, f.model, f.scenario);
+    std::optional<ServingReport> serving;
+    if (f.model.arch != Architecture::Encoder)
+        serving = serve(hw, f.model, f.scenario, lib.draftModel(f.scenario));
     if (cl.json) {
         nlohmann::json j = analysisToJson(hw, f.model, f.scenario, a);
+        const nlohmann::json servingJson = serving ? servingToJson(*serving) : servingToJson({});
+        for (const auto &[key, value] : servingJson.items())
+            j[key] = serving ? value : nlohmann::json(nullptr);
         j["fit_limits"] = {{"max_batch", limits.batch},
                            {f.scenario.phase == Phase::Decode ? "max_context" : "max_seq", limits.context},
                            {"search_cap", FitLimits::kMax}};
@@ -73,6 +133,8 @@ int cmdAnalyze(const CommandLine &cl)
                 limits.context > 0 ? std::to_string(limits.context).c_str() : "none");
     std::printf("KV cache: %s per token, %s in all\n", formatBytes(a.kvCache.bytesPerToken).c_str(),
                 formatBytes(a.kvCache.totalBytes).c_str());
+    if (serving)
+        printServing(*serving, s);
     return 0;
 }
 

@@ -265,7 +265,9 @@ void allReduce(double message, int p, double bw, double latency, double count, d
 } // namespace
 
 namespace {
-Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, bool withOperators)
+/// `stepTokens`: new tokens per sequence of a decode step (1, or K + 1 for a speculative verification step).
+Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, bool withOperators,
+                     double stepTokens)
 {
     if (auto e = validate(s); !e.empty())
         refuse(e);
@@ -382,19 +384,20 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     }
 
     auto decodePass = [&](double context, double count) {
+        // Each step's new tokens attend the cache and one another (counted in full, T x C pairs) and all get logits.
         Pass p{Phase::Decode,
                Bm,
-               1,
-               std::min(context + 1, window),
-               std::min(context + 1, window),
+               stepTokens,
+               std::min(context + stepTokens, window),
+               std::min(context + stepTokens, window),
                true,
-               1,
+               stepTokens,
                layerCount * count,
                headCount * count};
         if (!s.kvCache) {
             // No cache: every step re-runs the whole context through every layer to rebuild K and V.
-            p.T = context + 1;
-            p.C = std::min(context + 1, window);
+            p.T = context + stepTokens;
+            p.C = std::min(context + stepTokens, window);
             p.cachedKeys = 0;
             p.kvWrite = false;
         }
@@ -479,7 +482,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     case Phase::Prefill: commPass(prefillNew, 1, 1); break;
     case Phase::Encode: commPass(seq, 1, 1); break;
     case Phase::Train: commPass(seq, 1, 2); break;
-    case Phase::Decode: commPass(s.kvCache ? 1 : ctx + 1, 1, 1); break;
+    case Phase::Decode: commPass(s.kvCache ? stepTokens : ctx + stepTokens, 1, 1); break;
     case Phase::Generate:
         commPass(prefillNew, 1, 1);
         a.phases.ttftS += comm.timeS;
@@ -529,7 +532,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     double cachedTokens = 0;
     switch (s.phase) {
     case Phase::Prefill: cachedTokens = seq; break;
-    case Phase::Decode: cachedTokens = ctx + 1; break;
+    case Phase::Decode: cachedTokens = ctx + stepTokens; break;
     case Phase::Generate: cachedTokens = seq + s.output; break;
     case Phase::Encode:
     case Phase::Train: cachedTokens = 0; break;
@@ -548,8 +551,10 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     mem.kv = 2.0 * c.layersPerStage * c.hkv * c.d * c.kvb * B * cachedTokens;
     {
         const bool prefills = s.phase == Phase::Prefill || s.phase == Phase::Generate;
-        const double T = s.phase == Phase::Decode ? (s.kvCache ? 1.0 : ctx + 1) : prefills ? prefillNew : seq;
-        const double C = s.phase == Phase::Decode ? std::min(ctx + 1, window) : std::min(seq, window);
+        const double T = s.phase == Phase::Decode ? (s.kvCache ? stepTokens : ctx + stepTokens)
+                         : prefills               ? prefillNew
+                                                  : seq;
+        const double C = s.phase == Phase::Decode ? std::min(ctx + stepTokens, window) : std::min(seq, window);
         const double N = Bm * T;
         const double widest =
             std::max({c.h, c.qd + 2 * c.kvd,
@@ -616,11 +621,23 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
 
 } // namespace
 
-Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s) { return analyzeImpl(hw, m, s, true); }
+Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
+{
+    return analyzeImpl(hw, m, s, true, 1);
+}
 
 Analysis analyzeTotals(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
 {
-    return analyzeImpl(hw, m, s, false);
+    return analyzeImpl(hw, m, s, false, 1);
+}
+
+Analysis analyzeDecodeStep(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, int tokens)
+{
+    if (s.phase != Phase::Decode)
+        refuse("a decode step of several tokens needs phase decode, got " + std::string(toString(s.phase)));
+    if (tokens < 1 || tokens > 64)
+        refuse("tokens per decode step must be between 1 and 64, got " + std::to_string(tokens));
+    return analyzeImpl(hw, m, s, true, tokens);
 }
 
 } // namespace memwall::core

@@ -134,6 +134,9 @@ Analysis analyze(const HardwareSpec &hw, const ModelShape &model, const Scenario
 /// analyze() without the per-operator list (`operators` stays empty; every other field is the same): for sweeps and
 /// searches, which read only the totals.
 Analysis analyzeTotals(const HardwareSpec &hw, const ModelShape &model, const Scenario &s);
+/// One decode step (phase decode) that takes `tokens` (1..64) new tokens per sequence against `s.context` cached
+/// ones, each with its logits: the verification step of speculative decoding (tokens = K + 1). tokens = 1 is analyze().
+Analysis analyzeDecodeStep(const HardwareSpec &hw, const ModelShape &model, const Scenario &s, int tokens);
 
 /// Time of one operator on the roofline: max(flops / compute roof, bytes / bandwidth).
 double rooflineTime(double flops, double bytes, double peakFlops, double bandwidth);

@@ -1,5 +1,6 @@
 #include "core/analysis/options.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -317,6 +318,138 @@ std::vector<ScenarioOption> makeOptions()
                       .min = 0,
                       .max = 1},
                      &Scenario::promptCacheHitRate));
+    t.push_back(integer({.key = "speculative_k",
+                         .flag = "--speculative-k",
+                         .metavar = "K",
+                         .label = "Speculative tokens",
+                         .help = "Draft tokens proposed per step and checked by one verification step of the model; "
+                                 "0 turns speculative decoding off.",
+                         .group = "Serving",
+                         .min = 0,
+                         .max = 16},
+                        &Scenario::speculativeK));
+    t.push_back(real({.key = "acceptance",
+                      .flag = "--acceptance",
+                      .metavar = "A",
+                      .label = "Acceptance rate",
+                      .help = "Probability that the model accepts each draft token (speculative decoding), 0 to 0.99.",
+                      .group = "Serving",
+                      .min = 0,
+                      .max = 0.99},
+                     &Scenario::acceptance));
+    {
+        ScenarioOption d{.key = "draft_model",
+                         .flag = "--draft-model",
+                         .metavar = "ID",
+                         .label = "Draft model",
+                         .help = "What proposes the draft tokens: mtp (the model's own multi-token-prediction module, "
+                                 "one transformer block and the shared head) or a model preset id.",
+                         .group = "Serving",
+                         .kind = OptionKind::Choice,
+                         .choices = {"mtp"},
+                         .openChoice = true};
+        d.get = [](const Scenario &s, const WhatIf &) { return OptionValue(s.draftModel); };
+        d.set = [](Scenario &s, WhatIf &, const OptionValue &v) {
+            const std::string &id = std::get<std::string>(v);
+            const bool ok = !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char ch) {
+                return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' || ch == '_';
+            });
+            if (!ok)
+                return "'" + id + "' is not mtp or a model preset id (lower-case letters, digits, '-', '.', '_')";
+            s.draftModel = id;
+            return std::string();
+        };
+        t.push_back(std::move(d));
+    }
+    t.push_back(integer({.key = "chunked_prefill",
+                         .flag = "--chunked-prefill",
+                         .metavar = "TOKENS",
+                         .label = "Prefill chunk",
+                         .help = "Prompt tokens per mixed step: each step runs one prefill chunk together with the "
+                                 "batch's decodes (chunked prefill); 0 turns it off.",
+                         .group = "Serving",
+                         .min = 0,
+                         .max = static_cast<double>(kMaxTokens),
+                         .typicalMin = 0,
+                         .typicalMax = 8192},
+                        &Scenario::chunkedPrefill));
+    {
+        ScenarioOption pd{.key = "disaggregate",
+                          .flag = "--disaggregate",
+                          .metavar = "P:D",
+                          .label = "Disaggregation",
+                          .help = "Prefill on P devices and decode on D others, the KV cache of each request moving "
+                                  "over the device's interconnect; off runs both on the same devices.",
+                          .group = "Serving",
+                          .kind = OptionKind::Choice,
+                          .choices = {"off", "1:1", "1:2", "1:3", "2:1"},
+                          .openChoice = true};
+        pd.get = [](const Scenario &s, const WhatIf &) {
+            return OptionValue(s.prefillDevices > 0
+                                   ? std::to_string(s.prefillDevices) + ":" + std::to_string(s.decodeDevices)
+                                   : std::string("off"));
+        };
+        pd.set = [](Scenario &s, WhatIf &, const OptionValue &v) {
+            const std::string &text = std::get<std::string>(v);
+            if (text == "off") {
+                s.prefillDevices = s.decodeDevices = 0;
+                return std::string();
+            }
+            const auto colon = text.find(':');
+            int p = 0, d = 0;
+            const auto parse = [](std::string_view part, int *out) {
+                const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), *out);
+                return ec == std::errc() && end == part.data() + part.size() && *out >= 1 && *out <= 4096;
+            };
+            if (colon == std::string::npos || !parse(std::string_view(text).substr(0, colon), &p) ||
+                !parse(std::string_view(text).substr(colon + 1), &d))
+                return "'" + text + "' is not off or P:D with P and D from 1 to 4096";
+            s.prefillDevices = p;
+            s.decodeDevices = d;
+            return std::string();
+        };
+        t.push_back(std::move(pd));
+    }
+    t.push_back(choice({.key = "kv_offload",
+                        .flag = "--kv-offload",
+                        .metavar = "TIER",
+                        .label = "KV offload",
+                        .help = "Where KV-cache bytes that do not fit main memory live: none, host (host DRAM over "
+                                "PCIe or NVLink-C2C) or storage (NVMe); each decode step streams them back.",
+                        .group = "Serving"},
+                       &Scenario::kvOffload, kvOffloadFromString,
+                       {KvOffload::None, KvOffload::Host, KvOffload::Storage}));
+    t.push_back(optionalReal({.key = "kv_offload_fraction",
+                              .flag = "--kv-offload-fraction",
+                              .metavar = "X",
+                              .label = "KV offloaded",
+                              .help = "With kv_offload host or storage: the share of the KV cache kept there; auto "
+                                      "keeps in main memory what fits and offloads the rest.",
+                              .group = "Serving",
+                              .min = 0,
+                              .max = 1},
+                             &Scenario::kvOffloadFraction));
+    t.push_back(real({.key = "power_utilization",
+                      .flag = "--power-utilization",
+                      .metavar = "X",
+                      .label = "Power draw",
+                      .help = "Fraction of the device's rated power (TDP) drawn while serving, for joules per token; "
+                              "1 counts the full TDP, an upper bound.",
+                      .group = "Serving",
+                      .min = 0.05,
+                      .max = 1},
+                     &Scenario::powerUtilization));
+    t.push_back(
+        optionalReal({.key = "usd_per_device_hour",
+                      .flag = "--usd-per-device-hour",
+                      .metavar = "USD",
+                      .label = "Price per device-hour",
+                      .help = "Rental price of one device, US dollars per hour, for $/million tokens; auto uses "
+                              "the device preset's public on-demand price where it has one.",
+                      .group = "Serving",
+                      .min = 0.01,
+                      .max = 10000},
+                     &Scenario::usdPerDeviceHour));
     // ---- training ----
     t.push_back(choice({.key = "recompute",
                         .flag = "--recompute",

@@ -17,6 +17,8 @@ constexpr NameTable<Phase, 5> kPhase{{{Phase::Prefill, "prefill"},
 constexpr NameTable<Recompute, 3> kRecompute{
     {{Recompute::None, "none"}, {Recompute::Selective, "selective"}, {Recompute::Full, "full"}}};
 constexpr NameTable<Optimizer, 2> kOpt{{{Optimizer::Adam, "adam"}, {Optimizer::Sgd, "sgd"}}};
+constexpr NameTable<KvOffload, 3> kOffload{
+    {{KvOffload::None, "none"}, {KvOffload::Host, "host"}, {KvOffload::Storage, "storage"}}};
 constexpr NameTable<EfficiencyMode, 2> kEff{
     {{EfficiencyMode::Ideal, "ideal"}, {EfficiencyMode::Achievable, "achievable"}}};
 } // namespace
@@ -27,6 +29,8 @@ std::string_view toString(Recompute r) { return enumName(kRecompute, r); }
 std::optional<Recompute> recomputeFromString(std::string_view s) { return enumFromName(kRecompute, s); }
 std::string_view toString(Optimizer o) { return enumName(kOpt, o); }
 std::optional<Optimizer> optimizerFromString(std::string_view s) { return enumFromName(kOpt, s); }
+std::string_view toString(KvOffload k) { return enumName(kOffload, k); }
+std::optional<KvOffload> kvOffloadFromString(std::string_view s) { return enumFromName(kOffload, s); }
 std::string_view toString(EfficiencyMode e) { return enumName(kEff, e); }
 std::optional<EfficiencyMode> efficiencyModeFromString(std::string_view s) { return enumFromName(kEff, s); }
 
@@ -43,6 +47,9 @@ std::string validate(const Scenario &s)
     if ((s.batch / s.dp) % s.microBatches != 0)
         return "batch per replica (" + std::to_string(s.batch / s.dp) + ") must be a multiple of micro_batches (" +
                std::to_string(s.microBatches) + ")";
+    if ((s.prefillDevices > 0) != (s.decodeDevices > 0))
+        return "disaggregate needs both pools: prefill " + std::to_string(s.prefillDevices) + ", decode " +
+               std::to_string(s.decodeDevices) + " devices";
     if (s.weights.groupSize < 0)
         return "weight group size must not be negative, got " + std::to_string(s.weights.groupSize);
     return {};

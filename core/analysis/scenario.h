@@ -28,6 +28,15 @@ enum class Optimizer { Adam, Sgd };
 std::string_view toString(Optimizer o);
 std::optional<Optimizer> optimizerFromString(std::string_view s);
 
+/// Where KV-cache bytes that do not stay in the device's main memory live (serving).
+enum class KvOffload {
+    None,   ///< all in main memory (HBM)
+    Host,   ///< host DRAM over the host link (PCIe, or NVLink-C2C on GH200/GB200)
+    Storage ///< NVMe storage: a memory level of kind "storage" in the device preset
+};
+std::string_view toString(KvOffload k);
+std::optional<KvOffload> kvOffloadFromString(std::string_view s);
+
 /// How close to the roofline the run gets. Ideal is the pure roofline (a true upper bound on speed).
 enum class EfficiencyMode { Ideal, Achievable };
 std::string_view toString(EfficiencyMode e);
@@ -67,6 +76,18 @@ struct Scenario
     double unstructuredSparsity = 0.0; ///< fraction of weights pruned anywhere: saves bytes, not dense FLOPs
 
     double promptCacheHitRate = 0.0; ///< fraction of each prompt whose K and V are already cached (prefix caching)
+
+    // ---- serving (core/analysis/serving.h) ----
+    int speculativeK = 0;           ///< draft tokens per verification step; 0 = no speculative decoding
+    double acceptance = 0.7;        ///< probability that the target model accepts each draft token, [0, 1)
+    std::string draftModel = "mtp"; ///< "mtp" (the model's own one-block prediction head) or a model preset id
+    int64_t chunkedPrefill = 0;     ///< prompt tokens per mixed step (chunked prefill); 0 = off
+    int prefillDevices = 0;         ///< disaggregation: devices of the prefill pool; 0 with decodeDevices 0 = off
+    int decodeDevices = 0;          ///< disaggregation: devices of the decode pool
+    KvOffload kvOffload = KvOffload::None;
+    std::optional<double> kvOffloadFraction; ///< share of the KV cache in the offload tier; unset: what does not fit
+    double powerUtilization = 1.0;           ///< fraction of the rated power (TDP) drawn while serving
+    std::optional<double> usdPerDeviceHour;  ///< rental price; unset: the device preset's usd_per_hour
 
     Recompute recompute = Recompute::None;
     Optimizer optimizer = Optimizer::Adam;

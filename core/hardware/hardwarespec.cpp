@@ -11,13 +11,14 @@ std::string_view toString(MemoryKind k)
     case MemoryKind::Cache: return "cache";
     case MemoryKind::Dram: return "dram";
     case MemoryKind::Host: return "host";
+    case MemoryKind::Storage: return "storage";
     }
     return "?";
 }
 
 std::optional<MemoryKind> memoryKindFromString(std::string_view s)
 {
-    for (MemoryKind k : {MemoryKind::Sram, MemoryKind::Cache, MemoryKind::Dram, MemoryKind::Host})
+    for (MemoryKind k : {MemoryKind::Sram, MemoryKind::Cache, MemoryKind::Dram, MemoryKind::Host, MemoryKind::Storage})
         if (s == toString(k))
             return k;
     return std::nullopt;
@@ -66,7 +67,8 @@ std::size_t HardwareSpec::mainMemoryIndex() const
             return i;
     std::size_t best = 0;
     for (std::size_t i = 0; i < memory.size(); ++i)
-        if (memory[i].kind != MemoryKind::Host && memory[i].capacityBytes.value >= memory[best].capacityBytes.value)
+        if (memory[i].kind != MemoryKind::Host && memory[i].kind != MemoryKind::Storage &&
+            memory[i].capacityBytes.value >= memory[best].capacityBytes.value)
             best = i;
     return best;
 }

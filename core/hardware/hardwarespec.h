@@ -18,10 +18,11 @@ struct Sourced
 
 /// Where a memory level sits in the hierarchy.
 enum class MemoryKind {
-    Sram,  ///< registers, L1, shared memory, on-chip/on-wafer SRAM
-    Cache, ///< L2 / last-level cache / Infinity Cache
-    Dram,  ///< HBM, GDDR, DDR attached to the device: where weights live
-    Host   ///< host memory reached over the host link (PCIe, ...)
+    Sram,   ///< registers, L1, shared memory, on-chip/on-wafer SRAM
+    Cache,  ///< L2 / last-level cache / Infinity Cache
+    Dram,   ///< HBM, GDDR, DDR attached to the device: where weights live
+    Host,   ///< host memory reached over the host link (PCIe, ...)
+    Storage ///< NVMe storage beside the device: the last tier a KV cache can be offloaded to
 };
 std::string_view toString(MemoryKind k);
 std::optional<MemoryKind> memoryKindFromString(std::string_view s);

@@ -89,6 +89,88 @@ Scenario scenarioFromJson(const json &j, const std::string &file)
     return s;
 }
 
+json servingToJson(const ServingReport &r)
+{
+    json j;
+    j["request"] = {{"ttft_s", r.request.ttftS},
+                    {"tpot_s", r.request.tpotS},
+                    {"e2e_s", r.request.e2eS},
+                    {"tokens_per_s_per_user", r.request.tokensPerSPerUser},
+                    {"decode_steps", {{"token", r.request.stepToken}, {"time_s", r.request.stepS}}}};
+    j["speculative"] = nullptr;
+    if (const auto &sp = r.speculative)
+        j["speculative"] = {
+            {"k", sp->k},
+            {"acceptance", sp->acceptance},
+            {"draft", sp->draft},
+            {"tokens_per_step", sp->tokensPerStep},
+            {"speedup", sp->speedup},
+            {"break_even_acceptance", sp->breakEvenAcceptance ? json(*sp->breakEvenAcceptance) : json(nullptr)},
+            {"plain_step_s", sp->plainStepS},
+            {"verify_step_s", sp->verifyStepS},
+            {"draft_step_s", sp->draftStepS},
+            {"plain_arithmetic_intensity", sp->plainIntensity},
+            {"verify_arithmetic_intensity", sp->verifyIntensity}};
+    j["chunked_prefill"] = nullptr;
+    if (const auto &c = r.chunkedPrefill)
+        j["chunked_prefill"] = {{"chunk_tokens", c->chunk},
+                                {"mixed_step_s", c->mixedStepS},
+                                {"decode_step_s", c->decodeStepS},
+                                {"chunk_alone_s", c->chunkAloneS},
+                                {"decode_slowdown", c->slowdown},
+                                {"mixed_arithmetic_intensity", c->mixedIntensity},
+                                {"decode_arithmetic_intensity", c->decodeIntensity},
+                                {"steps_per_prompt", c->stepsPerPrompt},
+                                {"ttft_s", c->ttftS}};
+    j["disaggregation"] = nullptr;
+    if (const auto &d = r.disaggregation) {
+        json splits = json::array();
+        for (const auto &sp : d->splits)
+            splits.push_back({{"prefill_devices", sp.prefillDevices},
+                              {"decode_devices", sp.decodeDevices},
+                              {"requests_per_s", sp.requestsPerS}});
+        j["disaggregation"] = {{"prefill_devices", d->prefillDevices},
+                               {"decode_devices", d->decodeDevices},
+                               {"link", d->link},
+                               {"kv_bytes_per_request", d->kvBytesPerRequest},
+                               {"kv_transfer_s", d->kvTransferS},
+                               {"prefill_s", d->prefillS},
+                               {"ttft_s", d->ttftS},
+                               {"tpot_s", d->tpotS},
+                               {"prefill_requests_per_s", d->prefillRequestsPerS},
+                               {"decode_requests_per_s", d->decodeRequestsPerS},
+                               {"requests_per_s", d->requestsPerS},
+                               {"best_prefill_devices", d->bestPrefillDevices},
+                               {"best_decode_devices", d->bestDecodeDevices},
+                               {"splits", splits}};
+    }
+    j["offload"] = nullptr;
+    if (const auto &o = r.offload)
+        j["offload"] = {{"tier", toString(o->tier)},
+                        {"level", o->level},
+                        {"fraction", o->fraction},
+                        {"kv_bytes", o->kvBytes},
+                        {"offloaded_bytes", o->offloadedBytes},
+                        {"main_memory_bytes", o->mainMemoryBytes},
+                        {"fits_main_memory", o->fitsMainMemory},
+                        {"fits_tier", o->fitsTier},
+                        {"tier_bandwidth_bytes_per_s", o->tierBandwidth},
+                        {"link_s", o->linkS},
+                        {"step_s", o->stepS},
+                        {"step_in_memory_s", o->stepInMemoryS},
+                        {"wall", o->wall}};
+    j["energy"] = nullptr;
+    if (const auto &e = r.energy)
+        j["energy"] = {
+            {"joules_per_token", e->joulesPerToken}, {"power_w", e->powerW}, {"utilization", e->utilization}};
+    j["cost"] = nullptr;
+    if (const auto &c = r.cost)
+        j["cost"] = {{"usd_per_million_tokens", c->usdPerMillionTokens},
+                     {"usd_per_device_hour", c->usdPerDeviceHour},
+                     {"source", c->source}};
+    return j;
+}
+
 json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis &a)
 {
     json ops = json::array();

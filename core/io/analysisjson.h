@@ -2,6 +2,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/options.h"
+#include "core/analysis/serving.h"
 #include "core/io/jsonreader.h"
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,10 @@ nlohmann::json optionsToJson(OptionSection section, const Scenario &s, const Wha
 void optionsFromJson(JsonReader &r, OptionSection section, Scenario &s, WhatIf &w);
 
 /// `memwall analyze --json`: the command-line contract (SI units, no rounding).
+/// The serving objects of `memwall analyze --json`: "request", "speculative", "chunked_prefill", "disaggregation",
+/// "offload", "energy", "cost" (null where the scenario does not ask for it or the device lacks the figure).
+nlohmann::json servingToJson(const ServingReport &r);
+
 nlohmann::json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis &a);
 
 } // namespace memwall::core

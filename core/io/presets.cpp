@@ -1,5 +1,6 @@
 #include "core/io/presets.h"
 
+#include "core/analysis/analysis.h"
 #include "core/io/hfconfig.h"
 
 #include <algorithm>
@@ -132,7 +133,7 @@ HardwareSpec hardwareFromJson(const json &j, const std::string &file)
         const std::string kind = l.string("kind");
         auto k = memoryKindFromString(kind);
         if (!k)
-            l.fail("kind", "must be sram, cache, dram or host, got \"" + kind + "\"");
+            l.fail("kind", "must be sram, cache, dram, host or storage, got \"" + kind + "\"");
         m.kind = *k;
         m.capacityBytes = sourced(l, "capacity_bytes", kCapacity);
         m.bandwidthBytesPerS = sourced(l, "bandwidth_bytes_per_s", kBandwidth);
@@ -456,6 +457,18 @@ const ModelPreset *PresetLibrary::findModel(std::string_view id) const
         if (m.shape.id == id)
             return &m;
     return nullptr;
+}
+
+const ModelShape *PresetLibrary::draftModel(const Scenario &s) const
+{
+    if (s.draftModel == "mtp")
+        return nullptr;
+    if (const ModelPreset *p = findModel(s.draftModel))
+        return &p->shape;
+    std::string closest;
+    for (const auto &c : closestModels(s.draftModel))
+        closest += (closest.empty() ? " (closest: " : ", ") + c;
+    throw AnalysisError("draft_model: unknown model '" + s.draftModel + "'" + (closest.empty() ? "" : closest + ")"));
 }
 
 std::size_t editDistance(std::string_view a, std::string_view b)

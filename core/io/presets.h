@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/scenario.h"
 #include "core/hardware/hardwarespec.h"
 #include "core/io/jsonreader.h"
 #include "core/model/modelshape.h"
@@ -65,6 +66,9 @@ public:
     const std::vector<ModelPreset> &models() const { return m_models; }
     const HardwareSpec *findHardware(std::string_view id) const;
     const ModelPreset *findModel(std::string_view id) const;
+    /// The draft model of a scenario's speculative decoding: nullptr for "mtp" (the model's own prediction module),
+    /// else the preset; throws AnalysisError "draft_model: unknown model 'ID' (closest: ...)" for an unknown id.
+    const ModelShape *draftModel(const Scenario &s) const;
     /// Up to `n` ids closest to `id` (edit distance, substring matches first), for "did you mean" messages.
     std::vector<std::string> closestHardware(std::string_view id, std::size_t n = 3) const;
     std::vector<std::string> closestModels(std::string_view id, std::size_t n = 3) const;

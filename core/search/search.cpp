@@ -218,7 +218,7 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                 p.tokensPerSPerDevice = a.totals.tokensPerS / p.devices;
                 p.tokensPerSPerUser = p.tpotS > 0 ? 1.0 / p.tpotS : 0.0;
                 if (price > 0 && p.tokensPerSPerDevice > 0)
-                    p.usdPerMillionTokens = price / 3600.0 / p.tokensPerSPerDevice * 1e6;
+                    p.usdPerMillionTokens = usdPerMillionTokens(price, p.tokensPerSPerDevice);
                 if (base.efficiency == EfficiencyMode::Ideal && !base.computeEfficiency && !base.memoryEfficiency) {
                     p.ttftFloorS = p.ttftS;
                     p.tpotFloorS = p.tpotS;

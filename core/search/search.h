@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/analysis/analysis.h"
+#include "core/analysis/serving.h"
 
 #include <cstdint>
 #include <optional>

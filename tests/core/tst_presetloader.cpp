@@ -181,7 +181,7 @@ void TestPresetLoader::hardwareErrors_data()
         "t.json: peak_flops: needs at least one number format");
     row(
         "unknown memory kind", [](json &j) { j["memory"][1]["kind"] = "hbm"; },
-        "t.json: memory[1].kind: must be sram, cache, dram or host, got \"hbm\"");
+        "t.json: memory[1].kind: must be sram, cache, dram, host or storage, got \"hbm\"");
     row(
         "bad id", [](json &j) { j["id"] = "Test GPU"; },
         "t.json: id: must be lower-case letters, digits and dashes, got \"Test GPU\"");

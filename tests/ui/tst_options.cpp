@@ -96,7 +96,8 @@ private slots:
             case OptionKind::Choice:
                 for (const std::string &c : o.choices)
                     row("choice", c, true);
-                row("unknown", std::string("fp13"), false);
+                // A name no choice takes, open ones included (a draft model may be any preset id, so not "fp13").
+                row("unknown", std::string("FP 13?"), false);
                 break;
             case OptionKind::Switch:
                 row("on", true, true);

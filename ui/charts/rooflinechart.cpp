@@ -1083,7 +1083,7 @@ void RooflineChart::stylePools()
     for (std::size_t i = 0; i < m_slopePool.size(); ++i) {
         const bool main = i < m_slopes.size() && m_slopes[i].main;
         QPen pen(main ? t.foreground : weak, main ? w * 1.25 : w * 0.75);
-        if (i < m_slopes.size() && m_slopes[i].kind == MemoryKind::Host)
+        if (i < m_slopes.size() && (m_slopes[i].kind == MemoryKind::Host || m_slopes[i].kind == MemoryKind::Storage))
             pen.setStyle(Qt::DashDotLine);
         pen.setCapStyle(Qt::FlatCap);
         m_slopePool[i]->setPen(pen);

@@ -46,13 +46,18 @@ QString levelShortName(MemoryKind kind, const QString &name)
             return QStringLiteral("GDDR");
         return QStringLiteral("DRAM");
     case MemoryKind::Host: return QStringLiteral("Host");
+    case MemoryKind::Storage: return QStringLiteral("NVMe");
     }
     return name;
 }
 
 QString Slope::shortName() const
 {
-    return kind == MemoryKind::Host ? QStringLiteral("Host link") : levelShortName(kind, name);
+    if (kind == MemoryKind::Host)
+        return QStringLiteral("Host link");
+    if (kind == MemoryKind::Storage)
+        return QStringLiteral("NVMe link");
+    return levelShortName(kind, name);
 }
 
 QString Slope::label() const { return shortName() + QLatin1Char(' ') + ui::formatSi(bytesPerS, "B/s"); }
@@ -160,7 +165,7 @@ Ranges rooflineRanges(const std::vector<Ceiling> &ceils, const std::vector<Slope
     for (const Ceiling &c : ceils) {
         addY(c.flopsPerS);
         for (const Slope &s : sl)
-            if (s.kind != MemoryKind::Host || c.flopsPerS == lowest)
+            if ((s.kind != MemoryKind::Host && s.kind != MemoryKind::Storage) || c.flopsPerS == lowest)
                 addX(ridgePoint(c.flopsPerS, s.bytesPerS));
     }
     for (const PlotPoint &p : points) {

@@ -402,12 +402,13 @@ void HardwareEditorDialog::buildUi()
 void HardwareEditorDialog::setRowKindCombo(int row, core::MemoryKind kind)
 {
     auto *combo = new QComboBox(m_memory);
-    for (core::MemoryKind k :
-         {core::MemoryKind::Sram, core::MemoryKind::Cache, core::MemoryKind::Dram, core::MemoryKind::Host})
+    for (core::MemoryKind k : {core::MemoryKind::Sram, core::MemoryKind::Cache, core::MemoryKind::Dram,
+                               core::MemoryKind::Host, core::MemoryKind::Storage})
         combo->addItem(qs(core::toString(k)));
     combo->setCurrentText(qs(core::toString(kind)));
-    combo->setToolTip(tr("sram: on-chip SRAM / registers; cache: L2 / last-level cache; dram: HBM, GDDR or DDR "
-                         "(holds the weights); host: host memory over the host link"));
+    combo->setToolTip(
+        tr("sram: on-chip SRAM / registers; cache: L2 / last-level cache; dram: HBM, GDDR or DDR "
+           "(holds the weights); host: host memory over the host link; storage: NVMe storage beside the device"));
     connect(combo, &QComboBox::currentTextChanged, this, [this] {
         if (!m_filling)
             revalidate();

@@ -1,0 +1,307 @@
+#include "core/analysis/serving.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string_view>
+
+namespace memwall::core {
+
+namespace {
+
+/// The scenario's request as one decode step at context `context`.
+Scenario decodeAt(const Scenario &s, int64_t context)
+{
+    Scenario d = s;
+    d.phase = Phase::Decode;
+    d.context = std::max<int64_t>(context, 0);
+    return d;
+}
+
+/// The context of the mean decode step of the request: the prompt and half the tokens generated after the first.
+int64_t meanContext(const Scenario &s) { return s.seq + (s.output - 1) / 2; }
+
+/// Time of one operator whose FLOPs and bytes changed, on the roofline the analysis used.
+double opTime(const HardwareSpec &hw, const Analysis &a, DType computeType, double flops, double bytes)
+{
+    const double peak = hw.peak(computeType) * a.computeEfficiency;
+    return std::max(peak > 0 ? flops / peak : 0.0, bytes / a.bandwidth);
+}
+
+/// The largest power of two up to `limit` that the draft model's heads, KV heads and FFN allow.
+int draftTp(const ModelShape &m, int limit)
+{
+    int tp = 1;
+    for (int t = 2; t <= limit; t *= 2)
+        if (m.heads % t == 0 && m.ffn % t == 0 && (m.kvHeads % t == 0 || t % m.kvHeads == 0))
+            tp = t;
+    return tp;
+}
+
+const MemoryLevel *levelOfKind(const HardwareSpec &hw, MemoryKind kind)
+{
+    for (const MemoryLevel &l : hw.memory)
+        if (l.kind == kind)
+            return &l;
+    return nullptr;
+}
+
+} // namespace
+
+double usdPerMillionTokens(double usdPerHour, double tokensPerSPerDevice)
+{
+    return tokensPerSPerDevice > 0 ? usdPerHour / 3600.0 / tokensPerSPerDevice * 1e6 : 0.0;
+}
+
+double speculativeTokensPerStep(int k, double acceptance)
+{
+    if (acceptance >= 1)
+        return k + 1.0;
+    return (1.0 - std::pow(acceptance, k + 1)) / (1.0 - acceptance);
+}
+
+ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const ModelShape *draft)
+{
+    if (m.arch == Architecture::Encoder)
+        throw AnalysisError(m.id + " is an encoder: it serves no generated tokens");
+    ServingReport out;
+
+    // ---- the request ----
+    Scenario g = s;
+    g.phase = Phase::Generate;
+    const Analysis gen = analyzeTotals(hw, m, g);
+    RequestTimeline &r = out.request;
+    r.ttftS = gen.phases.ttftS;
+    r.tpotS = gen.phases.tpotS;
+    r.e2eS = gen.phases.e2eS;
+    r.tokensPerSPerUser = r.tpotS > 0 ? 1.0 / r.tpotS : 0.0;
+    const int64_t steps = s.output - 1;
+    const int64_t listed = std::min<int64_t>(steps, 256);
+    for (int64_t j = 0; j < listed; ++j) {
+        const int64_t i = listed > 1 ? 1 + j * (steps - 1) / (listed - 1) : 1; // step i generates token i + 1
+        r.stepToken.push_back(i + 1);
+        r.stepS.push_back(analyzeTotals(hw, m, decodeAt(s, s.seq + i - 1)).totals.timeS);
+    }
+
+    const Scenario mean = decodeAt(s, meanContext(s));
+    const double devices = static_cast<double>(s.tp) * s.pp * s.ep * s.dp;
+    const double generated = static_cast<double>(s.batch) * static_cast<double>(s.output);
+
+    // ---- speculative decoding ----
+    if (s.speculativeK > 0) {
+        SpeculativeReport sp;
+        sp.k = s.speculativeK;
+        sp.acceptance = s.acceptance;
+        sp.draft = draft ? draft->id : std::string("mtp");
+        const Analysis plain = analyzeTotals(hw, m, mean);
+        const Analysis verify = analyzeDecodeStep(hw, m, mean, sp.k + 1);
+        Scenario ds = mean;
+        ds.pp = 1;
+        Analysis drafted;
+        if (draft) {
+            if (draft->arch != Architecture::Decoder)
+                throw AnalysisError("draft model " + draft->id + " is not a decoder");
+            ds.tp = draftTp(*draft, s.tp);
+            ds.ep = 1;
+            drafted = analyzeTotals(hw, *draft, ds);
+        } else {
+            // A multi-token-prediction module (DeepSeek-V3's MTP): one transformer block of the model's own shape,
+            // sharing its embedding and output head.
+            ModelShape mtp = m;
+            mtp.layers = 1;
+            drafted = analyzeTotals(hw, mtp, ds);
+        }
+        sp.plainStepS = plain.totals.timeS;
+        sp.verifyStepS = verify.totals.timeS;
+        sp.draftStepS = drafted.totals.timeS;
+        sp.plainIntensity = plain.totals.intensity;
+        sp.verifyIntensity = verify.totals.intensity;
+        sp.tokensPerStep = speculativeTokensPerStep(sp.k, sp.acceptance);
+        const double cost = sp.verifyStepS + sp.k * sp.draftStepS;
+        sp.speedup = sp.tokensPerStep * sp.plainStepS / cost;
+        // Break-even: E(A) = cost / plain. E rises from 1 at A = 0 to K + 1 as A -> 1.
+        const double need = cost / sp.plainStepS;
+        if (need <= 1) {
+            sp.breakEvenAcceptance = 0.0;
+        } else if (need < sp.k + 1) {
+            double lo = 0, hi = 1;
+            for (int it = 0; it < 60; ++it) {
+                const double mid = (lo + hi) / 2;
+                (speculativeTokensPerStep(sp.k, mid) < need ? lo : hi) = mid;
+            }
+            sp.breakEvenAcceptance = (lo + hi) / 2;
+        }
+        out.speculative = sp;
+    }
+
+    // ---- chunked prefill ----
+    if (s.chunkedPrefill > 0) {
+        ChunkedPrefillReport cp;
+        cp.chunk = std::min(s.chunkedPrefill, s.seq);
+        const Analysis dec = analyze(hw, m, mean);
+        // A chunk in the middle of its prompt, on average: half the rest of the prompt already prefilled.
+        Scenario pc = s;
+        pc.phase = Phase::Prefill;
+        pc.batch = s.dp; // one prompt per replica
+        pc.microBatches = 1;
+        const int64_t prefix = (s.seq - cp.chunk) / 2;
+        pc.seq = prefix + cp.chunk;
+        pc.promptCacheHitRate = static_cast<double>(prefix) / static_cast<double>(pc.seq);
+        const Analysis pre = analyze(hw, m, pc);
+        std::map<std::string_view, const Operator *> chunkOps;
+        for (const Operator &op : pre.operators)
+            chunkOps[op.name] = &op;
+        double mixed = 0, flops = 0, bytes = 0;
+        for (const Operator &op : dec.operators) {
+            const auto it = chunkOps.find(op.name);
+            if (it == chunkOps.end()) {
+                mixed += op.timeS;
+                flops += op.flops;
+                bytes += op.bytes();
+                continue;
+            }
+            const Operator &c = *it->second;
+            // One kernel over both: the weights are read once, the rest of the traffic and the work add up.
+            const double f = op.flops + c.flops;
+            const double b = std::max(op.weightBytes, c.weightBytes) + op.activationBytes + c.activationBytes +
+                             op.kvBytes + c.kvBytes;
+            mixed += opTime(hw, dec, op.computeType, f, b);
+            flops += f;
+            bytes += b;
+            chunkOps.erase(it);
+        }
+        for (const auto &[name, op] : chunkOps) {
+            mixed += op->timeS;
+            flops += op->flops;
+            bytes += op->bytes();
+        }
+        cp.decodeStepS = dec.totals.timeS;
+        cp.chunkAloneS = pre.totals.timeS;
+        cp.mixedStepS = mixed + dec.comm.timeS + pre.comm.timeS;
+        cp.slowdown = cp.mixedStepS / cp.decodeStepS;
+        cp.mixedIntensity = bytes > 0 ? flops / bytes : 0.0;
+        cp.decodeIntensity = dec.totals.intensity;
+        cp.stepsPerPrompt = (s.seq + cp.chunk - 1) / cp.chunk;
+        cp.ttftS = static_cast<double>(cp.stepsPerPrompt) * cp.mixedStepS;
+        out.chunkedPrefill = cp;
+    }
+
+    // ---- prefill/decode disaggregation ----
+    if (s.prefillDevices > 0 && s.decodeDevices > 0) {
+        DisaggregationReport d;
+        d.prefillDevices = s.prefillDevices;
+        d.decodeDevices = s.decodeDevices;
+        d.devicesPerInstance = s.tp * s.pp * s.ep;
+        const int gsize = d.devicesPerInstance;
+        if (d.prefillDevices % gsize != 0 || d.decodeDevices % gsize != 0)
+            throw AnalysisError("disaggregate " + std::to_string(d.prefillDevices) + ":" +
+                                std::to_string(d.decodeDevices) +
+                                ": each pool must hold whole copies of the model, a multiple of tp x pp x ep = " +
+                                std::to_string(gsize) + " devices");
+        const double perInstance = static_cast<double>(s.batch / s.dp);
+        Scenario pf = s;
+        pf.phase = Phase::Prefill;
+        pf.dp = 1;
+        pf.batch = s.batch / s.dp;
+        d.prefillS = analyzeTotals(hw, m, pf).totals.timeS;
+        double linkBw = 0, latency = 0;
+        if (const Interconnect *link = hw.scaleUpLink()) {
+            d.link = link->name;
+            linkBw = link->bandwidthBytesPerS.value;
+            latency = link->latencyS.value;
+        } else if (const MemoryLevel *host = levelOfKind(hw, MemoryKind::Host)) {
+            d.link = host->name;
+            linkBw = host->bandwidthBytesPerS.value;
+        }
+        if (!(linkBw > 0))
+            throw AnalysisError("disaggregate: hardware " + hw.id +
+                                " has no interconnect or host link to move the KV cache over");
+        d.kvBytesPerRequest = gen.kvCache.bytesPerToken * static_cast<double>(s.seq);
+        // Each of the instance's devices sends its own share of the cache over its own link.
+        d.kvTransferS = perInstance * d.kvBytesPerRequest / (gsize * linkBw) + latency;
+        d.ttftS = d.prefillS + d.kvTransferS;
+        d.tpotS = r.tpotS;
+        const double decodeS = std::max(1e-12, static_cast<double>(steps) * d.tpotS);
+        const auto rates = [&](int p, int dd) {
+            const double pr = (p / gsize) * perInstance / d.prefillS;
+            const double dr = (dd / gsize) * perInstance / decodeS;
+            return std::pair{pr, dr};
+        };
+        std::tie(d.prefillRequestsPerS, d.decodeRequestsPerS) = rates(d.prefillDevices, d.decodeDevices);
+        d.requestsPerS = std::min(d.prefillRequestsPerS, d.decodeRequestsPerS);
+        const int total = d.prefillDevices + d.decodeDevices;
+        double best = -1;
+        for (int p = gsize; p < total; p += gsize) {
+            const auto [pr, dr] = rates(p, total - p);
+            d.splits.push_back({p, total - p, std::min(pr, dr)});
+            if (std::min(pr, dr) > best) {
+                best = std::min(pr, dr);
+                d.bestPrefillDevices = p;
+                d.bestDecodeDevices = total - p;
+            }
+        }
+        out.disaggregation = d;
+    }
+
+    // ---- KV-cache offload ----
+    if (s.kvOffload != KvOffload::None) {
+        OffloadReport o;
+        o.tier = s.kvOffload;
+        const MemoryKind kind = s.kvOffload == KvOffload::Host ? MemoryKind::Host : MemoryKind::Storage;
+        const MemoryLevel *tier = levelOfKind(hw, kind);
+        if (!tier)
+            throw AnalysisError("kv_offload " + std::string(toString(s.kvOffload)) + ": hardware " + hw.id +
+                                " has no " + std::string(toString(kind)) + " memory level");
+        o.level = tier->name;
+        o.tierBandwidth = tier->bandwidthBytesPerS.value;
+        o.tierCapacity = tier->capacityBytes.value;
+        const Scenario step = s.phase == Phase::Decode ? decodeAt(s, s.context) : mean;
+        const Analysis a = analyze(hw, m, step);
+        const double capacity = a.memory.capacity;
+        o.kvBytes = a.memory.kv;
+        if (s.kvOffloadFraction)
+            o.fraction = *s.kvOffloadFraction;
+        else
+            o.fraction = o.kvBytes > 0 ? std::clamp((a.memory.total() - capacity) / o.kvBytes, 0.0, 1.0) : 0.0;
+        o.offloadedBytes = o.fraction * o.kvBytes;
+        o.mainMemoryBytes = a.memory.total() - o.offloadedBytes;
+        o.fitsMainMemory = o.mainMemoryBytes <= capacity;
+        o.fitsTier = o.offloadedBytes <= o.tierCapacity;
+        double inMemory = 0, kvRead = 0;
+        for (const Operator &op : a.operators) {
+            inMemory += opTime(hw, a, op.computeType, op.flops, op.bytes() - o.fraction * op.kvBytes);
+            kvRead += op.kvBytes;
+        }
+        // The offloaded share streams in over the tier's link while the step works on what is in main memory
+        // (prefetched layer by layer), so the step takes the longer of the two.
+        o.linkS = o.fraction * kvRead / o.tierBandwidth;
+        o.stepS = std::max(inMemory, o.linkS) + a.comm.timeS;
+        o.stepInMemoryS = a.totals.timeS;
+        if (o.linkS >= inMemory && o.linkS >= a.comm.timeS)
+            o.wall = "the " + o.level + " link";
+        else
+            o.wall = a.totals.bound == Bound::Compute  ? "compute"
+                     : a.totals.bound == Bound::Memory ? "memory bandwidth"
+                                                       : "communication";
+        out.offload = o;
+    }
+
+    // ---- energy and cost ----
+    if (hw.tdpW && r.e2eS > 0) {
+        EnergyReport e;
+        e.utilization = s.powerUtilization;
+        e.powerW = hw.tdpW->value * s.powerUtilization;
+        e.joulesPerToken = e.powerW * devices * r.e2eS / generated;
+        out.energy = e;
+    }
+    if ((s.usdPerDeviceHour || hw.usdPerHour) && r.e2eS > 0) {
+        CostReport c;
+        c.usdPerDeviceHour = s.usdPerDeviceHour ? *s.usdPerDeviceHour : hw.usdPerHour->value;
+        c.source = s.usdPerDeviceHour ? std::string("set by the user") : hw.usdPerHour->source;
+        c.usdPerMillionTokens = usdPerMillionTokens(c.usdPerDeviceHour, generated / r.e2eS / devices);
+        out.cost = c;
+    }
+    return out;
+}
+
+} // namespace memwall::core

@@ -1,0 +1,137 @@
+#pragma once
+
+#include "core/analysis/analysis.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memwall::core {
+
+/// One request served: a prompt of `seq` tokens, then `output` generated tokens, for each of the batch's sequences.
+struct RequestTimeline
+{
+    double ttftS = 0; ///< time to first token: the prompt's prefill, whose last position gives the first token
+    double tpotS = 0; ///< mean time per output token after the first (decode at the mean context)
+    double e2eS = 0;  ///< ttft + (output - 1) x tpot
+    double tokensPerSPerUser = 0; ///< 1 / tpot
+    /// Decode steps as the cache grows: step i (1-based) generates token i + 1 against seq + i cached tokens. At most
+    /// 256 steps are listed, evenly spread; `stepToken` names each listed step's token.
+    std::vector<int64_t> stepToken;
+    std::vector<double> stepS;
+};
+
+/// Speculative decoding (Leviathan et al. 2023, "Fast Inference from Transformers via Speculative Decoding"): a draft
+/// proposes K tokens, one step of the model verifies all K + 1 positions, and the accepted prefix plus one token of
+/// the model's own are kept. With each draft token accepted independently with probability A, a step yields
+/// E = (1 - A^(K+1)) / (1 - A) tokens on average.
+struct SpeculativeReport
+{
+    int k = 0;
+    double acceptance = 0;
+    std::string draft;          ///< "mtp" or the draft model's id
+    double tokensPerStep = 1;   ///< E
+    double plainStepS = 0;      ///< one ordinary decode step (one token per sequence)
+    double verifyStepS = 0;     ///< the model over K + 1 tokens per sequence
+    double draftStepS = 0;      ///< one draft token for every sequence
+    double speedup = 1;         ///< E x plain / (verify + K x draft): above 1 is a gain
+    double plainIntensity = 0;  ///< FLOP/byte of the plain step ...
+    double verifyIntensity = 0; ///< ... and of the verification step: K + 1 tokens move it right on the roofline
+    /// The acceptance rate at which speculation breaks even (speedup 1); nullopt when even A -> 1 cannot pay for it.
+    std::optional<double> breakEvenAcceptance;
+};
+
+/// Chunked prefill (Agrawal et al. 2024, Sarathi-Serve): each step runs one chunk of a new prompt together with the
+/// batch's decodes, so the weights are read once for both.
+struct ChunkedPrefillReport
+{
+    int64_t chunk = 0;
+    double decodeStepS = 0; ///< the batch's decode step alone
+    double chunkAloneS = 0; ///< the chunk alone
+    double mixedStepS = 0;  ///< both in one step: per operator, FLOPs and activation/KV bytes add, weights read once
+    double slowdown = 1;    ///< mixed / decode: what the chunk costs each decode step
+    double mixedIntensity = 0, decodeIntensity = 0; ///< FLOP/byte: where the steps land on the roofline
+    int64_t stepsPerPrompt = 0;                     ///< ceil(seq / chunk)
+    double ttftS = 0; ///< a prompt prefilled chunk by chunk alongside the decodes: stepsPerPrompt x mixed step
+};
+
+/// Prefill and decode on separate devices (Zhong et al. 2024, DistServe; Patel et al. 2024, Splitwise).
+struct DisaggregationReport
+{
+    int prefillDevices = 0, decodeDevices = 0;
+    int devicesPerInstance = 1; ///< tp x pp x ep: one copy of the model
+    std::string link;           ///< what the KV cache travels over
+    double kvBytesPerRequest = 0;
+    double kvTransferS = 0;                                 ///< the batch's KV cache over the link
+    double prefillS = 0;                                    ///< one instance prefills the batch
+    double ttftS = 0;                                       ///< prefill + transfer
+    double tpotS = 0;                                       ///< the decode pool's time per output token
+    double prefillRequestsPerS = 0, decodeRequestsPerS = 0; ///< what each pool can take
+    double requestsPerS = 0;                                ///< the slower pool's rate
+    int bestPrefillDevices = 0, bestDecodeDevices = 0;      ///< of the same total, the split with the most requests/s
+    struct Split
+    {
+        int prefillDevices = 0, decodeDevices = 0;
+        double requestsPerS = 0;
+    };
+    std::vector<Split> splits; ///< every split of the total in whole instances
+};
+
+/// KV-cache bytes beyond main memory, in host DRAM or NVMe, streamed back over their link every decode step.
+struct OffloadReport
+{
+    KvOffload tier = KvOffload::None;
+    std::string level;   ///< the memory level used
+    double fraction = 0; ///< share of the KV cache there
+    double kvBytes = 0;  ///< the KV cache of one device
+    double offloadedBytes = 0;
+    double tierBandwidth = 0; ///< bytes/s of the tier's link
+    double tierCapacity = 0;
+    double stepS = 0;           ///< a decode step with the offloaded part streamed over the link
+    double stepInMemoryS = 0;   ///< the same step if everything fitted
+    double linkS = 0;           ///< streaming the offloaded part alone
+    double mainMemoryBytes = 0; ///< what stays in main memory (weights, the rest of the KV cache, activations)
+    bool fitsMainMemory = false, fitsTier = false;
+    std::string wall; ///< what limits the step: "compute", "memory bandwidth", "the <level> link", "communication"
+};
+
+struct EnergyReport
+{
+    double powerW = 0; ///< per device: TDP x utilisation
+    double utilization = 1;
+    double joulesPerToken = 0; ///< all devices' power over the request's time, per generated token
+};
+
+struct CostReport
+{
+    double usdPerDeviceHour = 0;
+    std::string source; ///< the price's source: the preset's, or "set by the user"
+    double usdPerMillionTokens = 0;
+};
+
+/// The serving figures of a scenario, beyond one step's analysis.
+struct ServingReport
+{
+    RequestTimeline request;
+    std::optional<SpeculativeReport> speculative;       ///< speculative_k > 0
+    std::optional<ChunkedPrefillReport> chunkedPrefill; ///< chunked_prefill > 0
+    std::optional<DisaggregationReport> disaggregation; ///< disaggregate P:D
+    std::optional<OffloadReport> offload;               ///< kv_offload host or storage
+    std::optional<EnergyReport> energy;                 ///< the device has a TDP
+    std::optional<CostReport> cost;                     ///< a price: set, or the preset's
+};
+
+/// $/million tokens of a device rented at `usdPerHour` that generates `tokensPerSPerDevice`:
+/// usdPerHour / 3,600 / tokensPerSPerDevice x 10^6. The search uses the same formula.
+double usdPerMillionTokens(double usdPerHour, double tokensPerSPerDevice);
+
+/// Expected tokens per speculative step: (1 - A^(K+1)) / (1 - A) (K + 1 at A = 1, 1 at A = 0).
+double speculativeTokensPerStep(int k, double acceptance);
+
+/// The serving figures for `s` (any phase: the request is `seq` prompt tokens and `output` generated ones at the
+/// scenario's batch, formats and parallelism). `draft` is the draft model when s.draftModel names one (the caller
+/// resolves the id), nullptr for "mtp". Throws AnalysisError for an encoder, a disaggregation that does not split into
+/// whole copies of the model, or an offload tier the device lacks.
+ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const ModelShape *draft = nullptr);
+
+} // namespace memwall::core

@@ -1,0 +1,312 @@
+// Tests for core/analysis/serving: the request timeline, speculative decoding, chunked prefill, disaggregation,
+// KV-cache offload, energy and cost. Hand counts, written out here:
+//
+// Speculative decoding (Leviathan et al. 2023, eq. 1): E = (1 - A^(K+1)) / (1 - A) tokens per verification step.
+//   K 4, A 0.8: (1 - 0.32768) / 0.2 = 3.3616        K 4, A 0.6: (1 - 0.07776) / 0.4 = 2.3056
+//   K 1, A 0.5: (1 - 0.25) / 0.5 = 1.5              A 0: 1 (only the model's own token)
+//
+// Llama 3 70B's KV cache (80 layers, 8 KV heads of 128, FP16): 2 x 80 x 8 x 128 x 2 B = 327,680 B per token;
+// a 2,048-token prompt: 671,088,640 B (the "671 MB"). Disaggregated 8:8 at tp 8 on H100 (NVLink 4.0, 450 GB/s
+// per direction): a batch of 16 requests moves 16 x 671,088,640 B over the 8 devices' links:
+//   10,737,418,240 / (8 x 450e9) = 2.9826 ms, plus the link's latency.
+//
+// Energy: an H100 (700 W TDP) at full draw, 8 devices, a request taking e2e seconds for batch x output tokens:
+//   J/token = 700 x 8 x e2e / (batch x output).
+// Cost: $3.99 per device-hour: $/million tokens = 3.99 x 8 / 3,600 x e2e / (batch x output) x 1e6.
+#include "core/analysis/serving.h"
+#include "core/io/presets.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+namespace memwall::core {
+
+class TestServing : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { m_lib.loadBuiltin(); }
+    void tokensPerStep_data();
+    void tokensPerStep();
+    void speculativeBreaksEvenWhereItShould();
+    void verifyStepMovesRightOnTheRoofline();
+    void timelineFollowsTheGrowingCache();
+    void chunkedPrefillSharesTheWeights();
+    void disaggregationByHand();
+    void offloadStreamsOverTheHostLink();
+    void energyAndCostByHand();
+    void badCombinationsAreRefused();
+
+private:
+    PresetLibrary m_lib;
+    const HardwareSpec &hw(const char *id) { return *m_lib.findHardware(id); }
+    const ModelShape &model(const char *id) { return m_lib.findModel(id)->shape; }
+    static Scenario llama70OnH100()
+    {
+        Scenario s;
+        s.phase = Phase::Generate;
+        s.tp = 8;
+        s.batch = 16;
+        s.seq = 2048;
+        s.output = 256;
+        return s;
+    }
+};
+
+void TestServing::tokensPerStep_data()
+{
+    QTest::addColumn<int>("k");
+    QTest::addColumn<double>("acceptance");
+    QTest::addColumn<double>("expected");
+    QTest::newRow("K 4, A 0.8") << 4 << 0.8 << 3.3616;
+    QTest::newRow("K 4, A 0.6") << 4 << 0.6 << 2.3056;
+    QTest::newRow("K 1, A 0.5") << 1 << 0.5 << 1.5;
+    QTest::newRow("A 0: the model's own token") << 4 << 0.0 << 1.0;
+}
+
+void TestServing::tokensPerStep()
+{
+    QFETCH(int, k);
+    QFETCH(double, acceptance);
+    QFETCH(double, expected);
+    QVERIFY(std::abs(speculativeTokensPerStep(k, acceptance) - expected) < 1e-12);
+}
+
+void TestServing::speculativeBreaksEvenWhereItShould()
+{
+    Scenario s = llama70OnH100();
+    s.speculativeK = 4;
+    for (double a : {0.6, 0.8}) {
+        s.acceptance = a;
+        const ServingReport r = serve(hw("h100-sxm"), model("llama-3-70b"), s);
+        QVERIFY(r.speculative);
+        const SpeculativeReport &sp = *r.speculative;
+        QCOMPARE(sp.draft, std::string("mtp"));
+        QVERIFY(std::abs(sp.tokensPerStep - speculativeTokensPerStep(4, a)) < 1e-12);
+        QVERIFY(std::abs(sp.speedup - sp.tokensPerStep * sp.plainStepS / (sp.verifyStepS + 4 * sp.draftStepS)) < 1e-12);
+        // At the break-even rate the tokens a step yields pay exactly for the step.
+        QVERIFY(sp.breakEvenAcceptance);
+        const double e = speculativeTokensPerStep(4, *sp.breakEvenAcceptance);
+        QVERIFY(std::abs(e * sp.plainStepS - (sp.verifyStepS + 4 * sp.draftStepS)) < 1e-9 * sp.plainStepS);
+        QVERIFY(*sp.breakEvenAcceptance < a); // memory-bound decode: verification is nearly free, so it pays here
+        QVERIFY(sp.speedup > 1);
+        // The MTP module is one block of 80 and the head: far cheaper than a step of the model.
+        QVERIFY(sp.draftStepS < sp.plainStepS / 10);
+    }
+    // A draft model as large as the model itself never pays: even A -> 1 cannot.
+    s.draftModel = "llama-3-70b";
+    const ServingReport same = serve(hw("h100-sxm"), model("llama-3-70b"), s, m_lib.draftModel(s));
+    QVERIFY(same.speculative && !same.speculative->breakEvenAcceptance);
+    QVERIFY(same.speculative->speedup < 1);
+    QCOMPARE(same.speculative->draft, std::string("llama-3-70b"));
+}
+
+void TestServing::verifyStepMovesRightOnTheRoofline()
+{
+    Scenario s = llama70OnH100();
+    s.phase = Phase::Decode;
+    s.context = 2048;
+    const Analysis one = analyze(hw("h100-sxm"), model("llama-3-70b"), s);
+    const Analysis same = analyzeDecodeStep(hw("h100-sxm"), model("llama-3-70b"), s, 1);
+    QCOMPARE(same.totals.timeS, one.totals.timeS);
+    QCOMPARE(same.totals.flops, one.totals.flops);
+    const Analysis five = analyzeDecodeStep(hw("h100-sxm"), model("llama-3-70b"), s, 5);
+    // The weight matmuls do five times the work on the same weights.
+    for (const char *name : {"attn.qkv_proj", "ffn.up", "ffn.down", "lm_head"}) {
+        const auto find = [name](const Analysis &a) {
+            return *std::find_if(a.operators.begin(), a.operators.end(),
+                                 [name](const Operator &op) { return op.name == name; });
+        };
+        QVERIFY2(std::abs(find(five).flops / find(one).flops - 5) < 1e-9, name);
+        QCOMPARE(find(five).weightBytes, find(one).weightBytes);
+    }
+    QVERIFY(five.totals.intensity > 4 * one.totals.intensity);
+    QVERIFY_THROWS_EXCEPTION(AnalysisError, analyzeDecodeStep(hw("h100-sxm"), model("llama-3-70b"), s, 0));
+    s.phase = Phase::Prefill;
+    QVERIFY_THROWS_EXCEPTION(AnalysisError, analyzeDecodeStep(hw("h100-sxm"), model("llama-3-70b"), s, 2));
+}
+
+void TestServing::timelineFollowsTheGrowingCache()
+{
+    const Scenario s = llama70OnH100();
+    const ServingReport r = serve(hw("h100-sxm"), model("llama-3-70b"), s);
+    const Analysis gen = analyze(hw("h100-sxm"), model("llama-3-70b"), s);
+    QCOMPARE(r.request.ttftS, gen.phases.ttftS);
+    QCOMPARE(r.request.tpotS, gen.phases.tpotS);
+    QCOMPARE(r.request.e2eS, gen.phases.e2eS);
+    QCOMPARE(r.request.tokensPerSPerUser, 1.0 / gen.phases.tpotS);
+    QCOMPARE(r.request.stepS.size(), std::size_t(255)); // tokens 2..256 come from decode steps
+    QCOMPARE(r.request.stepToken.front(), int64_t(2));
+    QCOMPARE(r.request.stepToken.back(), int64_t(256));
+    // The first step attends the 2,048 prompt tokens and itself: a decode at context 2,048.
+    Scenario first = s;
+    first.phase = Phase::Decode;
+    first.context = 2048;
+    QCOMPARE(r.request.stepS.front(), analyze(hw("h100-sxm"), model("llama-3-70b"), first).totals.timeS);
+    double sum = 0;
+    for (std::size_t i = 0; i < r.request.stepS.size(); ++i) {
+        sum += r.request.stepS[i];
+        if (i > 0)
+            QVERIFY(r.request.stepS[i] >= r.request.stepS[i - 1]); // the cache only grows
+    }
+    // Time per output token is the step at the mean context: the steps' mean, within a hundredth.
+    QVERIFY(std::abs(sum / 255 / r.request.tpotS - 1) < 0.01);
+
+    Scenario longer = s;
+    longer.output = 4097;
+    const ServingReport l = serve(hw("h100-sxm"), model("llama-3-70b"), longer);
+    QCOMPARE(l.request.stepS.size(), std::size_t(256)); // listed evenly, not all 4,096
+    QCOMPARE(l.request.stepToken.back(), int64_t(4097));
+}
+
+void TestServing::chunkedPrefillSharesTheWeights()
+{
+    Scenario s = llama70OnH100();
+    s.chunkedPrefill = 512;
+    const ServingReport r = serve(hw("h100-sxm"), model("llama-3-70b"), s);
+    QVERIFY(r.chunkedPrefill);
+    const ChunkedPrefillReport &c = *r.chunkedPrefill;
+    QCOMPARE(c.chunk, int64_t(512));
+    QCOMPARE(c.stepsPerPrompt, int64_t(4));
+    QCOMPARE(c.ttftS, 4 * c.mixedStepS);
+    // One step over both never beats either alone, and never costs more than both one after the other.
+    QVERIFY(c.mixedStepS >= std::max(c.decodeStepS, c.chunkAloneS));
+    QVERIFY(c.mixedStepS < c.decodeStepS + c.chunkAloneS);
+    QVERIFY(c.slowdown > 1);
+    // The chunk's 512 tokens move the step right on the roofline.
+    QVERIFY(c.mixedIntensity > 10 * c.decodeIntensity);
+    // A chunk longer than the prompt is the whole prompt.
+    s.chunkedPrefill = 100000;
+    QCOMPARE(serve(hw("h100-sxm"), model("llama-3-70b"), s).chunkedPrefill->stepsPerPrompt, int64_t(1));
+}
+
+void TestServing::disaggregationByHand()
+{
+    Scenario s = llama70OnH100();
+    s.prefillDevices = 8;
+    s.decodeDevices = 8;
+    const HardwareSpec &h100 = hw("h100-sxm");
+    const ServingReport r = serve(h100, model("llama-3-70b"), s);
+    QVERIFY(r.disaggregation);
+    const DisaggregationReport &d = *r.disaggregation;
+    QCOMPARE(d.kvBytesPerRequest, 671088640.0);
+    const Interconnect &link = *h100.scaleUpLink();
+    QCOMPARE(d.link, link.name);
+    const double transfer = 16 * 671088640.0 / (8 * link.bandwidthBytesPerS.value) + link.latencyS.value;
+    QVERIFY(std::abs(d.kvTransferS - transfer) < 1e-15);
+    QVERIFY(std::abs(16 * 671088640.0 / (8 * 450e9) - 2.9826e-3) < 1e-7); // the hand count above
+    QCOMPARE(d.ttftS, d.prefillS + d.kvTransferS);
+    QCOMPARE(d.tpotS, r.request.tpotS);
+    // One instance each: requests/s = 16 / prefill time, and 16 / (255 decode steps).
+    QVERIFY(std::abs(d.prefillRequestsPerS - 16 / d.prefillS) < 1e-9);
+    QVERIFY(std::abs(d.decodeRequestsPerS - 16 / (255 * d.tpotS)) < 1e-9);
+    QCOMPARE(d.requestsPerS, std::min(d.prefillRequestsPerS, d.decodeRequestsPerS));
+    // Splits of 16 devices in copies of 8: only 8:8.
+    QCOMPARE(d.splits.size(), std::size_t(1));
+    s.tp = 2;
+    s.prefillDevices = 2;
+    s.decodeDevices = 14;
+    const DisaggregationReport w = *serve(h100, model("llama-3-70b"), s).disaggregation;
+    QCOMPARE(w.splits.size(), std::size_t(7));
+    double best = 0;
+    for (const auto &sp : w.splits)
+        best = std::max(best, sp.requestsPerS);
+    bool found = false;
+    for (const auto &sp : w.splits)
+        if (sp.requestsPerS == best)
+            found = found || (sp.prefillDevices == w.bestPrefillDevices && sp.decodeDevices == w.bestDecodeDevices);
+    QVERIFY(found);
+}
+
+void TestServing::offloadStreamsOverTheHostLink()
+{
+    // Llama 3 70B at a 128k context, batch 16, tp 8 on H100: the KV cache (327,680 B x 131,073 tokens x 16 / 8
+    // devices = 85.9 GB per device) no longer fits beside the 17.6 GB of weights in 80 GB.
+    Scenario s = llama70OnH100();
+    s.phase = Phase::Decode;
+    s.context = 131072;
+    const HardwareSpec &h100 = hw("h100-sxm");
+    const Analysis inMemory = analyze(h100, model("llama-3-70b"), s);
+    QVERIFY(!inMemory.memory.fits);
+    s.kvOffload = KvOffload::Host;
+    const ServingReport r = serve(h100, model("llama-3-70b"), s);
+    QVERIFY(r.offload);
+    const OffloadReport &o = *r.offload;
+    QCOMPARE(o.kvBytes, inMemory.memory.kv);
+    QVERIFY(std::abs(o.kvBytes - 327680.0 * 131073 * 16 / 8) < 1);
+    // Auto: exactly what does not fit is offloaded.
+    QVERIFY(std::abs(o.offloadedBytes - (inMemory.memory.total() - inMemory.memory.capacity)) < 1);
+    QVERIFY(std::abs(o.mainMemoryBytes - inMemory.memory.capacity) < 1);
+    QVERIFY(o.fitsMainMemory && o.fitsTier);
+    // Every step streams the offloaded share of the cache over PCIe, at 64 GB/s: far slower than HBM.
+    double kvRead = 0;
+    for (const Operator &op : inMemory.operators)
+        kvRead += op.kvBytes;
+    QVERIFY(std::abs(o.linkS - o.fraction * kvRead / 64e9) < 1e-12);
+    QCOMPARE(o.stepS, o.linkS + inMemory.comm.timeS);
+    QVERIFY(o.stepS > 5 * o.stepInMemoryS);
+    QCOMPARE(o.wall, "the " + o.level + " link");
+    // A fraction set by hand.
+    s.kvOffloadFraction = 0.25;
+    QCOMPARE(serve(h100, model("llama-3-70b"), s).offload->offloadedBytes, 0.25 * o.kvBytes);
+}
+
+void TestServing::energyAndCostByHand()
+{
+    const Scenario s = llama70OnH100();
+    const ServingReport r = serve(hw("h100-sxm"), model("llama-3-70b"), s);
+    QVERIFY(r.energy && r.cost);
+    const double tokens = 16.0 * 256;
+    QVERIFY(std::abs(r.energy->joulesPerToken - 700.0 * 8 * r.request.e2eS / tokens) < 1e-12);
+    QCOMPARE(r.cost->usdPerDeviceHour, 3.99);
+    QVERIFY(std::abs(r.cost->usdPerMillionTokens - 3.99 * 8 / 3600 * r.request.e2eS / tokens * 1e6) < 1e-9);
+    QVERIFY(std::abs(usdPerMillionTokens(3.99, 1000) - 1.108333) < 1e-6);
+    Scenario half = s;
+    half.powerUtilization = 0.5;
+    half.usdPerDeviceHour = 2.0;
+    const ServingReport h = serve(hw("h100-sxm"), model("llama-3-70b"), half);
+    QCOMPARE(h.energy->joulesPerToken, r.energy->joulesPerToken / 2);
+    QCOMPARE(h.cost->source, std::string("set by the user"));
+    QVERIFY(std::abs(h.cost->usdPerMillionTokens / r.cost->usdPerMillionTokens - 2.0 / 3.99) < 1e-12);
+    // No TDP published (Google's TPUs) and no price: no figure rather than a made-up one.
+    Scenario one = s;
+    one.tp = 1;
+    one.weights = WeightFormat{DType::INT4, 128, DType::FP16};
+    const ServingReport tpu = serve(hw("tpu7x"), model("llama-3-8b"), one);
+    QVERIFY(!hw("tpu7x").tdpW || tpu.energy);
+    QVERIFY(!hw("tpu7x").usdPerHour);
+    QVERIFY(!tpu.cost);
+}
+
+void TestServing::badCombinationsAreRefused()
+{
+    Scenario s = llama70OnH100();
+    s.prefillDevices = 4; // half a copy of a tp-8 model
+    s.decodeDevices = 8;
+    QVERIFY_THROWS_EXCEPTION(AnalysisError, serve(hw("h100-sxm"), model("llama-3-70b"), s));
+    s.prefillDevices = s.decodeDevices = 0;
+    s.kvOffload = KvOffload::Storage; // the H100 preset has no NVMe level; the B200's has one
+    QVERIFY_THROWS_EXCEPTION(AnalysisError, serve(hw("h100-sxm"), model("llama-3-70b"), s));
+    QVERIFY(serve(hw("b200"), model("llama-3-70b"), s).offload);
+    s.kvOffload = KvOffload::None;
+    QVERIFY_THROWS_EXCEPTION(AnalysisError, serve(hw("h100-sxm"), model("bert-base-uncased"), s));
+    s.draftModel = "no-such-model";
+    QVERIFY_THROWS_EXCEPTION(AnalysisError, m_lib.draftModel(s));
+    s.draftModel = "mtp";
+    QVERIFY(!m_lib.draftModel(s));
+    // The option table's ranges: K 0..16, acceptance 0..0.99, disaggregation needs both pools.
+    s.speculativeK = 17;
+    QVERIFY(!validate(s).empty());
+    s.speculativeK = 4;
+    s.acceptance = 1.0;
+    QVERIFY(!validate(s).empty());
+    s.acceptance = 0.5;
+    s.prefillDevices = 8;
+    QVERIFY(QString::fromStdString(validate(s)).startsWith("disaggregate needs both pools"));
+}
+
+} // namespace memwall::core
+
+QTEST_APPLESS_MAIN(memwall::core::TestServing)
+#include "tst_serving.moc"
