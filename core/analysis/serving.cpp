@@ -60,6 +60,156 @@ double speculativeTokensPerStep(int k, double acceptance)
     return (1.0 - std::pow(acceptance, k + 1)) / (1.0 - acceptance);
 }
 
+SpeculativeReport speculate(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const ModelShape *draft)
+{
+    const Scenario mean = decodeAt(s, meanContext(s));
+    SpeculativeReport sp;
+    sp.k = s.speculativeK;
+    sp.acceptance = s.acceptance;
+    sp.draft = draft ? draft->id : std::string("mtp");
+    const Analysis plain = analyzeTotals(hw, m, mean);
+    const Analysis verify = analyzeDecodeStep(hw, m, mean, sp.k + 1);
+    Scenario ds = mean;
+    ds.pp = 1;
+    Analysis drafted;
+    if (draft) {
+        if (draft->arch != Architecture::Decoder)
+            throw AnalysisError("draft model " + draft->id + " is not a decoder");
+        ds.tp = draftTp(*draft, s.tp);
+        ds.ep = 1;
+        drafted = analyzeTotals(hw, *draft, ds);
+    } else {
+        // A multi-token-prediction module (DeepSeek-V3's MTP): one transformer block of the model's own shape,
+        // sharing its embedding and output head.
+        ModelShape mtp = m;
+        mtp.layers = 1;
+        drafted = analyzeTotals(hw, mtp, ds);
+    }
+    sp.plainStepS = plain.totals.timeS;
+    sp.verifyStepS = verify.totals.timeS;
+    sp.draftStepS = drafted.totals.timeS;
+    sp.plainIntensity = plain.totals.intensity;
+    sp.verifyIntensity = verify.totals.intensity;
+    sp.plainFlops = plain.totals.flops;
+    sp.verifyFlops = verify.totals.flops;
+    sp.tokensPerStep = speculativeTokensPerStep(sp.k, sp.acceptance);
+    const double cost = sp.verifyStepS + sp.k * sp.draftStepS;
+    sp.speedup = sp.tokensPerStep * sp.plainStepS / cost;
+    // Break-even: E(A) = cost / plain. E rises from 1 at A = 0 to K + 1 as A -> 1.
+    const double need = cost / sp.plainStepS;
+    if (need <= 1) {
+        sp.breakEvenAcceptance = 0.0;
+    } else if (need < sp.k + 1) {
+        double lo = 0, hi = 1;
+        for (int it = 0; it < 60; ++it) {
+            const double mid = (lo + hi) / 2;
+            (speculativeTokensPerStep(sp.k, mid) < need ? lo : hi) = mid;
+        }
+        sp.breakEvenAcceptance = (lo + hi) / 2;
+    }
+    return sp;
+}
+
+ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
+{
+    const Scenario mean = decodeAt(s, meanContext(s));
+    ChunkedPrefillReport cp;
+    cp.chunk = std::min(s.chunkedPrefill, s.seq);
+    const Analysis dec = analyze(hw, m, mean);
+    // A chunk in the middle of its prompt, on average: half the rest of the prompt already prefilled.
+    Scenario pc = s;
+    pc.phase = Phase::Prefill;
+    pc.batch = s.dp; // one prompt per replica
+    pc.microBatches = 1;
+    const int64_t prefix = (s.seq - cp.chunk) / 2;
+    pc.seq = prefix + cp.chunk;
+    pc.promptCacheHitRate = static_cast<double>(prefix) / static_cast<double>(pc.seq);
+    const Analysis pre = analyze(hw, m, pc);
+    std::map<std::string_view, const Operator *> chunkOps;
+    for (const Operator &op : pre.operators)
+        chunkOps[op.name] = &op;
+    double mixed = 0, flops = 0, bytes = 0;
+    for (const Operator &op : dec.operators) {
+        const auto it = chunkOps.find(op.name);
+        if (it == chunkOps.end()) {
+            mixed += op.timeS;
+            flops += op.flops;
+            bytes += op.bytes();
+            continue;
+        }
+        const Operator &c = *it->second;
+        // One kernel over both: the weights are read once, the rest of the traffic and the work add up.
+        const double f = op.flops + c.flops;
+        const double b =
+            std::max(op.weightBytes, c.weightBytes) + op.activationBytes + c.activationBytes + op.kvBytes + c.kvBytes;
+        mixed += opTime(hw, dec, op.computeType, f, b);
+        flops += f;
+        bytes += b;
+        chunkOps.erase(it);
+    }
+    for (const auto &[name, op] : chunkOps) {
+        mixed += op->timeS;
+        flops += op->flops;
+        bytes += op->bytes();
+    }
+    cp.decodeStepS = dec.totals.timeS;
+    cp.chunkAloneS = pre.totals.timeS;
+    cp.mixedStepS = mixed + dec.comm.timeS + pre.comm.timeS;
+    cp.slowdown = cp.mixedStepS / cp.decodeStepS;
+    cp.mixedIntensity = bytes > 0 ? flops / bytes : 0.0;
+    cp.decodeIntensity = dec.totals.intensity;
+    cp.mixedFlops = flops;
+    cp.stepsPerPrompt = (s.seq + cp.chunk - 1) / cp.chunk;
+    cp.ttftS = static_cast<double>(cp.stepsPerPrompt) * cp.mixedStepS;
+    return cp;
+}
+
+OffloadReport offloadKv(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
+{
+    const Scenario mean = decodeAt(s, meanContext(s));
+    OffloadReport o;
+    o.tier = s.kvOffload;
+    const MemoryKind kind = s.kvOffload == KvOffload::Host ? MemoryKind::Host : MemoryKind::Storage;
+    const MemoryLevel *tier = levelOfKind(hw, kind);
+    if (!tier)
+        throw AnalysisError("kv_offload " + std::string(toString(s.kvOffload)) + ": hardware " + hw.id + " has no " +
+                            std::string(toString(kind)) + " memory level");
+    o.level = tier->name;
+    o.tierBandwidth = tier->bandwidthBytesPerS.value;
+    o.tierCapacity = tier->capacityBytes.value;
+    const Scenario step = s.phase == Phase::Decode ? decodeAt(s, s.context) : mean;
+    const Analysis a = analyze(hw, m, step);
+    const double capacity = a.memory.capacity;
+    o.kvBytes = a.memory.kv;
+    if (s.kvOffloadFraction)
+        o.fraction = *s.kvOffloadFraction;
+    else
+        o.fraction = o.kvBytes > 0 ? std::clamp((a.memory.total() - capacity) / o.kvBytes, 0.0, 1.0) : 0.0;
+    o.offloadedBytes = o.fraction * o.kvBytes;
+    o.mainMemoryBytes = a.memory.total() - o.offloadedBytes;
+    o.fitsMainMemory = o.mainMemoryBytes <= capacity;
+    o.fitsTier = o.offloadedBytes <= o.tierCapacity;
+    double inMemory = 0, kvRead = 0;
+    for (const Operator &op : a.operators) {
+        inMemory += opTime(hw, a, op.computeType, op.flops, op.bytes() - o.fraction * op.kvBytes);
+        kvRead += op.kvBytes;
+    }
+    // The offloaded share streams in over the tier's link while the step works on what is in main memory
+    // (prefetched layer by layer), so the step takes the longer of the two.
+    o.linkS = o.fraction * kvRead / o.tierBandwidth;
+    o.stepS = std::max(inMemory, o.linkS) + a.comm.timeS;
+    o.stepInMemoryS = a.totals.timeS;
+    o.stepFlops = a.totals.flops;
+    o.stepBytes = a.totals.bytes;
+    if (o.linkS >= inMemory && o.linkS >= a.comm.timeS)
+        o.wall = "the " + o.level + " link";
+    else
+        o.wall = a.totals.bound == Bound::Compute  ? "compute"
+                 : a.totals.bound == Bound::Memory ? "memory bandwidth"
+                                                   : "communication";
+    return o;
+}
+
 ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const ModelShape *draft)
 {
     if (m.arch == Architecture::Encoder)
@@ -87,104 +237,10 @@ ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario 
     const double devices = static_cast<double>(s.tp) * s.pp * s.ep * s.dp;
     const double generated = static_cast<double>(s.batch) * static_cast<double>(s.output);
 
-    // ---- speculative decoding ----
-    if (s.speculativeK > 0) {
-        SpeculativeReport sp;
-        sp.k = s.speculativeK;
-        sp.acceptance = s.acceptance;
-        sp.draft = draft ? draft->id : std::string("mtp");
-        const Analysis plain = analyzeTotals(hw, m, mean);
-        const Analysis verify = analyzeDecodeStep(hw, m, mean, sp.k + 1);
-        Scenario ds = mean;
-        ds.pp = 1;
-        Analysis drafted;
-        if (draft) {
-            if (draft->arch != Architecture::Decoder)
-                throw AnalysisError("draft model " + draft->id + " is not a decoder");
-            ds.tp = draftTp(*draft, s.tp);
-            ds.ep = 1;
-            drafted = analyzeTotals(hw, *draft, ds);
-        } else {
-            // A multi-token-prediction module (DeepSeek-V3's MTP): one transformer block of the model's own shape,
-            // sharing its embedding and output head.
-            ModelShape mtp = m;
-            mtp.layers = 1;
-            drafted = analyzeTotals(hw, mtp, ds);
-        }
-        sp.plainStepS = plain.totals.timeS;
-        sp.verifyStepS = verify.totals.timeS;
-        sp.draftStepS = drafted.totals.timeS;
-        sp.plainIntensity = plain.totals.intensity;
-        sp.verifyIntensity = verify.totals.intensity;
-        sp.tokensPerStep = speculativeTokensPerStep(sp.k, sp.acceptance);
-        const double cost = sp.verifyStepS + sp.k * sp.draftStepS;
-        sp.speedup = sp.tokensPerStep * sp.plainStepS / cost;
-        // Break-even: E(A) = cost / plain. E rises from 1 at A = 0 to K + 1 as A -> 1.
-        const double need = cost / sp.plainStepS;
-        if (need <= 1) {
-            sp.breakEvenAcceptance = 0.0;
-        } else if (need < sp.k + 1) {
-            double lo = 0, hi = 1;
-            for (int it = 0; it < 60; ++it) {
-                const double mid = (lo + hi) / 2;
-                (speculativeTokensPerStep(sp.k, mid) < need ? lo : hi) = mid;
-            }
-            sp.breakEvenAcceptance = (lo + hi) / 2;
-        }
-        out.speculative = sp;
-    }
-
-    // ---- chunked prefill ----
-    if (s.chunkedPrefill > 0) {
-        ChunkedPrefillReport cp;
-        cp.chunk = std::min(s.chunkedPrefill, s.seq);
-        const Analysis dec = analyze(hw, m, mean);
-        // A chunk in the middle of its prompt, on average: half the rest of the prompt already prefilled.
-        Scenario pc = s;
-        pc.phase = Phase::Prefill;
-        pc.batch = s.dp; // one prompt per replica
-        pc.microBatches = 1;
-        const int64_t prefix = (s.seq - cp.chunk) / 2;
-        pc.seq = prefix + cp.chunk;
-        pc.promptCacheHitRate = static_cast<double>(prefix) / static_cast<double>(pc.seq);
-        const Analysis pre = analyze(hw, m, pc);
-        std::map<std::string_view, const Operator *> chunkOps;
-        for (const Operator &op : pre.operators)
-            chunkOps[op.name] = &op;
-        double mixed = 0, flops = 0, bytes = 0;
-        for (const Operator &op : dec.operators) {
-            const auto it = chunkOps.find(op.name);
-            if (it == chunkOps.end()) {
-                mixed += op.timeS;
-                flops += op.flops;
-                bytes += op.bytes();
-                continue;
-            }
-            const Operator &c = *it->second;
-            // One kernel over both: the weights are read once, the rest of the traffic and the work add up.
-            const double f = op.flops + c.flops;
-            const double b = std::max(op.weightBytes, c.weightBytes) + op.activationBytes + c.activationBytes +
-                             op.kvBytes + c.kvBytes;
-            mixed += opTime(hw, dec, op.computeType, f, b);
-            flops += f;
-            bytes += b;
-            chunkOps.erase(it);
-        }
-        for (const auto &[name, op] : chunkOps) {
-            mixed += op->timeS;
-            flops += op->flops;
-            bytes += op->bytes();
-        }
-        cp.decodeStepS = dec.totals.timeS;
-        cp.chunkAloneS = pre.totals.timeS;
-        cp.mixedStepS = mixed + dec.comm.timeS + pre.comm.timeS;
-        cp.slowdown = cp.mixedStepS / cp.decodeStepS;
-        cp.mixedIntensity = bytes > 0 ? flops / bytes : 0.0;
-        cp.decodeIntensity = dec.totals.intensity;
-        cp.stepsPerPrompt = (s.seq + cp.chunk - 1) / cp.chunk;
-        cp.ttftS = static_cast<double>(cp.stepsPerPrompt) * cp.mixedStepS;
-        out.chunkedPrefill = cp;
-    }
+    if (s.speculativeK > 0)
+        out.speculative = speculate(hw, m, s, draft);
+    if (s.chunkedPrefill > 0)
+        out.chunkedPrefill = chunkPrefill(hw, m, s);
 
     // ---- prefill/decode disaggregation ----
     if (s.prefillDevices > 0 && s.decodeDevices > 0) {
@@ -243,48 +299,8 @@ ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario 
         out.disaggregation = d;
     }
 
-    // ---- KV-cache offload ----
-    if (s.kvOffload != KvOffload::None) {
-        OffloadReport o;
-        o.tier = s.kvOffload;
-        const MemoryKind kind = s.kvOffload == KvOffload::Host ? MemoryKind::Host : MemoryKind::Storage;
-        const MemoryLevel *tier = levelOfKind(hw, kind);
-        if (!tier)
-            throw AnalysisError("kv_offload " + std::string(toString(s.kvOffload)) + ": hardware " + hw.id +
-                                " has no " + std::string(toString(kind)) + " memory level");
-        o.level = tier->name;
-        o.tierBandwidth = tier->bandwidthBytesPerS.value;
-        o.tierCapacity = tier->capacityBytes.value;
-        const Scenario step = s.phase == Phase::Decode ? decodeAt(s, s.context) : mean;
-        const Analysis a = analyze(hw, m, step);
-        const double capacity = a.memory.capacity;
-        o.kvBytes = a.memory.kv;
-        if (s.kvOffloadFraction)
-            o.fraction = *s.kvOffloadFraction;
-        else
-            o.fraction = o.kvBytes > 0 ? std::clamp((a.memory.total() - capacity) / o.kvBytes, 0.0, 1.0) : 0.0;
-        o.offloadedBytes = o.fraction * o.kvBytes;
-        o.mainMemoryBytes = a.memory.total() - o.offloadedBytes;
-        o.fitsMainMemory = o.mainMemoryBytes <= capacity;
-        o.fitsTier = o.offloadedBytes <= o.tierCapacity;
-        double inMemory = 0, kvRead = 0;
-        for (const Operator &op : a.operators) {
-            inMemory += opTime(hw, a, op.computeType, op.flops, op.bytes() - o.fraction * op.kvBytes);
-            kvRead += op.kvBytes;
-        }
-        // The offloaded share streams in over the tier's link while the step works on what is in main memory
-        // (prefetched layer by layer), so the step takes the longer of the two.
-        o.linkS = o.fraction * kvRead / o.tierBandwidth;
-        o.stepS = std::max(inMemory, o.linkS) + a.comm.timeS;
-        o.stepInMemoryS = a.totals.timeS;
-        if (o.linkS >= inMemory && o.linkS >= a.comm.timeS)
-            o.wall = "the " + o.level + " link";
-        else
-            o.wall = a.totals.bound == Bound::Compute  ? "compute"
-                     : a.totals.bound == Bound::Memory ? "memory bandwidth"
-                                                       : "communication";
-        out.offload = o;
-    }
+    if (s.kvOffload != KvOffload::None)
+        out.offload = offloadKv(hw, m, s);
 
     // ---- energy and cost ----
     if (hw.tdpW && r.e2eS > 0) {
@@ -301,6 +317,74 @@ ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario 
         c.usdPerMillionTokens = usdPerMillionTokens(c.usdPerDeviceHour, generated / r.e2eS / devices);
         out.cost = c;
     }
+    return out;
+}
+
+std::vector<ServingStep> servingSteps(const HardwareSpec &hw, const ModelShape &m, const Scenario &s,
+                                      const ModelShape *draft)
+{
+    std::vector<ServingStep> out;
+    if (s.speculativeK <= 0 && s.chunkedPrefill <= 0 && s.kvOffload == KvOffload::None)
+        return out;
+    if (m.arch == Architecture::Encoder)
+        throw AnalysisError(m.id + " is an encoder: it serves no generated tokens");
+    const Analysis plain = analyzeTotals(hw, m, decodeAt(s, meanContext(s)));
+    out.push_back({"decode", plain.totals.flops, plain.totals.intensity, plain.totals.timeS});
+    if (s.speculativeK > 0) {
+        const SpeculativeReport sp = speculate(hw, m, s, draft);
+        out.push_back({"verify", sp.verifyFlops, sp.verifyIntensity, sp.verifyStepS});
+    }
+    if (s.chunkedPrefill > 0) {
+        const ChunkedPrefillReport cp = chunkPrefill(hw, m, s);
+        out.push_back({"mixed", cp.mixedFlops, cp.mixedIntensity, cp.mixedStepS});
+    }
+    if (s.kvOffload != KvOffload::None) {
+        const OffloadReport o = offloadKv(hw, m, s);
+        out.push_back({"offload", o.stepFlops, o.stepBytes > 0 ? o.stepFlops / o.stepBytes : 0.0, o.stepS});
+    }
+    return out;
+}
+
+std::vector<TimelineCurve> timelineCurves(const ServingReport &r)
+{
+    const RequestTimeline &q = r.request;
+    // The decode part of the plain request: (tokens, time after the first token) at every listed step.
+    std::vector<double> tok{1}, after{0};
+    int64_t last = 1;
+    double lastS = q.stepS.empty() ? q.tpotS : q.stepS.front(), t = 0;
+    for (size_t j = 0; j < q.stepToken.size(); ++j) {
+        const int64_t g = q.stepToken[j] - last;
+        if (g <= 0)
+            continue;
+        const double s1 = q.stepS[j];
+        t += static_cast<double>(g) * lastS + (s1 - lastS) * static_cast<double>(g + 1) / 2;
+        tok.push_back(static_cast<double>(q.stepToken[j]));
+        after.push_back(t);
+        last = q.stepToken[j];
+        lastS = s1;
+    }
+    const auto curve = [&](std::string id, double prefill, double first, double stepScale) {
+        TimelineCurve c;
+        c.id = std::move(id);
+        c.prefillS = prefill;
+        c.firstTokenS = first;
+        c.tokens = tok;
+        for (double a : after)
+            c.timeS.push_back(first + a * stepScale);
+        return c;
+    };
+    std::vector<TimelineCurve> out;
+    out.push_back(curve("plain", q.ttftS, q.ttftS, 1));
+    if (r.speculative && r.speculative->speedup > 0)
+        out.push_back(curve("speculative", q.ttftS, q.ttftS, 1 / r.speculative->speedup));
+    if (r.chunkedPrefill)
+        out.push_back(
+            curve("chunked_prefill", r.chunkedPrefill->ttftS, r.chunkedPrefill->ttftS, r.chunkedPrefill->slowdown));
+    if (r.disaggregation)
+        out.push_back(curve("disaggregated", r.disaggregation->prefillS, r.disaggregation->ttftS,
+                            q.tpotS > 0 ? r.disaggregation->tpotS / q.tpotS : 1));
+    if (r.offload && r.offload->stepInMemoryS > 0)
+        out.push_back(curve("offload", q.ttftS, q.ttftS, r.offload->stepS / r.offload->stepInMemoryS));
     return out;
 }
 

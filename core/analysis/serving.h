@@ -37,6 +37,7 @@ struct SpeculativeReport
     double speedup = 1;         ///< E x plain / (verify + K x draft): above 1 is a gain
     double plainIntensity = 0;  ///< FLOP/byte of the plain step ...
     double verifyIntensity = 0; ///< ... and of the verification step: K + 1 tokens move it right on the roofline
+    double plainFlops = 0, verifyFlops = 0; ///< per device, for placing the two steps on the roofline
     /// The acceptance rate at which speculation breaks even (speedup 1); nullopt when even A -> 1 cannot pay for it.
     std::optional<double> breakEvenAcceptance;
 };
@@ -51,6 +52,7 @@ struct ChunkedPrefillReport
     double mixedStepS = 0;  ///< both in one step: per operator, FLOPs and activation/KV bytes add, weights read once
     double slowdown = 1;    ///< mixed / decode: what the chunk costs each decode step
     double mixedIntensity = 0, decodeIntensity = 0; ///< FLOP/byte: where the steps land on the roofline
+    double mixedFlops = 0;                          ///< per device
     int64_t stepsPerPrompt = 0;                     ///< ceil(seq / chunk)
     double ttftS = 0; ///< a prompt prefilled chunk by chunk alongside the decodes: stepsPerPrompt x mixed step
 };
@@ -87,10 +89,11 @@ struct OffloadReport
     double offloadedBytes = 0;
     double tierBandwidth = 0; ///< bytes/s of the tier's link
     double tierCapacity = 0;
-    double stepS = 0;           ///< a decode step with the offloaded part streamed over the link
-    double stepInMemoryS = 0;   ///< the same step if everything fitted
-    double linkS = 0;           ///< streaming the offloaded part alone
-    double mainMemoryBytes = 0; ///< what stays in main memory (weights, the rest of the KV cache, activations)
+    double stepS = 0;                    ///< a decode step with the offloaded part streamed over the link
+    double stepInMemoryS = 0;            ///< the same step if everything fitted
+    double linkS = 0;                    ///< streaming the offloaded part alone
+    double mainMemoryBytes = 0;          ///< what stays in main memory (weights, the rest of the KV cache, activations)
+    double stepFlops = 0, stepBytes = 0; ///< per device: the step's work and its traffic (both tiers)
     bool fitsMainMemory = false, fitsTier = false;
     std::string wall; ///< what limits the step: "compute", "memory bandwidth", "the <level> link", "communication"
 };
@@ -120,6 +123,42 @@ struct ServingReport
     std::optional<EnergyReport> energy;                 ///< the device has a TDP
     std::optional<CostReport> cost;                     ///< a price: set, or the preset's
 };
+
+/// The parts of serve(), for views that need only one (each throws as serve() does).
+SpeculativeReport speculate(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const ModelShape *draft);
+ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, const Scenario &s);
+OffloadReport offloadKv(const HardwareSpec &hw, const ModelShape &m, const Scenario &s);
+
+/// A whole serving step as a point on the roofline: FLOPs per device over its time, at its intensity.
+struct ServingStep
+{
+    std::string id; ///< "decode" (plain, at the mean context), "verify" (K + 1 tokens), "mixed" (chunk + decodes),
+                    ///< "offload" (decode with the offloaded KV cache streamed over its link)
+    double flops = 0, intensity = 0, timeS = 0;
+};
+/// The steps the scenario's serving options add (speculative decoding, chunked prefill, KV offload), after the plain
+/// decode step they are measured against; empty when it asks for none.
+std::vector<ServingStep> servingSteps(const HardwareSpec &hw, const ModelShape &m, const Scenario &s,
+                                      const ModelShape *draft);
+
+/// One way of serving the request, drawn as tokens generated per sequence against the time since it arrived.
+struct TimelineCurve
+{
+    std::string id;                    ///< "plain", "speculative", "chunked_prefill", "disaggregated", "offload"
+    double prefillS = 0;               ///< the prompt's prefill ends (the KV transfer of a disaggregated run follows)
+    double firstTokenS = 0;            ///< the first token is out: the curve's first point, (firstTokenS, 1)
+    std::vector<double> tokens, timeS; ///< from (1, firstTokenS) to (output, the last token's time)
+};
+
+/// The report's request as curves, one per way of serving it that the report holds, "plain" first. Each listed decode
+/// step of the plain request keeps its own time; the gaps between listed steps are filled by linear interpolation,
+/// so that g steps from s0 to s1 take g x s0 + (s1 - s0) x (g + 1) / 2. The other ways scale those steps:
+/// - speculative: every step divided by the speed-up (tokens come E at a time, at the cost of verify + K drafts);
+/// - chunked prefill: first token after ceil(seq / chunk) mixed steps, every decode step x the slowdown (other
+///   prompts' chunks share each step: the steady state of continuous batching);
+/// - disaggregated: first token after prefill + KV transfer, decode steps on the decode pool (the same step);
+/// - offload: every decode step x (step with the offloaded part streamed / step in memory).
+std::vector<TimelineCurve> timelineCurves(const ServingReport &r);
 
 /// $/million tokens of a device rented at `usdPerHour` that generates `tokensPerSPerDevice`:
 /// usdPerHour / 3,600 / tokensPerSPerDevice x 10^6. The search uses the same formula.

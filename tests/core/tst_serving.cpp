@@ -37,6 +37,8 @@ private slots:
     void offloadStreamsOverTheHostLink();
     void energyAndCostByHand();
     void badCombinationsAreRefused();
+    void timelineCurvesByHand();
+    void timelineCurvesOfARequest();
 
 private:
     PresetLibrary m_lib;
@@ -304,6 +306,72 @@ void TestServing::badCombinationsAreRefused()
     s.acceptance = 0.5;
     s.prefillDevices = 8;
     QVERIFY(QString::fromStdString(validate(s)).startsWith("disaggregate needs both pools"));
+}
+
+void TestServing::timelineCurvesByHand()
+{
+    // A request whose listed decode steps skip tokens: first token at 100 ms; steps for tokens 2 and 3 (10 and 20 ms,
+    // consecutive), then token 6 at 50 ms (three steps from 20 to 50 ms, interpolated: 30, 40, 50 ms).
+    ServingReport r;
+    r.request.ttftS = 0.100;
+    r.request.tpotS = 0.030;
+    r.request.stepToken = {2, 3, 6};
+    r.request.stepS = {0.010, 0.020, 0.050};
+    SpeculativeReport sp;
+    sp.speedup = 2;
+    r.speculative = sp;
+    DisaggregationReport d;
+    d.prefillS = 0.080;
+    d.ttftS = 0.090; // 10 ms of KV transfer
+    d.tpotS = 0.030;
+    r.disaggregation = d;
+    OffloadReport o;
+    o.stepS = 0.003;
+    o.stepInMemoryS = 0.001;
+    r.offload = o;
+    const std::vector<TimelineCurve> c = timelineCurves(r);
+    QCOMPARE(c.size(), size_t{4});
+    QCOMPARE(c[0].id, std::string("plain"));
+    QCOMPARE(c[0].tokens, (std::vector<double>{1, 2, 3, 6}));
+    // 100; +10 = 110; +20 = 130; + 3 x 20 + (50 - 20) x 4 / 2 = 60 + 60 = 120 -> 250 ms (30 + 40 + 50 = 120).
+    const std::vector<double> plain{0.100, 0.110, 0.130, 0.250};
+    for (size_t i = 0; i < plain.size(); ++i)
+        QVERIFY2(std::abs(c[0].timeS[i] - plain[i]) < 1e-12, qPrintable(QString::number(c[0].timeS[i])));
+    // Speculative: the same 150 ms of decode at twice the speed, after the same prefill.
+    QCOMPARE(c[1].id, std::string("speculative"));
+    QVERIFY(std::abs(c[1].timeS.back() - (0.100 + 0.150 / 2)) < 1e-12);
+    // Disaggregated: prefill 80 ms, transfer to 90 ms, then the same steps.
+    QCOMPARE(c[2].id, std::string("disaggregated"));
+    QCOMPARE(c[2].prefillS, 0.080);
+    QCOMPARE(c[2].firstTokenS, 0.090);
+    QVERIFY(std::abs(c[2].timeS.back() - (0.090 + 0.150)) < 1e-12);
+    // Offload: every step three times as long.
+    QCOMPARE(c[3].id, std::string("offload"));
+    QVERIFY(std::abs(c[3].timeS.back() - (0.100 + 3 * 0.150)) < 1e-12);
+}
+
+void TestServing::timelineCurvesOfARequest()
+{
+    // Every step of the request is listed (255 steps of 256 tokens): the plain curve's last token is the sum of the
+    // steps, which equals the report's end to end (TTFT + 255 x the step at the mean context) to the curvature of
+    // the step time in the context: the step grows linearly with the cache here, so to 0.1 %.
+    Scenario s = llama70OnH100();
+    s.speculativeK = 4;
+    s.acceptance = 0.8;
+    s.chunkedPrefill = 512;
+    const ServingReport r = serve(hw("h100-sxm"), model("llama-3-70b"), s);
+    const std::vector<TimelineCurve> c = timelineCurves(r);
+    QCOMPARE(c.size(), size_t{3});
+    QCOMPARE(c[0].tokens.back(), 256.0);
+    double sum = r.request.ttftS;
+    for (double st : r.request.stepS)
+        sum += st;
+    QVERIFY(std::abs(c[0].timeS.back() - sum) < 1e-12 * sum);
+    QVERIFY(std::abs(c[0].timeS.back() / r.request.e2eS - 1) < 1e-3);
+    QCOMPARE(c[1].id, std::string("speculative"));
+    QVERIFY(c[1].timeS.back() < c[0].timeS.back());
+    QCOMPARE(c[2].id, std::string("chunked_prefill"));
+    QCOMPARE(c[2].firstTokenS, r.chunkedPrefill->ttftS);
 }
 
 } // namespace memwall::core
