@@ -80,7 +80,7 @@ private slots:
             {"roofline", "memwall::ui::RooflineChart"}, {"memory", "memwall::ui::MemoryChart"},
             {"sweep", "memwall::ui::SweepChart"},       {"breakdown", "memwall::ui::BreakdownChart"},
             {"trends", "memwall::ui::TrendsChart"},     {"scaling", "memwall::ui::ScalingChart"},
-            {"search", "memwall::ui::SearchChart"}};
+            {"search", "memwall::ui::SearchChart"},     {"timeline", "memwall::ui::TimelineChart"}};
         QVERIFY2(expected.contains(id), "a new chart: add its class to this test's table");
 
         const ui::ChartInfo *info = ui::findChart(id);

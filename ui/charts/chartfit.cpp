@@ -77,4 +77,30 @@ bool setLogRange(QLogValueAxis *axis, double lo, double hi)
     return true;
 }
 
+double niceStep(double span, int maxTicks)
+{
+    if (!std::isfinite(span) || !(span > 0) || maxTicks < 1)
+        return 1;
+    const double raw = span / maxTicks;
+    const double decade = std::pow(10.0, std::floor(std::log10(raw)));
+    for (const double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * decade >= raw * (1 - 1e-9))
+            return m * decade;
+    return 10 * decade;
+}
+
+void setZeroBasedRange(QValueAxis *axis, double hi, int maxTicks)
+{
+    if (!std::isfinite(hi) || !(hi > 0))
+        hi = 1;
+    const double step = niceStep(hi, maxTicks);
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(0);
+    axis->setTickInterval(step);
+    // Enough decimals for the step: 0.05 needs two, 500 none.
+    const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(step) - 1e-9)), 0, 9);
+    axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
+    axis->setRange(0, hi);
+}
+
 } // namespace memwall::ui::chartfit

@@ -6,6 +6,7 @@
 
 class QChart;
 class QLogValueAxis;
+class QValueAxis;
 
 namespace memwall::ui::chartfit {
 
@@ -41,5 +42,13 @@ constexpr double kLogAxisMaxDecades = 40;
 /// Sets `axis` to [logAxisMin(lo), logAxisMax(hi)], clamped to the limits above (the low end rises if the span is
 /// too wide). A range that is not finite, not positive or empty leaves the axis as it was; returns whether it was set.
 bool setLogRange(QLogValueAxis *axis, double lo, double hi);
+
+/// The smallest step of the form 1, 2 or 5 times a power of ten that divides `span` into at most `maxTicks` intervals.
+double niceStep(double span, int maxTicks);
+
+/// Sets a linear `axis` to 0..hi with ticks every niceStep(hi, maxTicks), anchored at 0 (so a time axis reads 0, 500,
+/// 1000 rather than 0, 704.5, 1409), and a label format that shows that step's digits. A `hi` that is not finite
+/// and positive sets 0..1.
+void setZeroBasedRange(QValueAxis *axis, double hi, int maxTicks = 6);
 
 } // namespace memwall::ui::chartfit

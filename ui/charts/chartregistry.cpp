@@ -6,6 +6,7 @@
 #include "ui/charts/scalingchart.h"
 #include "ui/charts/searchchart.h"
 #include "ui/charts/sweepchart.h"
+#include "ui/charts/timelinechart.h"
 #include "ui/charts/trendschart.h"
 #include "ui/export/chartexporter.h"
 
@@ -41,6 +42,7 @@ std::span<const ChartInfo> chartRegistry()
         entry<RooflineChart>("roofline", QT_TRANSLATE_NOOP("ChartRegistry", "Roofline")),
         entry<MemoryChart>("memory", QT_TRANSLATE_NOOP("ChartRegistry", "Memory")),
         entry<SweepChart>("sweep", QT_TRANSLATE_NOOP("ChartRegistry", "Batch sweep")),
+        entry<TimelineChart>("timeline", QT_TRANSLATE_NOOP("ChartRegistry", "Request timeline")),
         entry<BreakdownChart>("breakdown", QT_TRANSLATE_NOOP("ChartRegistry", "Breakdown")),
         entry<TrendsChart>("trends", QT_TRANSLATE_NOOP("ChartRegistry", "Trends")),
         entry<ScalingChart>("scaling", QT_TRANSLATE_NOOP("ChartRegistry", "Scaling")),

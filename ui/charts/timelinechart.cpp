@@ -1,0 +1,379 @@
+#include "ui/charts/timelinechart.h"
+
+#include "ui/charts/callout.h"
+#include "ui/charts/chartfit.h"
+#include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
+
+#include <QAreaSeries>
+#include <QChart>
+#include <QFontMetricsF>
+#include <QGraphicsSimpleTextItem>
+#include <QLegend>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace memwall::ui {
+
+using namespace memwall::core;
+
+namespace {
+
+/// Curves a scenario can ask for, plus B's plain request: the line series made up front.
+constexpr int kMaxCurves = 6;
+
+/// Palette slot of each curve, so that a curve keeps its colour whichever others are shown.
+int colorOf(const std::string &id)
+{
+    static const std::pair<const char *, int> kSlots[] = {
+        {"plain", 0}, {"speculative", 2}, {"chunked_prefill", 3}, {"disaggregated", 5}, {"offload", 6}, {"b_plain", 0}};
+    for (const auto &[name, slot] : kSlots)
+        if (id == name)
+            return slot;
+    return 1;
+}
+
+} // namespace
+
+TimelineChart::TimelineChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, parent)
+{
+    m_x = new QValueAxis;
+    m_tokens = new QValueAxis;
+    m_tokens->setTitleText(tr("Tokens generated per sequence"));
+    m_stepAxis = new QValueAxis;
+    m_stepAxis->setTitleText(tr("Time per token, ms"));
+    m_stepAxis->setGridLineVisible(false);
+    m_chart->addAxis(m_x, Qt::AlignBottom);
+    m_chart->addAxis(m_tokens, Qt::AlignLeft);
+    m_chart->addAxis(m_stepAxis, Qt::AlignRight);
+
+    const auto band = [this](const QString &name) {
+        auto *area = new QAreaSeries(new QLineSeries(this), new QLineSeries(this));
+        area->setName(name);
+        m_chart->addSeries(area);
+        area->attachAxis(m_x);
+        area->attachAxis(m_tokens);
+        return area;
+    };
+    m_prefill = band(tr("Prefill"));
+    m_transfer = band(tr("KV cache transfer"));
+    for (int i = 0; i < kMaxCurves; ++i) {
+        auto *line = new QLineSeries;
+        m_chart->addSeries(line);
+        line->attachAxis(m_x);
+        line->attachAxis(m_tokens);
+        connect(line, &QXYSeries::hovered, this, [this, i](const QPointF &p, bool st) { showCallout(i, p, st); });
+        m_lines.append(line);
+    }
+    m_steps = new QLineSeries;
+    m_steps->setName(tr("Step time (right axis)"));
+    m_chart->addSeries(m_steps);
+    m_steps->attachAxis(m_x);
+    m_steps->attachAxis(m_stepAxis);
+    m_firstTokens = new QScatterSeries;
+    m_firstTokens->setName(tr("First token"));
+    m_firstTokens->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    m_chart->addSeries(m_firstTokens);
+    m_firstTokens->attachAxis(m_x);
+    m_firstTokens->attachAxis(m_tokens);
+
+    m_cost = addLabel();
+    m_messageLabel = addLabel();
+    m_callout = new Callout(m_chart);
+    connect(m_chart, &QChart::plotAreaChanged, this, [this] { layoutOverlay(); });
+    enableLegendToggle();
+    setTheme(theme());
+    refresh();
+}
+
+TimelineChart::~TimelineChart() = default;
+
+QString TimelineChart::title() const
+{
+    const ScenarioDocument *doc = document();
+    const Scenario &s = doc->scenario();
+    const int64_t devices = int64_t{s.tp} * s.pp * s.dp * s.ep;
+    return tr("Request timeline: %1 on %2%3, %4-token prompt, %5 tokens out, batch %6")
+        .arg(qs(doc->model().name), devices > 1 ? QStringLiteral("%1 × ").arg(devices) : QString(),
+             qs(doc->hardware().name), formatGrouped(s.seq), formatGrouped(s.output), formatGrouped(s.batch));
+}
+
+QString TimelineChart::curveName(const TimelineCurve &c) const
+{
+    const Scenario &s = document()->scenario();
+    const ServingReport &r = *m_report;
+    if (c.id == "plain")
+        return tr("Plain: TTFT %1, TPOT %2").arg(formatSeconds(r.request.ttftS), formatSeconds(r.request.tpotS));
+    if (c.id == "speculative") {
+        const SpeculativeReport &sp = *r.speculative;
+        return tr("Speculative, K %1 at A %2: %3× %4")
+            .arg(sp.k)
+            .arg(formatNumber(sp.acceptance))
+            .arg(formatRatio(sp.speedup >= 1 ? sp.speedup : 1 / sp.speedup))
+            .arg(sp.speedup >= 1 ? tr("faster") : tr("slower"));
+    }
+    if (c.id == "chunked_prefill")
+        return tr("Chunked prefill, %1 tokens: TTFT %2, decode ×%3")
+            .arg(formatGrouped(r.chunkedPrefill->chunk), formatSeconds(r.chunkedPrefill->ttftS),
+                 formatRatio(r.chunkedPrefill->slowdown));
+    if (c.id == "disaggregated")
+        return tr("Disaggregated %1:%2: KV transfer %4, TTFT %3")
+            .arg(s.prefillDevices)
+            .arg(s.decodeDevices)
+            .arg(formatSeconds(r.disaggregation->ttftS), formatSeconds(r.disaggregation->kvTransferS));
+    if (c.id == "offload")
+        return tr("KV offload, %1 of the KV cache: step ×%2")
+            .arg(formatPercent(r.offload->fraction), formatRatio(r.offload->stepS / r.offload->stepInMemoryS));
+    if (c.id == "b_plain")
+        return tr("B (%1): plain decode").arg(document()->compareLabel());
+    return qs(c.id);
+}
+
+QString TimelineChart::costText() const
+{
+    if (!m_report)
+        return {};
+    QStringList parts;
+    if (m_report->energy)
+        parts << tr("%1 J/token at %2 of TDP")
+                     .arg(formatNumber(m_report->energy->joulesPerToken), formatPercent(m_report->energy->utilization));
+    if (m_report->cost)
+        parts << tr("$%1 per million tokens at $%2/device-hour")
+                     .arg(formatNumber(m_report->cost->usdPerMillionTokens),
+                          formatNumber(m_report->cost->usdPerDeviceHour));
+    return parts.join(QStringLiteral(" · "));
+}
+
+void TimelineChart::refresh()
+{
+    const ScenarioDocument *doc = document();
+    m_report.reset();
+    m_curves.clear();
+    m_message.clear();
+    try {
+        if (!doc->analysisError().isEmpty())
+            throw AnalysisError(doc->analysisError().toStdString());
+        const Scenario &s = doc->scenario();
+        m_report = serve(doc->hardware(), doc->model(), s, doc->presets().draftModel(s));
+        m_curves = timelineCurves(*m_report);
+    } catch (const std::exception &e) {
+        m_report.reset();
+        m_message = tr("No request timeline: %1").arg(qs(e.what()));
+    }
+    // B's plain request, dashed, when compare mode puts the model on another device or formats.
+    if (m_report && doc->isComparing()) {
+        try {
+            const std::vector<TimelineCurve> b =
+                timelineCurves(serve(doc->compareDevice(), doc->model(), doc->compareScenario()));
+            m_curves.push_back(b.front());
+            m_curves.back().id = "b_plain";
+        } catch (const std::exception &) { // B's own error is shown by the compare panel
+        }
+    }
+
+    double end = 0;
+    for (const TimelineCurve &c : m_curves)
+        end = std::max(end, c.timeS.back());
+    m_unitS = end < 10 ? 1e-3 : 1.0;
+    const double k = 1 / m_unitS;
+    m_x->setTitleText(m_unitS < 1 ? tr("Time since the request arrived, ms") : tr("Time since the request arrived, s"));
+
+    const double top = m_report ? std::max<double>(2, static_cast<double>(doc->scenario().output)) * 1.06 : 1;
+    QList<QPointF> firsts;
+    for (int i = 0; i < m_lines.size(); ++i) {
+        QLineSeries *line = m_lines[i];
+        if (i >= static_cast<int>(m_curves.size())) {
+            line->clear();
+            showSeries(line, false);
+            continue;
+        }
+        const TimelineCurve &c = m_curves[i];
+        QList<QPointF> pts;
+        pts.reserve(static_cast<qsizetype>(c.tokens.size()));
+        for (size_t j = 0; j < c.tokens.size(); ++j)
+            pts.append({c.timeS[j] * k, c.tokens[j]});
+        line->replace(pts);
+        line->setName(curveName(c));
+        showSeries(line, true);
+        if (!isUserHidden(line))
+            firsts.append({c.firstTokenS * k, 1});
+        QPen pen(theme().color(colorOf(c.id)), theme().lineWidth * (c.id == "plain" ? 1.3 : 1.0));
+        if (c.id == "b_plain") {
+            pen.setColor(pen.color().darker(140));
+            pen.setStyle(Qt::DashLine);
+        }
+        line->setPen(pen);
+    }
+    m_firstTokens->replace(firsts);
+    showSeries(m_firstTokens, !firsts.isEmpty());
+
+    const auto setBand = [&](QAreaSeries *area, double from, double to) {
+        const bool on = to > from;
+        area->upperSeries()->replace(on ? QList<QPointF>{{from * k, top}, {to * k, top}} : QList<QPointF>{});
+        area->lowerSeries()->replace(on ? QList<QPointF>{{from * k, 0}, {to * k, 0}} : QList<QPointF>{});
+        showSeries(area, on);
+    };
+    setBand(m_prefill, 0, m_report ? m_report->request.ttftS : 0);
+    setBand(m_transfer, m_report && m_report->disaggregation ? m_report->disaggregation->prefillS : 0,
+            m_report && m_report->disaggregation ? m_report->disaggregation->ttftS : 0);
+
+    QList<QPointF> steps;
+    double stepMax = 0;
+    if (m_report && !m_curves.empty()) {
+        const RequestTimeline &q = m_report->request;
+        const TimelineCurve &plain = m_curves.front();
+        // Step j of the report generates token stepToken[j]: it ends where the plain curve reaches that token.
+        size_t p = 0;
+        for (size_t j = 0; j < q.stepToken.size(); ++j) {
+            while (p < plain.tokens.size() && plain.tokens[p] < static_cast<double>(q.stepToken[j]))
+                ++p;
+            if (p == plain.tokens.size())
+                break;
+            // Steps are milliseconds even when the request takes minutes.
+            steps.append({plain.timeS[p] * k, q.stepS[j] * 1e3});
+            stepMax = std::max(stepMax, q.stepS[j] * 1e3);
+        }
+    }
+    m_steps->replace(steps);
+    showSeries(m_steps, !steps.isEmpty());
+
+    chartfit::setZeroBasedRange(m_x, end * k * 1.04);
+    chartfit::setZeroBasedRange(m_tokens, top);
+    chartfit::setZeroBasedRange(m_stepAxis, stepMax * 1.25);
+    m_cost->setText(costText());
+    m_messageLabel->setText(m_message);
+    layoutOverlay();
+}
+
+void TimelineChart::layoutOverlay()
+{
+    const QString model = qs(document()->model().name);
+    chartfit::applyTitle(m_chart,
+                         {title(), tr("Request timeline: %1 on %2").arg(model, qs(document()->hardware().name)),
+                          tr("Request timeline: %1").arg(model), tr("Request timeline")},
+                         theme().titleFont());
+    chartfit::placeLegend(m_chart);
+    const QRectF area = m_chart->plotArea();
+    const QFont font = theme().labelFont();
+    const QFontMetricsF fm(font);
+    // Energy and cost: bottom right inside the plot, where the curves (rising from the bottom left after the
+    // prefill block) leave room until their last tokens.
+    m_cost->setFont(font);
+    m_cost->setText(fm.elidedText(costText(), Qt::ElideRight, std::max<qreal>(40, area.width() - 16)));
+    const QSizeF cs = m_cost->boundingRect().size();
+    m_cost->setPos(area.right() - 8 - cs.width(), area.bottom() - 6 - cs.height());
+    m_cost->setVisible(!m_cost->text().isEmpty());
+    m_messageLabel->setFont(font);
+    m_messageLabel->setText(fm.elidedText(m_message, Qt::ElideRight, std::max<qreal>(40, area.width() - 16)));
+    m_messageLabel->setPos(area.left() + 8, area.center().y() - m_messageLabel->boundingRect().height() / 2);
+    m_messageLabel->setVisible(!m_message.isEmpty());
+    m_callout->updateGeometry();
+}
+
+void TimelineChart::showCallout(int curve, const QPointF &point, bool state)
+{
+    if (!state || curve >= static_cast<int>(m_curves.size())) {
+        m_callout->hide();
+        return;
+    }
+    const TimelineCurve &c = m_curves[curve];
+    // The nearest drawn point of the curve.
+    size_t best = 0;
+    double bestD = INFINITY;
+    for (size_t j = 0; j < c.tokens.size(); ++j) {
+        const double d = std::abs(c.tokens[j] - point.y());
+        if (d < bestD) {
+            bestD = d;
+            best = j;
+        }
+    }
+    const double t = c.timeS[best];
+    QString text = curveName(c) + QLatin1Char('\n') +
+                   tr("token %1 at %2").arg(formatGrouped(static_cast<int64_t>(c.tokens[best])), formatSeconds(t));
+    if (best > 0)
+        text += QLatin1Char('\n') + tr("%1 tokens/s per user so far")
+                                        .arg(formatNumber((c.tokens[best] - 1) / std::max(1e-30, t - c.firstTokenS)));
+    if (c.id == "offload")
+        text += QLatin1Char('\n') + tr("KV cache partly in %1; step limited by %2")
+                                        .arg(qs(m_report->offload->level), qs(m_report->offload->wall));
+    m_callout->setText(text);
+    m_callout->setAnchor(QPointF(t / m_unitS, c.tokens[best]), m_lines[curve]);
+    m_callout->show();
+}
+
+void TimelineChart::restyle()
+{
+    const Theme &th = theme();
+    QColor prefill = th.color(1);
+    prefill.setAlpha(60);
+    m_prefill->setBrush(prefill);
+    m_prefill->setPen(QPen(th.color(1), 1));
+    QColor transfer = th.color(4);
+    transfer.setAlpha(80);
+    m_transfer->setBrush(transfer);
+    m_transfer->setPen(QPen(th.color(4), 1));
+    QColor steps = th.foreground;
+    steps.setAlpha(150);
+    m_steps->setPen(QPen(steps, std::max<qreal>(1.0, th.lineWidth * 0.7), Qt::DotLine));
+    m_firstTokens->setMarkerSize(10 * th.markerScale);
+    m_firstTokens->setColor(th.plotArea);
+    m_firstTokens->setPen(markerPen(th.foreground, 2));
+    m_cost->setBrush(th.foreground);
+    m_messageLabel->setBrush(th.warning);
+    m_callout->setTheme(th);
+    refresh();
+}
+
+nlohmann::json TimelineChart::data() const
+{
+    nlohmann::json j;
+    j["chart"] = id().toStdString();
+    if (!m_report) {
+        j["error"] = m_message.toStdString();
+        return j;
+    }
+    const RequestTimeline &q = m_report->request;
+    j["request"] = {
+        {"ttft_s", q.ttftS}, {"tpot_s", q.tpotS}, {"e2e_s", q.e2eS}, {"tokens_per_s_per_user", q.tokensPerSPerUser}};
+    auto &curves = j["curves"] = nlohmann::json::array();
+    for (const TimelineCurve &c : m_curves) {
+        nlohmann::json pts = nlohmann::json::array();
+        for (size_t i = 0; i < c.tokens.size(); ++i)
+            pts.push_back({c.timeS[i], c.tokens[i]});
+        curves.push_back({{"id", c.id},
+                          {"name", curveName(c).toStdString()},
+                          {"prefill_s", c.prefillS},
+                          {"first_token_s", c.firstTokenS},
+                          {"points", std::move(pts)}});
+    }
+    auto &steps = j["decode_steps"] = nlohmann::json::array();
+    for (size_t i = 0; i < q.stepToken.size(); ++i)
+        steps.push_back({{"token", q.stepToken[i]}, {"step_s", q.stepS[i]}});
+    j["energy_joules_per_token"] =
+        m_report->energy ? nlohmann::json(m_report->energy->joulesPerToken) : nlohmann::json(nullptr);
+    j["usd_per_million_tokens"] =
+        m_report->cost ? nlohmann::json(m_report->cost->usdPerMillionTokens) : nlohmann::json(nullptr);
+    return j;
+}
+
+QString TimelineChart::csv() const
+{
+    const auto num = [](double v) { return QString::number(v, 'g', 12); };
+    QString out =
+        csvRow({QStringLiteral("curve"), QStringLiteral("tokens"), QStringLiteral("time_s"), QStringLiteral("step_s")});
+    for (const TimelineCurve &c : m_curves)
+        for (size_t i = 0; i < c.tokens.size(); ++i)
+            out += csvRow({qs(c.id), num(c.tokens[i]), num(c.timeS[i]), QString()});
+    if (m_report) {
+        const RequestTimeline &q = m_report->request;
+        for (size_t i = 0; i < q.stepToken.size(); ++i)
+            out += csvRow({QStringLiteral("decode_step"), QString::number(q.stepToken[i]), QString(), num(q.stepS[i])});
+    }
+    return out;
+}
+
+} // namespace memwall::ui
