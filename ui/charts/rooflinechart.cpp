@@ -169,6 +169,22 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
                 return;
             }
     });
+    m_serving = makeScatter(m_chart, m_x, m_y, tr("Serving steps"), QStringLiteral("serving-steps"),
+                            QScatterSeries::MarkerShapeTriangle);
+    connect(m_serving, &QXYSeries::hovered, this, [this](const QPointF &p, bool state) {
+        const QList<QPointF> pts = m_serving->points();
+        const qsizetype i = pts.indexOf(p);
+        if (!state || i < 0 || i >= static_cast<qsizetype>(m_servingSteps.size())) {
+            m_callout->hide();
+            return;
+        }
+        const core::ServingStep &st = m_servingSteps[static_cast<std::size_t>(i)];
+        m_callout->setText(tr("%1\n%2 FLOP/byte, %3 per device\nstep %4")
+                               .arg(servingStepName(st), formatNumber(st.intensity),
+                                    formatSi(st.flops / st.timeS, "FLOP/s"), formatSeconds(st.timeS)));
+        m_callout->setAnchor(p, m_serving);
+        m_callout->show();
+    });
     m_selection =
         makeScatter(m_chart, m_x, m_y, tr("Selected"), QStringLiteral("selection"), QScatterSeries::MarkerShapeCircle);
     connect(m_selection, &QXYSeries::hovered, this,
@@ -297,6 +313,20 @@ void RooflineChart::setMeasuredPoints(MeasuredPoints *points)
     if (points)
         connect(points, &MeasuredPoints::changed, this, &RooflineChart::refresh);
     refresh();
+}
+
+QString RooflineChart::servingStepName(const core::ServingStep &step) const
+{
+    const Scenario &s = document()->scenario();
+    if (step.id == "decode")
+        return tr("decode step");
+    if (step.id == "verify")
+        return tr("verify %1 tokens").arg(s.speculativeK + 1);
+    if (step.id == "mixed")
+        return tr("decodes + %1-token chunk").arg(std::min(s.chunkedPrefill, s.seq));
+    if (step.id == "offload")
+        return tr("decode, KV offloaded");
+    return qs(step.id);
 }
 
 void RooflineChart::refresh()
@@ -457,6 +487,31 @@ void RooflineChart::refresh()
     setPoints(m_measured, kernels);
     m_measured->setVisible(!kernels.isEmpty());
     setLegendVisible(m_measured, !kernels.isEmpty());
+
+    // Whole serving steps the scenario's serving options add: the plain decode step, the verification step of
+    // speculative decoding (K + 1 tokens: further right), the chunked-prefill mixed step, the decode step with part
+    // of the KV cache streamed over the host or storage link (below the HBM slope).
+    m_servingSteps.clear();
+    if (doc->analysisError().isEmpty()) {
+        try {
+            const Scenario &sc = doc->scenario();
+            m_servingSteps = core::servingSteps(hw, doc->model(), sc, doc->presets().draftModel(sc));
+        } catch (const std::exception &) { // the request timeline chart says why
+        }
+    }
+    QList<QPointF> steps;
+    QStringList stepNames;
+    for (const core::ServingStep &st : m_servingSteps) {
+        steps.append({rm::plottedIntensity(st.intensity), st.flops / st.timeS / ys});
+        keep.push_back({rm::plottedIntensity(st.intensity), st.flops / st.timeS});
+        stepNames << servingStepName(st);
+    }
+    setPoints(m_serving, steps);
+    const QString stepsName = tr("Steps: %1").arg(stepNames.join(QStringLiteral(", ")));
+    if (!steps.isEmpty() && m_serving->name() != stepsName)
+        m_serving->setName(stepsName);
+    showSeries(m_serving, !steps.isEmpty());
+    setLegendVisible(m_serving, !steps.isEmpty());
 
     m_ranges = rm::rooflineRanges(rangeCeilings, rangeSlopes, keep);
     {
@@ -1115,6 +1170,9 @@ void RooflineChart::restyle()
     m_model->setBrush(Qt::NoBrush);
     m_model->setPen(markerPen(t.foreground, 2 * t.markerScale));
     m_compareModel->setMarkerSize(24 * t.markerScale);
+    m_serving->setMarkerSize(14 * t.markerScale);
+    m_serving->setBrush(t.color(5));
+    m_serving->setPen(markerPen(t.foreground, 1));
     m_measured->setMarkerSize(14 * t.markerScale);
     m_measured->setBrush(t.accent);
     m_measured->setPen(QPen(t.foreground, 1));

@@ -3,6 +3,8 @@
 #include <QPointer>
 
 #include "ui/charts/chartbase.h"
+
+#include "core/analysis/serving.h"
 #include "ui/charts/rooflinemath.h"
 
 #include <QGraphicsSimpleTextItem>
@@ -91,6 +93,11 @@ public:
     /// (matrix-vector, matrix-matrix) are drawn as points under their own measured roofline.
     void setMeasuredPoints(MeasuredPoints *points) override;
     QScatterSeries *measuredSeries() const { return m_measured; }
+    /// The whole serving steps drawn (core::servingSteps of the scenario) and their series, in the same order.
+    const std::vector<core::ServingStep> &servingSteps() const { return m_servingSteps; }
+    QScatterSeries *servingSeries() const { return m_serving; }
+    /// "verify 5 tokens", "decodes + 512-token chunk".
+    QString servingStepName(const core::ServingStep &step) const;
 
 public slots:
     void refresh() override;
@@ -147,6 +154,8 @@ private:
     Callout *m_callout;
     MarkerLayer *m_ops;
     QScatterSeries *m_measured;
+    QScatterSeries *m_serving = nullptr;
+    std::vector<core::ServingStep> m_servingSteps;
     QPointer<MeasuredPoints> m_measuredPoints;
     std::vector<rooflinemath::Ceiling> m_ceilings;
     std::vector<rooflinemath::Slope> m_slopes;
