@@ -6,6 +6,8 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
 
+#include "core/analysis/serving.h"
+
 #include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QChart>
@@ -135,6 +137,8 @@ MemoryChart::MemoryChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
     }
     m_overflow = makeBar(QStringLiteral("overflow"));
     m_overflow->setName(tr("Over capacity"));
+    m_offloadBar = makeBar(QStringLiteral("offloaded-kv"));
+    m_offloadBar->setName(tr("KV cache offloaded"));
     for (QLineSeries **line : {&m_capacityLine, &m_needLine}) {
         *line = new QLineSeries;
         m_chart->addSeries(*line);
@@ -242,7 +246,14 @@ QString MemoryChart::verdictText(double total, double capacity, bool over)
         .arg(formatBytes(total), formatBytes(capacity), shareText(capacity > 0 ? total / capacity : 0));
 }
 
-QString MemoryChart::fitText() const { return verdictText(m_total, m_capacity, m_over); }
+QString MemoryChart::fitText() const
+{
+    if (m_offloadBytes > 0)
+        return tr("%1 in main memory, %2 of KV cache in %3")
+            .arg(verdictText(m_total - m_offloadBytes, m_capacity, m_over), formatBytes(m_offloadBytes),
+                 m_offloadLevel);
+    return verdictText(m_total, m_capacity, m_over);
+}
 
 double MemoryChart::componentBytes(Component c) const { return barBytes(m_components[c]); }
 
@@ -367,7 +378,39 @@ void MemoryChart::refresh()
     // The stacked footprint.
     m_total = mem.total();
     m_capacity = mem.capacity;
-    m_over = m_total > m_capacity && m_capacity > 0;
+    // KV offload: the share of the KV cache that lives in host DRAM or NVMe, on that level's row.
+    m_offloadBytes = 0;
+    m_offloadRow = -1;
+    m_offloadLevel.clear();
+    if (doc->scenario().kvOffload != KvOffload::None && doc->analysisError().isEmpty()) {
+        try {
+            const OffloadReport o = offloadKv(hw, doc->model(), doc->scenario());
+            for (std::size_t i = 0; i < hw.memory.size(); ++i)
+                if (hw.memory[i].name == o.level)
+                    m_offloadRow = static_cast<int>(i) + m_levelRow;
+            // The offload step is a decode step (at the mean context of a request): its KV cache, not this phase's.
+            m_offloadBytes = std::min(o.offloadedBytes, mem.kv);
+            m_offloadLevel = qs(o.level);
+            if (m_offloadRow >= 0 && m_offloadBytes > 0) {
+                setBar(m_offloadBar, kLeft, m_offloadBytes / kGB, m_offloadRow, 1, 2);
+                showSeries(m_offloadBar, true);
+                m_tips.insert(m_offloadBar, tr("KV cache offloaded to %1\n%2 (%3 of the KV cache)\nstreamed back over "
+                                               "%4 every decode step")
+                                                .arg(m_offloadLevel, formatBytes(m_offloadBytes),
+                                                     shareText(mem.kv > 0 ? m_offloadBytes / mem.kv : 0),
+                                                     formatSi(o.tierBandwidth, "B/s")));
+            }
+        } catch (const std::exception &) { // the request timeline chart and the command line say why
+        }
+    }
+    if (!(m_offloadBytes > 0) || m_offloadRow < 0) {
+        m_offloadBytes = 0;
+        m_offloadRow = -1;
+        clearBar(m_offloadBar);
+    }
+    setLegendVisible(m_offloadBar, m_offloadBytes > 0);
+    const double inMain = m_total - m_offloadBytes;
+    m_over = inMain > m_capacity && m_capacity > 0;
     setFootprint(m_components, mem, 0, compare ? tr("A: ") : QString());
     for (int c = 0; c < ComponentCount; ++c) {
         const double v = componentValue(mem, Component(c));
@@ -380,12 +423,12 @@ void MemoryChart::refresh()
         hi = std::max(hi, m_total);
     }
     if (m_over) {
-        setBar(m_overflow, m_capacity / kGB, m_total / kGB, 0);
+        setBar(m_overflow, m_capacity / kGB, inMain / kGB, 0);
         m_overflow->setVisible(true);
         m_tips.insert(m_overflow,
                       tr("Does not fit\n%1 needed, %2 available\n%3 over: more devices (tp/pp), "
                          "a smaller weight format or a shorter context")
-                          .arg(formatBytes(m_total), formatBytes(m_capacity), formatBytes(m_total - m_capacity)));
+                          .arg(formatBytes(inMain), formatBytes(m_capacity), formatBytes(inMain - m_capacity)));
     } else {
         clearBar(m_overflow);
     }
@@ -493,6 +536,8 @@ void MemoryChart::restyleBars()
     warn.setAlphaF(t.darkWindow ? 0.6 : 0.7);
     m_overflow->setBrush(warn);
     m_overflow->setPen(QPen(t.warning, t.lineWidth));
+    m_offloadBar->setBrush(t.color(componentColor(KvCache)));
+    m_offloadBar->setPen(QPen(t.foreground, 1, Qt::DashLine));
     m_bOverflow->setBrush(warn);
     m_bOverflow->setPen(QPen(t.warning, t.lineWidth));
     m_bCapacityLine->setPen(QPen(m_bOver ? t.warning : t.foreground, std::max(1.0, t.lineWidth * 0.75), Qt::DashLine));
@@ -580,6 +625,17 @@ void MemoryChart::layoutLabels()
         label->setText(formatBytes(hw.memory[i].capacityBytes.value));
         place(label, hw.memory[i].capacityBytes.value / kGB,
               static_cast<double>(i + static_cast<std::size_t>(m_levelRow)), t.foreground);
+    }
+    if (!m_offloadLabel) {
+        m_offloadLabel = addLabel();
+        m_offloadLabel->hide();
+    }
+    if (m_offloadRow >= 0 && m_offloadBar->isVisible()) {
+        m_offloadLabel->setFont(bold);
+        m_offloadLabel->setText(tr("KV cache %1").arg(formatBytes(m_offloadBytes)));
+        place(m_offloadLabel, m_offloadBytes / kGB, stripeRow(m_offloadRow, 1, 2), t.foreground);
+    } else {
+        m_offloadLabel->hide();
     }
     if (m_bCapacityRow >= 0 && m_bCapacity->isVisible()) {
         m_bCapacityLabel->setFont(bold);
@@ -698,6 +754,9 @@ nlohmann::json MemoryChart::data() const
     j["capacity_bytes"] = mem.capacity;
     j["fits"] = !m_over;
     j["verdict"] = fitText().toStdString();
+    j["offloaded_kv_bytes"] = m_offloadBytes;
+    if (m_offloadBytes > 0)
+        j["offload_level"] = m_offloadLevel.toStdString();
     if (doc->isComparing()) {
         json b{{"label", doc->compareLabel().toStdString()}, {"hardware", doc->compareDevice().id}};
         if (const auto &cmp = doc->compareAnalysis()) {

@@ -59,6 +59,12 @@ public:
     QList<QAreaSeries *> levelSeries() const;
     /// The warning overlay from main-memory capacity to the footprint (visible only when it does not fit).
     QAreaSeries *overflowSeries() const { return m_overflow; }
+    /// KV offload (scenario kv_offload): the KV-cache bytes per device that live in the offload tier, drawn on that
+    /// level's row; 0 without offload.
+    double offloadedBytes() const { return m_offloadBytes; }
+    QAreaSeries *offloadSeries() const { return m_offloadBar; }
+    /// The row (category value from the top, as the bars use) of the offload tier; -1 without offload.
+    int offloadRow() const { return m_offloadRow; }
     bool overCapacity() const { return m_over; }
     /// "does not fit: 139 GB > 80 GB" or "fits: 17.4 GB of 80 GB (22 %)".
     QString fitText() const;
@@ -108,6 +114,11 @@ private:
     std::vector<QAreaSeries *> m_levels;
     std::array<QAreaSeries *, ComponentCount> m_components{};
     QAreaSeries *m_overflow;
+    QAreaSeries *m_offloadBar;
+    QGraphicsSimpleTextItem *m_offloadLabel = nullptr;
+    double m_offloadBytes = 0;
+    int m_offloadRow = -1;
+    QString m_offloadLevel;
     QLineSeries *m_capacityLine;
     QLineSeries *m_needLine;
     std::vector<QGraphicsSimpleTextItem *> m_levelLabels;

@@ -1,5 +1,7 @@
 #include "ui/widgets/headlinebar.h"
 
+#include "core/analysis/serving.h"
+
 #include "core/analysis/explain.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
@@ -171,6 +173,28 @@ void HeadlineBar::refresh()
     setWarned(!a.memory.fits);
     m_bound.set(qs(toString(a.totals.bound)) + tr("-bound"),
                 tr("%1 FLOP/byte, ridge %2").arg(formatRatio(a.totals.intensity), formatRatio(a.ridge)));
+
+    // KV offload: the step streams part of the KV cache over the host or storage link, which may now be its wall.
+    if (s.kvOffload != KvOffload::None && m_doc->analysisError().isEmpty()) {
+        try {
+            const OffloadReport o = offloadKv(m_doc->hardware(), m_doc->model(), s);
+            if (s.phase == Phase::Decode)
+                m_time.set(formatSeconds(o.stepS),
+                           tr("per token, %1 of the KV cache streamed from %2 (%3 in memory)")
+                               .arg(formatPercent(o.fraction), qs(o.level), formatSeconds(o.stepInMemoryS)));
+            m_memory.set(
+                tr("%1 of %2 + %3")
+                    .arg(formatBytes(o.mainMemoryBytes), formatBytes(a.memory.capacity), formatBytes(o.offloadedBytes)),
+                o.fitsMainMemory && o.fitsTier
+                    ? tr("memory per device, KV cache partly in %1").arg(qs(o.level))
+                    : tr("does not fit, even with the KV cache partly in %1").arg(qs(o.level)));
+            setWarned(!(o.fitsMainMemory && o.fitsTier));
+            m_bound.set(tr("%1-bound").arg(qs(o.wall.rfind("the ", 0) == 0 ? o.wall.substr(4) : o.wall)),
+                        tr("KV offload: the decode step hits %1").arg(qs(o.wall)));
+        } catch (const std::exception &e) {
+            m_bound.set(tr("no offload"), qs(e.what()));
+        }
+    }
 
     const bool error = !m_doc->analysisError().isEmpty();
     m_explanation->setText(error ? tr("Cannot analyse this combination: %1. The figures show the last valid one.")
