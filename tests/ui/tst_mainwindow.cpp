@@ -3,6 +3,7 @@
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartregistry.h"
 #include "ui/charts/sweepchart.h"
+#include "ui/charts/timelinechart.h"
 #include "ui/controls/controlspanel.h"
 #include "ui/controls/logslider.h"
 #include "ui/document/scenariodocument.h"
@@ -15,10 +16,12 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
+#include <QLineSeries>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
@@ -406,6 +409,49 @@ private slots:
         s.batch = 4;
         doc->setScenario(s, "batch"); // nobody left listening that is gone
         QCOMPARE(doc->scenario().batch, 4);
+    }
+
+    void servingControlsDrawTheTimeline()
+    {
+        // A person types a draft length into the Serving group's speculative-K box: the timeline tab then draws a
+        // second, steeper curve, its line where its values map, and undo takes it away again.
+        auto *k = m_window->findChild<QSpinBox *>(QStringLiteral("speculative_kEditor"));
+        QVERIFY(k);
+        QTabWidget *tabs = m_window->chartTabs();
+        const auto &charts = m_window->charts();
+        ui::TimelineChart *timeline = nullptr;
+        for (int i = 0; i < static_cast<int>(charts.size()); ++i)
+            if (charts[std::size_t(i)]->id() == "timeline") {
+                tabs->setCurrentIndex(i);
+                timeline = dynamic_cast<ui::TimelineChart *>(charts[std::size_t(i)].get());
+            }
+        QVERIFY(timeline);
+        QCOMPARE(timeline->curves().size(), std::size_t(1));
+        k->setFocus();
+        k->selectAll();
+        QTest::keyClicks(k, "4");
+        QTest::keyClick(k, Qt::Key_Return);
+        QCOMPARE(m_doc->scenario().speculativeK, 4);
+        QCOMPARE(timeline->curves().size(), std::size_t(2));
+        QCOMPARE(timeline->curves()[1].id, std::string("speculative"));
+        QLineSeries *line = timeline->curveSeries(1);
+        QVERIFY(line->isVisible());
+        // The speculative request ends sooner, and its last point is painted inside the plot where it maps.
+        QVERIFY(timeline->curves()[1].timeS.back() < timeline->curves()[0].timeS.back());
+        const QPointF last = line->points().constLast();
+        const QPointF at = timeline->chart()->mapToPosition(last, line);
+        QVERIFY2(timeline->chart()->plotArea().adjusted(-1, -1, 1, 1).contains(at),
+                 qPrintable(QStringLiteral("(%1, %2) outside the plot").arg(at.x()).arg(at.y())));
+        if (const QString out = qEnvironmentVariable("MEMWALL_SCREENSHOT"); !out.isEmpty()) {
+            QString shot = out;
+            QTest::qWait(50); // not an assertion: the legend's layout request is handled in the event loop
+            QVERIFY(m_window->grab().save(shot.replace(".png", "-timeline.png")));
+        }
+        m_doc->undoStack()->undo();
+        QCOMPARE(m_doc->scenario().speculativeK, 0);
+        QCOMPARE(k->value(), 0);
+        QCOMPARE(timeline->curves().size(), std::size_t(1));
+        QVERIFY(!timeline->curveSeries(1)->isVisible());
     }
 
     void screenshot()

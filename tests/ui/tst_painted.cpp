@@ -137,7 +137,7 @@ void TestPainted::pathMatchesFreshAndMarkersMatchValues()
     QStringList path;
     for (int step = 0; step < 16; ++step) {
         core::Scenario s = doc.scenario();
-        switch (pick(10)) {
+        switch (pick(11)) {
         case 0:
         case 1:
             s.batch = std::array<int, 7>{1, 4, 16, 64, 256, 714, 1024}[static_cast<std::size_t>(pick(7))];
@@ -191,6 +191,16 @@ void TestPainted::pathMatchesFreshAndMarkersMatchValues()
             view.show();
             QVERIFY(QTest::qWaitForWindowExposed(&view));
             path << QStringLiteral("hidden, batch %1, shown").arg(s.batch);
+            break;
+        case 9: // the serving options: speculative decoding, chunked prefill, KV offload, each on or off
+            s.speculativeK = pick(2) == 0 ? 0 : 4;
+            s.chunkedPrefill = pick(2) == 0 ? 0 : 512;
+            s.kvOffload = pick(2) == 0 ? core::KvOffload::None : core::KvOffload::Host;
+            doc.setScenario(s, "serving");
+            path << QStringLiteral("speculative K %1, chunk %2, offload %3")
+                        .arg(s.speculativeK)
+                        .arg(s.chunkedPrefill)
+                        .arg(s.kvOffload == core::KvOffload::None ? "none" : "host");
             break;
         default:
             if (pick(2) == 0) {
