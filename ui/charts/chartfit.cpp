@@ -5,6 +5,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLogValueAxis>
+#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
