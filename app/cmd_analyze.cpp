@@ -48,14 +48,25 @@ void printServing(const ServingReport &r, const Scenario &s)
                     formatSeconds(d->tpotS).c_str(), formatNumber(d->requestsPerS).c_str(),
                     formatNumber(d->prefillRequestsPerS).c_str(), formatNumber(d->decodeRequestsPerS).c_str(),
                     d->prefillDevices + d->decodeDevices, d->bestPrefillDevices, d->bestDecodeDevices);
-    if (const auto &o = r.offload)
-        std::printf("  KV offload to %s: %s of %s (%s) there; decode step %s (in memory: %s), limited by %s%s\n",
-                    oneLine(o->level).c_str(), formatBytes(o->offloadedBytes).c_str(), formatBytes(o->kvBytes).c_str(),
-                    formatPercent(o->fraction).c_str(), formatSeconds(o->stepS).c_str(),
+    if (const auto &o = r.offload) {
+        if (o->tier != KvOffload::None)
+            std::printf("  KV offload to %s: %s of %s (%s) there\n", oneLine(o->level).c_str(),
+                        formatBytes(o->offloadedBytes).c_str(), formatBytes(o->kvBytes).c_str(),
+                        formatPercent(o->fraction).c_str());
+        if (o->weightTier != KvOffload::None)
+            std::printf("  weight offload to %s: %s of %s (%s) there\n", oneLine(o->weightLevel).c_str(),
+                        formatBytes(o->offloadedWeightBytes).c_str(), formatBytes(o->weightBytes).c_str(),
+                        formatPercent(o->weightFraction).c_str());
+        for (const OffloadTier &t : o->tiers)
+            std::printf("    %s: %s streamed per step in %s%s\n", oneLine(t.level).c_str(),
+                        formatBytes(t.streamedBytes).c_str(), formatSeconds(t.linkS).c_str(),
+                        t.fits ? "" : "; the tier OVERFLOWS");
+        std::printf("  offloaded decode step %s (in memory: %s), limited by %s%s\n", formatSeconds(o->stepS).c_str(),
                     formatSeconds(o->stepInMemoryS).c_str(), o->wall.c_str(),
-                    !o->fitsMainMemory ? "; main memory STILL OVERFLOWS"
-                    : !o->fitsTier     ? "; the tier OVERFLOWS"
-                                       : "");
+                    !o->fitsMainMemory ? "; main memory STILL OVERFLOWS" : "");
+        std::printf("  offloaded request: time to first token %s, end to end %s (energy and cost below are for it)\n",
+                    formatSeconds(o->ttftS).c_str(), formatSeconds(o->e2eS).c_str());
+    }
     if (const auto &e = r.energy)
         std::printf("  energy: %s J per token at %s of TDP (%s W per device)\n",
                     formatNumber(e->joulesPerToken).c_str(), formatPercent(e->utilization).c_str(),

@@ -429,6 +429,26 @@ std::vector<ScenarioOption> makeOptions()
                               .min = 0,
                               .max = 1},
                              &Scenario::kvOffloadFraction));
+    t.push_back(choice({.key = "weight_offload",
+                        .flag = "--weight-offload",
+                        .metavar = "TIER",
+                        .label = "Weight offload",
+                        .help = "Where weights that do not fit main memory live: none, host (host DRAM over PCIe or "
+                                "NVLink-C2C) or storage (NVMe); every step streams them in, as FlexGen and "
+                                "ZeRO-Inference do.",
+                        .group = "Serving"},
+                       &Scenario::weightOffload, kvOffloadFromString,
+                       {KvOffload::None, KvOffload::Host, KvOffload::Storage}));
+    t.push_back(optionalReal({.key = "weight_offload_fraction",
+                              .flag = "--weight-offload-fraction",
+                              .metavar = "X",
+                              .label = "Weights offloaded",
+                              .help = "With weight_offload host or storage: the share of the weights kept there; auto "
+                                      "offloads what still does not fit once the KV cache is placed.",
+                              .group = "Serving",
+                              .min = 0,
+                              .max = 1},
+                             &Scenario::weightOffloadFraction));
     t.push_back(real({.key = "power_utilization",
                       .flag = "--power-utilization",
                       .metavar = "X",

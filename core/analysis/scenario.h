@@ -28,7 +28,8 @@ enum class Optimizer { Adam, Sgd };
 std::string_view toString(Optimizer o);
 std::optional<Optimizer> optimizerFromString(std::string_view s);
 
-/// Where KV-cache bytes that do not stay in the device's main memory live (serving).
+/// Where KV-cache bytes (kv_offload) or weights (weight_offload) that do not stay in the device's main memory live
+/// (serving).
 enum class KvOffload {
     None,   ///< all in main memory (HBM)
     Host,   ///< host DRAM over the host link (PCIe, or NVLink-C2C on GH200/GB200)
@@ -85,9 +86,11 @@ struct Scenario
     int prefillDevices = 0;         ///< disaggregation: devices of the prefill pool; 0 with decodeDevices 0 = off
     int decodeDevices = 0;          ///< disaggregation: devices of the decode pool
     KvOffload kvOffload = KvOffload::None;
-    std::optional<double> kvOffloadFraction; ///< share of the KV cache in the offload tier; unset: what does not fit
-    double powerUtilization = 1.0;           ///< fraction of the rated power (TDP) drawn while serving
-    std::optional<double> usdPerDeviceHour;  ///< rental price; unset: the device preset's usd_per_hour
+    std::optional<double> kvOffloadFraction;   ///< share of the KV cache in the offload tier; unset: what does not fit
+    KvOffload weightOffload = KvOffload::None; ///< where offloaded weights live (streamed in every step)
+    std::optional<double> weightOffloadFraction; ///< share of the weights there; unset: what still does not fit
+    double powerUtilization = 1.0;               ///< fraction of the rated power (TDP) drawn while serving
+    std::optional<double> usdPerDeviceHour;      ///< rental price; unset: the device preset's usd_per_hour
 
     Recompute recompute = Recompute::None;
     Optimizer optimizer = Optimizer::Adam;

@@ -164,45 +164,113 @@ ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, c
     return cp;
 }
 
-OffloadReport offloadKv(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
+bool offloads(const Scenario &s) { return s.kvOffload != KvOffload::None || s.weightOffload != KvOffload::None; }
+
+OffloadReport offload(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
 {
-    const Scenario mean = decodeAt(s, meanContext(s));
     OffloadReport o;
     o.tier = s.kvOffload;
-    const MemoryKind kind = s.kvOffload == KvOffload::Host ? MemoryKind::Host : MemoryKind::Storage;
-    const MemoryLevel *tier = levelOfKind(hw, kind);
-    if (!tier)
-        throw AnalysisError("kv_offload " + std::string(toString(s.kvOffload)) + ": hardware " + hw.id + " has no " +
-                            std::string(toString(kind)) + " memory level");
-    o.level = tier->name;
-    o.tierBandwidth = tier->bandwidthBytesPerS.value;
-    o.tierCapacity = tier->capacityBytes.value;
-    const Scenario step = s.phase == Phase::Decode ? decodeAt(s, s.context) : mean;
+    o.weightTier = s.weightOffload;
+    const auto tierOf = [&](KvOffload t, const char *option) -> OffloadTier & {
+        for (OffloadTier &x : o.tiers)
+            if (x.tier == t)
+                return x;
+        const MemoryKind kind = t == KvOffload::Host ? MemoryKind::Host : MemoryKind::Storage;
+        const MemoryLevel *level = levelOfKind(hw, kind);
+        if (!level)
+            throw AnalysisError(std::string(option) + " " + std::string(toString(t)) + ": hardware " + hw.id +
+                                " has no " + std::string(toString(kind)) + " memory level");
+        OffloadTier x;
+        x.tier = t;
+        x.level = level->name;
+        x.bandwidth = level->bandwidthBytesPerS.value;
+        x.capacity = level->capacityBytes.value;
+        o.tiers.push_back(x);
+        return o.tiers.back();
+    };
+    if (s.kvOffload != KvOffload::None)
+        o.level = tierOf(s.kvOffload, "kv_offload").level;
+    if (s.weightOffload != KvOffload::None)
+        o.weightLevel = tierOf(s.weightOffload, "weight_offload").level;
+    std::sort(o.tiers.begin(), o.tiers.end(),
+              [](const OffloadTier &a, const OffloadTier &b) { return a.tier < b.tier; });
+
+    const Scenario step = s.phase == Phase::Decode ? decodeAt(s, s.context) : decodeAt(s, meanContext(s));
     const Analysis a = analyze(hw, m, step);
     const double capacity = a.memory.capacity;
     o.kvBytes = a.memory.kv;
-    if (s.kvOffloadFraction)
-        o.fraction = *s.kvOffloadFraction;
-    else
-        o.fraction = o.kvBytes > 0 ? std::clamp((a.memory.total() - capacity) / o.kvBytes, 0.0, 1.0) : 0.0;
+    o.weightBytes = a.memory.weights;
+    // Fractions set by hand first; then an automatic KV share takes what does not fit (weights are read every step,
+    // the cache only in part at a long context, so it moves first), then an automatic weight share what is left.
+    const double excess = a.memory.total() - capacity;
+    const auto share = [](double over, double bytes) { return bytes > 0 ? std::clamp(over / bytes, 0.0, 1.0) : 0.0; };
+    const double fixedWeights =
+        s.weightOffload != KvOffload::None && s.weightOffloadFraction ? *s.weightOffloadFraction : 0.0;
+    if (s.kvOffload != KvOffload::None)
+        o.fraction =
+            s.kvOffloadFraction ? *s.kvOffloadFraction : share(excess - fixedWeights * o.weightBytes, o.kvBytes);
+    if (s.weightOffload != KvOffload::None)
+        o.weightFraction =
+            s.weightOffloadFraction ? *s.weightOffloadFraction : share(excess - o.fraction * o.kvBytes, o.weightBytes);
     o.offloadedBytes = o.fraction * o.kvBytes;
-    o.mainMemoryBytes = a.memory.total() - o.offloadedBytes;
+    o.offloadedWeightBytes = o.weightFraction * o.weightBytes;
+    o.mainMemoryBytes = a.memory.total() - o.offloadedBytes - o.offloadedWeightBytes;
     o.fitsMainMemory = o.mainMemoryBytes <= capacity;
-    o.fitsTier = o.offloadedBytes <= o.tierCapacity;
-    double inMemory = 0, kvRead = 0;
+
+    double inMemory = 0, kvRead = 0, weightRead = 0;
     for (const Operator &op : a.operators) {
-        inMemory += opTime(hw, a, op.computeType, op.flops, op.bytes() - o.fraction * op.kvBytes);
+        inMemory += opTime(hw, a, op.computeType, op.flops,
+                           op.bytes() - o.fraction * op.kvBytes - o.weightFraction * op.weightBytes);
         kvRead += op.kvBytes;
+        weightRead += op.weightBytes;
     }
-    // The offloaded share streams in over the tier's link while the step works on what is in main memory
-    // (prefetched layer by layer), so the step takes the longer of the two.
-    o.linkS = o.fraction * kvRead / o.tierBandwidth;
+    // Each tier streams its share in over its own link while the step works on what is in main memory (prefetched
+    // layer by layer); host DRAM and NVMe have links of their own, so the step takes the longest of them all.
+    o.fitsTier = true;
+    for (OffloadTier &x : o.tiers) {
+        if (x.tier == s.kvOffload) {
+            x.kvBytes = o.offloadedBytes;
+            x.streamedBytes += o.fraction * kvRead;
+        }
+        if (x.tier == s.weightOffload) {
+            x.weightBytes = o.offloadedWeightBytes;
+            x.streamedBytes += o.weightFraction * weightRead;
+        }
+        x.linkS = x.streamedBytes / x.bandwidth;
+        x.fits = x.kvBytes + x.weightBytes <= x.capacity;
+        o.fitsTier = o.fitsTier && x.fits;
+    }
+    const OffloadTier *slowest = nullptr;
+    for (const OffloadTier &x : o.tiers)
+        if (!slowest || x.linkS > slowest->linkS)
+            slowest = &x;
+    o.linkS = slowest ? slowest->linkS : 0.0;
     o.stepS = std::max(inMemory, o.linkS) + a.comm.timeS;
+
+    // The prompt's prefill reads every weight once, so it streams the offloaded weights in once too, and it writes the
+    // offloaded share of the prompt's KV cache out over the same links, while it computes on the rest.
+    Scenario pf = s;
+    pf.phase = Phase::Prefill;
+    const Analysis p = analyze(hw, m, pf);
+    double prefillInMemory = 0, prefillWeightRead = 0;
+    for (const Operator &op : p.operators) {
+        prefillInMemory += opTime(hw, p, op.computeType, op.flops,
+                                  op.bytes() - o.fraction * op.kvBytes - o.weightFraction * op.weightBytes);
+        prefillWeightRead += op.weightBytes;
+    }
+    double prefillLinkS = 0;
+    for (const OffloadTier &x : o.tiers) {
+        const double bytes = (x.tier == s.kvOffload ? o.fraction * p.memory.kv : 0.0) +
+                             (x.tier == s.weightOffload ? o.weightFraction * prefillWeightRead : 0.0);
+        prefillLinkS = std::max(prefillLinkS, bytes / x.bandwidth);
+    }
+    o.ttftS = std::max(prefillInMemory, prefillLinkS) + p.comm.timeS;
+    o.e2eS = o.ttftS + static_cast<double>(std::max<int64_t>(s.output - 1, 0)) * o.stepS;
     o.stepInMemoryS = a.totals.timeS;
     o.stepFlops = a.totals.flops;
     o.stepBytes = a.totals.bytes;
-    if (o.linkS >= inMemory && o.linkS >= a.comm.timeS)
-        o.wall = "the " + o.level + " link";
+    if (slowest && o.linkS > 0 && o.linkS >= inMemory && o.linkS >= a.comm.timeS)
+        o.wall = "the " + slowest->level + " link";
     else
         o.wall = a.totals.bound == Bound::Compute  ? "compute"
                  : a.totals.bound == Bound::Memory ? "memory bandwidth"
@@ -299,22 +367,25 @@ ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario 
         out.disaggregation = d;
     }
 
-    if (s.kvOffload != KvOffload::None)
-        out.offload = offloadKv(hw, m, s);
+    if (offloads(s))
+        out.offload = offload(hw, m, s);
 
     // ---- energy and cost ----
-    if (hw.tdpW && r.e2eS > 0) {
+    // Of the request as it runs: offloaded, its steps take the offloaded step's time (what does not fit main memory
+    // cannot be served at the in-memory speed).
+    const double e2eS = out.offload ? out.offload->e2eS : r.e2eS;
+    if (hw.tdpW && e2eS > 0) {
         EnergyReport e;
         e.utilization = s.powerUtilization;
         e.powerW = hw.tdpW->value * s.powerUtilization;
-        e.joulesPerToken = e.powerW * devices * r.e2eS / generated;
+        e.joulesPerToken = e.powerW * devices * e2eS / generated;
         out.energy = e;
     }
-    if ((s.usdPerDeviceHour || hw.usdPerHour) && r.e2eS > 0) {
+    if ((s.usdPerDeviceHour || hw.usdPerHour) && e2eS > 0) {
         CostReport c;
         c.usdPerDeviceHour = s.usdPerDeviceHour ? *s.usdPerDeviceHour : hw.usdPerHour->value;
         c.source = s.usdPerDeviceHour ? std::string("set by the user") : hw.usdPerHour->source;
-        c.usdPerMillionTokens = usdPerMillionTokens(c.usdPerDeviceHour, generated / r.e2eS / devices);
+        c.usdPerMillionTokens = usdPerMillionTokens(c.usdPerDeviceHour, generated / e2eS / devices);
         out.cost = c;
     }
     return out;
@@ -324,7 +395,7 @@ std::vector<ServingStep> servingSteps(const HardwareSpec &hw, const ModelShape &
                                       const ModelShape *draft)
 {
     std::vector<ServingStep> out;
-    if (s.speculativeK <= 0 && s.chunkedPrefill <= 0 && s.kvOffload == KvOffload::None)
+    if (s.speculativeK <= 0 && s.chunkedPrefill <= 0 && !offloads(s))
         return out;
     if (m.arch == Architecture::Encoder)
         throw AnalysisError(m.id + " is an encoder: it serves no generated tokens");
@@ -338,8 +409,8 @@ std::vector<ServingStep> servingSteps(const HardwareSpec &hw, const ModelShape &
         const ChunkedPrefillReport cp = chunkPrefill(hw, m, s);
         out.push_back({"mixed", cp.mixedFlops, cp.mixedIntensity, cp.mixedStepS});
     }
-    if (s.kvOffload != KvOffload::None) {
-        const OffloadReport o = offloadKv(hw, m, s);
+    if (offloads(s)) {
+        const OffloadReport o = offload(hw, m, s);
         out.push_back({"offload", o.stepFlops, o.stepBytes > 0 ? o.stepFlops / o.stepBytes : 0.0, o.stepS});
     }
     return out;
@@ -384,7 +455,8 @@ std::vector<TimelineCurve> timelineCurves(const ServingReport &r)
         out.push_back(curve("disaggregated", r.disaggregation->prefillS, r.disaggregation->ttftS,
                             q.tpotS > 0 ? r.disaggregation->tpotS / q.tpotS : 1));
     if (r.offload && r.offload->stepInMemoryS > 0)
-        out.push_back(curve("offload", q.ttftS, q.ttftS, r.offload->stepS / r.offload->stepInMemoryS));
+        out.push_back(
+            curve("offload", r.offload->ttftS, r.offload->ttftS, r.offload->stepS / r.offload->stepInMemoryS));
     return out;
 }
 

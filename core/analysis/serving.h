@@ -79,22 +79,43 @@ struct DisaggregationReport
     std::vector<Split> splits; ///< every split of the total in whole instances
 };
 
-/// KV-cache bytes beyond main memory, in host DRAM or NVMe, streamed back over their link every decode step.
+/// One offload tier's part of a decode step: the bytes of one device that live there and their streaming time.
+struct OffloadTier
+{
+    KvOffload tier = KvOffload::Host;
+    std::string level;        ///< the memory level's name
+    double bandwidth = 0;     ///< bytes/s of its link
+    double capacity = 0;      ///< bytes it holds
+    double kvBytes = 0;       ///< KV cache of one device kept there
+    double weightBytes = 0;   ///< weights of one device kept there
+    double streamedBytes = 0; ///< what one decode step reads from it (the offloaded share of its KV and weight reads)
+    double linkS = 0;         ///< streamedBytes over its link
+    bool fits = false;        ///< capacity holds kvBytes + weightBytes
+};
+
+/// KV-cache bytes and weights beyond main memory, in host DRAM or NVMe, streamed back over their link every decode
+/// step (kv_offload, weight_offload).
 struct OffloadReport
 {
-    KvOffload tier = KvOffload::None;
-    std::string level;   ///< the memory level used
-    double fraction = 0; ///< share of the KV cache there
-    double kvBytes = 0;  ///< the KV cache of one device
-    double offloadedBytes = 0;
-    double tierBandwidth = 0; ///< bytes/s of the tier's link
-    double tierCapacity = 0;
-    double stepS = 0;                    ///< a decode step with the offloaded part streamed over the link
-    double stepInMemoryS = 0;            ///< the same step if everything fitted
-    double linkS = 0;                    ///< streaming the offloaded part alone
-    double mainMemoryBytes = 0;          ///< what stays in main memory (weights, the rest of the KV cache, activations)
-    double stepFlops = 0, stepBytes = 0; ///< per device: the step's work and its traffic (both tiers)
-    bool fitsMainMemory = false, fitsTier = false;
+    KvOffload tier = KvOffload::None; ///< the KV cache's tier; None when only weights are offloaded
+    std::string level;                ///< the KV cache's memory level
+    double fraction = 0;              ///< share of the KV cache there
+    double kvBytes = 0;               ///< the KV cache of one device
+    double offloadedBytes = 0;        ///< of it, offloaded
+    KvOffload weightTier = KvOffload::None;
+    std::string weightLevel;
+    double weightFraction = 0; ///< share of the weights in weightTier
+    double weightBytes = 0;    ///< the weights of one device
+    double offloadedWeightBytes = 0;
+    std::vector<OffloadTier> tiers; ///< each tier used, host before storage
+    double stepS = 0;               ///< a decode step with the offloaded parts streamed over their links
+    double ttftS = 0; ///< the prompt's prefill with the offloaded weights streamed in and the offloaded KV written out
+    double e2eS = 0;  ///< the request: ttftS, then output - 1 offloaded decode steps
+    double stepInMemoryS = 0;                      ///< the same step if everything fitted
+    double linkS = 0;                              ///< the slowest tier's streaming alone (tiers stream in parallel)
+    double mainMemoryBytes = 0;                    ///< what stays in main memory
+    double stepFlops = 0, stepBytes = 0;           ///< per device: the step's work and its traffic (all tiers)
+    bool fitsMainMemory = false, fitsTier = false; ///< fitsTier: every tier holds what it was given
     std::string wall; ///< what limits the step: "compute", "memory bandwidth", "the <level> link", "communication"
 };
 
@@ -119,7 +140,7 @@ struct ServingReport
     std::optional<SpeculativeReport> speculative;       ///< speculative_k > 0
     std::optional<ChunkedPrefillReport> chunkedPrefill; ///< chunked_prefill > 0
     std::optional<DisaggregationReport> disaggregation; ///< disaggregate P:D
-    std::optional<OffloadReport> offload;               ///< kv_offload host or storage
+    std::optional<OffloadReport> offload;               ///< kv_offload or weight_offload host or storage
     std::optional<EnergyReport> energy;                 ///< the device has a TDP
     std::optional<CostReport> cost;                     ///< a price: set, or the preset's
 };
@@ -127,13 +148,15 @@ struct ServingReport
 /// The parts of serve(), for views that need only one (each throws as serve() does).
 SpeculativeReport speculate(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const ModelShape *draft);
 ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, const Scenario &s);
-OffloadReport offloadKv(const HardwareSpec &hw, const ModelShape &m, const Scenario &s);
+OffloadReport offload(const HardwareSpec &hw, const ModelShape &m, const Scenario &s);
+/// True when the scenario offloads anything (kv_offload or weight_offload not none).
+bool offloads(const Scenario &s);
 
 /// A whole serving step as a point on the roofline: FLOPs per device over its time, at its intensity.
 struct ServingStep
 {
     std::string id; ///< "decode" (plain, at the mean context), "verify" (K + 1 tokens), "mixed" (chunk + decodes),
-                    ///< "offload" (decode with the offloaded KV cache streamed over its link)
+                    ///< "offload" (decode with the offloaded bytes streamed over their links)
     double flops = 0, intensity = 0, timeS = 0;
 };
 /// The steps the scenario's serving options add (speculative decoding, chunked prefill, KV offload), after the plain

@@ -145,20 +145,39 @@ json servingToJson(const ServingReport &r)
                                {"splits", splits}};
     }
     j["offload"] = nullptr;
-    if (const auto &o = r.offload)
+    if (const auto &o = r.offload) {
+        json tiers = json::array();
+        for (const OffloadTier &t : o->tiers)
+            tiers.push_back({{"tier", toString(t.tier)},
+                             {"level", t.level},
+                             {"bandwidth_bytes_per_s", t.bandwidth},
+                             {"capacity_bytes", t.capacity},
+                             {"kv_bytes", t.kvBytes},
+                             {"weight_bytes", t.weightBytes},
+                             {"streamed_bytes_per_step", t.streamedBytes},
+                             {"link_s", t.linkS},
+                             {"fits", t.fits}});
         j["offload"] = {{"tier", toString(o->tier)},
                         {"level", o->level},
                         {"fraction", o->fraction},
                         {"kv_bytes", o->kvBytes},
                         {"offloaded_bytes", o->offloadedBytes},
+                        {"weight_tier", toString(o->weightTier)},
+                        {"weight_level", o->weightLevel},
+                        {"weight_fraction", o->weightFraction},
+                        {"weight_bytes", o->weightBytes},
+                        {"offloaded_weight_bytes", o->offloadedWeightBytes},
+                        {"tiers", tiers},
                         {"main_memory_bytes", o->mainMemoryBytes},
                         {"fits_main_memory", o->fitsMainMemory},
                         {"fits_tier", o->fitsTier},
-                        {"tier_bandwidth_bytes_per_s", o->tierBandwidth},
                         {"link_s", o->linkS},
                         {"step_s", o->stepS},
                         {"step_in_memory_s", o->stepInMemoryS},
+                        {"ttft_s", o->ttftS},
+                        {"e2e_s", o->e2eS},
                         {"wall", o->wall}};
+    }
     j["energy"] = nullptr;
     if (const auto &e = r.energy)
         j["energy"] = {

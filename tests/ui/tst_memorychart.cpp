@@ -7,6 +7,7 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/settings/theme.h"
 
+#include "core/analysis/serving.h"
 #include "core/io/presets.h"
 #include "uitest.h"
 
@@ -56,6 +57,8 @@ private slots:
     void compareAddsFootprintB();
     void compareOverCapacity();
     void compareOffRemovesEverySeries();
+    void offloadDrawsOnTheTierRow_data();
+    void offloadDrawsOnTheTierRow();
 };
 
 void TestMemoryChart::barsMatchFootprint()
@@ -411,6 +414,138 @@ void TestMemoryChart::compareOffRemovesEverySeries()
     QCOMPARE(y->categoriesLabels(), rowsBefore);
     QVERIFY(!chart.data().contains("compare"));
     QCOMPARE(chart.csv(), csvBefore);
+}
+
+// Offload (kv_offload, weight_offload): the bytes moved out of HBM are drawn on their tier's row, from the left edge to
+// exactly what core::offload() reports, and the verdict names the tier. KV cache and weights in one tier share its
+// row in two quarter stripes that do not overlap; turning offload off removes both bars.
+void TestMemoryChart::offloadDrawsOnTheTierRow_data()
+{
+    QTest::addColumn<QString>("device");
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<qint64>("context");
+    QTest::addColumn<qint64>("batch");
+    QTest::addColumn<int>("kvTier");     // core::KvOffload
+    QTest::addColumn<double>("kvShare"); // < 0: automatic (what does not fit)
+    QTest::addColumn<int>("weightTier");
+    QTest::addColumn<double>("weightShare");
+    QTest::addColumn<QString>("kvRow"); // the tier's row name in the verdict, "" = no KV bar
+    QTest::addColumn<QString>("weightRow");
+    const int none = int(core::KvOffload::None), host = int(core::KvOffload::Host),
+              storage = int(core::KvOffload::Storage);
+    QTest::newRow("KV in host: Llama 3 70B tp8, 32 x 128k on H100s")
+        << "h100-sxm"
+        << "llama-3-70b" << 8 << qint64(131072) << qint64(32) << host << -1.0 << none << -1.0 << "Host"
+        << "";
+    QTest::newRow("weights in host: Llama 3 70B fp16 on one H100")
+        << "h100-sxm"
+        << "llama-3-70b" << 1 << qint64(2048) << qint64(1) << none << -1.0 << host << -1.0 << ""
+        << "Host";
+    QTest::newRow("both in host: one row, two stripes")
+        << "h100-sxm"
+        << "llama-3-70b" << 8 << qint64(131072) << qint64(32) << host << 0.5 << host << 0.1 << "Host"
+        << "Host";
+    QTest::newRow("KV on NVMe, weights in host on a B200")
+        << "b200"
+        << "llama-3-70b" << 8 << qint64(32768) << qint64(16) << storage << 0.25 << host << 0.1 << "NVMe"
+        << "Host";
+}
+
+void TestMemoryChart::offloadDrawsOnTheTierRow()
+{
+    QFETCH(QString, device);
+    QFETCH(QString, model);
+    QFETCH(int, tp);
+    QFETCH(qint64, context);
+    QFETCH(qint64, batch);
+    QFETCH(int, kvTier);
+    QFETCH(double, kvShare);
+    QFETCH(int, weightTier);
+    QFETCH(double, weightShare);
+    QFETCH(QString, kvRow);
+    QFETCH(QString, weightRow);
+    ui::ScenarioDocument doc(library());
+    MemoryChart chart(&doc);
+    chart.chart()->resize(900, 600);
+    doc.setHardwareById(device);
+    doc.setModelById(model);
+    core::Scenario s = doc.scenario();
+    s.phase = core::Phase::Decode;
+    s.tp = tp;
+    s.context = context;
+    s.batch = batch;
+    s.kvOffload = static_cast<core::KvOffload>(kvTier);
+    if (kvShare >= 0)
+        s.kvOffloadFraction = kvShare;
+    s.weightOffload = static_cast<core::KvOffload>(weightTier);
+    if (weightShare >= 0)
+        s.weightOffloadFraction = weightShare;
+    doc.setScenario(s, "offload");
+    QVERIFY2(doc.analysisError().isEmpty(), qPrintable(doc.analysisError()));
+    const core::OffloadReport o = core::offload(doc.hardware(), doc.model(), doc.scenario());
+
+    auto *y = qobject_cast<QCategoryAxis *>(chart.chart()->axes(Qt::Vertical).value(0));
+    QVERIFY(y);
+    const int rows = y->count();
+    // A bar on row r (counted from the top) lies inside r's band of the value axis: rows - 1 - r +- 0.5.
+    auto checkBar = [&](const QAreaSeries *bar, int row, double bytes, const QString &rowName) {
+        QVERIFY(bar->isVisible());
+        QVERIFY(row >= 0 && row < rows);
+        QVERIFY2(y->categoriesLabels().at(rows - 1 - row).startsWith(rowName),
+                 qPrintable(y->categoriesLabels().at(rows - 1 - row)));
+        const QLineSeries *up = bar->upperSeries(), *low = bar->lowerSeries();
+        QVERIFY(near(up->at(1).x() * 1e9, bytes, 1e-9));
+        QCOMPARE(up->at(0).x(), chart.componentSeries(MemoryChart::Weights)->upperSeries()->at(0).x());
+        const double centre = rows - 1 - row;
+        QVERIFY(up->at(0).y() <= centre + 0.5 && low->at(0).y() >= centre - 0.5);
+        QVERIFY(up->at(0).y() > low->at(0).y());
+    };
+    if (kvRow.isEmpty()) {
+        QCOMPARE(chart.offloadedBytes(), 0.0);
+        QVERIFY(!chart.offloadSeries()->isVisible());
+    } else {
+        QVERIFY(o.offloadedBytes > 0);
+        QVERIFY(near(chart.offloadedBytes(), o.offloadedBytes, 1e-12));
+        checkBar(chart.offloadSeries(), chart.offloadRow(), o.offloadedBytes, kvRow);
+        if (kvShare >= 0)
+            QVERIFY(near(o.offloadedBytes, kvShare * doc.analysis().memory.kv, 1e-6));
+    }
+    if (weightRow.isEmpty()) {
+        QCOMPARE(chart.offloadedWeightBytes(), 0.0);
+        QVERIFY(!chart.offloadWeightSeries()->isVisible());
+    } else {
+        QVERIFY(o.offloadedWeightBytes > 0);
+        QVERIFY(near(chart.offloadedWeightBytes(), o.offloadedWeightBytes, 1e-12));
+        checkBar(chart.offloadWeightSeries(), chart.offloadWeightRow(), o.offloadedWeightBytes, weightRow);
+        if (weightShare >= 0)
+            QVERIFY(near(o.offloadedWeightBytes, weightShare * doc.analysis().memory.weights, 1e-9));
+    }
+    if (kvRow == weightRow && !kvRow.isEmpty()) {
+        // One tier: the same row, the KV stripe above the weights' stripe, not overlapping.
+        QCOMPARE(chart.offloadRow(), chart.offloadWeightRow());
+        QVERIFY(chart.offloadSeries()->lowerSeries()->at(0).y() >=
+                chart.offloadWeightSeries()->upperSeries()->at(0).y() - 1e-12);
+        QVERIFY2(chart.fitText().contains(QString("of weights in %1").arg(kvRow)), qPrintable(chart.fitText()));
+    } else {
+        if (!kvRow.isEmpty())
+            QVERIFY2(chart.fitText().contains(QString("of KV cache in %1").arg(kvRow)), qPrintable(chart.fitText()));
+        if (!weightRow.isEmpty())
+            QVERIFY2(chart.fitText().contains(QString("of weights in %1").arg(weightRow)), qPrintable(chart.fitText()));
+        if (!kvRow.isEmpty() && !weightRow.isEmpty())
+            QVERIFY(chart.offloadRow() != chart.offloadWeightRow());
+    }
+
+    // Offload off: both bars go, and so does the verdict's mention of them.
+    s.kvOffload = s.weightOffload = core::KvOffload::None;
+    s.kvOffloadFraction.reset();
+    s.weightOffloadFraction.reset();
+    doc.setScenario(s, "no offload");
+    QVERIFY(!chart.offloadSeries()->isVisible());
+    QVERIFY(!chart.offloadWeightSeries()->isVisible());
+    QCOMPARE(chart.offloadRow(), -1);
+    QCOMPARE(chart.offloadWeightRow(), -1);
+    QVERIFY(!chart.fitText().contains("Host") && !chart.fitText().contains("NVMe"));
 }
 
 QTEST_MAIN(TestMemoryChart)

@@ -147,6 +147,8 @@ private slots:
         // Energy and cost are stated: the H100 preset has a TDP and an hourly price.
         QVERIFY(m_chart->costText().contains(QStringLiteral("J/token")));
         QVERIFY(m_chart->costText().contains(QStringLiteral("per million tokens")));
+        // Offloaded, they are the offloaded request's, and say so.
+        QCOMPARE(m_chart->costText().startsWith(QStringLiteral("Offloaded: ")), offload);
     }
 
     void speculationNamesItsGain()

@@ -139,6 +139,8 @@ MemoryChart::MemoryChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
     m_overflow->setName(tr("Over capacity"));
     m_offloadBar = makeBar(QStringLiteral("offloaded-kv"));
     m_offloadBar->setName(tr("KV cache offloaded"));
+    m_offloadWeightBar = makeBar(QStringLiteral("offloaded-weights"));
+    m_offloadWeightBar->setName(tr("Weights offloaded"));
     for (QLineSeries **line : {&m_capacityLine, &m_needLine}) {
         *line = new QLineSeries;
         m_chart->addSeries(*line);
@@ -248,10 +250,22 @@ QString MemoryChart::verdictText(double total, double capacity, bool over)
 
 QString MemoryChart::fitText() const
 {
-    if (m_offloadBytes > 0)
-        return tr("%1 in main memory, %2 of KV cache in %3")
-            .arg(verdictText(m_total - m_offloadBytes, m_capacity, m_over), formatBytes(m_offloadBytes),
-                 m_offloadLevel);
+    // The tiers by their row names ("Host", "NVMe"): the verdict is one line above the bars.
+    const QString kvTier = m_rowNames.value(m_offloadRow), weightTier = m_rowNames.value(m_offloadWeightRow);
+    QStringList moved;
+    if (m_offloadBytes > 0 && m_offloadWeightBytes > 0 && m_offloadRow == m_offloadWeightRow)
+        moved << tr("%1 of KV cache and %2 of weights in %3")
+                     .arg(formatBytes(m_offloadBytes), formatBytes(m_offloadWeightBytes), kvTier);
+    else {
+        if (m_offloadBytes > 0)
+            moved << tr("%1 of KV cache in %2").arg(formatBytes(m_offloadBytes), kvTier);
+        if (m_offloadWeightBytes > 0)
+            moved << tr("%1 of weights in %2").arg(formatBytes(m_offloadWeightBytes), weightTier);
+    }
+    if (!moved.isEmpty())
+        return tr("%1 in main memory, %2")
+            .arg(verdictText(m_total - m_offloadBytes - m_offloadWeightBytes, m_capacity, m_over),
+                 moved.join(tr(" and ")));
     return verdictText(m_total, m_capacity, m_over);
 }
 
@@ -378,38 +392,75 @@ void MemoryChart::refresh()
     // The stacked footprint.
     m_total = mem.total();
     m_capacity = mem.capacity;
-    // KV offload: the share of the KV cache that lives in host DRAM or NVMe, on that level's row.
-    m_offloadBytes = 0;
-    m_offloadRow = -1;
+    // Offload: the shares of the KV cache and of the weights that live in host DRAM or NVMe, on that level's row.
+    m_offloadBytes = m_offloadWeightBytes = 0;
+    m_offloadRow = m_offloadWeightRow = -1;
     m_offloadLevel.clear();
-    if (doc->scenario().kvOffload != KvOffload::None && doc->analysisError().isEmpty()) {
+    m_offloadWeightLevel.clear();
+    if (offloads(doc->scenario()) && doc->analysisError().isEmpty()) {
         try {
-            const OffloadReport o = offloadKv(hw, doc->model(), doc->scenario());
-            for (std::size_t i = 0; i < hw.memory.size(); ++i)
-                if (hw.memory[i].name == o.level)
-                    m_offloadRow = static_cast<int>(i) + m_levelRow;
+            const OffloadReport o = offload(hw, doc->model(), doc->scenario());
+            const auto rowOf = [&](const std::string &level) {
+                for (std::size_t i = 0; i < hw.memory.size(); ++i)
+                    if (!level.empty() && hw.memory[i].name == level)
+                        return static_cast<int>(i) + m_levelRow;
+                return -1;
+            };
+            const auto bandwidthOf = [&](const std::string &level) {
+                for (const OffloadTier &t : o.tiers)
+                    if (t.level == level)
+                        return t.bandwidth;
+                return 0.0;
+            };
             // The offload step is a decode step (at the mean context of a request): its KV cache, not this phase's.
-            m_offloadBytes = std::min(o.offloadedBytes, mem.kv);
+            m_offloadRow = rowOf(o.level);
+            m_offloadBytes = m_offloadRow >= 0 ? std::min(o.offloadedBytes, mem.kv) : 0;
             m_offloadLevel = qs(o.level);
-            if (m_offloadRow >= 0 && m_offloadBytes > 0) {
-                setBar(m_offloadBar, kLeft, m_offloadBytes / kGB, m_offloadRow, 1, 2);
+            m_offloadWeightRow = rowOf(o.weightLevel);
+            m_offloadWeightBytes = m_offloadWeightRow >= 0 ? std::min(o.offloadedWeightBytes, mem.weights) : 0;
+            m_offloadWeightLevel = qs(o.weightLevel);
+            // Alone, an offloaded bar fills the lower half of its tier's row; KV cache and weights in one tier
+            // share that half, one quarter each (stacking them would hide the smaller one on the log axis).
+            const bool shared = m_offloadBytes > 0 && m_offloadWeightBytes > 0 && m_offloadRow == m_offloadWeightRow;
+            m_offloadStripe = shared ? std::pair{2, 4} : std::pair{1, 2};
+            m_offloadWeightStripe = shared ? std::pair{3, 4} : std::pair{1, 2};
+            if (m_offloadBytes > 0) {
+                setBar(m_offloadBar, kLeft, m_offloadBytes / kGB, m_offloadRow, m_offloadStripe.first,
+                       m_offloadStripe.second);
                 showSeries(m_offloadBar, true);
                 m_tips.insert(m_offloadBar, tr("KV cache offloaded to %1\n%2 (%3 of the KV cache)\nstreamed back over "
                                                "%4 every decode step")
                                                 .arg(m_offloadLevel, formatBytes(m_offloadBytes),
                                                      shareText(mem.kv > 0 ? m_offloadBytes / mem.kv : 0),
-                                                     formatSi(o.tierBandwidth, "B/s")));
+                                                     formatSi(bandwidthOf(o.level), "B/s")));
+            }
+            if (m_offloadWeightBytes > 0) {
+                setBar(m_offloadWeightBar, kLeft, m_offloadWeightBytes / kGB, m_offloadWeightRow,
+                       m_offloadWeightStripe.first, m_offloadWeightStripe.second);
+                showSeries(m_offloadWeightBar, true);
+                m_tips.insert(m_offloadWeightBar,
+                              tr("Weights offloaded to %1\n%2 (%3 of the weights)\nstreamed in "
+                                 "over %4 every step")
+                                  .arg(m_offloadWeightLevel, formatBytes(m_offloadWeightBytes),
+                                       shareText(mem.weights > 0 ? m_offloadWeightBytes / mem.weights : 0),
+                                       formatSi(bandwidthOf(o.weightLevel), "B/s")));
             }
         } catch (const std::exception &) { // the request timeline chart and the command line say why
         }
     }
-    if (!(m_offloadBytes > 0) || m_offloadRow < 0) {
+    if (!(m_offloadBytes > 0)) {
         m_offloadBytes = 0;
         m_offloadRow = -1;
         clearBar(m_offloadBar);
     }
+    if (!(m_offloadWeightBytes > 0)) {
+        m_offloadWeightBytes = 0;
+        m_offloadWeightRow = -1;
+        clearBar(m_offloadWeightBar);
+    }
     setLegendVisible(m_offloadBar, m_offloadBytes > 0);
-    const double inMain = m_total - m_offloadBytes;
+    setLegendVisible(m_offloadWeightBar, m_offloadWeightBytes > 0);
+    const double inMain = m_total - m_offloadBytes - m_offloadWeightBytes;
     m_over = inMain > m_capacity && m_capacity > 0;
     setFootprint(m_components, mem, 0, compare ? tr("A: ") : QString());
     for (int c = 0; c < ComponentCount; ++c) {
@@ -538,6 +589,8 @@ void MemoryChart::restyleBars()
     m_overflow->setPen(QPen(t.warning, t.lineWidth));
     m_offloadBar->setBrush(t.color(componentColor(KvCache)));
     m_offloadBar->setPen(QPen(t.foreground, 1, Qt::DashLine));
+    m_offloadWeightBar->setBrush(t.color(componentColor(Weights)));
+    m_offloadWeightBar->setPen(QPen(t.foreground, 1, Qt::DashLine));
     m_bOverflow->setBrush(warn);
     m_bOverflow->setPen(QPen(t.warning, t.lineWidth));
     m_bCapacityLine->setPen(QPen(m_bOver ? t.warning : t.foreground, std::max(1.0, t.lineWidth * 0.75), Qt::DashLine));
@@ -633,9 +686,22 @@ void MemoryChart::layoutLabels()
     if (m_offloadRow >= 0 && m_offloadBar->isVisible()) {
         m_offloadLabel->setFont(bold);
         m_offloadLabel->setText(tr("KV cache %1").arg(formatBytes(m_offloadBytes)));
-        place(m_offloadLabel, m_offloadBytes / kGB, stripeRow(m_offloadRow, 1, 2), t.foreground);
+        place(m_offloadLabel, m_offloadBytes / kGB,
+              stripeRow(m_offloadRow, m_offloadStripe.first, m_offloadStripe.second), t.foreground);
     } else {
         m_offloadLabel->hide();
+    }
+    if (!m_offloadWeightLabel) {
+        m_offloadWeightLabel = addLabel();
+        m_offloadWeightLabel->hide();
+    }
+    if (m_offloadWeightRow >= 0 && m_offloadWeightBar->isVisible()) {
+        m_offloadWeightLabel->setFont(bold);
+        m_offloadWeightLabel->setText(tr("Weights %1").arg(formatBytes(m_offloadWeightBytes)));
+        place(m_offloadWeightLabel, m_offloadWeightBytes / kGB,
+              stripeRow(m_offloadWeightRow, m_offloadWeightStripe.first, m_offloadWeightStripe.second), t.foreground);
+    } else {
+        m_offloadWeightLabel->hide();
     }
     if (m_bCapacityRow >= 0 && m_bCapacity->isVisible()) {
         m_bCapacityLabel->setFont(bold);
@@ -757,6 +823,9 @@ nlohmann::json MemoryChart::data() const
     j["offloaded_kv_bytes"] = m_offloadBytes;
     if (m_offloadBytes > 0)
         j["offload_level"] = m_offloadLevel.toStdString();
+    j["offloaded_weight_bytes"] = m_offloadWeightBytes;
+    if (m_offloadWeightBytes > 0)
+        j["weight_offload_level"] = m_offloadWeightLevel.toStdString();
     if (doc->isComparing()) {
         json b{{"label", doc->compareLabel().toStdString()}, {"hardware", doc->compareDevice().id}};
         if (const auto &cmp = doc->compareAnalysis()) {

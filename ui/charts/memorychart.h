@@ -8,6 +8,7 @@
 #include <QString>
 
 #include <array>
+#include <utility>
 #include <vector>
 
 class QAreaSeries;
@@ -60,11 +61,16 @@ public:
     /// The warning overlay from main-memory capacity to the footprint (visible only when it does not fit).
     QAreaSeries *overflowSeries() const { return m_overflow; }
     /// KV offload (scenario kv_offload): the KV-cache bytes per device that live in the offload tier, drawn on that
-    /// level's row; 0 without offload.
+    /// level's row; 0 without KV offload.
     double offloadedBytes() const { return m_offloadBytes; }
     QAreaSeries *offloadSeries() const { return m_offloadBar; }
     /// The row (category value from the top, as the bars use) of the offload tier; -1 without offload.
     int offloadRow() const { return m_offloadRow; }
+    /// Weight offload (scenario weight_offload): the same for the weights kept in their tier. In the KV cache's tier
+    /// the two bars share the lower half of the row.
+    double offloadedWeightBytes() const { return m_offloadWeightBytes; }
+    QAreaSeries *offloadWeightSeries() const { return m_offloadWeightBar; }
+    int offloadWeightRow() const { return m_offloadWeightRow; }
     bool overCapacity() const { return m_over; }
     /// "does not fit: 139 GB > 80 GB" or "fits: 17.4 GB of 80 GB (22 %)".
     QString fitText() const;
@@ -119,6 +125,12 @@ private:
     double m_offloadBytes = 0;
     int m_offloadRow = -1;
     QString m_offloadLevel;
+    QAreaSeries *m_offloadWeightBar;
+    QGraphicsSimpleTextItem *m_offloadWeightLabel = nullptr;
+    double m_offloadWeightBytes = 0;
+    int m_offloadWeightRow = -1;
+    QString m_offloadWeightLevel;
+    std::pair<int, int> m_offloadStripe{1, 2}, m_offloadWeightStripe{1, 2}; ///< (stripe, stripes) of their row
     QLineSeries *m_capacityLine;
     QLineSeries *m_needLine;
     std::vector<QGraphicsSimpleTextItem *> m_levelLabels;

@@ -325,7 +325,7 @@ QString RooflineChart::servingStepName(const core::ServingStep &step) const
     if (step.id == "mixed")
         return tr("decodes + %1-token chunk").arg(std::min(s.chunkedPrefill, s.seq));
     if (step.id == "offload")
-        return tr("decode, KV offloaded");
+        return tr("decode, offloaded");
     return qs(step.id);
 }
 

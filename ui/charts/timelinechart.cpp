@@ -125,9 +125,16 @@ QString TimelineChart::curveName(const TimelineCurve &c) const
             .arg(s.prefillDevices)
             .arg(s.decodeDevices)
             .arg(formatSeconds(r.disaggregation->ttftS), formatSeconds(r.disaggregation->kvTransferS));
-    if (c.id == "offload")
-        return tr("KV offload, %1 of the KV cache: step ×%2")
-            .arg(formatPercent(r.offload->fraction), formatRatio(r.offload->stepS / r.offload->stepInMemoryS));
+    if (c.id == "offload") {
+        QStringList parts;
+        if (r.offload->offloadedBytes > 0)
+            parts << tr("%1 of KV").arg(formatPercent(r.offload->fraction));
+        if (r.offload->offloadedWeightBytes > 0)
+            parts << tr("%1 of weights").arg(formatPercent(r.offload->weightFraction));
+        return tr("Offload, %1: step ×%2")
+            .arg(parts.isEmpty() ? tr("nothing") : parts.join(tr(", ")),
+                 formatRatio(r.offload->stepS / r.offload->stepInMemoryS));
+    }
     if (c.id == "b_plain")
         return tr("B (%1): plain decode").arg(document()->compareLabel());
     return qs(c.id);
@@ -145,6 +152,9 @@ QString TimelineChart::costText() const
         parts << tr("$%1 per million tokens at $%2/device-hour")
                      .arg(formatNumber(m_report->cost->usdPerMillionTokens),
                           formatNumber(m_report->cost->usdPerDeviceHour));
+    // Offloaded, energy and cost are those of the offloaded request (core::serve()).
+    if (m_report->offload && !parts.isEmpty())
+        return tr("Offloaded: %1").arg(parts.join(QStringLiteral(" · ")));
     return parts.join(QStringLiteral(" · "));
 }
 
@@ -298,8 +308,7 @@ void TimelineChart::showCallout(int curve, const QPointF &point, bool state)
         text += QLatin1Char('\n') + tr("%1 tokens/s per user so far")
                                         .arg(formatNumber((c.tokens[best] - 1) / std::max(1e-30, t - c.firstTokenS)));
     if (c.id == "offload")
-        text += QLatin1Char('\n') + tr("KV cache partly in %1; step limited by %2")
-                                        .arg(qs(m_report->offload->level), qs(m_report->offload->wall));
+        text += QLatin1Char('\n') + tr("step limited by %1").arg(qs(m_report->offload->wall));
     m_callout->setText(text);
     m_callout->setAnchor(QPointF(t / m_unitS, c.tokens[best]), m_lines[curve]);
     m_callout->show();

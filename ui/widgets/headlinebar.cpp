@@ -174,23 +174,31 @@ void HeadlineBar::refresh()
     m_bound.set(qs(toString(a.totals.bound)) + tr("-bound"),
                 tr("%1 FLOP/byte, ridge %2").arg(formatRatio(a.totals.intensity), formatRatio(a.ridge)));
 
-    // KV offload: the step streams part of the KV cache over the host or storage link, which may now be its wall.
-    if (s.kvOffload != KvOffload::None && m_doc->analysisError().isEmpty()) {
+    // Offload: the step streams part of the KV cache or of the weights over the host or storage link, which may now
+    // be its wall.
+    if (offloads(s) && m_doc->analysisError().isEmpty()) {
         try {
-            const OffloadReport o = offloadKv(m_doc->hardware(), m_doc->model(), s);
+            const OffloadReport o = offload(m_doc->hardware(), m_doc->model(), s);
+            QStringList parts, where;
+            if (o.offloadedBytes > 0)
+                parts << tr("%1 of the KV cache").arg(formatPercent(o.fraction));
+            if (o.offloadedWeightBytes > 0)
+                parts << tr("%1 of the weights").arg(formatPercent(o.weightFraction));
+            for (const OffloadTier &t : o.tiers)
+                where << qs(t.level);
+            const QString moved = parts.isEmpty() ? tr("nothing") : parts.join(tr(" and "));
+            const QString tiers = where.join(tr(" and "));
             if (s.phase == Phase::Decode)
-                m_time.set(formatSeconds(o.stepS),
-                           tr("per token, %1 of the KV cache streamed from %2 (%3 in memory)")
-                               .arg(formatPercent(o.fraction), qs(o.level), formatSeconds(o.stepInMemoryS)));
-            m_memory.set(
-                tr("%1 of %2 + %3")
-                    .arg(formatBytes(o.mainMemoryBytes), formatBytes(a.memory.capacity), formatBytes(o.offloadedBytes)),
-                o.fitsMainMemory && o.fitsTier
-                    ? tr("memory per device, KV cache partly in %1").arg(qs(o.level))
-                    : tr("does not fit, even with the KV cache partly in %1").arg(qs(o.level)));
+                m_time.set(formatSeconds(o.stepS), tr("per token, %1 streamed from %2 (%3 in memory)")
+                                                       .arg(moved, tiers, formatSeconds(o.stepInMemoryS)));
+            m_memory.set(tr("%1 of %2 + %3")
+                             .arg(formatBytes(o.mainMemoryBytes), formatBytes(a.memory.capacity),
+                                  formatBytes(o.offloadedBytes + o.offloadedWeightBytes)),
+                         o.fitsMainMemory && o.fitsTier ? tr("memory per device, %1 in %2").arg(moved, tiers)
+                                                        : tr("does not fit, even with %1 in %2").arg(moved, tiers));
             setWarned(!(o.fitsMainMemory && o.fitsTier));
             m_bound.set(tr("%1-bound").arg(qs(o.wall.rfind("the ", 0) == 0 ? o.wall.substr(4) : o.wall)),
-                        tr("KV offload: the decode step hits %1").arg(qs(o.wall)));
+                        tr("offload: the decode step hits %1").arg(qs(o.wall)));
         } catch (const std::exception &e) {
             m_bound.set(tr("no offload"), qs(e.what()));
         }
