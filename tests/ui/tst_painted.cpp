@@ -192,15 +192,17 @@ void TestPainted::pathMatchesFreshAndMarkersMatchValues()
             QVERIFY(QTest::qWaitForWindowExposed(&view));
             path << QStringLiteral("hidden, batch %1, shown").arg(s.batch);
             break;
-        case 9: // the serving options: speculative decoding, chunked prefill, KV offload, each on or off
+        case 9: // the serving options: speculative decoding, chunked prefill, KV and weight offload, each on or off
             s.speculativeK = pick(2) == 0 ? 0 : 4;
             s.chunkedPrefill = pick(2) == 0 ? 0 : 512;
             s.kvOffload = pick(2) == 0 ? core::KvOffload::None : core::KvOffload::Host;
+            s.weightOffload = pick(2) == 0 ? core::KvOffload::None : core::KvOffload::Host;
             doc.setScenario(s, "serving");
-            path << QStringLiteral("speculative K %1, chunk %2, offload %3")
+            path << QStringLiteral("speculative K %1, chunk %2, KV offload %3, weight offload %4")
                         .arg(s.speculativeK)
                         .arg(s.chunkedPrefill)
-                        .arg(s.kvOffload == core::KvOffload::None ? "none" : "host");
+                        .arg(s.kvOffload == core::KvOffload::None ? "none" : "host")
+                        .arg(s.weightOffload == core::KvOffload::None ? "none" : "host");
             break;
         default:
             if (pick(2) == 0) {

@@ -166,6 +166,43 @@ private slots:
                 1e-12);
     }
 
+    void offloadThatStillOverflowsSaysSo()
+    {
+        // Batch 2048 of 2,304-token sequences (2048 + 256) needs 327,680 B × 2048 × 2304 / 8 = 193 GB of KV per H100
+        // (tp 8): offloading all 17.6 GB of weights per device cannot make it fit, and the offload curve's name says so.
+        core::Scenario s = m_doc->scenario();
+        s.batch = 2048;
+        s.weightOffload = core::KvOffload::Host;
+        m_doc->setScenario(s, QStringLiteral("weights to host"));
+        const core::OffloadReport &o = *m_chart->report()->offload;
+        QVERIFY(!o.fitsMainMemory);
+        QCOMPARE(o.weightFraction, 1.0);
+        const QString name = m_chart->curveSeries(1)->name();
+        QVERIFY2(name.startsWith(QStringLiteral("Offload, 100 % of weights")), qPrintable(name));
+        QVERIFY2(name.endsWith(QStringLiteral("(memory still overflows)")), qPrintable(name));
+        // At batch 16 the KV cache fits beside the weights in 80 GB: nothing is offloaded, and nothing overflows.
+        s.batch = 16;
+        m_doc->setScenario(s, QStringLiteral("batch 16"));
+        QVERIFY(m_chart->report()->offload->fitsMainMemory);
+        QVERIFY(!m_chart->curveSeries(1)->name().contains(QStringLiteral("overflows")));
+    }
+
+    void unusedCurvesKeepNoName()
+    {
+        // Qt Charts sizes the legend by hidden entries' names too: B's curve, once compare is off, keeps no name, so
+        // the legend is as wide as on a chart that never compared (tst_painted found the narrower plot).
+        ui::CompareSpec b;
+        b.hardware = *library()->findHardware("a100-80gb-sxm");
+        m_doc->setCompare(b);
+        QCOMPARE(m_chart->curves().back().id, std::string("b_plain"));
+        const QString bName = m_chart->curveSeries(1)->name();
+        QVERIFY2(bName.startsWith(QStringLiteral("B (A100")), qPrintable(bName));
+        m_doc->setCompare(std::nullopt);
+        QCOMPARE(m_chart->curves().size(), std::size_t{1});
+        QVERIFY(!m_chart->curveSeries(1)->isVisible());
+        QCOMPARE(m_chart->curveSeries(1)->name(), QString());
+    }
+
     void followsEveryEdit()
     {
         // A batch edit, an undo and a device change each redraw the curves from the new scenario.

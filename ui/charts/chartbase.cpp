@@ -9,6 +9,7 @@
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QXYSeries>
 
 namespace memwall::ui {
 
@@ -35,8 +36,28 @@ QString ChartBase::id() const
 
 void ChartBase::followDocument()
 {
-    if (!deferWhileSuspended())
+    if (!deferWhileSuspended()) {
+        watchVisibility();
         refresh();
+    }
+}
+
+void ChartBase::watchVisibility()
+{
+    // Qt Charts 6.4 does not map a hidden XY series' points when the axes or the plot area change, and does not map
+    // them again when the series is shown: a series hidden across such a change comes back with its points where the
+    // old axes put them (B's whole-model star half a pixel off after compare off, an axis change, compare on; found
+    // by tst_painted). Replacing the points with themselves when the series is shown maps them again.
+    for (QAbstractSeries *series : m_chart->series()) {
+        auto *xy = qobject_cast<QXYSeries *>(series);
+        if (!xy || m_visibilityWatched.contains(xy))
+            continue;
+        m_visibilityWatched.insert(xy);
+        connect(xy, &QAbstractSeries::visibleChanged, this, [xy] {
+            if (xy->isVisible() && xy->count() > 0)
+                xy->replace(xy->points());
+        });
+    }
 }
 
 bool ChartBase::deferWhileSuspended()
@@ -58,6 +79,7 @@ void ChartBase::ensureCurrent()
     if (!m_stale)
         return;
     m_stale = false;
+    watchVisibility();
     refresh();
 }
 
@@ -172,6 +194,7 @@ QGraphicsWidget *ChartBase::graphicsWidget() const { return m_chart; }
 void ChartBase::setTheme(const Theme &theme)
 {
     ensureCurrent(); // restyle() lays out labels from the chart's points (see the constructor)
+    watchVisibility(); // the first call ends a subclass's constructor: its series exist
     m_theme = theme;
     m_chart->setBackgroundBrush(theme.background);
     m_chart->setPlotAreaBackgroundBrush(theme.plotArea);

@@ -135,11 +135,14 @@ protected:
 
 private:
     void followDocument();
+    /// Has every XY series of the chart map its points again when it is shown (see the definition for why).
+    void watchVisibility();
     void toggleFromLegend(QLegendMarker *marker);
 
     QPointer<QObject> m_chartGuard;                ///< null once a view's scene has deleted the chart
     GridItem *m_grid = nullptr;                    ///< child of m_chart
     QSet<const QAbstractSeries *> m_legendWatched; ///< series whose visibility changes reset setLegendVisible()
+    QSet<const QXYSeries *> m_visibilityWatched;   ///< series watchVisibility() connected
     QSet<const QAbstractSeries *> m_userHidden;    ///< legend entries the user switched off
     QHash<QAbstractSeries *, QList<QAbstractSeries *>> m_followers; ///< legend entry -> series that follow it
     QHash<const QAbstractSeries *, bool> m_wanted; ///< what showSeries() was last asked (true if never)

@@ -131,12 +131,17 @@ QString TimelineChart::curveName(const TimelineCurve &c) const
             parts << tr("%1 of KV").arg(formatPercent(r.offload->fraction));
         if (r.offload->offloadedWeightBytes > 0)
             parts << tr("%1 of weights").arg(formatPercent(r.offload->weightFraction));
-        return tr("Offload, %1: step ×%2")
-            .arg(parts.isEmpty() ? tr("nothing") : parts.join(tr(", ")),
-                 formatRatio(r.offload->stepS / r.offload->stepInMemoryS));
+        const QString name = tr("Offload, %1: step ×%2")
+                                 .arg(parts.isEmpty() ? tr("nothing") : parts.join(tr(", ")),
+                                      formatRatio(r.offload->stepS / r.offload->stepInMemoryS));
+        if (!r.offload->fitsMainMemory)
+            return tr("%1 (memory still overflows)").arg(name);
+        if (!r.offload->fitsTier)
+            return tr("%1 (the tier overflows)").arg(name);
+        return name;
     }
     if (c.id == "b_plain")
-        return tr("B (%1): plain decode").arg(document()->compareLabel());
+        return tr("B (%1): plain decode").arg(document()->compareSummary());
     return qs(c.id);
 }
 
@@ -198,6 +203,9 @@ void TimelineChart::refresh()
         QLineSeries *line = m_lines[i];
         if (i >= static_cast<int>(m_curves.size())) {
             line->clear();
+            // Qt Charts 6.4 sizes the legend by hidden entries' names too: an unused line keeps none, or a curve
+            // shown before (B's, after compare off) would widen the legend and narrow the plot.
+            line->setName(QString());
             showSeries(line, false);
             continue;
         }
