@@ -169,7 +169,7 @@ private slots:
     void offloadThatStillOverflowsSaysSo()
     {
         // Batch 2048 of 2,304-token sequences (2048 + 256) needs 327,680 B × 2048 × 2304 / 8 = 193 GB of KV per H100
-        // (tp 8): offloading all 17.6 GB of weights per device cannot make it fit, and the offload curve's name says so.
+        // (tp 8): offloading all 17.6 GB of weights per device cannot make it fit, and the curve's name says so.
         core::Scenario s = m_doc->scenario();
         s.batch = 2048;
         s.weightOffload = core::KvOffload::Host;
@@ -190,7 +190,7 @@ private slots:
     void unusedCurvesKeepNoName()
     {
         // Qt Charts sizes the legend by hidden entries' names too: B's curve, once compare is off, keeps no name, so
-        // the legend is as wide as on a chart that never compared (tst_painted found the narrower plot).
+        // the legend is as wide as on a chart that never compared.
         ui::CompareSpec b;
         b.hardware = *library()->findHardware("a100-80gb-sxm");
         m_doc->setCompare(b);

@@ -24,7 +24,7 @@ ChartBase::ChartBase(ScenarioDocument *doc, QObject *parent)
     connect(doc, &ScenarioDocument::analysisChanged, this, &ChartBase::followDocument);
     // Qt lays out a hidden chart too (new fonts, or the pending resize when its tab is shown, before the tab resumes
     // it): a stale chart catches up first, so a subclass's layout code (connected after this) never meets old
-    // points against a newer analysis. Found by tst_torture with seeds 2 and 3.
+    // points against a newer analysis.
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { ensureCurrent(); });
 }
 
@@ -46,8 +46,7 @@ void ChartBase::watchVisibility()
 {
     // Qt Charts 6.4 does not map a hidden XY series' points when the axes or the plot area change, and does not map
     // them again when the series is shown: a series hidden across such a change comes back with its points where the
-    // old axes put them (B's whole-model star half a pixel off after compare off, an axis change, compare on; found
-    // by tst_painted). Replacing the points with themselves when the series is shown maps them again.
+    // old axes put them. Replacing the points with themselves when the series is shown maps them again.
     for (QAbstractSeries *series : m_chart->series()) {
         auto *xy = qobject_cast<QXYSeries *>(series);
         if (!xy || m_visibilityWatched.contains(xy))
@@ -193,7 +192,7 @@ QGraphicsWidget *ChartBase::graphicsWidget() const { return m_chart; }
 
 void ChartBase::setTheme(const Theme &theme)
 {
-    ensureCurrent(); // restyle() lays out labels from the chart's points (see the constructor)
+    ensureCurrent();   // restyle() lays out labels from the chart's points (see the constructor)
     watchVisibility(); // the first call ends a subclass's constructor: its series exist
     m_theme = theme;
     m_chart->setBackgroundBrush(theme.background);

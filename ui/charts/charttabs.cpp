@@ -34,7 +34,7 @@ ChartTabs::~ChartTabs()
 {
     // The views go first (they hand their charts back), then the charts they showed. Silently: removing the tabs
     // switches the current one, and a listener may be half-destroyed itself (the window, whose destructor deletes
-    // this one: found by clang's UBSan, -fsanitize=vptr).
+    // this one).
     const QSignalBlocker quiet(this);
     while (count() > 0) {
         QWidget *view = widget(0);

@@ -131,9 +131,9 @@ QString TimelineChart::curveName(const TimelineCurve &c) const
             parts << tr("%1 of KV").arg(formatPercent(r.offload->fraction));
         if (r.offload->offloadedWeightBytes > 0)
             parts << tr("%1 of weights").arg(formatPercent(r.offload->weightFraction));
-        const QString name = tr("Offload, %1: step ×%2")
-                                 .arg(parts.isEmpty() ? tr("nothing") : parts.join(tr(", ")),
-                                      formatRatio(r.offload->stepS / r.offload->stepInMemoryS));
+        QString name = tr("Offload, %1: step ×%2")
+                           .arg(parts.isEmpty() ? tr("nothing") : parts.join(tr(", ")),
+                                formatRatio(r.offload->stepS / r.offload->stepInMemoryS));
         if (!r.offload->fitsMainMemory)
             return tr("%1 (memory still overflows)").arg(name);
         if (!r.offload->fitsTier)

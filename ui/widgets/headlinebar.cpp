@@ -166,7 +166,7 @@ void HeadlineBar::refresh()
     case Phase::Train: m_time.set(time, tr("per training step")); break;
     }
     m_throughput.set(formatSiNumber(a.totals.tokensPerS), tr("tokens/s"));
-    // The share only of a footprint that fits (at most 100 %: a huge one overflowed the int, found by clang's UBSan).
+    // The share only of a footprint that fits (at most 100 %: a huge one would overflow the int).
     const int percent = a.memory.fits && a.memory.capacity > 0 ? qRound(100 * a.memory.total() / a.memory.capacity) : 0;
     m_memory.set(tr("%1 of %2").arg(formatBytes(a.memory.total()), formatBytes(a.memory.capacity)),
                  a.memory.fits ? tr("memory per device (%1 %)").arg(percent) : tr("does not fit in one device"));
