@@ -679,30 +679,24 @@ void MemoryChart::layoutLabels()
         place(label, hw.memory[i].capacityBytes.value / kGB,
               static_cast<double>(i + static_cast<std::size_t>(m_levelRow)), t.foreground);
     }
-    if (!m_offloadLabel) {
-        m_offloadLabel = addLabel();
-        m_offloadLabel->hide();
-    }
-    if (m_offloadRow >= 0 && m_offloadBar->isVisible()) {
-        m_offloadLabel->setFont(bold);
-        m_offloadLabel->setText(tr("KV cache %1").arg(formatBytes(m_offloadBytes)));
-        place(m_offloadLabel, m_offloadBytes / kGB,
-              stripeRow(m_offloadRow, m_offloadStripe.first, m_offloadStripe.second), t.foreground);
-    } else {
-        m_offloadLabel->hide();
-    }
-    if (!m_offloadWeightLabel) {
-        m_offloadWeightLabel = addLabel();
-        m_offloadWeightLabel->hide();
-    }
-    if (m_offloadWeightRow >= 0 && m_offloadWeightBar->isVisible()) {
-        m_offloadWeightLabel->setFont(bold);
-        m_offloadWeightLabel->setText(tr("Weights %1").arg(formatBytes(m_offloadWeightBytes)));
-        place(m_offloadWeightLabel, m_offloadWeightBytes / kGB,
-              stripeRow(m_offloadWeightRow, m_offloadWeightStripe.first, m_offloadWeightStripe.second), t.foreground);
-    } else {
-        m_offloadWeightLabel->hide();
-    }
+    // The offloaded KV cache and weights, each labelled on its tier's row.
+    const auto labelOffload = [&](QGraphicsSimpleTextItem *&label, const QAbstractSeries *bar, int row, double bytes,
+                                  std::pair<int, int> stripe, const QString &what) {
+        if (!label) {
+            label = addLabel();
+            label->hide();
+        }
+        if (row < 0 || !bar->isVisible()) {
+            label->hide();
+            return;
+        }
+        label->setFont(bold);
+        label->setText(QStringLiteral("%1 %2").arg(what, formatBytes(bytes)));
+        place(label, bytes / kGB, stripeRow(row, stripe.first, stripe.second), t.foreground);
+    };
+    labelOffload(m_offloadLabel, m_offloadBar, m_offloadRow, m_offloadBytes, m_offloadStripe, tr("KV cache"));
+    labelOffload(m_offloadWeightLabel, m_offloadWeightBar, m_offloadWeightRow, m_offloadWeightBytes,
+                 m_offloadWeightStripe, tr("Weights"));
     if (m_bCapacityRow >= 0 && m_bCapacity->isVisible()) {
         m_bCapacityLabel->setFont(bold);
         m_bCapacityLabel->setText(formatBytes(compareCapacityBytes()));
