@@ -2,6 +2,7 @@
 
 #include "ui/document/scenariodocument.h"
 #include "ui/mainwindow.h"
+#include "ui/settings/settingsfile.h"
 #include "ui/util/presetlibrary.h"
 #include "ui/util/savefile.h"
 
@@ -59,6 +60,7 @@ int runApplication(int argc, char **argv)
     QApplication::setOrganizationName("MemWall");
     QApplication::setApplicationVersion(MEMWALL_VERSION);
     QApplication::setDesktopFileName("org.memwall.MemWall");
+    useCheckedSettings();
 
     QCommandLineParser parser;
     parser.setApplicationDescription("See the AI memory wall");

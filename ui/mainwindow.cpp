@@ -16,6 +16,7 @@
 #include "ui/controls/controlspanel.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/mainwindowactions.h"
+#include "ui/settings/settingsfile.h"
 #include "ui/widgets/headlinebar.h"
 #include "ui/widgets/operatortable.h"
 
@@ -44,6 +45,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <iostream>
 
 namespace memwall::ui {
 
@@ -129,8 +131,10 @@ MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     connect(doc, &ScenarioDocument::modifiedChanged, this, &QWidget::setWindowModified);
     connect(doc, &ScenarioDocument::filePathChanged, this, [this](const QString &path) {
         updateTitle();
-        if (!path.isEmpty())
-            m_actions->addRecentFile(path);
+        if (path.isEmpty())
+            return;
+        if (const QString error = m_actions->addRecentFile(path); !error.isEmpty())
+            statusBar()->showMessage(error, 8000);
     });
     updateTitle();
 
@@ -145,8 +149,8 @@ const std::vector<std::unique_ptr<ChartBase>> &MainWindow::charts() const { retu
 MainWindow::~MainWindow()
 {
     // The document outlives the window. Stop following it, then let a focused spin box commit its typed text now,
-    // while everything it updates is alive (found by tst_torture: the commit on destruction reached the charts'
-    // tab tooltips after the charts were gone).
+    // while everything it updates is alive (a commit on destruction would reach the charts' tab tooltips after the
+    // charts are gone).
     disconnect(m_doc, nullptr, this, nullptr);
     if (QWidget *focus = QApplication::focusWidget(); focus && isAncestorOf(focus))
         focus->clearFocus();
@@ -334,7 +338,10 @@ void MainWindow::applyTheme(const QString &id)
     QApplication::setPalette(m_theme.darkWindow ? darkPalette() : QApplication::style()->standardPalette());
     m_headline->setWarningColor(m_theme.warning);
     m_actions->setThemeChecked(m_theme.id);
-    QSettings().setValue("view/theme", m_theme.id);
+    QSettings settings;
+    settings.setValue("view/theme", m_theme.id);
+    if (const QString error = syncSettings(settings); !error.isEmpty())
+        statusBar()->showMessage(error, 8000);
 }
 
 void MainWindow::toggleFullScreen()
@@ -353,6 +360,9 @@ void MainWindow::saveSettings()
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/state", saveState());
     settings.setValue("files/lastScenario", m_doc->filePath());
+    // The window is closing: there is no status bar left to read.
+    if (const QString error = syncSettings(settings); !error.isEmpty())
+        std::cerr << "memwall: " << error.toStdString() << '\n';
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

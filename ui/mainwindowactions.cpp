@@ -2,6 +2,7 @@
 
 #include "ui/document/scenariodocument.h"
 #include "ui/mainwindow.h"
+#include "ui/settings/settingsfile.h"
 #include "ui/settings/theme.h"
 #include "ui/widgets/operatortable.h"
 
@@ -132,7 +133,7 @@ QStringList MainWindowActions::recentFiles() const
     return QSettings().value(kRecentKey).toStringList().mid(0, kMaxRecent);
 }
 
-void MainWindowActions::addRecentFile(const QString &path)
+QString MainWindowActions::addRecentFile(const QString &path)
 {
     QStringList files = recentFiles();
     const QString abs = QFileInfo(path).absoluteFilePath();
@@ -140,8 +141,10 @@ void MainWindowActions::addRecentFile(const QString &path)
     files.prepend(abs);
     while (files.size() > kMaxRecent)
         files.removeLast();
-    QSettings().setValue(kRecentKey, files);
+    QSettings settings;
+    settings.setValue(kRecentKey, files);
     rebuildRecentMenu();
+    return syncSettings(settings);
 }
 
 void MainWindowActions::rebuildRecentMenu()

@@ -37,8 +37,9 @@ public:
     /// Checks the theme action of that id.
     void setThemeChecked(const QString &id);
 
-    /// Remembers a file in the recent list (QSettings), newest first, at most 8.
-    void addRecentFile(const QString &path);
+    /// Remembers a file in the recent list (QSettings), newest first, at most 8. Returns why the settings could not
+    /// be saved (syncSettings()), or an empty string.
+    QString addRecentFile(const QString &path);
     QStringList recentFiles() const;
 
 public slots:

@@ -7,6 +7,7 @@
 #include "ui/dialogs/presetfiles.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/export/chartexporter.h"
+#include "ui/settings/settingsfile.h"
 #include "ui/util/savefile.h"
 
 #include "uitest.h"
@@ -16,6 +17,8 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QSettings>
+#include <QSize>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -132,6 +135,79 @@ private slots:
         QVERIFY(!doc.save(path, &error));
         QVERIFY2(error.startsWith(path + ": cannot write: not a regular file"), qPrintable(error));
         QVERIFY(QFileInfo(path).exists() && !QFileInfo(path).isFile());
+    }
+
+    void settings()
+    {
+        // The window's settings (recent files, layout, export choices) under the same cap. Qt 6.4's own formats
+        // report NoError there and leave the settings file cut at 128 bytes (checked by hand with a QSettings
+        // INI file): MemWall's format fails the write, keeps the old file and says why.
+        QCoreApplication::setOrganizationName(QStringLiteral("MemWallWritesTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_writes"));
+        // Settings an earlier version kept in Qt's native format are carried over the first time.
+        {
+            QSettings earlier(QSettings::NativeFormat, QSettings::UserScope, QCoreApplication::organizationName(),
+                              QCoreApplication::applicationName());
+            earlier.setValue(QStringLiteral("view/theme"), QStringLiteral("dark"));
+            earlier.sync();
+            QCOMPARE(earlier.status(), QSettings::NoError);
+        }
+        ui::useCheckedSettings();
+        const QString file = QSettings().fileName();
+        QVERIFY2(file.startsWith(m_home.path()) && file.endsWith(QStringLiteral(".mwsettings")), qPrintable(file));
+        QCOMPARE(QSettings().value(QStringLiteral("view/theme")).toString(), QStringLiteral("dark"));
+        {
+            QSettings s;
+            s.setValue(QStringLiteral("files/recent"), QStringList{QStringLiteral("/a.memwall.json")});
+            s.setValue(QStringLiteral("window/geometry"), QByteArray(64, '\x01'));
+            QCOMPARE(ui::syncSettings(s), QString());
+        }
+        const QByteArray before = testfiles::readAll(file);
+        QVERIFY(before.size() > 128);
+        QString error;
+        {
+            const FileSizeCap cap(128);
+            QSettings s;
+            s.setValue(QStringLiteral("export/folder"), QString(4000, 'x'));
+            error = ui::syncSettings(s);
+        }
+        QVERIFY2(error.startsWith(file + QStringLiteral(": cannot save the settings: ")) &&
+                     error.contains(QStringLiteral("File too large")),
+                 qPrintable(error));
+        QVERIFY(!error.contains('\n'));
+        QCOMPARE(testfiles::readAll(file), before);
+        QCOMPARE(QDir(QFileInfo(file).absolutePath()).entryList(QDir::Files).filter(QStringLiteral("mwsettings")),
+                 QStringList{QFileInfo(file).fileName()}); // no temporary left
+        // Without the cap the write goes through, and every value reads back with its type.
+        {
+            QSettings s;
+            s.setValue(QStringLiteral("export/size"), QSize(1280, 720));
+            QCOMPARE(ui::syncSettings(s), QString());
+        }
+        QVERIFY(testfiles::readAll(file).size() > 4000);
+        QSettings back;
+        QCOMPARE(back.value(QStringLiteral("export/size")).toSize(), QSize(1280, 720));
+        QCOMPARE(back.value(QStringLiteral("window/geometry")).toByteArray(), QByteArray(64, '\x01'));
+        QCOMPARE(back.value(QStringLiteral("files/recent")).toStringList(), QStringList{"/a.memwall.json"});
+        QCOMPARE(back.value(QStringLiteral("export/folder")).toString().size(), 4000);
+    }
+
+    void garbledSettingsStartFromDefaults()
+    {
+        // A settings file that is not MemWall's (or is cut) reads as empty, and the next write replaces it.
+        ui::useCheckedSettings();
+        const QString file = QSettings().fileName();
+        QDir().mkpath(QFileInfo(file).absolutePath());
+        {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QVERIFY(f.write("[General]\nview/theme=dark\n\xff\xfe") > 0);
+        }
+        QSettings s;
+        QVERIFY(!s.contains(QStringLiteral("view/theme")));
+        s.setValue(QStringLiteral("view/theme"), QStringLiteral("light"));
+        QCOMPARE(ui::syncSettings(s), QString());
+        QVERIFY(testfiles::readAll(file).startsWith("MWST"));
     }
 
     void chartExport_data()

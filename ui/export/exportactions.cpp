@@ -3,6 +3,7 @@
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartregistry.h"
 #include "ui/export/exportdialog.h"
+#include "ui/settings/settingsfile.h"
 
 #include <QAction>
 #include <QClipboard>
@@ -28,6 +29,12 @@ QStringList formatsOf(const QList<ChartBase *> &charts)
         if (const ChartInfo *info = chart ? chartInfoOf(*chart) : nullptr)
             common.removeIf([info](const QString &f) { return !info->formats.contains(f); });
     return common;
+}
+
+/// A status message, and after it why the choices made for it were not remembered (if they were not).
+QString withSettingsError(const QString &message, const QString &settingsError)
+{
+    return settingsError.isEmpty() ? message : QStringLiteral("%1. %2").arg(message, settingsError);
 }
 
 } // namespace
@@ -115,7 +122,7 @@ QString ExportActions::rememberedFormat(bool data, const QStringList &offered) c
     return offered.value(0);
 }
 
-void ExportActions::remember(const QString &format, const QString &folder, const ExportOptions &options) const
+QString ExportActions::remember(const QString &format, const QString &folder, const ExportOptions &options) const
 {
     QSettings settings;
     settings.beginGroup(kGroup);
@@ -127,6 +134,7 @@ void ExportActions::remember(const QString &format, const QString &folder, const
         settings.setValue("scale", qRound(options.scale));
         settings.setValue("theme", options.theme.id);
     }
+    return syncSettings(settings);
 }
 
 void ExportActions::fail(const QString &title, const QString &error)
@@ -158,8 +166,8 @@ void ExportActions::exportCurrent(bool data)
                                           : ui::exportChart(*chart, path, dialog.options(), &error);
     if (!ok)
         return fail(tr("Export Failed"), error);
-    remember(dialog.format(), QFileInfo(path).absolutePath(), dialog.options());
-    emit statusMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)));
+    const QString unsaved = remember(dialog.format(), QFileInfo(path).absolutePath(), dialog.options());
+    emit statusMessage(withSettingsError(tr("Exported %1").arg(QDir::toNativeSeparators(path)), unsaved));
 }
 
 void ExportActions::copyChart()
@@ -205,9 +213,10 @@ void ExportActions::exportAllCharts()
                     written.isEmpty()
                         ? error
                         : tr("%1\n(%n file(s) were written before.)", nullptr, written.size()).arg(error));
-    remember(dialog.format(), dialog.path(), dialog.options());
-    emit statusMessage(
-        tr("Exported %n chart(s) into %1", nullptr, written.size()).arg(QDir::toNativeSeparators(dialog.path())));
+    const QString unsaved = remember(dialog.format(), dialog.path(), dialog.options());
+    emit statusMessage(withSettingsError(
+        tr("Exported %n chart(s) into %1", nullptr, written.size()).arg(QDir::toNativeSeparators(dialog.path())),
+        unsaved));
 }
 
 } // namespace memwall::ui

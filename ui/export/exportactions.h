@@ -52,7 +52,8 @@ private:
     /// The export dialog for the current chart: an image (false) or the data behind it (true).
     void exportCurrent(bool data);
     ExportOptions rememberedOptions(const ChartBase *chart) const;
-    void remember(const QString &format, const QString &folder, const ExportOptions &options) const;
+    /// Keeps the choices for the next export; returns why the settings could not be saved, or an empty string.
+    QString remember(const QString &format, const QString &folder, const ExportOptions &options) const;
     QString rememberedFolder() const;
     /// The last picture (or data) format used if `offered` has it, else the first such format offered.
     QString rememberedFormat(bool data, const QStringList &offered) const;
