@@ -3,7 +3,7 @@
 # - Unity builds of memwall_core, memwall_ui and the app (memwall_use_unity_build): each batch of 8 files parses
 #   nlohmann/json and the Qt Widgets/Charts headers once and instantiates their templates once. Needs every file's
 #   file-local names (anonymous namespaces) to differ from its neighbours'; shared helpers live in ui/util/text.h,
-#   core/util/enumnames.h and app/cli.h. -DMEMWALL_UNITY_BUILD=OFF compiles file by file (clang-tidy does).
+#   core/util/enumnames.h and app/cli.h. -DMEMWALL_UNITY_BUILD=OFF compiles file by file (CI's includes check does).
 # - Precompiled headers for the test suites (tests/CMakeLists.txt): QtTest pulls in all of QtCore, and the UI suites
 #   Qt Widgets and Charts besides. -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON turns them off.
 set(MEMWALL_PCH_STD <algorithm> <cmath> <functional> <map> <memory> <optional> <string> <string_view> <vector>)
