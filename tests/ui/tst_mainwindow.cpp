@@ -9,6 +9,7 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/mainwindow.h"
 #include "ui/mainwindowactions.h"
+#include "ui/settings/settingsfile.h"
 #include "ui/widgets/operatortable.h"
 
 #include <QAction>
@@ -23,12 +24,16 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QUrl>
 #include <QtTest>
 
+#include "../testfiles.h"
+
+#include <csignal>
 #include <memory>
 
 using namespace memwall;
@@ -83,6 +88,7 @@ private slots:
         QStandardPaths::setTestModeEnabled(true); // QSettings go to a test location
         QCoreApplication::setOrganizationName("MemWallTest");
         QCoreApplication::setApplicationName("tst_mainwindow");
+        ui::useCheckedSettings(); // as the application does
         QSettings().clear();
         m_lib = std::make_shared<core::PresetLibrary>();
         m_lib->loadBuiltin();
@@ -328,6 +334,39 @@ private slots:
         QCOMPARE(QApplication::palette().color(QPalette::Window).lightness() < 128, true);
         m_window->applyTheme("light");
         QCOMPARE(QApplication::palette().color(QPalette::Window).lightness() > 128, true);
+        QCOMPARE(QSettings().value("view/theme").toString(), QStringLiteral("light"));
+    }
+
+    void unsavedSettingsSaySo()
+    {
+        // A theme picked from the View menu on a full disk (a 128-byte file-size cap, which the settings' lock file
+        // still fits under): the theme is applied, and the status bar names the settings file and the system's
+        // reason. The settings file is left as it was.
+        std::signal(SIGXFSZ, SIG_IGN);
+        {
+            QSettings s;
+            s.setValue("files/recent", QStringList{QString(200, 'x')});
+            QCOMPARE(ui::syncSettings(s), QString());
+        }
+        const QString file = QSettings().fileName();
+        const QByteArray before = testfiles::readAll(file);
+        QVERIFY(before.size() > 128);
+        QAction *dark = nullptr;
+        for (QAction *a : m_window->actions()->themeGroup()->actions())
+            if (a->data().toString() == QStringLiteral("dark"))
+                dark = a;
+        QVERIFY(dark);
+        QString shown;
+        {
+            const testfiles::FileSizeCap cap(128);
+            dark->trigger();
+            shown = m_window->statusBar()->currentMessage();
+        }
+        QCOMPARE(m_window->theme().id, QStringLiteral("dark"));
+        QVERIFY2(shown == file + QStringLiteral(": cannot save the settings: File too large"), qPrintable(shown));
+        QCOMPARE(testfiles::readAll(file), before);
+        m_window->applyTheme("light");
+        QSettings().remove("files/recent");
         QCOMPARE(QSettings().value("view/theme").toString(), QStringLiteral("light"));
     }
 

@@ -24,7 +24,6 @@
 #include <QtTest>
 
 #include <csignal>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,24 +32,7 @@ using namespace memwall;
 
 namespace {
 
-/// Caps the size of any file this process writes while it lives (the soft limit; the hard one is left alone).
-class FileSizeCap
-{
-public:
-    explicit FileSizeCap(rlim_t bytes)
-    {
-        getrlimit(RLIMIT_FSIZE, &m_old);
-        rlimit capped = m_old;
-        capped.rlim_cur = bytes;
-        setrlimit(RLIMIT_FSIZE, &capped);
-    }
-    ~FileSizeCap() { setrlimit(RLIMIT_FSIZE, &m_old); }
-    FileSizeCap(const FileSizeCap &) = delete;
-    FileSizeCap &operator=(const FileSizeCap &) = delete;
-
-private:
-    rlimit m_old{};
-};
+using testfiles::FileSizeCap;
 
 const QByteArray kOld = "OLD CONTENT\n";
 

@@ -91,9 +91,10 @@ QString syncSettings(QSettings &settings)
     settings.sync();
     if (settings.status() != QSettings::AccessError)
         return {};
-    const QString reason = lastWriteError().isEmpty()
-                               ? QCoreApplication::translate("memwall", "the file or its folder cannot be written")
-                               : lastWriteError();
+    const QString reason =
+        lastWriteError().isEmpty()
+            ? QCoreApplication::translate("memwall", "the file, its lock file or its folder cannot be written")
+            : lastWriteError();
     return QCoreApplication::translate("memwall", "%1: cannot save the settings: %2").arg(settings.fileName(), reason);
 }
 
