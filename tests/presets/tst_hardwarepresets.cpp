@@ -32,6 +32,7 @@ const char *const kRequiredIds[] = {"p100-sxm2",
                                     "mi300x",
                                     "tpu-v4",
                                     "tpu-v5e",
+                                    "tpu-v5p",
                                     "gaudi2",
                                     "gaudi3",
                                     "cerebras-wse2",
@@ -146,6 +147,8 @@ private slots:
         peak("TPU v4 BF16 = 275 TFLOPS", "tpu-v4", DType::BF16, 275e12);
         peak("TPU v5e BF16 = 197 TFLOPS", "tpu-v5e", DType::BF16, 197e12);
         peak("TPU v5e INT8 = 393 TOPS", "tpu-v5e", DType::INT8, 393e12);
+        peak("TPU v5p BF16 = 459 TFLOPS", "tpu-v5p", DType::BF16, 459e12);
+        peak("TPU v5p FP8 = 459 TFLOPS, no faster than BF16", "tpu-v5p", DType::FP8, 459e12);
         peak("Gaudi2 BF16 = 432 TFLOPS", "gaudi2", DType::BF16, 432e12);
         peak("Gaudi 3 BF16 = 1835 TFLOPS", "gaudi3", DType::BF16, 1835e12);
         peak("RTX 4090 dense FP16 (FP32 accumulate) = 165.2 TFLOPS", "rtx-4090", DType::FP16, 165.2e12);
@@ -184,6 +187,7 @@ private slots:
         cap("MI300X HBM3 = 192 GB", "mi300x", 192e9);
         cap("TPU v4 HBM2 = 32 GiB", "tpu-v4", 32.0 * 1024 * 1024 * 1024);
         cap("TPU v5e HBM2 = 16 GB", "tpu-v5e", 16e9);
+        cap("TPU v5p HBM2e = 95 GB", "tpu-v5p", 95e9);
         cap("Gaudi2 HBM2E = 96 GB", "gaudi2", 96e9);
         cap("Gaudi 3 HBM2e = 128 GB", "gaudi3", 128e9);
         cap("Cerebras WSE-2 on-wafer SRAM = 40 GB (main memory, no DRAM)", "cerebras-wse2", 40e9);
@@ -209,6 +213,7 @@ private slots:
         bw("MI300X HBM3 = 5.3 TB/s", "mi300x", 5.3e12);
         bw("TPU v4 HBM2 = 1200 GB/s", "tpu-v4", 1.2e12);
         bw("TPU v5e HBM2 = 819 GB/s", "tpu-v5e", 819e9);
+        bw("TPU v5p HBM2e = 2765 GB/s", "tpu-v5p", 2765e9);
         bw("Gaudi2 HBM2E = 2.46 TB/s", "gaudi2", 2.46e12);
         bw("Cerebras WSE-2 SRAM = 20 PB/s", "cerebras-wse2", 20e15);
         bw("RTX 4090 GDDR6X = 1008 GB/s", "rtx-4090", 1008e9);
@@ -239,6 +244,7 @@ private slots:
         link("B200 NVLink 5 = 900 GB/s per direction (1.8 TB/s total)", "b200", 900e9);
         link("MI300X Infinity Fabric = 448 GB/s per direction (896 total)", "mi300x", 448e9);
         link("TPU v5e ICI = 200 GB/s per direction (400 bidirectional)", "tpu-v5e", 200e9);
+        link("TPU v5p ICI = 600 GB/s per direction (1200 bidirectional)", "tpu-v5p", 600e9);
         link("GB200 NVL72 NVLink 5 = 900 GB/s per direction (1.8 TB/s total)", "gb200-nvl72", 900e9);
         link("TPU v6e ICI = 400 GB/s per direction (800 bidirectional)", "tpu-v6e", 400e9);
         link("RTX 4090 has no NVLink: PCIe 4.0 x16 = 31.5 GB/s per direction", "rtx-4090", 31.5e9);
