@@ -217,9 +217,19 @@ void emitPass(Ctx &c, const Pass &p)
         const double E = static_cast<double>(m.experts), k = static_cast<double>(m.activeExperts);
         emit(c, "ffn.router", OpClass::Matmul, p.phase, lc, 2 * N * h * E, h * E * wpw, N * h * act + N * E * act, 0,
              p.train);
+        // Expected number of distinct experts hit by N tokens choosing k of E each, and the local share of them.
+        const double hit = 1.0 - std::pow(1.0 - k / E, N);
         tokensE = N * k * c.localExperts / E;
-        // Expected number of distinct local experts hit by N tokens choosing k of E each.
-        touched = c.localExperts * (1.0 - std::pow(1.0 - k / E, N));
+        touched = c.localExperts * hit;
+        // With expert parallelism each layer waits for its busiest device: the E * hit experts hit lie on ep
+        // devices, so one device holds at least ceil(E * hit / ep) of them (pigeonhole), and each one it holds
+        // reads its whole weights for at least one token. At batch 1 top-2 over 8 experts on 8 devices, that is one
+        // whole expert per layer, not the average device's quarter of one.
+        if (c.s.ep > 1) {
+            const double busiest = std::min(c.localExperts, std::ceil(E * hit / c.s.ep - 1e-9));
+            touched = std::max(touched, busiest);
+            tokensE = std::max(tokensE, touched);
+        }
     }
     const double f = c.ffn;
     const double biasUp = m.ffnBias ? 1.0 : 0.0;

@@ -276,6 +276,49 @@ private slots:
         QCOMPARE(huge["parallelism"]["devices"].get<double>(), std::ldexp(1.0, 64));
     }
 
+    void expertParallelismWaitsForTheBusiestDevice_data()
+    {
+        // Mixtral 8x7B decode, top-2 of 8 experts, FP16: one expert's FFN weights per layer are
+        // 3 x 4096 x 14336 x 2 B = 352,321,536 B, over 32 layers 11,274,289,152 B.
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<double>("experts"); // experts per layer whose weights the busiest device reads
+        // One device holds all 8: a token hits 2 of them.
+        QTest::newRow("ep 1, batch 1") << 1 << 1 << 2.0;
+        // 2 experts hit on 8 devices of one expert each: the 2 devices that hold them each read a whole expert; the
+        // average device would read a quarter of one (8 x (1 - (1 - 2/8)^1) / 8 = 0.25).
+        QTest::newRow("ep 8, batch 1") << 8 << 1 << 1.0;
+        // 2 devices of 4 experts: the 2 experts hit lie on at least ceil(2 / 2) = 1 device, which reads at least
+        // max(1, the average 4 x 0.25 = 1) expert.
+        QTest::newRow("ep 2, batch 1") << 2 << 1 << 1.0;
+        // Batch 64 hits 8 x (1 - 0.75^64) = 8.0 experts (to 8 digits): every device reads all of its own.
+        QTest::newRow("ep 8, batch 64") << 8 << 64 << 1.0;
+    }
+    void expertParallelismWaitsForTheBusiestDevice()
+    {
+        QFETCH(int, ep);
+        QFETCH(int, batch);
+        QFETCH(double, experts);
+        Scenario s;
+        s.phase = Phase::Decode;
+        s.ep = ep;
+        s.batch = batch;
+        const Analysis a = analyze(hw("h100-sxm"), model("mixtral-8x7b"), s);
+        double ffnWeights = 0, tokenCopies = 0;
+        for (const Operator &op : a.operators)
+            if (op.name == "ffn.up" || op.name == "ffn.gate" || op.name == "ffn.down") {
+                ffnWeights += op.weightBytes;
+                if (op.name == "ffn.down")
+                    tokenCopies = op.flops / (2.0 * 14336 * 4096 * 32);
+            }
+        const double expert = 32.0 * 3 * 4096 * 14336 * 2;
+        QVERIFY2(near(ffnWeights, experts * expert, 1e-6),
+                 qPrintable(QStringLiteral("%1 GB, expected %2 GB").arg(ffnWeights / 1e9).arg(experts * expert / 1e9)));
+        // Each expert it reads gets at least one token: at batch 1 and ep 8 the busiest device multiplies one token
+        // copy, not the average 2/8 of one.
+        QVERIFY(tokenCopies >= experts - 1e-9);
+    }
+
     void deviceCountIncludesExpertParallelism()
     {
         // Mixtral 8x7B at ep 8 and dp 2: each replica holds its experts on 8 devices (one expert each) and keeps the
