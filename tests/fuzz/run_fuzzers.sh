@@ -25,22 +25,37 @@ fi
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
-failed=()
-for t in "${targets[@]}"; do
+# One target per core at a time: each libFuzzer run is single-threaded.
+fuzz_one() { # fuzz_one TARGET: runs it, prints its summary; exit status 1 on a finding
+  local t="$1" log="$out/$1/fuzz.log"
   mkdir -p "$out/$t/corpus"
-  log="$out/$t/fuzz.log"
-  echo "fuzz: $t for ${seconds}s"
   # -max_len keeps the mutations small (the largest seed is a 100 kB nesting bomb); -timeout flags any input that
   # takes over 10 s; -rss_limit_mb catches runaway allocations.
   if ! "$build/tests/fuzz/$t" -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
          -print_final_stats=1 -artifact_prefix="$out/$t/" "$out/$t/corpus" "$root/tests/fuzz/corpus/$t" \
          >"$log" 2>&1; then
-    failed+=("$t")
     echo "fuzz: $t FAILED (log: $log)"
     grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$log" | head -n 8 || true
-  else
-    grep -E "^Done|stat::number_of_executed_units" "$log" | head -n 1 || true
+    return 1
   fi
+  echo "fuzz: $t: $(grep -E "^Done|stat::number_of_executed_units" "$log" | head -n 1 || true)"
+}
+failed=()
+pids=()
+names=()
+for t in "${targets[@]}"; do
+  echo "fuzz: $t for ${seconds}s"
+  fuzz_one "$t" &
+  pids+=("$!")
+  names+=("$t")
+  if [ "${#pids[@]}" -ge "$(nproc)" ]; then
+    wait "${pids[0]}" || failed+=("${names[0]}")
+    pids=("${pids[@]:1}")
+    names=("${names[@]:1}")
+  fi
+done
+for i in "${!pids[@]}"; do
+  wait "${pids[$i]}" || failed+=("${names[$i]}")
 done
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "fuzz: findings in ${failed[*]} (reproduce: build-fuzz/tests/fuzz/TARGET FILE)"
