@@ -47,11 +47,13 @@ void ChartBase::watchVisibility()
     // Qt Charts 6.4 does not map a hidden XY series' points when the axes or the plot area change, and does not map
     // them again when the series is shown: a series hidden across such a change comes back with its points where the
     // old axes put them. Replacing the points with themselves when the series is shown maps them again.
-    for (QAbstractSeries *series : m_chart->series()) {
-        auto *xy = qobject_cast<QXYSeries *>(series);
-        if (!xy || m_visibilityWatched.contains(xy))
+    // Series are only ever added (a chart's pools grow), so only those past the ones already seen need connecting;
+    // on a slider tick this is one size comparison.
+    const QList<QAbstractSeries *> series = m_chart->series();
+    for (; m_visibilityWatched < series.size(); ++m_visibilityWatched) {
+        auto *xy = qobject_cast<QXYSeries *>(series[m_visibilityWatched]);
+        if (!xy)
             continue;
-        m_visibilityWatched.insert(xy);
         connect(xy, &QAbstractSeries::visibleChanged, this, [xy] {
             if (xy->isVisible() && xy->count() > 0)
                 xy->replace(xy->points());

@@ -19,7 +19,6 @@ class QChart;
 class QGraphicsSimpleTextItem;
 class QGraphicsWidget;
 class QLegendMarker;
-class QWidget;
 
 namespace memwall::ui {
 
@@ -78,14 +77,6 @@ public:
     /// its result: what the exporter calls before painting or describing a chart. Most charts have no such work.
     void settle();
 
-    /// Controls shown beside the chart in its view (the search chart's targets), made for `parent` (a ChartView, which
-    /// owns it); nullptr: none (the default). Each view of the chart makes its own.
-    virtual QWidget *createSidePanel(QWidget *parent)
-    {
-        Q_UNUSED(parent);
-        return nullptr;
-    }
-
     /// True while the user's zoom or pan is shown (set by ChartView): a chart that honours it keeps its axis ranges
     /// on refresh() instead of computing them (RooflineChart, MemoryChart). Reset view clears it.
     bool isUserView() const { return m_userView; }
@@ -142,7 +133,7 @@ private:
     QPointer<QObject> m_chartGuard;                ///< null once a view's scene has deleted the chart
     GridItem *m_grid = nullptr;                    ///< child of m_chart
     QSet<const QAbstractSeries *> m_legendWatched; ///< series whose visibility changes reset setLegendVisible()
-    QSet<const QXYSeries *> m_visibilityWatched;   ///< series watchVisibility() connected
+    qsizetype m_visibilityWatched = 0;             ///< how many of the chart's series watchVisibility() has seen
     QSet<const QAbstractSeries *> m_userHidden;    ///< legend entries the user switched off
     QHash<QAbstractSeries *, QList<QAbstractSeries *>> m_followers; ///< legend entry -> series that follow it
     QHash<const QAbstractSeries *, bool> m_wanted; ///< what showSeries() was last asked (true if never)
