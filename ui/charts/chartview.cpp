@@ -4,6 +4,7 @@
 
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartfit.h"
+#include "ui/charts/chartregistry.h"
 
 #include <QAction>
 #include <QApplication>
@@ -97,7 +98,8 @@ ChartView::ChartView(ChartBase *chart, QWidget *parent)
     m_resetAction->setToolTip(tr("Show the chart's automatic range again (R, Home, double-click)"));
     addAction(m_resetAction);
     connect(m_resetAction, &QAction::triggered, this, &ChartView::resetView);
-    m_panel = chart->createSidePanel(this);
+    if (const ChartInfo *info = chartInfoOf(*chart); info && info->createSidePanel)
+        m_panel = info->createSidePanel(*chart, this);
     if (m_panel)
         setViewportMargins(0, 0, m_panel->sizeHint().width(), 0); // the panel takes a strip beside the viewport
 }

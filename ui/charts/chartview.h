@@ -18,7 +18,8 @@ class ChartBase;
 /// - double-click, key R / Home, or "Reset view" in the context menu return to the chart's automatic range;
 /// - the context menu starts with the chart's own ChartBase::optionActions();
 /// - keys +/- zoom around the centre, arrow keys pan;
-/// - the chart's ChartBase::createSidePanel(), if any, sits at the right, beside the plot (not over it).
+/// - the side panel of the chart's registry entry (ChartInfo::createSidePanel), if any, sits at the right, beside
+///   the plot (not over it).
 ///
 /// While the user has zoomed or panned, the chart's ChartBase::isUserView() is true; charts that honour it keep their
 /// axis ranges on refresh() (RooflineChart, MemoryChart). Reset clears it and calls ChartBase::refresh(), which

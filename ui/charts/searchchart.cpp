@@ -4,7 +4,6 @@
 #include "ui/charts/chartfit.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
-#include "ui/widgets/searchtargetspanel.h"
 
 #include "core/io/presets.h"
 
@@ -674,8 +673,6 @@ void SearchChart::load(const SearchPoint &point)
     f.scenario = p.scenario;
     doc->setFile(f, tr("Load deployment %1 × %2").arg(deviceLabel(p.device)).arg(p.devices));
 }
-
-QWidget *SearchChart::createSidePanel(QWidget *parent) { return new SearchTargetsPanel(this, parent); }
 
 // ---- data ----
 

@@ -48,7 +48,6 @@ public:
     QString title() const override;
     nlohmann::json data() const override;
     QString csv() const override;
-    QWidget *createSidePanel(QWidget *parent) override;
 
     static constexpr int kDefaultBudget = 64;
     static constexpr double kDefaultMaxTpotS = 0.05;
