@@ -8,11 +8,13 @@
 #include <QAbstractGraphicsShapeItem>
 #include <QChart>
 #include <QGraphicsItemGroup>
+
 #include <QGraphicsScene>
 #include <QLineF>
 #include <QLogValueAxis>
 #include <QScatterSeries>
 #include <QValueAxis>
+#include <algorithm>
 
 #include <cmath>
 #include <functional>
@@ -87,7 +89,8 @@ inline QString markerProblems(const ui::ChartBase &base)
     std::vector<QPointF> painted;
     std::vector<double> slack;
     for (QGraphicsItem *item : chart->childItems().isEmpty() ? QList<QGraphicsItem *>() : chart->scene()->items()) {
-        if (!chart->isAncestorOf(item) || !item->isVisible() || !item->parentItem() ||
+        // (A fully transparent item is not painted: the scene skips it, as it does the series drawn elsewhere.)
+        if (!chart->isAncestorOf(item) || !item->isVisible() || item->effectiveOpacity() <= 0 || !item->parentItem() ||
             item->parentItem()->type() != QGraphicsItemGroup::Type || !dynamic_cast<QAbstractGraphicsShapeItem *>(item))
             continue;
         const QRectF r = item->sceneBoundingRect();
@@ -161,37 +164,50 @@ inline QString markerProblems(const ui::ChartBase &base)
     // MemWall's own markers: each where its value maps (or pinned at the right edge), and the pixel at its centre
     // painted in its colour.
     if (const auto *roofline = qobject_cast<const ui::RooflineChart *>(&base)) {
-        const ui::MarkerLayer *layer = roofline->operatorMarkers();
-        for (std::size_t i = 0; i < layer->markers().size(); ++i) {
-            const ui::MarkerLayer::Marker &m = layer->markers()[i];
-            const QPointF drawn = layer->centre(i);
-            if (std::isnan(drawn.x()))
-                continue;
-            QPointF want = expectedPosition(chart, roofline->modelSeries(), m.value, ui::MarkerLayer::kBorderTolerance);
-            if (m.pinnedRight)
-                want = {chart->plotArea().right() - 12 - m.diameter / 2,
-                        expectedPosition(chart, roofline->modelSeries(), QPointF(1, m.value.y()),
-                                         ui::MarkerLayer::kBorderTolerance)
-                            .y()};
-            if (std::isnan(want.x()) || QLineF(drawn, want).length() > 2.0) {
-                QString axes;
-                for (const QAbstractAxis *axis : roofline->modelSeries()->attachedAxes())
-                    if (const auto *log = qobject_cast<const QLogValueAxis *>(axis))
-                        axes += QStringLiteral(" %1 axis %2..%3;")
-                                    .arg(axis->orientation() == Qt::Horizontal ? "x" : "y")
-                                    .arg(log->min())
-                                    .arg(log->max());
-                return QStringLiteral("operator %1 is painted at (%2, %3) but its value (%4, %5) maps to (%6, %7);%8")
-                    .arg(m.key)
-                    .arg(drawn.x())
-                    .arg(drawn.y())
-                    .arg(m.value.x())
-                    .arg(m.value.y())
-                    .arg(want.x())
-                    .arg(want.y())
-                    .arg(axes);
-            }
+        // The stars are the model series' points, which the series do not paint themselves (opacity 0).
+        const ui::MarkerLayer *stars = roofline->modelMarkers();
+        for (const auto &[series, group] :
+             {std::pair{roofline->modelSeries(), 0}, std::pair{roofline->compareModelSeries(), 1}}) {
+            const auto &ms = stars->markers();
+            const auto star = std::find_if(ms.begin(), ms.end(), [g = group](const auto &m) { return m.group == g; });
+            const bool wanted = series->count() > 0;
+            if (wanted != (star != ms.end()) || (wanted && star->value != series->at(0)))
+                return QStringLiteral("the %1 star does not show its series' point").arg(series->objectName());
         }
+        for (const ui::MarkerLayer *layer : {static_cast<const ui::MarkerLayer *>(roofline->operatorMarkers()), stars})
+            for (std::size_t i = 0; i < layer->markers().size(); ++i) {
+                const ui::MarkerLayer::Marker &m = layer->markers()[i];
+                const QPointF drawn = layer->centre(i);
+                if (std::isnan(drawn.x()))
+                    continue;
+                QPointF want =
+                    expectedPosition(chart, roofline->modelSeries(), m.value, ui::MarkerLayer::kBorderTolerance);
+                if (m.pinnedRight)
+                    want = {chart->plotArea().right() - 12 - m.diameter / 2,
+                            expectedPosition(chart, roofline->modelSeries(), QPointF(1, m.value.y()),
+                                             ui::MarkerLayer::kBorderTolerance)
+                                .y()};
+                if (std::isnan(want.x()) || QLineF(drawn, want).length() > 2.0) {
+                    QString axes;
+                    for (const QAbstractAxis *axis : roofline->modelSeries()->attachedAxes())
+                        if (const auto *log = qobject_cast<const QLogValueAxis *>(axis))
+                            axes += QStringLiteral(" %1 axis %2..%3;")
+                                        .arg(axis->orientation() == Qt::Horizontal ? "x" : "y")
+                                        .arg(log->min())
+                                        .arg(log->max());
+                    return QStringLiteral(
+                               "%1 marker %2 is painted at (%3, %4) but its value (%5, %6) maps to (%7, %8);%9")
+                        .arg(layer->objectName())
+                        .arg(m.key)
+                        .arg(drawn.x())
+                        .arg(drawn.y())
+                        .arg(m.value.x())
+                        .arg(m.value.y())
+                        .arg(want.x())
+                        .arg(want.y())
+                        .arg(axes);
+                }
+            }
     }
     return {};
 }

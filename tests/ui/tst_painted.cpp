@@ -95,8 +95,8 @@ void TestPainted::checkerCatchesMovedAndMissingMarkers()
     QAbstractGraphicsShapeItem *marker = nullptr;
     for (QGraphicsItem *item : chart->chart()->scene()->items())
         if (auto *shape = dynamic_cast<QAbstractGraphicsShapeItem *>(item);
-            shape && shape->isVisible() && chart->chart()->isAncestorOf(shape) && shape->parentItem() &&
-            shape->parentItem()->type() == QGraphicsItemGroup::Type &&
+            shape && shape->isVisible() && shape->effectiveOpacity() > 0 && chart->chart()->isAncestorOf(shape) &&
+            shape->parentItem() && shape->parentItem()->type() == QGraphicsItemGroup::Type &&
             chart->chart()->plotArea().contains(chart->chart()->mapFromScene(shape->sceneBoundingRect().center())))
             marker = shape;
     QVERIFY(marker);

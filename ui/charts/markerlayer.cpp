@@ -2,9 +2,12 @@
 
 #include <QAbstractSeries>
 #include <QChart>
+#include <QGraphicsScene>
 #include <QGraphicsSceneHoverEvent>
 #include <QGraphicsSceneMouseEvent>
+#include <QLogValueAxis>
 #include <QPainter>
+#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +18,23 @@ namespace memwall::ui {
 
 namespace {
 constexpr qreal kArrow = 12; ///< length of the arrow from a pinned marker to the plot's right edge (pixels)
+
+/// A regular five-pointed star around `c`, its points on the circle of radius `r`, one pointing up; the inner
+/// corners lie at r·sin 18°/sin 126° (≈ 0.382 r), where the pentagram's lines cross.
+QPolygonF star(const QPointF &c, qreal r)
+{
+    constexpr double pi = 3.14159265358979323846;
+    const double inner = r * std::sin(pi / 10) / std::sin(7 * pi / 10);
+    QPolygonF p;
+    for (int k = 0; k < 10; ++k) {
+        const double angle = -pi / 2 + k * pi / 5;
+        const double radius = k % 2 == 0 ? r : inner;
+        p << QPointF(c.x() + radius * std::cos(angle), c.y() + radius * std::sin(angle));
+    }
+    p << p.front();
+    return p;
 }
+} // namespace
 
 MarkerLayer::MarkerLayer(QChart *chart, QAbstractSeries *reference)
     : QGraphicsObject(chart), m_chart(chart), m_reference(reference)
@@ -29,6 +48,13 @@ MarkerLayer::MarkerLayer(QChart *chart, QAbstractSeries *reference)
         updateBounds();
         update();
     });
+    // A new axis range moves every marker.
+    for (QAbstractAxis *axis : reference->attachedAxes()) {
+        if (auto *log = qobject_cast<QLogValueAxis *>(axis))
+            connect(log, &QLogValueAxis::rangeChanged, this, [this] { update(); });
+        else if (auto *value = qobject_cast<QValueAxis *>(axis))
+            connect(value, &QValueAxis::rangeChanged, this, [this] { update(); });
+    }
     updateBounds();
 }
 
@@ -36,11 +62,17 @@ void MarkerLayer::updateBounds()
 {
     // The plot area and the largest marker's radius beyond it (what paint() may draw, see its clip): no more, so a
     // repaint of the markers does not take the axis labels around the plot with it.
+    // The margin only grows while the plot area stays: a new bounding rectangle repaints the whole layer, and a
+    // slider tick that changes the largest marker's size repaints only what it changes (see setMarkers()).
     qreal largest = 0;
     for (const Marker &m : m_markers)
         largest = std::max(largest, m.diameter);
-    const qreal margin = largest / 2 + 2;
-    const QRectF bounds = m_chart->plotArea().adjusted(-margin, -margin, margin, margin);
+    const QRectF area = m_chart->plotArea();
+    if (area != m_boundsArea)
+        m_margin = 0;
+    m_margin = std::max(m_margin, largest / 2 + 2);
+    const QRectF bounds = area.adjusted(-m_margin, -m_margin, m_margin, m_margin);
+    m_boundsArea = area;
     if (bounds == m_bounds)
         return;
     prepareGeometryChange();
@@ -57,7 +89,45 @@ void MarkerLayer::setMarkers(std::vector<Marker> markers)
     m_hovered = -1;
     m_pressed = -1;
     updateBounds();
-    update();
+    // Only what changes is repainted: the rectangles the last paint drew and those the new markers will draw. The
+    // whole layer is repainted if it has not been painted on screen yet or the mapping has changed since (then
+    // every marker moves, and the axes have asked for a repaint of the plot anyway).
+    if (!m_paintedOnScreen || mapping() != m_paintedMapping) {
+        update();
+        return;
+    }
+    // The rectangles go to the scene one by one: an item unites all its partial updates into one rectangle, which
+    // for markers spread over the plot is most of it, where the scene keeps them apart.
+    QGraphicsScene *s = scene();
+    if (!s) {
+        update();
+        return;
+    }
+    for (const QRectF &r : m_painted)
+        s->update(mapRectToScene(r));
+    for (std::size_t i = 0; i < m_markers.size(); ++i)
+        if (const QRectF r = paintRect(i); !r.isEmpty())
+            s->update(mapRectToScene(r));
+}
+
+std::pair<QRectF, QPointF> MarkerLayer::mapping() const
+{
+    return {m_chart->plotArea(), m_chart->mapToPosition(QPointF(1, 1), m_reference)};
+}
+
+QRectF MarkerLayer::paintRect(std::size_t i) const
+{
+    const QPointF c = centre(i);
+    if (std::isnan(c.x()))
+        return {};
+    const Marker &m = m_markers[i];
+    const auto g = static_cast<std::size_t>(std::max(0, m.group));
+    const qreal pen = g < m_styles.size() && m_styles[g].second.style() != Qt::NoPen ? m_styles[g].second.widthF() : 0;
+    const qreal r = m.diameter / 2 + pen + 2; // the outline and the antialiasing around it
+    QRectF rect(c.x() - r, c.y() - r, 2 * r, 2 * r);
+    if (m.pinnedRight) // the arrow to the plot's right edge, and its head
+        rect = rect.united(QRectF(c.x(), c.y() - r - 4, m_chart->plotArea().right() - c.x() + 2, 2 * r + 8));
+    return rect;
 }
 
 void MarkerLayer::setGroupStyle(int group, const QBrush &brush, const QPen &pen)
@@ -66,7 +136,10 @@ void MarkerLayer::setGroupStyle(int group, const QBrush &brush, const QPen &pen)
         return;
     if (static_cast<std::size_t>(group) >= m_styles.size())
         m_styles.resize(static_cast<std::size_t>(group) + 1);
-    m_styles[static_cast<std::size_t>(group)] = {brush, pen};
+    auto &style = m_styles[static_cast<std::size_t>(group)];
+    if (style.first == brush && style.second == pen)
+        return; // charts restyle on every refresh; only a change repaints
+    style = {brush, pen};
     update();
 }
 
@@ -102,7 +175,10 @@ QPainterPath MarkerLayer::markerPath(std::size_t i) const
     if (std::isnan(c.x()))
         return path;
     const qreal r = m_markers[i].diameter / 2;
-    path.addEllipse(c, r, r);
+    if (m_markers[i].shape == Shape::Star)
+        path.addPolygon(star(c, r));
+    else
+        path.addEllipse(c, r, r);
     return path;
 }
 
@@ -132,9 +208,18 @@ QPainterPath MarkerLayer::shape() const
     return all;
 }
 
-void MarkerLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+void MarkerLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *widget)
 {
     const QRectF area = m_chart->plotArea();
+    // A view passes its viewport; an export (QGraphicsScene::render) passes none and leaves the screen as it is.
+    if (widget) {
+        m_paintedOnScreen = true;
+        m_paintedMapping = mapping();
+        m_painted.clear();
+        for (std::size_t i = 0; i < m_markers.size(); ++i)
+            if (const QRectF r = paintRect(i); !r.isEmpty())
+                m_painted.push_back(r);
+    }
     painter->save();
     painter->setRenderHint(QPainter::Antialiasing);
     // Markers on the border are drawn whole (as Qt Charts does), but nothing spills far outside the plot.
@@ -162,7 +247,10 @@ void MarkerLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWi
         }
         painter->setBrush(style.first);
         painter->setPen(style.second);
-        painter->drawEllipse(c, r, r);
+        if (m.shape == Shape::Star)
+            painter->drawPolygon(star(c, r));
+        else
+            painter->drawEllipse(c, r, r);
     }
     painter->restore();
 }

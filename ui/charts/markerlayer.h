@@ -32,13 +32,16 @@ public:
     /// A marker whose centre lies up to this many pixels outside the plot is still drawn, on the border.
     static constexpr qreal kBorderTolerance = 0.5;
 
+    enum class Shape { Circle, Star };
+
     struct Marker
     {
-        QPointF value;            ///< in the reference series' coordinates (y ignored by the x mapping if pinned)
-        qreal diameter = 10;      ///< pixels
-        int key = -1;             ///< the caller's id (an operator index), passed back by hovered() and clicked()
-        int group = 0;            ///< style and visibility group (an operator class)
-        bool pinnedRight = false; ///< drawn at the plot's right edge with an arrow, at value.y()
+        QPointF value;               ///< in the reference series' coordinates (y ignored by the x mapping if pinned)
+        qreal diameter = 10;         ///< pixels
+        int key = -1;                ///< the caller's id (an operator index), passed back by hovered() and clicked()
+        int group = 0;               ///< style and visibility group (an operator class)
+        bool pinnedRight = false;    ///< drawn at the plot's right edge with an arrow, at value.y()
+        Shape shape = Shape::Circle; ///< a star is a five-pointed one whose points touch the diameter's circle
     };
 
     MarkerLayer(QChart *chart, QAbstractSeries *reference);
@@ -69,6 +72,11 @@ protected:
     void mouseReleaseEvent(QGraphicsSceneMouseEvent *event) override;
 
 private:
+    /// What painting marker `i` may touch (chart coordinates), or an empty rectangle if it is not drawn.
+    QRectF paintRect(std::size_t i) const;
+    /// Where a chart value maps now, as a fingerprint of the mapping: if it differs from the one painted with, every
+    /// marker moves, and the whole layer is repainted.
+    std::pair<QRectF, QPointF> mapping() const;
     void updateBounds();
     bool drawn(const Marker &m) const;
     QPainterPath markerPath(std::size_t i) const;
@@ -81,6 +89,13 @@ private:
     std::vector<std::pair<QBrush, QPen>> m_styles;
     std::function<bool(int)> m_groupVisible;
     QRectF m_bounds;
+    QRectF m_boundsArea; ///< the plot area m_bounds was made for
+    qreal m_margin = 0;  ///< how far m_bounds reaches beyond it
+    /// What the last on-screen paint drew (paintRect() of each drawn marker) and the mapping it drew with: a new set
+    /// of markers repaints only those rectangles and its own, not the whole plot (and what overlaps the plot).
+    std::vector<QRectF> m_painted;
+    std::pair<QRectF, QPointF> m_paintedMapping;
+    bool m_paintedOnScreen = false;
     int m_hovered = -1;
     int m_pressed = -1;
 };

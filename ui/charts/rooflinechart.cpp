@@ -212,6 +212,16 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
                m_opSeries[static_cast<std::size_t>(cls)]->isVisible();
     });
     connect(m_ops, &MarkerLayer::hovered, this, &RooflineChart::showOperatorTooltip);
+    // The whole-model stars of A and B: their series keep the points and the legend entries but are not painted
+    // (opacity 0), because a Qt scatter series repaints its whole plot for one moved point at every slider tick.
+    m_stars = new MarkerLayer(m_chart, m_model);
+    m_stars->setObjectName(QStringLiteral("model-markers"));
+    m_stars->setZValue(m_ops->zValue() - 1);
+    m_stars->setAcceptHoverEvents(false);
+    m_stars->setAcceptedMouseButtons(Qt::NoButton);
+    m_stars->setGroupVisible([this](int group) { return (group == 0 ? m_model : m_compareModel)->isVisible(); });
+    for (QScatterSeries *s : {m_model, m_compareModel})
+        s->setOpacity(0);
     connect(m_ops, &MarkerLayer::clicked, this, [this](int idx) {
         emit operatorClicked(idx);
         document()->setSelectedOperator(idx);
@@ -245,9 +255,19 @@ QGraphicsLineItem *RooflineChart::addLeader()
     return leader;
 }
 
+void RooflineChart::placeStars()
+{
+    std::vector<MarkerLayer::Marker> stars;
+    for (const auto &[series, group] : {std::pair{m_model, 0}, std::pair{m_compareModel, 1}})
+        if (series->count() > 0)
+            stars.push_back({series->at(0), series->markerSize(), group, group, false, MarkerLayer::Shape::Star});
+    m_stars->setMarkers(std::move(stars));
+}
+
 void RooflineChart::legendToggled()
 {
     m_ops->update();
+    m_stars->update();
     layoutLabels();
 }
 
@@ -464,6 +484,7 @@ void RooflineChart::refresh()
     } else {
         m_compareModel->clear();
     }
+    placeStars();
     // Names follow B (and its device's roofs), never the batch: a legend change re-lays out the chart.
     // Short legend names: the chart labels B's star with what B changes and B's roof with its numbers.
     if (m_compareRoof->name() != tr("B roofline"))
@@ -1102,7 +1123,8 @@ void RooflineChart::layoutLabels()
             t->setFont(it->font);
         if (t->brush() != QBrush(it->color))
             t->setBrush(it->color);
-        t->setRotation(it->rotation);
+        if (t->rotation() != it->rotation) // setRotation() repaints the label even when the angle is the same
+            t->setRotation(it->rotation);
         t->setPos(it->pos);
         t->show();
     }
@@ -1178,6 +1200,8 @@ void RooflineChart::restyle()
     m_measured->setPen(QPen(t.foreground, 1));
     m_compareModel->setBrush(Qt::NoBrush);
     m_compareModel->setPen(markerPen(t.color(3), 2 * t.markerScale));
+    m_stars->setGroupStyle(0, Qt::NoBrush, m_model->pen());
+    m_stars->setGroupStyle(1, Qt::NoBrush, m_compareModel->pen());
     QPen cmpPen(t.color(3), w, Qt::DashLine);
     m_compareRoof->setPen(cmpPen);
     m_selection->setBrush(Qt::NoBrush);

@@ -68,6 +68,8 @@ public:
     QScatterSeries *operatorSeries(core::OpClass cls) const { return m_opSeries[static_cast<std::size_t>(cls)]; }
     /// The operator markers as painted: one per operator with FLOPs, keyed by operator index.
     MarkerLayer *operatorMarkers() const { return m_ops; }
+    /// The whole-model stars of A and B (group 0 and 1), drawn where modelSeries() and compareModelSeries() put them.
+    MarkerLayer *modelMarkers() const { return m_stars; }
     const std::vector<int> &operatorIndices(core::OpClass cls) const
     {
         return m_opIndex[static_cast<std::size_t>(cls)];
@@ -107,6 +109,7 @@ protected:
     void legendToggled() override; ///< the operator markers and labels follow their series' visibility
 
 private:
+    void placeStars(); ///< the model stars where the model series' points are
     /// Shows the document's selected operator; `relayout`: and places the labels again.
     void updateSelection(bool relayout = true);
     void updateAxisTitles();
@@ -153,6 +156,7 @@ private:
     QGraphicsSimpleTextItem *m_compareModelLabel;
     Callout *m_callout;
     MarkerLayer *m_ops;
+    MarkerLayer *m_stars;
     QScatterSeries *m_measured;
     QScatterSeries *m_serving = nullptr;
     std::vector<core::ServingStep> m_servingSteps;
