@@ -107,6 +107,7 @@ ChartView::ChartView(ChartBase *chart, QWidget *parent)
 void ChartView::resizeEvent(QResizeEvent *event)
 {
     QChartView::resizeEvent(event);
+    fixSceneRect();
     if (!m_panel)
         return;
     const QRect inside = contentsRect();
@@ -116,7 +117,16 @@ void ChartView::resizeEvent(QResizeEvent *event)
     if (chart() && m_base && chart() == m_base->chart()) {
         chart()->resize(viewport()->size());
         setSceneRect(chart()->geometry());
+        fixSceneRect();
     }
+}
+
+void ChartView::fixSceneRect()
+{
+    // A scene without a rectangle of its own grows one from all its items' bounding rectangles after every change
+    // of an item's geometry, which on a slider tick costs as much as painting the chart's labels.
+    if (scene() && chart())
+        scene()->setSceneRect(chart()->geometry());
 }
 
 ChartView::~ChartView()

@@ -69,6 +69,8 @@ protected:
 
 private:
     void markUserView();
+    /// Gives the scene the chart's rectangle (see resizeEvent()).
+    void fixSceneRect();
     /// Moves a shown help tooltip off every visible callout (below it, else above it).
     void keepToolTipOffCallouts();
     void zoomToRect(const QRectF &rect);

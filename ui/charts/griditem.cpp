@@ -1,6 +1,7 @@
 #include "ui/charts/griditem.h"
 
 #include <QChart>
+#include <QGraphicsItemGroup>
 #include <QGraphicsLineItem>
 #include <QLogValueAxis>
 #include <QPaintEngine>
@@ -54,6 +55,9 @@ void GridItem::adoptAxes()
             continue;
         m_axes.push_back({axis});
         silenceQtGrid(axis);
+        // The axis line and its tick marks are drawn here too (paintAxes()): Qt Charts' are one line item each, and
+        // each finds its bounding rectangle by stroking its line whenever the chart is painted.
+        axis->setLineVisible(false);
         follow(axis);
     }
     changed();
@@ -61,12 +65,14 @@ void GridItem::adoptAxes()
 
 void GridItem::silenceQtGrid(QAbstractAxis *axis)
 {
-    // Qt's grid lines stay (and keep their switches, which this item reads) but draw nothing.
+    // Qt's grid lines stay (and keep their switches, which this item reads) but draw nothing. Their width is 0 as
+    // well: a line item with a wider pen finds its bounding rectangle by stroking its line, at every paint.
     for (const bool minor : {false, true}) {
         QPen pen = minor ? axis->minorGridLinePen() : axis->gridLinePen();
-        if (pen.style() == Qt::NoPen)
+        if (pen.style() == Qt::NoPen && pen.widthF() == 0)
             continue;
         pen.setStyle(Qt::NoPen);
+        pen.setWidthF(0);
         if (minor)
             axis->setMinorGridLinePen(pen);
         else
@@ -110,8 +116,9 @@ void GridItem::changed()
 
 void GridItem::hideQtGridItems()
 {
-    // Qt's grid lines of adopted axes draw nothing (empty pen) but still cost a paint call each: hide them. Any
-    // that Qt shows again later still draw nothing.
+    // Qt's grid lines of adopted axes draw nothing (empty pen) but still cost a paint call each: hide them. Qt
+    // shows them again when the range changes, so the group that holds them is made fully transparent as well
+    // (Qt never sets its opacity): the scene then skips the group and everything in it.
     m_hidePending = false;
     const QList<QGraphicsItem *> items = m_chart->childItems();
     std::vector<QGraphicsItem *> todo(items.begin(), items.end());
@@ -122,8 +129,11 @@ void GridItem::hideQtGridItems()
             continue;
         if (item->type() == QGraphicsLineItem::Type) {
             auto *line = static_cast<QGraphicsLineItem *>(item);
-            if (line->isVisible() && line->pen().style() == Qt::NoPen)
+            if (line->isVisible() && line->pen().style() == Qt::NoPen) {
                 line->hide();
+                if (QGraphicsItem *group = line->parentItem(); group && group->type() == QGraphicsItemGroup::Type)
+                    group->setOpacity(0);
+            }
             continue;
         }
         const QList<QGraphicsItem *> children = item->childItems();
@@ -141,7 +151,46 @@ void GridItem::setColors(const QColor &background, const QColor &major, const QC
     changed();
 }
 
-QRectF GridItem::boundingRect() const { return m_area.adjusted(-1, -1, 1, 1); }
+QRectF GridItem::boundingRect() const
+{
+    const qreal m = kMajorTick + 2; // the tick marks outside the plot, and their pen
+    return m_area.adjusted(-m, -m, m, m);
+}
+
+void GridItem::paintAxes(QPainter *painter) const
+{
+    // As Qt Charts draws them: the line along the plot's edge, major ticks 4 px and minor ones 2 px outward, with
+    // the axis's line pen; unantialiased, so they are crisp and fall on the same pixels as the grid lines.
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing, false);
+    for (const Adopted &a : m_axes) {
+        const QAbstractAxis *axis = a.axis;
+        if (!axis || !axis->isVisible() || axis->linePen().style() == Qt::NoPen)
+            continue;
+        const Qt::Alignment side = axis->alignment();
+        const bool horizontal = axis->orientation() == Qt::Horizontal;
+        const double edge = std::round(side == Qt::AlignBottom  ? m_area.bottom()
+                                       : side == Qt::AlignTop   ? m_area.top()
+                                       : side == Qt::AlignRight ? m_area.right()
+                                                                : m_area.left());
+        const double out = side == Qt::AlignBottom || side == Qt::AlignRight ? 1 : -1;
+        QVector<QLineF> segs;
+        if (horizontal)
+            segs.append(QLineF(m_area.left(), edge, m_area.right(), edge));
+        else
+            segs.append(QLineF(edge, m_area.top(), edge, m_area.bottom()));
+        for (const auto &[ticks, length] :
+             {std::pair{majorTicks(axis), kMajorTick}, std::pair{minorTicks(axis), kMinorTick}})
+            for (double v : ticks) {
+                const double at = std::round(position(axis, v, m_area));
+                segs.append(horizontal ? QLineF(at, edge, at, edge + out * length)
+                                       : QLineF(edge, at, edge + out * length, at));
+            }
+        painter->setPen(axis->linePen());
+        painter->drawLines(segs);
+    }
+    painter->restore();
+}
 
 std::vector<double> GridItem::majorTicks(const QAbstractAxis *axis)
 {
@@ -366,6 +415,7 @@ void GridItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidge
     const bool raster = painter->paintEngine() && painter->paintEngine()->type() == QPaintEngine::Raster;
     if (!raster || t.type() > QTransform::TxTranslate) {
         paintGrid(painter, m_area, lines(), QPointF());
+        paintAxes(painter);
         return;
     }
     // On screen: one opaque pixmap of the plot area in device pixels, drawn again only after a change (or when the
@@ -399,6 +449,7 @@ void GridItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidge
     painter->setClipRect(m_area);
     painter->drawPixmap(QPointF(origin) - offset, m_cache);
     painter->restore();
+    paintAxes(painter);
 }
 
 } // namespace memwall::ui

@@ -74,6 +74,10 @@ private:
     QByteArray staticKey() const;
     /// Background, grid and static series of `area` (item coordinates moved by `shift`).
     void paintGrid(QPainter *painter, const QRectF &area, const Lines &lines, const QPointF &shift) const;
+    /// The adopted axes' lines and tick marks, outside the plot area (in place of Qt Charts' own).
+    void paintAxes(QPainter *painter) const;
+    static constexpr double kMajorTick = 4; ///< tick mark lengths (pixels), as Qt Charts draws them
+    static constexpr double kMinorTick = 2;
 
     QChart *m_chart;
     std::vector<Adopted> m_axes;
