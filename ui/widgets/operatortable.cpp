@@ -2,6 +2,7 @@
 
 #include "ui/document/scenariodocument.h"
 #include "ui/widgets/operatortablemodel.h"
+#include "ui/widgets/textcelldelegate.h"
 
 #include <QAction>
 #include <QApplication>
@@ -48,6 +49,7 @@ OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->setAlternatingRowColors(true);
     m_view->setWordWrap(false);
+    m_view->setItemDelegate(new TextCellDelegate(m_view));
     m_view->verticalHeader()->hide();
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     // Columns fit their contents when the rows change and widen (never narrow) once a drag pauses: fitting them
