@@ -129,6 +129,8 @@ void OptionControl::syncFromDocument()
             dspin->setValue(x);
     } else if (auto *combo = qobject_cast<QComboBox *>(m_editor)) {
         const QString name = qs(std::get<std::string>(v));
+        if (combo->currentText() == name)
+            return; // every control re-syncs on every change: the common case is no change
         if (combo->findText(name) < 0)
             combo->addItem(name); // a value from a file that the list does not offer still shows
         combo->setCurrentText(name);

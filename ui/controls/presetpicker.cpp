@@ -60,7 +60,8 @@ QString PresetPicker::currentId() const
 void PresetPicker::setCurrentId(const QString &id, const QString &fallbackText)
 {
     const QSignalBlocker block(this);
-    const int row = findData(id);
+    // The current row is the common answer (every control re-syncs on every change); otherwise search.
+    const int row = currentIndex() >= 0 && itemData(currentIndex()).toString() == id ? currentIndex() : findData(id);
     const QString fallback = row < 0 ? fallbackText : QString();
     // The document re-syncs every control on every change: leave an unchanged picker alone (no repaint).
     if (row == currentIndex() && fallback == m_fallback && lineEdit()->text() == (row >= 0 ? itemText(row) : fallback))

@@ -145,6 +145,9 @@ void LessonPanel::refresh()
     const LessonStep *step = m_controller->currentStep();
     setEnabled(step != nullptr);
     if (!step) {
+        if (m_idleShown)
+            return; // the panel follows every scenario change; with no lesson there is nothing to change
+        m_idleShown = true;
         m_lessonTitle->setText(tr("No lesson running"));
         m_stepTitle->setText(tr("Choose a lesson from the Lessons menu."));
         m_html.clear();
@@ -153,6 +156,7 @@ void LessonPanel::refresh()
         m_errors->hide();
         return;
     }
+    m_idleShown = false;
     const int i = m_controller->stepIndex();
     const int n = m_controller->stepCount();
     m_lessonTitle->setText(m_controller->lesson().title);

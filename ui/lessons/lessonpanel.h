@@ -53,6 +53,7 @@ private:
     QString m_html;
     QString m_shownStep; ///< "lesson-id#index" of the text shown, to keep the scroll position within one step
     bool m_caption = false;
+    bool m_idleShown = false; ///< the "no lesson running" text is up (refresh() then has nothing to do)
 };
 
 } // namespace memwall::ui

@@ -13,8 +13,17 @@ namespace memwall::ui {
 QString localized(std::string_view formatted)
 {
     QString text = qs(formatted);
-    const QLocale locale;
-    const QString point = locale.decimalPoint(), group = locale.groupSeparator();
+    // The default locale's separators, asked again only when the default locale changes (asking the system
+    // locale each time costs a slider tick more than the formatting).
+    struct Separators
+    {
+        QLocale locale;
+        QString point, group;
+    };
+    static thread_local Separators cached{QLocale::c(), QStringLiteral("."), QStringLiteral(",")};
+    if (const QLocale locale; locale != cached.locale)
+        cached = {locale, locale.decimalPoint(), locale.groupSeparator()};
+    const QString &point = cached.point, &group = cached.group;
     if (point == QLatin1String(".") && group == QLatin1String(","))
         return text;
     qsizetype end = text.indexOf(QLatin1Char(' '));
