@@ -25,6 +25,7 @@
 #include <QLogValueAxis>
 #include <QRandomGenerator>
 #include <QScatterSeries>
+#include <QScreen>
 #include <QValueAxis>
 #include <QtTest>
 
@@ -79,7 +80,59 @@ private slots:
     void pathMatchesFreshAndMarkersMatchValues_data();
     void pathMatchesFreshAndMarkersMatchValues();
     void checkerCatchesMovedAndMissingMarkers();
+    void screenAfterTicksMatchesFullPaint_data();
+    void screenAfterTicksMatchesFullPaint();
 };
+
+void TestPainted::screenAfterTicksMatchesFullPaint_data()
+{
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<QString>("phase");
+    for (const QString &id : ui::chartIds())
+        for (const char *phase : {"decode", "prefill"})
+            QTest::addRow("%s, %s", qPrintable(id), phase) << id << QString::fromLatin1(phase);
+}
+
+void TestPainted::screenAfterTicksMatchesFullPaint()
+{
+    // A slider tick repaints only what changes (the rectangles of the markers that move, the labels): what the
+    // window shows after a run of ticks must be what a full paint of the same state draws. The window's own pixels
+    // (its backing store, as the platform shows it) are compared with a fresh render of the viewport.
+    QFETCH(QString, id);
+    QFETCH(QString, phase);
+    ui::ScenarioDocument doc(library());
+    core::Scenario start = doc.scenario();
+    const std::optional<core::Phase> parsed = core::phaseFromString(phase.toStdString());
+    QVERIFY(parsed);
+    start.phase = *parsed;
+    doc.setScenario(start, QStringLiteral("phase"));
+    std::unique_ptr<ui::ChartBase> chart = ui::createChart(id, &doc);
+    ui::ChartView view(chart.get());
+    view.resize(1000, 650);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QRandomGenerator rng(7);
+    for (int i = 0; i < 40; ++i) {
+        core::Scenario next = doc.scenario();
+        next.batch = 1 + static_cast<int64_t>(rng.bounded(1024));
+        if (i % 8 == 7) // a new length now and then: new ranges, so the whole plot repaints in between
+            (next.phase == core::Phase::Prefill ? next.seq : next.context) = int64_t(256) << rng.bounded(5);
+        doc.setScenario(next, QStringLiteral("Batch"), ui::ScenarioDocument::BatchKey);
+        QCoreApplication::processEvents();
+    }
+    chart->settle();
+    for (int i = 0; i < 5; ++i) // what settling posts (results, then layouts, then paints), all of it painted
+        QCoreApplication::processEvents();
+    const QPoint at = view.viewport()->mapTo(&view, QPoint(0, 0));
+    const QImage screen =
+        view.screen()
+            ->grabWindow(view.winId(), at.x(), at.y(), view.viewport()->width(), view.viewport()->height())
+            .toImage()
+            .convertToFormat(QImage::Format_RGB32);
+    const QImage full = painted(view);
+    QVERIFY2(!screen.isNull(), "the platform cannot grab the window");
+    QVERIFY2(imageDifference(screen, full).isEmpty(), qPrintable(imageDifference(screen, full)));
+}
 
 void TestPainted::checkerCatchesMovedAndMissingMarkers()
 {

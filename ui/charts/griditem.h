@@ -21,7 +21,9 @@ namespace memwall::ui {
 ///
 /// adoptAxes() takes over the grid of every value/log axis: Qt's grid lines get an empty pen (they keep their
 /// switches, setGridLineVisible() and setMinorGridLineVisible(), which this item follows, and are hidden), and the
-/// item follows each axis's range and tick settings. Other axis types (bar categories) keep Qt's grid.
+/// item follows each axis's range and tick settings. Other axis types (bar categories) keep Qt's grid. The axis
+/// line and its tick marks are drawn here as well (Qt's are switched off with setLineVisible(false)), just outside
+/// the plot, with the axis's line pen.
 ///
 /// The item also fills the plot area (in place of QChart's plot-area background) and draws the chart's static line
 /// series (addStaticSeries(): lines a slider tick does not move, like the roofline's ceilings and slopes), so that

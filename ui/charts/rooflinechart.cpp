@@ -1111,8 +1111,16 @@ void RooflineChart::layoutLabels()
     std::vector<QGraphicsSimpleTextItem *> labels = m_ceilingLabels;
     labels.insert(labels.end(), m_slopeLabels.begin(), m_slopeLabels.end());
     labels.insert(labels.end(), {m_ridgeLabel, m_modelLabel, m_selectionLabel, m_compareLabel, m_compareModelLabel});
+    // Where each label was is repainted by the scene itself as well: a tick repaints only what changes, and Qt's
+    // own repaint of a moved label's old place did not always cover it (tst_painted found a ghost "T" beside "TF32").
+    QGraphicsScene *scene = m_chart->scene();
     for (QGraphicsSimpleTextItem *t : labels) {
         const auto it = plans.constFind(t);
+        const bool moves =
+            t->isVisible() && (it == plans.cend() || !it->shown || t->pos() != it->pos || t->text() != it->text ||
+                               t->font() != it->font || t->rotation() != it->rotation);
+        if (moves && scene)
+            scene->update(t->sceneBoundingRect().adjusted(-2, -2, 2, 2));
         if (it == plans.cend() || !it->shown) {
             t->hide();
             continue;
