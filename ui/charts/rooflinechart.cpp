@@ -14,6 +14,7 @@
 #include <QChart>
 #include <QFontMetricsF>
 #include <QGraphicsLineItem>
+#include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
 #include <QLegendMarker>
