@@ -509,6 +509,19 @@ private slots:
             QSKIP("set MEMWALL_SCREENSHOT=FILE.png to save a screenshot");
         QTest::qWait(50);
         QVERIFY(m_window->grab().save(out));
+        // The roofline after typing 64, then 256, into the batch box, as the screen shows it (the window's own pixels,
+        // which a tick repaints only in part, not a fresh render).
+        for (const char *batch : {"64", "256"}) {
+            QDoubleSpinBox *spin = m_window->controls()->batchSlider()->spinBox();
+            spin->setFocus();
+            spin->selectAll();
+            QTest::keyClicks(spin, batch);
+            QTest::keyClick(spin, Qt::Key_Return);
+            QTest::qWait(50);
+            QString typed = out;
+            typed.replace(".png", QStringLiteral("-batch%1.png").arg(QLatin1String(batch)));
+            QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(typed));
+        }
         // A second state: generate on an H200 with int4 weights, dark theme, the sweep tab.
         m_doc->setHardwareById("h200-sxm");
         core::Scenario s = m_doc->scenario();
