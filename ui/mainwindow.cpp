@@ -10,6 +10,7 @@
 #include "ui/lessons/lessonactions.h"
 #include "ui/lessons/presentationwindow.h"
 #include "ui/widgets/comparedock.h"
+#include "ui/widgets/sidepanels.h"
 
 #include "core/io/hfconfig.h"
 #include "ui/charts/chartbase.h"
@@ -92,7 +93,7 @@ bool looksLikeScenario(const QString &path)
 
 MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     : QMainWindow(parent), m_doc(doc), m_controls(new ControlsPanel(doc)), m_table(new OperatorTable(doc)),
-      m_headline(new HeadlineBar(doc)), m_tabs(new ChartTabs(doc)),
+      m_headline(new HeadlineBar(doc)), m_tabs(new ChartTabs(doc, &createSidePanel)),
       m_controlsDock(new QDockWidget(tr("Controls"), this)), m_tableDock(new QDockWidget(tr("Operators"), this)),
       m_theme(Theme::light())
 {

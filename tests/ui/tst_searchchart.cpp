@@ -7,6 +7,7 @@
 #include "ui/charts/searchchart.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/widgets/searchtargetspanel.h"
+#include "ui/widgets/sidepanels.h"
 
 #include "core/search/search.h"
 #include "painted.h"
@@ -132,6 +133,7 @@ private slots:
         m_chart = std::make_unique<ui::SearchChart>(m_doc.get());
         m_chart->setDeviceIds(kDevices);
         m_view = std::make_unique<ui::ChartView>(m_chart.get());
+        m_view->setSidePanel(ui::createSidePanel(*m_chart, m_view.get()));
         m_view->resize(1100, 650);
         m_view->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));

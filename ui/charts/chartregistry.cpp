@@ -9,7 +9,6 @@
 #include "ui/charts/timelinechart.h"
 #include "ui/charts/trendschart.h"
 #include "ui/export/chartexporter.h"
-#include "ui/widgets/searchtargetspanel.h"
 
 #include <QCoreApplication>
 
@@ -32,16 +31,6 @@ ChartInfo entry(const char *id, const char *name, bool presentation = true)
             presentation};
 }
 
-/// The search chart's entry: its view shows the targets panel beside it.
-ChartInfo searchEntry()
-{
-    ChartInfo info = entry<SearchChart>("search", QT_TRANSLATE_NOOP("ChartRegistry", "Deployment search"));
-    info.createSidePanel = [](ChartBase &chart, QWidget *parent) -> QWidget * {
-        return new SearchTargetsPanel(static_cast<SearchChart *>(&chart), parent);
-    };
-    return info;
-}
-
 } // namespace
 
 QString ChartInfo::title() const { return QCoreApplication::translate(kContext, name); }
@@ -57,7 +46,7 @@ std::span<const ChartInfo> chartRegistry()
         entry<BreakdownChart>("breakdown", QT_TRANSLATE_NOOP("ChartRegistry", "Breakdown")),
         entry<TrendsChart>("trends", QT_TRANSLATE_NOOP("ChartRegistry", "Trends")),
         entry<ScalingChart>("scaling", QT_TRANSLATE_NOOP("ChartRegistry", "Scaling")),
-        searchEntry(),
+        entry<SearchChart>("search", QT_TRANSLATE_NOOP("ChartRegistry", "Deployment search")),
     };
     return charts;
 }

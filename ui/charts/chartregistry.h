@@ -7,7 +7,6 @@
 #include <span>
 
 struct QMetaObject;
-class QWidget;
 
 namespace memwall::ui {
 
@@ -30,10 +29,6 @@ struct ChartInfo
     QStringList formats;
     /// Shown in the presentation window (one chart at a time, full screen).
     bool presentation;
-    /// Controls shown beside the chart in its view (the search chart's targets), made for `parent` (a ChartView,
-    /// which owns it); nullptr: none. Each view makes its own. Kept here, not in the chart, so that a chart never
-    /// includes a panel: the panel reads the chart, not the other way round.
-    QWidget *(*createSidePanel)(ChartBase &chart, QWidget *parent) = nullptr;
 
     /// The short name in the current language ("Roofline", "Batch sweep"), translated now: a language installed
     /// after start-up shows at the next call.

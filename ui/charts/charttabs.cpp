@@ -9,13 +9,15 @@
 
 namespace memwall::ui {
 
-ChartTabs::ChartTabs(ScenarioDocument *doc, QWidget *parent) : QTabWidget(parent)
+ChartTabs::ChartTabs(ScenarioDocument *doc, SidePanelFactory sidePanels, QWidget *parent) : QTabWidget(parent)
 {
     setDocumentMode(true);
     for (const ChartInfo &info : chartRegistry()) {
         std::unique_ptr<ChartBase> chart = info.create(doc);
         connect(chart.get(), &ChartBase::operatorClicked, doc, &ScenarioDocument::setSelectedOperator);
         auto *view = new ChartView(chart.get());
+        if (sidePanels)
+            view->setSidePanel(sidePanels(*chart, view));
         view->setObjectName(info.id + "View");
         const int tab = addTab(view, info.title()); // the chart's own title() is the tooltip
         setTabToolTip(tab, chart->title());

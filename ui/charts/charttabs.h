@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ui/charts/chartview.h"
+
 #include <QList>
 #include <QTabWidget>
 
@@ -19,7 +21,8 @@ class ChartTabs : public QTabWidget
 {
     Q_OBJECT
 public:
-    explicit ChartTabs(ScenarioDocument *doc, QWidget *parent = nullptr);
+    /// `sidePanels` makes each view's side panel (ui/widgets/sidepanels.h), if given.
+    explicit ChartTabs(ScenarioDocument *doc, SidePanelFactory sidePanels = nullptr, QWidget *parent = nullptr);
     ~ChartTabs() override;
 
     const std::vector<std::unique_ptr<ChartBase>> &charts() const { return m_charts; }

@@ -4,7 +4,6 @@
 
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartfit.h"
-#include "ui/charts/chartregistry.h"
 
 #include <QAction>
 #include <QApplication>
@@ -98,16 +97,30 @@ ChartView::ChartView(ChartBase *chart, QWidget *parent)
     m_resetAction->setToolTip(tr("Show the chart's automatic range again (R, Home, double-click)"));
     addAction(m_resetAction);
     connect(m_resetAction, &QAction::triggered, this, &ChartView::resetView);
-    if (const ChartInfo *info = chartInfoOf(*chart); info && info->createSidePanel)
-        m_panel = info->createSidePanel(*chart, this);
-    if (m_panel)
-        setViewportMargins(0, 0, m_panel->sizeHint().width(), 0); // the panel takes a strip beside the viewport
+}
+
+void ChartView::setSidePanel(QWidget *panel)
+{
+    m_panel = panel;
+    if (!m_panel) {
+        setViewportMargins(0, 0, 0, 0);
+        return;
+    }
+    m_panel->setParent(this);
+    setViewportMargins(0, 0, m_panel->sizeHint().width(), 0); // the panel takes a strip beside the viewport
+    m_panel->show();
+    layoutSidePanel();
 }
 
 void ChartView::resizeEvent(QResizeEvent *event)
 {
     QChartView::resizeEvent(event);
     fixSceneRect();
+    layoutSidePanel();
+}
+
+void ChartView::layoutSidePanel()
+{
     if (!m_panel)
         return;
     const QRect inside = contentsRect();

@@ -24,6 +24,9 @@ class ChartBase;
 /// While the user has zoomed or panned, the chart's ChartBase::isUserView() is true; charts that honour it keep their
 /// axis ranges on refresh() (RooflineChart, MemoryChart). Reset clears it and calls ChartBase::refresh(), which
 /// recomputes the automatic ranges.
+/// Makes the side panel of a chart's view, or nullptr (see ChartView::setSidePanel()).
+using SidePanelFactory = QWidget *(*)(ChartBase &chart, QWidget *parent);
+
 class ChartView : public QChartView
 {
     Q_OBJECT
@@ -31,6 +34,10 @@ public:
     explicit ChartView(ChartBase *chart, QWidget *parent = nullptr);
     /// Hands the chart back to its ChartBase (which owns it), whichever of the two is destroyed first.
     ~ChartView() override;
+
+    /// Makes the panel a child shown in a strip beside the viewport (the search chart's targets; see
+    /// ui/widgets/sidepanels.h, which makes them: a chart never includes a panel). nullptr: none.
+    void setSidePanel(QWidget *panel);
 
     ChartBase *chartBase() const { return m_base; }
     /// True while the user's zoom/pan is shown instead of the automatic range.
@@ -69,6 +76,8 @@ protected:
 
 private:
     void markUserView();
+    /// Places the side panel beside the viewport, and the chart in the viewport only.
+    void layoutSidePanel();
     /// Gives the scene the chart's rectangle (see resizeEvent()).
     void fixSceneRect();
     /// Moves a shown help tooltip off every visible callout (below it, else above it).

@@ -1,4 +1,5 @@
 #include "ui/lessons/presentationwindow.h"
+#include "ui/widgets/sidepanels.h"
 
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartregistry.h"
@@ -38,6 +39,7 @@ PresentationWindow::PresentationWindow(ScenarioDocument *doc, LessonController *
         std::unique_ptr<ChartBase> chart = info.create(doc);
         chart->setTheme(m_theme);
         auto *view = new ChartView(chart.get(), m_stack);
+        view->setSidePanel(createSidePanel(*chart, view));
         view->setFocusPolicy(Qt::NoFocus); // the window takes the keys; the mouse still zooms and pans
         view->setToolTip(QString());
         m_stack->addWidget(view);
