@@ -82,6 +82,8 @@ double fraction(const QRectF &area, const QPointF &p, Qt::Orientation o)
 
 } // namespace
 
+ChartBase *ChartView::chartBase() const { return m_base; }
+
 ChartView::ChartView(ChartBase *chart, QWidget *parent)
     : QChartView(chart->chart(), parent), m_base(chart), m_resetAction(new QAction(tr("&Reset view"), this))
 {

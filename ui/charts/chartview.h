@@ -39,7 +39,7 @@ public:
     /// ui/widgets/sidepanels.h, which makes them: a chart never includes a panel). nullptr: none.
     void setSidePanel(QWidget *panel);
 
-    ChartBase *chartBase() const { return m_base; }
+    ChartBase *chartBase() const;
     /// True while the user's zoom/pan is shown instead of the automatic range.
     bool isUserView() const;
     QAction *resetAction() const { return m_resetAction; }
