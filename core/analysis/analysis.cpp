@@ -69,7 +69,7 @@ struct Ctx
     const HardwareSpec &hw;
     const ModelShape &m;
     const Scenario &s;
-    double h = 0, hq = 0, hkv = 0, d = 0, qd = 0, kvd = 0, ffn = 0;
+    double h = 0, hq = 0, hkv = 0, d = 0, qd = 0, kvd = 0, ffn = 0, sharedFfn = 0;
     double act = 2, kvb = 2, wpw = 2, normW = 0;
     double layersPerStage = 0;
     double localExperts = 1;
@@ -215,8 +215,10 @@ void emitPass(Ctx &c, const Pass &p)
     double tokensE = N, touched = 1;
     if (m.isMoe()) {
         const double E = static_cast<double>(m.experts), k = static_cast<double>(m.activeExperts);
-        emit(c, "ffn.router", OpClass::Matmul, p.phase, lc, 2 * N * h * E, h * E * wpw, N * h * act + N * E * act, 0,
-             p.train);
+        // The router's E columns, and the shared expert's sigmoid gate as one more (Qwen2-MoE).
+        const double cols = E + (m.sharedExpertGate ? 1.0 : 0.0);
+        emit(c, "ffn.router", OpClass::Matmul, p.phase, lc, 2 * N * h * cols, h * cols * wpw,
+             N * h * act + N * cols * act, 0, p.train);
         // Expected number of distinct experts hit by N tokens choosing k of E each, and the local share of them.
         const double hit = 1.0 - std::pow(1.0 - k / E, N);
         tokensE = N * k * c.localExperts / E;
@@ -243,6 +245,23 @@ void emitPass(Ctx &c, const Pass &p)
          (m.gatedFfn ? 3 : 2) * tokensE * f * act, 0, p.train);
     emit(c, "ffn.down", OpClass::Matmul, p.phase, lc, 2 * tokensE * f * h * c.flopFactor + biasUp * tokensE * h,
          touched * (f * h * wpw + biasUp * h * act), tokensE * f * act + tokensE * h * act, 0, p.train);
+    if (m.sharedFfn > 0) {
+        // The shared expert: one more FFN that every token goes through, on every expert-parallel rank (it is
+        // replicated there, split only by tensor parallelism). Its output is scaled by the gate and added to the
+        // routed experts' sum: a multiply-add per element, 2 FLOPs, counted in the down projection.
+        const double sf = c.sharedFfn;
+        emit(c, "ffn.shared_up", OpClass::Matmul, p.phase, lc, 2 * N * h * sf * c.flopFactor + biasUp * N * sf,
+             h * sf * wpw + biasUp * sf * act, N * h * act + N * sf * act, 0, p.train);
+        if (m.gatedFfn)
+            emit(c, "ffn.shared_gate", OpClass::Matmul, p.phase, lc, 2 * N * h * sf * c.flopFactor + biasUp * N * sf,
+                 h * sf * wpw + biasUp * sf * act, N * h * act + N * sf * act, 0, p.train);
+        emit(c, "ffn.shared_act", OpClass::Elementwise, p.phase, lc,
+             N * sf * (activationFlops(m.activation) + (m.gatedFfn ? 1 : 0)), 0, (m.gatedFfn ? 3 : 2) * N * sf * act, 0,
+             p.train);
+        emit(c, "ffn.shared_down", OpClass::Matmul, p.phase, lc,
+             2 * N * sf * h * c.flopFactor + biasUp * N * h + 2 * N * h, sf * h * wpw + biasUp * h * act,
+             N * sf * act + N * h * act, 0, p.train);
+    }
     emit(c, "ffn.residual", OpClass::Elementwise, p.phase, lc, kResidualFlops * N * h, 0, 3 * N * h * act, 0, p.train);
 
     // ---- head (last stage) ----
@@ -316,6 +335,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     c.qd = c.hq * c.d;
     c.kvd = c.hkv * c.d;
     c.ffn = static_cast<double>(m.ffn / s.tp);
+    c.sharedFfn = static_cast<double>(m.sharedFfn / s.tp);
     c.act = bytesOf(s.activations);
     c.kvb = bytesOf(s.kv);
     // Structured sparsity removes weights and their FLOPs; unstructured removes weights but keeps dense FLOPs and
@@ -435,10 +455,9 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     }
 
     // Optimizer step over this device's parameters (training).
-    const double nonExpert =
-        static_cast<double>(a.params.total) -
-        (m.isMoe() ? static_cast<double>(m.layers * m.experts) * ((m.gatedFfn ? 3.0 : 2.0) * m.hidden * m.ffn) : 0.0);
-    const double expertParams = static_cast<double>(a.params.total) - nonExpert;
+    // Expert parallelism splits the routed experts; everything else, the shared expert too, is on every rank.
+    const double expertParams = static_cast<double>(m.layers) * static_cast<double>(a.params.perLayerRouted);
+    const double nonExpert = static_cast<double>(a.params.total) - expertParams;
     double localParams =
         nonExpert / (static_cast<double>(s.tp) * s.pp) + expertParams / (static_cast<double>(s.tp) * s.pp * s.ep);
     if (s.phase == Phase::Train) {
@@ -568,7 +587,8 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
         const double N = Bm * T;
         const double widest =
             std::max({c.h, c.qd + 2 * c.kvd,
-                      c.ffn * (m.gatedFfn ? 2.0 : 1.0) * (m.isMoe() ? static_cast<double>(m.activeExperts) : 1.0)});
+                      (c.ffn * (m.isMoe() ? static_cast<double>(m.activeExperts) : 1.0) + c.sharedFfn) *
+                          (m.gatedFfn ? 2.0 : 1.0)});
         double live = 2 * N * widest * c.act;
         if (!s.fusedAttention)
             live += Bm * c.hq * T * C * c.act;
@@ -596,7 +616,8 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
             //               attention and MLP (2sbh) and the attention-dropout mask and output (3as^2b): with them
             //               this count is exactly their 34 + 5as/h for a GPT block (tests/core/tst_analysis.cpp).
             // Mixture of experts: the MLP terms count the routed copies that reach this device's experts
-            // (k * local / E per token); dispatch buffers and router logits are left out.
+            // (k * local / E per token) and the shared expert, which every token reaches; dispatch buffers and
+            // router logits are left out.
             // Llama 2 7B (h 4096, 32 heads, ffn 11008, fused, 16-bit): 2*(4*4096 + 2*4096 + 2*4096 + 3*11008) + 4*32
             // = 131,712 B per token per layer, about 32.2*s*b*h instead of the GPT block's 34*s*b*h + 5*a*s^2*b.
             // Selective recomputation recomputes the attention core (no score or statistics term); full keeps only
@@ -609,7 +630,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
             const double keys = std::min(seq, window);
             const double scoreBytes = s.fusedAttention ? 4.0 * c.hq : c.hq * keys * c.act;
             const double perTokenNoScores = c.act * (c.h * (normInputs + normOutputs) + 2 * c.qd + 2 * c.kvd +
-                                                     expertShare * (m.gatedFfn ? 3.0 : 2.0) * c.ffn);
+                                                     (expertShare * c.ffn + c.sharedFfn) * (m.gatedFfn ? 3.0 : 2.0));
             double perToken = perTokenNoScores + scoreBytes;
             if (s.recompute == Recompute::Selective)
                 perToken = perTokenNoScores;

@@ -187,24 +187,18 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
 
     if (type == "qwen2_moe") {
         // Qwen2MoeForCausalLM: every layer is sparse when decoder_sparse_step is 1 and mlp_only_layers is empty.
-        // The always-active shared expert (width shared_expert_intermediate_size = k x moe_intermediate_size) is
-        // modelled as k extra experts that every token uses. Its sigmoid gate (hidden x 1) is then counted as k
-        // router columns: the total is high by (k - 1) x hidden per layer (< 0.001 % of any published Qwen MoE).
+        // Besides the routed experts, each layer has one always-active shared expert (an FFN of width
+        // shared_expert_intermediate_size) scaled by a sigmoid gate (hidden x 1).
         if (r.integer("decoder_sparse_step", 1) != 1)
             r.fail("decoder_sparse_step",
                    "only 1 (every layer sparse) is supported, got " + std::to_string(r.integer("decoder_sparse_step")));
         if (r.has("mlp_only_layers") && !r.array("mlp_only_layers").empty())
             r.fail("mlp_only_layers", "dense layers inside a MoE model are not supported");
         m.ffn = requiredSize(r, {"moe_intermediate_size"});
-        const int64_t experts = requiredSize(r, {"num_experts"});
-        const int64_t active = requiredSize(r, {"num_experts_per_tok"});
-        const int64_t shared = r.integer("shared_expert_intermediate_size", 0);
-        if (shared < 0 || shared % m.ffn != 0)
-            r.fail("shared_expert_intermediate_size", std::to_string(shared) +
-                                                          " is not a multiple of moe_intermediate_size (" +
-                                                          std::to_string(m.ffn) + ")");
-        m.experts = experts + shared / m.ffn;
-        m.activeExperts = active + shared / m.ffn;
+        m.experts = requiredSize(r, {"num_experts"});
+        m.activeExperts = requiredSize(r, {"num_experts_per_tok"});
+        m.sharedFfn = optionalSize(r, {"shared_expert_intermediate_size"}, 0);
+        m.sharedExpertGate = m.sharedFfn > 0;
         r.integer("intermediate_size", 0); // dense layers only; unused when every layer is sparse
     } else {
         m.ffn = requiredSize(r, {"intermediate_size"});

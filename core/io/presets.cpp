@@ -269,6 +269,8 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.pooler = r.boolean("pooler", false);
     m.experts = r.integer("experts", 1);
     m.activeExperts = r.integer("active_experts", 1);
+    m.sharedFfn = r.integer("shared_ffn", 0);
+    m.sharedExpertGate = r.boolean("shared_expert_gate", false);
     m.slidingWindow = r.integer("sliding_window", 0);
     r.rejectUnknown();
     if (auto e = validate(m); !e.empty())
@@ -306,6 +308,8 @@ json toJson(const ModelShape &m)
                 {"pooler", m.pooler},
                 {"experts", m.experts},
                 {"active_experts", m.activeExperts},
+                {"shared_ffn", m.sharedFfn},
+                {"shared_expert_gate", m.sharedExpertGate},
                 {"sliding_window", m.slidingWindow}};
 }
 

@@ -51,10 +51,18 @@ ParamCounts paramCount(const ModelShape &m)
     if (m.ffnBias)
         expert += (m.gatedFfn ? 2 : 1) * m.ffn + h;
     const int64_t router = m.isMoe() ? h * m.experts : 0;
+    // The shared expert is one more FFN of width sharedFfn (with the routed experts' biases), plus its gate.
+    int64_t shared = 0;
+    if (m.sharedFfn > 0) {
+        shared = (m.gatedFfn ? 3 : 2) * h * m.sharedFfn + (m.sharedExpertGate ? h : 0);
+        if (m.ffnBias)
+            shared += (m.gatedFfn ? 2 : 1) * m.sharedFfn + h;
+    }
     const int64_t norms = (m.parallelAttention && m.sharedLayerNorm ? 1 : 2) * normParams;
 
-    p.perLayer = attn + expert * m.experts + router + norms;
-    p.perLayerActive = attn + expert * m.activeExperts + router + norms;
+    p.perLayerRouted = m.isMoe() ? expert * m.experts : 0;
+    p.perLayer = attn + expert * m.experts + shared + router + norms;
+    p.perLayerActive = attn + expert * m.activeExperts + shared + router + norms;
 
     p.head = normParams; // final norm (BERT has none after the last layer: see below)
     if (m.arch == Architecture::Encoder)
@@ -90,11 +98,16 @@ ShapeIssue validate(const ModelShape &m)
         return {{"active_experts", "experts"},
                 "active_experts (" + std::to_string(m.activeExperts) + ") exceeds experts (" +
                     std::to_string(m.experts) + ")"};
-    ShapeIssue negative{{}, "max_positions, position_offset, token_types and sliding_window must not be negative"};
+    if (m.sharedFfn > 0 && !m.isMoe())
+        return {{"shared_ffn", "experts"},
+                "shared_ffn (" + std::to_string(m.sharedFfn) + ") needs a mixture-of-experts model (experts > 1)"};
+    ShapeIssue negative{
+        {}, "max_positions, position_offset, token_types, sliding_window and shared_ffn must not be negative"};
     for (auto [f, v] : {std::pair{"max_positions", m.maxPositions},
                         {"position_offset", m.positionOffset},
                         {"token_types", m.tokenTypes},
-                        {"sliding_window", m.slidingWindow}})
+                        {"sliding_window", m.slidingWindow},
+                        {"shared_ffn", m.sharedFfn}})
         if (v < 0)
             negative.fields.emplace_back(f);
     if (!negative.fields.empty())
@@ -113,12 +126,14 @@ ShapeIssue validate(const ModelShape &m)
                         {"max_positions", m.maxPositions},
                         {"position_offset", m.positionOffset},
                         {"token_types", m.tokenTypes},
-                        {"sliding_window", m.slidingWindow}})
+                        {"sliding_window", m.slidingWindow},
+                        {"shared_ffn", m.sharedFfn}})
         if (v > kMaxShapeField)
             return {{f}, std::string(f) + " is implausibly large, got " + std::to_string(v)};
     const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.heads) * static_cast<double>(m.headDim);
     const double ffn = static_cast<double>(m.ffn), experts = static_cast<double>(m.experts);
-    const double perLayer = h * (2 * q + 2 * q) + 3 * h * ffn * experts + 2 * ffn * experts + h * experts + 6 * h;
+    const double ffnTotal = ffn * experts + static_cast<double>(m.sharedFfn);
+    const double perLayer = h * (2 * q + 2 * q) + 3 * h * ffnTotal + 2 * ffnTotal + h * experts + 7 * h;
     const double rows = static_cast<double>(m.vocab + m.maxPositions + m.positionOffset + m.tokenTypes);
     const double estimate = static_cast<double>(m.layers) * perLayer + 2 * rows * h + h * h + 10 * h;
     if (estimate > 1e15)

@@ -55,7 +55,12 @@ struct ModelShape
     bool pooler = false;            ///< BERT pooler dense layer (hidden x hidden + bias)
     int64_t experts = 1;            ///< MoE experts per layer (1 = dense)
     int64_t activeExperts = 1;      ///< experts each token is routed to
-    int64_t slidingWindow = 0;      ///< attention window in tokens; 0 = full attention
+    /// MoE: inner width of the always-active shared expert FFN (Qwen2-MoE's shared_expert_intermediate_size,
+    /// DeepSeek-MoE's n_shared_experts x moe_intermediate_size); 0 = none. Every token uses it, and expert
+    /// parallelism replicates it on every rank instead of splitting it.
+    int64_t sharedFfn = 0;
+    bool sharedExpertGate = false; ///< a sigmoid gate (hidden x 1) scales the shared expert's output (Qwen2-MoE)
+    int64_t slidingWindow = 0;     ///< attention window in tokens; 0 = full attention
 
     int64_t qDim() const { return heads * headDim; }
     int64_t kvDim() const { return kvHeads * headDim; }
@@ -68,8 +73,9 @@ struct ModelShape
 struct ParamCounts
 {
     int64_t embedding = 0;      ///< token, position and token-type embeddings (+ embedding norm)
-    int64_t perLayer = 0;       ///< one layer, all experts
-    int64_t perLayerActive = 0; ///< one layer, the experts a token uses
+    int64_t perLayer = 0;       ///< one layer, all experts (routed and shared)
+    int64_t perLayerActive = 0; ///< one layer, the experts a token uses (its routed ones and the shared one)
+    int64_t perLayerRouted = 0; ///< one layer's routed experts: the weights expert parallelism splits
     int64_t head = 0;           ///< final norm, untied LM head, pooler
     int64_t total = 0;
     int64_t active = 0; ///< parameters one token touches (MoE: activeExperts of experts)

@@ -319,6 +319,71 @@ private slots:
         QVERIFY(tokenCopies >= experts - 1e-9);
     }
 
+    void sharedExpertIsOnEveryRank_data()
+    {
+        // Qwen2 57B-A14B in BF16 (counts in tests/presets/tst_modelpresets.cpp): 28 layers of 64 routed experts,
+        // 1,761,607,680 parameters a layer, 49,325,015,040 in all; the other 8,083,643,904 (attention, the shared
+        // expert, router, norms, embeddings, LM head) stay whole on every expert-parallel rank.
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<double>("params"); // weights one device holds
+        QTest::newRow("ep 1") << 1 << 57408658944.0;
+        // 8,083,643,904 + 49,325,015,040 / 8 = 14,249,270,784 (14.25 G): the shared expert is not split.
+        QTest::newRow("ep 8") << 8 << 14249270784.0;
+        // 64 routed experts divide by 16 (the shared one does not count): 8,083,643,904 + 3,082,813,440.
+        QTest::newRow("ep 16") << 16 << 11166457344.0;
+    }
+    void sharedExpertIsOnEveryRank()
+    {
+        QFETCH(int, ep);
+        QFETCH(double, params);
+        Scenario s;
+        s.phase = Phase::Decode;
+        s.ep = ep;
+        const Analysis a = analyze(hw("h100-sxm"), model("qwen2-57b-a14b"), s);
+        QVERIFY2(
+            near(a.memory.weights, params * 2, 1e-12),
+            qPrintable(QStringLiteral("%1 G parameters, expected %2 G").arg(a.memory.weights / 2e9).arg(params / 1e9)));
+        // Every token goes through the shared expert on its own rank: its three projections read all of their
+        // 3 x 3584 x 20480 x 2 B = 440,401,920 B a layer, and multiply one token's worth, 2 x 3 x 3584 x 20480 FLOPs
+        // (+ 2 x 3584 for the gate's multiply-add into the sum).
+        double sharedBytes = 0, sharedFlops = 0;
+        for (const Operator &op : a.operators)
+            if (op.name.rfind("ffn.shared_", 0) == 0 && op.cls == OpClass::Matmul) {
+                sharedBytes += op.weightBytes;
+                sharedFlops += op.flops;
+            }
+        QVERIFY(near(sharedBytes, 28.0 * 440401920, 1e-12));
+        QVERIFY(near(sharedFlops, 28.0 * (2.0 * 3 * 3584 * 20480 + 2.0 * 3584), 1e-12));
+    }
+
+    void decodeMultipliesEachActiveWeightOnce_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::newRow("dense") << "llama-2-7b";
+        QTest::newRow("routed experts") << "mixtral-8x7b";
+        QTest::newRow("routed and shared experts") << "qwen2-57b-a14b";
+    }
+    void decodeMultipliesEachActiveWeightOnce()
+    {
+        // One decode token multiplies each weight it uses once: 2 FLOPs a weight, so the matmuls that read weights
+        // do 2 x (active parameters - the embedding table, which is looked up) FLOPs, up to biases and the shared
+        // expert's gating (under 0.01 %). A MoE token at ep 1 uses its k routed experts and the shared one.
+        QFETCH(QString, id);
+        Scenario s;
+        s.phase = Phase::Decode;
+        s.context = 16;
+        const ModelShape &m = model(qPrintable(id));
+        const Analysis a = analyze(hw("h100-sxm"), m, s);
+        double flops = 0;
+        for (const Operator &op : a.operators)
+            if (op.cls == OpClass::Matmul && op.weightBytes > 0)
+                flops += op.flops;
+        const ParamCounts p = paramCount(m);
+        const double expected = 2.0 * static_cast<double>(p.active - p.embedding);
+        QVERIFY2(near(flops, expected, 1e-3),
+                 qPrintable(QStringLiteral("%1 GFLOP, expected %2").arg(flops / 1e9).arg(expected / 1e9)));
+    }
+
     void deviceCountIncludesExpertParallelism()
     {
         // Mixtral 8x7B at ep 8 and dp 2: each replica holds its experts on 8 devices (one expert each) and keeps the

@@ -232,7 +232,14 @@ void TestHfConfig::familyQuirks()
     // Phi-3 mini: sliding_window from the config.
     QCOMPARE(importHfConfigFile(configPath("Phi-3-mini-4k-instruct.json")).slidingWindow, int64_t(2047));
 
-    // Qwen2-MoE: the shared expert (4 x 1408 wide) is modelled as 4 always-active experts (Qwen1.5-MoE-A2.7B shape).
+    // Qwen2-MoE (the Qwen1.5-MoE-A2.7B shape): 60 routed experts 1408 wide, 4 per token, and a shared expert
+    // 5632 wide behind a sigmoid gate. Counted by hand (h 2048, 16 heads of 128, q/k/v biases, untied):
+    //   attention 2048 x 6144 + 2048 x 2048 + 6144 = 16,783,360; routed 60 x 3 x 2048 x 1408 = 519,045,120;
+    //   shared 3 x 2048 x 5632 + 2048 = 34,605,056; router 2048 x 60 = 122,880; norms 4,096;
+    //   a layer 570,560,512, x 24 = 13,693,452,288; + embeddings 311,164,928 + norm and LM head 311,166,976
+    //   = 14,315,784,192, the model card's "14.3B parameters in total". Active: 16,783,360 + 4 x 8,650,752
+    //   + 34,605,056 + 122,880 + 4,096 = 86,118,400 a layer, x 24 + 622,331,904 = 2,689,173,504 ("2.7B activated",
+    //   huggingface.co/Qwen/Qwen1.5-MoE-A2.7B).
     const nlohmann::json moe{{"model_type", "qwen2_moe"},
                              {"hidden_size", 2048},
                              {"intermediate_size", 5632},
@@ -246,8 +253,12 @@ void TestHfConfig::familyQuirks()
                              {"vocab_size", 151936}};
     const ModelShape qmoe = importHfConfig(moe, "cfg.json");
     QCOMPARE(qmoe.ffn, int64_t(1408));
-    QCOMPARE(qmoe.experts, int64_t(64));
-    QCOMPARE(qmoe.activeExperts, int64_t(8));
+    QCOMPARE(qmoe.experts, int64_t(60));
+    QCOMPARE(qmoe.activeExperts, int64_t(4));
+    QCOMPARE(qmoe.sharedFfn, int64_t(5632));
+    QVERIFY(qmoe.sharedExpertGate);
+    QCOMPARE(static_cast<qint64>(paramCount(qmoe).total), qint64(14315784192));
+    QCOMPARE(static_cast<qint64>(paramCount(qmoe).active), qint64(2689173504));
     QVERIFY(qmoe.qkvBias && !qmoe.outBias);
 
     // Activation from a config with an unusual but known GELU name.

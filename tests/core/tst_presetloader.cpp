@@ -309,13 +309,16 @@ void TestPresetLoader::shapeErrorsNameTheirFields_data()
         "rule: more active experts than experts", [](json &j) { j["shape"]["active_experts"] = 2; }, "t.json: shape",
         {"active_experts", "experts"}, "active_experts (2) exceeds experts (1)");
     row(
-        "rule: only the negative ones of four",
+        "rule: a shared expert in a dense model", [](json &j) { j["shape"]["shared_ffn"] = 64; }, "t.json: shape",
+        {"shared_ffn", "experts"}, "shared_ffn (64) needs a mixture-of-experts model (experts > 1)");
+    row(
+        "rule: only the negative ones of five",
         [](json &j) {
             j["shape"]["position_offset"] = -1;
             j["shape"]["sliding_window"] = -8;
         },
         "t.json: shape", {"position_offset", "sliding_window"},
-        "max_positions, position_offset, token_types and sliding_window must not be negative");
+        "max_positions, position_offset, token_types, sliding_window and shared_ffn must not be negative");
     row(
         "rule: learned positions without a table",
         [](json &j) {

@@ -27,7 +27,7 @@ const char *const kRequiredIds[] = {
     "llama-65b",         "llama-2-7b",         "llama-2-13b", "llama-2-70b",  "llama-3-8b",
     "llama-3-70b",       "llama-3-1-405b",     "mistral-7b",  "mixtral-8x7b", "mixtral-8x22b",
     "qwen2-7b",          "gemma-7b",           "phi-3-mini",  "falcon-40b",   "falcon-7b",
-    "gpt-neox-20b",
+    "gpt-neox-20b",      "qwen2-57b-a14b",
 };
 
 QString relativeError(double computed, double official)
@@ -161,6 +161,27 @@ void TestModelPresets::knownShapes()
     const ModelPreset *mixtral = m_lib.findModel("mixtral-8x7b");
     QVERIFY(mixtral);
     QCOMPARE(static_cast<qint64>(paramCount(mixtral->shape).active), qint64(12879925248));
+
+    // Qwen2 57B-A14B: 64 routed experts and one shared expert, counted by hand (h 3584, 28 query heads and 4 KV
+    // heads of 128, q/k/v biases, routed experts 2560 wide, the shared expert 20480 wide, vocab 151936, untied):
+    //   attention   3584 x (3584 + 2 x 512) + 3584 x 3584 + (3584 + 2 x 512) biases  =    29,364,736
+    //   routed      64 x 3 x 3584 x 2560                                               = 1,761,607,680
+    //   shared      3 x 3584 x 20480 + 3584 (sigmoid gate)                             =   220,204,544
+    //   router      3584 x 64                                                          =       229,376
+    //   norms       2 x 3584                                                           =         7,168
+    //   one layer                                                                      = 2,011,413,504
+    //   28 layers 56,319,578,112 + embeddings 544,538,624 + final norm and LM head 544,542,208 = 57,408,658,944:
+    //   the announcement's 57.41B, and 56,319,581,696 (56.32B) without the embedding and LM head matrices.
+    //   Active: attention + 8 routed + shared + router + norms = 470,006,784 a layer; x 28 + 1,089,080,832
+    //   = 14,249,270,784 ("A14B").
+    const ModelPreset *qmoe = m_lib.findModel("qwen2-57b-a14b");
+    QVERIFY(qmoe);
+    const ParamCounts qc = paramCount(qmoe->shape);
+    QCOMPARE(static_cast<qint64>(qc.perLayer), qint64(2011413504));
+    QCOMPARE(static_cast<qint64>(qc.total), qint64(57408658944));
+    QCOMPARE(static_cast<qint64>(qc.total - 2 * 151936 * 3584), qint64(56319581696));
+    QCOMPARE(static_cast<qint64>(qc.active), qint64(14249270784));
+    QCOMPARE(static_cast<qint64>(qc.perLayerRouted), qint64(1761607680));
 
     const ModelPreset *gpt3 = m_lib.findModel("gpt-3-175b");
     QVERIFY(gpt3);

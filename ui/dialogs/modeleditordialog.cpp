@@ -174,6 +174,9 @@ void ModelEditorDialog::buildUi()
         {"max_positions", tr("&Max positions:"), tr("Context length the model was trained for (0 = unknown)")},
         {"experts", tr("&Experts:"), tr("Mixture-of-experts: experts per layer (1 = dense)")},
         {"active_experts", tr("&Active experts:"), tr("Experts each token is routed to")},
+        {"shared_ffn", tr("Shared e&xpert FFN:"),
+         tr("Mixture-of-experts: inner width of the always-active shared expert (0 = none). Every token uses it, "
+            "and expert parallelism keeps a copy on every device")},
         {"sliding_window", tr("Sliding &window:"), tr("Attention window in tokens (0 = full attention)")}};
     for (const auto &[key, label, tip] : ints) {
         spin(sform, key, label, tip);
@@ -190,6 +193,8 @@ void ModelEditorDialog::buildUi()
     check(bform, "qkv_bias", tr("&QKV bias"), tr("Biases on the query, key and value projections"));
     check(bform, "out_bias", tr("Attention o&utput bias"), tr("Bias on the attention output projection"));
     check(bform, "ffn_bias", tr("FFN &biases"), tr("Biases on the FFN projections"));
+    check(bform, "shared_expert_gate", tr("Shared expert gate (sigmoid)"),
+          tr("A sigmoid gate (hidden × 1) scales the shared expert's output (Qwen2-MoE)"));
     check(bform, "parallel_attention", tr("Pa&rallel attention and FFN"),
           tr("Attention and FFN read the same normed input (GPT-J, Falcon)"));
     errorRow(bform, "general");
