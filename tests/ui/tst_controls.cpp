@@ -5,11 +5,14 @@
 #include "ui/controls/presetpicker.h"
 #include "ui/controls/whatifgroup.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/cachedgroupbox.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCompleter>
 #include <QDoubleSpinBox>
+#include <QGroupBox>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -67,6 +70,42 @@ private slots:
     {
         m_panel.reset();
         m_doc.reset();
+    }
+
+    void groupBoxesPaintFromAFreshCache()
+    {
+        // A CachedGroupBox paints what a QGroupBox paints (to the rounding of one compositing step), and paints it
+        // again after its title, size or enabled state change rather than showing the stale picture.
+        ui::CachedGroupBox cached(QStringLiteral("Workload"));
+        QGroupBox plain(QStringLiteral("Workload"));
+        auto differing = [&] {
+            cached.resize(plain.size());
+            const QImage a = cached.grab().toImage().convertToFormat(QImage::Format_RGB32);
+            const QImage b = plain.grab().toImage().convertToFormat(QImage::Format_RGB32);
+            if (a.size() != b.size())
+                return -1;
+            int n = 0;
+            for (int y = 0; y < a.height(); ++y)
+                for (int x = 0; x < a.width(); ++x) {
+                    const QRgb p = a.pixel(x, y), q = b.pixel(x, y);
+                    n += std::abs(qRed(p) - qRed(q)) > 1 || std::abs(qGreen(p) - qGreen(q)) > 1 ||
+                         std::abs(qBlue(p) - qBlue(q)) > 1;
+                }
+            return n;
+        };
+        plain.resize(240, 90);
+        QCOMPARE(differing(), 0);
+        cached.setTitle(QStringLiteral("Precision and parallelism"));
+        plain.setTitle(QStringLiteral("Precision and parallelism"));
+        QCOMPARE(differing(), 0);
+        plain.resize(300, 60);
+        QCOMPARE(differing(), 0);
+        cached.setEnabled(false);
+        plain.setEnabled(false);
+        QCOMPARE(differing(), 0);
+        // and the comparison sees a change: a box with another title differs
+        plain.setTitle(QStringLiteral("Options"));
+        QVERIFY(differing() > 0);
     }
 
     void startsFromTheDocument()

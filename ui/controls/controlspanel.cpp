@@ -5,6 +5,7 @@
 #include "ui/controls/presetpicker.h"
 #include "ui/controls/whatifgroup.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/cachedgroupbox.h"
 #include "ui/util/combobox.h"
 #include "ui/util/precisionchoices.h"
 #include "ui/util/text.h"
@@ -57,9 +58,9 @@ QString modelTip(const ModelShape &m)
         .arg(m.ffn);
 }
 
-QGroupBox *group(const QString &title, const QString &tip, QWidget *parent)
+CachedGroupBox *group(const QString &title, const QString &tip, QWidget *parent)
 {
-    auto *box = new QGroupBox(title, parent);
+    auto *box = new CachedGroupBox(title, parent);
     box->setToolTip(tip);
     return box;
 }

@@ -27,7 +27,7 @@ LogSlider *factorSlider(std::string_view key, QWidget *parent)
 } // namespace
 
 WhatIfGroup::WhatIfGroup(ScenarioDocument *doc, QWidget *parent)
-    : QGroupBox(tr("Hardware what-if"), parent), m_doc(doc), m_compute(factorSlider("compute", this)),
+    : CachedGroupBox(tr("Hardware what-if"), parent), m_doc(doc), m_compute(factorSlider("compute", this)),
       m_bandwidth(factorSlider("bandwidth", this)), m_capacity(factorSlider("capacity", this)),
       m_reset(new QPushButton(tr("Reset to the device as published"), this))
 {

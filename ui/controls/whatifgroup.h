@@ -1,6 +1,6 @@
 #pragma once
 
-#include <QGroupBox>
+#include "ui/util/cachedgroupbox.h"
 
 class QPushButton;
 
@@ -11,7 +11,7 @@ class ScenarioDocument;
 
 /// "Hardware what-if": scales the device's compute, bandwidth and capacity ×0.25…×8 to ask "what if memory were
 /// twice as fast?". Each slider drag is one undo step (ScenarioDocument::setWhatIf with a merge key).
-class WhatIfGroup : public QGroupBox
+class WhatIfGroup : public CachedGroupBox
 {
     Q_OBJECT
 public:
