@@ -679,7 +679,11 @@ QList<QAction *> RooflineChart::optionActions()
 QSizeF RooflineChart::textSize(const QString &text, const QFont &font)
 {
     // Measured by an item like the labels (outside the scene), so the size is the one a label will have.
-    const QString key = font.key() + QChar(0x1f) + text;
+    if (m_fontKey.isEmpty() || font != m_keyedFont) {
+        m_keyedFont = font;
+        m_fontKey = font.key() + QChar(0x1f);
+    }
+    const QString key = m_fontKey + text;
     if (const auto it = m_textSizes.constFind(key); it != m_textSizes.cend())
         return *it;
     if (m_textSizes.size() > 512)
@@ -742,7 +746,17 @@ void RooflineChart::layoutLabels()
 
     // Labels are placed in order of importance; one that would overlap an earlier one (or leave the plot) tries
     // its alternative positions and is hidden if none is free.
-    std::vector<QPolygonF> placed;
+    // Each outline keeps its bounding box and whether it is an upright rectangle: a candidate is tested against
+    // every outline placed before it, hundreds of times a layout, and most tests end on the boxes.
+    struct Outline
+    {
+        QPolygonF poly;
+        QRectF box;
+        bool upright = false;
+        explicit Outline(const QRectF &r) : poly(r), box(r), upright(true) {}
+        explicit Outline(QPolygonF p) : poly(std::move(p)), box(poly.boundingRect()) {}
+    };
+    std::vector<Outline> placed;
     const QRectF inside = area.adjusted(-1, -1, 1, 1);
     // The roofs are obstacles too: no line runs through a label (the host link struck through "TF32 495 TFLOP/s").
     std::vector<QLineF> roofs;
@@ -758,9 +772,10 @@ void RooflineChart::layoutLabels()
     for (int i = 0; i + 1 < m_compareRoof->count(); ++i)
         roofs.emplace_back(map(m_compareRoof->at(i).x(), m_compareRoof->at(i).y()),
                            map(m_compareRoof->at(i + 1).x(), m_compareRoof->at(i + 1).y()));
-    auto lineHits = [](const QPolygonF &poly, const QLineF &line) {
+    auto lineHits = [](const Outline &o, const QLineF &line) {
         // Most candidates are far from most lines: their bounding boxes do not even touch.
-        const QRectF box = poly.boundingRect();
+        const QRectF &box = o.box;
+        const QPolygonF &poly = o.poly;
         if (std::max(line.x1(), line.x2()) < box.left() || std::min(line.x1(), line.x2()) > box.right() ||
             std::max(line.y1(), line.y2()) < box.top() || std::min(line.y1(), line.y2()) > box.bottom())
             return false;
@@ -771,7 +786,7 @@ void RooflineChart::layoutLabels()
                 return true;
         return false;
     };
-    auto crossesRoof = [&roofs, &lineHits](const QPolygonF &poly) {
+    auto crossesRoof = [&roofs, &lineHits](const Outline &poly) {
         return std::any_of(roofs.begin(), roofs.end(), [&](const QLineF &roof) { return lineHits(poly, roof); });
     };
     // Where a label of `size` would sit at `pos`, turned by `rotation` degrees about its top-left corner (as a
@@ -779,26 +794,27 @@ void RooflineChart::layoutLabels()
     // roof and of every label and point placed before it. Only a free place moves the item, so trying many places
     // costs no scene updates.
     auto polygonAt = [](const QSizeF &size, const QPointF &pos, qreal rotation) {
+        if (rotation == 0)
+            return Outline(QRectF(pos, size));
         QTransform tr;
         tr.translate(pos.x(), pos.y());
         tr.rotate(rotation);
-        return tr.map(QPolygonF(QRectF(QPointF(0, 0), size)));
+        return Outline(tr.map(QPolygonF(QRectF(QPointF(0, 0), size))));
     };
     // QPolygonF::intersects() goes through QPainterPath: only polygons whose bounding boxes meet get that far, and
     // two upright rectangles whose boxes overlap by some area intersect (touching ones are left to Qt, as before).
-    auto overlaps = [](const QPolygonF &a, const QPolygonF &b) {
-        const QRectF ra = a.boundingRect(), rb = b.boundingRect();
+    auto overlaps = [](const Outline &a, const Outline &b) {
+        const QRectF &ra = a.box, &rb = b.box;
         if (ra.right() < rb.left() || rb.right() < ra.left() || ra.bottom() < rb.top() || rb.bottom() < ra.top())
             return false;
-        const auto upright = [](const QPolygonF &p, const QRectF &r) { return p.size() == 5 && QPolygonF(r) == p; };
-        if (ra.intersects(rb) && upright(a, ra) && upright(b, rb))
+        if (a.upright && b.upright && ra.intersects(rb))
             return true;
-        return a.intersects(b);
+        return a.poly.intersects(b.poly);
     };
-    auto isFree = [&](const QPolygonF &poly) {
-        if (!inside.contains(poly.boundingRect()) || crossesRoof(poly))
+    auto isFree = [&](const Outline &poly) {
+        if (!inside.contains(poly.box) || crossesRoof(poly))
             return false;
-        return std::none_of(placed.begin(), placed.end(), [&](const QPolygonF &o) { return overlaps(o, poly); });
+        return std::none_of(placed.begin(), placed.end(), [&](const Outline &o) { return overlaps(o, poly); });
     };
     // The labels are planned first and the items changed last, only where the plan differs from what they show: a
     // slider tick that leaves a label where it was costs no scene update (and no text layout) for it.
@@ -815,13 +831,13 @@ void RooflineChart::layoutLabels()
     QHash<QGraphicsSimpleTextItem *, Plan> plans;
     auto tryAt = [&](QGraphicsSimpleTextItem *t, const QPointF &pos, qreal rotation = 0) {
         Plan &plan = plans[t];
-        const QPolygonF poly = polygonAt(plan.size, pos, rotation);
+        Outline poly = polygonAt(plan.size, pos, rotation);
         if (!isFree(poly))
             return false;
         plan.rotation = rotation;
         plan.pos = pos;
         plan.shown = true;
-        placed.push_back(poly);
+        placed.push_back(std::move(poly));
         return true;
     };
     auto style = [&](QGraphicsSimpleTextItem *t, const QString &text, const QFont &f, const QColor &c) {
@@ -932,15 +948,14 @@ void RooflineChart::layoutLabels()
                                                       std::pair{QPointF(area.left() + 6, top), leftEnd},
                                                       std::pair{QPointF(rightEnd.x() - sz.width(), top), rightEnd}}) {
                         const QRectF r(pos, sz);
-                        const QPolygonF poly(r);
-                        if (!isFree(poly))
+                        if (!isFree(Outline(r)))
                             continue;
                         const QPointF from(std::clamp(anchor.x(), r.left(), r.right()),
                                            std::clamp(anchor.y(), r.top(), r.bottom()));
                         const QLineF leader(from, anchor);
                         // ... and no other ceiling: a leader across one would tie the label to the wrong roof
                         bool clear = std::none_of(placed.begin(), placed.end(),
-                                                  [&](const QPolygonF &o) { return lineHits(o, leader); });
+                                                  [&](const Outline &o) { return lineHits(o, leader); });
                         for (std::size_t j = 0; clear && j < m_ceilings.size(); ++j)
                             if (j != i && m_ceilingPool[j]->count() >= 2) {
                                 const double yj = m_ceilings[j].flopsPerS / ys;
@@ -952,7 +967,7 @@ void RooflineChart::layoutLabels()
                         leaderPlans[i] = {leader, QPen(c.active ? strong : weak, 1, Qt::DotLine), leader.length() > 2};
                         if (leader.length() > 2) { // no later label covers the leader
                             const QPointF n = QPointF(-leader.dy(), leader.dx()) / leader.length();
-                            placed.push_back(
+                            placed.emplace_back(
                                 QPolygonF({leader.p1() + n, leader.p2() + n, leader.p2() - n, leader.p1() - n}));
                         }
                         return;
@@ -1007,7 +1022,7 @@ void RooflineChart::layoutLabels()
     // chart), it is done again the tight way: every ceiling first, from the top down, each in its compact form
     // first, so the labels stack in the order of their lines; the way that labels more ceilings (then the ridge)
     // is kept.
-    const std::vector<QPolygonF> obstacles = placed;
+    const std::vector<Outline> obstacles = placed;
     auto placeAll = [&](bool tightWay) {
         tight = tightWay;
         placed = obstacles;

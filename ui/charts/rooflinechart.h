@@ -7,10 +7,12 @@
 #include "core/analysis/serving.h"
 #include "ui/charts/rooflinemath.h"
 
+#include <QFont>
 #include <QGraphicsSimpleTextItem>
 #include <QHash>
 #include <QList>
 #include <QPointF>
+#include <QString>
 
 #include <array>
 #include <vector>
@@ -175,8 +177,10 @@ private:
     void nameLegendEntries(); ///< every entry by legendName() in the current form
     void fitLegend();         ///< short names where the full ones do not fit in one row
     QAction *m_cacheSlopesAction = nullptr;
-    QGraphicsSimpleTextItem m_measure; ///< measures label texts (textSize()); never in a scene
-    QHash<QString, QSizeF> m_textSizes;
+    QGraphicsSimpleTextItem m_measure;  ///< measures label texts (textSize()); never in a scene
+    QHash<QString, QSizeF> m_textSizes; ///< by font key and text
+    QFont m_keyedFont;                  ///< the last font textSize() measured in, and its key
+    QString m_fontKey;
 };
 
 } // namespace memwall::ui
