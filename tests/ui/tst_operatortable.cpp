@@ -4,15 +4,20 @@
 #include "ui/widgets/headlinebar.h"
 #include "ui/widgets/operatortable.h"
 #include "ui/widgets/operatortablemodel.h"
+#include "ui/widgets/textcelldelegate.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QImage>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPainter>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStandardItemModel>
+#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QtTest>
 
@@ -57,6 +62,54 @@ private slots:
     {
         m_table.reset();
         m_doc.reset();
+    }
+
+    void cellsPaintAsTheStyleDoes_data()
+    {
+        // Figures are set glyph by glyph, other text by the shaper: both must paint what QStyledItemDelegate paints.
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("alignment");
+        const int right = Qt::AlignRight | Qt::AlignVCenter, left = Qt::AlignLeft | Qt::AlignVCenter;
+        QTest::newRow("bytes") << QStringLiteral("14.2 GB") << right;
+        QTest::newRow("microseconds") << QStringLiteral("2.5 \u00b5s") << right;
+        QTest::newRow("percent") << QStringLiteral("0.2 %") << right;
+        QTest::newRow("exponent") << QStringLiteral("1.2e+05") << right;
+        QTest::newRow("name (shaped)") << QStringLiteral("attn.qkv_proj") << left;
+        QTest::newRow("figure, left") << QStringLiteral("80") << left;
+    }
+    void cellsPaintAsTheStyleDoes()
+    {
+        QFETCH(QString, text);
+        QFETCH(int, alignment);
+        QStandardItemModel model(1, 1);
+        model.setData(model.index(0, 0), text);
+        model.setData(model.index(0, 0), alignment, Qt::TextAlignmentRole);
+        QTableView view;
+        view.setModel(&model);
+        auto paint = [&](const QStyledItemDelegate &delegate) {
+            QImage image(160, 24, QImage::Format_ARGB32_Premultiplied);
+            image.fill(Qt::white);
+            QPainter painter(&image);
+            QStyleOptionViewItem option;
+            option.initFrom(&view);
+            option.rect = image.rect();
+            option.state |= QStyle::State_Enabled;
+            delegate.paint(&painter, option, model.index(0, 0));
+            return image;
+        };
+        const ui::TextCellDelegate fast;
+        const QStyledItemDelegate reference;
+        const QImage painted = paint(fast), expected = paint(reference);
+        int differing = 0, inked = 0;
+        for (int y = 0; y < expected.height(); ++y)
+            for (int x = 0; x < expected.width(); ++x) {
+                differing += painted.pixel(x, y) != expected.pixel(x, y);
+                inked += expected.pixel(x, y) != qRgb(255, 255, 255);
+            }
+        QVERIFY2(inked > 20, "the reference painted no text");
+        QVERIFY2(differing == 0, qPrintable(QStringLiteral("%1 of %2 inked pixels differ").arg(differing).arg(inked)));
+        // Painted again from the delegate's cache: the same.
+        QCOMPARE(paint(fast), painted);
     }
 
     void rowsAreOperators_data()

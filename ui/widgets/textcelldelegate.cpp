@@ -8,20 +8,103 @@ namespace memwall::ui {
 
 namespace {
 constexpr qsizetype kMaxCached = 4096; ///< strings; a slider drag makes new figures at every tick
+
+/// Characters of the figures the tables show (digits, signs, SI prefixes and units): no font forms a ligature of
+/// them (those start with f), and their pairs are not kerned in the fonts Qt ships with or Debian's defaults.
+bool figureCharacter(char16_t c)
+{
+    if (c >= u'0' && c <= u'9')
+        return true;
+    switch (c) {
+    case u' ':
+    case u'.':
+    case u',':
+    case u'+':
+    case u'-':
+    case u'%':
+    case u'(':
+    case u')':
+    case u'/':
+    case u'e':
+    case u'k':
+    case u'K':
+    case u'M':
+    case u'G':
+    case u'T':
+    case u'P':
+    case u'E':
+    case u'B':
+    case u's':
+    case u'm':
+    case u'n':
+    case u'u':
+    case u'x':
+    case u'\u00b5':
+    case u'\u00d7':
+    case u'\u2212':
+    case u'\u2009':
+    case u'\u202f': return true;
+    default: return false;
+    }
+}
+} // namespace
+
+bool TextCellDelegate::setAsGlyphs(const QString &text, Line &line) const
+{
+    if (!m_raw.isValid())
+        return false;
+    QList<quint32> indexes;
+    QList<QPointF> positions;
+    indexes.reserve(text.size());
+    positions.reserve(text.size());
+    qreal x = 0;
+    for (const QChar ch : text) {
+        const char16_t c = ch.unicode();
+        if (!figureCharacter(c))
+            return false;
+        auto it = m_glyph.find(c);
+        if (it == m_glyph.end()) {
+            const QList<quint32> found = m_raw.glyphIndexesForString(QString(ch));
+            Glyph g;
+            if (found.size() == 1 && found.front() != 0) {
+                g.index = found.front();
+                g.advance = m_raw.advancesForGlyphIndexes(found).value(0).x();
+            }
+            it = m_glyph.insert(c, g);
+        }
+        if (it->index == 0)
+            return false; // not in this font: the shaper finds a fallback font
+        indexes.push_back(it->index);
+        positions.push_back({x, m_raw.ascent()});
+        x += it->advance;
+    }
+    line.glyphs.setRawFont(m_raw);
+    line.glyphs.setGlyphIndexes(indexes);
+    line.glyphs.setPositions(positions);
+    line.size = QSizeF(x, m_raw.ascent() + m_raw.descent());
+    return true;
 }
 
-const QStaticText &TextCellDelegate::laidOut(const QString &text, const QFont &font) const
+const TextCellDelegate::Line &TextCellDelegate::laidOut(const QString &text, const QFont &font) const
 {
     if (font != m_font || m_texts.size() >= kMaxCached) {
         m_texts.clear();
-        m_font = font;
+        if (font != m_font || !m_raw.isValid()) {
+            m_font = font;
+            m_raw = QRawFont::fromFont(font);
+            m_glyph.clear();
+        }
     }
     auto it = m_texts.find(text);
     if (it == m_texts.end()) {
-        QStaticText st(text);
-        st.setTextFormat(Qt::PlainText);
-        st.prepare(QTransform(), font);
-        it = m_texts.insert(text, st);
+        Line line;
+        if (!setAsGlyphs(text, line)) {
+            line.text = QStaticText(text);
+            line.text.setTextFormat(Qt::PlainText);
+            line.text.prepare(QTransform(), font);
+            line.size = line.text.size();
+        }
+        it = m_texts.insert(text, line);
     }
     return *it;
 }
@@ -64,18 +147,24 @@ void TextCellDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opti
     painter->setPen(opt.palette.color(group, selected ? QPalette::HighlightedText : QPalette::Text));
     painter->setFont(opt.font);
     painter->setClipRect(opt.rect, Qt::IntersectClip);
-    const QStaticText &st = laidOut(text, opt.font);
-    const QSizeF size = st.size();
+    const Line &line = laidOut(text, opt.font);
+    const QSizeF size = line.size;
     if (size.width() > r.width()) {
         // Too wide: elided as the style would (rare; the columns fit their contents).
         const QString elided = opt.fontMetrics.elidedText(text, opt.textElideMode, r.width());
         painter->drawText(r, static_cast<int>(opt.displayAlignment) | Qt::TextSingleLine, elided);
     } else {
-        const QRect aligned =
-            QStyle::alignedRect(opt.direction, opt.displayAlignment, size.toSize().expandedTo({1, 1}), r);
-        const qreal y =
-            (opt.displayAlignment & Qt::AlignVCenter) ? r.top() + (r.height() - size.height()) / 2 : aligned.top();
-        painter->drawStaticText(QPointF(aligned.left(), y), st);
+        // As QCommonStyle places a one-line QTextLayout: the block's top is aligned in whole pixels, the line
+        // inside it at the fractional offset its text alignment gives.
+        const QRect block = QStyle::alignedRect(opt.direction, opt.displayAlignment, size.toSize(), r);
+        const Qt::Alignment h = QStyle::visualAlignment(opt.direction, opt.displayAlignment) & Qt::AlignHorizontal_Mask;
+        const qreal spare = r.width() - size.width();
+        const qreal x = r.left() + ((h & Qt::AlignRight) ? spare : (h & Qt::AlignHCenter) ? spare / 2 : 0);
+        const QPointF at(x, block.top());
+        if (line.glyphs.isEmpty())
+            painter->drawStaticText(at, line.text);
+        else
+            painter->drawGlyphRun(at, line.glyphs);
     }
     painter->restore();
 }
