@@ -1,6 +1,7 @@
 #include "ui/widgets/operatortable.h"
 
 #include "ui/document/scenariodocument.h"
+#include "ui/util/stripfill.h"
 #include "ui/widgets/operatortablemodel.h"
 #include "ui/widgets/textcelldelegate.h"
 
@@ -50,6 +51,7 @@ OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
     m_view->setAlternatingRowColors(true);
     m_view->setWordWrap(false);
     m_view->setItemDelegate(new TextCellDelegate(m_view));
+    StripFill::install(m_view->viewport());
     m_view->verticalHeader()->hide();
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     // Columns fit their contents when the rows change and widen (never narrow) once a drag pauses: fitting them
