@@ -4,6 +4,7 @@
 #include "ui/widgets/headlinebar.h"
 #include "ui/widgets/operatortable.h"
 #include "ui/widgets/operatortablemodel.h"
+#include "ui/widgets/steadylabel.h"
 #include "ui/widgets/textcelldelegate.h"
 
 #include <QAction>
@@ -110,6 +111,60 @@ private slots:
         QVERIFY2(differing == 0, qPrintable(QStringLiteral("%1 of %2 inked pixels differ").arg(differing).arg(inked)));
         // Painted again from the delegate's cache: the same.
         QCOMPARE(paint(fast), painted);
+    }
+
+    void steadyLabelsPaintAsTheStyleDoes_data()
+    {
+        // SteadyLabel keeps its text laid out between paints; what it paints must be QStyle::drawItemText()'s.
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("wrap");
+        QTest::addColumn<QSize>("size");
+        const QString sentence =
+            QStringLiteral("Llama 2 70B holds 310 GB per device (172 GB of it KV cache) but the device holds 80 GB: "
+                           "it does not fit, so shorten the context, lower the batch or quantize the KV cache.");
+        QTest::newRow("figure") << QStringLiteral("96.9 ms") << false << QSize(120, 30);
+        QTest::newRow("caption") << QStringLiteral("per token (per decode step)") << false << QSize(220, 18);
+        QTest::newRow("wrapped, two lines") << sentence << true << QSize(600, 44);
+        QTest::newRow("wrapped, cut short") << sentence << true << QSize(300, 30);
+        QTest::newRow("line break") << QStringLiteral("310 GB\nof 80 GB") << true << QSize(200, 50);
+    }
+    void steadyLabelsPaintAsTheStyleDoes()
+    {
+        QFETCH(QString, text);
+        QFETCH(bool, wrap);
+        QFETCH(QSize, size);
+        ui::SteadyLabel label;
+        label.setWordWrap(wrap);
+        label.setText(text);
+        label.resize(size);
+        label.heightForWidth(size.width()); // laid out at another width first: the paint must not reuse it
+        label.heightForWidth(size.width() / 2);
+        const QImage painted = label.grab().toImage().convertToFormat(QImage::Format_RGB32);
+        QImage expected(painted.size(), QImage::Format_RGB32);
+        expected.fill(label.palette().color(QPalette::Window));
+        {
+            QPainter p(&expected);
+            p.setFont(label.font());
+            label.style()->drawItemText(&p, QRect(QPoint(0, 0), size),
+                                        Qt::AlignLeft | Qt::AlignVCenter | (wrap ? Qt::TextWordWrap : 0),
+                                        label.palette(), true, text, QPalette::WindowText);
+        }
+        int differing = 0, inked = 0;
+        for (int y = 0; y < expected.height(); ++y)
+            for (int x = 0; x < expected.width(); ++x) {
+                differing += painted.pixel(x, y) != expected.pixel(x, y);
+                inked += expected.pixel(x, y) != expected.pixel(0, 0);
+            }
+        QVERIFY2(inked > 20, "the reference painted no text");
+        QVERIFY2(differing == 0, qPrintable(QStringLiteral("%1 of %2 inked pixels differ").arg(differing).arg(inked)));
+        // and the height it asks for is what the style measures
+        if (wrap) {
+            const QFontMetrics fm = label.fontMetrics();
+            const int styled = fm.boundingRect(QRect(0, 0, size.width(), 100000),
+                                               Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, text)
+                                   .height();
+            QCOMPARE(label.heightForWidth(size.width()), std::max(styled, fm.height()));
+        }
     }
 
     void rowsAreOperators_data()

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <QFont>
 #include <QString>
+#include <QTextLayout>
 #include <QWidget>
 
 namespace memwall::ui {
@@ -9,6 +11,10 @@ namespace memwall::ui {
 /// window for a new layout unless the text needs more room than it has (or, word-wrapped, a different number of
 /// lines): a new figure then repaints this one widget instead of re-laying out the window and repainting every
 /// dock. It never shrinks while shown, so figures do not jump sideways as they change.
+///
+/// The text is shaped once per string, font and width (a QTextLayout kept between calls) and painted as
+/// QStyle::drawItemText() paints it: where the style would shape it again to measure it, for heightForWidth(),
+/// and to paint it, at every tick of a drag.
 class SteadyLabel : public QWidget
 {
     Q_OBJECT
@@ -35,6 +41,15 @@ protected:
 private:
     QSize textSize(const QString &text) const;
     int textFlags() const;
+    /// m_text laid out in lines of `lineWidth` as qt_format_text() lays out QPainter::drawText(rect, flags, text):
+    /// lines on whole pixels, a font leading between them. Returns the height of all the lines.
+    qreal layOut(qreal lineWidth) const;
+
+    mutable QTextLayout m_layout; ///< m_text in m_layoutFont at m_layoutWidth
+    mutable QFont m_layoutFont;
+    mutable qreal m_layoutWidth = -1;
+    mutable qreal m_layoutHeight = 0;
+    mutable bool m_laidOut = false;
 
     QString m_text;
     bool m_wordWrap = false;
