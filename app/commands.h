@@ -40,6 +40,7 @@ int cmdSearch(const CommandLine &cl);
 int cmdPresets(const CommandLine &cl);
 int cmdTrends(const CommandLine &cl);
 int cmdMeasure(const CommandLine &cl);
+int cmdValidate(const CommandLine &cl);
 int cmdExport(const CommandLine &cl);
 
 } // namespace memwall::app

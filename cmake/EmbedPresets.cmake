@@ -1,7 +1,7 @@
 # Generates a C++ file holding every preset JSON as a string, so the binary needs no data folder.
 # Invoked as: cmake -DPRESET_DIR=... -DOUTPUT=... -P EmbedPresets.cmake
 file(GLOB_RECURSE files RELATIVE "${PRESET_DIR}" "${PRESET_DIR}/hardware/*.json" "${PRESET_DIR}/models/*.json"
-     "${PRESET_DIR}/trends/*.json")
+     "${PRESET_DIR}/trends/*.json" "${PRESET_DIR}/validation/*.json")
 list(SORT files)
 set(body "")
 set(index 0)

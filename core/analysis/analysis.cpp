@@ -74,12 +74,18 @@ struct Ctx
     double layersPerStage = 0;
     double localExperts = 1;
     double peakMatmul = 0, peakVector = 0, bw = 0;
+    /// The achievable model's per-kernel terms (see AchievableModel); all off for the ideal roofline.
+    const AchievableModel *gemmSweeps = nullptr; ///< GEMM fraction by size (unless compute_efficiency is given)
+    double rawPeakMatmul = 0;                    ///< the dense peak of matmulType, before any fraction
+    double peakAttention = 0;                    ///< fused attention kernels' roof
+    double weightBw = 0;                         ///< bandwidth of weight bytes in matmuls (weight-only kernels)
+    double kernelS = 0;                          ///< cost of one kernel launch
     DType matmulType = DType::FP16;
     DType vectorType = DType::FP32; ///< element-wise ops: FP32, or the matmul format on devices without FP32
     double flopFactor = 1;          ///< structured sparsity: fraction of matmul weight FLOPs kept
     std::vector<Operator> *ops = nullptr;
     Totals *totals = nullptr;
-    double computeTime = 0, memoryTime = 0;
+    double computeTime = 0, memoryTime = 0, launchTime = 0;
     double linearComputeTime = 0, linearMemoryTime = 0;
 };
 
@@ -97,14 +103,26 @@ void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count,
     op.kvBytes = kvBytes * count * trainFactor;
     const bool tensorCore = cls == OpClass::Matmul || cls == OpClass::Attention;
     op.computeType = tensorCore ? c.matmulType : c.vectorType;
-    const double peak = tensorCore ? c.peakMatmul : c.peakVector;
+    double peak = tensorCore ? c.peakMatmul : c.peakVector;
+    if (cls == OpClass::Attention)
+        peak = c.peakAttention;
+    else if (cls == OpClass::Matmul && c.gemmSweeps && flops > 0)
+        // One execution multiplies m x k by k x n in 2mnk FLOPs: its equivalent square size is cbrt(mnk).
+        peak = c.rawPeakMatmul * c.gemmSweeps->gemmFraction(c.matmulType, std::cbrt(flops / 2));
     const double tc = op.flops / peak;
-    const double tm = op.bytes() / c.bw;
-    op.timeS = std::max(tc, tm);
+    const double wBw = cls == OpClass::Matmul ? c.weightBw : c.bw;
+    const double tm = op.weightBytes / wBw + (op.activationBytes + op.kvBytes) / c.bw;
+    const double roof = std::max(tc, tm);
+    // Each execution is one kernel; fused attention runs score, softmax and context as the one score kernel.
+    double launch = 0;
+    if (c.kernelS > 0 && !(c.s.fusedAttention && (name == "attn.softmax" || name == "attn.context")))
+        launch = c.kernelS * count * trainFactor;
+    op.timeS = roof + launch;
     op.bound = tc >= tm ? Bound::Compute : Bound::Memory;
-    (op.bound == Bound::Compute ? c.computeTime : c.memoryTime) += op.timeS;
+    (op.bound == Bound::Compute ? c.computeTime : c.memoryTime) += roof;
+    c.launchTime += launch;
     if (cls == OpClass::Matmul)
-        (op.bound == Bound::Compute ? c.linearComputeTime : c.linearMemoryTime) += op.timeS;
+        (op.bound == Bound::Compute ? c.linearComputeTime : c.linearMemoryTime) += roof;
     c.totals->flops += op.flops;
     c.totals->bytes += op.bytes();
     c.totals->timeS += op.timeS;
@@ -348,13 +366,17 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     c.layersPerStage = static_cast<double>(m.layers / s.pp);
     c.localExperts = static_cast<double>(m.experts / s.ep);
 
-    // Efficiency: ideal = the roofline; achievable = published fractions; explicit values override both.
+    // Efficiency: ideal = the roofline; achievable = the device's microbenchmarks (AchievableModel): GEMM fraction
+    // by size, copy bandwidth, weight-only kernels' bandwidth, fused attention's rate, a cost per kernel launch and
+    // the measured all-reduce. An explicit compute or memory efficiency replaces the mode's fractions on its side.
+    const bool achievable = s.efficiency == EfficiencyMode::Achievable;
+    const AchievableModel &km = hw.achievable;
     double ce = 1, me = 1;
-    if (s.efficiency == EfficiencyMode::Achievable) {
-        if (hw.achievableComputeFraction)
-            ce = hw.achievableComputeFraction->value;
-        if (hw.achievableMemoryFraction)
-            me = hw.achievableMemoryFraction->value;
+    if (achievable) {
+        if (km.computeFraction)
+            ce = km.computeFraction->value;
+        if (km.memoryFraction)
+            me = km.memoryFraction->value;
     }
     if (s.computeEfficiency)
         ce = *s.computeEfficiency;
@@ -364,10 +386,25 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     a.memoryEfficiency = me;
 
     c.matmulType = hw.computeType(s.activations);
-    c.peakMatmul = hw.peak(c.matmulType) * ce;
+    c.rawPeakMatmul = hw.peak(c.matmulType);
+    c.peakMatmul = c.rawPeakMatmul * ce;
+    c.peakAttention = c.peakMatmul;
     c.vectorType = hw.supports(DType::FP32) ? DType::FP32 : c.matmulType;
     c.peakVector = hw.peak(c.vectorType) * ce;
     c.bw = hw.mainMemory().bandwidthBytesPerS.value * me;
+    c.weightBw = c.bw;
+    if (achievable) {
+        if (!s.computeEfficiency) {
+            c.gemmSweeps = &km;
+            if (km.attentionFraction)
+                c.peakAttention = c.rawPeakMatmul * km.attentionFraction->value;
+        }
+        if (!s.memoryEfficiency && isInteger(s.weights.type))
+            if (const auto &f = km.weightOnlyMemoryFraction[index(s.weights.type)])
+                c.weightBw = c.bw * f->value;
+        c.kernelS = s.execution == Execution::Graphs ? (km.kernelGraphsS ? km.kernelGraphsS->value : 0.0)
+                                                     : (km.kernelEagerS ? km.kernelEagerS->value : 0.0);
+    }
     if (!(c.peakMatmul > 0) || !(c.bw > 0))
         refuse("hardware " + hw.id + " has no usable compute peak or bandwidth");
     a.matmulType = c.matmulType;
@@ -489,7 +526,14 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     }
     if (needLink && !(linkBw > 0))
         refuse("hardware " + hw.id + " has no interconnect or host link to split a model over several devices");
-    linkBw *= me;
+    if (achievable && km.allReduceBusBandwidthBytesPerS && hw.scaleUpLink()) {
+        // nccl-tests' curve: the smallest all-reduce's time, plus the bytes each device sends over the largest
+        // all-reduce's bus bandwidth. Pipeline sends and expert all-to-alls are charged the same way.
+        linkBw = km.allReduceBusBandwidthBytesPerS->value;
+        latency = km.allReduceLatencyS->value;
+    } else {
+        linkBw *= me;
+    }
 
     auto commPass = [&](double T, double count, double trainMul) {
         const double msg = Bm * T * c.h * c.act;
@@ -531,6 +575,12 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     // ---- totals ----
     Totals &t = a.totals;
     t.timeS += comm.timeS;
+    t.launchS = c.launchTime;
+    t.timeLowS = t.timeHighS = t.timeS;
+    if (achievable) {
+        t.timeLowS = t.timeS * kAchievableBand.low;
+        t.timeHighS = t.timeS * kAchievableBand.high;
+    }
     t.intensity = t.bytes > 0 ? t.flops / t.bytes : 0.0;
     if (comm.timeS > c.computeTime && comm.timeS > c.memoryTime)
         t.bound = Bound::Communication;

@@ -80,7 +80,11 @@ struct Totals
     double flops = 0; ///< one device's critical path (sum of operators)
     double bytes = 0;
     double intensity = 0;
-    double timeS = 0; ///< operators + communication
+    double timeS = 0;   ///< operators + communication
+    double launchS = 0; ///< of timeS, the kernel launches (achievable efficiency; 0 for the ideal roofline)
+    /// timeS x kAchievableBand with achievable efficiency: where the measured time is likely to fall. Equal to timeS
+    /// for the ideal roofline, which is a bound, not a prediction.
+    double timeLowS = 0, timeHighS = 0;
     Bound bound = Bound::Memory;
     /// Bound of the weight matmuls alone (projections, FFN, LM head): where "decode turns compute-bound" as batch
     /// grows, even while attention over a long KV cache keeps the whole step memory-bound.
@@ -121,6 +125,15 @@ struct Analysis
     double computeEfficiency = 1, memoryEfficiency = 1;
     DType matmulType = DType::FP16;
 };
+
+/// The uncertainty of achievable times, from the validation set (presets/validation/runs.json, `memwall validate`):
+/// a run's measured time over its achievable time lay between these factors in 80 % of the set (its 10th and 90th
+/// percentiles). tests/core/tst_validation.cpp recomputes them from the set, so they cannot drift from it.
+struct TimeBand
+{
+    double low, high;
+};
+inline constexpr TimeBand kAchievableBand{0.880, 1.960};
 
 /// Thrown for a device/model/scenario combination that cannot be analysed (e.g. tp not dividing the heads).
 /// what() is one line naming the field and value (control characters in quoted names are escaped).

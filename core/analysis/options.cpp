@@ -261,11 +261,19 @@ std::vector<ScenarioOption> makeOptions()
                         .flag = "--efficiency",
                         .metavar = "M",
                         .label = "Efficiency",
-                        .help = "Ideal uses datasheet peaks; achievable scales them by the device's published GEMM "
-                                "and bandwidth measurements.",
+                        .help = "Ideal uses datasheet peaks; achievable models each kernel from the device's published "
+                                "GEMM size sweeps, copy bandwidth, kernel launch cost and all-reduce curve.",
                         .group = "Options"},
                        &Scenario::efficiency, efficiencyModeFromString,
                        {EfficiencyMode::Ideal, EfficiencyMode::Achievable}));
+    t.push_back(choice({.key = "execution",
+                        .flag = "--execution",
+                        .metavar = "E",
+                        .label = "Kernel launches",
+                        .help = "Achievable efficiency: graphs (CUDA/HIP graphs or compiled kernels, as serving "
+                                "engines decode) or eager (each kernel launched from the host). Ideal ignores it.",
+                        .group = "Options"},
+                       &Scenario::execution, executionFromString, {Execution::Graphs, Execution::Eager}));
     t.push_back(optionalReal({.key = "compute_efficiency",
                               .flag = "--compute-efficiency",
                               .metavar = "X",

@@ -21,6 +21,7 @@ constexpr NameTable<KvOffload, 3> kOffload{
     {{KvOffload::None, "none"}, {KvOffload::Host, "host"}, {KvOffload::Storage, "storage"}}};
 constexpr NameTable<EfficiencyMode, 2> kEff{
     {{EfficiencyMode::Ideal, "ideal"}, {EfficiencyMode::Achievable, "achievable"}}};
+constexpr NameTable<Execution, 2> kExecution{{{Execution::Graphs, "graphs"}, {Execution::Eager, "eager"}}};
 } // namespace
 
 std::string_view toString(Phase p) { return enumName(kPhase, p); }
@@ -33,6 +34,8 @@ std::string_view toString(KvOffload k) { return enumName(kOffload, k); }
 std::optional<KvOffload> kvOffloadFromString(std::string_view s) { return enumFromName(kOffload, s); }
 std::string_view toString(EfficiencyMode e) { return enumName(kEff, e); }
 std::optional<EfficiencyMode> efficiencyModeFromString(std::string_view s) { return enumFromName(kEff, s); }
+std::string_view toString(Execution e) { return enumName(kExecution, e); }
+std::optional<Execution> executionFromString(std::string_view s) { return enumFromName(kExecution, s); }
 
 std::string validate(const Scenario &s)
 {

@@ -43,6 +43,14 @@ enum class EfficiencyMode { Ideal, Achievable };
 std::string_view toString(EfficiencyMode e);
 std::optional<EfficiencyMode> efficiencyModeFromString(std::string_view s);
 
+/// How kernels are launched: the kernel-time term of the achievable model (the ideal roofline has none).
+enum class Execution {
+    Graphs, ///< CUDA/HIP graphs or compiled kernels (serving engines' decode): the per-kernel cost inside a graph
+    Eager   ///< each kernel launched from the host on its own
+};
+std::string_view toString(Execution e);
+std::optional<Execution> executionFromString(std::string_view s);
+
 /// The largest batch, prompt, context or output length MemWall takes (command line, files, GUI, fit limits).
 inline constexpr int64_t kMaxTokens = int64_t(1) << 24;
 
@@ -72,6 +80,7 @@ struct Scenario
     EfficiencyMode efficiency = EfficiencyMode::Ideal;
     std::optional<double> computeEfficiency; ///< explicit fraction of peak compute (overrides the mode)
     std::optional<double> memoryEfficiency;  ///< explicit fraction of peak bandwidth (overrides the mode)
+    Execution execution = Execution::Graphs; ///< achievable: what each kernel launch costs
 
     double structuredSparsity = 0.0;   ///< fraction of weights pruned in hardware-usable 2:4-style blocks
     double unstructuredSparsity = 0.0; ///< fraction of weights pruned anywhere: saves bytes, not dense FLOPs

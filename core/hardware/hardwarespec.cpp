@@ -1,5 +1,7 @@
 #include "core/hardware/hardwarespec.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace memwall::core {
@@ -22,6 +24,33 @@ std::optional<MemoryKind> memoryKindFromString(std::string_view s)
         if (s == toString(k))
             return k;
     return std::nullopt;
+}
+
+bool AchievableModel::empty() const
+{
+    const bool noGemm = std::all_of(gemm.begin(), gemm.end(), [](const auto &v) { return v.empty(); });
+    const bool noWeightOnly = std::none_of(weightOnlyMemoryFraction.begin(), weightOnlyMemoryFraction.end(),
+                                           [](const auto &f) { return f.has_value(); });
+    return !computeFraction && !memoryFraction && noGemm && !attentionFraction && !kernelGraphsS && !kernelEagerS &&
+           noWeightOnly && !allReduceLatencyS && !allReduceBusBandwidthBytesPerS;
+}
+
+double AchievableModel::gemmFraction(DType t, double size) const
+{
+    // FP16 and BF16 run at one rate on every device: a sweep of either serves both.
+    const DType twin = t == DType::FP16 ? DType::BF16 : t == DType::BF16 ? DType::FP16 : t;
+    const std::vector<GemmPoint> &sweep = gemm[index(t)].empty() ? gemm[index(twin)] : gemm[index(t)];
+    if (sweep.empty())
+        return computeFraction ? computeFraction->value : 1.0;
+    if (size <= sweep.front().size)
+        return sweep.front().fraction.value;
+    if (size >= sweep.back().size)
+        return sweep.back().fraction.value;
+    const auto hi =
+        std::upper_bound(sweep.begin(), sweep.end(), size, [](double v, const GemmPoint &p) { return v < p.size; });
+    const auto lo = hi - 1;
+    const double x = std::log(size / lo->size) / std::log(hi->size / lo->size);
+    return lo->fraction.value + x * (hi->fraction.value - lo->fraction.value);
 }
 
 DType HardwareSpec::computeType(DType t) const

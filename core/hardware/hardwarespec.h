@@ -45,6 +45,37 @@ struct Interconnect
     int maxDevices = 0; ///< devices in one scale-up domain; 0 = unknown
 };
 
+/// One point of a published GEMM size sweep: a square m = n = k = `size` problem reached `fraction` of the dense peak.
+struct GemmPoint
+{
+    double size = 0;
+    Sourced fraction;
+};
+
+/// What a device reaches in published microbenchmarks: the inputs of the achievable time model. Each operator takes
+/// max(F / (P x eta_gemm), B / (BW x eta_mem)) + t_kernel per launch; collectives take latency + size / bus bandwidth.
+/// Every figure comes from a microbenchmark (GEMM sweeps, copy kernels, nccl-tests), never from an end-to-end run.
+struct AchievableModel
+{
+    std::optional<Sourced> computeFraction; ///< the largest GEMMs (MAMF): the roof drawn, and the GEMM fallback
+    std::optional<Sourced> memoryFraction;  ///< a copy/triad kernel's share of the peak bandwidth
+    /// GEMM size sweeps per format, sorted by size: the fraction of the dense peak a square GEMM of that size reaches.
+    std::array<std::vector<GemmPoint>, kDTypeCount> gemm{};
+    std::optional<Sourced> attentionFraction; ///< fused attention (FlashAttention) forward: fraction of the peak
+    std::optional<Sourced> kernelGraphsS;     ///< cost of one kernel inside a captured graph (s)
+    std::optional<Sourced> kernelEagerS;      ///< cost of one kernel launched on its own (s)
+    /// Weight-only quantized matmuls (int8, int4 weights dequantized in the kernel): their share of the copy
+    /// kernel's bandwidth, per weight format.
+    std::array<std::optional<Sourced>, kDTypeCount> weightOnlyMemoryFraction{};
+    std::optional<Sourced> allReduceLatencyS; ///< nccl-tests: the smallest all-reduce over the scale-up link
+    std::optional<Sourced> allReduceBusBandwidthBytesPerS; ///< nccl-tests: bus bandwidth of the largest all-reduce
+
+    bool empty() const;
+    /// Fraction of the peak a GEMM of `m n k = size^3` reaches in format `t`: interpolated in log(size) between the
+    /// sweep's points and held at its ends; the flat compute fraction when the format has no sweep, else 1.
+    double gemmFraction(DType t, double size) const;
+};
+
 /// A device: dense peak throughput per number format (FLOP/s, or OP/s for integers), an ordered memory
 /// hierarchy (fastest/smallest first), interconnects, and the fractions of peak that published measurements reach.
 struct HardwareSpec
@@ -62,8 +93,7 @@ struct HardwareSpec
     std::array<std::optional<Sourced>, kDTypeCount> peakFlops{};
     std::vector<MemoryLevel> memory;
     std::vector<Interconnect> interconnects;
-    std::optional<Sourced> achievableComputeFraction; ///< measured GEMM / peak
-    std::optional<Sourced> achievableMemoryFraction;  ///< measured triad / peak bandwidth
+    AchievableModel achievable; ///< what published microbenchmarks reach ("--efficiency achievable")
     std::string notes;
     std::string sourceFile; ///< file it was read from, for messages ("" when built in code)
 

@@ -226,7 +226,10 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
                   {"heads", m.heads},
                   {"kv_heads", m.kvHeads}};
     j["scenario"] = toJson(s);
-    j["efficiency"] = {{"compute", a.computeEfficiency}, {"memory", a.memoryEfficiency}};
+    j["efficiency"] = {{"mode", toString(s.efficiency)},
+                       {"compute", a.computeEfficiency},
+                       {"memory", a.memoryEfficiency},
+                       {"execution", toString(s.execution)}};
     j["kv_cache"] = {{"bytes_per_token", a.kvCache.bytesPerToken}, {"total_bytes", a.kvCache.totalBytes}};
     j["memory"] = {{"weights_bytes", a.memory.weights},        {"kv_bytes", a.memory.kv},
                    {"activation_bytes", a.memory.activations}, {"gradients_bytes", a.memory.gradients},
@@ -236,6 +239,9 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
                    {"bytes", a.totals.bytes},
                    {"arithmetic_intensity", a.totals.intensity},
                    {"time_s", a.totals.timeS},
+                   {"time_s_low", a.totals.timeLowS},
+                   {"time_s_high", a.totals.timeHighS},
+                   {"launch_s", a.totals.launchS},
                    {"bound", toString(a.totals.bound)},
                    {"linear_bound", toString(a.totals.linearBound)},
                    {"tokens_per_s", a.totals.tokensPerS},

@@ -40,6 +40,7 @@ constexpr Plausible kPeakFlops{1e6, 1e19, "FLOP/s"};
 constexpr Plausible kBandwidth{1e3, 1e18, "B/s"};
 constexpr Plausible kCapacity{1, 1e16, "B"};
 constexpr Plausible kLatency{1e-12, 10, "s"};
+constexpr Plausible kKernel{1e-9, 1e-2, "s"};
 constexpr Plausible kPower{0.01, 1e6, "W"};
 constexpr Plausible kPrice{0.01, 1e9, "USD"};
 constexpr Plausible kHourly{0.01, 1e4, "USD per hour"};
@@ -85,6 +86,75 @@ void readPeaks(JsonReader &r, std::string_view key, std::array<std::optional<Sou
         else
             sourced(peaks, it.key(), kPeakFlops);
     }
+}
+
+/// The formats a per-format table of the achievable block names: "bf16", "int4", ... (the exact spelling).
+template <typename Read>
+void readPerFormat(JsonReader &parent, std::string_view key, Read read)
+{
+    if (!parent.has(key)) {
+        parent.string(key, "");
+        return;
+    }
+    JsonReader table = parent.object(key);
+    for (auto it = table.node().begin(); it != table.node().end(); ++it) {
+        auto t = dtypeFromString(it.key());
+        if (!t || it.key() != toString(*t))
+            table.fail(it.key(), "unknown number format (use " + dtypeList() + ")");
+        read(table, it.key(), *t);
+    }
+}
+
+AchievableModel achievableFromJson(JsonReader &a)
+{
+    AchievableModel m;
+    m.computeFraction = optionalSourced(a, "compute_fraction", kFraction);
+    m.memoryFraction = optionalSourced(a, "memory_fraction", kFraction);
+    readPerFormat(a, "gemm", [&m](JsonReader &table, const std::string &key, DType t) {
+        const json &points = table.array(key);
+        if (points.empty())
+            table.fail(key, "needs at least one point");
+        std::vector<GemmPoint> &sweep = m.gemm[index(t)];
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            JsonReader p = table.element(points[i], i, key);
+            GemmPoint g;
+            g.size = p.positive("size");
+            if (g.size < 1 || g.size > 1e7)
+                p.fail("size", "must be between 1 and 1e7, got " + brief(g.size));
+            if (!sweep.empty() && g.size <= sweep.back().size)
+                p.fail("size", "points out of order: " + brief(g.size) + " is not larger than the previous " +
+                                   brief(sweep.back().size));
+            g.fraction.value = p.positive("value");
+            if (g.fraction.value > kFraction.max)
+                p.fail("value", "must be between " + brief(kFraction.min) + " and 1, got " + brief(g.fraction.value));
+            g.fraction.source = p.string("source");
+            if (g.fraction.source.find_first_not_of(" \t") == std::string::npos)
+                p.fail("source", "must not be empty");
+            p.rejectUnknown({"note"});
+            sweep.push_back(std::move(g));
+        }
+    });
+    m.attentionFraction = optionalSourced(a, "attention_fraction", kFraction);
+    if (a.has("kernel_s")) {
+        JsonReader k = a.object("kernel_s");
+        m.kernelGraphsS = optionalSourced(k, "graphs", kKernel);
+        m.kernelEagerS = optionalSourced(k, "eager", kKernel);
+        k.rejectUnknown({"note"});
+    } else {
+        a.string("kernel_s", "");
+    }
+    readPerFormat(a, "weight_only_memory_fraction", [&m](JsonReader &table, const std::string &key, DType t) {
+        if (!isInteger(t))
+            table.fail(key, "weight-only kernels are for integer weights (int8, int4)");
+        m.weightOnlyMemoryFraction[index(t)] = sourced(table, key, kFraction);
+    });
+    m.allReduceLatencyS = optionalSourced(a, "allreduce_latency_s", kLatency);
+    m.allReduceBusBandwidthBytesPerS = optionalSourced(a, "allreduce_bus_bandwidth_bytes_per_s", kBandwidth);
+    if (m.allReduceLatencyS.has_value() != m.allReduceBusBandwidthBytesPerS.has_value())
+        a.fail(m.allReduceLatencyS ? "allreduce_bus_bandwidth_bytes_per_s" : "allreduce_latency_s",
+               "the all-reduce needs both its latency and its bus bandwidth");
+    a.rejectUnknown({"note"});
+    return m;
 }
 
 void checkKind(JsonReader &r, std::string_view expected)
@@ -173,9 +243,9 @@ HardwareSpec hardwareFromJson(const json &j, const std::string &file)
 
     if (r.has("achievable")) {
         JsonReader a = r.object("achievable");
-        hw.achievableComputeFraction = optionalSourced(a, "compute_fraction", kFraction);
-        hw.achievableMemoryFraction = optionalSourced(a, "memory_fraction", kFraction);
-        a.rejectUnknown({"note"});
+        hw.achievable = achievableFromJson(a);
+        if (hw.achievable.allReduceLatencyS && hw.interconnects.empty())
+            a.fail("allreduce_latency_s", "needs an interconnect to measure the all-reduce on");
     } else {
         r.string("achievable", "");
     }
@@ -183,6 +253,46 @@ HardwareSpec hardwareFromJson(const json &j, const std::string &file)
     hw.sourceFile = file;
     r.rejectUnknown();
     return hw;
+}
+
+json toJson(const AchievableModel &m)
+{
+    json a = json::object();
+    auto put = [&a](const char *key, const std::optional<Sourced> &v) {
+        if (v)
+            a[key] = toJson(*v);
+    };
+    put("compute_fraction", m.computeFraction);
+    put("memory_fraction", m.memoryFraction);
+    json gemm = json::object();
+    for (DType t : kAllDTypes) {
+        if (m.gemm[index(t)].empty())
+            continue;
+        json points = json::array();
+        for (const GemmPoint &p : m.gemm[index(t)])
+            points.push_back({{"size", p.size}, {"value", p.fraction.value}, {"source", p.fraction.source}});
+        gemm[std::string(toString(t))] = points;
+    }
+    if (!gemm.empty())
+        a["gemm"] = gemm;
+    put("attention_fraction", m.attentionFraction);
+    if (m.kernelGraphsS || m.kernelEagerS) {
+        json k = json::object();
+        if (m.kernelGraphsS)
+            k["graphs"] = toJson(*m.kernelGraphsS);
+        if (m.kernelEagerS)
+            k["eager"] = toJson(*m.kernelEagerS);
+        a["kernel_s"] = k;
+    }
+    json weightOnly = json::object();
+    for (DType t : kAllDTypes)
+        if (m.weightOnlyMemoryFraction[index(t)])
+            weightOnly[std::string(toString(t))] = toJson(*m.weightOnlyMemoryFraction[index(t)]);
+    if (!weightOnly.empty())
+        a["weight_only_memory_fraction"] = weightOnly;
+    put("allreduce_latency_s", m.allReduceLatencyS);
+    put("allreduce_bus_bandwidth_bytes_per_s", m.allReduceBusBandwidthBytesPerS);
+    return a;
 }
 
 json toJson(const HardwareSpec &hw)
@@ -216,14 +326,8 @@ json toJson(const HardwareSpec &hw)
                          {"max_devices", l.maxDevices}});
     if (!links.empty())
         j["interconnects"] = links;
-    if (hw.achievableComputeFraction || hw.achievableMemoryFraction) {
-        json a = json::object();
-        if (hw.achievableComputeFraction)
-            a["compute_fraction"] = toJson(*hw.achievableComputeFraction);
-        if (hw.achievableMemoryFraction)
-            a["memory_fraction"] = toJson(*hw.achievableMemoryFraction);
-        j["achievable"] = a;
-    }
+    if (!hw.achievable.empty())
+        j["achievable"] = toJson(hw.achievable);
     if (!hw.notes.empty())
         j["notes"] = hw.notes;
     return j;

@@ -39,6 +39,8 @@ struct PresetIssue
 // ---- JSON <-> values (schema: presets/README.md) ----
 HardwareSpec hardwareFromJson(const nlohmann::json &j, const std::string &file); ///< throws InputError
 nlohmann::json toJson(const HardwareSpec &hw);
+/// The "achievable" block of a hardware preset (the editor carries it through unchanged).
+nlohmann::json toJson(const AchievableModel &m);
 ModelPreset modelPresetFromJson(const nlohmann::json &j, const std::string &file); ///< throws InputError
 /// A model shape in MemWall's own field names (the "shape" object of a model preset, inline models in scenarios).
 ModelShape modelShapeFromJson(const nlohmann::json &j, const std::string &file);

@@ -100,6 +100,15 @@ std::string formatSeconds(double seconds)
     return inUnit(86400, "d");
 }
 
+std::string formatSecondsRange(double low, double high)
+{
+    const std::string a = formatSeconds(low), b = formatSeconds(high);
+    const std::size_t ua = a.rfind(' '), ub = b.rfind(' ');
+    if (ua != std::string::npos && ub != std::string::npos && a.substr(ua) == b.substr(ub))
+        return a.substr(0, ua) + "–" + b;
+    return a + " – " + b;
+}
+
 std::string formatGrouped(int64_t value)
 {
     // The magnitude as unsigned, so that the most negative int64 has one too.

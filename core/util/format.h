@@ -29,6 +29,8 @@ std::string formatBytes(double bytes);
 /// A duration as people read it: under a minute with an SI prefix ("8.04 ns", "41.2 ms", "12.3 s"), then in minutes,
 /// hours and days with three significant digits ("2.5 min", "1.5 h", "3.2 d").
 std::string formatSeconds(double seconds);
+/// A range of durations, the unit once when both share it: "6.9–8.2 ms", else "950 ms – 1.2 s".
+std::string formatSecondsRange(double low, double high);
 
 /// Whole number with commas between groups of three digits: formatGrouped(6738415616) == "6,738,415,616".
 std::string formatGrouped(int64_t value);

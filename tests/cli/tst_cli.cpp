@@ -146,6 +146,34 @@ private slots:
         QVERIFY(first.value("id").isString() && first.value("name").isString() && first.value("params").isDouble());
     }
 
+    // `memwall validate`: every built-in run analysed, the ideal a bound, and a broken run file refused in one line.
+    void validateHoldsThePredictionsAgainstRuns()
+    {
+        const Run r = memwall({"validate", "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        const QJsonArray runs = o.value("runs").toArray();
+        QVERIFY(runs.size() >= 6);
+        const QJsonObject first = runs.first().toObject();
+        QVERIFY(first.value("measured").toDouble() > 0 && first.value("achievable").toDouble() > 0);
+        QVERIFY(first.value("source").toString().contains("gpt-fast"));
+        const QJsonObject summary = o.value("summary").toObject();
+        QCOMPARE(summary.value("failed").toInt(), 0);
+        QCOMPARE(summary.value("ideal_not_slower").toDouble(), 1.0);
+        QVERIFY(summary.value("median_error").toDouble() > 0);
+
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("runs.json");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"kind": "validation", "runs": [{"id": "x", "metric": "speed"}]})");
+        f.close();
+        const Run e = memwall({"validate", "--runs", bad});
+        QCOMPARE(e.code, 1);
+        const QString err = QString::fromUtf8(e.err).trimmed();
+        QVERIFY2(err.contains(bad + ": runs[0].") && !err.contains('\n'), qPrintable(err));
+    }
+
     void sweepFindsTheComputeBoundBatch()
     {
         const Run r = memwall({"sweep", "--hardware", "h100-sxm", "--model", "llama-2-7b", "--context", "512", "--vary",
@@ -240,7 +268,7 @@ private slots:
             << "memwall: /nonexistent/config.json: cannot read file: No such file or directory";
         QTest::newRow("unknown command") << QStringList{"analyse"} << 2
                                          << "memwall: unknown command 'analyse' (analyze, sweep, search, export, "
-                                            "presets, trends, measure; try --help)";
+                                            "presets, trends, measure, validate; try --help)";
         QTest::newRow("search: unknown device")
             << QStringList{"search", "--devices", "h100-sxm,h100"} << 2
             << "memwall search: --devices: unknown hardware 'h100' (closest: h100-sxm, h100-pcie, b200)";

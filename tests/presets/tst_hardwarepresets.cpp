@@ -308,7 +308,7 @@ private slots:
                          (hw.id + ": link latency outside 0.1 us .. 100 us").c_str());
                 QVERIFY(l.maxDevices >= 0);
             }
-            for (const auto &f : {hw.achievableComputeFraction, hw.achievableMemoryFraction})
+            for (const auto &f : {hw.achievable.computeFraction, hw.achievable.memoryFraction})
                 if (f) {
                     checkSourced(p + "achievable", *f);
                     QVERIFY2(f->value <= 1.0, (hw.id + ": achievable fraction above 1").c_str());
@@ -362,7 +362,7 @@ private slots:
         QFETCH(bool, compute);
         QFETCH(double, value);
         const HardwareSpec &hw = device(id);
-        const auto &f = compute ? hw.achievableComputeFraction : hw.achievableMemoryFraction;
+        const auto &f = compute ? hw.achievable.computeFraction : hw.achievable.memoryFraction;
         QVERIFY(f.has_value());
         QVERIFY2(closeTo(f->value, value), qPrintable(QStringLiteral("got %1").arg(f->value)));
     }

@@ -522,6 +522,18 @@ private slots:
             typed.replace(".png", QStringLiteral("-batch%1.png").arg(QLatin1String(batch)));
             QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(typed));
         }
+        // The headline with achievable efficiency: the band measured runs fell in.
+        {
+            core::Scenario a = m_doc->scenario();
+            a.efficiency = core::EfficiencyMode::Achievable;
+            m_doc->setScenario(a, "efficiency");
+            QTest::qWait(50);
+            QString achievable = out;
+            achievable.replace(".png", "-achievable.png");
+            QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(achievable));
+            a.efficiency = core::EfficiencyMode::Ideal;
+            m_doc->setScenario(a, "efficiency");
+        }
         // A second state: generate on an H200 with int4 weights, dark theme, the sweep tab.
         m_doc->setHardwareById("h200-sxm");
         core::Scenario s = m_doc->scenario();

@@ -1,6 +1,7 @@
 // The operator table mirrors the document's operators, sorts by exact values, keeps its selection in step with the
 // document's selected operator through the sort/filter proxy, and copies exact CSV.
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
 #include "ui/widgets/headlinebar.h"
 #include "ui/widgets/operatortable.h"
 #include "ui/widgets/operatortablemodel.h"
@@ -388,6 +389,27 @@ private slots:
         QVERIFY2(m_doc->analysisError().isEmpty(), qPrintable(m_doc->analysisError()));
         QVERIFY(m_doc->analysis().memory.total() / m_doc->analysis().memory.capacity > 1e7);
         QVERIFY2(bar.memoryText().contains("does not fit"), qPrintable(bar.memoryText()));
+    }
+
+    // An achievable time is shown as the band of the validation set (kAchievableBand), the ideal as one figure; the
+    // band follows every change of the scenario.
+    void headlineShowsTheAchievableBand()
+    {
+        ui::HeadlineBar bar(m_doc.get());
+        core::Scenario s = m_doc->scenario();
+        s.efficiency = core::EfficiencyMode::Achievable;
+        for (int64_t batch : {1, 64}) {
+            s.batch = batch;
+            m_doc->setScenario(s, "batch");
+            const double t = m_doc->analysis().totals.timeS;
+            const QString band = ui::formatSecondsRange(t * core::kAchievableBand.low, t * core::kAchievableBand.high);
+            QVERIFY2(bar.timeText().startsWith(band + ' '), qPrintable(bar.timeText() + " / " + band));
+            QVERIFY(band.contains(QChar(0x2013)));
+        }
+        s.efficiency = core::EfficiencyMode::Ideal;
+        m_doc->setScenario(s, "efficiency");
+        QVERIFY(bar.timeText().startsWith(ui::formatSeconds(m_doc->analysis().totals.timeS) + ' '));
+        QVERIFY(!bar.timeText().contains(QChar(0x2013)));
     }
 };
 

@@ -305,7 +305,7 @@ QWidget *ControlsPanel::buildOptionsGroup()
     m_efficiency = new QComboBox(box);
     m_efficiency->setObjectName("efficiency");
     m_efficiency->addItem(tr("ideal (the roofline)"), static_cast<int>(EfficiencyMode::Ideal));
-    m_efficiency->addItem(tr("achievable (measured fractions)"), static_cast<int>(EfficiencyMode::Achievable));
+    m_efficiency->addItem(tr("achievable (microbenchmarks)"), static_cast<int>(EfficiencyMode::Achievable));
     m_efficiency->setToolTip(qs(findOption("efficiency")->help));
     form->addRow(m_fused);
     form->addRow(m_kvCache);

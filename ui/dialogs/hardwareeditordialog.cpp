@@ -607,14 +607,8 @@ json HardwareEditorDialog::collect() const
         }
         j["interconnects"] = links;
     }
-    if (m_base.achievableComputeFraction || m_base.achievableMemoryFraction) {
-        json a = json::object();
-        for (auto [key, f] : {std::pair{"compute_fraction", &m_base.achievableComputeFraction},
-                              std::pair{"memory_fraction", &m_base.achievableMemoryFraction}})
-            if (*f)
-                a[key] = json{{"value", (*f)->value}, {"source", (*f)->source}};
-        j["achievable"] = a;
-    }
+    if (!m_base.achievable.empty())
+        j["achievable"] = core::toJson(m_base.achievable);
     const std::string notes = m_notes->text().trimmed().toStdString();
     if (!notes.empty())
         j["notes"] = notes;

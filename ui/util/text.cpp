@@ -48,6 +48,7 @@ QString formatSi(double value, std::string_view unit, int significant)
 QString formatSiNumber(double value) { return localized(core::formatSiNumber(value)); }
 QString formatBytes(double bytes) { return localized(core::formatBytes(bytes)); }
 QString formatSeconds(double seconds) { return localized(core::formatSeconds(seconds)); }
+QString formatSecondsRange(double low, double high) { return localized(core::formatSecondsRange(low, high)); }
 QString formatGrouped(int64_t value) { return localized(core::formatGrouped(value)); }
 QString formatNumber(double value) { return localized(core::formatNumber(value)); }
 QString formatRatio(double value) { return localized(core::formatRatio(value)); }

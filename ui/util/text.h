@@ -18,6 +18,7 @@ QString formatSi(double value, std::string_view unit, int significant = 3); ///<
 QString formatSiNumber(double value);                                       ///< "1.98 k", "295", "0.0123"
 QString formatBytes(double bytes);                                          ///< "80 GB", "819 kB"
 QString formatSeconds(double seconds);                                      ///< "41.2 ms", "2.5 min"
+QString formatSecondsRange(double low, double high);                        ///< "6.9–8.2 ms": an achievable band
 QString formatGrouped(int64_t value);                                       ///< "6,738,415,616"
 QString formatNumber(double value);                                         ///< "1,979", "29.5", "0.412"
 QString formatRatio(double value);                                          ///< "1.0", "295"

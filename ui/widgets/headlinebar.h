@@ -51,6 +51,7 @@ private:
         QString text() const;
         void set(const QString &value, const QString &caption) const;
     };
+    static QString timeTip();
     Figure addFigure(QGridLayout *grid, int column, const char *name, const QString &tip);
     void setWarned(bool warned);
     void applyFonts();

@@ -1,0 +1,121 @@
+// `memwall validate [--runs FILE] [--json]`: public measured end-to-end runs against the ideal roofline and the
+// achievable model (core/validation/validation.h).
+#include "cli.h"
+#include "commands.h"
+
+#include "core/io/jsonreader.h"
+#include "core/io/presets.h"
+#include "core/util/format.h"
+#include "core/validation/validation.h"
+
+#include <iostream>
+#include <string>
+
+namespace memwall::app {
+
+namespace {
+
+std::string valueText(core::RunMetric m, double v)
+{
+    switch (m) {
+    case core::RunMetric::DecodeTokensPerS:
+    case core::RunMetric::OutputTokensPerS: return core::formatFixed(v, v >= 100 ? 0 : 1) + " tok/s";
+    case core::RunMetric::TtftS:
+    case core::RunMetric::TpotS:
+    case core::RunMetric::E2eS: return core::formatSeconds(v);
+    }
+    return {};
+}
+
+std::string percent(double share) { return core::formatPercent(share); }
+
+std::string signedError(double ratio)
+{
+    const double e = 100 * (ratio - 1);
+    return (e >= 0 ? "+" : "") + core::formatFixed(e, 0) + " %";
+}
+
+nlohmann::json toJson(const core::ValidationReport &r)
+{
+    nlohmann::json rows = nlohmann::json::array();
+    for (const core::ValidatedRun &v : r.rows) {
+        nlohmann::json row{{"id", v.run.id},
+                           {"model", v.run.model},
+                           {"device", v.run.device},
+                           {"framework", v.run.framework},
+                           {"metric", core::toString(v.run.metric)},
+                           {"measured", v.run.value},
+                           {"source", v.run.source}};
+        if (v.error.empty()) {
+            row["ideal"] = v.ideal;
+            row["achievable"] = v.achievable;
+            row["ideal_time_ratio"] = v.idealRatio;
+            row["achievable_time_ratio"] = v.achievableRatio;
+        } else {
+            row["error"] = v.error;
+        }
+        rows.push_back(std::move(row));
+    }
+    const core::ValidationSummary &s = r.summary;
+    return {{"runs", rows},
+            {"summary",
+             {{"analysed", s.runs},
+              {"failed", s.failed},
+              {"median_error", s.medianError},
+              {"worst_error", s.worstError},
+              {"within_25_percent", s.within25},
+              {"ideal_not_slower", s.idealBound},
+              {"measured_over_achievable_p10", s.ratioLow},
+              {"measured_over_achievable_p90", s.ratioHigh}}}};
+}
+
+void printTable(const core::ValidationReport &r)
+{
+    std::cout << "Measured runs against MemWall's predictions. Time error = predicted time / measured time - 1\n"
+                 "(negative: the prediction is faster than the run). Ideal is a bound: it should never be slower.\n\n";
+    std::cout << pad("run", 40) << "  " << pad("measured", 13, true) << "  " << pad("ideal", 13, true) << "  "
+              << pad("achievable", 13, true) << "  " << pad("ideal err", 9, true) << "  " << pad("ach. err", 9, true)
+              << "\n"
+              << std::string(40 + 13 * 3 + 9 * 2 + 10, '-') << "\n";
+    for (const core::ValidatedRun &v : r.rows) {
+        std::cout << pad(v.run.id.size() > 40 ? v.run.id.substr(0, 37) + "..." : v.run.id, 40) << "  "
+                  << pad(valueText(v.run.metric, v.run.value), 13, true) << "  ";
+        if (!v.error.empty()) {
+            std::cout << "not analysed: " << v.error << "\n";
+            continue;
+        }
+        std::cout << pad(valueText(v.run.metric, v.ideal), 13, true) << "  "
+                  << pad(valueText(v.run.metric, v.achievable), 13, true) << "  "
+                  << pad(signedError(v.idealRatio), 9, true) << "  " << pad(signedError(v.achievableRatio), 9, true)
+                  << "\n";
+    }
+    const core::ValidationSummary &s = r.summary;
+    std::cout << "\n"
+              << s.runs << " runs analysed" << (s.failed ? ", " + std::to_string(s.failed) + " not" : "")
+              << ".\nAchievable: median error " << percent(s.medianError) << ", worst " << percent(s.worstError) << ", "
+              << percent(s.within25) << " of runs within 25 %.\n"
+              << "Ideal not slower than the run in " << percent(s.idealBound) << " of runs.\n"
+              << "Measured time / achievable time: " << core::formatFixed(s.ratioLow, 2) << " to "
+              << core::formatFixed(s.ratioHigh, 2) << " (10th to 90th percentile), the band shown beside achievable "
+              << "times.\nSources: memwall validate --json (\"source\" of each run).\n";
+}
+
+} // namespace
+
+int cmdValidate(const CommandLine &cl)
+{
+    const auto lib = loadPresets(cl);
+    std::vector<core::MeasuredRun> runs;
+    if (auto file = cl.value("--runs"))
+        runs = core::runsFromJson(core::readJsonFile(*file), *file);
+    else
+        runs = core::builtinRuns();
+    const core::ValidationReport report = core::validateRuns(runs, *lib);
+    if (cl.json)
+        std::cout << toJson(report).dump(2) << "\n";
+    else
+        printTable(report);
+    return report.summary.failed > 0 ? 1 : 0;
+}
+
+} // namespace memwall::app

@@ -1,0 +1,221 @@
+#include "core/validation/validation.h"
+
+#include "core/io/jsonreader.h"
+#include "core/io/presets.h"
+#include "core/util/enumnames.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace memwall::core {
+
+namespace {
+constexpr NameTable<RunMetric, 5> kMetric{{{RunMetric::DecodeTokensPerS, "decode_tokens_per_s"},
+                                           {RunMetric::OutputTokensPerS, "output_tokens_per_s"},
+                                           {RunMetric::TtftS, "ttft_s"},
+                                           {RunMetric::TpotS, "tpot_s"},
+                                           {RunMetric::E2eS, "e2e_s"}}};
+
+bool isRate(RunMetric m) { return m == RunMetric::DecodeTokensPerS || m == RunMetric::OutputTokensPerS; }
+
+DType dtypeField(JsonReader &r, std::string_view key, std::string_view fallback)
+{
+    const std::string text = r.string(key, fallback);
+    auto t = dtypeFromString(text);
+    if (!t)
+        r.fail(key, "unknown number format \"" + text + "\" (use " + dtypeList() + ")");
+    return *t;
+}
+
+int64_t tokens(JsonReader &r, std::string_view key)
+{
+    const int64_t n = r.positiveInteger(key);
+    if (n > kMaxTokens)
+        r.fail(key, "must be at most " + std::to_string(kMaxTokens) + ", got " + std::to_string(n));
+    return n;
+}
+
+int degree(JsonReader &r, std::string_view key)
+{
+    const int64_t n = r.integer(key, 1);
+    if (n < 1 || n > 4096)
+        r.fail(key, "must be between 1 and 4096, got " + std::to_string(n));
+    return static_cast<int>(n);
+}
+
+/// The q-th quantile (0..1) of sorted values, interpolated between neighbours.
+double quantile(const std::vector<double> &sorted, double q)
+{
+    if (sorted.empty())
+        return 0;
+    const double at = q * static_cast<double>(sorted.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(at));
+    const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (at - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+} // namespace
+
+std::string_view toString(RunMetric m) { return enumName(kMetric, m); }
+std::optional<RunMetric> runMetricFromString(std::string_view s) { return enumFromName(kMetric, s); }
+
+std::vector<MeasuredRun> runsFromJson(const nlohmann::json &j, const std::string &file)
+{
+    JsonReader r(j, file);
+    const std::string kind = r.string("kind");
+    if (kind != "validation")
+        r.fail("kind", "expected \"validation\", got \"" + kind + "\"");
+    if (const int64_t schema = r.integer("schema", 1); schema != 1)
+        r.fail("schema", "version " + std::to_string(schema) + " is newer than this MemWall understands (1)");
+    r.string("notes", "");
+    const nlohmann::json &items = r.array("runs");
+    std::vector<MeasuredRun> runs;
+    runs.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        JsonReader e = r.element(items[i], i, "runs");
+        MeasuredRun run;
+        run.id = e.string("id");
+        for (const MeasuredRun &other : runs)
+            if (other.id == run.id)
+                e.fail("id", "\"" + run.id + "\" is used twice");
+        run.model = e.string("model");
+        run.device = e.string("device");
+        run.tp = degree(e, "tp");
+        run.pp = degree(e, "pp");
+        run.batch = tokens(e, "batch");
+        run.inputTokens = tokens(e, "input_tokens");
+        run.outputTokens = tokens(e, "output_tokens");
+        const std::string weights = e.string("weights");
+        auto w = weightFormatFromString(weights);
+        if (!w)
+            e.fail("weights", "unknown weight format \"" + weights + "\"");
+        run.weights = *w;
+        run.activations = dtypeField(e, "activations", "fp16");
+        run.kv = dtypeField(e, "kv", "fp16");
+        const std::string execution = e.string("execution", "graphs");
+        auto x = executionFromString(execution);
+        if (!x)
+            e.fail("execution", "must be graphs or eager, got \"" + execution + "\"");
+        run.execution = *x;
+        run.framework = e.string("framework");
+        const std::string metric = e.string("metric");
+        auto m = runMetricFromString(metric);
+        if (!m)
+            e.fail("metric",
+                   "must be decode_tokens_per_s, output_tokens_per_s, ttft_s, tpot_s or e2e_s, got \"" + metric + "\"");
+        run.metric = *m;
+        run.value = e.positive("value");
+        run.source = e.string("source");
+        if (run.source.find_first_not_of(" \t") == std::string::npos)
+            e.fail("source", "must not be empty");
+        run.notes = e.string("notes", "");
+        e.string("quote", "");
+        e.string("framework_version", "");
+        e.rejectUnknown();
+        runs.push_back(std::move(run));
+    }
+    r.rejectUnknown();
+    return runs;
+}
+
+std::vector<MeasuredRun> builtinRuns()
+{
+    std::vector<MeasuredRun> runs;
+    for (const EmbeddedFile &f : builtinPresetFiles()) {
+        const std::string_view path(f.path);
+        if (!path.starts_with("validation/"))
+            continue;
+        const std::string origin = std::string("presets/") + f.path;
+        std::vector<MeasuredRun> more = runsFromJson(parseJson(f.text, origin), origin);
+        runs.insert(runs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    }
+    return runs;
+}
+
+Scenario scenarioFor(const MeasuredRun &run, EfficiencyMode mode)
+{
+    Scenario s;
+    s.phase = Phase::Generate;
+    s.batch = run.batch;
+    s.seq = run.inputTokens;
+    s.context = run.inputTokens;
+    s.output = run.outputTokens;
+    s.weights = run.weights;
+    s.activations = run.activations;
+    s.kv = run.kv;
+    s.tp = run.tp;
+    s.pp = run.pp;
+    s.execution = run.execution;
+    s.efficiency = mode;
+    return s;
+}
+
+double predictedValue(const MeasuredRun &run, const Analysis &a)
+{
+    const double out = static_cast<double>(run.outputTokens);
+    switch (run.metric) {
+    case RunMetric::DecodeTokensPerS: return a.phases.e2eS > 0 ? out / a.phases.e2eS : 0.0;
+    case RunMetric::OutputTokensPerS:
+        return a.phases.e2eS > 0 ? static_cast<double>(run.batch) * out / a.phases.e2eS : 0.0;
+    case RunMetric::TtftS: return a.phases.ttftS;
+    case RunMetric::TpotS: return a.phases.tpotS;
+    case RunMetric::E2eS: return a.phases.e2eS;
+    }
+    return 0.0;
+}
+
+double timeRatio(const MeasuredRun &run, double predicted)
+{
+    if (!(predicted > 0))
+        return 0.0;
+    return isRate(run.metric) ? run.value / predicted : predicted / run.value;
+}
+
+ValidationReport validateRuns(const std::vector<MeasuredRun> &runs, const PresetLibrary &lib)
+{
+    ValidationReport report;
+    std::vector<double> errors, measuredOverAchievable;
+    int bound = 0;
+    for (const MeasuredRun &run : runs) {
+        ValidatedRun row{run, 0, 0, 0, 0, {}};
+        const HardwareSpec *hw = lib.findHardware(run.device);
+        const ModelPreset *model = lib.findModel(run.model);
+        if (!hw || !model) {
+            row.error =
+                !hw ? "device: unknown preset \"" + run.device + "\"" : "model: unknown preset \"" + run.model + "\"";
+        } else {
+            try {
+                row.ideal =
+                    predictedValue(run, analyzeTotals(*hw, model->shape, scenarioFor(run, EfficiencyMode::Ideal)));
+                row.achievable =
+                    predictedValue(run, analyzeTotals(*hw, model->shape, scenarioFor(run, EfficiencyMode::Achievable)));
+                row.idealRatio = timeRatio(run, row.ideal);
+                row.achievableRatio = timeRatio(run, row.achievable);
+            } catch (const AnalysisError &e) {
+                row.error = e.what();
+            }
+        }
+        if (row.error.empty()) {
+            errors.push_back(std::abs(row.achievableRatio - 1.0));
+            measuredOverAchievable.push_back(1.0 / row.achievableRatio);
+            bound += row.idealRatio <= 1.0 + 1e-9 ? 1 : 0;
+        }
+        report.rows.push_back(std::move(row));
+    }
+    ValidationSummary &s = report.summary;
+    s.runs = static_cast<int>(errors.size());
+    s.failed = static_cast<int>(runs.size()) - s.runs;
+    if (errors.empty())
+        return report;
+    std::sort(errors.begin(), errors.end());
+    std::sort(measuredOverAchievable.begin(), measuredOverAchievable.end());
+    s.medianError = quantile(errors, 0.5);
+    s.worstError = errors.back();
+    s.within25 = static_cast<double>(std::count_if(errors.begin(), errors.end(), [](double e) { return e <= 0.25; })) /
+                 static_cast<double>(errors.size());
+    s.idealBound = static_cast<double>(bound) / static_cast<double>(errors.size());
+    s.ratioLow = quantile(measuredOverAchievable, 0.1);
+    s.ratioHigh = quantile(measuredOverAchievable, 0.9);
+    return report;
+}
+
+} // namespace memwall::core

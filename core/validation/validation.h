@@ -1,0 +1,89 @@
+#pragma once
+
+#include "core/analysis/analysis.h"
+#include "core/analysis/scenario.h"
+#include "core/model/dtype.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memwall::core {
+
+class PresetLibrary;
+
+/// What a published run measured.
+enum class RunMetric {
+    DecodeTokensPerS, ///< tokens per second of one sequence: generated tokens / (prefill + generation)
+    OutputTokensPerS, ///< generated tokens per second of all sequences together, prefill included
+    TtftS,            ///< time to first token
+    TpotS,            ///< time per output token
+    E2eS              ///< the whole request
+};
+std::string_view toString(RunMetric m);
+std::optional<RunMetric> runMetricFromString(std::string_view s);
+
+/// One public measured end-to-end run (presets/validation/runs.json): the settings, the figure and its source.
+struct MeasuredRun
+{
+    std::string id;
+    std::string model;  ///< model preset id
+    std::string device; ///< hardware preset id
+    int tp = 1, pp = 1;
+    int64_t batch = 1, inputTokens = 1, outputTokens = 1;
+    WeightFormat weights;
+    DType activations = DType::FP16;
+    DType kv = DType::FP16;
+    Execution execution = Execution::Graphs;
+    std::string framework;
+    RunMetric metric = RunMetric::DecodeTokensPerS;
+    double value = 0;
+    std::string source;
+    std::string notes;
+};
+
+/// Reads a validation set: {"kind": "validation", "schema": 1, "runs": [...]} (schema: presets/README.md).
+/// Throws InputError naming the file, the run and the field.
+std::vector<MeasuredRun> runsFromJson(const nlohmann::json &j, const std::string &file);
+/// The validation set compiled into the program (presets/validation/runs.json).
+std::vector<MeasuredRun> builtinRuns();
+
+/// The scenario a run was measured in (phase generate: the prompt, then the output tokens).
+Scenario scenarioFor(const MeasuredRun &run, EfficiencyMode mode);
+/// The run's metric as an analysis of scenarioFor() predicts it.
+double predictedValue(const MeasuredRun &run, const Analysis &a);
+/// Predicted time over measured time (> 1: the prediction is slower than the run).
+double timeRatio(const MeasuredRun &run, double predicted);
+
+struct ValidatedRun
+{
+    MeasuredRun run;
+    double ideal = 0, achievable = 0;           ///< predicted values of the run's metric
+    double idealRatio = 0, achievableRatio = 0; ///< predicted time / measured time
+    std::string error; ///< the run could not be analysed (unknown preset, refused scenario): the reason, one line
+};
+
+struct ValidationSummary
+{
+    int runs = 0;           ///< analysed
+    int failed = 0;         ///< could not be analysed
+    double medianError = 0; ///< median of |achievable time / measured time - 1|
+    double worstError = 0;  ///< the largest of those
+    double within25 = 0;    ///< share of runs whose achievable time is within 25 % of the measurement
+    double idealBound = 0;  ///< share of runs whose ideal time is not above the measured time
+    double ratioLow = 0;    ///< 10th percentile of measured time / achievable time
+    double ratioHigh = 0;   ///< 90th percentile
+};
+
+struct ValidationReport
+{
+    std::vector<ValidatedRun> rows;
+    ValidationSummary summary;
+};
+
+/// Analyses every run on its device and model from `lib` with the ideal and the achievable efficiency.
+ValidationReport validateRuns(const std::vector<MeasuredRun> &runs, const PresetLibrary &lib);
+
+} // namespace memwall::core

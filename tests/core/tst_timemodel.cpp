@@ -1,0 +1,197 @@
+// The achievable time model (issue #16): each kernel's time is max(F / (P x eta_gemm(size)), B / (BW x eta_mem)) plus
+// a launch cost, and each all-reduce the measured latency plus its bytes over the measured bus bandwidth. These tests
+// give a device round, made-up microbenchmark figures so that every expected time is a count written out here; the
+// presets' own figures are pinned to their sources in tests/presets/tst_hardwarepresets.cpp.
+#include "core/analysis/analysis.h"
+#include "core/io/presets.h"
+
+#include "../builtinpresets.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace memwall::core;
+using namespace testpresets;
+
+namespace {
+/// The H100 SXM preset (989.4 TFLOP/s FP16, 3.35 TB/s) with no microbenchmark figures at all.
+HardwareSpec bareH100()
+{
+    HardwareSpec hw = *lib().findHardware("h100-sxm");
+    hw.achievable = AchievableModel{};
+    return hw;
+}
+Sourced made(double v) { return Sourced{v, "made up for this test"}; }
+const Operator &op(const Analysis &a, std::string_view name)
+{
+    for (const auto &o : a.operators)
+        if (o.name == name)
+            return o;
+    qFatal("no operator %s", std::string(name).c_str());
+}
+bool near(double a, double b, double rel = 1e-9) { return std::fabs(a - b) <= rel * std::fabs(b); }
+} // namespace
+
+class TestTimeModel : public QObject
+{
+    Q_OBJECT
+private slots:
+    void gemmFractionFollowsTheSweep_data()
+    {
+        QTest::addColumn<double>("size");
+        QTest::addColumn<double>("expected");
+        // Points 1024 -> 0.40 and 4096 -> 0.80, interpolated in log(size): 2048 lies halfway.
+        QTest::newRow("below the sweep: its first point") << 256.0 << 0.40;
+        QTest::newRow("1024: the first point") << 1024.0 << 0.40;
+        QTest::newRow("2048: halfway in log size") << 2048.0 << 0.60;
+        QTest::newRow("2^(35/3) = 3251: 5/6 of the way") << std::pow(2.0, 35.0 / 3.0) << 0.40 + 0.40 * 5.0 / 6.0;
+        QTest::newRow("above the sweep: its last point") << 65536.0 << 0.80;
+    }
+    void gemmFractionFollowsTheSweep()
+    {
+        QFETCH(double, size);
+        QFETCH(double, expected);
+        AchievableModel m;
+        m.computeFraction = made(0.9);
+        m.gemm[index(DType::BF16)] = {{1024, made(0.40)}, {4096, made(0.80)}};
+        QVERIFY(near(m.gemmFraction(DType::BF16, size), expected));
+        // FP16 and BF16 run at one rate on every device: a sweep of one serves the other.
+        QVERIFY(near(m.gemmFraction(DType::FP16, size), expected));
+        // A format without a sweep falls back to the flat fraction of the largest GEMMs.
+        QCOMPARE(m.gemmFraction(DType::FP8, size), 0.9);
+    }
+
+    // Prefill of 2048 tokens of Llama-2-7B: attn.out_proj multiplies 2048 x 4096 by 4096 x 4096, 2mnk =
+    // 2 x 2^11 x 2^12 x 2^12 = 2^36 FLOPs per layer. Its equivalent square size is cbrt(2^35) = 2^(35/3) = 3251, 5/6 of
+    // the way from 1024 to 4096 in log size, so it reaches 0.40 + 0.40 x 5/6 = 0.7333 of 989.4 TFLOP/s. It is
+    // compute-bound: 2^36 FLOPs over 2 x 4096^2 B of weights + 2 x 2048 x 4096 x 2 B of activations = 1024 FLOP/B,
+    // above the ridge of 295.
+    void prefillMatmulRunsAtItsSizesFraction()
+    {
+        HardwareSpec hw = bareH100();
+        hw.achievable.gemm[index(DType::FP16)] = {{1024, made(0.40)}, {4096, made(0.80)}};
+        Scenario s;
+        s.phase = Phase::Prefill;
+        s.seq = 2048;
+        s.efficiency = EfficiencyMode::Achievable;
+        const Analysis a = analyze(hw, model("llama-2-7b"), s);
+        const Operator &o = op(a, "attn.out_proj");
+        QVERIFY(o.bound == Bound::Compute);
+        QCOMPARE(o.flops, 32 * std::pow(2.0, 36));
+        QVERIFY2(near(o.timeS, 32 * std::pow(2.0, 36) / (989.4e12 * (0.40 + 0.40 * 5.0 / 6.0))),
+                 qPrintable(QString::number(o.timeS)));
+        // An explicit compute efficiency replaces the sweep: 0.5 for every matmul.
+        s.computeEfficiency = 0.5;
+        const Analysis flat = analyze(hw, model("llama-2-7b"), s);
+        QVERIFY(near(op(flat, "attn.out_proj").timeS, 32 * std::pow(2.0, 36) / (989.4e12 * 0.5)));
+    }
+
+    void eachKernelPaysItsLaunch_data()
+    {
+        QTest::addColumn<int>("execution");
+        QTest::addColumn<bool>("fused");
+        QTest::addColumn<double>("expected");
+        // Llama-2-7B decode, per layer: attn.norm, qkv_proj, rope, kv_write, the attention kernel (score, softmax and
+        // context fused into one), out_proj, residual, ffn.norm, up, gate, act, down, residual = 13 kernels; x 32
+        // layers = 416, plus embed, final_norm and lm_head = 419. Unfused attention is 3 kernels: 15 x 32 + 3 = 483.
+        QTest::newRow("graphs, fused: 419 x 5 us") << int(Execution::Graphs) << true << 419 * 5e-6;
+        QTest::newRow("eager, fused: 419 x 20 us") << int(Execution::Eager) << true << 419 * 20e-6;
+        QTest::newRow("graphs, unfused: 483 x 5 us") << int(Execution::Graphs) << false << 483 * 5e-6;
+    }
+    void eachKernelPaysItsLaunch()
+    {
+        QFETCH(int, execution);
+        QFETCH(bool, fused);
+        QFETCH(double, expected);
+        HardwareSpec hw = bareH100();
+        hw.achievable.kernelGraphsS = made(5e-6);
+        hw.achievable.kernelEagerS = made(20e-6);
+        Scenario s;
+        s.fusedAttention = fused;
+        s.execution = static_cast<Execution>(execution);
+        const Analysis ideal = analyze(hw, model("llama-2-7b"), s);
+        QCOMPARE(ideal.totals.launchS, 0.0);
+        s.efficiency = EfficiencyMode::Achievable;
+        const Analysis a = analyze(hw, model("llama-2-7b"), s);
+        QVERIFY2(near(a.totals.launchS, expected), qPrintable(QString::number(a.totals.launchS / 5e-6)));
+        // With no other figure the device is ideal otherwise: the launches are the whole difference.
+        QVERIFY(near(a.totals.timeS - ideal.totals.timeS, expected, 1e-6));
+    }
+
+    // Llama-2-70B decode at batch 1 on 8 devices: two all-reduces per layer of one token's hidden state, 8192 x 2 B =
+    // 16,384 B. Each device sends 2 x 7/8 of it, 28,672 B. With a measured 20 us latency and 400 GB/s bus bandwidth:
+    // 160 x (20 us + 28,672 B / 400 GB/s) = 160 x 20.07168 us = 3.2114688 ms.
+    void allReduceFollowsTheMeasuredCurve()
+    {
+        HardwareSpec hw = bareH100();
+        hw.achievable.allReduceLatencyS = made(20e-6);
+        hw.achievable.allReduceBusBandwidthBytesPerS = made(400e9);
+        Scenario s;
+        s.tp = 8;
+        s.efficiency = EfficiencyMode::Achievable;
+        const Analysis a = analyze(hw, model("llama-2-70b"), s);
+        QVERIFY2(near(a.comm.timeS, 160 * (20e-6 + 28672 / 400e9)), qPrintable(QString::number(a.comm.timeS)));
+        QCOMPARE(a.comm.tpBytes, 160 * 28672.0);
+        // The ideal roofline keeps the link's datasheet bandwidth, 450 GB/s, and its 3.5 us latency.
+        s.efficiency = EfficiencyMode::Ideal;
+        const Analysis ideal = analyze(hw, model("llama-2-70b"), s);
+        QVERIFY(near(ideal.comm.timeS, 160 * (3.5e-6 + 28672 / 450e9)));
+    }
+
+    // Weight-only INT4 (GPTQ-style, one FP16 scale per 128 weights: 4.125 bits) at batch 1: the FFN up projection of
+    // Llama-2-7B reads 4096 x 11008 x 4.125 / 8 = 23,248,896 B of weights per layer. A weight-only kernel that reaches
+    // half the copy bandwidth reads them at 0.5 x 0.9 x 3.35 TB/s; its activations (4096 + 11008 elements x 2 B =
+    // 30,208 B) at the copy kernel's 0.9 x 3.35 TB/s.
+    void weightOnlyKernelsReadWeightsSlower()
+    {
+        HardwareSpec hw = bareH100();
+        hw.achievable.memoryFraction = made(0.9);
+        hw.achievable.weightOnlyMemoryFraction[index(DType::INT4)] = made(0.5);
+        Scenario s;
+        s.weights = *weightFormatFromString("int4/g128");
+        s.efficiency = EfficiencyMode::Achievable;
+        const Analysis a = analyze(hw, model("llama-2-7b"), s);
+        const Operator &up = op(a, "ffn.up");
+        QCOMPARE(up.weightBytes, 32 * 23248896.0);
+        QCOMPARE(up.activationBytes, 32 * 30208.0);
+        const double bw = 0.9 * 3.35e12;
+        QVERIFY2(near(up.timeS, 32 * (23248896.0 / (0.5 * bw) + 30208.0 / bw)), qPrintable(QString::number(up.timeS)));
+        // FP16 weights use the copy bandwidth: the fraction is for integer weights only.
+        s.weights = WeightFormat{};
+        const Operator &fp16 = op(analyze(hw, model("llama-2-7b"), s), "ffn.up");
+        QVERIFY(near(fp16.timeS, 32 * (4096.0 * 11008 * 2 + 30208.0) / bw));
+    }
+
+    // The ideal roofline never reads the microbenchmarks.
+    void idealIgnoresTheMicrobenchmarks()
+    {
+        HardwareSpec hw = *lib().findHardware("h100-sxm");
+        const HardwareSpec bare = bareH100();
+        for (Phase p : {Phase::Decode, Phase::Prefill, Phase::Generate}) {
+            Scenario s;
+            s.phase = p;
+            s.tp = 8;
+            QCOMPARE(analyze(hw, model("llama-2-70b"), s).totals.timeS,
+                     analyze(bare, model("llama-2-70b"), s).totals.timeS);
+        }
+    }
+
+    // The band around an achievable time is the validation set's, and the ideal roofline has none.
+    void achievableTimesCarryTheValidationBand()
+    {
+        Scenario s;
+        const HardwareSpec &hw = *lib().findHardware("h100-sxm");
+        const Analysis ideal = analyze(hw, model("llama-2-7b"), s);
+        QCOMPARE(ideal.totals.timeLowS, ideal.totals.timeS);
+        QCOMPARE(ideal.totals.timeHighS, ideal.totals.timeS);
+        s.efficiency = EfficiencyMode::Achievable;
+        const Analysis a = analyze(hw, model("llama-2-7b"), s);
+        QVERIFY(kAchievableBand.low > 0 && kAchievableBand.low < kAchievableBand.high);
+        QCOMPARE(a.totals.timeLowS, a.totals.timeS * kAchievableBand.low);
+        QCOMPARE(a.totals.timeHighS, a.totals.timeS * kAchievableBand.high);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTimeModel)
+#include "tst_timemodel.moc"

@@ -1,0 +1,174 @@
+// The validation set (presets/validation/runs.json) and `memwall validate`'s arithmetic (issue #16).
+#include "core/analysis/analysis.h"
+#include "core/io/jsonreader.h"
+#include "core/io/presets.h"
+#include "core/validation/validation.h"
+
+#include "../builtinpresets.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace memwall::core;
+using namespace testpresets;
+
+namespace {
+nlohmann::json oneRun(const std::string &field, const nlohmann::json &value)
+{
+    nlohmann::json run{{"id", "r1"},
+                       {"model", "llama-2-7b"},
+                       {"device", "a100-80gb-sxm"},
+                       {"tp", 1},
+                       {"batch", 1},
+                       {"input_tokens", 5},
+                       {"output_tokens", 200},
+                       {"weights", "fp16"},
+                       {"framework", "test"},
+                       {"metric", "decode_tokens_per_s"},
+                       {"value", 100},
+                       {"source", "a table"}};
+    if (!field.empty())
+        run[field] = value;
+    return {{"kind", "validation"}, {"schema", 1}, {"runs", nlohmann::json::array({run})}};
+}
+} // namespace
+
+class TestValidation : public QObject
+{
+    Q_OBJECT
+private slots:
+    void builtinSetIsLargeAndSourced()
+    {
+        const std::vector<MeasuredRun> runs = builtinRuns();
+        // Issue #16 asks for 40 runs; the set holds gpt-fast's six A100 rows so far.
+        QVERIFY2(runs.size() >= 6, qPrintable(QString::number(runs.size())));
+        for (const MeasuredRun &r : runs) {
+            QVERIFY2(lib().findHardware(r.device), r.id.c_str());
+            QVERIFY2(lib().findModel(r.model), r.id.c_str());
+            QVERIFY2(r.source.size() > 10, r.id.c_str());
+        }
+    }
+
+    // Every run is analysed, and the ideal roofline is a bound: no run is faster than it (the issue's goal is 95 %).
+    void everyRunIsAnalysedAndTheIdealIsABound()
+    {
+        const ValidationReport rep = validateRuns(builtinRuns(), lib());
+        for (const ValidatedRun &v : rep.rows)
+            QVERIFY2(v.error.empty(), (v.run.id + ": " + v.error).c_str());
+        QCOMPARE(rep.summary.failed, 0);
+        QVERIFY2(rep.summary.idealBound >= 0.95, qPrintable(QString::number(rep.summary.idealBound)));
+        for (const ValidatedRun &v : rep.rows) {
+            QVERIFY2(v.idealRatio < v.achievableRatio, v.run.id.c_str()); // achievable is always slower than ideal
+            // A prediction, not a bound: it may land on either side of the run. Tolerance: a factor of 3.5 either
+            // way, the accuracy issue #16 found for the flat fractions (0.29x to 0.96x of the measured time); the
+            // issue's goal is a median error of 15 %, reported by memwall validate.
+            QVERIFY2(v.achievableRatio >= 1 / 3.5 && v.achievableRatio <= 3.5,
+                     qPrintable(QString::fromStdString(v.run.id) + QStringLiteral(": %1").arg(v.achievableRatio)));
+        }
+    }
+
+    // The band analyze() puts around achievable times is this set's 10th to 90th percentile of measured over
+    // achievable time: change the model or the set, and this test says what the band must become.
+    void bandIsTheValidationSets()
+    {
+        const ValidationSummary s = validateRuns(builtinRuns(), lib()).summary;
+        QVERIFY2(std::fabs(kAchievableBand.low - s.ratioLow) < 0.0005 &&
+                     std::fabs(kAchievableBand.high - s.ratioHigh) < 0.0005,
+                 qPrintable(QStringLiteral("kAchievableBand should be {%1, %2}")
+                                .arg(s.ratioLow, 0, 'f', 3)
+                                .arg(s.ratioHigh, 0, 'f', 3)));
+    }
+
+    // Predicted figures of each metric from one analysis, by hand: a request of 4 sequences, 100 output tokens, TTFT
+    // 0.5 s, TPOT 20 ms, end to end 0.5 + 99 x 0.02 = 2.48 s.
+    void metricsFromAnAnalysis_data()
+    {
+        QTest::addColumn<QString>("metric");
+        QTest::addColumn<double>("predicted");
+        QTest::addColumn<double>("measured");
+        QTest::addColumn<double>("ratio");
+        // Rates: time ratio = measured rate / predicted rate. Times: predicted / measured.
+        QTest::newRow("decode tokens/s: 100 / 2.48 s")
+            << "decode_tokens_per_s" << 100 / 2.48 << 20.0 << 20.0 / (100 / 2.48);
+        QTest::newRow("output tokens/s: 4 x 100 / 2.48 s")
+            << "output_tokens_per_s" << 400 / 2.48 << 200.0 << 200.0 / (400 / 2.48);
+        QTest::newRow("ttft") << "ttft_s" << 0.5 << 0.4 << 1.25;
+        QTest::newRow("tpot") << "tpot_s" << 0.02 << 0.025 << 0.8;
+        QTest::newRow("e2e") << "e2e_s" << 2.48 << 2.48 << 1.0;
+    }
+    void metricsFromAnAnalysis()
+    {
+        QFETCH(QString, metric);
+        QFETCH(double, predicted);
+        QFETCH(double, measured);
+        QFETCH(double, ratio);
+        MeasuredRun run;
+        run.batch = 4;
+        run.outputTokens = 100;
+        run.metric = *runMetricFromString(metric.toStdString());
+        run.value = measured;
+        Analysis a;
+        a.phases.ttftS = 0.5;
+        a.phases.tpotS = 0.02;
+        a.phases.e2eS = 2.48;
+        QVERIFY(std::fabs(predictedValue(run, a) - predicted) < 1e-12);
+        QVERIFY(std::fabs(timeRatio(run, predictedValue(run, a)) - ratio) < 1e-12);
+    }
+
+    void badRunsNameTheField_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("metric") << "metric"
+                                << "\"tokens\""
+                                << "runs[0].metric: must be decode_tokens_per_s";
+        QTest::newRow("weights") << "weights"
+                                 << "\"int3\""
+                                 << "runs[0].weights: unknown weight format \"int3\"";
+        QTest::newRow("value") << "value"
+                               << "-1"
+                               << "runs[0].value";
+        QTest::newRow("tp") << "tp"
+                            << "0"
+                            << "runs[0].tp: must be between 1 and 4096, got 0";
+        QTest::newRow("execution") << "execution"
+                                   << "\"lazy\""
+                                   << "runs[0].execution: must be graphs or eager";
+        QTest::newRow("unknown key") << "speed"
+                                     << "1"
+                                     << "runs[0].speed";
+    }
+    void badRunsNameTheField()
+    {
+        QFETCH(QString, field);
+        QFETCH(QString, value);
+        QFETCH(QString, expected);
+        try {
+            runsFromJson(oneRun(field.toStdString(), nlohmann::json::parse(value.toStdString())), "runs.json");
+            QFAIL("accepted");
+        } catch (const InputError &e) {
+            const QString what = QString::fromStdString(e.what());
+            QVERIFY2(what.startsWith("runs.json: ") && what.contains(expected), qPrintable(what));
+        }
+    }
+
+    void goodRunReads()
+    {
+        const std::vector<MeasuredRun> runs = runsFromJson(oneRun("weights", "int4/g32"), "runs.json");
+        QCOMPARE(runs.size(), std::size_t(1));
+        QVERIFY(runs[0].weights.type == DType::INT4);
+        QCOMPARE(runs[0].weights.groupSize, 32);
+        QCOMPARE(runs[0].inputTokens, int64_t(5));
+        const Scenario s = scenarioFor(runs[0], EfficiencyMode::Achievable);
+        QVERIFY(s.phase == Phase::Generate);
+        QCOMPARE(s.seq, int64_t(5));
+        QCOMPARE(s.output, int64_t(200));
+        QVERIFY(s.efficiency == EfficiencyMode::Achievable);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestValidation)
+#include "tst_validation.moc"
