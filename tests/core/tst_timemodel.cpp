@@ -159,7 +159,8 @@ private slots:
         QVERIFY2(near(up.timeS, 32 * (23248896.0 / (0.5 * bw) + 30208.0 / bw)), qPrintable(QString::number(up.timeS)));
         // FP16 weights use the copy bandwidth: the fraction is for integer weights only.
         s.weights = WeightFormat{};
-        const Operator &fp16 = op(analyze(hw, model("llama-2-7b"), s), "ffn.up");
+        const Analysis fp16Analysis = analyze(hw, model("llama-2-7b"), s);
+        const Operator &fp16 = op(fp16Analysis, "ffn.up");
         QVERIFY(near(fp16.timeS, 32 * (4096.0 * 11008 * 2 + 30208.0) / bw));
     }
 
