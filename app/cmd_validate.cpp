@@ -48,9 +48,12 @@ nlohmann::json toJson(const core::ValidationReport &r)
                            {"source", v.run.source}};
         if (v.error.empty()) {
             row["ideal"] = v.ideal;
-            row["achievable"] = v.achievable;
             row["ideal_time_ratio"] = v.idealRatio;
-            row["achievable_time_ratio"] = v.achievableRatio;
+            row["microbenchmarks"] = v.predicted;
+            if (v.predicted) {
+                row["achievable"] = v.achievable;
+                row["achievable_time_ratio"] = v.achievableRatio;
+            }
         } else {
             row["error"] = v.error;
         }
@@ -61,6 +64,7 @@ nlohmann::json toJson(const core::ValidationReport &r)
             {"summary",
              {{"analysed", s.runs},
               {"failed", s.failed},
+              {"predicted", s.predicted},
               {"median_error", s.medianError},
               {"worst_error", s.worstError},
               {"within_25_percent", s.within25},
@@ -85,15 +89,16 @@ void printTable(const core::ValidationReport &r)
             continue;
         }
         std::cout << pad(valueText(v.run.metric, v.ideal), 13, true) << "  "
-                  << pad(valueText(v.run.metric, v.achievable), 13, true) << "  "
-                  << pad(signedError(v.idealRatio), 9, true) << "  " << pad(signedError(v.achievableRatio), 9, true)
-                  << "\n";
+                  << pad(v.predicted ? valueText(v.run.metric, v.achievable) : "no data", 13, true) << "  "
+                  << pad(signedError(v.idealRatio), 9, true) << "  "
+                  << pad(v.predicted ? signedError(v.achievableRatio) : "", 9, true) << "\n";
     }
     const core::ValidationSummary &s = r.summary;
     std::cout << "\n"
               << s.runs << " runs analysed" << (s.failed ? ", " + std::to_string(s.failed) + " not" : "")
-              << ".\nAchievable: median error " << percent(s.medianError) << ", worst " << percent(s.worstError) << ", "
-              << percent(s.within25) << " of runs within 25 %.\n"
+              << ".\nAchievable, on the " << s.predicted << " runs whose device has microbenchmarks (\"no data\": none "
+              << "in its preset): median error " << percent(s.medianError) << ", worst " << percent(s.worstError)
+              << ", " << percent(s.within25) << " of runs within 25 %.\n"
               << "Ideal not slower than the run in " << percent(s.idealBound) << " of runs.\n"
               << "Measured time / achievable time: " << core::formatFixed(s.ratioLow, 2) << " to "
               << core::formatFixed(s.ratioHigh, 2) << " (10th to 90th percentile), the band shown beside achievable "

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 namespace memwall::core {
@@ -577,9 +578,9 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     t.timeS += comm.timeS;
     t.launchS = c.launchTime;
     t.timeLowS = t.timeHighS = t.timeS;
-    if (achievable) {
-        t.timeLowS = t.timeS * kAchievableBand.low;
-        t.timeHighS = t.timeS * kAchievableBand.high;
+    if (const std::optional<TimeBand> band = achievableBand(hw, s)) {
+        t.timeLowS = t.timeS * band->low;
+        t.timeHighS = t.timeS * band->high;
     }
     t.intensity = t.bytes > 0 ? t.flops / t.bytes : 0.0;
     if (comm.timeS > c.computeTime && comm.timeS > c.memoryTime)
@@ -701,6 +702,13 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
 }
 
 } // namespace
+
+std::optional<TimeBand> achievableBand(const HardwareSpec &hw, const Scenario &s)
+{
+    if (s.efficiency != EfficiencyMode::Achievable || hw.achievable.empty())
+        return std::nullopt;
+    return kAchievableBand;
+}
 
 Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
 {

@@ -5,6 +5,7 @@
 #include "core/model/modelshape.h"
 #include "core/util/oneline.h"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -133,7 +134,11 @@ struct TimeBand
 {
     double low, high;
 };
-inline constexpr TimeBand kAchievableBand{0.880, 1.960};
+inline constexpr TimeBand kAchievableBand{0.919, 2.429};
+/// The band an analysis of `s` on `hw` carries: kAchievableBand for an achievable analysis on a device with
+/// microbenchmarks, none for the ideal roofline (a bound) or a device without any (its achievable time is the ideal's,
+/// a figure the validation set does not speak for).
+std::optional<TimeBand> achievableBand(const HardwareSpec &hw, const Scenario &s);
 
 /// Thrown for a device/model/scenario combination that cannot be analysed (e.g. tp not dividing the heads).
 /// what() is one line naming the field and value (control characters in quoted names are escaped).

@@ -174,9 +174,9 @@ ValidationReport validateRuns(const std::vector<MeasuredRun> &runs, const Preset
 {
     ValidationReport report;
     std::vector<double> errors, measuredOverAchievable;
-    int bound = 0;
+    int bound = 0, analysed = 0;
     for (const MeasuredRun &run : runs) {
-        ValidatedRun row{run, 0, 0, 0, 0, {}};
+        ValidatedRun row{run, 0, 0, 0, 0, false, {}};
         const HardwareSpec *hw = lib.findHardware(run.device);
         const ModelPreset *model = lib.findModel(run.model);
         if (!hw || !model) {
@@ -190,20 +190,27 @@ ValidationReport validateRuns(const std::vector<MeasuredRun> &runs, const Preset
                     predictedValue(run, analyzeTotals(*hw, model->shape, scenarioFor(run, EfficiencyMode::Achievable)));
                 row.idealRatio = timeRatio(run, row.ideal);
                 row.achievableRatio = timeRatio(run, row.achievable);
+                row.predicted = !hw->achievable.empty();
             } catch (const AnalysisError &e) {
                 row.error = e.what();
             }
         }
         if (row.error.empty()) {
-            errors.push_back(std::abs(row.achievableRatio - 1.0));
-            measuredOverAchievable.push_back(1.0 / row.achievableRatio);
+            ++analysed;
             bound += row.idealRatio <= 1.0 + 1e-9 ? 1 : 0;
+            if (row.predicted) {
+                errors.push_back(std::abs(row.achievableRatio - 1.0));
+                measuredOverAchievable.push_back(1.0 / row.achievableRatio);
+            }
         }
         report.rows.push_back(std::move(row));
     }
     ValidationSummary &s = report.summary;
-    s.runs = static_cast<int>(errors.size());
-    s.failed = static_cast<int>(runs.size()) - s.runs;
+    s.runs = analysed;
+    s.failed = static_cast<int>(runs.size()) - analysed;
+    s.predicted = static_cast<int>(errors.size());
+    if (analysed > 0)
+        s.idealBound = static_cast<double>(bound) / static_cast<double>(analysed);
     if (errors.empty())
         return report;
     std::sort(errors.begin(), errors.end());
@@ -212,7 +219,6 @@ ValidationReport validateRuns(const std::vector<MeasuredRun> &runs, const Preset
     s.worstError = errors.back();
     s.within25 = static_cast<double>(std::count_if(errors.begin(), errors.end(), [](double e) { return e <= 0.25; })) /
                  static_cast<double>(errors.size());
-    s.idealBound = static_cast<double>(bound) / static_cast<double>(errors.size());
     s.ratioLow = quantile(measuredOverAchievable, 0.1);
     s.ratioHigh = quantile(measuredOverAchievable, 0.9);
     return report;

@@ -62,6 +62,9 @@ struct ValidatedRun
     MeasuredRun run;
     double ideal = 0, achievable = 0;           ///< predicted values of the run's metric
     double idealRatio = 0, achievableRatio = 0; ///< predicted time / measured time
+    /// The device's preset holds microbenchmarks, so its achievable figure is a prediction. Without them the
+    /// achievable figure is the ideal one, and the run counts only for the ideal's bound.
+    bool predicted = false;
     std::string error; ///< the run could not be analysed (unknown preset, refused scenario): the reason, one line
 };
 
@@ -69,10 +72,11 @@ struct ValidationSummary
 {
     int runs = 0;           ///< analysed
     int failed = 0;         ///< could not be analysed
+    int predicted = 0;      ///< analysed on a device with microbenchmarks: the runs the achievable figures below are of
     double medianError = 0; ///< median of |achievable time / measured time - 1|
     double worstError = 0;  ///< the largest of those
     double within25 = 0;    ///< share of runs whose achievable time is within 25 % of the measurement
-    double idealBound = 0;  ///< share of runs whose ideal time is not above the measured time
+    double idealBound = 0;  ///< share of analysed runs whose ideal time is not above the measured time
     double ratioLow = 0;    ///< 10th percentile of measured time / achievable time
     double ratioHigh = 0;   ///< 90th percentile
 };

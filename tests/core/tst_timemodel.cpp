@@ -191,6 +191,12 @@ private slots:
         QVERIFY(kAchievableBand.low > 0 && kAchievableBand.low < kAchievableBand.high);
         QCOMPARE(a.totals.timeLowS, a.totals.timeS * kAchievableBand.low);
         QCOMPARE(a.totals.timeHighS, a.totals.timeS * kAchievableBand.high);
+        // A device without microbenchmarks has no prediction to put a band on: its achievable time is the ideal.
+        const Analysis bare = analyze(bareH100(), model("llama-2-7b"), s);
+        QVERIFY(!achievableBand(bareH100(), s));
+        QCOMPARE(bare.totals.timeS, ideal.totals.timeS);
+        QCOMPARE(bare.totals.timeLowS, bare.totals.timeS);
+        QCOMPARE(bare.totals.timeHighS, bare.totals.timeS);
     }
 };
 

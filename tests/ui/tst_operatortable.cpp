@@ -410,6 +410,15 @@ private slots:
         m_doc->setScenario(s, "efficiency");
         QVERIFY(bar.timeText().startsWith(ui::formatSeconds(m_doc->analysis().totals.timeS) + ' '));
         QVERIFY(!bar.timeText().contains(QChar(0x2013)));
+        // The RTX 4090's preset has no microbenchmarks: its achievable time is the ideal's, one figure, and the
+        // tooltip says why.
+        s.efficiency = core::EfficiencyMode::Achievable;
+        m_doc->setScenario(s, "efficiency");
+        m_doc->setHardwareById("rtx-4090");
+        QVERIFY(m_doc->hardware().achievable.empty());
+        QVERIFY(bar.timeText().startsWith(ui::formatSeconds(m_doc->analysis().totals.timeS) + ' '));
+        QVERIFY(!bar.timeText().contains(QChar(0x2013)));
+        QVERIFY2(bar.timeToolTip().contains("No published microbenchmarks"), qPrintable(bar.timeToolTip()));
     }
 };
 

@@ -15,6 +15,8 @@
 #include <QGridLayout>
 #include <QVBoxLayout>
 
+#include <optional>
+
 namespace memwall::ui {
 
 using namespace memwall::core;
@@ -90,6 +92,7 @@ void HeadlineBar::Figure::set(const QString &v, const QString &c) const
 }
 
 QString HeadlineBar::timeText() const { return m_time.text(); }
+QString HeadlineBar::timeToolTip() const { return m_time.value->toolTip(); }
 QString HeadlineBar::throughputText() const { return m_throughput.text(); }
 QString HeadlineBar::memoryText() const { return m_memory.text(); }
 QString HeadlineBar::boundText() const { return m_bound.text(); }
@@ -159,11 +162,11 @@ void HeadlineBar::refresh()
 {
     const Analysis &a = m_doc->analysis();
     const Scenario &s = m_doc->scenario();
-    // An achievable time is a prediction: it shows as the band measured runs fell in (kAchievableBand); the ideal
-    // roofline is a bound and shows as one figure.
-    const bool band = s.efficiency == EfficiencyMode::Achievable;
-    const auto seconds = [band](double t) {
-        return band ? formatSecondsRange(t * kAchievableBand.low, t * kAchievableBand.high) : formatSeconds(t);
+    // An achievable time is a prediction: it shows as the band measured runs fell in (achievableBand); the ideal
+    // roofline is a bound and shows as one figure, as is an achievable time on a device without microbenchmarks.
+    const std::optional<TimeBand> band = achievableBand(m_doc->hardware(), s);
+    const auto seconds = [&band](double t) {
+        return band ? formatSecondsRange(t * band->low, t * band->high) : formatSeconds(t);
     };
     const QString time = seconds(a.totals.timeS);
     switch (s.phase) {
@@ -176,14 +179,17 @@ void HeadlineBar::refresh()
     case Phase::Encode: m_time.set(time, tr("per batch (encode)")); break;
     case Phase::Train: m_time.set(time, tr("per training step")); break;
     }
-    const QString tip =
-        band ? timeTip() + QLatin1Char(' ') +
-                   tr("Achievable efficiency predicts %1; measured runs of the validation set "
-                      "(memwall validate) took %2 to %3 times their prediction in 80 % of cases, "
-                      "which gives the band shown.")
-                       .arg(formatSeconds(a.totals.timeS), localized(core::formatFixed(kAchievableBand.low, 2)),
-                            localized(core::formatFixed(kAchievableBand.high, 2)))
-             : timeTip();
+    QString tip = timeTip();
+    if (band)
+        tip += QLatin1Char(' ') + tr("Achievable efficiency predicts %1; measured runs of the validation set "
+                                     "(memwall validate) took %2 to %3 times their prediction in 80 % of cases, "
+                                     "which gives the band shown.")
+                                      .arg(formatSeconds(a.totals.timeS), localized(core::formatFixed(band->low, 2)),
+                                           localized(core::formatFixed(band->high, 2)));
+    else if (s.efficiency == EfficiencyMode::Achievable)
+        tip += QLatin1Char(' ') + tr("No published microbenchmarks for %1 are in its preset: its achievable time is "
+                                     "the ideal roofline's, with no band.")
+                                      .arg(qs(m_doc->hardware().name));
     m_time.value->setToolTip(tip);
     m_time.caption->setToolTip(tip);
     m_throughput.set(formatSiNumber(a.totals.tokensPerS), tr("tokens/s"));

@@ -25,6 +25,8 @@ public:
 
     /// One figure as read aloud: its value, a space, its caption ("41.6 ms per token (per decode step)").
     QString timeText() const;
+    /// The time figure's tooltip: how it was computed, and the band's meaning or why there is none.
+    QString timeToolTip() const;
     QString throughputText() const;
     QString memoryText() const;
     QString boundText() const;
