@@ -1,5 +1,4 @@
 #include "ui/mainwindow.h"
-#include "core/io/jsonreader.h"
 #include "ui/util/windowshortcuts.h"
 
 #include "ui/controls/presetpicker.h"
@@ -38,58 +37,14 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
-#include <QStyle>
 #include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <iostream>
 
 namespace memwall::ui {
-
-namespace {
-
-QPalette darkPalette()
-{
-    QPalette p;
-    const QColor window(0x2b, 0x2d, 0x31), base(0x1e, 0x1f, 0x22), text(0xe6, 0xe6, 0xe6), disabled(0x80, 0x80, 0x80);
-    p.setColor(QPalette::Window, window);
-    p.setColor(QPalette::WindowText, text);
-    p.setColor(QPalette::Base, base);
-    p.setColor(QPalette::AlternateBase, window);
-    p.setColor(QPalette::ToolTipBase, base);
-    p.setColor(QPalette::ToolTipText, text);
-    p.setColor(QPalette::Text, text);
-    p.setColor(QPalette::Button, window);
-    p.setColor(QPalette::ButtonText, text);
-    p.setColor(QPalette::BrightText, Qt::red);
-    p.setColor(QPalette::Highlight, QColor(0x56, 0xB4, 0xE9));
-    p.setColor(QPalette::HighlightedText, Qt::black);
-    p.setColor(QPalette::Link, QColor(0x56, 0xB4, 0xE9));
-    p.setColor(QPalette::PlaceholderText, disabled);
-    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
-        p.setColor(QPalette::Disabled, role, disabled);
-    return p;
-}
-
-/// True when the file is a MemWall scenario (by name, or by "kind": "scenario" inside).
-bool looksLikeScenario(const QString &path)
-{
-    if (path.endsWith(QStringLiteral(".memwall.json"), Qt::CaseInsensitive))
-        return true;
-    // Through core's guarded reader: regular files only (a dropped FIFO blocked the window forever), size-capped.
-    try {
-        const nlohmann::json j = core::readJsonFile(path.toStdString());
-        return j.is_object() && j.contains("kind") && j["kind"] == "scenario";
-    } catch (const std::exception &) {
-        return false; // opened as a model config, whose reader says what is wrong
-    }
-}
-
-} // namespace
 
 MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     : QMainWindow(parent), m_doc(doc), m_controls(new ControlsPanel(doc)), m_table(new OperatorTable(doc)),
@@ -272,7 +227,7 @@ bool MainWindow::openModelConfig(const QString &path)
 
 bool MainWindow::openDroppedFile(const QString &path)
 {
-    return looksLikeScenario(path) ? openScenario(path) : openModelConfig(path);
+    return ScenarioDocument::isScenarioFile(path) ? openScenario(path) : openModelConfig(path);
 }
 
 void MainWindow::restoreLastScenario()
@@ -336,7 +291,7 @@ void MainWindow::applyTheme(const QString &id)
 {
     m_theme = Theme::byId(id);
     m_tabs->setTheme(m_theme);
-    QApplication::setPalette(m_theme.darkWindow ? darkPalette() : QApplication::style()->standardPalette());
+    QApplication::setPalette(m_theme.windowPalette());
     m_headline->setWarningColor(m_theme.warning);
     m_actions->setThemeChecked(m_theme.id);
     QSettings settings;

@@ -190,7 +190,7 @@ ValidationReport validateRuns(const std::vector<MeasuredRun> &runs, const Preset
                     predictedValue(run, analyzeTotals(*hw, model->shape, scenarioFor(run, EfficiencyMode::Achievable)));
                 row.idealRatio = timeRatio(run, row.ideal);
                 row.achievableRatio = timeRatio(run, row.achievable);
-                row.predicted = !hw->achievable.empty();
+                row.predicted = achievableBand(*hw, scenarioFor(run, EfficiencyMode::Achievable)).has_value();
             } catch (const AnalysisError &e) {
                 row.error = e.what();
             }

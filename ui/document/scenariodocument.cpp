@@ -307,4 +307,17 @@ bool ScenarioDocument::open(const QString &path, QString *error)
     }
 }
 
+bool ScenarioDocument::isScenarioFile(const QString &path)
+{
+    if (path.endsWith(QStringLiteral(".memwall.json"), Qt::CaseInsensitive))
+        return true;
+    // Through core's guarded reader: regular files only (a dropped FIFO blocked the window forever), size-capped.
+    try {
+        const nlohmann::json j = core::readJsonFile(path.toStdString());
+        return j.is_object() && j.contains("kind") && j["kind"] == "scenario";
+    } catch (const std::exception &) {
+        return false; // opened as a model config, whose reader says what is wrong
+    }
+}
+
 } // namespace memwall::ui

@@ -111,6 +111,9 @@ public:
     bool save(const QString &path, QString *error);
     /// Reads a scenario file; on failure nothing changes and `error` holds one line.
     bool open(const QString &path, QString *error);
+    /// True when the file is a MemWall scenario (by name, or by "kind": "scenario" inside); anything else dropped on
+    /// the window is read as a model config.
+    static bool isScenarioFile(const QString &path);
     /// The scenario of a first launch (no scenario to reopen): the current model split over the fewest devices
     /// (tensor parallelism 1, 2, 4 or 8) whose memory holds it, with a fresh history.
     void startFirstLaunch();

@@ -1,11 +1,37 @@
 #include "ui/settings/theme.h"
 
+#include <QApplication>
 #include <QObject>
 #include <QStringList>
+#include <QStyle>
 
 namespace memwall::ui {
 
 namespace {
+
+QPalette darkPalette()
+{
+    QPalette p;
+    const QColor window(0x2b, 0x2d, 0x31), base(0x1e, 0x1f, 0x22), text(0xe6, 0xe6, 0xe6), disabled(0x80, 0x80, 0x80);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, window);
+    p.setColor(QPalette::ToolTipBase, base);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, window);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, Qt::red);
+    p.setColor(QPalette::Highlight, QColor(0x56, 0xB4, 0xE9));
+    p.setColor(QPalette::HighlightedText, Qt::black);
+    p.setColor(QPalette::Link, QColor(0x56, 0xB4, 0xE9));
+    p.setColor(QPalette::PlaceholderText, disabled);
+    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, disabled);
+    return p;
+}
+
 // Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision deficiency.
 const QVector<QColor> kOkabeIto = {QColor("#0072B2"), QColor("#E69F00"), QColor("#009E73"), QColor("#CC79A7"),
                                    QColor("#56B4E9"), QColor("#D55E00"), QColor("#F0E442"), QColor("#000000")};
@@ -81,6 +107,8 @@ Theme Theme::presentation()
     t.tickPointSize = 16;
     return t;
 }
+
+QPalette Theme::windowPalette() const { return darkWindow ? darkPalette() : QApplication::style()->standardPalette(); }
 
 Theme Theme::byId(const QString &id)
 {

@@ -2,6 +2,7 @@
 
 #include <QColor>
 #include <QFont>
+#include <QPalette>
 #include <QString>
 #include <QVector>
 
@@ -32,6 +33,8 @@ struct Theme
     QFont tickFont() const;
     /// i-th series colour (wraps around).
     QColor color(int i) const { return series.isEmpty() ? foreground : series[i % series.size()]; }
+    /// The application palette for the window: a dark one when darkWindow, else the style's standard palette.
+    QPalette windowPalette() const;
 
     static Theme light();
     static Theme dark();
