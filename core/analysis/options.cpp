@@ -418,6 +418,19 @@ std::vector<ScenarioOption> makeOptions()
         };
         t.push_back(std::move(pd));
     }
+    t.push_back(integer({.key = "prefill_batch",
+                         .flag = "--prefill-batch",
+                         .metavar = "N",
+                         .label = "Prefill batch",
+                         .help = "Disaggregation: prompts one copy of the model in the prefill pool runs together "
+                                 "(each request then waits for that prefill, not the whole batch's); 0 prefills "
+                                 "the decode batch (batch / dp) at once.",
+                         .group = "Serving",
+                         .min = 0,
+                         .max = static_cast<double>(kMaxTokens),
+                         .typicalMin = 0,
+                         .typicalMax = 256},
+                        &Scenario::prefillBatch));
     t.push_back(choice({.key = "kv_offload",
                         .flag = "--kv-offload",
                         .metavar = "TIER",

@@ -94,6 +94,7 @@ struct Scenario
     int64_t chunkedPrefill = 0;     ///< prompt tokens per mixed step (chunked prefill); 0 = off
     int prefillDevices = 0;         ///< disaggregation: devices of the prefill pool; 0 with decodeDevices 0 = off
     int decodeDevices = 0;          ///< disaggregation: devices of the decode pool
+    int64_t prefillBatch = 0;       ///< disaggregation: prompts a prefill copy runs together; 0 = batch / dp
     KvOffload kvOffload = KvOffload::None;
     std::optional<double> kvOffloadFraction;   ///< share of the KV cache in the offload tier; unset: what does not fit
     KvOffload weightOffload = KvOffload::None; ///< where offloaded weights live (streamed in every step)

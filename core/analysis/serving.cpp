@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <string_view>
+#include <tuple>
 
 namespace memwall::core {
 
@@ -278,33 +279,107 @@ OffloadReport offload(const HardwareSpec &hw, const ModelShape &m, const Scenari
     return o;
 }
 
-ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const ModelShape *draft)
+std::optional<KvLink> kvTransferLink(const HardwareSpec &hw)
 {
-    if (m.arch == Architecture::Encoder)
-        throw AnalysisError(m.id + " is an encoder: it serves no generated tokens");
-    ServingReport out;
+    KvLink out;
+    if (const Interconnect *link = hw.scaleUpLink()) {
+        out.name = link->name;
+        out.bandwidth = link->bandwidthBytesPerS.value;
+        out.latencyS = link->latencyS.value;
+    } else if (const MemoryLevel *host = levelOfKind(hw, MemoryKind::Host)) {
+        out.name = host->name;
+        out.bandwidth = host->bandwidthBytesPerS.value;
+    }
+    if (!(out.bandwidth > 0))
+        return std::nullopt;
+    return out;
+}
 
-    // ---- the request ----
-    Scenario g = s;
-    g.phase = Phase::Generate;
-    const Analysis gen = analyzeTotals(hw, m, g);
+DisaggregationReport disaggregate(const KvLink &link, const Scenario &s, double prefillS, double decodeTpotS,
+                                  double kvBytesPerToken, bool listSplits)
+{
+    DisaggregationReport d;
+    d.prefillDevices = s.prefillDevices;
+    d.decodeDevices = s.decodeDevices;
+    d.devicesPerInstance = s.tp * s.pp * s.ep;
+    const int gsize = d.devicesPerInstance;
+    if (d.prefillDevices % gsize != 0 || d.decodeDevices % gsize != 0)
+        throw AnalysisError("disaggregate " + std::to_string(d.prefillDevices) + ":" + std::to_string(d.decodeDevices) +
+                            ": each pool must hold whole copies of the model, a multiple of tp x pp x ep = " +
+                            std::to_string(gsize) + " devices");
+    const double perInstance = static_cast<double>(s.batch / s.dp);
+    const double prompts = s.prefillBatch > 0 ? static_cast<double>(s.prefillBatch) : perInstance;
+    d.link = link.name;
+    d.prefillS = prefillS;
+    d.kvBytesPerRequest = kvBytesPerToken * static_cast<double>(s.seq);
+    // Each of the copy's devices sends its own share of the prefilled prompts' cache over its own link.
+    d.kvTransferS = prompts * d.kvBytesPerRequest / (gsize * link.bandwidth) + link.latencyS;
+    d.ttftS = d.prefillS + d.kvTransferS;
+    d.tpotS = decodeTpotS;
+    const double decodeS = std::max(1e-12, static_cast<double>(s.output - 1) * d.tpotS);
+    const auto rates = [&](int p, int dd) {
+        return std::pair{(p / gsize) * prompts / d.prefillS, (dd / gsize) * perInstance / decodeS};
+    };
+    std::tie(d.prefillRequestsPerS, d.decodeRequestsPerS) = rates(d.prefillDevices, d.decodeDevices);
+    d.requestsPerS = std::min(d.prefillRequestsPerS, d.decodeRequestsPerS);
+    const int total = d.prefillDevices + d.decodeDevices;
+    double best = -1;
+    for (int p = gsize; p < total; p += gsize) {
+        const auto [pr, dr] = rates(p, total - p);
+        if (listSplits)
+            d.splits.push_back({p, total - p, std::min(pr, dr)});
+        if (std::min(pr, dr) > best) {
+            best = std::min(pr, dr);
+            d.bestPrefillDevices = p;
+            d.bestDecodeDevices = total - p;
+        }
+    }
+    return d;
+}
+
+ServedRequest servedRequest(const Scenario &s, const ServingReport &r)
+{
+    ServedRequest out;
+    double step = r.chunkedPrefill ? r.chunkedPrefill->mixedStepS : r.request.tpotS;
+    if (r.offload && r.offload->stepInMemoryS > 0)
+        step *= r.offload->stepS / r.offload->stepInMemoryS;
+    const double wallStep = step; // one step as the clock sees it
+    if (r.speculative && r.speculative->speedup > 0)
+        step /= r.speculative->speedup;
+    out.ttftS = r.disaggregation   ? r.disaggregation->ttftS
+                : r.chunkedPrefill ? r.chunkedPrefill->ttftS
+                : r.offload        ? r.offload->ttftS
+                                   : r.request.ttftS;
+    out.tpotS = r.disaggregation ? r.disaggregation->tpotS : step;
+    out.e2eS = out.ttftS + static_cast<double>(s.output - 1) * out.tpotS;
+    if (r.disaggregation) {
+        out.devices = r.disaggregation->prefillDevices + r.disaggregation->decodeDevices;
+        out.tokensPerSPerDevice =
+            r.disaggregation->requestsPerS * static_cast<double>(s.output) / static_cast<double>(out.devices);
+    } else {
+        out.devices = s.tp * s.pp * s.ep * s.dp;
+        const double perReplica = static_cast<double>(s.batch / s.dp);
+        double tokensPerS = out.e2eS > 0 ? perReplica * static_cast<double>(s.output) / out.e2eS : 0.0;
+        if (r.chunkedPrefill && wallStep > 0) {
+            // A mixed step takes one chunk: in the steady state it admits chunk / seq new prompts, and as many
+            // requests finish, so it yields at most chunk x output / seq tokens however large the batch.
+            const double admitted = static_cast<double>(r.chunkedPrefill->chunk) / static_cast<double>(s.seq);
+            tokensPerS = std::min(tokensPerS, admitted * static_cast<double>(s.output) / wallStep);
+        }
+        out.tokensPerSPerDevice = tokensPerS * static_cast<double>(s.dp) / static_cast<double>(out.devices);
+    }
+    return out;
+}
+
+ServingReport serveRequest(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis &gen,
+                           const ModelShape *draft)
+{
+    ServingReport out;
     RequestTimeline &r = out.request;
     r.ttftS = gen.phases.ttftS;
     r.tpotS = gen.phases.tpotS;
     r.e2eS = gen.phases.e2eS;
     r.tokensPerSPerUser = r.tpotS > 0 ? 1.0 / r.tpotS : 0.0;
-    const int64_t steps = s.output - 1;
-    const int64_t listed = std::min<int64_t>(steps, 256);
-    for (int64_t j = 0; j < listed; ++j) {
-        const int64_t i = listed > 1 ? 1 + j * (steps - 1) / (listed - 1) : 1; // step i generates token i + 1
-        r.stepToken.push_back(i + 1);
-        r.stepS.push_back(analyzeTotals(hw, m, decodeAt(s, s.seq + i - 1)).totals.timeS);
-    }
-
-    const Scenario mean = decodeAt(s, meanContext(s));
-    const double devices = static_cast<double>(s.tp) * s.pp * s.ep * s.dp;
-    const double generated = static_cast<double>(s.batch) * static_cast<double>(s.output);
-
     if (s.speculativeK > 0)
         out.speculative = speculate(hw, m, s, draft);
     if (s.chunkedPrefill > 0)
@@ -312,60 +387,38 @@ ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario 
 
     // ---- prefill/decode disaggregation ----
     if (s.prefillDevices > 0 && s.decodeDevices > 0) {
-        DisaggregationReport d;
-        d.prefillDevices = s.prefillDevices;
-        d.decodeDevices = s.decodeDevices;
-        d.devicesPerInstance = s.tp * s.pp * s.ep;
-        const int gsize = d.devicesPerInstance;
-        if (d.prefillDevices % gsize != 0 || d.decodeDevices % gsize != 0)
-            throw AnalysisError("disaggregate " + std::to_string(d.prefillDevices) + ":" +
-                                std::to_string(d.decodeDevices) +
-                                ": each pool must hold whole copies of the model, a multiple of tp x pp x ep = " +
-                                std::to_string(gsize) + " devices");
-        const double perInstance = static_cast<double>(s.batch / s.dp);
+        const std::optional<KvLink> link = kvTransferLink(hw);
+        if (!link)
+            throw AnalysisError("disaggregate: hardware " + hw.id +
+                                " has no interconnect or host link to move the KV cache over");
         Scenario pf = s;
         pf.phase = Phase::Prefill;
         pf.dp = 1;
-        pf.batch = s.batch / s.dp;
-        d.prefillS = analyzeTotals(hw, m, pf).totals.timeS;
-        double linkBw = 0, latency = 0;
-        if (const Interconnect *link = hw.scaleUpLink()) {
-            d.link = link->name;
-            linkBw = link->bandwidthBytesPerS.value;
-            latency = link->latencyS.value;
-        } else if (const MemoryLevel *host = levelOfKind(hw, MemoryKind::Host)) {
-            d.link = host->name;
-            linkBw = host->bandwidthBytesPerS.value;
-        }
-        if (!(linkBw > 0))
-            throw AnalysisError("disaggregate: hardware " + hw.id +
-                                " has no interconnect or host link to move the KV cache over");
-        d.kvBytesPerRequest = gen.kvCache.bytesPerToken * static_cast<double>(s.seq);
-        // Each of the instance's devices sends its own share of the cache over its own link.
-        d.kvTransferS = perInstance * d.kvBytesPerRequest / (gsize * linkBw) + latency;
-        d.ttftS = d.prefillS + d.kvTransferS;
-        d.tpotS = r.tpotS;
-        const double decodeS = std::max(1e-12, static_cast<double>(steps) * d.tpotS);
-        const auto rates = [&](int p, int dd) {
-            const double pr = (p / gsize) * perInstance / d.prefillS;
-            const double dr = (dd / gsize) * perInstance / decodeS;
-            return std::pair{pr, dr};
-        };
-        std::tie(d.prefillRequestsPerS, d.decodeRequestsPerS) = rates(d.prefillDevices, d.decodeDevices);
-        d.requestsPerS = std::min(d.prefillRequestsPerS, d.decodeRequestsPerS);
-        const int total = d.prefillDevices + d.decodeDevices;
-        double best = -1;
-        for (int p = gsize; p < total; p += gsize) {
-            const auto [pr, dr] = rates(p, total - p);
-            d.splits.push_back({p, total - p, std::min(pr, dr)});
-            if (std::min(pr, dr) > best) {
-                best = std::min(pr, dr);
-                d.bestPrefillDevices = p;
-                d.bestDecodeDevices = total - p;
-            }
-        }
-        out.disaggregation = d;
+        pf.batch = s.prefillBatch > 0 ? s.prefillBatch : s.batch / s.dp;
+        const double decodeTpot = out.speculative ? r.tpotS / out.speculative->speedup : r.tpotS;
+        out.disaggregation =
+            disaggregate(*link, s, analyzeTotals(hw, m, pf).totals.timeS, decodeTpot, gen.kvCache.bytesPerToken);
     }
+    return out;
+}
+
+ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const ModelShape *draft)
+{
+    if (m.arch == Architecture::Encoder)
+        throw AnalysisError(m.id + " is an encoder: it serves no generated tokens");
+    Scenario g = s;
+    g.phase = Phase::Generate;
+    ServingReport out = serveRequest(hw, m, s, analyzeTotals(hw, m, g), draft);
+    RequestTimeline &r = out.request;
+    const int64_t steps = s.output - 1;
+    const int64_t listed = std::min<int64_t>(steps, 256);
+    for (int64_t j = 0; j < listed; ++j) {
+        const int64_t i = listed > 1 ? 1 + j * (steps - 1) / (listed - 1) : 1; // step i generates token i + 1
+        r.stepToken.push_back(i + 1);
+        r.stepS.push_back(analyzeTotals(hw, m, decodeAt(s, s.seq + i - 1)).totals.timeS);
+    }
+    const double devices = static_cast<double>(s.tp) * s.pp * s.ep * s.dp;
+    const double generated = static_cast<double>(s.batch) * static_cast<double>(s.output);
 
     if (offloads(s))
         out.offload = offload(hw, m, s);

@@ -148,6 +148,42 @@ struct ServingReport
 /// The parts of serve(), for views that need only one (each throws as serve() does).
 SpeculativeReport speculate(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const ModelShape *draft);
 ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, const Scenario &s);
+
+/// What the KV cache crosses between the prefill and decode pools: the scale-up interconnect, else the host link;
+/// nullopt when the device has neither.
+struct KvLink
+{
+    std::string name;
+    double bandwidth = 0; ///< bytes/s of one device's link
+    double latencyS = 0;
+};
+std::optional<KvLink> kvTransferLink(const HardwareSpec &hw);
+
+/// The disaggregation of `s` (s.prefillDevices : s.decodeDevices, whole copies of tp x pp x ep devices each) from its
+/// parts: `prefillS`, one copy prefilling s.prefillBatch prompts (batch / dp when 0) at once; `decodeTpotS`, the decode
+/// pool's time per output token; `kvBytesPerToken`, the whole model's KV cache per token. The prefill pool takes
+/// copies x prompts / prefillS requests/s, the decode pool copies x (batch / dp) / ((output - 1) x TPOT); TTFT =
+/// prefillS + the prefilled prompts' KV cache over the link (each device sends its share). `listSplits` fills
+/// `splits`; the best split is found either way. Throws AnalysisError for pools that are not whole copies or a
+/// device without a link.
+DisaggregationReport disaggregate(const KvLink &link, const Scenario &s, double prefillS, double decodeTpotS,
+                                  double kvBytesPerToken, bool listSplits = true);
+
+/// The scenario's request as its serving options run it: the figures the search ranks and `analyze` reports.
+/// - TTFT: disaggregated, the prefill pool's (prefill + KV transfer); with chunked prefill, ceil(seq / chunk) mixed
+///   steps; offloaded, the prefill with the offloaded weights streamed in; else the prompt's prefill.
+/// - A decode step: the plain one (at the mean context), or with chunked prefill the mixed step; x the offload's
+///   slowdown, and / the speculative speed-up (tokens come E at a time for verify + K drafts).
+/// - End to end: TTFT + (output - 1) decode steps. Tokens/s per device: disaggregated, the slower pool's
+///   requests/s x output / (P + D) devices; else batch x output / end to end / (tp x pp x ep x dp), and with chunked
+///   prefill at most chunk / seq admitted prompts x output tokens per mixed step (one chunk a step is all the
+///   prompts a replica can take in, however large its batch).
+struct ServedRequest
+{
+    double ttftS = 0, tpotS = 0, e2eS = 0;
+    double tokensPerSPerDevice = 0;
+    int devices = 1;
+};
 OffloadReport offload(const HardwareSpec &hw, const ModelShape &m, const Scenario &s);
 /// True when the scenario offloads anything (kv_offload or weight_offload not none).
 bool offloads(const Scenario &s);
@@ -195,5 +231,13 @@ double speculativeTokensPerStep(int k, double acceptance);
 /// resolves the id), nullptr for "mtp". Throws AnalysisError for an encoder, a disaggregation that does not split into
 /// whole copies of the model, or an offload tier the device lacks.
 ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const ModelShape *draft = nullptr);
+
+/// serve()'s request, speculative decoding, chunked prefill and disaggregation (no listed timeline steps, offload,
+/// energy or cost), from `gen`, the analysis of `s` at phase Generate: what the search asks of every configuration.
+ServingReport serveRequest(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis &gen,
+                           const ModelShape *draft);
+
+/// The request of `s` as `r` (serve()'s report of `s`, or the parts of it that `s` asks for) runs it.
+ServedRequest servedRequest(const Scenario &s, const ServingReport &r);
 
 } // namespace memwall::core
