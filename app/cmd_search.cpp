@@ -76,6 +76,14 @@ json pointJson(const SearchPoint &p, const SearchSpace &space, EfficiencyMode ef
     j["efficiency"] = toString(efficiency);
     j["ttft_floor_s"] = p.ttftFloorS;
     j["tpot_floor_s"] = p.tpotFloorS;
+    j["serving"] = servingLabel(p.scenario);
+    // With achievable efficiency: where the measured times are likely to fall (null for a bound or a device
+    // without microbenchmarks).
+    const auto banded = [&p](double t, double factor) { return p.band ? json(t * factor) : json(nullptr); };
+    j["ttft_s_low"] = banded(p.ttftS, p.band ? p.band->low : 0);
+    j["ttft_s_high"] = banded(p.ttftS, p.band ? p.band->high : 0);
+    j["tpot_s_low"] = banded(p.tpotS, p.band ? p.band->low : 0);
+    j["tpot_s_high"] = banded(p.tpotS, p.band ? p.band->high : 0);
     return j;
 }
 
@@ -127,6 +135,23 @@ int cmdSearch(const CommandLine &cl)
                 throw UsageError("--kv-formats: '" + part + "' is not a format (fp16, bf16, fp8, int8, int4, ...)");
             space.kvFormats.push_back(*t);
         }
+    // The scenario's own serving options join the lists the search tries.
+    if (auto v = cl.value("--speculative-ks"))
+        for (const std::string &part : splitList(*v))
+            space.speculativeKs.push_back(static_cast<int>(parseCount("--speculative-ks", part, 0, 16)));
+    else if (f.scenario.speculativeK > 0)
+        space.speculativeKs = {0, f.scenario.speculativeK};
+    if (auto v = cl.value("--prefill-chunks"))
+        for (const std::string &part : splitList(*v))
+            space.prefillChunks.push_back(parseCount("--prefill-chunks", part, 0, kMaxTokens));
+    else if (f.scenario.chunkedPrefill > 0)
+        space.prefillChunks = {0, 512, f.scenario.chunkedPrefill};
+    if (auto v = cl.value("--disaggregation")) {
+        if (*v != "on" && *v != "off")
+            throw UsageError("--disaggregation: '" + *v + "' is not on or off");
+        space.disaggregate = *v == "on";
+    }
+    space.draft = lib.draftModel(f.scenario);
     SearchTargets targets;
     targets.maxTtftS = milliseconds(cl, "--max-ttft-ms");
     targets.maxTpotS = milliseconds(cl, "--max-tpot-ms");
@@ -164,9 +189,30 @@ int cmdSearch(const CommandLine &cl)
         return 0;
     }
     if (cl.csv) {
-        std::cout << csvRow({"hardware", "devices", "tp", "pp", "ep", "dp", "batch", "precision", "kv", "ttft_s",
-                             "tpot_s", "tokens_per_s_per_user", "tokens_per_s_per_device", "usd_per_million_tokens",
-                             "ttft_floor_s", "tpot_floor_s", "efficiency"});
+        std::cout << csvRow({"hardware",
+                             "devices",
+                             "tp",
+                             "pp",
+                             "ep",
+                             "dp",
+                             "batch",
+                             "precision",
+                             "kv",
+                             "ttft_s",
+                             "tpot_s",
+                             "tokens_per_s_per_user",
+                             "tokens_per_s_per_device",
+                             "usd_per_million_tokens",
+                             "ttft_floor_s",
+                             "tpot_floor_s",
+                             "efficiency",
+                             "serving",
+                             "speculative_k",
+                             "chunked_prefill",
+                             "disaggregate",
+                             "prefill_batch",
+                             "tpot_s_low",
+                             "tpot_s_high"});
         const auto g = [](double v) {
             char buf[40];
             std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -174,12 +220,32 @@ int cmdSearch(const CommandLine &cl)
         };
         for (const SearchPoint &p : front.pareto) {
             const Scenario &s = p.scenario;
-            std::cout << csvRow({space.devices[p.device].id, std::to_string(p.devices), std::to_string(s.tp),
-                                 std::to_string(s.pp), std::to_string(s.ep), std::to_string(s.dp),
-                                 std::to_string(s.batch), toString(SearchPrecision{s.weights, s.activations}),
-                                 std::string(toString(s.kv)), g(p.ttftS), g(p.tpotS), g(p.tokensPerSPerUser),
-                                 g(p.tokensPerSPerDevice), p.usdPerMillionTokens ? g(*p.usdPerMillionTokens) : "",
-                                 g(p.ttftFloorS), g(p.tpotFloorS), std::string(toString(candidates.efficiency))});
+            std::cout << csvRow({space.devices[p.device].id,
+                                 std::to_string(p.devices),
+                                 std::to_string(s.tp),
+                                 std::to_string(s.pp),
+                                 std::to_string(s.ep),
+                                 std::to_string(s.dp),
+                                 std::to_string(s.batch),
+                                 toString(SearchPrecision{s.weights, s.activations}),
+                                 std::string(toString(s.kv)),
+                                 g(p.ttftS),
+                                 g(p.tpotS),
+                                 g(p.tokensPerSPerUser),
+                                 g(p.tokensPerSPerDevice),
+                                 p.usdPerMillionTokens ? g(*p.usdPerMillionTokens) : "",
+                                 g(p.ttftFloorS),
+                                 g(p.tpotFloorS),
+                                 std::string(toString(candidates.efficiency)),
+                                 servingLabel(s),
+                                 std::to_string(s.speculativeK),
+                                 std::to_string(s.chunkedPrefill),
+                                 s.prefillDevices > 0
+                                     ? std::to_string(s.prefillDevices) + ":" + std::to_string(s.decodeDevices)
+                                     : std::string("off"),
+                                 std::to_string(s.prefillBatch),
+                                 p.band ? g(p.tpotS * p.band->low) : "",
+                                 p.band ? g(p.tpotS * p.band->high) : ""});
         }
         return 0;
     }
@@ -195,11 +261,12 @@ int cmdSearch(const CommandLine &cl)
         if (front.nearest) {
             const SearchPoint &n = *front.nearest;
             std::printf("no configuration meets the targets; nearest: %s x%d (tp %d, pp %d, ep %d, dp %d, batch %lld, "
-                        "%s, kv %s): %s\n",
+                        "%s, kv %s, %s): %s\n",
                         space.devices[n.device].id.c_str(), n.devices, n.scenario.tp, n.scenario.pp, n.scenario.ep,
                         n.scenario.dp, static_cast<long long>(n.scenario.batch),
                         toString(SearchPrecision{n.scenario.weights, n.scenario.activations}).c_str(),
-                        std::string(toString(n.scenario.kv)).c_str(), front.nearestMiss.c_str());
+                        std::string(toString(n.scenario.kv)).c_str(), servingLabel(n.scenario).c_str(),
+                        front.nearestMiss.c_str());
         } else {
             std::printf("no configuration fits in memory within %d devices\n", space.maxDevices);
         }
@@ -207,20 +274,26 @@ int cmdSearch(const CommandLine &cl)
     }
     std::printf("\nPareto front (tokens/s per device against tokens/s per user%s):\n",
                 candidates.withCost ? " and $/million tokens" : "");
-    std::printf("%-14s %4s %3s %3s %3s %3s %6s %-15s %-5s %10s %10s %10s %12s %8s\n", "device", "devs", "tp", "pp",
-                "ep", "dp", "batch", "precision", "kv", "TTFT", "TPOT", "tok/s/user", "tok/s/device", "$/Mtok");
+    std::printf("%-14s %4s %3s %3s %3s %3s %6s %-15s %-5s %10s %10s %10s %12s %8s  %s\n", "device", "devs", "tp", "pp",
+                "ep", "dp", "batch", "precision", "kv", "TTFT", "TPOT", "tok/s/user", "tok/s/device", "$/Mtok",
+                "serving");
     for (const SearchPoint &p : front.pareto) {
         const Scenario &s = p.scenario;
-        std::printf("%-14s %4d %3d %3d %3d %3d %6lld %-15s %-5s %10s %10s %10s %12s %8s\n",
+        std::printf("%-14s %4d %3d %3d %3d %3d %6lld %-15s %-5s %10s %10s %10s %12s %8s  %s\n",
                     space.devices[p.device].id.c_str(), p.devices, s.tp, s.pp, s.ep, s.dp,
                     static_cast<long long>(s.batch), toString(SearchPrecision{s.weights, s.activations}).c_str(),
                     std::string(toString(s.kv)).c_str(), formatSeconds(p.ttftS).c_str(), formatSeconds(p.tpotS).c_str(),
                     formatNumber(p.tokensPerSPerUser).c_str(), formatNumber(p.tokensPerSPerDevice).c_str(),
-                    money(p.usdPerMillionTokens).c_str());
+                    money(p.usdPerMillionTokens).c_str(), servingLabel(s).c_str());
+        if (p.band)
+            std::printf("%-14s %53s measured likely %s to %s per token\n", "", "",
+                        formatSeconds(p.tpotS * p.band->low).c_str(), formatSeconds(p.tpotS * p.band->high).c_str());
     }
     if (candidates.efficiency == EfficiencyMode::Achievable)
-        std::printf("\nAchievable efficiency: the published fractions of peak. The pure roofline bounds each time "
-                    "from below (--json: ttft_floor_s, tpot_floor_s).\n");
+        std::printf("\nAchievable efficiency: the published fractions of peak. Measured runs fell between %.2f and "
+                    "%.2f x the achievable time (memwall validate); the pure roofline bounds each time from below "
+                    "(--json: ttft_s_low/high, tpot_s_low/high, ttft_floor_s, tpot_floor_s).\n",
+                    kAchievableBand.low, kAchievableBand.high);
     else
         std::printf("\nIdeal efficiency: the pure roofline, a bound no real run beats (--efficiency achievable for "
                     "published fractions of peak).\n");

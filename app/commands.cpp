@@ -108,7 +108,8 @@ const std::vector<Command> &commands()
          "[scenario] [--devices gpus|all|ID,ID...] [--max-devices N] [--max-ttft-ms MS] [--max-tpot-ms MS]\n"
          "       [--min-tokens-per-s-per-user X] [--json|--csv]",
          "Finds the best deployments of a model: every device type, tensor/pipeline/expert/data parallelism\n"
-         "(powers of two within the device budget), batch per replica, weight precision and KV-cache format.\n"
+         "(powers of two within the device budget), batch per replica, weight precision, KV-cache format and way\n"
+         "of serving (chunked prefill, speculative decoding, prefill/decode disaggregation).\n"
          "Configurations that cannot fit are pruned before they are analysed; the rest run on all cores. Each\n"
          "configuration serves requests of --seq prompt tokens and --output generated tokens (phase generate).\n"
          "Prints the Pareto front of those that fit and meet the targets: tokens/s per device against tokens/s per\n"
@@ -125,6 +126,12 @@ const std::vector<Command> &commands()
           {"--precisions", "LIST",
            "weight formats, each optionally :ACTIVATIONS (default fp16,fp8,int4/g128; fp8 computes in fp8)"},
           {"--kv-formats", "LIST", "KV-cache formats (default fp16,fp8)"},
+          {"--speculative-ks", "LIST",
+           "draft tokens per speculative step to try, at --acceptance with --draft-model (default: 0, and "
+           "--speculative-k when given; speculation is only as good as its acceptance rate)"},
+          {"--prefill-chunks", "LIST", "chunked-prefill sizes to try, 0 = off (default 0,512, and --chunked-prefill)"},
+          {"--disaggregation", "on|off",
+           "also try prefill and decode pools of 2, 4, ... copies, best split (default on)"},
           {"--usd-per-device-hour", "X", "one hourly price for every device, in place of the presets' own"},
           {"--threads", "N", "worker threads, 1..64 (default: every core)"},
           {"--json", "",

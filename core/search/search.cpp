@@ -34,6 +34,21 @@ struct Job
     std::size_t precision, kv;
 };
 
+/// The figures of one configuration: its Generate analysis `gen`, then its serving options.
+ServedRequest figures(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis &gen,
+                      const ModelShape *draft)
+{
+    if (s.speculativeK > 0 || s.chunkedPrefill > 0 || s.prefillDevices > 0)
+        return servedRequest(s, serveRequest(hw, m, s, gen, draft));
+    ServedRequest out;
+    out.ttftS = gen.phases.ttftS;
+    out.tpotS = gen.phases.tpotS;
+    out.e2eS = gen.phases.e2eS;
+    out.devices = s.tp * s.pp * s.ep * s.dp;
+    out.tokensPerSPerDevice = gen.totals.tokensPerS / out.devices;
+    return out;
+}
+
 std::string ms(double s)
 {
     char buf[64];
@@ -66,11 +81,44 @@ std::optional<SearchPrecision> searchPrecisionFromString(std::string_view text)
     return p;
 }
 
+std::string servingLabel(const Scenario &s)
+{
+    std::string out;
+    const auto add = [&out](const std::string &part) { out += (out.empty() ? "" : ", ") + part; };
+    if (s.prefillDevices > 0)
+        add("disaggregated " + std::to_string(s.prefillDevices) + ":" + std::to_string(s.decodeDevices) +
+            " (prefill batch " + std::to_string(s.prefillBatch > 0 ? s.prefillBatch : s.batch / s.dp) + ")");
+    if (s.chunkedPrefill > 0)
+        add("chunked prefill " + std::to_string(s.chunkedPrefill));
+    if (s.speculativeK > 0)
+        add("speculative K" + std::to_string(s.speculativeK));
+    return out.empty() ? std::string("plain") : out;
+}
+
 std::string toString(const SearchPrecision &p)
 {
     const std::string w = toString(p.weights);
     const DType implied = smallFloat(p.weights.type) ? p.weights.type : DType::FP16;
     return p.activations == implied ? w : w + ":" + std::string(toString(p.activations));
+}
+
+Scenario searchBase(Scenario s)
+{
+    s.phase = Phase::Generate;
+    s.tp = s.pp = s.dp = s.ep = 1;
+    s.batch = 1;
+    s.microBatches = 1;
+    s.weights = WeightFormat{DType::FP16, 0, DType::FP16};
+    s.activations = DType::FP16;
+    s.kv = DType::FP16;
+    s.speculativeK = 0;
+    s.chunkedPrefill = 0;
+    s.prefillDevices = s.decodeDevices = 0;
+    s.prefillBatch = 0;
+    s.kvOffload = s.weightOffload = KvOffload::None;
+    s.kvOffloadFraction.reset();
+    s.weightOffloadFraction.reset();
+    return s;
 }
 
 bool dominates(const SearchPoint &a, const SearchPoint &b, bool withCost)
@@ -95,11 +143,7 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
         throw AnalysisError("search: no devices to search over");
     if (space.maxDevices < 1 || space.maxDevices > 4096)
         throw AnalysisError("search: device budget " + std::to_string(space.maxDevices) + " is outside 1..4096");
-    Scenario base = space.base;
-    base.phase = Phase::Generate;
-    base.tp = base.pp = base.dp = base.ep = 1;
-    base.batch = 1;
-    base.microBatches = 1;
+    const Scenario base = searchBase(space.base);
     if (auto e = validate(base); !e.empty())
         throw AnalysisError("search: " + e);
     if (auto e = validate(m); !e.empty())
@@ -122,6 +166,21 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
     std::vector<DType> kvFormats = space.kvFormats;
     if (kvFormats.empty())
         kvFormats = {DType::FP16, DType::FP8};
+    const auto sortedUnique = [](auto v) {
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+        return v;
+    };
+    const std::vector<int> ks = sortedUnique(space.speculativeKs.empty() ? std::vector<int>{0} : space.speculativeKs);
+    const std::vector<int64_t> chunks =
+        sortedUnique(space.prefillChunks.empty() ? std::vector<int64_t>{0, 512} : space.prefillChunks);
+    for (int k : ks)
+        if (k < 0 || k > 16)
+            throw AnalysisError("search: speculative K " + std::to_string(k) + " is outside 0..16");
+    for (int64_t c : chunks)
+        if (c < 0 || c > kMaxTokens)
+            throw AnalysisError("search: prefill chunk " + std::to_string(c) + " is outside 0.." +
+                                std::to_string(kMaxTokens));
 
     SearchCandidates out;
     out.efficiency = base.efficiency;
@@ -154,6 +213,7 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                                 jobs.push_back({d, tp, pp, ep, p, k});
     }
 
+    const bool ideal = base.efficiency == EfficiencyMode::Ideal && !base.computeEfficiency && !base.memoryEfficiency;
     struct Local
     {
         std::vector<SearchPoint> points;
@@ -174,6 +234,7 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                                  : hw.usdPerHour        ? hw.usdPerHour->value
                                                         : 0.0;
             const int modelDevices = job.tp * job.pp * job.ep;
+            const std::optional<KvLink> link = kvTransferLink(hw);
             Scenario s = base;
             s.tp = job.tp;
             s.pp = job.pp;
@@ -186,10 +247,44 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
             int replicaCounts = 0; // dp = 1, 2, 4, ... within the budget
             for (int dp = 1; modelDevices * dp <= space.maxDevices; dp *= 2)
                 ++replicaCounts;
+            const auto emit = [&](const Scenario &v, const ServedRequest &q, int replicas) {
+                SearchPoint p;
+                p.device = job.device;
+                p.scenario = v;
+                p.devices = q.devices;
+                p.ttftS = q.ttftS;
+                p.tpotS = q.tpotS;
+                p.e2eS = q.e2eS;
+                p.tokensPerSPerDevice = q.tokensPerSPerDevice;
+                p.tokensPerSPerUser = p.tpotS > 0 ? 1.0 / p.tpotS : 0.0;
+                if (price > 0 && p.tokensPerSPerDevice > 0)
+                    p.usdPerMillionTokens = usdPerMillionTokens(price, p.tokensPerSPerDevice);
+                if (ideal) {
+                    p.ttftFloorS = p.ttftS;
+                    p.tpotFloorS = p.tpotS;
+                }
+                perJob[j].push_back(p);
+                // Replicas: outside training, data parallelism adds no communication and splits the batch evenly, so
+                // every replica runs exactly this analysis; per device and per user the figures stay the same.
+                for (int dp = 2; dp <= replicas; dp *= 2) {
+                    p.scenario.dp = dp;
+                    p.scenario.batch = v.batch * dp;
+                    p.devices = q.devices * dp;
+                    perJob[j].push_back(p);
+                    ++local.derived;
+                }
+            };
+            // Per batch: every speculative K with every chunk, and disaggregated pools of 2, 4, ... copies, each with
+            // a prefill batch of one prompt and (above 1) of the decode batch.
+            const auto variants = [&](int64_t perReplica) {
+                const uint64_t pools = space.disaggregate ? uint64_t(replicaCounts - 1) * (perReplica > 1 ? 2 : 1) : 0;
+                return uint64_t(ks.size()) * (uint64_t(chunks.size()) * uint64_t(replicaCounts) + pools);
+            };
             for (int64_t perReplica : batches) {
-                local.evaluated += uint64_t(replicaCounts);
+                const uint64_t count = variants(perReplica);
+                local.evaluated += count;
                 if (!fits) {
-                    local.pruned += uint64_t(replicaCounts);
+                    local.pruned += count;
                     continue;
                 }
                 s.dp = 1;
@@ -199,39 +294,57 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                     a = analyzeTotals(hw, m, s);
                 } catch (const AnalysisError &) {
                     fits = false; // a combination analyze() refuses; the splits above leave none for valid models
-                    local.pruned += uint64_t(replicaCounts);
+                    local.pruned += count;
                     continue;
                 }
                 ++local.analysed;
                 if (!a.memory.fits) {
                     fits = false; // the footprint only grows with the batch
-                    local.pruned += uint64_t(replicaCounts - 1);
+                    local.pruned += count - 1;
                     continue;
                 }
-                SearchPoint p;
-                p.device = job.device;
-                p.scenario = s;
-                p.devices = modelDevices;
-                p.ttftS = a.phases.ttftS;
-                p.tpotS = a.phases.tpotS;
-                p.e2eS = a.phases.e2eS;
-                p.tokensPerSPerDevice = a.totals.tokensPerS / p.devices;
-                p.tokensPerSPerUser = p.tpotS > 0 ? 1.0 / p.tpotS : 0.0;
-                if (price > 0 && p.tokensPerSPerDevice > 0)
-                    p.usdPerMillionTokens = usdPerMillionTokens(price, p.tokensPerSPerDevice);
-                if (base.efficiency == EfficiencyMode::Ideal && !base.computeEfficiency && !base.memoryEfficiency) {
-                    p.ttftFloorS = p.ttftS;
-                    p.tpotFloorS = p.tpotS;
-                }
-                perJob[j].push_back(p);
-                // Replicas: outside training, data parallelism adds no communication and splits the batch evenly, so
-                // every replica runs exactly this analysis; per device and per user the figures stay the same.
-                for (int dp = 2; modelDevices * dp <= space.maxDevices; dp *= 2) {
-                    p.scenario.dp = dp;
-                    p.scenario.batch = perReplica * dp;
-                    p.devices = modelDevices * dp;
-                    perJob[j].push_back(p);
-                    ++local.derived;
+                for (int k : ks) {
+                    Scenario v = s;
+                    v.speculativeK = k;
+                    for (int64_t chunk : chunks) {
+                        v.chunkedPrefill = chunk;
+                        try {
+                            emit(v, figures(hw, m, v, a, space.draft), 1 << (replicaCounts - 1));
+                        } catch (const AnalysisError &) {
+                            local.pruned += uint64_t(replicaCounts); // a serving option this split cannot run
+                        }
+                    }
+                    v.chunkedPrefill = 0;
+                    if (!space.disaggregate || replicaCounts < 2 || !link)
+                        continue;
+                    const int64_t promptChoices[] = {1, perReplica};
+                    for (int c = 0; c < (perReplica > 1 ? 2 : 1); ++c) {
+                        v.prefillBatch = promptChoices[c];
+                        v.prefillDevices = v.decodeDevices = modelDevices;
+                        // One prefill and one decode analysis serve every pool size: only the split changes.
+                        ServingReport r;
+                        try {
+                            r = serveRequest(hw, m, v, a, space.draft);
+                        } catch (const AnalysisError &) {
+                            local.pruned += uint64_t(replicaCounts - 1); // a prefill this split cannot run
+                            continue;
+                        }
+                        const DisaggregationReport &d = *r.disaggregation;
+                        for (int copies = 2; copies <= 1 << (replicaCounts - 1); copies *= 2) {
+                            v.prefillDevices = modelDevices;
+                            v.decodeDevices = (copies - 1) * modelDevices;
+                            const DisaggregationReport best =
+                                disaggregate(*link, v, d.prefillS, d.tpotS, a.kvCache.bytesPerToken, false);
+                            v.prefillDevices = best.bestPrefillDevices;
+                            v.decodeDevices = best.bestDecodeDevices;
+                            ServingReport split = r;
+                            split.disaggregation =
+                                disaggregate(*link, v, d.prefillS, d.tpotS, a.kvCache.bytesPerToken, false);
+                            emit(v, servedRequest(v, split), 1);
+                        }
+                    }
+                    v.prefillBatch = 0;
+                    v.prefillDevices = v.decodeDevices = 0;
                 }
             }
         }
@@ -389,15 +502,17 @@ SearchFront selectFront(const SearchCandidates &candidates, const SearchTargets 
 
     // Floors: the same configurations on the pure roofline.
     const auto floor = [&](SearchPoint &p) {
+        const HardwareSpec &hw = space.devices.at(p.device);
+        p.band = achievableBand(hw, p.scenario);
         if (p.tpotFloorS > 0)
             return;
         Scenario s = p.scenario;
         s.efficiency = EfficiencyMode::Ideal;
         s.computeEfficiency.reset();
         s.memoryEfficiency.reset();
-        const Analysis a = analyzeTotals(space.devices.at(p.device), m, s);
-        p.ttftFloorS = a.phases.ttftS;
-        p.tpotFloorS = a.phases.tpotS;
+        const ServedRequest q = figures(hw, m, s, analyzeTotals(hw, m, s), space.draft);
+        p.ttftFloorS = q.ttftS;
+        p.tpotFloorS = q.tpotS;
     };
     for (SearchPoint &p : out.pareto)
         floor(p);

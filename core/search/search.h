@@ -28,8 +28,9 @@ std::string toString(const SearchPrecision &p);
 /// What a search varies, and what it holds fixed.
 ///
 /// Every combination of device type, tensor/pipeline/expert/data parallelism (powers of two whose product is at most
-/// `maxDevices`), batch per replica and precision is one configuration. The scenario's other fields come from `base`,
-/// whose phase is always Generate: a request of `seq` prompt tokens and `output` generated tokens.
+/// `maxDevices`), batch per replica, precision, KV format and serving options is one configuration. The scenario's
+/// other fields come from `base`, whose phase is always Generate: a request of `seq` prompt tokens and `output`
+/// generated tokens.
 struct SearchSpace
 {
     std::vector<HardwareSpec> devices;
@@ -40,7 +41,21 @@ struct SearchSpace
     std::vector<DType> kvFormats;            ///< empty: fp16, fp8
     std::optional<double> usdPerDeviceHour;  ///< one price for every device, in place of the presets' own
     int threads = 0;                         ///< 0: every core
+    // Serving options tried on every configuration (core/analysis/serving.h, servedRequest()):
+    /// Draft tokens per speculative step, at base.acceptance with base.draftModel (0 = plain decode); empty: 0 only,
+    /// since a speculative configuration is only as good as its acceptance rate, which the user has to know.
+    std::vector<int> speculativeKs;
+    /// Prompt tokens per chunked-prefill step (0 = the prompt prefilled at once); empty: 0 and 512.
+    std::vector<int64_t> prefillChunks;
+    /// Also serve 2, 4, ... copies of a split as a prefill pool and a decode pool (the best split of the copies), with
+    /// a prefill copy taking one prompt at a time or the decode batch at once.
+    bool disaggregate = true;
+    const ModelShape *draft = nullptr; ///< base.draftModel's shape when it names a preset; nullptr: "mtp"
 };
+
+/// `s` with everything a search varies reset (parallelism, batch, formats, serving options, offload) and phase
+/// Generate: two scenarios with the same base search the same space.
+Scenario searchBase(Scenario s);
 
 /// What a configuration must reach; 0 = no target.
 struct SearchTargets
@@ -66,7 +81,12 @@ struct SearchPoint
     /// The pure roofline's figures: a floor on the times, whatever the efficiency. Equal to ttftS and tpotS when the
     /// search runs at ideal efficiency; set for the points of a front, left 0 for the other candidates.
     double ttftFloorS = 0, tpotFloorS = 0;
+    /// The band measured runs fell in around achievable times (achievableBand()): the times may be band.low to
+    /// band.high times ttftS and tpotS. Set for the points of a front that carry one.
+    std::optional<TimeBand> band;
 };
+/// "plain", "speculative K4", "chunked prefill 512", "disaggregated 8:24 (prefill batch 1)", joined by ", ".
+std::string servingLabel(const Scenario &s);
 
 /// The configurations that fit, found by searchCandidates(); selectFront() then applies targets to them.
 struct SearchCandidates

@@ -7,6 +7,7 @@
 //
 // Hand count of the cost figure: an H100 at $3.99 an hour serving 1,000 tokens/s costs
 //   3.99 / 3,600 s = 0.0011083 $ per second, / 1,000 tokens/s = 1.1083e-6 $ per token = $1.108 per million tokens.
+#include "core/analysis/serving.h"
 #include "core/io/presets.h"
 #include "core/search/search.h"
 
@@ -23,7 +24,26 @@ struct Brute
     std::vector<SearchPoint> fitting;
 };
 
-/// Every configuration of `space`, analysed one by one.
+/// The point of scenario `s` as `memwall analyze` reports it: serve()'s request with the serving options.
+SearchPoint served(std::size_t device, const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
+{
+    const ServedRequest q = servedRequest(s, serve(hw, m, s));
+    SearchPoint p;
+    p.device = device;
+    p.scenario = s;
+    p.devices = q.devices;
+    p.ttftS = q.ttftS;
+    p.tpotS = q.tpotS;
+    p.tokensPerSPerDevice = q.tokensPerSPerDevice;
+    p.tokensPerSPerUser = 1.0 / p.tpotS;
+    if (hw.usdPerHour)
+        p.usdPerMillionTokens = hw.usdPerHour->value / 3600.0 / p.tokensPerSPerDevice * 1e6;
+    return p;
+}
+
+/// Every configuration of `space`, analysed one by one: the plain ones by analyze() itself, those with serving options
+/// by serve(). A disaggregated configuration of n copies is tried at every split P:D of them, and the split with the
+/// most requests/s is kept (the first of equal ones).
 Brute bruteForce(const ModelShape &m, const SearchSpace &space)
 {
     Brute out;
@@ -61,18 +81,53 @@ Brute bruteForce(const ModelShape &m, const SearchSpace &space)
                                     }
                                     if (!a.memory.fits)
                                         continue;
-                                    SearchPoint p;
-                                    p.device = d;
-                                    p.scenario = s;
-                                    p.devices = tp * pp * ep * dp;
-                                    p.ttftS = a.phases.ttftS;
-                                    p.tpotS = a.phases.tpotS;
-                                    p.tokensPerSPerDevice = a.totals.tokensPerS / p.devices;
-                                    p.tokensPerSPerUser = 1.0 / p.tpotS;
-                                    if (hw.usdPerHour)
-                                        p.usdPerMillionTokens =
-                                            hw.usdPerHour->value / 3600.0 / p.tokensPerSPerDevice * 1e6;
-                                    out.fitting.push_back(p);
+                                    for (int k : space.speculativeKs)
+                                        for (int64_t chunk : space.prefillChunks) {
+                                            Scenario v = s;
+                                            v.speculativeK = k;
+                                            v.chunkedPrefill = chunk;
+                                            if (k > 0 || chunk > 0) {
+                                                out.fitting.push_back(served(d, hw, m, v));
+                                                continue;
+                                            }
+                                            SearchPoint p;
+                                            p.device = d;
+                                            p.scenario = s;
+                                            p.devices = tp * pp * ep * dp;
+                                            p.ttftS = a.phases.ttftS;
+                                            p.tpotS = a.phases.tpotS;
+                                            p.tokensPerSPerDevice = a.totals.tokensPerS / p.devices;
+                                            p.tokensPerSPerUser = 1.0 / p.tpotS;
+                                            if (hw.usdPerHour)
+                                                p.usdPerMillionTokens =
+                                                    hw.usdPerHour->value / 3600.0 / p.tokensPerSPerDevice * 1e6;
+                                            out.fitting.push_back(p);
+                                        }
+                                    // dp copies as prefill and decode pools, one copy's batch b each.
+                                    if (!space.disaggregate || dp < 2)
+                                        continue;
+                                    const int g = tp * pp * ep;
+                                    for (int k : space.speculativeKs)
+                                        for (int64_t prompts :
+                                             b > 1 ? std::vector<int64_t>{1, b} : std::vector<int64_t>{1}) {
+                                            std::optional<SearchPoint> best;
+                                            double bestRate = -1;
+                                            for (int pc = 1; pc < dp; ++pc) {
+                                                Scenario v = s;
+                                                v.dp = 1;
+                                                v.batch = b;
+                                                v.speculativeK = k;
+                                                v.prefillBatch = prompts;
+                                                v.prefillDevices = pc * g;
+                                                v.decodeDevices = (dp - pc) * g;
+                                                const double rate = serve(hw, m, v).disaggregation->requestsPerS;
+                                                if (rate > bestRate) {
+                                                    bestRate = rate;
+                                                    best = served(d, hw, m, v);
+                                                }
+                                            }
+                                            out.fitting.push_back(*best);
+                                        }
                                 }
                     }
     }
@@ -90,7 +145,7 @@ bool sameFigures(const SearchPoint &a, const SearchPoint &b, bool withCost)
 QString key(const SearchPoint &p)
 {
     const Scenario &s = p.scenario;
-    return QStringLiteral("%1 tp%2 pp%3 ep%4 dp%5 b%6 %7 %8 %9")
+    return QStringLiteral("%1 tp%2 pp%3 ep%4 dp%5 b%6 %7 %8 %9 %10")
         .arg(p.device)
         .arg(s.tp)
         .arg(s.pp)
@@ -99,7 +154,8 @@ QString key(const SearchPoint &p)
         .arg(s.batch)
         .arg(QString::fromStdString(toString(SearchPrecision{s.weights, s.activations})))
         .arg(QString::fromLatin1(toString(s.kv).data(), qsizetype(toString(s.kv).size())))
-        .arg(p.devices);
+        .arg(p.devices)
+        .arg(QString::fromStdString(servingLabel(s)));
 }
 
 } // namespace
@@ -117,6 +173,8 @@ private slots:
     void dominance();
     void nearestWhenNothingMeets();
     void floorsAreTheIdealRoofline();
+    void chunkedPrefillAdmitsOneChunkAStep();
+    void disaggregatedPointByHand();
     void sameResultOnAnyNumberOfThreads();
     void badSpacesAreRefused();
 
@@ -136,6 +194,8 @@ private:
         space.kvFormats = {DType::FP16, DType::FP8};
         space.base.seq = 1024;
         space.base.output = 128;
+        space.speculativeKs = {0, 3};
+        space.prefillChunks = {0, 256};
         return space;
     }
 };
@@ -236,6 +296,14 @@ void TestSearch::frontIsBruteForceFront()
         QVERIFY2(searched.insert(key(p)).second, qPrintable(key(p)));
     for (const auto &p : brute.fitting)
         expected.insert(key(p));
+    std::vector<QString> extra, missing;
+    std::set_difference(searched.begin(), searched.end(), expected.begin(), expected.end(), std::back_inserter(extra));
+    std::set_difference(expected.begin(), expected.end(), searched.begin(), searched.end(),
+                        std::back_inserter(missing));
+    for (std::size_t i = 0; i < std::min<std::size_t>(extra.size(), 5); ++i)
+        qWarning("searched, not brute force: %s", qPrintable(extra[i]));
+    for (std::size_t i = 0; i < std::min<std::size_t>(missing.size(), 5); ++i)
+        qWarning("brute force, not searched: %s", qPrintable(missing[i]));
     QCOMPARE(searched, expected);
     QVERIFY(c.evaluated >= c.analysed + c.pruned);
 
@@ -276,6 +344,8 @@ void TestSearch::costByHand()
     SearchSpace space = smallSpace({"h100-sxm"}, 1);
     space.usdPerDeviceHour = 3.99;
     space.batches = {8};
+    space.speculativeKs = {0};
+    space.prefillChunks = {0};
     const SearchCandidates c = searchCandidates(model("llama-3-8b"), space);
     QVERIFY(c.withCost);
     QVERIFY(!c.points.empty());
@@ -339,14 +409,120 @@ void TestSearch::floorsAreTheIdealRoofline()
     QVERIFY(c.efficiency == EfficiencyMode::Achievable);
     const SearchFront f = selectFront(c, {}, m, space);
     QVERIFY(!f.pareto.empty());
+    int serving = 0;
     for (const SearchPoint &p : f.pareto) {
         Scenario ideal = p.scenario;
         ideal.efficiency = EfficiencyMode::Ideal;
-        const Analysis a = analyze(space.devices[p.device], m, ideal);
-        QCOMPARE(p.tpotFloorS, a.phases.tpotS);
-        QCOMPARE(p.ttftFloorS, a.phases.ttftS);
+        const HardwareSpec &dev = space.devices[p.device];
+        const ServedRequest q = servedRequest(ideal, serve(dev, m, ideal));
+        QCOMPARE(p.tpotFloorS, q.tpotS);
+        QCOMPARE(p.ttftFloorS, q.ttftS);
         QVERIFY(p.tpotFloorS < p.tpotS); // the published fractions are below 1
+        serving += servingLabel(p.scenario) != "plain" ? 1 : 0;
+        // Both devices have microbenchmarks: every point carries the validation set's band.
+        QVERIFY(!dev.achievable.empty());
+        QVERIFY(p.band);
+        QCOMPARE(p.band->low, kAchievableBand.low);
+        QCOMPARE(p.band->high, kAchievableBand.high);
     }
+    QVERIFY(serving > 0); // the front holds serving options, whose floors come through serve()
+    // At ideal efficiency the times are the bound itself: no band.
+    space.base.efficiency = EfficiencyMode::Ideal;
+    const SearchCandidates ci = searchCandidates(m, space);
+    for (const SearchPoint &p : selectFront(ci, {}, m, space).pareto) {
+        QVERIFY(!p.band);
+        QCOMPARE(p.tpotFloorS, p.tpotS);
+    }
+}
+
+void TestSearch::chunkedPrefillAdmitsOneChunkAStep()
+{
+    // Llama 3 8B on one H100, prompt 1,024, output 128, chunk 256: a mixed step takes one chunk, a quarter of a
+    // prompt, so in the steady state it admits 256 / 1,024 = 0.25 prompts and finishes as many requests: at most
+    // 0.25 x 128 = 32 tokens a step. At batch 64 that caps the throughput at 32 / mixed step (64 x 128 / 131 steps
+    // would be 62.5); at batch 4 the request's own figure, 4 x 128 / (TTFT + 127 mixed steps), is below the cap and
+    // stands.
+    SearchSpace space = smallSpace({"h100-sxm"}, 1);
+    space.batches = {4, 64};
+    space.precisions = {*searchPrecisionFromString("fp16")};
+    space.kvFormats = {DType::FP16};
+    space.speculativeKs = {0};
+    space.prefillChunks = {256};
+    const ModelShape &m = model("llama-3-8b");
+    const SearchCandidates c = searchCandidates(m, space);
+    QCOMPARE(c.points.size(), std::size_t(2));
+    for (const SearchPoint &p : c.points) {
+        QCOMPARE(p.scenario.chunkedPrefill, int64_t(256));
+        const ChunkedPrefillReport cp = chunkPrefill(hw("h100-sxm"), m, p.scenario);
+        QCOMPARE(p.tpotS, cp.mixedStepS);
+        QCOMPARE(p.ttftS, 4 * cp.mixedStepS); // ceil(1,024 / 256) mixed steps
+        const double request = double(p.scenario.batch) * 128 / (p.ttftS + 127 * p.tpotS);
+        const double cap = 0.25 * 128 / cp.mixedStepS;
+        if (p.scenario.batch == 64) {
+            QVERIFY(cap < request);
+            QVERIFY(qFuzzyCompare(p.tokensPerSPerDevice, cap));
+        } else {
+            QVERIFY(request < cap);
+            QVERIFY(qFuzzyCompare(p.tokensPerSPerDevice, request));
+        }
+    }
+}
+
+void TestSearch::disaggregatedPointByHand()
+{
+    // Llama 3 8B on H100s, tp 1, 4 copies, decode batch 16 per copy, a prefill copy takes one prompt at a time:
+    //   prefill pool of P copies: P x 1 / prefill(1 prompt) requests/s;
+    //   decode pool of 4 - P copies: (4 - P) x 16 / (127 steps x TPOT) requests/s;
+    //   the search keeps the P with the most requests/s (the slower pool's), and
+    //   tokens/s per device = requests/s x 128 output tokens / 4 devices;
+    //   TTFT = prefill(1 prompt) + 1 prompt x KV bytes per token x 1,024 tokens / NVLink bandwidth + its latency.
+    SearchSpace space = smallSpace({"h100-sxm"}, 4);
+    space.batches = {16};
+    space.precisions = {*searchPrecisionFromString("fp16")};
+    space.kvFormats = {DType::FP16};
+    space.speculativeKs = {0};
+    space.prefillChunks = {0};
+    const ModelShape &m = model("llama-3-8b");
+    const HardwareSpec &h100 = hw("h100-sxm");
+    const SearchCandidates c = searchCandidates(m, space);
+    const SearchPoint *p = nullptr;
+    for (const SearchPoint &q : c.points)
+        if (q.scenario.tp == 1 && q.scenario.pp == 1 && q.devices == 4 && q.scenario.prefillBatch == 1)
+            p = &q;
+    QVERIFY(p);
+
+    Scenario s = space.base;
+    s.phase = Phase::Generate;
+    s.batch = 16;
+    const Analysis gen = analyze(h100, m, s);
+    Scenario pf = s;
+    pf.phase = Phase::Prefill;
+    pf.batch = 1;
+    const double prefill = analyze(h100, m, pf).totals.timeS;
+    const double decode = 127 * gen.phases.tpotS;
+    double best = -1;
+    int bestP = 0;
+    for (int pc = 1; pc < 4; ++pc) {
+        const double rate = std::min(pc * 1.0 / prefill, (4 - pc) * 16.0 / decode);
+        if (rate > best) {
+            best = rate;
+            bestP = pc;
+        }
+    }
+    QCOMPARE(p->scenario.prefillDevices, bestP);
+    QCOMPARE(p->scenario.decodeDevices, 4 - bestP);
+    QCOMPARE(p->devices, 4);
+    QVERIFY(qFuzzyCompare(p->tokensPerSPerDevice, best * 128 / 4));
+    QVERIFY(qFuzzyCompare(p->tpotS, gen.phases.tpotS));
+    const Interconnect &nvlink = *h100.scaleUpLink();
+    const double kvPerToken = 2.0 * 32 * 8 * 128 * 2; // layers x KV heads x head dim x FP16, K and V: 131,072 B
+    QCOMPARE(gen.kvCache.bytesPerToken, kvPerToken);
+    QVERIFY(
+        qFuzzyCompare(p->ttftS, prefill + kvPerToken * 1024 / nvlink.bandwidthBytesPerS.value + nvlink.latencyS.value));
+    // The same point through `memwall analyze`'s serving report.
+    const ServedRequest q = servedRequest(p->scenario, serve(h100, m, p->scenario));
+    QCOMPARE(q.tokensPerSPerDevice, p->tokensPerSPerDevice);
+    QCOMPARE(q.ttftS, p->ttftS);
 }
 
 void TestSearch::sameResultOnAnyNumberOfThreads()

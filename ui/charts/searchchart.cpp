@@ -30,18 +30,6 @@ using namespace memwall::core;
 namespace {
 
 /// The scenario with everything the search sets itself put back to one value.
-Scenario searchBase(Scenario s)
-{
-    s.phase = Phase::Generate;
-    s.tp = s.pp = s.dp = s.ep = 1;
-    s.batch = 1;
-    s.microBatches = 1;
-    s.weights = WeightFormat{DType::FP16, 0, DType::FP16};
-    s.activations = DType::FP16;
-    s.kv = DType::FP16;
-    return s;
-}
-
 constexpr QScatterSeries::MarkerShape kShapes[] = {
     QScatterSeries::MarkerShapeCircle, QScatterSeries::MarkerShapeRectangle,
     QScatterSeries::MarkerShapeRotatedRectangle, QScatterSeries::MarkerShapeTriangle};
@@ -475,12 +463,13 @@ QString SearchChart::message() const
         lines << tr("No configuration fits in memory on up to %1 devices").arg(m_shown->space.maxDevices);
     } else if (m_front.pareto.empty() && m_front.nearest) {
         const SearchPoint &n = *m_front.nearest;
-        lines << tr("Nothing meets the targets. Nearest: %1 × %2, %3, batch %4, %5, KV %6")
+        lines << tr("Nothing meets the targets. Nearest: %1 × %2, %3, batch %4, %5, KV %6, %7")
                      .arg(deviceLabel(n.device))
                      .arg(n.devices)
                      .arg(parallelText(n))
                      .arg(n.scenario.batch)
-                     .arg(precisionText(n.scenario), qs(core::toString(n.scenario.kv)));
+                     .arg(precisionText(n.scenario), qs(core::toString(n.scenario.kv)),
+                          qs(core::servingLabel(n.scenario)));
         lines << tr("It misses by: %1").arg(qs(m_front.nearestMiss));
     } else {
         lines << tr("%1 configurations fit, %2 meet the targets%3; %4 on the front")
@@ -605,7 +594,11 @@ QString SearchChart::describe(const SearchPoint &p) const
     lines << tr("%1 × %2").arg(deviceLabel(p.device)).arg(p.devices);
     lines << tr("%1 · batch %2").arg(parallelText(p)).arg(p.scenario.batch);
     lines << tr("%1 · KV %2").arg(precisionText(p.scenario), qs(core::toString(p.scenario.kv)));
+    lines << tr("Serving: %1").arg(qs(core::servingLabel(p.scenario)));
     lines << tr("TTFT %1 · TPOT %2").arg(formatSeconds(p.ttftS), formatSeconds(p.tpotS));
+    if (p.band)
+        lines << tr("Measured runs: TPOT likely %1 to %2")
+                     .arg(formatSeconds(p.tpotS * p.band->low), formatSeconds(p.tpotS * p.band->high));
     lines << tr("%1 tok/s per user · %2 tok/s per device")
                  .arg(formatNumber(p.tokensPerSPerUser), formatNumber(p.tokensPerSPerDevice));
     if (p.usdPerMillionTokens)
@@ -697,8 +690,11 @@ nlohmann::json pointJson(const SearchPoint &p, const HardwareSpec &hw)
                      {"ttft_floor_s", p.ttftFloorS},
                      {"tpot_floor_s", p.tpotFloorS},
                      {"tokens_per_s_per_user", p.tokensPerSPerUser},
-                     {"tokens_per_s_per_device", p.tokensPerSPerDevice}};
+                     {"tokens_per_s_per_device", p.tokensPerSPerDevice},
+                     {"serving", core::servingLabel(s)}};
     j["usd_per_million_tokens"] = p.usdPerMillionTokens ? nlohmann::json(*p.usdPerMillionTokens) : nlohmann::json();
+    j["tpot_s_low"] = p.band ? nlohmann::json(p.tpotS * p.band->low) : nlohmann::json();
+    j["tpot_s_high"] = p.band ? nlohmann::json(p.tpotS * p.band->high) : nlohmann::json();
     return j;
 }
 
@@ -753,6 +749,9 @@ QString SearchChart::csv() const
                                      "tokens_per_s_per_user",
                                      "tokens_per_s_per_device",
                                      "usd_per_million_tokens",
+                                     "serving",
+                                     "tpot_s_low",
+                                     "tpot_s_high",
                                      "nearest"};
     QString out = csvRow(columns);
     const auto row = [&](const SearchPoint &p, bool nearest) {
