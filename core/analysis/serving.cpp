@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <string_view>
 #include <tuple>
 
@@ -111,34 +110,55 @@ SpeculativeReport speculate(const HardwareSpec &hw, const ModelShape &m, const S
     return sp;
 }
 
-ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
+Analysis chunkAnalysis(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
+{
+    // A chunk in the middle of its prompt, on average: half the rest of the prompt already prefilled.
+    const int64_t chunk = std::min(s.chunkedPrefill, s.seq);
+    Scenario pc = s;
+    pc.phase = Phase::Prefill;
+    pc.batch = s.dp; // one prompt per replica
+    pc.microBatches = 1;
+    const int64_t prefix = (s.seq - chunk) / 2;
+    pc.seq = prefix + chunk;
+    pc.promptCacheHitRate = static_cast<double>(prefix) / static_cast<double>(pc.seq);
+    return analyze(hw, m, pc);
+}
+
+ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis *chunk)
 {
     const Scenario mean = decodeAt(s, meanContext(s));
     ChunkedPrefillReport cp;
     cp.chunk = std::min(s.chunkedPrefill, s.seq);
     const Analysis dec = analyze(hw, m, mean);
-    // A chunk in the middle of its prompt, on average: half the rest of the prompt already prefilled.
-    Scenario pc = s;
-    pc.phase = Phase::Prefill;
-    pc.batch = s.dp; // one prompt per replica
-    pc.microBatches = 1;
-    const int64_t prefix = (s.seq - cp.chunk) / 2;
-    pc.seq = prefix + cp.chunk;
-    pc.promptCacheHitRate = static_cast<double>(prefix) / static_cast<double>(pc.seq);
-    const Analysis pre = analyze(hw, m, pc);
-    std::map<std::string_view, const Operator *> chunkOps;
-    for (const Operator &op : pre.operators)
-        chunkOps[op.name] = &op;
+    Analysis own;
+    if (!chunk)
+        own = chunkAnalysis(hw, m, s);
+    const Analysis &pre = chunk ? *chunk : own;
+    // The two passes list their operators in the same order, so each match is found at the cursor; a name either
+    // lacks is run on its own.
+    std::vector<bool> matched(pre.operators.size(), false);
+    std::size_t cursor = 0;
+    const auto find = [&](std::string_view name) -> const Operator * {
+        for (std::size_t n = 0; n < pre.operators.size(); ++n) {
+            const std::size_t i = (cursor + n) % pre.operators.size();
+            if (!matched[i] && pre.operators[i].name == name) {
+                matched[i] = true;
+                cursor = i + 1;
+                return &pre.operators[i];
+            }
+        }
+        return nullptr;
+    };
     double mixed = 0, flops = 0, bytes = 0;
     for (const Operator &op : dec.operators) {
-        const auto it = chunkOps.find(op.name);
-        if (it == chunkOps.end()) {
+        const Operator *match = find(op.name);
+        if (!match) {
             mixed += op.timeS;
             flops += op.flops;
             bytes += op.bytes();
             continue;
         }
-        const Operator &c = *it->second;
+        const Operator &c = *match;
         // One kernel over both: the weights are read once, the rest of the traffic and the work add up.
         const double f = op.flops + c.flops;
         const double b =
@@ -146,12 +166,14 @@ ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, c
         mixed += opTime(hw, dec, op.computeType, f, b);
         flops += f;
         bytes += b;
-        chunkOps.erase(it);
     }
-    for (const auto &[name, op] : chunkOps) {
-        mixed += op->timeS;
-        flops += op->flops;
-        bytes += op->bytes();
+    for (std::size_t i = 0; i < pre.operators.size(); ++i) {
+        if (matched[i])
+            continue;
+        const Operator &op = pre.operators[i];
+        mixed += op.timeS;
+        flops += op.flops;
+        bytes += op.bytes();
     }
     cp.decodeStepS = dec.totals.timeS;
     cp.chunkAloneS = pre.totals.timeS;
@@ -372,7 +394,7 @@ ServedRequest servedRequest(const Scenario &s, const ServingReport &r)
 }
 
 ServingReport serveRequest(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis &gen,
-                           const ModelShape *draft)
+                           const ModelShape *draft, const Analysis *chunk)
 {
     ServingReport out;
     RequestTimeline &r = out.request;
@@ -383,7 +405,7 @@ ServingReport serveRequest(const HardwareSpec &hw, const ModelShape &m, const Sc
     if (s.speculativeK > 0)
         out.speculative = speculate(hw, m, s, draft);
     if (s.chunkedPrefill > 0)
-        out.chunkedPrefill = chunkPrefill(hw, m, s);
+        out.chunkedPrefill = chunkPrefill(hw, m, s, chunk);
 
     // ---- prefill/decode disaggregation ----
     if (s.prefillDevices > 0 && s.decodeDevices > 0) {

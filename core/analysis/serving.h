@@ -147,7 +147,12 @@ struct ServingReport
 
 /// The parts of serve(), for views that need only one (each throws as serve() does).
 SpeculativeReport speculate(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const ModelShape *draft);
-ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, const Scenario &s);
+/// `chunk`: chunkAnalysis() of `s` when the caller keeps it (it depends on neither batch nor context); nullptr: made
+/// here.
+ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, const Scenario &s,
+                                  const Analysis *chunk = nullptr);
+/// The prefill of one chunk per replica, in the middle of its prompt (half the rest already cached).
+Analysis chunkAnalysis(const HardwareSpec &hw, const ModelShape &m, const Scenario &s);
 
 /// What the KV cache crosses between the prefill and decode pools: the scale-up interconnect, else the host link;
 /// nullopt when the device has neither.
@@ -234,8 +239,9 @@ ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario 
 
 /// serve()'s request, speculative decoding, chunked prefill and disaggregation (no listed timeline steps, offload,
 /// energy or cost), from `gen`, the analysis of `s` at phase Generate: what the search asks of every configuration.
+/// `chunk` as for chunkPrefill().
 ServingReport serveRequest(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis &gen,
-                           const ModelShape *draft);
+                           const ModelShape *draft, const Analysis *chunk = nullptr);
 
 /// The request of `s` as `r` (serve()'s report of `s`, or the parts of it that `s` asks for) runs it.
 ServedRequest servedRequest(const Scenario &s, const ServingReport &r);

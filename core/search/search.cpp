@@ -36,10 +36,10 @@ struct Job
 
 /// The figures of one configuration: its Generate analysis `gen`, then its serving options.
 ServedRequest figures(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis &gen,
-                      const ModelShape *draft)
+                      const ModelShape *draft, const Analysis *chunk = nullptr)
 {
     if (s.speculativeK > 0 || s.chunkedPrefill > 0 || s.prefillDevices > 0)
-        return servedRequest(s, serveRequest(hw, m, s, gen, draft));
+        return servedRequest(s, serveRequest(hw, m, s, gen, draft, chunk));
     ServedRequest out;
     out.ttftS = gen.phases.ttftS;
     out.tpotS = gen.phases.tpotS;
@@ -121,7 +121,7 @@ Scenario searchBase(Scenario s)
     return s;
 }
 
-bool dominates(const SearchPoint &a, const SearchPoint &b, bool withCost)
+bool dominates(const SearchFigures &a, const SearchFigures &b, bool withCost)
 {
     const bool costNoWorse = !withCost || *a.usdPerMillionTokens <= *b.usdPerMillionTokens;
     const bool costBetter = withCost && *a.usdPerMillionTokens < *b.usdPerMillionTokens;
@@ -130,7 +130,7 @@ bool dominates(const SearchPoint &a, const SearchPoint &b, bool withCost)
            (a.tokensPerSPerDevice > b.tokensPerSPerDevice || a.tokensPerSPerUser > b.tokensPerSPerUser || costBetter);
 }
 
-bool meets(const SearchPoint &p, const SearchTargets &t)
+bool meets(const SearchFigures &p, const SearchTargets &t)
 {
     return (t.maxTtftS <= 0 || p.ttftS <= t.maxTtftS) && (t.maxTpotS <= 0 || p.tpotS <= t.maxTpotS) &&
            (t.minTokensPerSPerUser <= 0 || p.tokensPerSPerUser >= t.minTokensPerSPerUser);
@@ -213,16 +213,14 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                                 jobs.push_back({d, tp, pp, ep, p, k});
     }
 
-    const bool ideal = base.efficiency == EfficiencyMode::Ideal && !base.computeEfficiency && !base.memoryEfficiency;
     struct Local
     {
-        std::vector<SearchPoint> points;
         uint64_t evaluated = 0, pruned = 0, analysed = 0, derived = 0;
     };
     unsigned threads = space.threads > 0 ? static_cast<unsigned>(space.threads) : std::thread::hardware_concurrency();
     threads = std::clamp(threads, 1u, 64u);
     std::vector<Local> locals(threads);
-    std::vector<std::vector<SearchPoint>> perJob(jobs.size());
+    std::vector<std::vector<SearchCandidate>> perJob(jobs.size());
     std::atomic<std::size_t> next{0};
 
     auto work = [&](Local &local) {
@@ -244,13 +242,25 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
             s.kv = kvFormats[job.kv];
             // Weights alone, spread as thinly as this split allows, must fit: else no batch or replica count helps.
             bool fits = params * s.weights.bytesPerWeight() / modelDevices <= capacity;
+            std::vector<std::optional<Analysis>> chunkAnalyses(chunks.size());
             int replicaCounts = 0; // dp = 1, 2, 4, ... within the budget
             for (int dp = 1; modelDevices * dp <= space.maxDevices; dp *= 2)
                 ++replicaCounts;
             const auto emit = [&](const Scenario &v, const ServedRequest &q, int replicas) {
-                SearchPoint p;
+                SearchCandidate p;
                 p.device = job.device;
-                p.scenario = v;
+                p.config = {v.tp,
+                            v.pp,
+                            v.ep,
+                            v.dp,
+                            v.batch,
+                            static_cast<uint16_t>(job.precision),
+                            static_cast<uint16_t>(job.kv),
+                            v.speculativeK,
+                            v.chunkedPrefill,
+                            v.prefillDevices,
+                            v.decodeDevices,
+                            v.prefillBatch};
                 p.devices = q.devices;
                 p.ttftS = q.ttftS;
                 p.tpotS = q.tpotS;
@@ -259,16 +269,12 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                 p.tokensPerSPerUser = p.tpotS > 0 ? 1.0 / p.tpotS : 0.0;
                 if (price > 0 && p.tokensPerSPerDevice > 0)
                     p.usdPerMillionTokens = usdPerMillionTokens(price, p.tokensPerSPerDevice);
-                if (ideal) {
-                    p.ttftFloorS = p.ttftS;
-                    p.tpotFloorS = p.tpotS;
-                }
                 perJob[j].push_back(p);
                 // Replicas: outside training, data parallelism adds no communication and splits the batch evenly, so
                 // every replica runs exactly this analysis; per device and per user the figures stay the same.
                 for (int dp = 2; dp <= replicas; dp *= 2) {
-                    p.scenario.dp = dp;
-                    p.scenario.batch = v.batch * dp;
+                    p.config.dp = dp;
+                    p.config.batch = v.batch * dp;
                     p.devices = q.devices * dp;
                     perJob[j].push_back(p);
                     ++local.derived;
@@ -280,6 +286,12 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                 const uint64_t pools = space.disaggregate ? uint64_t(replicaCounts - 1) * (perReplica > 1 ? 2 : 1) : 0;
                 return uint64_t(ks.size()) * (uint64_t(chunks.size()) * uint64_t(replicaCounts) + pools);
             };
+            if (fits) {
+                uint64_t most = 0;
+                for (int64_t perReplica : batches)
+                    most += variants(perReplica);
+                perJob[j].reserve(most);
+            }
             for (int64_t perReplica : batches) {
                 const uint64_t count = variants(perReplica);
                 local.evaluated += count;
@@ -306,10 +318,14 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                 for (int k : ks) {
                     Scenario v = s;
                     v.speculativeK = k;
-                    for (int64_t chunk : chunks) {
-                        v.chunkedPrefill = chunk;
+                    for (std::size_t c = 0; c < chunks.size(); ++c) {
+                        v.chunkedPrefill = chunks[c];
                         try {
-                            emit(v, figures(hw, m, v, a, space.draft), 1 << (replicaCounts - 1));
+                            // The chunk's own prefill depends on neither the batch nor K: made once per job.
+                            if (chunks[c] > 0 && !chunkAnalyses[c])
+                                chunkAnalyses[c] = chunkAnalysis(hw, m, v);
+                            const Analysis *chunk = chunks[c] > 0 ? &*chunkAnalyses[c] : nullptr;
+                            emit(v, figures(hw, m, v, a, space.draft, chunk), 1 << (replicaCounts - 1));
                         } catch (const AnalysisError &) {
                             local.pruned += uint64_t(replicaCounts); // a serving option this split cannot run
                         }
@@ -377,7 +393,7 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
         order[i] = i;
     const auto &pts = out.points;
     std::sort(order.begin(), order.end(), [&pts](uint32_t a, uint32_t b) {
-        const SearchPoint &p = pts[a], &q = pts[b];
+        const SearchCandidate &p = pts[a], &q = pts[b];
         if (p.device != q.device)
             return p.device < q.device;
         if (p.tokensPerSPerUser != q.tokensPerSPerUser)
@@ -389,7 +405,7 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
     std::map<double, double> staircase;
     std::size_t device = SIZE_MAX;
     for (uint32_t i : order) {
-        const SearchPoint &p = pts[i];
+        const SearchCandidate &p = pts[i];
         if (p.device != device) {
             staircase.clear();
             device = p.device;
@@ -406,8 +422,38 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
             staircase.emplace(p.ttftS, p.tokensPerSPerDevice);
     }
     std::sort(out.contenders.begin(), out.contenders.end());
+    out.base = base;
+    out.precisions = precisions;
+    out.kvFormats = kvFormats;
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
+}
+
+SearchPoint SearchCandidates::point(std::size_t i) const
+{
+    const SearchCandidate &c = points.at(i);
+    SearchPoint p;
+    static_cast<SearchFigures &>(p) = c;
+    Scenario &s = p.scenario = base;
+    const SearchConfig &k = c.config;
+    s.tp = k.tp;
+    s.pp = k.pp;
+    s.ep = k.ep;
+    s.dp = k.dp;
+    s.batch = k.batch;
+    s.weights = precisions.at(k.precision).weights;
+    s.activations = precisions.at(k.precision).activations;
+    s.kv = kvFormats.at(k.kv);
+    s.speculativeK = k.speculativeK;
+    s.chunkedPrefill = k.chunkedPrefill;
+    s.prefillDevices = k.prefillDevices;
+    s.decodeDevices = k.decodeDevices;
+    s.prefillBatch = k.prefillBatch;
+    if (s.efficiency == EfficiencyMode::Ideal && !s.computeEfficiency && !s.memoryEfficiency) {
+        p.ttftFloorS = p.ttftS;
+        p.tpotFloorS = p.tpotS;
+    }
+    return p;
 }
 
 SearchFront selectFront(const SearchCandidates &candidates, const SearchTargets &targets, const ModelShape &m,
@@ -417,13 +463,13 @@ SearchFront selectFront(const SearchCandidates &candidates, const SearchTargets 
     const bool withCost = candidates.withCost;
     // The front in three objectives is a subset of the union of each device's front in two: for one device the
     // hourly price is fixed, so $/million tokens falls exactly as tokens/s per device rises.
-    for (const SearchPoint &p : candidates.points)
+    for (const SearchCandidate &p : candidates.points)
         out.meeting += meets(p, targets) ? 1 : 0;
-    std::vector<const SearchPoint *> meeting;
+    std::vector<const SearchCandidate *> meeting;
     for (uint32_t i : candidates.contenders)
         if (meets(candidates.points[i], targets))
             meeting.push_back(&candidates.points[i]);
-    std::sort(meeting.begin(), meeting.end(), [](const SearchPoint *a, const SearchPoint *b) {
+    std::sort(meeting.begin(), meeting.end(), [](const SearchCandidate *a, const SearchCandidate *b) {
         if (a->device != b->device)
             return a->device < b->device;
         if (a->tokensPerSPerUser != b->tokensPerSPerUser)
@@ -434,12 +480,12 @@ SearchFront selectFront(const SearchCandidates &candidates, const SearchTargets 
     });
     // Equal up to rounding: replicas repeat the same figures, with the last bit of the division differing.
     const auto above = [](double a, double b) { return a > b * (1 + 1e-9); };
-    std::vector<const SearchPoint *> union2d;
+    std::vector<const SearchCandidate *> union2d;
     for (std::size_t i = 0; i < meeting.size();) {
         std::size_t end = i;
         double best = -1; // the highest tokens/s per device among the points faster per user than this one
         for (; end < meeting.size() && meeting[end]->device == meeting[i]->device; ++end) {
-            const SearchPoint *p = meeting[end];
+            const SearchCandidate *p = meeting[end];
             if (above(p->tokensPerSPerDevice, best)) {
                 union2d.push_back(p);
                 best = p->tokensPerSPerDevice;
@@ -448,9 +494,9 @@ SearchFront selectFront(const SearchCandidates &candidates, const SearchTargets 
         i = end;
     }
     const auto near = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); };
-    for (const SearchPoint *p : union2d) {
+    for (const SearchCandidate *p : union2d) {
         bool dominated = false;
-        for (const SearchPoint *q : union2d) {
+        for (const SearchCandidate *q : union2d) {
             if (q == p)
                 continue;
             const bool same = near(q->tokensPerSPerDevice, p->tokensPerSPerDevice) &&
@@ -463,7 +509,7 @@ SearchFront selectFront(const SearchCandidates &candidates, const SearchTargets 
             }
         }
         if (!dominated)
-            out.pareto.push_back(*p);
+            out.pareto.push_back(candidates.point(static_cast<std::size_t>(p - candidates.points.data())));
     }
     std::sort(out.pareto.begin(), out.pareto.end(), [](const SearchPoint &a, const SearchPoint &b) {
         if (a.tokensPerSPerUser != b.tokensPerSPerUser)
@@ -474,7 +520,9 @@ SearchFront selectFront(const SearchCandidates &candidates, const SearchTargets 
     if (out.pareto.empty() && !candidates.points.empty()) {
         // The candidate whose worst shortfall is smallest: reached over required, inverted for the upper bounds.
         double bestScore = -1;
-        for (const SearchPoint &p : candidates.points) {
+        std::size_t nearest = 0;
+        for (std::size_t i = 0; i < candidates.points.size(); ++i) {
+            const SearchCandidate &p = candidates.points[i];
             double score = 1e300;
             if (targets.maxTtftS > 0)
                 score = std::min(score, targets.maxTtftS / p.ttftS);
@@ -484,9 +532,10 @@ SearchFront selectFront(const SearchCandidates &candidates, const SearchTargets 
                 score = std::min(score, p.tokensPerSPerUser / targets.minTokensPerSPerUser);
             if (score > bestScore) {
                 bestScore = score;
-                out.nearest = p;
+                nearest = i;
             }
         }
+        out.nearest = candidates.point(nearest);
         const SearchPoint &n = *out.nearest;
         std::string miss;
         const auto add = [&miss](const std::string &part) { miss += (miss.empty() ? "" : "; ") + part; };

@@ -66,20 +66,43 @@ struct SearchTargets
     friend bool operator==(const SearchTargets &, const SearchTargets &) = default;
 };
 
-/// One configuration that fits in memory, with the figures the front is drawn in.
-struct SearchPoint
+/// The figures a configuration is ranked by.
+struct SearchFigures
 {
     std::size_t device = 0; ///< index into SearchSpace::devices
-    Scenario scenario;      ///< phase Generate; batch is global (per replica x dp)
-    int devices = 1;        ///< tp x pp x ep x dp
-    double ttftS = 0;       ///< time to first token: the prefill of the prompt
+    int devices = 1;        ///< tp x pp x ep x dp, or both pools' devices when disaggregated
+    double ttftS = 0;       ///< time to first token
     double tpotS = 0;       ///< time per output token at the mean context
     double e2eS = 0;
     double tokensPerSPerDevice = 0;            ///< generated tokens of all replicas over the whole request, per device
     double tokensPerSPerUser = 0;              ///< 1 / tpot
     std::optional<double> usdPerMillionTokens; ///< when the device has an hourly price
+};
+
+/// What sets a configuration apart from the search's base scenario: SearchCandidates::point() makes it whole.
+struct SearchConfig
+{
+    int tp = 1, pp = 1, ep = 1, dp = 1;
+    int64_t batch = 1;              ///< global (per replica x dp)
+    uint16_t precision = 0, kv = 0; ///< indices into SearchCandidates::precisions and kvFormats
+    int speculativeK = 0;
+    int64_t chunkedPrefill = 0;
+    int prefillDevices = 0, decodeDevices = 0;
+    int64_t prefillBatch = 0;
+};
+
+/// One configuration that fits, as the search keeps it: small, so that hundreds of thousands stay cheap.
+struct SearchCandidate : SearchFigures
+{
+    SearchConfig config;
+};
+
+/// One configuration that fits in memory, whole: its scenario and the figures the front is drawn in.
+struct SearchPoint : SearchFigures
+{
+    Scenario scenario; ///< phase Generate; batch is global (per replica x dp)
     /// The pure roofline's figures: a floor on the times, whatever the efficiency. Equal to ttftS and tpotS when the
-    /// search runs at ideal efficiency; set for the points of a front, left 0 for the other candidates.
+    /// search runs at ideal efficiency; set for the points of a front.
     double ttftFloorS = 0, tpotFloorS = 0;
     /// The band measured runs fell in around achievable times (achievableBand()): the times may be band.low to
     /// band.high times ttftS and tpotS. Set for the points of a front that carry one.
@@ -91,7 +114,7 @@ std::string servingLabel(const Scenario &s);
 /// The configurations that fit, found by searchCandidates(); selectFront() then applies targets to them.
 struct SearchCandidates
 {
-    std::vector<SearchPoint> points;
+    std::vector<SearchCandidate> points;
     /// Indices into `points` of those that can reach a front under some targets: no point of the same device beats
     /// them in tokens/s per device or per user while at least as good in both and in TTFT (it would meet every target
     /// they meet and dominate them). selectFront() looks for the front among these only.
@@ -103,6 +126,11 @@ struct SearchCandidates
     bool withCost = false;  ///< every device has an hourly price: cost is a third objective
     EfficiencyMode efficiency = EfficiencyMode::Ideal;
     double seconds = 0;
+    Scenario base;                           ///< searchBase() of the space's scenario
+    std::vector<SearchPrecision> precisions; ///< the formats searched (the defaults filled in)
+    std::vector<DType> kvFormats;
+    /// points[i] whole, its scenario made from `base` and its config (floors and band are left for selectFront()).
+    SearchPoint point(std::size_t i) const;
 };
 
 /// The Pareto front of the candidates that meet the targets.
@@ -129,9 +157,9 @@ SearchFront selectFront(const SearchCandidates &candidates, const SearchTargets 
                         const SearchSpace &space);
 
 /// Whether `a` dominates `b`: at least as good in every objective and better in one.
-bool dominates(const SearchPoint &a, const SearchPoint &b, bool withCost);
+bool dominates(const SearchFigures &a, const SearchFigures &b, bool withCost);
 
 /// True when `p` meets every target that is set.
-bool meets(const SearchPoint &p, const SearchTargets &t);
+bool meets(const SearchFigures &p, const SearchTargets &t);
 
 } // namespace memwall::core

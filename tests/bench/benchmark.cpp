@@ -22,6 +22,7 @@
 //                                   tp=1,2,4,8 --json` (4,194,304 rows, the largest sweep of issue #21); the rows
 //                                   are counted and the JSON's end checked (goal <= 200)
 #include "core/analysis/analysis.h"
+#include "core/analysis/serving.h"
 #include "core/analysis/sweep.h"
 #include "core/io/presets.h"
 #include "core/search/search.h"
@@ -168,8 +169,12 @@ int main(int argc, char **argv)
     else if (front.pareto.empty())
         searchWrong = "the front is empty";
     for (const core::SearchPoint &p : front.pareto) {
-        const core::Analysis a = core::analyze(space.devices[p.device], llama70, p.scenario);
-        if (a.phases.tpotS != p.tpotS || a.phases.ttftS != p.ttftS || !a.memory.fits || p.tpotS > 0.050)
+        // What `memwall analyze` reports for the point's scenario, its serving options included.
+        const core::HardwareSpec &hw = space.devices[p.device];
+        const core::ServedRequest q = core::servedRequest(p.scenario, core::serve(hw, llama70, p.scenario));
+        if (q.tpotS != p.tpotS || q.ttftS != p.ttftS ||
+            std::abs(q.tokensPerSPerDevice - p.tokensPerSPerDevice) > 1e-9 * p.tokensPerSPerDevice ||
+            !core::analyze(hw, llama70, p.scenario).memory.fits || p.tpotS > 0.050)
             searchWrong = "a front point's figures differ from its own analysis";
     }
     const double searchConfigsPerS = static_cast<double>(oneCore.evaluated) / searchOneCoreS;

@@ -292,8 +292,8 @@ void TestSearch::frontIsBruteForceFront()
     const Brute brute = bruteForce(m, space);
     // The same fitting set: pruning dropped nothing that fits, and nothing was searched twice.
     std::set<QString> searched, expected;
-    for (const auto &p : c.points)
-        QVERIFY2(searched.insert(key(p)).second, qPrintable(key(p)));
+    for (std::size_t i = 0; i < c.points.size(); ++i)
+        QVERIFY2(searched.insert(key(c.point(i))).second, qPrintable(key(c.point(i))));
     for (const auto &p : brute.fitting)
         expected.insert(key(p));
     std::vector<QString> extra, missing;
@@ -349,7 +349,8 @@ void TestSearch::costByHand()
     const SearchCandidates c = searchCandidates(model("llama-3-8b"), space);
     QVERIFY(c.withCost);
     QVERIFY(!c.points.empty());
-    for (const SearchPoint &q : c.points) {
+    for (std::size_t i = 0; i < c.points.size(); ++i) {
+        const SearchPoint q = c.point(i);
         // $/million tokens = price per second / tokens per second per device x 1e6.
         QCOMPARE(*q.usdPerMillionTokens, 3.99 / 3600.0 / q.tokensPerSPerDevice * 1e6);
         const Analysis a = analyze(hw("h100-sxm"), model("llama-3-8b"), q.scenario);
@@ -451,7 +452,8 @@ void TestSearch::chunkedPrefillAdmitsOneChunkAStep()
     const ModelShape &m = model("llama-3-8b");
     const SearchCandidates c = searchCandidates(m, space);
     QCOMPARE(c.points.size(), std::size_t(2));
-    for (const SearchPoint &p : c.points) {
+    for (std::size_t i = 0; i < c.points.size(); ++i) {
+        const SearchPoint p = c.point(i);
         QCOMPARE(p.scenario.chunkedPrefill, int64_t(256));
         const ChunkedPrefillReport cp = chunkPrefill(hw("h100-sxm"), m, p.scenario);
         QCOMPARE(p.tpotS, cp.mixedStepS);
@@ -485,10 +487,12 @@ void TestSearch::disaggregatedPointByHand()
     const ModelShape &m = model("llama-3-8b");
     const HardwareSpec &h100 = hw("h100-sxm");
     const SearchCandidates c = searchCandidates(m, space);
-    const SearchPoint *p = nullptr;
-    for (const SearchPoint &q : c.points)
-        if (q.scenario.tp == 1 && q.scenario.pp == 1 && q.devices == 4 && q.scenario.prefillBatch == 1)
-            p = &q;
+    std::optional<SearchPoint> p;
+    for (std::size_t i = 0; i < c.points.size(); ++i) {
+        const SearchConfig &k = c.points[i].config;
+        if (k.tp == 1 && k.pp == 1 && c.points[i].devices == 4 && k.prefillBatch == 1)
+            p = c.point(i);
+    }
     QVERIFY(p);
 
     Scenario s = space.base;
@@ -536,7 +540,7 @@ void TestSearch::sameResultOnAnyNumberOfThreads()
     QCOMPARE(one.evaluated, three.evaluated);
     QCOMPARE(one.pruned, three.pruned);
     for (std::size_t i = 0; i < one.points.size(); ++i)
-        QCOMPARE(key(one.points[i]), key(three.points[i]));
+        QCOMPARE(key(one.point(i)), key(three.point(i)));
     QVERIFY(one.pruned > 0); // FP16 Llama 3 70B does not fit one H100: pruned before analysis
 }
 
