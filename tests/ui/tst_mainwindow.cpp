@@ -2,6 +2,7 @@
 // dropped config.json / scenario files (a broken one changes nothing), and keeps its title in step with the file.
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartregistry.h"
+#include "ui/charts/searchchart.h"
 #include "ui/charts/sweepchart.h"
 #include "ui/charts/timelinechart.h"
 #include "ui/controls/controlspanel.h"
@@ -11,6 +12,7 @@
 #include "ui/mainwindowactions.h"
 #include "ui/settings/settingsfile.h"
 #include "ui/widgets/operatortable.h"
+#include "ui/widgets/searchtargetspanel.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -555,6 +557,31 @@ private slots:
         third.replace(".png", "-search.png");
         QVERIFY(m_window->grab().save(third));
         m_window->applyTheme("light");
+        // A fourth: Llama 3 70B on H100, H200, B200 and MI300X with achievable efficiency, the targets typed into the
+        // panel (TTFT 1 s, TPOT 50 ms): the front with its bands and its ways of serving, as the screen shows it.
+        m_doc->setModelById("llama-3-70b");
+        core::Scenario g = m_doc->scenario();
+        g.efficiency = core::EfficiencyMode::Achievable;
+        g.weights = {core::DType::FP16, 0, core::DType::FP16};
+        m_doc->setScenario(g, "achievable");
+        auto *search = qobject_cast<ui::SearchChart *>(m_window->charts().back().get());
+        QVERIFY(search);
+        search->setDeviceIds({"h100-sxm", "h200-sxm", "b200", "mi300x"});
+        auto *panel = m_window->findChild<ui::SearchTargetsPanel *>();
+        QVERIFY(panel);
+        for (auto [box, text] : {std::pair{panel->maxTtft(), "1000"}, std::pair{panel->maxTpot(), "50"}}) {
+            box->setFocus();
+            box->selectAll();
+            QTest::keyClicks(box, text);
+            QTest::keyClick(box, Qt::Key_Return);
+        }
+        search->settle();
+        QCOMPARE(search->targets().maxTtftS, 1.0);
+        QVERIFY(!search->paintedBands().isEmpty());
+        QTest::qWait(50);
+        QString fourth = out;
+        fourth.replace(".png", "-search-llama-3-70b.png");
+        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(fourth));
     }
 };
 

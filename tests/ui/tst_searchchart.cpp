@@ -58,7 +58,7 @@ core::SearchFront expectedFront(const ui::ScenarioDocument &doc, const core::Sea
 QString configKey(const core::SearchPoint &p, const std::vector<core::HardwareSpec> &devices)
 {
     const core::Scenario &s = p.scenario;
-    return QStringLiteral("%1 tp%2 pp%3 ep%4 dp%5 b%6 %7 kv %8")
+    return QStringLiteral("%1 tp%2 pp%3 ep%4 dp%5 b%6 %7 kv %8, %9")
         .arg(QString::fromStdString(devices.at(p.device).id))
         .arg(s.tp)
         .arg(s.pp)
@@ -66,7 +66,8 @@ QString configKey(const core::SearchPoint &p, const std::vector<core::HardwareSp
         .arg(s.dp)
         .arg(s.batch)
         .arg(QString::fromStdString(core::toString(core::SearchPrecision{s.weights, s.activations})))
-        .arg(QString::fromStdString(std::string(core::toString(s.kv))));
+        .arg(QString::fromStdString(std::string(core::toString(s.kv))))
+        .arg(QString::fromStdString(core::servingLabel(s)));
 }
 
 /// Every point painted by the chart's device series (their data), which markerProblems() pairs with painted markers.
@@ -229,6 +230,54 @@ private slots:
         QCOMPARE(m_chart->front().pareto.front().scenario.seq, int64_t(1024));
         const core::SearchFront want = expectedFront(*m_doc, m_chart->targets());
         QVERIFY2(frontProblems(*m_chart, want).isEmpty(), qPrintable(frontProblems(*m_chart, want)));
+    }
+
+    void achievableFrontPaintsItsBand()
+    {
+        // Ideal efficiency is a bound: no band painted.
+        QVERIFY(m_chart->paintedBands().isEmpty());
+        core::Scenario s = m_doc->scenario();
+        s.efficiency = core::EfficiencyMode::Achievable;
+        m_doc->setScenario(s, "efficiency");
+        QVERIFY(m_chart->isSearching()); // the efficiency is the base scenario's
+        m_chart->settle();
+        const core::SearchFront want = expectedFront(*m_doc, m_chart->targets());
+        QVERIFY2(frontProblems(*m_chart, want).isEmpty(), qPrintable(frontProblems(*m_chart, want)));
+        // Both devices have microbenchmarks: every front point carries the validation set's band, painted as one
+        // segment from value / high to value / low (both rates divide by the time's factor), checked against the
+        // axes' own mapping, not Qt Charts'.
+        const QList<QLineF> bands = m_chart->paintedBands();
+        QCOMPARE(bands.size(), qsizetype(want.pareto.size()));
+        QAbstractSeries *mapped = m_chart->chart()->series().front();
+        for (qsizetype i = 0; i < bands.size(); ++i) {
+            const core::SearchPoint &p = m_chart->front().pareto[std::size_t(i)];
+            QVERIFY(p.band);
+            const QPointF v = ui::SearchChart::valueOf(p);
+            const QPointF slow = uitest::expectedPosition(m_chart->chart(), mapped, v / core::kAchievableBand.high);
+            const QPointF fast = uitest::expectedPosition(m_chart->chart(), mapped, v / core::kAchievableBand.low);
+            QVERIFY2(!std::isnan(slow.x()) && !std::isnan(fast.x()), "a band reaches outside the axes");
+            QVERIFY2(QLineF(bands[i].p1(), slow).length() <= 2 && QLineF(bands[i].p2(), fast).length() <= 2,
+                     qPrintable(QStringLiteral("band %1 painted from (%2, %3) to (%4, %5)")
+                                    .arg(i)
+                                    .arg(bands[i].x1())
+                                    .arg(bands[i].y1())
+                                    .arg(bands[i].x2())
+                                    .arg(bands[i].y2())));
+            // The point itself lies on its band, nearer the fast end (the band is 0.92 to 2.43 x the time).
+            const QPointF at = uitest::expectedPosition(m_chart->chart(), mapped, v);
+            QVERIFY(QLineF(slow, at).length() + QLineF(at, fast).length() <= QLineF(slow, fast).length() + 1);
+            QVERIFY(QLineF(at, fast).length() < QLineF(at, slow).length());
+        }
+        QVERIFY2(m_chart->message().contains(QLatin1String("measured runs fell")), qPrintable(m_chart->message()));
+        // A resize moves the plot: the bands follow.
+        m_view->resize(800, 500);
+        QCoreApplication::processEvents();
+        const QList<QLineF> moved = m_chart->paintedBands();
+        QCOMPARE(moved.size(), bands.size());
+        const QPointF v0 = ui::SearchChart::valueOf(m_chart->front().pareto.front());
+        QVERIFY(QLineF(moved.front().p1(),
+                       uitest::expectedPosition(m_chart->chart(), mapped, v0 / core::kAchievableBand.high))
+                    .length() <= 2);
     }
 
     void clickLoadsThePointAsOneUndoStep()

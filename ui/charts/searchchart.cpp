@@ -10,11 +10,13 @@
 #include <QChart>
 #include <QFontMetricsF>
 #include <QFutureWatcher>
+#include <QGraphicsPathItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QPainterPath>
 #include <QScatterSeries>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
@@ -117,6 +119,9 @@ SearchChart::SearchChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
     m_messageBox->setAcceptedMouseButtons(Qt::NoButton);
     m_message = addLabel();
     m_message->setZValue(21);
+    m_bands = new QGraphicsPathItem(m_chart);
+    m_bands->setZValue(4); // above the plot, below the markers
+    m_bands->setAcceptedMouseButtons(Qt::NoButton);
     m_callout = new Callout(m_chart);
     m_callout->setZValue(30);
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { layoutOverlay(); });
@@ -401,8 +406,13 @@ void SearchChart::redraw()
             yhi = std::max(yhi, y);
         }
     };
-    for (const SearchPoint &p : m_fullFront.pareto)
+    for (const SearchPoint &p : m_fullFront.pareto) {
         include(p.tokensPerSPerUser, p.tokensPerSPerDevice);
+        if (const QLineF band = bandOf(p); !band.isNull()) {
+            include(band.x1(), band.y1());
+            include(band.x2(), band.y2());
+        }
+    }
     if (m_front.nearest)
         include(m_front.nearest->tokensPerSPerUser, m_front.nearest->tokensPerSPerDevice);
     const QList<double> targetXs = targetLineXs();
@@ -432,6 +442,24 @@ void SearchChart::redraw()
     if (m_callout->isVisible())
         m_callout->hide(); // its point may be gone
     layoutOverlay();
+}
+
+QLineF SearchChart::bandOf(const SearchPoint &p)
+{
+    if (!p.band || !(p.band->low > 0))
+        return {};
+    const QPointF v = valueOf(p);
+    return {v / p.band->high, v / p.band->low};
+}
+
+QList<QLineF> SearchChart::paintedBands() const
+{
+    QList<QLineF> out;
+    const QPainterPath &path = m_bands->path();
+    for (int i = 0; i + 1 < path.elementCount(); i += 2)
+        out << QLineF(m_bands->mapToParent(QPointF(path.elementAt(i))),
+                      m_bands->mapToParent(QPointF(path.elementAt(i + 1))));
+    return out;
 }
 
 QList<double> SearchChart::targetLineXs() const
@@ -479,6 +507,9 @@ QString SearchChart::message() const
                                                  : QString())
                      .arg(m_front.pareto.size());
     }
+    if (std::any_of(m_front.pareto.begin(), m_front.pareto.end(), [](const SearchPoint &p) { return p.band; }))
+        lines << tr("Achievable efficiency: each segment spans where measured runs fell (%1–%2 × the time)")
+                     .arg(formatRatio(core::kAchievableBand.low), formatRatio(core::kAchievableBand.high));
     if (isSearching())
         lines << tr("Searching again…");
     return lines.join(QLatin1Char('\n'));
@@ -532,6 +563,16 @@ void SearchChart::layoutOverlay()
         label->setPos(r.topLeft());
         taken = r;
     };
+    // Uncertainty bands: a segment through each front point that carries one.
+    QPainterPath bands;
+    for (const SearchPoint &p : m_front.pareto)
+        if (const QLineF band = bandOf(p); !band.isNull()) {
+            bands.moveTo(m_chart->mapToPosition(band.p1(), m_frontLine));
+            bands.lineTo(m_chart->mapToPosition(band.p2(), m_frontLine));
+        }
+    m_bands->setPath(bands);
+    m_bands->setVisible(!bands.isEmpty());
+
     place(m_userLabel, m_targets.minTokensPerSPerUser,
           tr("≥ %1 tok/s per user").arg(formatNumber(m_targets.minTokensPerSPerUser)));
     place(m_tpotLabel, m_targets.maxTpotS > 0 ? 1 / m_targets.maxTpotS : 0,
@@ -552,6 +593,9 @@ void SearchChart::restyle()
     m_nearest->setMarkerSize(14 * th.markerScale);
     m_nearest->setColor(th.plotArea);
     m_nearest->setPen(markerPen(th.foreground, 2));
+    QColor band = th.foreground;
+    band.setAlpha(70);
+    m_bands->setPen(QPen(band, std::max<qreal>(1.0, th.lineWidth * 0.8), Qt::SolidLine, Qt::RoundCap));
     for (QGraphicsSimpleTextItem *label : {m_userLabel, m_tpotLabel})
         label->setBrush(target.darker(th.darkWindow ? 70 : 115));
     m_message->setBrush(th.foreground);

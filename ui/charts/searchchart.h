@@ -4,6 +4,7 @@
 
 #include "core/search/search.h"
 
+#include <QLineF>
 #include <QPointF>
 #include <QStringList>
 
@@ -13,6 +14,7 @@
 
 class QFutureWatcherBase;
 class QGraphicsRectItem;
+class QGraphicsPathItem;
 class QGraphicsSimpleTextItem;
 class QLineSeries;
 class QLogValueAxis;
@@ -79,6 +81,12 @@ public:
     /// The series that draws front point `i`, and the value it is drawn at (for the tests: mapToPosition()).
     QScatterSeries *seriesOfFrontPoint(std::size_t i) const;
     static QPointF valueOf(const core::SearchPoint &p) { return {p.tokensPerSPerUser, p.tokensPerSPerDevice}; }
+    /// The band of a front point with achievable efficiency (SearchPoint::band): every time band.low to band.high
+    /// times the predicted one, so both rates divide by the same factor; the segment runs from the value / band.high
+    /// to the value / band.low. Empty for a point without a band.
+    static QLineF bandOf(const core::SearchPoint &p);
+    /// The band segments as painted, in chart coordinates, one per front point with a band (front order).
+    QList<QLineF> paintedBands() const;
     /// The vertical target lines drawn now, at their x (tokens/s per user): min tokens/s per user, then 1 / max TPOT.
     QList<double> targetLineXs() const;
     /// The multi-line description of front point `i` (its callout).
@@ -149,6 +157,7 @@ private:
     QGraphicsSimpleTextItem *m_userLabel = nullptr;
     QGraphicsSimpleTextItem *m_tpotLabel = nullptr;
     QGraphicsRectItem *m_messageBox = nullptr;
+    QGraphicsPathItem *m_bands = nullptr; ///< one segment per front point that carries an uncertainty band
     QGraphicsSimpleTextItem *m_message = nullptr;
     Callout *m_callout = nullptr;
 };
