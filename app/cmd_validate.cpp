@@ -35,44 +35,6 @@ std::string signedError(double ratio)
     return (e >= 0 ? "+" : "") + core::formatFixed(e, 0) + " %";
 }
 
-nlohmann::json toJson(const core::ValidationReport &r)
-{
-    nlohmann::json rows = nlohmann::json::array();
-    for (const core::ValidatedRun &v : r.rows) {
-        nlohmann::json row{{"id", v.run.id},
-                           {"model", v.run.model},
-                           {"device", v.run.device},
-                           {"framework", v.run.framework},
-                           {"metric", core::toString(v.run.metric)},
-                           {"measured", v.run.value},
-                           {"source", v.run.source}};
-        if (v.error.empty()) {
-            row["ideal"] = v.ideal;
-            row["ideal_time_ratio"] = v.idealRatio;
-            row["microbenchmarks"] = v.predicted;
-            if (v.predicted) {
-                row["achievable"] = v.achievable;
-                row["achievable_time_ratio"] = v.achievableRatio;
-            }
-        } else {
-            row["error"] = v.error;
-        }
-        rows.push_back(std::move(row));
-    }
-    const core::ValidationSummary &s = r.summary;
-    return {{"runs", rows},
-            {"summary",
-             {{"analysed", s.runs},
-              {"failed", s.failed},
-              {"predicted", s.predicted},
-              {"median_error", s.medianError},
-              {"worst_error", s.worstError},
-              {"within_25_percent", s.within25},
-              {"ideal_not_slower", s.idealBound},
-              {"measured_over_achievable_p10", s.ratioLow},
-              {"measured_over_achievable_p90", s.ratioHigh}}}};
-}
-
 void printTable(const core::ValidationReport &r)
 {
     std::cout << "Measured runs against MemWall's predictions. Time error = predicted time / measured time - 1\n"
@@ -117,7 +79,7 @@ int cmdValidate(const CommandLine &cl)
         runs = core::builtinRuns();
     const core::ValidationReport report = core::validateRuns(runs, *lib);
     if (cl.json)
-        std::cout << toJson(report).dump(2) << "\n";
+        std::cout << core::toJson(report).dump(2) << "\n";
     else
         printTable(report);
     return report.summary.failed > 0 ? 1 : 0;

@@ -170,6 +170,21 @@ double timeRatio(const MeasuredRun &run, double predicted)
     return isRate(run.metric) ? run.value / predicted : predicted / run.value;
 }
 
+double timeOf(const MeasuredRun &run, double value)
+{
+    if (!(value > 0))
+        return 0.0;
+    const double out = static_cast<double>(run.outputTokens);
+    switch (run.metric) {
+    case RunMetric::DecodeTokensPerS: return out / value;
+    case RunMetric::OutputTokensPerS: return static_cast<double>(run.batch) * out / value;
+    case RunMetric::TtftS:
+    case RunMetric::TpotS:
+    case RunMetric::E2eS: return value;
+    }
+    return 0.0;
+}
+
 ValidationReport validateRuns(const std::vector<MeasuredRun> &runs, const PresetLibrary &lib)
 {
     ValidationReport report;
@@ -222,6 +237,47 @@ ValidationReport validateRuns(const std::vector<MeasuredRun> &runs, const Preset
     s.ratioLow = quantile(measuredOverAchievable, 0.1);
     s.ratioHigh = quantile(measuredOverAchievable, 0.9);
     return report;
+}
+
+nlohmann::json toJson(const ValidationReport &r)
+{
+    nlohmann::json rows = nlohmann::json::array();
+    for (const ValidatedRun &v : r.rows) {
+        nlohmann::json row{{"id", v.run.id},
+                           {"model", v.run.model},
+                           {"device", v.run.device},
+                           {"framework", v.run.framework},
+                           {"metric", toString(v.run.metric)},
+                           {"measured", v.run.value},
+                           {"measured_s", timeOf(v.run, v.run.value)},
+                           {"source", v.run.source}};
+        if (v.error.empty()) {
+            row["ideal"] = v.ideal;
+            row["ideal_s"] = timeOf(v.run, v.ideal);
+            row["ideal_time_ratio"] = v.idealRatio;
+            row["microbenchmarks"] = v.predicted;
+            if (v.predicted) {
+                row["achievable"] = v.achievable;
+                row["achievable_s"] = timeOf(v.run, v.achievable);
+                row["achievable_time_ratio"] = v.achievableRatio;
+            }
+        } else {
+            row["error"] = v.error;
+        }
+        rows.push_back(std::move(row));
+    }
+    const ValidationSummary &s = r.summary;
+    return {{"runs", rows},
+            {"summary",
+             {{"analysed", s.runs},
+              {"failed", s.failed},
+              {"predicted", s.predicted},
+              {"median_error", s.medianError},
+              {"worst_error", s.worstError},
+              {"within_25_percent", s.within25},
+              {"ideal_not_slower", s.idealBound},
+              {"measured_over_achievable_p10", s.ratioLow},
+              {"measured_over_achievable_p90", s.ratioHigh}}}};
 }
 
 } // namespace memwall::core

@@ -56,6 +56,10 @@ Scenario scenarioFor(const MeasuredRun &run, EfficiencyMode mode);
 double predictedValue(const MeasuredRun &run, const Analysis &a);
 /// Predicted time over measured time (> 1: the prediction is slower than the run).
 double timeRatio(const MeasuredRun &run, double predicted);
+/// A value of the run's metric as a time, so that runs of every metric share one axis: a rate becomes the time of
+/// the tokens it counts (one sequence's output for decode tokens/s, the batch's for output tokens/s); a time stays.
+/// timeOf(run, predicted) / timeOf(run, run.value) = timeRatio(run, predicted).
+double timeOf(const MeasuredRun &run, double value);
 
 struct ValidatedRun
 {
@@ -89,5 +93,8 @@ struct ValidationReport
 
 /// Analyses every run on its device and model from `lib` with the ideal and the achievable efficiency.
 ValidationReport validateRuns(const std::vector<MeasuredRun> &runs, const PresetLibrary &lib);
+/// `memwall validate --json`: every run (its figures, and each as a time: measured_s, ideal_s, achievable_s) and the
+/// summary; the validation chart exports the same.
+nlohmann::json toJson(const ValidationReport &r);
 
 } // namespace memwall::core

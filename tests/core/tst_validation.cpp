@@ -73,6 +73,31 @@ private slots:
         }
     }
 
+    // The validation chart puts every run on one time axis. By hand: 200 tokens of one sequence at 50 tokens/s took
+    // 4 s; the batch of 8 at 400 output tokens/s, 8 x 200 / 400 = 4 s as well; a TTFT of 0.3 s stays 0.3 s.
+    void timesShareOneAxis()
+    {
+        MeasuredRun run;
+        run.outputTokens = 200;
+        run.batch = 8;
+        run.metric = RunMetric::DecodeTokensPerS;
+        QCOMPARE(timeOf(run, 50), 4.0);
+        run.metric = RunMetric::OutputTokensPerS;
+        QCOMPARE(timeOf(run, 400), 4.0);
+        run.metric = RunMetric::TtftS;
+        QCOMPARE(timeOf(run, 0.3), 0.3);
+        QCOMPARE(timeOf(run, 0), 0.0);
+        // For every run of the set: the times' ratio is the time ratio validate reports.
+        for (const ValidatedRun &v : validateRuns(builtinRuns(), lib()).rows) {
+            const double measured = timeOf(v.run, v.run.value);
+            QVERIFY(measured > 0);
+            QVERIFY2(std::abs(timeOf(v.run, v.achievable) / measured - v.achievableRatio) <= 1e-12 * v.achievableRatio,
+                     v.run.id.c_str());
+            QVERIFY2(std::abs(timeOf(v.run, v.ideal) / measured - v.idealRatio) <= 1e-12 * v.idealRatio,
+                     v.run.id.c_str());
+        }
+    }
+
     // The band analyze() puts around achievable times is this set's 10th to 90th percentile of measured over
     // achievable time: change the model or the set, and this test says what the band must become.
     void bandIsTheValidationSets()

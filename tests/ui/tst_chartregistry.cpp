@@ -77,10 +77,11 @@ private slots:
         QFETCH(QString, id);
         // The class each id must make, written here apart from the registry so that a wrong factory is caught.
         static const QMap<QString, QByteArray> expected{
-            {"roofline", "memwall::ui::RooflineChart"}, {"memory", "memwall::ui::MemoryChart"},
-            {"sweep", "memwall::ui::SweepChart"},       {"breakdown", "memwall::ui::BreakdownChart"},
-            {"trends", "memwall::ui::TrendsChart"},     {"scaling", "memwall::ui::ScalingChart"},
-            {"search", "memwall::ui::SearchChart"},     {"timeline", "memwall::ui::TimelineChart"}};
+            {"roofline", "memwall::ui::RooflineChart"},    {"memory", "memwall::ui::MemoryChart"},
+            {"sweep", "memwall::ui::SweepChart"},          {"breakdown", "memwall::ui::BreakdownChart"},
+            {"trends", "memwall::ui::TrendsChart"},        {"scaling", "memwall::ui::ScalingChart"},
+            {"search", "memwall::ui::SearchChart"},        {"timeline", "memwall::ui::TimelineChart"},
+            {"validation", "memwall::ui::ValidationChart"}};
         QVERIFY2(expected.contains(id), "a new chart: add its class to this test's table");
 
         const ui::ChartInfo *info = ui::findChart(id);

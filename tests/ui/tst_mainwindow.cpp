@@ -550,8 +550,17 @@ private slots:
         second.replace(".png", "-dark.png");
         QVERIFY(m_window->grab().save(second));
         // A third: the search tab (its targets panel beside the front), after the device change above.
-        m_window->chartTabs()->setCurrentIndex(m_window->chartTabs()->count() - 1);
-        m_window->charts().back()->settle();
+        // The tab of chart `id` (tabs follow the chart registry).
+        const auto showTab = [this](const char *id) -> ui::ChartBase * {
+            for (int i = 0; i < m_window->chartTabs()->count(); ++i)
+                if (m_window->charts()[std::size_t(i)]->id() == QLatin1String(id)) {
+                    m_window->chartTabs()->setCurrentIndex(i);
+                    return m_window->charts()[std::size_t(i)].get();
+                }
+            return nullptr;
+        };
+        QVERIFY(showTab("search"));
+        showTab("search")->settle();
         QTest::qWait(50);
         QString third = out;
         third.replace(".png", "-search.png");
@@ -564,7 +573,7 @@ private slots:
         g.efficiency = core::EfficiencyMode::Achievable;
         g.weights = {core::DType::FP16, 0, core::DType::FP16};
         m_doc->setScenario(g, "achievable");
-        auto *search = qobject_cast<ui::SearchChart *>(m_window->charts().back().get());
+        auto *search = qobject_cast<ui::SearchChart *>(showTab("search"));
         QVERIFY(search);
         search->setDeviceIds({"h100-sxm", "h200-sxm", "b200", "mi300x"});
         auto *panel = m_window->findChild<ui::SearchTargetsPanel *>();
@@ -582,6 +591,13 @@ private slots:
         QString fourth = out;
         fourth.replace(".png", "-search-llama-3-70b.png");
         QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(fourth));
+        // A fifth: the validation tab after a device change (its rings follow the device), as the screen shows it.
+        m_doc->setHardwareById("a100-80gb-sxm");
+        QVERIFY(showTab("validation"));
+        QTest::qWait(50);
+        QString fifth = out;
+        fifth.replace(".png", "-validation.png");
+        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(fifth));
     }
 };
 

@@ -8,6 +8,7 @@
 #include "ui/charts/sweepchart.h"
 #include "ui/charts/timelinechart.h"
 #include "ui/charts/trendschart.h"
+#include "ui/charts/validationchart.h"
 #include "ui/export/chartexporter.h"
 
 #include <QCoreApplication>
@@ -47,6 +48,7 @@ std::span<const ChartInfo> chartRegistry()
         entry<TrendsChart>("trends", QT_TRANSLATE_NOOP("ChartRegistry", "Trends")),
         entry<ScalingChart>("scaling", QT_TRANSLATE_NOOP("ChartRegistry", "Scaling")),
         entry<SearchChart>("search", QT_TRANSLATE_NOOP("ChartRegistry", "Deployment search")),
+        entry<ValidationChart>("validation", QT_TRANSLATE_NOOP("ChartRegistry", "Validation")),
     };
     return charts;
 }
