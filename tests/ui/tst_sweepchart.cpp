@@ -8,8 +8,10 @@
 
 #include "core/analysis/sweep.h"
 #include "core/io/presets.h"
+#include "painted.h"
 #include "uitest.h"
 
+#include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsScene>
@@ -22,6 +24,7 @@
 #include <QScatterSeries>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace memwall;
@@ -79,6 +82,8 @@ private slots:
     void compareOffRemovesEverySeries();
     void legendClickHidesACurve_data();
     void legendClickHidesACurve();
+    void achievableBandAroundTheCurve_data();
+    void achievableBandAroundTheCurve();
 };
 
 void TestSweepChart::nearestPowerOfTwo_data()
@@ -536,3 +541,101 @@ void TestSweepChart::legendClickHidesACurve()
 
 QTEST_MAIN(TestSweepChart)
 #include "tst_sweepchart.moc"
+
+void TestSweepChart::achievableBandAroundTheCurve_data()
+{
+    QTest::addColumn<QString>("device");
+    QTest::addColumn<bool>("achievable");
+    QTest::addColumn<bool>("band");
+    QTest::newRow("H100, achievable: the validation set's band") << "h100-sxm" << true << true;
+    QTest::newRow("H100, ideal: a bound, no band") << "h100-sxm" << false << false;
+    QTest::newRow("RTX 4090, achievable: no microbenchmarks, no band") << "rtx-4090" << true << false;
+}
+
+void TestSweepChart::achievableBandAroundTheCurve()
+{
+    QFETCH(QString, device);
+    QFETCH(bool, achievable);
+    QFETCH(bool, band);
+    ui::ScenarioDocument doc(library());
+    doc.setHardwareById(device);
+    doc.setModelById("llama-2-7b");
+    auto s = doc.scenario();
+    s.efficiency = achievable ? core::EfficiencyMode::Achievable : core::EfficiencyMode::Ideal;
+    doc.setScenario(s, "efficiency");
+    ui::SweepChart chart(&doc);
+    ui::ChartView view(&chart);
+    view.resize(900, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+
+    QCOMPARE(chart.bandSeries()->isVisible(), band);
+    QCOMPARE(chart.data().at("latency_band").is_null(), !band);
+    if (!band) {
+        QVERIFY(chart.bandUpper().isEmpty());
+        return;
+    }
+    // Around every fitting point of the time curve: 0.919 and 2.429 times its time (kAchievableBand).
+    QList<QPointF> curve;
+    for (QAbstractSeries *a : chart.chart()->series())
+        if (auto *line = qobject_cast<QLineSeries *>(a); line && line->name().startsWith(QLatin1String("ms per")))
+            curve = line->points();
+    QVERIFY(curve.size() > 2);
+    QCOMPARE(chart.bandUpper().size(), curve.size());
+    for (qsizetype i = 0; i < curve.size(); ++i) {
+        QCOMPARE(chart.bandUpper()[i].x(), curve[i].x());
+        QVERIFY(near(chart.bandUpper()[i].y(), curve[i].y() * core::kAchievableBand.high));
+        QVERIFY(near(chart.bandLower()[i].y(), curve[i].y() * core::kAchievableBand.low));
+    }
+    // Painted where its values map, and nowhere else in the plot: the pixels the band changes there (the same chart
+    // drawn without it, axes unchanged; outside the plot only its legend swatch changes) all lie inside the polygon
+    // of its bounds mapped by the axes, not by Qt Charts.
+    const QImage with = view.viewport()->grab().toImage(); // viewport coordinates, as mapFromScene() gives
+    chart.bandSeries()->setVisible(false);
+    QCoreApplication::processEvents();
+    const QImage without = view.viewport()->grab().toImage();
+    chart.bandSeries()->setVisible(true);
+    QPolygonF polygon;
+    const auto toView = [&](const QPointF &value) {
+        const QPointF at = uitest::expectedPosition(chart.chart(), chart.bandSeries(), value);
+        return QPointF(view.mapFromScene(chart.chart()->mapToScene(at)));
+    };
+    for (const QPointF &p : chart.bandUpper())
+        polygon << toView(p);
+    const QList<QPointF> lower = chart.bandLower();
+    for (qsizetype i = lower.size() - 1; i >= 0; --i)
+        polygon << toView(lower[i]);
+    // Inside the polygon, or within 2 px of its outline (antialiasing).
+    const auto allowedAt = [&polygon](const QPointF &p) {
+        if (polygon.containsPoint(p, Qt::OddEvenFill))
+            return true;
+        for (qsizetype i = 0; i < polygon.size(); ++i) {
+            const QPointF a = polygon[i], b = polygon[(i + 1) % polygon.size()];
+            const QPointF ab = b - a;
+            const double len2 = QPointF::dotProduct(ab, ab);
+            const double t = len2 > 0 ? std::clamp(QPointF::dotProduct(p - a, ab) / len2, 0.0, 1.0) : 0.0;
+            if (QLineF(p, a + t * ab).length() <= 2)
+                return true;
+        }
+        return false;
+    };
+    QCOMPARE(with.size(), without.size());
+    int changed = 0;
+    const qreal dpr = with.devicePixelRatio();
+    const QRectF plot = QRectF(view.mapFromScene(chart.chart()->mapToScene(chart.chart()->plotArea())).boundingRect());
+    for (int y = 0; y < with.height(); ++y)
+        for (int x = 0; x < with.width(); ++x)
+            if (plot.contains(QPointF(x + 0.5, y + 0.5) / dpr) && with.pixel(x, y) != without.pixel(x, y)) {
+                ++changed;
+                QVERIFY2(allowedAt(QPointF(x + 0.5, y + 0.5) / dpr),
+                         qPrintable(QStringLiteral("pixel (%1, %2) changed outside the band, from (%3, %4) to (%5, %6)")
+                                        .arg(x)
+                                        .arg(y)
+                                        .arg(polygon.front().x())
+                                        .arg(polygon.front().y())
+                                        .arg(polygon.back().x())
+                                        .arg(polygon.back().y())));
+            }
+    QVERIFY2(changed > 500, qPrintable(QString::number(changed))); // the band is painted, not just computed
+}

@@ -7,6 +7,7 @@
 #include "ui/util/text.h"
 
 #include <QApplication>
+#include <QAreaSeries>
 #include <QChart>
 #include <QCursor>
 #include <QFontMetricsF>
@@ -128,6 +129,11 @@ struct Extent
 {
     double tmin = std::numeric_limits<double>::max(), tmax = 0;
     double rmin = std::numeric_limits<double>::max(), rmax = 0;
+    void addTime(double t)
+    {
+        tmin = std::min(tmin, t);
+        tmax = std::max(tmax, t);
+    }
     void add(double t, double k)
     {
         tmin = std::min(tmin, t);
@@ -238,6 +244,12 @@ SweepChart::SweepChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, 
     m_rate->setName(tr("tokens/s"));
     m_computeLine->setName(tr("Turns compute-bound"));
     m_memoryLine->setName(tr("Largest batch that fits"));
+    m_bandUpper = new QLineSeries(this);
+    m_bandLower = new QLineSeries(this);
+    m_band = new QAreaSeries(m_bandUpper, m_bandLower);
+    m_band->setObjectName(QStringLiteral("band"));
+    m_band->setName(tr("where measured runs fell"));
+    add(m_band, m_yTime); // under every line
     add(m_computeLine, m_yTime);
     add(m_memoryLine, m_yTime);
     add(m_time, m_yTime);
@@ -373,6 +385,20 @@ void SweepChart::refresh()
             ext.add(t, k);
         }
     }
+    // The band measured runs fell in, around the batches that fit (a time at achievable efficiency is a prediction).
+    QList<QPointF> upper, lower;
+    if (const std::optional<core::TimeBand> band = achievableBand(doc->hardware(), sc)) {
+        for (const QPointF &p : a.time) {
+            upper.append({p.x(), p.y() * band->high});
+            lower.append({p.x(), p.y() * band->low});
+            ext.addTime(p.y() * band->high);
+            ext.addTime(p.y() * band->low);
+        }
+    }
+    m_bandUpper->replace(upper);
+    m_bandLower->replace(lower);
+    showSeries(m_band, upper.size() > 1);
+    setLegendVisible(m_band, upper.size() > 1);
     m_time->replace(a.time);
     m_timeOver->replace(a.timeOver);
     m_rate->replace(a.rate);
@@ -661,10 +687,17 @@ void SweepChart::showCallout(const QPointF &point, bool state, bool rateSeries, 
     m_callout->show();
 }
 
+QList<QPointF> SweepChart::bandUpper() const { return m_bandUpper->points(); }
+QList<QPointF> SweepChart::bandLower() const { return m_bandLower->points(); }
+
 void SweepChart::restyle()
 {
     const Theme &th = theme();
     const QColor tc = th.color(0), rc = th.color(1);
+    QColor shade = tc;
+    shade.setAlpha(45);
+    m_band->setBrush(shade);
+    m_band->setPen(Qt::NoPen);
     auto greyed = [&](QColor c) {
         c.setAlpha(110);
         return c;
@@ -720,6 +753,11 @@ nlohmann::json SweepChart::data() const
     j["largest_fitting_batch"] = document()->fitLimits().batch;
     j["latency"] = sweepmath::perToken(document()->scenario().phase) ? "time_per_token" : "time_per_step";
     j["rows"] = rowsJson(m_rows);
+    // Achievable times are predictions: measured runs fell between these factors of them (memwall validate).
+    if (const auto band = achievableBand(document()->hardware(), document()->scenario()))
+        j["latency_band"] = {{"low", band->low}, {"high", band->high}};
+    else
+        j["latency_band"] = nullptr;
     if (document()->isComparing())
         j["compare"] = {{"label", document()->compareLabel().toStdString()},
                         {"hardware", document()->compareDevice().id},

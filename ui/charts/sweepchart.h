@@ -12,6 +12,7 @@
 
 class QGraphicsItem;
 class QGraphicsSimpleTextItem;
+class QAreaSeries;
 class QLineSeries;
 class QLogValueAxis;
 class QScatterSeries;
@@ -101,6 +102,11 @@ public:
     /// Sets the document's batch (undoable, one step).
     void selectBatch(int64_t batch);
 
+    /// The band painted around the time curve (ms): its upper and lower bounds, empty when there is none.
+    QList<QPointF> bandUpper() const;
+    QList<QPointF> bandLower() const;
+    QAreaSeries *bandSeries() const { return m_band; }
+
 public slots:
     void refresh() override;
 
@@ -123,7 +129,12 @@ private:
     QLogValueAxis *m_x = nullptr;
     QLogValueAxis *m_yTime = nullptr;
     QLogValueAxis *m_yRate = nullptr;
-    QLineSeries *m_time = nullptr;     ///< batches that fit
+    QLineSeries *m_time = nullptr; ///< batches that fit
+    /// With achievable efficiency on a device with microbenchmarks: where measured runs fell around the time curve
+    /// (core::achievableBand), as a shaded area between its upper and lower bounds.
+    QAreaSeries *m_band = nullptr;
+    QLineSeries *m_bandUpper = nullptr;
+    QLineSeries *m_bandLower = nullptr;
     QLineSeries *m_timeOver = nullptr; ///< batches past the memory limit (dashed, greyed)
     QLineSeries *m_rate = nullptr;
     QLineSeries *m_rateOver = nullptr;
