@@ -72,6 +72,7 @@ struct Ctx
     const Scenario &s;
     double h = 0, hq = 0, hkv = 0, d = 0, qd = 0, kvd = 0, ffn = 0, sharedFfn = 0;
     double act = 2, kvb = 2, wpw = 2, normW = 0;
+    double embedWpw = 2; ///< bytes per weight of the token embedding and the LM head (unquantized_embeddings: 2)
     double layersPerStage = 0;
     double localExperts = 1;
     double peakMatmul = 0, peakVector = 0, bw = 0;
@@ -182,7 +183,7 @@ void emitPass(Ctx &c, const Pass &p)
             flops += N * h;
             aBytes += N * h * act;
         }
-        emit(c, "embed", OpClass::Elementwise, p.phase, p.headCount, flops, N * h * wpw, aBytes, 0, p.train);
+        emit(c, "embed", OpClass::Elementwise, p.phase, p.headCount, flops, N * h * c.embedWpw, aBytes, 0, p.train);
         if (m.embeddingNorm)
             emit(c, "embed.norm", OpClass::Normalization, p.phase, p.headCount, normFlops * N * h, c.normW * act,
                  2 * N * h * act, 0, p.train);
@@ -289,8 +290,13 @@ void emitPass(Ctx &c, const Pass &p)
         emit(c, "final_norm", OpClass::Normalization, p.phase, p.headCount, normFlops * lmN * h, c.normW * act,
              2 * lmN * h * act, 0, p.train);
         const double vocabLocal = static_cast<double>(m.vocab) / c.s.tp;
-        emit(c, "lm_head", OpClass::Matmul, p.phase, p.headCount, 2 * lmN * h * vocabLocal, h * vocabLocal * wpw,
+        // A 16-bit head is read by an ordinary GEMM, not a weight-only kernel.
+        const double weightBw = c.weightBw;
+        if (c.s.unquantizedEmbeddings)
+            c.weightBw = c.bw;
+        emit(c, "lm_head", OpClass::Matmul, p.phase, p.headCount, 2 * lmN * h * vocabLocal, h * vocabLocal * c.embedWpw,
              lmN * h * act + lmN * vocabLocal * act, 0, p.train);
+        c.weightBw = weightBw;
     } else if (m.pooler) {
         emit(c, "pooler", OpClass::Matmul, p.phase, p.headCount, 2 * p.Bm * h * h + p.Bm * h, (h * h) * wpw + h * act,
              2 * p.Bm * h * act, 0, p.train);
@@ -359,9 +365,14 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     c.kvb = bytesOf(s.kv);
     // Structured sparsity removes weights and their FLOPs; unstructured removes weights but keeps dense FLOPs and
     // pays a 1-bit-per-weight mask.
-    c.wpw = s.weights.bytesPerWeight() * (1.0 - s.structuredSparsity);
+    // A zero point per group, in the weight format (GPTQ/AWQ): bits(type) / group more bits per weight.
+    const double zeroPoints = s.weightZeroPoints && s.weights.groupSize > 0
+                                  ? static_cast<double>(bits(s.weights.type)) / 8.0 / s.weights.groupSize
+                                  : 0.0;
+    c.wpw = (s.weights.bytesPerWeight() + zeroPoints) * (1.0 - s.structuredSparsity);
     if (s.unstructuredSparsity > 0)
         c.wpw = c.wpw * (1.0 - s.unstructuredSparsity) + 1.0 / 8.0;
+    c.embedWpw = s.unquantizedEmbeddings ? 2.0 : c.wpw;
     c.flopFactor = 1.0 - s.structuredSparsity;
     c.normW = m.norm == NormKind::LayerNorm ? 2 * c.h : c.h;
     c.layersPerStage = static_cast<double>(m.layers / s.pp);
@@ -624,8 +635,11 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
 
     // ---- memory footprint per device ----
     MemoryFootprint &mem = a.memory;
-    a.weightBytes = static_cast<double>(a.params.total) * c.wpw;
-    mem.weights = localParams * c.wpw;
+    // The embedding and the head (with the norms beside them) at their own bytes per weight; on a device, their share
+    // follows the same split as the other non-expert weights.
+    const double embedParams = static_cast<double>(a.params.embedding + a.params.head);
+    a.weightBytes = static_cast<double>(a.params.total) * c.wpw + embedParams * (c.embedWpw - c.wpw);
+    mem.weights = localParams * c.wpw + embedParams / (static_cast<double>(s.tp) * s.pp) * (c.embedWpw - c.wpw);
     if (s.phase == Phase::Train && s.zeroStage >= 3)
         mem.weights /= s.dp;
     mem.kv = 2.0 * c.layersPerStage * c.hkv * c.d * c.kvb * B * cachedTokens;

@@ -257,6 +257,21 @@ std::vector<ScenarioOption> makeOptions()
                                 "prompt's scores (prefill). Encoders are bidirectional and ignore it.",
                         .group = "Options"},
                        &Scenario::causal));
+    t.push_back(toggle({.key = "weight_zero_points",
+                        .flag = "--weight-zero-points",
+                        .label = "Zero points",
+                        .help = "Each group of quantized weights also stores a zero point in the weight format "
+                                "(asymmetric quantization, as GPTQ and AWQ checkpoints do): int4/g128 is then "
+                                "4 + 16/128 + 4/128 bits per weight.",
+                        .group = "Options"},
+                       &Scenario::weightZeroPoints));
+    t.push_back(toggle({.key = "unquantized_embeddings",
+                        .flag = "--unquantized-embeddings",
+                        .label = "16-bit embeddings",
+                        .help = "The token embedding and the LM head stay 16-bit while the other weights take the "
+                                "weight format (GPTQ and AWQ quantize only the transformer blocks).",
+                        .group = "Options"},
+                       &Scenario::unquantizedEmbeddings));
     t.push_back(choice({.key = "efficiency",
                         .flag = "--efficiency",
                         .metavar = "M",

@@ -82,6 +82,11 @@ struct Scenario
     std::optional<double> memoryEfficiency;  ///< explicit fraction of peak bandwidth (overrides the mode)
     Execution execution = Execution::Graphs; ///< achievable: what each kernel launch costs
 
+    /// Weight-only quantization as GPTQ and AWQ store it: each group of weights also keeps a zero point in the weight
+    /// format (asymmetric quantization), and the token embedding and the LM head stay 16-bit.
+    bool weightZeroPoints = false;
+    bool unquantizedEmbeddings = false;
+
     double structuredSparsity = 0.0;   ///< fraction of weights pruned in hardware-usable 2:4-style blocks
     double unstructuredSparsity = 0.0; ///< fraction of weights pruned anywhere: saves bytes, not dense FLOPs
 

@@ -700,6 +700,55 @@ private slots:
         QVERIFY(st.totals.flops < 0.8 * dense.totals.flops);
     }
 
+    // GPTQ checkpoints as published: TheBloke/Llama-2-13B-GPTQ, README "Provided files" (the table as copied in the
+    // README of huggingface.co/tridungduong16/Llama-2-13B-GPTQ-Orca @ fd5b5b96, "Meta's Llama 2 13B GPTQ"; 4-bit,
+    // made with AutoGPTQ): main (group 128) 7.26 GB, gptq-4bit-64g 7.51 GB, gptq-4bit-32g 8.00 GB. GPTQ quantizes only
+    // the transformer blocks (the token embedding and the untied LM head stay FP16) and stores a 4-bit zero point
+    // beside each group's FP16 scale. By hand, Llama 2 13B:
+    //   embedding 32,000 x 5,120 = 163,840,000; head: LM head 163,840,000 + final norm 5,120 = 163,845,120;
+    //   16-bit part 327,685,120 x 2 B = 655,370,240 B;
+    //   the rest 13,015,864,320 - 327,685,120 = 12,688,179,200 weights at 4 + 16/g + 4/g bits:
+    //     g128: x 133/256 B = 6,591,905,600 B, in all 7,247,275,840 B (7.25 GB against 7.26: -0.2 %);
+    //     g64:  x 138/256 B = 6,839,721,600 B, in all 7,495,091,840 B (7.50 GB against 7.51);
+    //     g32:  x 148/256 B = 7,335,353,600 B, in all 7,990,723,840 B (7.99 GB against 8.00).
+    //   Without either option g128 counts 13,015,864,320 x 132/256 = 6,711,352,540.8 B: 7.6 % under the file.
+    void gptqCheckpointBytes_data()
+    {
+        QTest::addColumn<int>("group");
+        QTest::addColumn<double>("counted");
+        QTest::addColumn<double>("published");
+        QTest::newRow("int4/g128 (main)") << 128 << 7247275840.0 << 7.26e9;
+        QTest::newRow("int4/g64") << 64 << 7495091840.0 << 7.51e9;
+        QTest::newRow("int4/g32") << 32 << 7990723840.0 << 8.00e9;
+    }
+    void gptqCheckpointBytes()
+    {
+        QFETCH(int, group);
+        QFETCH(double, counted);
+        QFETCH(double, published);
+        Scenario s;
+        s.weights = {DType::INT4, group, DType::FP16};
+        QCOMPARE(paramCount(model("llama-2-13b")).total, int64_t(13015864320));
+        const double plain = analyze(hw("h100-sxm"), model("llama-2-13b"), s).weightBytes;
+        s.weightZeroPoints = true;
+        s.unquantizedEmbeddings = true;
+        const Analysis a = analyze(hw("h100-sxm"), model("llama-2-13b"), s);
+        QCOMPARE(a.weightBytes, counted);
+        QCOMPARE(a.memory.weights, counted); // one device holds them all
+        QVERIFY2(std::abs(a.weightBytes / published - 1) < 0.005, qPrintable(QString::number(a.weightBytes)));
+        if (group == 128) {
+            QCOMPARE(plain, 13015864320.0 * 132 / 256);
+            QVERIFY(std::abs(plain / published - 1) > 0.07); // the counts the options replace were this far off
+        }
+        // A decode step reads the 16-bit LM head: 5,120 x 32,000 x 2 B.
+        for (const Operator &op : a.operators)
+            if (op.name == "lm_head")
+                QCOMPARE(op.weightBytes, 5120.0 * 32000 * 2);
+        // With tp 2 a device holds half of each part.
+        s.tp = 2;
+        QCOMPARE(analyze(hw("h100-sxm"), model("llama-2-13b"), s).memory.weights, counted / 2);
+    }
+
     void analysisIsFast()
     {
         // Not a timing assertion: measures and prints (the benchmark target reports it properly).
