@@ -1,5 +1,6 @@
 #include "ui/charts/chartfit.h"
 
+#include <QAbstractSeries>
 #include <QChart>
 #include <QFontMetricsF>
 #include <QLegend>
@@ -102,6 +103,23 @@ void setZeroBasedRange(QValueAxis *axis, double hi, int maxTicks)
     const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(step) - 1e-9)), 0, 9);
     axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
     axis->setRange(0, hi);
+}
+
+QLogValueAxis *addLogAxis(QChart *chart, Qt::Alignment alignment, const QString &title)
+{
+    auto *axis = new QLogValueAxis;
+    axis->setLabelFormat(QStringLiteral("%g"));
+    axis->setMinorTickCount(-1);
+    axis->setTitleText(title);
+    chart->addAxis(axis, alignment);
+    return axis;
+}
+
+void addSeries(QChart *chart, QAbstractSeries *series, QLogValueAxis *x, QLogValueAxis *y)
+{
+    chart->addSeries(series);
+    series->attachAxis(x);
+    series->attachAxis(y);
 }
 
 } // namespace memwall::ui::chartfit

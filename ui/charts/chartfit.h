@@ -4,6 +4,7 @@
 #include <QString>
 #include <QStringList>
 
+class QAbstractSeries;
 class QChart;
 class QLogValueAxis;
 class QValueAxis;
@@ -42,6 +43,11 @@ constexpr double kLogAxisMaxDecades = 40;
 /// Sets `axis` to [logAxisMin(lo), logAxisMax(hi)], clamped to the limits above (the low end rises if the span is
 /// too wide). A range that is not finite, not positive or empty leaves the axis as it was; returns whether it was set.
 bool setLogRange(QLogValueAxis *axis, double lo, double hi);
+/// A base-10 log axis with "%g" labels, automatic minor ticks and `title`, added to `chart` at `alignment`
+/// (Qt::AlignBottom, Qt::AlignLeft ...).
+QLogValueAxis *addLogAxis(QChart *chart, Qt::Alignment alignment, const QString &title);
+/// Adds `series` to `chart`, drawn against the axes `x` and `y`.
+void addSeries(QChart *chart, QAbstractSeries *series, QLogValueAxis *x, QLogValueAxis *y);
 
 /// The smallest step of the form 1, 2 or 5 times a power of ten that divides `span` into at most `maxTicks` intervals.
 double niceStep(double span, int maxTicks);

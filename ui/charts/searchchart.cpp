@@ -77,21 +77,9 @@ struct SearchChart::Outcome
 SearchChart::SearchChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, parent)
 {
     m_targets.maxTpotS = kDefaultMaxTpotS;
-    m_x = new QLogValueAxis;
-    m_x->setLabelFormat(QStringLiteral("%g"));
-    m_x->setMinorTickCount(-1);
-    m_x->setTitleText(tr("Tokens/s per user (interactivity = 1 / TPOT)"));
-    m_y = new QLogValueAxis;
-    m_y->setLabelFormat(QStringLiteral("%g"));
-    m_y->setMinorTickCount(-1);
-    m_y->setTitleText(tr("Tokens/s per device (throughput)"));
-    m_chart->addAxis(m_x, Qt::AlignBottom);
-    m_chart->addAxis(m_y, Qt::AlignLeft);
-    const auto attach = [this](QXYSeries *s) {
-        m_chart->addSeries(s);
-        s->attachAxis(m_x);
-        s->attachAxis(m_y);
-    };
+    m_x = chartfit::addLogAxis(m_chart, Qt::AlignBottom, tr("Tokens/s per user (interactivity = 1 / TPOT)"));
+    m_y = chartfit::addLogAxis(m_chart, Qt::AlignLeft, tr("Tokens/s per device (throughput)"));
+    const auto attach = [this](QXYSeries *s) { chartfit::addSeries(m_chart, s, m_x, m_y); };
     m_frontLine = new QLineSeries;
     m_frontLine->setName(tr("Pareto front"));
     attach(m_frontLine);

@@ -35,21 +35,9 @@ bool near(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::a
 
 ValidationChart::ValidationChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, parent)
 {
-    m_x = new QLogValueAxis;
-    m_x->setLabelFormat(QStringLiteral("%g"));
-    m_x->setMinorTickCount(-1);
-    m_x->setTitleText(tr("Measured time (s)"));
-    m_y = new QLogValueAxis;
-    m_y->setLabelFormat(QStringLiteral("%g"));
-    m_y->setMinorTickCount(-1);
-    m_y->setTitleText(tr("Predicted time (s)"));
-    m_chart->addAxis(m_x, Qt::AlignBottom);
-    m_chart->addAxis(m_y, Qt::AlignLeft);
-    const auto attach = [this](QXYSeries *s) {
-        m_chart->addSeries(s);
-        s->attachAxis(m_x);
-        s->attachAxis(m_y);
-    };
+    m_x = chartfit::addLogAxis(m_chart, Qt::AlignBottom, tr("Measured time (s)"));
+    m_y = chartfit::addLogAxis(m_chart, Qt::AlignLeft, tr("Predicted time (s)"));
+    const auto attach = [this](QXYSeries *s) { chartfit::addSeries(m_chart, s, m_x, m_y); };
     m_diagonal = new QLineSeries;
     m_diagonal->setName(tr("Predicted = measured"));
     attach(m_diagonal);
