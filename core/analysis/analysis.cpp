@@ -225,6 +225,9 @@ void emitPass(Ctx &c, const Pass &p)
         }
         emit(c, "attn.out_proj", OpClass::Matmul, p.phase, lc, flops, w, N * c.qd * act + N * h * act, 0, p.train);
     }
+    if (m.postNorms)
+        emit(c, "attn.post_norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act,
+             2 * N * h * act, 0, p.train);
     emit(c, "attn.residual", OpClass::Elementwise, p.phase, lc, kResidualFlops * N * h, 0, 3 * N * h * act, 0, p.train);
 
     if (!(m.parallelAttention && m.sharedLayerNorm))
@@ -282,6 +285,9 @@ void emitPass(Ctx &c, const Pass &p)
              2 * N * sf * h * c.flopFactor + biasUp * N * h + 2 * N * h, sf * h * wpw + biasUp * h * act,
              N * sf * act + N * h * act, 0, p.train);
     }
+    if (m.postNorms)
+        emit(c, "ffn.post_norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act,
+             0, p.train);
     emit(c, "ffn.residual", OpClass::Elementwise, p.phase, lc, kResidualFlops * N * h, 0, 3 * N * h * act, 0, p.train);
 
     // ---- head (last stage) ----
@@ -687,7 +693,8 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
             // = 131,712 B per token per layer, about 32.2*s*b*h instead of the GPT block's 34*s*b*h + 5*a*s^2*b.
             // Selective recomputation recomputes the attention core (no score or statistics term); full keeps only
             // each layer's input (h * act).
-            const double normInputs = m.parallelAttention ? 1 : 2;
+            // A post-norm keeps its input for the backward pass; its output only joins the residual.
+            const double normInputs = (m.parallelAttention ? 1 : 2) + (m.postNorms ? 2 : 0);
             const double normOutputs = m.parallelAttention && m.sharedLayerNorm ? 1 : 2;
             const double expertShare =
                 m.isMoe() ? static_cast<double>(m.activeExperts) * c.localExperts / static_cast<double>(m.experts)

@@ -231,8 +231,10 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
     else if (type == "qwen2" || type == "qwen2_moe")
         m.slidingWindow = r.boolean("use_sliding_window", false) ? slidingWindow(r, "sliding_window", 4096) : 0;
     // gemma2 alternates local (sliding_window) and global layers; MemWall has one window for all layers, so it is
-    // modelled with full attention everywhere (the KV cache's upper bound). Its extra pre/post-FFN RMSNorms
-    // (2 x hidden per layer) are not counted.
+    // modelled with full attention everywhere (the KV cache's upper bound). Its four RMSNorms per layer (the
+    // attention's and the FFN's outputs are normed too) are counted.
+    if (type == "gemma2")
+        m.postNorms = true;
 }
 
 /// GPT2LMHeadModel: learned positions, pre-norm LayerNorm, biases everywhere, 4x GELU FFN, tied LM head.

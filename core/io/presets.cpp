@@ -370,6 +370,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.ffnBias = r.boolean("ffn_bias", false);
     m.parallelAttention = r.boolean("parallel_attention", false);
     m.sharedLayerNorm = r.boolean("shared_layernorm", false);
+    m.postNorms = r.boolean("post_norms", false);
     m.pooler = r.boolean("pooler", false);
     m.experts = r.integer("experts", 1);
     m.activeExperts = r.integer("active_experts", 1);
@@ -409,6 +410,7 @@ json toJson(const ModelShape &m)
                 {"ffn_bias", m.ffnBias},
                 {"parallel_attention", m.parallelAttention},
                 {"shared_layernorm", m.sharedLayerNorm},
+                {"post_norms", m.postNorms},
                 {"pooler", m.pooler},
                 {"experts", m.experts},
                 {"active_experts", m.activeExperts},

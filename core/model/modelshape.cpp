@@ -58,7 +58,7 @@ ParamCounts paramCount(const ModelShape &m)
         if (m.ffnBias)
             shared += (m.gatedFfn ? 2 : 1) * m.sharedFfn + h;
     }
-    const int64_t norms = (m.parallelAttention && m.sharedLayerNorm ? 1 : 2) * normParams;
+    const int64_t norms = ((m.parallelAttention && m.sharedLayerNorm ? 1 : 2) + (m.postNorms ? 2 : 0)) * normParams;
 
     p.perLayerRouted = m.isMoe() ? expert * m.experts : 0;
     p.perLayer = attn + expert * m.experts + shared + router + norms;

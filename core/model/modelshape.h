@@ -52,9 +52,12 @@ struct ModelShape
     bool ffnBias = false;
     bool parallelAttention = false; ///< attention and FFN read the same normed input (GPT-J, Falcon)
     bool sharedLayerNorm = false;   ///< with parallelAttention: one norm per layer instead of two
-    bool pooler = false;            ///< BERT pooler dense layer (hidden x hidden + bias)
-    int64_t experts = 1;            ///< MoE experts per layer (1 = dense)
-    int64_t activeExperts = 1;      ///< experts each token is routed to
+    /// A norm on the attention's and on the FFN's output too, before each residual add (Gemma 2: four RMSNorms per
+    /// layer instead of two).
+    bool postNorms = false;
+    bool pooler = false;       ///< BERT pooler dense layer (hidden x hidden + bias)
+    int64_t experts = 1;       ///< MoE experts per layer (1 = dense)
+    int64_t activeExperts = 1; ///< experts each token is routed to
     /// MoE: inner width of the always-active shared expert FFN (Qwen2-MoE's shared_expert_intermediate_size,
     /// DeepSeek-MoE's n_shared_experts x moe_intermediate_size); 0 = none. Every token uses it, and expert
     /// parallelism replicates it on every rank instead of splitting it.

@@ -749,6 +749,28 @@ private slots:
         QCOMPARE(analyze(hw("h100-sxm"), model("llama-2-13b"), s).memory.weights, counted / 2);
     }
 
+    // Gemma 2 norms the attention's and the FFN's outputs too: four RMSNorms per layer. By hand, Gemma 2 9B (hidden
+    // 3,584, 42 layers, 16 heads and 8 KV heads of 256, FFN 14,336 gated, vocabulary 256,000, tied embeddings):
+    //   embedding 256,000 x 3,584 = 917,504,000;
+    //   a layer: q 3,584 x 4,096 + k and v 2 x 3,584 x 2,048 + o 4,096 x 3,584 = 44,040,192, FFN 3 x 3,584 x 14,336
+    //   = 154,140,672, four norms 4 x 3,584 = 14,336: 198,195,200, x 42 = 8,324,198,400;
+    //   final norm 3,584: in all 9,241,705,984, keras-hub's gemma2_9b_en figure (two norms gave 301,056 fewer).
+    void gemma2HasFourNormsPerLayer()
+    {
+        const ModelShape &m = model("gemma-2-9b");
+        QVERIFY(m.postNorms);
+        QCOMPARE(paramCount(m).total, int64_t(9241705984));
+        Scenario s;
+        int norms = 0;
+        for (const Operator &op : analyze(hw("h100-sxm"), m, s).operators)
+            norms += op.name.ends_with("norm") && op.name != "final_norm" && op.count == m.layers ? 1 : 0;
+        QCOMPARE(norms, 4); // attn.norm, attn.post_norm, ffn.norm, ffn.post_norm, each run once per layer
+        bool post = false;
+        for (const Operator &op : analyze(hw("h100-sxm"), model("llama-2-7b"), s).operators)
+            post = post || op.name.find("post_norm") != std::string::npos;
+        QVERIFY(!post);
+    }
+
     void analysisIsFast()
     {
         // Not a timing assertion: measures and prints (the benchmark target reports it properly).

@@ -197,6 +197,8 @@ void ModelEditorDialog::buildUi()
           tr("A sigmoid gate (hidden × 1) scales the shared expert's output (Qwen2-MoE)"));
     check(bform, "parallel_attention", tr("Pa&rallel attention and FFN"),
           tr("Attention and FFN read the same normed input (GPT-J, Falcon)"));
+    check(bform, "post_norms", tr("Norms after attention and FFN"),
+          tr("A norm on the attention's and the FFN's output before each residual add: four per layer (Gemma 2)"));
     errorRow(bform, "general");
     columns->addWidget(structure, 2);
 
