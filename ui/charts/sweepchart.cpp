@@ -395,8 +395,11 @@ void SweepChart::refresh()
             ext.addTime(p.y() * band->low);
         }
     }
-    m_bandUpper->replace(upper);
-    m_bandLower->replace(lower);
+    // Untouched when unchanged: at ideal efficiency (no band) a slider tick does no band work at all.
+    if (m_bandUpper->points() != upper || m_bandLower->points() != lower) {
+        m_bandUpper->replace(upper);
+        m_bandLower->replace(lower);
+    }
     showSeries(m_band, upper.size() > 1);
     setLegendVisible(m_band, upper.size() > 1);
     m_time->replace(a.time);
