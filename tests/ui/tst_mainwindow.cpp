@@ -598,6 +598,21 @@ private slots:
         QString fifth = out;
         fifth.replace(".png", "-validation.png");
         QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(fifth));
+        // A sixth: the sweep tab with achievable efficiency after typing 8 into the batch box: the band around the
+        // time curve, as the screen shows it after a tick.
+        m_doc->setHardwareById("h100-sxm");
+        m_doc->setModelById("llama-2-7b");
+        QVERIFY(showTab("sweep"));
+        QDoubleSpinBox *spin = m_window->controls()->batchSlider()->spinBox();
+        spin->setFocus();
+        spin->selectAll();
+        QTest::keyClicks(spin, "8");
+        QTest::keyClick(spin, Qt::Key_Return);
+        QCOMPARE(m_doc->scenario().batch, int64_t(8));
+        QTest::qWait(50);
+        QString sixth = out;
+        sixth.replace(".png", "-sweep-band.png");
+        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(sixth));
     }
 };
 
