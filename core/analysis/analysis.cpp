@@ -70,7 +70,8 @@ struct Ctx
     const HardwareSpec &hw;
     const ModelShape &m;
     const Scenario &s;
-    double h = 0, hq = 0, hkv = 0, d = 0, qd = 0, kvd = 0, ffn = 0, sharedFfn = 0;
+    double h = 0, hq = 0, hkv = 0, d = 0, qd = 0, kvd = 0, ffn = 0, sharedFfn = 0, denseFfn = 0;
+    LayerGroups groups{}; ///< the model's layers by kind (window, dense or routed FFN)
     double act = 2, kvb = 2, wpw = 2, normW = 0;
     double embedWpw = 2; ///< bytes per weight of the token embedding and the LM head (unquantized_embeddings: 2)
     double layersPerStage = 0;
@@ -117,7 +118,9 @@ void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count,
     const double roof = std::max(tc, tm);
     // Each execution is one kernel; fused attention runs score, softmax and context as the one score kernel.
     double launch = 0;
-    if (c.kernelS > 0 && !(c.s.fusedAttention && (name == "attn.softmax" || name == "attn.context")))
+    const bool fusedTail = name == "attn.softmax" || name == "attn.context" || name == "attn.local_softmax" ||
+                           name == "attn.local_context";
+    if (c.kernelS > 0 && !(c.s.fusedAttention && fusedTail))
         launch = c.kernelS * count * trainFactor;
     op.timeS = roof + launch;
     op.bound = tc >= tm ? Bound::Compute : Bound::Memory;
@@ -132,21 +135,23 @@ void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count,
         c.ops->push_back(op);
 }
 
-/// One pass of the model over `T` new tokens per sequence for `Bm` sequences (one micro-batch), attending `C` keys.
+/// One pass of the model over `T` new tokens per sequence for `Bm` sequences (one micro-batch). The keys each query
+/// attends depend on the layer's window, so the pass names the key positions, and each layer kind caps them itself.
 struct Pass
 {
     Phase phase;
     double Bm;         ///< sequences per micro-batch
     double T;          ///< tokens processed per sequence
-    double C;          ///< keys attended per query
-    double cachedKeys; ///< of the C keys, how many are read from the KV cache; the rest come from fresh activations
+    double keyTokens;  ///< key positions per sequence before any window: the T new tokens and those before them
+    double cachedToks; ///< of the keyTokens, how many are read from the KV cache; the rest come from fresh activations
     bool kvWrite;      ///< new K and V appended to the cache
     double lmTokens;   ///< tokens per sequence that get logits
-    double layerCount; ///< executions of each layer operator on the critical path
+    double layerCount; ///< executions of each layer operator on the critical path (all layers of a stage)
     double headCount;  ///< executions of embed/head operators on the critical path
     double train = 1;  ///< FLOP/byte multiplier for training (forward + backward [+ recompute])
     double trainAttn = 1;
-    double pairs = 0; ///< query-key pairs per sequence and head that are computed; 0: all T x C
+    double causalPrefix = -1; ///< >= 0: only the causal pairs of T tokens after this many are computed; else T x C
+    bool decodeStep = false;  ///< one decode step (MLA may absorb its up-projections into the queries)
 };
 
 /// Query-key pairs a causal mask leaves for `T` new tokens that follow `prefix` earlier tokens, each attending to at
@@ -162,15 +167,132 @@ double causalPairs(double prefix, double T, double window)
     return (first + window) * (window - first + 1) / 2 + (last - window) * window;
 }
 
+/// The same for chunked local attention: position q attends the ((q - 1) mod chunk) + 1 tokens of its own chunk so
+/// far. Over positions 1 .. n that is k chunk(chunk + 1)/2 + r(r + 1)/2, with n = k chunk + r.
+double chunkedCausalPairs(double prefix, double T, double chunk)
+{
+    auto upTo = [chunk](double n) {
+        const double k = std::floor(n / chunk), r = n - k * chunk;
+        return k * chunk * (chunk + 1) / 2 + r * (r + 1) / 2;
+    };
+    return upTo(prefix + T) - upTo(prefix);
+}
+
+/// Static operator names of one layer kind's attention core: the layers with the whole context, and the windowed
+/// ones of a model that has both ("attn.local_score").
+struct CoreNames
+{
+    std::string_view kvWrite, score, softmax, context;
+};
+constexpr CoreNames kGlobalCore{"attn.kv_write", "attn.score", "attn.softmax", "attn.context"};
+constexpr CoreNames kLocalCore{"attn.local_kv_write", "attn.local_score", "attn.local_softmax", "attn.local_context"};
+
+/// The attention core (cache write, scores, softmax, context) of `layers` layers of window `window` (0: none).
+void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const CoreNames &names)
+{
+    const ModelShape &m = c.m;
+    const double N = p.Bm * p.T, act = c.act;
+    const bool fused = c.s.fusedAttention;
+    const double W = window > 0 ? window : 1e300;
+    const bool chunked = window > 0 && m.chunkedAttention;
+    // Keys per query: the window caps them; a chunk holds the keys since its start (a decode step's last position).
+    const double C = chunked && p.decodeStep ? std::fmod(p.keyTokens - 1, W) + 1 : std::min(p.keyTokens, W);
+    const double cached = std::min(p.cachedToks, C);
+    double pairs = p.T * C;
+    if (p.causalPrefix >= 0)
+        pairs = chunked ? chunkedCausalPairs(p.causalPrefix, p.T, W) : causalPairs(p.causalPrefix, p.T, W);
+    const double scores = p.Bm * c.hq * pairs;
+    const double tA = p.train * p.trainAttn;
+
+    if (m.mixer == MixerKind::Mla) {
+        // Multi-head latent attention. Cached per token: the latent and the shared rotary key (lat elements).
+        const MlaShape &a = m.mla;
+        const double lat = static_cast<double>(a.cachedPerToken()), r = static_cast<double>(a.kvLoraRank);
+        const double nope = static_cast<double>(a.qkNopeHeadDim), rope = static_cast<double>(a.qkRopeHeadDim);
+        const double v = static_cast<double>(a.vHeadDim);
+        const double latentRead = p.Bm * cached * lat * c.kvb, latentFresh = p.Bm * (C - cached) * lat * act;
+        if (p.kvWrite)
+            emit(c, names.kvWrite, OpClass::Elementwise, p.phase, lc, 0, 0, N * lat * act, N * lat * c.kvb, p.train);
+        if (p.decodeStep && c.s.mlaAbsorb) {
+            // Absorbed (DeepSeek-V2, appendix; FlashMLA): the key up-projection is folded into each query
+            // (q_nope x W_UK: hq x nope -> hq x kv_lora), the scores run against the latent itself (kv_lora + rope
+            // per pair and head), the context stays in latent space and W_UV lifts it to hq x v afterwards. All heads
+            // share one read of the latent: decode reads lat elements per cached token, not 2 x heads x head_dim.
+            emit(c, "attn.q_absorb", OpClass::Matmul, p.phase, lc, 2 * N * c.hq * nope * r * c.flopFactor,
+                 c.hq * nope * r * c.wpw, N * c.hq * nope * act + N * c.hq * r * act, 0, p.train);
+            emit(c, names.score, OpClass::Attention, p.phase, lc, 2 * scores * lat, 0,
+                 N * c.hq * lat * act + latentFresh + (fused ? 0 : scores * act), latentRead, tA);
+            emit(c, names.softmax, OpClass::Normalization, p.phase, lc, kSoftmaxFlops * scores, 0,
+                 fused ? 0 : 2 * scores * act, 0, tA);
+            emit(c, names.context, OpClass::Attention, p.phase, lc, 2 * scores * r, 0,
+                 (fused ? 0 : scores * act) + N * c.hq * r * act, 0, tA);
+            emit(c, "attn.v_absorb", OpClass::Matmul, p.phase, lc, 2 * N * c.hq * r * v * c.flopFactor,
+                 c.hq * r * v * c.wpw, N * c.hq * r * act + N * c.hq * v * act, 0, p.train);
+            return;
+        }
+        // Unabsorbed: kv_b_proj lifts every attended token's latent to its keys' no-rotary part and its values,
+        // then attention runs per head on head dims nope + rope (scores) and v (context).
+        const double kvb = static_cast<double>(a.kvLoraRank) * c.hq * (nope + v);
+        emit(c, "attn.kv_b_proj", OpClass::Matmul, p.phase, lc, 2 * p.Bm * C * kvb * c.flopFactor, kvb * c.wpw,
+             p.Bm * (C - cached) * r * act + p.Bm * C * c.hq * (nope + v) * act, p.Bm * cached * r * c.kvb, p.train);
+        emit(c, names.score, OpClass::Attention, p.phase, lc, 2 * scores * (nope + rope), 0,
+             N * c.hq * (nope + rope) * act + p.Bm * C * (c.hq * nope + rope) * act + (fused ? 0 : scores * act), 0,
+             tA);
+        emit(c, names.softmax, OpClass::Normalization, p.phase, lc, kSoftmaxFlops * scores, 0,
+             fused ? 0 : 2 * scores * act, 0, tA);
+        emit(c, names.context, OpClass::Attention, p.phase, lc, 2 * scores * v, 0,
+             (fused ? 0 : scores * act) + p.Bm * C * c.hq * v * act + N * c.hq * v * act, 0, tA);
+        return;
+    }
+
+    if (p.kvWrite)
+        emit(c, names.kvWrite, OpClass::Elementwise, p.phase, lc, 0, 0, N * 2 * c.kvd * act, N * 2 * c.kvd * c.kvb,
+             p.train);
+    const double kvReadBytes = p.Bm * cached * c.kvd * c.kvb;
+    const double kvFreshBytes = p.Bm * (C - cached) * c.kvd * act;
+    emit(c, names.score, OpClass::Attention, p.phase, lc, 2 * scores * c.d, 0,
+         N * c.qd * act + kvFreshBytes + (fused ? 0 : scores * act), kvReadBytes, tA);
+    emit(c, names.softmax, OpClass::Normalization, p.phase, lc, kSoftmaxFlops * scores, 0, fused ? 0 : 2 * scores * act,
+         0, tA);
+    emit(c, names.context, OpClass::Attention, p.phase, lc, 2 * scores * c.d, 0,
+         (fused ? 0 : scores * act) + kvFreshBytes + N * c.qd * act, kvReadBytes, tA);
+}
+
+/// Static operator names of one FFN: a dense model's (or a MoE model's routed layers'), and the dense layers' of a
+/// MoE model that has both ("ffn.dense_up").
+struct FfnNames
+{
+    std::string_view up, gate, act, down;
+};
+constexpr FfnNames kFfn{"ffn.up", "ffn.gate", "ffn.act", "ffn.down"};
+constexpr FfnNames kDenseFfn{"ffn.dense_up", "ffn.dense_gate", "ffn.dense_act", "ffn.dense_down"};
+
+/// One FFN of width `f` (per device) over `tokens` tokens, `touched` copies of its weights read.
+void emitFfn(Ctx &c, const Pass &p, double lc, double f, double tokens, double touched, const FfnNames &names)
+{
+    const ModelShape &m = c.m;
+    const double h = c.h, act = c.act, wpw = c.wpw;
+    const double biasUp = m.ffnBias ? 1.0 : 0.0;
+    emit(c, names.up, OpClass::Matmul, p.phase, lc, 2 * tokens * h * f * c.flopFactor + biasUp * tokens * f,
+         touched * (h * f * wpw + biasUp * f * act), tokens * h * act + tokens * f * act, 0, p.train);
+    if (m.gatedFfn)
+        emit(c, names.gate, OpClass::Matmul, p.phase, lc, 2 * tokens * h * f * c.flopFactor + biasUp * tokens * f,
+             touched * (h * f * wpw + biasUp * f * act), tokens * h * act + tokens * f * act, 0, p.train);
+    emit(c, names.act, OpClass::Elementwise, p.phase, lc,
+         tokens * f * (activationFlops(m.activation) + (m.gatedFfn ? 1 : 0)), 0,
+         (m.gatedFfn ? 3 : 2) * tokens * f * act, 0, p.train);
+    emit(c, names.down, OpClass::Matmul, p.phase, lc, 2 * tokens * f * h * c.flopFactor + biasUp * tokens * h,
+         touched * (f * h * wpw + biasUp * h * act), tokens * f * act + tokens * h * act, 0, p.train);
+}
+
 void emitPass(Ctx &c, const Pass &p)
 {
     const ModelShape &m = c.m;
     const double N = p.Bm * p.T;
     const double h = c.h, act = c.act, wpw = c.wpw;
-    const double qkvOut = c.qd + 2 * c.kvd;
     const double normFlops = m.norm == NormKind::RmsNorm ? kRmsNormFlops : kLayerNormFlops;
     const double lc = p.layerCount;
-    const bool fused = c.s.fusedAttention;
+    const double L = static_cast<double>(m.layers);
 
     // ---- embeddings (first stage) ----
     {
@@ -189,41 +311,70 @@ void emitPass(Ctx &c, const Pass &p)
                  2 * N * h * act, 0, p.train);
     }
 
-    // ---- one layer, `lc` times ----
+    // ---- every layer, `lc` times: the mixer ----
     emit(c, "attn.norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act, 0,
          p.train);
-    {
+    if (m.mixer == MixerKind::Mla) {
+        // The latent paths (q_a, kv_a) are replicated on every tensor-parallel rank; the per-head ones are split.
+        const MlaShape &a = m.mla;
+        const double qk = static_cast<double>(a.qkNopeHeadDim + a.qkRopeHeadDim);
+        const double rq = static_cast<double>(a.qLoraRank), lat = static_cast<double>(a.cachedPerToken());
+        const double r = static_cast<double>(a.kvLoraRank), rope = static_cast<double>(a.qkRopeHeadDim);
+        if (a.qLoraRank > 0) {
+            emit(c, "attn.q_a_proj", OpClass::Matmul, p.phase, lc, 2 * N * h * rq * c.flopFactor, h * rq * wpw,
+                 N * h * act + N * rq * act, 0, p.train);
+            emit(c, "attn.q_a_norm", OpClass::Normalization, p.phase, lc, kRmsNormFlops * N * rq, rq * act,
+                 2 * N * rq * act, 0, p.train);
+            emit(c, "attn.q_b_proj", OpClass::Matmul, p.phase, lc, 2 * N * rq * c.hq * qk * c.flopFactor,
+                 rq * c.hq * qk * wpw, N * rq * act + N * c.hq * qk * act, 0, p.train);
+        } else {
+            emit(c, "attn.q_proj", OpClass::Matmul, p.phase, lc, 2 * N * h * c.hq * qk * c.flopFactor,
+                 h * c.hq * qk * wpw, N * h * act + N * c.hq * qk * act, 0, p.train);
+        }
+        emit(c, "attn.kv_a_proj", OpClass::Matmul, p.phase, lc, 2 * N * h * lat * c.flopFactor, h * lat * wpw,
+             N * h * act + N * lat * act, 0, p.train);
+        emit(c, "attn.kv_a_norm", OpClass::Normalization, p.phase, lc, kRmsNormFlops * N * r, r * act, 2 * N * r * act,
+             0, p.train);
+        emit(c, "attn.rope", OpClass::Elementwise, p.phase, lc, kRopeFlops * N * (c.hq + 1) * rope, 0,
+             2 * N * (c.hq + 1) * rope * act, 0, p.train);
+    } else {
+        const double qkvOut = c.qd + 2 * c.kvd;
         double flops = 2 * N * h * qkvOut * c.flopFactor, w = h * qkvOut * wpw;
         if (m.qkvBias) {
             flops += N * qkvOut;
             w += qkvOut * act;
         }
         emit(c, "attn.qkv_proj", OpClass::Matmul, p.phase, lc, flops, w, N * h * act + N * qkvOut * act, 0, p.train);
+        if (m.qkNorm)
+            emit(c, "attn.qk_norm", OpClass::Normalization, p.phase, lc, kRmsNormFlops * N * (c.qd + c.kvd),
+                 2 * c.d * act, 2 * N * (c.qd + c.kvd) * act, 0, p.train);
+        if (m.positions == PositionEncoding::Rotary)
+            emit(c, "attn.rope", OpClass::Elementwise, p.phase, lc, kRopeFlops * N * (c.qd + c.kvd), 0,
+                 2 * N * (c.qd + c.kvd) * act, 0, p.train);
     }
-    if (m.positions == PositionEncoding::Rotary)
-        emit(c, "attn.rope", OpClass::Elementwise, p.phase, lc, kRopeFlops * N * (c.qd + c.kvd), 0,
-             2 * N * (c.qd + c.kvd) * act, 0, p.train);
-    if (p.kvWrite)
-        emit(c, "attn.kv_write", OpClass::Elementwise, p.phase, lc, 0, 0, N * 2 * c.kvd * act, N * 2 * c.kvd * c.kvb,
-             p.train);
-
-    const double scores = p.Bm * c.hq * (p.pairs > 0 ? p.pairs : p.T * p.C);
-    const double cached = std::min(p.cachedKeys, p.C);
-    const double kvReadBytes = p.Bm * cached * c.kvd * c.kvb;
-    const double kvFreshBytes = p.Bm * (p.C - cached) * c.kvd * act;
-    emit(c, "attn.score", OpClass::Attention, p.phase, lc, 2 * scores * c.d, 0,
-         N * c.qd * act + kvFreshBytes + (fused ? 0 : scores * act), kvReadBytes, p.train * p.trainAttn);
-    emit(c, "attn.softmax", OpClass::Normalization, p.phase, lc, kSoftmaxFlops * scores, 0,
-         fused ? 0 : 2 * scores * act, 0, p.train * p.trainAttn);
-    emit(c, "attn.context", OpClass::Attention, p.phase, lc, 2 * scores * c.d, 0,
-         (fused ? 0 : scores * act) + kvFreshBytes + N * c.qd * act, kvReadBytes, p.train * p.trainAttn);
+    // The attention core per window: the layers with the whole context first, then the windowed ones. Without both
+    // kinds there is one core, under the plain names.
     {
-        double flops = 2 * N * c.qd * h * c.flopFactor, w = c.qd * h * wpw;
+        double windowed = 0;
+        for (const LayerGroup &g : c.groups)
+            if (g.block.window > 0)
+                windowed += static_cast<double>(g.count);
+        const double window = static_cast<double>(m.slidingWindow);
+        if (windowed == 0 || windowed == L) {
+            emitAttentionCore(c, p, lc, windowed == 0 ? 0.0 : window, kGlobalCore);
+        } else {
+            emitAttentionCore(c, p, lc * (L - windowed) / L, 0.0, kGlobalCore);
+            emitAttentionCore(c, p, lc * windowed / L, window, kLocalCore);
+        }
+    }
+    {
+        const double vd = m.mixer == MixerKind::Mla ? c.hq * static_cast<double>(m.mla.vHeadDim) : c.qd;
+        double flops = 2 * N * vd * h * c.flopFactor, w = vd * h * wpw;
         if (m.outBias) {
             flops += N * h;
             w += h * act;
         }
-        emit(c, "attn.out_proj", OpClass::Matmul, p.phase, lc, flops, w, N * c.qd * act + N * h * act, 0, p.train);
+        emit(c, "attn.out_proj", OpClass::Matmul, p.phase, lc, flops, w, N * vd * act + N * h * act, 0, p.train);
     }
     if (m.postNorms)
         emit(c, "attn.post_norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act,
@@ -234,18 +385,24 @@ void emitPass(Ctx &c, const Pass &p)
         emit(c, "ffn.norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act, 0,
              p.train);
 
-    // FFN: dense, or MoE with top-k routing over the experts local to this device.
-    double tokensE = N, touched = 1;
-    if (m.isMoe()) {
+    // ---- the FFN: dense, or MoE with top-k routing over the experts local to this device ----
+    double sparse = 0;
+    for (const LayerGroup &g : c.groups)
+        if (g.block.moe)
+            sparse += static_cast<double>(g.count);
+    if (sparse < L) // a dense model's FFN, or a MoE model's dense layers
+        emitFfn(c, p, lc * (L - sparse) / L, m.isMoe() ? c.denseFfn : c.ffn, N, 1, sparse > 0 ? kDenseFfn : kFfn);
+    if (sparse > 0) {
+        const double lm = lc * sparse / L;
         const double E = static_cast<double>(m.experts), k = static_cast<double>(m.activeExperts);
         // The router's E columns, and the shared expert's sigmoid gate as one more (Qwen2-MoE).
         const double cols = E + (m.sharedExpertGate ? 1.0 : 0.0);
-        emit(c, "ffn.router", OpClass::Matmul, p.phase, lc, 2 * N * h * cols, h * cols * wpw,
+        emit(c, "ffn.router", OpClass::Matmul, p.phase, lm, 2 * N * h * cols, h * cols * wpw,
              N * h * act + N * cols * act, 0, p.train);
         // Expected number of distinct experts hit by N tokens choosing k of E each, and the local share of them.
         const double hit = 1.0 - std::pow(1.0 - k / E, N);
-        tokensE = N * k * c.localExperts / E;
-        touched = c.localExperts * hit;
+        double tokensE = N * k * c.localExperts / E;
+        double touched = c.localExperts * hit;
         // With expert parallelism each layer waits for its busiest device: the E * hit experts hit lie on ep
         // devices, so one device holds at least ceil(E * hit / ep) of them (pigeonhole), and each one it holds
         // reads its whole weights for at least one token. At batch 1 top-2 over 8 experts on 8 devices, that is one
@@ -255,35 +412,26 @@ void emitPass(Ctx &c, const Pass &p)
             touched = std::max(touched, busiest);
             tokensE = std::max(tokensE, touched);
         }
-    }
-    const double f = c.ffn;
-    const double biasUp = m.ffnBias ? 1.0 : 0.0;
-    emit(c, "ffn.up", OpClass::Matmul, p.phase, lc, 2 * tokensE * h * f * c.flopFactor + biasUp * tokensE * f,
-         touched * (h * f * wpw + biasUp * f * act), tokensE * h * act + tokensE * f * act, 0, p.train);
-    if (m.gatedFfn)
-        emit(c, "ffn.gate", OpClass::Matmul, p.phase, lc, 2 * tokensE * h * f * c.flopFactor + biasUp * tokensE * f,
-             touched * (h * f * wpw + biasUp * f * act), tokensE * h * act + tokensE * f * act, 0, p.train);
-    emit(c, "ffn.act", OpClass::Elementwise, p.phase, lc,
-         tokensE * f * (activationFlops(m.activation) + (m.gatedFfn ? 1 : 0)), 0,
-         (m.gatedFfn ? 3 : 2) * tokensE * f * act, 0, p.train);
-    emit(c, "ffn.down", OpClass::Matmul, p.phase, lc, 2 * tokensE * f * h * c.flopFactor + biasUp * tokensE * h,
-         touched * (f * h * wpw + biasUp * h * act), tokensE * f * act + tokensE * h * act, 0, p.train);
-    if (m.sharedFfn > 0) {
-        // The shared expert: one more FFN that every token goes through, on every expert-parallel rank (it is
-        // replicated there, split only by tensor parallelism). Its output is scaled by the gate and added to the
-        // routed experts' sum: a multiply-add per element, 2 FLOPs, counted in the down projection.
-        const double sf = c.sharedFfn;
-        emit(c, "ffn.shared_up", OpClass::Matmul, p.phase, lc, 2 * N * h * sf * c.flopFactor + biasUp * N * sf,
-             h * sf * wpw + biasUp * sf * act, N * h * act + N * sf * act, 0, p.train);
-        if (m.gatedFfn)
-            emit(c, "ffn.shared_gate", OpClass::Matmul, p.phase, lc, 2 * N * h * sf * c.flopFactor + biasUp * N * sf,
+        emitFfn(c, p, lm, c.ffn, tokensE, touched, kFfn);
+        if (m.sharedFfn > 0) {
+            // The shared expert: one more FFN that every token goes through, on every expert-parallel rank (it is
+            // replicated there, split only by tensor parallelism). Its output is scaled by the gate and added to the
+            // routed experts' sum: a multiply-add per element, 2 FLOPs, counted in the down projection.
+            const double sf = c.sharedFfn;
+            const double biasUp = m.ffnBias ? 1.0 : 0.0;
+            emit(c, "ffn.shared_up", OpClass::Matmul, p.phase, lm, 2 * N * h * sf * c.flopFactor + biasUp * N * sf,
                  h * sf * wpw + biasUp * sf * act, N * h * act + N * sf * act, 0, p.train);
-        emit(c, "ffn.shared_act", OpClass::Elementwise, p.phase, lc,
-             N * sf * (activationFlops(m.activation) + (m.gatedFfn ? 1 : 0)), 0, (m.gatedFfn ? 3 : 2) * N * sf * act, 0,
-             p.train);
-        emit(c, "ffn.shared_down", OpClass::Matmul, p.phase, lc,
-             2 * N * sf * h * c.flopFactor + biasUp * N * h + 2 * N * h, sf * h * wpw + biasUp * h * act,
-             N * sf * act + N * h * act, 0, p.train);
+            if (m.gatedFfn)
+                emit(c, "ffn.shared_gate", OpClass::Matmul, p.phase, lm,
+                     2 * N * h * sf * c.flopFactor + biasUp * N * sf, h * sf * wpw + biasUp * sf * act,
+                     N * h * act + N * sf * act, 0, p.train);
+            emit(c, "ffn.shared_act", OpClass::Elementwise, p.phase, lm,
+                 N * sf * (activationFlops(m.activation) + (m.gatedFfn ? 1 : 0)), 0,
+                 (m.gatedFfn ? 3 : 2) * N * sf * act, 0, p.train);
+            emit(c, "ffn.shared_down", OpClass::Matmul, p.phase, lm,
+                 2 * N * sf * h * c.flopFactor + biasUp * N * h + 2 * N * h, sf * h * wpw + biasUp * h * act,
+                 N * sf * act + N * h * act, 0, p.train);
+        }
     }
     if (m.postNorms)
         emit(c, "ffn.post_norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act,
@@ -338,15 +486,8 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     const bool decodeLike = s.phase == Phase::Decode || s.phase == Phase::Generate;
     if (m.arch == Architecture::Encoder && decodeLike)
         refuse(m.id + " is an encoder: it has no " + std::string(toString(s.phase)) + " phase (use --phase encode)");
-    if (m.heads % s.tp != 0)
-        refuse("tp " + std::to_string(s.tp) + " does not divide the " + std::to_string(m.heads) +
-               " attention heads of " + m.id);
-    if (m.kvHeads % s.tp != 0 && s.tp % m.kvHeads != 0)
-        refuse("tp " + std::to_string(s.tp) + " and the " + std::to_string(m.kvHeads) + " key/value heads of " + m.id +
-               " do not divide one another");
-    if (m.ffn % s.tp != 0)
-        refuse("tp " + std::to_string(s.tp) + " does not divide the FFN width " + std::to_string(m.ffn) + " of " +
-               m.id);
+    if (const std::string e = tensorParallelIssue(m, s.tp); !e.empty())
+        refuse(e);
     if (m.layers % s.pp != 0)
         refuse("pp " + std::to_string(s.pp) + " does not divide the " + std::to_string(m.layers) + " layers of " +
                m.id);
@@ -367,6 +508,8 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     c.kvd = c.hkv * c.d;
     c.ffn = static_cast<double>(m.ffn / s.tp);
     c.sharedFfn = static_cast<double>(m.sharedFfn / s.tp);
+    c.denseFfn = static_cast<double>(m.denseFfn / s.tp);
+    c.groups = layerGroups(m);
     c.act = bytesOf(s.activations);
     c.kvb = bytesOf(s.kv);
     // Structured sparsity removes weights and their FLOPs; unstructured removes weights but keeps dense FLOPs and
@@ -443,21 +586,19 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     const double slots = mb + s.pp - 1; // micro-batches + pipeline fill
     const double layerCount = c.layersPerStage * slots;
     const double headCount = slots / s.pp;
-    const double window = m.slidingWindow > 0 ? static_cast<double>(m.slidingWindow) : 1e300;
     const double seq = static_cast<double>(s.seq), ctx = static_cast<double>(s.context);
     // Prefix caching: prefill computes only the prompt tokens not already cached (at least the last one, whose logits
     // start generation) and reads the cached prefix's keys and values instead.
     const double prefillNew = std::max(1.0, seq * (1.0 - s.promptCacheHitRate));
-    const double prefillCached = s.kvCache ? std::min(seq - prefillNew, window) : 0.0;
-    Pass prefillPass{Phase::Prefill, Bm,       prefillNew, std::min(seq, window), prefillCached, s.kvCache, 1,
-                     layerCount,     headCount};
+    Pass prefillPass{Phase::Prefill, Bm, prefillNew, seq,      s.kvCache ? seq - prefillNew : 0.0,
+                     s.kvCache,      1,  layerCount, headCount};
     // Causal masking: a fused kernel (FlashAttention) skips the score blocks above the diagonal, so QK^T, softmax and
     // PV run over the unmasked pairs only: T(T + 1)/2 of T^2 for a whole prompt, about half. The bytes stay: Q, K and
     // V are still read once, and the scores never reach memory anyway. Unfused attention multiplies the full score
     // matrix and masks it afterwards, so it keeps the full count. Decode's one query row attends every cached key, and
     // encoders are bidirectional. A training step still counts every pair (the option covers prefill only).
     if (s.causal && s.fusedAttention && m.arch == Architecture::Decoder)
-        prefillPass.pairs = causalPairs(seq - prefillNew, prefillNew, window);
+        prefillPass.causalPrefix = seq - prefillNew;
 
     double train = 1, trainAttn = 1;
     if (s.phase == Phase::Train) {
@@ -470,21 +611,15 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
 
     auto decodePass = [&](double context, double count) {
         // Each step's new tokens attend the cache and one another (counted in full, T x C pairs) and all get logits.
-        Pass p{Phase::Decode,
-               Bm,
-               stepTokens,
-               std::min(context + stepTokens, window),
-               std::min(context + stepTokens, window),
-               true,
-               stepTokens,
-               layerCount * count,
-               headCount * count};
+        Pass p{Phase::Decode, Bm,         stepTokens,         context + stepTokens, context + stepTokens,
+               true,          stepTokens, layerCount * count, headCount * count};
+        p.decodeStep = true;
         if (!s.kvCache) {
             // No cache: every step re-runs the whole context through every layer to rebuild K and V.
             p.T = context + stepTokens;
-            p.C = std::min(context + stepTokens, window);
-            p.cachedKeys = 0;
+            p.cachedToks = 0;
             p.kvWrite = false;
+            p.decodeStep = false;
         }
         emitPass(c, p);
     };
@@ -492,12 +627,11 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     switch (s.phase) {
     case Phase::Prefill: emitPass(c, prefillPass); break;
     case Phase::Encode:
-        emitPass(c, {Phase::Encode, Bm, seq, std::min(seq, window), 0, false,
-                     m.arch == Architecture::Decoder ? 1.0 : 0.0, layerCount, headCount});
+        emitPass(c, {Phase::Encode, Bm, seq, seq, 0, false, m.arch == Architecture::Decoder ? 1.0 : 0.0, layerCount,
+                     headCount});
         break;
     case Phase::Train:
-        emitPass(
-            c, {Phase::Train, Bm, seq, std::min(seq, window), 0, false, seq, layerCount, headCount, train, trainAttn});
+        emitPass(c, {Phase::Train, Bm, seq, seq, 0, false, seq, layerCount, headCount, train, trainAttn});
         break;
     case Phase::Decode: decodePass(ctx, 1); break;
     case Phase::Generate: {
@@ -511,7 +645,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
 
     // Optimizer step over this device's parameters (training).
     // Expert parallelism splits the routed experts; everything else, the shared expert too, is on every rank.
-    const double expertParams = static_cast<double>(m.layers) * static_cast<double>(a.params.perLayerRouted);
+    const double expertParams = static_cast<double>(a.params.routed);
     const double nonExpert = static_cast<double>(a.params.total) - expertParams;
     double localParams =
         nonExpert / (static_cast<double>(s.tp) * s.pp) + expertParams / (static_cast<double>(s.tp) * s.pp * s.ep);
@@ -553,6 +687,12 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
         linkBw *= me;
     }
 
+    // Only the layers with routed experts dispatch tokens to other devices.
+    double sparseLayers = 0;
+    for (const LayerGroup &g : c.groups)
+        if (g.block.moe)
+            sparseLayers += static_cast<double>(g.count);
+    const double sparseLayerCount = layerCount * sparseLayers / static_cast<double>(m.layers);
     auto commPass = [&](double T, double count, double trainMul) {
         const double msg = Bm * T * c.h * c.act;
         // Tensor parallelism: two all-reduces per layer (after attention and after the FFN), forward; backward doubles.
@@ -565,8 +705,8 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
         if (s.ep > 1) {
             // Expert parallelism: all-to-all dispatch and combine of each routed token's hidden state.
             const double sent = Bm * T * m.activeExperts * c.h * c.act * (s.ep - 1) / s.ep;
-            comm.epBytes += 2 * sent * layerCount * count * trainMul;
-            comm.timeS += 2 * (sent / linkBw + latency) * layerCount * count * trainMul;
+            comm.epBytes += 2 * sent * sparseLayerCount * count * trainMul;
+            comm.timeS += 2 * (sent / linkBw + latency) * sparseLayerCount * count * trainMul;
         }
     };
     switch (s.phase) {
@@ -624,8 +764,8 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     }
 
     // ---- KV cache ----
-    const double kvPerTokenModel = 2.0 * m.layers * m.kvHeads * m.headDim * c.kvb;
-    a.kvCache.bytesPerToken = kvPerTokenModel;
+    a.kvCache.bytesPerToken =
+        cachedElementsPerToken(m, static_cast<double>(m.kvHeads)) * static_cast<double>(m.layers) * c.kvb;
     double cachedTokens = 0;
     switch (s.phase) {
     case Phase::Prefill: cachedTokens = seq; break;
@@ -636,8 +776,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     }
     if (!s.kvCache || m.arch == Architecture::Encoder)
         cachedTokens = 0;
-    cachedTokens = std::min(cachedTokens, window);
-    a.kvCache.totalBytes = kvPerTokenModel * B * cachedTokens;
+    a.kvCache.totalBytes = cachedElements(m, c.groups, cachedTokens, static_cast<double>(m.kvHeads)) * c.kvb * B;
 
     // ---- memory footprint per device ----
     MemoryFootprint &mem = a.memory;
@@ -648,18 +787,44 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     mem.weights = localParams * c.wpw + embedParams / (static_cast<double>(s.tp) * s.pp) * (c.embedWpw - c.wpw);
     if (s.phase == Phase::Train && s.zeroStage >= 3)
         mem.weights /= s.dp;
-    mem.kv = 2.0 * c.layersPerStage * c.hkv * c.d * c.kvb * B * cachedTokens;
+    // A stage holds 1/pp of every kind of layer (each group's share of the stage's layers).
+    mem.kv = cachedElements(m, c.groups, cachedTokens, c.hkv) / s.pp * c.kvb * B;
     {
         const bool prefills = s.phase == Phase::Prefill || s.phase == Phase::Generate;
         const double T = s.phase == Phase::Decode ? (s.kvCache ? stepTokens : ctx + stepTokens)
                          : prefills               ? prefillNew
                                                   : seq;
-        const double C = s.phase == Phase::Decode ? std::min(ctx + stepTokens, window) : std::min(seq, window);
+        // Keys per query in the layers with the widest window (the score matrix's peak), and on average per layer.
+        const double keysBefore = s.phase == Phase::Decode ? ctx + stepTokens : seq;
+        double widestKeys = 0, meanKeys = 0, sparse = 0;
+        for (const LayerGroup &g : c.groups) {
+            const double keys =
+                g.block.window > 0 ? std::min(keysBefore, static_cast<double>(g.block.window)) : keysBefore;
+            widestKeys = std::max(widestKeys, keys);
+            meanKeys += keys * static_cast<double>(g.count) / static_cast<double>(m.layers);
+            if (g.block.moe)
+                sparse += static_cast<double>(g.count) / static_cast<double>(m.layers);
+        }
+        const double C = widestKeys;
         const double N = Bm * T;
-        const double widest =
-            std::max({c.h, c.qd + 2 * c.kvd,
-                      (c.ffn * (m.isMoe() ? static_cast<double>(m.activeExperts) : 1.0) + c.sharedFfn) *
-                          (m.gatedFfn ? 2.0 : 1.0)});
+        const double gated = m.gatedFfn ? 2.0 : 1.0;
+        // The mixer's widest output, and what its backward pass keeps per token (see below).
+        double mixerWidth = c.qd + 2 * c.kvd, attnStored = 2 * c.qd + 2 * c.kvd;
+        if (m.mixer == MixerKind::Mla) {
+            const MlaShape &ml = m.mla;
+            const double qk = static_cast<double>(ml.qkNopeHeadDim + ml.qkRopeHeadDim);
+            const double v = static_cast<double>(ml.vHeadDim);
+            mixerWidth = std::max(c.hq * qk + static_cast<double>(ml.cachedPerToken()),
+                                  c.hq * (static_cast<double>(ml.qkNopeHeadDim) + v));
+            // Q and K (per head, qk wide), V and the out-projection input (v wide), and the latent and the queries'
+            // low-rank input that kv_b_proj and q_b_proj read.
+            attnStored = 2 * c.hq * qk + 2 * c.hq * v + static_cast<double>(ml.kvLoraRank + ml.qLoraRank);
+        }
+        const double routedFfn = c.ffn * static_cast<double>(m.activeExperts) + c.sharedFfn;
+        double widestFfn = (sparse > 0 ? routedFfn : c.ffn) * gated;
+        if (m.isMoe() && sparse < 1)
+            widestFfn = std::max(widestFfn, c.denseFfn * gated);
+        const double widest = std::max({c.h, mixerWidth, widestFfn});
         double live = 2 * N * widest * c.act;
         if (!s.fusedAttention)
             live += Bm * c.hq * T * C * c.act;
@@ -699,10 +864,13 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
             const double expertShare =
                 m.isMoe() ? static_cast<double>(m.activeExperts) * c.localExperts / static_cast<double>(m.experts)
                           : 1.0;
-            const double keys = std::min(seq, window);
-            const double scoreBytes = s.fusedAttention ? 4.0 * c.hq : c.hq * keys * c.act;
-            const double perTokenNoScores = c.act * (c.h * (normInputs + normOutputs) + 2 * c.qd + 2 * c.kvd +
-                                                     (expertShare * c.ffn + c.sharedFfn) * (m.gatedFfn ? 3.0 : 2.0));
+            const double scoreBytes = s.fusedAttention ? 4.0 * c.hq : c.hq * meanKeys * c.act;
+            // The FFN per layer on average: routed layers keep their experts' and the shared expert's terms, a MoE
+            // model's dense layers their dense FFN's.
+            const double ffnStored =
+                m.isMoe() ? sparse * (expertShare * c.ffn + c.sharedFfn) + (1 - sparse) * c.denseFfn : c.ffn;
+            const double perTokenNoScores =
+                c.act * (c.h * (normInputs + normOutputs) + attnStored + ffnStored * (m.gatedFfn ? 3.0 : 2.0));
             double perToken = perTokenNoScores + scoreBytes;
             if (s.recompute == Recompute::Selective)
                 perToken = perTokenNoScores;

@@ -257,6 +257,14 @@ std::vector<ScenarioOption> makeOptions()
                                 "prompt's scores (prefill). Encoders are bidirectional and ignore it.",
                         .group = "Options"},
                        &Scenario::causal));
+    t.push_back(toggle({.key = "mla_absorb",
+                        .flag = "--mla-absorb",
+                        .label = "Absorbed MLA",
+                        .help = "Models with multi-head latent attention (DeepSeek-V2/V3): decode folds the key and "
+                                "value up-projections into the queries and output and attends the cached latent "
+                                "directly. Off: each step first lifts the whole cached latent to keys and values.",
+                        .group = "Options"},
+                       &Scenario::mlaAbsorb));
     t.push_back(toggle({.key = "weight_zero_points",
                         .flag = "--weight-zero-points",
                         .label = "Zero points",

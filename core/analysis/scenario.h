@@ -76,6 +76,10 @@ struct Scenario
     bool fusedAttention = true; ///< FlashAttention-style: no score-matrix round trip to memory
     bool kvCache = true;        ///< false: decode recomputes K and V over the whole context
     bool causal = true;         ///< decoders: a token attends only to itself and earlier tokens (encoders ignore it)
+    /// MLA models: decode folds the key and value up-projections into the queries and the output (absorbed), so
+    /// attention runs against the cached latent itself; false: every step lifts the whole cached latent to keys and
+    /// values first. Prefill always runs unabsorbed, as serving engines do.
+    bool mlaAbsorb = true;
 
     EfficiencyMode efficiency = EfficiencyMode::Ideal;
     std::optional<double> computeEfficiency; ///< explicit fraction of peak compute (overrides the mode)

@@ -33,7 +33,7 @@ int draftTp(const ModelShape &m, int limit)
 {
     int tp = 1;
     for (int t = 2; t <= limit; t *= 2)
-        if (m.heads % t == 0 && m.ffn % t == 0 && (m.kvHeads % t == 0 || t % m.kvHeads == 0))
+        if (tensorParallelIssue(m, t).empty())
             tp = t;
     return tp;
 }

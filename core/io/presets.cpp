@@ -377,6 +377,23 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.sharedFfn = r.integer("shared_ffn", 0);
     m.sharedExpertGate = r.boolean("shared_expert_gate", false);
     m.slidingWindow = r.integer("sliding_window", 0);
+    m.chunkedAttention = r.boolean("chunked_attention", false);
+    m.globalEvery = r.integer("global_every", 0);
+    m.mixer = pick("mixer", mixerKindFromString, MixerKind::Attention, "attention or mla");
+    if (m.mixer == MixerKind::Mla) {
+        m.mla.qLoraRank = r.integer("q_lora_rank", 0);
+        m.mla.kvLoraRank = r.positiveInteger("kv_lora_rank");
+        m.mla.qkNopeHeadDim = r.positiveInteger("qk_nope_head_dim");
+        m.mla.qkRopeHeadDim = r.positiveInteger("qk_rope_head_dim");
+        m.mla.vHeadDim = r.positiveInteger("v_head_dim");
+    }
+    m.qkNorm = r.boolean("qk_norm", false);
+    m.attentionSinks = r.boolean("attention_sinks", false);
+    m.firstDenseLayers = r.integer("first_dense_layers", 0);
+    m.moeEvery = r.integer("moe_every", 1);
+    m.moeOffset = r.integer("moe_offset", 0);
+    m.denseFfn = r.integer("dense_ffn", 0);
+    m.routerBias = r.boolean("router_bias", false);
     r.rejectUnknown();
     if (auto e = validate(m); !e.empty())
         throw InputError::rule(file, e.fields, e.message);
@@ -385,38 +402,67 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
 
 json toJson(const ModelShape &m)
 {
-    return json{{"id", m.id},
-                {"name", m.name},
-                {"family", m.family},
-                {"arch", toString(m.arch)},
-                {"layers", m.layers},
-                {"hidden", m.hidden},
-                {"heads", m.heads},
-                {"kv_heads", m.kvHeads},
-                {"head_dim", m.headDim},
-                {"ffn", m.ffn},
-                {"gated_ffn", m.gatedFfn},
-                {"activation", toString(m.activation)},
-                {"vocab", m.vocab},
-                {"max_positions", m.maxPositions},
-                {"positions", toString(m.positions)},
-                {"position_offset", m.positionOffset},
-                {"token_types", m.tokenTypes},
-                {"tied_embeddings", m.tiedEmbeddings},
-                {"norm", toString(m.norm)},
-                {"embedding_norm", m.embeddingNorm},
-                {"qkv_bias", m.qkvBias},
-                {"out_bias", m.outBias},
-                {"ffn_bias", m.ffnBias},
-                {"parallel_attention", m.parallelAttention},
-                {"shared_layernorm", m.sharedLayerNorm},
-                {"post_norms", m.postNorms},
-                {"pooler", m.pooler},
-                {"experts", m.experts},
-                {"active_experts", m.activeExperts},
-                {"shared_ffn", m.sharedFfn},
-                {"shared_expert_gate", m.sharedExpertGate},
-                {"sliding_window", m.slidingWindow}};
+    json j{{"id", m.id},
+           {"name", m.name},
+           {"family", m.family},
+           {"arch", toString(m.arch)},
+           {"layers", m.layers},
+           {"hidden", m.hidden},
+           {"heads", m.heads},
+           {"kv_heads", m.kvHeads},
+           {"head_dim", m.headDim},
+           {"ffn", m.ffn},
+           {"gated_ffn", m.gatedFfn},
+           {"activation", toString(m.activation)},
+           {"vocab", m.vocab},
+           {"max_positions", m.maxPositions},
+           {"positions", toString(m.positions)},
+           {"position_offset", m.positionOffset},
+           {"token_types", m.tokenTypes},
+           {"tied_embeddings", m.tiedEmbeddings},
+           {"norm", toString(m.norm)},
+           {"embedding_norm", m.embeddingNorm},
+           {"qkv_bias", m.qkvBias},
+           {"out_bias", m.outBias},
+           {"ffn_bias", m.ffnBias},
+           {"parallel_attention", m.parallelAttention},
+           {"shared_layernorm", m.sharedLayerNorm},
+           {"post_norms", m.postNorms},
+           {"pooler", m.pooler},
+           {"experts", m.experts},
+           {"active_experts", m.activeExperts},
+           {"shared_ffn", m.sharedFfn},
+           {"shared_expert_gate", m.sharedExpertGate},
+           {"sliding_window", m.slidingWindow}};
+    // The layer pattern and the newer attention kinds, written only where they differ from the defaults so that the
+    // files of plain models keep their keys.
+    if (m.chunkedAttention)
+        j["chunked_attention"] = true;
+    if (m.globalEvery != 0)
+        j["global_every"] = m.globalEvery;
+    if (m.mixer != MixerKind::Attention) {
+        j["mixer"] = toString(m.mixer);
+        j["q_lora_rank"] = m.mla.qLoraRank;
+        j["kv_lora_rank"] = m.mla.kvLoraRank;
+        j["qk_nope_head_dim"] = m.mla.qkNopeHeadDim;
+        j["qk_rope_head_dim"] = m.mla.qkRopeHeadDim;
+        j["v_head_dim"] = m.mla.vHeadDim;
+    }
+    if (m.qkNorm)
+        j["qk_norm"] = true;
+    if (m.attentionSinks)
+        j["attention_sinks"] = true;
+    if (m.firstDenseLayers != 0)
+        j["first_dense_layers"] = m.firstDenseLayers;
+    if (m.moeEvery != 1)
+        j["moe_every"] = m.moeEvery;
+    if (m.moeOffset != 0)
+        j["moe_offset"] = m.moeOffset;
+    if (m.denseFfn != 0)
+        j["dense_ffn"] = m.denseFfn;
+    if (m.routerBias)
+        j["router_bias"] = true;
+    return j;
 }
 
 ModelPreset modelPresetFromJson(const json &j, const std::string &file)

@@ -2,7 +2,9 @@
 
 #include "core/util/enumnames.h"
 
+#include <algorithm>
 #include <array>
+#include <numeric>
 #include <utility>
 
 namespace memwall::core {
@@ -16,6 +18,47 @@ constexpr NameTable<PositionEncoding, 4> kPos{{{PositionEncoding::Learned, "lear
 constexpr NameTable<NormKind, 2> kNorm{{{NormKind::LayerNorm, "layernorm"}, {NormKind::RmsNorm, "rmsnorm"}}};
 constexpr NameTable<Activation, 3> kAct{
     {{Activation::Gelu, "gelu"}, {Activation::Silu, "silu"}, {Activation::Relu, "relu"}}};
+constexpr NameTable<MixerKind, 2> kMixer{{{MixerKind::Attention, "attention"}, {MixerKind::Mla, "mla"}}};
+
+/// One layer's FFN of width `ffn` with the shape's projections and biases.
+int64_t ffnParams(const ModelShape &m, int64_t ffn)
+{
+    int64_t p = (m.gatedFfn ? 3 : 2) * m.hidden * ffn;
+    if (m.ffnBias)
+        p += (m.gatedFfn ? 2 : 1) * ffn + m.hidden;
+    return p;
+}
+
+/// One layer's token mixer: attention's or MLA's projections, biases and per-head norms.
+int64_t mixerParams(const ModelShape &m)
+{
+    const int64_t h = m.hidden;
+    if (m.mixer == MixerKind::Mla) {
+        const MlaShape &a = m.mla;
+        const int64_t qHead = a.qkNopeHeadDim + a.qkRopeHeadDim;
+        // q: h -> q_lora (+ its RMSNorm) -> heads x qHead, or h -> heads x qHead directly.
+        int64_t p =
+            a.qLoraRank > 0 ? h * a.qLoraRank + a.qLoraRank + a.qLoraRank * m.heads * qHead : h * m.heads * qHead;
+        // kv_a_proj_with_mqa: h -> latent + shared rotary key; the latent's RMSNorm; kv_b_proj: latent -> heads x
+        // (k_nope + v); o_proj: heads x v -> h.
+        p += h * a.cachedPerToken() + a.kvLoraRank + a.kvLoraRank * m.heads * (a.qkNopeHeadDim + a.vHeadDim);
+        p += m.heads * a.vHeadDim * h;
+        if (m.outBias)
+            p += h;
+        return p;
+    }
+    const int64_t q = m.qDim(), kv = m.kvDim();
+    int64_t p = h * (q + 2 * kv) + q * h;
+    if (m.qkvBias)
+        p += q + 2 * kv;
+    if (m.outBias)
+        p += h;
+    if (m.qkNorm)
+        p += 2 * m.headDim;
+    if (m.attentionSinks)
+        p += m.heads;
+    return p;
+}
 } // namespace
 
 std::string_view toString(Architecture a) { return enumName(kArch, a); }
@@ -26,6 +69,77 @@ std::optional<Architecture> architectureFromString(std::string_view s) { return 
 std::optional<PositionEncoding> positionEncodingFromString(std::string_view s) { return enumFromName(kPos, s); }
 std::optional<NormKind> normKindFromString(std::string_view s) { return enumFromName(kNorm, s); }
 std::optional<Activation> activationFromString(std::string_view s) { return enumFromName(kAct, s); }
+std::string_view toString(MixerKind k) { return enumName(kMixer, k); }
+std::optional<MixerKind> mixerKindFromString(std::string_view s) { return enumFromName(kMixer, s); }
+
+LayerBlock layerBlock(const ModelShape &m, int64_t i)
+{
+    LayerBlock b;
+    const bool global = m.globalEvery > 0 && i % m.globalEvery == m.globalEvery - 1;
+    b.window = global ? 0 : m.slidingWindow;
+    b.moe = m.isMoe() && i >= m.firstDenseLayers && m.moeEvery > 0 && i % m.moeEvery == m.moeOffset;
+    return b;
+}
+
+LayerGroups layerGroups(const ModelShape &m)
+{
+    // Counted in closed form, not layer by layer (layers may be up to 2^31): the first dense layers, then one period
+    // of the window and MoE patterns, each residue counted over the remaining layers.
+    LayerGroups groups;
+    std::array<int64_t, 4> first{}; // each group's first layer
+    auto add = [&](int64_t at, const LayerBlock &b, int64_t n) {
+        if (n <= 0)
+            return;
+        std::size_t k = 0;
+        while (k < groups.size && !(groups.items[k].block == b))
+            ++k;
+        if (k == groups.size) {
+            groups.items[groups.size++] = {b, 0};
+            first[k] = at;
+        }
+        groups.items[k].count += n;
+        first[k] = std::min(first[k], at);
+    };
+    const bool alternating = m.slidingWindow > 0 && m.globalEvery > 0;
+    const int64_t every = alternating ? m.globalEvery : 1;
+    const int64_t dense = std::clamp<int64_t>(m.isMoe() ? m.firstDenseLayers : 0, 0, m.layers);
+    if (dense > 0) { // layers 0 .. dense - 1: dense FFNs; every globalEvery-th of them global
+        const int64_t global = alternating ? dense / every : 0;
+        add(0, LayerBlock{m.slidingWindow, false}, dense - global);
+        add(every - 1, LayerBlock{0, false}, global);
+    }
+    const int64_t moeEvery = m.isMoe() ? std::max<int64_t>(1, m.moeEvery) : 1;
+    const int64_t period = std::lcm(every, moeEvery);
+    for (int64_t r = 0; r < period && dense + r < m.layers; ++r) {
+        const int64_t i = dense + r;
+        add(i, layerBlock(m, i), (m.layers - 1 - i) / period + 1);
+    }
+    // In the order of each kind's first layer (insertion sort of at most four).
+    for (std::size_t a = 1; a < groups.size; ++a)
+        for (std::size_t b = a; b > 0 && first[b] < first[b - 1]; --b) {
+            std::swap(first[b], first[b - 1]);
+            std::swap(groups.items[b], groups.items[b - 1]);
+        }
+    return groups;
+}
+
+double cachedElementsPerToken(const ModelShape &m, double kvHeads)
+{
+    if (m.mixer == MixerKind::Mla)
+        return static_cast<double>(m.mla.cachedPerToken());
+    return 2.0 * kvHeads * static_cast<double>(m.headDim);
+}
+
+double cachedElements(const ModelShape &m, const LayerGroups &groups, double tokens, double kvHeads)
+{
+    const double perToken = cachedElementsPerToken(m, kvHeads);
+    double e = 0;
+    for (const LayerGroup &g : groups) {
+        const double kept = g.block.window > 0 ? std::min(tokens, static_cast<double>(g.block.window)) : tokens;
+        e += static_cast<double>(g.count) * perToken * kept;
+    }
+    return e;
+}
 
 ParamCounts paramCount(const ModelShape &m)
 {
@@ -40,29 +154,32 @@ ParamCounts paramCount(const ModelShape &m)
     if (m.embeddingNorm)
         p.embedding += normParams;
 
-    const int64_t q = m.qDim(), kv = m.kvDim();
-    int64_t attn = h * (q + 2 * kv) + q * h;
-    if (m.qkvBias)
-        attn += q + 2 * kv;
-    if (m.outBias)
-        attn += h;
-
-    int64_t expert = (m.gatedFfn ? 3 : 2) * h * m.ffn;
-    if (m.ffnBias)
-        expert += (m.gatedFfn ? 2 : 1) * m.ffn + h;
-    const int64_t router = m.isMoe() ? h * m.experts : 0;
-    // The shared expert is one more FFN of width sharedFfn (with the routed experts' biases), plus its gate.
-    int64_t shared = 0;
-    if (m.sharedFfn > 0) {
-        shared = (m.gatedFfn ? 3 : 2) * h * m.sharedFfn + (m.sharedExpertGate ? h : 0);
-        if (m.ffnBias)
-            shared += (m.gatedFfn ? 2 : 1) * m.sharedFfn + h;
-    }
+    const int64_t attn = mixerParams(m);
+    const int64_t expert = ffnParams(m, m.ffn);
+    // The router's E columns (and DeepSeek-V3's bias per expert); the shared expert is one more FFN of width
+    // sharedFfn (with the routed experts' biases), plus its gate.
+    const int64_t router = m.isMoe() ? h * m.experts + (m.routerBias ? m.experts : 0) : 0;
+    const int64_t shared = m.sharedFfn > 0 ? ffnParams(m, m.sharedFfn) + (m.sharedExpertGate ? h : 0) : 0;
     const int64_t norms = ((m.parallelAttention && m.sharedLayerNorm ? 1 : 2) + (m.postNorms ? 2 : 0)) * normParams;
 
-    p.perLayerRouted = m.isMoe() ? expert * m.experts : 0;
-    p.perLayer = attn + expert * m.experts + shared + router + norms;
-    p.perLayerActive = attn + expert * m.activeExperts + shared + router + norms;
+    auto layer = [&](const LayerBlock &b, int64_t experts) {
+        return b.moe ? attn + expert * experts + shared + router + norms
+                     : attn + ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn) + norms;
+    };
+    for (const LayerGroup &g : layerGroups(m)) {
+        p.perLayer = layer(g.block, m.experts);
+        p.perLayerActive = layer(g.block, m.activeExperts);
+        p.perLayerRouted = g.block.moe ? expert * m.experts : 0;
+        p.layers += g.count * p.perLayer;
+        p.layersActive += g.count * p.perLayerActive;
+        p.routed += g.count * p.perLayerRouted;
+    }
+    if (m.layers > 0) { // perLayer* describe the last layer
+        const LayerBlock last = layerBlock(m, m.layers - 1);
+        p.perLayer = layer(last, m.experts);
+        p.perLayerActive = layer(last, m.activeExperts);
+        p.perLayerRouted = last.moe ? expert * m.experts : 0;
+    }
 
     p.head = normParams; // final norm (BERT has none after the last layer: see below)
     if (m.arch == Architecture::Encoder)
@@ -72,9 +189,26 @@ ParamCounts paramCount(const ModelShape &m)
     if (m.pooler)
         p.head += h * h + h;
 
-    p.total = p.embedding + m.layers * p.perLayer + p.head;
-    p.active = p.embedding + m.layers * p.perLayerActive + p.head;
+    p.total = p.embedding + p.layers + p.head;
+    p.active = p.embedding + p.layersActive + p.head;
     return p;
+}
+
+std::string tensorParallelIssue(const ModelShape &m, int tp)
+{
+    const std::string t = "tp " + std::to_string(tp);
+    if (m.heads % tp != 0)
+        return t + " does not divide the " + std::to_string(m.heads) + " attention heads of " + m.id;
+    if (m.kvHeads % tp != 0 && tp % m.kvHeads != 0)
+        return t + " and the " + std::to_string(m.kvHeads) + " key/value heads of " + m.id +
+               " do not divide one another";
+    if (m.ffn % tp != 0)
+        return t + " does not divide the FFN width " + std::to_string(m.ffn) + " of " + m.id;
+    if (m.isMoe() && m.denseFfn % tp != 0)
+        return t + " does not divide the dense layers' FFN width " + std::to_string(m.denseFfn) + " of " + m.id;
+    if (m.sharedFfn % tp != 0)
+        return t + " does not divide the shared expert's FFN width " + std::to_string(m.sharedFfn) + " of " + m.id;
+    return {};
 }
 
 ShapeIssue validate(const ModelShape &m)
@@ -112,6 +246,47 @@ ShapeIssue validate(const ModelShape &m)
             negative.fields.emplace_back(f);
     if (!negative.fields.empty())
         return negative;
+    // The layer pattern: every field within the model's layers, so that layerGroups() stays a short loop.
+    if (m.globalEvery < 0 || m.globalEvery > std::min<int64_t>(m.layers, kMaxPatternPeriod))
+        return {{"global_every"},
+                "global_every must be between 0 and the layers (at most " + std::to_string(kMaxPatternPeriod) +
+                    "), got " + std::to_string(m.globalEvery)};
+    if (m.globalEvery > 0 && m.slidingWindow <= 0)
+        return {{"global_every", "sliding_window"}, "global_every needs a sliding_window (> 0) for the other layers"};
+    if (m.chunkedAttention && m.slidingWindow <= 0)
+        return {{"chunked_attention", "sliding_window"}, "chunked_attention needs its chunk size in sliding_window"};
+    if (m.moeEvery < 1 || m.moeEvery > std::min<int64_t>(m.layers, kMaxPatternPeriod))
+        return {{"moe_every"},
+                "moe_every must be between 1 and the layers (at most " + std::to_string(kMaxPatternPeriod) + "), got " +
+                    std::to_string(m.moeEvery)};
+    if (m.moeOffset < 0 || m.moeOffset >= m.moeEvery)
+        return {{"moe_offset", "moe_every"},
+                "moe_offset (" + std::to_string(m.moeOffset) + ") must be between 0 and moe_every - 1 (" +
+                    std::to_string(m.moeEvery - 1) + ")"};
+    if (m.firstDenseLayers < 0 || m.firstDenseLayers > m.layers)
+        return {{"first_dense_layers", "layers"},
+                "first_dense_layers (" + std::to_string(m.firstDenseLayers) + ") must be between 0 and the layers (" +
+                    std::to_string(m.layers) + ")"};
+    const bool denseLayers = m.isMoe() && (m.firstDenseLayers > 0 || m.moeEvery > 1);
+    if (denseLayers && (m.denseFfn <= 0 || m.denseFfn > kMaxShapeField))
+        return {{"dense_ffn"},
+                "a MoE model with dense layers needs their FFN width dense_ffn (> 0), got " +
+                    std::to_string(m.denseFfn)};
+    if ((m.firstDenseLayers > 0 || m.moeEvery > 1) && !m.isMoe())
+        return {{"first_dense_layers", "moe_every", "experts"},
+                "first_dense_layers and moe_every need a mixture-of-experts model (experts > 1)"};
+    if (m.mixer == MixerKind::Mla) {
+        const MlaShape &a = m.mla;
+        for (auto [f, v] : {std::pair{"kv_lora_rank", a.kvLoraRank},
+                            {"qk_nope_head_dim", a.qkNopeHeadDim},
+                            {"qk_rope_head_dim", a.qkRopeHeadDim},
+                            {"v_head_dim", a.vHeadDim}})
+            if (v <= 0 || v > kMaxShapeField)
+                return {{f}, std::string(f) + " must be positive for MLA attention, got " + std::to_string(v)};
+        if (a.qLoraRank < 0 || a.qLoraRank > kMaxShapeField)
+            return {{"q_lora_rank"},
+                    "q_lora_rank must be 0 (no low-rank queries) or positive, got " + std::to_string(a.qLoraRank)};
+    }
     if (m.positions == PositionEncoding::Learned && m.maxPositions <= 0)
         return {{"max_positions", "positions"}, "learned positions need max_positions > 0"};
     // Size limits that keep paramCount() (int64) and everything derived from it far from overflow: every field below

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,15 +14,35 @@ enum class Architecture { Decoder, Encoder };
 enum class PositionEncoding { Learned, Rotary, Alibi, None };
 enum class NormKind { LayerNorm, RmsNorm };
 enum class Activation { Gelu, Silu, Relu };
+/// What mixes information between tokens in a layer.
+enum class MixerKind {
+    Attention, ///< multi-head attention over a per-token K/V cache: MHA, GQA or MQA by kv_heads
+    Mla,       ///< multi-head latent attention (DeepSeek-V2/V3): one compressed latent per token is cached
+};
 
 std::string_view toString(Architecture a);
 std::string_view toString(PositionEncoding p);
 std::string_view toString(NormKind n);
 std::string_view toString(Activation a);
+std::string_view toString(MixerKind k);
 std::optional<Architecture> architectureFromString(std::string_view s);
 std::optional<PositionEncoding> positionEncodingFromString(std::string_view s);
 std::optional<NormKind> normKindFromString(std::string_view s);
 std::optional<Activation> activationFromString(std::string_view s);
+std::optional<MixerKind> mixerKindFromString(std::string_view s);
+
+/// Multi-head latent attention (DeepSeek-V2, section 2.1): keys and values are rebuilt from a latent of kv_lora_rank
+/// per token, and a rotary key of qk_rope_head_dim shared by all heads rides beside it. Only these two are cached:
+/// (kv_lora_rank + qk_rope_head_dim) elements per token and layer, whatever the number of heads.
+struct MlaShape
+{
+    int64_t qLoraRank = 0;     ///< width of the queries' low-rank path; 0: queries are projected directly
+    int64_t kvLoraRank = 0;    ///< width of the cached latent
+    int64_t qkNopeHeadDim = 0; ///< per head: the part of q and k without rotary positions
+    int64_t qkRopeHeadDim = 0; ///< per head: the rotary part (the key's is shared by all heads and cached)
+    int64_t vHeadDim = 0;      ///< per head: width of a value
+    int64_t cachedPerToken() const { return kvLoraRank + qkRopeHeadDim; }
+};
 
 /// The shape of a transformer: everything that decides its parameter count, FLOPs and bytes.
 /// Sizes are element counts. Parameter counting follows Hugging Face (`sum(p.numel())`), see paramCount().
@@ -64,11 +86,70 @@ struct ModelShape
     int64_t sharedFfn = 0;
     bool sharedExpertGate = false; ///< a sigmoid gate (hidden x 1) scales the shared expert's output (Qwen2-MoE)
     int64_t slidingWindow = 0;     ///< attention window in tokens; 0 = full attention
+    /// With slidingWindow: the window is chunked local attention (Llama 4): a token attends only to the earlier
+    /// tokens of its own chunk of slidingWindow tokens, not to the slidingWindow tokens before it.
+    bool chunkedAttention = false;
+    /// With slidingWindow: every globalEvery-th layer (layers globalEvery - 1, 2 globalEvery - 1, ... counted from 0)
+    /// attends to the whole context, the others use the window. Gemma 2 and gpt-oss: 2, Gemma 3: 6, Llama 4: 4.
+    /// 0: every layer uses the window.
+    int64_t globalEvery = 0;
+
+    MixerKind mixer = MixerKind::Attention;
+    MlaShape mla;        ///< with MixerKind::Mla
+    bool qkNorm = false; ///< an RMSNorm over each head's query and key (Qwen3, Gemma 3, OLMo 2: head_dim weights)
+    bool attentionSinks = false; ///< one learned sink logit per head and layer (gpt-oss)
+
+    /// MoE layer pattern: layer i (from 0) has routed experts when i >= firstDenseLayers and i % moeEvery == moeOffset;
+    /// the others have a dense FFN of width denseFfn. DeepSeek-V3: the first 3 layers dense; Llama 4 Maverick and
+    /// Jamba: every second layer sparse (moeEvery 2, moeOffset 1). Uniform MoE models: 0, 1, 0.
+    int64_t firstDenseLayers = 0;
+    int64_t moeEvery = 1;
+    int64_t moeOffset = 0;
+    int64_t denseFfn = 0;    ///< FFN width of a MoE model's dense layers
+    bool routerBias = false; ///< the router has a bias per expert (DeepSeek-V3's e_score_correction_bias)
 
     int64_t qDim() const { return heads * headDim; }
     int64_t kvDim() const { return kvHeads * headDim; }
     bool isMoe() const { return experts > 1; }
 };
+
+/// One kind of layer of a model: the parts that may differ from layer to layer.
+struct LayerBlock
+{
+    int64_t window = 0; ///< attention window of this layer in tokens; 0: the whole context
+    bool moe = false;   ///< the FFN is routed over experts (else dense)
+    bool operator==(const LayerBlock &) const = default;
+};
+
+/// Layers of one kind, in the order their kind first appears in the model.
+struct LayerGroup
+{
+    LayerBlock block;
+    int64_t count = 0;
+};
+
+/// A model's layers grouped by kind. A block varies only in its window (the shape's or none) and its FFN (dense or
+/// routed), so there are at most four kinds; held inline, as analyses build one each.
+struct LayerGroups
+{
+    std::array<LayerGroup, 4> items{};
+    std::size_t size = 0;
+    const LayerGroup *begin() const { return items.data(); }
+    const LayerGroup *end() const { return items.data() + size; }
+};
+
+/// The block of layer `i` (0-based) of `m`: its window and its FFN, from the shape's layer pattern.
+LayerBlock layerBlock(const ModelShape &m, int64_t i);
+/// The model's layers grouped by kind, in the order of each kind's first layer; one group for a model whose layers
+/// are all alike. Counts sum to m.layers.
+LayerGroups layerGroups(const ModelShape &m);
+/// Elements of the cache one token adds to one layer of kind `b`: 2 x kv_heads x head_dim for attention (K and V),
+/// kv_lora_rank + qk_rope_head_dim for MLA. `kvHeads` is the heads one device holds (tensor parallelism splits them;
+/// MLA's latent is not split: every rank caches all of it).
+double cachedElementsPerToken(const ModelShape &m, double kvHeads);
+/// Cache elements of one sequence of `tokens` tokens over the layers `groups` (a window caps its layers' share;
+/// chunked attention keeps at most one chunk), with `kvHeads` heads per device. The one KV-cache formula.
+double cachedElements(const ModelShape &m, const LayerGroups &groups, double tokens, double kvHeads);
 
 /// Parameters counted the Hugging Face way: embeddings (+ learned positions incl. offset, + token types), every
 /// layer's attention and FFN weights and biases, norms (LayerNorm: weight and bias; RMSNorm: weight), MoE router,
@@ -79,7 +160,11 @@ struct ParamCounts
     int64_t perLayer = 0;       ///< one layer, all experts (routed and shared)
     int64_t perLayerActive = 0; ///< one layer, the experts a token uses (its routed ones and the shared one)
     int64_t perLayerRouted = 0; ///< one layer's routed experts: the weights expert parallelism splits
-    int64_t head = 0;           ///< final norm, untied LM head, pooler
+    // perLayer* describe the model's last layer; these sum over all layers, whatever their kinds.
+    int64_t layers = 0;       ///< all layers
+    int64_t layersActive = 0; ///< all layers, the experts a token uses
+    int64_t routed = 0;       ///< all layers' routed experts
+    int64_t head = 0;         ///< final norm, untied LM head, pooler
     int64_t total = 0;
     int64_t active = 0; ///< parameters one token touches (MoE: activeExperts of experts)
 };
@@ -97,6 +182,12 @@ struct ShapeIssue
 /// The largest value any size field of a shape may take (2^31). Far beyond any published model, and it keeps
 /// paramCount() (int64) and every product derived from it far from overflow; importers check it as they read.
 constexpr int64_t kMaxShapeField = int64_t(1) << 31;
+/// The longest period of a layer pattern (global_every, moe_every): layerGroups() walks one period.
+constexpr int64_t kMaxPatternPeriod = 1024;
+
+/// Why `m` cannot be split over `tp` tensor-parallel devices (tp must divide the heads, the FFN widths, and the KV
+/// heads or be divided by them), in one line; empty if it can.
+std::string tensorParallelIssue(const ModelShape &m, int tp);
 
 /// Checks the shape for consistency; an empty issue if fine.
 ShapeIssue validate(const ModelShape &m);

@@ -188,11 +188,11 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                    std::all_of(space.devices.begin(), space.devices.end(),
                                [](const HardwareSpec &hw) { return hw.usdPerHour.has_value(); });
 
-    // The parallel degrees the model allows: tp dividing heads and FFN (and the KV heads, or divided by them), pp
+    // The parallel degrees the model allows: tp splitting heads and FFNs (tensorParallelIssue()), pp
     // dividing the layers, ep dividing the experts of a mixture-of-experts model.
     std::vector<int> tps;
     for (int tp : powersDividing(0, space.maxDevices))
-        if (m.heads % tp == 0 && m.ffn % tp == 0 && (m.kvHeads % tp == 0 || tp % m.kvHeads == 0))
+        if (tensorParallelIssue(m, tp).empty())
             tps.push_back(tp);
     const std::vector<int> pps = powersDividing(m.layers, space.maxDevices);
     const std::vector<int> eps = m.isMoe() ? powersDividing(m.experts, space.maxDevices) : std::vector<int>{1};

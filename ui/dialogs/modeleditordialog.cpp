@@ -216,7 +216,9 @@ void ModelEditorDialog::buildUi()
     m_kvLabel->setObjectName("kvLabel");
     m_kvLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_kvLabel->setToolTip(tr("KV cache per token = 2 × layers × kv_heads × head_dim × bytes per element "
-                             "(OPT-13B at FP16: 819 kB, the vLLM paper's \"800 KB\")"));
+                             "(OPT-13B at FP16: 819 kB, the vLLM paper's \"800 KB\"); with latent attention (MLA), "
+                             "layers × (kv_lora_rank + qk_rope_head_dim) × bytes. Sliding-window layers stop "
+                             "growing at their window."));
     lform->addRow(tr("KV cache:"), m_kvLabel);
     top->addWidget(live);
 
@@ -289,8 +291,8 @@ json ModelEditorDialog::collect() const
 
 double ModelEditorDialog::kvBytesPerToken() const
 {
-    return 2.0 * static_cast<double>(m_shape.layers) * static_cast<double>(m_shape.kvHeads) *
-           static_cast<double>(m_shape.headDim) * core::bytesOf(m_kv);
+    return core::cachedElementsPerToken(m_shape, static_cast<double>(m_shape.kvHeads)) *
+           static_cast<double>(m_shape.layers) * core::bytesOf(m_kv);
 }
 
 void ModelEditorDialog::showError(const core::InputError &e)
