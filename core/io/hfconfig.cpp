@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <initializer_list>
 #include <string_view>
+#include <vector>
 
 namespace memwall::core {
 
@@ -23,18 +24,17 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::string_view, 16> kSupported{
-    "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma",      "gemma2",          "phi3",
-    "gpt2",  "bert",    "roberta", "opt",   "falcon",    "RefinedWeb", "RefinedWebModel", "gpt_neox"};
-// "gptj" is accepted too, listed separately so that the message's list stays readable.
-constexpr std::string_view kAlsoSupported = "gptj";
+constexpr std::array<std::string_view, 23> kSupported{
+    "llama", "mistral", "mixtral",   "qwen2",       "qwen2_moe",   "gemma",       "gemma2",          "phi3",
+    "gpt2",  "bert",    "roberta",   "opt",         "falcon",      "RefinedWeb",  "RefinedWebModel", "gpt_neox",
+    "gptj",  "qwen3",   "qwen3_moe", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2"};
 
 std::string supportedList()
 {
     std::string s;
     for (auto t : kSupported)
         s += (s.empty() ? "" : ", ") + std::string(t);
-    return s + ", " + std::string(kAlsoSupported);
+    return s;
 }
 
 /// Lower-case, every run of characters outside [a-z0-9] becomes one '-', no leading or trailing '-'.
@@ -163,6 +163,53 @@ void checkKvHeads(JsonReader &r, const ModelShape &m, std::string_view kvKey, st
                           std::to_string(m.heads) + ")");
 }
 
+/// The number of dense layers that `key` (a list of layer indices with a dense FFN, such as mlp_only_layers) puts at
+/// the start of the model: the list must be 0, 1, ..., k - 1 (any order), as the block model's dense layers come
+/// first. Absent or empty: 0.
+int64_t denseLayerPrefix(JsonReader &r, std::string_view key)
+{
+    if (!r.has(key))
+        return 0;
+    const json &list = r.array(key);
+    std::vector<int64_t> layers;
+    for (const json &v : list) {
+        if (!v.is_number_integer())
+            r.fail(key, "expected layer numbers, got " + brief(v));
+        layers.push_back(v.get<int64_t>());
+    }
+    std::sort(layers.begin(), layers.end());
+    for (std::size_t i = 0; i < layers.size(); ++i)
+        if (layers[i] != static_cast<int64_t>(i))
+            r.fail(key, "only the first layers may be dense (0, 1, 2, ...), got layer " + std::to_string(layers[i]));
+    return static_cast<int64_t>(layers.size());
+}
+
+/// global_every from a layer_types list ("sliding_attention" / "full_attention" per layer): the period P at which
+/// every P-th layer (P - 1, 2P - 1, ...) is full and the others sliding. 0 when every layer slides.
+int64_t globalEveryFromLayerTypes(JsonReader &r, const ModelShape &m)
+{
+    const json &types = r.array("layer_types");
+    if (static_cast<int64_t>(types.size()) != m.layers)
+        r.fail("layer_types",
+               "has " + std::to_string(types.size()) + " entries for " + std::to_string(m.layers) + " layers");
+    std::vector<bool> full;
+    for (const json &t : types) {
+        if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
+            r.fail("layer_types", "expected \"sliding_attention\" or \"full_attention\", got " + brief(t));
+        full.push_back(t == "full_attention");
+    }
+    if (std::none_of(full.begin(), full.end(), [](bool f) { return f; }))
+        return 0;
+    for (int64_t p = 1; p <= std::min<int64_t>(m.layers, kMaxPatternPeriod); ++p) {
+        bool fits = true;
+        for (int64_t i = 0; i < m.layers && fits; ++i)
+            fits = full[static_cast<std::size_t>(i)] == (i % p == p - 1);
+        if (fits)
+            return p;
+    }
+    r.fail("layer_types", "the full-attention layers are not every n-th layer; such a pattern is not supported");
+}
+
 /// The Llama lineage (LlamaForCausalLM and its descendants): pre-norm RMSNorm decoder, rotary positions, gated
 /// (SwiGLU/GeGLU) FFN of three bias-free projections, optional grouped-query attention, untied LM head by default.
 void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
@@ -173,7 +220,7 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
     m.heads = requiredSize(r, {"num_attention_heads"});
     m.kvHeads = optionalSize(r, {"num_key_value_heads"}, m.heads);
     checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
-    const bool gemma = type == "gemma" || type == "gemma2";
+    const bool gemma = type == "gemma" || type == "gemma2" || type == "gemma3_text";
     m.headDim = headDim(r, m, "num_attention_heads", "hidden_size", gemma ? 256 : 0);
     m.vocab = requiredSize(r, {"vocab_size"});
     m.gatedFfn = true;
@@ -185,21 +232,29 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
     // transformers' defaults: Gemma ties its embeddings; the others do not.
     m.tiedEmbeddings = r.boolean("tie_word_embeddings", gemma);
 
-    if (type == "qwen2_moe") {
-        // Qwen2MoeForCausalLM: every layer is sparse when decoder_sparse_step is 1 and mlp_only_layers is empty.
-        // Besides the routed experts, each layer has one always-active shared expert (an FFN of width
-        // shared_expert_intermediate_size) scaled by a sigmoid gate (hidden x 1).
-        if (r.integer("decoder_sparse_step", 1) != 1)
-            r.fail("decoder_sparse_step",
-                   "only 1 (every layer sparse) is supported, got " + std::to_string(r.integer("decoder_sparse_step")));
-        if (r.has("mlp_only_layers") && !r.array("mlp_only_layers").empty())
-            r.fail("mlp_only_layers", "dense layers inside a MoE model are not supported");
+    if (type == "qwen2_moe" || type == "qwen3_moe") {
+        // Qwen2MoeForCausalLM / Qwen3MoeForCausalLM: layer i is sparse when (i + 1) % decoder_sparse_step == 0 and i
+        // is not in mlp_only_layers; the others have a dense FFN of width intermediate_size. Qwen2-MoE also has one
+        // always-active shared expert per sparse layer (an FFN of width shared_expert_intermediate_size) scaled by a
+        // sigmoid gate (hidden x 1); Qwen3-MoE has none.
         m.ffn = requiredSize(r, {"moe_intermediate_size"});
         m.experts = requiredSize(r, {"num_experts"});
         m.activeExperts = requiredSize(r, {"num_experts_per_tok"});
-        m.sharedFfn = optionalSize(r, {"shared_expert_intermediate_size"}, 0);
-        m.sharedExpertGate = m.sharedFfn > 0;
-        r.integer("intermediate_size", 0); // dense layers only; unused when every layer is sparse
+        if (type == "qwen2_moe") {
+            m.sharedFfn = optionalSize(r, {"shared_expert_intermediate_size"}, 0);
+            m.sharedExpertGate = m.sharedFfn > 0;
+        }
+        const int64_t step = r.integer("decoder_sparse_step", 1);
+        if (step < 1 || step > kMaxPatternPeriod)
+            r.fail("decoder_sparse_step",
+                   "must be between 1 and " + std::to_string(kMaxPatternPeriod) + ", got " + std::to_string(step));
+        m.moeEvery = step;
+        m.moeOffset = step - 1;
+        m.firstDenseLayers = denseLayerPrefix(r, "mlp_only_layers");
+        if (m.moeEvery > 1 || m.firstDenseLayers > 0)
+            m.denseFfn = requiredSize(r, {"intermediate_size"});
+        else
+            r.integer("intermediate_size", 0); // dense layers only; unused when every layer is sparse
     } else {
         m.ffn = requiredSize(r, {"intermediate_size"});
     }
@@ -216,6 +271,10 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
     if (type == "qwen2" || type == "qwen2_moe") {
         m.qkvBias = true;
         m.outBias = false;
+    } else if (type == "qwen3" || type == "qwen3_moe") {
+        // Qwen3: no q/k/v biases (attention_bias, false by default), and an RMSNorm over each head's q and k.
+        m.qkvBias = m.outBias = r.boolean("attention_bias", false);
+        m.qkNorm = true;
     } else {
         m.qkvBias = m.outBias = r.boolean("attention_bias", false);
         m.ffnBias = r.boolean("mlp_bias", false);
@@ -228,13 +287,90 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
         m.slidingWindow = slidingWindow(r, "sliding_window", 4096);
     else if (type == "mixtral" || type == "phi3")
         m.slidingWindow = slidingWindow(r, "sliding_window", 0);
-    else if (type == "qwen2" || type == "qwen2_moe")
+    else if (type == "qwen2" || type == "qwen2_moe" || type == "qwen3" || type == "qwen3_moe") {
         m.slidingWindow = r.boolean("use_sliding_window", false) ? slidingWindow(r, "sliding_window", 4096) : 0;
-    // gemma2 alternates local (sliding_window) and global layers; MemWall has one window for all layers, so it is
-    // modelled with full attention everywhere (the KV cache's upper bound). Its four RMSNorms per layer (the
-    // attention's and the FFN's outputs are normed too) are counted.
-    if (type == "gemma2")
+        if (m.slidingWindow > 0 && r.integer("max_window_layers", m.layers) < m.layers)
+            r.fail("max_window_layers", "a window on only some layers is not supported; got " +
+                                            std::to_string(r.integer("max_window_layers")) + " of " +
+                                            std::to_string(m.layers) + " layers");
+    }
+    // gemma2 alternates local layers (sliding_window, 4096 tokens) and global ones, starting local: every second
+    // layer is global. gemma3_text has five local layers (sliding_window, 512 or 1024 tokens) to each global one
+    // (sliding_window_pattern 6, or the layer_types list of newer configs), and RMSNorms over each head's q and k.
+    // Both have four RMSNorms per layer (the attention's and the FFN's outputs are normed too).
+    if (type == "gemma2") {
         m.postNorms = true;
+        m.slidingWindow = slidingWindow(r, "sliding_window", 4096);
+        m.globalEvery = m.slidingWindow > 0 ? 2 : 0;
+    }
+    if (type == "gemma3_text") {
+        m.postNorms = true;
+        m.qkNorm = true;
+        m.slidingWindow = slidingWindow(r, "sliding_window", 4096);
+        m.globalEvery = r.has("layer_types") ? globalEveryFromLayerTypes(r, m) : r.integer("sliding_window_pattern", 6);
+        if (m.slidingWindow == 0)
+            m.globalEvery = 0;
+    }
+}
+
+/// DeepseekV2ForCausalLM / DeepseekV3ForCausalLM (and Kimi K2, a DeepSeek-V3 layout): multi-head latent attention,
+/// first_k_dense_replace dense layers of width intermediate_size, then (every moe_layer_freq-th layer) n_routed_experts
+/// experts of width moe_intermediate_size with num_experts_per_tok per token, and n_shared_experts always-active
+/// experts that form one FFN n_shared_experts x moe_intermediate_size wide. DeepSeek-V3's router ("noaux_tc") has a
+/// bias per expert (e_score_correction_bias). Group-limited routing (n_group, topk_group) picks among the same
+/// experts, so it changes neither the parameters nor the experts a token reads. The multi-token-prediction module
+/// (num_nextn_predict_layers) is not part of the *ForCausalLM model and is not counted.
+void importDeepseek(JsonReader &r, ModelShape &m, const std::string &type)
+{
+    m.arch = Architecture::Decoder;
+    m.hidden = requiredSize(r, {"hidden_size"});
+    m.layers = requiredSize(r, {"num_hidden_layers"});
+    m.heads = requiredSize(r, {"num_attention_heads"});
+    m.kvHeads = m.heads; // every head has its own keys and values, rebuilt from the one latent
+    m.mixer = MixerKind::Mla;
+    m.mla.qLoraRank = optionalSize(r, {"q_lora_rank"}, 0); // null: queries projected directly (V2-Lite)
+    m.mla.kvLoraRank = requiredSize(r, {"kv_lora_rank"});
+    m.mla.qkNopeHeadDim = requiredSize(r, {"qk_nope_head_dim"});
+    m.mla.qkRopeHeadDim = requiredSize(r, {"qk_rope_head_dim"});
+    m.mla.vHeadDim = requiredSize(r, {"v_head_dim"});
+    m.headDim = m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim;
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.gatedFfn = true;
+    m.activation = activation(r, {"hidden_act"}, Activation::Silu);
+    m.positions = PositionEncoding::Rotary;
+    m.norm = NormKind::RmsNorm;
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", false);
+    m.qkvBias = m.outBias = r.boolean("attention_bias", false);
+    if (m.qkvBias)
+        r.fail("attention_bias", "biases in multi-head latent attention are not supported");
+    m.maxPositions = r.integer("max_position_embeddings", 2048);
+
+    const int64_t routed = optionalSize(r, {"n_routed_experts"}, 0);
+    const int64_t dense = requiredSize(r, {"intermediate_size"});
+    if (routed == 0) { // a dense DeepSeek model
+        m.ffn = dense;
+        return;
+    }
+    m.experts = routed;
+    m.activeExperts = requiredSize(r, {"num_experts_per_tok"});
+    if (m.activeExperts > m.experts)
+        r.fail("num_experts_per_tok",
+               std::to_string(m.activeExperts) + " exceeds n_routed_experts (" + std::to_string(m.experts) + ")");
+    m.ffn = requiredSize(r, {"moe_intermediate_size"});
+    m.sharedFfn = m.ffn * r.integer("n_shared_experts", 0);
+    if (m.sharedFfn < 0)
+        r.fail("n_shared_experts", "must not be negative, got " + std::to_string(r.integer("n_shared_experts")));
+    m.firstDenseLayers = r.integer("first_k_dense_replace", 0);
+    if (m.firstDenseLayers < 0 || m.firstDenseLayers > m.layers)
+        r.fail("first_k_dense_replace",
+               "must be between 0 and num_hidden_layers, got " + std::to_string(m.firstDenseLayers));
+    // DeepseekV2/V3 DecoderLayer: routed when layer_idx >= first_k_dense_replace and layer_idx % moe_layer_freq == 0.
+    m.moeEvery = r.integer("moe_layer_freq", 1);
+    if (m.moeEvery < 1 || m.moeEvery > std::min<int64_t>(m.layers, kMaxPatternPeriod))
+        r.fail("moe_layer_freq", "must be between 1 and the layers, got " + std::to_string(m.moeEvery));
+    m.moeOffset = 0;
+    m.denseFfn = dense;
+    m.routerBias = r.string("topk_method", type == "deepseek_v2" ? "greedy" : "noaux_tc") == "noaux_tc";
 }
 
 /// GPT2LMHeadModel: learned positions, pre-norm LayerNorm, biases everywhere, 4x GELU FFN, tied LM head.
@@ -405,8 +541,10 @@ ModelShape importHfConfig(const json &config, const std::string &file)
 {
     JsonReader r(config, file);
     const std::string type = r.string("model_type");
-    const bool known =
-        type == kAlsoSupported || std::find(kSupported.begin(), kSupported.end(), type) != kSupported.end();
+    const bool known = std::find(kSupported.begin(), kSupported.end(), type) != kSupported.end();
+    if (type == "gemma3")
+        r.fail("model_type", "'gemma3' includes a SigLIP vision tower, which MemWall does not model; import the "
+                             "language model alone (its text_config, model_type gemma3_text)");
     if (!known)
         r.fail("model_type", "unsupported '" + type + "' (supported: " + supportedList() + ")");
 
@@ -430,6 +568,8 @@ ModelShape importHfConfig(const json &config, const std::string &file)
         importFalcon(r, m, type);
     else if (type == "gpt_neox")
         importGptNeox(r, m);
+    else if (type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2")
+        importDeepseek(r, m, type);
     else
         importLlamaLike(r, m, type);
 

@@ -1,0 +1,375 @@
+// Tests for the per-layer block model (core/model/modelshape.h: layerBlock, layerGroups, cachedElements) and the
+// families it brings in: multi-head latent attention (DeepSeek-V3, Kimi K2), dense layers before the experts, Qwen3's
+// per-head q/k norms, Qwen3-MoE, and Gemma 2 and 3's local/global layer pattern.
+//
+// Every parameter count below is counted by hand in the comments, from the config.json fields, and compared with the
+// published figure it rounds to. The configs are copies in tests/data/configs (see the README there for sources).
+
+#include "core/analysis/analysis.h"
+#include "core/io/hfconfig.h"
+#include "core/io/presets.h"
+#include "core/model/modelshape.h"
+
+#include "../builtinpresets.h"
+
+#include <QtTest>
+
+#include <map>
+#include <random>
+#include <string>
+
+namespace memwall::core {
+
+namespace {
+
+std::string configPath(const char *file) { return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file; }
+ModelShape config(const char *file) { return importHfConfigFile(configPath(file)); }
+
+const Operator *findOp(const Analysis &a, std::string_view name)
+{
+    for (const auto &op : a.operators)
+        if (op.name == name)
+            return &op;
+    return nullptr;
+}
+
+Scenario decodeAt(int64_t context)
+{
+    Scenario s;
+    s.phase = Phase::Decode;
+    s.batch = 1;
+    s.context = context;
+    return s;
+}
+
+} // namespace
+
+class TestLayerBlocks : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void familyParamCounts_data();
+    void familyParamCounts();
+    void groupsMatchLayerByLayer();
+    void groupsOfPublishedPatterns();
+    void kvBytesOfPatterns_data();
+    void kvBytesOfPatterns();
+    void mlaCacheIsNotSplitByTensorParallelism();
+    void mlaDecodeByHand();
+    void mlaUnabsorbedLiftsTheLatent();
+    void localAndGlobalLayersHaveTheirOwnOperators();
+    void denseLayersOfAMoeModel();
+    void unsupportedParts_data();
+    void unsupportedParts();
+    void presetRoundTrip();
+};
+
+void TestLayerBlocks::familyParamCounts_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<qint64>("total");
+    QTest::addColumn<qint64>("active");
+
+    // DeepSeek-V3 (h 7168, 61 layers, 128 heads; MLA: q_lora 1536, kv_lora 512, nope 128, rope 64, v 128; 3 dense
+    // layers of 18432; 58 MoE layers of 256 routed experts of 2048, 8 per token, 1 shared; router bias; vocab 129280):
+    //   MLA    q_a 7168 x 1536 = 11,010,048 + norm 1,536 + q_b 1536 x 128 x 192 = 37,748,736
+    //          + kv_a 7168 x 576 = 4,128,768 + norm 512 + kv_b 512 x 128 x 256 = 16,777,216
+    //          + o 128 x 128 x 7168 = 117,440,512                                         = 187,107,328
+    //   dense layer  187,107,328 + 3 x 7168 x 18432 (396,361,728) + 2 norms 14,336     = 583,483,392
+    //   MoE layer    187,107,328 + 257 experts x 44,040,192 + router 7168 x 256 + 256 + 14,336 = 11,507,286,272
+    //   total  3 x 583,483,392 + 58 x 11,507,286,272 + 2 x 129280 x 7168 + 7168        = 671,026,419,200 (paper: 671B)
+    //   active 3 x 583,483,392 + 58 x (187,107,328 + 9 x 44,040,192 + 1,835,264 + 14,336) + 1,853,365,248
+    //                                                                                   = 37,552,297,472 (paper: 37B)
+    QTest::newRow("DeepSeek-V3 = 671.0B, 37.6B active")
+        << "DeepSeek-V3.json" << qint64(671026419200) << qint64(37552297472);
+    // Kimi K2 (the DeepSeek-V3 layout with 64 heads, 384 experts, 1 dense layer, vocab 163840):
+    //   MLA    11,010,048 + 1,536 + 1536 x 64 x 192 (18,874,368) + 4,128,768 + 512 + 512 x 64 x 256 (8,388,608)
+    //          + 64 x 128 x 7168 (58,720,256)                                               = 101,124,096
+    //   dense layer  101,124,096 + 396,361,728 + 14,336                                  = 497,500,160
+    //   MoE layer    101,124,096 + 385 x 44,040,192 + 7168 x 384 + 384 + 14,336          = 17,059,365,248
+    //   total  497,500,160 + 60 x 17,059,365,248 + 2 x 163840 x 7168 + 7168               = 1,026,408,232,448 (card:
+    //   1T) active 497,500,160 + 60 x (101,124,096 + 9 x 44,040,192 + 2,752,896 + 14,336) + 2,348,817,408
+    //                                                                                   = 32,861,500,928 (card: 32B)
+    QTest::newRow("Kimi K2 = 1.03T, 32.9B active")
+        << "Kimi-K2-Instruct.json" << qint64(1026408232448) << qint64(32861500928);
+    // Qwen3-8B (h 4096, 36 layers, 32 heads and 8 KV heads of 128, q/k norms of 128, FFN 12288, vocab 151936):
+    //   layer 4096 x (4096 + 2048) + 4096 x 4096 + 2 x 128 + 3 x 4096 x 12288 + 2 x 4096 = 192,946,432
+    //   total 36 x 192,946,432 + 2 x 151936 x 4096 + 4096 = 8,190,735,360 (card: 8.2B, 6.95B without embeddings)
+    QTest::newRow("Qwen3-8B = 8.19B") << "Qwen3-8B.json" << qint64(8190735360) << qint64(8190735360);
+    // Qwen3-30B-A3B (h 2048, 48 layers, 32 heads and 4 KV heads of 128, q/k norms, 128 experts of 768, 8 per token):
+    //   layer 2048 x (4096 + 1024) + 4096 x 2048 + 256 + 128 x 3 x 2048 x 768 + 2048 x 128 + 2 x 2048 = 623,120,640
+    //   total 48 x 623,120,640 + 2 x 151936 x 2048 + 2048 = 30,532,122,624 (card: 30.5B)
+    //   active 48 x (18,874,368 + 256 + 8 x 4,718,592 + 262,144 + 4,096) + 622,331,904 = 48 x 56,889,600 + 622,331,904
+    //          = 3,353,032,704 (card: 3.3B)
+    QTest::newRow("Qwen3-30B-A3B = 30.5B, 3.35B active")
+        << "Qwen3-30B-A3B.json" << qint64(30532122624) << qint64(3353032704);
+    // Gemma 3 1B (h 1152, 26 layers, 4 heads and 1 KV head of 256, q/k norms, 4 norms a layer, FFN 6912, vocab
+    // 262144, tied): layer 1152 x 1536 + 1024 x 1152 + 512 + 3 x 1152 x 6912 + 4 x 1152 = 26,842,112;
+    //   total 26 x 26,842,112 + 262144 x 1152 + 1152 = 999,885,952 (keras-hub gemma3_1b 'params': 999,885,952)
+    QTest::newRow("Gemma 3 1B = 999,885,952") << "gemma-3-1b-it.json" << qint64(999885952) << qint64(999885952);
+}
+
+void TestLayerBlocks::familyParamCounts()
+{
+    QFETCH(QString, file);
+    QFETCH(qint64, total);
+    QFETCH(qint64, active);
+    const ModelShape m = config(file.toUtf8().constData());
+    const ParamCounts p = paramCount(m);
+    QCOMPARE(static_cast<qint64>(p.total), total);
+    QCOMPARE(static_cast<qint64>(p.active), active);
+    QCOMPARE(p.embedding + p.layers + p.head, p.total);
+}
+
+void TestLayerBlocks::groupsMatchLayerByLayer()
+{
+    // layerGroups() counts in closed form; layerBlock() layer by layer must give the same groups, for any pattern.
+    std::mt19937 rng(20261206);
+    auto pick = [&rng](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+    for (int trial = 0; trial < 2000; ++trial) {
+        ModelShape m;
+        m.layers = pick(1, 130);
+        m.slidingWindow = pick(0, 1) ? pick(1, 4096) : 0;
+        m.globalEvery = m.slidingWindow > 0 ? pick(0, std::min<int64_t>(m.layers, 8)) : 0;
+        m.experts = pick(0, 1) ? pick(2, 64) : 1;
+        if (m.isMoe()) {
+            m.firstDenseLayers = pick(0, m.layers);
+            m.moeEvery = pick(1, std::min<int64_t>(m.layers, 4));
+            m.moeOffset = pick(0, m.moeEvery - 1);
+        }
+        std::map<std::pair<int64_t, bool>, int64_t> byLayer;
+        std::vector<std::pair<int64_t, bool>> order;
+        for (int64_t i = 0; i < m.layers; ++i) {
+            const LayerBlock b = layerBlock(m, i);
+            if (byLayer[{b.window, b.moe}]++ == 0)
+                order.push_back({b.window, b.moe});
+        }
+        const LayerGroups groups = layerGroups(m);
+        QCOMPARE(groups.size, order.size());
+        for (std::size_t k = 0; k < groups.size; ++k) {
+            const LayerGroup &g = groups.items[k];
+            QCOMPARE(std::make_pair(g.block.window, g.block.moe), order[k]); // in the order of first appearance
+            QCOMPARE(g.count, (byLayer[{g.block.window, g.block.moe}]));
+        }
+    }
+}
+
+void TestLayerBlocks::groupsOfPublishedPatterns()
+{
+    // Gemma 3 1B: sliding_window_pattern 6 over 26 layers: layers 5, 11, 17 and 23 global, 22 local of 512 tokens.
+    const LayerGroups gemma = layerGroups(config("gemma-3-1b-it.json"));
+    QCOMPARE(gemma.size, std::size_t(2));
+    QCOMPARE(gemma.items[0].block.window, int64_t(512));
+    QCOMPARE(gemma.items[0].count, int64_t(22));
+    QCOMPARE(gemma.items[1].block.window, int64_t(0));
+    QCOMPARE(gemma.items[1].count, int64_t(4));
+    // DeepSeek-V3: first_k_dense_replace 3 dense layers, then 58 with experts.
+    const LayerGroups ds = layerGroups(config("DeepSeek-V3.json"));
+    QCOMPARE(ds.size, std::size_t(2));
+    QCOMPARE(ds.items[0].block.moe, false);
+    QCOMPARE(ds.items[0].count, int64_t(3));
+    QCOMPARE(ds.items[1].block.moe, true);
+    QCOMPARE(ds.items[1].count, int64_t(58));
+    // gpt-oss-20b's layer_types alternate sliding and full, starting sliding: every second layer global.
+    nlohmann::json oss = readJsonFile(configPath("gpt-oss-20b.json"));
+    QCOMPARE(oss["layer_types"].size(), std::size_t(24));
+    oss["model_type"] = "gemma3_text"; // only the pattern is read here: gpt-oss itself is not imported yet
+    oss["head_dim"] = 64;
+    QCOMPARE(importHfConfig(oss, "gpt-oss-20b.json").globalEvery, int64_t(2));
+    // Gemma 2 9B: 42 layers alternating 4096-token local and global, starting local.
+    const ModelShape g2 = testpresets::model("gemma-2-9b");
+    QCOMPARE(g2.slidingWindow, int64_t(4096));
+    QCOMPARE(g2.globalEvery, int64_t(2));
+    const LayerGroups g2g = layerGroups(g2);
+    QCOMPARE(g2g.size, std::size_t(2));
+    QCOMPARE(g2g.items[0].count, int64_t(21));
+    QCOMPARE(g2g.items[1].count, int64_t(21));
+}
+
+void TestLayerBlocks::kvBytesOfPatterns_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<qint64>("context");
+    QTest::addColumn<double>("perToken");
+    QTest::addColumn<double>("total");
+    // DeepSeek-V3: (512 + 64) x 61 layers x 2 B = 70,272 B per token, whatever the 128 heads; at 4096 tokens
+    // 287,834,112 B.
+    QTest::newRow("DeepSeek-V3 = 70,272 B/token") << "DeepSeek-V3.json" << qint64(4096) << 70272.0 << 287834112.0;
+    // Qwen3-8B: 2 x 36 x 8 x 128 x 2 B = 147,456 B per token; at 32,768 tokens 4,831,838,208 B.
+    QTest::newRow("Qwen3-8B = 147,456 B/token") << "Qwen3-8B.json" << qint64(32768) << 147456.0 << 4831838208.0;
+    // Gemma 3 1B: 2 x 1 x 256 x 2 B = 1,024 B per token and layer. At 32,768 tokens the 4 global layers keep them
+    // all (134,217,728 B) and the 22 local layers their last 512 (11,534,336 B): 145,752,064 B, where full attention
+    // everywhere would be 872,415,232 B (6x).
+    QTest::newRow("Gemma 3 1B at 32k = 145,752,064 B")
+        << "gemma-3-1b-it.json" << qint64(32768) << 26624.0 << 145752064.0;
+    // Under the window the pattern changes nothing: 26 x 1,024 B x 500 tokens.
+    QTest::newRow("Gemma 3 1B at 500 = 13,312,000 B") << "gemma-3-1b-it.json" << qint64(500) << 26624.0 << 13312000.0;
+}
+
+void TestLayerBlocks::kvBytesOfPatterns()
+{
+    QFETCH(QString, file);
+    QFETCH(qint64, context);
+    QFETCH(double, perToken);
+    QFETCH(double, total);
+    const ModelShape m = config(file.toUtf8().constData());
+    Scenario s = decodeAt(context - 1); // the decode step's own token makes `context`
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), m, s);
+    QCOMPARE(a.kvCache.bytesPerToken, perToken);
+    QCOMPARE(a.kvCache.totalBytes, total);
+    QCOMPARE(a.memory.kv, total);
+    QCOMPARE(cachedElements(m, layerGroups(m), static_cast<double>(context), static_cast<double>(m.kvHeads)) * 2,
+             total);
+}
+
+void TestLayerBlocks::mlaCacheIsNotSplitByTensorParallelism()
+{
+    // Every tensor-parallel rank attends with its share of the heads, all of which read the one latent: the cache is
+    // replicated, not split. A GQA model's KV heads are split.
+    const ModelShape ds = config("DeepSeek-V3.json");
+    Scenario s = decodeAt(4095);
+    const double one = analyze(testpresets::hw("h100-sxm"), ds, s).memory.kv;
+    s.tp = 8;
+    QCOMPARE(analyze(testpresets::hw("h100-sxm"), ds, s).memory.kv, one);
+    const ModelShape q = config("Qwen3-8B.json");
+    Scenario g = decodeAt(4095);
+    const double gOne = analyze(testpresets::hw("h100-sxm"), q, g).memory.kv;
+    g.tp = 8;
+    QCOMPARE(analyze(testpresets::hw("h100-sxm"), q, g).memory.kv, gOne / 8);
+}
+
+void TestLayerBlocks::mlaDecodeByHand()
+{
+    // DeepSeek-V3, one decode step at batch 1 after 4,095 tokens (4,096 keys), absorbed, 16-bit, tp 1, 61 layers:
+    //   score:   2 FLOPs x 128 heads x 4096 keys x (512 + 64) per layer       = 603,979,776 x 61
+    //            reads the latent once for all heads: 4096 x 576 x 2 B        = 4,718,592 B x 61
+    //   context: 2 x 128 x 4096 x 512                                          = 536,870,912 x 61
+    //   q_absorb: 2 x 128 x 128 x 512 FLOPs, weights 128 x 128 x 512 x 2 B    = 16,777,216 FLOPs, 16,777,216 B
+    //   v_absorb: 2 x 128 x 512 x 128 FLOPs, weights the same                  = 16,777,216 FLOPs, 16,777,216 B
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), config("DeepSeek-V3.json"), decodeAt(4095));
+    const Operator *score = findOp(a, "attn.score");
+    const Operator *context = findOp(a, "attn.context");
+    const Operator *qa = findOp(a, "attn.q_absorb");
+    const Operator *va = findOp(a, "attn.v_absorb");
+    QVERIFY(score && context && qa && va);
+    QCOMPARE(score->count, 61.0);
+    QCOMPARE(score->flops, 61.0 * 603979776);
+    QCOMPARE(score->kvBytes, 61.0 * 4718592);
+    QCOMPARE(context->flops, 61.0 * 536870912);
+    QCOMPARE(qa->flops, 61.0 * 16777216);
+    QCOMPARE(qa->weightBytes, 61.0 * 16777216);
+    QCOMPARE(va->flops, 61.0 * 16777216);
+    QVERIFY(!findOp(a, "attn.kv_b_proj")); // absorbed decode never lifts the latent
+    QVERIFY(findOp(a, "attn.q_a_proj") && findOp(a, "attn.kv_a_proj") && findOp(a, "attn.q_b_proj"));
+    QVERIFY(!findOp(a, "attn.qkv_proj"));
+}
+
+void TestLayerBlocks::mlaUnabsorbedLiftsTheLatent()
+{
+    // Unabsorbed decode lifts all 4,096 cached latents to keys and values every step:
+    //   kv_b_proj: 2 x 4096 x 512 x 128 x (128 + 128) FLOPs = 137,438,953,472 per layer; it reads the cached latent
+    //   (4096 x 512 x 2 B = 4,194,304 B) and its weights 512 x 128 x 256 x 2 B = 33,554,432 B.
+    // Scores then run per head over nope + rope = 192: 2 x 128 x 4096 x 192 = 201,326,592 per layer.
+    Scenario s = decodeAt(4095);
+    s.mlaAbsorb = false;
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), config("DeepSeek-V3.json"), s);
+    const Operator *kvb = findOp(a, "attn.kv_b_proj");
+    QVERIFY(kvb);
+    QCOMPARE(kvb->flops, 61.0 * 137438953472.0);
+    QCOMPARE(kvb->kvBytes, 61.0 * 4194304);
+    QCOMPARE(kvb->weightBytes, 61.0 * 33554432);
+    QCOMPARE(findOp(a, "attn.score")->flops, 61.0 * 201326592);
+    // The absorbed step does far fewer FLOPs over the same cached bytes: that is why engines absorb in decode.
+    const Analysis absorbed = analyze(testpresets::hw("h100-sxm"), config("DeepSeek-V3.json"), decodeAt(4095));
+    QVERIFY(absorbed.totals.flops * 10 < a.totals.flops);
+}
+
+void TestLayerBlocks::localAndGlobalLayersHaveTheirOwnOperators()
+{
+    // Gemma 3 1B decode after 8,191 tokens: 4 global layers attend 8,192 keys, 22 local layers 512.
+    // Score FLOPs per layer: 2 x 4 heads x keys x 256.
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), config("gemma-3-1b-it.json"), decodeAt(8191));
+    const Operator *global = findOp(a, "attn.score");
+    const Operator *local = findOp(a, "attn.local_score");
+    QVERIFY(global && local);
+    QCOMPARE(global->count, 4.0);
+    QCOMPARE(local->count, 22.0);
+    QCOMPARE(global->flops, 4.0 * 2 * 4 * 8192 * 256);
+    QCOMPARE(local->flops, 22.0 * 2 * 4 * 512 * 256);
+    // K and V read: 1 KV head x 256 x 2 B x keys, per layer.
+    QCOMPARE(global->kvBytes, 4.0 * 8192 * 256 * 2);
+    QCOMPARE(local->kvBytes, 22.0 * 512 * 256 * 2);
+    QCOMPARE(findOp(a, "attn.qkv_proj")->count, 26.0);
+    QCOMPARE(findOp(a, "attn.qk_norm")->count, 26.0);
+    // A uniform model keeps the plain names only.
+    const Analysis q = analyze(testpresets::hw("h100-sxm"), config("Qwen3-8B.json"), decodeAt(8191));
+    QVERIFY(findOp(q, "attn.score") && !findOp(q, "attn.local_score"));
+}
+
+void TestLayerBlocks::denseLayersOfAMoeModel()
+{
+    // DeepSeek-V3 decode at batch 1: 3 dense layers run an FFN 18,432 wide, 58 layers their experts.
+    //   ffn.dense_up: 2 x 7168 x 18432 = 264,241,152 FLOPs per layer, x 3.
+    //   ffn.up: 8 experts of 2048 per token: 2 x 8 x 7168 x 2048 = 234,881,024 per layer, x 58, reading 8 experts'
+    //   up weights: 8 x 7168 x 2048 x 2 B = 234,881,024 B per layer.
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), config("DeepSeek-V3.json"), decodeAt(4095));
+    const Operator *dense = findOp(a, "ffn.dense_up");
+    const Operator *routed = findOp(a, "ffn.up");
+    QVERIFY(dense && routed);
+    QCOMPARE(dense->count, 3.0);
+    QCOMPARE(dense->flops, 3.0 * 264241152);
+    QCOMPARE(routed->count, 58.0);
+    QCOMPARE(routed->flops, 58.0 * 234881024);
+    QCOMPARE(routed->weightBytes, 58.0 * 234881024);
+    QCOMPARE(findOp(a, "ffn.router")->count, 58.0);
+    QCOMPARE(findOp(a, "ffn.shared_up")->count, 58.0);
+    // Expert parallelism splits only the routed experts: 256 x 3 x 7168 x 2048 x 58 layers of the 671.0B.
+    Scenario s = decodeAt(4095);
+    s.ep = 8;
+    s.tp = 1;
+    const Analysis ep = analyze(testpresets::hw("h100-sxm"), config("DeepSeek-V3.json"), s);
+    const double routedParams = 58.0 * 256 * 3 * 7168 * 2048;
+    QCOMPARE(static_cast<double>(ep.params.routed), routedParams);
+    QCOMPARE(ep.memory.weights, ((671026419200.0 - routedParams) + routedParams / 8) * 2);
+}
+
+void TestLayerBlocks::unsupportedParts_data()
+{
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("gemma3 with its vision tower")
+        << "gemma3"
+        << "cfg.json: model_type: 'gemma3' includes a SigLIP vision tower, which MemWall does not model; import the "
+           "language model alone (its text_config, model_type gemma3_text)";
+}
+
+void TestLayerBlocks::unsupportedParts()
+{
+    QFETCH(QString, type);
+    QFETCH(QString, error);
+    nlohmann::json c = readJsonFile(configPath("gemma-3-1b-it.json"));
+    c["model_type"] = type.toStdString();
+    try {
+        importHfConfig(c, "cfg.json");
+        QFAIL("no error");
+    } catch (const InputError &e) {
+        QCOMPARE(QString::fromStdString(e.what()), error);
+    }
+}
+
+void TestLayerBlocks::presetRoundTrip()
+{
+    // The preset schema keeps every block-model field: a shape written and read back is the same model.
+    for (const char *file : {"DeepSeek-V3.json", "gemma-3-1b-it.json", "Qwen3-30B-A3B.json", "Kimi-K2-Instruct.json"}) {
+        const ModelShape m = config(file);
+        const ModelShape back = modelShapeFromJson(toJson(m), "roundtrip.json");
+        QCOMPARE(toJson(back).dump(), toJson(m).dump());
+        QCOMPARE(paramCount(back).total, paramCount(m).total);
+    }
+}
+
+} // namespace memwall::core
+
+QTEST_GUILESS_MAIN(memwall::core::TestLayerBlocks)
+#include "tst_layerblocks.moc"
