@@ -73,7 +73,8 @@ struct Ctx
     double h = 0, hq = 0, hkv = 0, d = 0, qd = 0, kvd = 0, ffn = 0, sharedFfn = 0, denseFfn = 0;
     LayerGroups groups{}; ///< the model's layers by kind (window, dense or routed FFN)
     double act = 2, kvb = 2, wpw = 2, normW = 0;
-    double embedWpw = 2; ///< bytes per weight of the token embedding and the LM head (unquantized_embeddings: 2)
+    double expertWpw = 2; ///< bytes per weight of the routed experts (expert_weights, else wpw)
+    double embedWpw = 2;  ///< bytes per weight of the token embedding and the LM head (unquantized_embeddings: 2)
     double layersPerStage = 0;
     double localExperts = 1;
     double peakMatmul = 0, peakVector = 0, bw = 0;
@@ -267,11 +268,12 @@ struct FfnNames
 constexpr FfnNames kFfn{"ffn.up", "ffn.gate", "ffn.act", "ffn.down"};
 constexpr FfnNames kDenseFfn{"ffn.dense_up", "ffn.dense_gate", "ffn.dense_act", "ffn.dense_down"};
 
-/// One FFN of width `f` (per device) over `tokens` tokens, `touched` copies of its weights read.
-void emitFfn(Ctx &c, const Pass &p, double lc, double f, double tokens, double touched, const FfnNames &names)
+/// One FFN of width `f` (per device) over `tokens` tokens, `touched` copies of its weights (`wpw` bytes each) read.
+void emitFfn(Ctx &c, const Pass &p, double lc, double f, double tokens, double touched, double wpw,
+             const FfnNames &names)
 {
     const ModelShape &m = c.m;
-    const double h = c.h, act = c.act, wpw = c.wpw;
+    const double h = c.h, act = c.act;
     const double biasUp = m.ffnBias ? 1.0 : 0.0;
     emit(c, names.up, OpClass::Matmul, p.phase, lc, 2 * tokens * h * f * c.flopFactor + biasUp * tokens * f,
          touched * (h * f * wpw + biasUp * f * act), tokens * h * act + tokens * f * act, 0, p.train);
@@ -391,7 +393,7 @@ void emitPass(Ctx &c, const Pass &p)
         if (g.block.moe)
             sparse += static_cast<double>(g.count);
     if (sparse < L) // a dense model's FFN, or a MoE model's dense layers
-        emitFfn(c, p, lc * (L - sparse) / L, m.isMoe() ? c.denseFfn : c.ffn, N, 1, sparse > 0 ? kDenseFfn : kFfn);
+        emitFfn(c, p, lc * (L - sparse) / L, m.isMoe() ? c.denseFfn : c.ffn, N, 1, wpw, sparse > 0 ? kDenseFfn : kFfn);
     if (sparse > 0) {
         const double lm = lc * sparse / L;
         const double E = static_cast<double>(m.experts), k = static_cast<double>(m.activeExperts);
@@ -412,7 +414,7 @@ void emitPass(Ctx &c, const Pass &p)
             touched = std::max(touched, busiest);
             tokensE = std::max(tokensE, touched);
         }
-        emitFfn(c, p, lm, c.ffn, tokensE, touched, kFfn);
+        emitFfn(c, p, lm, c.ffn, tokensE, touched, c.expertWpw, kFfn);
         if (m.sharedFfn > 0) {
             // The shared expert: one more FFN that every token goes through, on every expert-parallel rank (it is
             // replicated there, split only by tensor parallelism). Its output is scaled by the gate and added to the
@@ -515,12 +517,16 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     // Structured sparsity removes weights and their FLOPs; unstructured removes weights but keeps dense FLOPs and
     // pays a 1-bit-per-weight mask.
     // A zero point per group, in the weight format (GPTQ/AWQ): bits(type) / group more bits per weight.
-    const double zeroPoints = s.weightZeroPoints && s.weights.groupSize > 0
-                                  ? static_cast<double>(bits(s.weights.type)) / 8.0 / s.weights.groupSize
-                                  : 0.0;
-    c.wpw = (s.weights.bytesPerWeight() + zeroPoints) * (1.0 - s.structuredSparsity);
-    if (s.unstructuredSparsity > 0)
-        c.wpw = c.wpw * (1.0 - s.unstructuredSparsity) + 1.0 / 8.0;
+    auto bytesPerWeight = [&s](const WeightFormat &f) {
+        const double zeroPoints =
+            s.weightZeroPoints && f.groupSize > 0 ? static_cast<double>(bits(f.type)) / 8.0 / f.groupSize : 0.0;
+        double b = (f.bytesPerWeight() + zeroPoints) * (1.0 - s.structuredSparsity);
+        if (s.unstructuredSparsity > 0)
+            b = b * (1.0 - s.unstructuredSparsity) + 1.0 / 8.0;
+        return b;
+    };
+    c.wpw = bytesPerWeight(s.weights);
+    c.expertWpw = m.isMoe() && s.expertWeights ? bytesPerWeight(*s.expertWeights) : c.wpw;
     c.embedWpw = s.unquantizedEmbeddings ? 2.0 : c.wpw;
     c.flopFactor = 1.0 - s.structuredSparsity;
     c.normW = m.norm == NormKind::LayerNorm ? 2 * c.h : c.h;
@@ -783,8 +789,11 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     // The embedding and the head (with the norms beside them) at their own bytes per weight; on a device, their share
     // follows the same split as the other non-expert weights.
     const double embedParams = static_cast<double>(a.params.embedding + a.params.head);
-    a.weightBytes = static_cast<double>(a.params.total) * c.wpw + embedParams * (c.embedWpw - c.wpw);
-    mem.weights = localParams * c.wpw + embedParams / (static_cast<double>(s.tp) * s.pp) * (c.embedWpw - c.wpw);
+    // Likewise the routed experts at theirs (expert_weights).
+    a.weightBytes = static_cast<double>(a.params.total) * c.wpw + embedParams * (c.embedWpw - c.wpw) +
+                    expertParams * (c.expertWpw - c.wpw);
+    mem.weights = localParams * c.wpw + embedParams / (static_cast<double>(s.tp) * s.pp) * (c.embedWpw - c.wpw) +
+                  expertParams / (static_cast<double>(s.tp) * s.pp * s.ep) * (c.expertWpw - c.wpw);
     if (s.phase == Phase::Train && s.zeroStage >= 3)
         mem.weights /= s.dp;
     // A stage holds 1/pp of every kind of layer (each group's share of the stage's layers).

@@ -194,6 +194,35 @@ std::vector<ScenarioOption> makeOptions()
         };
         t.push_back(std::move(w));
     }
+    {
+        ScenarioOption w{.key = "expert_weights",
+                         .flag = "--expert-weights",
+                         .metavar = "F",
+                         .label = "Expert weights",
+                         .help = "Mixture-of-experts models: how the routed experts are stored, when it differs from "
+                                 "the other weights (gpt-oss ships MXFP4 experts and BF16 attention); same: as "
+                                 "Weights.",
+                         .group = "Precision",
+                         .kind = OptionKind::Choice,
+                         .choices = {"same", "fp8", "fp4/g32/fp8", "fp4/g16/fp8", "int8", "int4/g128"},
+                         .openChoice = true};
+        w.get = [](const Scenario &s, const WhatIf &) {
+            return OptionValue(s.expertWeights ? toString(*s.expertWeights) : std::string("same"));
+        };
+        w.set = [](Scenario &s, WhatIf &, const OptionValue &v) {
+            const std::string &text = std::get<std::string>(v);
+            if (text == "same") {
+                s.expertWeights.reset();
+                return std::string();
+            }
+            const auto f = weightFormatFromString(text);
+            if (!f)
+                return "'" + text + "' is not a weight format (same, fp8, mxfp4, nvfp4, int4/g128, ...)";
+            s.expertWeights = *f;
+            return std::string();
+        };
+        t.push_back(std::move(w));
+    }
     t.push_back(choice({.key = "activations",
                         .flag = "--activations",
                         .metavar = "DTYPE",

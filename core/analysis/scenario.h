@@ -89,6 +89,9 @@ struct Scenario
     /// Weight-only quantization as GPTQ and AWQ store it: each group of weights also keeps a zero point in the weight
     /// format (asymmetric quantization), and the token embedding and the LM head stay 16-bit.
     bool weightZeroPoints = false;
+    /// MoE: how the routed experts' weights are stored when it differs from `weights` (gpt-oss ships its experts in
+    /// MXFP4 and everything else in BF16); unset: as `weights`.
+    std::optional<WeightFormat> expertWeights;
     bool unquantizedEmbeddings = false;
 
     double structuredSparsity = 0.0;   ///< fraction of weights pruned in hardware-usable 2:4-style blocks

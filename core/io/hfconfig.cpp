@@ -24,10 +24,10 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::string_view, 23> kSupported{
+constexpr std::array<std::string_view, 24> kSupported{
     "llama", "mistral", "mixtral",   "qwen2",       "qwen2_moe",   "gemma",       "gemma2",          "phi3",
     "gpt2",  "bert",    "roberta",   "opt",         "falcon",      "RefinedWeb",  "RefinedWebModel", "gpt_neox",
-    "gptj",  "qwen3",   "qwen3_moe", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2"};
+    "gptj",  "qwen3",   "qwen3_moe", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",         "gpt_oss"};
 
 std::string supportedList()
 {
@@ -373,6 +373,41 @@ void importDeepseek(JsonReader &r, ModelShape &m, const std::string &type)
     m.routerBias = r.string("topk_method", type == "deepseek_v2" ? "greedy" : "noaux_tc") == "noaux_tc";
 }
 
+/// GptOssForCausalLM: grouped-query attention with biases on q, k, v and o and one learned sink logit per head;
+/// layers alternate a sliding window (sliding_window, 128 tokens) and full attention (layer_types); every layer has
+/// num_local_experts gated experts of width intermediate_size with biases, experts_per_token per token, and a router
+/// with a bias. The experts ship in MXFP4 and the rest in BF16: analyse it with --expert-weights mxfp4.
+void importGptOss(JsonReader &r, ModelShape &m)
+{
+    m.arch = Architecture::Decoder;
+    m.hidden = requiredSize(r, {"hidden_size"});
+    m.layers = requiredSize(r, {"num_hidden_layers"});
+    m.heads = requiredSize(r, {"num_attention_heads"});
+    m.kvHeads = optionalSize(r, {"num_key_value_heads"}, m.heads);
+    checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.gatedFfn = true;
+    m.activation = activation(r, {"hidden_act"}, Activation::Silu);
+    m.positions = PositionEncoding::Rotary;
+    m.norm = NormKind::RmsNorm;
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", false);
+    m.qkvBias = m.outBias = r.boolean("attention_bias", true);
+    m.attentionSinks = true;
+    m.ffn = requiredSize(r, {"intermediate_size"});
+    m.ffnBias = true;
+    m.experts = requiredSize(r, {"num_local_experts"});
+    m.activeExperts = requiredSize(r, {"num_experts_per_tok", "experts_per_token"});
+    if (m.activeExperts > m.experts)
+        r.fail("num_experts_per_tok",
+               std::to_string(m.activeExperts) + " exceeds num_local_experts (" + std::to_string(m.experts) + ")");
+    m.routerBias = true;
+    m.maxPositions = r.integer("max_position_embeddings", 131072);
+    m.slidingWindow = slidingWindow(r, "sliding_window", 128);
+    if (m.slidingWindow > 0)
+        m.globalEvery = r.has("layer_types") ? globalEveryFromLayerTypes(r, m) : 2;
+}
+
 /// GPT2LMHeadModel: learned positions, pre-norm LayerNorm, biases everywhere, 4x GELU FFN, tied LM head.
 void importGpt2(JsonReader &r, ModelShape &m)
 {
@@ -570,6 +605,8 @@ ModelShape importHfConfig(const json &config, const std::string &file)
         importGptNeox(r, m);
     else if (type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2")
         importDeepseek(r, m, type);
+    else if (type == "gpt_oss")
+        importGptOss(r, m);
     else
         importLlamaLike(r, m, type);
 

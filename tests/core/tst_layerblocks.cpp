@@ -63,6 +63,7 @@ private slots:
     void unsupportedParts_data();
     void unsupportedParts();
     void presetRoundTrip();
+    void expertWeightsOfGptOss();
 };
 
 void TestLayerBlocks::familyParamCounts_data()
@@ -108,6 +109,16 @@ void TestLayerBlocks::familyParamCounts_data()
     // 262144, tied): layer 1152 x 1536 + 1024 x 1152 + 512 + 3 x 1152 x 6912 + 4 x 1152 = 26,842,112;
     //   total 26 x 26,842,112 + 262144 x 1152 + 1152 = 999,885,952 (keras-hub gemma3_1b 'params': 999,885,952)
     QTest::newRow("Gemma 3 1B = 999,885,952") << "gemma-3-1b-it.json" << qint64(999885952) << qint64(999885952);
+    // gpt-oss-20b (h 2880, 24 layers, 64 heads and 8 KV heads of 64, q/k/v/o biases, a sink per head; 32 experts of
+    // 2880 with biases, 4 per token, router with bias; vocab 201088, untied):
+    //   attention 2880 x (4096 + 1024) + 4096 x 2880 + (4096 + 1024) + 2880 + 64         = 26,550,144
+    //   expert    3 x 2880 x 2880 + 2 x 2880 + 2880                                        = 24,891,840
+    //   layer     26,550,144 + 32 x 24,891,840 + 2880 x 32 + 32 + 2 x 2880                = 823,186,976
+    //   total     24 x 823,186,976 + 2 x 201088 x 2880 + 2880 = 20,914,757,184 (model card: 20.91B)
+    //   active    24 x (26,550,144 + 4 x 24,891,840 + 92,192 + 5,760) + 1,158,269,760 = 4,187,440,704; the card's
+    //             3.61B active leaves out the input embedding (579,133,440): 3,608,307,264.
+    QTest::newRow("gpt-oss-20b = 20.91B, 4.19B active")
+        << "gpt-oss-20b.json" << qint64(20914757184) << qint64(4187440704);
 }
 
 void TestLayerBlocks::familyParamCounts()
@@ -171,12 +182,10 @@ void TestLayerBlocks::groupsOfPublishedPatterns()
     QCOMPARE(ds.items[0].count, int64_t(3));
     QCOMPARE(ds.items[1].block.moe, true);
     QCOMPARE(ds.items[1].count, int64_t(58));
-    // gpt-oss-20b's layer_types alternate sliding and full, starting sliding: every second layer global.
-    nlohmann::json oss = readJsonFile(configPath("gpt-oss-20b.json"));
-    QCOMPARE(oss["layer_types"].size(), std::size_t(24));
-    oss["model_type"] = "gemma3_text"; // only the pattern is read here: gpt-oss itself is not imported yet
-    oss["head_dim"] = 64;
-    QCOMPARE(importHfConfig(oss, "gpt-oss-20b.json").globalEvery, int64_t(2));
+    // gpt-oss-20b's layer_types alternate sliding (128 tokens) and full, starting sliding: every second layer global.
+    const ModelShape oss = config("gpt-oss-20b.json");
+    QCOMPARE(oss.slidingWindow, int64_t(128));
+    QCOMPARE(oss.globalEvery, int64_t(2));
     // Gemma 2 9B: 42 layers alternating 4096-token local and global, starting local.
     const ModelShape g2 = testpresets::model("gemma-2-9b");
     QCOMPARE(g2.slidingWindow, int64_t(4096));
@@ -367,6 +376,29 @@ void TestLayerBlocks::presetRoundTrip()
         QCOMPARE(toJson(back).dump(), toJson(m).dump());
         QCOMPARE(paramCount(back).total, paramCount(m).total);
     }
+}
+
+void TestLayerBlocks::expertWeightsOfGptOss()
+{
+    // gpt-oss-20b as released: routed experts in MXFP4 (4 bits + one 8-bit scale per 32: 4.25 bits, 0.53125 B), the
+    // rest in BF16. Routed parameters 24 x 32 x 24,891,840 = 19,116,933,120; the other 1,797,824,064 at 2 B:
+    //   1,797,824,064 x 2 + 19,116,933,120 x 0.53125 = 3,595,648,128 + 10,155,870,720 = 13,751,518,848 B,
+    // the "fits in 16 GB" of the release (the checkpoint's files hold about 13.8 GB).
+    const ModelShape m = config("gpt-oss-20b.json");
+    Scenario s = decodeAt(4095);
+    s.expertWeights = weightFormatFromString("mxfp4");
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), m, s);
+    QCOMPARE(static_cast<qint64>(a.params.routed), qint64(19116933120));
+    QCOMPARE(a.weightBytes, 13751518848.0);
+    QCOMPARE(a.memory.weights, 13751518848.0);
+    // An expert's up projection reads 4 experts' weights per layer at batch 1: 4 x (2880 x 2880 x 0.53125 B and its
+    // 2880 biases at 2 B).
+    QCOMPARE(findOp(a, "ffn.up")->weightBytes, 24.0 * 4 * (2880 * 2880 * 0.53125 + 2880 * 2));
+    // Attention stays 16-bit.
+    QCOMPARE(findOp(a, "attn.out_proj")->weightBytes, 24.0 * (4096.0 * 2880 * 2 + 2880 * 2));
+    // Unset, the experts take the weights' format.
+    s.expertWeights.reset();
+    QCOMPARE(analyze(testpresets::hw("h100-sxm"), m, s).weightBytes, 20914757184.0 * 2);
 }
 
 } // namespace memwall::core

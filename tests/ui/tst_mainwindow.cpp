@@ -613,6 +613,34 @@ private slots:
         QString sixth = out;
         sixth.replace(".png", "-sweep-band.png");
         QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(sixth));
+        // A seventh: DeepSeek-V3 (latent attention, dense layers before the experts) on 8 B200s, the roofline after
+        // typing 64 into the batch box; an eighth: Gemma 3 1B's memory at 32k tokens (5 local layers to 1 global).
+        m_doc->setHardwareById("b200");
+        m_doc->setModelById("deepseek-v3");
+        core::Scenario d = m_doc->scenario();
+        d.efficiency = core::EfficiencyMode::Ideal;
+        d.tp = 8;
+        m_doc->setScenario(d, "tp");
+        QVERIFY(showTab("roofline"));
+        spin->setFocus();
+        spin->selectAll();
+        QTest::keyClicks(spin, "64");
+        QTest::keyClick(spin, Qt::Key_Return);
+        QCOMPARE(m_doc->scenario().batch, int64_t(64));
+        QTest::qWait(50);
+        QString seventh = out;
+        seventh.replace(".png", "-deepseek-v3.png");
+        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(seventh));
+        m_doc->setModelById("gemma-3-1b");
+        core::Scenario g3 = m_doc->scenario();
+        g3.tp = 1;
+        g3.context = 32000;
+        m_doc->setScenario(g3, "context");
+        QVERIFY(showTab("memory"));
+        QTest::qWait(50);
+        QString eighth = out;
+        eighth.replace(".png", "-gemma-3-memory.png");
+        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(eighth));
     }
 };
 

@@ -216,6 +216,7 @@ QWidget *ControlsPanel::buildWorkloadGroup()
 QWidget *ControlsPanel::buildPrecisionGroup()
 {
     auto *box = group(tr("Precision"), tr("Number formats: fewer bits move fewer bytes."), this);
+    m_groups.insert(QStringLiteral("Precision"), box); // table options of the group (expert weights) join it
     auto *form = new QFormLayout(box);
     m_weights = new QComboBox(box);
     m_weights->setObjectName("weights");
