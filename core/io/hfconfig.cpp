@@ -357,9 +357,11 @@ void importDeepseek(JsonReader &r, ModelShape &m, const std::string &type)
         r.fail("num_experts_per_tok",
                std::to_string(m.activeExperts) + " exceeds n_routed_experts (" + std::to_string(m.experts) + ")");
     m.ffn = requiredSize(r, {"moe_intermediate_size"});
-    m.sharedFfn = m.ffn * r.integer("n_shared_experts", 0);
-    if (m.sharedFfn < 0)
-        r.fail("n_shared_experts", "must not be negative, got " + std::to_string(r.integer("n_shared_experts")));
+    const int64_t shared = r.integer("n_shared_experts", 0);
+    if (shared < 0 || shared > kMaxShapeField / m.ffn) // checked before the product, which must not overflow
+        r.fail("n_shared_experts",
+               "must be between 0 and " + std::to_string(kMaxShapeField / m.ffn) + ", got " + std::to_string(shared));
+    m.sharedFfn = m.ffn * shared;
     m.firstDenseLayers = r.integer("first_k_dense_replace", 0);
     if (m.firstDenseLayers < 0 || m.firstDenseLayers > m.layers)
         r.fail("first_k_dense_replace",

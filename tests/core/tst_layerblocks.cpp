@@ -64,6 +64,7 @@ private slots:
     void unsupportedParts();
     void presetRoundTrip();
     void expertWeightsOfGptOss();
+    void chunkedAttentionByHand();
 };
 
 void TestLayerBlocks::familyParamCounts_data()
@@ -345,20 +346,46 @@ void TestLayerBlocks::denseLayersOfAMoeModel()
 
 void TestLayerBlocks::unsupportedParts_data()
 {
-    QTest::addColumn<QString>("type");
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("value"); // JSON
     QTest::addColumn<QString>("error");
+    QTest::newRow("shared experts whose width overflows")
+        << "DeepSeek-V3.json"
+        << "n_shared_experts"
+        << "4611686018427387904"
+        << "cfg.json: n_shared_experts: must be between 0 and 1048576, got 4611686018427387904";
+    QTest::newRow("a layer pattern that is not every n-th layer")
+        << "gpt-oss-20b.json"
+        << "layer_types"
+        << R"(["full_attention", "sliding_attention", "sliding_attention", "full_attention", "sliding_attention",
+               "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+               "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+               "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+               "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+               "sliding_attention", "sliding_attention", "sliding_attention"])"
+        << "cfg.json: layer_types: the full-attention layers are not every n-th layer; such a pattern is not supported";
+    QTest::newRow("dense layers after the experts")
+        << "Qwen3-30B-A3B.json"
+        << "mlp_only_layers"
+        << "[0, 5]"
+        << "cfg.json: mlp_only_layers: only the first layers may be dense (0, 1, 2, ...), got layer 5";
     QTest::newRow("gemma3 with its vision tower")
-        << "gemma3"
+        << "gemma-3-1b-it.json"
+        << "model_type"
+        << "\"gemma3\""
         << "cfg.json: model_type: 'gemma3' includes a SigLIP vision tower, which MemWall does not model; import the "
            "language model alone (its text_config, model_type gemma3_text)";
 }
 
 void TestLayerBlocks::unsupportedParts()
 {
-    QFETCH(QString, type);
+    QFETCH(QString, file);
+    QFETCH(QString, key);
+    QFETCH(QString, value);
     QFETCH(QString, error);
-    nlohmann::json c = readJsonFile(configPath("gemma-3-1b-it.json"));
-    c["model_type"] = type.toStdString();
+    nlohmann::json c = readJsonFile(configPath(file.toUtf8().constData()));
+    c[key.toStdString()] = nlohmann::json::parse(value.toStdString());
     try {
         importHfConfig(c, "cfg.json");
         QFAIL("no error");
@@ -399,6 +426,33 @@ void TestLayerBlocks::expertWeightsOfGptOss()
     // Unset, the experts take the weights' format.
     s.expertWeights.reset();
     QCOMPARE(analyze(testpresets::hw("h100-sxm"), m, s).weightBytes, 20914757184.0 * 2);
+}
+
+void TestLayerBlocks::chunkedAttentionByHand()
+{
+    // Llama 4's pattern on Qwen3-8B's shape: chunks of 8192 tokens in three layers of four, every fourth layer global
+    // (36 layers: 27 chunked, 9 global; 32 query heads and 8 KV heads of 128).
+    ModelShape m = config("Qwen3-8B.json");
+    m.slidingWindow = 8192;
+    m.chunkedAttention = true;
+    m.globalEvery = 4;
+    // Decode at position 10,001: a chunked layer attends the (10,000 mod 8192) + 1 = 1,809 tokens of its chunk, a
+    // global layer all 10,001. Score FLOPs per layer: 2 x 32 x keys x 128.
+    const Analysis d = analyze(testpresets::hw("h100-sxm"), m, decodeAt(10000));
+    QCOMPARE(findOp(d, "attn.local_score")->count, 27.0);
+    QCOMPARE(findOp(d, "attn.local_score")->flops, 27.0 * 2 * 32 * 1809 * 128);
+    QCOMPARE(findOp(d, "attn.score")->flops, 9.0 * 2 * 32 * 10001 * 128);
+    // Causal prefill of 10,000 tokens: in chunks, 8192 x 8193 / 2 + 1808 x 1809 / 2 = 33,558,528 + 1,635,336
+    // = 35,193,864 pairs per head; a sliding window of 8192 would keep 33,558,528 + 1808 x 8192 = 48,369,664.
+    Scenario p;
+    p.phase = Phase::Prefill;
+    p.batch = 1;
+    p.seq = 10000;
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), m, p);
+    QCOMPARE(findOp(a, "attn.local_score")->flops, 27.0 * 2 * 32 * 35193864.0 * 128);
+    m.chunkedAttention = false;
+    const Analysis w = analyze(testpresets::hw("h100-sxm"), m, p);
+    QCOMPARE(findOp(w, "attn.local_score")->flops, 27.0 * 2 * 32 * 48369664.0 * 128);
 }
 
 } // namespace memwall::core
