@@ -313,6 +313,21 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
     }
 }
 
+/// What the newer decoders share: sizes, gated FFN, rotary positions, RMSNorm, untied head unless the config ties it.
+void importRotaryDecoder(JsonReader &r, ModelShape &m)
+{
+    m.arch = Architecture::Decoder;
+    m.hidden = requiredSize(r, {"hidden_size"});
+    m.layers = requiredSize(r, {"num_hidden_layers"});
+    m.heads = requiredSize(r, {"num_attention_heads"});
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.gatedFfn = true;
+    m.activation = activation(r, {"hidden_act"}, Activation::Silu);
+    m.positions = PositionEncoding::Rotary;
+    m.norm = NormKind::RmsNorm;
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", false);
+}
+
 /// DeepseekV2ForCausalLM / DeepseekV3ForCausalLM (and Kimi K2, a DeepSeek-V3 layout): multi-head latent attention,
 /// first_k_dense_replace dense layers of width intermediate_size, then (every moe_layer_freq-th layer) n_routed_experts
 /// experts of width moe_intermediate_size with num_experts_per_tok per token, and n_shared_experts always-active
@@ -322,10 +337,7 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
 /// (num_nextn_predict_layers) is not part of the *ForCausalLM model and is not counted.
 void importDeepseek(JsonReader &r, ModelShape &m, const std::string &type)
 {
-    m.arch = Architecture::Decoder;
-    m.hidden = requiredSize(r, {"hidden_size"});
-    m.layers = requiredSize(r, {"num_hidden_layers"});
-    m.heads = requiredSize(r, {"num_attention_heads"});
+    importRotaryDecoder(r, m);
     m.kvHeads = m.heads; // every head has its own keys and values, rebuilt from the one latent
     m.mixer = MixerKind::Mla;
     m.mla.qLoraRank = optionalSize(r, {"q_lora_rank"}, 0); // null: queries projected directly (V2-Lite)
@@ -334,12 +346,6 @@ void importDeepseek(JsonReader &r, ModelShape &m, const std::string &type)
     m.mla.qkRopeHeadDim = requiredSize(r, {"qk_rope_head_dim"});
     m.mla.vHeadDim = requiredSize(r, {"v_head_dim"});
     m.headDim = m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim;
-    m.vocab = requiredSize(r, {"vocab_size"});
-    m.gatedFfn = true;
-    m.activation = activation(r, {"hidden_act"}, Activation::Silu);
-    m.positions = PositionEncoding::Rotary;
-    m.norm = NormKind::RmsNorm;
-    m.tiedEmbeddings = r.boolean("tie_word_embeddings", false);
     m.qkvBias = m.outBias = r.boolean("attention_bias", false);
     if (m.qkvBias)
         r.fail("attention_bias", "biases in multi-head latent attention are not supported");
@@ -381,19 +387,10 @@ void importDeepseek(JsonReader &r, ModelShape &m, const std::string &type)
 /// with a bias. The experts ship in MXFP4 and the rest in BF16: analyse it with --expert-weights mxfp4.
 void importGptOss(JsonReader &r, ModelShape &m)
 {
-    m.arch = Architecture::Decoder;
-    m.hidden = requiredSize(r, {"hidden_size"});
-    m.layers = requiredSize(r, {"num_hidden_layers"});
-    m.heads = requiredSize(r, {"num_attention_heads"});
+    importRotaryDecoder(r, m);
     m.kvHeads = optionalSize(r, {"num_key_value_heads"}, m.heads);
     checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
     m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
-    m.vocab = requiredSize(r, {"vocab_size"});
-    m.gatedFfn = true;
-    m.activation = activation(r, {"hidden_act"}, Activation::Silu);
-    m.positions = PositionEncoding::Rotary;
-    m.norm = NormKind::RmsNorm;
-    m.tiedEmbeddings = r.boolean("tie_word_embeddings", false);
     m.qkvBias = m.outBias = r.boolean("attention_bias", true);
     m.attentionSinks = true;
     m.ffn = requiredSize(r, {"intermediate_size"});

@@ -603,11 +603,15 @@ private slots:
         m_doc->setHardwareById("h100-sxm");
         m_doc->setModelById("llama-2-7b");
         QVERIFY(showTab("sweep"));
-        QDoubleSpinBox *spin = m_window->controls()->batchSlider()->spinBox();
-        spin->setFocus();
-        spin->selectAll();
-        QTest::keyClicks(spin, "8");
-        QTest::keyClick(spin, Qt::Key_Return);
+        // Types a batch into the batch box as a person does.
+        const auto typeBatch = [this](const char *batch) {
+            QDoubleSpinBox *spin = m_window->controls()->batchSlider()->spinBox();
+            spin->setFocus();
+            spin->selectAll();
+            QTest::keyClicks(spin, batch);
+            QTest::keyClick(spin, Qt::Key_Return);
+        };
+        typeBatch("8");
         QCOMPARE(m_doc->scenario().batch, int64_t(8));
         QTest::qWait(50);
         QString sixth = out;
@@ -622,10 +626,7 @@ private slots:
         d.tp = 8;
         m_doc->setScenario(d, "tp");
         QVERIFY(showTab("roofline"));
-        spin->setFocus();
-        spin->selectAll();
-        QTest::keyClicks(spin, "64");
-        QTest::keyClick(spin, Qt::Key_Return);
+        typeBatch("64");
         QCOMPARE(m_doc->scenario().batch, int64_t(64));
         QTest::qWait(50);
         QString seventh = out;
