@@ -1,5 +1,6 @@
 #include "core/io/jsonreader.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -106,12 +107,54 @@ bool nestsTooDeep(std::string_view text)
     }
     return false;
 }
+
+/// Python's json module writes the non-finite floats as bare Infinity, -Infinity and NaN, and Hugging Face configs
+/// carry them (Mamba-2's "time_step_limit": [0.0, Infinity]). They are not JSON; outside strings they become null,
+/// padded with spaces so that every later line and column of an error stays where it was ("NaN" becomes "null",
+/// one longer). Empty when the text has none.
+std::string withoutNonFinite(std::string_view text)
+{
+    std::string out;
+    bool inString = false;
+    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        if (c == '"') {
+            inString = true;
+            continue;
+        }
+        for (std::string_view token : {"-Infinity", "Infinity", "NaN"}) {
+            const bool starts = text.substr(i, token.size()) == token && (i == 0 || !word(text[i - 1])) &&
+                                (i + token.size() >= text.size() || !word(text[i + token.size()]));
+            if (!starts)
+                continue;
+            if (out.empty())
+                out.assign(text);
+            const std::size_t shift = out.size() - text.size(); // "NaN" grew the copy by one each
+            out.replace(i + shift, token.size(),
+                        std::string("null") + std::string(token.size() > 4 ? token.size() - 4 : 0, ' '));
+            i += token.size() - 1;
+            break;
+        }
+    }
+    return out;
+}
 } // namespace
 
-json parseJson(std::string_view text, const std::string &origin)
+json parseJson(std::string_view text, const std::string &origin, bool pythonFloats)
 {
     if (nestsTooDeep(text))
         throw InputError(origin, "", "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    const std::string finite = pythonFloats ? withoutNonFinite(text) : std::string();
+    if (!finite.empty())
+        text = finite;
     try {
         return json::parse(text.begin(), text.end());
     } catch (const json::parse_error &e) {
@@ -139,7 +182,7 @@ json parseJson(std::string_view text, const std::string &origin)
     }
 }
 
-json readJsonFile(const std::string &path)
+json readJsonFile(const std::string &path, bool pythonFloats)
 {
     std::error_code ec;
     // Only regular files: a FIFO would block the reader forever, and a link to /dev/zero never ends.
@@ -162,7 +205,7 @@ json readJsonFile(const std::string &path)
                          "cannot open file" + (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
     std::ostringstream ss;
     ss << in.rdbuf();
-    return parseJson(ss.str(), path);
+    return parseJson(ss.str(), path, pythonFloats);
 }
 
 JsonReader::JsonReader(const json &obj, std::string file, std::string path)

@@ -65,9 +65,10 @@ private:
 inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t{8} * 1024 * 1024;
 
 /// Reads and parses a JSON file; throws InputError naming the path (and line/column for syntax errors).
-nlohmann::json readJsonFile(const std::string &path);
+/// With `pythonFloats`, Python's bare Infinity, -Infinity and NaN (which Hugging Face configs carry) read as null.
+nlohmann::json readJsonFile(const std::string &path, bool pythonFloats = false);
 /// Parses JSON text; `origin` names it in messages ("config.json", "<stdin>").
-nlohmann::json parseJson(std::string_view text, const std::string &origin);
+nlohmann::json parseJson(std::string_view text, const std::string &origin, bool pythonFloats = false);
 
 /// Typed, path-tracking access to one JSON object with errors naming file and field. Keys read are recorded so
 /// that rejectUnknown() can name a key nobody asked for (a typo in a preset must not pass silently).

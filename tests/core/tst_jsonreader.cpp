@@ -72,6 +72,7 @@ private slots:
     void ruleNamesItsFieldsInTheMessage();
     void syntaxErrorHasLineAndColumn();
     void textOnlyErrorHasNoParts();
+    void pythonFloatsReadAsNull();
     void partsAreEscapedLikeTheLine();
 };
 
@@ -108,6 +109,24 @@ void TestJsonReader::parseErrors()
     const QString got = errorOf([&] { parseJson(std::string_view(text.constData(), text.size()), "f.json"); });
     QCOMPARE(got, error);
     QVERIFY(!got.contains('\n'));
+}
+
+void TestJsonReader::pythonFloatsReadAsNull()
+{
+    // Python's json writes non-finite floats bare, and Hugging Face configs carry them (Mamba-2's time_step_limit).
+    // Asked to, the reader takes them as null; inside strings they stay text; later errors keep their columns.
+    const std::string text =
+        "{\"a\": [0.0, Infinity, -Infinity], \"b\": NaN, \"c\": \"NaN Infinity\", \"Infinity\": 1}";
+    const nlohmann::json j = parseJson(text, "f.json", true);
+    QVERIFY(j.at("a").at(1).is_null());
+    QVERIFY(j.at("a").at(2).is_null());
+    QVERIFY(j.at("b").is_null());
+    QCOMPARE(j.at("c").get<std::string>(), std::string("NaN Infinity"));
+    QCOMPARE(j.at("Infinity").get<int>(), 1);
+    QCOMPARE(errorOf([] { parseJson("{\"a\": Infinity,\n \"b\": x}", "f.json", true); }).left(12),
+             QString("f.json:2:7: "));
+    // Without the flag they stay errors (presets and scenarios are JSON).
+    QVERIFY(errorOf([&] { parseJson(text, "f.json"); }).contains("invalid literal"));
 }
 
 void TestJsonReader::nestingAtTheLimitParses()
