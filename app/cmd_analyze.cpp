@@ -139,6 +139,8 @@ int cmdAnalyze(const CommandLine &cl)
                     formatSeconds(a.phases.e2eS).c_str());
     std::printf("memory per device: weights %s + KV %s + activations %s", formatBytes(a.memory.weights).c_str(),
                 formatBytes(a.memory.kv).c_str(), formatBytes(a.memory.activations).c_str());
+    if (a.memory.state > 0)
+        std::printf(" + state %s", formatBytes(a.memory.state).c_str());
     if (s.phase == Phase::Train)
         std::printf(" + gradients %s + optimizer %s", formatBytes(a.memory.gradients).c_str(),
                     formatBytes(a.memory.optimizer).c_str());

@@ -287,33 +287,14 @@ void emitFfn(Ctx &c, const Pass &p, double lc, double f, double tokens, double t
          touched * (f * h * wpw + biasUp * h * act), tokens * f * act + tokens * h * act, 0, p.train);
 }
 
-void emitPass(Ctx &c, const Pass &p)
+/// The attention layers' part of a block, `lc` times: input norm, projections, the attention core per window, output
+/// projection, post-norm and residual.
+void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
 {
     const ModelShape &m = c.m;
     const double N = p.Bm * p.T;
     const double h = c.h, act = c.act, wpw = c.wpw;
     const double normFlops = m.norm == NormKind::RmsNorm ? kRmsNormFlops : kLayerNormFlops;
-    const double lc = p.layerCount;
-    const double L = static_cast<double>(m.layers);
-
-    // ---- embeddings (first stage) ----
-    {
-        double flops = 0, aBytes = N * h * act;
-        if (m.positions == PositionEncoding::Learned) {
-            flops += N * h;
-            aBytes += N * h * act;
-        }
-        if (m.tokenTypes > 0) {
-            flops += N * h;
-            aBytes += N * h * act;
-        }
-        emit(c, "embed", OpClass::Elementwise, p.phase, p.headCount, flops, N * h * c.embedWpw, aBytes, 0, p.train);
-        if (m.embeddingNorm)
-            emit(c, "embed.norm", OpClass::Normalization, p.phase, p.headCount, normFlops * N * h, c.normW * act,
-                 2 * N * h * act, 0, p.train);
-    }
-
-    // ---- every layer, `lc` times: the mixer ----
     emit(c, "attn.norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act, 0,
          p.train);
     if (m.mixer == MixerKind::Mla) {
@@ -357,16 +338,19 @@ void emitPass(Ctx &c, const Pass &p)
     // The attention core per window: the layers with the whole context first, then the windowed ones. Without both
     // kinds there is one core, under the plain names.
     {
-        double windowed = 0;
+        double attention = 0, windowed = 0;
         for (const LayerGroup &g : c.groups)
-            if (g.block.window > 0)
-                windowed += static_cast<double>(g.count);
+            if (!g.block.ssm) {
+                attention += static_cast<double>(g.count);
+                if (g.block.window > 0)
+                    windowed += static_cast<double>(g.count);
+            }
         const double window = static_cast<double>(m.slidingWindow);
-        if (windowed == 0 || windowed == L) {
+        if (windowed == 0 || windowed == attention) {
             emitAttentionCore(c, p, lc, windowed == 0 ? 0.0 : window, kGlobalCore);
         } else {
-            emitAttentionCore(c, p, lc * (L - windowed) / L, 0.0, kGlobalCore);
-            emitAttentionCore(c, p, lc * windowed / L, window, kLocalCore);
+            emitAttentionCore(c, p, lc * (attention - windowed) / attention, 0.0, kGlobalCore);
+            emitAttentionCore(c, p, lc * windowed / attention, window, kLocalCore);
         }
     }
     {
@@ -382,6 +366,114 @@ void emitPass(Ctx &c, const Pass &p)
         emit(c, "attn.post_norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act,
              2 * N * h * act, 0, p.train);
     emit(c, "attn.residual", OpClass::Elementwise, p.phase, lc, kResidualFlops * N * h, 0, 3 * N * h * act, 0, p.train);
+}
+
+/// The state-space layers' mixer, `lc` times (Mamba-1 or Mamba-2), per device: d_inner, heads and (when tp divides
+/// them) groups split by tensor parallelism. Its state is read and written every decode step, as a KV cache is read:
+/// the state (d_inner x d_state) and the convolution's last d_conv - 1 inputs, in the KV cache's format.
+void emitSsm(Ctx &c, const Pass &p, double lc)
+{
+    const ModelShape &m = c.m;
+    const SsmShape &x = m.ssm;
+    const int tp = c.s.tp;
+    const double N = p.Bm * p.T, h = c.h, act = c.act, wpw = c.wpw, sb = c.kvb;
+    const double inner = static_cast<double>(x.innerSize / tp), n = static_cast<double>(x.stateSize);
+    const double heads = static_cast<double>(x.heads / tp);
+    const double groups = static_cast<double>(x.groups % tp == 0 ? x.groups / tp : x.groups);
+    const double K = static_cast<double>(x.convKernel);
+    const bool mamba2 = x.kind == SsmKind::Mamba2;
+    const double conv = mamba2 ? inner + 2 * groups * n : inner; // convolved channels per token
+    const double bias = x.projBias ? 1.0 : 0.0;
+    // State traffic: a decode step reads and writes each sequence's state; a pass over a prompt writes it once.
+    const double stateRw = p.decodeStep ? 2.0 : 1.0;
+
+    const double in = mamba2 ? 2 * inner + 2 * groups * n + heads : 2 * inner;
+    emit(c, "ssm.in_proj", OpClass::Matmul, p.phase, lc, 2 * N * h * in * c.flopFactor + bias * N * in,
+         h * in * wpw + bias * in * act, N * h * act + N * in * act, 0, p.train);
+    // Causal depthwise convolution of width d_conv, its bias and SiLU (4): (2 d_conv + 1 + 4) FLOPs per channel.
+    emit(c, "ssm.conv", OpClass::Elementwise, p.phase, lc, (2 * K + 5) * N * conv, conv * (K + 1) * act,
+         2 * N * conv * act, stateRw * p.Bm * (K - 1) * conv * sb, p.train);
+    if (!mamba2) {
+        // Mamba-1: x_proj to dt (dt_rank), B and C (d_state each), then dt_proj back to d_inner with its bias and
+        // softplus (4 FLOPs).
+        const double r = static_cast<double>(x.dtRank);
+        emit(c, "ssm.x_proj", OpClass::Matmul, p.phase, lc, 2 * N * inner * (r + 2 * n) * c.flopFactor,
+             inner * (r + 2 * n) * wpw, N * inner * act + N * (r + 2 * n) * act, 0, p.train);
+        if (x.innerNorms)
+            emit(c, "ssm.inner_norms", OpClass::Normalization, p.phase, lc, kRmsNormFlops * N * (r + 2 * n),
+                 (r + 2 * n) * act, 2 * N * (r + 2 * n) * act, 0, p.train);
+        emit(c, "ssm.dt_proj", OpClass::Matmul, p.phase, lc, 2 * N * r * inner * c.flopFactor + 5 * N * inner,
+             (r * inner) * wpw + inner * act, N * r * act + N * inner * act, 0, p.train);
+    }
+    // The scan. Recurrently (every decode step, and Mamba-1's scan over a prompt) each state element takes a decay
+    // multiply, an input multiply-add and the output's multiply-add: 5 FLOPs per channel and state element, plus
+    // D's skip (2 per channel). Mamba-2 runs a prompt in chunks of chunk_size (state-space duality, Dao and Gu 2024,
+    // section 6): within a chunk C B^T over the causal pairs (2 d_state per group) weights the inputs (2 per
+    // channel, 1 for the decay per head), and each chunk's state is built and read (2 d_state per channel each).
+    double scanFlops = N * inner * (5 * n + 2);
+    OpClass scanClass = OpClass::Elementwise;
+    if (mamba2 && !p.decodeStep) {
+        const double pairs = p.Bm * chunkedCausalPairs(0, p.T, static_cast<double>(x.chunkSize));
+        scanFlops = pairs * (2 * n * groups + 2 * inner + heads) + N * inner * (4 * n + 2);
+        scanClass = OpClass::Attention; // its products run on the matrix units
+    }
+    const double scanIn = mamba2 ? inner + 2 * groups * n + heads : inner + 2 * n + inner; // x, B, C, dt
+    emit(c, "ssm.scan", scanClass, p.phase, lc, scanFlops, (mamba2 ? 3 * heads : inner * n + inner) * act,
+         N * scanIn * act + N * inner * act, stateRw * p.Bm * inner * n * sb, p.train);
+    // The output gate: Mamba-2 a gated RMSNorm (y x SiLU(z), then the norm: 4 + 1 + 4), Mamba-1 y x SiLU(z).
+    if (mamba2)
+        emit(c, "ssm.gate_norm", OpClass::Normalization, p.phase, lc, (kRmsNormFlops + 5) * N * inner, inner * act,
+             3 * N * inner * act, 0, p.train);
+    else
+        emit(c, "ssm.gate", OpClass::Elementwise, p.phase, lc, 5 * N * inner, 0, 3 * N * inner * act, 0, p.train);
+    emit(c, "ssm.out_proj", OpClass::Matmul, p.phase, lc, 2 * N * inner * h * c.flopFactor + bias * N * h,
+         inner * h * wpw + bias * h * act, N * inner * act + N * h * act, 0, p.train);
+}
+
+void emitHead(Ctx &c, const Pass &p);
+
+void emitPass(Ctx &c, const Pass &p)
+{
+    const ModelShape &m = c.m;
+    const double N = p.Bm * p.T;
+    const double h = c.h, act = c.act, wpw = c.wpw;
+    const double normFlops = m.norm == NormKind::RmsNorm ? kRmsNormFlops : kLayerNormFlops;
+    const double lc = p.layerCount;
+    const double L = static_cast<double>(m.layers);
+
+    // ---- embeddings (first stage) ----
+    {
+        double flops = 0, aBytes = N * h * act;
+        if (m.positions == PositionEncoding::Learned) {
+            flops += N * h;
+            aBytes += N * h * act;
+        }
+        if (m.tokenTypes > 0) {
+            flops += N * h;
+            aBytes += N * h * act;
+        }
+        emit(c, "embed", OpClass::Elementwise, p.phase, p.headCount, flops, N * h * c.embedWpw, aBytes, 0, p.train);
+        if (m.embeddingNorm)
+            emit(c, "embed.norm", OpClass::Normalization, p.phase, p.headCount, normFlops * N * h, c.normW * act,
+                 2 * N * h * act, 0, p.train);
+    }
+
+    // ---- every layer, `lc` times: the mixer (attention, or a state-space layer) ----
+    const double ssmL = static_cast<double>(ssmLayers(c.groups)), attnL = L - ssmL;
+    if (attnL > 0)
+        emitAttentionMixer(c, p, lc * attnL / L);
+    if (ssmL > 0) {
+        const double ls = lc * ssmL / L;
+        emit(c, "ssm.in_norm", OpClass::Normalization, p.phase, ls, normFlops * N * h, c.normW * act, 2 * N * h * act,
+             0, p.train);
+        emitSsm(c, p, ls);
+        emit(c, "ssm.residual", OpClass::Elementwise, p.phase, ls, kResidualFlops * N * h, 0, 3 * N * h * act, 0,
+             p.train);
+    }
+    if (m.ffn == 0) { // a state-space model without FFNs (Mamba)
+        emitHead(c, p);
+        return;
+    }
 
     if (!(m.parallelAttention && m.sharedLayerNorm))
         emit(c, "ffn.norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act, 0,
@@ -439,8 +531,15 @@ void emitPass(Ctx &c, const Pass &p)
         emit(c, "ffn.post_norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act,
              0, p.train);
     emit(c, "ffn.residual", OpClass::Elementwise, p.phase, lc, kResidualFlops * N * h, 0, 3 * N * h * act, 0, p.train);
+    emitHead(c, p);
+}
 
-    // ---- head (last stage) ----
+/// The last stage's head: the final norm and the LM head of a decoder, an encoder's pooler.
+void emitHead(Ctx &c, const Pass &p)
+{
+    const ModelShape &m = c.m;
+    const double h = c.h, act = c.act, wpw = c.wpw;
+    const double normFlops = m.norm == NormKind::RmsNorm ? kRmsNormFlops : kLayerNormFlops;
     const double lmN = p.Bm * p.lmTokens;
     if (m.arch == Architecture::Decoder) {
         emit(c, "final_norm", OpClass::Normalization, p.phase, p.headCount, normFlops * lmN * h, c.normW * act,
@@ -701,8 +800,10 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     const double sparseLayerCount = layerCount * sparseLayers / static_cast<double>(m.layers);
     auto commPass = [&](double T, double count, double trainMul) {
         const double msg = Bm * T * c.h * c.act;
-        // Tensor parallelism: two all-reduces per layer (after attention and after the FFN), forward; backward doubles.
-        allReduce(msg, s.tp, linkBw, latency, 2 * layerCount * count * trainMul, &comm.tpBytes, &comm.timeS);
+        // Tensor parallelism: two all-reduces per layer (after the mixer and after the FFN; one without an FFN),
+        // forward; backward doubles.
+        const double perLayer = m.ffn > 0 ? 2.0 : 1.0;
+        allReduce(msg, s.tp, linkBw, latency, perLayer * layerCount * count * trainMul, &comm.tpBytes, &comm.timeS);
         if (s.pp > 1) {
             const double transfers = (mb + s.pp - 2) * count * trainMul;
             comm.ppBytes += msg * mb * count * trainMul;
@@ -770,8 +871,10 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     }
 
     // ---- KV cache ----
+    // Attention layers cache per token; state-space layers keep a fixed state instead (below).
+    const double ssmL = static_cast<double>(ssmLayers(c.groups));
     a.kvCache.bytesPerToken =
-        cachedElementsPerToken(m, static_cast<double>(m.kvHeads)) * static_cast<double>(m.layers) * c.kvb;
+        cachedElementsPerToken(m, static_cast<double>(m.kvHeads)) * (static_cast<double>(m.layers) - ssmL) * c.kvb;
     double cachedTokens = 0;
     switch (s.phase) {
     case Phase::Prefill: cachedTokens = seq; break;
@@ -783,6 +886,10 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     if (!s.kvCache || m.arch == Architecture::Encoder)
         cachedTokens = 0;
     a.kvCache.totalBytes = cachedElements(m, c.groups, cachedTokens, static_cast<double>(m.kvHeads)) * c.kvb * B;
+    // State-space layers keep a state per sequence instead, in the KV cache's format, whatever the context.
+    a.kvCache.stateBytesPerSequence = ssmL * stateElements(m, 1) * c.kvb;
+    const bool holdsState = s.kvCache && s.phase != Phase::Train && s.phase != Phase::Encode;
+    a.kvCache.stateBytes = holdsState ? a.kvCache.stateBytesPerSequence * B : 0.0;
 
     // ---- memory footprint per device ----
     MemoryFootprint &mem = a.memory;
@@ -798,6 +905,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
         mem.weights /= s.dp;
     // A stage holds 1/pp of every kind of layer (each group's share of the stage's layers).
     mem.kv = cachedElements(m, c.groups, cachedTokens, c.hkv) / s.pp * c.kvb * B;
+    mem.state = holdsState ? ssmL / s.pp * stateElements(m, s.tp) * c.kvb * B : 0.0;
     {
         const bool prefills = s.phase == Phase::Prefill || s.phase == Phase::Generate;
         const double T = s.phase == Phase::Decode ? (s.kvCache ? stepTokens : ctx + stepTokens)
@@ -807,13 +915,16 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
         const double keysBefore = s.phase == Phase::Decode ? ctx + stepTokens : seq;
         double widestKeys = 0, meanKeys = 0, sparse = 0;
         for (const LayerGroup &g : c.groups) {
+            if (g.block.moe)
+                sparse += static_cast<double>(g.count) / static_cast<double>(m.layers);
+            if (g.block.ssm)
+                continue; // no keys: a state
             const double keys =
                 g.block.window > 0 ? std::min(keysBefore, static_cast<double>(g.block.window)) : keysBefore;
             widestKeys = std::max(widestKeys, keys);
             meanKeys += keys * static_cast<double>(g.count) / static_cast<double>(m.layers);
-            if (g.block.moe)
-                sparse += static_cast<double>(g.count) / static_cast<double>(m.layers);
         }
+        const double ssmShare = ssmL / static_cast<double>(m.layers), attnShare = 1 - ssmShare;
         const double C = widestKeys;
         const double N = Bm * T;
         const double gated = m.gatedFfn ? 2.0 : 1.0;
@@ -828,6 +939,22 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
             // Q and K (per head, qk wide), V and the out-projection input (v wide), and the latent and the queries'
             // low-rank input that kv_b_proj and q_b_proj read.
             attnStored = 2 * c.hq * qk + 2 * c.hq * v + static_cast<double>(ml.kvLoraRank + ml.qLoraRank);
+        }
+        if (attnShare == 0)
+            mixerWidth = attnStored = 0;
+        // A state-space layer's in_proj output is its widest; backward keeps it, the convolution's output, and the
+        // scan's output before and after the gate.
+        double ssmStored = 0;
+        if (ssmShare > 0) {
+            const SsmShape &x = m.ssm;
+            const double inner = static_cast<double>(x.innerSize / s.tp), n = static_cast<double>(x.stateSize);
+            const double groups = static_cast<double>(x.groups % s.tp == 0 ? x.groups / s.tp : x.groups);
+            const double in = x.kind == SsmKind::Mamba2
+                                  ? 2 * inner + 2 * groups * n + static_cast<double>(x.heads / s.tp)
+                                  : 2 * inner;
+            const double conv = x.kind == SsmKind::Mamba2 ? inner + 2 * groups * n : inner;
+            mixerWidth = std::max(mixerWidth, in);
+            ssmStored = in + conv + 2 * inner;
         }
         const double routedFfn = c.ffn * static_cast<double>(m.activeExperts) + c.sharedFfn;
         double widestFfn = (sparse > 0 ? routedFfn : c.ffn) * gated;
@@ -868,18 +995,20 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
             // Selective recomputation recomputes the attention core (no score or statistics term); full keeps only
             // each layer's input (h * act).
             // A post-norm keeps its input for the backward pass; its output only joins the residual.
-            const double normInputs = (m.parallelAttention ? 1 : 2) + (m.postNorms ? 2 : 0);
-            const double normOutputs = m.parallelAttention && m.sharedLayerNorm ? 1 : 2;
+            // A layer without an FFN (Mamba) has one norm.
+            const double normInputs = m.ffn == 0 ? 1 : (m.parallelAttention ? 1 : 2) + (m.postNorms ? 2 : 0);
+            const double normOutputs = m.ffn == 0 || (m.parallelAttention && m.sharedLayerNorm) ? 1 : 2;
             const double expertShare =
                 m.isMoe() ? static_cast<double>(m.activeExperts) * c.localExperts / static_cast<double>(m.experts)
                           : 1.0;
-            const double scoreBytes = s.fusedAttention ? 4.0 * c.hq : c.hq * meanKeys * c.act;
+            // meanKeys already averages over all layers (a state-space layer attends none).
+            const double scoreBytes = s.fusedAttention ? 4.0 * c.hq * attnShare : c.hq * meanKeys * c.act;
             // The FFN per layer on average: routed layers keep their experts' and the shared expert's terms, a MoE
             // model's dense layers their dense FFN's.
             const double ffnStored =
                 m.isMoe() ? sparse * (expertShare * c.ffn + c.sharedFfn) + (1 - sparse) * c.denseFfn : c.ffn;
-            const double perTokenNoScores =
-                c.act * (c.h * (normInputs + normOutputs) + attnStored + ffnStored * (m.gatedFfn ? 3.0 : 2.0));
+            const double perTokenNoScores = c.act * (c.h * (normInputs + normOutputs) + attnShare * attnStored +
+                                                     ssmShare * ssmStored + ffnStored * (m.gatedFfn ? 3.0 : 2.0));
             double perToken = perTokenNoScores + scoreBytes;
             if (s.recompute == Recompute::Selective)
                 perToken = perTokenNoScores;

@@ -63,7 +63,8 @@ struct MemoryFootprint
     double activations = 0; ///< live activations / workspace at the peak
     double gradients = 0;   ///< training
     double optimizer = 0;   ///< training
-    double total() const { return weights + kv + activations + gradients + optimizer; }
+    double state = 0;       ///< state-space layers' state: fixed per sequence, whatever the context
+    double total() const { return weights + kv + activations + gradients + optimizer + state; }
     double capacity = 0; ///< main memory of one device
     bool fits = false;
 };
@@ -107,6 +108,10 @@ struct KvCache
 {
     double bytesPerToken = 0; ///< whole model, all layers: 2 x layers x kv_heads x head_dim x bytes(kv)
     double totalBytes = 0;    ///< all sequences of one replica, whole model
+    /// State-space layers: the state one sequence keeps (scan and convolution, all layers), and all sequences' of one
+    /// replica. Fixed, whatever the context.
+    double stateBytesPerSequence = 0;
+    double stateBytes = 0;
 };
 
 /// The result of analyze(): value type, cheap to copy.

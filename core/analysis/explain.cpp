@@ -42,15 +42,16 @@ Traffic traffic(const Analysis &a)
 std::string doesNotFit(const HardwareSpec &hw, const ModelShape &m, const Analysis &a)
 {
     const MemoryFootprint &mem = a.memory;
-    const std::array<std::pair<const char *, double>, 5> parts{{{"weights", mem.weights},
+    const std::array<std::pair<const char *, double>, 6> parts{{{"weights", mem.weights},
                                                                 {"KV cache", mem.kv},
                                                                 {"activations", mem.activations},
                                                                 {"gradients", mem.gradients},
-                                                                {"optimizer state", mem.optimizer}}};
+                                                                {"optimizer state", mem.optimizer},
+                                                                {"state-space state", mem.state}}};
     const auto largest =
         *std::max_element(parts.begin(), parts.end(), [](const auto &x, const auto &y) { return x.second < y.second; });
     std::string remedy = "quantize the weights or split the model over more devices with tp/pp";
-    if (largest.first == std::string("KV cache"))
+    if (largest.first == std::string("KV cache") || largest.first == std::string("state-space state"))
         remedy = "shorten the context, lower the batch or quantize the KV cache";
     else if (largest.first == std::string("activations"))
         remedy = "lower the batch or the sequence length, or fuse attention";
@@ -107,8 +108,12 @@ std::string explain(const HardwareSpec &hw, const ModelShape &model, const Scena
             // "all": the step streams (nearly) every weight the device holds; only unused embedding rows stay put.
             std::string reads =
                 all ? "all " + formatBytes(a.memory.weights) + " of weights" : formatBytes(t.weights) + " of weights";
+            // State-space layers read their state where attention reads its KV cache.
+            const char *cache = a.memory.state <= 0 ? " of KV cache"
+                                : a.memory.kv > 0   ? " of KV cache and state"
+                                                    : " of state-space state";
             if (t.kv > 0.1 * t.weights)
-                reads += " and " + formatBytes(t.kv) + " of KV cache";
+                reads += " and " + formatBytes(t.kv) + cache;
             const int64_t perReplica = s.batch / std::max(1, s.dp);
             if (s.phase == Phase::Generate)
                 out += "the " + formatGrouped(s.output) + " decode steps read " + reads + " in all for only " +

@@ -230,11 +230,19 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
                        {"compute", a.computeEfficiency},
                        {"memory", a.memoryEfficiency},
                        {"execution", toString(s.execution)}};
-    j["kv_cache"] = {{"bytes_per_token", a.kvCache.bytesPerToken}, {"total_bytes", a.kvCache.totalBytes}};
-    j["memory"] = {{"weights_bytes", a.memory.weights},        {"kv_bytes", a.memory.kv},
-                   {"activation_bytes", a.memory.activations}, {"gradients_bytes", a.memory.gradients},
-                   {"optimizer_bytes", a.memory.optimizer},    {"total_bytes_per_device", a.memory.total()},
-                   {"capacity_bytes", a.memory.capacity},      {"fits", a.memory.fits}};
+    j["kv_cache"] = {{"bytes_per_token", a.kvCache.bytesPerToken},
+                     {"total_bytes", a.kvCache.totalBytes},
+                     {"state_bytes_per_sequence", a.kvCache.stateBytesPerSequence},
+                     {"state_bytes", a.kvCache.stateBytes}};
+    j["memory"] = {{"weights_bytes", a.memory.weights},
+                   {"kv_bytes", a.memory.kv},
+                   {"activation_bytes", a.memory.activations},
+                   {"gradients_bytes", a.memory.gradients},
+                   {"optimizer_bytes", a.memory.optimizer},
+                   {"state_bytes", a.memory.state},
+                   {"total_bytes_per_device", a.memory.total()},
+                   {"capacity_bytes", a.memory.capacity},
+                   {"fits", a.memory.fits}};
     j["totals"] = {{"flops", a.totals.flops},
                    {"bytes", a.totals.bytes},
                    {"arithmetic_intensity", a.totals.intensity},

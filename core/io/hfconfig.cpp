@@ -24,10 +24,11 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::string_view, 24> kSupported{
+constexpr std::array<std::string_view, 26> kSupported{
     "llama", "mistral", "mixtral",   "qwen2",       "qwen2_moe",   "gemma",       "gemma2",          "phi3",
     "gpt2",  "bert",    "roberta",   "opt",         "falcon",      "RefinedWeb",  "RefinedWebModel", "gpt_neox",
-    "gptj",  "qwen3",   "qwen3_moe", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",         "gpt_oss"};
+    "gptj",  "qwen3",   "qwen3_moe", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",         "gpt_oss",
+    "mamba", "mamba2"};
 
 std::string supportedList()
 {
@@ -407,6 +408,109 @@ void importGptOss(JsonReader &r, ModelShape &m)
         m.globalEvery = r.has("layer_types") ? globalEveryFromLayerTypes(r, m) : 2;
 }
 
+/// dt_rank: a number, or "auto" = ceil(hidden / 16) as in Mamba's reference code.
+int64_t dtRank(JsonReader &r, std::string_view key, int64_t hidden)
+{
+    if (r.has(key) && r.raw(key).is_string()) {
+        if (r.string(key) != "auto")
+            r.fail(key, "expected a number or \"auto\", got \"" + r.string(key) + "\"");
+        return (hidden + 15) / 16;
+    }
+    return r.has(key) ? sizeField(r, key) : (hidden + 15) / 16;
+}
+
+/// MambaForCausalLM (model_type mamba, Mamba-1) and Mamba2ForCausalLM (mamba2): every layer a norm and the
+/// state-space mixer, no attention and no FFN; RMSNorm; the LM head tied by default for Mamba-1.
+void importMamba(JsonReader &r, ModelShape &m, const std::string &type)
+{
+    m.arch = Architecture::Decoder;
+    m.hidden = requiredSize(r, {"hidden_size"});
+    m.layers = requiredSize(r, {"num_hidden_layers"});
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.positions = PositionEncoding::None;
+    m.norm = NormKind::RmsNorm;
+    m.ffn = 0;
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", type == "mamba");
+    SsmShape &x = m.ssm;
+    x.stateSize = optionalSize(r, {"state_size"}, type == "mamba" ? 16 : 128);
+    const int64_t expand = optionalSize(r, {"expand"}, 2);
+    if (expand > kMaxShapeField / m.hidden)
+        r.fail("expand", "implausibly large, got " + std::to_string(expand));
+    x.innerSize = expand * m.hidden;
+    x.convKernel = optionalSize(r, {"conv_kernel"}, 4);
+    x.convBias = r.boolean("use_conv_bias", true);
+    x.projBias = r.boolean("use_bias", false);
+    if (type == "mamba") {
+        x.kind = SsmKind::Mamba1;
+        x.dtRank = dtRank(r, "time_step_rank", m.hidden);
+    } else {
+        x.kind = SsmKind::Mamba2;
+        x.heads = requiredSize(r, {"num_heads"});
+        x.groups = optionalSize(r, {"n_groups"}, 1);
+        x.chunkSize = optionalSize(r, {"chunk_size"}, 256);
+    }
+    // The attention fields describe nothing here; they name the state-space heads so that the shape stays valid.
+    m.heads = m.kvHeads = x.kind == SsmKind::Mamba2 ? x.heads : 1;
+    m.headDim = x.innerSize / m.heads;
+}
+
+/// A state-spaces/mamba checkpoint's own config.json (mamba_ssm's MambaConfig, no model_type): d_model, n_layer,
+/// vocab_size padded to pad_vocab_size_multiple, ssm_cfg (layer "Mamba2" or Mamba-1 by default, with mamba_ssm's
+/// defaults), an optional gated MLP of d_intermediate, RMSNorm or LayerNorm, tied embeddings by default. Attention
+/// layers (attn_layer_idx) are refused: their pattern is not the block model's.
+void importMambaSsm(JsonReader &r, ModelShape &m)
+{
+    m.arch = Architecture::Decoder;
+    m.hidden = requiredSize(r, {"d_model"});
+    m.layers = requiredSize(r, {"n_layer"});
+    const int64_t vocab = requiredSize(r, {"vocab_size"});
+    const int64_t multiple = optionalSize(r, {"pad_vocab_size_multiple"}, 8);
+    m.vocab = vocab + (multiple - vocab % multiple) % multiple;
+    m.positions = PositionEncoding::None;
+    m.norm = r.boolean("rms_norm", true) ? NormKind::RmsNorm : NormKind::LayerNorm;
+    m.tiedEmbeddings = r.boolean("tie_embeddings", true);
+    if (r.has("attn_layer_idx") && !r.array("attn_layer_idx").empty())
+        r.fail("attn_layer_idx", "attention layers inside a mamba_ssm model are not supported");
+    m.ffn = r.integer("d_intermediate", 0);
+    if (m.ffn < 0 || m.ffn > kMaxShapeField)
+        r.fail("d_intermediate",
+               "must be between 0 and " + std::to_string(kMaxShapeField) + ", got " + std::to_string(m.ffn));
+    m.gatedFfn = true; // mamba_ssm's GatedMLP: fc1 to 2 x d_intermediate (gate and value), SiLU, fc2
+    m.activation = Activation::Silu;
+    const json empty = json::object();
+    JsonReader ssm = r.has("ssm_cfg") ? r.object("ssm_cfg") : JsonReader(empty, r.file(), "ssm_cfg");
+    SsmShape &x = m.ssm;
+    const std::string layer = ssm.string("layer", "Mamba1");
+    if (layer != "Mamba1" && layer != "Mamba2")
+        ssm.fail("layer", "must be Mamba1 or Mamba2, got \"" + layer + "\"");
+    x.kind = layer == "Mamba2" ? SsmKind::Mamba2 : SsmKind::Mamba1;
+    const bool two = x.kind == SsmKind::Mamba2;
+    x.stateSize = optionalSize(ssm, {"d_state"}, two ? 128 : 16);
+    x.convKernel = optionalSize(ssm, {"d_conv"}, 4);
+    const int64_t expand = optionalSize(ssm, {"expand"}, 2);
+    if (expand > kMaxShapeField / m.hidden)
+        ssm.fail("expand", "implausibly large, got " + std::to_string(expand));
+    x.innerSize = expand * m.hidden;
+    x.convBias = ssm.boolean("conv_bias", true);
+    x.projBias = ssm.boolean("bias", false);
+    if (two) {
+        const int64_t headdim = optionalSize(ssm, {"headdim"}, 64);
+        if (x.innerSize % headdim != 0)
+            ssm.fail("headdim",
+                     std::to_string(headdim) + " does not divide d_inner (" + std::to_string(x.innerSize) + ")");
+        x.heads = x.innerSize / headdim;
+        x.groups = optionalSize(ssm, {"ngroups"}, 1);
+        x.chunkSize = optionalSize(ssm, {"chunk_size"}, 256);
+        if (!ssm.boolean("rmsnorm", true))
+            ssm.fail("rmsnorm", "Mamba-2 without its gated RMSNorm is not supported");
+    } else {
+        x.dtRank = dtRank(ssm, "dt_rank", m.hidden);
+    }
+    m.heads = m.kvHeads = two ? x.heads : 1;
+    m.headDim = x.innerSize / m.heads;
+    m.family = two ? "mamba2" : "mamba";
+}
+
 /// GPT2LMHeadModel: learned positions, pre-norm LayerNorm, biases everywhere, 4x GELU FFN, tied LM head.
 void importGpt2(JsonReader &r, ModelShape &m)
 {
@@ -574,12 +678,14 @@ void importGptNeox(JsonReader &r, ModelShape &m)
 ModelShape importHfConfig(const json &config, const std::string &file)
 {
     JsonReader r(config, file);
-    const std::string type = r.string("model_type");
+    // A state-spaces/mamba checkpoint's config names no model_type; its ssm_cfg or d_model and n_layer say what it is.
+    const bool mambaSsm = !r.has("model_type") && (r.has("ssm_cfg") || (r.has("d_model") && r.has("n_layer")));
+    const std::string type = mambaSsm ? std::string("mamba_ssm") : r.string("model_type");
     const bool known = std::find(kSupported.begin(), kSupported.end(), type) != kSupported.end();
     if (type == "gemma3")
         r.fail("model_type", "'gemma3' includes a SigLIP vision tower, which MemWall does not model; import the "
                              "language model alone (its text_config, model_type gemma3_text)");
-    if (!known)
+    if (!known && !mambaSsm)
         r.fail("model_type", "unsupported '" + type + "' (supported: " + supportedList() + ")");
 
     ModelShape m;
@@ -606,6 +712,10 @@ ModelShape importHfConfig(const json &config, const std::string &file)
         importDeepseek(r, m, type);
     else if (type == "gpt_oss")
         importGptOss(r, m);
+    else if (type == "mamba" || type == "mamba2")
+        importMamba(r, m, type);
+    else if (mambaSsm)
+        importMambaSsm(r, m);
     else
         importLlamaLike(r, m, type);
 
@@ -616,6 +726,9 @@ ModelShape importHfConfig(const json &config, const std::string &file)
     return m;
 }
 
-ModelShape importHfConfigFile(const std::string &path) { return importHfConfig(readJsonFile(path), path); }
+ModelShape importHfConfigFile(const std::string &path)
+{
+    return importHfConfig(readJsonFile(path, /*pythonFloats=*/true), path);
+}
 
 } // namespace memwall::core

@@ -353,7 +353,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.heads = r.positiveInteger("heads");
     m.kvHeads = r.integer("kv_heads", m.heads);
     m.headDim = r.integer("head_dim", m.hidden / m.heads);
-    m.ffn = r.positiveInteger("ffn");
+    m.ffn = r.integer("ffn"); // 0: no FFN (a state-space model), see validate()
     m.gatedFfn = r.boolean("gated_ffn", false);
     m.activation = pick("activation", activationFromString, Activation::Gelu, "gelu, silu or relu");
     m.vocab = r.positiveInteger("vocab");
@@ -394,6 +394,24 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.moeOffset = r.integer("moe_offset", 0);
     m.denseFfn = r.integer("dense_ffn", 0);
     m.routerBias = r.boolean("router_bias", false);
+    m.ssm.kind = pick("ssm", ssmKindFromString, SsmKind::None, "none, mamba1 or mamba2");
+    if (m.ssm.kind != SsmKind::None) {
+        m.ssm.stateSize = r.positiveInteger("ssm_state_size");
+        m.ssm.innerSize = r.positiveInteger("ssm_inner_size");
+        m.ssm.convKernel = r.integer("ssm_conv_kernel", 4);
+        m.ssm.convBias = r.boolean("ssm_conv_bias", true);
+        m.ssm.projBias = r.boolean("ssm_proj_bias", false);
+        if (m.ssm.kind == SsmKind::Mamba2) {
+            m.ssm.heads = r.positiveInteger("ssm_heads");
+            m.ssm.groups = r.integer("ssm_groups", 1);
+            m.ssm.chunkSize = r.integer("ssm_chunk", 256);
+        } else {
+            m.ssm.dtRank = r.positiveInteger("ssm_dt_rank");
+            m.ssm.innerNorms = r.boolean("ssm_inner_norms", false);
+        }
+        m.attentionEvery = r.integer("attention_every", 0);
+        m.attentionOffset = r.integer("attention_offset", 0);
+    }
     r.rejectUnknown();
     if (auto e = validate(m); !e.empty())
         throw InputError::rule(file, e.fields, e.message);
@@ -462,6 +480,25 @@ json toJson(const ModelShape &m)
         j["dense_ffn"] = m.denseFfn;
     if (m.routerBias)
         j["router_bias"] = true;
+    if (m.ssm.kind != SsmKind::None) {
+        const SsmShape &x = m.ssm;
+        j["ssm"] = toString(x.kind);
+        j["ssm_state_size"] = x.stateSize;
+        j["ssm_inner_size"] = x.innerSize;
+        j["ssm_conv_kernel"] = x.convKernel;
+        j["ssm_conv_bias"] = x.convBias;
+        j["ssm_proj_bias"] = x.projBias;
+        if (x.kind == SsmKind::Mamba2) {
+            j["ssm_heads"] = x.heads;
+            j["ssm_groups"] = x.groups;
+            j["ssm_chunk"] = x.chunkSize;
+        } else {
+            j["ssm_dt_rank"] = x.dtRank;
+            j["ssm_inner_norms"] = x.innerNorms;
+        }
+        j["attention_every"] = m.attentionEvery;
+        j["attention_offset"] = m.attentionOffset;
+    }
     return j;
 }
 

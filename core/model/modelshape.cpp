@@ -19,6 +19,29 @@ constexpr NameTable<NormKind, 2> kNorm{{{NormKind::LayerNorm, "layernorm"}, {Nor
 constexpr NameTable<Activation, 3> kAct{
     {{Activation::Gelu, "gelu"}, {Activation::Silu, "silu"}, {Activation::Relu, "relu"}}};
 constexpr NameTable<MixerKind, 2> kMixer{{{MixerKind::Attention, "attention"}, {MixerKind::Mla, "mla"}}};
+constexpr NameTable<SsmKind, 3> kSsm{
+    {{SsmKind::None, "none"}, {SsmKind::Mamba1, "mamba1"}, {SsmKind::Mamba2, "mamba2"}}};
+
+/// One state-space layer's mixer (Hugging Face's MambaMixer / Mamba2Mixer, mamba_ssm's Mamba / Mamba2).
+int64_t ssmParams(const ModelShape &m)
+{
+    const SsmShape &x = m.ssm;
+    const int64_t h = m.hidden, i = x.innerSize, n = x.stateSize;
+    const int64_t conv = x.convDim() * x.convKernel + (x.convBias ? x.convDim() : 0);
+    if (x.kind == SsmKind::Mamba2) {
+        // in_proj: h -> z and x (2 d_inner), B and C (2 groups d_state), dt (heads); dt_bias, A_log and D per head;
+        // the gated RMSNorm over d_inner; out_proj: d_inner -> h.
+        const int64_t in = 2 * i + 2 * x.groups * n + x.heads;
+        return h * in + (x.projBias ? in : 0) + conv + 3 * x.heads + i + i * h + (x.projBias ? h : 0);
+    }
+    // Mamba-1: in_proj h -> x and z; x_proj d_inner -> dt_rank + B + C; dt_proj dt_rank -> d_inner with a bias;
+    // A_log (d_inner x d_state) and D (d_inner); out_proj d_inner -> h.
+    int64_t p = h * 2 * i + (x.projBias ? 2 * i : 0) + conv + i * (x.dtRank + 2 * n) + x.dtRank * i + i + i * n + i +
+                i * h + (x.projBias ? h : 0);
+    if (x.innerNorms)
+        p += x.dtRank + 2 * n;
+    return p;
+}
 
 /// One layer's FFN of width `ffn` with the shape's projections and biases.
 int64_t ffnParams(const ModelShape &m, int64_t ffn)
@@ -71,6 +94,8 @@ std::optional<NormKind> normKindFromString(std::string_view s) { return enumFrom
 std::optional<Activation> activationFromString(std::string_view s) { return enumFromName(kAct, s); }
 std::string_view toString(MixerKind k) { return enumName(kMixer, k); }
 std::optional<MixerKind> mixerKindFromString(std::string_view s) { return enumFromName(kMixer, s); }
+std::string_view toString(SsmKind k) { return enumName(kSsm, k); }
+std::optional<SsmKind> ssmKindFromString(std::string_view s) { return enumFromName(kSsm, s); }
 
 LayerBlock layerBlock(const ModelShape &m, int64_t i)
 {
@@ -78,7 +103,29 @@ LayerBlock layerBlock(const ModelShape &m, int64_t i)
     const bool global = m.globalEvery > 0 && i % m.globalEvery == m.globalEvery - 1;
     b.window = global ? 0 : m.slidingWindow;
     b.moe = m.isMoe() && i >= m.firstDenseLayers && m.moeEvery > 0 && i % m.moeEvery == m.moeOffset;
+    b.ssm = m.ssm.kind != SsmKind::None && !(m.attentionEvery > 0 && i % m.attentionEvery == m.attentionOffset);
     return b;
+}
+
+double stateElements(const ModelShape &m, int tp)
+{
+    const SsmShape &x = m.ssm;
+    if (x.kind == SsmKind::None)
+        return 0;
+    const double inner = static_cast<double>(x.innerSize / tp), n = static_cast<double>(x.stateSize);
+    double conv = inner;
+    if (x.kind == SsmKind::Mamba2)
+        conv += 2.0 * static_cast<double>(x.groups % tp == 0 ? x.groups / tp : x.groups) * n;
+    return inner * n + static_cast<double>(x.convKernel - 1) * conv;
+}
+
+int64_t ssmLayers(const LayerGroups &groups)
+{
+    int64_t n = 0;
+    for (const LayerGroup &g : groups)
+        if (g.block.ssm)
+            n += g.count;
+    return n;
 }
 
 LayerGroups layerGroups(const ModelShape &m)
@@ -86,7 +133,7 @@ LayerGroups layerGroups(const ModelShape &m)
     // Counted in closed form, not layer by layer (layers may be up to 2^31): the first dense layers, then one period
     // of the window and MoE patterns, each residue counted over the remaining layers.
     LayerGroups groups;
-    std::array<int64_t, 4> first{}; // each group's first layer
+    std::array<int64_t, 8> first{}; // each group's first layer
     auto add = [&](int64_t at, const LayerBlock &b, int64_t n) {
         if (n <= 0)
             return;
@@ -100,20 +147,17 @@ LayerGroups layerGroups(const ModelShape &m)
         groups.items[k].count += n;
         first[k] = std::min(first[k], at);
     };
-    const bool alternating = m.slidingWindow > 0 && m.globalEvery > 0;
-    const int64_t every = alternating ? m.globalEvery : 1;
-    const int64_t dense = std::clamp<int64_t>(m.isMoe() ? m.firstDenseLayers : 0, 0, m.layers);
-    if (dense > 0) { // layers 0 .. dense - 1: dense FFNs; every globalEvery-th of them global
-        const int64_t global = alternating ? dense / every : 0;
-        add(0, LayerBlock{m.slidingWindow, false}, dense - global);
-        add(every - 1, LayerBlock{0, false}, global);
-    }
+    // Each residue r of a period P from `from` on stands for the layers from + r, from + r + P, ... below `to`.
+    auto addPeriod = [&](int64_t from, int64_t to, int64_t period) {
+        for (int64_t r = 0; r < period && from + r < to; ++r)
+            add(from + r, layerBlock(m, from + r), (to - 1 - from - r) / period + 1);
+    };
+    const int64_t every = m.slidingWindow > 0 && m.globalEvery > 0 ? m.globalEvery : 1;
+    const int64_t attention = m.ssm.kind != SsmKind::None && m.attentionEvery > 0 ? m.attentionEvery : 1;
     const int64_t moeEvery = m.isMoe() ? std::max<int64_t>(1, m.moeEvery) : 1;
-    const int64_t period = std::lcm(every, moeEvery);
-    for (int64_t r = 0; r < period && dense + r < m.layers; ++r) {
-        const int64_t i = dense + r;
-        add(i, layerBlock(m, i), (m.layers - 1 - i) / period + 1);
-    }
+    const int64_t dense = std::clamp<int64_t>(m.isMoe() ? m.firstDenseLayers : 0, 0, m.layers);
+    addPeriod(0, dense, std::lcm(every, attention)); // the first dense layers of a MoE model
+    addPeriod(dense, m.layers, std::lcm(std::lcm(every, attention), moeEvery));
     // In the order of each kind's first layer (insertion sort of at most four).
     for (std::size_t a = 1; a < groups.size; ++a)
         for (std::size_t b = a; b > 0 && first[b] < first[b - 1]; --b) {
@@ -135,6 +179,8 @@ double cachedElements(const ModelShape &m, const LayerGroups &groups, double tok
     const double perToken = cachedElementsPerToken(m, kvHeads);
     double e = 0;
     for (const LayerGroup &g : groups) {
+        if (g.block.ssm)
+            continue; // a state, not a per-token cache: stateElements()
         const double kept = g.block.window > 0 ? std::min(tokens, static_cast<double>(g.block.window)) : tokens;
         e += static_cast<double>(g.count) * perToken * kept;
     }
@@ -162,9 +208,13 @@ ParamCounts paramCount(const ModelShape &m)
     const int64_t shared = m.sharedFfn > 0 ? ffnParams(m, m.sharedFfn) + (m.sharedExpertGate ? h : 0) : 0;
     const int64_t norms = ((m.parallelAttention && m.sharedLayerNorm ? 1 : 2) + (m.postNorms ? 2 : 0)) * normParams;
 
+    const int64_t ssm = m.ssm.kind != SsmKind::None ? ssmParams(m) : 0;
     auto layer = [&](const LayerBlock &b, int64_t experts) {
-        return b.moe ? attn + expert * experts + shared + router + norms
-                     : attn + ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn) + norms;
+        const int64_t mixer = b.ssm ? ssm : attn;
+        if (m.ffn == 0) // a state-space model without FFNs (Mamba): one norm a layer
+            return mixer + normParams;
+        return b.moe ? mixer + expert * experts + shared + router + norms
+                     : mixer + ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn) + norms;
     };
     for (const LayerGroup &g : layerGroups(m)) {
         p.perLayer = layer(g.block, m.experts);
@@ -204,6 +254,11 @@ std::string tensorParallelIssue(const ModelShape &m, int tp)
                " do not divide one another";
     if (m.ffn % tp != 0)
         return t + " does not divide the FFN width " + std::to_string(m.ffn) + " of " + m.id;
+    if (m.ssm.kind != SsmKind::None && m.ssm.innerSize % tp != 0)
+        return t + " does not divide the state-space layers' " + std::to_string(m.ssm.innerSize) + " channels of " +
+               m.id;
+    if (m.ssm.kind == SsmKind::Mamba2 && m.ssm.heads % tp != 0)
+        return t + " does not divide the state-space layers' " + std::to_string(m.ssm.heads) + " heads of " + m.id;
     if (m.isMoe() && m.denseFfn % tp != 0)
         return t + " does not divide the dense layers' FFN width " + std::to_string(m.denseFfn) + " of " + m.id;
     if (m.sharedFfn % tp != 0)
@@ -218,12 +273,17 @@ ShapeIssue validate(const ModelShape &m)
                         {"heads", m.heads},
                         {"kv_heads", m.kvHeads},
                         {"head_dim", m.headDim},
-                        {"ffn", m.ffn},
                         {"vocab", m.vocab},
                         {"experts", m.experts},
                         {"active_experts", m.activeExperts}})
         if (v <= 0)
             return {{f}, std::string(f) + " must be positive, got " + std::to_string(v)};
+    // A state-space model may have no FFN at all (Mamba); every other layer has one.
+    const bool pureSsm = m.ssm.kind != SsmKind::None && m.attentionEvery == 0 && !m.isMoe();
+    if (m.ffn < 0 || (m.ffn == 0 && !pureSsm))
+        return {{"ffn"},
+                pureSsm ? "ffn must not be negative, got " + std::to_string(m.ffn)
+                        : "ffn must be positive, got " + std::to_string(m.ffn)};
     if (m.heads % m.kvHeads != 0)
         return {{"heads", "kv_heads"},
                 "heads (" + std::to_string(m.heads) + ") must be a multiple of kv_heads (" + std::to_string(m.kvHeads) +
@@ -275,6 +335,43 @@ ShapeIssue validate(const ModelShape &m)
     if ((m.firstDenseLayers > 0 || m.moeEvery > 1) && !m.isMoe())
         return {{"first_dense_layers", "moe_every", "experts"},
                 "first_dense_layers and moe_every need a mixture-of-experts model (experts > 1)"};
+    if (m.ssm.kind != SsmKind::None) {
+        const SsmShape &x = m.ssm;
+        for (auto [f, v] : {std::pair{"ssm_state_size", x.stateSize},
+                            {"ssm_inner_size", x.innerSize},
+                            {"ssm_conv_kernel", x.convKernel}})
+            if (v <= 0 || v > kMaxShapeField)
+                return {{f}, std::string(f) + " must be positive for a state-space model, got " + std::to_string(v)};
+        if (x.kind == SsmKind::Mamba2) {
+            for (auto [f, v] : {std::pair{"ssm_heads", x.heads}, {"ssm_groups", x.groups}, {"ssm_chunk", x.chunkSize}})
+                if (v <= 0 || v > kMaxShapeField)
+                    return {{f}, std::string(f) + " must be positive for Mamba-2, got " + std::to_string(v)};
+            if (x.innerSize % x.heads != 0 || x.heads % x.groups != 0)
+                return {{"ssm_heads", "ssm_groups"},
+                        "ssm_heads (" + std::to_string(x.heads) + ") must divide ssm_inner_size (" +
+                            std::to_string(x.innerSize) + ") and be a multiple of ssm_groups (" +
+                            std::to_string(x.groups) + ")"};
+        } else if (x.dtRank <= 0 || x.dtRank > kMaxShapeField) {
+            return {{"ssm_dt_rank"}, "ssm_dt_rank must be positive for Mamba-1, got " + std::to_string(x.dtRank)};
+        }
+        if (m.attentionEvery < 0 || m.attentionEvery > std::min<int64_t>(m.layers, kMaxPatternPeriod) ||
+            m.attentionOffset < 0 || (m.attentionEvery > 0 && m.attentionOffset >= m.attentionEvery))
+            return {{"attention_every", "attention_offset"},
+                    "attention_every must be between 0 and the layers (at most " + std::to_string(kMaxPatternPeriod) +
+                        ") and attention_offset below it, got " + std::to_string(m.attentionEvery) + " and " +
+                        std::to_string(m.attentionOffset)};
+    } else if (m.attentionEvery != 0 || m.attentionOffset != 0) {
+        return {{"attention_every", "ssm"}, "attention_every and attention_offset need state-space layers (ssm)"};
+    }
+    {
+        // The whole pattern repeats every lcm of its periods; layerGroups() walks one period.
+        const int64_t period = std::lcm(std::lcm(std::max<int64_t>(1, m.globalEvery), std::max<int64_t>(1, m.moeEvery)),
+                                        std::max<int64_t>(1, m.attentionEvery));
+        if (period > kMaxPatternPeriod)
+            return {{"global_every", "moe_every", "attention_every"},
+                    "the layer pattern repeats only every " + std::to_string(period) + " layers (at most " +
+                        std::to_string(kMaxPatternPeriod) + ")"};
+    }
     if (m.mixer == MixerKind::Mla) {
         const MlaShape &a = m.mla;
         for (auto [f, v] : {std::pair{"kv_lora_rank", a.kvLoraRank},

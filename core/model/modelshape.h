@@ -31,6 +31,32 @@ std::optional<NormKind> normKindFromString(std::string_view s);
 std::optional<Activation> activationFromString(std::string_view s);
 std::optional<MixerKind> mixerKindFromString(std::string_view s);
 
+/// State-space mixers (Mamba). A layer's state per sequence has a fixed size, whatever the context: no per-token cache.
+enum class SsmKind {
+    None,
+    Mamba1, ///< selective scan (Gu and Dao 2023): x_proj and dt_proj per layer, a state of d_state per channel
+    Mamba2, ///< state-space duality (Dao and Gu 2024): heads of head_dim channels, B and C shared by groups
+};
+std::string_view toString(SsmKind k);
+std::optional<SsmKind> ssmKindFromString(std::string_view s);
+
+struct SsmShape
+{
+    SsmKind kind = SsmKind::None;
+    int64_t stateSize = 0;   ///< d_state: state elements per channel
+    int64_t innerSize = 0;   ///< d_inner = expand x hidden: channels
+    int64_t heads = 0;       ///< Mamba-2: heads (d_inner / head_dim); Mamba-1: 0
+    int64_t groups = 1;      ///< Mamba-2: groups of heads sharing B and C
+    int64_t convKernel = 4;  ///< d_conv: width of the causal convolution (its last d_conv - 1 inputs are state)
+    int64_t dtRank = 0;      ///< Mamba-1: rank of the step-size projection
+    int64_t chunkSize = 256; ///< Mamba-2: chunk of the chunked scan over a prompt
+    bool convBias = true;
+    bool projBias = false;   ///< in_proj and out_proj biases
+    bool innerNorms = false; ///< Mamba-1 in Jamba: RMSNorms over dt (dt_rank), B and C (d_state each)
+    /// Inputs of the convolution per token: Mamba-2 convolves x, B and C; Mamba-1 only x.
+    int64_t convDim() const { return kind == SsmKind::Mamba2 ? innerSize + 2 * groups * stateSize : innerSize; }
+};
+
 /// Multi-head latent attention (DeepSeek-V2, section 2.1): keys and values are rebuilt from a latent of kv_lora_rank
 /// per token, and a rotary key of qk_rope_head_dim shared by all heads rides beside it. Only these two are cached:
 /// (kv_lora_rank + qk_rope_head_dim) elements per token and layer, whatever the number of heads.
@@ -99,6 +125,13 @@ struct ModelShape
     bool qkNorm = false; ///< an RMSNorm over each head's query and key (Qwen3, Gemma 3, OLMo 2: head_dim weights)
     bool attentionSinks = false; ///< one learned sink logit per head and layer (gpt-oss)
 
+    /// State-space layers: with ssm.kind set, every layer's mixer is the SSM, except (hybrids) layer i with
+    /// i % attentionEvery == attentionOffset, which attends. Jamba: attention in one layer of 8 (offset 4).
+    /// A pure state-space model (Mamba) has no FFN: ffn 0.
+    SsmShape ssm;
+    int64_t attentionEvery = 0;
+    int64_t attentionOffset = 0;
+
     /// MoE layer pattern: layer i (from 0) has routed experts when i >= firstDenseLayers and i % moeEvery == moeOffset;
     /// the others have a dense FFN of width denseFfn. DeepSeek-V3: the first 3 layers dense; Llama 4 Maverick and
     /// Jamba: every second layer sparse (moeEvery 2, moeOffset 1). Uniform MoE models: 0, 1, 0.
@@ -118,6 +151,7 @@ struct LayerBlock
 {
     int64_t window = 0; ///< attention window of this layer in tokens; 0: the whole context
     bool moe = false;   ///< the FFN is routed over experts (else dense)
+    bool ssm = false;   ///< the mixer is the state-space layer (else attention)
     bool operator==(const LayerBlock &) const = default;
 };
 
@@ -128,11 +162,12 @@ struct LayerGroup
     int64_t count = 0;
 };
 
-/// A model's layers grouped by kind. A block varies only in its window (the shape's or none) and its FFN (dense or
-/// routed), so there are at most four kinds; held inline, as analyses build one each.
+/// A model's layers grouped by kind. A block varies only in its window (the shape's or none), its FFN (dense or
+/// routed) and its mixer (attention or state space), so there are at most eight kinds; held inline, as analyses
+/// build one each.
 struct LayerGroups
 {
-    std::array<LayerGroup, 4> items{};
+    std::array<LayerGroup, 8> items{};
     std::size_t size = 0;
     const LayerGroup *begin() const { return items.data(); }
     const LayerGroup *end() const { return items.data() + size; }
@@ -150,6 +185,12 @@ double cachedElementsPerToken(const ModelShape &m, double kvHeads);
 /// Cache elements of one sequence of `tokens` tokens over the layers `groups` (a window caps its layers' share;
 /// chunked attention keeps at most one chunk), with `kvHeads` heads per device. The one KV-cache formula.
 double cachedElements(const ModelShape &m, const LayerGroups &groups, double tokens, double kvHeads);
+/// State elements one sequence keeps in one state-space layer, whatever its length: d_inner x d_state of the scan
+/// and (d_conv - 1) x conv_dim of the convolution, with `tp` splitting the channels (Mamba-2's groups are split
+/// when tp divides them, else every rank keeps them all). The one state formula.
+double stateElements(const ModelShape &m, int tp);
+/// Layers of `groups` whose mixer is the state-space layer.
+int64_t ssmLayers(const LayerGroups &groups);
 
 /// Parameters counted the Hugging Face way: embeddings (+ learned positions incl. offset, + token types), every
 /// layer's attention and FFN weights and biases, norms (LayerNorm: weight and bias; RMSNorm: weight), MoE router,
@@ -182,7 +223,8 @@ struct ShapeIssue
 /// The largest value any size field of a shape may take (2^31). Far beyond any published model, and it keeps
 /// paramCount() (int64) and every product derived from it far from overflow; importers check it as they read.
 constexpr int64_t kMaxShapeField = int64_t(1) << 31;
-/// The longest period of a layer pattern (global_every, moe_every): layerGroups() walks one period.
+/// The longest period of a layer pattern (global_every, moe_every, attention_every): layerGroups() walks one period of
+/// all of them together, which validate() keeps below kMaxPatternPeriod too.
 constexpr int64_t kMaxPatternPeriod = 1024;
 
 /// Why `m` cannot be split over `tp` tensor-parallel devices (tp must divide the heads, the FFN widths, and the KV

@@ -6,6 +6,7 @@
 // published figure it rounds to. The configs are copies in tests/data/configs (see the README there for sources).
 
 #include "core/analysis/analysis.h"
+#include "core/analysis/explain.h"
 #include "core/io/hfconfig.h"
 #include "core/io/presets.h"
 #include "core/model/modelshape.h"
@@ -65,6 +66,11 @@ private slots:
     void presetRoundTrip();
     void expertWeightsOfGptOss();
     void chunkedAttentionByHand();
+    void stateSpaceParamCounts_data();
+    void stateSpaceParamCounts();
+    void stateSpaceStateByHand();
+    void stateSpaceDecodeReadsItsState();
+    void hybridPattern();
 };
 
 void TestLayerBlocks::familyParamCounts_data()
@@ -93,6 +99,18 @@ void TestLayerBlocks::familyParamCounts_data()
     //   total  497,500,160 + 60 x 17,059,365,248 + 2 x 163840 x 7168 + 7168               = 1,026,408,232,448 (card:
     //   1T) active 497,500,160 + 60 x (101,124,096 + 9 x 44,040,192 + 2,752,896 + 14,336) + 2,348,817,408
     //                                                                                   = 32,861,500,928 (card: 32B)
+    // DeepSeek-V2-Lite (h 2048, 27 layers, 16 heads; MLA without the queries' low rank: q_proj 2048 x 16 x 192; one
+    // dense layer of 10944; 26 MoE layers of 64 routed experts of 1408, 6 per token, 2 shared (2816 wide); no router
+    // bias ("greedy"); vocab 102400):
+    //   MLA    6,291,456 + kv_a 2048 x 576 = 1,179,648 + 512 + kv_b 512 x 16 x 256 = 2,097,152 + o 4,194,304
+    //                                                                                   = 13,763,072
+    //   dense layer  13,763,072 + 3 x 2048 x 10944 + 4096                               = 81,007,104
+    //   MoE layer    13,763,072 + 64 x 8,650,752 + 3 x 2048 x 2816 + 2048 x 64 + 4096   = 584,847,872
+    //   total  81,007,104 + 26 x 584,847,872 + 2 x 102400 x 2048 + 2048                  = 15,706,484,224 (card: 15.7B)
+    //   active 81,007,104 + 26 x (13,763,072 + 6 x 8,650,752 + 17,301,504 + 131,072 + 4096) + 419,432,448
+    //          = 2,661,150,208; the card's 2.4B leaves out the input embedding (209,715,200): 2,451,435,008.
+    QTest::newRow("DeepSeek-V2-Lite = 15.7B, 2.66B active")
+        << "DeepSeek-V2-Lite.json" << qint64(15706484224) << qint64(2661150208);
     QTest::newRow("Kimi K2 = 1.03T, 32.9B active")
         << "Kimi-K2-Instruct.json" << qint64(1026408232448) << qint64(32861500928);
     // Qwen3-8B (h 4096, 36 layers, 32 heads and 8 KV heads of 128, q/k norms of 128, FFN 12288, vocab 151936):
@@ -453,6 +471,131 @@ void TestLayerBlocks::chunkedAttentionByHand()
     m.chunkedAttention = false;
     const Analysis w = analyze(testpresets::hw("h100-sxm"), m, p);
     QCOMPARE(findOp(w, "attn.local_score")->flops, 27.0 * 2 * 32 * 48369664.0 * 128);
+}
+
+void TestLayerBlocks::stateSpaceParamCounts_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<qint64>("total");
+    // Mamba-2 2.7B (mamba_ssm format: d_model 2560, 64 layers, Mamba2 defaults d_state 128, d_conv 4, expand 2,
+    // headdim 64 (80 heads), 1 group; vocab 50277 padded to a multiple of 16: 50288; tied):
+    //   in_proj 2560 x (2 x 5120 + 2 x 128 + 80) = 27,074,560; conv1d (5120 + 256) x 4 + 5376 = 26,880;
+    //   dt_bias, A_log, D 3 x 80 = 240; gated norm 5120; out_proj 5120 x 2560 = 13,107,200; norm 2560
+    //   layer 40,216,560; total 64 x 40,216,560 + 50288 x 2560 + 2560 = 2,702,599,680 (the name: 2.7B)
+    QTest::newRow("Mamba-2 2.7B = 2,702,599,680") << "mamba2-2.7b.json" << qint64(2702599680);
+    // Mamba 2.8B (Hugging Face format, Mamba-1: hidden 2560, 64 layers, d_inner 5120, d_state 16, dt_rank 160,
+    // vocab 50280, tied):
+    //   in_proj 2560 x 10240 = 26,214,400; conv1d 5120 x 4 + 5120 = 25,600; x_proj 5120 x (160 + 32) = 983,040;
+    //   dt_proj 160 x 5120 + 5120 = 824,320; A_log 5120 x 16 = 81,920; D 5120; out_proj 13,107,200; norm 2560
+    //   layer 41,244,160; total 64 x 41,244,160 + 50280 x 2560 + 2560 = 2,768,345,600 (the README's 2.8B)
+    QTest::newRow("Mamba 2.8B = 2,768,345,600") << "mamba-2.8b-hf.json" << qint64(2768345600);
+    // Mamba 130M (hidden 768, 24 layers, d_inner 1536, d_state 16, dt_rank 48, vocab 50280, tied):
+    //   2,359,296 + 7,680 + 1536 x 80 + (48 x 1536 + 1536) + 1536 x 16 + 1536 + 1,179,648 + 768 = 3,771,648 a layer;
+    //   24 x 3,771,648 + 50280 x 768 + 768 = 129,135,360 (the README's 130M)
+    QTest::newRow("Mamba 130M = 129,135,360") << "mamba-130m-hf.json" << qint64(129135360);
+    // Mamba-2 130M in the Hugging Face format (mamba2: hidden 768, 24 layers, 24 heads of 64, d_state 128, 1 group,
+    // vocab 50288, tied; its time_step_limit holds Python's bare Infinity, read as null):
+    //   in_proj 768 x (3072 + 256 + 24) = 2,574,336; conv1d 1792 x 4 + 1792 = 8,960; 3 x 24 = 72; norm 1536;
+    //   out_proj 1,179,648; norm 768: 3,765,320 a layer; 24 x 3,765,320 + 50288 x 768 + 768 = 128,989,632
+    QTest::newRow("Mamba-2 130M (HF) = 128,989,632") << "mamba2-130m-hf.json" << qint64(128989632);
+}
+
+void TestLayerBlocks::stateSpaceParamCounts()
+{
+    QFETCH(QString, file);
+    QFETCH(qint64, total);
+    const ModelShape m = config(file.toUtf8().constData());
+    QCOMPARE(QString::fromStdString(validate(m).message), QString());
+    QCOMPARE(static_cast<qint64>(paramCount(m).total), total);
+    const ModelShape back = modelShapeFromJson(toJson(m), "roundtrip.json");
+    QCOMPARE(paramCount(back).total, paramCount(m).total);
+}
+
+void TestLayerBlocks::stateSpaceStateByHand()
+{
+    // Mamba-2 2.7B keeps, per sequence and layer, d_inner x d_state = 5120 x 128 = 655,360 scan elements and
+    // (d_conv - 1) x (5120 + 2 x 128) = 16,128 convolution inputs: 671,488 x 2 B = 1,342,976 B; over 64 layers
+    // 85,950,464 B, at 100 tokens as at 100,000: no KV cache at all.
+    const ModelShape m = config("mamba2-2.7b.json");
+    QCOMPARE(stateElements(m, 1), 671488.0);
+    for (int64_t context : {99, 99999}) {
+        const Analysis a = analyze(testpresets::hw("h100-sxm"), m, decodeAt(context));
+        QCOMPARE(a.kvCache.totalBytes, 0.0);
+        QCOMPARE(a.kvCache.bytesPerToken, 0.0);
+        QCOMPARE(a.kvCache.stateBytesPerSequence, 85950464.0);
+        QCOMPARE(a.memory.state, 85950464.0);
+        QCOMPARE(a.memory.kv, 0.0);
+    }
+    // Batch 8 over tp 2: each rank keeps half the channels of every sequence: 8 x 64 x (2560 x 128 + 3 x (2560 +
+    // 256)) x 2 B (the one group is kept whole on both ranks).
+    Scenario s = decodeAt(999);
+    s.batch = 8;
+    s.tp = 2;
+    QCOMPARE(analyze(testpresets::hw("h100-sxm"), m, s).memory.state, 8.0 * 64 * (2560 * 128 + 3 * (2560 + 256)) * 2);
+}
+
+void TestLayerBlocks::stateSpaceDecodeReadsItsState()
+{
+    // One decode step of Mamba-2 2.7B at batch 1 reads and writes each layer's scan state once:
+    //   bytes 64 x 2 x 655,360 x 2 B = 167,772,160; FLOPs 64 x 5120 x (5 x 128 + 2) = 210,370,560.
+    // The in_proj reads its 27,074,560 weights: 64 x 54,149,120 B. There is no attention and no FFN.
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), config("mamba2-2.7b.json"), decodeAt(4095));
+    const Operator *scan = findOp(a, "ssm.scan");
+    QVERIFY(scan);
+    QCOMPARE(scan->count, 64.0);
+    QCOMPARE(scan->kvBytes, 167772160.0);
+    QCOMPARE(scan->flops, 210370560.0);
+    QCOMPARE(findOp(a, "ssm.in_proj")->weightBytes, 64.0 * 54149120);
+    QVERIFY(!findOp(a, "attn.score") && !findOp(a, "ffn.up") && !findOp(a, "ffn.norm"));
+    // A prompt of 1,000 tokens runs the chunked scan in chunks of 256: 3 x 256 x 257 / 2 + 232 x 233 / 2 = 125,716
+    // causal pairs within chunks, each 2 x 128 x 1 + 2 x 5120 + 80 FLOPs, plus 1000 x 5120 x (4 x 128 + 2) for the
+    // chunk states and outputs.
+    Scenario p;
+    p.phase = Phase::Prefill;
+    p.batch = 1;
+    p.seq = 1000;
+    const Analysis pre = analyze(testpresets::hw("h100-sxm"), config("mamba2-2.7b.json"), p);
+    QCOMPARE(findOp(pre, "ssm.scan")->flops, 64.0 * (125716.0 * (256 + 10240 + 80) + 1000.0 * 5120 * (4 * 128 + 2)));
+    // The headline names what a step reads: the state, not a KV cache.
+    Scenario big = decodeAt(32767);
+    big.batch = 256;
+    const Analysis b = analyze(testpresets::hw("h100-sxm"), config("mamba2-2.7b.json"), big);
+    const std::string text = explain(testpresets::hw("h100-sxm"), config("mamba2-2.7b.json"), big, b);
+    QVERIFY2(text.find("of state-space state") != std::string::npos && text.find("KV cache") == std::string::npos,
+             text.c_str());
+    // Mamba-1 (2.8B) has x_proj and dt_proj instead of the gated norm.
+    const Analysis m1 = analyze(testpresets::hw("h100-sxm"), config("mamba-2.8b-hf.json"), decodeAt(4095));
+    QVERIFY(findOp(m1, "ssm.x_proj") && findOp(m1, "ssm.dt_proj") && findOp(m1, "ssm.gate"));
+    QCOMPARE(findOp(m1, "ssm.scan")->kvBytes, 64.0 * 2 * 5120 * 16 * 2);
+}
+
+void TestLayerBlocks::hybridPattern()
+{
+    // A Jamba-like hybrid on Mamba-1 2.8B's shape: attention in one layer of 8 (offset 4) with 32 heads and 8 KV heads
+    // of 80, an FFN of 10240 in every layer. 8 attention layers keep a KV cache, 56 state-space layers a state.
+    ModelShape m = config("mamba-2.8b-hf.json");
+    m.attentionEvery = 8;
+    m.attentionOffset = 4;
+    m.heads = 32;
+    m.kvHeads = 8;
+    m.headDim = 80;
+    m.ffn = 10240;
+    m.gatedFfn = true;
+    QCOMPARE(QString::fromStdString(validate(m).message), QString());
+    const LayerGroups g = layerGroups(m);
+    QCOMPARE(ssmLayers(g), int64_t(56));
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), m, decodeAt(4095));
+    // KV: 8 layers x 2 x 8 x 80 x 2 B x 4096 tokens = 83,886,080 B; state: 56 x (5120 x 16 + 3 x 5120) x 2 B.
+    QCOMPARE(a.memory.kv, 83886080.0);
+    QCOMPARE(a.memory.state, 56.0 * (5120 * 16 + 3 * 5120) * 2);
+    QCOMPARE(findOp(a, "attn.score")->count, 8.0);
+    QCOMPARE(findOp(a, "ssm.scan")->count, 56.0);
+    QCOMPARE(findOp(a, "ffn.up")->count, 64.0);
+    // Parameters: the state-space layers' mixers, the attention layers' (2560 x (2560 + 1280) + 2560 x 2560), and
+    // an FFN and two norms in every layer.
+    const ParamCounts p = paramCount(m);
+    const int64_t ssm = 41244160 - 2560, attention = 2560 * (2560 + 1280) + 2560 * 2560;
+    QCOMPARE(p.layers, 56 * ssm + 8 * attention + int64_t(64) * (3 * 2560 * 10240 + 2 * 2560));
 }
 
 } // namespace memwall::core

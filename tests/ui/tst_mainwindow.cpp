@@ -642,6 +642,14 @@ private slots:
         QString eighth = out;
         eighth.replace(".png", "-gemma-3-memory.png");
         QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(eighth));
+        // A ninth: Mamba-2 2.7B at batch 64 and 32k tokens: no KV cache, a state per sequence.
+        m_doc->setModelById("mamba2-2-7b");
+        typeBatch("64");
+        QCOMPARE(m_doc->scenario().batch, int64_t(64));
+        QTest::qWait(50);
+        QString ninth = out;
+        ninth.replace(".png", "-mamba2-memory.png");
+        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(ninth));
     }
 };
 

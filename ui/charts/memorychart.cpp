@@ -39,6 +39,7 @@ QString componentName(MemoryChart::Component c)
     case MemoryChart::Activations: return QObject::tr("Activations");
     case MemoryChart::Gradients: return QObject::tr("Gradients");
     case MemoryChart::Optimizer: return QObject::tr("Optimizer state");
+    case MemoryChart::State: return QObject::tr("State-space state");
     case MemoryChart::ComponentCount: break;
     }
     return {};
@@ -52,6 +53,7 @@ const char *componentKey(MemoryChart::Component c)
     case MemoryChart::Activations: return "activations";
     case MemoryChart::Gradients: return "gradients";
     case MemoryChart::Optimizer: return "optimizer";
+    case MemoryChart::State: return "ssm_state";
     case MemoryChart::ComponentCount: break;
     }
     return "";
@@ -65,6 +67,7 @@ double componentValue(const MemoryFootprint &m, MemoryChart::Component c)
     case MemoryChart::Activations: return m.activations;
     case MemoryChart::Gradients: return m.gradients;
     case MemoryChart::Optimizer: return m.optimizer;
+    case MemoryChart::State: return m.state;
     case MemoryChart::ComponentCount: break;
     }
     return 0;
@@ -78,6 +81,7 @@ int componentColor(MemoryChart::Component c)
     case MemoryChart::Activations: return 2;
     case MemoryChart::Gradients: return 3;
     case MemoryChart::Optimizer: return 4;
+    case MemoryChart::State: return 5;
     case MemoryChart::ComponentCount: break;
     }
     return 7;

@@ -42,7 +42,7 @@ class MemoryChart : public ChartBase
     Q_OBJECT
 public:
     /// Footprint components, in stacking order.
-    enum Component { Weights, KvCache, Activations, Gradients, Optimizer, ComponentCount };
+    enum Component { Weights, KvCache, Activations, Gradients, Optimizer, State, ComponentCount };
 
     explicit MemoryChart(ScenarioDocument *doc, QObject *parent = nullptr);
     ~MemoryChart() override;
