@@ -49,6 +49,7 @@ private slots:
     void levelsFollowDevice_data();
     void levelsFollowDevice();
     void trainingAddsGradientsAndOptimizer();
+    void stateSpaceModelShowsItsState();
     void tooltipAndLegend();
     void narrowLegendDropsSizes();
     void overflowFillIsSolid();
@@ -228,6 +229,32 @@ void TestMemoryChart::trainingAddsGradientsAndOptimizer()
     QVERIFY(near(chart.componentBytes(MemoryChart::Optimizer), doc.analysis().memory.optimizer, 1e-6));
     // Adam: 12 bytes of optimizer state per parameter vs 2 bytes of FP16 weights
     QVERIFY(near(chart.componentBytes(MemoryChart::Optimizer) / chart.componentBytes(MemoryChart::Weights), 6.0, 1e-6));
+}
+
+void TestMemoryChart::stateSpaceModelShowsItsState()
+{
+    // Mamba-2 2.7B keeps a fixed state per sequence and no KV cache: the state is its own stripe, with
+    // the bytes of the footprint (its legend entry names it), and the KV cache's stripe is gone. Growing the context
+    // leaves the state alone.
+    ui::ScenarioDocument doc(library());
+    MemoryChart chart(&doc);
+    doc.setModelById("mamba2-2-7b");
+    core::Scenario s = doc.scenario();
+    s.phase = core::Phase::Decode;
+    s.batch = 64;
+    s.context = 1000;
+    doc.setScenario(s, "batch");
+    const double state = doc.analysis().memory.state;
+    QVERIFY(near(state, 64.0 * 85950464, 1e-12));
+    QVERIFY(chart.componentSeries(MemoryChart::State)->isVisible());
+    QVERIFY(near(chart.componentBytes(MemoryChart::State), state, 1e-9));
+    QVERIFY(near(chart.componentSeries(MemoryChart::State)->upperSeries()->at(1).x() * 1e9, state, 1e-9));
+    QVERIFY(!chart.componentSeries(MemoryChart::KvCache)->isVisible());
+    QVERIFY2(chart.componentSeries(MemoryChart::State)->name().startsWith("State-space state"),
+             qPrintable(chart.componentSeries(MemoryChart::State)->name()));
+    s.context = 100000;
+    doc.setScenario(s, "context");
+    QVERIFY(near(chart.componentBytes(MemoryChart::State), state, 1e-9));
 }
 
 void TestMemoryChart::tooltipAndLegend()
