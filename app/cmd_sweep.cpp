@@ -80,13 +80,7 @@ int cmdSweep(const CommandLine &cl)
                                  {"time_s", r.totals.timeS},
                                  {"bound", toString(r.totals.bound)},
                                  {"tokens_per_s", r.totals.tokensPerS}};
-                row["memory"] = {{"weights_bytes", r.memory.weights},
-                                 {"kv_bytes", r.memory.kv},
-                                 {"activation_bytes", r.memory.activations},
-                                 {"state_bytes", r.memory.state},
-                                 {"total_bytes_per_device", r.memory.total()},
-                                 {"capacity_bytes", r.memory.capacity},
-                                 {"fits", r.memory.fits}};
+                row["memory"] = toJson(r.memory);
                 if (r.scenario.phase == Phase::Generate)
                     row["phases"] = {{"ttft_s", r.phases.ttftS}, {"tpot_s", r.phases.tpotS}, {"e2e_s", r.phases.e2eS}};
             }

@@ -190,6 +190,19 @@ json servingToJson(const ServingReport &r)
     return j;
 }
 
+json toJson(const MemoryFootprint &m)
+{
+    return {{"weights_bytes", m.weights},
+            {"kv_bytes", m.kv},
+            {"activation_bytes", m.activations},
+            {"gradients_bytes", m.gradients},
+            {"optimizer_bytes", m.optimizer},
+            {"state_bytes", m.state},
+            {"total_bytes_per_device", m.total()},
+            {"capacity_bytes", m.capacity},
+            {"fits", m.fits}};
+}
+
 json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis &a)
 {
     json ops = json::array();
@@ -234,15 +247,7 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
                      {"total_bytes", a.kvCache.totalBytes},
                      {"state_bytes_per_sequence", a.kvCache.stateBytesPerSequence},
                      {"state_bytes", a.kvCache.stateBytes}};
-    j["memory"] = {{"weights_bytes", a.memory.weights},
-                   {"kv_bytes", a.memory.kv},
-                   {"activation_bytes", a.memory.activations},
-                   {"gradients_bytes", a.memory.gradients},
-                   {"optimizer_bytes", a.memory.optimizer},
-                   {"state_bytes", a.memory.state},
-                   {"total_bytes_per_device", a.memory.total()},
-                   {"capacity_bytes", a.memory.capacity},
-                   {"fits", a.memory.fits}};
+    j["memory"] = toJson(a.memory);
     j["totals"] = {{"flops", a.totals.flops},
                    {"bytes", a.totals.bytes},
                    {"arithmetic_intensity", a.totals.intensity},

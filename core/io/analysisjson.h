@@ -25,5 +25,7 @@ void optionsFromJson(JsonReader &r, OptionSection section, Scenario &s, WhatIf &
 nlohmann::json servingToJson(const ServingReport &r);
 
 nlohmann::json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis &a);
+/// The "memory" object of analyze's and sweep's JSON: each part of the footprint per device, its total and capacity.
+nlohmann::json toJson(const MemoryFootprint &m);
 
 } // namespace memwall::core

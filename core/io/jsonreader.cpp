@@ -84,10 +84,11 @@ namespace {
 /// a value recurse once per level: 100000 '[' would overflow the stack. Real presets and configs nest < 10 deep.
 constexpr int kMaxJsonDepth = 256;
 
-/// True if `text` nests arrays/objects deeper than kMaxJsonDepth (brackets inside strings do not count).
-bool nestsTooDeep(std::string_view text)
+/// Calls `f(i)` for each byte i of `text` outside JSON strings (quotes and escapes in strings are skipped); `f`
+/// returns how many further bytes to skip, or -1 to stop.
+template <typename F>
+void forEachOutsideStrings(std::string_view text, F f)
 {
-    int depth = 0;
     bool inString = false;
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
@@ -98,14 +99,30 @@ bool nestsTooDeep(std::string_view text)
                 inString = false;
         } else if (c == '"') {
             inString = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > kMaxJsonDepth)
-                return true;
-        } else if (c == ']' || c == '}') {
-            --depth;
+        } else {
+            const int skip = f(i);
+            if (skip < 0)
+                return;
+            i += static_cast<std::size_t>(skip);
         }
     }
-    return false;
+}
+
+/// True if `text` nests arrays/objects deeper than kMaxJsonDepth (brackets inside strings do not count).
+bool nestsTooDeep(std::string_view text)
+{
+    int depth = 0;
+    bool deep = false;
+    forEachOutsideStrings(text, [&](std::size_t i) {
+        if (text[i] == '[' || text[i] == '{') {
+            deep = ++depth > kMaxJsonDepth;
+            return deep ? -1 : 0;
+        }
+        if (text[i] == ']' || text[i] == '}')
+            --depth;
+        return 0;
+    });
+    return deep;
 }
 
 /// Python's json module writes the non-finite floats as bare Infinity, -Infinity and NaN, and Hugging Face configs
@@ -115,21 +132,8 @@ bool nestsTooDeep(std::string_view text)
 std::string withoutNonFinite(std::string_view text)
 {
     std::string out;
-    bool inString = false;
     auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (inString) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                inString = false;
-            continue;
-        }
-        if (c == '"') {
-            inString = true;
-            continue;
-        }
+    forEachOutsideStrings(text, [&](std::size_t i) {
         for (std::string_view token : {"-Infinity", "Infinity", "NaN"}) {
             const bool starts = text.substr(i, token.size()) == token && (i == 0 || !word(text[i - 1])) &&
                                 (i + token.size() >= text.size() || !word(text[i + token.size()]));
@@ -140,10 +144,10 @@ std::string withoutNonFinite(std::string_view text)
             const std::size_t shift = out.size() - text.size(); // "NaN" grew the copy by one each
             out.replace(i + shift, token.size(),
                         std::string("null") + std::string(token.size() > 4 ? token.size() - 4 : 0, ' '));
-            i += token.size() - 1;
-            break;
+            return static_cast<int>(token.size()) - 1;
         }
-    }
+        return 0;
+    });
     return out;
 }
 } // namespace
