@@ -136,6 +136,17 @@ void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count,
         c.ops->push_back(op);
 }
 
+/// A linear layer over `tokens` tokens, `count` times: `in` x `out` weights (plus `out` biases with `bias`), 2 FLOPs
+/// per multiply-accumulate (sparsity keeps flopFactor of them) and 1 per bias add; it reads its input and weights and
+/// writes its output.
+void emitLinear(Ctx &c, std::string_view name, Phase phase, double count, double tokens, double in, double out,
+                bool bias, double train)
+{
+    const double b = bias ? 1.0 : 0.0;
+    emit(c, name, OpClass::Matmul, phase, count, 2 * tokens * in * out * c.flopFactor + b * tokens * out,
+         in * out * c.wpw + b * out * c.act, tokens * in * c.act + tokens * out * c.act, 0, train);
+}
+
 /// One pass of the model over `T` new tokens per sequence for `Bm` sequences (one micro-batch). The keys each query
 /// attends depend on the layer's window, so the pass names the key positions, and each layer kind caps them itself.
 struct Pass
@@ -293,7 +304,7 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
 {
     const ModelShape &m = c.m;
     const double N = p.Bm * p.T;
-    const double h = c.h, act = c.act, wpw = c.wpw;
+    const double h = c.h, act = c.act;
     const double normFlops = m.norm == NormKind::RmsNorm ? kRmsNormFlops : kLayerNormFlops;
     emit(c, "attn.norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act, 0,
          p.train);
@@ -304,30 +315,20 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
         const double rq = static_cast<double>(a.qLoraRank), lat = static_cast<double>(a.cachedPerToken());
         const double r = static_cast<double>(a.kvLoraRank), rope = static_cast<double>(a.qkRopeHeadDim);
         if (a.qLoraRank > 0) {
-            emit(c, "attn.q_a_proj", OpClass::Matmul, p.phase, lc, 2 * N * h * rq * c.flopFactor, h * rq * wpw,
-                 N * h * act + N * rq * act, 0, p.train);
+            emitLinear(c, "attn.q_a_proj", p.phase, lc, N, h, rq, false, p.train);
             emit(c, "attn.q_a_norm", OpClass::Normalization, p.phase, lc, kRmsNormFlops * N * rq, rq * act,
                  2 * N * rq * act, 0, p.train);
-            emit(c, "attn.q_b_proj", OpClass::Matmul, p.phase, lc, 2 * N * rq * c.hq * qk * c.flopFactor,
-                 rq * c.hq * qk * wpw, N * rq * act + N * c.hq * qk * act, 0, p.train);
+            emitLinear(c, "attn.q_b_proj", p.phase, lc, N, rq, c.hq * qk, false, p.train);
         } else {
-            emit(c, "attn.q_proj", OpClass::Matmul, p.phase, lc, 2 * N * h * c.hq * qk * c.flopFactor,
-                 h * c.hq * qk * wpw, N * h * act + N * c.hq * qk * act, 0, p.train);
+            emitLinear(c, "attn.q_proj", p.phase, lc, N, h, c.hq * qk, false, p.train);
         }
-        emit(c, "attn.kv_a_proj", OpClass::Matmul, p.phase, lc, 2 * N * h * lat * c.flopFactor, h * lat * wpw,
-             N * h * act + N * lat * act, 0, p.train);
+        emitLinear(c, "attn.kv_a_proj", p.phase, lc, N, h, lat, false, p.train);
         emit(c, "attn.kv_a_norm", OpClass::Normalization, p.phase, lc, kRmsNormFlops * N * r, r * act, 2 * N * r * act,
              0, p.train);
         emit(c, "attn.rope", OpClass::Elementwise, p.phase, lc, kRopeFlops * N * (c.hq + 1) * rope, 0,
              2 * N * (c.hq + 1) * rope * act, 0, p.train);
     } else {
-        const double qkvOut = c.qd + 2 * c.kvd;
-        double flops = 2 * N * h * qkvOut * c.flopFactor, w = h * qkvOut * wpw;
-        if (m.qkvBias) {
-            flops += N * qkvOut;
-            w += qkvOut * act;
-        }
-        emit(c, "attn.qkv_proj", OpClass::Matmul, p.phase, lc, flops, w, N * h * act + N * qkvOut * act, 0, p.train);
+        emitLinear(c, "attn.qkv_proj", p.phase, lc, N, h, c.qd + 2 * c.kvd, m.qkvBias, p.train);
         if (m.qkNorm)
             emit(c, "attn.qk_norm", OpClass::Normalization, p.phase, lc, kRmsNormFlops * N * (c.qd + c.kvd),
                  2 * c.d * act, 2 * N * (c.qd + c.kvd) * act, 0, p.train);
@@ -353,15 +354,8 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
             emitAttentionCore(c, p, lc * windowed / attention, window, kLocalCore);
         }
     }
-    {
-        const double vd = m.mixer == MixerKind::Mla ? c.hq * static_cast<double>(m.mla.vHeadDim) : c.qd;
-        double flops = 2 * N * vd * h * c.flopFactor, w = vd * h * wpw;
-        if (m.outBias) {
-            flops += N * h;
-            w += h * act;
-        }
-        emit(c, "attn.out_proj", OpClass::Matmul, p.phase, lc, flops, w, N * vd * act + N * h * act, 0, p.train);
-    }
+    emitLinear(c, "attn.out_proj", p.phase, lc, N,
+               m.mixer == MixerKind::Mla ? c.hq * static_cast<double>(m.mla.vHeadDim) : c.qd, h, m.outBias, p.train);
     if (m.postNorms)
         emit(c, "attn.post_norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act,
              2 * N * h * act, 0, p.train);
@@ -383,13 +377,11 @@ void emitSsm(Ctx &c, const Pass &p, double lc)
     const double K = static_cast<double>(x.convKernel);
     const bool mamba2 = x.kind == SsmKind::Mamba2;
     const double conv = mamba2 ? inner + 2 * groups * n : inner; // convolved channels per token
-    const double bias = x.projBias ? 1.0 : 0.0;
     // State traffic: a decode step reads and writes each sequence's state; a pass over a prompt writes it once.
     const double stateRw = p.decodeStep ? 2.0 : 1.0;
 
     const double in = mamba2 ? 2 * inner + 2 * groups * n + heads : 2 * inner;
-    emit(c, "ssm.in_proj", OpClass::Matmul, p.phase, lc, 2 * N * h * in * c.flopFactor + bias * N * in,
-         h * in * wpw + bias * in * act, N * h * act + N * in * act, 0, p.train);
+    emitLinear(c, "ssm.in_proj", p.phase, lc, N, h, in, x.projBias, p.train);
     // Causal depthwise convolution of width d_conv, its bias and SiLU (4): (2 d_conv + 1 + 4) FLOPs per channel.
     emit(c, "ssm.conv", OpClass::Elementwise, p.phase, lc, (2 * K + 5) * N * conv, conv * (K + 1) * act,
          2 * N * conv * act, stateRw * p.Bm * (K - 1) * conv * sb, p.train);
@@ -397,8 +389,7 @@ void emitSsm(Ctx &c, const Pass &p, double lc)
         // Mamba-1: x_proj to dt (dt_rank), B and C (d_state each), then dt_proj back to d_inner with its bias and
         // softplus (4 FLOPs).
         const double r = static_cast<double>(x.dtRank);
-        emit(c, "ssm.x_proj", OpClass::Matmul, p.phase, lc, 2 * N * inner * (r + 2 * n) * c.flopFactor,
-             inner * (r + 2 * n) * wpw, N * inner * act + N * (r + 2 * n) * act, 0, p.train);
+        emitLinear(c, "ssm.x_proj", p.phase, lc, N, inner, r + 2 * n, false, p.train);
         if (x.innerNorms)
             emit(c, "ssm.inner_norms", OpClass::Normalization, p.phase, lc, kRmsNormFlops * N * (r + 2 * n),
                  (r + 2 * n) * act, 2 * N * (r + 2 * n) * act, 0, p.train);
@@ -426,8 +417,7 @@ void emitSsm(Ctx &c, const Pass &p, double lc)
              3 * N * inner * act, 0, p.train);
     else
         emit(c, "ssm.gate", OpClass::Elementwise, p.phase, lc, 5 * N * inner, 0, 3 * N * inner * act, 0, p.train);
-    emit(c, "ssm.out_proj", OpClass::Matmul, p.phase, lc, 2 * N * inner * h * c.flopFactor + bias * N * h,
-         inner * h * wpw + bias * h * act, N * inner * act + N * h * act, 0, p.train);
+    emitLinear(c, "ssm.out_proj", p.phase, lc, N, inner, h, x.projBias, p.train);
 }
 
 void emitHead(Ctx &c, const Pass &p);
