@@ -618,7 +618,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     c.expertWpw = m.isMoe() && s.expertWeights ? bytesPerWeight(*s.expertWeights) : c.wpw;
     c.embedWpw = s.unquantizedEmbeddings ? 2.0 : c.wpw;
     c.flopFactor = 1.0 - s.structuredSparsity;
-    c.normW = m.norm == NormKind::LayerNorm ? 2 * c.h : c.h;
+    c.normW = m.norm == NormKind::LayerNorm && m.normBias ? 2 * c.h : c.h;
     c.layersPerStage = static_cast<double>(m.layers / s.pp);
     c.localExperts = static_cast<double>(m.experts / s.ep);
 

@@ -24,11 +24,11 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::string_view, 26> kSupported{
+constexpr std::array<std::string_view, 27> kSupported{
     "llama", "mistral", "mixtral",   "qwen2",       "qwen2_moe",   "gemma",       "gemma2",          "phi3",
     "gpt2",  "bert",    "roberta",   "opt",         "falcon",      "RefinedWeb",  "RefinedWebModel", "gpt_neox",
     "gptj",  "qwen3",   "qwen3_moe", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",         "gpt_oss",
-    "mamba", "mamba2"};
+    "mamba", "mamba2",  "cohere"};
 
 std::string supportedList()
 {
@@ -408,6 +408,27 @@ void importGptOss(JsonReader &r, ModelShape &m)
         m.globalEvery = r.has("layer_types") ? globalEveryFromLayerTypes(r, m) : 2;
 }
 
+/// CohereForCausalLM (Command R): attention and the FFN read one LayerNorm's output in parallel; the LayerNorm has
+/// no bias; grouped-query attention without biases, a gated SiLU FFN, rotary positions, tied embeddings by default.
+/// Its logit_scale is a constant, not a parameter. Per-head q/k LayerNorms (use_qk_norm, Command R+) are refused:
+/// their weights are per head, which the block model's q/k norm is not.
+void importCohere(JsonReader &r, ModelShape &m)
+{
+    importRotaryDecoder(r, m);
+    m.kvHeads = optionalSize(r, {"num_key_value_heads"}, m.heads);
+    checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
+    m.ffn = requiredSize(r, {"intermediate_size"});
+    m.norm = NormKind::LayerNorm;
+    m.normBias = false;
+    m.parallelAttention = m.sharedLayerNorm = true;
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", true);
+    m.qkvBias = m.outBias = r.boolean("attention_bias", false);
+    m.maxPositions = r.integer("max_position_embeddings", 8192);
+    if (r.boolean("use_qk_norm", false))
+        r.fail("use_qk_norm", "per-head q/k LayerNorms are not supported");
+}
+
 /// dt_rank: a number, or "auto" = ceil(hidden / 16) as in Mamba's reference code.
 int64_t dtRank(JsonReader &r, std::string_view key, int64_t hidden)
 {
@@ -714,6 +735,8 @@ ModelShape importHfConfig(const json &config, const std::string &file)
         importGptOss(r, m);
     else if (type == "mamba" || type == "mamba2")
         importMamba(r, m, type);
+    else if (type == "cohere")
+        importCohere(r, m);
     else if (mambaSsm)
         importMambaSsm(r, m);
     else

@@ -394,6 +394,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.moeOffset = r.integer("moe_offset", 0);
     m.denseFfn = r.integer("dense_ffn", 0);
     m.routerBias = r.boolean("router_bias", false);
+    m.normBias = r.boolean("norm_bias", true);
     m.ssm.kind = pick("ssm", ssmKindFromString, SsmKind::None, "none, mamba1 or mamba2");
     if (m.ssm.kind != SsmKind::None) {
         m.ssm.stateSize = r.positiveInteger("ssm_state_size");
@@ -480,6 +481,8 @@ json toJson(const ModelShape &m)
         j["dense_ffn"] = m.denseFfn;
     if (m.routerBias)
         j["router_bias"] = true;
+    if (!m.normBias)
+        j["norm_bias"] = false;
     if (m.ssm.kind != SsmKind::None) {
         const SsmShape &x = m.ssm;
         j["ssm"] = toString(x.kind);

@@ -190,7 +190,7 @@ double cachedElements(const ModelShape &m, const LayerGroups &groups, double tok
 ParamCounts paramCount(const ModelShape &m)
 {
     const int64_t h = m.hidden;
-    const int64_t normParams = m.norm == NormKind::LayerNorm ? 2 * h : h;
+    const int64_t normParams = m.norm == NormKind::LayerNorm && m.normBias ? 2 * h : h;
 
     ParamCounts p;
     p.embedding = m.vocab * h;

@@ -94,6 +94,7 @@ struct ModelShape
     int64_t tokenTypes = 0;     ///< BERT token-type embeddings (2), else 0
     bool tiedEmbeddings = false;
     NormKind norm = NormKind::RmsNorm;
+    bool normBias = true; ///< a LayerNorm has a bias besides its weight (Cohere's has none); RMSNorm never has one
     bool embeddingNorm = false; ///< a norm right after the embeddings (BERT, Falcon-RW ...)
     bool qkvBias = false;
     bool outBias = false;

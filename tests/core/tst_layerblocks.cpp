@@ -127,6 +127,12 @@ void TestLayerBlocks::familyParamCounts_data()
     // Gemma 3 1B (h 1152, 26 layers, 4 heads and 1 KV head of 256, q/k norms, 4 norms a layer, FFN 6912, vocab
     // 262144, tied): layer 1152 x 1536 + 1024 x 1152 + 512 + 3 x 1152 x 6912 + 4 x 1152 = 26,842,112;
     //   total 26 x 26,842,112 + 262144 x 1152 + 1152 = 999,885,952 (keras-hub gemma3_1b 'params': 999,885,952)
+    // Command R (c4ai-command-r-v01: h 8192, 40 layers, 64 heads and 64 KV heads of 128, FFN 22528, one LayerNorm
+    // without a bias per layer read by attention and the FFN in parallel, tied, vocab 256000):
+    //   layer 4 x 8192 x 8192 + 3 x 8192 x 22528 + 8192 = 268,435,456 + 553,648,128 + 8,192 = 822,091,776
+    //   total 40 x 822,091,776 + 256000 x 8192 + 8192 = 34,980,831,232 (the card: 35 billion)
+    QTest::newRow("Command R = 34,980,831,232")
+        << "c4ai-command-r-v01.json" << qint64(34980831232) << qint64(34980831232);
     QTest::newRow("Gemma 3 1B = 999,885,952") << "gemma-3-1b-it.json" << qint64(999885952) << qint64(999885952);
     // gpt-oss-20b (h 2880, 24 layers, 64 heads and 8 KV heads of 64, q/k/v/o biases, a sink per head; 32 experts of
     // 2880 with biases, 4 per token, router with bias; vocab 201088, untied):
