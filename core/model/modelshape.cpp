@@ -133,6 +133,15 @@ LayerGroups layerGroups(const ModelShape &m)
     // Counted in closed form, not layer by layer (layers may be up to 2^31): the first dense layers, then one period
     // of the window and MoE patterns, each residue counted over the remaining layers.
     LayerGroups groups;
+    // Most models have one kind of layer: no pattern to walk (analyses build groups millions of times in a search).
+    const bool windows = m.slidingWindow > 0 && m.globalEvery > 0;
+    const bool moePattern = m.isMoe() && (m.firstDenseLayers > 0 || m.moeEvery > 1);
+    const bool hybrid = m.ssm.kind != SsmKind::None && m.attentionEvery > 0;
+    if (!windows && !moePattern && !hybrid) {
+        if (m.layers > 0)
+            groups.items[groups.size++] = {layerBlock(m, 0), m.layers};
+        return groups;
+    }
     std::array<int64_t, 8> first{}; // each group's first layer
     auto add = [&](int64_t at, const LayerBlock &b, int64_t n) {
         if (n <= 0)
@@ -246,23 +255,24 @@ ParamCounts paramCount(const ModelShape &m)
 
 std::string tensorParallelIssue(const ModelShape &m, int tp)
 {
-    const std::string t = "tp " + std::to_string(tp);
+    // Checked on every analysis: the message is built only when there is one.
+    auto t = [tp] { return "tp " + std::to_string(tp); };
     if (m.heads % tp != 0)
-        return t + " does not divide the " + std::to_string(m.heads) + " attention heads of " + m.id;
+        return t() + " does not divide the " + std::to_string(m.heads) + " attention heads of " + m.id;
     if (m.kvHeads % tp != 0 && tp % m.kvHeads != 0)
-        return t + " and the " + std::to_string(m.kvHeads) + " key/value heads of " + m.id +
+        return t() + " and the " + std::to_string(m.kvHeads) + " key/value heads of " + m.id +
                " do not divide one another";
     if (m.ffn % tp != 0)
-        return t + " does not divide the FFN width " + std::to_string(m.ffn) + " of " + m.id;
+        return t() + " does not divide the FFN width " + std::to_string(m.ffn) + " of " + m.id;
     if (m.ssm.kind != SsmKind::None && m.ssm.innerSize % tp != 0)
-        return t + " does not divide the state-space layers' " + std::to_string(m.ssm.innerSize) + " channels of " +
+        return t() + " does not divide the state-space layers' " + std::to_string(m.ssm.innerSize) + " channels of " +
                m.id;
     if (m.ssm.kind == SsmKind::Mamba2 && m.ssm.heads % tp != 0)
-        return t + " does not divide the state-space layers' " + std::to_string(m.ssm.heads) + " heads of " + m.id;
+        return t() + " does not divide the state-space layers' " + std::to_string(m.ssm.heads) + " heads of " + m.id;
     if (m.isMoe() && m.denseFfn % tp != 0)
-        return t + " does not divide the dense layers' FFN width " + std::to_string(m.denseFfn) + " of " + m.id;
+        return t() + " does not divide the dense layers' FFN width " + std::to_string(m.denseFfn) + " of " + m.id;
     if (m.sharedFfn % tp != 0)
-        return t + " does not divide the shared expert's FFN width " + std::to_string(m.sharedFfn) + " of " + m.id;
+        return t() + " does not divide the shared expert's FFN width " + std::to_string(m.sharedFfn) + " of " + m.id;
     return {};
 }
 
