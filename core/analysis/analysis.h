@@ -112,6 +112,9 @@ struct KvCache
     /// replica. Fixed, whatever the context.
     double stateBytesPerSequence = 0;
     double stateBytes = 0;
+    /// What one request of `tokens` tokens leaves behind for decode: its KV cache (at bytesPerToken, before any
+    /// window) and its state-space state. Disaggregated serving sends this from the prefill to the decode pool.
+    double requestBytes(double tokens) const { return bytesPerToken * tokens + stateBytesPerSequence; }
 };
 
 /// The result of analyze(): value type, cheap to copy.

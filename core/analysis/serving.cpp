@@ -318,7 +318,7 @@ std::optional<KvLink> kvTransferLink(const HardwareSpec &hw)
 }
 
 DisaggregationReport disaggregate(const KvLink &link, const Scenario &s, double prefillS, double decodeTpotS,
-                                  double kvBytesPerToken, bool listSplits)
+                                  const KvCache &kv, bool listSplits)
 {
     DisaggregationReport d;
     d.prefillDevices = s.prefillDevices;
@@ -333,7 +333,7 @@ DisaggregationReport disaggregate(const KvLink &link, const Scenario &s, double 
     const double prompts = s.prefillBatch > 0 ? static_cast<double>(s.prefillBatch) : perInstance;
     d.link = link.name;
     d.prefillS = prefillS;
-    d.kvBytesPerRequest = kvBytesPerToken * static_cast<double>(s.seq);
+    d.kvBytesPerRequest = kv.requestBytes(static_cast<double>(s.seq));
     // Each of the copy's devices sends its own share of the prefilled prompts' cache over its own link.
     d.kvTransferS = prompts * d.kvBytesPerRequest / (gsize * link.bandwidth) + link.latencyS;
     d.ttftS = d.prefillS + d.kvTransferS;
@@ -418,8 +418,7 @@ ServingReport serveRequest(const HardwareSpec &hw, const ModelShape &m, const Sc
         pf.dp = 1;
         pf.batch = s.prefillBatch > 0 ? s.prefillBatch : s.batch / s.dp;
         const double decodeTpot = out.speculative ? r.tpotS / out.speculative->speedup : r.tpotS;
-        out.disaggregation =
-            disaggregate(*link, s, analyzeTotals(hw, m, pf).totals.timeS, decodeTpot, gen.kvCache.bytesPerToken);
+        out.disaggregation = disaggregate(*link, s, analyzeTotals(hw, m, pf).totals.timeS, decodeTpot, gen.kvCache);
     }
     return out;
 }

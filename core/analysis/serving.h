@@ -166,13 +166,13 @@ std::optional<KvLink> kvTransferLink(const HardwareSpec &hw);
 
 /// The disaggregation of `s` (s.prefillDevices : s.decodeDevices, whole copies of tp x pp x ep devices each) from its
 /// parts: `prefillS`, one copy prefilling s.prefillBatch prompts (batch / dp when 0) at once; `decodeTpotS`, the decode
-/// pool's time per output token; `kvBytesPerToken`, the whole model's KV cache per token. The prefill pool takes
+/// pool's time per output token; `kv`, the whole model's cache (requestBytes()). The prefill pool takes
 /// copies x prompts / prefillS requests/s, the decode pool copies x (batch / dp) / ((output - 1) x TPOT); TTFT =
 /// prefillS + the prefilled prompts' KV cache over the link (each device sends its share). `listSplits` fills
 /// `splits`; the best split is found either way. Throws AnalysisError for pools that are not whole copies or a
 /// device without a link.
 DisaggregationReport disaggregate(const KvLink &link, const Scenario &s, double prefillS, double decodeTpotS,
-                                  double kvBytesPerToken, bool listSplits = true);
+                                  const KvCache &kv, bool listSplits = true);
 
 /// The scenario's request as its serving options run it: the figures the search ranks and `analyze` reports.
 /// - TTFT: disaggregated, the prefill pool's (prefill + KV transfer); with chunked prefill, ceil(seq / chunk) mixed

@@ -350,12 +350,11 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                             v.prefillDevices = modelDevices;
                             v.decodeDevices = (copies - 1) * modelDevices;
                             const DisaggregationReport best =
-                                disaggregate(*link, v, d.prefillS, d.tpotS, a.kvCache.bytesPerToken, false);
+                                disaggregate(*link, v, d.prefillS, d.tpotS, a.kvCache, false);
                             v.prefillDevices = best.bestPrefillDevices;
                             v.decodeDevices = best.bestDecodeDevices;
                             ServingReport split = r;
-                            split.disaggregation =
-                                disaggregate(*link, v, d.prefillS, d.tpotS, a.kvCache.bytesPerToken, false);
+                            split.disaggregation = disaggregate(*link, v, d.prefillS, d.tpotS, a.kvCache, false);
                             emit(v, servedRequest(v, split), 1);
                         }
                     }

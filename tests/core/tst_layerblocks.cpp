@@ -7,6 +7,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/explain.h"
+#include "core/analysis/serving.h"
 #include "core/io/hfconfig.h"
 #include "core/io/presets.h"
 #include "core/model/modelshape.h"
@@ -71,6 +72,7 @@ private slots:
     void stateSpaceStateByHand();
     void stateSpaceDecodeReadsItsState();
     void hybridPattern();
+    void disaggregationSendsTheState();
 };
 
 void TestLayerBlocks::familyParamCounts_data()
@@ -602,6 +604,29 @@ void TestLayerBlocks::hybridPattern()
     const ParamCounts p = paramCount(m);
     const int64_t ssm = 41244160 - 2560, attention = 2560 * (2560 + 1280) + 2560 * 2560;
     QCOMPARE(p.layers, 56 * ssm + 8 * attention + int64_t(64) * (3 * 2560 * 10240 + 2 * 2560));
+}
+
+void TestLayerBlocks::disaggregationSendsTheState()
+{
+    // Prefill/decode pools hand each request over: a transformer its KV cache (bytes per token x prompt), a
+    // state-space model its fixed state. Mamba-2 2.7B with a 2,048-token prompt sends 85,950,464 B, not 0; DeepSeek-V3
+    // sends its latent cache, 70,272 B x 2048 = 143,917,056 B.
+    Scenario s;
+    s.phase = Phase::Generate;
+    s.batch = 16;
+    s.seq = 2048;
+    s.output = 256;
+    s.prefillDevices = 1;
+    s.decodeDevices = 1;
+    const ServingReport mamba = serve(testpresets::hw("h100-sxm"), config("mamba2-2.7b.json"), s);
+    QVERIFY(mamba.disaggregation);
+    QCOMPARE(mamba.disaggregation->kvBytesPerRequest, 85950464.0);
+    s.tp = 8;
+    s.prefillDevices = 8;
+    s.decodeDevices = 8;
+    const ServingReport ds = serve(testpresets::hw("h200-sxm"), config("DeepSeek-V3.json"), s);
+    QVERIFY(ds.disaggregation);
+    QCOMPARE(ds.disaggregation->kvBytesPerRequest, 143917056.0);
 }
 
 } // namespace memwall::core
