@@ -71,7 +71,10 @@ struct Ctx
     const ModelShape &m;
     const Scenario &s;
     double h = 0, hq = 0, hkv = 0, d = 0, qd = 0, kvd = 0, ffn = 0, sharedFfn = 0, denseFfn = 0;
-    LayerGroups groups{}; ///< the model's layers by kind (window, dense or routed FFN)
+    LayerGroups groups{};      ///< the model's layers by kind (window, dense or routed FFN, attention or state space)
+    double ssmLayers = 0;      ///< of the model's layers: state-space ones
+    double sparseLayers = 0;   ///< with routed experts
+    double windowedLayers = 0; ///< attention layers with a window
     double act = 2, kvb = 2, wpw = 2, normW = 0;
     double expertWpw = 2; ///< bytes per weight of the routed experts (expert_weights, else wpw)
     double embedWpw = 2;  ///< bytes per weight of the token embedding and the LM head (unquantized_embeddings: 2)
@@ -92,6 +95,15 @@ struct Ctx
     double computeTime = 0, memoryTime = 0, launchTime = 0;
     double linearComputeTime = 0, linearMemoryTime = 0;
 };
+
+/// Static operator names of one layer kind's attention core: the layers with the whole context, and the windowed
+/// ones of a model that has both ("attn.local_score").
+struct CoreNames
+{
+    std::string_view kvWrite, score, softmax, context;
+};
+constexpr CoreNames kGlobalCore{"attn.kv_write", "attn.score", "attn.softmax", "attn.context"};
+constexpr CoreNames kLocalCore{"attn.local_kv_write", "attn.local_score", "attn.local_softmax", "attn.local_context"};
 
 void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count, double flops, double wBytes,
           double aBytes, double kvBytes, double trainFactor)
@@ -119,8 +131,8 @@ void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count,
     const double roof = std::max(tc, tm);
     // Each execution is one kernel; fused attention runs score, softmax and context as the one score kernel.
     double launch = 0;
-    const bool fusedTail = name == "attn.softmax" || name == "attn.context" || name == "attn.local_softmax" ||
-                           name == "attn.local_context";
+    const bool fusedTail = name == kGlobalCore.softmax || name == kGlobalCore.context || name == kLocalCore.softmax ||
+                           name == kLocalCore.context;
     if (c.kernelS > 0 && !(c.s.fusedAttention && fusedTail))
         launch = c.kernelS * count * trainFactor;
     op.timeS = roof + launch;
@@ -189,15 +201,6 @@ double chunkedCausalPairs(double prefix, double T, double chunk)
     };
     return upTo(prefix + T) - upTo(prefix);
 }
-
-/// Static operator names of one layer kind's attention core: the layers with the whole context, and the windowed
-/// ones of a model that has both ("attn.local_score").
-struct CoreNames
-{
-    std::string_view kvWrite, score, softmax, context;
-};
-constexpr CoreNames kGlobalCore{"attn.kv_write", "attn.score", "attn.softmax", "attn.context"};
-constexpr CoreNames kLocalCore{"attn.local_kv_write", "attn.local_score", "attn.local_softmax", "attn.local_context"};
 
 /// The attention core (cache write, scores, softmax, context) of `layers` layers of window `window` (0: none).
 void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const CoreNames &names)
@@ -278,23 +281,27 @@ struct FfnNames
 };
 constexpr FfnNames kFfn{"ffn.up", "ffn.gate", "ffn.act", "ffn.down"};
 constexpr FfnNames kDenseFfn{"ffn.dense_up", "ffn.dense_gate", "ffn.dense_act", "ffn.dense_down"};
+constexpr FfnNames kSharedFfn{"ffn.shared_up", "ffn.shared_gate", "ffn.shared_act", "ffn.shared_down"};
 
-/// One FFN of width `f` (per device) over `tokens` tokens, `touched` copies of its weights (`wpw` bytes each) read.
+/// One FFN of width `f` (per device) over `tokens` tokens, `touched` copies of its weights (`wpw` bytes each) read;
+/// `downExtraFlops` more in the down projection (a shared expert's gated add).
 void emitFfn(Ctx &c, const Pass &p, double lc, double f, double tokens, double touched, double wpw,
-             const FfnNames &names)
+             const FfnNames &names, double downExtraFlops = 0)
 {
     const ModelShape &m = c.m;
     const double h = c.h, act = c.act;
     const double biasUp = m.ffnBias ? 1.0 : 0.0;
-    emit(c, names.up, OpClass::Matmul, p.phase, lc, 2 * tokens * h * f * c.flopFactor + biasUp * tokens * f,
-         touched * (h * f * wpw + biasUp * f * act), tokens * h * act + tokens * f * act, 0, p.train);
-    if (m.gatedFfn)
-        emit(c, names.gate, OpClass::Matmul, p.phase, lc, 2 * tokens * h * f * c.flopFactor + biasUp * tokens * f,
+    for (std::string_view name : {names.up, names.gate}) {
+        emit(c, name, OpClass::Matmul, p.phase, lc, 2 * tokens * h * f * c.flopFactor + biasUp * tokens * f,
              touched * (h * f * wpw + biasUp * f * act), tokens * h * act + tokens * f * act, 0, p.train);
+        if (!m.gatedFfn)
+            break; // a plain FFN has no gate
+    }
     emit(c, names.act, OpClass::Elementwise, p.phase, lc,
          tokens * f * (activationFlops(m.activation) + (m.gatedFfn ? 1 : 0)), 0,
          (m.gatedFfn ? 3 : 2) * tokens * f * act, 0, p.train);
-    emit(c, names.down, OpClass::Matmul, p.phase, lc, 2 * tokens * f * h * c.flopFactor + biasUp * tokens * h,
+    emit(c, names.down, OpClass::Matmul, p.phase, lc,
+         2 * tokens * f * h * c.flopFactor + biasUp * tokens * h + downExtraFlops,
          touched * (f * h * wpw + biasUp * h * act), tokens * f * act + tokens * h * act, 0, p.train);
 }
 
@@ -339,13 +346,7 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
     // The attention core per window: the layers with the whole context first, then the windowed ones. Without both
     // kinds there is one core, under the plain names.
     {
-        double attention = 0, windowed = 0;
-        for (const LayerGroup &g : c.groups)
-            if (!g.block.ssm) {
-                attention += static_cast<double>(g.count);
-                if (g.block.window > 0)
-                    windowed += static_cast<double>(g.count);
-            }
+        const double attention = static_cast<double>(m.layers) - c.ssmLayers, windowed = c.windowedLayers;
         const double window = static_cast<double>(m.slidingWindow);
         if (windowed == 0 || windowed == attention) {
             emitAttentionCore(c, p, lc, windowed == 0 ? 0.0 : window, kGlobalCore);
@@ -369,19 +370,15 @@ void emitSsm(Ctx &c, const Pass &p, double lc)
 {
     const ModelShape &m = c.m;
     const SsmShape &x = m.ssm;
-    const int tp = c.s.tp;
     const double N = p.Bm * p.T, h = c.h, act = c.act, wpw = c.wpw, sb = c.kvb;
-    const double inner = static_cast<double>(x.innerSize / tp), n = static_cast<double>(x.stateSize);
-    const double heads = static_cast<double>(x.heads / tp);
-    const double groups = static_cast<double>(x.groups % tp == 0 ? x.groups / tp : x.groups);
+    const SsmWidths w = ssmWidths(m, c.s.tp);
+    const double inner = w.inner, n = w.state, heads = w.heads, groups = w.groups, conv = w.conv;
     const double K = static_cast<double>(x.convKernel);
     const bool mamba2 = x.kind == SsmKind::Mamba2;
-    const double conv = mamba2 ? inner + 2 * groups * n : inner; // convolved channels per token
     // State traffic: a decode step reads and writes each sequence's state; a pass over a prompt writes it once.
     const double stateRw = p.decodeStep ? 2.0 : 1.0;
 
-    const double in = mamba2 ? 2 * inner + 2 * groups * n + heads : 2 * inner;
-    emitLinear(c, "ssm.in_proj", p.phase, lc, N, h, in, x.projBias, p.train);
+    emitLinear(c, "ssm.in_proj", p.phase, lc, N, h, w.inProj, x.projBias, p.train);
     // Causal depthwise convolution of width d_conv, its bias and SiLU (4): (2 d_conv + 1 + 4) FLOPs per channel.
     emit(c, "ssm.conv", OpClass::Elementwise, p.phase, lc, (2 * K + 5) * N * conv, conv * (K + 1) * act,
          2 * N * conv * act, stateRw * p.Bm * (K - 1) * conv * sb, p.train);
@@ -449,7 +446,7 @@ void emitPass(Ctx &c, const Pass &p)
     }
 
     // ---- every layer, `lc` times: the mixer (attention, or a state-space layer) ----
-    const double ssmL = static_cast<double>(ssmLayers(c.groups)), attnL = L - ssmL;
+    const double ssmL = c.ssmLayers, attnL = L - ssmL;
     if (attnL > 0)
         emitAttentionMixer(c, p, lc * attnL / L);
     if (ssmL > 0) {
@@ -470,10 +467,7 @@ void emitPass(Ctx &c, const Pass &p)
              p.train);
 
     // ---- the FFN: dense, or MoE with top-k routing over the experts local to this device ----
-    double sparse = 0;
-    for (const LayerGroup &g : c.groups)
-        if (g.block.moe)
-            sparse += static_cast<double>(g.count);
+    const double sparse = c.sparseLayers;
     if (sparse < L) // a dense model's FFN, or a MoE model's dense layers
         emitFfn(c, p, lc * (L - sparse) / L, m.isMoe() ? c.denseFfn : c.ffn, N, 1, wpw, sparse > 0 ? kDenseFfn : kFfn);
     if (sparse > 0) {
@@ -497,25 +491,11 @@ void emitPass(Ctx &c, const Pass &p)
             tokensE = std::max(tokensE, touched);
         }
         emitFfn(c, p, lm, c.ffn, tokensE, touched, c.expertWpw, kFfn);
-        if (m.sharedFfn > 0) {
-            // The shared expert: one more FFN that every token goes through, on every expert-parallel rank (it is
-            // replicated there, split only by tensor parallelism). Its output is scaled by the gate and added to the
-            // routed experts' sum: a multiply-add per element, 2 FLOPs, counted in the down projection.
-            const double sf = c.sharedFfn;
-            const double biasUp = m.ffnBias ? 1.0 : 0.0;
-            emit(c, "ffn.shared_up", OpClass::Matmul, p.phase, lm, 2 * N * h * sf * c.flopFactor + biasUp * N * sf,
-                 h * sf * wpw + biasUp * sf * act, N * h * act + N * sf * act, 0, p.train);
-            if (m.gatedFfn)
-                emit(c, "ffn.shared_gate", OpClass::Matmul, p.phase, lm,
-                     2 * N * h * sf * c.flopFactor + biasUp * N * sf, h * sf * wpw + biasUp * sf * act,
-                     N * h * act + N * sf * act, 0, p.train);
-            emit(c, "ffn.shared_act", OpClass::Elementwise, p.phase, lm,
-                 N * sf * (activationFlops(m.activation) + (m.gatedFfn ? 1 : 0)), 0,
-                 (m.gatedFfn ? 3 : 2) * N * sf * act, 0, p.train);
-            emit(c, "ffn.shared_down", OpClass::Matmul, p.phase, lm,
-                 2 * N * sf * h * c.flopFactor + biasUp * N * h + 2 * N * h, sf * h * wpw + biasUp * h * act,
-                 N * sf * act + N * h * act, 0, p.train);
-        }
+        // The shared expert: one more FFN that every token goes through, on every expert-parallel rank (it is
+        // replicated there, split only by tensor parallelism). Its output is scaled by the gate and added to the
+        // routed experts' sum: a multiply-add per element, 2 FLOPs, counted in the down projection.
+        if (m.sharedFfn > 0)
+            emitFfn(c, p, lm, c.sharedFfn, N, 1, wpw, kSharedFfn, 2 * N * h);
     }
     if (m.postNorms)
         emit(c, "ffn.post_norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act,
@@ -601,6 +581,12 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     c.sharedFfn = static_cast<double>(m.sharedFfn / s.tp);
     c.denseFfn = static_cast<double>(m.denseFfn / s.tp);
     c.groups = layerGroups(m);
+    for (const LayerGroup &g : c.groups) {
+        const double n = static_cast<double>(g.count);
+        c.ssmLayers += g.block.ssm ? n : 0;
+        c.sparseLayers += g.block.moe ? n : 0;
+        c.windowedLayers += !g.block.ssm && g.block.window > 0 ? n : 0;
+    }
     c.act = bytesOf(s.activations);
     c.kvb = bytesOf(s.kv);
     // Structured sparsity removes weights and their FLOPs; unstructured removes weights but keeps dense FLOPs and
@@ -783,11 +769,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     }
 
     // Only the layers with routed experts dispatch tokens to other devices.
-    double sparseLayers = 0;
-    for (const LayerGroup &g : c.groups)
-        if (g.block.moe)
-            sparseLayers += static_cast<double>(g.count);
-    const double sparseLayerCount = layerCount * sparseLayers / static_cast<double>(m.layers);
+    const double sparseLayerCount = layerCount * c.sparseLayers / static_cast<double>(m.layers);
     auto commPass = [&](double T, double count, double trainMul) {
         const double msg = Bm * T * c.h * c.act;
         // Tensor parallelism: two all-reduces per layer (after the mixer and after the FFN; one without an FFN),
@@ -862,7 +844,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
 
     // ---- KV cache ----
     // Attention layers cache per token; state-space layers keep a fixed state instead (below).
-    const double ssmL = static_cast<double>(ssmLayers(c.groups));
+    const double ssmL = c.ssmLayers;
     a.kvCache.bytesPerToken =
         cachedElementsPerToken(m, static_cast<double>(m.kvHeads)) * (static_cast<double>(m.layers) - ssmL) * c.kvb;
     double cachedTokens = 0;
@@ -903,10 +885,9 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
                                                   : seq;
         // Keys per query in the layers with the widest window (the score matrix's peak), and on average per layer.
         const double keysBefore = s.phase == Phase::Decode ? ctx + stepTokens : seq;
-        double widestKeys = 0, meanKeys = 0, sparse = 0;
+        const double sparse = c.sparseLayers / static_cast<double>(m.layers);
+        double widestKeys = 0, meanKeys = 0;
         for (const LayerGroup &g : c.groups) {
-            if (g.block.moe)
-                sparse += static_cast<double>(g.count) / static_cast<double>(m.layers);
             if (g.block.ssm)
                 continue; // no keys: a state
             const double keys =
@@ -936,15 +917,9 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
         // scan's output before and after the gate.
         double ssmStored = 0;
         if (ssmShare > 0) {
-            const SsmShape &x = m.ssm;
-            const double inner = static_cast<double>(x.innerSize / s.tp), n = static_cast<double>(x.stateSize);
-            const double groups = static_cast<double>(x.groups % s.tp == 0 ? x.groups / s.tp : x.groups);
-            const double in = x.kind == SsmKind::Mamba2
-                                  ? 2 * inner + 2 * groups * n + static_cast<double>(x.heads / s.tp)
-                                  : 2 * inner;
-            const double conv = x.kind == SsmKind::Mamba2 ? inner + 2 * groups * n : inner;
-            mixerWidth = std::max(mixerWidth, in);
-            ssmStored = in + conv + 2 * inner;
+            const SsmWidths w = ssmWidths(m, s.tp);
+            mixerWidth = std::max(mixerWidth, w.inProj);
+            ssmStored = w.inProj + w.conv + 2 * w.inner;
         }
         const double routedFfn = c.ffn * static_cast<double>(m.activeExperts) + c.sharedFfn;
         double widestFfn = (sparse > 0 ? routedFfn : c.ffn) * gated;

@@ -440,6 +440,23 @@ int64_t dtRank(JsonReader &r, std::string_view key, int64_t hidden)
     return r.has(key) ? sizeField(r, key) : (hidden + 15) / 16;
 }
 
+/// d_inner = expand x hidden, `expand` read from `r` (default 2) and checked before it multiplies.
+int64_t ssmInnerSize(JsonReader &r, int64_t hidden)
+{
+    const int64_t expand = optionalSize(r, {"expand"}, 2);
+    if (expand > kMaxShapeField / hidden)
+        r.fail("expand", "implausibly large, got " + std::to_string(expand));
+    return expand * hidden;
+}
+
+/// A pure state-space model has no attention; its attention fields name the state-space heads (one for Mamba-1) so
+/// that the shape stays valid.
+void nameSsmHeads(ModelShape &m)
+{
+    m.heads = m.kvHeads = m.ssm.kind == SsmKind::Mamba2 ? m.ssm.heads : 1;
+    m.headDim = m.ssm.innerSize / m.heads;
+}
+
 /// MambaForCausalLM (model_type mamba, Mamba-1) and Mamba2ForCausalLM (mamba2): every layer a norm and the
 /// state-space mixer, no attention and no FFN; RMSNorm; the LM head tied by default for Mamba-1.
 void importMamba(JsonReader &r, ModelShape &m, const std::string &type)
@@ -454,10 +471,7 @@ void importMamba(JsonReader &r, ModelShape &m, const std::string &type)
     m.tiedEmbeddings = r.boolean("tie_word_embeddings", type == "mamba");
     SsmShape &x = m.ssm;
     x.stateSize = optionalSize(r, {"state_size"}, type == "mamba" ? 16 : 128);
-    const int64_t expand = optionalSize(r, {"expand"}, 2);
-    if (expand > kMaxShapeField / m.hidden)
-        r.fail("expand", "implausibly large, got " + std::to_string(expand));
-    x.innerSize = expand * m.hidden;
+    x.innerSize = ssmInnerSize(r, m.hidden);
     x.convKernel = optionalSize(r, {"conv_kernel"}, 4);
     x.convBias = r.boolean("use_conv_bias", true);
     x.projBias = r.boolean("use_bias", false);
@@ -470,9 +484,7 @@ void importMamba(JsonReader &r, ModelShape &m, const std::string &type)
         x.groups = optionalSize(r, {"n_groups"}, 1);
         x.chunkSize = optionalSize(r, {"chunk_size"}, 256);
     }
-    // The attention fields describe nothing here; they name the state-space heads so that the shape stays valid.
-    m.heads = m.kvHeads = x.kind == SsmKind::Mamba2 ? x.heads : 1;
-    m.headDim = x.innerSize / m.heads;
+    nameSsmHeads(m);
 }
 
 /// A state-spaces/mamba checkpoint's own config.json (mamba_ssm's MambaConfig, no model_type): d_model, n_layer,
@@ -508,10 +520,7 @@ void importMambaSsm(JsonReader &r, ModelShape &m)
     const bool two = x.kind == SsmKind::Mamba2;
     x.stateSize = optionalSize(ssm, {"d_state"}, two ? 128 : 16);
     x.convKernel = optionalSize(ssm, {"d_conv"}, 4);
-    const int64_t expand = optionalSize(ssm, {"expand"}, 2);
-    if (expand > kMaxShapeField / m.hidden)
-        ssm.fail("expand", "implausibly large, got " + std::to_string(expand));
-    x.innerSize = expand * m.hidden;
+    x.innerSize = ssmInnerSize(ssm, m.hidden);
     x.convBias = ssm.boolean("conv_bias", true);
     x.projBias = ssm.boolean("bias", false);
     if (two) {
@@ -527,8 +536,7 @@ void importMambaSsm(JsonReader &r, ModelShape &m)
     } else {
         x.dtRank = dtRank(ssm, "dt_rank", m.hidden);
     }
-    m.heads = m.kvHeads = two ? x.heads : 1;
-    m.headDim = x.innerSize / m.heads;
+    nameSsmHeads(m);
     m.family = two ? "mamba2" : "mamba";
 }
 

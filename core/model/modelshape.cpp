@@ -107,16 +107,30 @@ LayerBlock layerBlock(const ModelShape &m, int64_t i)
     return b;
 }
 
-double stateElements(const ModelShape &m, int tp)
+SsmWidths ssmWidths(const ModelShape &m, int tp)
 {
     const SsmShape &x = m.ssm;
-    if (x.kind == SsmKind::None)
+    SsmWidths w;
+    w.inner = static_cast<double>(x.innerSize / tp);
+    w.state = static_cast<double>(x.stateSize);
+    if (x.kind == SsmKind::Mamba2) {
+        w.heads = static_cast<double>(x.heads / tp);
+        w.groups = static_cast<double>(x.groups % tp == 0 ? x.groups / tp : x.groups);
+        w.conv = w.inner + 2 * w.groups * w.state;
+        w.inProj = 2 * w.inner + 2 * w.groups * w.state + w.heads;
+    } else {
+        w.conv = w.inner;
+        w.inProj = 2 * w.inner;
+    }
+    return w;
+}
+
+double stateElements(const ModelShape &m, int tp)
+{
+    if (m.ssm.kind == SsmKind::None)
         return 0;
-    const double inner = static_cast<double>(x.innerSize / tp), n = static_cast<double>(x.stateSize);
-    double conv = inner;
-    if (x.kind == SsmKind::Mamba2)
-        conv += 2.0 * static_cast<double>(x.groups % tp == 0 ? x.groups / tp : x.groups) * n;
-    return inner * n + static_cast<double>(x.convKernel - 1) * conv;
+    const SsmWidths w = ssmWidths(m, tp);
+    return w.inner * w.state + static_cast<double>(m.ssm.convKernel - 1) * w.conv;
 }
 
 int64_t ssmLayers(const LayerGroups &groups)
@@ -131,13 +145,15 @@ int64_t ssmLayers(const LayerGroups &groups)
 LayerGroups layerGroups(const ModelShape &m)
 {
     // Counted in closed form, not layer by layer (layers may be up to 2^31): the first dense layers, then one period
-    // of the window and MoE patterns, each residue counted over the remaining layers.
+    // of the window, attention and MoE patterns, each residue counted over the remaining layers.
     LayerGroups groups;
+    // The periods of the patterns (1: no pattern).
+    const int64_t every = m.slidingWindow > 0 && m.globalEvery > 0 ? m.globalEvery : 1;
+    const int64_t attention = m.ssm.kind != SsmKind::None && m.attentionEvery > 0 ? m.attentionEvery : 1;
+    const int64_t moeEvery = m.isMoe() ? std::max<int64_t>(1, m.moeEvery) : 1;
+    const int64_t dense = std::clamp<int64_t>(m.isMoe() ? m.firstDenseLayers : 0, 0, m.layers);
     // Most models have one kind of layer: no pattern to walk (analyses build groups millions of times in a search).
-    const bool windows = m.slidingWindow > 0 && m.globalEvery > 0;
-    const bool moePattern = m.isMoe() && (m.firstDenseLayers > 0 || m.moeEvery > 1);
-    const bool hybrid = m.ssm.kind != SsmKind::None && m.attentionEvery > 0;
-    if (!windows && !moePattern && !hybrid) {
+    if (every == 1 && attention == 1 && moeEvery == 1 && dense == 0) {
         if (m.layers > 0)
             groups.items[groups.size++] = {layerBlock(m, 0), m.layers};
         return groups;
@@ -161,13 +177,9 @@ LayerGroups layerGroups(const ModelShape &m)
         for (int64_t r = 0; r < period && from + r < to; ++r)
             add(from + r, layerBlock(m, from + r), (to - 1 - from - r) / period + 1);
     };
-    const int64_t every = m.slidingWindow > 0 && m.globalEvery > 0 ? m.globalEvery : 1;
-    const int64_t attention = m.ssm.kind != SsmKind::None && m.attentionEvery > 0 ? m.attentionEvery : 1;
-    const int64_t moeEvery = m.isMoe() ? std::max<int64_t>(1, m.moeEvery) : 1;
-    const int64_t dense = std::clamp<int64_t>(m.isMoe() ? m.firstDenseLayers : 0, 0, m.layers);
     addPeriod(0, dense, std::lcm(every, attention)); // the first dense layers of a MoE model
     addPeriod(dense, m.layers, std::lcm(std::lcm(every, attention), moeEvery));
-    // In the order of each kind's first layer (insertion sort of at most four).
+    // In the order of each kind's first layer (insertion sort of at most eight).
     for (std::size_t a = 1; a < groups.size; ++a)
         for (std::size_t b = a; b > 0 && first[b] < first[b - 1]; --b) {
             std::swap(first[b], first[b - 1]);
@@ -226,12 +238,9 @@ ParamCounts paramCount(const ModelShape &m)
                      : mixer + ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn) + norms;
     };
     for (const LayerGroup &g : layerGroups(m)) {
-        p.perLayer = layer(g.block, m.experts);
-        p.perLayerActive = layer(g.block, m.activeExperts);
-        p.perLayerRouted = g.block.moe ? expert * m.experts : 0;
-        p.layers += g.count * p.perLayer;
-        p.layersActive += g.count * p.perLayerActive;
-        p.routed += g.count * p.perLayerRouted;
+        p.layers += g.count * layer(g.block, m.experts);
+        p.layersActive += g.count * layer(g.block, m.activeExperts);
+        p.routed += g.block.moe ? g.count * expert * m.experts : 0;
     }
     if (m.layers > 0) { // perLayer* describe the last layer
         const LayerBlock last = layerBlock(m, m.layers - 1);

@@ -190,6 +190,18 @@ double cachedElements(const ModelShape &m, const LayerGroups &groups, double tok
 /// and (d_conv - 1) x conv_dim of the convolution, with `tp` splitting the channels (Mamba-2's groups are split
 /// when tp divides them, else every rank keeps them all). The one state formula.
 double stateElements(const ModelShape &m, int tp);
+/// A state-space layer's widths on one of `tp` tensor-parallel devices: tp splits the channels and heads, and the
+/// groups when it divides them (else every rank keeps them all).
+struct SsmWidths
+{
+    double inner = 0;  ///< d_inner channels
+    double state = 0;  ///< d_state
+    double heads = 0;  ///< Mamba-2 heads
+    double groups = 0; ///< Mamba-2 groups of B and C
+    double conv = 0;   ///< convolved channels per token (Mamba-2: x, B and C; Mamba-1: x)
+    double inProj = 0; ///< in_proj's outputs per token (Mamba-2: z, x, B, C, dt; Mamba-1: x, z)
+};
+SsmWidths ssmWidths(const ModelShape &m, int tp);
 /// Layers of `groups` whose mixer is the state-space layer.
 int64_t ssmLayers(const LayerGroups &groups);
 
