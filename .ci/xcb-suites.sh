@@ -8,6 +8,10 @@
 # clients without an authority file. If the suite fails while the server is gone, that is said plainly, so a lost
 # display is not mistaken for a failing test.
 #
+# -noreset: by default Xvfb resets itself whenever its last client disconnects. With two suites running at once, one
+# can connect just as the other's exit triggers that reset; the newcomer then writes to a closed socket and dies of
+# SIGPIPE within a tenth of a second (tst_breakdownchart did, once, in CI). Without resets the server stays as it was.
+#
 # Usage: .ci/xcb-suites.sh BUILD_DIR
 set -euo pipefail
 build="${1:?usage: $0 BUILD_DIR}"
@@ -15,7 +19,7 @@ state="$(cd "$build" && pwd)/xvfb"
 rm -rf "$state"
 mkdir -p "$state"
 
-Xvfb -displayfd 3 -nolisten tcp -screen 0 1600x1000x24 3>"$state/display" 2>"$state/server.log" &
+Xvfb -displayfd 3 -noreset -nolisten tcp -screen 0 1600x1000x24 3>"$state/display" 2>"$state/server.log" &
 server=$!
 stop() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
 trap stop EXIT
