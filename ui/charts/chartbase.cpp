@@ -75,6 +75,17 @@ void ChartBase::setSuspended(bool suspended)
         ensureCurrent();
 }
 
+void ChartBase::setReveal(const std::optional<QStringList> &shown)
+{
+    if (m_reveal == shown)
+        return;
+    m_reveal = shown;
+    if (m_suspended)
+        m_stale = true;
+    else
+        refresh();
+}
+
 void ChartBase::ensureCurrent()
 {
     if (!m_stale)

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 class QAbstractSeries;
 class QXYSeries;
 class QAction;
@@ -85,6 +87,15 @@ public:
     /// enableLegendToggle()).
     bool isUserHidden(const QAbstractSeries *series) const;
 
+    /// Build-up reveals: a lesson step shows a chart piece by piece, as on a blackboard (the axes, then a roof,
+    /// then one class of points ...). `shown` lists the pieces drawn (ids of the registry's ChartInfo::revealPieces);
+    /// nullopt draws the whole chart, as always outside a lesson. The chart refreshes (or, suspended, catches up
+    /// when shown). A chart without pieces ignores it.
+    void setReveal(const std::optional<QStringList> &shown);
+    const std::optional<QStringList> &reveal() const { return m_reveal; }
+    /// True when `piece` is drawn: no reveal is set, or it lists the piece.
+    bool isRevealed(const QString &piece) const { return !m_reveal || m_reveal->contains(piece); }
+
 public slots:
     /// Re-reads the document and updates the series in place (follows analysisChanged() unless suspended).
     virtual void refresh() = 0;
@@ -142,6 +153,7 @@ private:
     bool m_suspended = false;
     bool m_stale = false;
     bool m_userView = false;
+    std::optional<QStringList> m_reveal;
 };
 
 } // namespace memwall::ui

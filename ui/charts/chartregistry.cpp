@@ -24,12 +24,16 @@ constexpr const char *kContext = "ChartRegistry";
 template <class Chart>
 ChartInfo entry(const char *id, const char *name, bool presentation = true)
 {
+    QStringList pieces;
+    if constexpr (requires { Chart::revealPieces(); })
+        pieces = Chart::revealPieces();
     return {QString::fromLatin1(id),
             name,
             &Chart::staticMetaObject,
             [](ScenarioDocument *doc) -> std::unique_ptr<ChartBase> { return std::make_unique<Chart>(doc); },
             exportFormats(),
-            presentation};
+            presentation,
+            pieces};
 }
 
 } // namespace

@@ -29,6 +29,9 @@ struct ChartInfo
     QStringList formats;
     /// Shown in the presentation window (one chart at a time, full screen).
     bool presentation;
+    /// The pieces a lesson step may reveal the chart in (ChartBase::setReveal()), in teaching order: a chart class
+    /// that can be built up declares them as `static QStringList revealPieces()`. Empty: shown whole.
+    QStringList revealPieces;
 
     /// The short name in the current language ("Roofline", "Batch sweep"), translated now: a language installed
     /// after start-up shows at the next call.

@@ -4,6 +4,7 @@
 #include <QPointer>
 
 class QAction;
+class QLabel;
 class QMenu;
 
 namespace memwall::ui {
@@ -54,6 +55,13 @@ public:
     /// The visible callouts (hover boxes) of the chart, in global screen coordinates.
     QList<QRect> calloutScreenRects() const;
 
+    /// Covers the whole view with `text` on the chart's background (a lesson's question is open: the chart would
+    /// give the answer away); an empty text uncovers it. The cover swallows the mouse, so nothing under it can be
+    /// hovered for its figures.
+    void setCover(const QString &text);
+    /// The cover's widget while covered, else nullptr.
+    QWidget *cover() const;
+
 public slots:
     void resetView();
 
@@ -94,6 +102,7 @@ private:
     QPointF m_lastPos;
     QPoint m_rubberOrigin;
     class QRubberBand *m_band = nullptr;
+    QLabel *m_cover = nullptr;
 };
 
 } // namespace memwall::ui

@@ -269,7 +269,18 @@ void RooflineChart::legendToggled()
 {
     m_ops->update();
     m_stars->update();
+    updateSelection(false); // the ring follows its class
     layoutLabels();
+}
+
+QStringList RooflineChart::revealPieces()
+{
+    QStringList pieces{QStringLiteral("axes"), QStringLiteral("compute"), QStringLiteral("memory"),
+                       QStringLiteral("ridge")};
+    for (std::size_t c = 0; c < kOpClassCount; ++c)
+        pieces << QStringLiteral("ops:") + qs(toString(static_cast<OpClass>(c)));
+    pieces << QStringLiteral("model");
+    return pieces;
 }
 
 QString RooflineChart::title() const
@@ -382,7 +393,7 @@ void RooflineChart::refresh()
             const double p = m_ceilings[i].flopsPerS;
             s->setName(m_ceilings[i].label());
             setPoints(s, {{rm::ridgePoint(p, fastest), p / ys}, {kFarRight, p / ys}});
-            s->setVisible(true);
+            s->setVisible(isRevealed(QStringLiteral("compute")));
         } else {
             s->clear();
             s->setVisible(false);
@@ -402,7 +413,7 @@ void RooflineChart::refresh()
             const double bw = m_slopes[i].bytesPerS;
             s->setName(m_slopes[i].label());
             setPoints(s, {{kFarLeft, kFarLeft * bw / ys}, {rm::ridgePoint(top, bw), top / ys}});
-            s->setVisible(true);
+            s->setVisible(isRevealed(QStringLiteral("memory")));
         } else {
             s->clear();
             s->setVisible(false);
@@ -412,6 +423,9 @@ void RooflineChart::refresh()
     // Ridge point of the matmul precision against main memory.
     setPoints(m_ridge, {{a.ridge, a.peakFlops / ys}});
     setPoints(m_ridgeLine, {{a.ridge, kFloor}, {a.ridge, a.peakFlops / ys}});
+    const bool ridgeShown = isRevealed(QStringLiteral("ridge"));
+    m_ridge->setVisible(ridgeShown);
+    m_ridgeLine->setVisible(ridgeShown);
     setLegendVisible(m_ridge, false);
     setLegendVisible(m_ridgeLine, false);
 
@@ -450,8 +464,9 @@ void RooflineChart::refresh()
     m_ops->setMarkers(std::move(markers));
     for (std::size_t c = 0; c < kOpClassCount; ++c) {
         QScatterSeries *s = m_opSeries[c];
-        showSeries(s, hasPoints[c]);
-        setLegendVisible(s, hasPoints[c]);
+        const bool on = hasPoints[c] && isRevealed(QStringLiteral("ops:") + qs(toString(static_cast<OpClass>(c))));
+        showSeries(s, on);
+        setLegendVisible(s, on);
     }
     // The whole model: total intensity, achieved FLOP/s of one device (communication included).
     if (a.totals.timeS > 0 && a.totals.flops > 0) {
@@ -461,7 +476,9 @@ void RooflineChart::refresh()
         m_model->clear();
     }
     nameLegendEntries();
-    setLegendVisible(m_model, m_model->count() > 0);
+    const bool modelShown = m_model->count() > 0 && isRevealed(QStringLiteral("model"));
+    showSeries(m_model, modelShown);
+    setLegendVisible(m_model, modelShown);
 
     // Scenario B: its model point whenever B analyses, and its matmul roofline (dashed) when that differs from A's
     // (another device, or activations that move the matmuls to another ceiling).
@@ -469,7 +486,7 @@ void RooflineChart::refresh()
     std::vector<rm::Slope> rangeSlopes = m_slopes;
     const auto &cmp = doc->compareAnalysis();
     const bool roofB = compareRoofDiffers();
-    const bool modelB = cmp && cmp->totals.timeS > 0 && cmp->totals.flops > 0;
+    const bool modelB = cmp && cmp->totals.timeS > 0 && cmp->totals.flops > 0 && isRevealed(QStringLiteral("model"));
     if (roofB) {
         const double p = cmp->peakFlops, bw = cmp->bandwidth;
         setPoints(m_compareRoof, {{kFarLeft, kFarLeft * bw / ys}, {cmp->ridge, p / ys}, {kFarRight, p / ys}});
@@ -572,7 +589,11 @@ void RooflineChart::updateSelection(bool relayout)
 {
     const int idx = document()->selectedOperator();
     const QPointF p = drawnPoint(idx);
-    if (idx >= 0 && !std::isnan(p.x())) {
+    // No ring around empty space: the selected operator's class may be hidden (its legend entry, or a build-up).
+    const auto &ops = document()->analysis().operators;
+    const bool classShown = idx >= 0 && static_cast<std::size_t>(idx) < ops.size() &&
+                            m_opSeries[static_cast<std::size_t>(ops[static_cast<std::size_t>(idx)].cls)]->isVisible();
+    if (classShown && !std::isnan(p.x())) {
         m_selection->replace(QList<QPointF>{p});
         m_selection->setMarkerSize(m_opSizes[static_cast<std::size_t>(idx)] + 10 * theme().markerScale);
         m_selection->setVisible(true);
@@ -766,7 +787,7 @@ void RooflineChart::layoutLabels()
     for (QLineSeries *s : m_ceilingPool)
         if (s->isVisible() && s->count() >= 2)
             roofs.emplace_back(map(s->at(0).x(), s->at(0).y()), map(s->at(1).x(), s->at(1).y()));
-    if (m_ridgeLine->count() >= 2)
+    if (m_ridgeLine->count() >= 2 && m_ridgeLine->isVisible())
         roofs.emplace_back(map(m_ridgeLine->at(0).x(), std::max(m_ridgeLine->at(0).y(), ymin)),
                            map(m_ridgeLine->at(1).x(), m_ridgeLine->at(1).y()));
     for (int i = 0; i + 1 < m_compareRoof->count(); ++i)
@@ -861,7 +882,7 @@ void RooflineChart::layoutLabels()
     std::vector<LeaderPlan> leaderPlans(m_ceilingLeaders.size());
 
     auto placeSlope = [&](std::size_t i) {
-        if (i >= m_slopes.size() || m_ceilings.empty())
+        if (i >= m_slopes.size() || m_ceilings.empty() || !m_slopePool[i]->isVisible())
             return;
         const rm::Slope &s = m_slopes[i];
         const double k = s.bytesPerS / ys; // y = k * x
@@ -898,7 +919,7 @@ void RooflineChart::layoutLabels()
     auto placeCeiling = [&](std::size_t i) {
         const rm::Ceiling &c = m_ceilings[i];
         const double yv = c.flopsPerS / ys;
-        if (yv < ymin || yv > ymax)
+        if (yv < ymin || yv > ymax || !m_ceilingPool[i]->isVisible())
             return;
         QGraphicsSimpleTextItem *t = m_ceilingLabels[i];
         const double y = map(1, yv).y();
@@ -1035,7 +1056,7 @@ void RooflineChart::layoutLabels()
         {
             const Analysis &a = document()->analysis();
             const double yv = a.peakFlops / ys;
-            if (a.ridge >= xmin && a.ridge <= xmax && yv >= ymin && yv <= ymax) {
+            if (m_ridge->isVisible() && a.ridge >= xmin && a.ridge <= xmax && yv >= ymin && yv <= ymax) {
                 QString mainName;
                 for (const rm::Slope &s : m_slopes)
                     if (s.main)

@@ -58,6 +58,10 @@ public:
     QString csv() const override;
     /// "Show L2/SRAM slopes".
     QList<QAction *> optionActions() override;
+    /// The blackboard order a lesson can build the chart up in (ChartBase::setReveal()): "axes", "compute" (the
+    /// ceilings), "memory" (the slopes), "ridge", then one operator class at a time ("ops:matmul", "ops:attention",
+    /// "ops:normalization", "ops:elementwise", "ops:communication"), then "model" (the whole-model stars).
+    static QStringList revealPieces();
 
     /// Whether the on-chip levels (SRAM, L2/caches) get their own slope; off draws only main memory and the host
     /// link (a level that is the device's main memory, e.g. SRAM on a wafer-scale chip, is always drawn).

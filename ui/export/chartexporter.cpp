@@ -52,8 +52,8 @@ static_assert(std::string_view(kExportFormats[int(ExportFormat::Png)].id) == "pn
 
 QGraphicsWidget *graphicsWidget(ChartBase &chart) { return chart.chart(); }
 
-/// The resolution text is laid out at (QFontMetrics without a device): the screen's logical DPI, 96 offscreen.
-/// Vector devices are given the same resolution so that text is painted at the size it was laid out for.
+} // namespace
+
 int layoutDpi()
 {
     static const int dpi = [] {
@@ -62,6 +62,8 @@ int layoutDpi()
     }();
     return dpi;
 }
+
+namespace {
 
 QString chartTitle(ChartBase &chart, const ExportOptions &options)
 {
@@ -129,6 +131,8 @@ QString missingFolder(const QString &path)
     return QObject::tr("%1: cannot write: folder '%2' does not exist").arg(path, QDir::toNativeSeparators(dir.path()));
 }
 
+} // namespace
+
 bool writeAtomically(const QString &path, const QByteArray &bytes, QString *error)
 {
     auto fail = [&](const QString &why) {
@@ -147,6 +151,8 @@ bool writeAtomically(const QString &path, const QByteArray &bytes, QString *erro
         return fail(why);
     return true;
 }
+
+namespace {
 
 bool setError(QString *error, const QString &text)
 {

@@ -61,6 +61,12 @@ QString extensionFor(ExportFormat format);
 /// The size the chart is laid out at now (its view's size when shown); empty if it was never laid out.
 QSize currentChartSize(ChartBase &chart);
 
+/// The resolution text is laid out at (QFontMetrics without a device): the screen's logical DPI, 96 offscreen.
+/// Vector devices are given the same resolution so that text is painted at the size it was laid out for.
+int layoutDpi();
+/// Writes `bytes` to `path` atomically (a failed write leaves no cut file and the old file as it was). False with one
+/// line naming the path and the reason (folder missing, it is a folder, the disk refused the write or the flush).
+bool writeAtomically(const QString &path, const QByteArray &bytes, QString *error);
 /// The PDF page for a chart of `size` pixels, in points: the pixels at the resolution text is laid out at (96 dpi
 /// offscreen), so fonts keep their point size (1600×1000 px → 1200×750 pt).
 QSizeF pdfPageSize(const QSize &size);
