@@ -6,6 +6,7 @@
 #include "ui/charts/chartregistry.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/export/chartexporter.h"
+#include "ui/lessons/lessonhandout.h"
 
 #include <QApplication>
 #include <QDir>
@@ -68,10 +69,68 @@ std::string allExtensions()
     return (exts.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last).toStdString();
 }
 
+/// Starts the headless application an export paints in.
+std::unique_ptr<QApplication> headlessApp()
+{
+    preferOffscreen();
+    g_previousHandler = qInstallMessageHandler(quietHandler);
+    static int argc = 1;
+    static char name[] = "memwall";
+    static char *argv[] = {name, nullptr};
+    return std::make_unique<QApplication>(argc, argv);
+}
+
+/// memwall export --lesson ID --out FILE.pdf [--questions-only] [--theme T]
+int exportLesson(const CommandLine &cl, const std::string &id)
+{
+    for (const char *other : {"--chart", "--size", "--scale", "--title", "--caption", "--format"})
+        if (cl.value(other))
+            throw UsageError(std::string(other) + " does not apply to --lesson (a lesson's pages are 16:9 slides)");
+    if (cl.hardware || cl.model || cl.modelConfig || cl.scenarioFile || !cl.overrides.empty())
+        throw UsageError("--lesson: a lesson sets its own scenarios; leave out the scenario options");
+    const auto outOpt = cl.value("--out");
+    if (!outOpt || outOpt->empty())
+        throw UsageError("--out FILE.pdf is required");
+    const QString out = outputPath(*outOpt);
+    if (QFileInfo(out).suffix().compare(QLatin1String("pdf"), Qt::CaseInsensitive) != 0)
+        throw UsageError(*outOpt + ": a lesson is written as PDF; use a .pdf file name");
+    ui::HandoutOptions options;
+    options.questionsOnly = cl.extraFlags.count("--questions-only") > 0;
+    if (auto theme = cl.value("--theme")) {
+        const QString t = QString::fromStdString(*theme);
+        if (!ui::Theme::ids().contains(t))
+            throw UsageError("--theme: '" + *theme + "' is not one of " + joined(ui::Theme::ids()));
+        options.theme = ui::Theme::byId(t);
+    }
+    const auto presets = loadPresets(cl);
+    const auto app = headlessApp();
+    const ui::LessonLoadResult loaded = ui::loadLessons(*presets);
+    const ui::Lesson *lesson = ui::findLesson(loaded.lessons, QString::fromStdString(id));
+    if (!lesson) {
+        QStringList ids;
+        for (const ui::Lesson &l : loaded.lessons)
+            ids << l.id;
+        std::string why = "--lesson: no lesson '" + id + "'; the lessons are " + joined(ids);
+        if (!loaded.errors.isEmpty())
+            why += " (skipped: " + loaded.errors.join("; ").toStdString() + ")";
+        throw UsageError(why);
+    }
+    QString error;
+    int pages = 0;
+    if (!ui::writeLessonPdf(*lesson, presets, out, options, &error, &pages))
+        throw InputError(error.toStdString());
+    std::cout << QDir::toNativeSeparators(out).toStdString() << "\n";
+    return 0;
+}
+
 } // namespace
 
 int cmdExport(const CommandLine &cl)
 {
+    if (auto lesson = cl.value("--lesson"))
+        return exportLesson(cl, *lesson);
+    if (cl.extraFlags.count("--questions-only") > 0)
+        throw UsageError("--questions-only applies to --lesson");
     // Everything about the command line is checked before any work is done.
     const QStringList ids = ui::chartIds();
     const auto chartOpt = cl.value("--chart");
@@ -126,12 +185,7 @@ int cmdExport(const CommandLine &cl)
     const ScenarioFile file = resolveScenario(cl, *presets);
     maybeSaveScenario(cl, file);
 
-    preferOffscreen();
-    g_previousHandler = qInstallMessageHandler(quietHandler);
-    int argc = 1;
-    char name[] = "memwall";
-    char *argv[] = {name, nullptr};
-    QApplication app(argc, argv);
+    const auto app = headlessApp();
 
     ui::ScenarioDocument doc(presets);
     doc.setFile(file, QString(), true);

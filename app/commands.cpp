@@ -142,9 +142,10 @@ const std::vector<Command> &commands()
          cmdSearch},
         {"export",
          "[scenario] --chart NAME --out FILE [--size WxH] [--scale N] [--theme T] [--title TEXT] [--caption TEXT]\n"
-         "       memwall export [scenario] --chart all --out DIR [--format png|svg|pdf|csv|json] [...]",
-         "Draws one chart of the scenario, exactly as the window does, into a picture or a data file; needs no "
-         "display.",
+         "       memwall export [scenario] --chart all --out DIR [--format png|svg|pdf|csv|json] [...]\n"
+         "       memwall export --lesson ID --out FILE.pdf [--questions-only] [--theme T]",
+         "Draws one chart of the scenario, exactly as the window does, into a picture or a data file; or a lesson\n"
+         "as a PDF deck (one page per step: its chart and text) or a question handout; needs no display.",
          true,
          {{"--chart", "NAME", ui::chartIds().join(", ").toStdString() + "; or all (one file per chart)"},
           {"--out", "FILE",
@@ -155,7 +156,11 @@ const std::vector<Command> &commands()
           {"--scale", "N", "PNG pixel multiplier 1..4 (default 1): --size 1920x1080 --scale 2 is 3840x2160"},
           {"--theme", "T", "light (default), dark or presentation (large fonts, thick lines)"},
           {"--title", "TEXT", "replaces the chart's title"},
-          {"--caption", "TEXT", "a line under the chart (source, lecture, date)"}},
+          {"--caption", "TEXT", "a line under the chart (source, lecture, date)"},
+          {"--lesson", "ID",
+           "a built-in lesson as a PDF, one page per step (roofline, decode-and-batch, ...; an unknown id lists "
+           "them); the lesson sets its own scenarios"},
+          {"--questions-only", "", "with --lesson: the handout for the class, questions and choices without answers"}},
          cmdExport},
         {"presets",
          "[--json] [--presets DIR]",

@@ -153,7 +153,7 @@ void MainWindow::buildFeatures()
     presets->addAction(compareDock->toggleAction());
 
     // Lessons, presentation mode and "Measure this computer" (before Help).
-    m_lessons = new LessonActions(m_doc, this);
+    m_lessons = new LessonActions(m_doc, this, m_tabs);
     menuBar()->insertMenu(help, m_lessons->menu());
     for (ChartBase *c : m_tabs->chartList())
         c->setMeasuredPoints(m_lessons->measuredPoints());

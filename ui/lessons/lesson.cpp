@@ -26,6 +26,20 @@ QStringList lessonChartNames()
     return names;
 }
 
+StepProgress stepStart(const LessonStep &step) { return {!step.question.has_value(), step.reveal.isEmpty() ? 0 : 1}; }
+
+StepProgress stepComplete(const LessonStep &step) { return {true, static_cast<int>(step.reveal.size())}; }
+
+std::optional<QStringList> revealedPieces(const LessonStep &step, const StepProgress &progress)
+{
+    if (step.reveal.isEmpty())
+        return std::nullopt;
+    QStringList pieces;
+    for (int i = 0; i < std::min(progress.revealed, static_cast<int>(step.reveal.size())); ++i)
+        pieces += step.reveal[i];
+    return pieces;
+}
+
 namespace {
 
 bool validId(const std::string &id)
@@ -49,6 +63,114 @@ QString readText(JsonReader &r, std::string_view key)
             r.fail(std::string(key) + "[" + std::to_string(i) + "]", "expected a string, got " + core::brief(t[i]));
         out += "<p>" + QString::fromStdString(t[i].get<std::string>()) + "</p>";
     }
+    return out;
+}
+
+/// "reveal": the stages, each a piece of the chart or an array of pieces shown together; each piece once.
+QList<QStringList> readReveal(JsonReader &s, const QString &chart)
+{
+    const json &list = s.raw("reveal");
+    const ChartInfo *info = findChart(chart);
+    const QStringList pieces = info ? info->revealPieces : QStringList();
+    if (pieces.isEmpty())
+        s.fail("reveal", "the " + chart.toStdString() + " chart is shown whole; it has no pieces to reveal");
+    if (!list.is_array() || list.empty())
+        s.fail("reveal", "expected a non-empty array of stages, each a piece or an array of pieces (" +
+                             pieces.join(", ").toStdString() + "), got " + core::brief(list));
+    QList<QStringList> out;
+    QStringList seen;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string stage = "reveal[" + std::to_string(i) + "]";
+        const bool group = list[i].is_array();
+        if (group && list[i].empty())
+            s.fail(stage, "an empty stage reveals nothing");
+        const json items = group ? list[i] : json::array({list[i]});
+        QStringList names;
+        for (std::size_t j = 0; j < items.size(); ++j) {
+            const std::string field = group ? stage + "[" + std::to_string(j) + "]" : stage;
+            if (!items[j].is_string())
+                s.fail(field, "expected a piece name, got " + core::brief(items[j]));
+            const QString piece = QString::fromStdString(items[j].get<std::string>());
+            if (!pieces.contains(piece))
+                s.fail(field, "the " + chart.toStdString() + " chart has no piece \"" + piece.toStdString() + "\" (" +
+                                  pieces.join(", ").toStdString() + ")");
+            if (seen.contains(piece))
+                s.fail(field, "\"" + piece.toStdString() + "\" is revealed twice");
+            seen << piece;
+            names << piece;
+        }
+        out << names;
+    }
+    return out;
+}
+
+/// "compare": scenario B's overrides, as the compare panel sets them.
+CompareSpec readCompare(JsonReader &s, const core::PresetLibrary &lib)
+{
+    JsonReader c = s.object("compare");
+    CompareSpec spec;
+    if (c.has("hardware")) {
+        const std::string id = c.string("hardware");
+        const auto *hw = lib.findHardware(id);
+        if (!hw)
+            c.fail("hardware", core::unknownPresetMessage(lib, true, id));
+        spec.hardware = *hw;
+    }
+    if (c.has("weights")) {
+        const std::string w = c.string("weights");
+        spec.weights = core::weightFormatFromString(w);
+        if (!spec.weights)
+            c.fail("weights", "unknown weight format \"" + w + "\"");
+    }
+    for (const char *key : {"kv", "activations"}) {
+        if (!c.has(key))
+            continue;
+        const std::string d = c.string(key);
+        const auto dtype = core::dtypeFromString(d);
+        if (!dtype)
+            c.fail(key, "unknown number format \"" + d + "\" (" + core::dtypeList() + ")");
+        (std::string_view(key) == "kv" ? spec.kv : spec.activations) = dtype;
+    }
+    c.rejectUnknown();
+    if (spec.isEmpty())
+        s.fail("compare", "names nothing to compare (hardware, weights, kv or activations); leave it out for none");
+    return spec;
+}
+
+/// "question": what is asked, the placeholder expression that answers it, its unit or its choices.
+LessonQuestion readQuestion(JsonReader &s, const std::map<std::string, LessonFact, std::less<>> &facts)
+{
+    JsonReader q = s.object("question");
+    LessonQuestion out;
+    out.ask = QString::fromStdString(q.string("ask"));
+    if (out.ask.trimmed().isEmpty())
+        q.fail("ask", "must not be empty");
+    if (const auto errors = checkLessonText(out.ask.toStdString(), facts); !errors.empty())
+        q.fail("ask", errors.front());
+    out.answer = q.string("answer");
+    if (out.answer.empty() || out.answer.find_first_of("{}") != std::string::npos)
+        q.fail("answer", "expected a placeholder expression without braces (\"largest_fitting_batch\"), got \"" +
+                             out.answer + "\"");
+    if (const auto errors = checkLessonText("{" + out.answer + "}", facts); !errors.empty())
+        q.fail("answer", errors.front());
+    out.unit = QString::fromStdString(q.string("unit", ""));
+    if (q.has("choices")) {
+        const json &list = q.raw("choices");
+        if (!list.is_array() || list.size() < 2)
+            q.fail("choices", "expected at least two choices, got " + core::brief(list));
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            if (!list[i].is_string() || list[i].get<std::string>().empty())
+                q.fail("choices[" + std::to_string(i) + "]",
+                       "expected a non-empty string, got " + core::brief(list[i]));
+            const QString c = QString::fromStdString(list[i].get<std::string>());
+            if (out.choices.contains(c))
+                q.fail("choices[" + std::to_string(i) + "]", "\"" + c.toStdString() + "\" is listed twice");
+            out.choices << c;
+        }
+        if (!out.unit.isEmpty())
+            q.fail("unit", "a question with choices writes its answer as the choice; leave the unit out");
+    }
+    q.rejectUnknown();
     return out;
 }
 
@@ -153,15 +275,30 @@ Lesson lessonFromJson(const json &j, const std::string &file, const core::Preset
         step.text = readText(s, "text");
         if (const auto errors = checkLessonText(step.text.toStdString(), l.facts); !errors.empty())
             s.fail("text", errors.front());
+        if (s.has("reveal"))
+            step.reveal = readReveal(s, step.chart);
+        if (s.has("compare"))
+            step.compare = readCompare(s, lib);
+        if (s.has("question"))
+            step.question = readQuestion(s, l.facts);
         s.rejectUnknown();
 
         const std::string where = file + ": steps[" + std::to_string(i) + "]";
         const core::ScenarioFile f = stepScenarioFile(step, lib, where);
+        LessonTextContext ctx;
+        ctx.file = f;
+        ctx.presets = &lib;
+        ctx.facts = l.facts;
         try {
-            (void)core::analyze(f.hardware, f.model, f.scenario);
+            ctx.analysis = core::analyze(f.hardware, f.model, f.scenario);
         } catch (const core::AnalysisError &e) {
             throw InputError(where + ": scenario: " + e.what());
         }
+        // The answer must be computable, and among the choices, in the step's own scenario.
+        if (step.question)
+            if (const QuestionView v = renderQuestion(*step.question, ctx); !v.ok())
+                throw InputError(where +
+                                 ": question: " + (v.errors.empty() ? std::string("no answer") : v.errors.front()));
         l.steps.push_back(std::move(step));
     }
     r.rejectUnknown();

@@ -2,6 +2,8 @@
 
 #include "core/io/presets.h"
 #include "core/io/scenariofile.h"
+#include "ui/document/scenariodocument.h"
+#include "ui/lessons/lessonquestion.h"
 #include "ui/lessons/lessontext.h"
 
 #include <QString>
@@ -10,13 +12,15 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace memwall::ui {
 
-/// One step of a lesson: which chart to show, the scenario to set, what to point at, and the text (rich text with
-/// live placeholders, see renderLessonText()). Schema: resources/lessons/README.md.
+/// One step of a lesson: the view it shows (chart, build-up, compare mode), the scenario to set, what to point at,
+/// an optional question put before the answer is shown, and the text (rich text with live placeholders, see
+/// renderLessonText()). Schema: resources/lessons/README.md.
 struct LessonStep
 {
     QString title;
@@ -24,6 +28,13 @@ struct LessonStep
     nlohmann::json scenario; ///< the lesson's base scenario merged with the step's (flat: hardware, model, batch...)
     QString highlight;       ///< operator name ("ffn.up"), "ridge", "model", a memory level name, or empty
     QString text;            ///< rich text with {placeholders}
+    /// Build-up: the stages the chart appears in, one per key press, each one or more of the chart's pieces (its
+    /// registry entry's revealPieces); empty shows the whole chart at once.
+    QList<QStringList> reveal;
+    /// Compare mode during the step: scenario B's overrides; nullopt turns compare mode off.
+    std::optional<CompareSpec> compare;
+    /// Predict, then reveal: asked first; the chart and the text appear with the answer.
+    std::optional<LessonQuestion> question;
 };
 
 /// A guided lesson, read from resources/lessons/NN-name.json.
@@ -40,8 +51,22 @@ struct Lesson
 /// The chart names a step may use: the registry's charts that the presentation window shows (chartregistry.h).
 QStringList lessonChartNames();
 
+/// How far a step is shown: its question open or answered, and how many of its reveal pieces are drawn.
+struct StepProgress
+{
+    bool answered = true; ///< false while the step's question waits for its answer
+    int revealed = 0;     ///< stages of LessonStep::reveal drawn (all of them once the step is complete)
+};
+/// The step as it opens (question open, first stage drawn) and complete (answered, every piece drawn).
+StepProgress stepStart(const LessonStep &step);
+StepProgress stepComplete(const LessonStep &step);
+/// The pieces `step` draws at `progress` (those of its first `revealed` stages): nullopt (the whole chart) for a step
+/// without a build-up. (While a question is open the views cover the chart whole: ChartView::setCover().)
+std::optional<QStringList> revealedPieces(const LessonStep &step, const StepProgress &progress);
+
 /// Reads one lesson. Throws core::InputError with one line "FILE: FIELD: what is wrong" (unknown chart, unknown
-/// preset, bad scenario field, unknown placeholder, missing title ...). `file` names it in messages.
+/// preset, bad scenario field, unknown placeholder, a reveal piece the chart does not have, a question whose answer
+/// cannot be computed or is not among its choices, missing title ...). `file` names it in messages.
 Lesson lessonFromJson(const nlohmann::json &j, const std::string &file, const core::PresetLibrary &lib);
 /// Reads and parses one lesson file (Qt resource paths work too).
 Lesson readLessonFile(const QString &path, const core::PresetLibrary &lib);

@@ -1,21 +1,29 @@
 #include "ui/lessons/lessonactions.h"
 
+#include "ui/charts/charttabs.h"
+#include "ui/charts/chartview.h"
 #include "ui/document/measuredpoints.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/lessons/lessoncontroller.h"
+#include "ui/lessons/lessonhandout.h"
 #include "ui/lessons/lessonpanel.h"
+#include "ui/lessons/lessonviewfollower.h"
 #include "ui/lessons/presentationwindow.h"
 #include "ui/widgets/measuredialog.h"
 
 #include <QAction>
+#include <QDir>
 #include <QDockWidget>
+#include <QFileDialog>
+#include <QInputDialog>
 #include <QMainWindow>
 #include <QMenu>
+#include <QMessageBox>
 #include <QStatusBar>
 
 namespace memwall::ui {
 
-LessonActions::LessonActions(ScenarioDocument *doc, QMainWindow *window)
+LessonActions::LessonActions(ScenarioDocument *doc, QMainWindow *window, ChartTabs *tabs)
     : QObject(window), m_doc(doc), m_window(window), m_controller(new LessonController(doc, this)),
       m_panel(new LessonPanel(m_controller)), m_dock(new QDockWidget(tr("Lesson"), window)),
       m_points(new MeasuredPoints(this)), m_menu(new QMenu(tr("&Lessons"), window))
@@ -44,8 +52,10 @@ LessonActions::LessonActions(ScenarioDocument *doc, QMainWindow *window)
         m_menu->addAction(tr("(no lessons found)"))->setEnabled(false);
     m_menu->addSeparator();
     m_endLesson = m_menu->addAction(tr("&End lesson"));
-    m_endLesson->setToolTip(tr("End the running lesson and restore your own scenario"));
-    m_endLesson->setEnabled(false);
+    m_endLesson->setToolTip(tr("End the running lesson and restore your own scenario, chart and compare mode (Esc)"));
+    m_endLesson->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_endLesson->setShortcutContext(Qt::WindowShortcut);
+    m_endLesson->setEnabled(false); // Esc is the window's own while no lesson runs
     connect(m_endLesson, &QAction::triggered, m_controller, &LessonController::stop);
     m_menu->addAction(m_dock->toggleViewAction());
     m_dock->toggleViewAction()->setText(tr("Lesson &panel"));
@@ -55,13 +65,31 @@ LessonActions::LessonActions(ScenarioDocument *doc, QMainWindow *window)
     m_presentation->setToolTip(tr("One chart at a time, full screen, large fonts; → / ← step through charts or the "
                                   "lesson, Esc leaves (F5)"));
     connect(m_presentation, &QAction::triggered, this, &LessonActions::togglePresentation);
+    m_exportDeck = m_menu->addAction(tr("Export lesson &deck (PDF)…"));
+    m_exportDeck->setToolTip(tr("One PDF page per step: the step's chart and text, questions with their answers"));
+    connect(m_exportDeck, &QAction::triggered, this, [this] { exportLessonPdf(false); });
+    m_exportHandout = m_menu->addAction(tr("Export question &handout (PDF)…"));
+    m_exportHandout->setToolTip(tr("The lesson for the class to fill in: questions and choices, no answers"));
+    connect(m_exportHandout, &QAction::triggered, this, [this] { exportLessonPdf(true); });
+    for (QAction *a : {m_exportDeck, m_exportHandout})
+        a->setEnabled(!m_lessons.empty());
+    m_menu->addSeparator();
     m_measure = m_menu->addAction(tr("&Measure this computer…"));
     m_measure->setToolTip(tr("Measure this computer's memory bandwidth and compute (≤ 10 s) and put it on the "
                              "roofline"));
     connect(m_measure, &QAction::triggered, this, &LessonActions::openMeasureDialog);
     for (QAction *a : m_menu->actions())
         a->setStatusTip(a->toolTip());
-    window->addAction(m_presentation); // F5 works with the menu bar hidden too
+    window->addAction(m_presentation); // F5 and Esc work with the menu bar hidden too
+    window->addAction(m_endLesson);
+
+    QList<ChartView *> views;
+    for (int i = 0; i < tabs->count(); ++i)
+        if (auto *v = qobject_cast<ChartView *>(tabs->widget(i)))
+            views << v;
+    m_follower = new LessonViewFollower(
+        m_controller, views, [tabs](ChartView *v) { tabs->setCurrentWidget(v); },
+        [tabs] { return qobject_cast<ChartView *>(tabs->currentWidget()); }, true, this);
 
     connect(m_controller, &LessonController::started, this, [this] {
         m_endLesson->setEnabled(true);
@@ -116,6 +144,47 @@ PresentationWindow *LessonActions::openPresentation(bool fullScreen)
     m_presentationWindow->activateWindow();
     m_presentationWindow->setFocus();
     return m_presentationWindow;
+}
+
+void LessonActions::exportLessonPdf(bool questionsOnly)
+{
+    if (m_lessons.empty())
+        return;
+    int index = 0;
+    if (m_controller->isRunning()) {
+        for (std::size_t i = 0; i < m_lessons.size(); ++i)
+            if (m_lessons[i].id == m_controller->lesson().id)
+                index = static_cast<int>(i);
+    } else {
+        QStringList titles;
+        for (const Lesson &l : m_lessons)
+            titles << l.title;
+        bool ok = false;
+        const QString chosen =
+            QInputDialog::getItem(m_window, questionsOnly ? tr("Export question handout") : tr("Export lesson deck"),
+                                  tr("Lesson:"), titles, 0, false, &ok);
+        if (!ok)
+            return;
+        index = static_cast<int>(titles.indexOf(chosen));
+    }
+    const Lesson &lesson = m_lessons[static_cast<std::size_t>(std::max(index, 0))];
+    const QString suggested = lesson.id + (questionsOnly ? QStringLiteral("-questions.pdf") : QStringLiteral(".pdf"));
+    const QString path =
+        QFileDialog::getSaveFileName(m_window, questionsOnly ? tr("Export question handout") : tr("Export lesson deck"),
+                                     suggested, tr("PDF (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    HandoutOptions options;
+    options.questionsOnly = questionsOnly;
+    QString error;
+    int pages = 0;
+    if (!writeLessonPdf(lesson, m_doc->presetsPtr(), path, options, &error, &pages)) {
+        m_window->statusBar()->showMessage(error, 15000);
+        QMessageBox::warning(m_window, tr("Export failed"), error);
+        return;
+    }
+    m_window->statusBar()->showMessage(tr("Wrote %1 (%n page(s))", nullptr, pages).arg(QDir::toNativeSeparators(path)),
+                                       10000);
 }
 
 void LessonActions::openMeasureDialog()

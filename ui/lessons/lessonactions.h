@@ -14,15 +14,18 @@ class QMenu;
 
 namespace memwall::ui {
 
+class ChartTabs;
 class LessonController;
 class LessonPanel;
+class LessonViewFollower;
 class MeasuredPoints;
 class PresentationWindow;
 class ScenarioDocument;
 
 /// Everything "For the lecture hall" adds to the main window, so MainWindow only has to place one menu:
-/// - the Lessons menu: one action per lesson (from resources/lessons), "End lesson", "Presentation mode" (F5) and
-///   "Measure this computer…";
+/// - the Lessons menu: one action per lesson (from resources/lessons), "End lesson" (Esc while one runs),
+///   "Presentation mode" (F5), "Export lesson deck…" and "Export question handout…" (PDF), and "Measure this
+///   computer…";
 /// - the lesson panel in a dock on the right (shown when a lesson starts);
 /// - the presentation window (full screen; Esc leaves);
 /// - the measure dialog and the MeasuredPoints holder the roofline can plot.
@@ -31,7 +34,8 @@ class LessonActions : public QObject
 {
     Q_OBJECT
 public:
-    LessonActions(ScenarioDocument *doc, QMainWindow *window);
+    /// `tabs`: the window's charts, which follow each step (LessonViewFollower).
+    LessonActions(ScenarioDocument *doc, QMainWindow *window, ChartTabs *tabs);
     ~LessonActions() override;
 
     QMenu *menu() const { return m_menu; }
@@ -39,6 +43,8 @@ public:
     QAction *endLessonAction() const { return m_endLesson; }
     QAction *presentationAction() const { return m_presentation; }
     QAction *measureAction() const { return m_measure; }
+    QAction *exportDeckAction() const { return m_exportDeck; }
+    QAction *exportHandoutAction() const { return m_exportHandout; }
 
     LessonController *controller() const { return m_controller; }
     LessonPanel *panel() const { return m_panel; }
@@ -57,6 +63,10 @@ public slots:
     /// Opens the presentation window; `fullScreen` false gives a normal window (tests, screenshots).
     PresentationWindow *openPresentation(bool fullScreen = true);
     void openMeasureDialog();
+    /// Asks for a lesson (the running one first) and a PDF file, and writes the deck (`questionsOnly` false: every
+    /// step, questions answered) or the handout (questions without answers). Says what was written, or why not,
+    /// in the status bar and, on failure, a message box.
+    void exportLessonPdf(bool questionsOnly);
 
 private:
     ScenarioDocument *m_doc;
@@ -72,6 +82,9 @@ private:
     QAction *m_endLesson;
     QAction *m_presentation;
     QAction *m_measure;
+    QAction *m_exportDeck;
+    QAction *m_exportHandout;
+    LessonViewFollower *m_follower;
     QPointer<PresentationWindow> m_presentationWindow;
 };
 

@@ -34,6 +34,58 @@ LessonTextResult LessonController::renderCurrent() const
     return renderLessonText(step->text.toStdString(), contextFor(*m_doc, &*m_lesson));
 }
 
+std::optional<QStringList> LessonController::currentReveal() const
+{
+    const LessonStep *step = currentStep();
+    return step ? revealedPieces(*step, m_progress) : std::nullopt;
+}
+
+std::optional<QuestionView> LessonController::currentQuestion() const
+{
+    const LessonStep *step = currentStep();
+    if (!step || !step->question)
+        return std::nullopt;
+    return renderQuestion(*step->question, contextFor(*m_doc, &*m_lesson));
+}
+
+bool LessonController::atEnd() const
+{
+    const LessonStep *step = currentStep();
+    return step && m_step + 1 >= stepCount() && m_progress.answered &&
+           m_progress.revealed >= static_cast<int>(step->reveal.size());
+}
+
+bool LessonController::advance()
+{
+    const LessonStep *step = currentStep();
+    if (!step)
+        return false;
+    if (!m_progress.answered) {
+        m_progress.answered = true;
+        emit progressChanged();
+        return true;
+    }
+    if (m_progress.revealed < static_cast<int>(step->reveal.size())) {
+        ++m_progress.revealed;
+        emit progressChanged();
+        return true;
+    }
+    return next();
+}
+
+bool LessonController::back()
+{
+    const LessonStep *step = currentStep();
+    if (!step)
+        return false;
+    if (m_progress.revealed > 1) {
+        --m_progress.revealed;
+        emit progressChanged();
+        return true;
+    }
+    return previous();
+}
+
 bool LessonController::start(const Lesson &lesson)
 {
     if (lesson.steps.empty()) {
@@ -60,10 +112,11 @@ bool LessonController::start(const Lesson &lesson)
     }
     emit started();
     emit stepChanged(m_step);
+    emit progressChanged();
     return true;
 }
 
-bool LessonController::apply(int index)
+bool LessonController::apply(int index, bool complete)
 {
     if (!m_lesson || index < 0 || index >= stepCount())
         return false;
@@ -79,7 +132,9 @@ bool LessonController::apply(int index)
     }
     m_error.clear();
     m_step = index;
+    m_progress = complete ? stepComplete(step) : stepStart(step);
     m_doc->setFile(f, tr("Lesson step"), false);
+    m_doc->setCompare(step.compare);
     int selected = -1;
     const auto &ops = m_doc->analysis().operators;
     for (std::size_t i = 0; i < ops.size(); ++i)
@@ -96,14 +151,16 @@ bool LessonController::next()
     if (!m_lesson || m_step + 1 >= stepCount() || !apply(m_step + 1))
         return false;
     emit stepChanged(m_step);
+    emit progressChanged();
     return true;
 }
 
 bool LessonController::previous()
 {
-    if (!m_lesson || m_step <= 0 || !apply(m_step - 1))
+    if (!m_lesson || m_step <= 0 || !apply(m_step - 1, true))
         return false;
     emit stepChanged(m_step);
+    emit progressChanged();
     return true;
 }
 
@@ -112,6 +169,7 @@ bool LessonController::goToStep(int index)
     if (!m_lesson || index == m_step || !apply(index))
         return false;
     emit stepChanged(m_step);
+    emit progressChanged();
     return true;
 }
 
@@ -121,14 +179,14 @@ void LessonController::stop()
         return;
     m_lesson.reset();
     m_step = -1;
+    m_progress = {};
     QUndoStack *undo = m_doc->undoStack();
     if (m_savedUndoIndex <= undo->count() && m_savedUndoIndex <= undo->index())
         undo->setIndex(m_savedUndoIndex);
     if (core::toJson(m_doc->file()) != core::toJson(m_saved))
         m_doc->setFile(m_saved, tr("End lesson"), false);
     m_doc->setSelectedOperator(m_savedSelection);
-    if (m_savedCompare)
-        m_doc->setCompare(m_savedCompare);
+    m_doc->setCompare(m_savedCompare);
     m_savedCompare.reset();
     emit finished();
 }

@@ -34,8 +34,9 @@ LessonPanel::LessonPanel(LessonController *controller, QWidget *parent)
     m_errors->setStyleSheet("color: #D55E00;");
     m_errors->hide();
     m_counter->setToolTip(tr("Step of the lesson"));
-    m_prev->setToolTip(tr("Previous step (Page Up, ← in the presentation)"));
-    m_next->setToolTip(tr("Next step (Page Down, → in the presentation)"));
+    m_prev->setToolTip(tr("Back: the last piece revealed, else the previous step (Alt+←; ← in the presentation)"));
+    m_next->setToolTip(tr("On: the answer to the question, the next piece of the chart, or the next step (Alt+→; → in "
+                          "the presentation)"));
     m_end->setToolTip(tr("End the lesson and restore your own scenario"));
     m_prev->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Left));
     m_next->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Right));
@@ -55,15 +56,16 @@ LessonPanel::LessonPanel(LessonController *controller, QWidget *parent)
     layout->addLayout(buttons);
     layout->addWidget(m_end);
 
-    connect(m_prev, &QPushButton::clicked, controller, &LessonController::previous);
+    connect(m_prev, &QPushButton::clicked, controller, &LessonController::back);
     connect(m_next, &QPushButton::clicked, controller, [controller] {
-        if (controller->stepIndex() + 1 >= controller->stepCount())
+        if (controller->atEnd())
             controller->stop();
         else
-            controller->next();
+            controller->advance();
     });
     connect(m_end, &QPushButton::clicked, controller, &LessonController::stop);
     connect(controller, &LessonController::stepChanged, this, &LessonPanel::refresh);
+    connect(controller, &LessonController::progressChanged, this, &LessonPanel::refresh);
     connect(controller, &LessonController::started, this, &LessonPanel::refresh);
     connect(controller, &LessonController::finished, this, &LessonPanel::refresh);
     connect(controller->document(), &ScenarioDocument::analysisChanged, this, &LessonPanel::refresh);
@@ -162,11 +164,30 @@ void LessonPanel::refresh()
     m_lessonTitle->setText(m_controller->lesson().title);
     m_stepTitle->setText(step->title);
     m_counter->setText(tr("%1 / %2").arg(i + 1).arg(n));
-    m_prev->setEnabled(i > 0);
-    m_next->setText(i + 1 >= n ? tr("Finish ✓") : tr("Next ▶"));
+    const StepProgress &progress = m_controller->progress();
+    m_prev->setEnabled(i > 0 || progress.revealed > 1);
+    if (m_controller->questionOpen())
+        m_next->setText(tr("Answer ▶"));
+    else if (progress.revealed < static_cast<int>(step->reveal.size()))
+        m_next->setText(tr("Reveal ▶"));
+    else
+        m_next->setText(m_controller->atEnd() ? tr("Finish ✓") : tr("Next ▶"));
 
-    const LessonTextResult r = m_controller->renderCurrent();
-    QString html = QString::fromStdString(r.text);
+    // A question comes first; the step's text (which gives the answer away) only once it is answered.
+    LessonTextResult r;
+    QString html;
+    if (const std::optional<QuestionView> q = m_controller->currentQuestion()) {
+        const bool open = m_controller->questionOpen();
+        html = questionHtml(*q, open ? QuestionMode::Open : QuestionMode::Answered);
+        r.errors = q->errors;
+        if (!open)
+            html += QStringLiteral("<hr/>");
+    }
+    if (!m_controller->questionOpen()) {
+        LessonTextResult text = m_controller->renderCurrent();
+        html += QString::fromStdString(text.text);
+        r.errors.insert(r.errors.end(), text.errors.begin(), text.errors.end());
+    }
     const QString docError = m_controller->document()->analysisError();
     QStringList problems;
     if (!docError.isEmpty())

@@ -14,12 +14,14 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 
 namespace memwall::ui {
 
 namespace {
 
-enum class Kind { Text, Count, Number, Percent };
+using Kind = LessonValueKind;
+using Value = LessonValue;
 enum class Arg { None, Operator, DType, Series };
 
 /// The state one term is evaluated against (the document's, or a variation of it).
@@ -28,13 +30,6 @@ struct Eval
     const core::ScenarioFile &file;
     const core::Analysis &a;
     std::string_view arg;
-};
-
-struct Value
-{
-    Kind kind = Kind::Number;
-    double number = 0;
-    std::string text;
 };
 
 /// Thrown inside evaluation; caught per placeholder and turned into one error line.
@@ -457,7 +452,7 @@ std::string format(const Value &v)
 }
 
 /// Evaluates one placeholder's inside; throws EvalError.
-std::string evaluate(std::string_view inner, const LessonTextContext &ctx)
+Value evaluate(std::string_view inner, const LessonTextContext &ctx)
 {
     const Expr e = parseExpr(inner);
     std::vector<Term> terms;
@@ -468,7 +463,7 @@ std::string evaluate(std::string_view inner, const LessonTextContext &ctx)
         terms.push_back(std::move(t));
     }
     if (terms.size() == 1)
-        return format(evalTerm(terms.front(), ctx));
+        return evalTerm(terms.front(), ctx);
     double acc = 0;
     for (std::size_t i = 0; i < terms.size(); ++i) {
         const Value v = evalTerm(terms[i], ctx);
@@ -481,7 +476,7 @@ std::string evaluate(std::string_view inner, const LessonTextContext &ctx)
         else
             acc = v.number != 0 ? acc / v.number : std::numeric_limits<double>::infinity();
     }
-    return formatNumber(acc).toStdString();
+    return number(acc);
 }
 
 /// Walks the text; calls `onPlaceholder(inner)` for each `{...}` and `onText` for everything else.
@@ -533,6 +528,19 @@ std::string formatLessonPercent(double fraction)
     return localized(core::formatFixed(p, decimals)).toStdString();
 }
 
+LessonValue evaluateLessonValue(std::string_view expr, const LessonTextContext &ctx)
+{
+    try {
+        return evaluate(expr, ctx);
+    } catch (const EvalError &e) {
+        throw std::runtime_error("{" + std::string(expr) + "}: " + e.message);
+    } catch (const std::exception &e) {
+        throw std::runtime_error("{" + std::string(expr) + "}: " + e.what());
+    }
+}
+
+std::string formatLessonValue(const LessonValue &v) { return format(v); }
+
 LessonTextResult renderLessonText(std::string_view text, const LessonTextContext &ctx)
 {
     LessonTextResult r;
@@ -540,7 +548,7 @@ LessonTextResult renderLessonText(std::string_view text, const LessonTextContext
         text, [&r](std::string_view s) { r.text += s; },
         [&r, &ctx](std::string_view inner) {
             try {
-                r.text += evaluate(inner, ctx);
+                r.text += format(evaluate(inner, ctx));
             } catch (const EvalError &e) {
                 r.errors.push_back("{" + std::string(inner) + "}: " + e.message);
                 r.text += "[?" + escapeHtml(std::string(inner)) + "]";

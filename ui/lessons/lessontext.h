@@ -57,6 +57,22 @@ struct LessonTextResult
 /// ("0.17"); infinity is "∞".
 LessonTextResult renderLessonText(std::string_view text, const LessonTextContext &ctx);
 
+/// How a placeholder's value is written: text as it is, a count whole with separators, a number by
+/// ui::formatNumber(), a share as a percentage (see renderLessonText()).
+enum class LessonValueKind { Text, Count, Number, Percent };
+/// One placeholder's value, before it is written.
+struct LessonValue
+{
+    LessonValueKind kind = LessonValueKind::Number;
+    double number = 0; ///< for every kind but Text (a share as a fraction: 0.25 is 25 %)
+    std::string text;  ///< for Text
+};
+/// Evaluates one placeholder expression, the inside of `{...}` (a product or ratio of terms is a Number), for
+/// answers computed live (lesson questions). Throws std::runtime_error with one line "{expr}: what is wrong".
+LessonValue evaluateLessonValue(std::string_view expr, const LessonTextContext &ctx);
+/// `value` written as renderLessonText() writes it (text HTML-escaped).
+std::string formatLessonValue(const LessonValue &value);
+
 /// Checks the placeholders' syntax and names without evaluating them (for the lesson loader): one line per problem.
 std::vector<std::string> checkLessonText(std::string_view text,
                                          const std::map<std::string, LessonFact, std::less<>> &facts);

@@ -7,6 +7,7 @@
 #include "ui/lessons/laserpointer.h"
 #include "ui/lessons/lessoncontroller.h"
 #include "ui/lessons/lessonpanel.h"
+#include "ui/lessons/lessonviewfollower.h"
 
 #include <QBoxLayout>
 #include <QCloseEvent>
@@ -67,6 +68,10 @@ PresentationWindow::PresentationWindow(ScenarioDocument *doc, LessonController *
         m_caption->setCaptionMode(true);
         m_caption->setPalette(pal);
         layout->addWidget(m_caption);
+        // The step's chart, its build-up and its question's cover; the window's own page stays after the lesson.
+        new LessonViewFollower(
+            m_lessons, QList<ChartView *>(m_views.begin(), m_views.end()),
+            [this](ChartView *v) { m_stack->setCurrentWidget(v); }, [this] { return currentView(); }, false, this);
         connect(m_lessons, &LessonController::stepChanged, this, &PresentationWindow::followLesson);
         connect(m_lessons, &LessonController::started, this, &PresentationWindow::followLesson);
         connect(m_lessons, &LessonController::finished, this, &PresentationWindow::followLesson);
@@ -132,7 +137,7 @@ void PresentationWindow::showChartId(const QString &id) { showChart(static_cast<
 void PresentationWindow::nextPage()
 {
     if (m_lessons && m_lessons->isRunning())
-        m_lessons->next();
+        m_lessons->advance();
     else if (m_stack->count() > 0)
         showChart((currentIndex() + 1) % m_stack->count());
 }
@@ -140,7 +145,7 @@ void PresentationWindow::nextPage()
 void PresentationWindow::previousPage()
 {
     if (m_lessons && m_lessons->isRunning())
-        m_lessons->previous();
+        m_lessons->back();
     else if (m_stack->count() > 0)
         showChart((currentIndex() + m_stack->count() - 1) % m_stack->count());
 }
@@ -150,9 +155,6 @@ void PresentationWindow::followLesson()
     const bool running = m_lessons && m_lessons->isRunning();
     if (m_caption)
         m_caption->setVisible(running);
-    if (running)
-        if (const LessonStep *step = m_lessons->currentStep())
-            showChartId(step->chart);
     updateFooter();
 }
 

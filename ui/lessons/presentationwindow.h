@@ -22,10 +22,12 @@ class ScenarioDocument;
 
 /// The lecture-hall view: one chart at a time, large, in the presentation theme, with a laser-pointer dot following
 /// the mouse (the chart's own hover tooltips still work). Keys:
-/// - → / Page Down / Space: next lesson step while a lesson runs, else the next chart; ← / Page Up / Backspace: back;
+/// - → / Page Down / Space: while a lesson runs, the answer to the step's question, the next piece of its build-up, or
+///   the next step (LessonController::advance()), else the next chart; ← / Page Up / Backspace: back;
 /// - 1…9: jump to that step (lesson) or that chart;
 /// - Esc or F11 (or F5 again): leave.
-/// While a lesson runs, the lesson's text is shown as a caption band under the chart, and each step shows its chart.
+/// While a lesson runs, the lesson's text is shown as a caption band under the chart, and each step shows its chart
+/// (LessonViewFollower: its build-up, covered while its question is open).
 /// The window follows the same ScenarioDocument as the main window (its charts are its own instances).
 class PresentationWindow : public QWidget
 {

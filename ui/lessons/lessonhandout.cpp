@@ -1,0 +1,197 @@
+#include "ui/lessons/lessonhandout.h"
+
+#include "ui/charts/chartbase.h"
+#include "ui/charts/chartregistry.h"
+#include "ui/document/scenariodocument.h"
+#include "ui/export/chartexporter.h"
+#include "ui/lessons/lessoncontroller.h"
+
+#include <QAbstractTextDocumentLayout>
+#include <QBuffer>
+#include <QFileInfo>
+#include <QPageLayout>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QTextDocument>
+
+#include <map>
+
+namespace memwall::ui {
+
+namespace {
+
+constexpr QSize kPage{1280, 720}; ///< logical pixels at layoutDpi(): a 16:9 slide of 960×540 pt
+constexpr qreal kMargin = 36;
+constexpr qreal kHeader = 92; ///< lesson and step titles
+constexpr qreal kFooter = 30;
+
+/// Draws `html` in `box` at the largest body size from `points` down to 9 pt at which it fits.
+void drawText(QPainter &p, const QRectF &box, const QString &html, qreal points, const Theme &theme)
+{
+    QTextDocument doc;
+    doc.setDocumentMargin(0);
+    doc.setTextWidth(box.width());
+    doc.setDefaultStyleSheet(QStringLiteral("p { margin-bottom: 8px; }"));
+    for (qreal pt = points;; pt -= 0.5) {
+        QFont f = theme.labelFont();
+        f.setPointSizeF(pt);
+        doc.setDefaultFont(f);
+        doc.setHtml(html);
+        if (doc.size().height() <= box.height() || pt <= 9)
+            break;
+    }
+    p.save();
+    p.translate(box.topLeft());
+    QAbstractTextDocumentLayout::PaintContext ctx;
+    ctx.palette.setColor(QPalette::Text, theme.foreground);
+    ctx.clip = QRectF(QPointF(0, 0), box.size());
+    p.setClipRect(ctx.clip);
+    doc.documentLayout()->draw(&p, ctx);
+    p.restore();
+}
+
+struct PageWriter
+{
+    QPainter &painter;
+    const Lesson &lesson;
+    const HandoutOptions &options;
+
+    void header(int step, const QString &title)
+    {
+        const Theme &t = options.theme;
+        painter.fillRect(QRectF(QPointF(0, 0), QSizeF(kPage)), t.background);
+        QFont small = t.labelFont();
+        small.setPointSizeF(12);
+        QFont big = t.titleFont();
+        big.setPointSizeF(22);
+        big.setBold(true);
+        painter.setPen(t.foreground);
+        painter.setFont(small);
+        painter.drawText(QRectF(kMargin, 14, kPage.width() - 2 * kMargin, 24), Qt::AlignLeft | Qt::AlignVCenter,
+                         lesson.title);
+        painter.setFont(big);
+        painter.drawText(QRectF(kMargin, 40, kPage.width() - 2 * kMargin, 44), Qt::AlignLeft | Qt::AlignVCenter,
+                         QStringLiteral("%1. %2").arg(step + 1).arg(title));
+        painter.setFont(small);
+        QColor weak = t.foreground;
+        weak.setAlphaF(0.6);
+        painter.setPen(weak);
+        const QString foot =
+            QObject::tr("MemWall · lesson “%1” · step %2 of %3 · every number computed from the step's scenario")
+                .arg(lesson.id)
+                .arg(step + 1)
+                .arg(lesson.steps.size());
+        painter.drawText(QRectF(kMargin, kPage.height() - kFooter, kPage.width() - 2 * kMargin, kFooter - 6),
+                         Qt::AlignLeft | Qt::AlignVCenter, foot);
+    }
+
+    void chart(ChartBase &c, const QRectF &box)
+    {
+        ExportOptions eo;
+        eo.size = box.size().toSize();
+        eo.theme = options.theme;
+        painter.save();
+        painter.translate(box.topLeft());
+        paintChart(c, &painter, eo);
+        painter.restore();
+    }
+};
+
+} // namespace
+
+const Lesson *findLesson(const std::vector<Lesson> &lessons, const QString &id)
+{
+    for (const Lesson &l : lessons)
+        if (l.id == id)
+            return &l;
+    return nullptr;
+}
+
+bool writeLessonPdf(const Lesson &lesson, std::shared_ptr<const core::PresetLibrary> presets, const QString &path,
+                    const HandoutOptions &options, QString *error, int *pages)
+{
+    const auto fail = [error, &path](const QString &why) {
+        if (error)
+            *error = QObject::tr("%1: %2").arg(path, why);
+        return false;
+    };
+    if (QFileInfo(path).suffix().compare(QLatin1String("pdf"), Qt::CaseInsensitive) != 0)
+        return fail(QObject::tr("a lesson is written as PDF; use a .pdf file name"));
+
+    ScenarioDocument doc(std::move(presets));
+    LessonController controller(&doc);
+    if (!controller.start(lesson))
+        return fail(controller.lastError());
+    std::map<QString, std::unique_ptr<ChartBase>> charts; // one of each chart the lesson shows
+
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QPdfWriter pdf(&buffer);
+    pdf.setResolution(layoutDpi());
+    pdf.setCreator(QStringLiteral("MemWall"));
+    pdf.setTitle(options.questionsOnly ? QObject::tr("%1 (questions)").arg(lesson.title) : lesson.title);
+    const QSizeF points = pdfPageSize(kPage);
+    const QPageLayout layout(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch),
+                             QPageLayout::Portrait, QMarginsF(0, 0, 0, 0), QPageLayout::Point);
+    if (!pdf.setPageLayout(layout))
+        return fail(QObject::tr("cannot set up a PDF page of %1×%2 points").arg(points.width()).arg(points.height()));
+    QPainter painter;
+    if (!painter.begin(&pdf))
+        return fail(QObject::tr("cannot start a PDF"));
+    const QRect device = pdf.pageLayout().paintRectPixels(pdf.resolution());
+    const qreal sx = device.width() / qreal(kPage.width()), sy = device.height() / qreal(kPage.height());
+
+    PageWriter page{painter, lesson, options};
+    int count = 0;
+    for (int i = 0; i < controller.stepCount(); ++i) {
+        if (i != controller.stepIndex() && !controller.goToStep(i)) {
+            painter.end();
+            return fail(controller.lastError());
+        }
+        // The step complete: answered, every piece of its build-up drawn.
+        const LessonStep &step = *controller.currentStep();
+        while (controller.questionOpen() ||
+               controller.progress().revealed < static_cast<int>(controller.currentStep()->reveal.size()))
+            controller.advance();
+        const std::optional<QuestionView> question = controller.currentQuestion();
+        if (count > 0 && !pdf.newPage()) {
+            painter.end();
+            return fail(QObject::tr("cannot add page %1").arg(count + 1));
+        }
+        ++count;
+        painter.save();
+        painter.scale(sx, sy);
+        page.header(i, step.title);
+        const qreal top = kHeader, bottom = kPage.height() - kFooter - 8;
+        if (question && options.questionsOnly) {
+            // The class's page: the question alone, large; the chart and the text would answer it.
+            drawText(painter, QRectF(kMargin * 2, top + 20, kPage.width() - 4 * kMargin, bottom - top - 20),
+                     questionHtml(*question, QuestionMode::Blank), 22, options.theme);
+        } else {
+            auto &chart = charts[step.chart];
+            if (!chart) {
+                chart = createChart(step.chart, &doc);
+                chart->setTheme(options.theme);
+            }
+            chart->setReveal(controller.currentReveal());
+            chart->refresh();
+            const qreal chartWidth = 820;
+            page.chart(*chart, QRectF(kMargin - 12, top, chartWidth, bottom - top));
+            QString html;
+            if (question)
+                html += questionHtml(*question, QuestionMode::Answered) + QStringLiteral("<hr/>");
+            html += QString::fromStdString(controller.renderCurrent().text);
+            const qreal left = kMargin + chartWidth;
+            drawText(painter, QRectF(left, top + 8, kPage.width() - kMargin - left, bottom - top - 8), html, 13,
+                     options.theme);
+        }
+        painter.restore();
+    }
+    if (!painter.end())
+        return fail(QObject::tr("cannot finish the PDF"));
+    if (pages)
+        *pages = count;
+    return writeAtomically(path, buffer.data(), error);
+}
+
+} // namespace memwall::ui
