@@ -116,6 +116,62 @@ private slots:
         QCOMPARE(viewBox, QString("0 0 1920 1080"));
     }
 
+    // A lesson as a deck and as a question handout: a PDF with one page per step (the lesson's steps, counted from
+    // its own file), written atomically; bad combinations are one line and exit 2.
+    void lessonDeckAndHandout_data()
+    {
+        QTest::addColumn<QStringList>("flags");
+        QTest::newRow("deck") << QStringList{};
+        QTest::newRow("handout") << QStringList{"--questions-only"};
+    }
+    void lessonDeckAndHandout()
+    {
+        QFETCH(QStringList, flags);
+        QFile lesson(QStringLiteral(MEMWALL_SOURCE_DIR) + "/resources/lessons/02-decode-and-batch.json");
+        QVERIFY(lesson.open(QIODevice::ReadOnly));
+        const int steps = static_cast<int>(lesson.readAll().count("\"chart\":"));
+        QVERIFY(steps >= 3);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("lesson.pdf");
+        const Run r = memwall(QStringList{"--lesson", "decode-and-batch", "--out", path} + flags);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.out, (QDir::toNativeSeparators(path) + "\n").toUtf8());
+        const QByteArray pdf = testfiles::readAll(path);
+        QVERIFY(pdf.startsWith("%PDF-"));
+        static const QRegularExpression page(R"(/Type\s*/Page[^s])");
+        QCOMPARE(static_cast<int>(QString::fromLatin1(pdf).count(page)), steps);
+    }
+
+    void lessonOptionsAreChecked_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown lesson") << QStringList{"--lesson", "nope", "--out", "%1/x.pdf"}
+                                        << "memwall export: --lesson: no lesson 'nope'; the lessons are roofline, ";
+        QTest::newRow("not pdf") << QStringList{"--lesson", "roofline", "--out", "%1/x.png"}
+                                 << "memwall export: %1/x.png: a lesson is written as PDF; use a .pdf file name";
+        QTest::newRow("scenario") << QStringList{"--lesson", "roofline", "--model", "gpt2", "--out", "%1/x.pdf"}
+                                  << "memwall export: --lesson: a lesson sets its own scenarios";
+        QTest::newRow("chart too") << QStringList{"--lesson", "roofline", "--chart", "memory", "--out", "%1/x.pdf"}
+                                   << "memwall export: --chart does not apply to --lesson";
+        QTest::newRow("questions without lesson")
+            << QStringList{"--chart", "memory", "--questions-only", "--out", "%1/x.png"}
+            << "memwall export: --questions-only applies to --lesson";
+    }
+    void lessonOptionsAreChecked()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        for (QString &a : args)
+            a.replace("%1", dir.path());
+        const Run r = memwall(args);
+        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(QString::fromUtf8(r.err).startsWith(message.arg(dir.path())), r.err.constData());
+        QVERIFY(QDir(dir.path()).entryList(QDir::Files).isEmpty());
+    }
+
     void badOptionsAreOneLineAndExit2_data()
     {
         QTest::addColumn<QStringList>("args");

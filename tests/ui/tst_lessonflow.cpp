@@ -168,7 +168,9 @@ private slots:
         const std::optional<ui::QuestionView> q = c.currentQuestion();
         QVERIFY(q);
         QVERIFY2(q->ok(), q->errors.empty() ? "no answer" : q->errors.front().c_str());
-        const QString unit = st.question->unit.isEmpty() ? QString() : " " + st.question->unit;
+        QString unit = st.question->unit;
+        if (!unit.isEmpty() && !unit.startsWith(u'×'))
+            unit = " " + unit;
         QCOMPARE(q->answer, *expected + unit);
         QCOMPARE(q->choices.at(q->correct), *expected + unit);
         QVERIFY(q->choices.size() >= 2);
@@ -178,7 +180,7 @@ private slots:
         // Open, the panel asks without answering; answered, it shows the answer and then the text.
         ui::LessonPanel panel(&c);
         QVERIFY(!panel.html().contains("Answer:"));
-        QVERIFY(panel.html().contains("B.&nbsp;"));
+        QVERIFY(panel.html().contains("<td>B. "));
         QCOMPARE(panel.nextButton()->text(), QString("Answer ▶"));
         QTest::mouseClick(panel.nextButton(), Qt::LeftButton);
         QVERIFY(!c.questionOpen());
@@ -354,6 +356,55 @@ private slots:
         QCOMPARE(c.stepIndex(), static_cast<int>(l->steps.size()) - 2);
         QVERIFY(!c.questionOpen());
         QVERIFY(w.currentView()->cover() == nullptr);
+    }
+
+    // A room's projector: every lesson, start to end, in the presentation window at 1280×720 and 1024×768. At every
+    // press the step's chart has most of the window and the caption shows all of its text, at 14 pt or more. With
+    // MEMWALL_SCREENSHOT_DIR set, each state is saved as a PNG (lesson-id-WxH-step-press.png) to look at.
+    void roomSizes_data()
+    {
+        QTest::addColumn<int>("lesson");
+        QTest::addColumn<QSize>("size");
+        for (const QSize size : {QSize(1280, 720), QSize(1024, 768)})
+            for (int i = 0; i < static_cast<int>(m_loaded.lessons.size()); ++i)
+                QTest::addRow("%s %dx%d", qPrintable(m_loaded.lessons[static_cast<std::size_t>(i)].id), size.width(),
+                              size.height())
+                    << i << size;
+    }
+    void roomSizes()
+    {
+        QFETCH(int, lesson);
+        QFETCH(QSize, size);
+        const ui::Lesson &l = m_loaded.lessons[static_cast<std::size_t>(lesson)];
+        ui::ScenarioDocument doc(m_lib);
+        ui::LessonController c(&doc);
+        ui::PresentationWindow w(&doc, &c);
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(c.start(l));
+        const QString dir = qEnvironmentVariable("MEMWALL_SCREENSHOT_DIR");
+        int press = 0;
+        while (true) {
+            QCoreApplication::processEvents(); // the layout follows the new caption
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+            const QString where = QString("step %1, press %2").arg(c.stepIndex() + 1).arg(press);
+            if (!dir.isEmpty())
+                QVERIFY(w.grab().save(QString("%1/%2-%3x%4-step%5-%6.png")
+                                          .arg(dir, l.id)
+                                          .arg(size.width())
+                                          .arg(size.height())
+                                          .arg(c.stepIndex() + 1)
+                                          .arg(press)));
+            QCOMPARE(w.size(), size);
+            QVERIFY2(w.caption()->textFits(), qPrintable(where));
+            QVERIFY2(w.caption()->textView()->document()->defaultFont().pointSizeF() >= 14, qPrintable(where));
+            QVERIFY2(w.currentView()->height() >= size.height() * 0.35, qPrintable(where));
+            if (c.atEnd())
+                break;
+            QTest::keyClick(&w, Qt::Key_Right);
+            ++press;
+        }
     }
 
     // Broken new fields are skipped with one line naming the field.

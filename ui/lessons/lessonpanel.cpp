@@ -16,6 +16,11 @@
 
 namespace memwall::ui {
 
+namespace {
+constexpr qreal kCaptionBodyPoints = 22; ///< the presentation caption's text
+constexpr qreal kCaptionMinPoints = 14;  ///< the least it shrinks to, to fit half the window
+} // namespace
+
 LessonPanel::LessonPanel(LessonController *controller, QWidget *parent)
     : QWidget(parent), m_controller(controller), m_lessonTitle(new QLabel(this)), m_stepTitle(new QLabel(this)),
       m_text(new QTextBrowser(this)), m_errors(new QLabel(this)), m_counter(new QLabel(this)),
@@ -86,9 +91,10 @@ void LessonPanel::setCaptionMode(bool caption)
     for (QWidget *w : {static_cast<QWidget *>(m_text), static_cast<QWidget *>(m_prev), static_cast<QWidget *>(m_next)})
         w->setFocusPolicy(caption ? Qt::NoFocus : Qt::StrongFocus);
     m_text->setVerticalScrollBarPolicy(caption ? Qt::ScrollBarAlwaysOff : Qt::ScrollBarAsNeeded);
+    m_text->setHorizontalScrollBarPolicy(caption ? Qt::ScrollBarAlwaysOff : Qt::ScrollBarAsNeeded);
     layout()->setContentsMargins(caption ? QMargins(28, 10, 28, 6) : QMargins(9, 9, 9, 9));
     // The band takes the height its text needs; the chart above gets the rest.
-    setSizePolicy(QSizePolicy::Preferred, caption ? QSizePolicy::Maximum : QSizePolicy::Preferred);
+    setSizePolicy(QSizePolicy::Preferred, caption ? QSizePolicy::Fixed : QSizePolicy::Preferred);
     if (!caption) {
         m_text->setMinimumHeight(0);
         m_text->setMaximumHeight(QWIDGETSIZE_MAX);
@@ -97,19 +103,53 @@ void LessonPanel::setCaptionMode(bool caption)
     refresh();
 }
 
+bool LessonPanel::textFits() const
+{
+    // All of the text in its view, and the view clear of the buttons under it.
+    const QTextDocument *doc = m_text->document();
+    return doc->size().height() <= m_text->viewport()->height() + 1 &&
+           m_text->geometry().bottom() < m_prev->geometry().top();
+}
+
 void LessonPanel::fitTextHeight()
 {
-    // In the caption band the text gets exactly the height it needs (no scroll bar on a projector), up to half
-    // the window, so that the chart keeps the rest.
+    // In the caption band the text gets exactly the height it needs (no scroll bar on a projector), up to 30 % of
+    // the window, so that the chart keeps the most. Where the text needs more (a question and its answer over a
+    // long step in a 1024×768 room), the band's font shrinks until it fits, down to 14 pt, still legible at the
+    // back of a room; below that the text scrolls.
     if (!m_caption)
         return;
     QTextDocument *doc = m_text->document();
     doc->setTextWidth(std::max(50, m_text->width() - 2 * m_text->frameWidth()));
     const int frame = m_text->frameWidth() * 2 + static_cast<int>(doc->documentMargin());
-    int h = static_cast<int>(std::ceil(doc->size().height())) + frame;
+    // The text within 30 % of the window: with the title and the buttons the band then takes under half of it.
+    int limit = QWIDGETSIZE_MAX;
     if (const QWidget *w = window(); w && w != this)
-        h = std::min(h, w->height() / 2);
-    m_text->setFixedHeight(std::max(h, fontMetrics().height()));
+        limit = std::max(w->height() * 3 / 10, 3 * fontMetrics().height());
+    QFont f = doc->defaultFont();
+    for (qreal pt = kCaptionBodyPoints; pt >= kCaptionMinPoints; pt -= 1) {
+        if (!qFuzzyCompare(f.pointSizeF(), pt)) {
+            f.setPointSizeF(pt);
+            doc->setDefaultFont(f);
+        }
+        if (doc->size().height() + frame <= limit)
+            break;
+    }
+    const int h =
+        std::max(std::min(static_cast<int>(std::ceil(doc->size().height())) + frame, limit), fontMetrics().height());
+    if (h == m_text->height() && h == m_text->minimumHeight())
+        return;
+    m_text->setFixedHeight(h);
+    // Called from the text's resize, i.e. while a layout is placing it: a geometry change asked for now is lost
+    // with that pass, and the band would keep the height of a wrap that no longer holds (half a 1280×720 window
+    // for four lines). Asked again once the pass is over.
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            layout()->invalidate();
+            updateGeometry();
+        },
+        Qt::QueuedConnection);
 }
 
 bool LessonPanel::eventFilter(QObject *watched, QEvent *event)
@@ -122,7 +162,7 @@ bool LessonPanel::eventFilter(QObject *watched, QEvent *event)
 void LessonPanel::applyFonts()
 {
     QFont base = font();
-    const qreal body = m_caption ? 22 : base.pointSizeF() * 1.1;
+    const qreal body = m_caption ? kCaptionBodyPoints : base.pointSizeF() * 1.1;
     QFont bodyFont = base;
     bodyFont.setPointSizeF(body);
     m_text->setFont(bodyFont);
@@ -178,9 +218,12 @@ void LessonPanel::refresh()
     QString html;
     if (const std::optional<QuestionView> q = m_controller->currentQuestion()) {
         const bool open = m_controller->questionOpen();
-        html = questionHtml(*q, open ? QuestionMode::Open : QuestionMode::Answered);
         r.errors = q->errors;
-        if (!open)
+        if (open || !m_caption)
+            html = questionHtml(*q, open ? QuestionMode::Open : QuestionMode::Answered, m_caption);
+        else // the band has no room for the question twice: the answer, then the text
+            html = QStringLiteral("<p><b>✓ %1</b> %2</p>").arg(tr("Answer:"), q->answer.toHtmlEscaped());
+        if (!open && !m_caption)
             html += QStringLiteral("<hr/>");
     }
     if (!m_controller->questionOpen()) {

@@ -30,6 +30,10 @@ public:
     QPushButton *previousButton() const { return m_prev; }
     QPushButton *nextButton() const { return m_next; }
     QPushButton *endButton() const { return m_end; }
+    /// The text as shown (for tests: whether all of it is in view).
+    QTextBrowser *textView() const { return m_text; }
+    /// True when the text's whole height is in view (no part cut off or scrolled away in the caption band).
+    bool textFits() const;
 
 public slots:
     void refresh();

@@ -48,10 +48,11 @@ bool allDistinct(const QStringList &list)
 
 QString choiceLetter(int index) { return QString(QChar(u'A' + index)); }
 
-QString questionHtml(const QuestionView &q, QuestionMode mode)
+QString questionHtml(const QuestionView &q, QuestionMode mode, bool oneLine)
 {
-    QString html = QStringLiteral("<p><b>%1</b> %2</p><table cellpadding='3'>")
-                       .arg(QCoreApplication::translate("LessonQuestion", "Question:"), q.ask);
+    QString html =
+        QStringLiteral("<p><b>%1</b> %2</p>").arg(QCoreApplication::translate("LessonQuestion", "Question:"), q.ask);
+    QStringList choices;
     for (int i = 0; i < q.choices.size(); ++i) {
         const bool right = mode == QuestionMode::Answered && i == q.correct;
         QString mark = QStringLiteral("&nbsp;");
@@ -59,12 +60,21 @@ QString questionHtml(const QuestionView &q, QuestionMode mode)
             mark = QStringLiteral("☐");
         else if (right)
             mark = QStringLiteral("✓");
-        const QString text = QStringLiteral("%1.&nbsp;%2").arg(choiceLetter(i), q.choices[i].toHtmlEscaped());
-        html += QStringLiteral("<tr><td>%1</td><td>%2</td></tr>").arg(mark, right ? "<b>" + text + "</b>" : text);
+        QString text = QStringLiteral("%1. %2").arg(choiceLetter(i), q.choices[i].toHtmlEscaped());
+        if (oneLine) // a choice never breaks; the line breaks between choices
+            text.replace(QChar(u' '), QStringLiteral("&nbsp;"));
+        if (right)
+            text = "<b>" + text + "</b>";
+        choices << (oneLine ? (mark == QStringLiteral("&nbsp;") ? text : mark + "&nbsp;" + text)
+                            : QStringLiteral("<tr><td>%1</td><td>%2</td></tr>").arg(mark, text));
     }
-    html += QStringLiteral("</table>");
+    html += oneLine ? QStringLiteral("<p>") + choices.join(QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp; ")) +
+                          QStringLiteral("</p>")
+                    : QStringLiteral("<table cellpadding='3'>") + choices.join(QString()) + QStringLiteral("</table>");
     switch (mode) {
     case QuestionMode::Open:
+        if (oneLine) // the band's chart is covered with the same words, larger
+            break;
         html +=
             QStringLiteral("<p><i>%1</i></p>")
                 .arg(QCoreApplication::translate("LessonQuestion", "Predict, then press → or Next for the answer."));
@@ -97,7 +107,9 @@ QuestionView renderQuestion(const LessonQuestion &q, const LessonTextContext &ct
         return view;
     }
     const QString written = QString::fromStdString(formatLessonValue(value));
-    view.answer = q.unit.isEmpty() ? written : written + QChar(u' ') + q.unit;
+    // "123 sequences", "4.11 ms", but "1.99×"
+    const QString unit = q.unit.isEmpty() ? QString() : (q.unit.startsWith(u'×') ? q.unit : QChar(u' ') + q.unit);
+    view.answer = written + unit;
 
     if (!q.choices.isEmpty()) {
         view.choices = q.choices;
@@ -131,8 +143,7 @@ QuestionView renderQuestion(const LessonQuestion &q, const LessonTextContext &ct
         view.errors.push_back("answer: {" + q.answer + "} is " + written.toStdString() +
                               ": its choices cannot be told apart (" + choices.join(", ").toStdString() + ")");
     for (QString &c : choices)
-        if (!q.unit.isEmpty())
-            c += QChar(u' ') + q.unit;
+        c += unit;
     view.choices = choices;
     view.correct = slot;
     return view;

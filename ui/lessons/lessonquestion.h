@@ -46,7 +46,9 @@ enum class QuestionMode {
     Answered, ///< the right choice ticked and in bold, then the computed answer
     Blank,    ///< for a printed handout: a box to tick per choice, and a line for the reason
 };
-/// `q` as rich text (the lesson panel, the presentation caption and the PDF all write it so).
-QString questionHtml(const QuestionView &q, QuestionMode mode);
+/// `q` as rich text (the lesson panel, the presentation caption and the PDF all write it so). `oneLine` puts the
+/// choices side by side and leaves out the "press →" hint (the presentation's caption band, where height is what the
+/// chart needs, and the covered chart says it).
+QString questionHtml(const QuestionView &q, QuestionMode mode, bool oneLine = false);
 
 } // namespace memwall::ui
