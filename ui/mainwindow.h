@@ -55,6 +55,8 @@ public:
     OperatorTable *operatorTable() const { return m_table; }
     HeadlineBar *headline() const { return m_headline; }
     ChartTabs *chartTabs() const { return m_tabs; }
+    /// The Lessons menu, its panel and the presentation window.
+    LessonActions *lessonActions() const { return m_lessons; }
     const std::vector<std::unique_ptr<ChartBase>> &charts() const;
     MainWindowActions *actions() const { return m_actions; }
     QDockWidget *controlsDock() const { return m_controlsDock; }

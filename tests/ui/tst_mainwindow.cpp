@@ -2,12 +2,18 @@
 // dropped config.json / scenario files (a broken one changes nothing), and keeps its title in step with the file.
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartregistry.h"
+#include "ui/charts/charttabs.h"
+#include "ui/charts/chartview.h"
 #include "ui/charts/searchchart.h"
 #include "ui/charts/sweepchart.h"
 #include "ui/charts/timelinechart.h"
 #include "ui/controls/controlspanel.h"
 #include "ui/controls/logslider.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/lessons/lessonactions.h"
+#include "ui/lessons/lessoncontroller.h"
+#include "ui/lessons/lessonpanel.h"
+#include "ui/lessons/presentationwindow.h"
 #include "ui/mainwindow.h"
 #include "ui/mainwindowactions.h"
 #include "ui/settings/settingsfile.h"
@@ -501,6 +507,55 @@ private slots:
         QCOMPARE(k->value(), 0);
         QCOMPARE(timeline->curves().size(), std::size_t(1));
         QVERIFY(!timeline->curveSeries(1)->isVisible());
+    }
+
+    // A lesson chosen from the Lessons menu in a 1280×720 (and a 1024×768) window, walked with the panel's Next
+    // button: the tab follows the step, the question covers the chart until it is answered, and Esc gives the
+    // user's tab back. With MEMWALL_SCREENSHOT set, the window is saved at both sizes, question open and answered.
+    void lessonFollowsInTheWindow_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1280x720") << QSize(1280, 720);
+        QTest::newRow("1024x768") << QSize(1024, 768);
+    }
+    void lessonFollowsInTheWindow()
+    {
+        QFETCH(QSize, size);
+        m_window->resize(size);
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        ui::ChartTabs *tabs = m_window->chartTabs();
+        tabs->setCurrentIndex(static_cast<int>(ui::chartIds().indexOf("trends")));
+        ui::LessonActions *lessons = m_window->lessonActions();
+        auto *start = m_window->findChild<QAction *>("lesson-decode-and-batch");
+        QVERIFY(start);
+        start->trigger();
+        ui::LessonController *c = lessons->controller();
+        QVERIFY(c->isRunning());
+        QVERIFY(lessons->panelDock()->isVisible());
+        QCOMPARE(m_window->size(), size); // the panel shares the controls' place where it has no room beside them
+        QVERIFY(c->goToStep(4));          // the capacity wall: a question on the memory chart
+        QCOMPARE(tabs->currentChart()->id(), QString("memory"));
+        auto *view = qobject_cast<ui::ChartView *>(tabs->currentWidget());
+        QVERIFY(c->questionOpen() && view->cover());
+        const QString out = qEnvironmentVariable("MEMWALL_SCREENSHOT");
+        const auto shot = [&](const char *what) {
+            if (out.isEmpty())
+                return;
+            QTest::qWait(50);
+            QString path = out;
+            path.replace(".png", QStringLiteral("-lesson-%1x%2-%3.png").arg(size.width()).arg(size.height()).arg(what));
+            QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(path));
+        };
+        shot("question");
+        QTest::mouseClick(lessons->panel()->nextButton(), Qt::LeftButton); // "Answer ▶"
+        QVERIFY(!c->questionOpen());
+        QVERIFY(!view->cover());
+        QVERIFY(lessons->panel()->html().contains("123 sequences"));
+        shot("answer");
+        QTest::keyClick(m_window.get(), Qt::Key_Escape);
+        QVERIFY(!c->isRunning());
+        QCOMPARE(tabs->currentChart()->id(), QString("trends"));
     }
 
     void screenshot()

@@ -93,10 +93,28 @@ LessonActions::LessonActions(ScenarioDocument *doc, QMainWindow *window, ChartTa
 
     connect(m_controller, &LessonController::started, this, [this] {
         m_endLesson->setEnabled(true);
+        // Beside the charts where the window has room for it; in a narrow window (a 1024×768 projector) it takes
+        // the place of the first dock on the left, as a tab, so the window need not grow off the screen.
+        if (m_dock->isHidden() && !m_dock->isFloating()) {
+            const int need = m_window->minimumSizeHint().width() + m_dock->minimumSizeHint().width();
+            m_shared = nullptr;
+            if (m_window->width() < need)
+                for (QDockWidget *d : m_window->findChildren<QDockWidget *>())
+                    if (d != m_dock && d->isVisible() && !d->isFloating() &&
+                        m_window->dockWidgetArea(d) == Qt::LeftDockWidgetArea) {
+                        m_window->tabifyDockWidget(d, m_dock);
+                        m_shared = d;
+                        break;
+                    }
+        }
         m_dock->show();
         m_dock->raise();
     });
-    connect(m_controller, &LessonController::finished, this, [this] { m_endLesson->setEnabled(false); });
+    connect(m_controller, &LessonController::finished, this, [this] {
+        m_endLesson->setEnabled(false);
+        if (m_shared) // the dock the lesson covered comes back to the front
+            m_shared->raise();
+    });
     connect(m_controller, &LessonController::errorOccurred, this, [this](const QString &message) {
         if (m_window->statusBar())
             m_window->statusBar()->showMessage(message, 10000);

@@ -26,7 +26,8 @@ class ScenarioDocument;
 /// - the Lessons menu: one action per lesson (from resources/lessons), "End lesson" (Esc while one runs),
 ///   "Presentation mode" (F5), "Export lesson deck…" and "Export question handout…" (PDF), and "Measure this
 ///   computer…";
-/// - the lesson panel in a dock on the right (shown when a lesson starts);
+/// - the lesson panel in a dock on the right (shown when a lesson starts; in a window too narrow for it, a tab over
+///   the first dock on the left);
 /// - the presentation window (full screen; Esc leaves);
 /// - the measure dialog and the MeasuredPoints holder the roofline can plot.
 /// Lessons that fail to load are skipped; their one-line reasons are in loadErrors() (and the window's status bar).
@@ -85,6 +86,7 @@ private:
     QAction *m_exportDeck;
     QAction *m_exportHandout;
     LessonViewFollower *m_follower;
+    QPointer<QDockWidget> m_shared; ///< the dock the lesson panel shares a tab with in a narrow window, if any
     QPointer<PresentationWindow> m_presentationWindow;
 };
 
