@@ -73,6 +73,14 @@ bool LessonController::advance()
     return next();
 }
 
+void LessonController::completeStep()
+{
+    if (const LessonStep *step = currentStep()) {
+        m_progress = stepComplete(*step);
+        emit progressChanged();
+    }
+}
+
 bool LessonController::back()
 {
     const LessonStep *step = currentStep();

@@ -65,6 +65,8 @@ public slots:
     bool advance();
     /// ← : hides the last piece revealed, else goes to the previous step (complete). False at the start.
     bool back();
+    /// Shows the current step whole: its question answered, every piece revealed (what a printed deck shows).
+    void completeStep();
     /// The next or previous step, from its start (next) or complete (previous).
     bool next();
     bool previous();

@@ -148,11 +148,8 @@ bool writeLessonPdf(const Lesson &lesson, std::shared_ptr<const core::PresetLibr
             painter.end();
             return fail(controller.lastError());
         }
-        // The step complete: answered, every piece of its build-up drawn.
+        controller.completeStep(); // answered, every piece of its build-up drawn
         const LessonStep &step = *controller.currentStep();
-        while (controller.questionOpen() ||
-               controller.progress().revealed < static_cast<int>(controller.currentStep()->reveal.size()))
-            controller.advance();
         const std::optional<QuestionView> question = controller.currentQuestion();
         if (count > 0 && !pdf.newPage()) {
             painter.end();
