@@ -1,7 +1,10 @@
 // The trend data and its fitted growth: the shipped data must reproduce the growth rates the memory-wall paper
 // states (Gholami et al., "AI and Memory Wall", IEEE Micro 2024), the fit must be exact on synthetic data, and
-// malformed trend files must fail with one line naming file and field.
+// malformed trend files must fail with one line naming file and field. The ridge point of each device, and the
+// ridge's growth as the paper's two factors give it.
 #include "core/io/jsonreader.h"
+#include "core/io/presets.h"
+#include "core/trends/ridge.h"
 #include "core/trends/trends.h"
 
 #include <QtTest>
@@ -57,6 +60,94 @@ private slots:
     {
         m_data = memwall::core::loadBuiltinTrends();
         QVERIFY(!m_data.series.empty());
+    }
+
+    // The ridge point of a preset: its dense 16-bit peak (FP16, else BF16, else its fastest float format) over main
+    // memory, with the figures of its preset file counted by hand.
+    void deviceRidge_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<double>("ridge");
+        QTest::addColumn<bool>("dram");
+        QTest::newRow("H100 SXM: 989.4 TFLOP/s FP16 / 3.35 TB/s = 295.3 FLOP/B")
+            << "h100-sxm"
+            << "fp16" << 989.4e12 / 3.35e12 << true;
+        QTest::newRow("P100 SXM2: 21.2 TFLOP/s FP16 / 732 GB/s = 29.0 FLOP/B") << "p100-sxm2"
+                                                                               << "fp16" << 21.2e12 / 732e9 << true;
+        QTest::newRow("TPU v4, no FP16: 275 TFLOP/s BF16 / 1.2 TB/s = 229 FLOP/B") << "tpu-v4"
+                                                                                   << "bf16" << 275e12 / 1.2e12 << true;
+        QTest::newRow("Xeon Gold 6242, no 16-bit: FP32 (not INT8 OP/s) / 140.8 GB/s")
+            << "xeon-gold-6242"
+            << "fp32" << -1.0 << true; // -1: FP32 peak of the preset / its bandwidth, read below
+        QTest::newRow("Cerebras WSE-2: 7.5 PFLOP/s FP16 / 20 PB/s on-chip SRAM = 0.375")
+            << "cerebras-wse2"
+            << "fp16" << 7.5e15 / 20e15 << false;
+    }
+    void deviceRidge()
+    {
+        QFETCH(QString, id);
+        QFETCH(QString, format);
+        QFETCH(double, ridge);
+        QFETCH(bool, dram);
+        memwall::core::PresetLibrary lib;
+        lib.loadBuiltin();
+        const auto *hw = lib.findHardware(id.toStdString());
+        QVERIFY(hw);
+        const auto d = memwall::core::deviceRidge(*hw);
+        QVERIFY(d);
+        QCOMPARE(QString::fromLatin1(toString(d->format)), format);
+        if (ridge < 0) {
+            QCOMPARE(hw->peak(memwall::core::DType::INT8) > hw->peak(memwall::core::DType::FP32), true);
+            ridge = hw->peak(memwall::core::DType::FP32) / 140.8e9;
+        }
+        QVERIFY2(std::abs(d->ridge - ridge) <= 1e-9 * ridge, qPrintable(QString::number(d->ridge)));
+        QCOMPARE(d->memory == memwall::core::MemoryKind::Dram, dram);
+        QCOMPARE(d->year, hw->year.value);
+    }
+
+    void ridgeFormatNeedsAFloat()
+    {
+        memwall::core::HardwareSpec hw;
+        hw.id = "int-only";
+        hw.year.value = 2020;
+        hw.peakFlops[memwall::core::index(memwall::core::DType::INT8)] = memwall::core::Sourced{1e15, "test"};
+        hw.memory.push_back({"DRAM", memwall::core::MemoryKind::Dram, {1e9, "test"}, {1e12, "test"}});
+        QVERIFY(!memwall::core::ridgeFormat(hw));
+        QVERIFY(!memwall::core::deviceRidge(hw)); // OP/s are not FLOP/s
+        hw.peakFlops[memwall::core::index(memwall::core::DType::FP8)] = memwall::core::Sourced{2e15, "test"};
+        hw.peakFlops[memwall::core::index(memwall::core::DType::FP32)] = memwall::core::Sourced{1e14, "test"};
+        QVERIFY(*memwall::core::ridgeFormat(hw) == memwall::core::DType::FP8); // the fastest float format
+        QCOMPARE(memwall::core::deviceRidge(hw)->ridge, 2e15 / 1e12);
+    }
+
+    // The ridge grows by the paper's FLOPS factor over its DRAM factor, both read from the trend data.
+    void ridgeGrowth()
+    {
+        const auto g = memwall::core::paperRidgeGrowth(m_data);
+        QVERIFY(g);
+        QCOMPARE(g->computePer2Years, *m_data.find("hw_peak_flops")->paperFactorPer2Years);
+        QCOMPARE(g->memoryPer2Years, *m_data.find("dram_bandwidth")->paperFactorPer2Years);
+        QVERIFY(std::abs(g->per2Years() - 3.0 / 1.6) < 1e-12); // the paper: x3.0 and x1.6 -> x1.875
+        // Two years on, x1.875; ten years on, 1.875^5 = 23.2; and back two years, / 1.875.
+        QVERIFY(std::abs(g->at(2016.5, 29.0, 2018.5) - 29.0 * 1.875) < 1e-9);
+        QVERIFY(std::abs(g->at(2016.5, 29.0, 2026.5) - 29.0 * std::pow(1.875, 5)) < 1e-9);
+        QVERIFY(std::abs(g->at(2016.5, 29.0, 2014.5) - 29.0 / 1.875) < 1e-9);
+        TrendData none;
+        QVERIFY(!memwall::core::paperRidgeGrowth(none));
+    }
+
+    void ridgeAnchorIsTheEarliest16BitDramDevice()
+    {
+        memwall::core::PresetLibrary lib;
+        lib.loadBuiltin();
+        const auto devices = memwall::core::deviceRidges(lib.hardware());
+        QCOMPARE(devices.size(), lib.hardware().size()); // every built-in device has a ridge
+        const auto *anchor = memwall::core::ridgeAnchor(devices);
+        QVERIFY(anchor);
+        QCOMPARE(anchor->id, std::string("p100-sxm2")); // 2016; the Xeon (2019, FP32) and the SRAM devices never
+        QCOMPARE(memwall::core::markerYear(2016), 2016.5);
+        QCOMPARE(memwall::core::markerYear(2016.25), 2016.25);
     }
 
     void paperFactors_data()
