@@ -77,11 +77,11 @@ private slots:
         QFETCH(QString, id);
         // The class each id must make, written here apart from the registry so that a wrong factory is caught.
         static const QMap<QString, QByteArray> expected{
-            {"roofline", "memwall::ui::RooflineChart"},    {"memory", "memwall::ui::MemoryChart"},
-            {"sweep", "memwall::ui::SweepChart"},          {"breakdown", "memwall::ui::BreakdownChart"},
-            {"trends", "memwall::ui::TrendsChart"},        {"scaling", "memwall::ui::ScalingChart"},
-            {"search", "memwall::ui::SearchChart"},        {"timeline", "memwall::ui::TimelineChart"},
-            {"validation", "memwall::ui::ValidationChart"}};
+            {"roofline", "memwall::ui::RooflineChart"},     {"memory", "memwall::ui::MemoryChart"},
+            {"sweep", "memwall::ui::SweepChart"},           {"breakdown", "memwall::ui::BreakdownChart"},
+            {"trends", "memwall::ui::TrendsChart"},         {"scaling", "memwall::ui::ScalingChart"},
+            {"search", "memwall::ui::SearchChart"},         {"timeline", "memwall::ui::TimelineChart"},
+            {"validation", "memwall::ui::ValidationChart"}, {"ridge", "memwall::ui::RidgeChart"}};
         QVERIFY2(expected.contains(id), "a new chart: add its class to this test's table");
 
         const ui::ChartInfo *info = ui::findChart(id);
@@ -228,10 +228,17 @@ private slots:
     {
         const testprocess::Run r = runMemwall({"export", "--help"});
         QCOMPARE(r.exitCode, 0);
+        // The option's help, with the lines it wraps onto (indented, not starting another option).
         QString chartLine;
-        for (const QString &line : QString::fromUtf8(r.out).split('\n'))
-            if (line.trimmed().startsWith("--chart NAME"))
-                chartLine = line.trimmed();
+        bool inChart = false;
+        for (const QString &line : QString::fromUtf8(r.out).split('\n')) {
+            const QString t = line.trimmed();
+            if (t.startsWith("--chart NAME"))
+                chartLine = t;
+            else if (inChart && line.startsWith(' ') && !t.isEmpty() && !t.startsWith('-'))
+                chartLine += ' ' + t;
+            inChart = t.startsWith("--chart NAME") || (inChart && line.startsWith(' ') && !t.startsWith('-'));
+        }
         QVERIFY2(!chartLine.isEmpty(), r.out.constData());
         // "--chart NAME   roofline, memory, ...; or all (one file per chart)"
         const QString names = chartLine.mid(QStringLiteral("--chart NAME").size()).section(';', 0, 0).trimmed();

@@ -2,6 +2,7 @@
 
 #include "ui/charts/breakdownchart.h"
 #include "ui/charts/memorychart.h"
+#include "ui/charts/ridgechart.h"
 #include "ui/charts/rooflinechart.h"
 #include "ui/charts/scalingchart.h"
 #include "ui/charts/searchchart.h"
@@ -50,6 +51,7 @@ std::span<const ChartInfo> chartRegistry()
         entry<TimelineChart>("timeline", QT_TRANSLATE_NOOP("ChartRegistry", "Request timeline")),
         entry<BreakdownChart>("breakdown", QT_TRANSLATE_NOOP("ChartRegistry", "Breakdown")),
         entry<TrendsChart>("trends", QT_TRANSLATE_NOOP("ChartRegistry", "Trends")),
+        entry<RidgeChart>("ridge", QT_TRANSLATE_NOOP("ChartRegistry", "Ridge point")),
         entry<ScalingChart>("scaling", QT_TRANSLATE_NOOP("ChartRegistry", "Scaling")),
         entry<SearchChart>("search", QT_TRANSLATE_NOOP("ChartRegistry", "Deployment search")),
         entry<ValidationChart>("validation", QT_TRANSLATE_NOOP("ChartRegistry", "Validation")),
