@@ -1,13 +1,20 @@
 // The hardware trends chart: fitted growth labels (3.0x / 1.6x / 1.4x per two years), renormalisation to a base
-// year, the optional model-side series and the device marker.
+// year, the optional model-side series, the device marked on every series it has a value for, the gap between
+// compute and DRAM bandwidth computed from the fits, and the names of the points the paper's figure names.
+#include "ui/charts/chartview.h"
 #include "ui/charts/trendschart.h"
 #include "ui/document/scenariodocument.h"
 
 #include "core/io/presets.h"
+#include "painted.h"
 #include "uitest.h"
 
+#include <QAbstractGraphicsShapeItem>
 #include <QAction>
 #include <QChart>
+#include <QGraphicsItemGroup>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
 #include <QLogValueAxis>
 #include <QMenu>
 #include <QSignalSpy>
@@ -43,6 +50,14 @@ private slots:
     void baseYearActions_data();
     void baseYearActions();
     void largeTicksWithoutExponent();
+    void gapFactor_data();
+    void gapFactor();
+    void gapAnnotatedFromTheFits_data();
+    void gapAnnotatedFromTheFits();
+    void deviceOnEverySeries_data();
+    void deviceOnEverySeries();
+    void pointsNamed_data();
+    void pointsNamed();
 };
 
 void TestTrendsChart::growthLabel_data()
@@ -299,6 +314,189 @@ void TestTrendsChart::largeTicksWithoutExponent()
     QVERIFY(y->max() >= 1e6 * (1 - 1e-6));
     QCOMPARE(QString::asprintf(y->labelFormat().toLatin1().constData(), 1e6), QString("1000000"));
     QCOMPARE(QString::asprintf(y->labelFormat().toLatin1().constData(), 0.01), QString("0.01"));
+}
+
+void TestTrendsChart::gapFactor_data()
+{
+    QTest::addColumn<double>("factorA");
+    QTest::addColumn<double>("factorB");
+    QTest::addColumn<double>("years");
+    QTest::addColumn<double>("gap");
+    QTest::newRow("x3.0 vs x1.6 per 2 yrs over 10 yrs: 1.875^5 = 23.2") << 3.0 << 1.6 << 10.0 << std::pow(1.875, 5);
+    QTest::newRow("x3.0 vs x1.6 over 19 yrs: 1.875^9.5 = 392") << 3.0 << 1.6 << 19.0 << std::pow(1.875, 9.5);
+    QTest::newRow("equal growth: no gap") << 1.6 << 1.6 << 10.0 << 1.0;
+}
+
+void TestTrendsChart::gapFactor()
+{
+    QFETCH(double, factorA);
+    QFETCH(double, factorB);
+    QFETCH(double, years);
+    QFETCH(double, gap);
+    // Two exact fits through 1e9 and 4e12 at 2000, normalised there as the chart does.
+    auto fit = [](double factor, double at2000) {
+        core::GrowthFit f;
+        f.slopeLog10PerYear = std::log10(factor) / 2;
+        f.interceptLog10 = std::log10(at2000) - f.slopeLog10PerYear * 2000;
+        f.factorPer2Years = factor;
+        return f;
+    };
+    const core::GrowthFit a = fit(factorA, 1e9), b = fit(factorB, 4e12);
+    QVERIFY(near(ui::trendsmath::gapFactor(a, a.at(2000), b, b.at(2000), 2000 + years), gap, 1e-9));
+    QCOMPARE(ui::trendsmath::gapLabel(392.4, 2003, 2003),
+             QString("compute grew ×392 more\nthan DRAM bandwidth since 2003"));
+    QCOMPARE(ui::trendsmath::gapLabel(23.2, 1997, 2003),
+             QString("compute since 1997 grew ×23 more\nthan DRAM bandwidth since 2003"));
+}
+
+void TestTrendsChart::gapAnnotatedFromTheFits_data()
+{
+    QTest::addColumn<int>("baseYear");
+    QTest::newRow("the paper's 2003") << 2003;
+    QTest::newRow("from 2012") << 2012;
+}
+
+void TestTrendsChart::gapAnnotatedFromTheFits()
+{
+    QFETCH(int, baseYear);
+    ui::ScenarioDocument doc(library());
+    ui::TrendsChart chart(&doc);
+    chart.setBaseYear(baseYear);
+    const auto trends = core::loadBuiltinTrends();
+    const core::TrendSeries &flops = *trends.find("hw_peak_flops"), &dram = *trends.find("dram_bandwidth");
+    const auto ff = core::fitExponential(flops.points), fd = core::fitExponential(dram.points);
+    // The bracket stands at the last year both series reach (DRAM's HBM2E, 2022.2), from the DRAM fit to the FLOPS
+    // fit, each relative to its reference year (2003 -> FLOPS 2003.0, DRAM its first point, 2003.7).
+    const double year = std::min(flops.points.back().year, dram.points.back().year);
+    const double refF = ui::trendsmath::referenceYear(flops, baseYear),
+                 refD = ui::trendsmath::referenceYear(dram, baseYear);
+    const QList<QPointF> bracket = chart.gapBracket();
+    QCOMPARE(bracket.size(), 2);
+    QCOMPARE(bracket[0].x(), year);
+    QVERIFY(near(bracket[0].y(), fd.at(year) / fd.at(refD), 1e-9));
+    QVERIFY(near(bracket[1].y(), ff.at(year) / ff.at(refF), 1e-9));
+    // The gap: 3.03^((2022.2 - 2003) / 2) / 1.59^((2022.2 - 2003.7) / 2), some 570 from 2003.
+    const double gap =
+        std::pow(ff.factorPer2Years, (year - refF) / 2) / std::pow(fd.factorPer2Years, (year - refD) / 2);
+    QVERIFY(near(bracket[1].y() / bracket[0].y(), gap, 1e-9));
+    if (baseYear == 2003)
+        QVERIFY2(gap > 400 && gap < 700, qPrintable(QString::number(gap)));
+    QCOMPARE(chart.data().at("gap").at("label").get<std::string>(),
+             ui::trendsmath::gapLabel(gap, int(std::floor(refF)), int(std::floor(refD))).toStdString());
+    QVERIFY2(QString::fromStdString(chart.data().at("gap").at("label")).contains(QString::number(std::round(gap))),
+             chart.data().at("gap").dump().c_str());
+}
+
+void TestTrendsChart::deviceOnEverySeries_data()
+{
+    QTest::addColumn<QString>("device");
+    QTest::addColumn<double>("peak");
+    QTest::addColumn<double>("dram"); // 0: no DRAM, so no marker on that series
+    QTest::newRow("H100 SXM: 989.4 TFLOP/s FP16, 3.35 TB/s HBM3") << "h100-sxm" << 989.4e12 << 3.35e12;
+    QTest::newRow("TPU v4: 275 TFLOP/s BF16, 1.2 TB/s HBM2") << "tpu-v4" << 275e12 << 1.2e12;
+    QTest::newRow("Groq LPU: 188 TFLOP/s FP16, on-chip SRAM only") << "groq-lpu" << 188e12 << 0.0;
+}
+
+void TestTrendsChart::deviceOnEverySeries()
+{
+    QFETCH(QString, device);
+    QFETCH(double, peak);
+    QFETCH(double, dram);
+    ui::ScenarioDocument doc(library());
+    doc.setHardwareById(device);
+    ui::TrendsChart chart(&doc);
+    const auto trends = core::loadBuiltinTrends();
+    auto divisor = [&](const char *id) {
+        const core::TrendSeries &s = *trends.find(id);
+        const auto fit = core::fitExponential(s.points);
+        return ui::trendsmath::normalisationDivisor(s, &fit, ui::TrendsChart::kDefaultBaseYear);
+    };
+    const auto markers = chart.deviceMarkers();
+    QCOMPARE(markers.size(), dram > 0 ? 2 : 1);
+    QCOMPARE(markers[0].first, QString("hw_peak_flops"));
+    QVERIFY(near(markers[0].second.y(), peak / divisor("hw_peak_flops"), 1e-9));
+    QCOMPARE(markers[0].second.x(), doc.hardware().year.value + 0.5);
+    if (dram > 0) {
+        QCOMPARE(markers[1].first, QString("dram_bandwidth"));
+        QVERIFY(near(markers[1].second.y(), dram / divisor("dram_bandwidth"), 1e-9));
+        QCOMPARE(markers[1].second.x(), markers[0].second.x());
+    }
+    // Both painted where they map (with every other marker of the chart).
+    ui::ChartView view(&chart);
+    view.resize(1280, 720);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    const QString problem = uitest::markerProblems(chart);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    // A change of device moves them; undo brings them back.
+    const auto before = chart.deviceMarkers();
+    doc.setHardwareById(device == "h100-sxm" ? "b200" : "h100-sxm");
+    QCoreApplication::processEvents();
+    QVERIFY(chart.deviceMarkers()[0].second != before[0].second);
+    QVERIFY2(uitest::markerProblems(chart).isEmpty(), qPrintable(uitest::markerProblems(chart)));
+    doc.undoStack()->undo();
+    QCOMPARE(chart.deviceMarkers(), before);
+}
+
+void TestTrendsChart::pointsNamed_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<QString>("theme");
+    QTest::addColumn<int>("minNames"); // of the 21 the figure prints; a slide has room for fewer
+    QTest::newRow("1280x720 presentation") << QSize(1280, 720) << "presentation" << 5;
+    QTest::newRow("1024x768 presentation") << QSize(1024, 768) << "presentation" << 5;
+    QTest::newRow("1600x1000 light") << QSize(1600, 1000) << "light" << 10;
+}
+
+void TestTrendsChart::pointsNamed()
+{
+    QFETCH(QSize, size);
+    QFETCH(QString, theme);
+    QFETCH(int, minNames);
+    ui::ScenarioDocument doc(library());
+    ui::TrendsChart chart(&doc);
+    chart.setTheme(ui::Theme::byId(theme));
+    ui::ChartView view(&chart);
+    view.resize(size);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    // The names the paper's figure prints, and only those.
+    QStringList figureNames;
+    for (const auto &s : core::loadBuiltinTrends().series)
+        for (const auto &p : s.points)
+            if (!p.labelInFigure.empty())
+                figureNames << QString::fromStdString(p.labelInFigure);
+    const auto labels = chart.visibleLabels();
+    QVERIFY2(labels.size() >= minNames, qPrintable(QString::number(labels.size())));
+    const QRectF area = chart.chart()->plotArea();
+    QRectF gap;
+    for (QGraphicsItem *item : chart.chart()->childItems())
+        if (auto *t = dynamic_cast<QGraphicsSimpleTextItem *>(item);
+            t && t->isVisible() && t->text() == chart.gapText())
+            gap = t->mapRectToParent(t->boundingRect());
+    QVERIFY(!chart.gapText().isEmpty());
+    QVERIFY(gap.isValid() && area.contains(gap));
+    for (int i = 0; i < labels.size(); ++i) {
+        QVERIFY2(figureNames.contains(labels[i].first), qPrintable(labels[i].first));
+        QVERIFY2(area.contains(labels[i].second), qPrintable(labels[i].first));
+        QVERIFY2(!labels[i].second.intersects(gap), qPrintable(labels[i].first));
+        for (int j = i + 1; j < labels.size(); ++j)
+            QVERIFY2(!labels[i].second.intersects(labels[j].second),
+                     qPrintable(labels[i].first + " over " + labels[j].first));
+    }
+    // No name or the gap's label covers a marker (read back from the scene).
+    const QChart *c = chart.chart();
+    for (QGraphicsItem *item : c->scene()->items()) {
+        if (!c->isAncestorOf(item) || !item->isVisible() || !item->parentItem() ||
+            item->parentItem()->type() != QGraphicsItemGroup::Type || !dynamic_cast<QAbstractGraphicsShapeItem *>(item))
+            continue;
+        const QRectF marker = c->mapRectFromScene(item->sceneBoundingRect()).adjusted(1, 1, -1, -1);
+        QVERIFY(!gap.intersects(marker));
+        for (const auto &[text, rect] : labels)
+            QVERIFY2(!rect.intersects(marker), qPrintable(text));
+    }
 }
 
 QTEST_MAIN(TestTrendsChart)

@@ -2,6 +2,7 @@
 
 #include "ui/charts/callout.h"
 #include "ui/charts/chartfit.h"
+#include "ui/charts/ridgechart.h"
 #include "ui/charts/rooflinemath.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
@@ -10,7 +11,8 @@
 #include <QActionGroup>
 #include <QChart>
 #include <QFontMetricsF>
-#include <QGraphicsLayout>
+#include <QGraphicsLineItem>
+#include <QGraphicsSimpleTextItem>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -100,6 +102,22 @@ std::pair<double, double> yearRange(double minYear, double maxYear)
     if (!(minYear <= maxYear))
         return {2000, 2025};
     return {std::floor(minYear) - 1, std::ceil(maxYear) + 1};
+}
+
+double gapFactor(const GrowthFit &a, double divisorA, const GrowthFit &b, double divisorB, double year)
+{
+    return (a.at(year) / divisorA) / (b.at(year) / divisorB);
+}
+
+QString gapLabel(double factor, int fromYearA, int fromYearB)
+{
+    const QString f = factor >= 100 ? QString::number(std::round(factor), 'f', 0) : QString::number(factor, 'g', 2);
+    if (fromYearA == fromYearB)
+        return QObject::tr("compute grew ×%1 more\nthan DRAM bandwidth since %2").arg(f).arg(fromYearA);
+    return QObject::tr("compute since %1 grew ×%2 more\nthan DRAM bandwidth since %3")
+        .arg(fromYearA)
+        .arg(f)
+        .arg(fromYearB);
 }
 
 } // namespace trendsmath
@@ -202,6 +220,17 @@ TrendsChart::TrendsChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
                 [this, &track](const QPointF &p, bool state) { showCallout(track, p, state); });
     }
 
+    m_gap = new QLineSeries;
+    m_gap->setName(tr("Gap"));
+    m_chart->addSeries(m_gap);
+    m_gap->attachAxis(m_x);
+    m_gap->attachAxis(m_y);
+    setLegendVisible(m_gap, false);
+    m_gapLabel = addLabel();
+    m_gapLeader = new QGraphicsLineItem(m_chart);
+    m_gapLeader->setZValue(19);
+    m_gapLeader->setVisible(false);
+
     m_device = new QScatterSeries;
     m_device->setMarkerShape(QScatterSeries::MarkerShapeStar);
     m_chart->addSeries(m_device);
@@ -212,8 +241,15 @@ TrendsChart::TrendsChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
             m_callout->hide();
             return;
         }
-        m_callout->setText(m_deviceText);
-        m_callout->setAnchor(p, m_device);
+        int best = 0;
+        for (int i = 1; i < m_device->count(); ++i)
+            if (std::abs(std::log10(m_device->at(i).y() / p.y())) <
+                std::abs(std::log10(m_device->at(best).y() / p.y())))
+                best = i;
+        if (best >= m_deviceTexts.size())
+            return;
+        m_callout->setText(m_deviceTexts[best]);
+        m_callout->setAnchor(m_device->at(best), m_device);
         m_callout->show();
     });
 
@@ -367,7 +403,32 @@ QList<QPointF> TrendsChart::plottedPoints(const QString &seriesId) const
     return {};
 }
 
-QPointF TrendsChart::deviceMarker() const { return m_device->count() > 0 ? m_device->at(0) : QPointF(); }
+QPointF TrendsChart::deviceMarker() const
+{
+    const qsizetype i = m_deviceSeries.indexOf(QStringLiteral("hw_peak_flops"));
+    return i >= 0 && i < m_device->count() ? m_device->at(static_cast<int>(i)) : QPointF();
+}
+
+QList<QPair<QString, QPointF>> TrendsChart::deviceMarkers() const
+{
+    QList<QPair<QString, QPointF>> out;
+    for (int i = 0; i < m_device->count() && i < m_deviceSeries.size(); ++i)
+        out.append({m_deviceSeries[i], m_device->at(i)});
+    return out;
+}
+
+QList<QPointF> TrendsChart::gapBracket() const { return m_gap->isVisible() ? m_gap->points() : QList<QPointF>(); }
+
+QString TrendsChart::gapText() const { return m_gapLabel->isVisible() ? m_gapLabel->text() : QString(); }
+
+QList<QPair<QString, QRectF>> TrendsChart::visibleLabels() const
+{
+    QList<QPair<QString, QRectF>> out;
+    for (const QGraphicsSimpleTextItem *l : m_names)
+        if (l->isVisible())
+            out.append({l->text(), l->mapRectToParent(l->boundingRect())});
+    return out;
+}
 
 void TrendsChart::rebuildValues()
 {
@@ -391,39 +452,57 @@ void TrendsChart::rebuildValues()
     }
 }
 
+const TrendsChart::Track *TrendsChart::track(const char *id) const
+{
+    for (const Track &t : m_tracks)
+        if (t.series->id == id)
+            return &t;
+    return nullptr;
+}
+
 void TrendsChart::updateDevice()
 {
     const HardwareSpec &hw = document()->hardware();
     DType dt = DType::FP16;
     const double peak = trendsmath::devicePeak(hw, &dt);
-    const Track *flops = nullptr;
-    for (const Track &t : m_tracks)
-        if (t.series->id == "hw_peak_flops")
-            flops = &t;
-    if (!(peak > 0) || !(hw.year.value > 1900) || !flops) {
+    const Track *flops = track("hw_peak_flops");
+    const Track *dram = track("dram_bandwidth");
+    m_deviceSeries.clear();
+    m_deviceTexts.clear();
+    if (!(hw.year.value > 1900)) {
         m_device->clear();
         m_device->setName(QString());
-        m_deviceText.clear();
         return;
     }
-    // A device announced "in 2022" is drawn mid-year unless its year is already fractional.
-    const double year = hw.year.value == std::floor(hw.year.value) ? hw.year.value + 0.5 : hw.year.value;
-    const QPointF p(year, peak / flops->divisor);
-    m_device->replace(QList<QPointF>{p});
+    const double year = markerYear(hw.year.value);
     const QString name = QString::fromStdString(hw.name);
-    QString shortName = name;
-    const QString vendor = QString::fromStdString(hw.vendor) + QLatin1Char(' ');
-    if (!hw.vendor.empty() && shortName.startsWith(vendor, Qt::CaseInsensitive))
-        shortName = shortName.mid(vendor.size());
-    m_device->setName(shortName);
-    m_deviceText = tr("%1 (this device)\n%2, %3 %4 dense peak\n%5× the fitted FLOPS of %6\n%7")
-                       .arg(name)
-                       .arg(static_cast<int>(hw.year.value))
-                       .arg(formatSi(peak, "FLOP/s"))
-                       .arg(QString::fromLatin1(toString(dt)).toUpper())
-                       .arg(ratioText(p.y()))
-                       .arg(static_cast<int>(trendsmath::referenceYear(*flops->series, m_baseYear)))
-                       .arg(tr(kMixedPrecisionNote));
+    QList<QPointF> pts;
+    if (flops && peak > 0) {
+        pts.append(QPointF(year, peak / flops->divisor));
+        m_deviceSeries << QStringLiteral("hw_peak_flops");
+        m_deviceTexts << tr("%1 (this device)\n%2, %3 %4 dense peak\n%5× the fitted FLOPS of %6\n%7")
+                             .arg(name)
+                             .arg(static_cast<int>(hw.year.value))
+                             .arg(formatSi(peak, "FLOP/s"))
+                             .arg(QString::fromLatin1(toString(dt)).toUpper())
+                             .arg(ratioText(pts.last().y()))
+                             .arg(static_cast<int>(trendsmath::referenceYear(*flops->series, m_baseYear)))
+                             .arg(tr(kMixedPrecisionNote));
+    }
+    // DRAM bandwidth only where main memory is DRAM: an on-chip SRAM figure is not a point of that series.
+    const double bw = hw.memory.empty() ? 0.0 : hw.mainMemory().bandwidthBytesPerS.value;
+    if (dram && bw > 0 && hw.mainMemory().kind == MemoryKind::Dram) {
+        pts.append(QPointF(year, bw / dram->divisor));
+        m_deviceSeries << QStringLiteral("dram_bandwidth");
+        m_deviceTexts << tr("%1 (this device)\n%2, %3 main memory (%4)\n%5× the fitted DRAM bandwidth of %6")
+                             .arg(name)
+                             .arg(static_cast<int>(hw.year.value))
+                             .arg(formatSi(bw, "B/s"), QString::fromStdString(hw.mainMemory().name))
+                             .arg(ratioText(pts.last().y()))
+                             .arg(static_cast<int>(trendsmath::referenceYear(*dram->series, m_baseYear)));
+    }
+    m_device->replace(pts);
+    m_device->setName(pts.isEmpty() ? QString() : tr("%1 (this device)").arg(deviceNameWithoutVendor(hw)));
 }
 
 void TrendsChart::refresh()
@@ -449,8 +528,9 @@ void TrendsChart::refresh()
         for (const QPointF &p : t.curve->points())
             include(p);
     }
-    if (m_device->count() > 0)
-        include(m_device->at(0));
+    for (const QPointF &p : m_device->points())
+        include(p);
+    updateGap();
     const auto [x0, x1] = trendsmath::yearRange(xmin, xmax);
     m_x->setRange(x0, x1);
     const auto yr = rooflinemath::decadeRange(ymin, ymax, 0.1);
@@ -491,7 +571,14 @@ void TrendsChart::layoutOverlay()
         const QString xt = chartfit::fittingTitle(xTitles(), theme().labelFont(), area.width());
         if (m_x->titleText() != xt)
             m_x->setTitleText(xt);
-        placeLegend(area);
+        QStringList entries; // the entries shown (QLegendMarker::isVisible() is false while the legend is hidden)
+        for (const Track &t : m_tracks)
+            if (trackVisible(t))
+                entries << t.curve->name();
+        if (m_device->count() > 0 && !m_device->name().isEmpty())
+            entries << m_device->name();
+        const QRectF legend = plotlabels::placeLegendInside(m_chart, entries, area);
+        placeNames(area, legend);
         const double span = m_x->max() - m_x->min();
         const double labelW = QFontMetricsF(theme().tickFont()).horizontalAdvance(QStringLiteral("2000")) * 1.6;
         const double interval = area.width() / (span / 5) >= labelW ? 5 : 10;
@@ -501,38 +588,116 @@ void TrendsChart::layoutOverlay()
     m_callout->updateGeometry();
 }
 
-void TrendsChart::placeLegend(const QRectF &area)
+void TrendsChart::updateGap()
 {
-    // A detached legend's size hint is a single entry, and its layout wraps into a new column when the geometry is
-    // not tall enough for the next entry, so the size is computed here from the labels: one entry per line, each as
-    // wide as Qt Charts makes it (marker of half a line height, margins of 3 px, 4 px gap, text with its margins).
-    QLegend *legend = m_chart->legend();
-    const QFontMetricsF fm(legend->font());
-    // The entries shown (QLegendMarker::isVisible() is false while the legend's items are hidden, e.g. offscreen).
-    QStringList labels;
+    const Track *flops = track("hw_peak_flops");
+    const Track *dram = track("dram_bandwidth");
+    if (!flops || !dram || !flops->hasFit || !dram->hasFit || flops->series->points.empty() ||
+        dram->series->points.empty()) {
+        m_gap->clear();
+        m_gap->setVisible(false);
+        return;
+    }
+    // The last year both series have data for: the fits are not extrapolated.
+    const double year = std::min(flops->series->points.back().year, dram->series->points.back().year);
+    const double top = flops->fit.at(year) / flops->divisor, bottom = dram->fit.at(year) / dram->divisor;
+    m_gap->replace(QList<QPointF>{{year, bottom}, {year, top}});
+    m_gap->setVisible(true);
+    setLegendVisible(m_gap, false);
+    m_gapLabel->setText(
+        trendsmath::gapLabel(trendsmath::gapFactor(flops->fit, flops->divisor, dram->fit, dram->divisor, year),
+                             static_cast<int>(std::floor(trendsmath::referenceYear(*flops->series, m_baseYear))),
+                             static_cast<int>(std::floor(trendsmath::referenceYear(*dram->series, m_baseYear)))));
+}
+
+void TrendsChart::placeNames(const QRectF &area, const QRectF &legend)
+{
+    const Theme &th = theme();
+    std::vector<QRectF> obstacles;
+    if (!legend.isEmpty())
+        obstacles.push_back(legend.adjusted(-2, -2, 2, 2));
+    // A marker as painted: its size (restyle()), plus its outline and antialiasing.
+    const qreal dot = 7 * th.markerScale + 4, star = 20 * th.markerScale + 4;
     for (const Track &t : m_tracks)
         if (trackVisible(t))
-            labels << t.curve->name();
-    if (m_device->count() > 0 && !m_device->name().isEmpty())
-        labels << m_device->name();
-    qreal width = 0, height = 0;
-    for (const QString &label : labels) {
-        width = std::max(width, fm.horizontalAdvance(label) + fm.height() / 2 + 6 + 4 + 1 + 8);
-        height += fm.height() + 6 + 4;
+            for (const QPointF &p : t.points->points())
+                obstacles.emplace_back(m_chart->mapToPosition(p, t.points) - QPointF(dot / 2, dot / 2),
+                                       QSizeF(dot, dot));
+    for (const QPointF &p : m_device->points())
+        obstacles.emplace_back(m_chart->mapToPosition(p, m_device) - QPointF(star / 2, star / 2), QSizeF(star, star));
+    // No text across a fitted curve.
+    for (const Track &t : m_tracks)
+        if (trackVisible(t) && t.hasFit) {
+            QList<QPointF> path;
+            for (const QPointF &p : t.curve->points())
+                path.append(m_chart->mapToPosition(p, t.curve));
+            const auto strip = plotlabels::alongLine(path, 4, 4);
+            obstacles.insert(obstacles.end(), strip.begin(), strip.end());
+        }
+
+    // The gap's label left of its bracket, right-aligned to it: half way up the bracket (on the log axis) if the
+    // points leave room, else the nearest free height below or above, with a leader to the bracket.
+    m_gapLabel->setVisible(false);
+    m_gapLeader->setVisible(false);
+    if (m_gap->isVisible() && m_gap->count() == 2) {
+        const QPointF lo = m_chart->mapToPosition(m_gap->at(0), m_gap);
+        const QPointF hi = m_chart->mapToPosition(m_gap->at(1), m_gap);
+        const QRectF text = m_gapLabel->boundingRect();
+        obstacles.emplace_back(QRectF(QPointF(hi.x() - 4, hi.y()), QPointF(lo.x() + 4, lo.y())));
+        const double midY = (lo.y() + hi.y()) / 2 - text.height() / 2;
+        for (double dy = 0; dy < area.height(); dy += 4) {
+            bool placed = false;
+            for (const double sign : {1.0, -1.0}) {
+                const QRectF box(QPointF(lo.x() - 10 - text.width(), midY + sign * dy), text.size());
+                if (!area.contains(box) ||
+                    std::any_of(obstacles.begin(), obstacles.end(), [&](const QRectF &o) { return o.intersects(box); }))
+                    continue;
+                m_gapLabel->setPos(box.topLeft());
+                m_gapLabel->setVisible(true);
+                obstacles.push_back(box);
+                if (box.bottom() < hi.y() || box.top() > lo.y()) {
+                    const QPointF end = box.top() > lo.y() ? lo : hi;
+                    m_gapLeader->setLine(
+                        QLineF(QPointF(box.right() + 2, box.top() > lo.y() ? box.top() : box.bottom()), end));
+                    m_gapLeader->setVisible(true);
+                }
+                placed = true;
+                break;
+            }
+            if (placed)
+                break;
+        }
     }
-    if (height <= 0)
-        return;
-    // The layout's margins (the style's, 9 px here) surround the entries; its wrap test counts the bottom one twice.
-    qreal left = 0, top = 0, right = 0, bottom = 0;
-    if (legend->layout())
-        legend->layout()->getContentsMargins(&left, &top, &right, &bottom);
-    const qreal inset = fm.height() * 0.5;
-    const QSizeF size(std::min(area.width() - 2 * inset, width + left + right + fm.averageCharWidth()),
-                      std::min(area.height() - 2 * inset, height + top + 2 * bottom + fm.height() * 0.3));
-    const QRectF r(area.topLeft() + QPointF(inset, inset), size);
-    if (legend->geometry() != r) {
-        legend->setGeometry(r);
-        legend->update();
+
+    // Names: the points the paper's figure names, hardware first.
+    std::vector<plotlabels::Request> requests;
+    std::size_t used = 0;
+    for (const Track &t : m_tracks) {
+        if (!trackVisible(t))
+            continue;
+        const QList<QPointF> pts = t.points->points();
+        for (std::size_t i = 0; i < t.series->points.size() && i < static_cast<std::size_t>(pts.size()); ++i) {
+            const TrendPoint &tp = t.series->points[i];
+            if (tp.labelInFigure.empty())
+                continue;
+            if (used == m_names.size()) {
+                QGraphicsSimpleTextItem *l = addLabel();
+                l->setFont(th.tickFont());
+                l->setBrush(th.foreground);
+                m_names.push_back(l);
+            }
+            QGraphicsSimpleTextItem *l = m_names[used++];
+            l->setText(QString::fromStdString(tp.labelInFigure));
+            requests.push_back(
+                {m_chart->mapToPosition(pts[static_cast<int>(i)], t.points), l->boundingRect().size(), dot / 2 + 2});
+        }
+    }
+    const auto placed = plotlabels::place(requests, area, obstacles);
+    for (std::size_t i = 0; i < m_names.size(); ++i) {
+        const bool shown = i < placed.size() && placed[i].has_value();
+        m_names[i]->setVisible(shown);
+        if (shown)
+            m_names[i]->setPos(placed[i]->topLeft());
     }
 }
 
@@ -593,6 +758,17 @@ void TrendsChart::restyle()
     legend->setBrush(legendFill);
     legend->setPen(QPen(th.grid, 1));
     legend->setLabelColor(th.foreground);
+    QColor gapColour = th.foreground;
+    m_gap->setPen(QPen(gapColour, std::max<qreal>(1.5, th.lineWidth * 0.75), Qt::SolidLine, Qt::FlatCap));
+    QFont gapFont = th.labelFont();
+    gapFont.setBold(true);
+    m_gapLabel->setFont(gapFont);
+    m_gapLabel->setBrush(th.foreground);
+    m_gapLeader->setPen(QPen(th.foreground, 1, Qt::DotLine));
+    for (QGraphicsSimpleTextItem *l : m_names) {
+        l->setFont(th.tickFont());
+        l->setBrush(th.foreground);
+    }
     m_device->setColor(th.accent);
     m_device->setBorderColor(th.foreground);
     m_device->setMarkerSize(20 * th.markerScale);
@@ -631,10 +807,16 @@ nlohmann::json TrendsChart::data() const
                            {"in_fit", p.inFit}});
         arr.push_back(std::move(s));
     }
-    if (m_device->count() > 0)
-        j["device"] = {{"name", document()->hardware().name},
-                       {"year", m_device->at(0).x()},
-                       {"normalized_peak", m_device->at(0).y()}};
+    if (m_device->count() > 0) {
+        nlohmann::json d{{"name", document()->hardware().name}, {"year", m_device->at(0).x()}};
+        for (const auto &[series, p] : deviceMarkers())
+            d[series == QLatin1String("hw_peak_flops") ? "normalized_peak" : "normalized_dram_bandwidth"] = p.y();
+        j["device"] = std::move(d);
+    }
+    if (m_gap->isVisible() && m_gap->count() == 2)
+        j["gap"] = {{"year", m_gap->at(0).x()},
+                    {"compute_over_dram", m_gap->at(1).y() / m_gap->at(0).y()},
+                    {"label", m_gapLabel->text().toStdString()}};
     return j;
 }
 

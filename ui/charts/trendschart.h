@@ -5,13 +5,18 @@
 #include "core/hardware/hardwarespec.h"
 #include "core/trends/trends.h"
 
+#include <QList>
+#include <QPair>
 #include <QPointF>
+#include <QRectF>
 #include <QString>
 
 #include <memory>
 #include <vector>
 
 class QAction;
+class QGraphicsLineItem;
+class QGraphicsSimpleTextItem;
 class QActionGroup;
 class QMenu;
 class QLineSeries;
@@ -44,6 +49,14 @@ std::vector<QPointF> fitCurve(const core::GrowthFit &fit, double fromYear, doubl
 double devicePeak(const core::HardwareSpec &hw, core::DType *dtype = nullptr);
 /// The year-axis range: whole years around all points, with one year of margin.
 std::pair<double, double> yearRange(double minYear, double maxYear);
+/// How many times more series A grew than series B, as plotted at `year`: each normalised fitted curve is its growth
+/// since its own reference year (referenceYear()), so this is (fitA(year) / divisorA) / (fitB(year) / divisorB).
+/// With both normalised at one year Y it is (A's factor per 2 years / B's)^((year − Y) / 2): 3.03 / 1.59 per two
+/// years from 2003 to 2022 compound to some 500.
+double gapFactor(const core::GrowthFit &a, double divisorA, const core::GrowthFit &b, double divisorB, double year);
+/// The gap's annotation: "compute grew ×578 more\nthan DRAM bandwidth since 2003"; with different reference years
+/// "compute since 1997 grew ×N more\nthan DRAM bandwidth since 2003".
+QString gapLabel(double factor, int fromYearA, int fromYearB);
 
 } // namespace trendsmath
 
@@ -52,8 +65,11 @@ std::pair<double, double> yearRange(double minYear, double maxYear);
 /// DRAM and interconnect data begin, so the three curves start together at 1 and fan out at ×3.0, ×1.6 and ×1.4 per
 /// two years), on a log axis; fitted curves labelled with their growth per two years. Transformer model size (×410)
 /// and training compute (×750) can be added (off by default: they start in 2018 and are shown relative to their own
-/// first year). The current device is marked on the FLOPS series by its year and peak (FP16 where it has one — the
-/// series itself mixes FP32 and FP16/BF16 tensor peaks, as the tooltips say). Hovering a marker names it.
+/// first year). The current device is marked on every series it has a value for: on the FLOPS series by its peak
+/// (FP16 where it has one — the series itself mixes FP32 and FP16/BF16 tensor peaks, as the tooltips say) and on the
+/// DRAM series by its main memory's bandwidth (when that memory is DRAM). A bracket at the last year both hardware
+/// series reach spans the gap between the fitted compute and DRAM curves, labelled with how many times more compute
+/// grew (gapFactor(), from the fits). The points the paper's figure names are named; hovering a marker names any.
 class TrendsChart : public ChartBase
 {
     Q_OBJECT
@@ -85,8 +101,18 @@ public:
     QStringList fitLabels() const;
     /// Plotted (normalised) points of a series by id, empty if unknown or hidden.
     QList<QPointF> plottedPoints(const QString &seriesId) const;
-    /// Where the device marker is drawn (year, normalised peak); null point if hidden.
+    /// Where the device marker is drawn on the FLOPS series (year, normalised peak); null point if hidden.
     QPointF deviceMarker() const;
+    /// Every device marker: the id of the series it sits on, and its point (year, normalised value).
+    QList<QPair<QString, QPointF>> deviceMarkers() const;
+    /// The gap bracket's two ends (year, normalised DRAM fit) and (year, normalised FLOPS fit); empty if hidden.
+    QList<QPointF> gapBracket() const;
+    /// The gap annotation's text, empty if hidden.
+    QString gapText() const;
+    /// The point names shown now, with their rectangles in chart coordinates.
+    QList<QPair<QString, QRectF>> visibleLabels() const;
+    /// The device star series (for mapping its points).
+    QScatterSeries *deviceSeries() const { return m_device; }
 
 public slots:
     void refresh() override;
@@ -112,11 +138,13 @@ private:
         QLineSeries *curve = nullptr;
     };
 
-    void rebuildValues();                 ///< normalisation, curves, ranges: replace() in place
-    void layoutOverlay();                 ///< title that fits, legend inside the plot, callout
-    void placeLegend(const QRectF &area); ///< the detached legend in the plot's top-left corner, sized to its entries
-    QStringList titles() const;           ///< full title first, then shorter fallbacks
-    QStringList xTitles() const;          ///< the year axis' title, then shorter ones for narrow plots
+    void rebuildValues(); ///< normalisation, curves, ranges: replace() in place
+    void layoutOverlay(); ///< title that fits, legend inside the plot, gap label, point names, callout
+    void updateGap();     ///< the bracket between the fitted FLOPS and DRAM curves at their last common year
+    void placeNames(const QRectF &area, const QRectF &legend);
+    const Track *track(const char *id) const;
+    QStringList titles() const;  ///< full title first, then shorter fallbacks
+    QStringList xTitles() const; ///< the year axis' title, then shorter ones for narrow plots
     void updateDevice();
     void showCallout(const Track &t, const QPointF &point, bool state);
     bool trackVisible(const Track &t) const;
@@ -131,13 +159,18 @@ private:
     core::TrendData m_data;
     std::vector<Track> m_tracks;
     QScatterSeries *m_device = nullptr;
+    QStringList m_deviceSeries; ///< the series id each device marker sits on
+    QStringList m_deviceTexts;  ///< its tooltip
+    QLineSeries *m_gap = nullptr;
+    QGraphicsSimpleTextItem *m_gapLabel = nullptr;
+    QGraphicsLineItem *m_gapLeader = nullptr; ///< from the gap's label to its bracket, when it could not sit beside it
+    std::vector<QGraphicsSimpleTextItem *> m_names; ///< the named points' labels, made as needed
     QValueAxis *m_x = nullptr;
     QLogValueAxis *m_y = nullptr;
     Callout *m_callout = nullptr;
     int m_baseYear = kDefaultBaseYear;
     bool m_showModelSize = false;
     bool m_showTrainingCompute = false;
-    QString m_deviceText;
 };
 
 } // namespace memwall::ui
