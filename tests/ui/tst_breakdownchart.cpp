@@ -1,4 +1,6 @@
-// FLOP share vs time share by operator class: the bars add to 100 %, and unfusing attention moves time.
+// FLOP share vs time share by operator class: the bars add to 100 %, and unfusing attention moves time. A decode step
+// that one class dominates is shown by operator, with the shares of each counted by hand; the title names model,
+// phase and device.
 #include "ui/charts/breakdownchart.h"
 #include "ui/document/scenariodocument.h"
 
@@ -20,6 +22,8 @@ using uitest::library;
 constexpr ShareClass kAll[] = {ShareClass::TensorContraction, ShareClass::Normalization, ShareClass::Elementwise,
                                ShareClass::Communication};
 
+bool near(double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
+
 double sum(const ui::BreakdownChart &c, bool time)
 {
     double s = 0;
@@ -40,6 +44,11 @@ private slots:
     void sharesSumTo100();
     void unfusedAttentionMovesTime();
     void exportData();
+    void groupedByOperator_data();
+    void groupedByOperator();
+    void operatorSharesByHand();
+    void titleNamesModelPhaseDevice_data();
+    void titleNamesModelPhaseDevice();
 };
 
 void TestBreakdownChart::percent_data()
@@ -136,6 +145,137 @@ void TestBreakdownChart::exportData()
     for (const auto &c : j.at("classes"))
         total += c.at("time_share").get<double>();
     QVERIFY(std::abs(total - 1.0) < 1e-12);
+}
+
+void TestBreakdownChart::groupedByOperator_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("phase");
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<bool>("byOperator");
+    QTest::newRow("Llama 2 7B decode: contractions 99.9 % of the time -> by operator")
+        << "llama-2-7b" << int(core::Phase::Decode) << 1 << 1 << true;
+    QTest::newRow("Llama 2 70B decode batch 64: still weights and KV -> by operator")
+        << "llama-2-70b" << int(core::Phase::Decode) << 1 << 64 << true;
+    QTest::newRow("Llama 2 70B decode tp 8: all-reduces take > 10 % -> by class")
+        << "llama-2-70b" << int(core::Phase::Decode) << 8 << 1 << false;
+    QTest::newRow("Llama 2 7B prefill: by class") << "llama-2-7b" << int(core::Phase::Prefill) << 1 << 1 << false;
+    QTest::newRow("Llama 2 7B training: by class") << "llama-2-7b" << int(core::Phase::Train) << 1 << 1 << false;
+}
+
+void TestBreakdownChart::groupedByOperator()
+{
+    QFETCH(QString, model);
+    QFETCH(int, phase);
+    QFETCH(int, tp);
+    QFETCH(int, batch);
+    QFETCH(bool, byOperator);
+    ui::ScenarioDocument doc(library());
+    doc.setModelById(model);
+    auto s = doc.scenario();
+    s.phase = static_cast<core::Phase>(phase);
+    s.tp = tp;
+    s.batch = batch;
+    doc.setScenario(s, "setup");
+    QVERIFY(doc.analysisError().isEmpty());
+    ui::BreakdownChart chart(&doc);
+    const auto shares = core::classShares(doc.analysis());
+    double top = 0;
+    for (double t : shares.timeShare)
+        top = std::max(top, t);
+    QCOMPARE(top >= 0.9 && s.phase == core::Phase::Decode, byOperator);
+    QCOMPARE(chart.byOperator(), byOperator);
+    // One bar series in the chart at a time (Qt sets bar series side by side, hidden ones too).
+    QCOMPARE(chart.chart()->series().size(), 1);
+    const QStringList cats = chart.categories();
+    if (!byOperator) {
+        QCOMPARE(cats, QStringList({"Share of time", "Share of FLOPs"}));
+        QVERIFY(chart.operatorRows().empty());
+        return;
+    }
+    const auto &rows = chart.operatorRows();
+    QVERIFY(rows.size() >= 3 && rows.size() <= 8);
+    QCOMPARE(cats.size(), int(rows.size()));
+    double flops = 0, time = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        flops += rows[i].flopShare;
+        time += rows[i].timeShare;
+        if (i > 0)
+            QVERIFY(rows[i - 1].timeS >= rows[i].timeS || rows[i].name.startsWith("other"));
+    }
+    QVERIFY(std::abs(flops - 1) < 1e-9 && std::abs(time - 1) < 1e-9);
+    QVERIFY2(cats.last().startsWith(rows.front().name), qPrintable(cats.last())); // the largest at the top
+    // Back to prefill: the class bars again, and only they are in the chart.
+    s.phase = core::Phase::Prefill;
+    doc.setScenario(s, "prefill");
+    QVERIFY(!chart.byOperator());
+    QCOMPARE(chart.categories(), QStringList({"Share of time", "Share of FLOPs"}));
+    QCOMPARE(chart.chart()->series().size(), 1);
+    doc.undoStack()->undo();
+    QVERIFY(chart.byOperator());
+    QCOMPARE(chart.categories(), cats);
+}
+
+void TestBreakdownChart::operatorSharesByHand()
+{
+    // Llama 2 7B decode, batch 1, 2,048 cached tokens, FP16 on an H100: every operator is memory-bound, so its time
+    // share is its share of the bytes. Per layer: q, k, v, o 4 x 4096 x 4096 x 2 B = 134.2 MB, gate, up, down
+    // 3 x 4096 x 11008 x 2 B = 270.5 MB, K and V read 2 x 2048 x 4096 x 2 B = 33.6 MB; 32 layers = 14.03 GB, plus
+    // the LM head 32000 x 4096 x 2 B = 262 MB: 14.29 GB. ffn.up: 32 x 90.2 MB / 14.29 GB = 20.2 %; attn.qkv_proj
+    // 32 x 100.7 MB / 14.29 GB = 22.5 %; attn.score (K): 32 x 16.8 MB / 14.29 GB = 3.76 %.
+    ui::ScenarioDocument doc(library());
+    doc.setModelById("llama-2-7b");
+    ui::BreakdownChart chart(&doc);
+    QVERIFY(chart.byOperator());
+    QCOMPARE(doc.scenario().context, int64_t{2048});
+    const double total =
+        32 * (4.0 * 4096 * 4096 * 2 + 3.0 * 4096 * 11008 * 2 + 2.0 * 2048 * 4096 * 2) + 32000.0 * 4096 * 2;
+    auto row = [&](const QString &name) {
+        for (const auto &r : chart.operatorRows())
+            if (r.name == name)
+                return r;
+        return ui::breakdownmath::OperatorRow{};
+    };
+    QVERIFY(near(row("ffn.up").timeShare, 32 * 4096.0 * 11008 * 2 / total, 0.005));
+    QVERIFY(near(row("attn.qkv_proj").timeShare, 32 * 3 * 4096.0 * 4096 * 2 / total, 0.005));
+    QVERIFY(near(row("attn.score").timeShare, 32 * 2048.0 * 4096 * 2 / total, 0.01));
+    QCOMPARE(row("ffn.up").reads, QString("weights"));
+    QCOMPARE(row("attn.score").reads, QString("KV cache"));
+    QCOMPARE(chart.operatorRows().front().name, QString("attn.qkv_proj"));
+    QVERIFY(chart.operatorRows().back().name.startsWith("other ("));
+    QCOMPARE(chart.data().at("grouped_by").get<std::string>(), std::string("operator"));
+    QCOMPARE(chart.data().at("operators").size(), chart.operatorRows().size());
+}
+
+void TestBreakdownChart::titleNamesModelPhaseDevice_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("hardware");
+    QTest::addColumn<int>("phase");
+    QTest::addColumn<QString>("title");
+    QTest::newRow("Llama 2 7B decode on H100")
+        << "llama-2-7b"
+        << "h100-sxm" << int(core::Phase::Decode) << "Time breakdown: Llama 2 7B decode on H100 SXM5 80GB";
+    QTest::newRow("Llama 2 70B prefill on MI300X")
+        << "llama-2-70b"
+        << "mi300x" << int(core::Phase::Prefill) << "Time breakdown: Llama 2 70B prefill on Instinct MI300X";
+}
+
+void TestBreakdownChart::titleNamesModelPhaseDevice()
+{
+    QFETCH(QString, model);
+    QFETCH(QString, hardware);
+    QFETCH(int, phase);
+    QFETCH(QString, title);
+    ui::ScenarioDocument doc(library());
+    doc.setModelById(model);
+    doc.setHardwareById(hardware);
+    auto s = doc.scenario();
+    s.phase = static_cast<core::Phase>(phase);
+    doc.setScenario(s, "phase");
+    ui::BreakdownChart chart(&doc);
+    QCOMPARE(chart.title(), title);
 }
 
 QTEST_MAIN(TestBreakdownChart)

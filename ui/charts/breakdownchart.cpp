@@ -6,12 +6,15 @@
 #include "ui/util/text.h"
 
 #include <QBarCategoryAxis>
+#include <QBarLegendMarker>
 #include <QBarSet>
 #include <QChart>
 #include <QFontMetricsF>
 #include <QGraphicsSimpleTextItem>
+#include <QHorizontalBarSeries>
 #include <QHorizontalStackedBarSeries>
 #include <QLegend>
+#include <QPen>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -47,6 +50,79 @@ QString legendLabel(ShareClass c, double flopShare, double timeShare)
 bool labelFits(double share, double barPixels, double labelPixels)
 {
     return share > 0 && share * barPixels >= labelPixels + 6;
+}
+
+bool groupByOperator(Phase phase, const ClassShares &shares)
+{
+    return phase == Phase::Decode &&
+           std::any_of(shares.timeShare.begin(), shares.timeShare.end(), [](double t) { return t >= kDominantShare; });
+}
+
+std::vector<OperatorRow> operatorRows(const Analysis &a, std::size_t maxRows)
+{
+    struct Sum
+    {
+        std::string_view name;
+        double flops = 0, timeS = 0, weights = 0, kv = 0, activations = 0;
+    };
+    std::vector<Sum> sums; // in the order the operators first appear
+    for (const Operator &op : a.operators) {
+        auto it = std::find_if(sums.begin(), sums.end(), [&](const Sum &x) { return x.name == op.name; });
+        if (it == sums.end())
+            it = sums.insert(sums.end(), Sum{op.name});
+        it->flops += op.flops;
+        it->timeS += op.timeS;
+        it->weights += op.weightBytes;
+        it->kv += op.kvBytes;
+        it->activations += op.activationBytes;
+    }
+    std::vector<OperatorRow> rows;
+    double flops = 0, time = a.comm.timeS;
+    for (const Sum &x : sums) {
+        OperatorRow r;
+        r.name = QString::fromLatin1(x.name.data(), static_cast<qsizetype>(x.name.size()));
+        r.flops = x.flops;
+        r.timeS = x.timeS;
+        const double bytes = x.weights + x.kv + x.activations;
+        if (bytes > 0) {
+            // What most of its bytes are, if one kind is most of them.
+            if (x.weights >= 0.5 * bytes)
+                r.reads = QObject::tr("weights");
+            else if (x.kv >= 0.5 * bytes)
+                r.reads = QObject::tr("KV cache");
+            else if (x.activations >= 0.5 * bytes)
+                r.reads = QObject::tr("activations");
+        }
+        flops += x.flops;
+        time += x.timeS;
+        rows.push_back(std::move(r));
+    }
+    if (a.comm.timeS > 0) {
+        OperatorRow r;
+        r.name = QObject::tr("communication");
+        r.timeS = a.comm.timeS;
+        rows.push_back(std::move(r));
+    }
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const OperatorRow &x, const OperatorRow &y) { return x.timeS > y.timeS; });
+    maxRows = std::max<std::size_t>(maxRows, 2);
+    if (rows.size() > maxRows) {
+        OperatorRow rest;
+        rest.operators = 0;
+        for (std::size_t i = maxRows - 1; i < rows.size(); ++i) {
+            rest.flops += rows[i].flops;
+            rest.timeS += rows[i].timeS;
+            rest.operators += rows[i].operators;
+        }
+        rest.name = QObject::tr("other (%1 operators)").arg(rest.operators);
+        rows.resize(maxRows - 1);
+        rows.push_back(std::move(rest));
+    }
+    for (OperatorRow &r : rows) {
+        r.flopShare = flops > 0 ? r.flops / flops : 0.0;
+        r.timeShare = time > 0 ? r.timeS / time : 0.0;
+    }
+    return rows;
 }
 
 } // namespace breakdownmath
@@ -112,6 +188,27 @@ BreakdownChart::BreakdownChart(ScenarioDocument *doc, QObject *parent) : ChartBa
     }
     m_chart->addSeries(m_series);
 
+    // The decode view: a pair of bars per operator.
+    m_opSeries = new QHorizontalBarSeries;
+    m_opSeries->setBarWidth(0.8);
+    m_opFlops = new QBarSet(tr("Share of FLOPs"));
+    m_opTime = new QBarSet(tr("Share of time"));
+    m_opSeries->append(m_opTime); // drawn below the FLOPs bar of its operator
+    m_opSeries->append(m_opFlops);
+    m_opSeries->setLabelsVisible(true);
+    m_opSeries->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
+    m_opSeries->setLabelsFormat(QStringLiteral("@value %"));
+    m_opSeries->setLabelsPrecision(3);
+    m_chart->addSeries(m_opSeries);
+    for (QBarSet *set : {m_opFlops, m_opTime})
+        connect(set, &QBarSet::hovered, this, [this, set](bool status, int index) {
+            if (!status) {
+                m_callout->hide();
+                return;
+            }
+            showOperatorCallout(static_cast<int>(m_rows.size()) - 1 - index, set == m_opTime);
+        });
+
     m_categories = new QBarCategoryAxis;
     m_categories->append({tr("Share of time"), tr("Share of FLOPs")});
     m_categories->setGridLineVisible(false);
@@ -124,6 +221,10 @@ BreakdownChart::BreakdownChart(ScenarioDocument *doc, QObject *parent) : ChartBa
     m_chart->addAxis(m_percent, Qt::AlignBottom);
     m_series->attachAxis(m_categories);
     m_series->attachAxis(m_percent);
+    m_opSeries->attachAxis(m_categories);
+    m_opSeries->attachAxis(m_percent);
+    m_chart->removeSeries(m_opSeries); // showMode() puts in the one shown
+    m_opSeries->setParent(this);
     m_chart->legend()->setAlignment(Qt::AlignBottom);
 
     for (auto &label : m_labels) {
@@ -139,34 +240,121 @@ BreakdownChart::BreakdownChart(ScenarioDocument *doc, QObject *parent) : ChartBa
 }
 
 BreakdownChart::~BreakdownChart() = default;
-
 QString BreakdownChart::title() const
 {
     const ScenarioDocument *doc = document();
     const Scenario &s = doc->scenario();
-    return tr("Tensor contractions: %1 of the FLOPs, %2 of the time — %3 %4 on %5%6")
-        .arg(breakdownmath::percent(m_shares.flopShareOf(ShareClass::TensorContraction)),
-             breakdownmath::percent(m_shares.timeShareOf(ShareClass::TensorContraction)),
-             QString::fromStdString(doc->model().name), QString::fromLatin1(toString(s.phase)),
-             QString::fromStdString(doc->hardware().name), s.fusedAttention ? QString() : tr(" (unfused attention)"));
+    return tr("Time breakdown: %1 %2 on %3%4")
+        .arg(QString::fromStdString(doc->model().name), QString::fromLatin1(toString(s.phase)),
+             deviceNameWithoutVendor(doc->hardware()), s.fusedAttention ? QString() : tr(" (unfused attention)"));
 }
 
 void BreakdownChart::refresh()
 {
-    m_shares = classShares(document()->analysis());
+    const Analysis &a = document()->analysis();
+    m_shares = classShares(a);
     for (std::size_t i = 0; i < kShareClassCount; ++i) {
         m_sets[i]->replace(kTimeBar, m_shares.timeShare[i] * 100.0);
         m_sets[i]->replace(kFlopsBar, m_shares.flopShare[i] * 100.0);
     }
+    m_byOperator = breakdownmath::groupByOperator(document()->scenario().phase, m_shares);
+    m_rows = m_byOperator ? breakdownmath::operatorRows(a) : std::vector<breakdownmath::OperatorRow>{};
+    // Bottom to top: the largest time at the top.
+    QList<qreal> flops, time;
+    for (auto it = m_rows.rbegin(); it != m_rows.rend(); ++it) {
+        flops << it->flopShare * 100.0;
+        time << it->timeShare * 100.0;
+    }
+    for (auto [set, values] : {std::pair{m_opFlops, &flops}, std::pair{m_opTime, &time}}) {
+        if (set->count() != values->size()) {
+            set->remove(0, set->count());
+            set->append(*values);
+        } else {
+            for (int i = 0; i < values->size(); ++i)
+                set->replace(i, (*values)[i]);
+        }
+    }
+    showMode();
     layoutOverlay();
+}
+
+QStringList BreakdownChart::categories() const { return m_categories->categories(); }
+
+void BreakdownChart::showMode()
+{
+    QStringList cats;
+    if (m_byOperator) {
+        for (auto it = m_rows.rbegin(); it != m_rows.rend(); ++it)
+            cats << (it->reads.isEmpty() ? it->name : tr("%1 (%2)").arg(it->name, it->reads));
+    } else {
+        cats << tr("Share of time") << tr("Share of FLOPs");
+    }
+    if (m_categories->categories() != cats) {
+        m_categories->clear();
+        m_categories->append(cats);
+    }
+    // Only the shown bar series is in the chart: Qt Charts sets the bar series of a chart side by side in each
+    // category, hidden ones too.
+    QAbstractBarSeries *shown = m_byOperator ? static_cast<QAbstractBarSeries *>(m_opSeries) : m_series;
+    QAbstractBarSeries *hidden = m_byOperator ? static_cast<QAbstractBarSeries *>(m_series) : m_opSeries;
+    if (m_chart->series().contains(hidden)) {
+        m_chart->removeSeries(hidden);
+        hidden->setParent(this); // out of the chart, ours (addSeries() gives it back to the chart)
+    }
+    if (!m_chart->series().contains(shown)) {
+        m_chart->addSeries(shown);
+        shown->attachAxis(m_categories);
+        shown->attachAxis(m_percent);
+        styleLegend(); // new entries: styled as the first ones were
+    }
+    if (m_byOperator) {
+        double top = 0;
+        for (const auto &r : m_rows)
+            top = std::max({top, r.flopShare, r.timeShare});
+        // Room right of the longest bar for its label.
+        chartfit::setZeroBasedRange(m_percent, std::min(100.0, top * 100.0 * 1.25), 6);
+        ShareClass dominant = ShareClass::TensorContraction;
+        for (std::size_t i = 0; i < kShareClassCount; ++i)
+            if (m_shares.timeShare[i] > m_shares.timeShareOf(dominant))
+                dominant = kClasses[i];
+        const QString name = QString::fromLatin1(displayName(dominant)).toLower();
+        const QString share = breakdownmath::percent(m_shares.timeShareOf(dominant));
+        m_percentTitles = {tr("Share (%): %1 take %2 of the time, so by operator").arg(name, share),
+                           tr("Share (%): %1 take %2 of the time").arg(name, share),
+                           tr("Share (%): %1 %2 of the time").arg(name, share), tr("Share (%)")};
+    } else {
+        m_percent->setTickType(QValueAxis::TicksFixed);
+        m_percent->setLabelFormat(QStringLiteral("%d"));
+        m_percent->setRange(0, 100);
+        m_percentTitles = {tr("Share (%)")};
+    }
+}
+
+void BreakdownChart::showOperatorCallout(int row, bool time)
+{
+    if (row < 0 || row >= static_cast<int>(m_rows.size()))
+        return;
+    const breakdownmath::OperatorRow &r = m_rows[static_cast<std::size_t>(row)];
+    QString text = r.name;
+    text += QStringLiteral("\n") +
+            tr("%1 of the FLOPs (%2)").arg(breakdownmath::percent(r.flopShare), formatSi(r.flops, "FLOP"));
+    text += QStringLiteral("\n") +
+            tr("%1 of the time (%2)").arg(breakdownmath::percent(r.timeShare), formatSeconds(r.timeS));
+    if (!r.reads.isEmpty())
+        text += QStringLiteral("\n") + tr("mostly reading %1").arg(r.reads);
+    m_callout->setText(text);
+    m_callout->setAnchor(QPointF((time ? r.timeShare : r.flopShare) * 100.0, static_cast<int>(m_rows.size()) - 1 - row),
+                         m_opSeries);
+    m_callout->show();
 }
 
 QStringList BreakdownChart::titles() const
 {
-    const QString f = breakdownmath::percent(m_shares.flopShareOf(ShareClass::TensorContraction));
-    const QString t = breakdownmath::percent(m_shares.timeShareOf(ShareClass::TensorContraction));
-    return {title(), tr("Tensor contractions: %1 of the FLOPs, %2 of the time").arg(f, t),
-            tr("Contractions: %1 of FLOPs, %2 of time").arg(f, t), tr("FLOPs %1, time %2").arg(f, t)};
+    const ScenarioDocument *doc = document();
+    const QString model = QString::fromStdString(doc->model().name);
+    const QString phase = QString::fromLatin1(toString(doc->scenario().phase));
+    return {title(), tr("%1 %2 on %3").arg(model, phase, deviceNameWithoutVendor(doc->hardware())),
+            tr("Time breakdown: %1 %2").arg(model, phase), tr("%1 %2").arg(model, phase)};
 }
 
 void BreakdownChart::layoutOverlay()
@@ -188,6 +376,11 @@ void BreakdownChart::layoutOverlay()
     // Percent ticks every 10, 20 or 50 so the labels never run into each other.
     const QRectF area = m_chart->plotArea();
     if (!area.isEmpty()) {
+        const QString t = chartfit::fittingTitle(m_percentTitles, theme().labelFont(), area.width());
+        if (m_percent->titleText() != t)
+            m_percent->setTitleText(t);
+    }
+    if (!area.isEmpty() && !m_byOperator) {
         const qreal labelW = QFontMetricsF(theme().tickFont()).horizontalAdvance(QStringLiteral("100")) * 1.5;
         const int ticks = area.width() / 10 >= labelW ? 11 : area.width() / 5 >= labelW ? 6 : 3;
         if (m_percent->tickCount() != ticks)
@@ -222,6 +415,11 @@ QStringList BreakdownChart::visibleSegmentLabels() const
 void BreakdownChart::placeLabels()
 {
     const QRectF area = m_chart->plotArea();
+    if (m_byOperator) { // the operator bars carry Qt's own value labels
+        for (auto *label : m_labels)
+            label->setVisible(false);
+        return;
+    }
     for (int bar = 0; bar < 2; ++bar) {
         double start = 0;
         for (std::size_t i = 0; i < kShareClassCount; ++i) {
@@ -258,8 +456,27 @@ void BreakdownChart::restyle()
             label->setBrush(textOn(c));
         }
     }
+    m_opFlops->setColor(th.color(0));
+    m_opFlops->setBorderColor(th.background);
+    m_opTime->setColor(th.color(1));
+    m_opTime->setBorderColor(th.background);
+    m_opSeries->setLabelsAngle(0);
+    for (QBarSet *set : {m_opFlops, m_opTime}) {
+        set->setLabelFont(th.tickFont());
+        set->setLabelColor(th.foreground);
+    }
     m_callout->setTheme(th);
+    styleLegend();
     layoutOverlay();
+}
+
+void BreakdownChart::styleLegend()
+{
+    // A bar set's legend entry takes its pen when the entry is made, and not a later border colour: set it here, so
+    // that an entry made again (the series put back into the chart) looks as the first one did.
+    for (QLegendMarker *marker : m_chart->legend()->markers())
+        if (auto *bar = qobject_cast<QBarLegendMarker *>(marker))
+            marker->setPen(QPen(bar->barset()->color().darker(140), 1));
 }
 
 nlohmann::json BreakdownChart::data() const
@@ -280,6 +497,18 @@ nlohmann::json BreakdownChart::data() const
                        {"time_s", m_shares.timeS[i]},
                        {"flop_share", m_shares.flopShare[i]},
                        {"time_share", m_shares.timeShare[i]}});
+    j["grouped_by"] = m_byOperator ? "operator" : "class";
+    if (m_byOperator) {
+        auto &ops = j["operators"] = nlohmann::json::array();
+        for (const auto &r : m_rows)
+            ops.push_back({{"name", r.name.toStdString()},
+                           {"reads", r.reads.toStdString()},
+                           {"operators", r.operators},
+                           {"flops", r.flops},
+                           {"time_s", r.timeS},
+                           {"flop_share", r.flopShare},
+                           {"time_share", r.timeShare}});
+    }
     return j;
 }
 
