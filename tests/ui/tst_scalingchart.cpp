@@ -1,14 +1,22 @@
 // The scaling chart: Amdahl and Gustafson curves at the serial fraction, and the scenario's own tensor-parallel
-// scaling (points only where tp divides the model) with its rising communication share.
+// scaling (points only where tp divides the model) with its rising communication share. At most six series, each
+// with its own colour and dash pattern, a clearly drawn ideal line, every marker inside the plot, and a title naming
+// model, phase and device.
+#include "ui/charts/chartview.h"
 #include "ui/charts/scalingchart.h"
 #include "ui/document/scenariodocument.h"
 
 #include "core/io/presets.h"
 #include "uitest.h"
 
+#include <QAbstractGraphicsShapeItem>
 #include <QAction>
 #include <QChart>
+#include <QGraphicsItemGroup>
+#include <QGraphicsScene>
+#include <QLineSeries>
 #include <QMenu>
+#include <QScatterSeries>
 #include <QtTest>
 
 #include <cmath>
@@ -46,6 +54,10 @@ private slots:
     void serialFractionActions_data();
     void serialFractionActions();
     void parallelKindActions();
+    void sixSeriesDistinctPens();
+    void markersInsideThePlot_data();
+    void markersInsideThePlot();
+    void titleNamesModelPhaseDevice();
 };
 
 void TestScalingChart::effectiveSerialFraction_data()
@@ -241,6 +253,117 @@ void TestScalingChart::parallelKindActions()
     chart.setParallelKind(core::ParallelKind::Tensor); // from elsewhere: the check mark follows
     QVERIFY(tensor->isChecked());
     QCOMPARE(chart.scenarioPoints().size(), std::size_t(7));
+}
+
+void TestScalingChart::sixSeriesDistinctPens()
+{
+    ui::ScenarioDocument doc(library());
+    for (const QString &theme : ui::Theme::ids()) {
+        ui::ScalingChart chart(&doc);
+        chart.setTheme(ui::Theme::byId(theme));
+        const QList<QAbstractSeries *> series = chart.chart()->series();
+        QVERIFY2(series.size() <= 6, qPrintable(QString::number(series.size())));
+        // Every line its own colour and its own dash pattern; the scatter's colour differs from them all.
+        QList<QPen> pens;
+        QList<QColor> colours;
+        for (QAbstractSeries *s : series) {
+            if (auto *scatter = qobject_cast<QScatterSeries *>(s)) {
+                colours << scatter->color();
+            } else if (auto *line = qobject_cast<QLineSeries *>(s)) {
+                pens << line->pen();
+                colours << line->pen().color();
+            }
+        }
+        QCOMPARE(pens.size() + 1, int(series.size()));
+        for (int i = 0; i < pens.size(); ++i)
+            for (int j = i + 1; j < pens.size(); ++j)
+                QVERIFY2(pens[i].style() != pens[j].style(), qPrintable(QString("%1 %2 %3").arg(theme).arg(i).arg(j)));
+        for (int i = 0; i < colours.size(); ++i)
+            for (int j = i + 1; j < colours.size(); ++j)
+                QVERIFY2(colours[i].rgb() != colours[j].rgb(),
+                         qPrintable(QString("%1 %2 %3").arg(theme).arg(i).arg(j)));
+        // The ideal line: opaque, in the text colour, as wide as the other curves.
+        auto *ideal = qobject_cast<QLineSeries *>(series.first());
+        QVERIFY(ideal && ideal->name().startsWith("Ideal"));
+        QCOMPARE(ideal->pen().color().alpha(), 255);
+        QCOMPARE(ideal->pen().color().rgb(), ui::Theme::byId(theme).foreground.rgb());
+        QVERIFY(ideal->pen().widthF() >= ui::Theme::byId(theme).lineWidth);
+    }
+}
+
+void TestScalingChart::markersInsideThePlot_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<bool>("pipeline");
+    QTest::addColumn<QString>("theme");
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("Llama 2 7B tp, presentation 1280x720")
+        << "llama-2-7b" << false << "presentation" << QSize(1280, 720);
+    QTest::newRow("Llama 2 7B tp, presentation 1024x768")
+        << "llama-2-7b" << false << "presentation" << QSize(1024, 768);
+    QTest::newRow("Llama 2 70B pp (speedups below 1), light") << "llama-2-70b" << true << "light" << QSize(900, 560);
+    QTest::newRow("GPT-2 tp 1..4, dark") << "gpt2" << false << "dark" << QSize(800, 500);
+}
+
+void TestScalingChart::markersInsideThePlot()
+{
+    QFETCH(QString, model);
+    QFETCH(bool, pipeline);
+    QFETCH(QString, theme);
+    QFETCH(QSize, size);
+    ui::ScenarioDocument doc(library());
+    doc.setModelById(model);
+    ui::ScalingChart chart(&doc);
+    chart.setTheme(ui::Theme::byId(theme));
+    if (pipeline)
+        chart.setParallelKind(core::ParallelKind::Pipeline);
+    ui::ChartView view(&chart);
+    view.resize(size);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    QChart *c = chart.chart();
+    const QRectF area = c->plotArea();
+    // The scatter's markers, read back from the scene: whole, inside the plot (the first, at 0 %, too).
+    int painted = 0;
+    for (QGraphicsItem *item : c->scene()->items()) {
+        if (!c->isAncestorOf(item) || !item->isVisible() || !item->parentItem() ||
+            item->parentItem()->type() != QGraphicsItemGroup::Type || !dynamic_cast<QAbstractGraphicsShapeItem *>(item))
+            continue;
+        const QRectF r = c->mapRectFromScene(item->sceneBoundingRect());
+        QVERIFY2(area.contains(r),
+                 qPrintable(QString("marker at (%1, %2) outside the plot").arg(r.center().x()).arg(r.center().y())));
+        ++painted;
+    }
+    QCOMPARE(painted, chart.commSharePoints().size());
+    QCOMPARE(chart.commSharePoints().first().y(), 0.0); // one device: no communication, on the 0 % line
+    // The points the lines draw (speedup, efficiency): where their values map, a whole marker inside the plot.
+    for (QAbstractSeries *s : c->series()) {
+        auto *line = qobject_cast<QLineSeries *>(s);
+        if (!line || !line->pointsVisible())
+            continue;
+        const qreal r = std::max(line->markerSize() / 2, line->pen().widthF() * 0.75) + 1; // a point marker
+        for (const QPointF &p : line->points()) {
+            const QPointF at = c->mapToPosition(p, line);
+            QVERIFY2(area.adjusted(r, r, -r, -r).contains(at), qPrintable(QString("%1 (%2, %3) at (%4, %5)")
+                                                                              .arg(line->name())
+                                                                              .arg(p.x())
+                                                                              .arg(p.y())
+                                                                              .arg(at.x())
+                                                                              .arg(at.y())));
+        }
+    }
+}
+
+void TestScalingChart::titleNamesModelPhaseDevice()
+{
+    ui::ScenarioDocument doc(library());
+    doc.setModelById("llama-2-7b");
+    ui::ScalingChart chart(&doc);
+    QCOMPARE(chart.title(),
+             QString("Llama 2 7B decode on H100 SXM5 80GB: tp = n vs Amdahl and Gustafson (serial 5 %)"));
+    chart.setParallelKind(core::ParallelKind::Pipeline);
+    QVERIFY(chart.title().contains("pp = n"));
 }
 
 QTEST_MAIN(TestScalingChart)

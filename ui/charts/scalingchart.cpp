@@ -66,20 +66,22 @@ ScalingChart::ScalingChart(ScenarioDocument *doc, QObject *parent) : ChartBase(d
     m_x = new QLogValueAxis;
     m_x->setBase(2);
     m_x->setLabelFormat(QStringLiteral("%d"));
-    m_x->setRange(0.85, kMaxDevices * 1.18);
+    m_x->setRange(0.8, kMaxDevices * 1.25);
     m_x->setMinorTickCount(0);
     m_x->setTitleText(tr("Devices"));
     m_speedup = new QLogValueAxis;
     m_speedup->setBase(2);
     m_speedup->setLabelFormat(QStringLiteral("%g"));
-    m_speedup->setRange(0.85, kMaxDevices * 1.18);
+    m_speedup->setRange(0.8, kMaxDevices * 1.25);
     m_speedup->setMinorTickCount(0);
-    m_speedup->setTitleText(tr("Speedup (solid), ×"));
+    m_speedup->setTitleText(tr("Speedup (×)"));
     m_percent = new QValueAxis;
-    m_percent->setRange(0, 100);
-    m_percent->setTickCount(6);
+    m_percent->setRange(kPercentMin, kPercentMax);
+    m_percent->setTickType(QValueAxis::TicksDynamic);
+    m_percent->setTickAnchor(0);
+    m_percent->setTickInterval(20);
     m_percent->setLabelFormat(QStringLiteral("%d"));
-    m_percent->setTitleText(tr("Efficiency (dashed), comm. share, %"));
+    m_percent->setTitleText(tr("Efficiency, comm. share (%)"));
     m_percent->setGridLineVisible(false);
     m_chart->addAxis(m_x, Qt::AlignBottom);
     m_chart->addAxis(m_speedup, Qt::AlignLeft);
@@ -97,8 +99,6 @@ ScalingChart::ScalingChart(ScenarioDocument *doc, QObject *parent) : ChartBase(d
     m_amdahl = line(m_speedup);
     m_gustafson = line(m_speedup);
     m_scenario = line(m_speedup);
-    m_amdahlEff = line(nullptr);
-    m_gustafsonEff = line(nullptr);
     m_scenarioEff = line(nullptr);
     m_comm = new QScatterSeries;
     m_chart->addSeries(m_comm);
@@ -107,17 +107,11 @@ ScalingChart::ScalingChart(ScenarioDocument *doc, QObject *parent) : ChartBase(d
     m_comm->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
     m_scenario->setPointsVisible(true);
     m_scenarioEff->setPointsVisible(true);
-    // Efficiency curves share their speedup curve's colour; the legend names each law once.
-    for (QAbstractSeries *s :
-         {static_cast<QAbstractSeries *>(m_amdahlEff), static_cast<QAbstractSeries *>(m_gustafsonEff),
-          static_cast<QAbstractSeries *>(m_scenarioEff)})
-        setLegendVisible(s, false);
 
     m_callout = new Callout(m_chart);
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { layoutOverlay(); });
     for (QXYSeries *s : {static_cast<QXYSeries *>(m_amdahl), static_cast<QXYSeries *>(m_gustafson),
-                         static_cast<QXYSeries *>(m_scenario), static_cast<QXYSeries *>(m_amdahlEff),
-                         static_cast<QXYSeries *>(m_gustafsonEff), static_cast<QXYSeries *>(m_scenarioEff),
+                         static_cast<QXYSeries *>(m_scenario), static_cast<QXYSeries *>(m_scenarioEff),
                          static_cast<QXYSeries *>(m_comm)})
         connect(s, &QXYSeries::hovered, this, [this](const QPointF &p, bool st) { showCallout(p, st); });
 
@@ -129,10 +123,16 @@ ScalingChart::~ScalingChart() = default;
 
 QString ScalingChart::title() const
 {
-    return tr("Scaling: Amdahl and Gustafson at serial %1 vs %2 of %3 on %4")
-        .arg(scalingmath::fractionLabel(m_fraction),
-             m_kind == ParallelKind::Tensor ? tr("tensor parallelism") : tr("pipeline parallelism"),
-             QString::fromStdString(document()->model().name), QString::fromStdString(document()->hardware().name));
+    return tr("%1: %2 = n vs Amdahl and Gustafson (serial %3)")
+        .arg(scenarioName(), kindName(m_kind), scalingmath::fractionLabel(m_fraction));
+}
+
+QString ScalingChart::scenarioName() const
+{
+    const ScenarioDocument *doc = document();
+    return tr("%1 %2 on %3")
+        .arg(QString::fromStdString(doc->model().name), QString::fromLatin1(toString(doc->scenario().phase)),
+             deviceNameWithoutVendor(doc->hardware()));
 }
 
 void ScalingChart::setSerialFraction(std::optional<double> fraction)
@@ -218,7 +218,7 @@ void ScalingChart::refresh()
     m_fraction = scalingmath::effectiveSerialFraction(m_explicitFraction, doc->analysis(), doc->scenario());
     const auto counts = scalingmath::deviceCounts(kMaxDevices);
 
-    QList<QPointF> ideal, am, amE, gu, guE;
+    QList<QPointF> ideal, am, gu;
     // Smooth law curves: 8 samples per doubling.
     for (int k = 0; k <= 6 * 8; ++k) {
         const double n = std::pow(2.0, k / 8.0);
@@ -226,17 +226,13 @@ void ScalingChart::refresh()
         const double a = amdahlSpeedup(m_fraction, n), g = gustafsonSpeedup(m_fraction, n);
         am.append({n, a});
         gu.append({n, g});
-        amE.append({n, 100 * parallelEfficiency(a, n)});
-        guE.append({n, 100 * parallelEfficiency(g, n)});
     }
     m_ideal->replace(ideal);
     m_amdahl->replace(am);
-    m_amdahlEff->replace(amE);
     m_gustafson->replace(gu);
-    m_gustafsonEff->replace(guE);
     const QString f = scalingmath::fractionLabel(m_fraction);
-    m_amdahl->setName(tr("Amdahl, s = %1").arg(f));
-    m_gustafson->setName(tr("Gustafson, s = %1").arg(f));
+    m_amdahl->setName(tr("Amdahl %1").arg(f));
+    m_gustafson->setName(tr("Gustafson %1").arg(f));
 
     // The scenario itself: only device counts that split the model. Keep data-parallel and the other degree as set.
     Scenario base = doc->scenario();
@@ -250,28 +246,28 @@ void ScalingChart::refresh()
     m_scenario->replace(sp);
     m_scenarioEff->replace(se);
     m_comm->replace(cs);
-    m_scenario->setName(tr("%1 = n (scenario)").arg(kindName(m_kind)));
+    m_scenario->setName(tr("%1 speedup").arg(kindName(m_kind)));
+    m_scenarioEff->setName(tr("%1 efficiency").arg(kindName(m_kind)));
     m_comm->setName(tr("Comm. share"));
 
-    // Speedups below 1 (pipeline decode) need room under the axis.
-    double lo = 0.85;
+    // Speedups below 1 (pipeline decode) need room under the axis; 0.8 keeps a marker at 1 off the frame.
+    double lo = 0.8;
     for (const QPointF &p : sp)
-        lo = std::min(lo, p.y() * 0.85);
-    m_speedup->setRange(lo, kMaxDevices * 1.18);
+        lo = std::min(lo, p.y() * 0.8);
+    m_speedup->setRange(lo, kMaxDevices * 1.25);
     layoutOverlay();
 }
 
 QStringList ScalingChart::titles() const
 {
-    const QString f = scalingmath::fractionLabel(m_fraction);
-    return {title(), tr("Amdahl and Gustafson (serial %1) vs %2 = n").arg(f, kindName(m_kind)),
-            tr("Scaling: serial %1 vs %2 = n").arg(f, kindName(m_kind)), tr("Scaling")};
+    return {title(), tr("%1: scaling %2 = n").arg(scenarioName(), kindName(m_kind)), scenarioName(),
+            tr("Scaling %1 = n").arg(kindName(m_kind))};
 }
 
 void ScalingChart::layoutOverlay()
 {
     chartfit::applyTitle(m_chart, titles(), theme().titleFont());
-    chartfit::placeLegend(m_chart);
+    chartfit::placeLegend(m_chart); // one row under the plot where it fits (short names, small font), else beside it
     m_callout->updateGeometry();
 }
 
@@ -279,6 +275,7 @@ QList<QPointF> ScalingChart::amdahlSpeedupPoints() const { return m_amdahl->poin
 QList<QPointF> ScalingChart::gustafsonSpeedupPoints() const { return m_gustafson->points(); }
 QList<QPointF> ScalingChart::scenarioSpeedupPoints() const { return m_scenario->points(); }
 QList<QPointF> ScalingChart::commSharePoints() const { return m_comm->points(); }
+QList<QPointF> ScalingChart::scenarioEfficiencyPoints() const { return m_scenarioEff->points(); }
 
 void ScalingChart::showCallout(const QPointF &point, bool state)
 {
@@ -324,19 +321,17 @@ void ScalingChart::restyle()
 {
     const Theme &th = theme();
     const qreal w = th.lineWidth;
-    QColor idealC = th.foreground;
-    idealC.setAlpha(110);
-    m_ideal->setPen(QPen(idealC, std::max<qreal>(1.0, w * 0.6), Qt::DotLine));
-    m_amdahl->setPen(QPen(th.color(0), w));
-    m_amdahlEff->setPen(QPen(th.color(0), w, Qt::DashLine));
-    m_gustafson->setPen(QPen(th.color(2), w));
-    m_gustafsonEff->setPen(QPen(th.color(2), w, Qt::DashLine));
-    m_scenario->setPen(QPen(th.color(5), w * 1.2));
-    m_scenarioEff->setPen(QPen(th.color(5), w, Qt::DashLine));
+    // Six series, six colours and six patterns: told apart in grey print and by colour-blind readers too.
+    m_ideal->setPen(QPen(th.foreground, w, Qt::DotLine, Qt::RoundCap));
+    m_amdahl->setPen(QPen(th.color(0), w, Qt::DashLine));
+    m_gustafson->setPen(QPen(th.color(2), w, Qt::DashDotLine));
+    m_scenario->setPen(QPen(th.color(5), w * 1.3, Qt::SolidLine));
+    m_scenarioEff->setPen(QPen(th.color(1), w, Qt::DashDotDotLine));
     m_comm->setColor(th.color(3));
     m_comm->setBorderColor(th.color(3).darker(130));
     m_comm->setMarkerSize(10 * th.markerScale);
     m_percent->setGridLineVisible(false);
+    m_chart->legend()->setFont(th.tickFont()); // six entries in one row under the plot, even on a slide
     m_callout->setTheme(th);
     layoutOverlay();
 }

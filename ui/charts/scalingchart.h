@@ -37,11 +37,14 @@ QString fractionLabel(double f);
 
 } // namespace scalingmath
 
-/// Scaling laws against device count (1…64, log2 x): Amdahl's and Gustafson's speedup (left axis, log2) and
-/// efficiency (right axis, %, dashed) at a serial fraction, the ideal linear speedup, and the scenario's own
-/// tensor-parallel (or pipeline) scaling from core::scenarioScaling — points only where the split divides the model —
-/// with its communication share of the step time. The serial fraction defaults to the scenario's measured
-/// communication share when it is split over devices, else 5 % (Végh: "How deep the machine learning can be").
+/// Scaling laws against device count (1…64, log2 x): Amdahl's and Gustafson's speedup (left axis, log2) at a serial
+/// fraction, the ideal linear speedup, and the scenario's own tensor-parallel (or pipeline) scaling from
+/// core::scenarioScaling — points only where the split divides the model — with its efficiency and its communication
+/// share of the step time (right axis, %). Six series, each with its own colour and dash pattern; the laws'
+/// efficiencies are not drawn (on the log-log plot a law's efficiency is its gap below the ideal line; the tooltip,
+/// CSV and JSON still give them). The serial fraction defaults to the scenario's measured communication share when it
+/// is split over devices, else 5 % (Végh: "How deep the machine learning can be"). The title names the model, the
+/// phase and the device; both axes are padded so that no marker sits on the frame.
 class ScalingChart : public ChartBase
 {
     Q_OBJECT
@@ -73,7 +76,10 @@ public:
     QList<QPointF> amdahlSpeedupPoints() const;
     QList<QPointF> gustafsonSpeedupPoints() const;
     QList<QPointF> scenarioSpeedupPoints() const;
-    QList<QPointF> commSharePoints() const; ///< (devices, %)
+    QList<QPointF> commSharePoints() const;          ///< (devices, %)
+    QList<QPointF> scenarioEfficiencyPoints() const; ///< (devices, %)
+    /// The range of the percent axis: 0..100 and a margin, so that 0 % and 100 % markers clear the frame.
+    static constexpr double kPercentMin = -6, kPercentMax = 106;
 
 public slots:
     void refresh() override;
@@ -85,7 +91,8 @@ private:
     void showCallout(const QPointF &point, bool state);
     void layoutOverlay(); ///< title that fits, legend placement, callout
     QStringList titles() const;
-    void syncOptions(); ///< check marks of the option actions follow the state
+    QString scenarioName() const; ///< "Llama 2 7B decode on H100 SXM5 80GB"
+    void syncOptions();           ///< check marks of the option actions follow the state
 
     QList<QAction *> m_options;
     std::unique_ptr<QMenu> m_fractionMenu;
@@ -103,9 +110,7 @@ private:
     QValueAxis *m_percent = nullptr;
     QLineSeries *m_ideal = nullptr;
     QLineSeries *m_amdahl = nullptr;
-    QLineSeries *m_amdahlEff = nullptr;
     QLineSeries *m_gustafson = nullptr;
-    QLineSeries *m_gustafsonEff = nullptr;
     QLineSeries *m_scenario = nullptr;
     QLineSeries *m_scenarioEff = nullptr;
     QScatterSeries *m_comm = nullptr;
