@@ -62,6 +62,12 @@ double activationFlops(Activation a)
     return 4;
 }
 
+/// What a norm's FLOP constant counts.
+const char *normWhat(const ModelShape &m)
+{
+    return m.norm == NormKind::RmsNorm ? "FLOPs per element (RMSNorm)" : "FLOPs per element (LayerNorm)";
+}
+
 [[noreturn]] void refuse(const std::string &msg) { throw AnalysisError(msg); }
 
 /// Everything derived once per analysis: per-device shapes, byte sizes, roofs.
@@ -105,14 +111,47 @@ struct CoreNames
 constexpr CoreNames kGlobalCore{"attn.kv_write", "attn.score", "attn.softmax", "attn.context"};
 constexpr CoreNames kLocalCore{"attn.local_kv_write", "attn.local_score", "attn.local_softmax", "attn.local_context"};
 
-void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count, double flops, double wBytes,
+/// Shorthands for FlopTerms: `n` elements at `perElement` FLOPs each (coeff named `what`), and products of named
+/// dimensions at 2 FLOPs per multiply-accumulate (`kept`: structured sparsity's share, 1 when it does not apply).
+FlopTerms perElement(double perElement, const char *what, double a, const char *aName, double b = 1,
+                     const char *bName = nullptr, double c = 1, const char *cName = nullptr)
+{
+    FlopTerms t;
+    t.coeff = perElement;
+    t.coeffName = what;
+    t.f[0] = a, t.f[1] = b, t.f[2] = c;
+    t.names[0] = aName, t.names[1] = bName, t.names[2] = cName;
+    return t;
+}
+FlopTerms macs(double a, const char *aName, double b, const char *bName, double c, const char *cName, double d = 1,
+               const char *dName = nullptr, double kept = 1)
+{
+    FlopTerms t;
+    t.coeff = 2;
+    t.coeffName = "FLOPs per multiply-accumulate";
+    t.f[0] = a, t.f[1] = b, t.f[2] = c, t.f[3] = d;
+    t.names[0] = aName, t.names[1] = bName, t.names[2] = cName, t.names[3] = dName;
+    t.kept = kept;
+    return t;
+}
+FlopTerms plus(FlopTerms t, double extra, const char *what)
+{
+    t.extra = extra;
+    t.extraName = what;
+    return t;
+}
+
+void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count, const FlopTerms &terms, double wBytes,
           double aBytes, double kvBytes, double trainFactor)
 {
+    const double flops = terms.value();
     Operator op;
     op.name = name;
     op.cls = cls;
     op.phase = phase;
     op.count = count;
+    op.flopTerms = terms;
+    op.trainFactor = trainFactor;
     op.flops = flops * count * trainFactor;
     op.weightBytes = wBytes * count * trainFactor;
     op.activationBytes = aBytes * count * trainFactor;
@@ -129,6 +168,9 @@ void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count,
     const double wBw = cls == OpClass::Matmul ? c.weightBw : c.bw;
     const double tm = op.weightBytes / wBw + (op.activationBytes + op.kvBytes) / c.bw;
     const double roof = std::max(tc, tm);
+    op.peakFlops = peak;
+    op.weightBandwidth = wBw;
+    op.bandwidth = c.bw;
     // Each execution is one kernel; fused attention runs score, softmax and context as the one score kernel.
     double launch = 0;
     const bool fusedTail = name == kGlobalCore.softmax || name == kGlobalCore.context || name == kLocalCore.softmax ||
@@ -136,6 +178,7 @@ void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count,
     if (c.kernelS > 0 && !(c.s.fusedAttention && fusedTail))
         launch = c.kernelS * count * trainFactor;
     op.timeS = roof + launch;
+    op.launchS = launch;
     op.bound = tc >= tm ? Bound::Compute : Bound::Memory;
     (op.bound == Bound::Compute ? c.computeTime : c.memoryTime) += roof;
     c.launchTime += launch;
@@ -155,7 +198,9 @@ void emitLinear(Ctx &c, std::string_view name, Phase phase, double count, double
                 bool bias, double train)
 {
     const double b = bias ? 1.0 : 0.0;
-    emit(c, name, OpClass::Matmul, phase, count, 2 * tokens * in * out * c.flopFactor + b * tokens * out,
+    emit(c, name, OpClass::Matmul, phase, count,
+         plus(macs(tokens, "tokens", in, "inputs", out, "outputs", 1, nullptr, c.flopFactor), b * tokens * out,
+              "bias adds (tokens × outputs)"),
          in * out * c.wpw + b * out * c.act, tokens * in * c.act + tokens * out * c.act, 0, train);
 }
 
@@ -227,49 +272,68 @@ void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const Co
         const double v = static_cast<double>(a.vHeadDim);
         const double latentRead = p.Bm * cached * lat * c.kvb, latentFresh = p.Bm * (C - cached) * lat * act;
         if (p.kvWrite)
-            emit(c, names.kvWrite, OpClass::Elementwise, p.phase, lc, 0, 0, N * lat * act, N * lat * c.kvb, p.train);
+            emit(c, names.kvWrite, OpClass::Elementwise, p.phase, lc, FlopTerms{}, 0, N * lat * act, N * lat * c.kvb,
+                 p.train);
         if (p.decodeStep && c.s.mlaAbsorb) {
             // Absorbed (DeepSeek-V2, appendix; FlashMLA): the key up-projection is folded into each query
             // (q_nope x W_UK: hq x nope -> hq x kv_lora), the scores run against the latent itself (kv_lora + rope
             // per pair and head), the context stays in latent space and W_UV lifts it to hq x v afterwards. All heads
             // share one read of the latent: decode reads lat elements per cached token, not 2 x heads x head_dim.
-            emit(c, "attn.q_absorb", OpClass::Matmul, p.phase, lc, 2 * N * c.hq * nope * r * c.flopFactor,
+            emit(c, "attn.q_absorb", OpClass::Matmul, p.phase, lc,
+                 macs(N, "tokens", c.hq, "heads", nope, "qk_nope_head_dim", r, "kv_lora_rank", c.flopFactor),
                  c.hq * nope * r * c.wpw, N * c.hq * nope * act + N * c.hq * r * act, 0, p.train);
-            emit(c, names.score, OpClass::Attention, p.phase, lc, 2 * scores * lat, 0,
-                 N * c.hq * lat * act + latentFresh + (fused ? 0 : scores * act), latentRead, tA);
-            emit(c, names.softmax, OpClass::Normalization, p.phase, lc, kSoftmaxFlops * scores, 0,
-                 fused ? 0 : 2 * scores * act, 0, tA);
-            emit(c, names.context, OpClass::Attention, p.phase, lc, 2 * scores * r, 0,
+            emit(c, names.score, OpClass::Attention, p.phase, lc,
+                 macs(p.Bm, "sequences", c.hq, "heads", pairs, "query-key pairs per head", lat, "latent + rope width"),
+                 0, N * c.hq * lat * act + latentFresh + (fused ? 0 : scores * act), latentRead, tA);
+            emit(c, names.softmax, OpClass::Normalization, p.phase, lc,
+                 perElement(kSoftmaxFlops, "FLOPs per score (softmax)", p.Bm, "sequences", c.hq, "heads", pairs,
+                            "query-key pairs per head"),
+                 0, fused ? 0 : 2 * scores * act, 0, tA);
+            emit(c, names.context, OpClass::Attention, p.phase, lc,
+                 macs(p.Bm, "sequences", c.hq, "heads", pairs, "query-key pairs per head", r, "kv_lora_rank"), 0,
                  (fused ? 0 : scores * act) + N * c.hq * r * act, 0, tA);
-            emit(c, "attn.v_absorb", OpClass::Matmul, p.phase, lc, 2 * N * c.hq * r * v * c.flopFactor,
+            emit(c, "attn.v_absorb", OpClass::Matmul, p.phase, lc,
+                 macs(N, "tokens", c.hq, "heads", r, "kv_lora_rank", v, "v_head_dim", c.flopFactor),
                  c.hq * r * v * c.wpw, N * c.hq * r * act + N * c.hq * v * act, 0, p.train);
             return;
         }
         // Unabsorbed: kv_b_proj lifts every attended token's latent to its keys' no-rotary part and its values,
         // then attention runs per head on head dims nope + rope (scores) and v (context).
         const double kvb = static_cast<double>(a.kvLoraRank) * c.hq * (nope + v);
-        emit(c, "attn.kv_b_proj", OpClass::Matmul, p.phase, lc, 2 * p.Bm * C * kvb * c.flopFactor, kvb * c.wpw,
-             p.Bm * (C - cached) * r * act + p.Bm * C * c.hq * (nope + v) * act, p.Bm * cached * r * c.kvb, p.train);
-        emit(c, names.score, OpClass::Attention, p.phase, lc, 2 * scores * (nope + rope), 0,
-             N * c.hq * (nope + rope) * act + p.Bm * C * (c.hq * nope + rope) * act + (fused ? 0 : scores * act), 0,
+        emit(c, "attn.kv_b_proj", OpClass::Matmul, p.phase, lc,
+             macs(p.Bm, "sequences", C, "attended tokens", r, "kv_lora_rank", c.hq * (nope + v),
+                  "heads × (qk_nope + v head dims)", c.flopFactor),
+             kvb * c.wpw, p.Bm * (C - cached) * r * act + p.Bm * C * c.hq * (nope + v) * act, p.Bm * cached * r * c.kvb,
+             p.train);
+        emit(c, names.score, OpClass::Attention, p.phase, lc,
+             macs(p.Bm, "sequences", c.hq, "heads", pairs, "query-key pairs per head", nope + rope,
+                  "qk head dim (nope + rope)"),
+             0, N * c.hq * (nope + rope) * act + p.Bm * C * (c.hq * nope + rope) * act + (fused ? 0 : scores * act), 0,
              tA);
-        emit(c, names.softmax, OpClass::Normalization, p.phase, lc, kSoftmaxFlops * scores, 0,
-             fused ? 0 : 2 * scores * act, 0, tA);
-        emit(c, names.context, OpClass::Attention, p.phase, lc, 2 * scores * v, 0,
+        emit(c, names.softmax, OpClass::Normalization, p.phase, lc,
+             perElement(kSoftmaxFlops, "FLOPs per score (softmax)", p.Bm, "sequences", c.hq, "heads", pairs,
+                        "query-key pairs per head"),
+             0, fused ? 0 : 2 * scores * act, 0, tA);
+        emit(c, names.context, OpClass::Attention, p.phase, lc,
+             macs(p.Bm, "sequences", c.hq, "heads", pairs, "query-key pairs per head", v, "v_head_dim"), 0,
              (fused ? 0 : scores * act) + p.Bm * C * c.hq * v * act + N * c.hq * v * act, 0, tA);
         return;
     }
 
     if (p.kvWrite)
-        emit(c, names.kvWrite, OpClass::Elementwise, p.phase, lc, 0, 0, N * 2 * c.kvd * act, N * 2 * c.kvd * c.kvb,
-             p.train);
+        emit(c, names.kvWrite, OpClass::Elementwise, p.phase, lc, FlopTerms{}, 0, N * 2 * c.kvd * act,
+             N * 2 * c.kvd * c.kvb, p.train);
     const double kvReadBytes = p.Bm * cached * c.kvd * c.kvb;
     const double kvFreshBytes = p.Bm * (C - cached) * c.kvd * act;
-    emit(c, names.score, OpClass::Attention, p.phase, lc, 2 * scores * c.d, 0,
+    emit(c, names.score, OpClass::Attention, p.phase, lc,
+         macs(p.Bm, "sequences", c.hq, "heads", pairs, "query-key pairs per head", c.d, "head_dim"), 0,
          N * c.qd * act + kvFreshBytes + (fused ? 0 : scores * act), kvReadBytes, tA);
-    emit(c, names.softmax, OpClass::Normalization, p.phase, lc, kSoftmaxFlops * scores, 0, fused ? 0 : 2 * scores * act,
-         0, tA);
-    emit(c, names.context, OpClass::Attention, p.phase, lc, 2 * scores * c.d, 0,
+    emit(c, names.softmax, OpClass::Normalization, p.phase, lc,
+         perElement(kSoftmaxFlops, "FLOPs per score (softmax)", p.Bm, "sequences", c.hq, "heads", pairs,
+                    "query-key pairs per head"),
+         0, fused ? 0 : 2 * scores * act, 0, tA);
+    emit(c, names.context, OpClass::Attention, p.phase, lc,
+         macs(p.Bm, "sequences", c.hq, "heads", pairs, "query-key pairs per head", c.d, "head_dim"), 0,
          (fused ? 0 : scores * act) + kvFreshBytes + N * c.qd * act, kvReadBytes, tA);
 }
 
@@ -292,16 +356,23 @@ void emitFfn(Ctx &c, const Pass &p, double lc, double f, double tokens, double t
     const double h = c.h, act = c.act;
     const double biasUp = m.ffnBias ? 1.0 : 0.0;
     for (std::string_view name : {names.up, names.gate}) {
-        emit(c, name, OpClass::Matmul, p.phase, lc, 2 * tokens * h * f * c.flopFactor + biasUp * tokens * f,
+        emit(c, name, OpClass::Matmul, p.phase, lc,
+             plus(macs(tokens, "tokens", h, "hidden", f, "ffn width", 1, nullptr, c.flopFactor), biasUp * tokens * f,
+                  "bias adds (tokens × ffn width)"),
              touched * (h * f * wpw + biasUp * f * act), tokens * h * act + tokens * f * act, 0, p.train);
         if (!m.gatedFfn)
             break; // a plain FFN has no gate
     }
     emit(c, names.act, OpClass::Elementwise, p.phase, lc,
-         tokens * f * (activationFlops(m.activation) + (m.gatedFfn ? 1 : 0)), 0,
-         (m.gatedFfn ? 3 : 2) * tokens * f * act, 0, p.train);
+         perElement(activationFlops(m.activation) + (m.gatedFfn ? 1 : 0),
+                    m.gatedFfn ? "FLOPs per element (activation + gate product)" : "FLOPs per element (activation)",
+                    tokens, "tokens", f, "ffn width"),
+         0, (m.gatedFfn ? 3 : 2) * tokens * f * act, 0, p.train);
     emit(c, names.down, OpClass::Matmul, p.phase, lc,
-         2 * tokens * f * h * c.flopFactor + biasUp * tokens * h + downExtraFlops,
+         plus(macs(tokens, "tokens", f, "ffn width", h, "hidden", 1, nullptr, c.flopFactor),
+              biasUp * tokens * h + downExtraFlops,
+              downExtraFlops > 0 ? "bias adds + the shared expert's gated add (2 × tokens × hidden)"
+                                 : "bias adds (tokens × hidden)"),
          touched * (f * h * wpw + biasUp * h * act), tokens * f * act + tokens * h * act, 0, p.train);
 }
 
@@ -313,8 +384,8 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
     const double N = p.Bm * p.T;
     const double h = c.h, act = c.act;
     const double normFlops = m.norm == NormKind::RmsNorm ? kRmsNormFlops : kLayerNormFlops;
-    emit(c, "attn.norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act, 0,
-         p.train);
+    emit(c, "attn.norm", OpClass::Normalization, p.phase, lc,
+         perElement(normFlops, normWhat(m), N, "tokens", h, "hidden"), c.normW * act, 2 * N * h * act, 0, p.train);
     if (m.mixer == MixerKind::Mla) {
         // The latent paths (q_a, kv_a) are replicated on every tensor-parallel rank; the per-head ones are split.
         const MlaShape &a = m.mla;
@@ -323,24 +394,30 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
         const double r = static_cast<double>(a.kvLoraRank), rope = static_cast<double>(a.qkRopeHeadDim);
         if (a.qLoraRank > 0) {
             emitLinear(c, "attn.q_a_proj", p.phase, lc, N, h, rq, false, p.train);
-            emit(c, "attn.q_a_norm", OpClass::Normalization, p.phase, lc, kRmsNormFlops * N * rq, rq * act,
+            emit(c, "attn.q_a_norm", OpClass::Normalization, p.phase, lc,
+                 perElement(kRmsNormFlops, "FLOPs per element (RMSNorm)", N, "tokens", rq, "q_lora_rank"), rq * act,
                  2 * N * rq * act, 0, p.train);
             emitLinear(c, "attn.q_b_proj", p.phase, lc, N, rq, c.hq * qk, false, p.train);
         } else {
             emitLinear(c, "attn.q_proj", p.phase, lc, N, h, c.hq * qk, false, p.train);
         }
         emitLinear(c, "attn.kv_a_proj", p.phase, lc, N, h, lat, false, p.train);
-        emit(c, "attn.kv_a_norm", OpClass::Normalization, p.phase, lc, kRmsNormFlops * N * r, r * act, 2 * N * r * act,
-             0, p.train);
-        emit(c, "attn.rope", OpClass::Elementwise, p.phase, lc, kRopeFlops * N * (c.hq + 1) * rope, 0,
-             2 * N * (c.hq + 1) * rope * act, 0, p.train);
+        emit(c, "attn.kv_a_norm", OpClass::Normalization, p.phase, lc,
+             perElement(kRmsNormFlops, "FLOPs per element (RMSNorm)", N, "tokens", r, "kv_lora_rank"), r * act,
+             2 * N * r * act, 0, p.train);
+        emit(c, "attn.rope", OpClass::Elementwise, p.phase, lc,
+             perElement(kRopeFlops, "FLOPs per rotated element", N, "tokens", c.hq + 1, "heads + the shared key", rope,
+                        "qk_rope_head_dim"),
+             0, 2 * N * (c.hq + 1) * rope * act, 0, p.train);
     } else {
         emitLinear(c, "attn.qkv_proj", p.phase, lc, N, h, c.qd + 2 * c.kvd, m.qkvBias, p.train);
         if (m.qkNorm)
-            emit(c, "attn.qk_norm", OpClass::Normalization, p.phase, lc, kRmsNormFlops * N * (c.qd + c.kvd),
+            emit(c, "attn.qk_norm", OpClass::Normalization, p.phase, lc,
+                 perElement(kRmsNormFlops, "FLOPs per element (RMSNorm)", N, "tokens", c.qd + c.kvd, "q and k widths"),
                  2 * c.d * act, 2 * N * (c.qd + c.kvd) * act, 0, p.train);
         if (m.positions == PositionEncoding::Rotary)
-            emit(c, "attn.rope", OpClass::Elementwise, p.phase, lc, kRopeFlops * N * (c.qd + c.kvd), 0,
+            emit(c, "attn.rope", OpClass::Elementwise, p.phase, lc,
+                 perElement(kRopeFlops, "FLOPs per rotated element", N, "tokens", c.qd + c.kvd, "q and k widths"), 0,
                  2 * N * (c.qd + c.kvd) * act, 0, p.train);
     }
     // The attention core per window: the layers with the whole context first, then the windowed ones. Without both
@@ -358,9 +435,11 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
     emitLinear(c, "attn.out_proj", p.phase, lc, N,
                m.mixer == MixerKind::Mla ? c.hq * static_cast<double>(m.mla.vHeadDim) : c.qd, h, m.outBias, p.train);
     if (m.postNorms)
-        emit(c, "attn.post_norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act,
-             2 * N * h * act, 0, p.train);
-    emit(c, "attn.residual", OpClass::Elementwise, p.phase, lc, kResidualFlops * N * h, 0, 3 * N * h * act, 0, p.train);
+        emit(c, "attn.post_norm", OpClass::Normalization, p.phase, lc,
+             perElement(normFlops, normWhat(m), N, "tokens", h, "hidden"), c.normW * act, 2 * N * h * act, 0, p.train);
+    emit(c, "attn.residual", OpClass::Elementwise, p.phase, lc,
+         perElement(kResidualFlops, "FLOPs per element (add)", N, "tokens", h, "hidden"), 0, 3 * N * h * act, 0,
+         p.train);
 }
 
 /// The state-space layers' mixer, `lc` times (Mamba-1 or Mamba-2), per device: d_inner, heads and (when tp divides
@@ -380,17 +459,23 @@ void emitSsm(Ctx &c, const Pass &p, double lc)
 
     emitLinear(c, "ssm.in_proj", p.phase, lc, N, h, w.inProj, x.projBias, p.train);
     // Causal depthwise convolution of width d_conv, its bias and SiLU (4): (2 d_conv + 1 + 4) FLOPs per channel.
-    emit(c, "ssm.conv", OpClass::Elementwise, p.phase, lc, (2 * K + 5) * N * conv, conv * (K + 1) * act,
-         2 * N * conv * act, stateRw * p.Bm * (K - 1) * conv * sb, p.train);
+    emit(c, "ssm.conv", OpClass::Elementwise, p.phase, lc,
+         perElement(2 * K + 5, "FLOPs per channel (2 × d_conv + bias + SiLU 4)", N, "tokens", conv,
+                    "convolved channels"),
+         conv * (K + 1) * act, 2 * N * conv * act, stateRw * p.Bm * (K - 1) * conv * sb, p.train);
     if (!mamba2) {
         // Mamba-1: x_proj to dt (dt_rank), B and C (d_state each), then dt_proj back to d_inner with its bias and
         // softplus (4 FLOPs).
         const double r = static_cast<double>(x.dtRank);
         emitLinear(c, "ssm.x_proj", p.phase, lc, N, inner, r + 2 * n, false, p.train);
         if (x.innerNorms)
-            emit(c, "ssm.inner_norms", OpClass::Normalization, p.phase, lc, kRmsNormFlops * N * (r + 2 * n),
+            emit(c, "ssm.inner_norms", OpClass::Normalization, p.phase, lc,
+                 perElement(kRmsNormFlops, "FLOPs per element (RMSNorm)", N, "tokens", r + 2 * n,
+                            "dt_rank + 2 × d_state"),
                  (r + 2 * n) * act, 2 * N * (r + 2 * n) * act, 0, p.train);
-        emit(c, "ssm.dt_proj", OpClass::Matmul, p.phase, lc, 2 * N * r * inner * c.flopFactor + 5 * N * inner,
+        emit(c, "ssm.dt_proj", OpClass::Matmul, p.phase, lc,
+             plus(macs(N, "tokens", r, "dt_rank", inner, "d_inner", 1, nullptr, c.flopFactor), 5 * N * inner,
+                  "bias and softplus (5 × tokens × d_inner)"),
              (r * inner) * wpw + inner * act, N * r * act + N * inner * act, 0, p.train);
     }
     // The scan. Recurrently (every decode step, and Mamba-1's scan over a prompt) each state element takes a decay
@@ -398,11 +483,14 @@ void emitSsm(Ctx &c, const Pass &p, double lc)
     // D's skip (2 per channel). Mamba-2 runs a prompt in chunks of chunk_size (state-space duality, Dao and Gu 2024,
     // section 6): within a chunk C B^T over the causal pairs (2 d_state per group) weights the inputs (2 per
     // channel, 1 for the decay per head), and each chunk's state is built and read (2 d_state per channel each).
-    double scanFlops = N * inner * (5 * n + 2);
+    FlopTerms scanFlops = perElement(5 * n + 2, "FLOPs per channel (5 × d_state + 2)", N, "tokens", inner, "d_inner");
     OpClass scanClass = OpClass::Elementwise;
     if (mamba2 && !p.decodeStep) {
         const double pairs = p.Bm * chunkedCausalPairs(0, p.T, static_cast<double>(x.chunkSize));
-        scanFlops = pairs * (2 * n * groups + 2 * inner + heads) + N * inner * (4 * n + 2);
+        scanFlops = plus(perElement(2 * n * groups + 2 * inner + heads,
+                                    "FLOPs per pair (2 × d_state × groups + 2 × d_inner + heads)", pairs,
+                                    "causal pairs within chunks"),
+                         N * inner * (4 * n + 2), "chunk states (tokens × d_inner × (4 × d_state + 2))");
         scanClass = OpClass::Attention; // its products run on the matrix units
     }
     const double scanIn = mamba2 ? inner + 2 * groups * n + heads : inner + 2 * n + inner; // x, B, C, dt
@@ -410,10 +498,13 @@ void emitSsm(Ctx &c, const Pass &p, double lc)
          N * scanIn * act + N * inner * act, stateRw * p.Bm * inner * n * sb, p.train);
     // The output gate: Mamba-2 a gated RMSNorm (y x SiLU(z), then the norm: 4 + 1 + 4), Mamba-1 y x SiLU(z).
     if (mamba2)
-        emit(c, "ssm.gate_norm", OpClass::Normalization, p.phase, lc, (kRmsNormFlops + 5) * N * inner, inner * act,
-             3 * N * inner * act, 0, p.train);
+        emit(c, "ssm.gate_norm", OpClass::Normalization, p.phase, lc,
+             perElement(kRmsNormFlops + 5, "FLOPs per element (gate 5 + RMSNorm 4)", N, "tokens", inner, "d_inner"),
+             inner * act, 3 * N * inner * act, 0, p.train);
     else
-        emit(c, "ssm.gate", OpClass::Elementwise, p.phase, lc, 5 * N * inner, 0, 3 * N * inner * act, 0, p.train);
+        emit(c, "ssm.gate", OpClass::Elementwise, p.phase, lc,
+             perElement(5, "FLOPs per element (SiLU 4 + product)", N, "tokens", inner, "d_inner"), 0,
+             3 * N * inner * act, 0, p.train);
     emitLinear(c, "ssm.out_proj", p.phase, lc, N, inner, h, x.projBias, p.train);
 }
 
@@ -430,19 +521,22 @@ void emitPass(Ctx &c, const Pass &p)
 
     // ---- embeddings (first stage) ----
     {
-        double flops = 0, aBytes = N * h * act;
+        double adds = 0, aBytes = N * h * act;
         if (m.positions == PositionEncoding::Learned) {
-            flops += N * h;
+            adds += 1;
             aBytes += N * h * act;
         }
         if (m.tokenTypes > 0) {
-            flops += N * h;
+            adds += 1;
             aBytes += N * h * act;
         }
-        emit(c, "embed", OpClass::Elementwise, p.phase, p.headCount, flops, N * h * c.embedWpw, aBytes, 0, p.train);
+        emit(c, "embed", OpClass::Elementwise, p.phase, p.headCount,
+             perElement(adds, "adds per element (learned positions, token types)", N, "tokens", h, "hidden"),
+             N * h * c.embedWpw, aBytes, 0, p.train);
         if (m.embeddingNorm)
-            emit(c, "embed.norm", OpClass::Normalization, p.phase, p.headCount, normFlops * N * h, c.normW * act,
-                 2 * N * h * act, 0, p.train);
+            emit(c, "embed.norm", OpClass::Normalization, p.phase, p.headCount,
+                 perElement(normFlops, normWhat(m), N, "tokens", h, "hidden"), c.normW * act, 2 * N * h * act, 0,
+                 p.train);
     }
 
     // ---- every layer, `lc` times: the mixer (attention, or a state-space layer) ----
@@ -451,10 +545,11 @@ void emitPass(Ctx &c, const Pass &p)
         emitAttentionMixer(c, p, lc * attnL / L);
     if (ssmL > 0) {
         const double ls = lc * ssmL / L;
-        emit(c, "ssm.in_norm", OpClass::Normalization, p.phase, ls, normFlops * N * h, c.normW * act, 2 * N * h * act,
-             0, p.train);
+        emit(c, "ssm.in_norm", OpClass::Normalization, p.phase, ls,
+             perElement(normFlops, normWhat(m), N, "tokens", h, "hidden"), c.normW * act, 2 * N * h * act, 0, p.train);
         emitSsm(c, p, ls);
-        emit(c, "ssm.residual", OpClass::Elementwise, p.phase, ls, kResidualFlops * N * h, 0, 3 * N * h * act, 0,
+        emit(c, "ssm.residual", OpClass::Elementwise, p.phase, ls,
+             perElement(kResidualFlops, "FLOPs per element (add)", N, "tokens", h, "hidden"), 0, 3 * N * h * act, 0,
              p.train);
     }
     if (m.ffn == 0) { // a state-space model without FFNs (Mamba)
@@ -463,8 +558,8 @@ void emitPass(Ctx &c, const Pass &p)
     }
 
     if (!(m.parallelAttention && m.sharedLayerNorm))
-        emit(c, "ffn.norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act, 0,
-             p.train);
+        emit(c, "ffn.norm", OpClass::Normalization, p.phase, lc,
+             perElement(normFlops, normWhat(m), N, "tokens", h, "hidden"), c.normW * act, 2 * N * h * act, 0, p.train);
 
     // ---- the FFN: dense, or MoE with top-k routing over the experts local to this device ----
     const double sparse = c.sparseLayers;
@@ -475,7 +570,8 @@ void emitPass(Ctx &c, const Pass &p)
         const double E = static_cast<double>(m.experts), k = static_cast<double>(m.activeExperts);
         // The router's E columns, and the shared expert's sigmoid gate as one more (Qwen2-MoE).
         const double cols = E + (m.sharedExpertGate ? 1.0 : 0.0);
-        emit(c, "ffn.router", OpClass::Matmul, p.phase, lm, 2 * N * h * cols, h * cols * wpw,
+        emit(c, "ffn.router", OpClass::Matmul, p.phase, lm,
+             macs(N, "tokens", h, "hidden", cols, "experts (+ the shared expert's gate)"), h * cols * wpw,
              N * h * act + N * cols * act, 0, p.train);
         // Expected number of distinct experts hit by N tokens choosing k of E each, and the local share of them.
         const double hit = 1.0 - std::pow(1.0 - k / E, N);
@@ -498,9 +594,11 @@ void emitPass(Ctx &c, const Pass &p)
             emitFfn(c, p, lm, c.sharedFfn, N, 1, wpw, kSharedFfn, 2 * N * h);
     }
     if (m.postNorms)
-        emit(c, "ffn.post_norm", OpClass::Normalization, p.phase, lc, normFlops * N * h, c.normW * act, 2 * N * h * act,
-             0, p.train);
-    emit(c, "ffn.residual", OpClass::Elementwise, p.phase, lc, kResidualFlops * N * h, 0, 3 * N * h * act, 0, p.train);
+        emit(c, "ffn.post_norm", OpClass::Normalization, p.phase, lc,
+             perElement(normFlops, normWhat(m), N, "tokens", h, "hidden"), c.normW * act, 2 * N * h * act, 0, p.train);
+    emit(c, "ffn.residual", OpClass::Elementwise, p.phase, lc,
+         perElement(kResidualFlops, "FLOPs per element (add)", N, "tokens", h, "hidden"), 0, 3 * N * h * act, 0,
+         p.train);
     emitHead(c, p);
 }
 
@@ -512,19 +610,22 @@ void emitHead(Ctx &c, const Pass &p)
     const double normFlops = m.norm == NormKind::RmsNorm ? kRmsNormFlops : kLayerNormFlops;
     const double lmN = p.Bm * p.lmTokens;
     if (m.arch == Architecture::Decoder) {
-        emit(c, "final_norm", OpClass::Normalization, p.phase, p.headCount, normFlops * lmN * h, c.normW * act,
+        emit(c, "final_norm", OpClass::Normalization, p.phase, p.headCount,
+             perElement(normFlops, normWhat(m), lmN, "tokens with logits", h, "hidden"), c.normW * act,
              2 * lmN * h * act, 0, p.train);
         const double vocabLocal = static_cast<double>(m.vocab) / c.s.tp;
         // A 16-bit head is read by an ordinary GEMM, not a weight-only kernel.
         const double weightBw = c.weightBw;
         if (c.s.unquantizedEmbeddings)
             c.weightBw = c.bw;
-        emit(c, "lm_head", OpClass::Matmul, p.phase, p.headCount, 2 * lmN * h * vocabLocal, h * vocabLocal * c.embedWpw,
-             lmN * h * act + lmN * vocabLocal * act, 0, p.train);
+        emit(c, "lm_head", OpClass::Matmul, p.phase, p.headCount,
+             macs(lmN, "tokens with logits", h, "hidden", vocabLocal, "vocabulary (this device's share)"),
+             h * vocabLocal * c.embedWpw, lmN * h * act + lmN * vocabLocal * act, 0, p.train);
         c.weightBw = weightBw;
     } else if (m.pooler) {
-        emit(c, "pooler", OpClass::Matmul, p.phase, p.headCount, 2 * p.Bm * h * h + p.Bm * h, (h * h) * wpw + h * act,
-             2 * p.Bm * h * act, 0, p.train);
+        emit(c, "pooler", OpClass::Matmul, p.phase, p.headCount,
+             plus(macs(p.Bm, "sequences", h, "hidden", h, "hidden"), p.Bm * h, "bias adds (sequences × hidden)"),
+             (h * h) * wpw + h * act, 2 * p.Bm * h * act, 0, p.train);
     }
 }
 
@@ -738,7 +839,10 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
         // weight.
         const double rw = adam ? (4 + 4 + 4 + 2) + (4 + 4 + 4 + 2) : (4 + 2) + (4 + 2);
         emit(c, "optimizer.step", OpClass::Elementwise, Phase::Train, 1,
-             (adam ? kAdamFlopsPerParam : kSgdFlopsPerParam) * p, 0, rw * p, 0, 1);
+             perElement(adam ? kAdamFlopsPerParam : kSgdFlopsPerParam,
+                        adam ? "FLOPs per parameter (Adam)" : "FLOPs per parameter (SGD)", p,
+                        "parameters on this device"),
+             0, rw * p, 0, 1);
     }
 
     // ---- communication ----
@@ -833,6 +937,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     case Phase::Decode: tokens = B * dpD; break;
     case Phase::Generate: tokens = B * static_cast<double>(s.output) * dpD; break;
     }
+    t.tokens = tokens;
     t.tokensPerS = t.timeS > 0 ? tokens / t.timeS : 0.0;
     t.achievedFlopsPerS = t.timeS > 0 ? t.flops / t.timeS : 0.0;
     // Whole-step work over all devices: the critical path counts pipeline fill slots, real work counts micro-batches.
@@ -858,6 +963,9 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     if (!s.kvCache || m.arch == Architecture::Encoder)
         cachedTokens = 0;
     a.kvCache.totalBytes = cachedElements(m, c.groups, cachedTokens, static_cast<double>(m.kvHeads)) * c.kvb * B;
+    a.kvCache.cachedTokens = cachedTokens;
+    a.kvCache.sequences = B;
+    a.kvCache.bytesPerElement = c.kvb;
     // State-space layers keep a state per sequence instead, in the KV cache's format, whatever the context.
     a.kvCache.stateBytesPerSequence = ssmL * stateElements(m, 1) * c.kvb;
     const bool holdsState = s.kvCache && s.phase != Phase::Train && s.phase != Phase::Encode;
@@ -869,6 +977,9 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     // follows the same split as the other non-expert weights.
     const double embedParams = static_cast<double>(a.params.embedding + a.params.head);
     // Likewise the routed experts at theirs (expert_weights).
+    a.bytesPerWeight = c.wpw;
+    a.expertBytesPerWeight = c.expertWpw;
+    a.embedBytesPerWeight = c.embedWpw;
     a.weightBytes = static_cast<double>(a.params.total) * c.wpw + embedParams * (c.embedWpw - c.wpw) +
                     expertParams * (c.expertWpw - c.wpw);
     mem.weights = localParams * c.wpw + embedParams / (static_cast<double>(s.tp) * s.pp) * (c.embedWpw - c.wpw) +

@@ -20,6 +20,23 @@ inline constexpr std::size_t kOpClassCount = 5;
 enum class Bound { Compute, Memory, Communication };
 std::string_view toString(Bound b);
 
+/// How the analysis counted one execution of an operator's FLOPs:
+///   coeff x f[0] x f[1] x f[2] x f[3] x kept + extra
+/// with each factor named (static text) for the derivation (core/analysis/derivation.h). analyze() computes an
+/// operator's FLOPs from these very terms (value()), so the derivation shows the numbers the analysis multiplied.
+/// Unused factors are 1 with no name; recording them builds no string.
+struct FlopTerms
+{
+    double coeff = 0;           ///< FLOPs per multiply-accumulate (2) or per element (RMSNorm 4, ...)
+    const char *coeffName = ""; ///< what coeff counts: "FLOPs per MAC", "FLOPs per element (RMSNorm)" ...
+    double f[4] = {1, 1, 1, 1}; ///< the dimensions multiplied: tokens, in, out ... (elements, not bytes)
+    const char *names[4] = {};  ///< their names; nullptr: unused
+    double kept = 1;            ///< structured sparsity: the fraction of the weight FLOPs kept (1: dense)
+    double extra = 0;           ///< FLOPs added after the product: bias adds, a softplus, ...
+    const char *extraName = ""; ///< what extra counts, with its formula
+    double value() const { return coeff * f[0] * f[1] * f[2] * f[3] * kept + extra; }
+};
+
 /// One operator of the model as one device sees it.
 ///
 /// Counting conventions (pinned by tests/core/tst_analysis.cpp; summarized in docs/architecture.md):
@@ -50,6 +67,13 @@ struct Operator
     DType computeType = DType::FP16; ///< format the device computes this operator in
     double timeS = 0;
     Bound bound = Bound::Memory;
+    /// What the derivation of this operator needs, recorded where the figures above are computed (emit()):
+    FlopTerms flopTerms;        ///< one execution's FLOPs; flops = flopTerms.value() x count x trainFactor
+    double trainFactor = 1;     ///< training's forward + backward (+ recompute) multiplier of FLOPs and bytes; else 1
+    double peakFlops = 0;       ///< FLOP/s: the compute roof this operator ran against (after efficiency)
+    double weightBandwidth = 0; ///< B/s: its weight bytes were read at this (weight-only kernels may differ)
+    double bandwidth = 0;       ///< B/s: its activation and KV bytes were moved at this
+    double launchS = 0;         ///< s: kernel launches included in timeS (achievable efficiency; else 0)
 
     double bytes() const { return weightBytes + activationBytes + kvBytes; }
     double intensity() const { return bytes() > 0 ? flops / bytes() : 0.0; }
@@ -92,6 +116,7 @@ struct Totals
     /// grows, even while attention over a long KV cache keeps the whole step memory-bound.
     Bound linearBound = Bound::Memory;
     double tokensPerS = 0; ///< all replicas: processed (prefill/encode/train) or generated (decode/generate) tokens
+    double tokens = 0;     ///< the tokens of tokensPerS one step processes or generates (tokensPerS = tokens / timeS)
     double modelFlops = 0; ///< the whole step's FLOPs summed over all devices
     double achievedFlopsPerS = 0; ///< flops / timeS of one device
 };
@@ -112,6 +137,9 @@ struct KvCache
     /// replica. Fixed, whatever the context.
     double stateBytesPerSequence = 0;
     double stateBytes = 0;
+    /// What totalBytes counts: `cachedTokens` tokens per sequence (before any window caps a layer's share) for
+    /// `sequences` sequences of one replica, at `bytesPerElement` (the KV format).
+    double cachedTokens = 0, sequences = 0, bytesPerElement = 0;
     /// What one request of `tokens` tokens leaves behind for decode: its KV cache (at bytesPerToken, before any
     /// window) and its state-space state. Disaggregated serving sends this from the prefill to the decode pool.
     double requestBytes(double tokens) const { return bytesPerToken * tokens + stateBytesPerSequence; }
@@ -128,9 +156,12 @@ struct Analysis
     GeneratePhases phases; ///< filled for Phase::Generate
     ParamCounts params;
     double weightBytes = 0; ///< whole model at the weight format
-    double ridge = 0;       ///< FLOP/byte where the activation format's compute roof meets main memory
-    double peakFlops = 0;   ///< effective compute roof used for matmuls (after efficiency)
-    double bandwidth = 0;   ///< effective main-memory bandwidth (after efficiency)
+    /// Bytes per weight the analysis counted (scales, zero points and sparsity masks included): the weight format's,
+    /// the routed experts' (expert_weights) and the token embedding's and LM head's (unquantized_embeddings).
+    double bytesPerWeight = 0, expertBytesPerWeight = 0, embedBytesPerWeight = 0;
+    double ridge = 0;     ///< FLOP/byte where the activation format's compute roof meets main memory
+    double peakFlops = 0; ///< effective compute roof used for matmuls (after efficiency)
+    double bandwidth = 0; ///< effective main-memory bandwidth (after efficiency)
     double computeEfficiency = 1, memoryEfficiency = 1;
     DType matmulType = DType::FP16;
 };

@@ -1,0 +1,703 @@
+#include "core/analysis/derivation.h"
+
+#include "core/util/format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+namespace memwall::core {
+
+namespace {
+
+/// A number as the derivation substitutes it: whole numbers exactly and ungrouped (a comma would read as a separator
+/// in "min(32768, 512)"), others with six significant digits ("0.515625", "3.35e+12").
+std::string num(double x)
+{
+    if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(x));
+        return buf;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", x);
+    return buf;
+}
+
+/// A quantity with its unit, four significant digits and an SI prefix: "989.4 TFLOP/s", "1.342 GB".
+std::string si(double x, std::string_view unit) { return formatSi(x, unit, 4); }
+
+/// The closing line: "= 671,088,640 B (671 MB)", the exact value, then as people read it.
+std::string result(double x, std::string_view unit)
+{
+    std::string human;
+    if (unit == "B")
+        human = formatBytes(x);
+    else if (unit == "s")
+        human = formatSeconds(x);
+    else
+        human = formatSi(x, unit);
+    const bool whole = std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15;
+    return "= " + (whole ? formatGrouped(static_cast<int64_t>(x)) : num(x)) + " " + std::string(unit) + " (" + human +
+           ")";
+}
+
+std::string plural(double n, std::string_view one, std::string_view many)
+{
+    return num(n) + " " + std::string(n == 1 ? one : many);
+}
+
+const std::vector<std::pair<std::string_view, std::string_view>> kAliases = {
+    {"time", "totals.time_s"},
+    {"tokens_per_s", "totals.tokens_per_s"},
+    {"flops", "totals.flops"},
+    {"bytes", "totals.bytes"},
+    {"intensity", "totals.arithmetic_intensity"},
+    {"bound", "totals.bound"},
+    {"ridge", "hardware.ridge_flops_per_byte"},
+    {"kv", "kv_cache.total_bytes"},
+    {"kv_per_token", "kv_cache.bytes_per_token"},
+    {"weights", "model.weight_bytes"},
+    {"memory", "memory.total_bytes_per_device"},
+};
+
+/// The whole-step fields, in the order derivationFields() lists them.
+constexpr std::string_view kStepFields[] = {
+    "totals.time_s",
+    "totals.tokens_per_s",
+    "totals.flops",
+    "totals.bytes",
+    "totals.arithmetic_intensity",
+    "totals.bound",
+    "hardware.ridge_flops_per_byte",
+    "kv_cache.bytes_per_token",
+    "kv_cache.total_bytes",
+    "model.weight_bytes",
+    "memory.total_bytes_per_device",
+};
+
+/// An operator's fields, each with the `analyze --json` name it also answers to.
+constexpr std::string_view kOpFields[] = {"flops", "bytes", "intensity", "time", "bound"};
+std::string_view opFieldFromJsonName(std::string_view f)
+{
+    if (f == "time_s")
+        return "time";
+    if (f == "arithmetic_intensity")
+        return "intensity";
+    return f;
+}
+
+double boundValue(Bound b)
+{
+    switch (b) {
+    case Bound::Compute: return 1;
+    case Bound::Memory: return 0;
+    case Bound::Communication: return 2;
+    }
+    return 0;
+}
+
+/// Names shared by several operators in a list... only a generate analysis runs operators of the same name twice.
+bool nameRepeats(const Analysis &a, std::size_t index)
+{
+    const std::string_view name = a.operators[index].name;
+    return std::count_if(a.operators.begin(), a.operators.end(),
+                         [name](const Operator &op) { return op.name == name; }) > 1;
+}
+
+// ---- the whole step ----
+
+/// Σ of a per-operator figure, in the order analyze() summed it, with the largest contributions named.
+struct Sum
+{
+    double total = 0;
+    std::string largest; ///< "ffn.up 13.4 GFLOP (31 %), ..."
+};
+Sum sumOperators(const Analysis &a, double (*figure)(const Operator &), std::string_view unit)
+{
+    Sum s;
+    std::vector<std::size_t> order(a.operators.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    for (const Operator &op : a.operators)
+        s.total += figure(op);
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t x, std::size_t y) { return figure(a.operators[x]) > figure(a.operators[y]); });
+    for (std::size_t i = 0; i < order.size() && i < 3; ++i) {
+        const double v = figure(a.operators[order[i]]);
+        if (!(v > 0))
+            break;
+        s.largest += std::string(s.largest.empty() ? "" : ", ") + operatorKey(a, order[i]) + " " +
+                     (unit == "s"   ? formatSeconds(v)
+                      : unit == "B" ? formatBytes(v)
+                                    : si(v, unit)) +
+                     " (" + formatPercent(s.total > 0 ? v / s.total : 0.0) + ")";
+    }
+    return s;
+}
+
+/// The time of the operators bound by compute and by memory, without their kernel launches, as analyze() adds them
+/// up to decide what bounds the step.
+struct RoofSplit
+{
+    double compute = 0, memory = 0, launches = 0;
+    int computeOps = 0, memoryOps = 0;
+};
+RoofSplit roofSplit(const Analysis &a)
+{
+    RoofSplit r;
+    for (const Operator &op : a.operators) {
+        const double roof = op.timeS - op.launchS;
+        if (op.bound == Bound::Compute) {
+            r.compute += roof;
+            ++r.computeOps;
+        } else {
+            r.memory += roof;
+            ++r.memoryOps;
+        }
+        r.launches += op.launchS;
+    }
+    return r;
+}
+
+void deriveTime(Derivation &d, const Analysis &a)
+{
+    d.title = "Step time on one device's critical path (operators in sequence, then communication)";
+    const RoofSplit r = roofSplit(a);
+    d.lines.push_back("time = Σ over the operators of max(FLOPs / compute roof, bytes / bandwidth)" +
+                      std::string(r.launches > 0 ? " + kernel launches" : "") + " + communication");
+    d.lines.push_back("(each operator's own derivation: op:NAME:time)");
+    double t = 0;
+    for (const Operator &op : a.operators)
+        t += op.timeS;
+    t += a.comm.timeS;
+    std::string line = "= " + formatSeconds(r.compute) + " (" +
+                       plural(r.computeOps, "compute-bound operator", "compute-bound operators") + ") + " +
+                       formatSeconds(r.memory) + " (" +
+                       plural(r.memoryOps, "memory-bound operator", "memory-bound operators") + ")";
+    if (r.launches > 0)
+        line += " + " + formatSeconds(r.launches) + " (launches)";
+    line += " + " + formatSeconds(a.comm.timeS) + " (communication" +
+            (a.comm.timeS > 0 ? ", " + si(a.comm.bytes, "B") + " over " + a.comm.link : std::string()) + ")";
+    d.lines.push_back(line);
+    d.lines.push_back("largest: " + sumOperators(
+                                        a, [](const Operator &op) { return op.timeS; }, "s")
+                                        .largest);
+    d.lines.push_back(result(t, "s"));
+    d.value = t;
+    d.valueText = formatSeconds(t);
+}
+
+void deriveBound(Derivation &d, const Analysis &a)
+{
+    d.title = "What bounds the step";
+    const RoofSplit r = roofSplit(a);
+    d.lines.push_back("bound = the largest of: time of the compute-bound operators, of the memory-bound operators, of "
+                      "communication (communication only when it exceeds both)");
+    d.lines.push_back("compute " + formatSeconds(r.compute) + ", memory " + formatSeconds(r.memory) +
+                      ", communication " + formatSeconds(a.comm.timeS));
+    Bound b = r.compute > r.memory ? Bound::Compute : Bound::Memory;
+    if (a.comm.timeS > r.compute && a.comm.timeS > r.memory)
+        b = Bound::Communication;
+    d.valueText = std::string(toString(b));
+    d.value = boundValue(b);
+    d.lines.push_back("= " + d.valueText + "-bound");
+}
+
+void deriveSum(Derivation &d, const Analysis &a, bool flops)
+{
+    d.title =
+        flops ? "FLOPs of one step on one device (all operators)" : "Bytes one step moves to and from main memory";
+    const Sum s = flops ? sumOperators(
+                              a, [](const Operator &op) { return op.flops; }, "FLOP")
+                        : sumOperators(
+                              a, [](const Operator &op) { return op.bytes(); }, "B");
+    d.lines.push_back(std::string(flops ? "FLOPs" : "bytes") + " = Σ over the " +
+                      num(static_cast<double>(a.operators.size())) +
+                      " operators (each: op:NAME:" + (flops ? "flops" : "bytes") + ")");
+    d.lines.push_back("largest: " + s.largest);
+    d.lines.push_back(result(s.total, flops ? "FLOP" : "B"));
+    d.value = s.total;
+    d.valueText = flops ? formatSi(s.total, "FLOP") : formatBytes(s.total);
+}
+
+void deriveIntensity(Derivation &d, const Analysis &a)
+{
+    d.title = "Arithmetic intensity of the whole step";
+    double flops = 0, bytes = 0;
+    for (const Operator &op : a.operators) {
+        flops += op.flops;
+        bytes += op.bytes();
+    }
+    const double v = bytes > 0 ? flops / bytes : 0.0;
+    d.lines.push_back("intensity = FLOPs / bytes (totals.flops / totals.bytes)");
+    d.lines.push_back("= " + num(flops) + " FLOP / " + num(bytes) + " B");
+    d.lines.push_back("= " + num(v) + " FLOP/B (ridge " + formatRatio(a.ridge) + ": " +
+                      (v >= a.ridge ? "above it, the step could be compute-bound)" : "below it: memory-bound)"));
+    d.value = v;
+    d.valueText = formatRatio(v) + " FLOP/B";
+}
+
+void deriveTokensPerS(Derivation &d, const Scenario &s, const Analysis &a)
+{
+    d.title = "Tokens per second over all replicas";
+    const double batch = static_cast<double>(s.batch);
+    double tokens = 0;
+    std::string words;
+    switch (s.phase) {
+    case Phase::Decode:
+        tokens = batch;
+        words = "batch " + num(batch) + " (one new token per sequence)";
+        break;
+    case Phase::Generate:
+        tokens = batch * static_cast<double>(s.output);
+        words = "batch " + num(batch) + " × " + num(static_cast<double>(s.output)) + " output tokens";
+        break;
+    case Phase::Prefill:
+    case Phase::Encode:
+    case Phase::Train:
+        tokens = batch * static_cast<double>(s.seq);
+        words = "batch " + num(batch) + " × " + num(static_cast<double>(s.seq)) + " tokens (seq)";
+        break;
+    }
+    double t = 0;
+    for (const Operator &op : a.operators)
+        t += op.timeS;
+    t += a.comm.timeS;
+    const double v = t > 0 ? tokens / t : 0.0;
+    d.lines.push_back("tokens/s = tokens of the step (all " + plural(static_cast<double>(s.dp), "replica", "replicas") +
+                      ") / step time (totals.time_s)");
+    d.lines.push_back("= " + words + " / " + num(t) + " s");
+    d.lines.push_back("= " + num(tokens) + " / " + formatSeconds(t));
+    d.lines.push_back(result(v, "tokens/s"));
+    d.value = v;
+    d.valueText = formatSiNumber(v) + " tokens/s";
+}
+
+void deriveRidge(Derivation &d, const HardwareSpec &hw, const Analysis &a)
+{
+    d.title = "Ridge point: the intensity where the compute roof meets main memory";
+    const double peak = hw.peak(a.matmulType) * a.computeEfficiency;
+    const double bw = hw.mainMemory().bandwidthBytesPerS.value * a.memoryEfficiency;
+    d.lines.push_back("ridge = compute roof / bandwidth = (" + std::string(toString(a.matmulType)) +
+                      " dense peak × compute efficiency) / (" + hw.mainMemory().name +
+                      " bandwidth × memory efficiency)");
+    d.lines.push_back("= (" + si(hw.peak(a.matmulType), "FLOP/s") + " × " + num(a.computeEfficiency) + ") / (" +
+                      si(hw.mainMemory().bandwidthBytesPerS.value, "B/s") + " × " + num(a.memoryEfficiency) + ")");
+    const double v = peak / bw;
+    d.lines.push_back("= " + num(v) + " FLOP/B");
+    d.value = v;
+    d.valueText = formatRatio(v) + " FLOP/B";
+}
+
+/// "2 × 8 KV heads × 128 head_dim" (attention) or "(512 kv_lora_rank + 64 qk_rope_head_dim)" (MLA): the cached
+/// elements per token and layer, as cachedElementsPerToken() counts them.
+std::string perTokenWords(const ModelShape &m)
+{
+    if (m.mixer == MixerKind::Mla)
+        return "(" + num(static_cast<double>(m.mla.kvLoraRank)) + " kv_lora_rank + " +
+               num(static_cast<double>(m.mla.qkRopeHeadDim)) + " qk_rope_head_dim)";
+    return "2 (K and V) × " + plural(static_cast<double>(m.kvHeads), "KV head", "KV heads") + " × " +
+           num(static_cast<double>(m.headDim)) + " head_dim";
+}
+
+void deriveKvPerToken(Derivation &d, const ModelShape &m, const Scenario &s, const Analysis &a)
+{
+    d.title = "KV cache one token adds (whole model, before any window)";
+    const LayerGroups groups = layerGroups(m);
+    const double attnLayers = static_cast<double>(m.layers - ssmLayers(groups));
+    const double perToken = cachedElementsPerToken(m, static_cast<double>(m.kvHeads));
+    const double kvb = bytesOf(s.kv);
+    d.lines.push_back(
+        m.mixer == MixerKind::Mla
+            ? "KV bytes per token = (kv_lora_rank + qk_rope_head_dim) × attention layers × bytes per element"
+            : "KV bytes per token = 2 × KV heads × head_dim × attention layers × bytes per element");
+    d.lines.push_back("= " + perTokenWords(m) + " × " + plural(attnLayers, "layer", "layers") + " × " + num(kvb) +
+                      " B (" + std::string(toString(s.kv)) + ")");
+    const double v = perToken * attnLayers * kvb;
+    d.lines.push_back(result(v, "B"));
+    d.value = v;
+    d.valueText = formatBytes(v);
+    (void)a;
+}
+
+void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const Analysis &a)
+{
+    d.title = "KV cache of all sequences (one replica, whole model)";
+    const KvCache &kv = a.kvCache;
+    const LayerGroups groups = layerGroups(m);
+    const double kvHeads = static_cast<double>(m.kvHeads);
+    const double perToken = cachedElementsPerToken(m, kvHeads);
+    const double tokens = kv.cachedTokens, seqs = kv.sequences, kvb = kv.bytesPerElement;
+    const std::string kvFormat = num(kvb) + " B (" + std::string(toString(s.kv)) + ")";
+    const double v = cachedElements(m, groups, tokens, kvHeads) * kvb * seqs;
+
+    std::string tokenWords = plural(tokens, "token", "tokens");
+    if (!s.kvCache)
+        tokenWords += " (no KV cache)";
+    else if (s.phase == Phase::Decode && tokens > static_cast<double>(s.context))
+        tokenWords += " (context " + num(static_cast<double>(s.context)) + " + " +
+                      plural(tokens - static_cast<double>(s.context), "new token", "new tokens") + ")";
+    else if (s.phase == Phase::Generate)
+        tokenWords +=
+            " (seq " + num(static_cast<double>(s.seq)) + " + output " + num(static_cast<double>(s.output)) + ")";
+    const std::string seqWords = plural(seqs, "sequence", "sequences");
+
+    bool plain = true; // one group of attention layers with the whole context
+    for (const LayerGroup &g : groups)
+        plain = plain && !g.block.ssm && g.block.window == 0;
+    if (plain && groups.size == 1) {
+        const double layers = static_cast<double>(m.layers);
+        if (m.mixer == MixerKind::Mla) {
+            d.lines.push_back("KV bytes = (kv_lora_rank + qk_rope_head_dim) × layers × bytes per element × tokens × "
+                              "sequences");
+            d.lines.push_back("= " + perTokenWords(m) + " × " + plural(layers, "layer", "layers") + " × " + kvFormat +
+                              " × " + tokenWords + " × " + seqWords);
+        } else {
+            d.lines.push_back("KV bytes = 2 × layers × KV heads × head_dim × bytes per element × tokens × sequences");
+            d.lines.push_back("= 2 × " + plural(layers, "layer", "layers") + " × " +
+                              plural(kvHeads, "KV head", "KV heads") + " × " + num(static_cast<double>(m.headDim)) +
+                              " × " + kvFormat + " × " + tokenWords + " × " + seqWords);
+        }
+    } else {
+        d.lines.push_back("KV bytes = Σ over the layer groups of layers × cached elements per token and layer × tokens "
+                          "kept (a window keeps at most its window) × bytes per element × sequences");
+        d.lines.push_back("cached elements per token and layer = " + perTokenWords(m) + " = " + num(perToken));
+        std::string sum;
+        for (const LayerGroup &g : groups) {
+            const double n = static_cast<double>(g.count);
+            if (g.block.ssm) {
+                d.lines.push_back("  " + plural(n, "state-space layer", "state-space layers") +
+                                  ": no per-token cache (a fixed state instead: kv_cache.state_bytes)");
+                continue;
+            }
+            LayerGroups one;
+            one.items[0] = g;
+            one.size = 1;
+            const double elements = cachedElements(m, one, tokens, kvHeads);
+            const double window = static_cast<double>(g.block.window);
+            const double kept = g.block.window > 0 ? std::min(tokens, window) : tokens;
+            d.lines.push_back(
+                "  " + plural(n, "layer", "layers") +
+                (g.block.window > 0 ? " with a " + num(window) + "-token window" : " with the whole context") +
+                (g.block.moe ? " (routed FFN)" : "") + ": " + num(n) + " × " + num(perToken) + " × " +
+                (g.block.window > 0 ? "min(" + num(tokens) + ", " + num(window) + ") = " : "") + num(n) + " × " +
+                num(perToken) + " × " + num(kept) + " = " + num(elements) + " elements");
+            sum += (sum.empty() ? "" : " + ") + num(elements);
+        }
+        d.lines.push_back("= (" + (sum.empty() ? std::string("0") : sum) + ") elements × " + kvFormat + " × " +
+                          seqWords + ", at " + tokenWords);
+    }
+    d.lines.push_back(result(v, "B"));
+    d.value = v;
+    d.valueText = formatBytes(v);
+}
+
+void deriveWeights(Derivation &d, const ModelShape &m, const Scenario &s, const Analysis &a)
+{
+    (void)m;
+    d.title = "Weights of the whole model at the weight format";
+    const WeightFormat &w = s.weights;
+    const double total = static_cast<double>(a.params.total);
+    const double embed = static_cast<double>(a.params.embedding + a.params.head);
+    const double routed = static_cast<double>(a.params.routed);
+    const double bpw = a.bytesPerWeight, ebpw = a.embedBytesPerWeight, xbpw = a.expertBytesPerWeight;
+    std::string formula = "weight bytes = parameters × bytes per weight";
+    if (ebpw != bpw)
+        formula += " + embedding and head parameters × (16-bit bytes − bytes per weight)";
+    if (xbpw != bpw)
+        formula += " + routed-expert parameters × (expert bytes − bytes per weight)";
+    d.lines.push_back(formula);
+    std::string perWeight = "bytes per weight = " + std::string(toString(w.type));
+    if (w.groupSize > 0)
+        perWeight += ": (" + num(static_cast<double>(bits(w.type))) + " bits + a " +
+                     num(static_cast<double>(bits(w.scaleType))) + "-bit scale per " +
+                     num(static_cast<double>(w.groupSize)) + " weights) / 8 = " + num(w.bytesPerWeight()) + " B";
+    else
+        perWeight += ": " + num(static_cast<double>(bits(w.type))) + " bits / 8 = " + num(w.bytesPerWeight()) + " B";
+    if (bpw != w.bytesPerWeight())
+        perWeight += "; with zero points and sparsity as set: " + num(bpw) + " B";
+    d.lines.push_back(perWeight);
+    std::string line = "= " + num(total) + " parameters × " + num(bpw) + " B";
+    if (ebpw != bpw)
+        line += " + " + num(embed) + " × (" + num(ebpw) + " − " + num(bpw) + ") B";
+    if (xbpw != bpw)
+        line += " + " + num(routed) + " × (" + num(xbpw) + " − " + num(bpw) + ") B";
+    d.lines.push_back(line);
+    const double v = total * bpw + embed * (ebpw - bpw) + routed * (xbpw - bpw);
+    d.lines.push_back(result(v, "B"));
+    d.value = v;
+    d.valueText = formatBytes(v);
+}
+
+void deriveMemory(Derivation &d, const Scenario &s, const Analysis &a)
+{
+    d.title = "Memory one device holds";
+    const MemoryFootprint &m = a.memory;
+    const bool train = s.phase == Phase::Train;
+    std::string formula = "memory per device = weights + KV cache + activations";
+    std::string line = "= " + formatBytes(m.weights) + " + " + formatBytes(m.kv) + " + " + formatBytes(m.activations);
+    if (train) {
+        formula += " + gradients + optimizer state";
+        line += " + " + formatBytes(m.gradients) + " + " + formatBytes(m.optimizer);
+    }
+    if (m.state > 0) {
+        formula += " + state-space state";
+        line += " + " + formatBytes(m.state);
+    }
+    d.lines.push_back(formula + " (each after tensor, pipeline" + (train ? ", data" : "") + " parallelism)");
+    d.lines.push_back(line);
+    const double v = m.weights + m.kv + m.activations + m.gradients + m.optimizer + m.state;
+    d.lines.push_back(result(v, "B"));
+    d.lines.push_back("of " + formatBytes(m.capacity) + ": " +
+                      (v <= m.capacity ? "fits (" + formatPercent(m.capacity > 0 ? v / m.capacity : 0.0) + ")"
+                                       : std::string("does not fit")));
+    d.value = v;
+    d.valueText = formatBytes(v);
+}
+
+// ---- one operator ----
+
+/// "2 × tokens × inputs × outputs" and "2 × 1 × 8,192 × 10,240", from the terms analyze() multiplied.
+void flopFactors(const FlopTerms &t, std::string &symbols, std::string &numbers)
+{
+    symbols = num(t.coeff) + " (" + t.coeffName + ")";
+    numbers = num(t.coeff);
+    for (int i = 0; i < 4; ++i) {
+        if (!t.names[i])
+            continue;
+        symbols += std::string(" × ") + t.names[i];
+        numbers += " × " + num(t.f[i]);
+    }
+    if (t.kept != 1) {
+        symbols += " × kept fraction (structured sparsity)";
+        numbers += " × " + num(t.kept);
+    }
+    if (t.extra != 0) {
+        symbols += std::string(" + ") + t.extraName;
+        numbers += " + " + num(t.extra);
+    }
+}
+
+std::string executions(const Operator &op)
+{
+    std::string s = " × " + plural(op.count, "execution", "executions");
+    if (op.trainFactor != 1)
+        s += " × " + num(op.trainFactor) + " (training: forward + backward" +
+             (op.trainFactor > 3 ? " + recompute" : "") + ")";
+    return s;
+}
+
+void deriveOpFlops(Derivation &d, const Operator &op)
+{
+    const FlopTerms &t = op.flopTerms;
+    const double once = t.value();
+    const double v = once * op.count * op.trainFactor;
+    if (t.coeff == 0 && t.extra == 0) {
+        d.lines.push_back("FLOPs = 0 (" + std::string(op.name) + " only moves data)");
+    } else {
+        std::string symbols, numbers;
+        flopFactors(t, symbols, numbers);
+        d.lines.push_back("FLOPs per execution = " + symbols);
+        d.lines.push_back("= " + numbers + " = " + num(once));
+        d.lines.push_back("FLOPs = " + num(once) + executions(op));
+    }
+    d.lines.push_back(result(v, "FLOP"));
+    d.value = v;
+    d.valueText = formatSi(v, "FLOP");
+}
+
+void deriveOpBytes(Derivation &d, const Operator &op)
+{
+    const double n = op.count * op.trainFactor;
+    d.lines.push_back("bytes = weights + activations (inputs read, outputs written) + KV cache / state");
+    const auto per = [n](double b) { return num(n > 0 ? b / n : 0.0) + " B"; };
+    d.lines.push_back("per execution: " + per(op.weightBytes) + " + " + per(op.activationBytes) + " + " +
+                      per(op.kvBytes) + "," + executions(op));
+    d.lines.push_back("= " + num(op.weightBytes) + " + " + num(op.activationBytes) + " + " + num(op.kvBytes) + " B");
+    const double v = op.weightBytes + op.activationBytes + op.kvBytes;
+    d.lines.push_back(result(v, "B"));
+    d.value = v;
+    d.valueText = formatBytes(v);
+}
+
+void deriveOpIntensity(Derivation &d, const Operator &op)
+{
+    const double bytes = op.weightBytes + op.activationBytes + op.kvBytes;
+    const double v = bytes > 0 ? op.flops / bytes : 0.0;
+    d.lines.push_back("intensity = FLOPs / bytes");
+    d.lines.push_back("= " + num(op.flops) + " FLOP / " + num(bytes) + " B");
+    d.lines.push_back("= " + num(v) + " FLOP/B");
+    d.value = v;
+    d.valueText = formatRatio(v) + " FLOP/B";
+}
+
+/// The two sides of an operator's roofline, as emit() computed them.
+struct Sides
+{
+    double compute, memory;
+};
+Sides sides(const Operator &op)
+{
+    return {op.flops / op.peakFlops,
+            op.weightBytes / op.weightBandwidth + (op.activationBytes + op.kvBytes) / op.bandwidth};
+}
+
+std::string memorySide(const Operator &op, bool numbers)
+{
+    if (!numbers)
+        return op.weightBandwidth != op.bandwidth ? "weight bytes / weight bandwidth + other bytes / bandwidth"
+                                                  : "bytes / bandwidth";
+    if (op.weightBandwidth != op.bandwidth)
+        return si(op.weightBytes, "B") + " / " + si(op.weightBandwidth, "B/s") + " + " +
+               si(op.activationBytes + op.kvBytes, "B") + " / " + si(op.bandwidth, "B/s");
+    return si(op.bytes(), "B") + " / " + si(op.bandwidth, "B/s");
+}
+
+void deriveOpTime(Derivation &d, const Operator &op, const Analysis &a)
+{
+    const Sides x = sides(op);
+    d.lines.push_back("time = max(FLOPs / compute roof, " + memorySide(op, false) + ")" +
+                      (op.launchS > 0 ? " + kernel launches" : ""));
+    std::string roof = "compute roof " + si(op.peakFlops, "FLOP/s") + " (" + std::string(toString(op.computeType));
+    if (op.peakFlops != a.peakFlops && (op.cls == OpClass::Matmul || op.cls == OpClass::Attention))
+        roof += std::string(op.cls == OpClass::Attention ? ", the fused-attention kernels' rate"
+                                                         : ", what a GEMM of this size reaches");
+    d.lines.push_back(roof + ")");
+    d.lines.push_back("= max(" + si(op.flops, "FLOP") + " / " + si(op.peakFlops, "FLOP/s") + ", " +
+                      memorySide(op, true) + ")" + (op.launchS > 0 ? " + " + formatSeconds(op.launchS) : ""));
+    const double v = std::max(x.compute, x.memory) + op.launchS;
+    d.lines.push_back("= max(" + si(x.compute, "s") + ", " + si(x.memory, "s") + ")" +
+                      (op.launchS > 0 ? " + " + si(op.launchS, "s") : ""));
+    d.lines.push_back(result(v, "s"));
+    d.value = v;
+    d.valueText = formatSeconds(v);
+}
+
+void deriveOpBound(Derivation &d, const Operator &op)
+{
+    const Sides x = sides(op);
+    d.lines.push_back("bound = compute when FLOPs / compute roof ≥ memory time, else memory");
+    d.lines.push_back("compute " + formatSeconds(x.compute) + (x.compute >= x.memory ? " ≥ " : " < ") + "memory " +
+                      formatSeconds(x.memory));
+    const Bound b = x.compute >= x.memory ? Bound::Compute : Bound::Memory;
+    d.valueText = std::string(toString(b));
+    d.value = boundValue(b);
+    d.lines.push_back("= " + d.valueText + "-bound");
+}
+
+std::string fieldList(const Analysis &a)
+{
+    std::string out;
+    for (const auto &[alias, field] : kAliases)
+        out += std::string(out.empty() ? "" : ", ") + std::string(alias);
+    for (std::string_view f : kStepFields)
+        out += ", " + std::string(f);
+    out += ", op:NAME:flops|bytes|intensity|time|bound with NAME one of ";
+    for (std::size_t i = 0; i < a.operators.size(); ++i)
+        out += (i ? ", " : "") + operatorKey(a, i);
+    return out;
+}
+
+} // namespace
+
+std::string Derivation::text() const
+{
+    std::string out = title;
+    for (const std::string &l : lines)
+        out += "\n" + l;
+    return out;
+}
+
+const std::vector<std::pair<std::string_view, std::string_view>> &derivationAliases() { return kAliases; }
+
+std::string operatorKey(const Analysis &a, std::size_t index)
+{
+    const Operator &op = a.operators.at(index);
+    std::string key(op.name);
+    if (nameRepeats(a, index))
+        key += "@" + std::string(toString(op.phase));
+    return key;
+}
+
+std::vector<std::string> derivationFields(const Analysis &a)
+{
+    std::vector<std::string> out(std::begin(kStepFields), std::end(kStepFields));
+    for (std::size_t i = 0; i < a.operators.size(); ++i)
+        for (std::string_view f : kOpFields)
+            out.push_back("op:" + operatorKey(a, i) + ":" + std::string(f));
+    return out;
+}
+
+Derivation derive(const HardwareSpec &hw, const ModelShape &model, const Scenario &s, const Analysis &a,
+                  std::string_view field)
+{
+    std::string_view canonical = field;
+    for (const auto &[alias, f] : kAliases)
+        if (field == alias)
+            canonical = f;
+    Derivation d;
+    d.field = std::string(canonical);
+
+    if (canonical.substr(0, 3) == "op:") {
+        const std::string_view rest = canonical.substr(3);
+        const std::size_t colon = rest.rfind(':');
+        if (colon != std::string_view::npos) {
+            const std::string_view key = rest.substr(0, colon);
+            const std::string_view opField = opFieldFromJsonName(rest.substr(colon + 1));
+            for (std::size_t i = 0; i < a.operators.size(); ++i) {
+                if (operatorKey(a, i) != key ||
+                    std::find(std::begin(kOpFields), std::end(kOpFields), opField) == std::end(kOpFields))
+                    continue;
+                const Operator &op = a.operators[i];
+                d.field = "op:" + std::string(key) + ":" + std::string(opField);
+                d.title = std::string(key) + " (" + std::string(toString(op.cls)) + "), " + std::string(opField) +
+                          ": one device's total over its " + plural(op.count, "execution", "executions");
+                if (opField == "flops")
+                    deriveOpFlops(d, op);
+                else if (opField == "bytes")
+                    deriveOpBytes(d, op);
+                else if (opField == "intensity")
+                    deriveOpIntensity(d, op);
+                else if (opField == "time")
+                    deriveOpTime(d, op, a);
+                else
+                    deriveOpBound(d, op);
+                return d;
+            }
+        }
+    } else if (canonical == "totals.time_s") {
+        deriveTime(d, a);
+        return d;
+    } else if (canonical == "totals.tokens_per_s") {
+        deriveTokensPerS(d, s, a);
+        return d;
+    } else if (canonical == "totals.flops" || canonical == "totals.bytes") {
+        deriveSum(d, a, canonical == "totals.flops");
+        return d;
+    } else if (canonical == "totals.arithmetic_intensity") {
+        deriveIntensity(d, a);
+        return d;
+    } else if (canonical == "totals.bound") {
+        deriveBound(d, a);
+        return d;
+    } else if (canonical == "hardware.ridge_flops_per_byte") {
+        deriveRidge(d, hw, a);
+        return d;
+    } else if (canonical == "kv_cache.bytes_per_token") {
+        deriveKvPerToken(d, model, s, a);
+        return d;
+    } else if (canonical == "kv_cache.total_bytes") {
+        deriveKvTotal(d, model, s, a);
+        return d;
+    } else if (canonical == "model.weight_bytes") {
+        deriveWeights(d, model, s, a);
+        return d;
+    } else if (canonical == "memory.total_bytes_per_device") {
+        deriveMemory(d, s, a);
+        return d;
+    }
+    throw DerivationError("unknown field '" + std::string(field) + "'; valid fields: " + fieldList(a));
+}
+
+} // namespace memwall::core
