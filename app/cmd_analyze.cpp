@@ -3,6 +3,7 @@
 #include "core/util/oneline.h"
 
 #include "core/analysis/analysis.h"
+#include "core/analysis/derivation.h"
 #include "core/analysis/limits.h"
 #include "core/analysis/serving.h"
 #include "core/io/analysisjson.h"
@@ -77,6 +78,32 @@ void printServing(const ServingReport &r, const Scenario &s)
                     oneLine(c->source).c_str());
 }
 
+/// --explain FIELD: the derivation of one figure, as text (a line each) or as JSON. An unknown field is a usage error
+/// naming the valid ones.
+int printDerivation(const HardwareSpec &hw, const ScenarioFile &f, const Analysis &a, const std::string &field,
+                    bool json)
+{
+    Derivation d;
+    try {
+        d = derive(hw, f.model, f.scenario, a, field);
+    } catch (const DerivationError &e) {
+        throw UsageError(std::string("--explain: ") + e.what());
+    }
+    if (json) {
+        nlohmann::json j = {{"field", d.field},
+                            {"title", d.title},
+                            {"lines", d.lines},
+                            {"value", d.value},
+                            {"value_text", d.valueText}};
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << oneLine(d.title) << "\n";
+    for (const std::string &line : d.lines)
+        std::cout << "  " << oneLine(line) << "\n";
+    return 0;
+}
+
 } // namespace
 
 int cmdAnalyze(const CommandLine &cl)
@@ -87,6 +114,8 @@ int cmdAnalyze(const CommandLine &cl)
     const HardwareSpec hw = effectiveHardware(f);
     const Analysis a = analyze(hw, f.model, f.scenario);
     maybeSaveScenario(cl, f);
+    if (const std::optional<std::string> field = cl.value("--explain"))
+        return printDerivation(hw, f, a, *field, cl.json);
     const FitLimits limits = fitLimits(hw, f.model, f.scenario);
     std::optional<ServingReport> serving;
     if (f.model.arch != Architecture::Encoder)

@@ -90,10 +90,17 @@ const std::vector<Command> &commands()
 {
     static const std::vector<Command> table = {
         {"analyze",
-         "[scenario] [--json]",
-         "Per-operator FLOPs, bytes, arithmetic intensity and roofline time of one model on one device.",
+         "[scenario] [--json] [--explain FIELD]",
+         "Per-operator FLOPs, bytes, arithmetic intensity and roofline time of one model on one device.\n"
+         "--explain prints how one figure was derived, with the scenario's numbers substituted (docs/derivations.md).",
          true,
-         {{"--json", "", "machine-readable output"}},
+         {{"--json", "", "machine-readable output"},
+          {"--explain", "FIELD",
+           "print the derivation of one figure instead of the table: time, tokens_per_s, flops, bytes, intensity, "
+           "bound, ridge, kv, kv_per_token, weights, memory (or their --json names: totals.time_s, "
+           "kv_cache.total_bytes, model.weight_bytes, memory.total_bytes_per_device, ...), or an operator's "
+           "op:NAME:flops|bytes|intensity|time|bound (op:ffn.up:time; in phase generate op:NAME@prefill:... and "
+           "op:NAME@decode:...). With --json: {\"field\", \"title\", \"lines\", \"value\", \"value_text\"}"}},
          cmdAnalyze},
         {"sweep",
          "[scenario] --vary FIELD=FROM:TO[:STEP]|A,B,C [--vary ...] [--max-tpot MS] [--json|--csv]",

@@ -381,8 +381,10 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
                 "  " + plural(n, "layer", "layers") +
                 (g.block.window > 0 ? " with a " + num(window) + "-token window" : " with the whole context") +
                 (g.block.moe ? " (routed FFN)" : "") + ": " + num(n) + " × " + num(perToken) + " × " +
-                (g.block.window > 0 ? "min(" + num(tokens) + ", " + num(window) + ") = " : "") + num(n) + " × " +
-                num(perToken) + " × " + num(kept) + " = " + num(elements) + " elements");
+                (g.block.window > 0 ? "min(" + num(tokens) + ", " + num(window) + ") = " + num(n) + " × " +
+                                          num(perToken) + " × " + num(kept)
+                                    : num(kept)) +
+                " = " + num(elements) + " elements");
             sum += (sum.empty() ? "" : " + ") + num(elements);
         }
         d.lines.push_back("= (" + (sum.empty() ? std::string("0") : sum) + ") elements × " + kvFormat + " × " +

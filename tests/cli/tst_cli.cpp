@@ -327,6 +327,70 @@ private slots:
         const Run h = memwall({"analyze", "--help"});
         QCOMPARE(h.code, 0);
         QVERIFY(h.out.contains("--phase"));
+        QVERIFY(h.out.contains("--explain FIELD"));
+    }
+
+    // `analyze --explain FIELD`: the derivation of one figure instead of the table (docs/derivations.md).
+    void explainPrintsTheDerivation()
+    {
+        // Decode at context 2048 caches the step's new token too: 2 x 80 x 8 x 128 x 2 B x 2049 = 671,416,320 B.
+        const Run r = memwall({"analyze", "--model", "llama-2-70b", "--hardware", "h100-sxm", "--phase", "decode",
+                               "--context", "2048", "--explain", "kv"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.err.isEmpty());
+        QCOMPARE(QString::fromUtf8(r.out),
+                 QString("KV cache of all sequences (one replica, whole model)\n"
+                         "  KV bytes = 2 × layers × KV heads × head_dim × bytes per element × tokens × sequences\n"
+                         "  = 2 × 80 layers × 8 KV heads × 128 × 2 B (fp16) × 2049 tokens (context 2048 + 1 new "
+                         "token) × 1 sequence\n"
+                         "  = 671,416,320 B (671 MB)\n"));
+    }
+
+    void explainEndsInTheJsonFigure_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("path"); // in analyze --json
+        QTest::newRow("time") << "time"
+                              << "totals.time_s";
+        QTest::newRow("kv_cache.bytes_per_token") << "kv_cache.bytes_per_token"
+                                                  << "kv_cache.bytes_per_token";
+        QTest::newRow("weights") << "weights"
+                                 << "model.weight_bytes";
+        QTest::newRow("memory") << "memory"
+                                << "memory.total_bytes_per_device";
+        QTest::newRow("ridge") << "ridge"
+                               << "hardware.ridge_flops_per_byte";
+    }
+    void explainEndsInTheJsonFigure()
+    {
+        QFETCH(QString, field);
+        QFETCH(QString, path);
+        const QStringList scenario{"analyze", "--model", "llama-2-70b", "--batch",  "8",
+                                   "--tp",    "2",       "--weights",   "int4/g128"};
+        const Run plain = memwall(scenario + QStringList{"--json"});
+        const Run explained = memwall(scenario + QStringList{"--explain", field, "--json"});
+        QCOMPARE(explained.code, 0);
+        const QJsonObject d = QJsonDocument::fromJson(explained.out).object();
+        QCOMPARE(d.value("field").toString(), path);
+        QVERIFY(d.value("lines").toArray().size() >= 2);
+        const double expected = at(QJsonDocument::fromJson(plain.out).object(), path).toDouble();
+        QVERIFY(expected > 0);
+        QCOMPARE(d.value("value").toDouble(), expected);
+    }
+
+    void explainUnknownFieldListsTheValidOnes()
+    {
+        const Run r = memwall({"analyze", "--model", "llama-2-7b", "--explain", "speed"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.out.isEmpty());
+        const QString err = QString::fromUtf8(r.err).trimmed();
+        QVERIFY2(err.startsWith("memwall analyze: --explain: unknown field 'speed'; valid fields: time, tokens_per_s, "
+                                "flops, bytes, intensity, bound, ridge, kv, kv_per_token, weights, memory, "
+                                "totals.time_s, "),
+                 qPrintable(err));
+        QVERIFY2(err.contains("op:NAME:flops|bytes|intensity|time|bound with NAME one of embed, attn.norm, "),
+                 qPrintable(err));
+        QVERIFY(!err.contains('\n'));
     }
 };
 

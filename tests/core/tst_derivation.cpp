@@ -215,7 +215,8 @@ private slots:
             << "gemma-3-1b"
             << "--phase=prefill --seq=32768"
             << "kv" << 145752064.0
-            << "22 layers with a 512-token window: 22 × 512 × min(32768, 512) = 22 × 512 × 512 = 5767168 elements";
+            << "22 layers with a 512-token window: 22 × 512 × min(32768, 512) = 22 × 512 × 512 = 5767168 elements\n"
+               "  4 layers with the whole context: 4 × 512 × 32768 = 67108864 elements";
         // Decode at batch 1: 2 × 1 token × 8192 × 28672 per layer, 80 layers.
         QTest::newRow("Llama 2 70B ffn.up decode = 37,580,963,840 FLOPs")
             << "h100-sxm"
