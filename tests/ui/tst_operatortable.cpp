@@ -1,7 +1,10 @@
 // The operator table mirrors the document's operators, sorts by exact values, keeps its selection in step with the
 // document's selected operator through the sort/filter proxy, and copies exact CSV.
+#include "core/analysis/derivation.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/mainwindow.h"
 #include "ui/util/text.h"
+#include "ui/widgets/formulapopup.h"
 #include "ui/widgets/headlinebar.h"
 #include "ui/widgets/operatortable.h"
 #include "ui/widgets/operatortablemodel.h"
@@ -15,7 +18,10 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPainter>
+#include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStandardItemModel>
@@ -349,6 +355,197 @@ private slots:
         m_table->filterEdit()->setText("attn.");
         const QStringList filtered = m_table->visibleCsv().split('\n', Qt::SkipEmptyParts);
         QCOMPARE(filtered.size(), 1 + m_table->proxy()->rowCount());
+    }
+
+    // "Show the formula": F1 on a cell opens the derivation of its figure (core::derive()), which follows the
+    // document. The default document: Llama 2 70B decode at batch 1 and context 2048 on an H100 SXM.
+    void f1OnACellShowsItsFormula_data()
+    {
+        QTest::addColumn<int>("column");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("substituted");  // at batch 1, counted by hand
+        QTest::addColumn<QString>("substituted8"); // at batch 8
+        QTest::newRow("ffn.up FLOPs: 2 x 1 x 8192 x 28672 = 469,762,048 per layer")
+            << int(OperatorTableModel::Flops) << "op:ffn.up:flops"
+            << "= 2 × 1 × 8192 × 28672 = 469762048"
+            << "= 2 × 8 × 8192 × 28672 = 3758096384";
+        QTest::newRow("ffn.up bytes: 469,762,048 B of weights and 73,728 B of activations per layer")
+            << int(OperatorTableModel::Bytes) << "op:ffn.up:bytes"
+            << "per execution: 469762048 B + 73728 B + 0 B, × 80 executions"
+            << "per execution: 469762048 B + 589824 B + 0 B, × 80 executions";
+        QTest::newRow("ffn.up time: 37.59 GB at 3.35 TB/s = 11.22 ms")
+            << int(OperatorTableModel::Time) << "op:ffn.up:time"
+            << "= max(37.98 µs, 11.22 ms)"
+            << "= max(303.9 µs, 11.23 ms)";
+        QTest::newRow("ffn.up bound: memory") << int(OperatorTableModel::Bound) << "op:ffn.up:bound"
+                                              << "= memory-bound"
+                                              << "= memory-bound";
+    }
+    void f1OnACellShowsItsFormula()
+    {
+        QFETCH(int, column);
+        QFETCH(QString, field);
+        QFETCH(QString, substituted);
+        QFETCH(QString, substituted8);
+        m_table->show();
+        m_table->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_table.get()));
+        // Sorted by time, so that the view's row is not the operator's: the formula follows the proxy.
+        m_table->view()->sortByColumn(OperatorTableModel::Time, Qt::DescendingOrder);
+        const QModelIndex cell =
+            m_table->proxy()->mapFromSource(m_table->model()->index(sourceRowOf("ffn.up"), column));
+        QVERIFY(cell.isValid());
+        QVERIFY(cell.row() != sourceRowOf("ffn.up"));
+        // A click makes the cell current (and selects its row in the document, which must leave the column be).
+        m_table->view()->scrollTo(cell);
+        QTest::mouseClick(m_table->view()->viewport(), Qt::LeftButton, {}, m_table->view()->visualRect(cell).center());
+        QCOMPARE(m_doc->selectedOperator(), sourceRowOf("ffn.up"));
+        QCOMPARE(m_table->view()->currentIndex(), cell);
+        QCOMPARE(m_table->formulaPopup(), nullptr);
+        QTest::keyClick(m_table->view(), Qt::Key_F1);
+        ui::FormulaPopup *popup = m_table->formulaPopup();
+        QVERIFY(popup);
+        QVERIFY(popup->isVisible());
+        QCOMPARE(popup->fields().value(0), field);
+        QVERIFY2(popup->text().contains(substituted), qPrintable(popup->text()));
+        QVERIFY(popup->windowTitle().contains(field));
+        // Live: batch 8 derives again, from the new analysis.
+        core::Scenario s = m_doc->scenario();
+        s.batch = 8;
+        m_doc->setScenario(s, "batch");
+        QVERIFY(popup->isVisible());
+        QVERIFY2(popup->text().contains(substituted8), qPrintable(popup->text()));
+        QStringList derived;
+        for (const QString &f : popup->fields())
+            derived << ui::qs(
+                core::derive(m_doc->hardware(), m_doc->model(), m_doc->scenario(), m_doc->analysis(), f.toStdString())
+                    .text());
+        QCOMPARE(popup->text(), derived.join("\n\n"));
+        // Copy puts the whole derivation on the clipboard; Esc closes the window.
+        QTest::mouseClick(popup->copyButton(), Qt::LeftButton);
+        QCOMPARE(QApplication::clipboard()->text(), popup->text());
+        popup->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(popup));
+        QTest::keyClick(popup->view(), Qt::Key_Escape);
+        QVERIFY(!popup->isVisible());
+    }
+
+    void formulaOfANameCellShowsEveryFigureOfTheOperator()
+    {
+        // The context menu holds the same action, on the current cell (a right-click makes the clicked cell current).
+        QVERIFY(m_table->view()->actions().contains(m_table->formulaAction()));
+        QCOMPARE(m_table->view()->contextMenuPolicy(), Qt::ActionsContextMenu);
+        const QModelIndex name = m_table->proxy()->mapFromSource(m_table->model()->index(sourceRowOf("lm_head"), 0));
+        m_table->view()->setCurrentIndex(name);
+        m_table->formulaAction()->trigger();
+        QVERIFY(m_table->formulaPopup());
+        QCOMPARE(m_table->formulaPopup()->fields(),
+                 QStringList({"op:lm_head:flops", "op:lm_head:bytes", "op:lm_head:intensity", "op:lm_head:time",
+                              "op:lm_head:bound"}));
+        // lm_head of the last token: 2 x 1 x 8192 x 32000.
+        QVERIFY2(m_table->formulaPopup()->text().contains("= 2 × 1 × 8192 × 32000 = 524288000"),
+                 qPrintable(m_table->formulaPopup()->text()));
+        // Without a current cell there is nothing to derive.
+        m_table->formulaPopup()->close();
+        m_table->view()->setCurrentIndex({});
+        m_table->formulaAction()->trigger();
+        QVERIFY(!m_table->formulaPopup()->isVisible());
+    }
+
+    void formulaClosesWhenItsOperatorIsGone()
+    {
+        const QModelIndex cell = m_table->proxy()->mapFromSource(
+            m_table->model()->index(sourceRowOf("attn.qkv_proj"), OperatorTableModel::Flops));
+        m_table->view()->setCurrentIndex(cell);
+        m_table->formulaAction()->trigger();
+        QVERIFY(m_table->formulaPopup()->isVisible());
+        m_doc->setModelById("deepseek-v3"); // MLA: no fused qkv_proj
+        QCOMPARE(sourceRowOf("attn.qkv_proj"), -1);
+        QVERIFY(!m_table->formulaPopup()->isVisible());
+    }
+
+    void f1OnAHeadlineFigureShowsItsFormula()
+    {
+        ui::HeadlineBar bar(m_doc.get());
+        bar.show();
+        bar.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&bar));
+        auto *throughput = bar.findChild<ui::SteadyLabel *>("headlineThroughput");
+        QVERIFY(throughput);
+        QVERIFY(throughput->toolTip().contains("F1"));
+        throughput->setFocus();
+        QCOMPARE(bar.focusedFigure(), int(ui::HeadlineBar::ThroughputFigure));
+        QTest::keyClick(throughput, Qt::Key_F1);
+        ui::FormulaPopup *popup = bar.formulaPopup();
+        QVERIFY(popup);
+        QVERIFY(popup->isVisible());
+        QCOMPARE(popup->fields(), QStringList{"totals.tokens_per_s"});
+        QVERIFY2(popup->text().contains("= batch 1 (one new token per sequence) / "), qPrintable(popup->text()));
+        core::Scenario s = m_doc->scenario();
+        s.batch = 8;
+        m_doc->setScenario(s, "batch");
+        QVERIFY2(popup->text().contains("= batch 8 (one new token per sequence) / "), qPrintable(popup->text()));
+        // The last line is the headline's figure.
+        QVERIFY2(popup->text().endsWith("(" + bar.throughputText() + ")"), qPrintable(popup->text()));
+        // The context menu of the memory figure shows the memory's formula, with the KV cache and the weights.
+        auto *memory = bar.findChild<ui::SteadyLabel *>("headlineMemory");
+        std::unique_ptr<QMenu> menu(bar.createContextMenu(memory->geometry().center()));
+        auto *show = menu->findChild<QAction *>("showFormula");
+        QVERIFY(show);
+        show->trigger();
+        QCOMPARE(popup->fields(), ui::HeadlineBar::formulaFields(ui::HeadlineBar::MemoryFigure));
+        QVERIFY2(popup->text().contains("memory per device = weights + KV cache + activations"),
+                 qPrintable(popup->text()));
+        // 2 x 80 x 8 x 128 x 2 B x 2049 tokens x 8 sequences.
+        QVERIFY2(popup->text().contains("= 2 × 80 layers × 8 KV heads × 128 × 2 B (fp16) × 2049 tokens (context 2048 + "
+                                        "1 new token) × 8 sequences"),
+                 qPrintable(popup->text()));
+        QVERIFY(popup->text().contains("= 5,371,330,560 B (5.37 GB)"));
+        // F1 without a focused figure: the time.
+        bar.setFocus();
+        QTest::keyClick(&bar, Qt::Key_F1);
+        QCOMPARE(popup->fields(), QStringList{"totals.time_s"});
+    }
+
+    void formulaInTheMainWindow()
+    {
+        // In the window, where the charts answer the document's selection too, F1 on a clicked Time cell shows the
+        // time's formula. MEMWALL_FORMULA_SCREENSHOT=FILE.png also saves the window with the formula over it after
+        // typing batch 64 (not an assertion on pixels: a picture for people to look at).
+        m_table.reset();
+        ui::MainWindow window(m_doc.get());
+        window.resize(1600, 1000);
+        window.show();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        auto *table = window.findChild<OperatorTable *>();
+        QVERIFY(table);
+        core::Scenario s = m_doc->scenario();
+        s.batch = 64;
+        m_doc->setScenario(s, "batch");
+        const QModelIndex cell =
+            table->proxy()->mapFromSource(table->model()->index(sourceRowOf("ffn.up"), OperatorTableModel::Time));
+        table->view()->scrollTo(cell);
+        QTest::mouseClick(table->view()->viewport(), Qt::LeftButton, {}, table->view()->visualRect(cell).center());
+        QTest::keyClick(table->view(), Qt::Key_F1);
+        ui::FormulaPopup *popup = table->formulaPopup();
+        QVERIFY(popup && popup->isVisible());
+        QCOMPARE(popup->fields(), QStringList{"op:ffn.up:time"});
+        // 64 tokens: 2 x 64 x 8192 x 28672 FLOPs a layer, still under the 37.59 GB of weights and activations.
+        QVERIFY2(popup->text().contains("= max(2.431 ms, 11.33 ms)"), qPrintable(popup->text()));
+        const QString out = qEnvironmentVariable("MEMWALL_FORMULA_SCREENSHOT");
+        if (out.isEmpty())
+            return;
+        popup->move(window.geometry().topLeft() + QPoint(500, 300));
+        QTest::qWait(300);
+        QImage shot = window.grab().toImage();
+        QPainter p(&shot);
+        const QPixmap pop = popup->grab();
+        p.drawPixmap(popup->geometry().topLeft() - window.geometry().topLeft(), pop);
+        p.setPen(QPen(Qt::darkGray, 2));
+        p.drawRect(QRect(popup->geometry().topLeft() - window.geometry().topLeft(), pop.size()));
+        p.end();
+        QVERIFY(shot.save(out));
     }
 
     void headlineShowsTheNumbers()

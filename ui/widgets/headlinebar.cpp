@@ -6,6 +6,7 @@
 #include "core/util/format.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
+#include "ui/widgets/formulapopup.h"
 #include "ui/widgets/steadylabel.h"
 
 #include <QAction>
@@ -13,6 +14,7 @@
 #include <QClipboard>
 #include <QEvent>
 #include <QGridLayout>
+#include <QMenu>
 #include <QVBoxLayout>
 
 #include <optional>
@@ -57,7 +59,22 @@ HeadlineBar::HeadlineBar(ScenarioDocument *doc, QWidget *parent)
     copy->setToolTip(tr("Copy the figures and the explanation as text"));
     connect(copy, &QAction::triggered, this, &HeadlineBar::copyToClipboard);
     addAction(copy);
-    setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto *formula = new QAction(tr("Show the &Formula"), this);
+    formula->setShortcut(QKeySequence::HelpContents);
+    formula->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    formula->setToolTip(tr("How the focused figure was computed, with this scenario's numbers"));
+    formula->setStatusTip(formula->toolTip());
+    connect(formula, &QAction::triggered, this, [this] {
+        const int f = focusedFigure();
+        showFormula(f >= 0 ? f : TimeFigure);
+    });
+    addAction(formula);
+    setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(this, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
+        QMenu *menu = createContextMenu(pos);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(mapToGlobal(pos));
+    });
 
     applyFonts();
     connect(doc, &ScenarioDocument::analysisChanged, this, &HeadlineBar::refresh);
@@ -76,8 +93,15 @@ HeadlineBar::Figure HeadlineBar::addFigure(QGridLayout *grid, int column, const 
     f.value->setObjectName(QString::fromLatin1(name));
     f.caption = new SteadyLabel(this);
     f.caption->setObjectName(QString::fromLatin1(name) + QStringLiteral("Caption"));
-    for (SteadyLabel *l : {f.value, f.caption})
-        l->setToolTip(tip);
+    const QString formulaTip = tip + QLatin1Char(' ') + tr("F1 or right-click: show the formula.");
+    for (SteadyLabel *l : {f.value, f.caption}) {
+        l->setToolTip(formulaTip);
+        l->setStatusTip(tr("F1 or right-click shows how this figure was computed."));
+        l->installEventFilter(this);
+    }
+    // Focusable (click or Tab), so that F1 knows which figure is meant; the focused figure's caption is underlined.
+    f.value->setFocusPolicy(Qt::StrongFocus);
+    f.caption->setFocusProxy(f.value);
     grid->addWidget(f.value, 0, column);
     grid->addWidget(f.caption, 1, column);
     return f;
@@ -89,6 +113,79 @@ void HeadlineBar::Figure::set(const QString &v, const QString &c) const
 {
     value->setText(v);
     caption->setText(c);
+}
+
+const HeadlineBar::Figure &HeadlineBar::figure(int id) const
+{
+    switch (id) {
+    case ThroughputFigure: return m_throughput;
+    case MemoryFigure: return m_memory;
+    case BoundFigure: return m_bound;
+    default: return m_time;
+    }
+}
+
+QStringList HeadlineBar::formulaFields(FigureId figure)
+{
+    switch (figure) {
+    case TimeFigure: return {QStringLiteral("totals.time_s")};
+    case ThroughputFigure: return {QStringLiteral("totals.tokens_per_s")};
+    case MemoryFigure:
+        return {QStringLiteral("memory.total_bytes_per_device"), QStringLiteral("kv_cache.total_bytes"),
+                QStringLiteral("model.weight_bytes")};
+    case BoundFigure:
+        return {QStringLiteral("totals.bound"), QStringLiteral("totals.arithmetic_intensity"),
+                QStringLiteral("hardware.ridge_flops_per_byte")};
+    case FigureCount: break;
+    }
+    return {};
+}
+
+int HeadlineBar::focusedFigure() const
+{
+    for (int i = 0; i < FigureCount; ++i)
+        if (figure(i).value->hasFocus())
+            return i;
+    return -1;
+}
+
+int HeadlineBar::figureAt(const QPoint &pos) const
+{
+    const QWidget *w = childAt(pos);
+    for (int i = 0; i < FigureCount && w; ++i)
+        if (w == figure(i).value || w == figure(i).caption)
+            return i;
+    return -1;
+}
+
+QMenu *HeadlineBar::createContextMenu(const QPoint &pos)
+{
+    auto *menu = new QMenu(this);
+    const int at = figureAt(pos);
+    const int which = at >= 0 ? at : TimeFigure;
+    QAction *formula = menu->addAction(tr("Show the &Formula"), this, [this, which] { showFormula(which); });
+    formula->setObjectName("showFormula");
+    formula->setShortcut(QKeySequence::HelpContents);
+    formula->setStatusTip(tr("How this figure was computed, with this scenario's numbers"));
+    menu->addSeparator();
+    menu->addActions(actions().mid(0, 1)); // Copy Headline
+    return menu;
+}
+
+void HeadlineBar::showFormula(int which)
+{
+    if (which < 0 || which >= FigureCount)
+        return;
+    if (!m_formula)
+        m_formula = new FormulaPopup(m_doc, this);
+    m_formula->showFields(formulaFields(static_cast<FigureId>(which)));
+}
+
+bool HeadlineBar::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() == QEvent::FocusIn || event->type() == QEvent::FocusOut)
+        applyFonts();
+    return QFrame::eventFilter(watched, event);
 }
 
 QString HeadlineBar::timeText() const { return m_time.text(); }
@@ -131,8 +228,12 @@ void HeadlineBar::applyFonts()
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     for (const Figure &f : {m_time, m_throughput, m_memory, m_bound}) {
+        if (!f.value)
+            continue; // still being built
         f.value->setFont(big);
-        f.caption->setFont(small);
+        QFont caption = small;
+        caption.setUnderline(f.value->hasFocus());
+        f.caption->setFont(caption);
     }
     // The explanation turns bold and warning-coloured while it reports an analysis error.
     QFont explanation = font();

@@ -4,9 +4,11 @@
 #include <QFrame>
 
 class QGridLayout;
+class QMenu;
 
 namespace memwall::ui {
 
+class FormulaPopup;
 class ScenarioDocument;
 class SteadyLabel;
 
@@ -16,12 +18,30 @@ class SteadyLabel;
 ///
 /// Every figure is a plain-text value over a plain-text caption in SteadyLabels: a slider tick repaints the figures
 /// without re-laying out the window (which would repaint every dock) or parsing rich text (see memwall-bench).
-/// The context menu (and Ctrl+C while it has focus) copies the whole headline as text.
+/// The context menu (and Ctrl+C while it has focus) copies the whole headline as text. "Show the Formula" in the
+/// context menu of a figure, or F1 while a figure has focus (click it, or Tab to it), opens a FormulaPopup with its
+/// derivation (core/analysis/derivation.h).
 class HeadlineBar : public QFrame
 {
     Q_OBJECT
 public:
+    /// The figures, left to right.
+    enum FigureId { TimeFigure, ThroughputFigure, MemoryFigure, BoundFigure, FigureCount };
+
     explicit HeadlineBar(ScenarioDocument *doc, QWidget *parent = nullptr);
+
+    /// The derivation fields a figure's formula shows (core::derivationFields() names): time, tokens/s, memory with
+    /// its KV cache and weights, bound with the step's intensity and the ridge.
+    static QStringList formulaFields(FigureId figure);
+    /// The figure whose value or caption has focus, or -1.
+    int focusedFigure() const;
+    /// The figure drawn at `pos` (in this widget's coordinates), or -1.
+    int figureAt(const QPoint &pos) const;
+    /// The context menu at `pos`: "Show the Formula" of the figure there (the time's elsewhere), and Copy Headline.
+    /// The caller owns it.
+    QMenu *createContextMenu(const QPoint &pos);
+    /// The formula window, once a formula has been shown; else nullptr.
+    FormulaPopup *formulaPopup() const { return m_formula; }
 
     /// One figure as read aloud: its value, a space, its caption ("41.6 ms per token (per decode step)").
     QString timeText() const;
@@ -41,9 +61,12 @@ public:
 public slots:
     void refresh();
     void copyToClipboard() const;
+    /// Opens (or moves) the formula window to `figure`'s derivation.
+    void showFormula(int figure);
 
 protected:
     void changeEvent(QEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     struct Figure
@@ -57,6 +80,7 @@ private:
     Figure addFigure(QGridLayout *grid, int column, const char *name, const QString &tip);
     void setWarned(bool warned);
     void applyFonts();
+    const Figure &figure(int id) const;
 
     ScenarioDocument *m_doc;
     Figure m_time, m_throughput, m_memory, m_bound;
@@ -64,6 +88,7 @@ private:
     QColor m_warning{0xD5, 0x5E, 0x00};
     bool m_memoryWarned = false;
     bool m_errorShown = false;
+    FormulaPopup *m_formula = nullptr;
 };
 
 } // namespace memwall::ui

@@ -1,7 +1,10 @@
 #include "ui/widgets/operatortable.h"
 
+#include "core/analysis/derivation.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/stripfill.h"
+#include "ui/util/text.h"
+#include "ui/widgets/formulapopup.h"
 #include "ui/widgets/operatortablemodel.h"
 #include "ui/widgets/textcelldelegate.h"
 
@@ -24,7 +27,7 @@ namespace memwall::ui {
 OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
     : QWidget(parent), m_doc(doc), m_model(new OperatorTableModel(doc, this)), m_proxy(new QSortFilterProxyModel(this)),
       m_filter(new QLineEdit(this)), m_view(new QTableView(this)), m_copy(new QAction(tr("Copy as CSV"), this)),
-      m_fitTimer(new QTimer(this))
+      m_formulaAction(new QAction(tr("Show the &Formula"), this)), m_fitTimer(new QTimer(this))
 {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(OperatorTableModel::SortRole);
@@ -64,8 +67,8 @@ OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
     connect(m_model, &QAbstractItemModel::dataChanged, m_fitTimer, qOverload<>(&QTimer::start));
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] { fitColumns(true); });
     m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
-    m_view->setToolTip(
-        tr("Every operator of one step on one device; click a header to sort, a row to highlight it in the charts."));
+    m_view->setToolTip(tr("Every operator of one step on one device; click a header to sort, a row to highlight it in "
+                          "the charts. F1 or right-click on a cell: show its formula."));
 
     m_copy->setShortcut(QKeySequence::Copy);
     m_copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -73,6 +76,14 @@ OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
     connect(m_copy, &QAction::triggered, this, &OperatorTable::copyCsv);
     m_view->addAction(m_copy);
     addAction(m_copy);
+
+    m_formulaAction->setObjectName("showFormula");
+    m_formulaAction->setShortcut(QKeySequence::HelpContents);
+    m_formulaAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_formulaAction->setToolTip(tr("How the current cell's figure was computed, with this scenario's numbers (F1)."));
+    m_formulaAction->setStatusTip(m_formulaAction->toolTip());
+    connect(m_formulaAction, &QAction::triggered, this, &OperatorTable::showFormula);
+    m_view->addAction(m_formulaAction);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -113,8 +124,11 @@ void OperatorTable::fitColumns(bool exact)
 void OperatorTable::selectFromDocument(int sourceRow)
 {
     const QScopedValueRollback<bool> syncing(m_syncing, true);
+    // The row's cell in the current column: a click on a row's Time cell leaves that cell current (its formula is
+    // the time's), though the document's selection, which answers the click, names only the row.
+    const int column = std::max(0, m_view->currentIndex().column());
     const QModelIndex proxyIndex =
-        sourceRow >= 0 ? m_proxy->mapFromSource(m_model->index(sourceRow, 0)) : QModelIndex();
+        sourceRow >= 0 ? m_proxy->mapFromSource(m_model->index(sourceRow, column)) : QModelIndex();
     if (proxyIndex.isValid()) {
         m_view->selectionModel()->setCurrentIndex(proxyIndex,
                                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
@@ -136,5 +150,34 @@ QString OperatorTable::visibleCsv() const
 }
 
 void OperatorTable::copyCsv() { QApplication::clipboard()->setText(visibleCsv()); }
+
+QStringList OperatorTable::formulaFields(const QModelIndex &proxyIndex) const
+{
+    const QModelIndex source = m_proxy->mapToSource(proxyIndex);
+    const core::Analysis &a = m_doc->analysis();
+    if (!source.isValid() || source.row() >= static_cast<int>(a.operators.size()))
+        return {};
+    const QString op = QStringLiteral("op:") + qs(core::operatorKey(a, static_cast<std::size_t>(source.row())));
+    const auto field = [&op](const char *what) { return op + QLatin1Char(':') + QLatin1String(what); };
+    switch (source.column()) {
+    case OperatorTableModel::Flops: return {field("flops")};
+    case OperatorTableModel::Bytes: return {field("bytes")};
+    case OperatorTableModel::Intensity: return {field("intensity")};
+    case OperatorTableModel::Time: return {field("time")};
+    case OperatorTableModel::Share: return {field("time"), QStringLiteral("totals.time_s")};
+    case OperatorTableModel::Bound: return {field("bound"), field("time")};
+    default: return {field("flops"), field("bytes"), field("intensity"), field("time"), field("bound")};
+    }
+}
+
+void OperatorTable::showFormula()
+{
+    const QStringList fields = formulaFields(m_view->currentIndex());
+    if (fields.isEmpty())
+        return;
+    if (!m_formula)
+        m_formula = new FormulaPopup(m_doc, this);
+    m_formula->showFields(fields);
+}
 
 } // namespace memwall::ui
