@@ -36,6 +36,8 @@ std::string result(double x, std::string_view unit)
         human = formatBytes(x);
     else if (unit == "s")
         human = formatSeconds(x);
+    else if (unit == "tokens/s")
+        human = formatSiNumber(x) + " tokens/s"; // as the headline writes it
     else
         human = formatSi(x, unit);
     const bool whole = std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15;
@@ -164,9 +166,9 @@ void deriveTime(Derivation &d, const Analysis &a)
 {
     d.title = "Step time on one device's critical path (operators in sequence, then communication)";
     const RoofSplit r = roofSplit(a);
-    d.lines.push_back("time = Σ over the operators of max(FLOPs / compute roof, bytes / bandwidth)" +
-                      std::string(r.launches > 0 ? " + kernel launches" : "") + " + communication");
-    d.lines.push_back("(each operator's own derivation: op:NAME:time)");
+    d.lines.emplace_back("time = Σ over the operators of max(FLOPs / compute roof, bytes / bandwidth)" +
+                         std::string(r.launches > 0 ? " + kernel launches" : "") + " + communication");
+    d.lines.emplace_back("(each operator's own derivation: op:NAME:time)");
     double t = 0;
     for (const Operator &op : a.operators)
         t += op.timeS;
@@ -179,11 +181,11 @@ void deriveTime(Derivation &d, const Analysis &a)
         line += " + " + formatSeconds(r.launches) + " (launches)";
     line += " + " + formatSeconds(a.comm.timeS) + " (communication" +
             (a.comm.timeS > 0 ? ", " + si(a.comm.bytes, "B") + " over " + a.comm.link : std::string()) + ")";
-    d.lines.push_back(line);
-    d.lines.push_back("largest: " + sumOperators(
-                                        a, [](const Operator &op) { return op.timeS; }, "s")
-                                        .largest);
-    d.lines.push_back(result(t, "s"));
+    d.lines.emplace_back(line);
+    d.lines.emplace_back("largest: " + sumOperators(
+                                           a, [](const Operator &op) { return op.timeS; }, "s")
+                                           .largest);
+    d.lines.emplace_back(result(t, "s"));
     d.value = t;
     d.valueText = formatSeconds(t);
 }
@@ -192,16 +194,17 @@ void deriveBound(Derivation &d, const Analysis &a)
 {
     d.title = "What bounds the step";
     const RoofSplit r = roofSplit(a);
-    d.lines.push_back("bound = the largest of: time of the compute-bound operators, of the memory-bound operators, of "
-                      "communication (communication only when it exceeds both)");
-    d.lines.push_back("compute " + formatSeconds(r.compute) + ", memory " + formatSeconds(r.memory) +
-                      ", communication " + formatSeconds(a.comm.timeS));
+    d.lines.emplace_back(
+        "bound = the largest of: time of the compute-bound operators, of the memory-bound operators, of "
+        "communication (communication only when it exceeds both)");
+    d.lines.emplace_back("compute " + formatSeconds(r.compute) + ", memory " + formatSeconds(r.memory) +
+                         ", communication " + formatSeconds(a.comm.timeS));
     Bound b = r.compute > r.memory ? Bound::Compute : Bound::Memory;
     if (a.comm.timeS > r.compute && a.comm.timeS > r.memory)
         b = Bound::Communication;
     d.valueText = std::string(toString(b));
     d.value = boundValue(b);
-    d.lines.push_back("= " + d.valueText + "-bound");
+    d.lines.emplace_back("= " + d.valueText + "-bound");
 }
 
 void deriveSum(Derivation &d, const Analysis &a, bool flops)
@@ -212,11 +215,11 @@ void deriveSum(Derivation &d, const Analysis &a, bool flops)
                               a, [](const Operator &op) { return op.flops; }, "FLOP")
                         : sumOperators(
                               a, [](const Operator &op) { return op.bytes(); }, "B");
-    d.lines.push_back(std::string(flops ? "FLOPs" : "bytes") + " = Σ over the " +
-                      num(static_cast<double>(a.operators.size())) +
-                      " operators (each: op:NAME:" + (flops ? "flops" : "bytes") + ")");
-    d.lines.push_back("largest: " + s.largest);
-    d.lines.push_back(result(s.total, flops ? "FLOP" : "B"));
+    d.lines.emplace_back(std::string(flops ? "FLOPs" : "bytes") + " = Σ over the " +
+                         num(static_cast<double>(a.operators.size())) +
+                         " operators (each: op:NAME:" + (flops ? "flops" : "bytes") + ")");
+    d.lines.emplace_back("largest: " + s.largest);
+    d.lines.emplace_back(result(s.total, flops ? "FLOP" : "B"));
     d.value = s.total;
     d.valueText = flops ? formatSi(s.total, "FLOP") : formatBytes(s.total);
 }
@@ -230,10 +233,10 @@ void deriveIntensity(Derivation &d, const Analysis &a)
         bytes += op.bytes();
     }
     const double v = bytes > 0 ? flops / bytes : 0.0;
-    d.lines.push_back("intensity = FLOPs / bytes (totals.flops / totals.bytes)");
-    d.lines.push_back("= " + num(flops) + " FLOP / " + num(bytes) + " B");
-    d.lines.push_back("= " + num(v) + " FLOP/B (ridge " + formatRatio(a.ridge) + ": " +
-                      (v >= a.ridge ? "above it, the step could be compute-bound)" : "below it: memory-bound)"));
+    d.lines.emplace_back("intensity = FLOPs / bytes (totals.flops / totals.bytes)");
+    d.lines.emplace_back("= " + num(flops) + " FLOP / " + num(bytes) + " B");
+    d.lines.emplace_back("= " + num(v) + " FLOP/B (ridge " + formatRatio(a.ridge) + ": " +
+                         (v >= a.ridge ? "above it, the step could be compute-bound)" : "below it: memory-bound)"));
     d.value = v;
     d.valueText = formatRatio(v) + " FLOP/B";
 }
@@ -265,11 +268,11 @@ void deriveTokensPerS(Derivation &d, const Scenario &s, const Analysis &a)
         t += op.timeS;
     t += a.comm.timeS;
     const double v = t > 0 ? tokens / t : 0.0;
-    d.lines.push_back("tokens/s = tokens of the step (all " + plural(static_cast<double>(s.dp), "replica", "replicas") +
-                      ") / step time (totals.time_s)");
-    d.lines.push_back("= " + words + " / " + num(t) + " s");
-    d.lines.push_back("= " + num(tokens) + " / " + formatSeconds(t));
-    d.lines.push_back(result(v, "tokens/s"));
+    d.lines.emplace_back("tokens/s = tokens of the step (all " +
+                         plural(static_cast<double>(s.dp), "replica", "replicas") + ") / step time (totals.time_s)");
+    d.lines.emplace_back("= " + words + " / " + num(t) + " s");
+    d.lines.emplace_back("= " + num(tokens) + " / " + formatSeconds(t));
+    d.lines.emplace_back(result(v, "tokens/s"));
     d.value = v;
     d.valueText = formatSiNumber(v) + " tokens/s";
 }
@@ -279,13 +282,13 @@ void deriveRidge(Derivation &d, const HardwareSpec &hw, const Analysis &a)
     d.title = "Ridge point: the intensity where the compute roof meets main memory";
     const double peak = hw.peak(a.matmulType) * a.computeEfficiency;
     const double bw = hw.mainMemory().bandwidthBytesPerS.value * a.memoryEfficiency;
-    d.lines.push_back("ridge = compute roof / bandwidth = (" + std::string(toString(a.matmulType)) +
-                      " dense peak × compute efficiency) / (" + hw.mainMemory().name +
-                      " bandwidth × memory efficiency)");
-    d.lines.push_back("= (" + si(hw.peak(a.matmulType), "FLOP/s") + " × " + num(a.computeEfficiency) + ") / (" +
-                      si(hw.mainMemory().bandwidthBytesPerS.value, "B/s") + " × " + num(a.memoryEfficiency) + ")");
+    d.lines.emplace_back("ridge = compute roof / bandwidth = (" + std::string(toString(a.matmulType)) +
+                         " dense peak × compute efficiency) / (" + hw.mainMemory().name +
+                         " bandwidth × memory efficiency)");
+    d.lines.emplace_back("= (" + si(hw.peak(a.matmulType), "FLOP/s") + " × " + num(a.computeEfficiency) + ") / (" +
+                         si(hw.mainMemory().bandwidthBytesPerS.value, "B/s") + " × " + num(a.memoryEfficiency) + ")");
     const double v = peak / bw;
-    d.lines.push_back("= " + num(v) + " FLOP/B");
+    d.lines.emplace_back("= " + num(v) + " FLOP/B");
     d.value = v;
     d.valueText = formatRatio(v) + " FLOP/B";
 }
@@ -308,14 +311,14 @@ void deriveKvPerToken(Derivation &d, const ModelShape &m, const Scenario &s, con
     const double attnLayers = static_cast<double>(m.layers - ssmLayers(groups));
     const double perToken = cachedElementsPerToken(m, static_cast<double>(m.kvHeads));
     const double kvb = bytesOf(s.kv);
-    d.lines.push_back(
+    d.lines.emplace_back(
         m.mixer == MixerKind::Mla
             ? "KV bytes per token = (kv_lora_rank + qk_rope_head_dim) × attention layers × bytes per element"
             : "KV bytes per token = 2 × KV heads × head_dim × attention layers × bytes per element");
-    d.lines.push_back("= " + perTokenWords(m) + " × " + plural(attnLayers, "layer", "layers") + " × " + num(kvb) +
-                      " B (" + std::string(toString(s.kv)) + ")");
+    d.lines.emplace_back("= " + perTokenWords(m) + " × " + plural(attnLayers, "layer", "layers") + " × " + num(kvb) +
+                         " B (" + std::string(toString(s.kv)) + ")");
     const double v = perToken * attnLayers * kvb;
-    d.lines.push_back(result(v, "B"));
+    d.lines.emplace_back(result(v, "B"));
     d.value = v;
     d.valueText = formatBytes(v);
     (void)a;
@@ -349,26 +352,28 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
     if (plain && groups.size == 1) {
         const double layers = static_cast<double>(m.layers);
         if (m.mixer == MixerKind::Mla) {
-            d.lines.push_back("KV bytes = (kv_lora_rank + qk_rope_head_dim) × layers × bytes per element × tokens × "
-                              "sequences");
-            d.lines.push_back("= " + perTokenWords(m) + " × " + plural(layers, "layer", "layers") + " × " + kvFormat +
-                              " × " + tokenWords + " × " + seqWords);
+            d.lines.emplace_back("KV bytes = (kv_lora_rank + qk_rope_head_dim) × layers × bytes per element × tokens × "
+                                 "sequences");
+            d.lines.emplace_back("= " + perTokenWords(m) + " × " + plural(layers, "layer", "layers") + " × " +
+                                 kvFormat + " × " + tokenWords + " × " + seqWords);
         } else {
-            d.lines.push_back("KV bytes = 2 × layers × KV heads × head_dim × bytes per element × tokens × sequences");
-            d.lines.push_back("= 2 × " + plural(layers, "layer", "layers") + " × " +
-                              plural(kvHeads, "KV head", "KV heads") + " × " + num(static_cast<double>(m.headDim)) +
-                              " × " + kvFormat + " × " + tokenWords + " × " + seqWords);
+            d.lines.emplace_back(
+                "KV bytes = 2 × layers × KV heads × head_dim × bytes per element × tokens × sequences");
+            d.lines.emplace_back("= 2 × " + plural(layers, "layer", "layers") + " × " +
+                                 plural(kvHeads, "KV head", "KV heads") + " × " + num(static_cast<double>(m.headDim)) +
+                                 " × " + kvFormat + " × " + tokenWords + " × " + seqWords);
         }
     } else {
-        d.lines.push_back("KV bytes = Σ over the layer groups of layers × cached elements per token and layer × tokens "
-                          "kept (a window keeps at most its window) × bytes per element × sequences");
-        d.lines.push_back("cached elements per token and layer = " + perTokenWords(m) + " = " + num(perToken));
+        d.lines.emplace_back(
+            "KV bytes = Σ over the layer groups of layers × cached elements per token and layer × tokens "
+            "kept (a window keeps at most its window) × bytes per element × sequences");
+        d.lines.emplace_back("cached elements per token and layer = " + perTokenWords(m) + " = " + num(perToken));
         std::string sum;
         for (const LayerGroup &g : groups) {
             const double n = static_cast<double>(g.count);
             if (g.block.ssm) {
-                d.lines.push_back("  " + plural(n, "state-space layer", "state-space layers") +
-                                  ": no per-token cache (a fixed state instead: kv_cache.state_bytes)");
+                d.lines.emplace_back("  " + plural(n, "state-space layer", "state-space layers") +
+                                     ": no per-token cache (a fixed state instead: kv_cache.state_bytes)");
                 continue;
             }
             LayerGroups one;
@@ -377,7 +382,7 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
             const double elements = cachedElements(m, one, tokens, kvHeads);
             const double window = static_cast<double>(g.block.window);
             const double kept = g.block.window > 0 ? std::min(tokens, window) : tokens;
-            d.lines.push_back(
+            d.lines.emplace_back(
                 "  " + plural(n, "layer", "layers") +
                 (g.block.window > 0 ? " with a " + num(window) + "-token window" : " with the whole context") +
                 (g.block.moe ? " (routed FFN)" : "") + ": " + num(n) + " × " + num(perToken) + " × " +
@@ -387,10 +392,10 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
                 " = " + num(elements) + " elements");
             sum += (sum.empty() ? "" : " + ") + num(elements);
         }
-        d.lines.push_back("= (" + (sum.empty() ? std::string("0") : sum) + ") elements × " + kvFormat + " × " +
-                          seqWords + ", at " + tokenWords);
+        d.lines.emplace_back("= (" + (sum.empty() ? std::string("0") : sum) + ") elements × " + kvFormat + " × " +
+                             seqWords + ", at " + tokenWords);
     }
-    d.lines.push_back(result(v, "B"));
+    d.lines.emplace_back(result(v, "B"));
     d.value = v;
     d.valueText = formatBytes(v);
 }
@@ -409,7 +414,7 @@ void deriveWeights(Derivation &d, const ModelShape &m, const Scenario &s, const 
         formula += " + embedding and head parameters × (16-bit bytes − bytes per weight)";
     if (xbpw != bpw)
         formula += " + routed-expert parameters × (expert bytes − bytes per weight)";
-    d.lines.push_back(formula);
+    d.lines.emplace_back(formula);
     std::string perWeight = "bytes per weight = " + std::string(toString(w.type));
     if (w.groupSize > 0)
         perWeight += ": (" + num(static_cast<double>(bits(w.type))) + " bits + a " +
@@ -419,15 +424,15 @@ void deriveWeights(Derivation &d, const ModelShape &m, const Scenario &s, const 
         perWeight += ": " + num(static_cast<double>(bits(w.type))) + " bits / 8 = " + num(w.bytesPerWeight()) + " B";
     if (bpw != w.bytesPerWeight())
         perWeight += "; with zero points and sparsity as set: " + num(bpw) + " B";
-    d.lines.push_back(perWeight);
+    d.lines.emplace_back(perWeight);
     std::string line = "= " + num(total) + " parameters × " + num(bpw) + " B";
     if (ebpw != bpw)
         line += " + " + num(embed) + " × (" + num(ebpw) + " − " + num(bpw) + ") B";
     if (xbpw != bpw)
         line += " + " + num(routed) + " × (" + num(xbpw) + " − " + num(bpw) + ") B";
-    d.lines.push_back(line);
+    d.lines.emplace_back(line);
     const double v = total * bpw + embed * (ebpw - bpw) + routed * (xbpw - bpw);
-    d.lines.push_back(result(v, "B"));
+    d.lines.emplace_back(result(v, "B"));
     d.value = v;
     d.valueText = formatBytes(v);
 }
@@ -447,13 +452,13 @@ void deriveMemory(Derivation &d, const Scenario &s, const Analysis &a)
         formula += " + state-space state";
         line += " + " + formatBytes(m.state);
     }
-    d.lines.push_back(formula + " (each after tensor, pipeline" + (train ? ", data" : "") + " parallelism)");
-    d.lines.push_back(line);
+    d.lines.emplace_back(formula + " (each after tensor, pipeline" + (train ? ", data" : "") + " parallelism)");
+    d.lines.emplace_back(line);
     const double v = m.weights + m.kv + m.activations + m.gradients + m.optimizer + m.state;
-    d.lines.push_back(result(v, "B"));
-    d.lines.push_back("of " + formatBytes(m.capacity) + ": " +
-                      (v <= m.capacity ? "fits (" + formatPercent(m.capacity > 0 ? v / m.capacity : 0.0) + ")"
-                                       : std::string("does not fit")));
+    d.lines.emplace_back(result(v, "B"));
+    d.lines.emplace_back("of " + formatBytes(m.capacity) + ": " +
+                         (v <= m.capacity ? "fits (" + formatPercent(m.capacity > 0 ? v / m.capacity : 0.0) + ")"
+                                          : std::string("does not fit")));
     d.value = v;
     d.valueText = formatBytes(v);
 }
@@ -496,15 +501,15 @@ void deriveOpFlops(Derivation &d, const Operator &op)
     const double once = t.value();
     const double v = once * op.count * op.trainFactor;
     if (t.coeff == 0 && t.extra == 0) {
-        d.lines.push_back("FLOPs = 0 (" + std::string(op.name) + " only moves data)");
+        d.lines.emplace_back("FLOPs = 0 (" + std::string(op.name) + " only moves data)");
     } else {
         std::string symbols, numbers;
         flopFactors(t, symbols, numbers);
-        d.lines.push_back("FLOPs per execution = " + symbols);
-        d.lines.push_back("= " + numbers + " = " + num(once));
-        d.lines.push_back("FLOPs = " + num(once) + executions(op));
+        d.lines.emplace_back("FLOPs per execution = " + symbols);
+        d.lines.emplace_back("= " + numbers + " = " + num(once));
+        d.lines.emplace_back("FLOPs = " + num(once) + executions(op));
     }
-    d.lines.push_back(result(v, "FLOP"));
+    d.lines.emplace_back(result(v, "FLOP"));
     d.value = v;
     d.valueText = formatSi(v, "FLOP");
 }
@@ -512,13 +517,13 @@ void deriveOpFlops(Derivation &d, const Operator &op)
 void deriveOpBytes(Derivation &d, const Operator &op)
 {
     const double n = op.count * op.trainFactor;
-    d.lines.push_back("bytes = weights + activations (inputs read, outputs written) + KV cache / state");
+    d.lines.emplace_back("bytes = weights + activations (inputs read, outputs written) + KV cache / state");
     const auto per = [n](double b) { return num(n > 0 ? b / n : 0.0) + " B"; };
-    d.lines.push_back("per execution: " + per(op.weightBytes) + " + " + per(op.activationBytes) + " + " +
-                      per(op.kvBytes) + "," + executions(op));
-    d.lines.push_back("= " + num(op.weightBytes) + " + " + num(op.activationBytes) + " + " + num(op.kvBytes) + " B");
+    d.lines.emplace_back("per execution: " + per(op.weightBytes) + " + " + per(op.activationBytes) + " + " +
+                         per(op.kvBytes) + "," + executions(op));
+    d.lines.emplace_back("= " + num(op.weightBytes) + " + " + num(op.activationBytes) + " + " + num(op.kvBytes) + " B");
     const double v = op.weightBytes + op.activationBytes + op.kvBytes;
-    d.lines.push_back(result(v, "B"));
+    d.lines.emplace_back(result(v, "B"));
     d.value = v;
     d.valueText = formatBytes(v);
 }
@@ -527,9 +532,9 @@ void deriveOpIntensity(Derivation &d, const Operator &op)
 {
     const double bytes = op.weightBytes + op.activationBytes + op.kvBytes;
     const double v = bytes > 0 ? op.flops / bytes : 0.0;
-    d.lines.push_back("intensity = FLOPs / bytes");
-    d.lines.push_back("= " + num(op.flops) + " FLOP / " + num(bytes) + " B");
-    d.lines.push_back("= " + num(v) + " FLOP/B");
+    d.lines.emplace_back("intensity = FLOPs / bytes");
+    d.lines.emplace_back("= " + num(op.flops) + " FLOP / " + num(bytes) + " B");
+    d.lines.emplace_back("= " + num(v) + " FLOP/B");
     d.value = v;
     d.valueText = formatRatio(v) + " FLOP/B";
 }
@@ -559,19 +564,19 @@ std::string memorySide(const Operator &op, bool numbers)
 void deriveOpTime(Derivation &d, const Operator &op, const Analysis &a)
 {
     const Sides x = sides(op);
-    d.lines.push_back("time = max(FLOPs / compute roof, " + memorySide(op, false) + ")" +
-                      (op.launchS > 0 ? " + kernel launches" : ""));
+    d.lines.emplace_back("time = max(FLOPs / compute roof, " + memorySide(op, false) + ")" +
+                         (op.launchS > 0 ? " + kernel launches" : ""));
     std::string roof = "compute roof " + si(op.peakFlops, "FLOP/s") + " (" + std::string(toString(op.computeType));
     if (op.peakFlops != a.peakFlops && (op.cls == OpClass::Matmul || op.cls == OpClass::Attention))
         roof += std::string(op.cls == OpClass::Attention ? ", the fused-attention kernels' rate"
                                                          : ", what a GEMM of this size reaches");
-    d.lines.push_back(roof + ")");
-    d.lines.push_back("= max(" + si(op.flops, "FLOP") + " / " + si(op.peakFlops, "FLOP/s") + ", " +
-                      memorySide(op, true) + ")" + (op.launchS > 0 ? " + " + formatSeconds(op.launchS) : ""));
+    d.lines.emplace_back(roof + ")");
+    d.lines.emplace_back("= max(" + si(op.flops, "FLOP") + " / " + si(op.peakFlops, "FLOP/s") + ", " +
+                         memorySide(op, true) + ")" + (op.launchS > 0 ? " + " + formatSeconds(op.launchS) : ""));
     const double v = std::max(x.compute, x.memory) + op.launchS;
-    d.lines.push_back("= max(" + si(x.compute, "s") + ", " + si(x.memory, "s") + ")" +
-                      (op.launchS > 0 ? " + " + si(op.launchS, "s") : ""));
-    d.lines.push_back(result(v, "s"));
+    d.lines.emplace_back("= max(" + si(x.compute, "s") + ", " + si(x.memory, "s") + ")" +
+                         (op.launchS > 0 ? " + " + si(op.launchS, "s") : ""));
+    d.lines.emplace_back(result(v, "s"));
     d.value = v;
     d.valueText = formatSeconds(v);
 }
@@ -579,13 +584,13 @@ void deriveOpTime(Derivation &d, const Operator &op, const Analysis &a)
 void deriveOpBound(Derivation &d, const Operator &op)
 {
     const Sides x = sides(op);
-    d.lines.push_back("bound = compute when FLOPs / compute roof ≥ memory time, else memory");
-    d.lines.push_back("compute " + formatSeconds(x.compute) + (x.compute >= x.memory ? " ≥ " : " < ") + "memory " +
-                      formatSeconds(x.memory));
+    d.lines.emplace_back("bound = compute when FLOPs / compute roof ≥ memory time, else memory");
+    d.lines.emplace_back("compute " + formatSeconds(x.compute) + (x.compute >= x.memory ? " ≥ " : " < ") + "memory " +
+                         formatSeconds(x.memory));
     const Bound b = x.compute >= x.memory ? Bound::Compute : Bound::Memory;
     d.valueText = std::string(toString(b));
     d.value = boundValue(b);
-    d.lines.push_back("= " + d.valueText + "-bound");
+    d.lines.emplace_back("= " + d.valueText + "-bound");
 }
 
 std::string fieldList(const Analysis &a)
