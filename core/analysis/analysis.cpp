@@ -29,6 +29,66 @@ std::string_view toString(Bound b)
     return "?";
 }
 
+std::string_view toString(FlopName n)
+{
+    switch (n) {
+    case FlopName::None: return "";
+    case FlopName::AttendedTokens: return "attended tokens";
+    case FlopName::BiasAddsAndSharedExpertAdd: return "bias adds + the shared expert's gated add (2 × tokens × hidden)";
+    case FlopName::BiasAddsSequencesHidden: return "bias adds (sequences × hidden)";
+    case FlopName::BiasAddsTokensFfnWidth: return "bias adds (tokens × ffn width)";
+    case FlopName::BiasAddsTokensHidden: return "bias adds (tokens × hidden)";
+    case FlopName::BiasAddsTokensOutputs: return "bias adds (tokens × outputs)";
+    case FlopName::CausalPairsWithinChunks: return "causal pairs within chunks";
+    case FlopName::ChunkStates: return "chunk states (tokens × d_inner × (4 × d_state + 2))";
+    case FlopName::ConvolvedChannels: return "convolved channels";
+    case FlopName::DInner: return "d_inner";
+    case FlopName::DtBiasAndSoftplus: return "bias and softplus (5 × tokens × d_inner)";
+    case FlopName::DtRank: return "dt_rank";
+    case FlopName::DtRankAnd2DState: return "dt_rank + 2 × d_state";
+    case FlopName::EmbeddingAdds: return "adds per element (learned positions, token types)";
+    case FlopName::FfnWidth: return "ffn width";
+    case FlopName::HeadDim: return "head_dim";
+    case FlopName::Heads: return "heads";
+    case FlopName::HeadsAndSharedKey: return "heads + the shared key";
+    case FlopName::HeadsTimesNopeAndV: return "heads × (qk_nope + v head dims)";
+    case FlopName::Hidden: return "hidden";
+    case FlopName::Inputs: return "inputs";
+    case FlopName::KvLoraRank: return "kv_lora_rank";
+    case FlopName::LatentAndRope: return "latent + rope width";
+    case FlopName::Outputs: return "outputs";
+    case FlopName::ParametersOnThisDevice: return "parameters on this device";
+    case FlopName::PerChannelConv: return "FLOPs per channel (2 × d_conv + bias + SiLU 4)";
+    case FlopName::PerChannelScan: return "FLOPs per channel (5 × d_state + 2)";
+    case FlopName::PerChunkPair: return "FLOPs per pair (2 × d_state × groups + 2 × d_inner + heads)";
+    case FlopName::PerElementActivation: return "FLOPs per element (activation)";
+    case FlopName::PerElementAdd: return "FLOPs per element (add)";
+    case FlopName::PerElementGate: return "FLOPs per element (SiLU 4 + product)";
+    case FlopName::PerElementGatedActivation: return "FLOPs per element (activation + gate product)";
+    case FlopName::PerElementGatedNorm: return "FLOPs per element (gate 5 + RMSNorm 4)";
+    case FlopName::PerElementLayerNorm: return "FLOPs per element (LayerNorm)";
+    case FlopName::PerElementRmsNorm: return "FLOPs per element (RMSNorm)";
+    case FlopName::PerMultiplyAccumulate: return "FLOPs per multiply-accumulate";
+    case FlopName::PerParameterAdam: return "FLOPs per parameter (Adam)";
+    case FlopName::PerParameterSgd: return "FLOPs per parameter (SGD)";
+    case FlopName::PerRotatedElement: return "FLOPs per rotated element";
+    case FlopName::PerScoreSoftmax: return "FLOPs per score (softmax)";
+    case FlopName::QAndKWidths: return "q and k widths";
+    case FlopName::QLoraRank: return "q_lora_rank";
+    case FlopName::QkHeadDim: return "qk head dim (nope + rope)";
+    case FlopName::QkNopeHeadDim: return "qk_nope_head_dim";
+    case FlopName::QkRopeHeadDim: return "qk_rope_head_dim";
+    case FlopName::QueryKeyPairsPerHead: return "query-key pairs per head";
+    case FlopName::RouterColumns: return "experts (+ the shared expert's gate)";
+    case FlopName::Sequences: return "sequences";
+    case FlopName::Tokens: return "tokens";
+    case FlopName::TokensWithLogits: return "tokens with logits";
+    case FlopName::VHeadDim: return "v_head_dim";
+    case FlopName::VocabularyShare: return "vocabulary (this device's share)";
+    }
+    return "";
+}
+
 double rooflineTime(double flops, double bytes, double peakFlops, double bandwidth)
 {
     const double tc = peakFlops > 0 ? flops / peakFlops : 0.0;
@@ -63,9 +123,9 @@ double activationFlops(Activation a)
 }
 
 /// What a norm's FLOP constant counts.
-const char *normWhat(const ModelShape &m)
+FlopName normWhat(const ModelShape &m)
 {
-    return m.norm == NormKind::RmsNorm ? "FLOPs per element (RMSNorm)" : "FLOPs per element (LayerNorm)";
+    return m.norm == NormKind::RmsNorm ? FlopName::PerElementRmsNorm : FlopName::PerElementLayerNorm;
 }
 
 [[noreturn]] void refuse(const std::string &msg) { throw AnalysisError(msg); }
@@ -97,6 +157,7 @@ struct Ctx
     DType vectorType = DType::FP32; ///< element-wise ops: FP32, or the matmul format on devices without FP32
     double flopFactor = 1;          ///< structured sparsity: fraction of matmul weight FLOPs kept
     std::vector<Operator> *ops = nullptr;
+    std::vector<OperatorRecord> *records = nullptr; ///< analyzeRecorded(): what each operator's derivation needs
     Totals *totals = nullptr;
     double computeTime = 0, memoryTime = 0, launchTime = 0;
     double linearComputeTime = 0, linearMemoryTime = 0;
@@ -113,8 +174,8 @@ constexpr CoreNames kLocalCore{"attn.local_kv_write", "attn.local_score", "attn.
 
 /// Shorthands for FlopTerms: `n` elements at `perElement` FLOPs each (coeff named `what`), and products of named
 /// dimensions at 2 FLOPs per multiply-accumulate (`kept`: structured sparsity's share, 1 when it does not apply).
-FlopTerms perElement(double perElement, const char *what, double a, const char *aName, double b = 1,
-                     const char *bName = nullptr, double c = 1, const char *cName = nullptr)
+FlopTerms perElement(double perElement, FlopName what, double a, FlopName aName, double b = 1,
+                     FlopName bName = FlopName::None, double c = 1, FlopName cName = FlopName::None)
 {
     FlopTerms t;
     t.coeff = perElement;
@@ -123,18 +184,18 @@ FlopTerms perElement(double perElement, const char *what, double a, const char *
     t.names[0] = aName, t.names[1] = bName, t.names[2] = cName;
     return t;
 }
-FlopTerms macs(double a, const char *aName, double b, const char *bName, double c, const char *cName, double d = 1,
-               const char *dName = nullptr, double kept = 1)
+FlopTerms macs(double a, FlopName aName, double b, FlopName bName, double c, FlopName cName, double d = 1,
+               FlopName dName = FlopName::None, double kept = 1)
 {
     FlopTerms t;
     t.coeff = 2;
-    t.coeffName = "FLOPs per multiply-accumulate";
+    t.coeffName = FlopName::PerMultiplyAccumulate;
     t.f[0] = a, t.f[1] = b, t.f[2] = c, t.f[3] = d;
     t.names[0] = aName, t.names[1] = bName, t.names[2] = cName, t.names[3] = dName;
     t.kept = kept;
     return t;
 }
-FlopTerms plus(FlopTerms t, double extra, const char *what)
+FlopTerms plus(FlopTerms t, double extra, FlopName what)
 {
     t.extra = extra;
     t.extraName = what;
@@ -145,50 +206,51 @@ void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count,
           double aBytes, double kvBytes, double trainFactor)
 {
     const double flops = terms.value();
-    Operator op;
-    op.name = name;
-    op.cls = cls;
-    op.phase = phase;
-    op.count = count;
-    op.flopTerms = terms;
-    op.trainFactor = trainFactor;
-    op.flops = flops * count * trainFactor;
-    op.weightBytes = wBytes * count * trainFactor;
-    op.activationBytes = aBytes * count * trainFactor;
-    op.kvBytes = kvBytes * count * trainFactor;
+    const double opFlops = flops * count * trainFactor, weightBytes = wBytes * count * trainFactor;
+    const double activationBytes = aBytes * count * trainFactor, kvRead = kvBytes * count * trainFactor;
     const bool tensorCore = cls == OpClass::Matmul || cls == OpClass::Attention;
-    op.computeType = tensorCore ? c.matmulType : c.vectorType;
     double peak = tensorCore ? c.peakMatmul : c.peakVector;
     if (cls == OpClass::Attention)
         peak = c.peakAttention;
     else if (cls == OpClass::Matmul && c.gemmSweeps && flops > 0)
         // One execution multiplies m x k by k x n in 2mnk FLOPs: its equivalent square size is cbrt(mnk).
         peak = c.rawPeakMatmul * c.gemmSweeps->gemmFraction(c.matmulType, std::cbrt(flops / 2));
-    const double tc = op.flops / peak;
+    const double tc = opFlops / peak;
     const double wBw = cls == OpClass::Matmul ? c.weightBw : c.bw;
-    const double tm = op.weightBytes / wBw + (op.activationBytes + op.kvBytes) / c.bw;
+    const double tm = weightBytes / wBw + (activationBytes + kvRead) / c.bw;
     const double roof = std::max(tc, tm);
-    op.peakFlops = peak;
-    op.weightBandwidth = wBw;
-    op.bandwidth = c.bw;
     // Each execution is one kernel; fused attention runs score, softmax and context as the one score kernel.
     double launch = 0;
     const bool fusedTail = name == kGlobalCore.softmax || name == kGlobalCore.context || name == kLocalCore.softmax ||
                            name == kLocalCore.context;
     if (c.kernelS > 0 && !(c.s.fusedAttention && fusedTail))
         launch = c.kernelS * count * trainFactor;
-    op.timeS = roof + launch;
-    op.launchS = launch;
-    op.bound = tc >= tm ? Bound::Compute : Bound::Memory;
-    (op.bound == Bound::Compute ? c.computeTime : c.memoryTime) += roof;
+    const double timeS = roof + launch;
+    const Bound bound = tc >= tm ? Bound::Compute : Bound::Memory;
+    (bound == Bound::Compute ? c.computeTime : c.memoryTime) += roof;
     c.launchTime += launch;
     if (cls == OpClass::Matmul)
-        (op.bound == Bound::Compute ? c.linearComputeTime : c.linearMemoryTime) += roof;
-    c.totals->flops += op.flops;
-    c.totals->bytes += op.bytes();
-    c.totals->timeS += op.timeS;
-    if (c.ops)
-        c.ops->push_back(op);
+        (bound == Bound::Compute ? c.linearComputeTime : c.linearMemoryTime) += roof;
+    c.totals->flops += opFlops;
+    c.totals->bytes += weightBytes + activationBytes + kvRead;
+    c.totals->timeS += timeS;
+    if (!c.ops)
+        return; // analyzeTotals(): the totals only
+    // The operator, built only when it is kept; what its derivation needs only when asked for.
+    Operator &op = c.ops->emplace_back();
+    op.name = name;
+    op.cls = cls;
+    op.phase = phase;
+    op.count = count;
+    op.flops = opFlops;
+    op.weightBytes = weightBytes;
+    op.activationBytes = activationBytes;
+    op.kvBytes = kvRead;
+    op.computeType = tensorCore ? c.matmulType : c.vectorType;
+    op.timeS = timeS;
+    op.bound = bound;
+    if (c.records)
+        c.records->push_back({terms, trainFactor, peak, wBw, launch});
 }
 
 /// A linear layer over `tokens` tokens, `count` times: `in` x `out` weights (plus `out` biases with `bias`), 2 FLOPs
@@ -199,8 +261,9 @@ void emitLinear(Ctx &c, std::string_view name, Phase phase, double count, double
 {
     const double b = bias ? 1.0 : 0.0;
     emit(c, name, OpClass::Matmul, phase, count,
-         plus(macs(tokens, "tokens", in, "inputs", out, "outputs", 1, nullptr, c.flopFactor), b * tokens * out,
-              "bias adds (tokens × outputs)"),
+         plus(macs(tokens, FlopName::Tokens, in, FlopName::Inputs, out, FlopName::Outputs, 1, FlopName::None,
+                   c.flopFactor),
+              b * tokens * out, FlopName::BiasAddsTokensOutputs),
          in * out * c.wpw + b * out * c.act, tokens * in * c.act + tokens * out * c.act, 0, train);
 }
 
@@ -280,20 +343,24 @@ void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const Co
             // per pair and head), the context stays in latent space and W_UV lifts it to hq x v afterwards. All heads
             // share one read of the latent: decode reads lat elements per cached token, not 2 x heads x head_dim.
             emit(c, "attn.q_absorb", OpClass::Matmul, p.phase, lc,
-                 macs(N, "tokens", c.hq, "heads", nope, "qk_nope_head_dim", r, "kv_lora_rank", c.flopFactor),
+                 macs(N, FlopName::Tokens, c.hq, FlopName::Heads, nope, FlopName::QkNopeHeadDim, r,
+                      FlopName::KvLoraRank, c.flopFactor),
                  c.hq * nope * r * c.wpw, N * c.hq * nope * act + N * c.hq * r * act, 0, p.train);
             emit(c, names.score, OpClass::Attention, p.phase, lc,
-                 macs(p.Bm, "sequences", c.hq, "heads", pairs, "query-key pairs per head", lat, "latent + rope width"),
+                 macs(p.Bm, FlopName::Sequences, c.hq, FlopName::Heads, pairs, FlopName::QueryKeyPairsPerHead, lat,
+                      FlopName::LatentAndRope),
                  0, N * c.hq * lat * act + latentFresh + (fused ? 0 : scores * act), latentRead, tA);
             emit(c, names.softmax, OpClass::Normalization, p.phase, lc,
-                 perElement(kSoftmaxFlops, "FLOPs per score (softmax)", p.Bm, "sequences", c.hq, "heads", pairs,
-                            "query-key pairs per head"),
+                 perElement(kSoftmaxFlops, FlopName::PerScoreSoftmax, p.Bm, FlopName::Sequences, c.hq, FlopName::Heads,
+                            pairs, FlopName::QueryKeyPairsPerHead),
                  0, fused ? 0 : 2 * scores * act, 0, tA);
             emit(c, names.context, OpClass::Attention, p.phase, lc,
-                 macs(p.Bm, "sequences", c.hq, "heads", pairs, "query-key pairs per head", r, "kv_lora_rank"), 0,
-                 (fused ? 0 : scores * act) + N * c.hq * r * act, 0, tA);
+                 macs(p.Bm, FlopName::Sequences, c.hq, FlopName::Heads, pairs, FlopName::QueryKeyPairsPerHead, r,
+                      FlopName::KvLoraRank),
+                 0, (fused ? 0 : scores * act) + N * c.hq * r * act, 0, tA);
             emit(c, "attn.v_absorb", OpClass::Matmul, p.phase, lc,
-                 macs(N, "tokens", c.hq, "heads", r, "kv_lora_rank", v, "v_head_dim", c.flopFactor),
+                 macs(N, FlopName::Tokens, c.hq, FlopName::Heads, r, FlopName::KvLoraRank, v, FlopName::VHeadDim,
+                      c.flopFactor),
                  c.hq * r * v * c.wpw, N * c.hq * r * act + N * c.hq * v * act, 0, p.train);
             return;
         }
@@ -301,22 +368,23 @@ void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const Co
         // then attention runs per head on head dims nope + rope (scores) and v (context).
         const double kvb = static_cast<double>(a.kvLoraRank) * c.hq * (nope + v);
         emit(c, "attn.kv_b_proj", OpClass::Matmul, p.phase, lc,
-             macs(p.Bm, "sequences", C, "attended tokens", r, "kv_lora_rank", c.hq * (nope + v),
-                  "heads × (qk_nope + v head dims)", c.flopFactor),
+             macs(p.Bm, FlopName::Sequences, C, FlopName::AttendedTokens, r, FlopName::KvLoraRank, c.hq * (nope + v),
+                  FlopName::HeadsTimesNopeAndV, c.flopFactor),
              kvb * c.wpw, p.Bm * (C - cached) * r * act + p.Bm * C * c.hq * (nope + v) * act, p.Bm * cached * r * c.kvb,
              p.train);
         emit(c, names.score, OpClass::Attention, p.phase, lc,
-             macs(p.Bm, "sequences", c.hq, "heads", pairs, "query-key pairs per head", nope + rope,
-                  "qk head dim (nope + rope)"),
+             macs(p.Bm, FlopName::Sequences, c.hq, FlopName::Heads, pairs, FlopName::QueryKeyPairsPerHead, nope + rope,
+                  FlopName::QkHeadDim),
              0, N * c.hq * (nope + rope) * act + p.Bm * C * (c.hq * nope + rope) * act + (fused ? 0 : scores * act), 0,
              tA);
         emit(c, names.softmax, OpClass::Normalization, p.phase, lc,
-             perElement(kSoftmaxFlops, "FLOPs per score (softmax)", p.Bm, "sequences", c.hq, "heads", pairs,
-                        "query-key pairs per head"),
+             perElement(kSoftmaxFlops, FlopName::PerScoreSoftmax, p.Bm, FlopName::Sequences, c.hq, FlopName::Heads,
+                        pairs, FlopName::QueryKeyPairsPerHead),
              0, fused ? 0 : 2 * scores * act, 0, tA);
         emit(c, names.context, OpClass::Attention, p.phase, lc,
-             macs(p.Bm, "sequences", c.hq, "heads", pairs, "query-key pairs per head", v, "v_head_dim"), 0,
-             (fused ? 0 : scores * act) + p.Bm * C * c.hq * v * act + N * c.hq * v * act, 0, tA);
+             macs(p.Bm, FlopName::Sequences, c.hq, FlopName::Heads, pairs, FlopName::QueryKeyPairsPerHead, v,
+                  FlopName::VHeadDim),
+             0, (fused ? 0 : scores * act) + p.Bm * C * c.hq * v * act + N * c.hq * v * act, 0, tA);
         return;
     }
 
@@ -326,15 +394,17 @@ void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const Co
     const double kvReadBytes = p.Bm * cached * c.kvd * c.kvb;
     const double kvFreshBytes = p.Bm * (C - cached) * c.kvd * act;
     emit(c, names.score, OpClass::Attention, p.phase, lc,
-         macs(p.Bm, "sequences", c.hq, "heads", pairs, "query-key pairs per head", c.d, "head_dim"), 0,
-         N * c.qd * act + kvFreshBytes + (fused ? 0 : scores * act), kvReadBytes, tA);
+         macs(p.Bm, FlopName::Sequences, c.hq, FlopName::Heads, pairs, FlopName::QueryKeyPairsPerHead, c.d,
+              FlopName::HeadDim),
+         0, N * c.qd * act + kvFreshBytes + (fused ? 0 : scores * act), kvReadBytes, tA);
     emit(c, names.softmax, OpClass::Normalization, p.phase, lc,
-         perElement(kSoftmaxFlops, "FLOPs per score (softmax)", p.Bm, "sequences", c.hq, "heads", pairs,
-                    "query-key pairs per head"),
+         perElement(kSoftmaxFlops, FlopName::PerScoreSoftmax, p.Bm, FlopName::Sequences, c.hq, FlopName::Heads, pairs,
+                    FlopName::QueryKeyPairsPerHead),
          0, fused ? 0 : 2 * scores * act, 0, tA);
     emit(c, names.context, OpClass::Attention, p.phase, lc,
-         macs(p.Bm, "sequences", c.hq, "heads", pairs, "query-key pairs per head", c.d, "head_dim"), 0,
-         (fused ? 0 : scores * act) + kvFreshBytes + N * c.qd * act, kvReadBytes, tA);
+         macs(p.Bm, FlopName::Sequences, c.hq, FlopName::Heads, pairs, FlopName::QueryKeyPairsPerHead, c.d,
+              FlopName::HeadDim),
+         0, (fused ? 0 : scores * act) + kvFreshBytes + N * c.qd * act, kvReadBytes, tA);
 }
 
 /// Static operator names of one FFN: a dense model's (or a MoE model's routed layers'), and the dense layers' of a
@@ -357,22 +427,23 @@ void emitFfn(Ctx &c, const Pass &p, double lc, double f, double tokens, double t
     const double biasUp = m.ffnBias ? 1.0 : 0.0;
     for (std::string_view name : {names.up, names.gate}) {
         emit(c, name, OpClass::Matmul, p.phase, lc,
-             plus(macs(tokens, "tokens", h, "hidden", f, "ffn width", 1, nullptr, c.flopFactor), biasUp * tokens * f,
-                  "bias adds (tokens × ffn width)"),
+             plus(macs(tokens, FlopName::Tokens, h, FlopName::Hidden, f, FlopName::FfnWidth, 1, FlopName::None,
+                       c.flopFactor),
+                  biasUp * tokens * f, FlopName::BiasAddsTokensFfnWidth),
              touched * (h * f * wpw + biasUp * f * act), tokens * h * act + tokens * f * act, 0, p.train);
         if (!m.gatedFfn)
             break; // a plain FFN has no gate
     }
     emit(c, names.act, OpClass::Elementwise, p.phase, lc,
          perElement(activationFlops(m.activation) + (m.gatedFfn ? 1 : 0),
-                    m.gatedFfn ? "FLOPs per element (activation + gate product)" : "FLOPs per element (activation)",
-                    tokens, "tokens", f, "ffn width"),
+                    m.gatedFfn ? FlopName::PerElementGatedActivation : FlopName::PerElementActivation, tokens,
+                    FlopName::Tokens, f, FlopName::FfnWidth),
          0, (m.gatedFfn ? 3 : 2) * tokens * f * act, 0, p.train);
     emit(c, names.down, OpClass::Matmul, p.phase, lc,
-         plus(macs(tokens, "tokens", f, "ffn width", h, "hidden", 1, nullptr, c.flopFactor),
+         plus(macs(tokens, FlopName::Tokens, f, FlopName::FfnWidth, h, FlopName::Hidden, 1, FlopName::None,
+                   c.flopFactor),
               biasUp * tokens * h + downExtraFlops,
-              downExtraFlops > 0 ? "bias adds + the shared expert's gated add (2 × tokens × hidden)"
-                                 : "bias adds (tokens × hidden)"),
+              downExtraFlops > 0 ? FlopName::BiasAddsAndSharedExpertAdd : FlopName::BiasAddsTokensHidden),
          touched * (f * h * wpw + biasUp * h * act), tokens * f * act + tokens * h * act, 0, p.train);
 }
 
@@ -385,7 +456,8 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
     const double h = c.h, act = c.act;
     const double normFlops = m.norm == NormKind::RmsNorm ? kRmsNormFlops : kLayerNormFlops;
     emit(c, "attn.norm", OpClass::Normalization, p.phase, lc,
-         perElement(normFlops, normWhat(m), N, "tokens", h, "hidden"), c.normW * act, 2 * N * h * act, 0, p.train);
+         perElement(normFlops, normWhat(m), N, FlopName::Tokens, h, FlopName::Hidden), c.normW * act, 2 * N * h * act,
+         0, p.train);
     if (m.mixer == MixerKind::Mla) {
         // The latent paths (q_a, kv_a) are replicated on every tensor-parallel rank; the per-head ones are split.
         const MlaShape &a = m.mla;
@@ -395,30 +467,32 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
         if (a.qLoraRank > 0) {
             emitLinear(c, "attn.q_a_proj", p.phase, lc, N, h, rq, false, p.train);
             emit(c, "attn.q_a_norm", OpClass::Normalization, p.phase, lc,
-                 perElement(kRmsNormFlops, "FLOPs per element (RMSNorm)", N, "tokens", rq, "q_lora_rank"), rq * act,
-                 2 * N * rq * act, 0, p.train);
+                 perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, rq, FlopName::QLoraRank),
+                 rq * act, 2 * N * rq * act, 0, p.train);
             emitLinear(c, "attn.q_b_proj", p.phase, lc, N, rq, c.hq * qk, false, p.train);
         } else {
             emitLinear(c, "attn.q_proj", p.phase, lc, N, h, c.hq * qk, false, p.train);
         }
         emitLinear(c, "attn.kv_a_proj", p.phase, lc, N, h, lat, false, p.train);
         emit(c, "attn.kv_a_norm", OpClass::Normalization, p.phase, lc,
-             perElement(kRmsNormFlops, "FLOPs per element (RMSNorm)", N, "tokens", r, "kv_lora_rank"), r * act,
-             2 * N * r * act, 0, p.train);
+             perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, r, FlopName::KvLoraRank),
+             r * act, 2 * N * r * act, 0, p.train);
         emit(c, "attn.rope", OpClass::Elementwise, p.phase, lc,
-             perElement(kRopeFlops, "FLOPs per rotated element", N, "tokens", c.hq + 1, "heads + the shared key", rope,
-                        "qk_rope_head_dim"),
+             perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, c.hq + 1,
+                        FlopName::HeadsAndSharedKey, rope, FlopName::QkRopeHeadDim),
              0, 2 * N * (c.hq + 1) * rope * act, 0, p.train);
     } else {
         emitLinear(c, "attn.qkv_proj", p.phase, lc, N, h, c.qd + 2 * c.kvd, m.qkvBias, p.train);
         if (m.qkNorm)
             emit(c, "attn.qk_norm", OpClass::Normalization, p.phase, lc,
-                 perElement(kRmsNormFlops, "FLOPs per element (RMSNorm)", N, "tokens", c.qd + c.kvd, "q and k widths"),
+                 perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, c.qd + c.kvd,
+                            FlopName::QAndKWidths),
                  2 * c.d * act, 2 * N * (c.qd + c.kvd) * act, 0, p.train);
         if (m.positions == PositionEncoding::Rotary)
             emit(c, "attn.rope", OpClass::Elementwise, p.phase, lc,
-                 perElement(kRopeFlops, "FLOPs per rotated element", N, "tokens", c.qd + c.kvd, "q and k widths"), 0,
-                 2 * N * (c.qd + c.kvd) * act, 0, p.train);
+                 perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, c.qd + c.kvd,
+                            FlopName::QAndKWidths),
+                 0, 2 * N * (c.qd + c.kvd) * act, 0, p.train);
     }
     // The attention core per window: the layers with the whole context first, then the windowed ones. Without both
     // kinds there is one core, under the plain names.
@@ -436,10 +510,11 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
                m.mixer == MixerKind::Mla ? c.hq * static_cast<double>(m.mla.vHeadDim) : c.qd, h, m.outBias, p.train);
     if (m.postNorms)
         emit(c, "attn.post_norm", OpClass::Normalization, p.phase, lc,
-             perElement(normFlops, normWhat(m), N, "tokens", h, "hidden"), c.normW * act, 2 * N * h * act, 0, p.train);
+             perElement(normFlops, normWhat(m), N, FlopName::Tokens, h, FlopName::Hidden), c.normW * act,
+             2 * N * h * act, 0, p.train);
     emit(c, "attn.residual", OpClass::Elementwise, p.phase, lc,
-         perElement(kResidualFlops, "FLOPs per element (add)", N, "tokens", h, "hidden"), 0, 3 * N * h * act, 0,
-         p.train);
+         perElement(kResidualFlops, FlopName::PerElementAdd, N, FlopName::Tokens, h, FlopName::Hidden), 0,
+         3 * N * h * act, 0, p.train);
 }
 
 /// The state-space layers' mixer, `lc` times (Mamba-1 or Mamba-2), per device: d_inner, heads and (when tp divides
@@ -460,8 +535,7 @@ void emitSsm(Ctx &c, const Pass &p, double lc)
     emitLinear(c, "ssm.in_proj", p.phase, lc, N, h, w.inProj, x.projBias, p.train);
     // Causal depthwise convolution of width d_conv, its bias and SiLU (4): (2 d_conv + 1 + 4) FLOPs per channel.
     emit(c, "ssm.conv", OpClass::Elementwise, p.phase, lc,
-         perElement(2 * K + 5, "FLOPs per channel (2 × d_conv + bias + SiLU 4)", N, "tokens", conv,
-                    "convolved channels"),
+         perElement(2 * K + 5, FlopName::PerChannelConv, N, FlopName::Tokens, conv, FlopName::ConvolvedChannels),
          conv * (K + 1) * act, 2 * N * conv * act, stateRw * p.Bm * (K - 1) * conv * sb, p.train);
     if (!mamba2) {
         // Mamba-1: x_proj to dt (dt_rank), B and C (d_state each), then dt_proj back to d_inner with its bias and
@@ -470,12 +544,13 @@ void emitSsm(Ctx &c, const Pass &p, double lc)
         emitLinear(c, "ssm.x_proj", p.phase, lc, N, inner, r + 2 * n, false, p.train);
         if (x.innerNorms)
             emit(c, "ssm.inner_norms", OpClass::Normalization, p.phase, lc,
-                 perElement(kRmsNormFlops, "FLOPs per element (RMSNorm)", N, "tokens", r + 2 * n,
-                            "dt_rank + 2 × d_state"),
+                 perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, r + 2 * n,
+                            FlopName::DtRankAnd2DState),
                  (r + 2 * n) * act, 2 * N * (r + 2 * n) * act, 0, p.train);
         emit(c, "ssm.dt_proj", OpClass::Matmul, p.phase, lc,
-             plus(macs(N, "tokens", r, "dt_rank", inner, "d_inner", 1, nullptr, c.flopFactor), 5 * N * inner,
-                  "bias and softplus (5 × tokens × d_inner)"),
+             plus(macs(N, FlopName::Tokens, r, FlopName::DtRank, inner, FlopName::DInner, 1, FlopName::None,
+                       c.flopFactor),
+                  5 * N * inner, FlopName::DtBiasAndSoftplus),
              (r * inner) * wpw + inner * act, N * r * act + N * inner * act, 0, p.train);
     }
     // The scan. Recurrently (every decode step, and Mamba-1's scan over a prompt) each state element takes a decay
@@ -483,14 +558,13 @@ void emitSsm(Ctx &c, const Pass &p, double lc)
     // D's skip (2 per channel). Mamba-2 runs a prompt in chunks of chunk_size (state-space duality, Dao and Gu 2024,
     // section 6): within a chunk C B^T over the causal pairs (2 d_state per group) weights the inputs (2 per
     // channel, 1 for the decay per head), and each chunk's state is built and read (2 d_state per channel each).
-    FlopTerms scanFlops = perElement(5 * n + 2, "FLOPs per channel (5 × d_state + 2)", N, "tokens", inner, "d_inner");
+    FlopTerms scanFlops = perElement(5 * n + 2, FlopName::PerChannelScan, N, FlopName::Tokens, inner, FlopName::DInner);
     OpClass scanClass = OpClass::Elementwise;
     if (mamba2 && !p.decodeStep) {
         const double pairs = p.Bm * chunkedCausalPairs(0, p.T, static_cast<double>(x.chunkSize));
-        scanFlops = plus(perElement(2 * n * groups + 2 * inner + heads,
-                                    "FLOPs per pair (2 × d_state × groups + 2 × d_inner + heads)", pairs,
-                                    "causal pairs within chunks"),
-                         N * inner * (4 * n + 2), "chunk states (tokens × d_inner × (4 × d_state + 2))");
+        scanFlops = plus(perElement(2 * n * groups + 2 * inner + heads, FlopName::PerChunkPair, pairs,
+                                    FlopName::CausalPairsWithinChunks),
+                         N * inner * (4 * n + 2), FlopName::ChunkStates);
         scanClass = OpClass::Attention; // its products run on the matrix units
     }
     const double scanIn = mamba2 ? inner + 2 * groups * n + heads : inner + 2 * n + inner; // x, B, C, dt
@@ -499,11 +573,11 @@ void emitSsm(Ctx &c, const Pass &p, double lc)
     // The output gate: Mamba-2 a gated RMSNorm (y x SiLU(z), then the norm: 4 + 1 + 4), Mamba-1 y x SiLU(z).
     if (mamba2)
         emit(c, "ssm.gate_norm", OpClass::Normalization, p.phase, lc,
-             perElement(kRmsNormFlops + 5, "FLOPs per element (gate 5 + RMSNorm 4)", N, "tokens", inner, "d_inner"),
+             perElement(kRmsNormFlops + 5, FlopName::PerElementGatedNorm, N, FlopName::Tokens, inner, FlopName::DInner),
              inner * act, 3 * N * inner * act, 0, p.train);
     else
         emit(c, "ssm.gate", OpClass::Elementwise, p.phase, lc,
-             perElement(5, "FLOPs per element (SiLU 4 + product)", N, "tokens", inner, "d_inner"), 0,
+             perElement(5, FlopName::PerElementGate, N, FlopName::Tokens, inner, FlopName::DInner), 0,
              3 * N * inner * act, 0, p.train);
     emitLinear(c, "ssm.out_proj", p.phase, lc, N, inner, h, x.projBias, p.train);
 }
@@ -531,12 +605,12 @@ void emitPass(Ctx &c, const Pass &p)
             aBytes += N * h * act;
         }
         emit(c, "embed", OpClass::Elementwise, p.phase, p.headCount,
-             perElement(adds, "adds per element (learned positions, token types)", N, "tokens", h, "hidden"),
-             N * h * c.embedWpw, aBytes, 0, p.train);
+             perElement(adds, FlopName::EmbeddingAdds, N, FlopName::Tokens, h, FlopName::Hidden), N * h * c.embedWpw,
+             aBytes, 0, p.train);
         if (m.embeddingNorm)
             emit(c, "embed.norm", OpClass::Normalization, p.phase, p.headCount,
-                 perElement(normFlops, normWhat(m), N, "tokens", h, "hidden"), c.normW * act, 2 * N * h * act, 0,
-                 p.train);
+                 perElement(normFlops, normWhat(m), N, FlopName::Tokens, h, FlopName::Hidden), c.normW * act,
+                 2 * N * h * act, 0, p.train);
     }
 
     // ---- every layer, `lc` times: the mixer (attention, or a state-space layer) ----
@@ -546,11 +620,12 @@ void emitPass(Ctx &c, const Pass &p)
     if (ssmL > 0) {
         const double ls = lc * ssmL / L;
         emit(c, "ssm.in_norm", OpClass::Normalization, p.phase, ls,
-             perElement(normFlops, normWhat(m), N, "tokens", h, "hidden"), c.normW * act, 2 * N * h * act, 0, p.train);
+             perElement(normFlops, normWhat(m), N, FlopName::Tokens, h, FlopName::Hidden), c.normW * act,
+             2 * N * h * act, 0, p.train);
         emitSsm(c, p, ls);
         emit(c, "ssm.residual", OpClass::Elementwise, p.phase, ls,
-             perElement(kResidualFlops, "FLOPs per element (add)", N, "tokens", h, "hidden"), 0, 3 * N * h * act, 0,
-             p.train);
+             perElement(kResidualFlops, FlopName::PerElementAdd, N, FlopName::Tokens, h, FlopName::Hidden), 0,
+             3 * N * h * act, 0, p.train);
     }
     if (m.ffn == 0) { // a state-space model without FFNs (Mamba)
         emitHead(c, p);
@@ -559,7 +634,8 @@ void emitPass(Ctx &c, const Pass &p)
 
     if (!(m.parallelAttention && m.sharedLayerNorm))
         emit(c, "ffn.norm", OpClass::Normalization, p.phase, lc,
-             perElement(normFlops, normWhat(m), N, "tokens", h, "hidden"), c.normW * act, 2 * N * h * act, 0, p.train);
+             perElement(normFlops, normWhat(m), N, FlopName::Tokens, h, FlopName::Hidden), c.normW * act,
+             2 * N * h * act, 0, p.train);
 
     // ---- the FFN: dense, or MoE with top-k routing over the experts local to this device ----
     const double sparse = c.sparseLayers;
@@ -571,7 +647,7 @@ void emitPass(Ctx &c, const Pass &p)
         // The router's E columns, and the shared expert's sigmoid gate as one more (Qwen2-MoE).
         const double cols = E + (m.sharedExpertGate ? 1.0 : 0.0);
         emit(c, "ffn.router", OpClass::Matmul, p.phase, lm,
-             macs(N, "tokens", h, "hidden", cols, "experts (+ the shared expert's gate)"), h * cols * wpw,
+             macs(N, FlopName::Tokens, h, FlopName::Hidden, cols, FlopName::RouterColumns), h * cols * wpw,
              N * h * act + N * cols * act, 0, p.train);
         // Expected number of distinct experts hit by N tokens choosing k of E each, and the local share of them.
         const double hit = 1.0 - std::pow(1.0 - k / E, N);
@@ -595,10 +671,11 @@ void emitPass(Ctx &c, const Pass &p)
     }
     if (m.postNorms)
         emit(c, "ffn.post_norm", OpClass::Normalization, p.phase, lc,
-             perElement(normFlops, normWhat(m), N, "tokens", h, "hidden"), c.normW * act, 2 * N * h * act, 0, p.train);
+             perElement(normFlops, normWhat(m), N, FlopName::Tokens, h, FlopName::Hidden), c.normW * act,
+             2 * N * h * act, 0, p.train);
     emit(c, "ffn.residual", OpClass::Elementwise, p.phase, lc,
-         perElement(kResidualFlops, "FLOPs per element (add)", N, "tokens", h, "hidden"), 0, 3 * N * h * act, 0,
-         p.train);
+         perElement(kResidualFlops, FlopName::PerElementAdd, N, FlopName::Tokens, h, FlopName::Hidden), 0,
+         3 * N * h * act, 0, p.train);
     emitHead(c, p);
 }
 
@@ -611,7 +688,7 @@ void emitHead(Ctx &c, const Pass &p)
     const double lmN = p.Bm * p.lmTokens;
     if (m.arch == Architecture::Decoder) {
         emit(c, "final_norm", OpClass::Normalization, p.phase, p.headCount,
-             perElement(normFlops, normWhat(m), lmN, "tokens with logits", h, "hidden"), c.normW * act,
+             perElement(normFlops, normWhat(m), lmN, FlopName::TokensWithLogits, h, FlopName::Hidden), c.normW * act,
              2 * lmN * h * act, 0, p.train);
         const double vocabLocal = static_cast<double>(m.vocab) / c.s.tp;
         // A 16-bit head is read by an ordinary GEMM, not a weight-only kernel.
@@ -619,12 +696,13 @@ void emitHead(Ctx &c, const Pass &p)
         if (c.s.unquantizedEmbeddings)
             c.weightBw = c.bw;
         emit(c, "lm_head", OpClass::Matmul, p.phase, p.headCount,
-             macs(lmN, "tokens with logits", h, "hidden", vocabLocal, "vocabulary (this device's share)"),
+             macs(lmN, FlopName::TokensWithLogits, h, FlopName::Hidden, vocabLocal, FlopName::VocabularyShare),
              h * vocabLocal * c.embedWpw, lmN * h * act + lmN * vocabLocal * act, 0, p.train);
         c.weightBw = weightBw;
     } else if (m.pooler) {
         emit(c, "pooler", OpClass::Matmul, p.phase, p.headCount,
-             plus(macs(p.Bm, "sequences", h, "hidden", h, "hidden"), p.Bm * h, "bias adds (sequences × hidden)"),
+             plus(macs(p.Bm, FlopName::Sequences, h, FlopName::Hidden, h, FlopName::Hidden), p.Bm * h,
+                  FlopName::BiasAddsSequencesHidden),
              (h * h) * wpw + h * act, 2 * p.Bm * h * act, 0, p.train);
     }
 }
@@ -647,7 +725,7 @@ void allReduce(double message, int p, double bw, double latency, double count, d
 namespace {
 /// `stepTokens`: new tokens per sequence of a decode step (1, or K + 1 for a speculative verification step).
 Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, bool withOperators,
-                     double stepTokens)
+                     double stepTokens, std::vector<OperatorRecord> *records = nullptr)
 {
     if (auto e = validate(s); !e.empty())
         refuse(e);
@@ -758,6 +836,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     if (withOperators) {
         a.operators.reserve(s.phase == Phase::Generate ? 48 : 24);
         c.ops = &a.operators;
+        c.records = records;
     }
     c.totals = &a.totals;
 
@@ -840,8 +919,8 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
         const double rw = adam ? (4 + 4 + 4 + 2) + (4 + 4 + 4 + 2) : (4 + 2) + (4 + 2);
         emit(c, "optimizer.step", OpClass::Elementwise, Phase::Train, 1,
              perElement(adam ? kAdamFlopsPerParam : kSgdFlopsPerParam,
-                        adam ? "FLOPs per parameter (Adam)" : "FLOPs per parameter (SGD)", p,
-                        "parameters on this device"),
+                        adam ? FlopName::PerParameterAdam : FlopName::PerParameterSgd, p,
+                        FlopName::ParametersOnThisDevice),
              0, rw * p, 0, 1);
     }
 
@@ -1116,6 +1195,13 @@ std::optional<TimeBand> achievableBand(const HardwareSpec &hw, const Scenario &s
 Analysis analyze(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
 {
     return analyzeImpl(hw, m, s, true, 1);
+}
+
+Analysis analyzeRecorded(const HardwareSpec &hw, const ModelShape &m, const Scenario &s,
+                         std::vector<OperatorRecord> *records)
+{
+    records->clear();
+    return analyzeImpl(hw, m, s, true, 1, records);
 }
 
 Analysis analyzeTotals(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)

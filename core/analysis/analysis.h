@@ -5,6 +5,7 @@
 #include "core/model/modelshape.h"
 #include "core/util/oneline.h"
 
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -20,20 +21,79 @@ inline constexpr std::size_t kOpClassCount = 5;
 enum class Bound { Compute, Memory, Communication };
 std::string_view toString(Bound b);
 
+/// The names of the factors FlopTerms multiplies, one byte each in an operator (their text: toString()): what a
+/// factor or a FLOP constant counts, written as the derivation (core/analysis/derivation.h) shows it.
+enum class FlopName : std::uint8_t {
+    None,
+    AttendedTokens,
+    BiasAddsAndSharedExpertAdd,
+    BiasAddsSequencesHidden,
+    BiasAddsTokensFfnWidth,
+    BiasAddsTokensHidden,
+    BiasAddsTokensOutputs,
+    CausalPairsWithinChunks,
+    ChunkStates,
+    ConvolvedChannels,
+    DInner,
+    DtBiasAndSoftplus,
+    DtRank,
+    DtRankAnd2DState,
+    EmbeddingAdds,
+    FfnWidth,
+    HeadDim,
+    Heads,
+    HeadsAndSharedKey,
+    HeadsTimesNopeAndV,
+    Hidden,
+    Inputs,
+    KvLoraRank,
+    LatentAndRope,
+    Outputs,
+    ParametersOnThisDevice,
+    PerChannelConv,
+    PerChannelScan,
+    PerChunkPair,
+    PerElementActivation,
+    PerElementAdd,
+    PerElementGate,
+    PerElementGatedActivation,
+    PerElementGatedNorm,
+    PerElementLayerNorm,
+    PerElementRmsNorm,
+    PerMultiplyAccumulate,
+    PerParameterAdam,
+    PerParameterSgd,
+    PerRotatedElement,
+    PerScoreSoftmax,
+    QAndKWidths,
+    QLoraRank,
+    QkHeadDim,
+    QkNopeHeadDim,
+    QkRopeHeadDim,
+    QueryKeyPairsPerHead,
+    RouterColumns,
+    Sequences,
+    Tokens,
+    TokensWithLogits,
+    VHeadDim,
+    VocabularyShare,
+};
+std::string_view toString(FlopName n);
+
 /// How the analysis counted one execution of an operator's FLOPs:
 ///   coeff x f[0] x f[1] x f[2] x f[3] x kept + extra
-/// with each factor named (static text) for the derivation (core/analysis/derivation.h). analyze() computes an
-/// operator's FLOPs from these very terms (value()), so the derivation shows the numbers the analysis multiplied.
-/// Unused factors are 1 with no name; recording them builds no string.
+/// with each factor named (FlopName) for the derivation (core/analysis/derivation.h). analyze() computes an operator's
+/// FLOPs from these very terms (value()), so the derivation shows the numbers the analysis multiplied. Unused factors
+/// are 1 with no name; recording them builds no string.
 struct FlopTerms
 {
-    double coeff = 0;           ///< FLOPs per multiply-accumulate (2) or per element (RMSNorm 4, ...)
-    const char *coeffName = ""; ///< what coeff counts: "FLOPs per MAC", "FLOPs per element (RMSNorm)" ...
-    double f[4] = {1, 1, 1, 1}; ///< the dimensions multiplied: tokens, in, out ... (elements, not bytes)
-    const char *names[4] = {};  ///< their names; nullptr: unused
-    double kept = 1;            ///< structured sparsity: the fraction of the weight FLOPs kept (1: dense)
-    double extra = 0;           ///< FLOPs added after the product: bias adds, a softplus, ...
-    const char *extraName = ""; ///< what extra counts, with its formula
+    double coeff = 0;                    ///< FLOPs per multiply-accumulate (2) or per element (RMSNorm 4, ...)
+    double f[4] = {1, 1, 1, 1};          ///< the dimensions multiplied: tokens, in, out ... (elements, not bytes)
+    double kept = 1;                     ///< structured sparsity: the fraction of the weight FLOPs kept (1: dense)
+    double extra = 0;                    ///< FLOPs added after the product: bias adds, a softplus, ...
+    FlopName coeffName = FlopName::None; ///< what coeff counts
+    FlopName names[4] = {};              ///< the factors' names; None: unused
+    FlopName extraName = FlopName::None; ///< what extra counts, with its formula
     double value() const { return coeff * f[0] * f[1] * f[2] * f[3] * kept + extra; }
 };
 
@@ -67,16 +127,21 @@ struct Operator
     DType computeType = DType::FP16; ///< format the device computes this operator in
     double timeS = 0;
     Bound bound = Bound::Memory;
-    /// What the derivation of this operator needs, recorded where the figures above are computed (emit()):
-    FlopTerms flopTerms;        ///< one execution's FLOPs; flops = flopTerms.value() x count x trainFactor
-    double trainFactor = 1;     ///< training's forward + backward (+ recompute) multiplier of FLOPs and bytes; else 1
-    double peakFlops = 0;       ///< FLOP/s: the compute roof this operator ran against (after efficiency)
-    double weightBandwidth = 0; ///< B/s: its weight bytes were read at this (weight-only kernels may differ)
-    double bandwidth = 0;       ///< B/s: its activation and KV bytes were moved at this
-    double launchS = 0;         ///< s: kernel launches included in timeS (achievable efficiency; else 0)
 
     double bytes() const { return weightBytes + activationBytes + kvBytes; }
     double intensity() const { return bytes() > 0 ? flops / bytes() : 0.0; }
+};
+
+/// What analyze() used for one operator beyond its figures, recorded only when asked (analyzeRecorded()) for the
+/// operator's derivation (core/analysis/derivation.h): kept out of Operator so that analyze() moves no more bytes.
+struct OperatorRecord
+{
+    FlopTerms flops;            ///< one execution's FLOPs; Operator::flops = flops.value() x count x trainFactor
+    double trainFactor = 1;     ///< training's forward + backward (+ recompute) multiplier of FLOPs and bytes; else 1
+    double peakFlops = 0;       ///< FLOP/s: the compute roof this operator ran against (after efficiency)
+    double weightBandwidth = 0; ///< B/s: its weight bytes were read at this (weight-only kernels may differ); the
+                                ///< other bytes at Analysis::bandwidth
+    double launchS = 0;         ///< s: kernel launches included in Operator::timeS (achievable efficiency; else 0)
 };
 
 /// Memory held per device (bytes).
@@ -188,6 +253,9 @@ struct AnalysisError : std::runtime_error
 
 /// The core calculation: values in, value out, no globals. Throws AnalysisError on an impossible combination.
 Analysis analyze(const HardwareSpec &hw, const ModelShape &model, const Scenario &s);
+/// analyze() that also records, for every operator (in the order of `operators`), what its derivation needs.
+Analysis analyzeRecorded(const HardwareSpec &hw, const ModelShape &model, const Scenario &s,
+                         std::vector<OperatorRecord> *records);
 /// analyze() without the per-operator list (`operators` stays empty; every other field is the same): for sweeps and
 /// searches, which read only the totals.
 Analysis analyzeTotals(const HardwareSpec &hw, const ModelShape &model, const Scenario &s);

@@ -145,11 +145,13 @@ struct RoofSplit
     double compute = 0, memory = 0, launches = 0;
     int computeOps = 0, memoryOps = 0;
 };
-RoofSplit roofSplit(const Analysis &a)
+RoofSplit roofSplit(const Analysis &a, const std::vector<OperatorRecord> &records)
 {
     RoofSplit r;
-    for (const Operator &op : a.operators) {
-        const double roof = op.timeS - op.launchS;
+    for (std::size_t i = 0; i < a.operators.size(); ++i) {
+        const Operator &op = a.operators[i];
+        const double launch = records[i].launchS;
+        const double roof = op.timeS - launch;
         if (op.bound == Bound::Compute) {
             r.compute += roof;
             ++r.computeOps;
@@ -157,15 +159,15 @@ RoofSplit roofSplit(const Analysis &a)
             r.memory += roof;
             ++r.memoryOps;
         }
-        r.launches += op.launchS;
+        r.launches += launch;
     }
     return r;
 }
 
-void deriveTime(Derivation &d, const Analysis &a)
+void deriveTime(Derivation &d, const Analysis &a, const std::vector<OperatorRecord> &records)
 {
     d.title = "Step time on one device's critical path (operators in sequence, then communication)";
-    const RoofSplit r = roofSplit(a);
+    const RoofSplit r = roofSplit(a, records);
     d.lines.emplace_back("time = Σ over the operators of max(FLOPs / compute roof, bytes / bandwidth)" +
                          std::string(r.launches > 0 ? " + kernel launches" : "") + " + communication");
     d.lines.emplace_back("(each operator's own derivation: op:NAME:time)");
@@ -190,10 +192,10 @@ void deriveTime(Derivation &d, const Analysis &a)
     d.valueText = formatSeconds(t);
 }
 
-void deriveBound(Derivation &d, const Analysis &a)
+void deriveBound(Derivation &d, const Analysis &a, const std::vector<OperatorRecord> &records)
 {
     d.title = "What bounds the step";
-    const RoofSplit r = roofSplit(a);
+    const RoofSplit r = roofSplit(a, records);
     d.lines.emplace_back(
         "bound = the largest of: time of the compute-bound operators, of the memory-bound operators, of "
         "communication (communication only when it exceeds both)");
@@ -235,8 +237,8 @@ void deriveIntensity(Derivation &d, const Analysis &a)
     const double v = bytes > 0 ? flops / bytes : 0.0;
     d.lines.emplace_back("intensity = FLOPs / bytes (totals.flops / totals.bytes)");
     d.lines.emplace_back("= " + num(flops) + " FLOP / " + num(bytes) + " B");
-    d.lines.emplace_back("= " + num(v) + " FLOP/B (ridge " + formatRatio(a.ridge) + ": " +
-                         (v >= a.ridge ? "above it, the step could be compute-bound)" : "below it: memory-bound)"));
+    d.lines.emplace_back("= " + num(v) + " FLOP/B (" + (v >= a.ridge ? "at or above" : "below") + " the ridge, " +
+                         formatRatio(a.ridge) + " FLOP/B)");
     d.value = v;
     d.valueText = formatRatio(v) + " FLOP/B";
 }
@@ -268,8 +270,9 @@ void deriveTokensPerS(Derivation &d, const Scenario &s, const Analysis &a)
         t += op.timeS;
     t += a.comm.timeS;
     const double v = t > 0 ? tokens / t : 0.0;
-    d.lines.emplace_back("tokens/s = tokens of the step (all " +
-                         plural(static_cast<double>(s.dp), "replica", "replicas") + ") / step time (totals.time_s)");
+    d.lines.emplace_back("tokens/s = tokens of the step (" +
+                         (s.dp == 1 ? std::string("one replica") : "all " + num(s.dp) + " replicas") +
+                         ") / step time (totals.time_s)");
     d.lines.emplace_back("= " + words + " / " + num(t) + " s");
     d.lines.emplace_back("= " + num(tokens) + " / " + formatSeconds(t));
     d.lines.emplace_back(result(v, "tokens/s"));
@@ -452,7 +455,8 @@ void deriveMemory(Derivation &d, const Scenario &s, const Analysis &a)
         formula += " + state-space state";
         line += " + " + formatBytes(m.state);
     }
-    d.lines.emplace_back(formula + " (each after tensor, pipeline" + (train ? ", data" : "") + " parallelism)");
+    d.lines.emplace_back(formula + " (one device's share under tensor, pipeline" +
+                         (train ? " and data" : " and expert") + " parallelism)");
     d.lines.emplace_back(line);
     const double v = m.weights + m.kv + m.activations + m.gradients + m.optimizer + m.state;
     d.lines.emplace_back(result(v, "B"));
@@ -468,12 +472,12 @@ void deriveMemory(Derivation &d, const Scenario &s, const Analysis &a)
 /// "2 × tokens × inputs × outputs" and "2 × 1 × 8,192 × 10,240", from the terms analyze() multiplied.
 void flopFactors(const FlopTerms &t, std::string &symbols, std::string &numbers)
 {
-    symbols = num(t.coeff) + " (" + t.coeffName + ")";
+    symbols = num(t.coeff) + " " + std::string(toString(t.coeffName));
     numbers = num(t.coeff);
     for (int i = 0; i < 4; ++i) {
-        if (!t.names[i])
+        if (t.names[i] == FlopName::None)
             continue;
-        symbols += std::string(" × ") + t.names[i];
+        symbols += " × " + std::string(toString(t.names[i]));
         numbers += " × " + num(t.f[i]);
     }
     if (t.kept != 1) {
@@ -481,25 +485,25 @@ void flopFactors(const FlopTerms &t, std::string &symbols, std::string &numbers)
         numbers += " × " + num(t.kept);
     }
     if (t.extra != 0) {
-        symbols += std::string(" + ") + t.extraName;
+        symbols += " + " + std::string(toString(t.extraName));
         numbers += " + " + num(t.extra);
     }
 }
 
-std::string executions(const Operator &op)
+std::string executions(const Operator &op, const OperatorRecord &rec)
 {
     std::string s = " × " + plural(op.count, "execution", "executions");
-    if (op.trainFactor != 1)
-        s += " × " + num(op.trainFactor) + " (training: forward + backward" +
-             (op.trainFactor > 3 ? " + recompute" : "") + ")";
+    if (rec.trainFactor != 1)
+        s += " × " + num(rec.trainFactor) + " (training: forward + backward" +
+             (rec.trainFactor > 3 ? " + recompute" : "") + ")";
     return s;
 }
 
-void deriveOpFlops(Derivation &d, const Operator &op)
+void deriveOpFlops(Derivation &d, const Operator &op, const OperatorRecord &rec)
 {
-    const FlopTerms &t = op.flopTerms;
+    const FlopTerms &t = rec.flops;
     const double once = t.value();
-    const double v = once * op.count * op.trainFactor;
+    const double v = once * op.count * rec.trainFactor;
     if (t.coeff == 0 && t.extra == 0) {
         d.lines.emplace_back("FLOPs = 0 (" + std::string(op.name) + " only moves data)");
     } else {
@@ -507,20 +511,20 @@ void deriveOpFlops(Derivation &d, const Operator &op)
         flopFactors(t, symbols, numbers);
         d.lines.emplace_back("FLOPs per execution = " + symbols);
         d.lines.emplace_back("= " + numbers + " = " + num(once));
-        d.lines.emplace_back("FLOPs = " + num(once) + executions(op));
+        d.lines.emplace_back("FLOPs = " + num(once) + executions(op, rec));
     }
     d.lines.emplace_back(result(v, "FLOP"));
     d.value = v;
     d.valueText = formatSi(v, "FLOP");
 }
 
-void deriveOpBytes(Derivation &d, const Operator &op)
+void deriveOpBytes(Derivation &d, const Operator &op, const OperatorRecord &rec)
 {
-    const double n = op.count * op.trainFactor;
+    const double n = op.count * rec.trainFactor;
     d.lines.emplace_back("bytes = weights + activations (inputs read, outputs written) + KV cache / state");
     const auto per = [n](double b) { return num(n > 0 ? b / n : 0.0) + " B"; };
     d.lines.emplace_back("per execution: " + per(op.weightBytes) + " + " + per(op.activationBytes) + " + " +
-                         per(op.kvBytes) + "," + executions(op));
+                         per(op.kvBytes) + "," + executions(op, rec));
     d.lines.emplace_back("= " + num(op.weightBytes) + " + " + num(op.activationBytes) + " + " + num(op.kvBytes) + " B");
     const double v = op.weightBytes + op.activationBytes + op.kvBytes;
     d.lines.emplace_back(result(v, "B"));
@@ -544,46 +548,47 @@ struct Sides
 {
     double compute, memory;
 };
-Sides sides(const Operator &op)
+Sides sides(const Operator &op, const OperatorRecord &rec, double bandwidth)
 {
-    return {op.flops / op.peakFlops,
-            op.weightBytes / op.weightBandwidth + (op.activationBytes + op.kvBytes) / op.bandwidth};
+    return {op.flops / rec.peakFlops,
+            op.weightBytes / rec.weightBandwidth + (op.activationBytes + op.kvBytes) / bandwidth};
 }
 
-std::string memorySide(const Operator &op, bool numbers)
+std::string memorySide(const Operator &op, const OperatorRecord &rec, double bandwidth, bool numbers)
 {
     if (!numbers)
-        return op.weightBandwidth != op.bandwidth ? "weight bytes / weight bandwidth + other bytes / bandwidth"
-                                                  : "bytes / bandwidth";
-    if (op.weightBandwidth != op.bandwidth)
-        return si(op.weightBytes, "B") + " / " + si(op.weightBandwidth, "B/s") + " + " +
-               si(op.activationBytes + op.kvBytes, "B") + " / " + si(op.bandwidth, "B/s");
-    return si(op.bytes(), "B") + " / " + si(op.bandwidth, "B/s");
+        return rec.weightBandwidth != bandwidth ? "weight bytes / weight bandwidth + other bytes / bandwidth"
+                                                : "bytes / bandwidth";
+    if (rec.weightBandwidth != bandwidth)
+        return si(op.weightBytes, "B") + " / " + si(rec.weightBandwidth, "B/s") + " + " +
+               si(op.activationBytes + op.kvBytes, "B") + " / " + si(bandwidth, "B/s");
+    return si(op.bytes(), "B") + " / " + si(bandwidth, "B/s");
 }
 
-void deriveOpTime(Derivation &d, const Operator &op, const Analysis &a)
+void deriveOpTime(Derivation &d, const Operator &op, const OperatorRecord &rec, const Analysis &a)
 {
-    const Sides x = sides(op);
-    d.lines.emplace_back("time = max(FLOPs / compute roof, " + memorySide(op, false) + ")" +
-                         (op.launchS > 0 ? " + kernel launches" : ""));
-    std::string roof = "compute roof " + si(op.peakFlops, "FLOP/s") + " (" + std::string(toString(op.computeType));
-    if (op.peakFlops != a.peakFlops && (op.cls == OpClass::Matmul || op.cls == OpClass::Attention))
+    const Sides x = sides(op, rec, a.bandwidth);
+    d.lines.emplace_back("time = max(FLOPs / compute roof, " + memorySide(op, rec, a.bandwidth, false) + ")" +
+                         (rec.launchS > 0 ? " + kernel launches" : ""));
+    std::string roof = "compute roof " + si(rec.peakFlops, "FLOP/s") + " (" + std::string(toString(op.computeType));
+    if (rec.peakFlops != a.peakFlops && (op.cls == OpClass::Matmul || op.cls == OpClass::Attention))
         roof += std::string(op.cls == OpClass::Attention ? ", the fused-attention kernels' rate"
                                                          : ", what a GEMM of this size reaches");
     d.lines.emplace_back(roof + ")");
-    d.lines.emplace_back("= max(" + si(op.flops, "FLOP") + " / " + si(op.peakFlops, "FLOP/s") + ", " +
-                         memorySide(op, true) + ")" + (op.launchS > 0 ? " + " + formatSeconds(op.launchS) : ""));
-    const double v = std::max(x.compute, x.memory) + op.launchS;
+    d.lines.emplace_back("= max(" + si(op.flops, "FLOP") + " / " + si(rec.peakFlops, "FLOP/s") + ", " +
+                         memorySide(op, rec, a.bandwidth, true) + ")" +
+                         (rec.launchS > 0 ? " + " + formatSeconds(rec.launchS) : ""));
+    const double v = std::max(x.compute, x.memory) + rec.launchS;
     d.lines.emplace_back("= max(" + si(x.compute, "s") + ", " + si(x.memory, "s") + ")" +
-                         (op.launchS > 0 ? " + " + si(op.launchS, "s") : ""));
+                         (rec.launchS > 0 ? " + " + si(rec.launchS, "s") : ""));
     d.lines.emplace_back(result(v, "s"));
     d.value = v;
     d.valueText = formatSeconds(v);
 }
 
-void deriveOpBound(Derivation &d, const Operator &op)
+void deriveOpBound(Derivation &d, const Operator &op, const OperatorRecord &rec, const Analysis &a)
 {
-    const Sides x = sides(op);
+    const Sides x = sides(op, rec, a.bandwidth);
     d.lines.emplace_back("bound = compute when FLOPs / compute roof ≥ memory time, else memory");
     d.lines.emplace_back("compute " + formatSeconds(x.compute) + (x.compute >= x.memory ? " ≥ " : " < ") + "memory " +
                          formatSeconds(x.memory));
@@ -645,6 +650,15 @@ Derivation derive(const HardwareSpec &hw, const ModelShape &model, const Scenari
             canonical = f;
     Derivation d;
     d.field = std::string(canonical);
+    // What analyze() multiplied for each operator, recorded by running it again on the same inputs (analyze() itself
+    // keeps none of it, so that it stays as fast as before): the same code, the same numbers.
+    std::vector<OperatorRecord> records;
+    const Analysis again = analyzeRecorded(hw, model, s, &records);
+    bool same = again.operators.size() == a.operators.size();
+    for (std::size_t i = 0; same && i < a.operators.size(); ++i)
+        same = again.operators[i].name == a.operators[i].name && again.operators[i].timeS == a.operators[i].timeS;
+    if (!same)
+        throw DerivationError("the analysis to derive is not analyze() of the device, model and scenario given");
 
     if (canonical.substr(0, 3) == "op:") {
         const std::string_view rest = canonical.substr(3);
@@ -657,24 +671,25 @@ Derivation derive(const HardwareSpec &hw, const ModelShape &model, const Scenari
                     std::find(std::begin(kOpFields), std::end(kOpFields), opField) == std::end(kOpFields))
                     continue;
                 const Operator &op = a.operators[i];
+                const OperatorRecord &rec = records[i];
                 d.field = "op:" + std::string(key) + ":" + std::string(opField);
                 d.title = std::string(key) + " (" + std::string(toString(op.cls)) + "), " + std::string(opField) +
                           ": one device's total over its " + plural(op.count, "execution", "executions");
                 if (opField == "flops")
-                    deriveOpFlops(d, op);
+                    deriveOpFlops(d, op, rec);
                 else if (opField == "bytes")
-                    deriveOpBytes(d, op);
+                    deriveOpBytes(d, op, rec);
                 else if (opField == "intensity")
                     deriveOpIntensity(d, op);
                 else if (opField == "time")
-                    deriveOpTime(d, op, a);
+                    deriveOpTime(d, op, rec, a);
                 else
-                    deriveOpBound(d, op);
+                    deriveOpBound(d, op, rec, a);
                 return d;
             }
         }
     } else if (canonical == "totals.time_s") {
-        deriveTime(d, a);
+        deriveTime(d, a, records);
         return d;
     } else if (canonical == "totals.tokens_per_s") {
         deriveTokensPerS(d, s, a);
@@ -686,7 +701,7 @@ Derivation derive(const HardwareSpec &hw, const ModelShape &model, const Scenari
         deriveIntensity(d, a);
         return d;
     } else if (canonical == "totals.bound") {
-        deriveBound(d, a);
+        deriveBound(d, a, records);
         return d;
     } else if (canonical == "hardware.ridge_flops_per_byte") {
         deriveRidge(d, hw, a);
