@@ -174,28 +174,19 @@ constexpr CoreNames kLocalCore{"attn.local_kv_write", "attn.local_score", "attn.
 
 /// Shorthands for FlopTerms: `n` elements at `perElement` FLOPs each (coeff named `what`), and products of named
 /// dimensions at 2 FLOPs per multiply-accumulate (`kept`: structured sparsity's share, 1 when it does not apply).
-FlopTerms perElement(double perElement, FlopName what, double a, FlopName aName, double b = 1,
-                     FlopName bName = FlopName::None, double c = 1, FlopName cName = FlopName::None)
+[[gnu::always_inline]] inline FlopTerms perElement(double perElement, FlopName what, double a, FlopName aName,
+                                                   double b = 1, FlopName bName = FlopName::None, double c = 1,
+                                                   FlopName cName = FlopName::None)
 {
-    FlopTerms t;
-    t.coeff = perElement;
-    t.coeffName = what;
-    t.f[0] = a, t.f[1] = b, t.f[2] = c;
-    t.names[0] = aName, t.names[1] = bName, t.names[2] = cName;
-    return t;
+    return {perElement, {a, b, c, 1}, 1, 0, what, {aName, bName, cName, FlopName::None}, FlopName::None};
 }
-FlopTerms macs(double a, FlopName aName, double b, FlopName bName, double c, FlopName cName, double d = 1,
-               FlopName dName = FlopName::None, double kept = 1)
+[[gnu::always_inline]] inline FlopTerms macs(double a, FlopName aName, double b, FlopName bName, double c,
+                                             FlopName cName, double d = 1, FlopName dName = FlopName::None,
+                                             double kept = 1)
 {
-    FlopTerms t;
-    t.coeff = 2;
-    t.coeffName = FlopName::PerMultiplyAccumulate;
-    t.f[0] = a, t.f[1] = b, t.f[2] = c, t.f[3] = d;
-    t.names[0] = aName, t.names[1] = bName, t.names[2] = cName, t.names[3] = dName;
-    t.kept = kept;
-    return t;
+    return {2, {a, b, c, d}, kept, 0, FlopName::PerMultiplyAccumulate, {aName, bName, cName, dName}, FlopName::None};
 }
-FlopTerms plus(FlopTerms t, double extra, FlopName what)
+[[gnu::always_inline]] inline FlopTerms plus(FlopTerms t, double extra, FlopName what)
 {
     t.extra = extra;
     t.extraName = what;
