@@ -52,7 +52,7 @@ QString boundWord(core::Bound b) { return QString::fromStdString(std::string(cor
 /// The answer to a question, computed here from the analysis of the step's scenario (not by the lesson text
 /// engine), written as the lesson writes it. Every answer expression a lesson uses needs a row here: a new question
 /// without one fails the test.
-std::optional<QString> oracle(const std::string &answer, core::ScenarioFile f)
+std::optional<QString> oracle(const std::string &answer, core::ScenarioFile f, const core::PresetLibrary &lib)
 {
     const core::Analysis a = analyzeFile(f);
     const auto varied = [&f](auto change) {
@@ -68,6 +68,11 @@ std::optional<QString> oracle(const std::string &answer, core::ScenarioFile f)
         return QString(a.memory.fits ? "fits" : "does not fit");
     if (answer == "ridge")
         return ui::formatNumber(a.ridge);
+    if (answer == "ridge / ridge@p100-sxm2") {
+        core::ScenarioFile p100 = f;
+        p100.hardware = *lib.findHardware("p100-sxm2");
+        return ui::formatNumber(a.ridge / analyzeFile(p100).ridge);
+    }
     if (answer == "time_ms")
         return ui::formatNumber(a.totals.timeS * 1e3);
     if (answer == "time_ms / time_ms@batch=1")
@@ -162,7 +167,8 @@ private slots:
         QVERIFY(c.start(l));
         QVERIFY(c.goToStep(step) || step == 0);
         QVERIFY(c.questionOpen());
-        const std::optional<QString> expected = oracle(st.question->answer, ui::stepScenarioFile(st, *m_lib, "step"));
+        const std::optional<QString> expected =
+            oracle(st.question->answer, ui::stepScenarioFile(st, *m_lib, "step"), *m_lib);
         QVERIFY2(expected, ("no oracle for the answer {" + st.question->answer + "}: add one").c_str());
 
         const std::optional<ui::QuestionView> q = c.currentQuestion();
