@@ -2,10 +2,12 @@
 
 #include "ui/charts/callout.h"
 #include "ui/charts/chartfit.h"
-#include "ui/charts/ridgechart.h"
+#include "ui/charts/plotlabels.h"
 #include "ui/charts/rooflinemath.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
+
+#include "core/trends/ridge.h"
 
 #include <QAction>
 #include <QActionGroup>

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <QList>
+#include <QPointF>
+#include <QRectF>
+#include <QSizeF>
+#include <QStringList>
+
+#include <optional>
+#include <vector>
+
+class QChart;
+
+namespace memwall::ui {
+
+/// Names beside scatter markers that do not overlap (used by the ridge and trends charts; pure geometry, tested in
+/// tests/ui/tst_ridgechart.cpp). All rectangles are in chart coordinates (pixels).
+namespace plotlabels {
+
+/// One label to place: its marker's centre, the label's size, and how far from that centre it must stay (the
+/// marker's radius plus a gap).
+struct Request
+{
+    QPointF anchor;
+    QSizeF size;
+    qreal clearance = 6;
+    /// May move away from its marker (then drawn with a leader line): the label that must be shown.
+    bool mayMoveAway = false;
+};
+
+/// Places the labels in the order given (earlier ones win): each takes the first of eight places around its anchor
+/// (right, left, above, below, then the four corners) that lies inside `area` and overlaps no rectangle of
+/// `obstacles` (the markers, the legend, other text) and no label placed before it; one that `mayMoveAway` then tries
+/// the same eight directions 2, 3, … 8 times as far. A label with no such place is left out (nullopt), never drawn
+/// over another.
+std::vector<std::optional<QRectF>> place(const std::vector<Request> &requests, const QRectF &area,
+                                         std::vector<QRectF> obstacles);
+
+/// Rectangles `thickness` pixels across along the polyline `points` (chart coordinates), one per `step` pixels: a
+/// line as obstacles for place(), so that no label is placed across it.
+std::vector<QRectF> alongLine(const QList<QPointF> &points, qreal thickness = 6, qreal step = 6);
+
+/// Puts the chart's legend, detached, inside `corner` of `area` (the plot), one entry per line, sized to `labels` (the
+/// texts of the entries shown): a detached legend's own size hint is a single entry. Returns the legend's rectangle
+/// (empty if there are no labels).
+QRectF placeLegendInside(QChart *chart, const QStringList &labels, const QRectF &area,
+                         Qt::Corner corner = Qt::TopLeftCorner);
+/// The rectangle placeLegendInside() gives the legend, without moving it.
+QRectF legendRectInside(const QChart *chart, const QStringList &labels, const QRectF &area, Qt::Corner corner);
+
+} // namespace plotlabels
+
+} // namespace memwall::ui
