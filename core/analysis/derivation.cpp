@@ -62,6 +62,8 @@ const std::vector<std::pair<std::string_view, std::string_view>> kAliases = {
     {"kv_per_token", "kv_cache.bytes_per_token"},
     {"weights", "model.weight_bytes"},
     {"memory", "memory.total_bytes_per_device"},
+    {"ttft", "phases.ttft_s"},
+    {"tpot", "phases.tpot_s"},
 };
 
 /// The whole-step fields, in the order derivationFields() lists them.
@@ -78,6 +80,9 @@ constexpr std::string_view kStepFields[] = {
     "model.weight_bytes",
     "memory.total_bytes_per_device",
 };
+
+/// The fields only a generate analysis has (its TTFT and TPOT, the headline's time figure).
+constexpr std::string_view kGenerateFields[] = {"phases.ttft_s", "phases.tpot_s"};
 
 /// An operator's fields, each with the `analyze --json` name it also answers to.
 constexpr std::string_view kOpFields[] = {"flops", "bytes", "intensity", "time", "bound"};
@@ -98,6 +103,15 @@ double boundValue(Bound b)
     case Bound::Communication: return 2;
     }
     return 0;
+}
+
+/// A generate analysis: a prompt pass, then decode steps (only it has a TTFT and a TPOT).
+bool isGenerate(const Analysis &a)
+{
+    return std::any_of(a.operators.begin(), a.operators.end(),
+                       [](const Operator &op) { return op.phase == Phase::Prefill; }) &&
+           std::any_of(a.operators.begin(), a.operators.end(),
+                       [](const Operator &op) { return op.phase == Phase::Decode; });
 }
 
 /// Names shared by several operators in a list... only a generate analysis runs operators of the same name twice.
@@ -190,6 +204,56 @@ void deriveTime(Derivation &d, const Analysis &a, const std::vector<OperatorReco
     d.lines.emplace_back(result(t, "s"));
     d.value = t;
     d.valueText = formatSeconds(t);
+}
+
+/// The time of the operators a generate analysis ran in `phase` (its prompt pass, or its decode steps).
+double phaseOperatorTime(const Analysis &a, Phase phase, int *count)
+{
+    double t = 0;
+    *count = 0;
+    for (const Operator &op : a.operators)
+        if (op.phase == phase) {
+            t += op.timeS;
+            ++*count;
+        }
+    return t;
+}
+
+void deriveTtft(Derivation &d, const Analysis &a)
+{
+    d.title = "Time to first token (generate: the prompt's pass, before the first new token)";
+    int n = 0;
+    const double ops = phaseOperatorTime(a, Phase::Prefill, &n);
+    const double comm = a.phases.ttftS - ops; // the prompt pass's collectives, as the analysis added them
+    d.lines.emplace_back(
+        "TTFT = Σ over the prompt pass's operators (NAME@prefill) of max(FLOPs / compute roof, bytes / "
+        "bandwidth) + the prompt pass's communication");
+    d.lines.emplace_back("(each operator's own derivation: op:NAME@prefill:time)");
+    d.lines.emplace_back("= " + formatSeconds(ops) + " (" + plural(n, "operator", "operators") + ") + " +
+                         formatSeconds(comm) + " (communication)");
+    d.lines.emplace_back(result(ops + comm, "s"));
+    d.value = ops + comm;
+    d.valueText = formatSeconds(d.value);
+}
+
+void deriveTpot(Derivation &d, const Scenario &s, const Analysis &a)
+{
+    d.title = "Time per output token (generate: one decode step at the mean context)";
+    const double steps = static_cast<double>(s.output > 1 ? s.output - 1 : 1);
+    int n = 0;
+    const double ops = phaseOperatorTime(a, Phase::Decode, &n);
+    d.lines.emplace_back("TPOT = (end-to-end time − TTFT) ÷ (output tokens − 1): the " + num(steps) +
+                         " decode steps after the first token, each at the mean context prompt + (output − 1) / 2 = " +
+                         num(static_cast<double>(s.seq) + (steps) / 2.0) + " tokens");
+    d.lines.emplace_back("decode steps = Σ over the decode operators (NAME@decode, each run " + num(steps) +
+                         " times) + their communication = " + formatSeconds(ops) + " (" +
+                         plural(n, "operator", "operators") + ") + " +
+                         formatSeconds(a.totals.timeS - a.phases.ttftS - ops) + " (communication)");
+    d.lines.emplace_back("= (" + formatSeconds(a.totals.timeS) + " − " + formatSeconds(a.phases.ttftS) + ") ÷ " +
+                         num(steps));
+    d.value = (a.totals.timeS - a.phases.ttftS) / steps;
+    d.lines.emplace_back(result(d.value, "s"));
+    d.valueText = formatSeconds(d.value);
 }
 
 void deriveBound(Derivation &d, const Analysis &a, const std::vector<OperatorRecord> &records)
@@ -601,10 +665,16 @@ void deriveOpBound(Derivation &d, const Operator &op, const OperatorRecord &rec,
 std::string fieldList(const Analysis &a)
 {
     std::string out;
+    const bool generate = isGenerate(a);
     for (const auto &[alias, field] : kAliases)
-        out += std::string(out.empty() ? "" : ", ") + std::string(alias);
+        if (generate ||
+            std::find(std::begin(kGenerateFields), std::end(kGenerateFields), field) == std::end(kGenerateFields))
+            out += std::string(out.empty() ? "" : ", ") + std::string(alias);
     for (std::string_view f : kStepFields)
         out += ", " + std::string(f);
+    if (generate)
+        for (std::string_view f : kGenerateFields)
+            out += ", " + std::string(f);
     out += ", op:NAME:flops|bytes|intensity|time|bound with NAME one of ";
     for (std::size_t i = 0; i < a.operators.size(); ++i)
         out += (i ? ", " : "") + operatorKey(a, i);
@@ -635,6 +705,8 @@ std::string operatorKey(const Analysis &a, std::size_t index)
 std::vector<std::string> derivationFields(const Analysis &a)
 {
     std::vector<std::string> out(std::begin(kStepFields), std::end(kStepFields));
+    if (isGenerate(a))
+        out.insert(out.end(), std::begin(kGenerateFields), std::end(kGenerateFields));
     for (std::size_t i = 0; i < a.operators.size(); ++i)
         for (std::string_view f : kOpFields)
             out.push_back("op:" + operatorKey(a, i) + ":" + std::string(f));
@@ -690,6 +762,15 @@ Derivation derive(const HardwareSpec &hw, const ModelShape &model, const Scenari
         }
     } else if (canonical == "totals.time_s") {
         deriveTime(d, a, records);
+        return d;
+    } else if (canonical == "phases.ttft_s" || canonical == "phases.tpot_s") {
+        if (s.phase != Phase::Generate)
+            throw DerivationError("'" + std::string(field) +
+                                  "' is a figure of --phase generate (a prompt, then output tokens)");
+        if (canonical == "phases.ttft_s")
+            deriveTtft(d, a);
+        else
+            deriveTpot(d, s, a);
         return d;
     } else if (canonical == "totals.tokens_per_s") {
         deriveTokensPerS(d, s, a);

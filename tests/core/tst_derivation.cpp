@@ -159,7 +159,8 @@ private slots:
         const Analysis a = analyze(h, m, s);
         const nlohmann::json j = analysisToJson(h, m, s, a);
         const std::vector<std::string> fields = derivationFields(a);
-        QCOMPARE(fields.size(), 11 + 5 * a.operators.size());
+        const std::size_t generate = s.phase == Phase::Generate && s.output > 1 ? 2 : 0; // TTFT and TPOT
+        QCOMPARE(fields.size(), 11 + generate + 5 * a.operators.size());
         int checked = 0;
         for (const std::string &field : fields) {
             const Derivation d = derive(h, m, s, a, field);
@@ -280,6 +281,28 @@ private slots:
                  std::string("KV bytes = 2 × layers × KV heads × head_dim × bytes per element × tokens × "
                              "sequences"));
         QCOMPARE(d.lines.back(), std::string("= 671,088,640 B (671 MB)"));
+    }
+
+    // Generate: TTFT is the prompt pass's operators (no communication on one device), and TTFT + (output − 1) ×
+    // TPOT is the end-to-end time; decode has neither.
+    void generateTtftAndTpot()
+    {
+        const HardwareSpec &h = hw("h100-sxm");
+        const ModelShape &m = testpresets::model("llama-2-7b");
+        const Scenario s = scenarioFrom("--phase=generate --seq=512 --output=64 --batch=8");
+        const Analysis a = analyze(h, m, s);
+        double prefill = 0;
+        for (const Operator &op : a.operators)
+            if (op.phase == Phase::Prefill)
+                prefill += op.timeS;
+        const Derivation ttft = derive(h, m, s, a, "ttft");
+        QVERIFY(close(ttft.value, prefill));
+        QVERIFY(close(ttft.value, a.phases.ttftS));
+        const Derivation tpot = derive(h, m, s, a, "tpot");
+        QVERIFY(close(ttft.value + 63 * tpot.value, a.totals.timeS));
+        QVERIFY2(QString::fromStdString(tpot.text()).contains("the 63 decode steps"), tpot.text().c_str());
+        const Scenario decode = scenarioFrom("--phase=decode");
+        QVERIFY_THROWS_EXCEPTION(DerivationError, derive(h, m, decode, analyze(h, m, decode), "ttft"));
     }
 
     void generateNamesEachPhasesOperators()

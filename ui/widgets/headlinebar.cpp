@@ -125,10 +125,13 @@ const HeadlineBar::Figure &HeadlineBar::figure(int id) const
     }
 }
 
-QStringList HeadlineBar::formulaFields(FigureId figure)
+QStringList HeadlineBar::formulaFields(FigureId figure, core::Phase phase)
 {
     switch (figure) {
-    case TimeFigure: return {QStringLiteral("totals.time_s")};
+    case TimeFigure:
+        if (phase == core::Phase::Generate) // the figure reads "TTFT + TPOT/token"
+            return {QStringLiteral("phases.ttft_s"), QStringLiteral("phases.tpot_s"), QStringLiteral("totals.time_s")};
+        return {QStringLiteral("totals.time_s")};
     case ThroughputFigure: return {QStringLiteral("totals.tokens_per_s")};
     case MemoryFigure:
         return {QStringLiteral("memory.total_bytes_per_device"), QStringLiteral("kv_cache.total_bytes"),
@@ -178,7 +181,7 @@ void HeadlineBar::showFormula(int which)
         return;
     if (!m_formula)
         m_formula = new FormulaPopup(m_doc, this);
-    m_formula->showFields(formulaFields(static_cast<FigureId>(which)));
+    m_formula->showFields(formulaFields(static_cast<FigureId>(which), m_doc->scenario().phase));
 }
 
 bool HeadlineBar::eventFilter(QObject *watched, QEvent *event)

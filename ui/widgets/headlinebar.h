@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/analysis/scenario.h"
+
 #include <QColor>
 #include <QFrame>
 
@@ -30,9 +32,10 @@ public:
 
     explicit HeadlineBar(ScenarioDocument *doc, QWidget *parent = nullptr);
 
-    /// The derivation fields a figure's formula shows (core::derivationFields() names): time, tokens/s, memory with
-    /// its KV cache and weights, bound with the step's intensity and the ridge.
-    static QStringList formulaFields(FigureId figure);
+    /// The derivation fields a figure's formula shows (core::derivationFields() names): time (in generate, as the
+    /// figure reads, TTFT and TPOT first), tokens/s, memory with its KV cache and weights, bound with the step's
+    /// intensity and the ridge.
+    static QStringList formulaFields(FigureId figure, core::Phase phase = core::Phase::Decode);
     /// The figure whose value or caption has focus, or -1.
     int focusedFigure() const;
     /// The figure drawn at `pos` (in this widget's coordinates), or -1.
