@@ -3,6 +3,7 @@
 #include "core/analysis/derivation.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/mainwindow.h"
+#include "ui/settings/settingsfile.h"
 #include "ui/util/text.h"
 #include "ui/widgets/formulapopup.h"
 #include "ui/widgets/headlinebar.h"
@@ -25,6 +26,7 @@
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStandardItemModel>
+#include <QStandardPaths>
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QtTest>
@@ -57,6 +59,10 @@ private:
 private slots:
     void initTestCase()
     {
+        // formulaInTheMainWindow makes a window, which saves its settings: to a test location, never the user's.
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("MemWallTest");
+        ui::useCheckedSettings();
         m_lib = std::make_shared<core::PresetLibrary>();
         m_lib->loadBuiltin();
     }
