@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ranges>
 
 namespace memwall::ui {
 
@@ -261,9 +262,9 @@ void BreakdownChart::refresh()
     m_rows = m_byOperator ? breakdownmath::operatorRows(a) : std::vector<breakdownmath::OperatorRow>{};
     // Bottom to top: the largest time at the top.
     QList<qreal> flops, time;
-    for (auto it = m_rows.rbegin(); it != m_rows.rend(); ++it) {
-        flops << it->flopShare * 100.0;
-        time << it->timeShare * 100.0;
+    for (const auto &row : std::ranges::reverse_view(m_rows)) {
+        flops << row.flopShare * 100.0;
+        time << row.timeShare * 100.0;
     }
     for (auto [set, values] : {std::pair{m_opFlops, &flops}, std::pair{m_opTime, &time}}) {
         if (set->count() != values->size()) {
@@ -284,8 +285,8 @@ void BreakdownChart::showMode()
 {
     QStringList cats;
     if (m_byOperator) {
-        for (auto it = m_rows.rbegin(); it != m_rows.rend(); ++it)
-            cats << (it->reads.isEmpty() ? it->name : tr("%1 (%2)").arg(it->name, it->reads));
+        for (const auto &row : std::ranges::reverse_view(m_rows))
+            cats << (row.reads.isEmpty() ? row.name : tr("%1 (%2)").arg(row.name, row.reads));
     } else {
         cats << tr("Share of time") << tr("Share of FLOPs");
     }

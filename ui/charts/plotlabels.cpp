@@ -9,10 +9,7 @@
 #include <array>
 #include <cmath>
 
-namespace memwall::ui {
-
-// ---------------------------------------------------------------------------------------------------------------
-namespace plotlabels {
+namespace memwall::ui::plotlabels {
 
 std::vector<std::optional<QRectF>> place(const std::vector<Request> &requests, const QRectF &area,
                                          std::vector<QRectF> obstacles)
@@ -103,6 +100,4 @@ QRectF placeLegendInside(QChart *chart, const QStringList &labels, const QRectF 
     return r;
 }
 
-} // namespace plotlabels
-
-} // namespace memwall::ui
+} // namespace memwall::ui::plotlabels
