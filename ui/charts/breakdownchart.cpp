@@ -19,7 +19,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ranges>
 
 namespace memwall::ui {
 
@@ -262,9 +261,9 @@ void BreakdownChart::refresh()
     m_rows = m_byOperator ? breakdownmath::operatorRows(a) : std::vector<breakdownmath::OperatorRow>{};
     // Bottom to top: the largest time at the top.
     QList<qreal> flops, time;
-    for (const auto &row : std::ranges::reverse_view(m_rows)) {
-        flops << row.flopShare * 100.0;
-        time << row.timeShare * 100.0;
+    for (std::size_t i = m_rows.size(); i-- > 0;) { // clang 14 cannot read libstdc++ 12's reverse_view
+        flops << m_rows[i].flopShare * 100.0;
+        time << m_rows[i].timeShare * 100.0;
     }
     for (auto [set, values] : {std::pair{m_opFlops, &flops}, std::pair{m_opTime, &time}}) {
         if (set->count() != values->size()) {
@@ -285,8 +284,10 @@ void BreakdownChart::showMode()
 {
     QStringList cats;
     if (m_byOperator) {
-        for (const auto &row : std::ranges::reverse_view(m_rows))
+        for (std::size_t i = m_rows.size(); i-- > 0;) {
+            const breakdownmath::OperatorRow &row = m_rows[i];
             cats << (row.reads.isEmpty() ? row.name : tr("%1 (%2)").arg(row.name, row.reads));
+        }
     } else {
         cats << tr("Share of time") << tr("Share of FLOPs");
     }
