@@ -3,6 +3,7 @@
 #include <QChart>
 #include <QFontMetricsF>
 #include <QGraphicsLayout>
+#include <QGraphicsSimpleTextItem>
 #include <QLegend>
 
 #include <algorithm>
@@ -98,6 +99,15 @@ QRectF placeLegendInside(QChart *chart, const QStringList &labels, const QRectF 
         legend->update();
     }
     return r;
+}
+
+QList<QPair<QString, QRectF>> shownLabels(const std::vector<QGraphicsSimpleTextItem *> &labels)
+{
+    QList<QPair<QString, QRectF>> out;
+    for (const QGraphicsSimpleTextItem *l : labels)
+        if (l->isVisible())
+            out.append({l->text(), l->mapRectToParent(l->boundingRect())});
+    return out;
 }
 
 } // namespace memwall::ui::plotlabels

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QList>
+#include <QPair>
 #include <QPointF>
 #include <QRectF>
 #include <QSizeF>
@@ -10,6 +11,7 @@
 #include <vector>
 
 class QChart;
+class QGraphicsSimpleTextItem;
 
 namespace memwall::ui {
 
@@ -47,6 +49,10 @@ QRectF placeLegendInside(QChart *chart, const QStringList &labels, const QRectF 
                          Qt::Corner corner = Qt::TopLeftCorner);
 /// The rectangle placeLegendInside() gives the legend, without moving it.
 QRectF legendRectInside(const QChart *chart, const QStringList &labels, const QRectF &area, Qt::Corner corner);
+
+/// The shown labels among `labels`, each with its text and its rectangle in its parent's (the chart's) coordinates:
+/// what a chart's tests read back to check that no two names overlap.
+QList<QPair<QString, QRectF>> shownLabels(const std::vector<QGraphicsSimpleTextItem *> &labels);
 
 } // namespace plotlabels
 

@@ -184,13 +184,9 @@ QString RidgeChart::growthLabel() const { return m_lineLabel->isVisible() ? m_li
 
 QList<QPair<QString, QRectF>> RidgeChart::visibleLabels() const
 {
-    QList<QPair<QString, QRectF>> out;
-    for (const QGraphicsSimpleTextItem *l : m_labels)
-        if (l->isVisible())
-            out.append({l->text(), l->mapRectToParent(l->boundingRect())});
-    if (m_currentLabel->isVisible())
-        out.append({m_currentLabel->text(), m_currentLabel->mapRectToParent(m_currentLabel->boundingRect())});
-    return out;
+    std::vector<QGraphicsSimpleTextItem *> all = m_labels;
+    all.push_back(m_currentLabel);
+    return plotlabels::shownLabels(all);
 }
 
 void RidgeChart::refresh()

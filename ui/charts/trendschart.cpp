@@ -423,14 +423,7 @@ QList<QPointF> TrendsChart::gapBracket() const { return m_gap->isVisible() ? m_g
 
 QString TrendsChart::gapText() const { return m_gapLabel->isVisible() ? m_gapLabel->text() : QString(); }
 
-QList<QPair<QString, QRectF>> TrendsChart::visibleLabels() const
-{
-    QList<QPair<QString, QRectF>> out;
-    for (const QGraphicsSimpleTextItem *l : m_names)
-        if (l->isVisible())
-            out.append({l->text(), l->mapRectToParent(l->boundingRect())});
-    return out;
-}
+QList<QPair<QString, QRectF>> TrendsChart::visibleLabels() const { return plotlabels::shownLabels(m_names); }
 
 void TrendsChart::rebuildValues()
 {
