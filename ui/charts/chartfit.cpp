@@ -3,6 +3,7 @@
 #include <QAbstractSeries>
 #include <QChart>
 #include <QFontMetricsF>
+#include <QHash>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLogValueAxis>
@@ -13,13 +14,45 @@
 
 namespace memwall::ui::chartfit {
 
+namespace {
+/// Widths of texts in a font and the font's line height, kept per font: a chart fits its title and legend after
+/// every change, and a slider tick asks for the same few strings each time (the text shaper is the cost).
+struct Measured
+{
+    qreal height = 0;
+    QHash<QString, qreal> advances;
+};
+
+Measured &measuredIn(const QFont &font)
+{
+    thread_local QHash<QFont, Measured> fonts;
+    auto it = fonts.find(font);
+    if (it == fonts.end()) {
+        if (fonts.size() >= 16)
+            fonts.clear();
+        it = fonts.insert(font, Measured{QFontMetricsF(font).height(), {}});
+    }
+    return *it;
+}
+
+qreal advance(Measured &m, const QFont &font, const QString &text)
+{
+    auto it = m.advances.constFind(text);
+    if (it != m.advances.cend())
+        return *it;
+    if (m.advances.size() >= 512)
+        m.advances.clear();
+    return *m.advances.insert(text, QFontMetricsF(font).horizontalAdvance(text));
+}
+} // namespace
+
 QString fittingTitle(const QStringList &candidates, const QFont &font, qreal width)
 {
     if (candidates.isEmpty())
         return {};
-    const QFontMetricsF fm(font);
+    Measured &m = measuredIn(font);
     for (const QString &c : candidates)
-        if (fm.horizontalAdvance(c) <= width)
+        if (advance(m, font, c) <= width)
             return c;
     return candidates.last();
 }
@@ -35,7 +68,7 @@ void applyTitle(QChart *chart, const QStringList &candidates, const QFont &font)
     // title's room to the plot: the tab and the headline above it already name the chart and the scenario.
     // (A chart not laid out yet has no height: it keeps its title until it has one.)
     const qreal height = chart->size().height();
-    const bool tooShort = height > 0 && height < 12 * QFontMetricsF(font).height();
+    const bool tooShort = height > 0 && height < 12 * measuredIn(font).height;
     const QString t = tooShort ? QString() : fittingTitle(candidates, font, chart->size().width() - 40);
     chart->setProperty(kAutoTitle, t);
     if (current != t)
@@ -44,11 +77,11 @@ void applyTitle(QChart *chart, const QStringList &candidates, const QFont &font)
 
 bool legendFitsInRow(const QStringList &labels, const QFont &font, qreal width)
 {
-    const QFontMetricsF fm(font);
+    Measured &m = measuredIn(font);
     // Per entry: marker square (about one line height), its gap, the text and the spacing to the next entry.
     qreal need = 0;
     for (const QString &l : labels)
-        need += fm.horizontalAdvance(l) + 1.5 * fm.height() + 10;
+        need += advance(m, font, l) + 1.5 * m.height + 10;
     return need <= width;
 }
 

@@ -367,14 +367,29 @@ void RooflineChart::refresh()
     const Analysis &a = doc->analysis();
     const HardwareSpec &hw = doc->hardware();
 
-    m_ceilings = rm::ceilings(hw, a.matmulType, a.computeEfficiency);
+    std::vector<rm::Ceiling> ceilings = rm::ceilings(hw, a.matmulType, a.computeEfficiency);
+    const double yScale =
+        (ceilings.empty() ? a.peakFlops : ceilings.front().flopsPerS) >= 1e12 ? 1e12 : 1e9; // TFLOP/s or GFLOP/s
+    if (ceilings != m_ceilings || yScale != m_yScale || m_ceilingTexts.size() != ceilings.size()) {
+        m_ceilingTexts.clear();
+        for (const rm::Ceiling &c : ceilings) {
+            CeilingTexts t{
+                c.label(), c.name() + QLatin1Char('\n') + formatSi(c.flopsPerS, "FLOP/s"), c.compactLabel(yScale), {}};
+            // the precisions over the peak, as in the full form's two lines
+            t.compactTwoLines = t.compact;
+            if (const qsizetype at = t.compactTwoLines.lastIndexOf(QLatin1Char(' ')); at > 0)
+                t.compactTwoLines[at] = QLatin1Char('\n');
+            m_ceilingTexts.push_back(std::move(t));
+        }
+    }
+    m_ceilings = std::move(ceilings);
+    m_yScale = yScale;
     m_slopes = rm::slopes(hw, a.memoryEfficiency);
     if (!m_showCacheSlopes)
         std::erase_if(m_slopes, [](const rm::Slope &sl) {
             return !sl.main && (sl.kind == MemoryKind::Sram || sl.kind == MemoryKind::Cache);
         });
     const double top = m_ceilings.empty() ? a.peakFlops : m_ceilings.front().flopsPerS;
-    m_yScale = top >= 1e12 ? 1e12 : 1e9;
     const double ys = m_yScale;
     const double fastest = m_slopes.empty() ? a.bandwidth : m_slopes.front().bytesPerS;
     const double mainBw = a.bandwidth;
@@ -391,7 +406,7 @@ void RooflineChart::refresh()
         QLineSeries *s = m_ceilingPool[i];
         if (i < m_ceilings.size()) {
             const double p = m_ceilings[i].flopsPerS;
-            s->setName(m_ceilings[i].label());
+            s->setName(m_ceilingTexts[i].label);
             setPoints(s, {{rm::ridgePoint(p, fastest), p / ys}, {kFarRight, p / ys}});
             s->setVisible(isRevealed(QStringLiteral("compute")));
         } else {
@@ -700,18 +715,17 @@ QList<QAction *> RooflineChart::optionActions()
 QSizeF RooflineChart::textSize(const QString &text, const QFont &font)
 {
     // Measured by an item like the labels (outside the scene), so the size is the one a label will have.
-    if (m_fontKey.isEmpty() || font != m_keyedFont) {
-        m_keyedFont = font;
-        m_fontKey = font.key() + QChar(0x1f);
-    }
-    const QString key = m_fontKey + text;
-    if (const auto it = m_textSizes.constFind(key); it != m_textSizes.cend())
-        return *it;
-    if (m_textSizes.size() > 512)
+    // Kept per font: the labels alternate between the tick font and its bold.
+    if (m_textSizes.size() >= 8 && !m_textSizes.contains(font)) // themes change the fonts; a few are in use
         m_textSizes.clear();
+    QHash<QString, QSizeF> &sizes = m_textSizes[font];
+    if (const auto it = sizes.constFind(text); it != sizes.cend())
+        return *it;
+    if (sizes.size() > 512)
+        sizes.clear();
     m_measure.setFont(font);
     m_measure.setText(text);
-    return *m_textSizes.insert(key, m_measure.boundingRect().size());
+    return *sizes.insert(text, m_measure.boundingRect().size());
 }
 
 QString RooflineChart::legendName(const QAbstractSeries *series, bool shortForm) const
@@ -931,18 +945,16 @@ void RooflineChart::layoutLabels()
         // then as two lines (precisions over peak). A label that fits nowhere is hidden rather than struck through.
         // Last, in a tight chart (a projector's window in the presentation theme): the compact form, the peak in the
         // y axis's unit without repeating it ("FP8 1979"), on one line or two ("FP64 · FP32" over "67").
-        const QString compact = c.compactLabel(ys);
-        QString compactTwoLines = compact; // the precisions over the peak, as in the full form's two lines
-        if (const qsizetype at = compactTwoLines.lastIndexOf(QLatin1Char(' ')); at > 0)
-            compactTwoLines[at] = QLatin1Char('\n');
+        const CeilingTexts &ct = m_ceilingTexts[i];
+        const QString &compact = ct.compact;
         QStringList texts;
         if (c.active && !tight)
-            texts << c.label() + tr("  (matmuls)");
+            texts << ct.label + tr("  (matmuls)");
         if (tight)
-            texts << compact << compactTwoLines;
-        texts << c.label() << c.name() + QLatin1Char('\n') + formatSi(c.flopsPerS, "FLOP/s");
+            texts << compact << ct.compactTwoLines;
+        texts << ct.label << ct.twoLines;
         if (!tight)
-            texts << compact << compactTwoLines;
+            texts << compact << ct.compactTwoLines;
         const double start = std::max(area.left() + 4, map(m_ceilingPool[i]->at(0).x(), yv).x() + 6);
         for (const QString &text : texts) {
             const QSizeF sz = style(t, text, c.active ? bold : font, c.active ? strong : weak);
@@ -958,7 +970,7 @@ void RooflineChart::layoutLabels()
         }
         // No room beside the line: the nearest free place left of the ceiling's start (or above its right end),
         // with a leader line to the ceiling that crosses no label or point; in full, else in the compact form.
-        for (const QString &text : {c.label(), compact}) {
+        for (const QString &text : {ct.label, compact}) {
             const QSizeF sz = style(t, text, c.active ? bold : font, c.active ? strong : weak);
             const QPointF leftEnd(start - 6, y), rightEnd(area.right() - 6, y);
             const double step = std::max(4.0, sz.height() / 2);

@@ -168,6 +168,16 @@ private:
     std::vector<core::ServingStep> m_servingSteps;
     QPointer<MeasuredPoints> m_measuredPoints;
     std::vector<rooflinemath::Ceiling> m_ceilings;
+    /// Each ceiling's label in the forms its placement tries, made when the ceilings or the y unit change (not at
+    /// every slider tick).
+    struct CeilingTexts
+    {
+        QString label;    ///< "FP16 · BF16 989 TFLOP/s"
+        QString twoLines; ///< "FP16 · BF16" over "989 TFLOP/s"
+        QString compact;  ///< "FP16 · BF16 989"
+        QString compactTwoLines;
+    };
+    std::vector<CeilingTexts> m_ceilingTexts;
     std::vector<rooflinemath::Slope> m_slopes;
     rooflinemath::Ranges m_ranges;
     double m_yScale = 1e12;
@@ -181,10 +191,8 @@ private:
     void nameLegendEntries(); ///< every entry by legendName() in the current form
     void fitLegend();         ///< short names where the full ones do not fit in one row
     QAction *m_cacheSlopesAction = nullptr;
-    QGraphicsSimpleTextItem m_measure;  ///< measures label texts (textSize()); never in a scene
-    QHash<QString, QSizeF> m_textSizes; ///< by font key and text
-    QFont m_keyedFont;                  ///< the last font textSize() measured in, and its key
-    QString m_fontKey;
+    QGraphicsSimpleTextItem m_measure;                ///< measures label texts (textSize()); never in a scene
+    QHash<QFont, QHash<QString, QSizeF>> m_textSizes; ///< by font and text
 };
 
 } // namespace memwall::ui

@@ -26,6 +26,7 @@ struct Ceiling
     /// The short form for a tight chart, the peak in the y axis's unit of `unitFlopsPerS` FLOP/s without the unit
     /// (the axis names it): "FP16 · BF16 989" for 1e12 (TFLOP/s).
     QString compactLabel(double unitFlopsPerS) const;
+    bool operator==(const Ceiling &) const = default;
 };
 
 /// One bandwidth slope: performance = intensity x bandwidth, for one memory level of the device.
