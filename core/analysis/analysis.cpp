@@ -478,7 +478,7 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
             emit(c, "attn.qk_norm", OpClass::Normalization, p.phase, lc,
                  perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, c.qd + c.kvd,
                             FlopName::QAndKWidths),
-                 2 * c.d * act, 2 * N * (c.qd + c.kvd) * act, 0, p.train);
+                 (m.qkNormFullWidth ? c.qd + c.kvd : 2 * c.d) * act, 2 * N * (c.qd + c.kvd) * act, 0, p.train);
         if (m.positions == PositionEncoding::Rotary)
             emit(c, "attn.rope", OpClass::Elementwise, p.phase, lc,
                  perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, c.qd + c.kvd,

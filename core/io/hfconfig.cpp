@@ -24,11 +24,11 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::string_view, 27> kSupported{
+constexpr std::array<std::string_view, 28> kSupported{
     "llama", "mistral", "mixtral",   "qwen2",       "qwen2_moe",   "gemma",       "gemma2",          "phi3",
     "gpt2",  "bert",    "roberta",   "opt",         "falcon",      "RefinedWeb",  "RefinedWebModel", "gpt_neox",
     "gptj",  "qwen3",   "qwen3_moe", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",         "gpt_oss",
-    "mamba", "mamba2",  "cohere"};
+    "mamba", "mamba2",  "cohere",    "olmo2"};
 
 std::string supportedList()
 {
@@ -276,13 +276,24 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
         // Qwen3: no q/k/v biases (attention_bias, false by default), and an RMSNorm over each head's q and k.
         m.qkvBias = m.outBias = r.boolean("attention_bias", false);
         m.qkNorm = true;
+    } else if (type == "olmo2") {
+        // Olmo2ForCausalLM: q_norm and k_norm are RMSNorms over the whole projected q (heads x head_dim) and k
+        // (kv_heads x head_dim), not per head; the MLP has no biases (Olmo2Config has no mlp_bias). Its two norms a
+        // layer (post_attention_layernorm, post_feedforward_layernorm) sit after attention and the MLP, before each
+        // residual add, where a Llama layer has its two before them: the same weights, and the same FLOPs and bytes
+        // per token, so the block counts them as its two norms (operators attn.norm and ffn.norm).
+        m.qkvBias = m.outBias = r.boolean("attention_bias", false);
+        m.qkNorm = m.qkNormFullWidth = true;
     } else {
         m.qkvBias = m.outBias = r.boolean("attention_bias", false);
         m.ffnBias = r.boolean("mlp_bias", false);
     }
 
     // Trained context and sliding window (transformers defaults: Mistral 4096 when the key is absent).
-    const int64_t defaultPositions = type == "llama" ? 2048 : type == "phi3" ? 4096 : type == "gemma" ? 8192 : 32768;
+    const int64_t defaultPositions = type == "llama" || type == "olmo2" ? 2048
+                                     : type == "phi3"                   ? 4096
+                                     : type == "gemma"                  ? 8192
+                                                                        : 32768;
     m.maxPositions = r.integer("max_position_embeddings", defaultPositions);
     if (type == "mistral")
         m.slidingWindow = slidingWindow(r, "sliding_window", 4096);

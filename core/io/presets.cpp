@@ -388,6 +388,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
         m.mla.vHeadDim = r.positiveInteger("v_head_dim");
     }
     m.qkNorm = r.boolean("qk_norm", false);
+    m.qkNormFullWidth = r.boolean("qk_norm_full_width", false);
     m.attentionSinks = r.boolean("attention_sinks", false);
     m.firstDenseLayers = r.integer("first_dense_layers", 0);
     m.moeEvery = r.integer("moe_every", 1);
@@ -469,6 +470,8 @@ json toJson(const ModelShape &m)
     }
     if (m.qkNorm)
         j["qk_norm"] = true;
+    if (m.qkNormFullWidth)
+        j["qk_norm_full_width"] = true;
     if (m.attentionSinks)
         j["attention_sinks"] = true;
     if (m.firstDenseLayers != 0)

@@ -77,7 +77,7 @@ int64_t mixerParams(const ModelShape &m)
     if (m.outBias)
         p += h;
     if (m.qkNorm)
-        p += 2 * m.headDim;
+        p += m.qkNormFullWidth ? q + kv : 2 * m.headDim;
     if (m.attentionSinks)
         p += m.heads;
     return p;
@@ -332,6 +332,8 @@ ShapeIssue validate(const ModelShape &m)
                     "), got " + std::to_string(m.globalEvery)};
     if (m.globalEvery > 0 && m.slidingWindow <= 0)
         return {{"global_every", "sliding_window"}, "global_every needs a sliding_window (> 0) for the other layers"};
+    if (m.qkNormFullWidth && !m.qkNorm)
+        return {{"qk_norm_full_width", "qk_norm"}, "qk_norm_full_width needs qk_norm"};
     if (m.chunkedAttention && m.slidingWindow <= 0)
         return {{"chunked_attention", "sliding_window"}, "chunked_attention needs its chunk size in sliding_window"};
     if (m.moeEvery < 1 || m.moeEvery > std::min<int64_t>(m.layers, kMaxPatternPeriod))

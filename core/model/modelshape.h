@@ -123,7 +123,10 @@ struct ModelShape
 
     MixerKind mixer = MixerKind::Attention;
     MlaShape mla;        ///< with MixerKind::Mla
-    bool qkNorm = false; ///< an RMSNorm over each head's query and key (Qwen3, Gemma 3, OLMo 2: head_dim weights)
+    bool qkNorm = false; ///< an RMSNorm over each head's query and key (Qwen3, Gemma 3: head_dim weights each)
+    /// With qkNorm: the norms span the whole projected query (heads x head_dim weights) and key (kv_heads x head_dim),
+    /// not one head (OLMo 2's q_norm and k_norm). The same FLOPs per element; more weights.
+    bool qkNormFullWidth = false;
     bool attentionSinks = false; ///< one learned sink logit per head and layer (gpt-oss)
 
     /// State-space layers: with ssm.kind set, every layer's mixer is the SSM, except (hybrids) layer i with

@@ -73,6 +73,7 @@ private slots:
     void stateSpaceDecodeReadsItsState();
     void hybridPattern();
     void disaggregationSendsTheState();
+    void fullWidthQkNormOfOlmo2();
 };
 
 void TestLayerBlocks::familyParamCounts_data()
@@ -146,6 +147,15 @@ void TestLayerBlocks::familyParamCounts_data()
     //             3.61B active leaves out the input embedding (579,133,440): 3,608,307,264.
     QTest::newRow("gpt-oss-20b = 20.91B, 4.19B active")
         << "gpt-oss-20b.json" << qint64(20914757184) << qint64(4187440704);
+    // OLMo 2 13B (h 5120, 40 layers, 40 heads and 40 KV heads of 128, q_norm and k_norm over the whole q and k, 5120
+    // weights each, two norms a layer (after attention and the MLP), FFN 13824, vocab 100352, untied):
+    //   layer 4 x 5120 x 5120 + 2 x 5120 + 3 x 5120 x 13824 + 2 x 5120
+    //         = 104,857,600 + 10,240 + 212,336,640 + 10,240                                   = 317,214,720
+    //   total 40 x 317,214,720 + 2 x 100352 x 5120 + 5120 = 12,688,588,800 + 1,027,604,480 + 5,120
+    //         = 13,716,198,400, exactly the checkpoint's: model.safetensors.index.json total_size 54,864,793,600 B
+    //         in FP32 / 4 B (per-head norms, 2 x 128 weights a layer, would give 13,715,799,040)
+    QTest::newRow("OLMo 2 13B = 13,716,198,400")
+        << "OLMo-2-1124-13B.json" << qint64(13716198400) << qint64(13716198400);
 }
 
 void TestLayerBlocks::familyParamCounts()
@@ -241,6 +251,9 @@ void TestLayerBlocks::kvBytesOfPatterns_data()
         << "gemma-3-1b-it.json" << qint64(32768) << 26624.0 << 145752064.0;
     // Under the window the pattern changes nothing: 26 x 1,024 B x 500 tokens.
     QTest::newRow("Gemma 3 1B at 500 = 13,312,000 B") << "gemma-3-1b-it.json" << qint64(500) << 26624.0 << 13312000.0;
+    // OLMo 2 13B (multi-head: 40 KV heads): 2 x 40 layers x 40 x 128 x 2 B = 819,200 B per token, OPT-13B's; at its
+    // trained 4,096 tokens 3,355,443,200 B.
+    QTest::newRow("OLMo 2 13B = 819,200 B/token") << "OLMo-2-1124-13B.json" << qint64(4096) << 819200.0 << 3355443200.0;
 }
 
 void TestLayerBlocks::kvBytesOfPatterns()
@@ -423,7 +436,8 @@ void TestLayerBlocks::unsupportedParts()
 void TestLayerBlocks::presetRoundTrip()
 {
     // The preset schema keeps every block-model field: a shape written and read back is the same model.
-    for (const char *file : {"DeepSeek-V3.json", "gemma-3-1b-it.json", "Qwen3-30B-A3B.json", "Kimi-K2-Instruct.json"}) {
+    for (const char *file : {"DeepSeek-V3.json", "gemma-3-1b-it.json", "Qwen3-30B-A3B.json", "Kimi-K2-Instruct.json",
+                             "OLMo-2-1124-13B.json"}) {
         const ModelShape m = config(file);
         const ModelShape back = modelShapeFromJson(toJson(m), "roundtrip.json");
         QCOMPARE(toJson(back).dump(), toJson(m).dump());
@@ -627,6 +641,27 @@ void TestLayerBlocks::disaggregationSendsTheState()
     const ServingReport ds = serve(testpresets::hw("h200-sxm"), config("DeepSeek-V3.json"), s);
     QVERIFY(ds.disaggregation);
     QCOMPARE(ds.disaggregation->kvBytesPerRequest, 143917056.0);
+}
+
+void TestLayerBlocks::fullWidthQkNormOfOlmo2()
+{
+    // OLMo 2's q_norm and k_norm weigh every element of q (40 x 128) and k (40 x 128): one decode step reads
+    // 40 layers x (5120 + 5120) x 2 B = 819,200 B of them and normalises 2 x 5120 elements a layer (4 FLOPs each).
+    const ModelShape m = config("OLMo-2-1124-13B.json");
+    QVERIFY(m.qkNorm && m.qkNormFullWidth && !m.postNorms);
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), m, decodeAt(4095));
+    const Operator *qk = findOp(a, "attn.qk_norm");
+    QVERIFY(qk);
+    QCOMPARE(qk->count, 40.0);
+    QCOMPARE(qk->weightBytes, 40.0 * (5120 + 5120) * 2);
+    // The preset key keeps it; without it the norms are per head (2 x 128 weights a layer: 399,360 fewer in all).
+    QCOMPARE(toJson(m).value("qk_norm_full_width", false), true);
+    ModelShape perHead = m;
+    perHead.qkNormFullWidth = false;
+    QCOMPARE(paramCount(m).total - paramCount(perHead).total, int64_t(40) * (10240 - 256));
+    ModelShape bad = m;
+    bad.qkNorm = false;
+    QCOMPARE(QString::fromStdString(validate(bad).message), QString("qk_norm_full_width needs qk_norm"));
 }
 
 } // namespace memwall::core
