@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <initializer_list>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace memwall::core {
@@ -24,11 +26,11 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::string_view, 28> kSupported{
+constexpr std::array<std::string_view, 29> kSupported{
     "llama", "mistral", "mixtral",   "qwen2",       "qwen2_moe",   "gemma",       "gemma2",          "phi3",
     "gpt2",  "bert",    "roberta",   "opt",         "falcon",      "RefinedWeb",  "RefinedWebModel", "gpt_neox",
     "gptj",  "qwen3",   "qwen3_moe", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",         "gpt_oss",
-    "mamba", "mamba2",  "cohere",    "olmo2"};
+    "mamba", "mamba2",  "cohere",    "olmo2",       "jamba"};
 
 std::string supportedList()
 {
@@ -451,13 +453,29 @@ int64_t dtRank(JsonReader &r, std::string_view key, int64_t hidden)
     return r.has(key) ? sizeField(r, key) : (hidden + 15) / 16;
 }
 
-/// d_inner = expand x hidden, `expand` read from `r` (default 2) and checked before it multiplies.
-int64_t ssmInnerSize(JsonReader &r, int64_t hidden)
+/// d_inner = expand x hidden, the factor read from `key` of `r` (default 2) and checked before it multiplies.
+int64_t ssmInnerSize(JsonReader &r, int64_t hidden, std::string_view key = "expand")
 {
-    const int64_t expand = optionalSize(r, {"expand"}, 2);
+    const int64_t expand = optionalSize(r, {key}, 2);
     if (expand > kMaxShapeField / hidden)
-        r.fail("expand", "implausibly large, got " + std::to_string(expand));
+        r.fail(key, "implausibly large, got " + std::to_string(expand));
     return expand * hidden;
+}
+
+/// A layer period of `key` (at least 1, at most the layers) and its offset `offsetKey` (below the period), as the
+/// block model's layer patterns take them.
+std::pair<int64_t, int64_t> layerPeriod(JsonReader &r, const ModelShape &m, std::string_view key, int64_t period,
+                                        std::string_view offsetKey, int64_t offset)
+{
+    const int64_t every = r.integer(key, period);
+    if (every < 1 || every > std::min<int64_t>(m.layers, kMaxPatternPeriod))
+        r.fail(key, "must be between 1 and the layers (at most " + std::to_string(kMaxPatternPeriod) + "), got " +
+                        std::to_string(every));
+    const int64_t at = r.integer(offsetKey, offset);
+    if (at < 0 || at >= every)
+        r.fail(offsetKey, "must be between 0 and " + std::string(key) + " - 1 (" + std::to_string(every - 1) +
+                              "), got " + std::to_string(at));
+    return {every, at};
 }
 
 /// A pure state-space model has no attention; its attention fields name the state-space heads (one for Mamba-1) so
@@ -496,6 +514,47 @@ void importMamba(JsonReader &r, ModelShape &m, const std::string &type)
         x.chunkSize = optionalSize(r, {"chunk_size"}, 256);
     }
     nameSsmHeads(m);
+}
+
+/// JambaForCausalLM (Jamba, Jamba 1.5): Mamba-1 layers with a few attention layers and experts. Layer i attends when
+/// i % attn_layer_period == attn_layer_offset (grouped-query attention without biases or positions); every other
+/// layer's mixer is Jamba's Mamba-1 (mamba_d_state, mamba_d_conv, mamba_expand x hidden channels, mamba_dt_rank, a
+/// conv bias by mamba_conv_bias, in/out projection biases by mamba_proj_bias) with RMSNorms over dt, B and C. Layer
+/// i's FFN routes over num_experts gated experts (num_experts_per_tok per token, a router without bias) when
+/// i % expert_layer_period == expert_layer_offset, else it is one dense gated FFN; both are intermediate_size wide.
+/// Two RMSNorms a layer, untied LM head by default (JambaConfig's defaults: periods 8 and 2, offsets 4 and 1).
+void importJamba(JsonReader &r, ModelShape &m)
+{
+    importRotaryDecoder(r, m);
+    m.positions = PositionEncoding::None;
+    m.kvHeads = optionalSize(r, {"num_key_value_heads"}, m.heads);
+    checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
+    m.ffn = requiredSize(r, {"intermediate_size"});
+    m.maxPositions = r.integer("max_position_embeddings", 262144);
+    m.slidingWindow = slidingWindow(r, "sliding_window", 0);
+    SsmShape &x = m.ssm;
+    x.kind = SsmKind::Mamba1;
+    x.stateSize = optionalSize(r, {"mamba_d_state"}, 16);
+    x.convKernel = optionalSize(r, {"mamba_d_conv"}, 4);
+    x.innerSize = ssmInnerSize(r, m.hidden, "mamba_expand");
+    x.dtRank = dtRank(r, "mamba_dt_rank", m.hidden);
+    x.convBias = r.boolean("mamba_conv_bias", true);
+    x.projBias = r.boolean("mamba_proj_bias", false);
+    x.innerNorms = true;
+    std::tie(m.attentionEvery, m.attentionOffset) = layerPeriod(r, m, "attn_layer_period", 8, "attn_layer_offset", 4);
+    m.experts = optionalSize(r, {"num_experts"}, 16);
+    m.activeExperts = optionalSize(r, {"num_experts_per_tok"}, 2);
+    if (m.activeExperts > m.experts)
+        r.fail("num_experts_per_tok",
+               std::to_string(m.activeExperts) + " exceeds num_experts (" + std::to_string(m.experts) + ")");
+    if (m.isMoe()) {
+        std::tie(m.moeEvery, m.moeOffset) = layerPeriod(r, m, "expert_layer_period", 2, "expert_layer_offset", 1);
+        if (m.moeEvery > 1)
+            m.denseFfn = m.ffn; // JambaMLP of intermediate_size in the other layers
+    } else {
+        m.activeExperts = 1;
+    }
 }
 
 /// A state-spaces/mamba checkpoint's own config.json (mamba_ssm's MambaConfig, no model_type): d_model, n_layer,
@@ -756,6 +815,8 @@ ModelShape importHfConfig(const json &config, const std::string &file)
         importMamba(r, m, type);
     else if (type == "cohere")
         importCohere(r, m);
+    else if (type == "jamba")
+        importJamba(r, m);
     else if (mambaSsm)
         importMambaSsm(r, m);
     else

@@ -74,6 +74,7 @@ private slots:
     void hybridPattern();
     void disaggregationSendsTheState();
     void fullWidthQkNormOfOlmo2();
+    void stateOfJamba();
 };
 
 void TestLayerBlocks::familyParamCounts_data()
@@ -156,6 +157,23 @@ void TestLayerBlocks::familyParamCounts_data()
     //         in FP32 / 4 B (per-head norms, 2 x 128 weights a layer, would give 13,715,799,040)
     QTest::newRow("OLMo 2 13B = 13,716,198,400")
         << "OLMo-2-1124-13B.json" << qint64(13716198400) << qint64(13716198400);
+    // Jamba 1.5 Mini (h 4096, 32 layers; attention in layers 4, 12, 20, 28: 32 heads and 8 KV heads of 128, no
+    // biases; Mamba-1 elsewhere: d_inner 8192, d_state 16, d_conv 4 with bias, dt_rank 256, no projection biases,
+    // RMSNorms over dt, B and C; experts in the odd layers: 16 of 14336, 2 per token; a dense FFN of 14336 in the even
+    // layers; vocab 65536, untied):
+    //   attention  4096 x (4096 + 2048) + 4096 x 4096                                          = 41,943,040
+    //   Mamba      in_proj 4096 x 16384 = 67,108,864; conv 8192 x 4 + 8192 = 40,960; x_proj 8192 x (256 + 32)
+    //              = 2,359,296; dt_proj 256 x 8192 + 8192 = 2,105,344; A_log 8192 x 16 = 131,072; D 8192;
+    //              out_proj 8192 x 4096 = 33,554,432; dt/B/C norms 256 + 16 + 16 = 288         = 105,308,448
+    //   FFN        3 x 4096 x 14336 = 176,160,768; experts 16 x that + router 4096 x 16        = 2,818,637,824
+    //   layers     4 attention + dense  4 x (41,943,040 + 176,160,768 + 8,192)                 = 872,448,000
+    //              12 Mamba + dense    12 x (105,308,448 + 176,160,768 + 8,192)                = 3,377,728,896
+    //              16 Mamba + experts  16 x (105,308,448 + 2,818,637,824 + 8,192)              = 46,783,271,424
+    //   total  51,033,448,320 + 2 x 65536 x 4096 + 4096 = 51,570,323,328 (the card: 52B total)
+    //   active 872,448,000 + 3,377,728,896 + 16 x (105,308,448 + 2 x 176,160,768 + 65,536 + 8,192) + 536,875,008
+    //          = 12,110,311,296 (the card: 12B active)
+    QTest::newRow("Jamba 1.5 Mini = 51.57B, 12.11B active")
+        << "AI21-Jamba-1.5-Mini.json" << qint64(51570323328) << qint64(12110311296);
 }
 
 void TestLayerBlocks::familyParamCounts()
@@ -231,6 +249,16 @@ void TestLayerBlocks::groupsOfPublishedPatterns()
     QCOMPARE(g2g.size, std::size_t(2));
     QCOMPARE(g2g.items[0].count, int64_t(21));
     QCOMPARE(g2g.items[1].count, int64_t(21));
+    // Jamba 1.5 Mini: layer 0 Mamba with a dense FFN, layer 1 Mamba with experts, layer 4 attention (dense): 12, 16
+    // and 4 layers.
+    const LayerGroups jamba = layerGroups(config("AI21-Jamba-1.5-Mini.json"));
+    QCOMPARE(jamba.size, std::size_t(3));
+    QCOMPARE(jamba.items[0].block, (LayerBlock{0, false, true}));
+    QCOMPARE(jamba.items[0].count, int64_t(12));
+    QCOMPARE(jamba.items[1].block, (LayerBlock{0, true, true}));
+    QCOMPARE(jamba.items[1].count, int64_t(16));
+    QCOMPARE(jamba.items[2].block, (LayerBlock{0, false, false}));
+    QCOMPARE(jamba.items[2].count, int64_t(4));
 }
 
 void TestLayerBlocks::kvBytesOfPatterns_data()
@@ -254,6 +282,10 @@ void TestLayerBlocks::kvBytesOfPatterns_data()
     // OLMo 2 13B (multi-head: 40 KV heads): 2 x 40 layers x 40 x 128 x 2 B = 819,200 B per token, OPT-13B's; at its
     // trained 4,096 tokens 3,355,443,200 B.
     QTest::newRow("OLMo 2 13B = 819,200 B/token") << "OLMo-2-1124-13B.json" << qint64(4096) << 819200.0 << 3355443200.0;
+    // Jamba 1.5 Mini: only the 4 attention layers cache, 2 x 8 x 128 x 2 B = 4,096 B per token each: 16,384 B per
+    // token; at its 262,144 tokens 4,294,967,296 B (the 28 Mamba layers keep a state instead: stateOfJamba).
+    QTest::newRow("Jamba 1.5 Mini at 256k = 4,294,967,296 B")
+        << "AI21-Jamba-1.5-Mini.json" << qint64(262144) << 16384.0 << 4294967296.0;
 }
 
 void TestLayerBlocks::kvBytesOfPatterns()
@@ -409,6 +441,16 @@ void TestLayerBlocks::unsupportedParts_data()
         << "mlp_only_layers"
         << "[0, 5]"
         << "cfg.json: mlp_only_layers: only the first layers may be dense (0, 1, 2, ...), got layer 5";
+    QTest::newRow("Jamba attention offset beyond its period")
+        << "AI21-Jamba-1.5-Mini.json"
+        << "attn_layer_offset"
+        << "8"
+        << "cfg.json: attn_layer_offset: must be between 0 and attn_layer_period - 1 (7), got 8";
+    QTest::newRow("Jamba expert period of 0")
+        << "AI21-Jamba-1.5-Mini.json"
+        << "expert_layer_period"
+        << "0"
+        << "cfg.json: expert_layer_period: must be between 1 and the layers (at most 1024), got 0";
     QTest::newRow("gemma3 with its vision tower")
         << "gemma-3-1b-it.json"
         << "model_type"
@@ -437,7 +479,7 @@ void TestLayerBlocks::presetRoundTrip()
 {
     // The preset schema keeps every block-model field: a shape written and read back is the same model.
     for (const char *file : {"DeepSeek-V3.json", "gemma-3-1b-it.json", "Qwen3-30B-A3B.json", "Kimi-K2-Instruct.json",
-                             "OLMo-2-1124-13B.json"}) {
+                             "OLMo-2-1124-13B.json", "AI21-Jamba-1.5-Mini.json"}) {
         const ModelShape m = config(file);
         const ModelShape back = modelShapeFromJson(toJson(m), "roundtrip.json");
         QCOMPARE(toJson(back).dump(), toJson(m).dump());
@@ -662,6 +704,29 @@ void TestLayerBlocks::fullWidthQkNormOfOlmo2()
     ModelShape bad = m;
     bad.qkNorm = false;
     QCOMPARE(QString::fromStdString(validate(bad).message), QString("qk_norm_full_width needs qk_norm"));
+}
+
+void TestLayerBlocks::stateOfJamba()
+{
+    // Jamba 1.5 Mini's 28 Mamba layers each keep d_inner x d_state = 8192 x 16 = 131,072 scan elements and
+    // (d_conv - 1) x 8192 = 24,576 convolution inputs per sequence: 155,648 x 2 B x 28 = 8,716,288 B, at 1,000
+    // tokens as at 262,144, beside the 4 attention layers' KV cache (16,384 B per token).
+    const ModelShape m = config("AI21-Jamba-1.5-Mini.json");
+    QCOMPARE(stateElements(m, 1), 155648.0);
+    for (int64_t context : {1000, 262144}) {
+        const Analysis a = analyze(testpresets::hw("h100-sxm"), m, decodeAt(context - 1));
+        QCOMPARE(a.kvCache.stateBytesPerSequence, 8716288.0);
+        QCOMPARE(a.memory.state, 8716288.0);
+        QCOMPARE(a.memory.kv, 16384.0 * static_cast<double>(context));
+    }
+    // A decode step: 4 attention cores, 28 scans with Jamba's dt/B/C norms, 16 routed FFNs and 16 dense ones.
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), m, decodeAt(4095));
+    QCOMPARE(findOp(a, "attn.score")->count, 4.0);
+    QCOMPARE(findOp(a, "ssm.scan")->count, 28.0);
+    QCOMPARE(findOp(a, "ssm.inner_norms")->count, 28.0);
+    QCOMPARE(findOp(a, "ffn.router")->count, 16.0);
+    QCOMPARE(findOp(a, "ffn.dense_up")->count, 16.0);
+    QVERIFY(!findOp(a, "attn.rope")); // Jamba's attention has no positions
 }
 
 } // namespace memwall::core
