@@ -26,11 +26,11 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::string_view, 29> kSupported{
+constexpr std::array<std::string_view, 31> kSupported{
     "llama", "mistral", "mixtral",   "qwen2",       "qwen2_moe",   "gemma",       "gemma2",          "phi3",
     "gpt2",  "bert",    "roberta",   "opt",         "falcon",      "RefinedWeb",  "RefinedWebModel", "gpt_neox",
     "gptj",  "qwen3",   "qwen3_moe", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",         "gpt_oss",
-    "mamba", "mamba2",  "cohere",    "olmo2",       "jamba"};
+    "mamba", "mamba2",  "cohere",    "olmo2",       "jamba",       "llama4",      "llama4_text"};
 
 std::string supportedList()
 {
@@ -557,6 +557,90 @@ void importJamba(JsonReader &r, ModelShape &m)
     }
 }
 
+/// Llama4ForCausalLM, the language model of Llama 4 (its own config, model_type llama4_text, or the text_config of a
+/// llama4 config). Grouped-query attention (head_dim), no biases by default; three layers of four attend with rotary
+/// positions in chunks of attention_chunk_size tokens and every no_rope_layer_interval-th layer (3, 7, ...) attends
+/// to the whole context without positions. Layer i is a MoE layer when it is in moe_layers (by default every
+/// interleave_moe_layer_step-th layer: step - 1, 2 step - 1, ...): num_local_experts gated experts of
+/// intermediate_size, num_experts_per_tok per token, a router without bias, and one always-active shared expert of
+/// the same width (Llama4TextMoe.shared_expert, which no key declares); the other layers have a dense gated FFN of
+/// intermediate_size_mlp. Two RMSNorms a layer, untied LM head by default.
+/// Not counted: Scout's q/k norm (use_qk_norm) is an L2 norm without weights, a few FLOPs per element of q and k;
+/// the NoPE layers' attention temperature tuning scales q by a constant per position.
+void importLlama4Text(JsonReader &r, ModelShape &m)
+{
+    importRotaryDecoder(r, m);
+    m.family = "llama4";
+    m.kvHeads = optionalSize(r, {"num_key_value_heads"}, m.heads);
+    checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
+    m.qkvBias = m.outBias = r.boolean("attention_bias", false);
+    m.maxPositions = r.integer("max_position_embeddings", 131072);
+    m.ffn = requiredSize(r, {"intermediate_size"});
+    m.experts = requiredSize(r, {"num_local_experts"});
+    m.activeExperts = requiredSize(r, {"num_experts_per_tok"});
+    if (m.experts < 2)
+        r.fail("num_local_experts",
+               "a Llama 4 MoE layer of one routed expert is not supported, got " + std::to_string(m.experts));
+    if (m.activeExperts > m.experts)
+        r.fail("num_experts_per_tok",
+               std::to_string(m.activeExperts) + " exceeds num_local_experts (" + std::to_string(m.experts) + ")");
+    m.sharedFfn = m.ffn;
+    const int64_t step = r.integer("interleave_moe_layer_step", 1);
+    if (step < 1 || step > std::min<int64_t>(m.layers, kMaxPatternPeriod))
+        r.fail("interleave_moe_layer_step", "must be between 1 and the layers (at most " +
+                                                std::to_string(kMaxPatternPeriod) + "), got " + std::to_string(step));
+    if (r.has("moe_layers")) {
+        const json &list = r.array("moe_layers");
+        bool fits = static_cast<int64_t>(list.size()) == m.layers / step;
+        for (std::size_t i = 0; fits && i < list.size(); ++i)
+            fits = list[i].is_number_integer() && list[i].get<int64_t>() == step - 1 + static_cast<int64_t>(i) * step;
+        if (!fits)
+            r.fail("moe_layers", "only every interleave_moe_layer_step-th layer (" + std::to_string(step - 1) + ", " +
+                                     std::to_string(2 * step - 1) + ", ...) may be a MoE layer");
+    }
+    m.moeEvery = step;
+    m.moeOffset = step - 1;
+    if (step > 1)
+        m.denseFfn = requiredSize(r, {"intermediate_size_mlp"});
+    else
+        r.integer("intermediate_size_mlp", 0); // the dense layers' width; unused when every layer has experts
+    m.slidingWindow = slidingWindow(r, "attention_chunk_size", 8192);
+    if (m.slidingWindow > 0) {
+        m.chunkedAttention = true;
+        // no_rope_layers: 1 for a layer with rotary positions (chunked), 0 for a NoPE layer (global); empty or
+        // absent: every no_rope_layer_interval-th layer is NoPE.
+        m.globalEvery = r.integer("no_rope_layer_interval", 4);
+        if (m.globalEvery < 1 || m.globalEvery > std::min<int64_t>(m.layers, kMaxPatternPeriod))
+            r.fail("no_rope_layer_interval", "must be between 1 and the layers, got " + std::to_string(m.globalEvery));
+        if (r.has("no_rope_layers") && !r.array("no_rope_layers").empty()) {
+            const json &list = r.array("no_rope_layers");
+            bool fits = static_cast<int64_t>(list.size()) == m.layers;
+            for (std::size_t i = 0; fits && i < list.size(); ++i)
+                fits = list[i].is_number_integer() &&
+                       list[i].get<int64_t>() == (static_cast<int64_t>(i) % m.globalEvery == m.globalEvery - 1 ? 0 : 1);
+            if (!fits)
+                r.fail("no_rope_layers", "only every no_rope_layer_interval-th layer (" +
+                                             std::to_string(m.globalEvery - 1) + ", " +
+                                             std::to_string(2 * m.globalEvery - 1) + ", ...) may be a NoPE layer");
+        }
+    }
+}
+
+/// Llama4ForConditionalGeneration (model_type llama4): the language model (text_config) beside a vision encoder and
+/// its projector, which MemWall does not model and which run only on images. The language model is imported alone,
+/// and its name says so.
+void importLlama4(JsonReader &r, ModelShape &m)
+{
+    JsonReader text = r.object("text_config");
+    const std::string textType = text.string("model_type", "llama4_text");
+    if (textType != "llama4_text")
+        text.fail("model_type", "expected \"llama4_text\", got \"" + textType + "\"");
+    importLlama4Text(text, m);
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", m.tiedEmbeddings); // Llama4Config keeps it at the top
+    m.name += " (language model)";
+}
+
 /// A state-spaces/mamba checkpoint's own config.json (mamba_ssm's MambaConfig, no model_type): d_model, n_layer,
 /// vocab_size padded to pad_vocab_size_multiple, ssm_cfg (layer "Mamba2" or Mamba-1 by default, with mamba_ssm's
 /// defaults), an optional gated MLP of d_intermediate, RMSNorm or LayerNorm, tied embeddings by default. Attention
@@ -817,6 +901,10 @@ ModelShape importHfConfig(const json &config, const std::string &file)
         importCohere(r, m);
     else if (type == "jamba")
         importJamba(r, m);
+    else if (type == "llama4")
+        importLlama4(r, m);
+    else if (type == "llama4_text")
+        importLlama4Text(r, m);
     else if (mambaSsm)
         importMambaSsm(r, m);
     else

@@ -75,6 +75,9 @@ private slots:
     void disaggregationSendsTheState();
     void fullWidthQkNormOfOlmo2();
     void stateOfJamba();
+    void llama4TextModel();
+    void llama4LayerLists_data();
+    void llama4LayerLists();
 };
 
 void TestLayerBlocks::familyParamCounts_data()
@@ -174,6 +177,26 @@ void TestLayerBlocks::familyParamCounts_data()
     //          = 12,110,311,296 (the card: 12B active)
     QTest::newRow("Jamba 1.5 Mini = 51.57B, 12.11B active")
         << "AI21-Jamba-1.5-Mini.json" << qint64(51570323328) << qint64(12110311296);
+    // Llama 4 Scout, its language model (h 5120, 48 layers, 40 heads and 8 KV heads of 128, no biases; every layer
+    // 16 experts of 8192, 1 per token, a router without bias, and a shared expert of 8192; vocab 202048, untied):
+    //   attention  5120 x (5120 + 2048) + 5120 x 5120                                          = 62,914,560
+    //   expert     3 x 5120 x 8192                                                             = 125,829,120
+    //   layer      62,914,560 + 17 x 125,829,120 + 5120 x 16 + 2 x 5120                        = 2,202,101,760
+    //   total  48 x 2,202,101,760 + 2 x 202048 x 5120 + 5120 = 107,769,861,120
+    //   active 48 x (62,914,560 + 2 x 125,829,120 + 81,920 + 10,240) + 2,068,976,640 = 17,172,894,720
+    // The card: 17B active of ~109B in all, the vision encoder and projector (not modelled) making up the rest.
+    QTest::newRow("Llama 4 Scout = 107.77B, 17.17B active (language model)")
+        << "Llama-4-Scout-17B-16E-Instruct.trimmed.json" << qint64(107769861120) << qint64(17172894720);
+    // Llama 4 Maverick, its language model (Scout's layers with 128 experts, in the odd layers only
+    // (interleave_moe_layer_step 2); the 24 even layers have a dense FFN of intermediate_size_mlp 16384):
+    //   MoE layer    62,914,560 + 129 x 125,829,120 + 5120 x 128 + 10,240                     = 16,295,536,640
+    //   dense layer  62,914,560 + 3 x 5120 x 16384 + 10,240                                   = 314,583,040
+    //   total  24 x 16,295,536,640 + 24 x 314,583,040 + 2,068,976,640 = 400,711,848,960
+    //   active 24 x (62,914,560 + 2 x 125,829,120 + 655,360 + 10,240) + 24 x 314,583,040 + 2,068,976,640
+    //          = 17,184,691,200
+    // The card: 17B active of ~400B (the transformers docs: "109B, and 402B parameters" with the vision encoder).
+    QTest::newRow("Llama 4 Maverick = 400.71B, 17.18B active (language model)")
+        << "Llama-4-Maverick-17B-128E-Instruct.trimmed.json" << qint64(400711848960) << qint64(17184691200);
 }
 
 void TestLayerBlocks::familyParamCounts()
@@ -259,6 +282,23 @@ void TestLayerBlocks::groupsOfPublishedPatterns()
     QCOMPARE(jamba.items[1].count, int64_t(16));
     QCOMPARE(jamba.items[2].block, (LayerBlock{0, false, false}));
     QCOMPARE(jamba.items[2].count, int64_t(4));
+    // Llama 4 Scout: 36 layers in chunks of 8192 and 12 global (3, 7, ..., 47), all with experts.
+    const LayerGroups scout = layerGroups(config("Llama-4-Scout-17B-16E-Instruct.trimmed.json"));
+    QCOMPARE(scout.size, std::size_t(2));
+    QCOMPARE(scout.items[0].block, (LayerBlock{8192, true, false}));
+    QCOMPARE(scout.items[0].count, int64_t(36));
+    QCOMPARE(scout.items[1].block, (LayerBlock{0, true, false}));
+    QCOMPARE(scout.items[1].count, int64_t(12));
+    // Llama 4 Maverick: the even layers dense and chunked (24), the odd ones with experts, chunked (12) or global
+    // (12: every global layer is odd).
+    const LayerGroups maverick = layerGroups(config("Llama-4-Maverick-17B-128E-Instruct.trimmed.json"));
+    QCOMPARE(maverick.size, std::size_t(3));
+    QCOMPARE(maverick.items[0].block, (LayerBlock{8192, false, false}));
+    QCOMPARE(maverick.items[0].count, int64_t(24));
+    QCOMPARE(maverick.items[1].block, (LayerBlock{8192, true, false}));
+    QCOMPARE(maverick.items[1].count, int64_t(12));
+    QCOMPARE(maverick.items[2].block, (LayerBlock{0, true, false}));
+    QCOMPARE(maverick.items[2].count, int64_t(12));
 }
 
 void TestLayerBlocks::kvBytesOfPatterns_data()
@@ -286,6 +326,14 @@ void TestLayerBlocks::kvBytesOfPatterns_data()
     // token; at its 262,144 tokens 4,294,967,296 B (the 28 Mamba layers keep a state instead: stateOfJamba).
     QTest::newRow("Jamba 1.5 Mini at 256k = 4,294,967,296 B")
         << "AI21-Jamba-1.5-Mini.json" << qint64(262144) << 16384.0 << 4294967296.0;
+    // Llama 4 Scout: 2 x 8 x 128 x 2 B = 4,096 B per token and layer, 196,608 B over 48 layers. At 131,072 tokens
+    // the 12 global layers keep them all (6,442,450,944 B) and the 36 chunked layers at most one chunk of 8,192
+    // (1,207,959,552 B): 7,650,410,496 B, where full attention everywhere would keep 25,769,803,776 B.
+    QTest::newRow("Llama 4 Scout at 128k = 7,650,410,496 B")
+        << "Llama-4-Scout-17B-16E-Instruct.trimmed.json" << qint64(131072) << 196608.0 << 7650410496.0;
+    // Llama 4 Maverick at its 1,048,576 tokens: 12 x 4,096 x 1,048,576 + 36 x 4,096 x 8,192 = 52,747,567,104 B.
+    QTest::newRow("Llama 4 Maverick at 1M = 52,747,567,104 B")
+        << "Llama-4-Maverick-17B-128E-Instruct.trimmed.json" << qint64(1048576) << 196608.0 << 52747567104.0;
 }
 
 void TestLayerBlocks::kvBytesOfPatterns()
@@ -451,6 +499,10 @@ void TestLayerBlocks::unsupportedParts_data()
         << "expert_layer_period"
         << "0"
         << "cfg.json: expert_layer_period: must be between 1 and the layers (at most 1024), got 0";
+    QTest::newRow("llama4 without its text_config") << "Llama-4-Scout-17B-16E-Instruct.trimmed.json"
+                                                    << "text_config"
+                                                    << "null"
+                                                    << "cfg.json: text_config: missing";
     QTest::newRow("gemma3 with its vision tower")
         << "gemma-3-1b-it.json"
         << "model_type"
@@ -478,8 +530,9 @@ void TestLayerBlocks::unsupportedParts()
 void TestLayerBlocks::presetRoundTrip()
 {
     // The preset schema keeps every block-model field: a shape written and read back is the same model.
-    for (const char *file : {"DeepSeek-V3.json", "gemma-3-1b-it.json", "Qwen3-30B-A3B.json", "Kimi-K2-Instruct.json",
-                             "OLMo-2-1124-13B.json", "AI21-Jamba-1.5-Mini.json"}) {
+    for (const char *file :
+         {"DeepSeek-V3.json", "gemma-3-1b-it.json", "Qwen3-30B-A3B.json", "Kimi-K2-Instruct.json",
+          "OLMo-2-1124-13B.json", "AI21-Jamba-1.5-Mini.json", "Llama-4-Maverick-17B-128E-Instruct.trimmed.json"}) {
         const ModelShape m = config(file);
         const ModelShape back = modelShapeFromJson(toJson(m), "roundtrip.json");
         QCOMPARE(toJson(back).dump(), toJson(m).dump());
@@ -727,6 +780,85 @@ void TestLayerBlocks::stateOfJamba()
     QCOMPARE(findOp(a, "ffn.router")->count, 16.0);
     QCOMPARE(findOp(a, "ffn.dense_up")->count, 16.0);
     QVERIFY(!findOp(a, "attn.rope")); // Jamba's attention has no positions
+}
+
+void TestLayerBlocks::llama4TextModel()
+{
+    // A llama4 config is Llama4ForConditionalGeneration: its text_config is imported alone, and the name says so. The
+    // same text_config as a config of its own (llama4_text) is the same model under its plain name.
+    const ModelShape scout = config("Llama-4-Scout-17B-16E-Instruct.trimmed.json");
+    QCOMPARE(QString::fromStdString(scout.name), QString("Llama-4-Scout-17B-16E-Instruct.trimmed (language model)"));
+    QCOMPARE(QString::fromStdString(scout.family), QString("llama4"));
+    QVERIFY(scout.chunkedAttention);
+    QCOMPARE(scout.slidingWindow, int64_t(8192));
+    QCOMPARE(scout.globalEvery, int64_t(4));
+    QCOMPARE(scout.sharedFfn, int64_t(8192));
+    QVERIFY(!scout.tiedEmbeddings);
+    nlohmann::json c = readJsonFile(configPath("Llama-4-Scout-17B-16E-Instruct.trimmed.json"));
+    const ModelShape text = importHfConfig(c["text_config"], "text.json");
+    QCOMPARE(QString::fromStdString(text.name), QString("text"));
+    ModelShape renamed = text;
+    renamed.id = scout.id;
+    renamed.name = scout.name;
+    QCOMPARE(toJson(renamed).dump(), toJson(scout).dump());
+    // The vision encoder, which the published config.json holds, changes nothing in the language model.
+    c["vision_config"] = {{"model_type", "llama4_vision_model"}, {"hidden_size", 1408}, {"num_hidden_layers", 34}};
+    QCOMPARE(paramCount(importHfConfig(c, "cfg.json")).total, paramCount(scout).total);
+    // A decode step at 10,001 tokens: 36 chunked layers attend the 1,809 tokens of their chunk, 12 global ones all.
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), scout, decodeAt(10000));
+    QCOMPARE(findOp(a, "attn.local_score")->count, 36.0);
+    QCOMPARE(findOp(a, "attn.local_score")->flops, 36.0 * 2 * 40 * 1809 * 128);
+    QCOMPARE(findOp(a, "attn.score")->flops, 12.0 * 2 * 40 * 10001 * 128);
+    QCOMPARE(findOp(a, "ffn.shared_up")->count, 48.0);
+}
+
+void TestLayerBlocks::llama4LayerLists_data()
+{
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("value"); // JSON, in Maverick's text_config
+    QTest::addColumn<QString>("error"); // empty: accepted, the same model
+    QString odd = "[", pattern = "[";
+    for (int i = 0; i < 48; ++i) {
+        if (i % 2 == 1)
+            odd += QString(odd.size() > 1 ? ", " : "") + QString::number(i);
+        pattern += QString(i > 0 ? ", " : "") + (i % 4 == 3 ? "0" : "1");
+    }
+    odd += "]";
+    pattern += "]";
+    QTest::newRow("moe_layers as its default") << "moe_layers" << odd << QString();
+    QTest::newRow("no_rope_layers as its default") << "no_rope_layers" << pattern << QString();
+    QTest::newRow("no_rope_layers empty") << "no_rope_layers"
+                                          << "[]" << QString();
+    QTest::newRow("moe_layers elsewhere")
+        << "moe_layers"
+        << "[0, 1, 3]"
+        << "cfg.json: text_config.moe_layers: only every interleave_moe_layer_step-th layer (1, 3, ...) may be a MoE "
+           "layer";
+    QTest::newRow("no_rope_layers elsewhere")
+        << "no_rope_layers"
+        << "[0, 1, 1, 1]"
+        << "cfg.json: text_config.no_rope_layers: only every no_rope_layer_interval-th layer (3, 7, ...) may be a "
+           "NoPE layer";
+    QTest::newRow("a single expert") << "num_local_experts"
+                                     << "1"
+                                     << "cfg.json: text_config.num_local_experts: a Llama 4 MoE layer of one routed "
+                                        "expert is not supported, got 1";
+}
+
+void TestLayerBlocks::llama4LayerLists()
+{
+    QFETCH(QString, key);
+    QFETCH(QString, value);
+    QFETCH(QString, error);
+    nlohmann::json c = readJsonFile(configPath("Llama-4-Maverick-17B-128E-Instruct.trimmed.json"));
+    c["text_config"][key.toStdString()] = nlohmann::json::parse(value.toStdString());
+    try {
+        const ModelShape m = importHfConfig(c, "cfg.json");
+        QCOMPARE(QString("accepted"), error.isEmpty() ? QString("accepted") : error);
+        QCOMPARE(static_cast<qint64>(paramCount(m).total), qint64(400711848960));
+    } catch (const InputError &e) {
+        QCOMPARE(QString::fromStdString(e.what()), error);
+    }
 }
 
 } // namespace memwall::core
