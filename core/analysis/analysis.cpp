@@ -118,6 +118,7 @@ double activationFlops(Activation a)
     case Activation::Silu: return 4;
     case Activation::Gelu: return 8;
     case Activation::Relu: return 1;
+    case Activation::Relu2: return 2; // relu(x)^2: the max, then the square
     }
     return 4;
 }
@@ -139,6 +140,8 @@ struct Ctx
     double h = 0, hq = 0, hkv = 0, d = 0, qd = 0, kvd = 0, ffn = 0, sharedFfn = 0, denseFfn = 0;
     LayerGroups groups{};      ///< the model's layers by kind (window, dense or routed FFN, attention or state space)
     double ssmLayers = 0;      ///< of the model's layers: state-space ones
+    double attnLayers = 0;     ///< attention ones (LayerBlock::attends())
+    double ffnLayers = 0;      ///< with an FFN (all but Mamba's and a layer pattern's mixer-only layers)
     double sparseLayers = 0;   ///< with routed experts
     double windowedLayers = 0; ///< attention layers with a window
     double act = 2, kvb = 2, wpw = 2, normW = 0;
@@ -488,7 +491,7 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
     // The attention core per window: the layers with the whole context first, then the windowed ones. Without both
     // kinds there is one core, under the plain names.
     {
-        const double attention = static_cast<double>(m.layers) - c.ssmLayers, windowed = c.windowedLayers;
+        const double attention = c.attnLayers, windowed = c.windowedLayers;
         const double window = static_cast<double>(m.slidingWindow);
         if (windowed == 0 || windowed == attention) {
             emitAttentionCore(c, p, lc, windowed == 0 ? 0.0 : window, kGlobalCore);
@@ -605,7 +608,7 @@ void emitPass(Ctx &c, const Pass &p)
     }
 
     // ---- every layer, `lc` times: the mixer (attention, or a state-space layer) ----
-    const double ssmL = c.ssmLayers, attnL = L - ssmL;
+    const double ssmL = c.ssmLayers, attnL = c.attnLayers;
     if (attnL > 0)
         emitAttentionMixer(c, p, lc * attnL / L);
     if (ssmL > 0) {
@@ -618,20 +621,23 @@ void emitPass(Ctx &c, const Pass &p)
              perElement(kResidualFlops, FlopName::PerElementAdd, N, FlopName::Tokens, h, FlopName::Hidden), 0,
              3 * N * h * act, 0, p.train);
     }
-    if (m.ffn == 0) { // a state-space model without FFNs (Mamba)
+    if (c.ffnLayers == 0) { // a state-space model without FFNs (Mamba)
         emitHead(c, p);
         return;
     }
+    // The layers with an FFN: all of them, but a layer pattern's mixer-only ones (Nemotron-H's 'M' and '*').
+    const double lf = lc * c.ffnLayers / L;
 
     if (!(m.parallelAttention && m.sharedLayerNorm))
-        emit(c, "ffn.norm", OpClass::Normalization, p.phase, lc,
+        emit(c, "ffn.norm", OpClass::Normalization, p.phase, lf,
              perElement(normFlops, normWhat(m), N, FlopName::Tokens, h, FlopName::Hidden), c.normW * act,
              2 * N * h * act, 0, p.train);
 
     // ---- the FFN: dense, or MoE with top-k routing over the experts local to this device ----
     const double sparse = c.sparseLayers;
-    if (sparse < L) // a dense model's FFN, or a MoE model's dense layers
-        emitFfn(c, p, lc * (L - sparse) / L, m.isMoe() ? c.denseFfn : c.ffn, N, 1, wpw, sparse > 0 ? kDenseFfn : kFfn);
+    if (sparse < c.ffnLayers) // a dense model's FFN, or a MoE model's dense layers
+        emitFfn(c, p, lc * (c.ffnLayers - sparse) / L, m.isMoe() ? c.denseFfn : c.ffn, N, 1, wpw,
+                sparse > 0 ? kDenseFfn : kFfn);
     if (sparse > 0) {
         const double lm = lc * sparse / L;
         const double E = static_cast<double>(m.experts), k = static_cast<double>(m.activeExperts);
@@ -661,10 +667,10 @@ void emitPass(Ctx &c, const Pass &p)
             emitFfn(c, p, lm, c.sharedFfn, N, 1, wpw, kSharedFfn, 2 * N * h);
     }
     if (m.postNorms)
-        emit(c, "ffn.post_norm", OpClass::Normalization, p.phase, lc,
+        emit(c, "ffn.post_norm", OpClass::Normalization, p.phase, lf,
              perElement(normFlops, normWhat(m), N, FlopName::Tokens, h, FlopName::Hidden), c.normW * act,
              2 * N * h * act, 0, p.train);
-    emit(c, "ffn.residual", OpClass::Elementwise, p.phase, lc,
+    emit(c, "ffn.residual", OpClass::Elementwise, p.phase, lf,
          perElement(kResidualFlops, FlopName::PerElementAdd, N, FlopName::Tokens, h, FlopName::Hidden), 0,
          3 * N * h * act, 0, p.train);
     emitHead(c, p);
@@ -753,9 +759,11 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     c.groups = layerGroups(m);
     for (const LayerGroup &g : c.groups) {
         const double n = static_cast<double>(g.count);
-        c.ssmLayers += g.block.ssm ? n : 0;
+        c.ssmLayers += g.block.mixer && g.block.ssm ? n : 0;
+        c.attnLayers += g.block.attends() ? n : 0;
+        c.ffnLayers += g.block.ffn ? n : 0;
         c.sparseLayers += g.block.moe ? n : 0;
-        c.windowedLayers += !g.block.ssm && g.block.window > 0 ? n : 0;
+        c.windowedLayers += g.block.attends() && g.block.window > 0 ? n : 0;
     }
     c.act = bytesOf(s.activations);
     c.kvb = bytesOf(s.kv);
@@ -946,9 +954,9 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     const double sparseLayerCount = layerCount * c.sparseLayers / static_cast<double>(m.layers);
     auto commPass = [&](double T, double count, double trainMul) {
         const double msg = Bm * T * c.h * c.act;
-        // Tensor parallelism: two all-reduces per layer (after the mixer and after the FFN; one without an FFN),
+        // Tensor parallelism: an all-reduce after each mixer and each FFN (two a layer; one in a layer of one part),
         // forward; backward doubles.
-        const double perLayer = m.ffn > 0 ? 2.0 : 1.0;
+        const double perLayer = (c.attnLayers + c.ssmLayers + c.ffnLayers) / static_cast<double>(m.layers);
         allReduce(msg, s.tp, linkBw, latency, perLayer * layerCount * count * trainMul, &comm.tpBytes, &comm.timeS);
         if (s.pp > 1) {
             const double transfers = (mb + s.pp - 2) * count * trainMul;
@@ -1020,8 +1028,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     // ---- KV cache ----
     // Attention layers cache per token; state-space layers keep a fixed state instead (below).
     const double ssmL = c.ssmLayers;
-    a.kvCache.bytesPerToken =
-        cachedElementsPerToken(m, static_cast<double>(m.kvHeads)) * (static_cast<double>(m.layers) - ssmL) * c.kvb;
+    a.kvCache.bytesPerToken = cachedElementsPerToken(m, static_cast<double>(m.kvHeads)) * c.attnLayers * c.kvb;
     double cachedTokens = 0;
     switch (s.phase) {
     case Phase::Prefill: cachedTokens = seq; break;
@@ -1069,14 +1076,16 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
         const double sparse = c.sparseLayers / static_cast<double>(m.layers);
         double widestKeys = 0, meanKeys = 0;
         for (const LayerGroup &g : c.groups) {
-            if (g.block.ssm)
-                continue; // no keys: a state
+            if (!g.block.attends())
+                continue; // no keys: a state, or no mixer
             const double keys =
                 g.block.window > 0 ? std::min(keysBefore, static_cast<double>(g.block.window)) : keysBefore;
             widestKeys = std::max(widestKeys, keys);
             meanKeys += keys * static_cast<double>(g.count) / static_cast<double>(m.layers);
         }
-        const double ssmShare = ssmL / static_cast<double>(m.layers), attnShare = 1 - ssmShare;
+        const double ssmShare = ssmL / static_cast<double>(m.layers);
+        const double attnShare = c.attnLayers / static_cast<double>(m.layers);
+        const double ffnShare = c.ffnLayers / static_cast<double>(m.layers);
         const double C = widestKeys;
         const double N = Bm * T;
         const double gated = m.gatedFfn ? 2.0 : 1.0;
@@ -1141,9 +1150,10 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
             // Selective recomputation recomputes the attention core (no score or statistics term); full keeps only
             // each layer's input (h * act).
             // A post-norm keeps its input for the backward pass; its output only joins the residual.
-            // A layer without an FFN (Mamba) has one norm.
-            const double normInputs = m.ffn == 0 ? 1 : (m.parallelAttention ? 1 : 2) + (m.postNorms ? 2 : 0);
-            const double normOutputs = m.ffn == 0 || (m.parallelAttention && m.sharedLayerNorm) ? 1 : 2;
+            // A layer of one part (Mamba's, a layer pattern's) has one norm.
+            const bool onePart = c.attnLayers + ssmL + c.ffnLayers == static_cast<double>(m.layers);
+            const double normInputs = onePart ? 1 : (m.parallelAttention ? 1 : 2) + (m.postNorms ? 2 : 0);
+            const double normOutputs = onePart || (m.parallelAttention && m.sharedLayerNorm) ? 1 : 2;
             const double expertShare =
                 m.isMoe() ? static_cast<double>(m.activeExperts) * c.localExperts / static_cast<double>(m.experts)
                           : 1.0;
@@ -1152,7 +1162,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
             // The FFN per layer on average: routed layers keep their experts' and the shared expert's terms, a MoE
             // model's dense layers their dense FFN's.
             const double ffnStored =
-                m.isMoe() ? sparse * (expertShare * c.ffn + c.sharedFfn) + (1 - sparse) * c.denseFfn : c.ffn;
+                m.isMoe() ? sparse * (expertShare * c.ffn + c.sharedFfn) + (1 - sparse) * c.denseFfn : c.ffn * ffnShare;
             const double perTokenNoScores = c.act * (c.h * (normInputs + normOutputs) + attnShare * attnStored +
                                                      ssmShare * ssmStored + ffnStored * (m.gatedFfn ? 3.0 : 2.0));
             double perToken = perTokenNoScores + scoreBytes;

@@ -375,7 +375,7 @@ void deriveKvPerToken(Derivation &d, const ModelShape &m, const Scenario &s, con
 {
     d.title = "KV cache one token adds (whole model, before any window)";
     const LayerGroups groups = layerGroups(m);
-    const double attnLayers = static_cast<double>(m.layers - ssmLayers(groups));
+    const double attnLayers = static_cast<double>(attentionLayers(groups));
     const double perToken = cachedElementsPerToken(m, static_cast<double>(m.kvHeads));
     const double kvb = bytesOf(s.kv);
     d.lines.emplace_back(
@@ -415,7 +415,7 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
 
     bool plain = true; // one group of attention layers with the whole context
     for (const LayerGroup &g : groups)
-        plain = plain && !g.block.ssm && g.block.window == 0;
+        plain = plain && g.block.attends() && g.block.window == 0;
     if (plain && groups.size == 1) {
         const double layers = static_cast<double>(m.layers);
         if (m.mixer == MixerKind::Mla) {
@@ -438,6 +438,10 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
         std::string sum;
         for (const LayerGroup &g : groups) {
             const double n = static_cast<double>(g.count);
+            if (!g.block.mixer) {
+                d.lines.emplace_back("  " + plural(n, "FFN layer", "FFN layers") + ": no mixer, no cache");
+                continue;
+            }
             if (g.block.ssm) {
                 d.lines.emplace_back("  " + plural(n, "state-space layer", "state-space layers") +
                                      ": no per-token cache (a fixed state instead: kv_cache.state_bytes)");

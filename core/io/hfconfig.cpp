@@ -26,11 +26,11 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::string_view, 31> kSupported{
+constexpr std::array<std::string_view, 32> kSupported{
     "llama", "mistral", "mixtral",   "qwen2",       "qwen2_moe",   "gemma",       "gemma2",          "phi3",
     "gpt2",  "bert",    "roberta",   "opt",         "falcon",      "RefinedWeb",  "RefinedWebModel", "gpt_neox",
     "gptj",  "qwen3",   "qwen3_moe", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",         "gpt_oss",
-    "mamba", "mamba2",  "cohere",    "olmo2",       "jamba",       "llama4",      "llama4_text"};
+    "mamba", "mamba2",  "cohere",    "olmo2",       "jamba",       "llama4",      "llama4_text",     "nemotron_h"};
 
 std::string supportedList()
 {
@@ -116,7 +116,8 @@ std::string_view presentKey(const JsonReader &r, std::initializer_list<std::stri
 }
 
 /// Maps Hugging Face activation names (ACT2FN keys) to MemWall's three kinds: every GELU variant (exact, tanh
-/// approximation, "new", "fast", "quick") counts as GELU, SiLU/Swish as SiLU.
+/// approximation, "new", "fast", "quick") counts as GELU, SiLU/Swish as SiLU. (Squared ReLU, relu2, is Nemotron-H's
+/// alone: importNemotronH() reads it.)
 Activation activation(JsonReader &r, std::initializer_list<std::string_view> keys, Activation fallback)
 {
     const std::string_view key = presentKey(r, keys);
@@ -557,6 +558,68 @@ void importJamba(JsonReader &r, ModelShape &m)
     }
 }
 
+/// NemotronHForCausalLM (Nemotron-H, model_type nemotron_h; transformers' modeling_nemotron_h): hybrid_override_pattern
+/// gives each layer one block, an RMSNorm, one part and a residual add: 'M' Mamba-2 (mamba_num_heads heads of
+/// mamba_head_dim channels, ssm_state_size, n_groups, conv_kernel with a bias by use_conv_bias, in/out projection
+/// biases by use_bias, chunk_size), '*' grouped-query attention without positions (attention_head_dim, biases by
+/// attention_bias), '-' an MLP of two matrices (up and down, intermediate_size, biases by mlp_bias) and its
+/// mlp_hidden_act (relu2: squared ReLU). A final RMSNorm and an untied LM head by default. Not read: expand (the
+/// channels are the heads x head_dim), mamba_proj_bias (the mixer takes its biases from use_bias), the step-size
+/// limits and initialisation (time_step_*, whose Infinity reads as null) and residual_in_fp32 (FP32 residual adds).
+/// Layers other than M, * and - (a later Nemotron's 'E' of experts) are refused.
+void importNemotronH(JsonReader &r, ModelShape &m)
+{
+    m.arch = Architecture::Decoder;
+    m.hidden = requiredSize(r, {"hidden_size"});
+    m.layers = requiredSize(r, {"num_hidden_layers"});
+    m.heads = requiredSize(r, {"num_attention_heads"});
+    m.kvHeads = requiredSize(r, {"num_key_value_heads"});
+    checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
+    m.headDim = requiredSize(r, {"attention_head_dim"});
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.ffn = requiredSize(r, {"intermediate_size"});
+    m.gatedFfn = false;
+    m.activation = r.string("mlp_hidden_act", "relu2") == "relu2"
+                       ? Activation::Relu2
+                       : activation(r, {"mlp_hidden_act"}, Activation::Relu2);
+    m.positions = PositionEncoding::None;
+    m.maxPositions = r.integer("max_position_embeddings", 4096);
+    m.norm = NormKind::RmsNorm;
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", false);
+    m.qkvBias = m.outBias = r.boolean("attention_bias", false);
+    m.ffnBias = r.boolean("mlp_bias", false);
+    if (slidingWindow(r, "sliding_window", 0) != 0)
+        r.fail("sliding_window", "a window in Nemotron-H's attention layers is not supported, got " +
+                                     std::to_string(r.integer("sliding_window")));
+    if (const std::string act = r.string("mamba_hidden_act", "silu"); act != "silu")
+        r.fail("mamba_hidden_act", "Mamba-2 with a gate other than silu is not supported, got '" + act + "'");
+    SsmShape &x = m.ssm;
+    x.kind = SsmKind::Mamba2;
+    x.stateSize = requiredSize(r, {"ssm_state_size"});
+    x.heads = requiredSize(r, {"mamba_num_heads"});
+    const int64_t headdim = requiredSize(r, {"mamba_head_dim"});
+    if (x.heads > kMaxShapeField / headdim)
+        r.fail("mamba_head_dim", "implausibly large with mamba_num_heads " + std::to_string(x.heads) + ", got " +
+                                     std::to_string(headdim));
+    x.innerSize = x.heads * headdim;
+    x.groups = optionalSize(r, {"n_groups"}, 8);
+    x.convKernel = optionalSize(r, {"conv_kernel"}, 4);
+    x.convBias = r.boolean("use_conv_bias", true);
+    x.projBias = r.boolean("use_bias", false);
+    x.chunkSize = optionalSize(r, {"chunk_size"}, 128);
+    const std::string pattern = r.string("hybrid_override_pattern");
+    if (static_cast<int64_t>(pattern.size()) != m.layers)
+        r.fail("hybrid_override_pattern",
+               "has " + std::to_string(pattern.size()) + " layers for num_hidden_layers " + std::to_string(m.layers));
+    if (const auto bad = pattern.find_first_not_of("M*-"); bad != std::string::npos)
+        r.fail("hybrid_override_pattern", "layer " + std::to_string(bad) + " is '" + std::string(1, pattern[bad]) +
+                                              "'; only M (Mamba-2), * (attention) and - (MLP) are supported");
+    if (m.layers > kMaxPatternPeriod)
+        r.fail("hybrid_override_pattern", "at most " + std::to_string(kMaxPatternPeriod) +
+                                              " layers are supported, got " + std::to_string(m.layers));
+    m.layerPattern = pattern;
+}
+
 /// Llama4ForCausalLM, the language model of Llama 4 (its own config, model_type llama4_text, or the text_config of a
 /// llama4 config). Grouped-query attention (head_dim), no biases by default; three layers of four attend with rotary
 /// positions in chunks of attention_chunk_size tokens and every no_rope_layer_interval-th layer (3, 7, ...) attends
@@ -901,6 +964,8 @@ ModelShape importHfConfig(const json &config, const std::string &file)
         importCohere(r, m);
     else if (type == "jamba")
         importJamba(r, m);
+    else if (type == "nemotron_h")
+        importNemotronH(r, m);
     else if (type == "llama4")
         importLlama4(r, m);
     else if (type == "llama4_text")

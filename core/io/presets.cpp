@@ -355,7 +355,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.headDim = r.integer("head_dim", m.hidden / m.heads);
     m.ffn = r.integer("ffn"); // 0: no FFN (a state-space model), see validate()
     m.gatedFfn = r.boolean("gated_ffn", false);
-    m.activation = pick("activation", activationFromString, Activation::Gelu, "gelu, silu or relu");
+    m.activation = pick("activation", activationFromString, Activation::Gelu, "gelu, silu, relu or relu2");
     m.vocab = r.positiveInteger("vocab");
     m.maxPositions = r.integer("max_positions", 0);
     m.positions =
@@ -414,6 +414,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
         m.attentionEvery = r.integer("attention_every", 0);
         m.attentionOffset = r.integer("attention_offset", 0);
     }
+    m.layerPattern = r.string("layer_pattern", "");
     r.rejectUnknown();
     if (auto e = validate(m); !e.empty())
         throw InputError::rule(file, e.fields, e.message);
@@ -505,6 +506,8 @@ json toJson(const ModelShape &m)
         j["attention_every"] = m.attentionEvery;
         j["attention_offset"] = m.attentionOffset;
     }
+    if (!m.layerPattern.empty())
+        j["layer_pattern"] = m.layerPattern;
     return j;
 }
 

@@ -16,8 +16,8 @@ constexpr NameTable<PositionEncoding, 4> kPos{{{PositionEncoding::Learned, "lear
                                                {PositionEncoding::Alibi, "alibi"},
                                                {PositionEncoding::None, "none"}}};
 constexpr NameTable<NormKind, 2> kNorm{{{NormKind::LayerNorm, "layernorm"}, {NormKind::RmsNorm, "rmsnorm"}}};
-constexpr NameTable<Activation, 3> kAct{
-    {{Activation::Gelu, "gelu"}, {Activation::Silu, "silu"}, {Activation::Relu, "relu"}}};
+constexpr NameTable<Activation, 4> kAct{
+    {{Activation::Gelu, "gelu"}, {Activation::Silu, "silu"}, {Activation::Relu, "relu"}, {Activation::Relu2, "relu2"}}};
 constexpr NameTable<MixerKind, 2> kMixer{{{MixerKind::Attention, "attention"}, {MixerKind::Mla, "mla"}}};
 constexpr NameTable<SsmKind, 3> kSsm{
     {{SsmKind::None, "none"}, {SsmKind::Mamba1, "mamba1"}, {SsmKind::Mamba2, "mamba2"}}};
@@ -104,6 +104,13 @@ LayerBlock layerBlock(const ModelShape &m, int64_t i)
     b.window = global ? 0 : m.slidingWindow;
     b.moe = m.isMoe() && i >= m.firstDenseLayers && m.moeEvery > 0 && i % m.moeEvery == m.moeOffset;
     b.ssm = m.ssm.kind != SsmKind::None && !(m.attentionEvery > 0 && i % m.attentionEvery == m.attentionOffset);
+    b.ffn = m.ffn > 0; // a pure state-space model (Mamba) has none
+    if (!m.layerPattern.empty()) {
+        const char part = m.layerPattern[static_cast<std::size_t>(i % static_cast<int64_t>(m.layerPattern.size()))];
+        b.ssm = part == 'M';
+        b.mixer = part != '-';
+        b.ffn = part == '-';
+    }
     return b;
 }
 
@@ -137,7 +144,16 @@ int64_t ssmLayers(const LayerGroups &groups)
 {
     int64_t n = 0;
     for (const LayerGroup &g : groups)
-        if (g.block.ssm)
+        if (g.block.mixer && g.block.ssm)
+            n += g.count;
+    return n;
+}
+
+int64_t attentionLayers(const LayerGroups &groups)
+{
+    int64_t n = 0;
+    for (const LayerGroup &g : groups)
+        if (g.block.attends())
             n += g.count;
     return n;
 }
@@ -152,8 +168,9 @@ LayerGroups layerGroups(const ModelShape &m)
     const int64_t attention = m.ssm.kind != SsmKind::None && m.attentionEvery > 0 ? m.attentionEvery : 1;
     const int64_t moeEvery = m.isMoe() ? std::max<int64_t>(1, m.moeEvery) : 1;
     const int64_t dense = std::clamp<int64_t>(m.isMoe() ? m.firstDenseLayers : 0, 0, m.layers);
+    const int64_t parts = std::max<int64_t>(1, static_cast<int64_t>(m.layerPattern.size()));
     // Most models have one kind of layer: no pattern to walk (analyses build groups millions of times in a search).
-    if (every == 1 && attention == 1 && moeEvery == 1 && dense == 0) {
+    if (every == 1 && attention == 1 && moeEvery == 1 && dense == 0 && parts == 1) {
         if (m.layers > 0)
             groups.items[groups.size++] = {layerBlock(m, 0), m.layers};
         return groups;
@@ -177,8 +194,9 @@ LayerGroups layerGroups(const ModelShape &m)
         for (int64_t r = 0; r < period && from + r < to; ++r)
             add(from + r, layerBlock(m, from + r), (to - 1 - from - r) / period + 1);
     };
-    addPeriod(0, dense, std::lcm(every, attention)); // the first dense layers of a MoE model
-    addPeriod(dense, m.layers, std::lcm(std::lcm(every, attention), moeEvery));
+    const int64_t period = std::lcm(std::lcm(every, attention), parts);
+    addPeriod(0, dense, period); // the first dense layers of a MoE model
+    addPeriod(dense, m.layers, std::lcm(period, moeEvery));
     // In the order of each kind's first layer (insertion sort of at most eight).
     for (std::size_t a = 1; a < groups.size; ++a)
         for (std::size_t b = a; b > 0 && first[b] < first[b - 1]; --b) {
@@ -200,8 +218,8 @@ double cachedElements(const ModelShape &m, const LayerGroups &groups, double tok
     const double perToken = cachedElementsPerToken(m, kvHeads);
     double e = 0;
     for (const LayerGroup &g : groups) {
-        if (g.block.ssm)
-            continue; // a state, not a per-token cache: stateElements()
+        if (!g.block.attends())
+            continue; // a state (stateElements()), or no mixer at all
         const double kept = g.block.window > 0 ? std::min(tokens, static_cast<double>(g.block.window)) : tokens;
         e += static_cast<double>(g.count) * perToken * kept;
     }
@@ -231,9 +249,11 @@ ParamCounts paramCount(const ModelShape &m)
 
     const int64_t ssm = m.ssm.kind != SsmKind::None ? ssmParams(m) : 0;
     auto layer = [&](const LayerBlock &b, int64_t experts) {
-        const int64_t mixer = b.ssm ? ssm : attn;
-        if (m.ffn == 0) // a state-space model without FFNs (Mamba): one norm a layer
+        const int64_t mixer = !b.mixer ? 0 : b.ssm ? ssm : attn;
+        if (!b.ffn) // a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers): one norm
             return mixer + normParams;
+        if (!b.mixer) // an FFN alone (Nemotron-H's '-' layers, never routed): one norm
+            return ffnParams(m, m.ffn) + normParams;
         return b.moe ? mixer + expert * experts + shared + router + norms
                      : mixer + ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn) + norms;
     };
@@ -297,8 +317,10 @@ ShapeIssue validate(const ModelShape &m)
                         {"active_experts", m.activeExperts}})
         if (v <= 0)
             return {{f}, std::string(f) + " must be positive, got " + std::to_string(v)};
-    // A state-space model may have no FFN at all (Mamba); every other layer has one.
-    const bool pureSsm = m.ssm.kind != SsmKind::None && m.attentionEvery == 0 && !m.isMoe();
+    // A state-space model may have no FFN at all (Mamba), and a layer pattern without '-' layers; every other layer
+    // has one.
+    const bool pureSsm = m.layerPattern.empty() ? m.ssm.kind != SsmKind::None && m.attentionEvery == 0 && !m.isMoe()
+                                                : m.layerPattern.find('-') == std::string::npos;
     if (m.ffn < 0 || (m.ffn == 0 && !pureSsm))
         return {{"ffn"},
                 pureSsm ? "ffn must not be negative, got " + std::to_string(m.ffn)
@@ -384,12 +406,36 @@ ShapeIssue validate(const ModelShape &m)
     } else if (m.attentionEvery != 0 || m.attentionOffset != 0) {
         return {{"attention_every", "ssm"}, "attention_every and attention_offset need state-space layers (ssm)"};
     }
+    if (!m.layerPattern.empty()) {
+        const std::string &lp = m.layerPattern;
+        const auto size = static_cast<int64_t>(lp.size());
+        if (size > std::min<int64_t>(m.layers, kMaxPatternPeriod))
+            return {{"layer_pattern"},
+                    "layer_pattern must have at most as many characters as layers (at most " +
+                        std::to_string(kMaxPatternPeriod) + "), got " + std::to_string(size)};
+        if (const auto bad = lp.find_first_not_of("M*-"); bad != std::string::npos)
+            return {{"layer_pattern"},
+                    "layer_pattern may hold only M (state space), * (attention) and - (FFN), got '" +
+                        std::string(1, lp[bad]) + "'"};
+        if (lp.find('M') != std::string::npos && m.ssm.kind == SsmKind::None)
+            return {{"layer_pattern", "ssm"}, "layer_pattern's M layers need state-space layers (ssm)"};
+        if (m.attentionEvery != 0)
+            return {{"layer_pattern", "attention_every"},
+                    "layer_pattern places the attention layers itself: attention_every must be 0"};
+        if (m.isMoe())
+            return {{"layer_pattern", "experts"}, "layer_pattern's FFN layers are dense: experts must be 1"};
+        if (m.postNorms || m.parallelAttention)
+            return {{"layer_pattern", m.postNorms ? "post_norms" : "parallel_attention"},
+                    "layer_pattern's layers have one part and one norm each: no post_norms or parallel_attention"};
+    }
     {
         // The whole pattern repeats every lcm of its periods; layerGroups() walks one period.
-        const int64_t period = std::lcm(std::lcm(std::max<int64_t>(1, m.globalEvery), std::max<int64_t>(1, m.moeEvery)),
-                                        std::max<int64_t>(1, m.attentionEvery));
+        const int64_t period =
+            std::lcm(std::lcm(std::lcm(std::max<int64_t>(1, m.globalEvery), std::max<int64_t>(1, m.moeEvery)),
+                              std::max<int64_t>(1, m.attentionEvery)),
+                     std::max<int64_t>(1, static_cast<int64_t>(m.layerPattern.size())));
         if (period > kMaxPatternPeriod)
-            return {{"global_every", "moe_every", "attention_every"},
+            return {{"global_every", "moe_every", "attention_every", "layer_pattern"},
                     "the layer pattern repeats only every " + std::to_string(period) + " layers (at most " +
                         std::to_string(kMaxPatternPeriod) + ")"};
     }

@@ -13,7 +13,7 @@ namespace memwall::core {
 enum class Architecture { Decoder, Encoder };
 enum class PositionEncoding { Learned, Rotary, Alibi, None };
 enum class NormKind { LayerNorm, RmsNorm };
-enum class Activation { Gelu, Silu, Relu };
+enum class Activation { Gelu, Silu, Relu, Relu2 }; ///< Relu2: squared ReLU, relu(x)^2 (Nemotron-H's relu2)
 /// What mixes information between tokens in a layer.
 enum class MixerKind {
     Attention, ///< multi-head attention over a per-token K/V cache: MHA, GQA or MQA by kv_heads
@@ -135,6 +135,10 @@ struct ModelShape
     SsmShape ssm;
     int64_t attentionEvery = 0;
     int64_t attentionOffset = 0;
+    /// Layers of one part each (Nemotron-H's hybrid_override_pattern): one character per layer, repeated when shorter
+    /// than the layers: 'M' the state-space mixer alone, '*' attention alone, '-' the FFN alone, each after its own
+    /// norm and with its residual add. Empty: every layer has a mixer and an FFN (ffn 0: a mixer alone).
+    std::string layerPattern;
 
     /// MoE layer pattern: layer i (from 0) has routed experts when i >= firstDenseLayers and i % moeEvery == moeOffset;
     /// the others have a dense FFN of width denseFfn. DeepSeek-V3: the first 3 layers dense; Llama 4 Maverick and
@@ -156,6 +160,10 @@ struct LayerBlock
     int64_t window = 0; ///< attention window of this layer in tokens; 0: the whole context
     bool moe = false;   ///< the FFN is routed over experts (else dense)
     bool ssm = false;   ///< the mixer is the state-space layer (else attention)
+    bool mixer = true;  ///< the layer has a token mixer (layerPattern's '-': an FFN alone)
+    bool ffn = true;    ///< the layer has an FFN (Mamba, layerPattern's 'M' and '*': a mixer alone)
+    /// The layer attends (and caches keys and values): a mixer that is not the state-space layer.
+    bool attends() const { return mixer && !ssm; }
     bool operator==(const LayerBlock &) const = default;
 };
 
@@ -168,7 +176,7 @@ struct LayerGroup
 
 /// A model's layers grouped by kind. A block varies only in its window (the shape's or none), its FFN (dense or
 /// routed) and its mixer (attention or state space), so there are at most eight kinds; held inline, as analyses
-/// build one each.
+/// build one each. A layer pattern (one part a layer) allows no experts: three parts, with or without a window.
 struct LayerGroups
 {
     std::array<LayerGroup, 8> items{};
@@ -207,6 +215,8 @@ struct SsmWidths
 SsmWidths ssmWidths(const ModelShape &m, int tp);
 /// Layers of `groups` whose mixer is the state-space layer.
 int64_t ssmLayers(const LayerGroups &groups);
+/// Layers of `groups` that attend (LayerBlock::attends()): the ones with a KV cache.
+int64_t attentionLayers(const LayerGroups &groups);
 
 /// Parameters counted the Hugging Face way: embeddings (+ learned positions incl. offset, + token types), every
 /// layer's attention and FFN weights and biases, norms (LayerNorm: weight and bias; RMSNorm: weight), MoE router,
@@ -239,8 +249,8 @@ struct ShapeIssue
 /// The largest value any size field of a shape may take (2^31). Far beyond any published model, and it keeps
 /// paramCount() (int64) and every product derived from it far from overflow; importers check it as they read.
 constexpr int64_t kMaxShapeField = int64_t(1) << 31;
-/// The longest period of a layer pattern (global_every, moe_every, attention_every): layerGroups() walks one period of
-/// all of them together, which validate() keeps below kMaxPatternPeriod too.
+/// The longest period of a layer pattern (global_every, moe_every, attention_every, layer_pattern): layerGroups() walks
+/// one period of all of them together, which validate() keeps below kMaxPatternPeriod too.
 constexpr int64_t kMaxPatternPeriod = 1024;
 
 /// Why `m` cannot be split over `tp` tensor-parallel devices (tp must divide the heads, the FFN widths, and the KV

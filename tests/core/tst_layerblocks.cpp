@@ -78,6 +78,9 @@ private slots:
     void llama4TextModel();
     void llama4LayerLists_data();
     void llama4LayerLists();
+    void nemotronHLayersOfOnePart();
+    void nemotronHRefusals_data();
+    void nemotronHRefusals();
 };
 
 void TestLayerBlocks::familyParamCounts_data()
@@ -197,6 +200,19 @@ void TestLayerBlocks::familyParamCounts_data()
     // The card: 17B active of ~400B (the transformers docs: "109B, and 402B parameters" with the vision encoder).
     QTest::newRow("Llama 4 Maverick = 400.71B, 17.18B active (language model)")
         << "Llama-4-Maverick-17B-128E-Instruct.trimmed.json" << qint64(400711848960) << qint64(17184691200);
+    // Nemotron-H 56B (h 8192, 118 layers of one part each by hybrid_override_pattern: 54 Mamba-2, 54 MLP, 10
+    // attention, each with one RMSNorm of 8192; vocab 131072, untied; no biases but the convolution's):
+    //   Mamba-2  d_inner 256 heads x 64 = 16384, 8 groups of d_state 256; in_proj 8192 x (2 x 16384 + 2 x 8 x 256
+    //            + 256) = 8192 x 37120 = 304,087,040; conv (16384 + 4096) x 4 + 20480 = 102,400; dt_bias, A_log and
+    //            D 3 x 256 = 768; gated norm 16384; out_proj 16384 x 8192 = 134,217,728; + norm 8192  = 438,432,512
+    //   attention 64 heads and 8 KV heads of 128: 8192 x (8192 + 2 x 1024) + 8192 x 8192 + norm 8192
+    //            = 150,994,944 + 8,192                                                          = 151,003,136
+    //   MLP      up and down (relu2, no gate) 2 x 8192 x 32768 + norm 8192                      = 536,879,104
+    //   total  54 x 438,432,512 + 10 x 151,003,136 + 54 x 536,879,104 + 2 x 131072 x 8192 + 8192
+    //          = 23,675,355,648 + 1,510,031,360 + 28,991,471,616 + 2,147,483,648 + 8,192 = 56,324,350,464
+    // The model card (huggingface.co/nvidia/Nemotron-H-56B-Base-8K): "This model has 56B model parameters".
+    QTest::newRow("Nemotron-H 56B = 56,324,350,464 (the card: 56B)")
+        << "Nemotron-H-56B-Base-8K.json" << qint64(56324350464) << qint64(56324350464);
 }
 
 void TestLayerBlocks::familyParamCounts()
@@ -334,6 +350,10 @@ void TestLayerBlocks::kvBytesOfPatterns_data()
     // Llama 4 Maverick at its 1,048,576 tokens: 12 x 4,096 x 1,048,576 + 36 x 4,096 x 8,192 = 52,747,567,104 B.
     QTest::newRow("Llama 4 Maverick at 1M = 52,747,567,104 B")
         << "Llama-4-Maverick-17B-128E-Instruct.trimmed.json" << qint64(1048576) << 196608.0 << 52747567104.0;
+    // Nemotron-H 56B: only its 10 attention layers cache, 2 x 8 x 128 x 2 B = 4,096 B per token each: 40,960 B per
+    // token; at its trained 8,192 tokens 335,544,320 B (the 54 Mamba-2 layers keep a state, the 54 MLPs nothing).
+    QTest::newRow("Nemotron-H 56B at 8k = 335,544,320 B")
+        << "Nemotron-H-56B-Base-8K.json" << qint64(8192) << 40960.0 << 335544320.0;
 }
 
 void TestLayerBlocks::kvBytesOfPatterns()
@@ -530,9 +550,9 @@ void TestLayerBlocks::unsupportedParts()
 void TestLayerBlocks::presetRoundTrip()
 {
     // The preset schema keeps every block-model field: a shape written and read back is the same model.
-    for (const char *file :
-         {"DeepSeek-V3.json", "gemma-3-1b-it.json", "Qwen3-30B-A3B.json", "Kimi-K2-Instruct.json",
-          "OLMo-2-1124-13B.json", "AI21-Jamba-1.5-Mini.json", "Llama-4-Maverick-17B-128E-Instruct.trimmed.json"}) {
+    for (const char *file : {"DeepSeek-V3.json", "gemma-3-1b-it.json", "Qwen3-30B-A3B.json", "Kimi-K2-Instruct.json",
+                             "OLMo-2-1124-13B.json", "AI21-Jamba-1.5-Mini.json",
+                             "Llama-4-Maverick-17B-128E-Instruct.trimmed.json", "Nemotron-H-56B-Base-8K.json"}) {
         const ModelShape m = config(file);
         const ModelShape back = modelShapeFromJson(toJson(m), "roundtrip.json");
         QCOMPARE(toJson(back).dump(), toJson(m).dump());
@@ -859,6 +879,116 @@ void TestLayerBlocks::llama4LayerLists()
     } catch (const InputError &e) {
         QCOMPARE(QString::fromStdString(e.what()), error);
     }
+}
+
+void TestLayerBlocks::nemotronHLayersOfOnePart()
+{
+    // The published config.json carries Python's bare Infinity ("time_step_limit": [0.0, Infinity]), which is not
+    // JSON: the importer reads the file as it is (the value reads as null, and nothing uses it).
+    QVERIFY_THROWS_EXCEPTION(InputError, readJsonFile(configPath("Nemotron-H-56B-Base-8K.json")));
+    const ModelShape m = config("Nemotron-H-56B-Base-8K.json");
+    QCOMPARE(QString::fromStdString(m.family), QString("nemotron_h"));
+    QCOMPARE(m.layerPattern.size(), std::size_t(118));
+    QVERIFY(m.activation == Activation::Relu2);
+    QVERIFY(!m.gatedFfn);
+    QCOMPARE(m.ssm.innerSize, int64_t(16384));
+    // Layer 0 is Mamba-2, layer 1 an MLP, layer 7 attention: 54, 54 and 10 layers (the ADLR blog: "54 Mamba-2, 54
+    // MLP, and 10 Self-Attention layers").
+    const LayerGroups g = layerGroups(m);
+    QCOMPARE(g.size, std::size_t(3));
+    QCOMPARE(g.items[0].block, (LayerBlock{0, false, true, true, false}));
+    QCOMPARE(g.items[0].count, int64_t(54));
+    QCOMPARE(g.items[1].block, (LayerBlock{0, false, false, false, true}));
+    QCOMPARE(g.items[1].count, int64_t(54));
+    QCOMPARE(g.items[2].block, (LayerBlock{0, false, false, true, false}));
+    QCOMPARE(g.items[2].count, int64_t(10));
+    QCOMPARE(attentionLayers(g), int64_t(10));
+    QCOMPARE(ssmLayers(g), int64_t(54));
+
+    // State per sequence: each Mamba-2 layer keeps d_inner x d_state = 16384 x 256 = 4,194,304 scan elements and
+    // (d_conv - 1) x (16384 + 2 x 8 x 256) = 3 x 20480 = 61,440 convolution inputs: 4,255,744 x 2 B x 54 layers
+    // = 459,620,352 B, whatever the context, beside the 10 attention layers' 40,960 B per token.
+    QCOMPARE(stateElements(m, 1), 4255744.0);
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), m, decodeAt(8191));
+    QCOMPARE(a.kvCache.bytesPerToken, 40960.0);
+    QCOMPARE(a.memory.kv, 335544320.0);
+    QCOMPARE(a.kvCache.stateBytesPerSequence, 459620352.0);
+    QCOMPARE(a.memory.state, 459620352.0);
+    // A decode step: one norm per layer under its part's name, each part in its own layers only.
+    QCOMPARE(findOp(a, "ssm.in_norm")->count, 54.0);
+    QCOMPARE(findOp(a, "ssm.scan")->count, 54.0);
+    QCOMPARE(findOp(a, "attn.norm")->count, 10.0);
+    QCOMPARE(findOp(a, "attn.score")->count, 10.0);
+    QCOMPARE(findOp(a, "ffn.norm")->count, 54.0);
+    QCOMPARE(findOp(a, "ffn.residual")->count, 54.0);
+    QVERIFY(!findOp(a, "attn.rope")); // no positions
+    QVERIFY(!findOp(a, "ffn.gate"));  // two matrices
+    // Squared ReLU: 2 FLOPs per element (the max, then the square): 54 x 2 x 32768 = 3,538,944 at one token. The up
+    // projection reads 54 x 8192 x 32768 x 2 B of weights.
+    QCOMPARE(findOp(a, "ffn.act")->flops, 3538944.0);
+    QCOMPARE(findOp(a, "ffn.up")->weightBytes, 54.0 * 8192 * 32768 * 2);
+    // Every weight is read once a step: the operators' weight bytes and the parameters at 2 B agree but for the
+    // embedding (only the looked-up row is read).
+    double weights = 0;
+    for (const Operator &op : a.operators)
+        weights += op.weightBytes;
+    QCOMPARE(weights, (56324350464.0 - 131072.0 * 8192 + 8192) * 2);
+    // Tensor parallelism: one all-reduce per layer (each has one part), not two.
+    Scenario tp2 = decodeAt(8191);
+    tp2.tp = 2;
+    const Analysis b = analyze(testpresets::hw("h100-sxm"), m, tp2);
+    QCOMPARE(b.comm.tpBytes, 118.0 * 2 * (2 - 1) / 2 * 8192 * 2);
+}
+
+void TestLayerBlocks::nemotronHRefusals_data()
+{
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("value"); // JSON
+    QTest::addColumn<QString>("error");
+    QTest::newRow("a pattern shorter than the layers")
+        << "hybrid_override_pattern"
+        << R"("M-ME")"
+        << "cfg.json: hybrid_override_pattern: has 4 layers for num_hidden_layers 118";
+    std::string pattern(118, '-');
+    pattern[3] = 'E';
+    QTest::newRow("an expert layer in a pattern of 118")
+        << "hybrid_override_pattern" << QString::fromStdString("\"" + pattern + "\"")
+        << "cfg.json: hybrid_override_pattern: layer 3 is 'E'; only M (Mamba-2), * (attention) and - (MLP) are "
+           "supported";
+    QTest::newRow("a window")
+        << "sliding_window"
+        << "4096"
+        << "cfg.json: sliding_window: a window in Nemotron-H's attention layers is not supported, "
+           "got 4096";
+    QTest::newRow("another activation")
+        << "mlp_hidden_act"
+        << R"("tanh")"
+        << "cfg.json: mlp_hidden_act: unsupported activation 'tanh' (supported: gelu and "
+           "its variants, silu, swish, relu)";
+}
+
+void TestLayerBlocks::nemotronHRefusals()
+{
+    QFETCH(QString, key);
+    QFETCH(QString, value);
+    QFETCH(QString, error);
+    nlohmann::json c = readJsonFile(configPath("Nemotron-H-56B-Base-8K.json"), /*pythonFloats=*/true);
+    c[key.toStdString()] = nlohmann::json::parse(value.toStdString());
+    try {
+        importHfConfig(c, "cfg.json");
+        QFAIL("no error");
+    } catch (const InputError &e) {
+        QCOMPARE(QString::fromStdString(e.what()), error);
+    }
+    // The block model says the same of a shape: a layer pattern of other letters, or M without state-space layers.
+    ModelShape m = config("Nemotron-H-56B-Base-8K.json");
+    m.layerPattern[3] = 'E';
+    QCOMPARE(QString::fromStdString(validate(m).message),
+             QString("layer_pattern may hold only M (state space), * (attention) and - (FFN), got 'E'"));
+    m = config("Nemotron-H-56B-Base-8K.json");
+    m.ssm.kind = SsmKind::None;
+    QCOMPARE(QString::fromStdString(validate(m).message),
+             QString("layer_pattern's M layers need state-space layers (ssm)"));
 }
 
 } // namespace memwall::core

@@ -148,7 +148,7 @@ void ModelEditorDialog::buildUi()
     combo(iform, "arch", tr("&Architecture:"), {"decoder", "encoder"},
           tr("decoder: GPT-style, generates with a KV cache; encoder: BERT-style, bidirectional, no cache"));
     errorRow(iform, "arch");
-    combo(iform, "activation", tr("Acti&vation:"), {"gelu", "silu", "relu"}, tr("FFN activation function"));
+    combo(iform, "activation", tr("Acti&vation:"), {"gelu", "silu", "relu", "relu2"}, tr("FFN activation function"));
     combo(iform, "positions", tr("&Positions:"), {"learned", "rotary", "alibi", "none"},
           tr("Position encoding: learned embeddings add max_positions × hidden parameters"));
     errorRow(iform, "positions");
