@@ -73,6 +73,8 @@ std::string_view toString(FlopName n)
     case FlopName::PerParameterSgd: return "FLOPs per parameter (SGD)";
     case FlopName::PerRotatedElement: return "FLOPs per rotated element";
     case FlopName::PerScoreSoftmax: return "FLOPs per score (softmax)";
+    case FlopName::PerScoreSoftcap: return "FLOPs per score (soft-cap: divide, tanh, multiply)";
+    case FlopName::PerLogitSoftcap: return "FLOPs per logit (soft-cap: divide, tanh, multiply)";
     case FlopName::QAndKWidths: return "q and k widths";
     case FlopName::QLoraRank: return "q_lora_rank";
     case FlopName::QkHeadDim: return "qk head dim (nope + rope)";
@@ -109,6 +111,7 @@ constexpr double kRmsNormFlops = 4;
 constexpr double kLayerNormFlops = 7;
 constexpr double kRopeFlops = 3;
 constexpr double kSoftmaxFlops = 5;
+constexpr double kSoftcapFlops = 3; // cap x tanh(x / cap): divide, tanh (1, as softmax's exp), multiply
 constexpr double kAdamFlopsPerParam = 12;
 constexpr double kSgdFlopsPerParam = 4;
 
@@ -170,10 +173,11 @@ struct Ctx
 /// ones of a model that has both ("attn.local_score").
 struct CoreNames
 {
-    std::string_view kvWrite, score, softmax, context;
+    std::string_view kvWrite, score, softcap, softmax, context;
 };
-constexpr CoreNames kGlobalCore{"attn.kv_write", "attn.score", "attn.softmax", "attn.context"};
-constexpr CoreNames kLocalCore{"attn.local_kv_write", "attn.local_score", "attn.local_softmax", "attn.local_context"};
+constexpr CoreNames kGlobalCore{"attn.kv_write", "attn.score", "attn.softcap", "attn.softmax", "attn.context"};
+constexpr CoreNames kLocalCore{"attn.local_kv_write", "attn.local_score", "attn.local_softcap", "attn.local_softmax",
+                               "attn.local_context"};
 
 /// Shorthands for FlopTerms: `n` elements at `perElement` FLOPs each (coeff named `what`), and products of named
 /// dimensions at 2 FLOPs per multiply-accumulate (`kept`: structured sparsity's share, 1 when it does not apply).
@@ -215,8 +219,8 @@ void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count,
     const double roof = std::max(tc, tm);
     // Each execution is one kernel; fused attention runs score, softmax and context as the one score kernel.
     double launch = 0;
-    const bool fusedTail = name == kGlobalCore.softmax || name == kGlobalCore.context || name == kLocalCore.softmax ||
-                           name == kLocalCore.context;
+    const bool fusedTail = name == kGlobalCore.softcap || name == kGlobalCore.softmax || name == kGlobalCore.context ||
+                           name == kLocalCore.softcap || name == kLocalCore.softmax || name == kLocalCore.context;
     if (c.kernelS > 0 && !(c.s.fusedAttention && fusedTail))
         launch = c.kernelS * count * trainFactor;
     const double timeS = roof + launch;
@@ -320,6 +324,15 @@ void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const Co
         pairs = chunked ? chunkedCausalPairs(p.causalPrefix, p.T, W) : causalPairs(p.causalPrefix, p.T, W);
     const double scores = p.Bm * c.hq * pairs;
     const double tA = p.train * p.trainAttn;
+    // Soft-capped scores (Gemma 2's attn_logit_softcapping): cap x tanh(score / cap) on every score before the softmax.
+    // Fused, the scores stay on chip and the cap moves no bytes; unfused, it reads and writes the score matrix.
+    auto softcap = [&] {
+        if (m.attentionSoftcap > 0)
+            emit(c, names.softcap, OpClass::Elementwise, p.phase, lc,
+                 perElement(kSoftcapFlops, FlopName::PerScoreSoftcap, p.Bm, FlopName::Sequences, c.hq, FlopName::Heads,
+                            pairs, FlopName::QueryKeyPairsPerHead),
+                 0, fused ? 0 : 2 * scores * act, 0, tA);
+    };
 
     if (m.mixer == MixerKind::Mla) {
         // Multi-head latent attention. Cached per token: the latent and the shared rotary key (lat elements).
@@ -344,6 +357,7 @@ void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const Co
                  macs(p.Bm, FlopName::Sequences, c.hq, FlopName::Heads, pairs, FlopName::QueryKeyPairsPerHead, lat,
                       FlopName::LatentAndRope),
                  0, N * c.hq * lat * act + latentFresh + (fused ? 0 : scores * act), latentRead, tA);
+            softcap();
             emit(c, names.softmax, OpClass::Normalization, p.phase, lc,
                  perElement(kSoftmaxFlops, FlopName::PerScoreSoftmax, p.Bm, FlopName::Sequences, c.hq, FlopName::Heads,
                             pairs, FlopName::QueryKeyPairsPerHead),
@@ -371,6 +385,7 @@ void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const Co
                   FlopName::QkHeadDim),
              0, N * c.hq * (nope + rope) * act + p.Bm * C * (c.hq * nope + rope) * act + (fused ? 0 : scores * act), 0,
              tA);
+        softcap();
         emit(c, names.softmax, OpClass::Normalization, p.phase, lc,
              perElement(kSoftmaxFlops, FlopName::PerScoreSoftmax, p.Bm, FlopName::Sequences, c.hq, FlopName::Heads,
                         pairs, FlopName::QueryKeyPairsPerHead),
@@ -391,6 +406,7 @@ void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const Co
          macs(p.Bm, FlopName::Sequences, c.hq, FlopName::Heads, pairs, FlopName::QueryKeyPairsPerHead, c.d,
               FlopName::HeadDim),
          0, N * c.qd * act + kvFreshBytes + (fused ? 0 : scores * act), kvReadBytes, tA);
+    softcap();
     emit(c, names.softmax, OpClass::Normalization, p.phase, lc,
          perElement(kSoftmaxFlops, FlopName::PerScoreSoftmax, p.Bm, FlopName::Sequences, c.hq, FlopName::Heads, pairs,
                     FlopName::QueryKeyPairsPerHead),
@@ -696,6 +712,13 @@ void emitHead(Ctx &c, const Pass &p)
              macs(lmN, FlopName::TokensWithLogits, h, FlopName::Hidden, vocabLocal, FlopName::VocabularyShare),
              h * vocabLocal * c.embedWpw, lmN * h * act + lmN * vocabLocal * act, 0, p.train);
         c.weightBw = weightBw;
+        // Soft-capped logits (Gemma 2's final_logit_softcapping): cap x tanh(logit / cap) on every logit, an operator
+        // of its own that reads and writes the logits.
+        if (m.finalSoftcap > 0)
+            emit(c, "lm_head.softcap", OpClass::Elementwise, p.phase, p.headCount,
+                 perElement(kSoftcapFlops, FlopName::PerLogitSoftcap, lmN, FlopName::TokensWithLogits, vocabLocal,
+                            FlopName::VocabularyShare),
+                 0, 2 * lmN * vocabLocal * act, 0, p.train);
     } else if (m.pooler) {
         emit(c, "pooler", OpClass::Matmul, p.phase, p.headCount,
              plus(macs(p.Bm, FlopName::Sequences, h, FlopName::Hidden, h, FlopName::Hidden), p.Bm * h,

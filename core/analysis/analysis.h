@@ -65,6 +65,8 @@ enum class FlopName : std::uint8_t {
     PerParameterSgd,
     PerRotatedElement,
     PerScoreSoftmax,
+    PerScoreSoftcap,
+    PerLogitSoftcap,
     QAndKWidths,
     QLoraRank,
     QkHeadDim,
@@ -104,7 +106,8 @@ struct FlopTerms
 /// - Element-wise constants per element: residual add 1, RMSNorm 4, LayerNorm 7 (mean, subtract, square, sum,
 ///   scale, weight, bias), rotary embedding 3 per rotated element (of q and k), softmax 5 per score (max, subtract,
 ///   exp, sum, divide), SiLU 4, GELU 8, ReLU 1, squared ReLU 2 (the max, then the square), gated FFN +1 (the
-///   product of gate and up).
+///   product of gate and up), logit soft-capping 3 per score or logit (cap x tanh(x / cap): divide, tanh, multiply;
+///   tanh counts 1, as softmax's exp does).
 /// - Bytes are traffic to main memory (HBM/DRAM): each operand read once and each result written once per operator.
 ///   Fused attention (FlashAttention-style) never writes or reads the score matrix; softmax then moves no bytes.
 /// - Encode and train attend `seq` x `seq` scores in full; decode attends `context` + 1 keys (capped by the sliding

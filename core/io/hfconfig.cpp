@@ -146,6 +146,20 @@ int64_t slidingWindow(JsonReader &r, std::string_view key, int64_t absent)
     return w;
 }
 
+/// A logit soft-cap (cap x tanh(x / cap)) from `key`: absent, the configuration class's default `absent`; null, none
+/// (0).
+double softcap(JsonReader &r, std::string_view key, double absent)
+{
+    if (!r.node().contains(std::string(key)))
+        return absent;
+    if (!r.has(key))
+        return 0;
+    const double cap = r.number(key);
+    if (cap < 0 || cap > 1e6)
+        r.fail(key, "must be null (none) or a cap between 0 and 1e6, got " + std::to_string(cap));
+    return cap;
+}
+
 /// head_dim from an explicit key, else hidden / heads (which must then divide evenly).
 int64_t headDim(JsonReader &r, const ModelShape &m, std::string_view headsKey, std::string_view hiddenKey,
                 int64_t explicitFallback = 0)
@@ -312,7 +326,13 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
     // gemma2 alternates local layers (sliding_window, 4096 tokens) and global ones, starting local: every second
     // layer is global. gemma3_text has five local layers (sliding_window, 512 or 1024 tokens) to each global one
     // (sliding_window_pattern 6, or the layer_types list of newer configs), and RMSNorms over each head's q and k.
-    // Both have four RMSNorms per layer (the attention's and the FFN's outputs are normed too).
+    // Both have four RMSNorms per layer (the attention's and the FFN's outputs are normed too), and may soft-cap the
+    // attention scores and the output logits (attn_logit_softcapping, final_logit_softcapping: Gemma2Config's
+    // defaults 50 and 30, Gemma3TextConfig's none).
+    if (type == "gemma2" || type == "gemma3_text") {
+        m.attentionSoftcap = softcap(r, "attn_logit_softcapping", type == "gemma2" ? 50.0 : 0.0);
+        m.finalSoftcap = softcap(r, "final_logit_softcapping", type == "gemma2" ? 30.0 : 0.0);
+    }
     if (type == "gemma2") {
         m.postNorms = true;
         m.slidingWindow = slidingWindow(r, "sliding_window", 4096);

@@ -390,6 +390,8 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.qkNorm = r.boolean("qk_norm", false);
     m.qkNormFullWidth = r.boolean("qk_norm_full_width", false);
     m.attentionSinks = r.boolean("attention_sinks", false);
+    m.attentionSoftcap = r.number("attention_softcap", 0);
+    m.finalSoftcap = r.number("final_softcap", 0);
     m.firstDenseLayers = r.integer("first_dense_layers", 0);
     m.moeEvery = r.integer("moe_every", 1);
     m.moeOffset = r.integer("moe_offset", 0);
@@ -485,6 +487,10 @@ json toJson(const ModelShape &m)
         j["dense_ffn"] = m.denseFfn;
     if (m.routerBias)
         j["router_bias"] = true;
+    if (m.attentionSoftcap != 0)
+        j["attention_softcap"] = m.attentionSoftcap;
+    if (m.finalSoftcap != 0)
+        j["final_softcap"] = m.finalSoftcap;
     if (!m.normBias)
         j["norm_bias"] = false;
     if (m.ssm.kind != SsmKind::None) {

@@ -128,6 +128,10 @@ struct ModelShape
     /// not one head (OLMo 2's q_norm and k_norm). The same FLOPs per element; more weights.
     bool qkNormFullWidth = false;
     bool attentionSinks = false; ///< one learned sink logit per head and layer (gpt-oss)
+    /// Logit soft-capping, cap x tanh(x / cap) (Gemma 2: 50 on every attention score, 30 on every output logit); 0:
+    /// none. No weights: they change FLOPs (and an unfused score matrix's bytes), not the parameter count.
+    double attentionSoftcap = 0;
+    double finalSoftcap = 0;
 
     /// State-space layers: with ssm.kind set, every layer's mixer is the SSM, except (hybrids) layer i with
     /// i % attentionEvery == attentionOffset, which attends. Jamba: attention in one layer of 8 (offset 4).

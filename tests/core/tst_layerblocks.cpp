@@ -81,6 +81,7 @@ private slots:
     void nemotronHLayersOfOnePart();
     void nemotronHRefusals_data();
     void nemotronHRefusals();
+    void logitSoftcapping();
 };
 
 void TestLayerBlocks::familyParamCounts_data()
@@ -989,6 +990,50 @@ void TestLayerBlocks::nemotronHRefusals()
     m.ssm.kind = SsmKind::None;
     QCOMPARE(QString::fromStdString(validate(m).message),
              QString("layer_pattern's M layers need state-space layers (ssm)"));
+}
+
+void TestLayerBlocks::logitSoftcapping()
+{
+    // Gemma 2 caps every attention score at 50 and every output logit at 30 (cap x tanh(x / cap), 3 FLOPs each:
+    // divide, tanh, multiply); its config.json says so (attn_logit_softcapping 50.0, final_logit_softcapping 30.0 in
+    // the gemma-2-9b preset's config; no verbatim copy of the published file was found for tests/data). Gemma 3's
+    // are null: none.
+    const ModelShape g2 = testpresets::model("gemma-2-9b");
+    QCOMPARE(g2.attentionSoftcap, 50.0);
+    QCOMPARE(g2.finalSoftcap, 30.0);
+    const ModelShape g3 = config("gemma-3-1b-it.json");
+    QCOMPARE(g3.attentionSoftcap, 0.0);
+    QCOMPARE(g3.finalSoftcap, 0.0);
+    // A decode step at 8,192 keys (16 heads, batch 1): the 21 global layers cap 16 x 8,192 scores each, the 21 local
+    // ones 16 x 4,096 (their window):
+    //   attn.softcap        21 x 3 x 16 x 8,192 = 8,257,536 FLOPs
+    //   attn.local_softcap  21 x 3 x 16 x 4,096 = 4,128,768 FLOPs
+    //   lm_head.softcap     3 x 256,000 logits  = 768,000 FLOPs, reading and writing them: 2 x 256,000 x 2 B
+    // Fused attention keeps the scores on chip: the score caps move no bytes.
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), g2, decodeAt(8191));
+    QCOMPARE(findOp(a, "attn.softcap")->flops, 8257536.0);
+    QCOMPARE(findOp(a, "attn.softcap")->bytes(), 0.0);
+    QCOMPARE(findOp(a, "attn.local_softcap")->flops, 4128768.0);
+    QCOMPARE(findOp(a, "lm_head.softcap")->flops, 768000.0);
+    QCOMPARE(findOp(a, "lm_head.softcap")->bytes(), 1024000.0);
+    ModelShape uncapped = g2;
+    uncapped.attentionSoftcap = uncapped.finalSoftcap = 0;
+    const Analysis b = analyze(testpresets::hw("h100-sxm"), uncapped, decodeAt(8191));
+    QVERIFY(!findOp(b, "attn.softcap") && !findOp(b, "lm_head.softcap"));
+    QCOMPARE(a.totals.flops - b.totals.flops, 8257536.0 + 4128768.0 + 768000.0);
+    // Unfused, the cap reads and writes the global layers' score matrix: 21 x 2 x 16 x 8,192 x 2 B.
+    Scenario unfused = decodeAt(8191);
+    unfused.fusedAttention = false;
+    QCOMPARE(findOp(analyze(testpresets::hw("h100-sxm"), g2, unfused), "attn.softcap")->bytes(), 11010048.0);
+    // The preset keys keep them, and a negative cap is refused.
+    QCOMPARE(toJson(g2).value("attention_softcap", 0.0), 50.0);
+    QCOMPARE(toJson(g2).value("final_softcap", 0.0), 30.0);
+    QVERIFY(!toJson(g3).contains("attention_softcap"));
+    QCOMPARE(modelShapeFromJson(toJson(g2), "rt.json").finalSoftcap, 30.0);
+    ModelShape bad = g2;
+    bad.attentionSoftcap = -1;
+    QCOMPARE(QString::fromStdString(validate(bad).message),
+             QString("attention_softcap must be 0 (none) or a positive cap up to 1e6, got -1.000000"));
 }
 
 } // namespace memwall::core
