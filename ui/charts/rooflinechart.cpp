@@ -370,7 +370,7 @@ void RooflineChart::refresh()
     std::vector<rm::Ceiling> ceilings = rm::ceilings(hw, a.matmulType, a.computeEfficiency);
     const double yScale =
         (ceilings.empty() ? a.peakFlops : ceilings.front().flopsPerS) >= 1e12 ? 1e12 : 1e9; // TFLOP/s or GFLOP/s
-    if (ceilings != m_ceilings || yScale != m_yScale || m_ceilingTexts.size() != ceilings.size()) {
+    if (ceilings != m_ceilings || yScale != m_yScale) {
         m_ceilingTexts.clear();
         for (const rm::Ceiling &c : ceilings) {
             CeilingTexts t{
