@@ -38,6 +38,7 @@ std::string_view toString(FlopName n)
     case FlopName::BiasAddsSequencesHidden: return "bias adds (sequences × hidden)";
     case FlopName::BiasAddsTokensFfnWidth: return "bias adds (tokens × ffn width)";
     case FlopName::BiasAddsTokensHidden: return "bias adds (tokens × hidden)";
+    case FlopName::BiasAddsLogits: return "bias adds (tokens with logits × vocabulary share)";
     case FlopName::BiasAddsTokensOutputs: return "bias adds (tokens × outputs)";
     case FlopName::CausalPairsWithinChunks: return "causal pairs within chunks";
     case FlopName::ChunkStates: return "chunk states (tokens × d_inner × (4 × d_state + 2))";
@@ -708,9 +709,13 @@ void emitHead(Ctx &c, const Pass &p)
         const double weightBw = c.weightBw;
         if (c.s.unquantizedEmbeddings)
             c.weightBw = c.bw;
+        // A head bias (Phi-3.5-MoE's lm_head_bias) adds one value per logit and is read with the weights.
+        const double headBias = m.headBias ? 1.0 : 0.0;
         emit(c, "lm_head", OpClass::Matmul, p.phase, p.headCount,
-             macs(lmN, FlopName::TokensWithLogits, h, FlopName::Hidden, vocabLocal, FlopName::VocabularyShare),
-             h * vocabLocal * c.embedWpw, lmN * h * act + lmN * vocabLocal * act, 0, p.train);
+             plus(macs(lmN, FlopName::TokensWithLogits, h, FlopName::Hidden, vocabLocal, FlopName::VocabularyShare),
+                  headBias * lmN * vocabLocal, FlopName::BiasAddsLogits),
+             h * vocabLocal * c.embedWpw + headBias * vocabLocal * act, lmN * h * act + lmN * vocabLocal * act, 0,
+             p.train);
         c.weightBw = weightBw;
         // Soft-capped logits (Gemma 2's final_logit_softcapping): cap x tanh(logit / cap) on every logit, an operator
         // of its own that reads and writes the logits.

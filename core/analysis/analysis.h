@@ -27,6 +27,7 @@ enum class FlopName : std::uint8_t {
     None,
     AttendedTokens,
     BiasAddsAndSharedExpertAdd,
+    BiasAddsLogits,
     BiasAddsSequencesHidden,
     BiasAddsTokensFfnWidth,
     BiasAddsTokensHidden,

@@ -26,11 +26,12 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::string_view, 32> kSupported{
+constexpr std::array<std::string_view, 33> kSupported{
     "llama", "mistral", "mixtral",   "qwen2",       "qwen2_moe",   "gemma",       "gemma2",          "phi3",
     "gpt2",  "bert",    "roberta",   "opt",         "falcon",      "RefinedWeb",  "RefinedWebModel", "gpt_neox",
     "gptj",  "qwen3",   "qwen3_moe", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",         "gpt_oss",
-    "mamba", "mamba2",  "cohere",    "olmo2",       "jamba",       "llama4",      "llama4_text",     "nemotron_h"};
+    "mamba", "mamba2",  "cohere",    "olmo2",       "jamba",       "llama4",      "llama4_text",     "nemotron_h",
+    "phimoe"};
 
 std::string supportedList()
 {
@@ -276,7 +277,7 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
     } else {
         m.ffn = requiredSize(r, {"intermediate_size"});
     }
-    if (type == "mixtral") {
+    if (type == "mixtral" || type == "phimoe") {
         m.experts = requiredSize(r, {"num_local_experts"});
         m.activeExperts = requiredSize(r, {"num_experts_per_tok"});
     }
@@ -301,6 +302,14 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
         // per token, so the block counts them as its two norms (operators attn.norm and ffn.norm).
         m.qkvBias = m.outBias = r.boolean("attention_bias", false);
         m.qkNorm = m.qkNormFullWidth = true;
+    } else if (type == "phimoe") {
+        // PhimoeForCausalLM (Phi-3.5-MoE): Mixtral's block with LayerNorms (weight and bias; the eps is still called
+        // rms_norm_eps), biases on q, k, v and o when attention_bias is set, bias-free experts and router, and an LM
+        // head with a bias of its own when lm_head_bias is set (PhimoeConfig's defaults: both false). Its LongRoPE
+        // scaling (rope_scaling) changes rotary frequencies, not weights or FLOPs.
+        m.norm = NormKind::LayerNorm;
+        m.qkvBias = m.outBias = r.boolean("attention_bias", false);
+        m.headBias = r.boolean("lm_head_bias", false);
     } else {
         m.qkvBias = m.outBias = r.boolean("attention_bias", false);
         m.ffnBias = r.boolean("mlp_bias", false);
@@ -310,11 +319,12 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
     const int64_t defaultPositions = type == "llama" || type == "olmo2" ? 2048
                                      : type == "phi3"                   ? 4096
                                      : type == "gemma"                  ? 8192
+                                     : type == "phimoe"                 ? 131072
                                                                         : 32768;
     m.maxPositions = r.integer("max_position_embeddings", defaultPositions);
     if (type == "mistral")
         m.slidingWindow = slidingWindow(r, "sliding_window", 4096);
-    else if (type == "mixtral" || type == "phi3")
+    else if (type == "mixtral" || type == "phi3" || type == "phimoe")
         m.slidingWindow = slidingWindow(r, "sliding_window", 0);
     else if (type == "qwen2" || type == "qwen2_moe" || type == "qwen3" || type == "qwen3_moe") {
         m.slidingWindow = r.boolean("use_sliding_window", false) ? slidingWindow(r, "sliding_window", 4096) : 0;

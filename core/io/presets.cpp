@@ -363,6 +363,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.positionOffset = r.integer("position_offset", 0);
     m.tokenTypes = r.integer("token_types", 0);
     m.tiedEmbeddings = r.boolean("tied_embeddings", false);
+    m.headBias = r.boolean("head_bias", false);
     m.norm = pick("norm", normKindFromString, NormKind::RmsNorm, "layernorm or rmsnorm");
     m.embeddingNorm = r.boolean("embedding_norm", false);
     m.qkvBias = r.boolean("qkv_bias", false);
@@ -487,6 +488,8 @@ json toJson(const ModelShape &m)
         j["dense_ffn"] = m.denseFfn;
     if (m.routerBias)
         j["router_bias"] = true;
+    if (m.headBias)
+        j["head_bias"] = true;
     if (m.attentionSoftcap != 0)
         j["attention_softcap"] = m.attentionSoftcap;
     if (m.finalSoftcap != 0)

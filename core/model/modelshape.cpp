@@ -274,6 +274,8 @@ ParamCounts paramCount(const ModelShape &m)
         p.head = 0; // post-norm encoders end on the layer's own norm
     if (!m.tiedEmbeddings && m.arch == Architecture::Decoder)
         p.head += m.vocab * h;
+    if (m.headBias && m.arch == Architecture::Decoder)
+        p.head += m.vocab;
     if (m.pooler)
         p.head += h * h + h;
 
@@ -359,6 +361,8 @@ ShapeIssue validate(const ModelShape &m)
             return {{f}, std::string(f) + " must be 0 (none) or a positive cap up to 1e6, got " + std::to_string(v)};
     if (m.qkNormFullWidth && !m.qkNorm)
         return {{"qk_norm_full_width", "qk_norm"}, "qk_norm_full_width needs qk_norm"};
+    if (m.headBias && m.arch != Architecture::Decoder)
+        return {{"head_bias", "arch"}, "head_bias needs a decoder (an encoder has no LM head)"};
     if (m.chunkedAttention && m.slidingWindow <= 0)
         return {{"chunked_attention", "sliding_window"}, "chunked_attention needs its chunk size in sliding_window"};
     if (m.moeEvery < 1 || m.moeEvery > std::min<int64_t>(m.layers, kMaxPatternPeriod))

@@ -93,6 +93,7 @@ struct ModelShape
     int64_t positionOffset = 0; ///< extra learned position rows (OPT: 2)
     int64_t tokenTypes = 0;     ///< BERT token-type embeddings (2), else 0
     bool tiedEmbeddings = false;
+    bool headBias = false; ///< the LM head has a bias per vocabulary entry (Phi-3.5-MoE's lm_head_bias)
     NormKind norm = NormKind::RmsNorm;
     bool normBias = true; ///< a LayerNorm has a bias besides its weight (Cohere's has none); RMSNorm never has one
     bool embeddingNorm = false; ///< a norm right after the embeddings (BERT, Falcon-RW ...)

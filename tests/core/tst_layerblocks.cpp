@@ -82,6 +82,7 @@ private slots:
     void nemotronHRefusals_data();
     void nemotronHRefusals();
     void logitSoftcapping();
+    void headBiasOfPhiMoe();
 };
 
 void TestLayerBlocks::familyParamCounts_data()
@@ -214,6 +215,25 @@ void TestLayerBlocks::familyParamCounts_data()
     // The model card (huggingface.co/nvidia/Nemotron-H-56B-Base-8K): "This model has 56B model parameters".
     QTest::newRow("Nemotron-H 56B = 56,324,350,464 (the card: 56B)")
         << "Nemotron-H-56B-Base-8K.json" << qint64(56324350464) << qint64(56324350464);
+    // Phi-3.5-MoE (h 4096, 32 layers, 32 heads and 8 KV heads of 128 with biases on q, k, v and o; 16 experts of
+    // 6400, 2 per token, a router without bias; two LayerNorms a layer with weight and bias; vocab 32064, untied, an
+    // LM head with a bias):
+    //   attention  4096 x (4096 + 2 x 1024) + 4096 x 4096 + (4096 + 2 x 1024) + 4096           = 41,953,280
+    //   expert     3 x 4096 x 6400                                                             = 78,643,200
+    //   layer      41,953,280 + 16 x 78,643,200 + 4096 x 16 + 2 x 2 x 4096                      = 1,300,326,400
+    //   head       final LayerNorm 2 x 4096 + 32064 x 4096 + 32064 (bias)                      = 131,374,400
+    //   total  32 x 1,300,326,400 + 32064 x 4096 + 131,374,400 = 41,873,153,344 (the card: 41.9B)
+    //   active 32 x (41,953,280 + 2 x 78,643,200 + 65,536 + 16,384) + 131,334,144 + 131,374,400
+    //          = 6,640,999,744 (the card: 6.6B active)
+    QTest::newRow("Phi-3.5-MoE = 41.87B, 6.64B active")
+        << "Phi-3.5-MoE-instruct.transcribed.json" << qint64(41873153344) << qint64(6640999744);
+    // Mistral Small 3 (h 5120, 40 layers, 32 heads and 8 KV heads of 128, no biases, FFN 32768, vocab 131072,
+    // untied):
+    //   layer  5120 x (4096 + 2 x 1024) + 4096 x 5120 + 3 x 5120 x 32768 + 2 x 5120             = 555,755,520
+    //   total  40 x 555,755,520 + 2 x 131072 x 5120 + 5120 = 23,572,403,200, exactly the checkpoint's:
+    //          model.safetensors.index.json total_size 47,144,806,400 B in BF16 / 2 B (the card: 24B)
+    QTest::newRow("Mistral Small 3 = 23,572,403,200")
+        << "Mistral-Small-24B-Instruct-2501.transcribed.json" << qint64(23572403200) << qint64(23572403200);
 }
 
 void TestLayerBlocks::familyParamCounts()
@@ -355,6 +375,13 @@ void TestLayerBlocks::kvBytesOfPatterns_data()
     // token; at its trained 8,192 tokens 335,544,320 B (the 54 Mamba-2 layers keep a state, the 54 MLPs nothing).
     QTest::newRow("Nemotron-H 56B at 8k = 335,544,320 B")
         << "Nemotron-H-56B-Base-8K.json" << qint64(8192) << 40960.0 << 335544320.0;
+    // Phi-3.5-MoE: 2 x 32 layers x 8 x 128 x 2 B = 131,072 B per token; at 4,096 tokens 536,870,912 B (its
+    // sliding_window of 131,072 is its whole context: it never cuts).
+    QTest::newRow("Phi-3.5-MoE at 4k = 536,870,912 B")
+        << "Phi-3.5-MoE-instruct.transcribed.json" << qint64(4096) << 131072.0 << 536870912.0;
+    // Mistral Small 3: 2 x 40 x 8 x 128 x 2 B = 163,840 B per token; at its 32,768 tokens 5,368,709,120 B.
+    QTest::newRow("Mistral Small 3 at 32k = 5,368,709,120 B")
+        << "Mistral-Small-24B-Instruct-2501.transcribed.json" << qint64(32768) << 163840.0 << 5368709120.0;
 }
 
 void TestLayerBlocks::kvBytesOfPatterns()
@@ -553,7 +580,8 @@ void TestLayerBlocks::presetRoundTrip()
     // The preset schema keeps every block-model field: a shape written and read back is the same model.
     for (const char *file : {"DeepSeek-V3.json", "gemma-3-1b-it.json", "Qwen3-30B-A3B.json", "Kimi-K2-Instruct.json",
                              "OLMo-2-1124-13B.json", "AI21-Jamba-1.5-Mini.json",
-                             "Llama-4-Maverick-17B-128E-Instruct.trimmed.json", "Nemotron-H-56B-Base-8K.json"}) {
+                             "Llama-4-Maverick-17B-128E-Instruct.trimmed.json", "Nemotron-H-56B-Base-8K.json",
+                             "Phi-3.5-MoE-instruct.transcribed.json"}) {
         const ModelShape m = config(file);
         const ModelShape back = modelShapeFromJson(toJson(m), "roundtrip.json");
         QCOMPARE(toJson(back).dump(), toJson(m).dump());
@@ -1034,6 +1062,35 @@ void TestLayerBlocks::logitSoftcapping()
     bad.attentionSoftcap = -1;
     QCOMPARE(QString::fromStdString(validate(bad).message),
              QString("attention_softcap must be 0 (none) or a positive cap up to 1e6, got -1.000000"));
+}
+
+void TestLayerBlocks::headBiasOfPhiMoe()
+{
+    // Phi-3.5-MoE's LM head has a bias (lm_head_bias): one decode step (batch 1, BF16) adds it to each of the 32,064
+    // logits and reads it with the weights:
+    //   FLOPs  2 x 4096 x 32064 + 32064                       = 262,700,352
+    //   weights 4096 x 32064 x 2 B + 32064 x 2 B              = 262,732,416 B
+    //   activations 4096 x 2 B in + 32064 x 2 B out           = 72,320 B
+    const ModelShape m = config("Phi-3.5-MoE-instruct.transcribed.json");
+    QVERIFY(m.headBias && m.qkvBias && m.outBias && !m.ffnBias);
+    QVERIFY(m.norm == NormKind::LayerNorm);
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), m, decodeAt(4095));
+    const auto *head = findOp(a, "lm_head");
+    QVERIFY(head);
+    QCOMPARE(head->flops, 262700352.0);
+    QCOMPARE(head->bytes(), 262732416.0 + 72320.0);
+    ModelShape unbiased = m;
+    unbiased.headBias = false;
+    const Analysis b = analyze(testpresets::hw("h100-sxm"), unbiased, decodeAt(4095));
+    QCOMPARE(head->flops - findOp(b, "lm_head")->flops, 32064.0);
+    QCOMPARE(paramCount(m).total - paramCount(unbiased).total, int64_t(32064));
+    // The preset keeps the key only where it is set, and an encoder (no LM head) refuses it.
+    QVERIFY(toJson(m).value("head_bias", false));
+    QVERIFY(!toJson(unbiased).contains("head_bias"));
+    ModelShape encoder = testpresets::model("bert-base-uncased");
+    encoder.headBias = true;
+    QCOMPARE(QString::fromStdString(validate(encoder).message),
+             QString("head_bias needs a decoder (an encoder has no LM head)"));
 }
 
 } // namespace memwall::core
