@@ -35,6 +35,7 @@ std::string_view toString(FlopName n)
     case FlopName::None: return "";
     case FlopName::AttendedTokens: return "attended tokens";
     case FlopName::BiasAddsAndSharedExpertAdd: return "bias adds + the shared expert's gated add (2 × tokens × hidden)";
+    case FlopName::BiasAddsPatchesHidden: return "bias adds (patches × hidden)";
     case FlopName::BiasAddsSequencesHidden: return "bias adds (sequences × hidden)";
     case FlopName::BiasAddsTokensFfnWidth: return "bias adds (tokens × ffn width)";
     case FlopName::BiasAddsTokensHidden: return "bias adds (tokens × hidden)";
@@ -59,6 +60,8 @@ std::string_view toString(FlopName n)
     case FlopName::LatentAndRope: return "latent + rope width";
     case FlopName::Outputs: return "outputs";
     case FlopName::ParametersOnThisDevice: return "parameters on this device";
+    case FlopName::PatchInputs: return "values per patch (channels × patch²)";
+    case FlopName::Patches: return "patches (tokens less each image's class token)";
     case FlopName::PerChannelConv: return "FLOPs per channel (2 × d_conv + bias + SiLU 4)";
     case FlopName::PerChannelScan: return "FLOPs per channel (5 × d_state + 2)";
     case FlopName::PerChunkPair: return "FLOPs per pair (2 × d_state × groups + 2 × d_inner + heads)";
@@ -264,6 +267,19 @@ void emitLinear(Ctx &c, std::string_view name, Phase phase, double count, double
                    c.flopFactor),
               b * tokens * out, FlopName::BiasAddsTokensOutputs),
          in * out * c.wpw + b * out * c.act, tokens * in * c.act + tokens * out * c.act, 0, train);
+}
+
+/// A matmul of the embeddings' side (the LM head, a patch projection): its weights are in the embeddings' format
+/// (`weightBytes` counts them at embedWpw), and 16-bit ones (unquantized_embeddings) are read by an ordinary GEMM, not
+/// a weight-only kernel.
+void emitEmbeddingMatmul(Ctx &c, std::string_view name, Phase phase, double count, const FlopTerms &terms,
+                         double weightBytes, double aBytes, double train)
+{
+    const double weightBw = c.weightBw;
+    if (c.s.unquantizedEmbeddings)
+        c.weightBw = c.bw;
+    emit(c, name, OpClass::Matmul, phase, count, terms, weightBytes, aBytes, 0, train);
+    c.weightBw = weightBw;
 }
 
 /// One pass of the model over `T` new tokens per sequence for `Bm` sequences (one micro-batch). The keys each query
@@ -606,6 +622,17 @@ void emitPass(Ctx &c, const Pass &p)
 
     // ---- embeddings (first stage) ----
     {
+        if (m.patchInputs > 0) {
+            // A model of image patches: the patch convolution (kernel and stride the patch) is a matmul of each
+            // patch's values by patchInputs x hidden weights, plus a bias. The class token leading each image is a
+            // copy of learned weights, not projected. `embed` then adds the positions: its weights are the position
+            // rows where a text model's are its token rows, and its input the projected patches.
+            const double patches = p.Bm * std::max(0.0, p.T - 1), in = static_cast<double>(m.patchInputs);
+            emitEmbeddingMatmul(c, "patch_embed", p.phase, p.headCount,
+                                plus(macs(patches, FlopName::Patches, in, FlopName::PatchInputs, h, FlopName::Hidden),
+                                     patches * h, FlopName::BiasAddsPatchesHidden),
+                                in * h * c.embedWpw + h * act, patches * in * act + patches * h * act, p.train);
+        }
         double adds = 0, aBytes = N * h * act;
         if (m.positions == PositionEncoding::Learned) {
             adds += 1;
@@ -693,7 +720,7 @@ void emitPass(Ctx &c, const Pass &p)
     emitHead(c, p);
 }
 
-/// The last stage's head: the final norm and the LM head of a decoder, an encoder's pooler.
+/// The last stage's head: the final norm and the LM head of a decoder; an encoder's final norm (pre-norm) and pooler.
 void emitHead(Ctx &c, const Pass &p)
 {
     const ModelShape &m = c.m;
@@ -705,18 +732,13 @@ void emitHead(Ctx &c, const Pass &p)
              perElement(normFlops, normWhat(m), lmN, FlopName::TokensWithLogits, h, FlopName::Hidden), c.normW * act,
              2 * lmN * h * act, 0, p.train);
         const double vocabLocal = static_cast<double>(m.vocab) / c.s.tp;
-        // A 16-bit head is read by an ordinary GEMM, not a weight-only kernel.
-        const double weightBw = c.weightBw;
-        if (c.s.unquantizedEmbeddings)
-            c.weightBw = c.bw;
         // A head bias (Phi-3.5-MoE's lm_head_bias) adds one value per logit and is read with the weights.
         const double headBias = m.headBias ? 1.0 : 0.0;
-        emit(c, "lm_head", OpClass::Matmul, p.phase, p.headCount,
-             plus(macs(lmN, FlopName::TokensWithLogits, h, FlopName::Hidden, vocabLocal, FlopName::VocabularyShare),
-                  headBias * lmN * vocabLocal, FlopName::BiasAddsLogits),
-             h * vocabLocal * c.embedWpw + headBias * vocabLocal * act, lmN * h * act + lmN * vocabLocal * act, 0,
-             p.train);
-        c.weightBw = weightBw;
+        emitEmbeddingMatmul(
+            c, "lm_head", p.phase, p.headCount,
+            plus(macs(lmN, FlopName::TokensWithLogits, h, FlopName::Hidden, vocabLocal, FlopName::VocabularyShare),
+                 headBias * lmN * vocabLocal, FlopName::BiasAddsLogits),
+            h * vocabLocal * c.embedWpw + headBias * vocabLocal * act, lmN * h * act + lmN * vocabLocal * act, p.train);
         // Soft-capped logits (Gemma 2's final_logit_softcapping): cap x tanh(logit / cap) on every logit, an operator
         // of its own that reads and writes the logits.
         if (m.finalSoftcap > 0)
@@ -724,12 +746,20 @@ void emitHead(Ctx &c, const Pass &p)
                  perElement(kSoftcapFlops, FlopName::PerLogitSoftcap, lmN, FlopName::TokensWithLogits, vocabLocal,
                             FlopName::VocabularyShare),
                  0, 2 * lmN * vocabLocal * act, 0, p.train);
-    } else if (m.pooler) {
+        return;
+    }
+    // An encoder: a pre-norm encoder's final norm over every token (ViT's layernorm), then the pooler on the first.
+    if (m.finalNorm) {
+        const double N = p.Bm * p.T;
+        emit(c, "final_norm", OpClass::Normalization, p.phase, p.headCount,
+             perElement(normFlops, normWhat(m), N, FlopName::Tokens, h, FlopName::Hidden), c.normW * act,
+             2 * N * h * act, 0, p.train);
+    }
+    if (m.pooler)
         emit(c, "pooler", OpClass::Matmul, p.phase, p.headCount,
              plus(macs(p.Bm, FlopName::Sequences, h, FlopName::Hidden, h, FlopName::Hidden), p.Bm * h,
                   FlopName::BiasAddsSequencesHidden),
              (h * h) * wpw + h * act, 2 * p.Bm * h * act, 0, p.train);
-    }
 }
 
 /// All-reduce: each device sends 2(p-1)/p of the message (the ring's bandwidth term, optimal for large messages)
@@ -1143,7 +1173,8 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
         double widestFfn = (sparse > 0 ? routedFfn : c.ffn) * gated;
         if (m.isMoe() && sparse < 1)
             widestFfn = std::max(widestFfn, c.denseFfn * gated);
-        const double widest = std::max({c.h, mixerWidth, widestFfn});
+        // A model of image patches reads each patch's values too (patch_embed's input).
+        const double widest = std::max({c.h, mixerWidth, widestFfn, static_cast<double>(m.patchInputs)});
         double live = 2 * N * widest * c.act;
         if (!s.fusedAttention)
             live += Bm * c.hq * T * C * c.act;

@@ -28,6 +28,7 @@ enum class FlopName : std::uint8_t {
     AttendedTokens,
     BiasAddsAndSharedExpertAdd,
     BiasAddsLogits,
+    BiasAddsPatchesHidden,
     BiasAddsSequencesHidden,
     BiasAddsTokensFfnWidth,
     BiasAddsTokensHidden,
@@ -51,6 +52,8 @@ enum class FlopName : std::uint8_t {
     LatentAndRope,
     Outputs,
     ParametersOnThisDevice,
+    PatchInputs,
+    Patches,
     PerChannelConv,
     PerChannelScan,
     PerChunkPair,
@@ -116,7 +119,8 @@ struct FlopTerms
 ///   the unmasked pairs, seq(seq + 1)/2 per head and sequence (the kernel skips the masked blocks); unfused attention
 ///   multiplies the whole score matrix and masks it afterwards, so it keeps seq x seq.
 /// - Embedding reads only the rows of the tokens it looks up; the LM head runs on the last token of each sequence
-///   (the one whose logits are sampled), except in training, where every token has logits.
+///   (the one whose logits are sampled), except in training, where every token has logits. A model of image patches
+///   projects every token but each image's class token (patch_embed, a matmul), then adds the positions (embed).
 /// - `flops`, `bytes` and `timeS` are totals over the `count` executions on one device's critical path
 ///   (layers per pipeline stage x (micro-batches + stages - 1)). With tensor parallelism they are one rank's share.
 struct Operator

@@ -356,7 +356,9 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.ffn = r.integer("ffn"); // 0: no FFN (a state-space model), see validate()
     m.gatedFfn = r.boolean("gated_ffn", false);
     m.activation = pick("activation", activationFromString, Activation::Gelu, "gelu, silu, relu or relu2");
-    m.vocab = r.positiveInteger("vocab");
+    // A model of image patches has no vocabulary (validate() wants vocab 0 there); every other model needs one.
+    m.patchInputs = r.integer("patch_inputs", 0);
+    m.vocab = m.patchInputs != 0 ? r.integer("vocab", 0) : r.positiveInteger("vocab");
     m.maxPositions = r.integer("max_positions", 0);
     m.positions =
         pick("positions", positionEncodingFromString, PositionEncoding::Rotary, "learned, rotary, alibi or none");
@@ -373,6 +375,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.sharedLayerNorm = r.boolean("shared_layernorm", false);
     m.postNorms = r.boolean("post_norms", false);
     m.pooler = r.boolean("pooler", false);
+    m.finalNorm = r.boolean("final_norm", false);
     m.experts = r.integer("experts", 1);
     m.activeExperts = r.integer("active_experts", 1);
     m.sharedFfn = r.integer("shared_ffn", 0);
@@ -458,8 +461,12 @@ json toJson(const ModelShape &m)
            {"shared_ffn", m.sharedFfn},
            {"shared_expert_gate", m.sharedExpertGate},
            {"sliding_window", m.slidingWindow}};
-    // The layer pattern and the newer attention kinds, written only where they differ from the defaults so that the
-    // files of plain models keep their keys.
+    // Patch embeddings, an encoder's final norm, the layer pattern and the newer attention kinds, written only where
+    // they differ from the defaults so that the files of plain models keep their keys.
+    if (m.patchInputs != 0)
+        j["patch_inputs"] = m.patchInputs;
+    if (m.finalNorm)
+        j["final_norm"] = true;
     if (m.chunkedAttention)
         j["chunked_attention"] = true;
     if (m.globalEvery != 0)

@@ -233,6 +233,8 @@ ParamCounts paramCount(const ModelShape &m)
 
     ParamCounts p;
     p.embedding = m.vocab * h;
+    if (m.patchInputs > 0) // the patch projection's weights and bias, and the class token
+        p.embedding += m.patchInputs * h + h + h;
     if (m.positions == PositionEncoding::Learned)
         p.embedding += (m.maxPositions + m.positionOffset) * h;
     p.embedding += m.tokenTypes * h;
@@ -270,7 +272,7 @@ ParamCounts paramCount(const ModelShape &m)
     }
 
     p.head = normParams; // final norm (BERT has none after the last layer: see below)
-    if (m.arch == Architecture::Encoder)
+    if (m.arch == Architecture::Encoder && !m.finalNorm)
         p.head = 0; // post-norm encoders end on the layer's own norm
     if (!m.tiedEmbeddings && m.arch == Architecture::Decoder)
         p.head += m.vocab * h;
@@ -314,11 +316,27 @@ ShapeIssue validate(const ModelShape &m)
                         {"heads", m.heads},
                         {"kv_heads", m.kvHeads},
                         {"head_dim", m.headDim},
-                        {"vocab", m.vocab},
                         {"experts", m.experts},
                         {"active_experts", m.activeExperts}})
         if (v <= 0)
             return {{f}, std::string(f) + " must be positive, got " + std::to_string(v)};
+    // A model of image patches embeds its tokens by projecting them, so it has no vocabulary; every other has one.
+    if (m.patchInputs < 0)
+        return {{"patch_inputs"},
+                "patch_inputs must be 0 (text tokens) or positive, got " + std::to_string(m.patchInputs)};
+    if (m.patchInputs == 0 && m.vocab <= 0)
+        return {{"vocab"},
+                "vocab must be positive, got " + std::to_string(m.vocab) +
+                    " (only a model of image patches, patch_inputs > 0, has none)"};
+    if (m.patchInputs > 0 && m.vocab != 0)
+        return {{"vocab", "patch_inputs"},
+                "vocab must be 0 for a model of image patches (patch_inputs " + std::to_string(m.patchInputs) +
+                    "), got " + std::to_string(m.vocab)};
+    if (m.patchInputs > 0 && m.arch != Architecture::Encoder)
+        return {{"patch_inputs", "arch"},
+                "patch_inputs needs an encoder: a decoder's head predicts tokens of a vocabulary"};
+    if (m.finalNorm && m.arch != Architecture::Encoder)
+        return {{"final_norm", "arch"}, "final_norm is an encoder's: a decoder always has its final norm"};
     // A state-space model may have no FFN at all (Mamba), and a layer pattern without '-' layers; every other layer
     // has one.
     const bool pureSsm = m.layerPattern.empty() ? m.ssm.kind != SsmKind::None && m.attentionEvery == 0 && !m.isMoe()
@@ -468,6 +486,7 @@ ShapeIssue validate(const ModelShape &m)
                         {"head_dim", m.headDim},
                         {"ffn", m.ffn},
                         {"vocab", m.vocab},
+                        {"patch_inputs", m.patchInputs},
                         {"experts", m.experts},
                         {"max_positions", m.maxPositions},
                         {"position_offset", m.positionOffset},
@@ -480,7 +499,8 @@ ShapeIssue validate(const ModelShape &m)
     const double ffn = static_cast<double>(m.ffn), experts = static_cast<double>(m.experts);
     const double ffnTotal = ffn * experts + static_cast<double>(m.sharedFfn);
     const double perLayer = h * (2 * q + 2 * q) + 3 * h * ffnTotal + 2 * ffnTotal + h * experts + 7 * h;
-    const double rows = static_cast<double>(m.vocab + m.maxPositions + m.positionOffset + m.tokenTypes);
+    const double rows =
+        static_cast<double>(m.vocab + m.patchInputs + 2 + m.maxPositions + m.positionOffset + m.tokenTypes);
     const double estimate = static_cast<double>(m.layers) * perLayer + 2 * rows * h + h * h + 10 * h;
     if (estimate > 1e15)
         return {{},

@@ -92,6 +92,11 @@ struct ModelShape
     PositionEncoding positions = PositionEncoding::Rotary;
     int64_t positionOffset = 0; ///< extra learned position rows (OPT: 2)
     int64_t tokenTypes = 0;     ///< BERT token-type embeddings (2), else 0
+    /// A model of image patches (ViT): the values of one patch, num_channels x patch_size^2; 0 for a model of text
+    /// tokens. Its embedding projects each patch linearly (patchInputs x hidden weights and a bias: the patch
+    /// convolution, whose kernel and stride are the patch) instead of looking up a vocab x hidden table, and a learned
+    /// class token (hidden weights) leads each image's patches. Such a model has no vocabulary: vocab 0.
+    int64_t patchInputs = 0;
     bool tiedEmbeddings = false;
     bool headBias = false; ///< the LM head has a bias per vocabulary entry (Phi-3.5-MoE's lm_head_bias)
     NormKind norm = NormKind::RmsNorm;
@@ -105,7 +110,10 @@ struct ModelShape
     /// A norm on the attention's and on the FFN's output too, before each residual add (Gemma 2: four RMSNorms per
     /// layer instead of two).
     bool postNorms = false;
-    bool pooler = false;       ///< BERT pooler dense layer (hidden x hidden + bias)
+    bool pooler = false; ///< an encoder's pooler on its first token (BERT, ViT): hidden x hidden + bias
+    /// An encoder's norm after its last layer: a pre-norm encoder (ViT) has one, a post-norm encoder (BERT) ends on its
+    /// last layer's own norm. A decoder always has its final norm, so only an encoder may set it.
+    bool finalNorm = false;
     int64_t experts = 1;       ///< MoE experts per layer (1 = dense)
     int64_t activeExperts = 1; ///< experts each token is routed to
     /// MoE: inner width of the always-active shared expert FFN (Qwen2-MoE's shared_expert_intermediate_size,
@@ -223,12 +231,13 @@ int64_t ssmLayers(const LayerGroups &groups);
 /// Layers of `groups` that attend (LayerBlock::attends()): the ones with a KV cache.
 int64_t attentionLayers(const LayerGroups &groups);
 
-/// Parameters counted the Hugging Face way: embeddings (+ learned positions incl. offset, + token types), every
-/// layer's attention and FFN weights and biases, norms (LayerNorm: weight and bias; RMSNorm: weight), MoE router,
-/// final norm, the LM head unless tied, and the pooler when present.
+/// Parameters counted the Hugging Face way: embeddings (+ learned positions incl. offset, + token types; or a patch
+/// model's projection and class token), every layer's attention and FFN weights and biases, norms (LayerNorm: weight
+/// and bias; RMSNorm: weight), MoE router, final norm (an encoder's only with finalNorm), the LM head unless tied, and
+/// the pooler when present.
 struct ParamCounts
 {
-    int64_t embedding = 0;      ///< token, position and token-type embeddings (+ embedding norm)
+    int64_t embedding = 0;      ///< token (or patch and class token), position and token-type embeddings (+ norm)
     int64_t perLayer = 0;       ///< one layer, all experts (routed and shared)
     int64_t perLayerActive = 0; ///< one layer, the experts a token uses (its routed ones and the shared one)
     int64_t perLayerRouted = 0; ///< one layer's routed experts: the weights expert parallelism splits
