@@ -20,18 +20,19 @@ using nlohmann::json;
 //   max_position_embeddings, sliding_window ...); the sizes that decide the shape (hidden size, layers, heads, FFN
 //   width, vocabulary) are required, so a truncated file is an error rather than a silently different model.
 // - Parameters are then counted by paramCount() the way `sum(p.numel())` counts the Hugging Face model class named in
-//   the comment of each family below (the *ForCausalLM class for decoders, BertModel with its pooler for encoders).
+//   the comment of each family below (the *ForCausalLM class for decoders, BertModel and ViTModel with their poolers
+//   for encoders).
 // - Every error is an InputError whose what() is one line "FILE: FIELD: what is wrong", FIELD being the key in the
 //   config.json (not MemWall's name for it).
 
 namespace {
 
-constexpr std::array<std::string_view, 33> kSupported{
+constexpr std::array<std::string_view, 34> kSupported{
     "llama", "mistral", "mixtral",   "qwen2",       "qwen2_moe",   "gemma",       "gemma2",          "phi3",
     "gpt2",  "bert",    "roberta",   "opt",         "falcon",      "RefinedWeb",  "RefinedWebModel", "gpt_neox",
     "gptj",  "qwen3",   "qwen3_moe", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",         "gpt_oss",
     "mamba", "mamba2",  "cohere",    "olmo2",       "jamba",       "llama4",      "llama4_text",     "nemotron_h",
-    "phimoe"};
+    "phimoe", "vit"};
 
 std::string supportedList()
 {
@@ -857,6 +858,65 @@ void importBert(JsonReader &r, ModelShape &m)
     m.tiedEmbeddings = r.boolean("tie_word_embeddings", true); // the MLM head's decoder, not counted for encoders
 }
 
+/// ViTModel (model_type vit; what `AutoModel` loads, the pooler included): a pre-norm encoder over image patches.
+/// The image_size x image_size image is cut into (image_size / patch_size)^2 patches; a Conv2d whose kernel and
+/// stride are patch_size projects each patch's num_channels x patch_size^2 values to hidden_size (with a bias), a
+/// learned class token leads them, and each of the patches + 1 positions has a learned embedding. Each layer: a
+/// LayerNorm, attention (q/k/v biases by qkv_bias, the output's always), a LayerNorm, a plain FFN with biases. A
+/// LayerNorm after the last layer (pre-norm), and the pooler (hidden_size x hidden_size with a bias, then tanh) on the
+/// class token. The other ViT classes named in architectures add parts the block model lacks and are refused, as is a
+/// pooler of another width (pooler_output_size). Not read: encoder_stride (ViTForMaskedImageModeling's decoder),
+/// pooler_act (no weights; a pooler's FLOPs are its matmul's, as BERT's are), layer_norm_eps and the dropouts.
+void importVit(JsonReader &r, ModelShape &m)
+{
+    if (r.has("architectures"))
+        for (const json &a : r.array("architectures")) {
+            if (!a.is_string())
+                r.fail("architectures", "expected class names, got " + brief(a));
+            const std::string cls = a.get<std::string>();
+            if (cls == "ViTForImageClassification")
+                r.fail("architectures", "ViTForImageClassification's classifier (hidden_size x num_labels, on a "
+                                        "ViTModel without its pooler) is not modelled; only ViTModel is");
+            if (cls == "ViTForMaskedImageModeling")
+                r.fail("architectures", "ViTForMaskedImageModeling's decoder (a convolution to encoder_stride^2 x "
+                                        "num_channels values per patch) is not modelled; only ViTModel is");
+            if (cls != "ViTModel")
+                r.fail("architectures", "'" + cls + "' is not modelled; only ViTModel is");
+        }
+    m.arch = Architecture::Encoder;
+    m.hidden = requiredSize(r, {"hidden_size"});
+    m.layers = requiredSize(r, {"num_hidden_layers"});
+    m.heads = requiredSize(r, {"num_attention_heads"});
+    m.kvHeads = m.heads;
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
+    m.ffn = requiredSize(r, {"intermediate_size"});
+    m.activation = activation(r, {"hidden_act"}, Activation::Gelu);
+    const int64_t image = requiredSize(r, {"image_size"});
+    const int64_t patch = requiredSize(r, {"patch_size"});
+    const int64_t channels = requiredSize(r, {"num_channels"});
+    if (image % patch != 0)
+        r.fail("patch_size", std::to_string(patch) + " does not divide image_size (" + std::to_string(image) +
+                                 "): the patches must tile the image");
+    const int64_t side = image / patch;
+    if (side > (kMaxShapeField - 1) / side) // the positions (patches + 1) stay a size
+        r.fail("image_size", "implausibly many patches of " + std::to_string(patch) + ", got " + std::to_string(image));
+    if (patch > kMaxShapeField / patch || channels > kMaxShapeField / (patch * patch))
+        r.fail("patch_size",
+               "implausibly large with num_channels " + std::to_string(channels) + ", got " + std::to_string(patch));
+    m.patchInputs = channels * patch * patch;
+    m.vocab = 0;
+    m.maxPositions = side * side + 1; // the patches and the class token
+    m.positions = PositionEncoding::Learned;
+    m.norm = NormKind::LayerNorm;
+    m.qkvBias = r.boolean("qkv_bias", true);
+    m.outBias = m.ffnBias = true;
+    m.finalNorm = true;
+    m.pooler = true;
+    if (const int64_t pooled = optionalSize(r, {"pooler_output_size"}, m.hidden); pooled != m.hidden)
+        r.fail("pooler_output_size", std::to_string(pooled) + " differs from hidden_size (" + std::to_string(m.hidden) +
+                                         "): only a pooler of hidden_size x hidden_size is modelled");
+}
+
 /// OPTForCausalLM: learned positions with 2 extra rows (OPTLearnedPositionalEmbedding's offset), pre-norm
 /// LayerNorm, biases everywhere (enable_bias), ReLU FFN of width ffn_dim, tied LM head.
 void importOpt(JsonReader &r, ModelShape &m)
@@ -978,6 +1038,8 @@ ModelShape importHfConfig(const json &config, const std::string &file)
         importGptj(r, m);
     else if (type == "bert" || type == "roberta")
         importBert(r, m);
+    else if (type == "vit")
+        importVit(r, m);
     else if (type == "opt")
         importOpt(r, m);
     else if (m.family == "falcon")

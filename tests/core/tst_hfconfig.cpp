@@ -2,7 +2,8 @@
 //
 // Conventions pinned here:
 // - paramCount(shape).total equals `sum(p.numel())` of the Hugging Face model class exactly (decoders: *ForCausalLM;
-//   BERT: BertModel, pooler included, no MLM head), for every config below whose family the importer models exactly.
+//   BERT: BertModel, pooler included, no MLM head; ViT: ViTModel, pooler included), for every config below whose
+//   family the importer models exactly.
 // - KV cache bytes per token at FP16 = 2 (K and V) x layers x kv_heads x head_dim x 2 bytes.
 // - Every error is one line "FILE: FIELD: message" naming the config.json key.
 // The configs are copies kept in tests/data/configs (from shared/data/models and the model repositories), so the
@@ -70,6 +71,9 @@ private slots:
     void kvBytesPerToken();
     void mixtralActive();
     void familyQuirks();
+    void vitImport();
+    void vitErrors_data();
+    void vitErrors();
     void falconOldAndNewNamesAgree();
     void idAndName();
     void errors_data();
@@ -115,6 +119,8 @@ void TestHfConfig::paramCounts_data()
     row("Falcon-40B = 41,303,293,952 params (8 KV groups, two LayerNorms)", "falcon-40b.json", 41303293952);
     // GPT-J: the card says 6,053,381,344; the LM head bias (50,400) is not modelled, so the count is a little lower.
     row("GPT-J-6B = 6,050,832,384 params without the LM-head bias", "gpt-j-6b.json", 6050832384);
+    // A vision encoder: counted by hand in tests/core/tst_layerblocks.cpp (familyParamCounts).
+    row("ViT-L/32 = 306,560,000 params (ViTModel, with pooler)", "vit-large-patch32-224-in21k.json", 306560000);
 }
 
 void TestHfConfig::paramCounts()
@@ -271,6 +277,109 @@ void TestHfConfig::familyQuirks()
     QVERIFY(biased.qkvBias && biased.outBias && !biased.ffnBias);
 }
 
+void TestHfConfig::vitImport()
+{
+    // ViT-L/32: image patches instead of a vocabulary. 224 / 32 = 7 patches a side, 49 in all, each of 3 x 32 x 32
+    // values; the class token makes 50 positions. Pre-norm, so a LayerNorm after the last layer; the pooler as BERT's.
+    const ModelShape vit = importHfConfigFile(configPath("vit-large-patch32-224-in21k.json"));
+    QCOMPARE(QString::fromStdString(vit.family), QString("vit"));
+    QCOMPARE(QString::fromStdString(vit.id), QString("vit-large-patch32-224-in21k"));
+    QCOMPARE(str(vit.arch), str(Architecture::Encoder));
+    QCOMPARE(vit.vocab, int64_t(0));
+    QCOMPARE(vit.patchInputs, int64_t(3072));
+    QCOMPARE(vit.maxPositions, int64_t(50));
+    QCOMPARE(str(vit.positions), str(PositionEncoding::Learned));
+    QCOMPARE(str(vit.norm), str(NormKind::LayerNorm));
+    QCOMPARE(str(vit.activation), str(Activation::Gelu));
+    QVERIFY(!vit.gatedFfn);
+    QVERIFY(vit.finalNorm && vit.pooler && !vit.embeddingNorm);
+    QCOMPARE(vit.tokenTypes, int64_t(0));
+    QVERIFY(vit.qkvBias && vit.outBias && vit.ffnBias);
+    QCOMPARE(vit.headDim, int64_t(64));
+    QCOMPARE(vit.kvHeads, int64_t(16));
+
+    nlohmann::json c = readJsonFile(configPath("vit-large-patch32-224-in21k.json"));
+    // encoder_stride (newer configs write it) sizes only ViTForMaskedImageModeling's decoder; a ViTModel ignores it,
+    // as it does pooler_act (no weights) and a pooler_output_size of hidden_size (or null: hidden_size).
+    c["encoder_stride"] = 32;
+    c["pooler_act"] = "tanh";
+    c["pooler_output_size"] = 1024;
+    QCOMPARE(static_cast<qint64>(paramCount(importHfConfig(c, "cfg.json")).total), qint64(306560000));
+    c["pooler_output_size"] = nullptr;
+    QCOMPARE(static_cast<qint64>(paramCount(importHfConfig(c, "cfg.json")).total), qint64(306560000));
+    // No architectures key: a ViTModel too.
+    c.erase("architectures");
+    QCOMPARE(static_cast<qint64>(paramCount(importHfConfig(c, "cfg.json")).total), qint64(306560000));
+    // qkv_bias false drops the 3 x 1024 q/k/v biases of each of the 24 layers (the output's stays):
+    // 306,560,000 - 73,728 = 306,486,272.
+    c["qkv_bias"] = false;
+    const ModelShape noBias = importHfConfig(c, "cfg.json");
+    QVERIFY(!noBias.qkvBias && noBias.outBias);
+    QCOMPARE(static_cast<qint64>(paramCount(noBias).total), qint64(306486272));
+    // ViT-B/16's geometry on the same file: 14 x 14 = 196 patches of 3 x 16 x 16 = 768 values, 197 positions.
+    c["patch_size"] = 16;
+    const ModelShape b16 = importHfConfig(c, "cfg.json");
+    QCOMPARE(b16.patchInputs, int64_t(768));
+    QCOMPARE(b16.maxPositions, int64_t(197));
+}
+
+void TestHfConfig::vitErrors_data()
+{
+    QTest::addColumn<QByteArray>("changes"); // a JSON object of keys set in the ViT-L/32 config
+    QTest::addColumn<QString>("removed");    // a key removed from it, or ""
+    QTest::addColumn<QString>("message");
+    QTest::newRow("patches that do not tile the image")
+        << QByteArray(R"({"patch_size": 30})") << QString()
+        << "cfg.json: patch_size: 30 does not divide image_size (224): the patches must tile the image";
+    QTest::newRow("a patch larger than the image")
+        << QByteArray(R"({"patch_size": 448})") << QString()
+        << "cfg.json: patch_size: 448 does not divide image_size (224): the patches must tile the image";
+    QTest::newRow("no image_size") << QByteArray("{}") << "image_size"
+                                   << "cfg.json: image_size: missing";
+    QTest::newRow("a null patch_size") << QByteArray(R"({"patch_size": null})") << QString()
+                                       << "cfg.json: patch_size: missing";
+    QTest::newRow("no num_channels") << QByteArray("{}") << "num_channels"
+                                     << "cfg.json: num_channels: missing";
+    QTest::newRow("a rectangular image") << QByteArray(R"({"image_size": [224, 320]})") << QString()
+                                         << "cfg.json: image_size: expected a whole number, got [224,320]";
+    QTest::newRow("implausibly many patches") << QByteArray(R"({"image_size": 2147483648})") << QString()
+                                              << "cfg.json: image_size: implausibly many patches of 32, got 2147483648";
+    QTest::newRow("an implausibly large patch")
+        << QByteArray(R"({"image_size": 65536, "patch_size": 65536})") << QString()
+        << "cfg.json: patch_size: implausibly large with num_channels 3, got 65536";
+    QTest::newRow("ViTForImageClassification")
+        << QByteArray(R"({"architectures": ["ViTForImageClassification"]})") << QString()
+        << "cfg.json: architectures: ViTForImageClassification's classifier (hidden_size x num_labels, on a "
+           "ViTModel without its pooler) is not modelled; only ViTModel is";
+    QTest::newRow("ViTForMaskedImageModeling")
+        << QByteArray(R"({"architectures": ["ViTForMaskedImageModeling"], "encoder_stride": 32})") << QString()
+        << "cfg.json: architectures: ViTForMaskedImageModeling's decoder (a convolution to encoder_stride^2 x "
+           "num_channels values per patch) is not modelled; only ViTModel is";
+    QTest::newRow("another class") << QByteArray(R"({"architectures": ["ViTModel", "ViTHybridModel"]})") << QString()
+                                   << "cfg.json: architectures: 'ViTHybridModel' is not modelled; only ViTModel is";
+    QTest::newRow("architectures of numbers") << QByteArray(R"({"architectures": [1]})") << QString()
+                                              << "cfg.json: architectures: expected class names, got 1";
+    QTest::newRow("a pooler of another width")
+        << QByteArray(R"({"pooler_output_size": 768})") << QString()
+        << "cfg.json: pooler_output_size: 768 differs from hidden_size (1024): only a pooler of hidden_size x "
+           "hidden_size is modelled";
+    QTest::newRow("heads that do not divide hidden_size")
+        << QByteArray(R"({"num_attention_heads": 24})") << QString()
+        << "cfg.json: num_attention_heads: 24 does not divide hidden_size (1024); give head_dim";
+}
+
+void TestHfConfig::vitErrors()
+{
+    QFETCH(QByteArray, changes);
+    QFETCH(QString, removed);
+    QFETCH(QString, message);
+    nlohmann::json c = readJsonFile(configPath("vit-large-patch32-224-in21k.json"));
+    c.update(nlohmann::json::parse(changes.toStdString()));
+    if (!removed.isEmpty())
+        c.erase(removed.toStdString());
+    QCOMPARE(errorOf([&] { importHfConfig(c, "cfg.json"); }), message);
+}
+
 void TestHfConfig::falconOldAndNewNamesAgree()
 {
     // The first Falcon-40B config (model_type RefinedWeb, n_layer/n_head/n_head_kv) and the current one (falcon,
@@ -336,7 +445,7 @@ void TestHfConfig::errors_data()
                "cfg.json: model_type: unsupported 'xyz' (supported: llama, mistral, mixtral, qwen2, qwen2_moe, gemma, "
                "gemma2, phi3, gpt2, bert, roberta, opt, falcon, RefinedWeb, RefinedWebModel, gpt_neox, gptj, qwen3, "
                "qwen3_moe, gemma3_text, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, mamba, mamba2, cohere, olmo2, "
-               "jamba, llama4, llama4_text, nemotron_h, phimoe)");
+               "jamba, llama4, llama4_text, nemotron_h, phimoe, vit)");
     QTest::newRow("hidden_size is a string")
         << with("hidden_size", "big") << QString("cfg.json: hidden_size: expected a whole number, got \"big\"");
     QTest::newRow("hidden_size is fractional")
