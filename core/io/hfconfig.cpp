@@ -28,10 +28,10 @@ using nlohmann::json;
 namespace {
 
 constexpr std::array<std::string_view, 34> kSupported{
-    "llama", "mistral", "mixtral",   "qwen2",       "qwen2_moe",   "gemma",       "gemma2",          "phi3",
-    "gpt2",  "bert",    "roberta",   "opt",         "falcon",      "RefinedWeb",  "RefinedWebModel", "gpt_neox",
-    "gptj",  "qwen3",   "qwen3_moe", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",         "gpt_oss",
-    "mamba", "mamba2",  "cohere",    "olmo2",       "jamba",       "llama4",      "llama4_text",     "nemotron_h",
+    "llama",  "mistral", "mixtral",   "qwen2",       "qwen2_moe",   "gemma",       "gemma2",          "phi3",
+    "gpt2",   "bert",    "roberta",   "opt",         "falcon",      "RefinedWeb",  "RefinedWebModel", "gpt_neox",
+    "gptj",   "qwen3",   "qwen3_moe", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",         "gpt_oss",
+    "mamba",  "mamba2",  "cohere",    "olmo2",       "jamba",       "llama4",      "llama4_text",     "nemotron_h",
     "phimoe", "vit"};
 
 std::string supportedList()

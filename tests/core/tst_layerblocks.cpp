@@ -83,6 +83,10 @@ private slots:
     void nemotronHRefusals();
     void logitSoftcapping();
     void headBiasOfPhiMoe();
+    void patchEmbeddingByHand();
+    void patchModelPresetKeys();
+    void patchModelRules_data();
+    void patchModelRules();
 };
 
 void TestLayerBlocks::familyParamCounts_data()
@@ -234,6 +238,24 @@ void TestLayerBlocks::familyParamCounts_data()
     //          model.safetensors.index.json total_size 47,144,806,400 B in BF16 / 2 B (the card: 24B)
     QTest::newRow("Mistral Small 3 = 23,572,403,200")
         << "Mistral-Small-24B-Instruct-2501.transcribed.json" << qint64(23572403200) << qint64(23572403200);
+    // ViT-L/32 (google/vit-large-patch32-224-in21k, ViTModel with its pooler: h 1024, 24 layers, 16 heads, a plain
+    // GELU FFN of 4096, pre-norm LayerNorms with biases, q/k/v biases (qkv_bias) and biases on every dense layer; 224
+    // pixel images in patches of 32, 3 channels; no vocabulary):
+    //   patch projection  a Conv2d, kernel = stride = 32: 3 x 32 x 32 x 1024 + 1024             = 3,146,752
+    //   class token       1024                                                                  = 1,024
+    //   positions         (224 / 32)^2 + 1 = 49 + 1 = 50 rows x 1024                            = 51,200
+    //   layer  q, k, v    3 x (1024 x 1024 + 1024)                                              = 3,148,800
+    //          output     1024 x 1024 + 1024                                                    = 1,049,600
+    //          FFN        1024 x 4096 + 4096 + 4096 x 1024 + 1024                               = 8,393,728
+    //          2 LayerNorms with bias  4 x 1024                                                 = 4,096
+    //                                                                                           = 12,596,224
+    //   24 layers         24 x 12,596,224                                                       = 302,309,376
+    //   final LayerNorm   pre-norm: one after the last layer (BERT, post-norm, has none)        = 2,048
+    //   pooler            1024 x 1024 + 1024 (then tanh)                                        = 1,049,600
+    //   total  3,146,752 + 1,024 + 51,200 + 302,309,376 + 2,048 + 1,049,600                     = 306,560,000
+    // The ViT paper (Dosovitskiy et al. 2021, Table 1): ViT-Large, 307M.
+    QTest::newRow("ViT-L/32 = 306,560,000 (ViTModel with pooler; the paper: 307M)")
+        << "vit-large-patch32-224-in21k.json" << qint64(306560000) << qint64(306560000);
 }
 
 void TestLayerBlocks::familyParamCounts()
@@ -578,10 +600,10 @@ void TestLayerBlocks::unsupportedParts()
 void TestLayerBlocks::presetRoundTrip()
 {
     // The preset schema keeps every block-model field: a shape written and read back is the same model.
-    for (const char *file : {"DeepSeek-V3.json", "gemma-3-1b-it.json", "Qwen3-30B-A3B.json", "Kimi-K2-Instruct.json",
-                             "OLMo-2-1124-13B.json", "AI21-Jamba-1.5-Mini.json",
-                             "Llama-4-Maverick-17B-128E-Instruct.trimmed.json", "Nemotron-H-56B-Base-8K.json",
-                             "Phi-3.5-MoE-instruct.transcribed.json"}) {
+    for (const char *file :
+         {"DeepSeek-V3.json", "gemma-3-1b-it.json", "Qwen3-30B-A3B.json", "Kimi-K2-Instruct.json",
+          "OLMo-2-1124-13B.json", "AI21-Jamba-1.5-Mini.json", "Llama-4-Maverick-17B-128E-Instruct.trimmed.json",
+          "Nemotron-H-56B-Base-8K.json", "Phi-3.5-MoE-instruct.transcribed.json"}) {
         const ModelShape m = config(file);
         const ModelShape back = modelShapeFromJson(toJson(m), "roundtrip.json");
         QCOMPARE(toJson(back).dump(), toJson(m).dump());
@@ -1091,6 +1113,152 @@ void TestLayerBlocks::headBiasOfPhiMoe()
     encoder.headBias = true;
     QCOMPARE(QString::fromStdString(validate(encoder).message),
              QString("head_bias needs a decoder (an encoder has no LM head)"));
+}
+
+void TestLayerBlocks::patchEmbeddingByHand()
+{
+    // ViT-L/32 encoding a batch of 8 images of 50 tokens each (49 patches of 32 x 32 pixels and the class token), at
+    // 16 bits on an H100. The embedding is the patch convolution, a matmul over the 8 x 49 = 392 patches (the class
+    // token is a copy of learned weights, not projected):
+    //   patch_embed FLOPs  2 x 392 x 3,072 x 1,024 = 2,466,250,752, + bias adds 392 x 1,024 = 401,408
+    //                                                                                      = 2,466,652,160
+    //   bytes  weights 3,072 x 1,024 x 2 B = 6,291,456 + bias 1,024 x 2 B = 2,048          = 6,293,504
+    //          patches read 392 x 3,072 x 2 B = 2,408,448, projections written 392 x 1,024 x 2 B = 802,816
+    //                                                                                      = 3,211,264
+    //                                                                                      = 9,504,768 B
+    const ModelShape &m = testpresets::model("vit-large-patch32-224");
+    Scenario s;
+    s.phase = Phase::Encode;
+    s.batch = 8;
+    s.seq = 50;
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), m, s);
+    const Operator *pe = findOp(a, "patch_embed");
+    QVERIFY(pe);
+    QVERIFY(pe->cls == OpClass::Matmul);
+    QCOMPARE(pe->count, 1.0);
+    QCOMPARE(pe->flops, 2466652160.0);
+    QCOMPARE(pe->weightBytes, 6293504.0);
+    QCOMPARE(pe->activationBytes, 3211264.0);
+    QCOMPARE(pe->bytes(), 9504768.0);
+    // The final LayerNorm runs over all 400 tokens (7 FLOPs an element): 7 x 400 x 1,024 = 2,867,200 FLOPs, reading
+    // its 2 x 1,024 weights and reading and writing 400 x 1,024 values. The pooler reads the 8 class tokens.
+    const Operator *fn = findOp(a, "final_norm");
+    QVERIFY(fn);
+    QCOMPARE(fn->flops, 2867200.0);
+    QCOMPARE(fn->bytes(), 4096.0 + 2 * 400 * 1024 * 2);
+    QCOMPARE(findOp(a, "pooler")->flops, 2.0 * 8 * 1024 * 1024 + 8 * 1024);
+    // No vocabulary, no LM head, no KV cache; every weight in memory once.
+    QVERIFY(!findOp(a, "lm_head"));
+    QCOMPARE(a.kvCache.totalBytes, 0.0);
+    QCOMPARE(a.memory.kv, 0.0);
+    QCOMPARE(a.params.total, int64_t(306560000));
+    QCOMPARE(a.memory.weights, 306560000.0 * 2);
+    double flops = 0, bytes = 0;
+    for (const Operator &op : a.operators) {
+        flops += op.flops;
+        bytes += op.bytes();
+    }
+    QCOMPARE(flops, a.totals.flops);
+    QCOMPARE(bytes, a.totals.bytes);
+    // An encoder does not generate: decode is refused, as BERT's is.
+    try {
+        analyze(testpresets::hw("h100-sxm"), m, decodeAt(49));
+        QFAIL("no error");
+    } catch (const AnalysisError &e) {
+        QCOMPARE(QString::fromStdString(e.what()),
+                 QString("vit-large-patch32-224 is an encoder: it has no decode phase (use --phase encode)"));
+    }
+    // A text model keeps its embedding a look-up, and a post-norm encoder (BERT) has no final norm.
+    const Analysis bert = analyze(testpresets::hw("h100-sxm"), testpresets::model("bert-base-uncased"), s);
+    QVERIFY(!findOp(bert, "patch_embed") && !findOp(bert, "final_norm"));
+}
+
+void TestLayerBlocks::patchModelPresetKeys()
+{
+    // The preset is the config's import, and its two new keys are written only where they differ from the defaults,
+    // so that every other preset file keeps its keys; a shape written and read back is the same model.
+    const ModelShape m = config("vit-large-patch32-224-in21k.json");
+    ModelShape preset = testpresets::model("vit-large-patch32-224");
+    preset.id = m.id;
+    preset.name = m.name;
+    QCOMPARE(toJson(preset).dump(), toJson(m).dump());
+    const nlohmann::json j = toJson(m);
+    QCOMPARE(j.at("patch_inputs").get<int64_t>(), int64_t(3072));
+    QCOMPARE(j.at("final_norm").get<bool>(), true);
+    QCOMPARE(j.at("vocab").get<int64_t>(), int64_t(0));
+    QCOMPARE(j.at("max_positions").get<int64_t>(), int64_t(50));
+    const ModelShape back = modelShapeFromJson(j, "roundtrip.json");
+    QCOMPARE(toJson(back).dump(), j.dump());
+    QCOMPARE(paramCount(back).total, int64_t(306560000));
+    const nlohmann::json bert = toJson(testpresets::model("bert-base-uncased"));
+    QVERIFY(!bert.contains("patch_inputs") && !bert.contains("final_norm"));
+    // A patch model's preset may leave out its vocabulary; a text model's may not.
+    nlohmann::json noVocab = j;
+    noVocab.erase("vocab");
+    QCOMPARE(modelShapeFromJson(noVocab, "shape.json").vocab, int64_t(0));
+    nlohmann::json text = toJson(testpresets::model("bert-base-uncased"));
+    text.erase("vocab");
+    QVERIFY_THROWS_EXCEPTION(InputError, modelShapeFromJson(text, "shape.json"));
+}
+
+void TestLayerBlocks::patchModelRules_data()
+{
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("value"); // JSON, set in ViT-L/32's preset shape
+    QTest::addColumn<QString>("error");
+    QTest::addColumn<QStringList>("fields");
+    QTest::newRow("a vocabulary beside the patches")
+        << "vocab"
+        << "1000"
+        << "shape.json: vocab must be 0 for a model of image patches (patch_inputs 3072), got 1000"
+        << QStringList{"vocab", "patch_inputs"};
+    QTest::newRow("a decoder of patches")
+        << "arch"
+        << R"("decoder")"
+        << "shape.json: patch_inputs needs an encoder: a decoder's head predicts tokens of a vocabulary"
+        << QStringList{"patch_inputs", "arch"};
+    QTest::newRow("no patches and no vocabulary")
+        << "patch_inputs"
+        << "0"
+        << "shape.json: vocab: must be positive, got 0" << QStringList{"vocab"};
+    QTest::newRow("negative patch inputs")
+        << "patch_inputs"
+        << "-3072"
+        << "shape.json: patch_inputs must be 0 (text tokens) or positive, got -3072" << QStringList{"patch_inputs"};
+    QTest::newRow("implausibly many patch inputs")
+        << "patch_inputs"
+        << "4294967296"
+        << "shape.json: patch_inputs is implausibly large, got 4294967296" << QStringList{"patch_inputs"};
+}
+
+void TestLayerBlocks::patchModelRules()
+{
+    QFETCH(QString, key);
+    QFETCH(QString, value);
+    QFETCH(QString, error);
+    QFETCH(QStringList, fields);
+    nlohmann::json j = toJson(testpresets::model("vit-large-patch32-224"));
+    j[key.toStdString()] = nlohmann::json::parse(value.toStdString());
+    try {
+        modelShapeFromJson(j, "shape.json");
+        QFAIL("no error");
+    } catch (const InputError &e) {
+        QCOMPARE(QString::fromStdString(e.what()), error);
+        QStringList named;
+        for (const std::string &f : e.fields())
+            named << QString::fromStdString(f);
+        QCOMPARE(named, fields);
+    }
+    // The block model says the same of a shape, and names the exception.
+    ModelShape text = testpresets::model("bert-base-uncased");
+    text.vocab = 0;
+    QCOMPARE(QString::fromStdString(validate(text).message),
+             QString("vocab must be positive, got 0 (only a model of image patches, patch_inputs > 0, has none)"));
+    // final_norm belongs to encoders: a decoder always has its own.
+    ModelShape decoder = testpresets::model("gpt2");
+    decoder.finalNorm = true;
+    QCOMPARE(QString::fromStdString(validate(decoder).message),
+             QString("final_norm is an encoder's: a decoder always has its final norm"));
 }
 
 } // namespace memwall::core

@@ -54,6 +54,7 @@ private slots:
         QTest::newRow("GPT-2 (learned positions, tied)") << "gpt2";
         QTest::newRow("BERT base (encoder, pooler)") << "bert-base-uncased";
         QTest::newRow("GPT-3 175B (shape preset)") << "gpt-3-175b";
+        QTest::newRow("ViT-L/32 (image patches, no vocabulary)") << "vit-large-patch32-224";
     }
     void paramCountShown()
     {
@@ -76,6 +77,28 @@ private slots:
         same.name = p->shape.name;
         QCOMPARE(QString::fromStdString(core::toJson(same).dump()),
                  QString::fromStdString(core::toJson(p->shape).dump()));
+    }
+
+    void patchModelOpens()
+    {
+        // A model of image patches has no vocabulary: the field shows 0, the shape is valid, and a vocabulary typed
+        // in is refused at that field, since the patches are its tokens.
+        ModelEditorDialog d(*m_lib, m_lib->findModel("vit-large-patch32-224")->shape);
+        QVERIFY2(d.isValid(), qPrintable(d.validationError()));
+        QCOMPARE(spin(d, "vocab")->value(), 0);
+        QCOMPARE(d.shape().patchInputs, int64_t(3072));
+        QVERIFY(d.findChild<QLabel *>("paramsLabel")->text().contains(grouped(306560000)));
+        spin(d, "vocab")->setValue(1000);
+        QVERIFY(!d.isValid());
+        QCOMPARE(d.errorField(), QString("vocab"));
+        QVERIFY2(errorLabel(d, "vocab")->text().contains("vocab must be 0 for a model of image patches"),
+                 qPrintable(errorLabel(d, "vocab")->text()));
+        spin(d, "vocab")->setValue(0);
+        QVERIFY2(d.isValid(), qPrintable(d.validationError()));
+        // Its layers stay editable: 12 layers count 12 x 12,596,224 fewer parameters.
+        spin(d, "layers")->setValue(12);
+        QVERIFY(d.isValid());
+        QCOMPARE(d.params().total, int64_t(306560000) - 12 * int64_t(12596224));
     }
 
     void countFollowsEdits()

@@ -170,7 +170,8 @@ void ModelEditorDialog::buildUi()
         {"head_dim", tr("Head &dim:"), tr("Width of one head (usually hidden / heads; Gemma differs)")},
         {"ffn", tr("&FFN size:"), tr("Inner width of the feed-forward block (per expert for mixture-of-experts)")},
         {"vocab", tr("&Vocabulary:"),
-         tr("Tokens in the vocabulary: the embedding and LM head have vocab × hidden weights")},
+         tr("Tokens in the vocabulary: the embedding and LM head have vocab × hidden weights (0 for a model of "
+            "image patches, such as ViT, whose embedding projects each patch)")},
         {"max_positions", tr("&Max positions:"), tr("Context length the model was trained for (0 = unknown)")},
         {"experts", tr("&Experts:"), tr("Mixture-of-experts: experts per layer (1 = dense)")},
         {"active_experts", tr("&Active experts:"), tr("Experts each token is routed to")},
