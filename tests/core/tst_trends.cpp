@@ -1,9 +1,11 @@
 // The trend data and its fitted growth: the shipped data must reproduce the growth rates the memory-wall paper
 // states (Gholami et al., "AI and Memory Wall", IEEE Micro 2024), the fit must be exact on synthetic data, and
 // malformed trend files must fail with one line naming file and field. The ridge point of each device, and the
-// ridge's growth as the paper's two factors give it.
+// ridge's growth as the paper's two factors give it. The devices of 2023-25 MemWall adds to the paper's FLOPS and
+// DRAM series, and the refit with them.
 #include "core/io/jsonreader.h"
 #include "core/io/presets.h"
+#include "core/trends/refit.h"
 #include "core/trends/ridge.h"
 #include "core/trends/trends.h"
 
@@ -31,6 +33,44 @@ TrendPoint point(const char *name, double year, double value, bool inFit = true)
     p.value = value;
     p.inFit = inFit;
     return p;
+}
+
+/// The built-in devices devicesAfterPaper() adds to both hardware series, in its order (year, then id), with the
+/// figures of their preset files: the dense FP16 peak (BF16 where the preset has no FP16: the TPUs, Gaudi 3) and the
+/// main memory's bandwidth. A whole release year is drawn (and fitted) mid-year.
+struct Added
+{
+    const char *id;
+    double year;
+    double flops;
+    const char *format;
+    double bandwidth;
+};
+constexpr Added kAdded[] = {
+    {"h200-sxm", 2023.5, 989.4e12, "fp16", 4.8e12}, {"mi300x", 2023.5, 1307.4e12, "fp16", 5.3e12},
+    {"tpu-v5e", 2023.5, 197e12, "bf16", 819e9},     {"tpu-v5p", 2023.5, 459e12, "bf16", 2765e9},
+    {"b200", 2024.5, 2250e12, "fp16", 8e12},        {"gaudi3", 2024.5, 1835e12, "bf16", 3.67e12},
+    {"gb200-nvl72", 2024.5, 2500e12, "fp16", 8e12}, {"h20", 2024.5, 148e12, "fp16", 4e12},
+    {"mi325x", 2024.5, 1307.4e12, "fp16", 6e12},    {"tpu-v6e", 2024.5, 918e12, "bf16", 1638e9},
+    {"gb300", 2025.5, 2500e12, "fp16", 8e12},       {"mi355x", 2025.5, 2516.6e12, "fp16", 8e12},
+    {"tpu7x", 2025.5, 2307e12, "bf16", 7.3e12},
+};
+
+/// A made-up device for the rule's cases: a GPU of 2024 with 1 PFLOP/s FP16 and 4 TB/s of HBM3.
+memwall::core::HardwareSpec madeUpDevice()
+{
+    using namespace memwall::core;
+    HardwareSpec hw;
+    hw.id = "made-up";
+    hw.name = "Made-up accelerator";
+    hw.category = "gpu";
+    hw.year = {2024, "test"};
+    hw.peakFlops[index(DType::FP16)] = Sourced{1e15, "test"};
+    hw.peakFlops[index(DType::BF16)] = Sourced{1e15, "test"};
+    hw.peakFlops[index(DType::FP8)] = Sourced{2e15, "test"};
+    hw.memory.push_back({"SRAM", MemoryKind::Sram, {5e7, "test"}, {3e13, "test"}});
+    hw.memory.push_back({"HBM3 (6 stacks)", MemoryKind::Dram, {8e10, "test"}, {4e12, "test"}});
+    return hw;
 }
 
 /// A minimal valid trends file with one fitted series of three points.
@@ -148,6 +188,181 @@ private slots:
         QCOMPARE(anchor->id, std::string("p100-sxm2")); // 2016; the Xeon (2019, FP32) and the SRAM devices never
         QCOMPARE(memwall::core::markerYear(2016), 2016.5);
         QCOMPARE(memwall::core::markerYear(2016.25), 2016.25);
+    }
+
+    // The devices MemWall adds after the paper's data (devicesAfterPaper()): the built-in GPUs and ASICs with HBM of
+    // 2023-25, the same 13 on both series, each with its preset's name and figure. Left out by the rule: the H100s and
+    // Gaudi 2 (2022, the paper's last year), the L40S and RTX 5090 (GDDR), the Apple M3 Ultra and M4 Max (LPDDR),
+    // Cerebras WSE-3 (wafer-scale, SRAM).
+    void devicesAfterPaper_data()
+    {
+        QTest::addColumn<QString>("series");
+        QTest::addColumn<QStringList>("ids");
+        QTest::newRow("peak FLOPS: dense FP16, else BF16")
+            << "hw_peak_flops"
+            << QStringList{"h200-sxm", "mi300x", "tpu-v5e", "tpu-v5p", "b200",   "gaudi3", "gb200-nvl72",
+                           "h20",      "mi325x", "tpu-v6e", "gb300",   "mi355x", "tpu7x"};
+        QTest::newRow("DRAM bandwidth: main memory")
+            << "dram_bandwidth"
+            << QStringList{"h200-sxm", "mi300x", "tpu-v5e", "tpu-v5p", "b200",   "gaudi3", "gb200-nvl72",
+                           "h20",      "mi325x", "tpu-v6e", "gb300",   "mi355x", "tpu7x"};
+    }
+    void devicesAfterPaper()
+    {
+        QFETCH(QString, series);
+        QFETCH(QStringList, ids);
+        memwall::core::PresetLibrary lib;
+        lib.loadBuiltin();
+        const TrendSeries *s = m_data.find(series.toStdString());
+        QVERIFY(s);
+        const auto added = memwall::core::devicesAfterPaper(*s, lib.hardware());
+        QStringList got;
+        for (const auto &d : added)
+            got << QString::fromStdString(d.id);
+        QCOMPARE(got, ids);
+        const bool flops = series == "hw_peak_flops";
+        QCOMPARE(std::size(kAdded), added.size());
+        for (std::size_t i = 0; i < added.size(); ++i) {
+            const auto &d = added[i];
+            const Added &want = kAdded[i];
+            QCOMPARE(d.id, std::string(want.id));
+            QCOMPARE(d.point.name, lib.findHardware(d.id)->name);
+            QCOMPARE(d.point.year, want.year);
+            QVERIFY(d.point.inFit);
+            QCOMPARE(d.point.value, flops ? want.flops : want.bandwidth);
+            QCOMPARE(d.format.has_value(), flops);
+            if (flops)
+                QCOMPARE(std::string(toString(*d.format)), std::string(want.format));
+            else
+                QVERIFY2(d.memory.starts_with("HBM"), d.memory.c_str());
+        }
+        // Only the two per-chip series take devices.
+        QVERIFY(memwall::core::devicesAfterPaper(*m_data.find("interconnect_bandwidth"), lib.hardware()).empty());
+        QVERIFY(memwall::core::devicesAfterPaper(*m_data.find("ai_hw_memory"), lib.hardware()).empty());
+    }
+
+    // The rule, case by case, on a made-up GPU of 2024 with HBM3 (taken on both series) changed in one respect.
+    void devicesAfterPaperRule_data()
+    {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<bool>("onFlops");
+        QTest::addColumn<bool>("onDram");
+        QTest::newRow("as made: a GPU with HBM, 2024") << "" << true << true;
+        QTest::newRow("an ASIC") << "asic" << true << true;
+        QTest::newRow("no FP16: its BF16 peak") << "bf16 only" << true << true;
+        QTest::newRow("no 16-bit float: FP8 is not the series' format") << "fp8 only" << false << true;
+        QTest::newRow("a CPU with HBM (as Xeon Max has)") << "cpu" << false << false;
+        QTest::newRow("wafer-scale") << "wafer-scale" << false << false;
+        QTest::newRow("GDDR7, as a consumer card") << "GDDR7 (512-bit)" << false << false;
+        QTest::newRow("LPDDR5X, as a laptop chip") << "Unified memory, LPDDR5X" << false << false;
+        QTest::newRow("SRAM only") << "sram only" << false << false;
+        QTest::newRow("2022, the paper's last year on both series") << "2022" << false << false;
+        QTest::newRow("2023.0 is a year after") << "2023" << true << true;
+        QTest::newRow("no year") << "0" << false << false;
+    }
+    void devicesAfterPaperRule()
+    {
+        using namespace memwall::core;
+        QFETCH(QString, change);
+        QFETCH(bool, onFlops);
+        QFETCH(bool, onDram);
+        HardwareSpec hw = madeUpDevice();
+        if (change == "asic" || change == "cpu" || change == "wafer-scale")
+            hw.category = change.toStdString();
+        else if (change == "bf16 only")
+            hw.peakFlops[index(DType::FP16)].reset();
+        else if (change == "fp8 only") {
+            hw.peakFlops[index(DType::FP16)].reset();
+            hw.peakFlops[index(DType::BF16)].reset();
+        } else if (change.contains("DDR"))
+            hw.memory[1].name = change.toStdString();
+        else if (change == "sram only")
+            hw.memory.pop_back();
+        else if (!change.isEmpty())
+            hw.year.value = change.toDouble();
+        const auto flops = memwall::core::devicesAfterPaper(*m_data.find("hw_peak_flops"), {hw});
+        const auto dram = memwall::core::devicesAfterPaper(*m_data.find("dram_bandwidth"), {hw});
+        QCOMPARE(flops.size(), std::size_t(onFlops ? 1 : 0));
+        QCOMPARE(dram.size(), std::size_t(onDram ? 1 : 0));
+        if (onFlops) {
+            QCOMPARE(flops[0].point.value, 1e15);
+            QVERIFY(*flops[0].format == (change == "bf16 only" ? DType::BF16 : DType::FP16));
+            QCOMPARE(flops[0].point.year, std::floor(hw.year.value) + 0.5);
+        }
+        if (onDram) {
+            QCOMPARE(dram[0].point.value, 4e12);
+            QCOMPARE(dram[0].memory, std::string("HBM3 (6 stacks)"));
+        }
+    }
+
+    // "After the paper" is after its last point in the fit: a later point the fit leaves out does not move it.
+    void devicesAfterPaperFollowTheFit()
+    {
+        TrendSeries s = *m_data.find("dram_bandwidth");
+        s.points.push_back(point("plotted, not fitted", 2024.2, 1e13, false));
+        const auto hw = madeUpDevice(); // 2024
+        QCOMPARE(memwall::core::devicesAfterPaper(s, {hw}).size(), std::size_t(1));
+        s.points.back().inFit = true;
+        QVERIFY(memwall::core::devicesAfterPaper(s, {hw}).empty());
+    }
+
+    // The refit: the paper's in-fit points and the 13 devices above, fitted by least squares of log10(value) on the
+    // year. Computed here in closed form (slope = (n Sxy - Sx Sy) / (n Sxx - Sx^2), r2 the squared correlation), and
+    // pinned to the figures Python gives for the same inputs (the in-fit points of presets/trends/hardware.json
+    // and kAdded):
+    //   xs = years - 2000, ys = log10(values); b = cov(xs, ys) / var(xs); 10 ** (2 * b); r = corr(xs, ys)
+    // The paper's factors stay: 3.03 and 1.59 (dataReadmeFactors).
+    void refit_data()
+    {
+        QTest::addColumn<QString>("series");
+        QTest::addColumn<double>("factor");
+        QTest::addColumn<double>("r2");
+        QTest::addColumn<int>("points");
+        QTest::newRow("peak FLOPS: x3.03 -> x2.94 per 2 years")
+            << "hw_peak_flops" << 2.9446354304858415 << 0.9452183831678975 << 37 + 13;
+        QTest::newRow("DRAM bandwidth: x1.59 -> x1.67 per 2 years")
+            << "dram_bandwidth" << 1.6685013233327033 << 0.8963461264963754 << 12 + 13;
+    }
+    void refit()
+    {
+        QFETCH(QString, series);
+        QFETCH(double, factor);
+        QFETCH(double, r2);
+        QFETCH(int, points);
+        memwall::core::PresetLibrary lib;
+        lib.loadBuiltin();
+        const TrendSeries &s = *m_data.find(series.toStdString());
+        const bool flops = series == "hw_peak_flops";
+        std::vector<std::pair<double, double>> xy;
+        for (const TrendPoint &p : s.points)
+            if (p.inFit)
+                xy.emplace_back(p.year - 2000, std::log10(p.value));
+        for (const Added &a : kAdded)
+            xy.emplace_back(a.year - 2000, std::log10(flops ? a.flops : a.bandwidth));
+        QCOMPARE(int(xy.size()), points);
+        double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
+        for (const auto &[x, y] : xy) {
+            sx += x;
+            sy += y;
+            sxx += x * x;
+            sxy += x * y;
+            syy += y * y;
+        }
+        const double n = double(xy.size());
+        const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+        const double byHand = std::pow(10.0, 2 * slope);
+        const double r2ByHand = (n * sxy - sx * sy) * (n * sxy - sx * sy) / ((n * sxx - sx * sx) * (n * syy - sy * sy));
+        QVERIFY2(std::abs(byHand - factor) < 1e-9, qPrintable(QString::number(byHand, 'g', 17)));
+        QVERIFY2(std::abs(r2ByHand - r2) < 1e-9, qPrintable(QString::number(r2ByHand, 'g', 17)));
+
+        const GrowthFit f = memwall::core::refit(s, memwall::core::devicesAfterPaper(s, lib.hardware()));
+        QCOMPARE(f.points, points);
+        QVERIFY2(std::abs(f.factorPer2Years - factor) < 1e-9, qPrintable(QString::number(f.factorPer2Years, 'g', 17)));
+        QVERIFY2(std::abs(f.r2 - r2) < 1e-9, qPrintable(QString::number(f.r2, 'g', 17)));
+        // The refit's line passes through the means, as least squares does.
+        QVERIFY(std::abs(std::log10(f.at(2000 + sx / n)) - sy / n) < 1e-9);
+        // Without devices it is the paper's fit.
+        QCOMPARE(memwall::core::refit(s, {}).factorPer2Years, fitExponential(s.points).factorPer2Years);
     }
 
     void paperFactors_data()
