@@ -265,7 +265,7 @@ void TestChartView::contextMenuStartsWithOptions_data()
 {
     QTest::addColumn<QString>("chart");
     QTest::addColumn<int>("options");
-    QTest::newRow("trends: base year, model size, training compute") << "trends" << 3;
+    QTest::newRow("trends: base year, model size, training compute, added devices") << "trends" << 4;
     QTest::newRow("scaling: serial fraction, tensor, pipeline") << "scaling" << 3;
     QTest::newRow("memory: no options") << "memory" << 0;
 }

@@ -1,6 +1,8 @@
 // The hardware trends chart: fitted growth labels (3.0x / 1.6x / 1.4x per two years), renormalisation to a base
 // year, the optional model-side series, the device marked on every series it has a value for, the gap between
-// compute and DRAM bandwidth computed from the fits, and the names of the points the paper's figure names.
+// compute and DRAM bandwidth computed from the fits, and the names of the points the paper's figure names. The devices
+// of 2023-25 MemWall adds (hollow diamonds) and the dashed refits with them, shown and taken away by their action.
+#include "ui/charts/callout.h"
 #include "ui/charts/chartview.h"
 #include "ui/charts/trendschart.h"
 #include "ui/document/scenariodocument.h"
@@ -13,13 +15,19 @@
 #include <QAction>
 #include <QChart>
 #include <QGraphicsItemGroup>
+#include <QGraphicsPolygonItem>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMenu>
+#include <QScatterSeries>
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace memwall;
@@ -58,6 +66,14 @@ private slots:
     void deviceOnEverySeries();
     void pointsNamed_data();
     void pointsNamed();
+    void refitLegend_data();
+    void refitLegend();
+    void addedDevicesToggle_data();
+    void addedDevicesToggle();
+    void addedDeviceTooltip_data();
+    void addedDeviceTooltip();
+    void gapStaysOnThePaper();
+    void exportAddedDevices();
 };
 
 void TestTrendsChart::growthLabel_data()
@@ -187,8 +203,8 @@ void TestTrendsChart::exportData()
     ui::TrendsChart chart(&doc);
     QCOMPARE(chart.id(), QString("trends"));
     const QStringList lines = chart.csv().split('\n', Qt::SkipEmptyParts);
-    QCOMPARE(lines.first(), QString("series,name,year,value,unit,normalized,in_fit"));
-    QCOMPARE(lines.size(), 1 + 37 + 12 + 10);
+    QVERIFY(lines.first().startsWith("series,name,year,value,unit,normalized,in_fit,")); // new fields at the end
+    QCOMPARE(lines.size(), 1 + 37 + 13 + 12 + 13 + 10); // with the devices MemWall adds (exportAddedDevices)
     QVERIFY(lines[1].startsWith("hw_peak_flops,"));
     const auto j = chart.data();
     QCOMPARE(j.at("base_year").get<int>(), 2003);
@@ -230,7 +246,7 @@ void TestTrendsChart::optionActions()
     ui::ScenarioDocument doc(library());
     ui::TrendsChart chart(&doc);
     const QList<QAction *> actions = chart.optionActions();
-    QCOMPARE(actions.size(), 3); // base-year submenu, model size, training compute
+    QCOMPARE(actions.size(), 4); // base-year submenu, model size, training compute, added devices
     QAction *a = findAction(actions, action);
     QVERIFY(a);
     QVERIFY(a->isCheckable());
@@ -497,6 +513,359 @@ void TestTrendsChart::pointsNamed()
         for (const auto &[text, rect] : labels)
             QVERIFY2(!rect.intersects(marker), qPrintable(text));
     }
+}
+
+void TestTrendsChart::refitLegend_data()
+{
+    QTest::addColumn<int>("first");
+    QTest::addColumn<int>("last");
+    QTest::addColumn<int>("form");
+    QTest::addColumn<QString>("fit");
+    QTest::addColumn<QString>("refit");
+    const QString fit = "Peak FLOPS ×3.0 / 2 yrs";
+    QTest::newRow("2023-25, in full") << 2023 << 2025 << 0 << fit
+                                      << "Peak FLOPS refit with 2023–25 devices ×2.9 / 2 yrs";
+    QTest::newRow("2023-25, without the name") << 2023 << 2025 << 1 << fit << "Refit with 2023–25 devices ×2.9 / 2 yrs";
+    QTest::newRow("2023-25, shortest") << 2023 << 2025 << 2 << fit << "Refit with 2023–25 ×2.9 / 2 yrs";
+    QTest::newRow("2023-25, folded into the fit's entry") << 2023 << 2025 << 3 << "Peak FLOPS ×3.0 / 2 yrs, refit ×2.9"
+                                                          << "";
+    QTest::newRow("one year") << 2024 << 2024 << 0 << fit << "Peak FLOPS refit with 2024 devices ×2.9 / 2 yrs";
+    QTest::newRow("across a century") << 1999 << 2001 << 2 << fit << "Refit with 1999–2001 ×2.9 / 2 yrs";
+    QTest::newRow("2001-09: two digits") << 2001 << 2009 << 2 << fit << "Refit with 2001–09 ×2.9 / 2 yrs";
+}
+
+void TestTrendsChart::refitLegend()
+{
+    QFETCH(int, first);
+    QFETCH(int, last);
+    QFETCH(int, form);
+    QFETCH(QString, fit);
+    QFETCH(QString, refit);
+    const auto [gotFit, gotRefit] = ui::trendsmath::refitLegend("Peak FLOPS", 3.03, first, last, 2.94, form);
+    QCOMPARE(gotFit, fit);
+    QCOMPARE(gotRefit, refit);
+}
+
+namespace {
+
+/// The visible items of `c` drawn as a thin line through every point of `at` (chart coordinates): each contains all
+/// of them and none of the points 8 px above them (which the plot's background and grid do).
+QList<QGraphicsItem *> linesThrough(const QChart *c, const QList<QPointF> &at)
+{
+    QList<QGraphicsItem *> out;
+    for (QGraphicsItem *item : c->scene()->items(c->mapToScene(at.first()))) {
+        if (!c->isAncestorOf(item) || !item->isVisible())
+            continue;
+        const bool through = std::all_of(at.begin(), at.end(), [&](const QPointF &p) {
+            return item->contains(item->mapFromScene(c->mapToScene(p))) &&
+                   !item->contains(item->mapFromScene(c->mapToScene(p - QPointF(0, 8))));
+        });
+        if (through)
+            out << item;
+    }
+    return out;
+}
+
+/// The visible scatter markers of `c` as Qt Charts paints them (shape items grouped under their series' item) that are
+/// drawn in `pen` colour with a `fill` brush (any, for invalid colours): their centres in chart coordinates, and their
+/// item types.
+QList<QPair<QPointF, int>> paintedMarkers(const QChart *c, const QColor &pen, const QColor &fill)
+{
+    QList<QPair<QPointF, int>> out;
+    for (QGraphicsItem *item : c->scene()->items()) {
+        auto *shape = dynamic_cast<QAbstractGraphicsShapeItem *>(item);
+        if (!shape || !c->isAncestorOf(item) || !item->isVisible() || !item->parentItem() ||
+            item->parentItem()->type() != QGraphicsItemGroup::Type || (pen.isValid() && shape->pen().color() != pen) ||
+            (fill.isValid() && shape->brush().color() != fill))
+            continue;
+        out.append({c->mapFromScene(item->sceneBoundingRect().center()), item->type()});
+    }
+    return out;
+}
+
+/// Years where the refits run and no curve of the paper's does (its last points are of 2022).
+const QList<double> kRefitYears = {2023.0, 2023.6, 2023.9};
+
+} // namespace
+
+void TestTrendsChart::addedDevicesToggle_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<QString>("theme");
+    QTest::newRow("1280x720 presentation") << QSize(1280, 720) << "presentation";
+    QTest::newRow("1600x1000 light") << QSize(1600, 1000) << "light";
+    QTest::newRow("1024x768 dark") << QSize(1024, 768) << "dark";
+    QTest::newRow("1024x768 presentation") << QSize(1024, 768) << "presentation";
+}
+
+// The checkable action shows the devices added after the paper's data and the refits (on by default), and takes them
+// away: read back from the scene, the refit's dashed line and the hollow diamonds are drawn where their values map,
+// and nothing is drawn there once the action is unchecked. The paper's fits and the gap do not move.
+void TestTrendsChart::addedDevicesToggle()
+{
+    QFETCH(QSize, size);
+    QFETCH(QString, theme);
+    ui::ScenarioDocument doc(library());
+    ui::TrendsChart chart(&doc);
+    chart.setTheme(ui::Theme::byId(theme));
+    ui::ChartView view(&chart);
+    view.resize(size);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    QChart *c = chart.chart(); // (mapToPosition() is not const)
+    QAction *action = findAction(chart.optionActions(), "option:showAddedDevices");
+    QVERIFY(action);
+    QVERIFY(action->isCheckable());
+    QVERIFY(action->isEnabled());
+    QVERIFY(action->isChecked()); // on by default
+    QVERIFY(action->text().contains(QString::fromUtf8("2023–25")));
+    QVERIFY2(action->toolTip().contains("not in the paper"), qPrintable(action->toolTip()));
+    const QStringList paperFits = chart.fitLabels();
+    const QList<QPointF> gap = chart.gapBracket();
+    QCOMPARE(gap.size(), 2);
+    const int undo = doc.undoStack()->count();
+
+    const auto trends = core::loadBuiltinTrends();
+    const auto check = [&](bool on) {
+        QVERIFY2(uitest::markerProblems(chart).isEmpty(), qPrintable(uitest::markerProblems(chart)));
+        for (const char *id : {"hw_peak_flops", "dram_bandwidth"}) {
+            QScatterSeries *added = chart.addedSeries(id);
+            QLineSeries *refit = chart.refitSeries(id);
+            QVERIFY(added && refit);
+            const auto devices = chart.addedDevices(id);
+            QCOMPARE(devices.size(), std::size_t(13));
+            QCOMPARE(added->isVisible(), on);
+            QCOMPARE(refit->isVisible(), on);
+            const core::TrendSeries &s = *trends.find(id);
+            const auto paper = core::fitExponential(s.points);
+            const auto fit = chart.refitOf(id);
+            QVERIFY(fit);
+            // The legend: the paper's fit and, on, the refit in one of its forms (the longest that keeps the legend
+            // off the data: which one depends on the fonts), its own entry with a diamond or folded into the fit's.
+            QStringList shown;
+            for (QLegendMarker *m : c->legend()->markers())
+                if (m->isVisible())
+                    shown << m->label();
+            const bool ownEntry = c->legend()->markers(added).first()->isVisible();
+            QVERIFY(!c->legend()->markers(refit).first()->isVisible()); // the diamond's entry names it
+            const QString name = QString(id) == "hw_peak_flops" ? "Peak FLOPS" : "DRAM BW";
+            int forms = 0;
+            for (int form = 0; form < ui::trendsmath::kRefitLegendForms; ++form) {
+                const auto [fitEntry, refitEntry] =
+                    ui::trendsmath::refitLegend(name, paper.factorPer2Years, 2023, 2025, fit->factorPer2Years, form);
+                forms += shown.contains(fitEntry) && ownEntry == !refitEntry.isEmpty() &&
+                         (refitEntry.isEmpty() || shown.contains(refitEntry));
+            }
+            if (on)
+                QVERIFY2(forms == 1, qPrintable(shown.join(" | ")));
+            else
+                QVERIFY2(shown.contains(ui::trendsmath::growthLabel(name, paper.factorPer2Years)) &&
+                             shown.filter("efit").isEmpty() && !ownEntry,
+                         qPrintable(shown.join(" | ")));
+            // The refit, on the paper's scale: the fitted value over the paper's fit at the reference year.
+            const double divisor = ui::trendsmath::normalisationDivisor(s, &paper, chart.baseYear());
+            QList<QPointF> line;
+            for (double year : kRefitYears)
+                line << c->mapToPosition(QPointF(year, fit->at(year) / divisor), refit);
+            QCOMPARE(int(linesThrough(c, line).size()), on ? 1 : 0);
+            // Each device: a hollow diamond in the series' colour where its value maps (Qt Charts draws a marker with a
+            // 2 px pen up and left of its value by half the pen, here 1.4 px on each axis), or nothing. Devices with
+            // one figure in one year (B200 and GB200: 8 TB/s in 2024) share a place: each must have its own marker.
+            QVERIFY(added->pen().color() != chart.theme().plotArea);
+            auto painted = paintedMarkers(c, added->pen().color(), chart.theme().plotArea);
+            const auto everyMarker = paintedMarkers(c, QColor(), QColor());
+            QCOMPARE(int(painted.size()), on ? int(devices.size()) : 0);
+            QList<QPair<QPointF, QString>> values;
+            for (const core::AddedDevice &d : devices)
+                values.append({c->mapToPosition(QPointF(d.point.year, d.point.value / divisor), added),
+                               QString::fromStdString(d.id)});
+            if (!on) {
+                for (const auto &[at, device] : values) // no marker of any style there
+                    QVERIFY2(std::none_of(everyMarker.begin(), everyMarker.end(),
+                                          [&](const auto &m) { return QLineF(m.first, at).length() <= 3.0; }),
+                             qPrintable(device));
+                continue;
+            }
+            // Paired in order, by year (columns some 30 px apart), then by height: the pen's offset is the same for
+            // every marker, so it keeps the order.
+            const auto order = [](const QPointF &a, const QPointF &b) {
+                return std::round(a.x() / 10) != std::round(b.x() / 10) ? a.x() < b.x() : a.y() < b.y();
+            };
+            std::sort(values.begin(), values.end(),
+                      [&](const auto &a, const auto &b) { return order(a.first, b.first); });
+            std::sort(painted.begin(), painted.end(),
+                      [&](const auto &a, const auto &b) { return order(a.first, b.first); });
+            for (qsizetype i = 0; i < values.size(); ++i) {
+                const auto &[at, device] = values[i];
+                QVERIFY2(QLineF(painted[i].first, at).length() <= 3.0,
+                         qPrintable(QString("%1 on %2 maps to (%3, %4); its diamond is at (%5, %6)")
+                                        .arg(device, id)
+                                        .arg(at.x())
+                                        .arg(at.y())
+                                        .arg(painted[i].first.x())
+                                        .arg(painted[i].first.y())));
+                QCOMPARE(painted[i].second, int(QGraphicsPolygonItem::Type)); // a diamond; the paper's are circles
+            }
+        }
+        QCOMPARE(chart.fitLabels(), paperFits);
+        QCOMPARE(chart.gapBracket().size(), 2);
+        QVERIFY(near(chart.gapBracket()[1].y() / chart.gapBracket()[0].y(), gap[1].y() / gap[0].y(), 1e-12));
+        QCOMPARE(chart.gapBracket()[0].x(), gap[0].x());
+    };
+    const QString out = qEnvironmentVariable("MEMWALL_SCREENSHOT");
+    const auto shot = [&](const char *state) {
+        if (out.isEmpty())
+            return;
+        QString file = out;
+        QVERIFY(view.grab().save(file.replace(
+            ".png", QStringLiteral("-trends-%1-%2.png")
+                        .arg(QString(QTest::currentDataTag()).replace(' ', '-'), QString::fromLatin1(state)))));
+    };
+
+    // (A QVERIFY in a lambda returns from the lambda only.)
+    check(true);
+    shot("on");
+    if (QTest::currentTestFailed())
+        return;
+    action->trigger(); // as a click in the context menu does
+    QCoreApplication::processEvents();
+    QVERIFY(!action->isChecked());
+    QVERIFY(!chart.showAddedDevices());
+    check(false);
+    shot("off");
+    if (QTest::currentTestFailed())
+        return;
+    action->trigger();
+    QCoreApplication::processEvents();
+    QVERIFY(action->isChecked());
+    check(true);
+    if (QTest::currentTestFailed())
+        return;
+    // View state, as the other options: the document's history is not touched.
+    QCOMPARE(doc.undoStack()->count(), undo);
+    chart.setShowAddedDevices(false); // from elsewhere: the check mark follows
+    QVERIFY(!action->isChecked());
+}
+
+void TestTrendsChart::addedDeviceTooltip_data()
+{
+    QTest::addColumn<QString>("series");
+    QTest::addColumn<QString>("device");
+    QTest::addColumn<QString>("figure");
+    QTest::newRow("H200 on FLOPS: FP16") << "hw_peak_flops"
+                                         << "h200-sxm"
+                                         << "dense FP16 peak";
+    QTest::newRow("TPU v6e on FLOPS: BF16") << "hw_peak_flops"
+                                            << "tpu-v6e"
+                                            << "dense BF16 peak";
+    QTest::newRow("B200 on DRAM: HBM3e") << "dram_bandwidth"
+                                         << "b200"
+                                         << "main memory (HBM3e (8 stacks))";
+}
+
+// Hovering a diamond names the device, its year, its figure and format, and that MemWall added it.
+void TestTrendsChart::addedDeviceTooltip()
+{
+    QFETCH(QString, series);
+    QFETCH(QString, device);
+    QFETCH(QString, figure);
+    ui::ScenarioDocument doc(library());
+    ui::TrendsChart chart(&doc);
+    const auto devices = chart.addedDevices(series);
+    const auto it = std::find_if(devices.begin(), devices.end(),
+                                 [&](const core::AddedDevice &d) { return d.id == device.toStdString(); });
+    QVERIFY(it != devices.end());
+    QScatterSeries *added = chart.addedSeries(series);
+    const QPointF at = added->at(int(it - devices.begin()));
+    emit added->hovered(at, true);
+    const ui::Callout *callout = nullptr;
+    for (QGraphicsItem *item : chart.chart()->childItems())
+        if (auto *co = dynamic_cast<ui::Callout *>(item); co && co->isVisible())
+            callout = co;
+    QVERIFY(callout);
+    const QString text = callout->text();
+    QVERIFY2(text.startsWith(QString::fromStdString(it->point.name) + "\n"), qPrintable(text));
+    QVERIFY2(text.contains(QString::number(int(it->point.year))), qPrintable(text));
+    QVERIFY2(text.contains(figure), qPrintable(text));
+    QVERIFY2(text.contains("added by MemWall from its presets, not in the paper"), qPrintable(text));
+    QCOMPARE(callout->anchor(), at);
+    emit added->hovered(at, false);
+    QVERIFY(!callout->isVisible());
+}
+
+// The gap bracket measures the paper's fits, and says so.
+void TestTrendsChart::gapStaysOnThePaper()
+{
+    ui::ScenarioDocument doc(library());
+    ui::TrendsChart chart(&doc);
+    ui::ChartView view(&chart);
+    view.resize(1280, 720);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    QVERIFY(chart.showAddedDevices());
+    QVERIFY(chart.gapToolTip().contains("paper's fits"));
+    const QGraphicsSimpleTextItem *label = nullptr;
+    for (QGraphicsItem *item : chart.chart()->childItems())
+        if (auto *t = dynamic_cast<QGraphicsSimpleTextItem *>(item);
+            t && t->isVisible() && t->text() == chart.gapText())
+            label = t;
+    QVERIFY(label);
+    QCOMPARE(label->toolTip(), chart.gapToolTip());
+}
+
+// JSON and CSV carry the added devices and the refits as new fields, beside the paper's (unchanged) ones.
+void TestTrendsChart::exportAddedDevices()
+{
+    ui::ScenarioDocument doc(library());
+    ui::TrendsChart chart(&doc);
+    auto j = chart.data();
+    QCOMPARE(j.at("added_devices").at("shown").get<bool>(), true);
+    for (const auto &s : j.at("series")) {
+        const QString id = QString::fromStdString(s.at("id").get<std::string>());
+        const auto devices = chart.addedDevices(id);
+        QCOMPARE(s.contains("added_points"), !devices.empty());
+        QCOMPARE(s.contains("refit"), !devices.empty());
+        if (devices.empty())
+            continue;
+        QCOMPARE(s.at("added_points").size(), devices.size());
+        for (std::size_t i = 0; i < devices.size(); ++i) {
+            const auto &p = s.at("added_points")[i];
+            QCOMPARE(p.at("id").get<std::string>(), devices[i].id);
+            QCOMPARE(p.at("name").get<std::string>(), devices[i].point.name);
+            QCOMPARE(p.at("value").get<double>(), devices[i].point.value);
+            QCOMPARE(p.contains("format"), id == "hw_peak_flops");
+            QCOMPARE(p.contains("memory"), id == "dram_bandwidth");
+        }
+        const auto trends = core::loadBuiltinTrends();
+        const auto refit = core::refit(*trends.find(id.toStdString()), devices);
+        QCOMPARE(s.at("refit").at("factor_per_2_years").get<double>(), refit.factorPer2Years);
+        QCOMPARE(s.at("refit").at("r2").get<double>(), refit.r2);
+        QCOMPARE(s.at("refit").at("fit_points").get<int>(), refit.points);
+        QCOMPARE(QString::fromStdString(s.at("refit").at("label").get<std::string>()), chart.refitSeries(id)->name());
+        // The paper's fit is still the series' own.
+        QCOMPARE(s.at("factor_per_2_years").get<double>(),
+                 core::fitExponential(trends.find(id.toStdString())->points).factorPer2Years);
+    }
+    QStringList lines = chart.csv().split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.first(), QString("series,name,year,value,unit,normalized,in_fit,in_refit,origin,device_id"));
+    QCOMPARE(lines.size(), 1 + 37 + 13 + 12 + 13 + 10);
+    QCOMPARE(lines.filter(",memwall,").size(), 26);
+    QVERIFY(lines.contains(QStringLiteral("hw_peak_flops,NVIDIA H200 SXM 141GB,2023.5,9.894e+14,FLOP/s,%1,false,true,"
+                                          "memwall,h200-sxm")
+                               .arg(chart.addedSeries("hw_peak_flops")->at(0).y(), 0, 'g', 10)));
+
+    chart.setShowAddedDevices(false);
+    j = chart.data();
+    QCOMPARE(j.at("added_devices").at("shown").get<bool>(), false);
+    for (const auto &s : j.at("series")) {
+        QVERIFY(!s.contains("added_points"));
+        QVERIFY(!s.contains("refit"));
+    }
+    lines = chart.csv().split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 1 + 37 + 12 + 10);
+    QVERIFY(lines[1].endsWith(",true,,paper,")); // in_refit empty: no refit shown
 }
 
 QTEST_MAIN(TestTrendsChart)

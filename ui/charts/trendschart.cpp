@@ -7,6 +7,7 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
 
+#include "core/io/presets.h"
 #include "core/trends/ridge.h"
 
 #include <QAction>
@@ -35,10 +36,40 @@ using namespace memwall::core;
 // ---------------------------------------------------------------------------------------------------------------
 namespace trendsmath {
 
+namespace {
+
+/// A growth factor as the legend prints it: one decimal below 10x, whole numbers above.
+QString factorText(double factor)
+{
+    return factor < 10 ? QString::number(factor, 'f', 1) : QString::number(std::round(factor), 'f', 0);
+}
+
+} // namespace
+
 QString growthLabel(const QString &name, double factor)
 {
-    const QString f = factor < 10 ? QString::number(factor, 'f', 1) : QString::number(std::round(factor), 'f', 0);
-    return QStringLiteral("%1 ×%2 / 2 yrs").arg(name, f);
+    return QStringLiteral("%1 ×%2 / 2 yrs").arg(name, factorText(factor));
+}
+
+QString yearSpan(int firstYear, int lastYear)
+{
+    if (firstYear == lastYear)
+        return QString::number(firstYear);
+    if (firstYear / 100 == lastYear / 100)
+        return QStringLiteral("%1–%2").arg(firstYear).arg(lastYear % 100, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1–%2").arg(firstYear).arg(lastYear);
+}
+
+QPair<QString, QString> refitLegend(const QString &name, double fitFactor, int firstYear, int lastYear,
+                                    double refitFactor, int form)
+{
+    const QString fit = growthLabel(name, fitFactor), years = yearSpan(firstYear, lastYear);
+    switch (form) {
+    case 0: return {fit, growthLabel(QObject::tr("%1 refit with %2 devices").arg(name, years), refitFactor)};
+    case 1: return {fit, growthLabel(QObject::tr("Refit with %1 devices").arg(years), refitFactor)};
+    case 2: return {fit, growthLabel(QObject::tr("Refit with %1").arg(years), refitFactor)};
+    default: return {QObject::tr("%1, refit ×%2").arg(fit, factorText(refitFactor)), QString()};
+    }
 }
 
 double referenceYear(const TrendSeries &series, double baseYear)
@@ -163,6 +194,23 @@ QString ratioText(double r)
     return QString::number(r, 'g', 3);
 }
 
+/// The devices the refits add are MemWall's built-in ones (not a user's edited copies): the refit is pinned in
+/// tests/core/tst_trends.cpp and stated in presets/trends/README.md.
+const std::vector<HardwareSpec> &builtinDevices()
+{
+    static const PresetLibrary lib = [] {
+        PresetLibrary l;
+        l.loadBuiltin();
+        return l;
+    }();
+    return lib.hardware();
+}
+
+constexpr const char *kAddedNote = "added by MemWall from its presets, not in the paper";
+/// The added devices' diamonds, before the theme's marker scale: a little larger than the paper's dots (7), so that
+/// the hollow shape reads as different.
+constexpr qreal kAddedMarkerSize = 10;
+
 constexpr const char *kMixedPrecisionNote =
     "Peak FLOPS mixes precisions: FP32 for older CPUs/GPUs,\nFP16/BF16 tensor peaks for P100…H100 and the TPUs";
 
@@ -206,20 +254,70 @@ TrendsChart::TrendsChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
         t.points->setMarkerShape(QScatterSeries::MarkerShapeCircle);
         t.curve = new QLineSeries;
         t.curve->setName(t.hasFit ? trendsmath::growthLabel(t.shortName, t.fit.factorPer2Years) : t.shortName);
-        m_chart->addSeries(t.curve);
-        m_chart->addSeries(t.points);
+        if (t.hasFit)
+            t.added = devicesAfterPaper(*s, builtinDevices());
+        if (!t.added.empty()) {
+            t.refit = core::refit(*s, t.added);
+            const int first = static_cast<int>(std::floor(t.added.front().point.year));
+            const int last = static_cast<int>(std::floor(t.added.back().point.year));
+            m_addedYears = trendsmath::yearSpan(first, last);
+            t.addedYears = {first, last};
+            const QString name =
+                trendsmath::refitLegend(t.shortName, t.fit.factorPer2Years, first, last, t.refit.factorPer2Years, 0)
+                    .second;
+            t.refitCurve = new QLineSeries;
+            t.refitCurve->setName(name);
+            t.addedPoints = new QScatterSeries;
+            t.addedPoints->setName(name);
+            t.addedPoints->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+        }
+        // Legend order: each paper fit, then its refit; markers above the curves.
         for (QAbstractSeries *ser :
-             {static_cast<QAbstractSeries *>(t.curve), static_cast<QAbstractSeries *>(t.points)}) {
+             {static_cast<QAbstractSeries *>(t.curve), static_cast<QAbstractSeries *>(t.refitCurve),
+              static_cast<QAbstractSeries *>(t.points), static_cast<QAbstractSeries *>(t.addedPoints)}) {
+            if (!ser)
+                continue;
+            m_chart->addSeries(ser);
             ser->attachAxis(m_x);
             ser->attachAxis(m_y);
         }
         setLegendVisible(t.points, false);
+        if (t.addedPoints) {
+            // One legend entry for the refit and its devices: the label of the refit beside a diamond, so that the
+            // legend stays small enough for the plot's empty corner.
+            setLegendVisible(t.refitCurve, false);
+            if (QLegendMarker *m = m_chart->legend()->markers(t.addedPoints).value(0))
+                m->setShape(QLegend::MarkerShapeFromSeries);
+        }
         m_tracks.push_back(t);
     }
     // Connect after the vector is final (the lambdas look tracks up by index).
     for (const Track &track : m_tracks) {
         connect(track.points, &QScatterSeries::hovered, this,
                 [this, &track](const QPointF &p, bool state) { showCallout(track, p, state); });
+        if (!track.addedPoints)
+            continue;
+        connect(track.addedPoints, &QScatterSeries::hovered, this,
+                [this, &track](const QPointF &p, bool state) { showAddedCallout(track, p, state); });
+        connect(track.refitCurve, &QLineSeries::hovered, this, [this, &track](const QPointF &p, bool state) {
+            if (!state) {
+                m_callout->hide();
+                return;
+            }
+            int fitted = 0;
+            for (const TrendPoint &tp : track.series->points)
+                fitted += tp.inFit ? 1 : 0;
+            m_callout->setText(
+                tr("%1\nleast squares over the paper's %2 points and %3 devices added by MemWall (r² %4);\nthe "
+                   "paper's own fit: ×%5 / 2 yrs")
+                    .arg(track.refitCurve->name())
+                    .arg(fitted)
+                    .arg(track.added.size())
+                    .arg(track.refit.r2, 0, 'f', 3)
+                    .arg(track.fit.factorPer2Years, 0, 'f', 2));
+            m_callout->setAnchor(QPointF(p.x(), track.refit.at(p.x()) / track.divisor), track.refitCurve);
+            m_callout->show();
+        });
     }
 
     m_gap = new QLineSeries;
@@ -229,6 +327,16 @@ TrendsChart::TrendsChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
     m_gap->attachAxis(m_y);
     setLegendVisible(m_gap, false);
     m_gapLabel = addLabel();
+    m_gapLabel->setToolTip(gapToolTip());
+    connect(m_gap, &QLineSeries::hovered, this, [this](const QPointF &p, bool state) {
+        if (!state) {
+            m_callout->hide();
+            return;
+        }
+        m_callout->setText(m_gapLabel->text() + QStringLiteral("\n") + gapToolTip());
+        m_callout->setAnchor(p, m_gap);
+        m_callout->show();
+    });
     m_gapLeader = new QGraphicsLineItem(m_chart);
     m_gapLeader->setZValue(19);
     m_gapLeader->setVisible(false);
@@ -325,6 +433,18 @@ void TrendsChart::setShowTrainingCompute(bool on)
     syncOptions();
 }
 
+void TrendsChart::setShowAddedDevices(bool on)
+{
+    if (on == m_showAdded)
+        return;
+    m_showAdded = on;
+    rebuildValues();
+    refresh();
+    syncOptions();
+}
+
+bool TrendsChart::addedVisible(const Track &t) const { return m_showAdded && t.addedPoints && trackVisible(t); }
+
 QList<QAction *> TrendsChart::optionActions()
 {
     if (!m_options.isEmpty())
@@ -373,7 +493,17 @@ QList<QAction *> TrendsChart::optionActions()
     // The optional series exist only if the trend data has them.
     m_modelSizeAction->setEnabled(m_data.find("transformer_params") != nullptr);
     m_trainingAction->setEnabled(m_data.find("training_compute") != nullptr);
-    m_options = {m_baseYearMenu->menuAction(), m_modelSizeAction, m_trainingAction};
+    m_addedAction = new QAction(tr("Show %1 &devices and refit").arg(m_addedYears), this);
+    m_addedAction->setObjectName(QStringLiteral("option:showAddedDevices"));
+    m_addedAction->setCheckable(true);
+    m_addedAction->setToolTip(
+        tr("Add the data-center GPUs and ASICs with HBM of %1 from MemWall's presets (hollow diamonds; not in the "
+           "paper) to the FLOPS and DRAM series, and a dashed refit over the paper's points and them beside each "
+           "of the paper's fits. The paper's fits, the title and the gap stay as published")
+            .arg(m_addedYears));
+    connect(m_addedAction, &QAction::triggered, this, [this](bool on) { setShowAddedDevices(on); });
+    m_addedAction->setEnabled(!m_addedYears.isEmpty());
+    m_options = {m_baseYearMenu->menuAction(), m_modelSizeAction, m_trainingAction, m_addedAction};
     syncOptions();
     return m_options;
 }
@@ -386,6 +516,7 @@ void TrendsChart::syncOptions()
         a->setChecked(a->objectName() == QStringLiteral("option:baseYear:%1").arg(m_baseYear));
     m_modelSizeAction->setChecked(m_showModelSize);
     m_trainingAction->setChecked(m_showTrainingCompute);
+    m_addedAction->setChecked(m_showAdded);
 }
 
 QStringList TrendsChart::fitLabels() const
@@ -419,6 +550,44 @@ QList<QPair<QString, QPointF>> TrendsChart::deviceMarkers() const
     return out;
 }
 
+std::vector<AddedDevice> TrendsChart::addedDevices(const QString &seriesId) const
+{
+    for (const Track &t : m_tracks)
+        if (QString::fromStdString(t.series->id) == seriesId)
+            return t.added;
+    return {};
+}
+
+QScatterSeries *TrendsChart::addedSeries(const QString &seriesId) const
+{
+    for (const Track &t : m_tracks)
+        if (QString::fromStdString(t.series->id) == seriesId)
+            return t.addedPoints;
+    return nullptr;
+}
+
+QLineSeries *TrendsChart::refitSeries(const QString &seriesId) const
+{
+    for (const Track &t : m_tracks)
+        if (QString::fromStdString(t.series->id) == seriesId)
+            return t.refitCurve;
+    return nullptr;
+}
+
+std::optional<GrowthFit> TrendsChart::refitOf(const QString &seriesId) const
+{
+    for (const Track &t : m_tracks)
+        if (QString::fromStdString(t.series->id) == seriesId && t.refitCurve)
+            return t.refit;
+    return std::nullopt;
+}
+
+QString TrendsChart::gapToolTip() const
+{
+    return tr("Measured between the paper's fits (solid lines) at the last year both of its series reach; the "
+              "dashed refits with the added devices do not move it");
+}
+
 QList<QPointF> TrendsChart::gapBracket() const { return m_gap->isVisible() ? m_gap->points() : QList<QPointF>(); }
 
 QString TrendsChart::gapText() const { return m_gapLabel->isVisible() ? m_gapLabel->text() : QString(); }
@@ -443,6 +612,22 @@ void TrendsChart::rebuildValues()
             const double from = t.series->points.front().year, to = t.series->points.back().year;
             const auto curve = trendsmath::fitCurve(t.fit, from, to, t.divisor);
             t.curve->replace(QList<QPointF>(curve.begin(), curve.end()));
+        }
+        if (t.addedPoints) {
+            // On the paper's scale (its divisor), so that a diamond compares with the paper's points and the refit
+            // with the paper's fit; the refit runs from the series' first point to its last added device.
+            const bool added = addedVisible(t);
+            t.addedPoints->setVisible(added);
+            t.refitCurve->setVisible(added);
+            setLegendVisible(t.refitCurve, false);
+            setLegendVisible(t.addedPoints, added); // layoutOverlay() may fold it into the fit's entry
+            QList<QPointF> devices;
+            for (const AddedDevice &d : t.added)
+                devices.append(QPointF(d.point.year, d.point.value / t.divisor));
+            t.addedPoints->replace(devices);
+            const auto curve =
+                trendsmath::fitCurve(t.refit, t.series->points.front().year, t.added.back().point.year, t.divisor);
+            t.refitCurve->replace(QList<QPointF>(curve.begin(), curve.end()));
         }
     }
 }
@@ -522,6 +707,12 @@ void TrendsChart::refresh()
             include(p);
         for (const QPointF &p : t.curve->points())
             include(p);
+        if (addedVisible(t)) {
+            for (const QPointF &p : t.addedPoints->points())
+                include(p);
+            for (const QPointF &p : t.refitCurve->points())
+                include(p);
+        }
     }
     for (const QPointF &p : m_device->points())
         include(p);
@@ -566,12 +757,47 @@ void TrendsChart::layoutOverlay()
         const QString xt = chartfit::fittingTitle(xTitles(), theme().labelFont(), area.width());
         if (m_x->titleText() != xt)
             m_x->setTitleText(xt);
-        QStringList entries; // the entries shown (QLegendMarker::isVisible() is false while the legend is hidden)
-        for (const Track &t : m_tracks)
-            if (trackVisible(t))
-                entries << t.curve->name();
-        if (m_device->count() > 0 && !m_device->name().isEmpty())
-            entries << m_device->name();
+        // The entries shown (QLegendMarker::isVisible() is false while the legend is hidden), the refits' in the
+        // longest form that keeps the legend off the curves and markers: in large type on a small plot the full
+        // names would widen and lengthen it across the FLOPS fit, which rises through its corner.
+        const std::vector<QRectF> plotted = plottedRects();
+        const auto legendOf = [](const Track &t, int form) {
+            return t.addedPoints ? trendsmath::refitLegend(t.shortName, t.fit.factorPer2Years, t.addedYears.first,
+                                                           t.addedYears.second, t.refit.factorPer2Years, form)
+                                 : QPair<QString, QString>(t.curve->name(), QString());
+        };
+        QStringList entries;
+        int form = 0;
+        for (; form < trendsmath::kRefitLegendForms; ++form) {
+            entries.clear();
+            for (const Track &t : m_tracks) {
+                if (!trackVisible(t))
+                    continue;
+                const auto [fit, refit] = addedVisible(t) ? legendOf(t, form) : legendOf(t, 0);
+                entries << (addedVisible(t) ? fit : t.curve->name());
+                if (addedVisible(t) && !refit.isEmpty())
+                    entries << refit;
+            }
+            if (m_device->count() > 0 && !m_device->name().isEmpty())
+                entries << m_device->name();
+            const QRectF r = plotlabels::legendRectInside(m_chart, entries, area, Qt::TopLeftCorner);
+            if (!m_showAdded ||
+                std::none_of(plotted.begin(), plotted.end(), [&r](const QRectF &o) { return o.intersects(r); }))
+                break;
+        }
+        form = std::min(form, trendsmath::kRefitLegendForms - 1);
+        for (const Track &t : m_tracks) {
+            if (!t.addedPoints)
+                continue;
+            const auto [fit, refit] = addedVisible(t) ? legendOf(t, form) : legendOf(t, 0);
+            setLegendVisible(t.addedPoints, addedVisible(t) && !refit.isEmpty());
+            QLegendMarker *fitMarker = m_chart->legend()->markers(t.curve).value(0);
+            QLegendMarker *refitMarker = m_chart->legend()->markers(t.addedPoints).value(0);
+            if (fitMarker && fitMarker->label() != (addedVisible(t) ? fit : t.curve->name()))
+                fitMarker->setLabel(addedVisible(t) ? fit : t.curve->name());
+            if (refitMarker && !refit.isEmpty() && refitMarker->label() != refit)
+                refitMarker->setLabel(refit);
+        }
         const QRectF legend = plotlabels::placeLegendInside(m_chart, entries, area);
         placeNames(area, legend);
         const double span = m_x->max() - m_x->min();
@@ -605,30 +831,47 @@ void TrendsChart::updateGap()
                              static_cast<int>(std::floor(trendsmath::referenceYear(*dram->series, m_baseYear)))));
 }
 
-void TrendsChart::placeNames(const QRectF &area, const QRectF &legend)
+std::vector<QRectF> TrendsChart::plottedRects() const
 {
     const Theme &th = theme();
     std::vector<QRectF> obstacles;
-    if (!legend.isEmpty())
-        obstacles.push_back(legend.adjusted(-2, -2, 2, 2));
     // A marker as painted: its size (restyle()), plus its outline and antialiasing.
-    const qreal dot = 7 * th.markerScale + 4, star = 20 * th.markerScale + 4;
-    for (const Track &t : m_tracks)
+    const qreal dot = 7 * th.markerScale + 4, star = 20 * th.markerScale + 4,
+                diamond = kAddedMarkerSize * th.markerScale + 4;
+    for (const Track &t : m_tracks) {
         if (trackVisible(t))
             for (const QPointF &p : t.points->points())
                 obstacles.emplace_back(m_chart->mapToPosition(p, t.points) - QPointF(dot / 2, dot / 2),
                                        QSizeF(dot, dot));
+        if (addedVisible(t))
+            for (const QPointF &p : t.addedPoints->points())
+                obstacles.emplace_back(m_chart->mapToPosition(p, t.addedPoints) - QPointF(diamond / 2, diamond / 2),
+                                       QSizeF(diamond, diamond));
+    }
     for (const QPointF &p : m_device->points())
         obstacles.emplace_back(m_chart->mapToPosition(p, m_device) - QPointF(star / 2, star / 2), QSizeF(star, star));
-    // No text across a fitted curve.
+    // No text across a fitted curve (nor a refit).
     for (const Track &t : m_tracks)
-        if (trackVisible(t) && t.hasFit) {
+        for (QLineSeries *line :
+             {t.hasFit && trackVisible(t) ? t.curve : nullptr, addedVisible(t) ? t.refitCurve : nullptr}) {
+            if (!line)
+                continue;
             QList<QPointF> path;
-            for (const QPointF &p : t.curve->points())
-                path.append(m_chart->mapToPosition(p, t.curve));
+            for (const QPointF &p : line->points())
+                path.append(m_chart->mapToPosition(p, line));
             const auto strip = plotlabels::alongLine(path, 4, 4);
             obstacles.insert(obstacles.end(), strip.begin(), strip.end());
         }
+    return obstacles;
+}
+
+void TrendsChart::placeNames(const QRectF &area, const QRectF &legend)
+{
+    const Theme &th = theme();
+    const qreal dot = 7 * th.markerScale + 4; // as plottedRects() counts a point
+    std::vector<QRectF> obstacles = plottedRects();
+    if (!legend.isEmpty())
+        obstacles.push_back(legend.adjusted(-2, -2, 2, 2));
 
     // The gap's label left of its bracket, right-aligned to it: half way up the bracket (on the log axis) if the
     // points leave room, else the nearest free height below or above, with a leader to the bracket.
@@ -734,6 +977,44 @@ void TrendsChart::showCallout(const Track &t, const QPointF &point, bool state)
     m_callout->show();
 }
 
+void TrendsChart::showAddedCallout(const Track &t, const QPointF &point, bool state)
+{
+    if (!state) {
+        m_callout->hide();
+        return;
+    }
+    const auto pts = t.addedPoints->points();
+    int best = -1;
+    double bestD = std::numeric_limits<double>::max();
+    for (int i = 0; i < pts.size(); ++i) {
+        const double d = std::abs(pts[i].x() - point.x()) + std::abs(std::log10(pts[i].y() / point.y()));
+        if (d < bestD) {
+            bestD = d;
+            best = i;
+        }
+    }
+    if (best < 0 || best >= static_cast<int>(t.added.size()))
+        return;
+    const AddedDevice &d = t.added[static_cast<std::size_t>(best)];
+    const int year = static_cast<int>(std::floor(d.point.year));
+    QString text = QString::fromStdString(d.point.name);
+    if (d.format)
+        text += tr("\n%1 · %2 dense %3 peak")
+                    .arg(year)
+                    .arg(formatSi(d.point.value, "FLOP/s"), QString::fromLatin1(toString(*d.format)).toUpper());
+    else
+        text += tr("\n%1 · %2 main memory (%3)")
+                    .arg(year)
+                    .arg(formatSi(d.point.value, "B/s"), QString::fromStdString(d.memory));
+    text += tr("\n%1× the fitted %2 of %3")
+                .arg(ratioText(pts[best].y()), t.shortName)
+                .arg(static_cast<int>(trendsmath::referenceYear(*t.series, m_baseYear)));
+    text += QStringLiteral("\n") + tr(kAddedNote);
+    m_callout->setText(text);
+    m_callout->setAnchor(pts[best], t.addedPoints);
+    m_callout->show();
+}
+
 void TrendsChart::restyle()
 {
     const Theme &th = theme();
@@ -746,6 +1027,15 @@ void TrendsChart::restyle()
         t.points->setColor(fill);
         t.points->setBorderColor(c.darker(th.darkWindow ? 100 : 120));
         t.points->setMarkerSize(7 * th.markerScale);
+        if (t.addedPoints) {
+            // The refit in the fit's colour, dashed and a little lighter; the added devices hollow, in the same colour.
+            QColor refit = c;
+            refit.setAlpha(200);
+            t.refitCurve->setPen(QPen(refit, th.lineWidth, Qt::DashLine));
+            t.addedPoints->setColor(th.plotArea);
+            t.addedPoints->setPen(markerPen(c, 2));
+            t.addedPoints->setMarkerSize(kAddedMarkerSize * th.markerScale);
+        }
     }
     QLegend *legend = m_chart->legend();
     QColor legendFill = th.plotArea;
@@ -778,6 +1068,10 @@ nlohmann::json TrendsChart::data() const
     j["base_year"] = m_baseYear;
     j["normalisation"] = "each series divided by its fitted value at max(base_year, first year of the series)";
     j["note"] = "peak FLOPS mixes precisions: FP32 for older parts, FP16/BF16 tensor peaks for P100..H100 and TPUs";
+    j["added_devices"] = {{"shown", m_showAdded},
+                          {"note", std::string(kAddedNote) +
+                                       ": the data-center GPUs and ASICs with HBM after the paper's data, in "
+                                       "\"added_points\" of a series, refitted with its in-fit points in \"refit\""}};
     auto &arr = j["series"] = nlohmann::json::array();
     for (const Track &t : m_tracks) {
         if (!trackVisible(t))
@@ -800,6 +1094,27 @@ nlohmann::json TrendsChart::data() const
                            {"value", p.value},
                            {"normalized", p.value / t.divisor},
                            {"in_fit", p.inFit}});
+        if (addedVisible(t)) {
+            auto &added = s["added_points"] = nlohmann::json::array();
+            for (const AddedDevice &d : t.added) {
+                nlohmann::json a{{"id", d.id},
+                                 {"name", d.point.name},
+                                 {"year", d.point.year},
+                                 {"value", d.point.value},
+                                 {"normalized", d.point.value / t.divisor}};
+                if (d.format)
+                    a["format"] = std::string(toString(*d.format));
+                if (!d.memory.empty())
+                    a["memory"] = d.memory;
+                added.push_back(std::move(a));
+            }
+            s["refit"] = {{"label", t.refitCurve->name().toStdString()},
+                          {"factor_per_2_years", t.refit.factorPer2Years},
+                          {"r2", t.refit.r2},
+                          {"slope_log10_per_year", t.refit.slopeLog10PerYear},
+                          {"intercept_log10", t.refit.interceptLog10},
+                          {"fit_points", t.refit.points}};
+        }
         arr.push_back(std::move(s));
     }
     if (m_device->count() > 0) {
@@ -817,15 +1132,25 @@ nlohmann::json TrendsChart::data() const
 
 QString TrendsChart::csv() const
 {
-    QString out = QStringLiteral("series,name,year,value,unit,normalized,in_fit\n");
+    // in_fit: in the paper's fit; in_refit: in the refit with the added devices (empty where none is shown);
+    // origin: "paper", or "memwall" for a device of MemWall's presets (device_id names it).
+    QString out = QStringLiteral("series,name,year,value,unit,normalized,in_fit,in_refit,origin,device_id\n");
+    const auto yesNo = [](bool b) { return b ? QStringLiteral("true") : QStringLiteral("false"); };
     for (const Track &t : m_tracks) {
         if (!trackVisible(t))
             continue;
+        const bool refit = addedVisible(t);
+        const QString id = QString::fromStdString(t.series->id), unit = QString::fromStdString(t.series->unit);
         for (const auto &p : t.series->points)
-            out += csvRow({QString::fromStdString(t.series->id), QString::fromStdString(p.name),
-                           QString::number(p.year, 'g', 10), QString::number(p.value, 'g', 10),
-                           QString::fromStdString(t.series->unit), QString::number(p.value / t.divisor, 'g', 10),
-                           p.inFit ? QStringLiteral("true") : QStringLiteral("false")});
+            out += csvRow({id, QString::fromStdString(p.name), QString::number(p.year, 'g', 10),
+                           QString::number(p.value, 'g', 10), unit, QString::number(p.value / t.divisor, 'g', 10),
+                           yesNo(p.inFit), refit ? yesNo(p.inFit) : QString(), QStringLiteral("paper"), QString()});
+        if (refit)
+            for (const AddedDevice &d : t.added)
+                out += csvRow({id, QString::fromStdString(d.point.name), QString::number(d.point.year, 'g', 10),
+                               QString::number(d.point.value, 'g', 10), unit,
+                               QString::number(d.point.value / t.divisor, 'g', 10), yesNo(false), yesNo(true),
+                               QStringLiteral("memwall"), QString::fromStdString(d.id)});
     }
     return out;
 }

@@ -3,6 +3,7 @@
 #include "ui/charts/chartbase.h"
 
 #include "core/hardware/hardwarespec.h"
+#include "core/trends/refit.h"
 #include "core/trends/trends.h"
 
 #include <QList>
@@ -12,6 +13,7 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QAction;
@@ -33,6 +35,18 @@ namespace trendsmath {
 
 /// "Peak FLOPS ×3.0 / 2 yrs": one decimal below 10x, whole numbers above ("Model size ×413 / 2 yrs").
 QString growthLabel(const QString &name, double factorPer2Years);
+/// A span of years as a legend names it: "2023–25", "2023" (one year), "1999–2001" (across centuries).
+QString yearSpan(int firstYear, int lastYear);
+/// How many forms refitLegend() has.
+constexpr int kRefitLegendForms = 4;
+/// The legend entries of a paper fit and its refit in form `form`, the longest first (the chart takes the longest that
+/// keeps its legend off the data):
+///   0: "Peak FLOPS ×3.0 / 2 yrs" and "Peak FLOPS refit with 2023–25 devices ×2.9 / 2 yrs";
+///   1: the same and "Refit with 2023–25 devices ×2.9 / 2 yrs"; 2: the same and "Refit with 2023–25 ×2.9 / 2 yrs"
+///      (the refit's entry has the diamond in the series' colour, and follows the fit's);
+///   3: one entry, "Peak FLOPS ×3.0 / 2 yrs, refit ×2.9", and no second.
+QPair<QString, QString> refitLegend(const QString &name, double fitFactor, int firstYear, int lastYear,
+                                    double refitFactor, int form);
 /// The year a series is normalised at: the base year, or the series' first year if it starts later (a model-size
 /// series beginning in 2018 is shown relative to 2018, not extrapolated back to 2003).
 double referenceYear(const core::TrendSeries &series, double baseYear);
@@ -70,6 +84,9 @@ QString gapLabel(double factor, int fromYearA, int fromYearB);
 /// DRAM series by its main memory's bandwidth (when that memory is DRAM). A bracket at the last year both hardware
 /// series reach spans the gap between the fitted compute and DRAM curves, labelled with how many times more compute
 /// grew (gapFactor(), from the fits). The points the paper's figure names are named; hovering a marker names any.
+/// The built-in devices after the paper's data (core::devicesAfterPaper(): the HBM GPUs and ASICs of 2023-25) are
+/// drawn as hollow diamonds on the FLOPS and DRAM series, with a dashed refit over the paper's points and them
+/// (core::refit()) beside each of the paper's fits; the paper's fits, the title and the gap stay the paper's.
 class TrendsChart : public ChartBase
 {
     Q_OBJECT
@@ -80,7 +97,8 @@ public:
     QString title() const override;
     nlohmann::json data() const override;
     QString csv() const override;
-    /// "Base year" submenu (kBaseYearChoices), "Show model size", "Show training compute".
+    /// "Base year" submenu (kBaseYearChoices), "Show model size", "Show training compute", "Show 2023–25 devices
+    /// and refit".
     QList<QAction *> optionActions() override;
 
     static constexpr int kDefaultBaseYear = 2003;
@@ -96,6 +114,10 @@ public:
     void setShowModelSize(bool on);
     bool showTrainingCompute() const { return m_showTrainingCompute; }
     void setShowTrainingCompute(bool on);
+    bool showAddedDevices() const { return m_showAdded; }
+    /// Draws the devices MemWall adds after the paper's data, and the refits with them (on by default). View state,
+    /// as the other options: not in the document, not undoable.
+    void setShowAddedDevices(bool on);
 
     /// Legend labels of the fitted curves, in order (hardware series, then the optional ones that are shown).
     QStringList fitLabels() const;
@@ -113,6 +135,15 @@ public:
     QList<QPair<QString, QRectF>> visibleLabels() const;
     /// The device star series (for mapping its points).
     QScatterSeries *deviceSeries() const { return m_device; }
+    /// The devices added to a series (core::devicesAfterPaper()), whether shown or not; empty for other series.
+    std::vector<core::AddedDevice> addedDevices(const QString &seriesId) const;
+    /// The series drawing a track's added devices, and the one drawing its refit: nullptr for a series without them.
+    QScatterSeries *addedSeries(const QString &seriesId) const;
+    QLineSeries *refitSeries(const QString &seriesId) const;
+    /// The refit of a series with its added devices; nullopt for a series without them.
+    std::optional<core::GrowthFit> refitOf(const QString &seriesId) const;
+    /// The gap bracket's tooltip (it measures the paper's fits, not the refits).
+    QString gapToolTip() const;
 
 public slots:
     void refresh() override;
@@ -136,17 +167,26 @@ private:
         double divisor = 1;
         QScatterSeries *points = nullptr;
         QLineSeries *curve = nullptr;
+        std::vector<core::AddedDevice> added;  ///< devices after the paper's data (FLOPS and DRAM only)
+        core::GrowthFit refit;                 ///< over the paper's in-fit points and `added`
+        QScatterSeries *addedPoints = nullptr; ///< null without added devices
+        QLineSeries *refitCurve = nullptr;     ///< null without added devices
+        QPair<int, int> addedYears;            ///< first and last release year of `added`
     };
 
     void rebuildValues(); ///< normalisation, curves, ranges: replace() in place
     void layoutOverlay(); ///< title that fits, legend inside the plot, gap label, point names, callout
     void updateGap();     ///< the bracket between the fitted FLOPS and DRAM curves at their last common year
     void placeNames(const QRectF &area, const QRectF &legend);
+    /// Where the visible markers and curves are painted (chart coordinates): what no text or legend may cover.
+    std::vector<QRectF> plottedRects() const;
     const Track *track(const char *id) const;
     QStringList titles() const;  ///< full title first, then shorter fallbacks
     QStringList xTitles() const; ///< the year axis' title, then shorter ones for narrow plots
     void updateDevice();
     void showCallout(const Track &t, const QPointF &point, bool state);
+    void showAddedCallout(const Track &t, const QPointF &point, bool state);
+    bool addedVisible(const Track &t) const; ///< its added devices and refit are drawn
     bool trackVisible(const Track &t) const;
     void syncOptions(); ///< check marks of the option actions follow the state
 
@@ -155,9 +195,11 @@ private:
     QActionGroup *m_baseYearGroup = nullptr;
     QAction *m_modelSizeAction = nullptr;
     QAction *m_trainingAction = nullptr;
+    QAction *m_addedAction = nullptr;
 
     core::TrendData m_data;
     std::vector<Track> m_tracks;
+    QString m_addedYears; ///< "2023–25": the years of the added devices
     QScatterSeries *m_device = nullptr;
     QStringList m_deviceSeries; ///< the series id each device marker sits on
     QStringList m_deviceTexts;  ///< its tooltip
@@ -171,6 +213,7 @@ private:
     int m_baseYear = kDefaultBaseYear;
     bool m_showModelSize = false;
     bool m_showTrainingCompute = false;
+    bool m_showAdded = true;
 };
 
 } // namespace memwall::ui
