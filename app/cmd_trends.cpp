@@ -4,6 +4,8 @@
 #include "commands.h"
 
 #include "core/io/jsonreader.h"
+#include "core/io/presets.h"
+#include "core/trends/refit.h"
 #include "core/trends/trends.h"
 
 #include <iostream>
@@ -23,6 +25,29 @@ std::string cell(std::string s, std::size_t width, bool right = false)
     if (s.size() > width)
         s = s.substr(0, width - 3) + "...";
     return pad(std::move(s), width, right);
+}
+
+/// The refits with the devices of MemWall's presets after the paper's data (core/trends/refit.h), one line a series.
+void printRefits(const core::TrendData &data, const std::vector<core::HardwareSpec> &devices)
+{
+    bool header = false;
+    for (const core::TrendSeries &s : data.series) {
+        const std::vector<core::AddedDevice> added = core::devicesAfterPaper(s, devices);
+        if (added.empty())
+            continue;
+        if (!header) {
+            std::cout << "\nRefits with the data-center GPUs and ASICs with HBM that MemWall's presets add after the "
+                         "paper's data\n(not in the paper; the trends chart draws them as diamonds):\n";
+            header = true;
+        }
+        const core::GrowthFit f = core::refit(s, added);
+        std::string ids;
+        for (const core::AddedDevice &d : added)
+            ids += (ids.empty() ? "" : ", ") + d.id;
+        std::cout << "  " << cell(s.id, 22) << "  " << factorText(f.factorPer2Years) << " per 2 years, r2 "
+                  << core::formatFixed(f.r2, 3) << ", " << f.points << " points with " << added.size()
+                  << " added: " << ids << "\n";
+    }
 }
 
 void printTable(const core::TrendData &data)
@@ -59,10 +84,14 @@ void printTable(const core::TrendData &data)
 int cmdTrends(const CommandLine &cl)
 {
     const core::TrendData data = core::loadBuiltinTrends();
-    if (cl.json)
-        std::cout << core::toJson(data).dump(2) << "\n";
-    else
+    core::PresetLibrary presets; // the built-in devices, as the trends chart uses
+    presets.loadBuiltin();
+    if (cl.json) {
+        std::cout << core::toJsonWithRefits(data, presets.hardware()).dump(2) << "\n";
+    } else {
         printTable(data);
+        printRefits(data, presets.hardware());
+    }
     return 0;
 }
 

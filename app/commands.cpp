@@ -180,11 +180,14 @@ const std::vector<Command> &commands()
          "[--json]",
          "The trend data behind Gholami et al., \"AI and Memory Wall\" (IEEE Micro 2024): peak FLOPS, DRAM and\n"
          "interconnect bandwidth of hardware, and parameters and training compute of models, with the growth per\n"
-         "two years fitted by ordinary least squares of log10(value) on the decimal year.",
+         "two years fitted by ordinary least squares of log10(value) on the decimal year. Beside the paper's fits,\n"
+         "the refits of peak FLOPS and DRAM bandwidth with the data-center GPUs and ASICs with HBM that MemWall's\n"
+         "presets add after the paper's data.",
          false,
          {{"--json", "",
-           "print {\"series\": [{\"id\", \"name\", \"unit\", \"factor_per_2_years\", \"r2\", \"points\": [...]}], "
-           "\"other_series\": [...]} (series without a growth line in the paper go to other_series)"}},
+           "print {\"series\": [{\"id\", \"name\", \"unit\", \"factor_per_2_years\", \"r2\", \"points\": [...], "
+           "\"added_points\"?, \"refit\"?}], \"other_series\": [...]} (series without a growth line in the paper go "
+           "to other_series; added_points and refit: the devices MemWall adds and the fit with them)"}},
          cmdTrends},
         {"measure",
          "[--json] [--seconds X]",

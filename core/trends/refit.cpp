@@ -74,6 +74,33 @@ std::vector<AddedDevice> devicesAfterPaper(const TrendSeries &series, const std:
     return out;
 }
 
+nlohmann::json toJson(const AddedDevice &d)
+{
+    nlohmann::json j{{"id", d.id}, {"name", d.point.name}, {"year", d.point.year}, {"value", d.point.value}};
+    if (d.format)
+        j["format"] = std::string(toString(*d.format));
+    if (!d.memory.empty())
+        j["memory"] = d.memory;
+    return j;
+}
+
+nlohmann::json toJsonWithRefits(const TrendData &data, const std::vector<HardwareSpec> &devices)
+{
+    nlohmann::json j = toJson(data);
+    for (nlohmann::json &s : j["series"]) {
+        const TrendSeries *series = data.find(s["id"].get<std::string>());
+        const std::vector<AddedDevice> added =
+            series ? devicesAfterPaper(*series, devices) : std::vector<AddedDevice>{};
+        if (added.empty())
+            continue;
+        nlohmann::json &points = s["added_points"] = nlohmann::json::array();
+        for (const AddedDevice &d : added)
+            points.push_back(toJson(d));
+        s["refit"] = toJson(refit(*series, added));
+    }
+    return j;
+}
+
 GrowthFit refit(const TrendSeries &series, const std::vector<AddedDevice> &added)
 {
     std::vector<TrendPoint> points = series.points;

@@ -3,6 +3,8 @@
 #include "core/hardware/hardwarespec.h"
 #include "core/trends/trends.h"
 
+#include <nlohmann/json.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +41,14 @@ struct AddedDevice
 ///     series' modern points, never a sparsity figure (HardwareSpec keeps dense peaks only), never FP8 or FP4;
 ///   - on `dram_bandwidth`, the value is that main memory's bandwidth.
 std::vector<AddedDevice> devicesAfterPaper(const TrendSeries &series, const std::vector<HardwareSpec> &devices);
+
+/// One added device: {"id", "name", "year", "value", "format"? (FLOPS), "memory"? (DRAM)}, values in the series'
+/// unit.
+nlohmann::json toJson(const AddedDevice &device);
+
+/// The `memwall trends --json` document (toJson(const TrendData &)) with, on each series that `devices` add to,
+/// "added_points" (toJson(const AddedDevice &) of each) and "refit" (toJson(const GrowthFit &) of refit()).
+nlohmann::json toJsonWithRefits(const TrendData &data, const std::vector<HardwareSpec> &devices);
 
 /// The fit of `series` with `added` in it: fitExponential() over the series' in-fit points and the added points, so
 /// that it compares with the paper's fit point for point. Throws as fitExponential() does.

@@ -267,18 +267,21 @@ TrendData loadBuiltinTrends()
     return all;
 }
 
+json toJson(const GrowthFit &f)
+{
+    return json{{"factor_per_2_years", f.factorPer2Years},
+                {"r2", f.r2},
+                {"slope_log10_per_year", f.slopeLog10PerYear},
+                {"intercept_log10", f.interceptLog10},
+                {"fit_points", f.points}};
+}
+
 json toJson(const TrendSeries &s)
 {
     json j = {{"id", s.id},     {"name", s.name},     {"unit", s.unit},
               {"note", s.note}, {"source", s.source}, {"fitted", s.fitted}};
-    if (s.fitted) {
-        const GrowthFit f = fitExponential(s.points);
-        j["factor_per_2_years"] = f.factorPer2Years;
-        j["r2"] = f.r2;
-        j["slope_log10_per_year"] = f.slopeLog10PerYear;
-        j["intercept_log10"] = f.interceptLog10;
-        j["fit_points"] = f.points;
-    }
+    if (s.fitted)
+        j.update(toJson(fitExponential(s.points)));
     if (s.paperFactorPer2Years)
         j["paper_factor_per_2_years"] = *s.paperFactorPer2Years;
     json pts = json::array();

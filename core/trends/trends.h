@@ -94,5 +94,7 @@ TrendData trendsFromJson(const nlohmann::json &j, const std::string &file);
 nlohmann::json toJson(const TrendData &data);
 /// One series; with its fit fields if `series.fitted`.
 nlohmann::json toJson(const TrendSeries &series);
+/// A fit's fields: factor_per_2_years, r2, slope_log10_per_year, intercept_log10, fit_points.
+nlohmann::json toJson(const GrowthFit &fit);
 
 } // namespace memwall::core

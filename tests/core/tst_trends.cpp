@@ -363,6 +363,19 @@ private slots:
         QVERIFY(std::abs(std::log10(f.at(2000 + sx / n)) - sy / n) < 1e-9);
         // Without devices it is the paper's fit.
         QCOMPARE(memwall::core::refit(s, {}).factorPer2Years, fitExponential(s.points).factorPer2Years);
+        // `memwall trends --json` carries the same refit and devices beside the paper's fit of the series.
+        const nlohmann::json doc = memwall::core::toJsonWithRefits(m_data, lib.hardware());
+        for (const nlohmann::json &js : doc.at("series")) {
+            if (js.at("id") != series.toStdString())
+                continue;
+            QVERIFY(std::abs(js.at("refit").at("factor_per_2_years").get<double>() - factor) < 1e-9);
+            QCOMPARE(js.at("refit").at("fit_points").get<int>(), points);
+            QCOMPARE(js.at("added_points").size(), std::size(kAdded));
+            QCOMPARE(js.at("added_points").front().at("id").get<std::string>(), std::string(kAdded[0].id));
+            QCOMPARE(js.at("factor_per_2_years").get<double>(), fitExponential(s.points).factorPer2Years);
+        }
+        for (const nlohmann::json &js : doc.at("series"))
+            QCOMPARE(js.contains("refit"), js.at("id") == "hw_peak_flops" || js.at("id") == "dram_bandwidth");
     }
 
     void paperFactors_data()

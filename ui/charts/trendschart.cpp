@@ -1097,23 +1097,12 @@ nlohmann::json TrendsChart::data() const
         if (addedVisible(t)) {
             auto &added = s["added_points"] = nlohmann::json::array();
             for (const AddedDevice &d : t.added) {
-                nlohmann::json a{{"id", d.id},
-                                 {"name", d.point.name},
-                                 {"year", d.point.year},
-                                 {"value", d.point.value},
-                                 {"normalized", d.point.value / t.divisor}};
-                if (d.format)
-                    a["format"] = std::string(toString(*d.format));
-                if (!d.memory.empty())
-                    a["memory"] = d.memory;
+                nlohmann::json a = toJson(d);
+                a["normalized"] = d.point.value / t.divisor;
                 added.push_back(std::move(a));
             }
-            s["refit"] = {{"label", t.refitCurve->name().toStdString()},
-                          {"factor_per_2_years", t.refit.factorPer2Years},
-                          {"r2", t.refit.r2},
-                          {"slope_log10_per_year", t.refit.slopeLog10PerYear},
-                          {"intercept_log10", t.refit.interceptLog10},
-                          {"fit_points", t.refit.points}};
+            s["refit"] = toJson(t.refit);
+            s["refit"]["label"] = t.refitCurve->name().toStdString();
         }
         arr.push_back(std::move(s));
     }
