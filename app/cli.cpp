@@ -162,12 +162,12 @@ ScenarioFile resolveScenario(const CommandLine &cl, const PresetLibrary &lib)
         f.model = m->shape;
         f.modelInline = false;
     }
-    // An encoder has no decode phase: unless a phase was asked for, analyse its forward pass.
-    const bool phaseGiven =
-        std::any_of(cl.overrides.begin(), cl.overrides.end(), [](const auto &o) { return o.option->key == "phase"; });
-    if (!phaseGiven && f.model.arch == Architecture::Encoder &&
-        (f.scenario.phase == Phase::Decode || f.scenario.phase == Phase::Generate))
-        f.scenario.phase = Phase::Encode;
+    // What the model implies (an encoder's forward pass, an image's patches), unless the options say otherwise.
+    const auto given = [&cl](std::string_view key) {
+        return std::any_of(cl.overrides.begin(), cl.overrides.end(),
+                           [key](const auto &o) { return o.option->key == key; });
+    };
+    adaptToModel(f.scenario, f.model, given("phase"), given("seq"));
     for (const auto &[option, v] : cl.overrides)
         option->set(f.scenario, f.whatIf, v); // checked when parsed
     if (auto e = validate(f.scenario); !e.empty())

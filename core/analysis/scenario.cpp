@@ -1,6 +1,7 @@
 #include "core/analysis/scenario.h"
 
 #include "core/analysis/options.h"
+#include "core/model/modelshape.h"
 #include "core/util/enumnames.h"
 
 #include <array>
@@ -56,6 +57,14 @@ std::string validate(const Scenario &s)
     if (s.weights.groupSize < 0)
         return "weight group size must not be negative, got " + std::to_string(s.weights.groupSize);
     return {};
+}
+
+void adaptToModel(Scenario &s, const ModelShape &m, bool keepPhase, bool keepSeq)
+{
+    if (!keepPhase && m.arch == Architecture::Encoder && (s.phase == Phase::Decode || s.phase == Phase::Generate))
+        s.phase = Phase::Encode;
+    if (!keepSeq && m.patchInputs > 0 && m.maxPositions > 0)
+        s.seq = m.maxPositions;
 }
 
 } // namespace memwall::core

@@ -132,4 +132,12 @@ struct WhatIf
 /// Checks the scenario on its own (without device or model); "" if fine, else one line naming field and value.
 std::string validate(const Scenario &s);
 
+struct ModelShape;
+/// What a model implies for a scenario, where the user did not choose otherwise (`keepPhase`, `keepSeq`: the
+/// command line's --phase and --seq): an encoder has no decode phase, so a decode or generate scenario becomes its
+/// forward pass (encode); a model of image patches (patch_inputs > 0) encodes exactly its patches and class token, so
+/// seq becomes its max_positions (ViT-L/32 at 224 pixels: 50). The window (on a change of model) and the command line
+/// both call it, so that one model gives one scenario.
+void adaptToModel(Scenario &s, const ModelShape &m, bool keepPhase = false, bool keepSeq = false);
+
 } // namespace memwall::core

@@ -174,6 +174,20 @@ private slots:
         QVERIFY2(err.contains(bad + ": runs[0].") && !err.contains('\n'), qPrintable(err));
     }
 
+    void visionEncoderEncodesItsPatches()
+    {
+        // Without --phase and --seq, ViT-L/32 encodes one image: its 49 patches and the class token. Given, they stay.
+        const Run image = memwall({"analyze", "--model", "vit-large-patch32-224", "--json"});
+        QCOMPARE(image.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(image.out).object();
+        QCOMPARE(at(o, "scenario.phase").toString(), QString("encode"));
+        QCOMPARE(at(o, "scenario.seq").toDouble(), 50.0);
+        const Run asked = memwall({"analyze", "--model", "vit-large-patch32-224", "--seq", "20", "--json"});
+        QCOMPARE(at(QJsonDocument::fromJson(asked.out).object(), "scenario.seq").toDouble(), 20.0);
+        const Run text = memwall({"analyze", "--model", "bert-base-uncased", "--json"});
+        QCOMPARE(at(QJsonDocument::fromJson(text.out).object(), "scenario.seq").toDouble(), 2048.0);
+    }
+
     void trendsShowThePaperAndTheRefits()
     {
         // The paper's fits, and beside them the refits with the devices MemWall adds after its data (pinned in

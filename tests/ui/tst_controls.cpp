@@ -271,6 +271,30 @@ private slots:
         QVERIFY(m_doc->analysis().memoryEfficiency < 1.0);
     }
 
+    void pickingAVisionEncoderEncodesItsPatches()
+    {
+        // ViT-L/32 takes a 224-pixel image as 49 patches and a class token: picking it switches the decode scenario to
+        // an encode pass of exactly those 50 tokens, shown in the prompt control, in one undo step.
+        ui::PresetPicker *models = m_panel->modelPicker();
+        const int row = models->findData(QStringLiteral("vit-large-patch32-224"));
+        QVERIFY(row >= 0);
+        const core::Scenario before = m_doc->scenario();
+        QVERIFY(before.phase == core::Phase::Decode && before.seq != 50);
+        models->setCurrentIndex(row);
+        emit models->activated(row);
+        QVERIFY(m_doc->scenario().phase == core::Phase::Encode);
+        QCOMPARE(m_doc->scenario().seq, int64_t(50));
+        QCOMPARE(m_panel->phaseCombo()->currentText(), QStringLiteral("encode"));
+        QCOMPARE(m_panel->promptSlider()->value(), 50.0);
+        QVERIFY(m_doc->analysisError().isEmpty());
+        QVERIFY(!m_doc->analysis().operators.empty());
+        QCOMPARE(m_doc->analysis().operators.front().name, std::string("patch_embed"));
+        m_doc->undoStack()->undo();
+        QVERIFY(m_doc->scenario().phase == before.phase);
+        QCOMPARE(m_doc->scenario().seq, before.seq);
+        QCOMPARE(m_panel->promptSlider()->value(), double(before.seq));
+    }
+
     void pickersSearchAndSelect()
     {
         ui::PresetPicker *models = m_panel->modelPicker();

@@ -9,6 +9,7 @@
 #include "ui/charts/timelinechart.h"
 #include "ui/controls/controlspanel.h"
 #include "ui/controls/logslider.h"
+#include "ui/controls/presetpicker.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/lessons/lessonactions.h"
 #include "ui/lessons/lessoncontroller.h"
@@ -705,6 +706,19 @@ private slots:
         QString ninth = out;
         ninth.replace(".png", "-mamba2-memory.png");
         QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(ninth));
+        // A tenth: ViT-L/32 picked in the model picker, encoding batches of 64 images of 50 tokens, on the roofline.
+        ui::PresetPicker *models = m_window->findChild<ui::PresetPicker *>("modelPicker");
+        QVERIFY(models);
+        const int vit = models->findData(QStringLiteral("vit-large-patch32-224"));
+        QVERIFY(vit >= 0);
+        models->setCurrentIndex(vit);
+        emit models->activated(vit);
+        QCOMPARE(m_doc->scenario().seq, int64_t(50));
+        QVERIFY(showTab("roofline"));
+        QTest::qWait(50);
+        QString tenth = out;
+        tenth.replace(".png", "-vit-roofline.png");
+        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(tenth));
     }
 };
 

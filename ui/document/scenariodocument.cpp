@@ -210,9 +210,8 @@ void ScenarioDocument::setModel(const ModelShape &m, bool inlineShape)
     ScenarioFile f = m_file;
     f.model = m;
     f.modelInline = inlineShape;
-    // An encoder has no decode phase: switch to its forward pass in the same undo step.
-    if (m.arch == Architecture::Encoder && (f.scenario.phase == Phase::Decode || f.scenario.phase == Phase::Generate))
-        f.scenario.phase = Phase::Encode;
+    // An encoder's forward pass instead of decode, an image's patches as its sequence: in the same undo step.
+    adaptToModel(f.scenario, m);
     push(f, tr("Model: %1").arg(QString::fromStdString(m.name)), -1);
 }
 
