@@ -829,10 +829,8 @@ void importGptj(JsonReader &r, ModelShape &m)
     m.tiedEmbeddings = r.boolean("tie_word_embeddings", false);
 }
 
-/// BertModel / RobertaModel (what `AutoModel` loads, the pooler included, no MLM head): post-norm encoder,
-/// learned absolute positions, token-type embeddings, LayerNorm after the embeddings, biases everywhere.
-/// RoBERTa's max_position_embeddings already includes its padding offset (514 = 512 + 2).
-void importBert(JsonReader &r, ModelShape &m)
+/// What BERT's and ViT's configs share: an encoder of multi-head attention, sized by the same keys.
+void importEncoderSizes(JsonReader &r, ModelShape &m)
 {
     m.arch = Architecture::Encoder;
     m.hidden = requiredSize(r, {"hidden_size"});
@@ -841,6 +839,14 @@ void importBert(JsonReader &r, ModelShape &m)
     m.kvHeads = m.heads;
     m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
     m.ffn = requiredSize(r, {"intermediate_size"});
+}
+
+/// BertModel / RobertaModel (what `AutoModel` loads, the pooler included, no MLM head): post-norm encoder,
+/// learned absolute positions, token-type embeddings, LayerNorm after the embeddings, biases everywhere.
+/// RoBERTa's max_position_embeddings already includes its padding offset (514 = 512 + 2).
+void importBert(JsonReader &r, ModelShape &m)
+{
+    importEncoderSizes(r, m);
     m.vocab = requiredSize(r, {"vocab_size"});
     m.maxPositions = requiredSize(r, {"max_position_embeddings"});
     m.positions = PositionEncoding::Learned;
@@ -883,13 +889,7 @@ void importVit(JsonReader &r, ModelShape &m)
             if (cls != "ViTModel")
                 r.fail("architectures", "'" + cls + "' is not modelled; only ViTModel is");
         }
-    m.arch = Architecture::Encoder;
-    m.hidden = requiredSize(r, {"hidden_size"});
-    m.layers = requiredSize(r, {"num_hidden_layers"});
-    m.heads = requiredSize(r, {"num_attention_heads"});
-    m.kvHeads = m.heads;
-    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
-    m.ffn = requiredSize(r, {"intermediate_size"});
+    importEncoderSizes(r, m);
     m.activation = activation(r, {"hidden_act"}, Activation::Gelu);
     const int64_t image = requiredSize(r, {"image_size"});
     const int64_t patch = requiredSize(r, {"patch_size"});

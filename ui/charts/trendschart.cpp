@@ -939,14 +939,10 @@ void TrendsChart::placeNames(const QRectF &area, const QRectF &legend)
     }
 }
 
-void TrendsChart::showCallout(const Track &t, const QPointF &point, bool state)
+namespace {
+/// The index of the plotted point nearest `point` (years apart plus decades apart on the log axis); -1 if none.
+int nearestPoint(const QList<QPointF> &pts, const QPointF &point)
 {
-    if (!state) {
-        m_callout->hide();
-        return;
-    }
-    // Find the data point under the cursor (the plotted points are in data order).
-    const auto pts = t.points->points();
     int best = -1;
     double bestD = std::numeric_limits<double>::max();
     for (int i = 0; i < pts.size(); ++i) {
@@ -956,6 +952,19 @@ void TrendsChart::showCallout(const Track &t, const QPointF &point, bool state)
             best = i;
         }
     }
+    return best;
+}
+} // namespace
+
+void TrendsChart::showCallout(const Track &t, const QPointF &point, bool state)
+{
+    if (!state) {
+        m_callout->hide();
+        return;
+    }
+    // The data point under the cursor (the plotted points are in data order).
+    const auto pts = t.points->points();
+    const int best = nearestPoint(pts, point);
     if (best < 0 || best >= static_cast<int>(t.series->points.size()))
         return;
     const TrendPoint &tp = t.series->points[static_cast<std::size_t>(best)];
@@ -984,15 +993,7 @@ void TrendsChart::showAddedCallout(const Track &t, const QPointF &point, bool st
         return;
     }
     const auto pts = t.addedPoints->points();
-    int best = -1;
-    double bestD = std::numeric_limits<double>::max();
-    for (int i = 0; i < pts.size(); ++i) {
-        const double d = std::abs(pts[i].x() - point.x()) + std::abs(std::log10(pts[i].y() / point.y()));
-        if (d < bestD) {
-            bestD = d;
-            best = i;
-        }
-    }
+    const int best = nearestPoint(pts, point);
     if (best < 0 || best >= static_cast<int>(t.added.size()))
         return;
     const AddedDevice &d = t.added[static_cast<std::size_t>(best)];
