@@ -453,6 +453,22 @@ void TestTrendsChart::deviceOnEverySeries()
     QVERIFY2(uitest::markerProblems(chart).isEmpty(), qPrintable(uitest::markerProblems(chart)));
     doc.undoStack()->undo();
     QCOMPARE(chart.deviceMarkers(), before);
+    // A what-if doubling the device's compute doubles its FLOPS marker: the chart draws the scaled device.
+    core::WhatIf twice;
+    twice.compute = 2;
+    doc.setWhatIf(twice, -1);
+    QCoreApplication::processEvents();
+    QCOMPARE(chart.deviceMarkers()[0].first, QString("hw_peak_flops"));
+    QVERIFY(qFuzzyCompare(chart.deviceMarkers()[0].second.y(), 2 * before[0].second.y()));
+    QVERIFY2(uitest::markerProblems(chart).isEmpty(), qPrintable(uitest::markerProblems(chart)));
+    doc.undoStack()->undo();
+    // A new batch is nothing the chart draws: the chart is not laid out again, and stays where it was.
+    core::Scenario batch = doc.scenario();
+    batch.batch = 64;
+    doc.setScenario(batch, "batch");
+    QCoreApplication::processEvents();
+    QCOMPARE(chart.deviceMarkers(), before);
+    QVERIFY2(uitest::markerProblems(chart).isEmpty(), qPrintable(uitest::markerProblems(chart)));
 }
 
 void TestTrendsChart::pointsNamed_data()

@@ -38,7 +38,7 @@ void ChartBase::followDocument()
 {
     if (!deferWhileSuspended()) {
         watchVisibility();
-        refresh();
+        documentChanged();
     }
 }
 

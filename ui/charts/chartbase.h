@@ -105,6 +105,9 @@ signals:
     void operatorClicked(int index);
 
 protected:
+    /// The document changed (and the chart is not suspended): refresh(). A chart that draws only part of the
+    /// document may skip the refresh while that part is unchanged (the trends chart: the device).
+    virtual void documentChanged() { refresh(); }
     /// Called after the base applied the theme to the chart, axes and legend.
     virtual void restyle() {}
     /// For settle(): finishes the chart's background work now and draws its result. Default: nothing to do.

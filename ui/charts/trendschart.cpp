@@ -685,8 +685,30 @@ void TrendsChart::updateDevice()
     m_device->setName(pts.isEmpty() ? QString() : tr("%1 (this device)").arg(deviceNameWithoutVendor(hw)));
 }
 
+namespace {
+/// What the trends chart draws of a device: its name, year, peak and main memory (a what-if scales the last two).
+QString deviceKey(const HardwareSpec &hw)
+{
+    const double bw = hw.memory.empty() ? 0.0 : hw.mainMemory().bandwidthBytesPerS.value;
+    const int kind = hw.memory.empty() ? -1 : static_cast<int>(hw.mainMemory().kind);
+    return QStringLiteral("%1|%2|%3|%4|%5")
+        .arg(QString::fromStdString(hw.name))
+        .arg(hw.year.value, 0, 'g', 17)
+        .arg(trendsmath::devicePeak(hw), 0, 'g', 17)
+        .arg(bw, 0, 'g', 17)
+        .arg(kind);
+}
+} // namespace
+
+void TrendsChart::documentChanged()
+{
+    if (deviceKey(document()->hardware()) != m_drawnDevice)
+        refresh();
+}
+
 void TrendsChart::refresh()
 {
+    m_drawnDevice = deviceKey(document()->hardware());
     updateDevice();
     setLegendVisible(m_device, m_device->count() > 0);
     // Ranges: every visible point, curve and the device, in whole years and decades.

@@ -152,6 +152,9 @@ signals:
     void baseYearChanged(int year);
 
 protected:
+    /// Refreshes only when the device changed: nothing else of the document is drawn here, and a slider tick would
+    /// otherwise lay out the legend, the names and the gap again for the same picture.
+    void documentChanged() override;
     void restyle() override;
 
 private:
@@ -203,6 +206,7 @@ private:
     QScatterSeries *m_device = nullptr;
     QStringList m_deviceSeries; ///< the series id each device marker sits on
     QStringList m_deviceTexts;  ///< its tooltip
+    QString m_drawnDevice;      ///< deviceKey() of the device the last refresh() drew
     QLineSeries *m_gap = nullptr;
     QGraphicsSimpleTextItem *m_gapLabel = nullptr;
     QGraphicsLineItem *m_gapLeader = nullptr; ///< from the gap's label to its bracket, when it could not sit beside it
