@@ -4,7 +4,6 @@
 #include "commands.h"
 
 #include "core/io/jsonreader.h"
-#include "core/io/presets.h"
 #include "core/trends/refit.h"
 #include "core/trends/trends.h"
 
@@ -84,13 +83,12 @@ void printTable(const core::TrendData &data)
 int cmdTrends(const CommandLine &cl)
 {
     const core::TrendData data = core::loadBuiltinTrends();
-    core::PresetLibrary presets; // the built-in devices, as the trends chart uses
-    presets.loadBuiltin();
+    const std::vector<core::HardwareSpec> &devices = core::builtinRefitDevices();
     if (cl.json) {
-        std::cout << core::toJsonWithRefits(data, presets.hardware()).dump(2) << "\n";
+        std::cout << core::toJsonWithRefits(data, devices).dump(2) << "\n";
     } else {
         printTable(data);
-        printRefits(data, presets.hardware());
+        printRefits(data, devices);
     }
     return 0;
 }

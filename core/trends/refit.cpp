@@ -1,5 +1,6 @@
 #include "core/trends/refit.h"
 
+#include "core/io/presets.h"
 #include "core/trends/ridge.h"
 
 #include <algorithm>
@@ -34,6 +35,16 @@ bool hbmAccelerator(const HardwareSpec &hw)
 }
 
 } // namespace
+
+const std::vector<HardwareSpec> &builtinRefitDevices()
+{
+    static const PresetLibrary lib = [] {
+        PresetLibrary l;
+        l.loadBuiltin();
+        return l;
+    }();
+    return lib.hardware();
+}
 
 std::vector<AddedDevice> devicesAfterPaper(const TrendSeries &series, const std::vector<HardwareSpec> &devices)
 {

@@ -23,8 +23,13 @@ struct AddedDevice
     std::string memory;          ///< on `dram_bandwidth`: the name of the main memory ("HBM3e (6 stacks)"); else ""
 };
 
-/// The devices of `devices` (the built-in presets, for the trends chart) that belong on `series` after its data
-/// ends; empty for any series but `hw_peak_flops` and `dram_bandwidth`. Sorted by year, then id.
+/// The devices the refits draw from: the built-in presets, loaded once, not a user's edited copies, so that the
+/// refit is the one pinned in tests/core/tst_trends.cpp and stated in presets/trends/README.md (the trends chart and
+/// `memwall trends` both use them).
+const std::vector<HardwareSpec> &builtinRefitDevices();
+
+/// The devices of `devices` (builtinRefitDevices(), for the trends chart and `memwall trends`) that belong on `series`
+/// after its data ends; empty for any series but `hw_peak_flops` and `dram_bandwidth`. Sorted by year, then id.
 ///
 /// The rule is what those two series hold where they end: per chip, data-center accelerators with HBM. Their last
 /// FLOPS points (P100, V100, A100, H100, TPU v2-v4: the FP16/BF16 tensor peaks) and their last DRAM generations (HBM,

@@ -7,7 +7,6 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
 
-#include "core/io/presets.h"
 #include "core/trends/ridge.h"
 
 #include <QAction>
@@ -194,18 +193,6 @@ QString ratioText(double r)
     return QString::number(r, 'g', 3);
 }
 
-/// The devices the refits add are MemWall's built-in ones (not a user's edited copies): the refit is pinned in
-/// tests/core/tst_trends.cpp and stated in presets/trends/README.md.
-const std::vector<HardwareSpec> &builtinDevices()
-{
-    static const PresetLibrary lib = [] {
-        PresetLibrary l;
-        l.loadBuiltin();
-        return l;
-    }();
-    return lib.hardware();
-}
-
 constexpr const char *kAddedNote = "added by MemWall from its presets, not in the paper";
 /// The added devices' diamonds, before the theme's marker scale: a little larger than the paper's dots (7), so that
 /// the hollow shape reads as different.
@@ -255,7 +242,7 @@ TrendsChart::TrendsChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
         t.curve = new QLineSeries;
         t.curve->setName(t.hasFit ? trendsmath::growthLabel(t.shortName, t.fit.factorPer2Years) : t.shortName);
         if (t.hasFit)
-            t.added = devicesAfterPaper(*s, builtinDevices());
+            t.added = devicesAfterPaper(*s, builtinRefitDevices());
         if (!t.added.empty()) {
             t.refit = core::refit(*s, t.added);
             const int first = static_cast<int>(std::floor(t.added.front().point.year));
