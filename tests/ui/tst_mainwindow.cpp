@@ -719,6 +719,20 @@ private slots:
         QString tenth = out;
         tenth.replace(".png", "-vit-roofline.png");
         QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(tenth));
+        // An eleventh: the trends tab after picking another device in the device picker (its marker moves; the
+        // added devices and the refits stay).
+        QVERIFY(showTab("trends"));
+        ui::PresetPicker *devices = m_window->findChild<ui::PresetPicker *>("devicePicker");
+        QVERIFY(devices);
+        const int mi355 = devices->findData(QStringLiteral("mi355x"));
+        QVERIFY(mi355 >= 0);
+        devices->setCurrentIndex(mi355);
+        emit devices->activated(mi355);
+        QCOMPARE(QString::fromStdString(m_doc->hardware().id), QStringLiteral("mi355x"));
+        QTest::qWait(50);
+        QString eleventh = out;
+        eleventh.replace(".png", "-trends-mi355x.png");
+        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(eleventh));
     }
 };
 
