@@ -999,14 +999,14 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     }
     if (needLink && !(linkBw > 0))
         refuse("hardware " + hw.id + " has no interconnect or host link to split a model over several devices");
-    if (achievable && km.allReduceBusBandwidthBytesPerS && hw.scaleUpLink()) {
-        // nccl-tests' curve: the smallest all-reduce's time, plus the bytes each device sends over the largest
-        // all-reduce's bus bandwidth. Pipeline sends and expert all-to-alls are charged the same way.
-        linkBw = km.allReduceBusBandwidthBytesPerS->value;
-        latency = km.allReduceLatencyS->value;
-    } else {
+    // nccl-tests' curve: the fixed cost it measured at the message's size, plus the bytes each device sends over
+    // the largest all-reduce's bus bandwidth. Pipeline sends and expert all-to-alls are charged the same way.
+    const bool measuredCollectives = achievable && km.hasAllReduce() && hw.scaleUpLink();
+    if (measuredCollectives)
+        linkBw = km.allReduceBusBandwidth();
+    else
         linkBw *= me;
-    }
+    auto latencyAt = [&](double bytes) { return measuredCollectives ? km.allReduceLatencyAt(bytes) : latency; };
 
     // Only the layers with routed experts dispatch tokens to other devices.
     const double sparseLayerCount = layerCount * c.sparseLayers / static_cast<double>(m.layers);
@@ -1015,17 +1015,18 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
         // Tensor parallelism: an all-reduce after each mixer and each FFN (two a layer; one in a layer of one part),
         // forward; backward doubles.
         const double perLayer = (c.attnLayers + c.ssmLayers + c.ffnLayers) / static_cast<double>(m.layers);
-        allReduce(msg, s.tp, linkBw, latency, perLayer * layerCount * count * trainMul, &comm.tpBytes, &comm.timeS);
+        allReduce(msg, s.tp, linkBw, latencyAt(msg), perLayer * layerCount * count * trainMul, &comm.tpBytes,
+                  &comm.timeS);
         if (s.pp > 1) {
             const double transfers = (mb + s.pp - 2) * count * trainMul;
             comm.ppBytes += msg * mb * count * trainMul;
-            comm.timeS += transfers * (msg / linkBw + latency);
+            comm.timeS += transfers * (msg / linkBw + latencyAt(msg));
         }
         if (s.ep > 1) {
             // Expert parallelism: all-to-all dispatch and combine of each routed token's hidden state.
             const double sent = Bm * T * m.activeExperts * c.h * c.act * (s.ep - 1) / s.ep;
             comm.epBytes += 2 * sent * sparseLayerCount * count * trainMul;
-            comm.timeS += 2 * (sent / linkBw + latency) * sparseLayerCount * count * trainMul;
+            comm.timeS += 2 * (sent / linkBw + latencyAt(sent)) * sparseLayerCount * count * trainMul;
         }
     };
     switch (s.phase) {
@@ -1044,7 +1045,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
         // Gradient all-reduce over the replicas (ZeRO-3 also all-gathers weights: 1.5x the traffic).
         const double grads = localParams * c.act;
         double dpTime = 0;
-        allReduce(grads, s.dp, linkBw, latency, s.zeroStage >= 3 ? 1.5 : 1.0, &comm.dpBytes, &dpTime);
+        allReduce(grads, s.dp, linkBw, latencyAt(grads), s.zeroStage >= 3 ? 1.5 : 1.0, &comm.dpBytes, &dpTime);
         comm.timeS += dpTime;
     }
     comm.bytes = comm.tpBytes + comm.ppBytes + comm.dpBytes + comm.epBytes;

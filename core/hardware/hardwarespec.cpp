@@ -32,7 +32,35 @@ bool AchievableModel::empty() const
     const bool noWeightOnly = std::none_of(weightOnlyMemoryFraction.begin(), weightOnlyMemoryFraction.end(),
                                            [](const auto &f) { return f.has_value(); });
     return !computeFraction && !memoryFraction && noGemm && !attentionFraction && !kernelGraphsS && !kernelEagerS &&
-           noWeightOnly && !allReduceLatencyS && !allReduceBusBandwidthBytesPerS;
+           noWeightOnly && !hasAllReduce();
+}
+
+double AchievableModel::allReduceBusBandwidth() const
+{
+    if (allReduceSweep)
+        return allReduceSweep->points.back().second;
+    return allReduceBusBandwidthBytesPerS ? allReduceBusBandwidthBytesPerS->value : 0.0;
+}
+
+double AchievableModel::allReduceLatencyAt(double bytes) const
+{
+    if (!allReduceSweep)
+        return allReduceLatencyS ? allReduceLatencyS->value : 0.0;
+    const AllReduceSweep &w = *allReduceSweep;
+    const double n = w.devices, bus = allReduceBusBandwidth();
+    // Point i took size x 2(n-1)/n / busbw_i; what is left after the bytes at the largest size's rate is fixed cost.
+    auto fixed = [&](const std::pair<double, double> &p) {
+        return std::max(0.0, p.first * 2 * (n - 1) / n * (1 / p.second - 1 / bus));
+    };
+    if (bytes <= w.points.front().first)
+        return fixed(w.points.front());
+    if (bytes >= w.points.back().first)
+        return fixed(w.points.back());
+    const auto hi = std::upper_bound(w.points.begin(), w.points.end(), bytes,
+                                     [](double v, const std::pair<double, double> &p) { return v < p.first; });
+    const auto lo = hi - 1;
+    const double x = std::log(bytes / lo->first) / std::log(hi->first / lo->first);
+    return fixed(*lo) + x * (fixed(*hi) - fixed(*lo));
 }
 
 double AchievableModel::gemmFraction(DType t, double size) const

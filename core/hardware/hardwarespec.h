@@ -5,6 +5,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace memwall::core {
@@ -52,6 +53,16 @@ struct GemmPoint
     Sourced fraction;
 };
 
+/// A published all-reduce size sweep over the scale-up link (nccl-tests / rccl-tests `all_reduce_perf`): the bus
+/// bandwidth each message size reached on `devices` devices. nccl-tests defines bus bandwidth as
+/// size x 2(n-1)/n / time, so each point gives the measured time of its size.
+struct AllReduceSweep
+{
+    int devices = 0;
+    std::vector<std::pair<double, double>> points; ///< (message bytes, bus bandwidth B/s), sizes increasing
+    std::string source;
+};
+
 /// What a device reaches in published microbenchmarks: the inputs of the achievable time model. Each operator takes
 /// max(F / (P x eta_gemm), B / (BW x eta_mem)) + t_kernel per launch; collectives take latency + size / bus bandwidth.
 /// Every figure comes from a microbenchmark (GEMM sweeps, copy kernels, nccl-tests), never from an end-to-end run.
@@ -67,10 +78,19 @@ struct AchievableModel
     /// Weight-only quantized matmuls (int8, int4 weights dequantized in the kernel): their share of the copy
     /// kernel's bandwidth, per weight format.
     std::array<std::optional<Sourced>, kDTypeCount> weightOnlyMemoryFraction{};
-    std::optional<Sourced> allReduceLatencyS; ///< nccl-tests: the smallest all-reduce over the scale-up link
-    std::optional<Sourced> allReduceBusBandwidthBytesPerS; ///< nccl-tests: bus bandwidth of the largest all-reduce
+    /// The all-reduce as two numbers: a latency and the largest all-reduce's bus bandwidth (or give the sweep).
+    std::optional<Sourced> allReduceLatencyS;
+    std::optional<Sourced> allReduceBusBandwidthBytesPerS;
+    std::optional<AllReduceSweep> allReduceSweep; ///< the whole published size sweep, in place of the two numbers
 
     bool empty() const;
+    bool hasAllReduce() const { return allReduceSweep || allReduceBusBandwidthBytesPerS; }
+    /// Bus bandwidth of the largest measured all-reduce: the rate of each collective's bytes. 0 without a figure.
+    double allReduceBusBandwidth() const;
+    /// The fixed part of a collective of `bytes`: the measured time less the bytes over allReduceBusBandwidth(). A
+    /// sweep gives it per size, interpolated in log(bytes) between its points and held at its ends; the two-number
+    /// form gives one latency for every size.
+    double allReduceLatencyAt(double bytes) const;
     /// Fraction of the peak a GEMM of `m n k = size^3` reaches in format `t`: interpolated in log(size) between the
     /// sweep's points and held at its ends; the flat compute fraction when the format has no sweep, else 1.
     double gemmFraction(DType t, double size) const;

@@ -105,6 +105,41 @@ void readPerFormat(JsonReader &parent, std::string_view key, Read read)
     }
 }
 
+/// "allreduce_sweep": {"devices": 8, "source": "...", "points": [{"bytes": 1024, "bus_bandwidth_bytes_per_s": 7e7},
+/// ...]}, sizes increasing.
+AllReduceSweep allReduceSweepFromJson(JsonReader &a)
+{
+    JsonReader w = a.object("allreduce_sweep");
+    AllReduceSweep sweep;
+    const int64_t devices = w.integer("devices");
+    if (devices < 2 || devices > 1'000'000)
+        w.fail("devices", "must be between 2 and 1000000, got " + std::to_string(devices));
+    sweep.devices = static_cast<int>(devices);
+    sweep.source = w.string("source");
+    if (sweep.source.find_first_not_of(" \t") == std::string::npos)
+        w.fail("source", "must not be empty");
+    const json &points = w.array("points");
+    if (points.size() < 2)
+        w.fail("points", "needs at least two message sizes, got " + std::to_string(points.size()));
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        JsonReader p = w.element(points[i], i, "points");
+        const double bytes = p.positive("bytes");
+        if (bytes > 1e13)
+            p.fail("bytes", "must be at most 1e13, got " + brief(bytes));
+        if (!sweep.points.empty() && bytes <= sweep.points.back().first)
+            p.fail("bytes", "points out of order: " + brief(bytes) + " is not larger than the previous " +
+                                brief(sweep.points.back().first));
+        const double bus = p.positive("bus_bandwidth_bytes_per_s");
+        if (bus < kBandwidth.min || bus > kBandwidth.max)
+            p.fail("bus_bandwidth_bytes_per_s", "must be between " + brief(kBandwidth.min) + " and " +
+                                                    brief(kBandwidth.max) + " B/s, got " + brief(bus));
+        p.rejectUnknown();
+        sweep.points.emplace_back(bytes, bus);
+    }
+    w.rejectUnknown({"note"});
+    return sweep;
+}
+
 AchievableModel achievableFromJson(JsonReader &a)
 {
     AchievableModel m;
@@ -153,6 +188,13 @@ AchievableModel achievableFromJson(JsonReader &a)
     if (m.allReduceLatencyS.has_value() != m.allReduceBusBandwidthBytesPerS.has_value())
         a.fail(m.allReduceLatencyS ? "allreduce_bus_bandwidth_bytes_per_s" : "allreduce_latency_s",
                "the all-reduce needs both its latency and its bus bandwidth");
+    if (a.has("allreduce_sweep")) {
+        if (m.allReduceLatencyS)
+            a.fail("allreduce_sweep", "give the sweep or allreduce_latency_s with its bus bandwidth, not both");
+        m.allReduceSweep = allReduceSweepFromJson(a);
+    } else {
+        a.string("allreduce_sweep", "");
+    }
     a.rejectUnknown({"note"});
     return m;
 }
@@ -244,8 +286,9 @@ HardwareSpec hardwareFromJson(const json &j, const std::string &file)
     if (r.has("achievable")) {
         JsonReader a = r.object("achievable");
         hw.achievable = achievableFromJson(a);
-        if (hw.achievable.allReduceLatencyS && hw.interconnects.empty())
-            a.fail("allreduce_latency_s", "needs an interconnect to measure the all-reduce on");
+        if (hw.achievable.hasAllReduce() && hw.interconnects.empty())
+            a.fail(hw.achievable.allReduceSweep ? "allreduce_sweep" : "allreduce_latency_s",
+                   "needs an interconnect to measure the all-reduce on");
     } else {
         r.string("achievable", "");
     }
@@ -292,6 +335,12 @@ json toJson(const AchievableModel &m)
         a["weight_only_memory_fraction"] = weightOnly;
     put("allreduce_latency_s", m.allReduceLatencyS);
     put("allreduce_bus_bandwidth_bytes_per_s", m.allReduceBusBandwidthBytesPerS);
+    if (const std::optional<AllReduceSweep> &w = m.allReduceSweep) {
+        json points = json::array();
+        for (const auto &[bytes, bus] : w->points)
+            points.push_back({{"bytes", bytes}, {"bus_bandwidth_bytes_per_s", bus}});
+        a["allreduce_sweep"] = {{"devices", w->devices}, {"source", w->source}, {"points", points}};
+    }
     return a;
 }
 

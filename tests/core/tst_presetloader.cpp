@@ -194,6 +194,67 @@ void TestPresetLoader::hardwareErrors_data()
             j["achievable"] = {{"compute_fraction", sourced(1.5)}};
         },
         "t.json: achievable.compute_fraction.value: must be between 1e-06 and 1.0, got 1.5");
+    // The all-reduce sweep: a base to break field by field.
+    auto sweep = [](json &j) {
+        j["achievable"]["allreduce_sweep"] = {
+            {"devices", 8},
+            {"source", "nccl-tests"},
+            {"points", json::array({{{"bytes", 1024}, {"bus_bandwidth_bytes_per_s", 7e7}},
+                                    {{"bytes", 2048}, {"bus_bandwidth_bytes_per_s", 1.4e8}}})}};
+    };
+    row(
+        "all-reduce sweep of one size",
+        [sweep](json &j) {
+            sweep(j);
+            j["achievable"]["allreduce_sweep"]["points"].erase(1);
+        },
+        "t.json: achievable.allreduce_sweep.points: needs at least two message sizes, got 1");
+    row(
+        "all-reduce sweep out of order",
+        [sweep](json &j) {
+            sweep(j);
+            j["achievable"]["allreduce_sweep"]["points"][1]["bytes"] = 512;
+        },
+        "t.json: achievable.allreduce_sweep.points[1].bytes: points out of order: 512.0 is not larger than the "
+        "previous "
+        "1024.0");
+    row(
+        "all-reduce sweep on one device",
+        [sweep](json &j) {
+            sweep(j);
+            j["achievable"]["allreduce_sweep"]["devices"] = 1;
+        },
+        "t.json: achievable.allreduce_sweep.devices: must be between 2 and 1000000, got 1");
+    row(
+        "all-reduce sweep with an absurd bandwidth",
+        [sweep](json &j) {
+            sweep(j);
+            j["achievable"]["allreduce_sweep"]["points"][0]["bus_bandwidth_bytes_per_s"] = 1e30;
+        },
+        "t.json: achievable.allreduce_sweep.points[0].bus_bandwidth_bytes_per_s: must be between 1000.0 and 1e+18 "
+        "B/s, got 1e+30");
+    row(
+        "all-reduce sweep without a source",
+        [sweep](json &j) {
+            sweep(j);
+            j["achievable"]["allreduce_sweep"]["source"] = " ";
+        },
+        "t.json: achievable.allreduce_sweep.source: must not be empty");
+    row(
+        "all-reduce sweep beside the two-number form",
+        [sweep](json &j) {
+            sweep(j);
+            j["achievable"]["allreduce_latency_s"] = sourced(38e-6);
+            j["achievable"]["allreduce_bus_bandwidth_bytes_per_s"] = sourced(479e9);
+        },
+        "t.json: achievable.allreduce_sweep: give the sweep or allreduce_latency_s with its bus bandwidth, not both");
+    row(
+        "all-reduce sweep without an interconnect",
+        [sweep](json &j) {
+            sweep(j);
+            j.erase("interconnects");
+        },
+        "t.json: achievable.allreduce_sweep: needs an interconnect to measure the all-reduce on");
     // Finite and positive is not enough: 1e308 FLOP/s crashed the charts, 5e-324 B/s printed inf and nan.
     row(
         "absurd peak", [](json &j) { j["peak_flops"]["fp16"]["value"] = 1e308; },
@@ -447,6 +508,8 @@ void TestPresetLoader::duplicateIdsAreNamed()
     h100["name"] = "My H100";
     QVERIFY(lib.loadText(h100.dump(), "/home/u/presets/hardware/h100.json"));
     QCOMPARE(lib.findHardware("h100-sxm")->name, std::string("My H100"));
+    // The copy is written and read back whole: the all-reduce sweep's 24 sizes too.
+    QCOMPARE(lib.findHardware("h100-sxm")->achievable.allReduceSweep->points.size(), std::size_t(24));
     QVERIFY(lib.issues().empty());
 
     // Two user files with one id: the later in path order is used, and both are named.

@@ -139,6 +139,58 @@ private slots:
         QVERIFY(near(ideal.comm.timeS, 160 * (3.5e-6 + 28672 / 450e9)));
     }
 
+    // A sweep measured on 4 devices (each sends 2 x 3/4 = 1.5 x the message): 1,000 B at 0.1 GB/s, 100,000 B at
+    // 10 GB/s, 1e9 B at 100 GB/s (the bus bandwidth every byte then pays). What each point took beyond its bytes at
+    // 100 GB/s is its fixed cost:
+    //   1,000 B:   1.5 x 1,000 x (1/1e8 - 1/1e11) s   = 15 us x 0.999 = 14.985 us
+    //   100,000 B: 1.5 x 1e5 x (1/1e10 - 1/1e11) s    = 15 us x 0.9   = 13.5 us
+    //   1e9 B:     0
+    // 10,000 B is halfway in log size between the first two: (14.985 + 13.5) / 2 = 14.2425 us. Below the first size
+    // the first point's cost holds, above the last the last's.
+    void allReduceSweepGivesTheFixedCostBySize_data()
+    {
+        QTest::addColumn<double>("bytes");
+        QTest::addColumn<double>("expected");
+        QTest::newRow("a measured size") << 1000.0 << 14.985e-6;
+        QTest::newRow("the middle size") << 1e5 << 13.5e-6;
+        QTest::newRow("between two sizes") << 1e4 << 14.2425e-6;
+        QTest::newRow("below the sweep") << 10.0 << 14.985e-6;
+        QTest::newRow("the largest size") << 1e9 << 0.0;
+        QTest::newRow("above the sweep") << 1e12 << 0.0;
+    }
+    void allReduceSweepGivesTheFixedCostBySize()
+    {
+        QFETCH(double, bytes);
+        QFETCH(double, expected);
+        AchievableModel m;
+        m.allReduceSweep = AllReduceSweep{4, {{1000, 1e8}, {1e5, 1e10}, {1e9, 1e11}}, "hand-made"};
+        QVERIFY(m.hasAllReduce());
+        QCOMPARE(m.allReduceBusBandwidth(), 1e11);
+        QVERIFY2(std::abs(m.allReduceLatencyAt(bytes) - expected) < 1e-12,
+                 qPrintable(QString::number(m.allReduceLatencyAt(bytes) * 1e6, 'g', 10)));
+    }
+
+    // The H100 preset's published sweep (nccl-tests on 8 H100s: 16 KiB at 0.95 GB/s of bus bandwidth). Llama-2-70B
+    // decode at batch 1 and tp 8 all-reduces one token's hidden state, 8,192 x 2 B = 16,384 B, twice in each of 80
+    // layers. On 8 devices the model gives each such all-reduce exactly its measured time,
+    // 16,384 B x 2 x 7/8 / 0.95 GB/s = 30.181 us: 160 x 30.181 us = 4.829 ms.
+    void allReduceTakesThePublishedTimeAtAMeasuredSize()
+    {
+        const HardwareSpec &hw = *lib().findHardware("h100-sxm");
+        QVERIFY(hw.achievable.allReduceSweep);
+        Scenario s;
+        s.tp = 8;
+        s.efficiency = EfficiencyMode::Achievable;
+        const Analysis a = analyze(hw, model("llama-2-70b"), s);
+        const double measured = 16384 * 2 * 7.0 / 8 / 0.95e9;
+        QVERIFY2(near(a.comm.timeS, 160 * measured), qPrintable(QString::number(a.comm.timeS * 1e3, 'g', 10)));
+        // At tp 2 each device sends half the message instead of 7/8 of it; the fixed cost is the sweep's.
+        s.tp = 2;
+        const Analysis two = analyze(hw, model("llama-2-70b"), s);
+        const double fixed = measured - 16384 * 2 * 7.0 / 8 / 478.87e9;
+        QVERIFY(near(two.comm.timeS, 160 * (fixed + 16384 / 478.87e9)));
+    }
+
     // Weight-only INT4 (GPTQ-style, one FP16 scale per 128 weights: 4.125 bits) at batch 1: the FFN up projection of
     // Llama-2-7B reads 4096 x 11008 x 4.125 / 8 = 23,248,896 B of weights per layer. A weight-only kernel that reaches
     // half the copy bandwidth reads them at 0.5 x 0.9 x 3.35 TB/s; its activations (4096 + 11008 elements x 2 B =
