@@ -5,8 +5,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${MEMWALL_BUILD_DIR:-$root/build-test}"
 bash "$root/cmake/install-deps.sh"
-# Optimised as shipped (-O2) but without debug info, which the suite does not need and which is a third of the compile
-# time and most of the link time.
+# Optimised as shipped (-O2; the suites' own sources at -Og, tests/CMakeLists.txt) but without debug info, which the
+# suite does not need and which is a third of the compile time and most of the link time.
 # shellcheck disable=SC2086
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
   -DMEMWALL_BUILD_TESTS=ON ${MEMWALL_CMAKE_ARGS:-} >/dev/null
