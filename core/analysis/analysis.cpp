@@ -763,9 +763,9 @@ void emitHead(Ctx &c, const Pass &p)
 }
 
 /// All-reduce: each device sends 2(p-1)/p of the message (the ring's bandwidth term, optimal for large messages)
-/// and pays the link's collective latency once (the published small-message all-reduce latency, which the
-/// collective library reaches with latency-optimal algorithms; charging the ring's 2(p-1) steps for it would make the
-/// ideal roofline slower than measured tensor-parallel decode).
+/// and pays a fixed cost once: the link's published small-message latency for the ideal roofline, which the
+/// collective library reaches with latency-optimal algorithms (charging the ring's 2(p-1) steps for it would make the
+/// ideal slower than measured tensor-parallel decode); for the achievable time, what nccl-tests measured at this size.
 void allReduce(double message, int p, double bw, double latency, double count, double *bytes, double *time)
 {
     if (p <= 1 || count <= 0)
