@@ -4,6 +4,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/derivation.h"
+#include "core/analysis/explain.h"
 #include "core/analysis/limits.h"
 #include "core/analysis/serving.h"
 #include "core/io/analysisjson.h"
@@ -181,6 +182,8 @@ int cmdAnalyze(const CommandLine &cl)
                 limits.context > 0 ? std::to_string(limits.context).c_str() : "none");
     std::printf("KV cache: %s per token, %s in all\n", formatBytes(a.kvCache.bytesPerToken).c_str(),
                 formatBytes(a.kvCache.totalBytes).c_str());
+    if (const std::string note = positionNote(f.model, s); !note.empty())
+        std::printf("%s\n", oneLine(note).c_str());
     if (serving)
         printServing(*serving, s);
     return 0;

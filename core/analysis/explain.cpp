@@ -89,7 +89,8 @@ std::string sideOfRidge(double intensity, double ridge)
 
 } // namespace
 
-std::string explain(const HardwareSpec &hw, const ModelShape &model, const Scenario &s, const Analysis &a)
+/// The sentence on what limits the run (explain() without the position note).
+static std::string limitSentence(const HardwareSpec &hw, const ModelShape &model, const Scenario &s, const Analysis &a)
 {
     if (!a.memory.fits)
         return doesNotFit(hw, model, a);
@@ -136,6 +137,36 @@ std::string explain(const HardwareSpec &hw, const ModelShape &model, const Scena
                ") sets the speed.";
     }
     return out;
+}
+
+std::string explain(const HardwareSpec &hw, const ModelShape &model, const Scenario &s, const Analysis &a)
+{
+    const std::string note = positionNote(model, s);
+    return limitSentence(hw, model, s, a) + (note.empty() ? "" : " " + note);
+}
+
+int64_t positionsUsed(const Scenario &s)
+{
+    switch (s.phase) {
+    case Phase::Decode: return s.context + 1;
+    case Phase::Generate: return s.seq + std::max<int64_t>(s.output - 1, 0);
+    case Phase::Prefill:
+    case Phase::Encode:
+    case Phase::Train: break;
+    }
+    return s.seq;
+}
+
+std::string positionNote(const ModelShape &model, const Scenario &s)
+{
+    const int64_t used = positionsUsed(s);
+    if (model.maxPositions <= 0 || used <= model.maxPositions)
+        return {};
+    const std::string head =
+        "Note: this run reaches position " + formatGrouped(used) + ", past the " + formatGrouped(model.maxPositions);
+    if (model.positions == PositionEncoding::Learned)
+        return head + " positions " + model.name + " learned; it has no position embedding beyond them.";
+    return head + " tokens " + model.name + " was trained on; the figures hold, but the model's output may not.";
 }
 
 } // namespace memwall::core

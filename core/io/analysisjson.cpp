@@ -1,5 +1,6 @@
 #include "core/io/analysisjson.h"
 
+#include "core/analysis/explain.h"
 #include "core/analysis/options.h"
 
 #include <limits>
@@ -237,8 +238,12 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
                   {"layers", m.layers},
                   {"hidden", m.hidden},
                   {"heads", m.heads},
-                  {"kv_heads", m.kvHeads}};
+                  {"kv_heads", m.kvHeads},
+                  {"max_positions", m.maxPositions}};
     j["scenario"] = toJson(s);
+    // Past the model's positions: the sentence, else null.
+    const std::string note = positionNote(m, s);
+    j["position_note"] = note.empty() ? json(nullptr) : json(note);
     j["efficiency"] = {{"mode", toString(s.efficiency)},
                        {"compute", a.computeEfficiency},
                        {"memory", a.memoryEfficiency},

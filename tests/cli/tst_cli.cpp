@@ -135,6 +135,25 @@ private slots:
         QVERIFY2(!r.out.contains("e-0") && !r.out.contains("e+0"), r.out.constData()); // no exponent anywhere
     }
 
+    void analyzeNotesPositionsPastTheModels()
+    {
+        // GPT-2 learned 1,024 positions: decode at context 1,024 reaches position 1,025 (tst_explain pins the rule).
+        const QByteArray note = "Note: this run reaches position 1,025, past the 1,024 positions GPT-2 (124M) learned; "
+                                "it has no position embedding beyond them.\n";
+        const Run past = memwall({"analyze", "--model", "gpt2", "--context", "1024"});
+        QCOMPARE(past.code, 0);
+        QVERIFY2(past.out.contains(note), past.out.constData());
+        const Run json = memwall({"analyze", "--model", "gpt2", "--context", "1024", "--json"});
+        const QJsonObject o = QJsonDocument::fromJson(json.out).object();
+        QCOMPARE(at(o, "position_note").toString().toUtf8() + "\n", note);
+        QCOMPARE(at(o, "model.max_positions").toDouble(), 1024.0);
+        // Within the positions: no line, and null.
+        const Run within = memwall({"analyze", "--model", "gpt2", "--context", "1000"});
+        QVERIFY2(!within.out.contains("Note:"), within.out.constData());
+        const Run withinJson = memwall({"analyze", "--model", "gpt2", "--context", "1000", "--json"});
+        QVERIFY(at(QJsonDocument::fromJson(withinJson.out).object(), "position_note").isNull());
+    }
+
     void presetsJsonListsLibraries()
     {
         const Run r = memwall({"presets", "--json"});

@@ -113,6 +113,60 @@ private slots:
         QVERIFY2(a.comm.timeS / a.totals.timeS > 0.5, qPrintable(text));
         QVERIFY2(text.endsWith("communication sets the speed."), qPrintable(text));
     }
+
+    // The positions a sequence reaches, against the model's max_positions (GPT-2: 1,024 learned positions; Llama 2
+    // 7B: 4,096, rotary; BERT-Base: 512 learned):
+    //   decode at context 1,023 reaches 1,023 + 1 = 1,024: within; at context 1,024, 1,025: past;
+    //   generate: 4,000 prompt tokens + 97 output reach 4,000 + 96 = 4,096 (the last token is never fed back);
+    //   encode and prefill: the prompt itself.
+    void positionNoteWhenPastTheModelsPositions_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("phase");
+        QTest::addColumn<qlonglong>("tokens"); // context (decode) or prompt
+        QTest::addColumn<qlonglong>("output");
+        QTest::addColumn<QString>("note");
+        const QString gpt2 = "past the 1,024 positions GPT-2 (124M) learned; it has no position embedding beyond them.";
+        QTest::newRow("decode within") << "gpt2" << int(Phase::Decode) << 1023LL << 1LL << QString();
+        QTest::newRow("decode one past") << "gpt2" << int(Phase::Decode) << 1024LL << 1LL
+                                         << "Note: this run reaches position 1,025, " + gpt2;
+        QTest::newRow("decode at the default context")
+            << "gpt2" << int(Phase::Decode) << 2048LL << 1LL << "Note: this run reaches position 2,049, " + gpt2;
+        QTest::newRow("generate within") << "llama-2-7b" << int(Phase::Generate) << 4000LL << 97LL << QString();
+        QTest::newRow("generate past, rotary")
+            << "llama-2-7b" << int(Phase::Generate) << 4000LL << 98LL
+            << "Note: this run reaches position 4,097, past the 4,096 tokens Llama 2 7B was trained on; the figures "
+               "hold, but the model's output may not.";
+        QTest::newRow("encode within") << "bert-base-uncased" << int(Phase::Encode) << 512LL << 1LL << QString();
+        QTest::newRow("encode past")
+            << "bert-base-uncased" << int(Phase::Encode) << 513LL << 1LL
+            << "Note: this run reaches position 513, past the 512 positions BERT-Base (uncased) learned; it has no "
+               "position embedding beyond them.";
+        QTest::newRow("prefill past") << "gpt2" << int(Phase::Prefill) << 1025LL << 1LL
+                                      << "Note: this run reaches position 1,025, " + gpt2;
+    }
+    void positionNoteWhenPastTheModelsPositions()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, phase);
+        QFETCH(qlonglong, tokens);
+        QFETCH(qlonglong, output);
+        QFETCH(QString, note);
+        Scenario s;
+        s.phase = static_cast<Phase>(phase);
+        (s.phase == Phase::Decode ? s.context : s.seq) = tokens;
+        s.output = output;
+        const ModelPreset *m = m_lib.findModel(model.toStdString());
+        QVERIFY(m);
+        QCOMPARE(QString::fromStdString(positionNote(m->shape, s)), note);
+        // The headline's sentence carries it after what limits the run.
+        const QString text = QString::fromStdString(sentence("h100-sxm", model.toLatin1().constData(), s));
+        QVERIFY2(note.isEmpty() ? !text.contains("Note:") : text.endsWith(" " + note), qPrintable(text));
+        // A model whose positions are unknown (0) has no note.
+        ModelShape unknown = m->shape;
+        unknown.maxPositions = 0;
+        QVERIFY(positionNote(unknown, s).empty());
+    }
 };
 
 QTEST_GUILESS_MAIN(TstExplain)

@@ -18,6 +18,7 @@
 #include "ui/mainwindow.h"
 #include "ui/mainwindowactions.h"
 #include "ui/settings/settingsfile.h"
+#include "ui/widgets/headlinebar.h"
 #include "ui/widgets/operatortable.h"
 #include "ui/widgets/searchtargetspanel.h"
 
@@ -559,6 +560,32 @@ private slots:
         QCOMPARE(tabs->currentChart()->id(), QString("trends"));
     }
 
+    void headlineNotesPositionsPastTheModels()
+    {
+        // GPT-2 learned 1,024 positions. Picked in the model picker at the window's context of 2,048, its decode step
+        // reaches position 2,049: the headline says so after what limits the run. Typing a context of 1,000 into the
+        // context box brings the run within them and the note goes.
+        ui::PresetPicker *models = m_window->findChild<ui::PresetPicker *>("modelPicker");
+        QVERIFY(models);
+        const int gpt2 = models->findData(QStringLiteral("gpt2"));
+        QVERIFY(gpt2 >= 0);
+        models->setCurrentIndex(gpt2);
+        emit models->activated(gpt2);
+        QCOMPARE(m_doc->scenario().context, int64_t(2048));
+        const QString note = QStringLiteral("Note: this run reaches position 2,049, past the 1,024 positions GPT-2 "
+                                            "(124M) learned; it has no position embedding beyond them.");
+        QVERIFY2(m_window->headline()->explanationText().endsWith(" " + note),
+                 qPrintable(m_window->headline()->explanationText()));
+        QDoubleSpinBox *spin = m_window->controls()->contextSlider()->spinBox();
+        spin->setFocus();
+        spin->selectAll();
+        QTest::keyClicks(spin, "1000");
+        QTest::keyClick(spin, Qt::Key_Return);
+        QCOMPARE(m_doc->scenario().context, int64_t(1000));
+        QVERIFY2(!m_window->headline()->explanationText().contains("Note:"),
+                 qPrintable(m_window->headline()->explanationText()));
+    }
+
     void screenshot()
     {
         // Not an assertion on pixels: a picture of the whole window for people to look at.
@@ -733,6 +760,37 @@ private slots:
         QString eleventh = out;
         eleventh.replace(".png", "-trends-mi355x.png");
         QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(eleventh));
+        // A twelfth: GPT-2 picked at a context past its 1,024 learned positions; the headline notes it.
+        const int gpt2 = models->findData(QStringLiteral("gpt2"));
+        QVERIFY(gpt2 >= 0);
+        models->setCurrentIndex(gpt2);
+        emit models->activated(gpt2);
+        core::Scenario past = m_doc->scenario();
+        past.phase = core::Phase::Decode;
+        past.context = 2048;
+        m_doc->setScenario(past, "context");
+        QVERIFY(m_window->headline()->explanationText().contains("Note: this run reaches position 2,049"));
+        QVERIFY(showTab("roofline"));
+        QTest::qWait(50);
+        QString twelfth = out;
+        twelfth.replace(".png", "-gpt2-positions.png");
+        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(twelfth));
+        // A thirteenth, the longest headline: Llama 2 70B does not fit at 8,192 tokens of context, past the 4,096 it
+        // was trained on, in a 1280 x 720 window.
+        const int llama = models->findData(QStringLiteral("llama-2-70b"));
+        QVERIFY(llama >= 0);
+        models->setCurrentIndex(llama);
+        emit models->activated(llama);
+        core::Scenario longer = m_doc->scenario();
+        longer.context = 8192;
+        m_doc->setScenario(longer, "context");
+        m_window->resize(1280, 720);
+        QTest::qWait(100);
+        QVERIFY(m_window->headline()->explanationText().contains("does not fit"));
+        QVERIFY(m_window->headline()->explanationText().contains("Note: this run reaches position 8,193"));
+        QString thirteenth = out;
+        thirteenth.replace(".png", "-llama-2-70b-8k-1280.png");
+        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(thirteenth));
     }
 };
 
