@@ -70,6 +70,27 @@ private:
         return path;
     }
 
+    /// Picks `id` in the picker named `picker` ("modelPicker", "devicePicker") as a person does: its row, then the
+    /// activation a click or Return sends. False when the picker or the row is missing.
+    bool pick(const char *picker, const QString &id)
+    {
+        auto *p = m_window->findChild<ui::PresetPicker *>(picker);
+        const int row = p ? p->findData(id) : -1;
+        if (row < 0)
+            return false;
+        p->setCurrentIndex(row);
+        emit p->activated(row);
+        return true;
+    }
+
+    /// The window as the screen shows it, saved beside `out` with `suffix` before ".png".
+    bool grabAs(const QString &out, const char *suffix)
+    {
+        QString path = out;
+        path.replace(".png", QLatin1String(suffix) + QLatin1String(".png"));
+        return m_window->screen()->grabWindow(m_window->winId()).save(path);
+    }
+
     /// Closes any message box the window opened; returns its text.
     QString takeMessage()
     {
@@ -565,12 +586,7 @@ private slots:
         // GPT-2 learned 1,024 positions. Picked in the model picker at the window's context of 2,048, its decode step
         // reaches position 2,049: the headline says so after what limits the run. Typing a context of 1,000 into the
         // context box brings the run within them and the note goes.
-        ui::PresetPicker *models = m_window->findChild<ui::PresetPicker *>("modelPicker");
-        QVERIFY(models);
-        const int gpt2 = models->findData(QStringLiteral("gpt2"));
-        QVERIFY(gpt2 >= 0);
-        models->setCurrentIndex(gpt2);
-        emit models->activated(gpt2);
+        QVERIFY(pick("modelPicker", "gpt2"));
         QCOMPARE(m_doc->scenario().context, int64_t(2048));
         const QString note = QStringLiteral("Note: this run reaches position 2,049, past the 1,024 positions GPT-2 "
                                             "(124M) learned; it has no position embedding beyond them.");
@@ -613,9 +629,7 @@ private slots:
             a.efficiency = core::EfficiencyMode::Achievable;
             m_doc->setScenario(a, "efficiency");
             QTest::qWait(50);
-            QString achievable = out;
-            achievable.replace(".png", "-achievable.png");
-            QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(achievable));
+            QVERIFY(grabAs(out, "-achievable"));
             a.efficiency = core::EfficiencyMode::Ideal;
             m_doc->setScenario(a, "efficiency");
         }
@@ -671,16 +685,12 @@ private slots:
         QCOMPARE(search->targets().maxTtftS, 1.0);
         QVERIFY(!search->paintedBands().isEmpty());
         QTest::qWait(50);
-        QString fourth = out;
-        fourth.replace(".png", "-search-llama-3-70b.png");
-        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(fourth));
+        QVERIFY(grabAs(out, "-search-llama-3-70b"));
         // A fifth: the validation tab after a device change (its rings follow the device), as the screen shows it.
         m_doc->setHardwareById("a100-80gb-sxm");
         QVERIFY(showTab("validation"));
         QTest::qWait(50);
-        QString fifth = out;
-        fifth.replace(".png", "-validation.png");
-        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(fifth));
+        QVERIFY(grabAs(out, "-validation"));
         // A sixth: the sweep tab with achievable efficiency after typing 8 into the batch box: the band around the
         // time curve, as the screen shows it after a tick.
         m_doc->setHardwareById("h100-sxm");
@@ -697,9 +707,7 @@ private slots:
         typeBatch("8");
         QCOMPARE(m_doc->scenario().batch, int64_t(8));
         QTest::qWait(50);
-        QString sixth = out;
-        sixth.replace(".png", "-sweep-band.png");
-        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(sixth));
+        QVERIFY(grabAs(out, "-sweep-band"));
         // A seventh: DeepSeek-V3 (latent attention, dense layers before the experts) on 8 B200s, the roofline after
         // typing 64 into the batch box; an eighth: Gemma 3 1B's memory at 32k tokens (5 local layers to 1 global).
         m_doc->setHardwareById("b200");
@@ -712,9 +720,7 @@ private slots:
         typeBatch("64");
         QCOMPARE(m_doc->scenario().batch, int64_t(64));
         QTest::qWait(50);
-        QString seventh = out;
-        seventh.replace(".png", "-deepseek-v3.png");
-        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(seventh));
+        QVERIFY(grabAs(out, "-deepseek-v3"));
         m_doc->setModelById("gemma-3-1b");
         core::Scenario g3 = m_doc->scenario();
         g3.tp = 1;
@@ -722,49 +728,28 @@ private slots:
         m_doc->setScenario(g3, "context");
         QVERIFY(showTab("memory"));
         QTest::qWait(50);
-        QString eighth = out;
-        eighth.replace(".png", "-gemma-3-memory.png");
-        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(eighth));
+        QVERIFY(grabAs(out, "-gemma-3-memory"));
         // A ninth: Mamba-2 2.7B at batch 64 and 32k tokens: no KV cache, a state per sequence.
         m_doc->setModelById("mamba2-2-7b");
         typeBatch("64");
         QCOMPARE(m_doc->scenario().batch, int64_t(64));
         QTest::qWait(50);
-        QString ninth = out;
-        ninth.replace(".png", "-mamba2-memory.png");
-        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(ninth));
+        QVERIFY(grabAs(out, "-mamba2-memory"));
         // A tenth: ViT-L/32 picked in the model picker, encoding batches of 64 images of 50 tokens, on the roofline.
-        ui::PresetPicker *models = m_window->findChild<ui::PresetPicker *>("modelPicker");
-        QVERIFY(models);
-        const int vit = models->findData(QStringLiteral("vit-large-patch32-224"));
-        QVERIFY(vit >= 0);
-        models->setCurrentIndex(vit);
-        emit models->activated(vit);
+        QVERIFY(pick("modelPicker", "vit-large-patch32-224"));
         QCOMPARE(m_doc->scenario().seq, int64_t(50));
         QVERIFY(showTab("roofline"));
         QTest::qWait(50);
-        QString tenth = out;
-        tenth.replace(".png", "-vit-roofline.png");
-        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(tenth));
+        QVERIFY(grabAs(out, "-vit-roofline"));
         // An eleventh: the trends tab after picking another device in the device picker (its marker moves; the
         // added devices and the refits stay).
         QVERIFY(showTab("trends"));
-        ui::PresetPicker *devices = m_window->findChild<ui::PresetPicker *>("devicePicker");
-        QVERIFY(devices);
-        const int mi355 = devices->findData(QStringLiteral("mi355x"));
-        QVERIFY(mi355 >= 0);
-        devices->setCurrentIndex(mi355);
-        emit devices->activated(mi355);
+        QVERIFY(pick("devicePicker", "mi355x"));
         QCOMPARE(QString::fromStdString(m_doc->hardware().id), QStringLiteral("mi355x"));
         QTest::qWait(50);
-        QString eleventh = out;
-        eleventh.replace(".png", "-trends-mi355x.png");
-        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(eleventh));
+        QVERIFY(grabAs(out, "-trends-mi355x"));
         // A twelfth: GPT-2 picked at a context past its 1,024 learned positions; the headline notes it.
-        const int gpt2 = models->findData(QStringLiteral("gpt2"));
-        QVERIFY(gpt2 >= 0);
-        models->setCurrentIndex(gpt2);
-        emit models->activated(gpt2);
+        QVERIFY(pick("modelPicker", "gpt2"));
         core::Scenario past = m_doc->scenario();
         past.phase = core::Phase::Decode;
         past.context = 2048;
@@ -772,15 +757,10 @@ private slots:
         QVERIFY(m_window->headline()->explanationText().contains("Note: this run reaches position 2,049"));
         QVERIFY(showTab("roofline"));
         QTest::qWait(50);
-        QString twelfth = out;
-        twelfth.replace(".png", "-gpt2-positions.png");
-        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(twelfth));
+        QVERIFY(grabAs(out, "-gpt2-positions"));
         // A thirteenth, the longest headline: Llama 2 70B does not fit at 8,192 tokens of context, past the 4,096 it
         // was trained on, in a 1280 x 720 window.
-        const int llama = models->findData(QStringLiteral("llama-2-70b"));
-        QVERIFY(llama >= 0);
-        models->setCurrentIndex(llama);
-        emit models->activated(llama);
+        QVERIFY(pick("modelPicker", "llama-2-70b"));
         core::Scenario longer = m_doc->scenario();
         longer.context = 8192;
         m_doc->setScenario(longer, "context");
@@ -788,9 +768,7 @@ private slots:
         QTest::qWait(100);
         QVERIFY(m_window->headline()->explanationText().contains("does not fit"));
         QVERIFY(m_window->headline()->explanationText().contains("Note: this run reaches position 8,193"));
-        QString thirteenth = out;
-        thirteenth.replace(".png", "-llama-2-70b-8k-1280.png");
-        QVERIFY(m_window->screen()->grabWindow(m_window->winId()).save(thirteenth));
+        QVERIFY(grabAs(out, "-llama-2-70b-8k-1280"));
     }
 };
 
