@@ -1015,8 +1015,9 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
         // Tensor parallelism: an all-reduce after each mixer and each FFN (two a layer; one in a layer of one part),
         // forward; backward doubles.
         const double perLayer = (c.attnLayers + c.ssmLayers + c.ffnLayers) / static_cast<double>(m.layers);
-        allReduce(msg, s.tp, linkBw, latencyAt(msg), perLayer * layerCount * count * trainMul, &comm.tpBytes,
-                  &comm.timeS);
+        if (s.tp > 1) // the sweep's look-up only where there is an all-reduce (the search runs many tp 1 configs)
+            allReduce(msg, s.tp, linkBw, latencyAt(msg), perLayer * layerCount * count * trainMul, &comm.tpBytes,
+                      &comm.timeS);
         if (s.pp > 1) {
             const double transfers = (mb + s.pp - 2) * count * trainMul;
             comm.ppBytes += msg * mb * count * trainMul;
