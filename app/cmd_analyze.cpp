@@ -159,10 +159,12 @@ int cmdAnalyze(const CommandLine &cl)
                 formatSiNumber(a.totals.tokensPerS).c_str());
     if (s.efficiency == EfficiencyMode::Achievable)
         std::printf("achievable: %s predicted, %s likely (the band measured runs fell in: memwall validate); %s of it "
-                    "kernel launches (%s)\n",
+                    "kernel launches (%s), %s of it communication (%s all-reduce)\n",
                     formatSeconds(a.totals.timeS).c_str(),
                     formatSecondsRange(a.totals.timeLowS, a.totals.timeHighS).c_str(),
-                    formatSeconds(a.totals.launchS).c_str(), std::string(toString(s.execution)).c_str());
+                    formatSeconds(a.totals.launchS).c_str(), std::string(toString(s.execution)).c_str(),
+                    formatSeconds(a.comm.timeS).c_str(),
+                    hw.achievable.usesCustomAllReduce(s.allReduce == AllReduce::Custom) ? "custom" : "library");
     if (s.phase == Phase::Generate)
         std::printf("request: time to first token %s, time per output token %s, end to end %s\n",
                     formatSeconds(a.phases.ttftS).c_str(), formatSeconds(a.phases.tpotS).c_str(),

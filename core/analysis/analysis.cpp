@@ -880,8 +880,11 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
         if (!s.memoryEfficiency && isInteger(s.weights.type))
             if (const auto &f = km.weightOnlyMemoryFraction[index(s.weights.type)])
                 c.weightBw = c.bw * f->value;
-        c.kernelS = s.execution == Execution::Graphs ? (km.kernelGraphsS ? km.kernelGraphsS->value : 0.0)
-                                                     : (km.kernelEagerS ? km.kernelEagerS->value : 0.0);
+        // A kernel launched on its own costs at least what it costs inside a graph: eager takes the graph's figure
+        // where the device has no eager one.
+        const std::optional<Sourced> &kernel =
+            s.execution == Execution::Eager && km.kernelEagerS ? km.kernelEagerS : km.kernelGraphsS;
+        c.kernelS = kernel ? kernel->value : 0.0;
     }
     if (!(c.peakMatmul > 0) || !(c.bw > 0))
         refuse("hardware " + hw.id + " has no usable compute peak or bandwidth");
@@ -999,14 +1002,16 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     }
     if (needLink && !(linkBw > 0))
         refuse("hardware " + hw.id + " has no interconnect or host link to split a model over several devices");
-    // nccl-tests' curve: the fixed cost it measured at the message's size, plus the bytes each device sends over
-    // the largest all-reduce's bus bandwidth. Pipeline sends and expert all-to-alls are charged the same way.
+    // nccl-tests' curve (or the engine's custom all-reduce, measured the same way): the fixed cost it measured at the
+    // message's size, plus the bytes each device sends over the largest all-reduce's bus bandwidth. Pipeline sends
+    // and expert all-to-alls are charged the same way.
     const bool measuredCollectives = achievable && km.hasAllReduce() && hw.scaleUpLink();
+    const bool custom = s.allReduce == AllReduce::Custom;
     if (measuredCollectives)
-        linkBw = km.allReduceBusBandwidth();
+        linkBw = km.allReduceBusBandwidth(custom);
     else
         linkBw *= me;
-    auto latencyAt = [&](double bytes) { return measuredCollectives ? km.allReduceLatencyAt(bytes) : latency; };
+    auto latencyAt = [&](double bytes) { return measuredCollectives ? km.allReduceLatencyAt(bytes, custom) : latency; };
 
     // Only the layers with routed experts dispatch tokens to other devices.
     const double sparseLayerCount = layerCount * c.sparseLayers / static_cast<double>(m.layers);

@@ -326,6 +326,16 @@ std::vector<ScenarioOption> makeOptions()
                                 "engines decode) or eager (each kernel launched from the host). Ideal ignores it.",
                         .group = "Options"},
                        &Scenario::execution, executionFromString, {Execution::Graphs, Execution::Eager}));
+    t.push_back(choice({.key = "allreduce",
+                        .flag = "--allreduce",
+                        .metavar = "A",
+                        .label = "All-reduce",
+                        .help = "Achievable efficiency with tensor parallelism: library (NCCL/RCCL, as nccl-tests "
+                                "measure) or custom (the engine's own all-reduce kernel, as TensorRT-LLM, vLLM and "
+                                "SGLang run small messages over NVLink; the library's where the device has no "
+                                "measured custom sweep). Ideal ignores it.",
+                        .group = "Options"},
+                       &Scenario::allReduce, allReduceFromString, {AllReduce::Library, AllReduce::Custom}));
     t.push_back(optionalReal({.key = "compute_efficiency",
                               .flag = "--compute-efficiency",
                               .metavar = "X",

@@ -23,6 +23,7 @@ constexpr NameTable<KvOffload, 3> kOffload{
 constexpr NameTable<EfficiencyMode, 2> kEff{
     {{EfficiencyMode::Ideal, "ideal"}, {EfficiencyMode::Achievable, "achievable"}}};
 constexpr NameTable<Execution, 2> kExecution{{{Execution::Graphs, "graphs"}, {Execution::Eager, "eager"}}};
+constexpr NameTable<AllReduce, 2> kAllReduce{{{AllReduce::Library, "library"}, {AllReduce::Custom, "custom"}}};
 } // namespace
 
 std::string_view toString(Phase p) { return enumName(kPhase, p); }
@@ -37,6 +38,8 @@ std::string_view toString(EfficiencyMode e) { return enumName(kEff, e); }
 std::optional<EfficiencyMode> efficiencyModeFromString(std::string_view s) { return enumFromName(kEff, s); }
 std::string_view toString(Execution e) { return enumName(kExecution, e); }
 std::optional<Execution> executionFromString(std::string_view s) { return enumFromName(kExecution, s); }
+std::string_view toString(AllReduce a) { return enumName(kAllReduce, a); }
+std::optional<AllReduce> allReduceFromString(std::string_view s) { return enumFromName(kAllReduce, s); }
 
 std::string validate(const Scenario &s)
 {

@@ -51,6 +51,16 @@ enum class Execution {
 std::string_view toString(Execution e);
 std::optional<Execution> executionFromString(std::string_view s);
 
+/// Which all-reduce the achievable model charges tensor-parallel layers: the communication library's (nccl-tests,
+/// rccl-tests), or the engine's own kernel for small messages (TensorRT-LLM's, vLLM's and SGLang's custom all-reduce,
+/// PyTorch's intra-node all-reduce). A device without a measured custom sweep takes the library's.
+enum class AllReduce {
+    Library, ///< NCCL or RCCL
+    Custom   ///< the serving engine's own one-shot or two-shot kernel over NVLink
+};
+std::string_view toString(AllReduce a);
+std::optional<AllReduce> allReduceFromString(std::string_view s);
+
 /// The largest batch, prompt, context or output length MemWall takes (command line, files, GUI, fit limits).
 inline constexpr int64_t kMaxTokens = int64_t(1) << 24;
 
@@ -82,9 +92,10 @@ struct Scenario
     bool mlaAbsorb = true;
 
     EfficiencyMode efficiency = EfficiencyMode::Ideal;
-    std::optional<double> computeEfficiency; ///< explicit fraction of peak compute (overrides the mode)
-    std::optional<double> memoryEfficiency;  ///< explicit fraction of peak bandwidth (overrides the mode)
-    Execution execution = Execution::Graphs; ///< achievable: what each kernel launch costs
+    std::optional<double> computeEfficiency;  ///< explicit fraction of peak compute (overrides the mode)
+    std::optional<double> memoryEfficiency;   ///< explicit fraction of peak bandwidth (overrides the mode)
+    Execution execution = Execution::Graphs;  ///< achievable: what each kernel launch costs
+    AllReduce allReduce = AllReduce::Library; ///< achievable: whose all-reduce tensor parallelism waits for
 
     /// Weight-only quantization as GPTQ and AWQ store it: each group of weights also keeps a zero point in the weight
     /// format (asymmetric quantization), and the token embedding and the LM head stay 16-bit.

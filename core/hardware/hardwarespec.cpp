@@ -32,22 +32,25 @@ bool AchievableModel::empty() const
     const bool noWeightOnly = std::none_of(weightOnlyMemoryFraction.begin(), weightOnlyMemoryFraction.end(),
                                            [](const auto &f) { return f.has_value(); });
     return !computeFraction && !memoryFraction && noGemm && !attentionFraction && !kernelGraphsS && !kernelEagerS &&
-           noWeightOnly && !hasAllReduce();
+           noWeightOnly && !hasAllReduce() && !customAllReduceSweep;
 }
 
-double AchievableModel::allReduceBusBandwidth() const
+double AchievableModel::allReduceBusBandwidth(bool custom) const
 {
+    if (usesCustomAllReduce(custom))
+        return customAllReduceSweep->points.back().second;
     if (allReduceSweep)
         return allReduceSweep->points.back().second;
     return allReduceBusBandwidthBytesPerS ? allReduceBusBandwidthBytesPerS->value : 0.0;
 }
 
-double AchievableModel::allReduceLatencyAt(double bytes) const
+double AchievableModel::allReduceLatencyAt(double bytes, bool custom) const
 {
-    if (!allReduceSweep)
+    const bool useCustom = usesCustomAllReduce(custom);
+    if (!useCustom && !allReduceSweep)
         return allReduceLatencyS ? allReduceLatencyS->value : 0.0;
-    const AllReduceSweep &w = *allReduceSweep;
-    const double n = w.devices, bus = allReduceBusBandwidth();
+    const AllReduceSweep &w = useCustom ? *customAllReduceSweep : *allReduceSweep;
+    const double n = w.devices, bus = allReduceBusBandwidth(custom);
     // Point i took size x 2(n-1)/n / busbw_i; what is left after the bytes at the largest size's rate is fixed cost.
     auto fixed = [&](const std::pair<double, double> &p) {
         return std::max(0.0, p.first * 2 * (n - 1) / n * (1 / p.second - 1 / bus));

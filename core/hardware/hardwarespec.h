@@ -82,15 +82,20 @@ struct AchievableModel
     std::optional<Sourced> allReduceLatencyS;
     std::optional<Sourced> allReduceBusBandwidthBytesPerS;
     std::optional<AllReduceSweep> allReduceSweep; ///< the whole published size sweep, in place of the two numbers
+    /// The serving engines' own all-reduce kernel (custom, one-shot or two-shot over NVLink), measured by size: only
+    /// beside the library's figures above, which it replaces when a scenario asks for the custom all-reduce.
+    std::optional<AllReduceSweep> customAllReduceSweep;
 
     bool empty() const;
     bool hasAllReduce() const { return allReduceSweep || allReduceBusBandwidthBytesPerS; }
+    /// `custom`: the custom sweep where the device has one, else the library's. The other functions take it too.
+    bool usesCustomAllReduce(bool custom) const { return custom && customAllReduceSweep.has_value(); }
     /// Bus bandwidth of the largest measured all-reduce: the rate of each collective's bytes. 0 without a figure.
-    double allReduceBusBandwidth() const;
+    double allReduceBusBandwidth(bool custom = false) const;
     /// The fixed part of a collective of `bytes`: the measured time less the bytes over allReduceBusBandwidth(). A
     /// sweep gives it per size, interpolated in log(bytes) between its points and held at its ends; the two-number
     /// form gives one latency for every size.
-    double allReduceLatencyAt(double bytes) const;
+    double allReduceLatencyAt(double bytes, bool custom = false) const;
     /// Fraction of the peak a GEMM of `m n k = size^3` reaches in format `t`: interpolated in log(size) between the
     /// sweep's points and held at its ends; the flat compute fraction when the format has no sweep, else 1.
     double gemmFraction(DType t, double size) const;

@@ -247,7 +247,8 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
     j["efficiency"] = {{"mode", toString(s.efficiency)},
                        {"compute", a.computeEfficiency},
                        {"memory", a.memoryEfficiency},
-                       {"execution", toString(s.execution)}};
+                       {"execution", toString(s.execution)},
+                       {"allreduce", toString(s.allReduce)}};
     j["kv_cache"] = {{"bytes_per_token", a.kvCache.bytesPerToken},
                      {"total_bytes", a.kvCache.totalBytes},
                      {"state_bytes_per_sequence", a.kvCache.stateBytesPerSequence},

@@ -105,11 +105,11 @@ void readPerFormat(JsonReader &parent, std::string_view key, Read read)
     }
 }
 
-/// "allreduce_sweep": {"devices": 8, "source": "...", "points": [{"bytes": 1024, "bus_bandwidth_bytes_per_s": 7e7},
-/// ...]}, sizes increasing.
-AllReduceSweep allReduceSweepFromJson(JsonReader &a)
+/// "allreduce_sweep" (or "custom_allreduce_sweep"): {"devices": 8, "source": "...", "points": [{"bytes": 1024,
+/// "bus_bandwidth_bytes_per_s": 7e7}, ...]}, sizes increasing.
+AllReduceSweep allReduceSweepFromJson(JsonReader &a, const char *key)
 {
-    JsonReader w = a.object("allreduce_sweep");
+    JsonReader w = a.object(key);
     AllReduceSweep sweep;
     const int64_t devices = w.integer("devices");
     if (devices < 2 || devices > 1'000'000)
@@ -191,9 +191,16 @@ AchievableModel achievableFromJson(JsonReader &a)
     if (a.has("allreduce_sweep")) {
         if (m.allReduceLatencyS)
             a.fail("allreduce_sweep", "give the sweep or allreduce_latency_s with its bus bandwidth, not both");
-        m.allReduceSweep = allReduceSweepFromJson(a);
+        m.allReduceSweep = allReduceSweepFromJson(a, "allreduce_sweep");
     } else {
         a.string("allreduce_sweep", "");
+    }
+    if (a.has("custom_allreduce_sweep")) {
+        if (!m.hasAllReduce())
+            a.fail("custom_allreduce_sweep", "needs the library's all-reduce (allreduce_sweep) beside it");
+        m.customAllReduceSweep = allReduceSweepFromJson(a, "custom_allreduce_sweep");
+    } else {
+        a.string("custom_allreduce_sweep", "");
     }
     a.rejectUnknown({"note"});
     return m;
@@ -335,12 +342,16 @@ json toJson(const AchievableModel &m)
         a["weight_only_memory_fraction"] = weightOnly;
     put("allreduce_latency_s", m.allReduceLatencyS);
     put("allreduce_bus_bandwidth_bytes_per_s", m.allReduceBusBandwidthBytesPerS);
-    if (const std::optional<AllReduceSweep> &w = m.allReduceSweep) {
+    auto putSweep = [&a](const char *key, const std::optional<AllReduceSweep> &w) {
+        if (!w)
+            return;
         json points = json::array();
         for (const auto &[bytes, bus] : w->points)
             points.push_back({{"bytes", bytes}, {"bus_bandwidth_bytes_per_s", bus}});
-        a["allreduce_sweep"] = {{"devices", w->devices}, {"source", w->source}, {"points", points}};
-    }
+        a[key] = {{"devices", w->devices}, {"source", w->source}, {"points", points}};
+    };
+    putSweep("allreduce_sweep", m.allReduceSweep);
+    putSweep("custom_allreduce_sweep", m.customAllReduceSweep);
     return a;
 }
 

@@ -96,6 +96,11 @@ std::vector<MeasuredRun> runsFromJson(const nlohmann::json &j, const std::string
         if (!x)
             e.fail("execution", "must be graphs or eager, got \"" + execution + "\"");
         run.execution = *x;
+        const std::string allReduce = e.string("allreduce", "library");
+        auto ar = allReduceFromString(allReduce);
+        if (!ar)
+            e.fail("allreduce", "must be library or custom, got \"" + allReduce + "\"");
+        run.allReduce = *ar;
         run.framework = e.string("framework");
         const std::string metric = e.string("metric");
         auto m = runMetricFromString(metric);
@@ -145,6 +150,7 @@ Scenario scenarioFor(const MeasuredRun &run, EfficiencyMode mode)
     s.tp = run.tp;
     s.pp = run.pp;
     s.execution = run.execution;
+    s.allReduce = run.allReduce;
     s.efficiency = mode;
     return s;
 }

@@ -37,6 +37,7 @@ struct MeasuredRun
     DType activations = DType::FP16;
     DType kv = DType::FP16;
     Execution execution = Execution::Graphs;
+    AllReduce allReduce = AllReduce::Library; ///< whose all-reduce the run's tensor parallelism used
     std::string framework;
     RunMetric metric = RunMetric::DecodeTokensPerS;
     double value = 0;

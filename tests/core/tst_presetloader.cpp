@@ -249,6 +249,25 @@ void TestPresetLoader::hardwareErrors_data()
         },
         "t.json: achievable.allreduce_sweep: give the sweep or allreduce_latency_s with its bus bandwidth, not both");
     row(
+        "custom all-reduce sweep alone",
+        [](json &j) {
+            j["achievable"]["custom_allreduce_sweep"] = {
+                {"devices", 8},
+                {"source", "aiconfigurator"},
+                {"points", json::array({{{"bytes", 256}, {"bus_bandwidth_bytes_per_s", 1e8}},
+                                        {{"bytes", 512}, {"bus_bandwidth_bytes_per_s", 2e8}}})}};
+        },
+        "t.json: achievable.custom_allreduce_sweep: needs the library's all-reduce (allreduce_sweep) beside it");
+    row(
+        "custom all-reduce sweep out of order",
+        [sweep](json &j) {
+            sweep(j);
+            j["achievable"]["custom_allreduce_sweep"] = j["achievable"]["allreduce_sweep"];
+            j["achievable"]["custom_allreduce_sweep"]["points"][1]["bytes"] = 512;
+        },
+        "t.json: achievable.custom_allreduce_sweep.points[1].bytes: points out of order: 512.0 is not larger than the "
+        "previous 1024.0");
+    row(
         "all-reduce sweep without an interconnect",
         [sweep](json &j) {
             sweep(j);
@@ -510,6 +529,8 @@ void TestPresetLoader::duplicateIdsAreNamed()
     QCOMPARE(lib.findHardware("h100-sxm")->name, std::string("My H100"));
     // The copy is written and read back whole: the all-reduce sweep's 24 sizes too.
     QCOMPARE(lib.findHardware("h100-sxm")->achievable.allReduceSweep->points.size(), std::size_t(24));
+    QCOMPARE(lib.findHardware("h100-sxm")->achievable.customAllReduceSweep->points.size(), std::size_t(23));
+    QVERIFY(lib.findHardware("h100-sxm")->achievable.kernelGraphsS);
     QVERIFY(lib.issues().empty());
 
     // Two user files with one id: the later in path order is used, and both are named.

@@ -92,21 +92,26 @@ private slots:
         QTest::addColumn<int>("execution");
         QTest::addColumn<bool>("fused");
         QTest::addColumn<double>("expected");
+        QTest::addColumn<bool>("eagerFigure");
         // Llama-2-7B decode, per layer: attn.norm, qkv_proj, rope, kv_write, the attention kernel (score, softmax and
         // context fused into one), out_proj, residual, ffn.norm, up, gate, act, down, residual = 13 kernels; x 32
         // layers = 416, plus embed, final_norm and lm_head = 419. Unfused attention is 3 kernels: 15 x 32 + 3 = 483.
-        QTest::newRow("graphs, fused: 419 x 5 us") << int(Execution::Graphs) << true << 419 * 5e-6;
-        QTest::newRow("eager, fused: 419 x 20 us") << int(Execution::Eager) << true << 419 * 20e-6;
-        QTest::newRow("graphs, unfused: 483 x 5 us") << int(Execution::Graphs) << false << 483 * 5e-6;
+        QTest::newRow("graphs, fused: 419 x 5 us") << int(Execution::Graphs) << true << 419 * 5e-6 << true;
+        QTest::newRow("eager, fused: 419 x 20 us") << int(Execution::Eager) << true << 419 * 20e-6 << true;
+        QTest::newRow("graphs, unfused: 483 x 5 us") << int(Execution::Graphs) << false << 483 * 5e-6 << true;
+        // A device with the graph's figure only: a kernel launched on its own costs at least that much.
+        QTest::newRow("eager without its figure: 419 x 5 us") << int(Execution::Eager) << true << 419 * 5e-6 << false;
     }
     void eachKernelPaysItsLaunch()
     {
         QFETCH(int, execution);
         QFETCH(bool, fused);
         QFETCH(double, expected);
+        QFETCH(bool, eagerFigure);
         HardwareSpec hw = bareH100();
         hw.achievable.kernelGraphsS = made(5e-6);
-        hw.achievable.kernelEagerS = made(20e-6);
+        if (eagerFigure)
+            hw.achievable.kernelEagerS = made(20e-6);
         Scenario s;
         s.fusedAttention = fused;
         s.execution = static_cast<Execution>(execution);
@@ -189,6 +194,56 @@ private slots:
         const Analysis two = analyze(hw, model("llama-2-70b"), s);
         const double fixed = measured - 16384 * 2 * 7.0 / 8 / 478.87e9;
         QVERIFY(near(two.comm.timeS, 160 * (fixed + 16384 / 478.87e9)));
+    }
+
+    // The engine's custom all-reduce, beside the library's hand-made sweep above (4 devices; at 1,000 B the library
+    // measured 0.1 GB/s, 14.985 us of fixed cost). The custom kernel measured 1 GB/s at 1,000 B and 100 GB/s at 1e9 B:
+    //   fixed cost at 1,000 B = 1.5 x 1,000 x (1/1e9 - 1/1e11) s = 1.5 us x 0.99 = 1.485 us.
+    // Asking for the custom all-reduce on a device without its sweep keeps the library's figures.
+    void customAllReduceReplacesTheLibrarysWhereMeasured_data()
+    {
+        QTest::addColumn<bool>("custom");
+        QTest::addColumn<bool>("measured");
+        QTest::addColumn<double>("fixed");
+        QTest::addColumn<double>("bus");
+        QTest::newRow("library") << false << true << 14.985e-6 << 1e11;
+        QTest::newRow("custom, measured") << true << true << 1.485e-6 << 1e11;
+        QTest::newRow("custom, not measured") << true << false << 14.985e-6 << 1e11;
+    }
+    void customAllReduceReplacesTheLibrarysWhereMeasured()
+    {
+        QFETCH(bool, custom);
+        QFETCH(bool, measured);
+        QFETCH(double, fixed);
+        QFETCH(double, bus);
+        AchievableModel m;
+        m.allReduceSweep = AllReduceSweep{4, {{1000, 1e8}, {1e5, 1e10}, {1e9, 1e11}}, "hand-made"};
+        if (measured)
+            m.customAllReduceSweep = AllReduceSweep{4, {{1000, 1e9}, {1e9, 1e11}}, "hand-made"};
+        QCOMPARE(m.usesCustomAllReduce(custom), custom && measured);
+        QCOMPARE(m.allReduceBusBandwidth(custom), bus);
+        QVERIFY2(std::abs(m.allReduceLatencyAt(1000, custom) - fixed) < 1e-12,
+                 qPrintable(QString::number(m.allReduceLatencyAt(1000, custom) * 1e6, 'g', 10)));
+    }
+
+    // The H100 preset's custom sweep (TensorRT-LLM's all-reduce on 8 H100s, aiconfigurator's table): 8,192 bf16
+    // elements = 16,384 B took 3.56 us, kept as 16,384 x 2 x 7/8 / 3.56 us = 8.05683 GB/s of bus bandwidth. Llama-2-70B
+    // decode at batch 1 and tp 8 all-reduces 16,384 B twice in each of 80 layers: 160 x 3.559 us = 0.569 ms, where the
+    // library's all-reduce (nccl-tests, 30.181 us each) takes 4.829 ms.
+    void customAllReduceTakesTheTablesTime()
+    {
+        const HardwareSpec &hw = *lib().findHardware("h100-sxm");
+        QVERIFY(hw.achievable.customAllReduceSweep);
+        Scenario s;
+        s.tp = 8;
+        s.efficiency = EfficiencyMode::Achievable;
+        s.allReduce = AllReduce::Custom;
+        const Analysis a = analyze(hw, model("llama-2-70b"), s);
+        const double each = 16384 * 2 * 7.0 / 8 / 8.05683e9;
+        QVERIFY(std::abs(each - 3.56e-6) < 0.005e-6);
+        QVERIFY2(near(a.comm.timeS, 160 * each), qPrintable(QString::number(a.comm.timeS * 1e3, 'g', 10)));
+        s.allReduce = AllReduce::Library;
+        QVERIFY(near(analyze(hw, model("llama-2-70b"), s).comm.timeS, 160 * 16384 * 2 * 7.0 / 8 / 0.95e9));
     }
 
     // Weight-only INT4 (GPTQ-style, one FP16 scale per 128 weights: 4.125 bits) at batch 1: the FFN up projection of

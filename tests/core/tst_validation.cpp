@@ -191,6 +191,9 @@ private slots:
         QTest::newRow("execution") << "execution"
                                    << "\"lazy\""
                                    << "runs[0].execution: must be graphs or eager";
+        QTest::newRow("allreduce") << "allreduce"
+                                   << "\"nccl\""
+                                   << "runs[0].allreduce: must be library or custom, got \"nccl\"";
         QTest::newRow("unknown key") << "speed"
                                      << "1"
                                      << "runs[0].speed";
