@@ -247,7 +247,7 @@ struct TimeBand
 {
     double low, high;
 };
-inline constexpr TimeBand kAchievableBand{0.978, 1.762};
+inline constexpr TimeBand kAchievableBand{0.979, 1.747};
 /// The band an analysis of `s` on `hw` carries: kAchievableBand for an achievable analysis on a device with
 /// microbenchmarks, none for the ideal roofline (a bound) or a device without any (its achievable time is the ideal's,
 /// a figure the validation set does not speak for).

@@ -236,6 +236,36 @@ private slots:
                  qPrintable(QString::number(m.allReduceLatencyAt(1000, custom) * 1e6, 'g', 10)));
     }
 
+    // Each preset's kernel floor is its aiconfigurator table's shortest BF16 GEMM, timed in a CUDA graph; and where a
+    // preset has the engines' custom all-reduce, a decode step's 16 KiB on its 8 devices takes less than the library's.
+    void kernelFloorsAndCustomAllReducesAreTheTables_data()
+    {
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<double>("floor");
+        QTest::newRow("A100 80GB: 2.492 us") << "a100-80gb-sxm" << 2.492e-6;
+        QTest::newRow("H100: 2.535 us") << "h100-sxm" << 2.535e-6;
+        QTest::newRow("H200: 2.443 us") << "h200-sxm" << 2.443e-6;
+        QTest::newRow("L40S: 1.741 us") << "l40s" << 1.741e-6;
+        QTest::newRow("B200: 1.708 us") << "b200" << 1.708e-6;
+    }
+    void kernelFloorsAndCustomAllReducesAreTheTables()
+    {
+        QFETCH(QString, device);
+        QFETCH(double, floor);
+        const AchievableModel &m = lib().findHardware(device.toStdString())->achievable;
+        QVERIFY(m.kernelGraphsS);
+        QCOMPARE(m.kernelGraphsS->value, floor);
+        QVERIFY(m.kernelGraphsS->source.find("aiconfigurator") != std::string::npos);
+        if (!m.customAllReduceSweep)
+            return;
+        QCOMPARE(m.customAllReduceSweep->devices, 8);
+        const double bytes = 16384, sends = bytes * 2 * 7 / 8;
+        const double custom = m.allReduceLatencyAt(bytes, true) + sends / m.allReduceBusBandwidth(true);
+        const double library = m.allReduceLatencyAt(bytes) + sends / m.allReduceBusBandwidth();
+        QVERIFY2(custom < library / 3,
+                 qPrintable(QStringLiteral("%1 us against %2 us").arg(custom * 1e6).arg(library * 1e6)));
+    }
+
     // Weight-only INT4 (GPTQ-style, one FP16 scale per 128 weights: 4.125 bits) at batch 1: the FFN up projection of
     // Llama-2-7B reads 4096 x 11008 x 4.125 / 8 = 23,248,896 B of weights per layer. A weight-only kernel that reaches
     // half the copy bandwidth reads them at 0.5 x 0.9 x 3.35 TB/s; its activations (4096 + 11008 elements x 2 B =

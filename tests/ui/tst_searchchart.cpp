@@ -263,7 +263,7 @@ private slots:
                                     .arg(bands[i].y1())
                                     .arg(bands[i].x2())
                                     .arg(bands[i].y2())));
-            // The point itself lies on its band, nearer the fast end (the band is 0.98 to 1.76 x the time).
+            // The point itself lies on its band, nearer the fast end (the band is 0.98 to 1.75 x the time).
             const QPointF at = uitest::expectedPosition(m_chart->chart(), mapped, v);
             QVERIFY(QLineF(slow, at).length() + QLineF(at, fast).length() <= QLineF(slow, fast).length() + 1);
             QVERIFY(QLineF(at, fast).length() < QLineF(at, slow).length());
