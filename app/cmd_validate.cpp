@@ -22,7 +22,8 @@ std::string valueText(core::RunMetric m, double v)
     case core::RunMetric::OutputTokensPerS: return core::formatFixed(v, v >= 100 ? 0 : 1) + " tok/s";
     case core::RunMetric::TtftS:
     case core::RunMetric::TpotS:
-    case core::RunMetric::E2eS: return core::formatSeconds(v);
+    case core::RunMetric::E2eS:
+    case core::RunMetric::ServedTpotS: return core::formatSeconds(v);
     }
     return {};
 }

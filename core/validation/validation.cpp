@@ -10,11 +10,12 @@
 namespace memwall::core {
 
 namespace {
-constexpr NameTable<RunMetric, 5> kMetric{{{RunMetric::DecodeTokensPerS, "decode_tokens_per_s"},
+constexpr NameTable<RunMetric, 6> kMetric{{{RunMetric::DecodeTokensPerS, "decode_tokens_per_s"},
                                            {RunMetric::OutputTokensPerS, "output_tokens_per_s"},
                                            {RunMetric::TtftS, "ttft_s"},
                                            {RunMetric::TpotS, "tpot_s"},
-                                           {RunMetric::E2eS, "e2e_s"}}};
+                                           {RunMetric::E2eS, "e2e_s"},
+                                           {RunMetric::ServedTpotS, "served_tpot_s"}}};
 
 bool isRate(RunMetric m) { return m == RunMetric::DecodeTokensPerS || m == RunMetric::OutputTokensPerS; }
 
@@ -106,7 +107,8 @@ std::vector<MeasuredRun> runsFromJson(const nlohmann::json &j, const std::string
         auto m = runMetricFromString(metric);
         if (!m)
             e.fail("metric",
-                   "must be decode_tokens_per_s, output_tokens_per_s, ttft_s, tpot_s or e2e_s, got \"" + metric + "\"");
+                   "must be decode_tokens_per_s, output_tokens_per_s, ttft_s, tpot_s, e2e_s or served_tpot_s, got \"" +
+                       metric + "\"");
         run.metric = *m;
         run.value = e.positive("value");
         run.source = e.string("source");
@@ -165,6 +167,7 @@ double predictedValue(const MeasuredRun &run, const Analysis &a)
     case RunMetric::TtftS: return a.phases.ttftS;
     case RunMetric::TpotS: return a.phases.tpotS;
     case RunMetric::E2eS: return a.phases.e2eS;
+    case RunMetric::ServedTpotS: return a.phases.tpotS + a.phases.ttftS / out;
     }
     return 0.0;
 }
@@ -186,7 +189,8 @@ double timeOf(const MeasuredRun &run, double value)
     case RunMetric::OutputTokensPerS: return static_cast<double>(run.batch) * out / value;
     case RunMetric::TtftS:
     case RunMetric::TpotS:
-    case RunMetric::E2eS: return value;
+    case RunMetric::E2eS:
+    case RunMetric::ServedTpotS: return value;
     }
     return 0.0;
 }

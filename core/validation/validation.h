@@ -20,7 +20,11 @@ enum class RunMetric {
     OutputTokensPerS, ///< generated tokens per second of all sequences together, prefill included
     TtftS,            ///< time to first token
     TpotS,            ///< time per output token
-    E2eS              ///< the whole request
+    E2eS,             ///< the whole request
+    /// Time per output token of aggregated serving at a steady concurrency of `batch` requests: while a request
+    /// decodes its `output` tokens, the engine also prefills the prompts of the requests that replace the batch, so
+    /// each step carries 1/output of the batch's prefill: tpot + ttft / output (no fitted term).
+    ServedTpotS
 };
 std::string_view toString(RunMetric m);
 std::optional<RunMetric> runMetricFromString(std::string_view s);

@@ -135,6 +135,30 @@ private slots:
         }
     }
 
+    // Public measured runs from another source, not in the validation set (tests/data/heldout/README.md): every one
+    // analyses, the ideal stays a bound, and the achievable figures hold as the README reports them (a guard against
+    // regressions: median error 17 %, 65 % within 25 % when written).
+    void heldOutRunsFromAnotherSource()
+    {
+        const std::string file = MEMWALL_SOURCE_DIR "/tests/data/heldout/aiconfigurator-silicon.json";
+        const std::vector<MeasuredRun> runs = runsFromJson(readJsonFile(file), file);
+        QCOMPARE(runs.size(), std::size_t(402));
+        const ValidationReport rep = validateRuns(runs, lib());
+        const ValidationSummary &s = rep.summary;
+        QCOMPARE(s.failed, 0);
+        QCOMPARE(s.predicted, 402);
+        QVERIFY2(s.idealBound >= 0.95, qPrintable(QString::number(s.idealBound)));
+        int inBand = 0;
+        for (const ValidatedRun &v : rep.rows) {
+            const double measuredOverAchievable = 1.0 / v.achievableRatio;
+            inBand += measuredOverAchievable >= kAchievableBand.low && measuredOverAchievable <= kAchievableBand.high;
+        }
+        qInfo("held out: median error %.3f, within 25 %% %.3f, worst %.3f, in the band %d of 402", s.medianError,
+              s.within25, s.worstError, inBand);
+        QVERIFY2(s.medianError <= 0.18 && s.within25 >= 0.62, qPrintable(QString::number(s.medianError)));
+        QVERIFY2(inBand >= 0.7 * 402, qPrintable(QString::number(inBand)));
+    }
+
     // Predicted figures of each metric from one analysis, by hand: a request of 4 sequences, 100 output tokens, TTFT
     // 0.5 s, TPOT 20 ms, end to end 0.5 + 99 x 0.02 = 2.48 s.
     void metricsFromAnAnalysis_data()
@@ -151,6 +175,8 @@ private slots:
         QTest::newRow("ttft") << "ttft_s" << 0.5 << 0.4 << 1.25;
         QTest::newRow("tpot") << "tpot_s" << 0.02 << 0.025 << 0.8;
         QTest::newRow("e2e") << "e2e_s" << 2.48 << 2.48 << 1.0;
+        // Served at a steady 4 requests: each of the 100 steps also carries 1/100 of the batch's 0.5 s prefill.
+        QTest::newRow("served tpot: 0.02 + 0.5 / 100") << "served_tpot_s" << 0.025 << 0.05 << 0.5;
     }
     void metricsFromAnAnalysis()
     {
