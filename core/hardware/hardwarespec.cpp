@@ -35,22 +35,27 @@ bool AchievableModel::empty() const
            noWeightOnly && !hasAllReduce() && !customAllReduceSweep;
 }
 
-double AchievableModel::allReduceBusBandwidth(bool custom) const
+const AllReduceSweep *AchievableModel::allReduceSweepFor(bool custom) const
 {
     if (usesCustomAllReduce(custom))
-        return customAllReduceSweep->points.back().second;
-    if (allReduceSweep)
-        return allReduceSweep->points.back().second;
+        return &*customAllReduceSweep;
+    return allReduceSweep ? &*allReduceSweep : nullptr;
+}
+
+double AchievableModel::allReduceBusBandwidth(bool custom) const
+{
+    if (const AllReduceSweep *w = allReduceSweepFor(custom))
+        return w->points.back().second;
     return allReduceBusBandwidthBytesPerS ? allReduceBusBandwidthBytesPerS->value : 0.0;
 }
 
 double AchievableModel::allReduceLatencyAt(double bytes, bool custom) const
 {
-    const bool useCustom = usesCustomAllReduce(custom);
-    if (!useCustom && !allReduceSweep)
+    const AllReduceSweep *sweep = allReduceSweepFor(custom);
+    if (!sweep)
         return allReduceLatencyS ? allReduceLatencyS->value : 0.0;
-    const AllReduceSweep &w = useCustom ? *customAllReduceSweep : *allReduceSweep;
-    const double n = w.devices, bus = allReduceBusBandwidth(custom);
+    const AllReduceSweep &w = *sweep;
+    const double n = w.devices, bus = w.points.back().second;
     // Point i took size x 2(n-1)/n / busbw_i; what is left after the bytes at the largest size's rate is fixed cost.
     auto fixed = [&](const std::pair<double, double> &p) {
         return std::max(0.0, p.first * 2 * (n - 1) / n * (1 / p.second - 1 / bus));

@@ -96,6 +96,9 @@ struct AchievableModel
     /// sweep gives it per size, interpolated in log(bytes) between its points and held at its ends; the two-number
     /// form gives one latency for every size.
     double allReduceLatencyAt(double bytes, bool custom = false) const;
+    /// The measured sweep those two read (the custom one where asked for and present), or nullptr for the two-number
+    /// form or none.
+    const AllReduceSweep *allReduceSweepFor(bool custom) const;
     /// Fraction of the peak a GEMM of `m n k = size^3` reaches in format `t`: interpolated in log(size) between the
     /// sweep's points and held at its ends; the flat compute fraction when the format has no sweep, else 1.
     double gemmFraction(DType t, double size) const;

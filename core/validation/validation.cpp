@@ -1,5 +1,6 @@
 #include "core/validation/validation.h"
 
+#include "core/analysis/options.h"
 #include "core/io/jsonreader.h"
 #include "core/io/presets.h"
 #include "core/util/enumnames.h"
@@ -26,6 +27,22 @@ DType dtypeField(JsonReader &r, std::string_view key, std::string_view fallback)
     if (!t)
         r.fail(key, "unknown number format \"" + text + "\" (use " + dtypeList() + ")");
     return *t;
+}
+
+/// A field that takes the names of the scenario option of the same key (execution, allreduce): the option table
+/// lists them, so a new name needs no change here.
+template <typename E>
+E choiceField(JsonReader &r, std::string_view key, std::string_view fallback,
+              std::optional<E> (*parse)(std::string_view))
+{
+    const std::string text = r.string(key, fallback);
+    if (const std::optional<E> v = parse(text))
+        return *v;
+    const std::vector<std::string> &names = findOption(key)->choices;
+    std::string list;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    r.fail(key, "must be " + list + ", got \"" + text + "\"");
 }
 
 int64_t tokens(JsonReader &r, std::string_view key)
@@ -92,16 +109,8 @@ std::vector<MeasuredRun> runsFromJson(const nlohmann::json &j, const std::string
         run.weights = *w;
         run.activations = dtypeField(e, "activations", "fp16");
         run.kv = dtypeField(e, "kv", "fp16");
-        const std::string execution = e.string("execution", "graphs");
-        auto x = executionFromString(execution);
-        if (!x)
-            e.fail("execution", "must be graphs or eager, got \"" + execution + "\"");
-        run.execution = *x;
-        const std::string allReduce = e.string("allreduce", "library");
-        auto ar = allReduceFromString(allReduce);
-        if (!ar)
-            e.fail("allreduce", "must be library or custom, got \"" + allReduce + "\"");
-        run.allReduce = *ar;
+        run.execution = choiceField(e, "execution", "graphs", executionFromString);
+        run.allReduce = choiceField(e, "allreduce", "library", allReduceFromString);
         run.framework = e.string("framework");
         const std::string metric = e.string("metric");
         auto m = runMetricFromString(metric);
