@@ -157,14 +157,19 @@ int cmdAnalyze(const CommandLine &cl)
                 formatNumber(a.totals.intensity).c_str(), formatNumber(a.ridge).c_str(),
                 formatSeconds(a.totals.timeS).c_str(), std::string(toString(a.totals.bound)).c_str(),
                 formatSiNumber(a.totals.tokensPerS).c_str());
-    if (s.efficiency == EfficiencyMode::Achievable)
+    if (s.efficiency == EfficiencyMode::Achievable) {
         std::printf("achievable: %s predicted, %s likely (the band measured runs fell in: memwall validate); %s of it "
-                    "kernel launches (%s), %s of it communication (%s all-reduce)\n",
+                    "kernel launches (%s), %s of it communication (%s all-reduce)",
                     formatSeconds(a.totals.timeS).c_str(),
                     formatSecondsRange(a.totals.timeLowS, a.totals.timeHighS).c_str(),
                     formatSeconds(a.totals.launchS).c_str(), std::string(toString(s.execution)).c_str(),
                     formatSeconds(a.comm.timeS).c_str(),
                     hw.achievable.usesCustomAllReduce(s.allReduce == AllReduce::Custom) ? "custom" : "library");
+        if (a.totals.quantizeS > 0)
+            std::printf(", %s of it quantizing FP8 activations (%s scales)", formatSeconds(a.totals.quantizeS).c_str(),
+                        std::string(toString(s.activationScales)).c_str());
+        std::printf("\n");
+    }
     if (s.phase == Phase::Generate)
         std::printf("request: time to first token %s, time per output token %s, end to end %s\n",
                     formatSeconds(a.phases.ttftS).c_str(), formatSeconds(a.phases.tpotS).c_str(),

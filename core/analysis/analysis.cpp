@@ -163,13 +163,14 @@ struct Ctx
     double peakAttention = 0;                    ///< fused attention kernels' roof
     double weightBw = 0;                         ///< bandwidth of weight bytes in matmuls (weight-only kernels)
     double kernelS = 0;                          ///< cost of one kernel launch
+    const QuantizeSweep *quantize = nullptr;     ///< FP8 activations' quantization kernels, when charged
     DType matmulType = DType::FP16;
     DType vectorType = DType::FP32; ///< element-wise ops: FP32, or the matmul format on devices without FP32
     double flopFactor = 1;          ///< structured sparsity: fraction of matmul weight FLOPs kept
     std::vector<Operator> *ops = nullptr;
     std::vector<OperatorRecord> *records = nullptr; ///< analyzeRecorded(): what each operator's derivation needs
     Totals *totals = nullptr;
-    double computeTime = 0, memoryTime = 0, launchTime = 0;
+    double computeTime = 0, memoryTime = 0, launchTime = 0, quantizeTime = 0;
     double linearComputeTime = 0, linearMemoryTime = 0;
 };
 
@@ -204,8 +205,10 @@ constexpr CoreNames kLocalCore{"attn.local_kv_write", "attn.local_score", "attn.
     return t;
 }
 
+/// One operator, `count` executions. `quantizedInput`: the elements of a linear layer's input that its own quantize
+/// kernels turn into FP8 first (0 where the input is shared with another matmul that already did, or not quantized).
 void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count, const FlopTerms &terms, double wBytes,
-          double aBytes, double kvBytes, double trainFactor)
+          double aBytes, double kvBytes, double trainFactor, double quantizedInput = 0)
 {
     const double flops = terms.value();
     const double opFlops = flops * count * trainFactor, weightBytes = wBytes * count * trainFactor;
@@ -227,10 +230,13 @@ void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count,
                            name == kLocalCore.softcap || name == kLocalCore.softmax || name == kLocalCore.context;
     if (c.kernelS > 0 && !(c.s.fusedAttention && fusedTail))
         launch = c.kernelS * count * trainFactor;
-    const double timeS = roof + launch;
+    const double quantize =
+        c.quantize && quantizedInput > 0 ? c.quantize->timeAt(quantizedInput) * count * trainFactor : 0.0;
+    const double timeS = roof + launch + quantize;
     const Bound bound = tc >= tm ? Bound::Compute : Bound::Memory;
     (bound == Bound::Compute ? c.computeTime : c.memoryTime) += roof;
     c.launchTime += launch;
+    c.quantizeTime += quantize;
     if (cls == OpClass::Matmul)
         (bound == Bound::Compute ? c.linearComputeTime : c.linearMemoryTime) += roof;
     c.totals->flops += opFlops;
@@ -252,21 +258,22 @@ void emit(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count,
     op.timeS = timeS;
     op.bound = bound;
     if (c.records)
-        c.records->push_back({terms, trainFactor, peak, wBw, launch});
+        c.records->push_back({terms, trainFactor, peak, wBw, launch, quantize});
 }
 
 /// A linear layer over `tokens` tokens, `count` times: `in` x `out` weights (plus `out` biases with `bias`), 2 FLOPs
 /// per multiply-accumulate (sparsity keeps flopFactor of them) and 1 per bias add; it reads its input and weights and
-/// writes its output.
+/// writes its output. `sharedInput`: another linear layer already quantized the same input.
 void emitLinear(Ctx &c, std::string_view name, Phase phase, double count, double tokens, double in, double out,
-                bool bias, double train)
+                bool bias, double train, bool sharedInput = false)
 {
     const double b = bias ? 1.0 : 0.0;
     emit(c, name, OpClass::Matmul, phase, count,
          plus(macs(tokens, FlopName::Tokens, in, FlopName::Inputs, out, FlopName::Outputs, 1, FlopName::None,
                    c.flopFactor),
               b * tokens * out, FlopName::BiasAddsTokensOutputs),
-         in * out * c.wpw + b * out * c.act, tokens * in * c.act + tokens * out * c.act, 0, train);
+         in * out * c.wpw + b * out * c.act, tokens * in * c.act + tokens * out * c.act, 0, train,
+         sharedInput ? 0.0 : tokens * in);
 }
 
 /// A matmul of the embeddings' side (the LM head, a patch projection): its weights are in the embeddings' format
@@ -457,7 +464,8 @@ void emitFfn(Ctx &c, const Pass &p, double lc, double f, double tokens, double t
              plus(macs(tokens, FlopName::Tokens, h, FlopName::Hidden, f, FlopName::FfnWidth, 1, FlopName::None,
                        c.flopFactor),
                   biasUp * tokens * f, FlopName::BiasAddsTokensFfnWidth),
-             touched * (h * f * wpw + biasUp * f * act), tokens * h * act + tokens * f * act, 0, p.train);
+             touched * (h * f * wpw + biasUp * f * act), tokens * h * act + tokens * f * act, 0, p.train,
+             name == names.up ? tokens * h : 0.0); // the gate reads the same quantized input
         if (!m.gatedFfn)
             break; // a plain FFN has no gate
     }
@@ -471,7 +479,7 @@ void emitFfn(Ctx &c, const Pass &p, double lc, double f, double tokens, double t
                    c.flopFactor),
               biasUp * tokens * h + downExtraFlops,
               downExtraFlops > 0 ? FlopName::BiasAddsAndSharedExpertAdd : FlopName::BiasAddsTokensHidden),
-         touched * (f * h * wpw + biasUp * h * act), tokens * f * act + tokens * h * act, 0, p.train);
+         touched * (f * h * wpw + biasUp * h * act), tokens * f * act + tokens * h * act, 0, p.train, tokens * f);
 }
 
 /// The attention layers' part of a block, `lc` times: input norm, projections, the attention core per window, output
@@ -500,7 +508,7 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
         } else {
             emitLinear(c, "attn.q_proj", p.phase, lc, N, h, c.hq * qk, false, p.train);
         }
-        emitLinear(c, "attn.kv_a_proj", p.phase, lc, N, h, lat, false, p.train);
+        emitLinear(c, "attn.kv_a_proj", p.phase, lc, N, h, lat, false, p.train, true);
         emit(c, "attn.kv_a_norm", OpClass::Normalization, p.phase, lc,
              perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, r, FlopName::KvLoraRank),
              r * act, 2 * N * r * act, 0, p.train);
@@ -885,6 +893,12 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
         const std::optional<Sourced> &kernel =
             s.execution == Execution::Eager && km.kernelEagerS ? km.kernelEagerS : km.kernelGraphsS;
         c.kernelS = kernel ? kernel->value : 0.0;
+        // FP8 activations need quantize kernels before each linear layer unless the kernel before writes FP8 itself.
+        if (c.matmulType == DType::FP8 && s.activationScales != ActivationScales::Fused) {
+            const std::optional<QuantizeSweep> &w =
+                s.activationScales == ActivationScales::Dynamic ? km.quantizeDynamic : km.quantizeStatic;
+            c.quantize = w ? &*w : nullptr;
+        }
     }
     if (!(c.peakMatmul > 0) || !(c.bw > 0))
         refuse("hardware " + hw.id + " has no usable compute peak or bandwidth");
@@ -1060,6 +1074,7 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
     Totals &t = a.totals;
     t.timeS += comm.timeS;
     t.launchS = c.launchTime;
+    t.quantizeS = c.quantizeTime;
     t.timeLowS = t.timeHighS = t.timeS;
     if (const std::optional<TimeBand> band = achievableBand(hw, s)) {
         t.timeLowS = t.timeS * band->low;

@@ -151,6 +151,7 @@ struct OperatorRecord
     double weightBandwidth = 0; ///< B/s: its weight bytes were read at this (weight-only kernels may differ); the
                                 ///< other bytes at Analysis::bandwidth
     double launchS = 0;         ///< s: kernel launches included in Operator::timeS (achievable efficiency; else 0)
+    double quantizeS = 0;       ///< s: its FP8 input's quantize kernels included in Operator::timeS (activation_scales)
 };
 
 /// Memory held per device (bytes).
@@ -180,8 +181,9 @@ struct Totals
     double flops = 0; ///< one device's critical path (sum of operators)
     double bytes = 0;
     double intensity = 0;
-    double timeS = 0;   ///< operators + communication
-    double launchS = 0; ///< of timeS, the kernel launches (achievable efficiency; 0 for the ideal roofline)
+    double timeS = 0;     ///< operators + communication
+    double launchS = 0;   ///< of timeS, the kernel launches (achievable efficiency; 0 for the ideal roofline)
+    double quantizeS = 0; ///< of timeS, quantizing FP8 activations (achievable, activation_scales static or dynamic)
     /// timeS x kAchievableBand with achievable efficiency: where the measured time is likely to fall. Equal to timeS
     /// for the ideal roofline, which is a bound, not a prediction.
     double timeLowS = 0, timeHighS = 0;

@@ -152,11 +152,11 @@ Sum sumOperators(const Analysis &a, double (*figure)(const Operator &), std::str
     return s;
 }
 
-/// The time of the operators bound by compute and by memory, without their kernel launches, as analyze() adds them
-/// up to decide what bounds the step.
+/// The time of the operators bound by compute and by memory, without their kernel launches and quantize kernels, as
+/// analyze() adds them up to decide what bounds the step.
 struct RoofSplit
 {
-    double compute = 0, memory = 0, launches = 0;
+    double compute = 0, memory = 0, launches = 0, quantize = 0;
     int computeOps = 0, memoryOps = 0;
 };
 RoofSplit roofSplit(const Analysis &a, const std::vector<OperatorRecord> &records)
@@ -165,7 +165,7 @@ RoofSplit roofSplit(const Analysis &a, const std::vector<OperatorRecord> &record
     for (std::size_t i = 0; i < a.operators.size(); ++i) {
         const Operator &op = a.operators[i];
         const double launch = records[i].launchS;
-        const double roof = op.timeS - launch;
+        const double roof = op.timeS - launch - records[i].quantizeS;
         if (op.bound == Bound::Compute) {
             r.compute += roof;
             ++r.computeOps;
@@ -174,6 +174,7 @@ RoofSplit roofSplit(const Analysis &a, const std::vector<OperatorRecord> &record
             ++r.memoryOps;
         }
         r.launches += launch;
+        r.quantize += records[i].quantizeS;
     }
     return r;
 }
@@ -183,7 +184,8 @@ void deriveTime(Derivation &d, const Analysis &a, const std::vector<OperatorReco
     d.title = "Step time on one device's critical path (operators in sequence, then communication)";
     const RoofSplit r = roofSplit(a, records);
     d.lines.emplace_back("time = Σ over the operators of max(FLOPs / compute roof, bytes / bandwidth)" +
-                         std::string(r.launches > 0 ? " + kernel launches" : "") + " + communication");
+                         std::string(r.launches > 0 ? " + kernel launches" : "") +
+                         (r.quantize > 0 ? " + quantizing inputs to FP8" : "") + " + communication");
     d.lines.emplace_back("(each operator's own derivation: op:NAME:time)");
     double t = 0;
     for (const Operator &op : a.operators)
@@ -195,6 +197,8 @@ void deriveTime(Derivation &d, const Analysis &a, const std::vector<OperatorReco
                        plural(r.memoryOps, "memory-bound operator", "memory-bound operators") + ")";
     if (r.launches > 0)
         line += " + " + formatSeconds(r.launches) + " (launches)";
+    if (r.quantize > 0)
+        line += " + " + formatSeconds(r.quantize) + " (quantizing)";
     line += " + " + formatSeconds(a.comm.timeS) + " (communication" +
             (a.comm.timeS > 0 ? ", " + si(a.comm.bytes, "B") + " over " + a.comm.link : std::string()) + ")";
     d.lines.emplace_back(line);
@@ -637,7 +641,8 @@ void deriveOpTime(Derivation &d, const Operator &op, const OperatorRecord &rec, 
 {
     const Sides x = sides(op, rec, a.bandwidth);
     d.lines.emplace_back("time = max(FLOPs / compute roof, " + memorySide(op, rec, a.bandwidth, false) + ")" +
-                         (rec.launchS > 0 ? " + kernel launches" : ""));
+                         (rec.launchS > 0 ? " + kernel launches" : "") +
+                         (rec.quantizeS > 0 ? " + quantizing the input to FP8" : ""));
     std::string roof = "compute roof " + si(rec.peakFlops, "FLOP/s") + " (" + std::string(toString(op.computeType));
     if (rec.peakFlops != a.peakFlops && (op.cls == OpClass::Matmul || op.cls == OpClass::Attention))
         roof += std::string(op.cls == OpClass::Attention ? ", the fused-attention kernels' rate"
@@ -645,10 +650,12 @@ void deriveOpTime(Derivation &d, const Operator &op, const OperatorRecord &rec, 
     d.lines.emplace_back(roof + ")");
     d.lines.emplace_back("= max(" + si(op.flops, "FLOP") + " / " + si(rec.peakFlops, "FLOP/s") + ", " +
                          memorySide(op, rec, a.bandwidth, true) + ")" +
-                         (rec.launchS > 0 ? " + " + formatSeconds(rec.launchS) : ""));
-    const double v = std::max(x.compute, x.memory) + rec.launchS;
+                         (rec.launchS > 0 ? " + " + formatSeconds(rec.launchS) : "") +
+                         (rec.quantizeS > 0 ? " + " + formatSeconds(rec.quantizeS) : ""));
+    const double v = std::max(x.compute, x.memory) + rec.launchS + rec.quantizeS;
     d.lines.emplace_back("= max(" + si(x.compute, "s") + ", " + si(x.memory, "s") + ")" +
-                         (rec.launchS > 0 ? " + " + si(rec.launchS, "s") : ""));
+                         (rec.launchS > 0 ? " + " + si(rec.launchS, "s") : "") +
+                         (rec.quantizeS > 0 ? " + " + si(rec.quantizeS, "s") : ""));
     d.lines.emplace_back(result(v, "s"));
     d.value = v;
     d.valueText = formatSeconds(v);

@@ -336,6 +336,19 @@ std::vector<ScenarioOption> makeOptions()
                                 "measured custom sweep). Ideal ignores it.",
                         .group = "Options"},
                        &Scenario::allReduce, allReduceFromString, {AllReduce::Library, AllReduce::Custom}));
+    t.push_back(choice({.key = "activation_scales",
+                        .flag = "--activation-scales",
+                        .metavar = "Q",
+                        .label = "Activation scales",
+                        .help = "Achievable efficiency with FP8 activations: fused (the kernel before a linear layer "
+                                "writes FP8 itself, as TensorRT engines build it: no cost of its own), static (a "
+                                "quantize kernel with the checkpoint's calibrated scale before each linear layer) or "
+                                "dynamic (that kernel and one that finds the scale at run time, as vLLM's online "
+                                "--quantization fp8 runs). Charged where the device's tables time those kernels. "
+                                "Ideal ignores it.",
+                        .group = "Options"},
+                       &Scenario::activationScales, activationScalesFromString,
+                       {ActivationScales::Fused, ActivationScales::Static, ActivationScales::Dynamic}));
     t.push_back(optionalReal({.key = "compute_efficiency",
                               .flag = "--compute-efficiency",
                               .metavar = "X",

@@ -24,6 +24,8 @@ constexpr NameTable<EfficiencyMode, 2> kEff{
     {{EfficiencyMode::Ideal, "ideal"}, {EfficiencyMode::Achievable, "achievable"}}};
 constexpr NameTable<Execution, 2> kExecution{{{Execution::Graphs, "graphs"}, {Execution::Eager, "eager"}}};
 constexpr NameTable<AllReduce, 2> kAllReduce{{{AllReduce::Library, "library"}, {AllReduce::Custom, "custom"}}};
+constexpr NameTable<ActivationScales, 3> kActivationScales{
+    {{ActivationScales::Fused, "fused"}, {ActivationScales::Static, "static"}, {ActivationScales::Dynamic, "dynamic"}}};
 } // namespace
 
 std::string_view toString(Phase p) { return enumName(kPhase, p); }
@@ -40,6 +42,11 @@ std::string_view toString(Execution e) { return enumName(kExecution, e); }
 std::optional<Execution> executionFromString(std::string_view s) { return enumFromName(kExecution, s); }
 std::string_view toString(AllReduce a) { return enumName(kAllReduce, a); }
 std::optional<AllReduce> allReduceFromString(std::string_view s) { return enumFromName(kAllReduce, s); }
+std::string_view toString(ActivationScales a) { return enumName(kActivationScales, a); }
+std::optional<ActivationScales> activationScalesFromString(std::string_view s)
+{
+    return enumFromName(kActivationScales, s);
+}
 
 std::string validate(const Scenario &s)
 {

@@ -61,6 +61,16 @@ enum class AllReduce {
 std::string_view toString(AllReduce a);
 std::optional<AllReduce> allReduceFromString(std::string_view s);
 
+/// How a linear layer with FP8 activations gets them quantized: the achievable model charges the quantization kernels
+/// the device's tables time (the ideal roofline has none).
+enum class ActivationScales {
+    Fused,  ///< the kernel before writes FP8 itself (TensorRT engines fuse it into norms and activations): no cost
+    Static, ///< a quantize kernel with the checkpoint's calibrated scale before each linear layer
+    Dynamic ///< that kernel plus one that finds the scale from the activations at run time (online quantization)
+};
+std::string_view toString(ActivationScales a);
+std::optional<ActivationScales> activationScalesFromString(std::string_view s);
+
 /// The largest batch, prompt, context or output length MemWall takes (command line, files, GUI, fit limits).
 inline constexpr int64_t kMaxTokens = int64_t(1) << 24;
 
@@ -96,6 +106,7 @@ struct Scenario
     std::optional<double> memoryEfficiency;   ///< explicit fraction of peak bandwidth (overrides the mode)
     Execution execution = Execution::Graphs;  ///< achievable: what each kernel launch costs
     AllReduce allReduce = AllReduce::Library; ///< achievable: whose all-reduce tensor parallelism waits for
+    ActivationScales activationScales = ActivationScales::Fused; ///< achievable: FP8 activations' quantization
 
     /// Weight-only quantization as GPTQ and AWQ store it: each group of weights also keeps a zero point in the weight
     /// format (asymmetric quantization), and the token embedding and the LM head stay 16-bit.

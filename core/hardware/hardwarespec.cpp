@@ -71,6 +71,21 @@ double AchievableModel::allReduceLatencyAt(double bytes, bool custom) const
     return fixed(*lo) + x * (fixed(*hi) - fixed(*lo));
 }
 
+double QuantizeSweep::timeAt(double elements) const
+{
+    if (points.empty())
+        return 0.0;
+    if (elements <= points.front().first)
+        return points.front().second;
+    if (elements >= points.back().first)
+        return points.back().second * elements / points.back().first;
+    const auto hi = std::upper_bound(points.begin(), points.end(), elements,
+                                     [](double v, const std::pair<double, double> &p) { return v < p.first; });
+    const auto lo = hi - 1;
+    const double x = std::log(elements / lo->first) / std::log(hi->first / lo->first);
+    return lo->second + x * (hi->second - lo->second);
+}
+
 double AchievableModel::gemmFraction(DType t, double size) const
 {
     // FP16 and BF16 run at one rate on every device: a sweep of either serves both.

@@ -63,6 +63,16 @@ struct AllReduceSweep
     std::string source;
 };
 
+/// A published timing of the kernels that quantize a linear layer's input to FP8, by the input's size: (elements,
+/// seconds) pairs, sizes increasing. Between points the time is interpolated in log(elements); below the first it is
+/// the first (the kernels' floor), and above the last it grows in proportion to the elements.
+struct QuantizeSweep
+{
+    std::vector<std::pair<double, double>> points; ///< (input elements m x k, seconds)
+    std::string source;
+    double timeAt(double elements) const;
+};
+
 /// What a device reaches in published microbenchmarks: the inputs of the achievable time model. Each operator takes
 /// max(F / (P x eta_gemm), B / (BW x eta_mem)) + t_kernel per launch; collectives take latency + size / bus bandwidth.
 /// Every figure comes from a microbenchmark (GEMM sweeps, copy kernels, nccl-tests), never from an end-to-end run.
@@ -85,6 +95,9 @@ struct AchievableModel
     /// The serving engines' own all-reduce kernel (custom, one-shot or two-shot over NVLink), measured by size: only
     /// beside the library's figures above, which it replaces when a scenario asks for the custom all-reduce.
     std::optional<AllReduceSweep> customAllReduceSweep;
+    /// The kernels that quantize a linear layer's activations to FP8: with a calibrated scale (static), and with the
+    /// scale found at run time as well (dynamic). Charged per linear layer when a scenario asks for them.
+    std::optional<QuantizeSweep> quantizeStatic, quantizeDynamic;
 
     bool empty() const;
     bool hasAllReduce() const { return allReduceSweep || allReduceBusBandwidthBytesPerS; }

@@ -244,11 +244,9 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
     // Past the model's positions: the sentence, else null.
     const std::string note = positionNote(m, s);
     j["position_note"] = note.empty() ? json(nullptr) : json(note);
-    j["efficiency"] = {{"mode", toString(s.efficiency)},
-                       {"compute", a.computeEfficiency},
-                       {"memory", a.memoryEfficiency},
-                       {"execution", toString(s.execution)},
-                       {"allreduce", toString(s.allReduce)}};
+    j["efficiency"] = {{"mode", toString(s.efficiency)},     {"compute", a.computeEfficiency},
+                       {"memory", a.memoryEfficiency},       {"execution", toString(s.execution)},
+                       {"allreduce", toString(s.allReduce)}, {"activation_scales", toString(s.activationScales)}};
     j["kv_cache"] = {{"bytes_per_token", a.kvCache.bytesPerToken},
                      {"total_bytes", a.kvCache.totalBytes},
                      {"state_bytes_per_sequence", a.kvCache.stateBytesPerSequence},
@@ -261,6 +259,7 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
                    {"time_s_low", a.totals.timeLowS},
                    {"time_s_high", a.totals.timeHighS},
                    {"launch_s", a.totals.launchS},
+                   {"quantize_s", a.totals.quantizeS},
                    {"bound", toString(a.totals.bound)},
                    {"linear_bound", toString(a.totals.linearBound)},
                    {"tokens_per_s", a.totals.tokensPerS},

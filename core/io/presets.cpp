@@ -140,6 +140,37 @@ AllReduceSweep allReduceSweepFromJson(JsonReader &a, const char *key)
     return sweep;
 }
 
+/// "static" or "dynamic" of "fp8_quantize": {"source": "...", "points": [{"elements": 8192, "s": 2.7e-6}, ...]}, sizes
+/// increasing.
+QuantizeSweep quantizeSweepFromJson(JsonReader &q, const char *key)
+{
+    JsonReader w = q.object(key);
+    QuantizeSweep sweep;
+    sweep.source = w.string("source");
+    if (sweep.source.find_first_not_of(" \t") == std::string::npos)
+        w.fail("source", "must not be empty");
+    const json &points = w.array("points");
+    if (points.empty())
+        w.fail("points", "needs at least one input size");
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        JsonReader p = w.element(points[i], i, "points");
+        const double elements = p.positive("elements");
+        if (elements > 1e13)
+            p.fail("elements", "must be at most 1e13, got " + brief(elements));
+        if (!sweep.points.empty() && elements <= sweep.points.back().first)
+            p.fail("elements", "points out of order: " + brief(elements) + " is not larger than the previous " +
+                                   brief(sweep.points.back().first));
+        const double seconds = p.positive("s");
+        if (seconds < kLatency.min || seconds > kLatency.max)
+            p.fail("s", "must be between " + brief(kLatency.min) + " and " + brief(kLatency.max) + " s, got " +
+                            brief(seconds));
+        p.rejectUnknown();
+        sweep.points.emplace_back(elements, seconds);
+    }
+    w.rejectUnknown({"note"});
+    return sweep;
+}
+
 AchievableModel achievableFromJson(JsonReader &a)
 {
     AchievableModel m;
@@ -201,6 +232,18 @@ AchievableModel achievableFromJson(JsonReader &a)
         m.customAllReduceSweep = allReduceSweepFromJson(a, "custom_allreduce_sweep");
     } else {
         a.string("custom_allreduce_sweep", "");
+    }
+    if (a.has("fp8_quantize")) {
+        JsonReader q = a.object("fp8_quantize");
+        if (q.has("static"))
+            m.quantizeStatic = quantizeSweepFromJson(q, "static");
+        if (q.has("dynamic"))
+            m.quantizeDynamic = quantizeSweepFromJson(q, "dynamic");
+        if (!m.quantizeStatic && !m.quantizeDynamic)
+            a.fail("fp8_quantize", "needs static, dynamic or both");
+        q.rejectUnknown({"note"});
+    } else {
+        a.string("fp8_quantize", "");
     }
     a.rejectUnknown({"note"});
     return m;
@@ -352,6 +395,17 @@ json toJson(const AchievableModel &m)
     };
     putSweep("allreduce_sweep", m.allReduceSweep);
     putSweep("custom_allreduce_sweep", m.customAllReduceSweep);
+    json quantize = json::object();
+    for (const auto &[key, w] : {std::pair{"static", &m.quantizeStatic}, std::pair{"dynamic", &m.quantizeDynamic}}) {
+        if (!*w)
+            continue;
+        json points = json::array();
+        for (const auto &[elements, seconds] : (*w)->points)
+            points.push_back({{"elements", elements}, {"s", seconds}});
+        quantize[key] = {{"source", (*w)->source}, {"points", points}};
+    }
+    if (!quantize.empty())
+        a["fp8_quantize"] = quantize;
     return a;
 }
 

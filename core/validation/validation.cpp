@@ -29,8 +29,8 @@ DType dtypeField(JsonReader &r, std::string_view key, std::string_view fallback)
     return *t;
 }
 
-/// A field that takes the names of the scenario option of the same key (execution, allreduce): the option table
-/// lists them, so a new name needs no change here.
+/// A field that takes the names of the scenario option of the same key (execution, allreduce, activation_scales): the
+/// option table lists them, so a new name needs no change here.
 template <typename E>
 E choiceField(JsonReader &r, std::string_view key, std::string_view fallback,
               std::optional<E> (*parse)(std::string_view))
@@ -111,6 +111,7 @@ std::vector<MeasuredRun> runsFromJson(const nlohmann::json &j, const std::string
         run.kv = dtypeField(e, "kv", "fp16");
         run.execution = choiceField(e, "execution", "graphs", executionFromString);
         run.allReduce = choiceField(e, "allreduce", "library", allReduceFromString);
+        run.activationScales = choiceField(e, "activation_scales", "fused", activationScalesFromString);
         run.framework = e.string("framework");
         const std::string metric = e.string("metric");
         auto m = runMetricFromString(metric);
@@ -162,6 +163,7 @@ Scenario scenarioFor(const MeasuredRun &run, EfficiencyMode mode)
     s.pp = run.pp;
     s.execution = run.execution;
     s.allReduce = run.allReduce;
+    s.activationScales = run.activationScales;
     s.efficiency = mode;
     return s;
 }

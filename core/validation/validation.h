@@ -41,7 +41,8 @@ struct MeasuredRun
     DType activations = DType::FP16;
     DType kv = DType::FP16;
     Execution execution = Execution::Graphs;
-    AllReduce allReduce = AllReduce::Library; ///< whose all-reduce the run's tensor parallelism used
+    AllReduce allReduce = AllReduce::Library;                    ///< whose all-reduce the run's tensor parallelism used
+    ActivationScales activationScales = ActivationScales::Fused; ///< how its FP8 activations were quantized
     std::string framework;
     RunMetric metric = RunMetric::DecodeTokensPerS;
     double value = 0;

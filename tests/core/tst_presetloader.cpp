@@ -268,6 +268,25 @@ void TestPresetLoader::hardwareErrors_data()
         "t.json: achievable.custom_allreduce_sweep.points[1].bytes: points out of order: 512.0 is not larger than the "
         "previous 1024.0");
     row(
+        "fp8 quantize without a sweep", [](json &j) { j["achievable"]["fp8_quantize"] = json::object(); },
+        "t.json: achievable.fp8_quantize: needs static, dynamic or both");
+    row(
+        "fp8 quantize out of order",
+        [](json &j) {
+            j["achievable"]["fp8_quantize"]["dynamic"] = {
+                {"source", "aiconfigurator"},
+                {"points", json::array({{{"elements", 16384}, {"s", 8e-6}}, {{"elements", 8192}, {"s", 9e-6}}})}};
+        },
+        "t.json: achievable.fp8_quantize.dynamic.points[1].elements: points out of order: 8192.0 is not larger than "
+        "the previous 16384.0");
+    row(
+        "fp8 quantize time out of range",
+        [](json &j) {
+            j["achievable"]["fp8_quantize"]["static"] = {{"source", "aiconfigurator"},
+                                                         {"points", json::array({{{"elements", 8192}, {"s", 20}}})}};
+        },
+        "t.json: achievable.fp8_quantize.static.points[0].s: must be between 1e-12 and 10.0 s, got 20.0");
+    row(
         "all-reduce sweep without an interconnect",
         [sweep](json &j) {
             sweep(j);
@@ -531,6 +550,8 @@ void TestPresetLoader::duplicateIdsAreNamed()
     QCOMPARE(lib.findHardware("h100-sxm")->achievable.allReduceSweep->points.size(), std::size_t(24));
     QCOMPARE(lib.findHardware("h100-sxm")->achievable.customAllReduceSweep->points.size(), std::size_t(23));
     QVERIFY(lib.findHardware("h100-sxm")->achievable.kernelGraphsS);
+    QCOMPARE(lib.findHardware("h100-sxm")->achievable.quantizeStatic->points.size(), std::size_t(16));
+    QCOMPARE(lib.findHardware("h100-sxm")->achievable.quantizeDynamic->points.back().second, 677.2e-6);
     QVERIFY(lib.issues().empty());
 
     // Two user files with one id: the later in path order is used, and both are named.

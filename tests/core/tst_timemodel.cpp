@@ -291,6 +291,78 @@ private slots:
         QVERIFY(near(fp16.timeS, 32 * (4096.0 * 11008 * 2 + 30208.0) / bw));
     }
 
+    // A quantize sweep times a linear layer's input by its size. Hand-made points 8,192 -> 2 us and 65,536 -> 5 us,
+    // interpolated in log(elements): 32,768 = 8,192 x 8^(2/3) lies 2/3 of the way, 2 + 3 x 2/3 = 4 us. Below the
+    // first point the floor holds; above the last the time grows with the elements (131,072: 2 x 5 us).
+    void quantizeSweepTimesTheInput_data()
+    {
+        QTest::addColumn<double>("elements");
+        QTest::addColumn<double>("expected");
+        QTest::newRow("below: the floor") << 1000.0 << 2e-6;
+        QTest::newRow("the first point") << 8192.0 << 2e-6;
+        QTest::newRow("32768: 2/3 of the way in log size") << 32768.0 << 4e-6;
+        QTest::newRow("the last point") << 65536.0 << 5e-6;
+        QTest::newRow("above: in proportion") << 131072.0 << 10e-6;
+    }
+    void quantizeSweepTimesTheInput()
+    {
+        QFETCH(double, elements);
+        QFETCH(double, expected);
+        const QuantizeSweep w{{{8192, 2e-6}, {65536, 5e-6}}, "hand-made"};
+        QVERIFY2(near(w.timeAt(elements), expected), qPrintable(QString::number(w.timeAt(elements) * 1e6, 'g', 10)));
+    }
+
+    // FP8 activations on the H100 preset, whose quantize tables are TensorRT-LLM 1.3.0rc20's at k = 8,192 (static:
+    // 1.36 us at 8,192 elements, 1.392 us at 16,384; dynamic: 8.551 and 8.446 us). Llama-2-7B, one decode step at
+    // batch 1: each of the 32 layers quantizes four inputs, the qkv projection's (4,096 elements), the output
+    // projection's (4,096), the up projection's (4,096; the gate reads the same) and the down projection's (11,008):
+    //   at 11,008 elements, x = ln(11,008 / 8,192) / ln 2 of the way from 8,192 to 16,384;
+    //   static:  32 x (3 x 1.36 us + 1.36 us + x (1.392 - 1.36) us);
+    //   dynamic: 32 x (3 x 8.551 us + 8.551 us + x (8.446 - 8.551) us).
+    // Fused (the kernel before writes FP8), BF16 activations and the ideal roofline charge nothing.
+    void activationScalesChargeTheQuantizeKernels_data()
+    {
+        QTest::addColumn<QString>("scales");
+        QTest::addColumn<QString>("activations");
+        QTest::addColumn<bool>("achievable");
+        QTest::addColumn<double>("expected");
+        const double x = std::log(11008.0 / 8192) / std::log(2.0);
+        QTest::newRow("fused") << "fused"
+                               << "fp8" << true << 0.0;
+        QTest::newRow("static") << "static"
+                                << "fp8" << true << 32 * (3 * 1.36e-6 + 1.36e-6 + x * 0.032e-6);
+        QTest::newRow("dynamic") << "dynamic"
+                                 << "fp8" << true << 32 * (3 * 8.551e-6 + 8.551e-6 - x * 0.105e-6);
+        QTest::newRow("dynamic, bf16 activations") << "dynamic"
+                                                   << "bf16" << true << 0.0;
+        QTest::newRow("dynamic, ideal") << "dynamic"
+                                        << "fp8" << false << 0.0;
+    }
+    void activationScalesChargeTheQuantizeKernels()
+    {
+        QFETCH(QString, scales);
+        QFETCH(QString, activations);
+        QFETCH(bool, achievable);
+        QFETCH(double, expected);
+        const HardwareSpec &hw = *lib().findHardware("h100-sxm");
+        Scenario s;
+        s.weights = WeightFormat{DType::FP8, 0, DType::FP16};
+        s.activations = *dtypeFromString(activations.toStdString());
+        s.efficiency = achievable ? EfficiencyMode::Achievable : EfficiencyMode::Ideal;
+        s.activationScales = *activationScalesFromString(scales.toStdString());
+        const Analysis a = analyze(hw, model("llama-2-7b"), s);
+        QVERIFY2(std::abs(a.totals.quantizeS - expected) < 1e-12,
+                 qPrintable(QString::number(a.totals.quantizeS * 1e6, 'g', 10)));
+        // The kernels sit in the operators' time: the up projection pays for the input it shares with the gate.
+        Scenario fused = s;
+        fused.activationScales = ActivationScales::Fused;
+        const Analysis f = analyze(hw, model("llama-2-7b"), fused);
+        QVERIFY(expected == 0 ? a.totals.timeS == f.totals.timeS : near(a.totals.timeS - f.totals.timeS, expected));
+        QCOMPARE(op(a, "ffn.gate").timeS, op(f, "ffn.gate").timeS);
+        if (expected > 0)
+            QVERIFY(op(a, "ffn.up").timeS > op(f, "ffn.up").timeS);
+    }
+
     // The ideal roofline never reads the microbenchmarks.
     void idealIgnoresTheMicrobenchmarks()
     {

@@ -220,6 +220,10 @@ private slots:
         QTest::newRow("allreduce") << "allreduce"
                                    << "\"nccl\""
                                    << "runs[0].allreduce: must be library or custom, got \"nccl\"";
+        QTest::newRow("activation_scales") << "activation_scales"
+                                           << "\"per-token\""
+                                           << "runs[0].activation_scales: must be fused, static or dynamic, got "
+                                              "\"per-token\"";
         QTest::newRow("unknown key") << "speed"
                                      << "1"
                                      << "runs[0].speed";

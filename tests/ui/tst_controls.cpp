@@ -301,6 +301,39 @@ private slots:
         QCOMPARE(combo->currentText(), QStringLiteral("library"));
     }
 
+    // FP8 activations on the H100: picking "dynamic" charges TensorRT-LLM's measured quantize kernels before each
+    // linear layer, 32 layers x 4 inputs of Llama-2-7B at batch 1 (the hand count in
+    // tst_timemodel::activationScalesChargeTheQuantizeKernels), in one undo step that undo reverts.
+    void activationScalesPickChargesTheQuantizeKernels()
+    {
+        core::Scenario s = m_doc->scenario();
+        s.activations = core::DType::FP8;
+        s.efficiency = core::EfficiencyMode::Achievable;
+        m_doc->setScenario(s, "activations");
+        QCOMPARE(m_doc->hardware().id, std::string("h100-sxm"));
+        QCOMPARE(m_doc->model().id, std::string("llama-2-7b"));
+        QCOMPARE(m_doc->analysis().totals.quantizeS, 0.0);
+        const double fused = m_doc->analysis().totals.timeS;
+        ui::OptionControl *control = m_panel->optionControl("activation_scales");
+        QVERIFY(control);
+        auto *combo = qobject_cast<QComboBox *>(control->editor());
+        QVERIFY(combo);
+        QVERIFY(!combo->toolTip().isEmpty());
+        const int before = m_doc->undoStack()->index();
+        choose(combo, "dynamic");
+        QVERIFY(m_doc->scenario().activationScales == core::ActivationScales::Dynamic);
+        QCOMPARE(m_doc->undoStack()->index(), before + 1);
+        const double x = std::log(11008.0 / 8192) / std::log(2.0);
+        const double expected = 32 * (3 * 8.551e-6 + 8.551e-6 - x * 0.105e-6);
+        QVERIFY2(near(m_doc->analysis().totals.quantizeS, expected, 1e-9),
+                 qPrintable(QString::number(m_doc->analysis().totals.quantizeS * 1e6)));
+        QVERIFY(near(m_doc->analysis().totals.timeS, fused + expected, 1e-9));
+        m_doc->undoStack()->undo();
+        QVERIFY(m_doc->scenario().activationScales == core::ActivationScales::Fused);
+        QCOMPARE(combo->currentText(), QStringLiteral("fused"));
+        QCOMPARE(m_doc->analysis().totals.quantizeS, 0.0);
+    }
+
     void pickingAVisionEncoderEncodesItsPatches()
     {
         // ViT-L/32 takes a 224-pixel image as 49 patches and a class token: picking it switches the decode scenario to

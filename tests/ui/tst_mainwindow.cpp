@@ -791,6 +791,24 @@ private slots:
         QVERIFY(m_doc->analysis().totals.timeS < library);
         QTest::qWait(100);
         QVERIFY(grabAs(out, "-allreduce-custom"));
+        // A fifteenth: FP8 weights and activations on the same 8 H100s, then dynamic activation scales picked in the
+        // Options group, as vLLM quantizes a BF16 checkpoint online: the quantize kernels lengthen the step.
+        core::Scenario fp8 = m_doc->scenario();
+        fp8.weights = core::WeightFormat{core::DType::FP8, 0, core::DType::FP16};
+        fp8.activations = core::DType::FP8;
+        m_doc->setScenario(fp8, "activations");
+        const double fused = m_doc->analysis().totals.timeS;
+        ui::OptionControl *scales = m_window->findChild<ui::ControlsPanel *>()->optionControl("activation_scales");
+        QVERIFY(scales);
+        auto *scalesCombo = qobject_cast<QComboBox *>(scales->editor());
+        QVERIFY(scalesCombo);
+        scalesCombo->setCurrentIndex(scalesCombo->findText("dynamic"));
+        emit scalesCombo->activated(scalesCombo->currentIndex());
+        QVERIFY(m_doc->scenario().activationScales == core::ActivationScales::Dynamic);
+        QVERIFY(m_doc->analysis().totals.quantizeS > 0);
+        QVERIFY(std::abs(m_doc->analysis().totals.timeS - fused - m_doc->analysis().totals.quantizeS) < 1e-12);
+        QTest::qWait(100);
+        QVERIFY(grabAs(out, "-activation-scales-dynamic"));
     }
 };
 
