@@ -105,6 +105,11 @@ private slots:
         QTest::newRow("MLA DeepSeek-V3 decode absorbed tp8") << "h200-sxm"
                                                              << "deepseek-v3"
                                                              << "--batch=16 --tp=8 --weights=fp8 --activations=fp8";
+        QTest::newRow("GQA Llama 3 70B generate fp8 dynamic scales tp8")
+            << "h200-sxm"
+            << "llama-3-70b"
+            << "--phase=generate --batch=16 --tp=8 --weights=fp8 --activations=fp8 --efficiency=achievable "
+               "--activation-scales=dynamic --allreduce=custom";
         QTest::newRow("MLA DeepSeek-V3 decode lifted") << "h200-sxm"
                                                        << "deepseek-v3"
                                                        << "--no-mla-absorb";
