@@ -105,6 +105,42 @@ void readPerFormat(JsonReader &parent, std::string_view key, Read read)
     }
 }
 
+/// A sweep's "source", which must say something.
+std::string sweepSource(JsonReader &w)
+{
+    std::string source = w.string("source");
+    if (source.find_first_not_of(" \t") == std::string::npos)
+        w.fail("source", "must not be empty");
+    return source;
+}
+
+/// A measured sweep's "points": [{SIZE: ..., VALUE: ...}, ...], at least `fewest` of them (`tooFew` says what is
+/// missing), sizes positive, at most 1e13 and increasing, each value within `range`.
+std::vector<std::pair<double, double>> sweepPoints(JsonReader &w, const char *size, const char *value, Plausible range,
+                                                   std::size_t fewest, const std::string &tooFew)
+{
+    const json &points = w.array("points");
+    if (points.size() < fewest)
+        w.fail("points", tooFew + ", got " + std::to_string(points.size()));
+    std::vector<std::pair<double, double>> out;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        JsonReader p = w.element(points[i], i, "points");
+        const double x = p.positive(size);
+        if (x > 1e13)
+            p.fail(size, "must be at most 1e13, got " + brief(x));
+        if (!out.empty() && x <= out.back().first)
+            p.fail(size,
+                   "points out of order: " + brief(x) + " is not larger than the previous " + brief(out.back().first));
+        const double y = p.positive(value);
+        if (y < range.min || y > range.max)
+            p.fail(value, "must be between " + brief(range.min) + " and " + brief(range.max) + " " + range.unit +
+                              ", got " + brief(y));
+        p.rejectUnknown();
+        out.emplace_back(x, y);
+    }
+    return out;
+}
+
 /// "allreduce_sweep" (or "custom_allreduce_sweep"): {"devices": 8, "source": "...", "points": [{"bytes": 1024,
 /// "bus_bandwidth_bytes_per_s": 7e7}, ...]}, sizes increasing.
 AllReduceSweep allReduceSweepFromJson(JsonReader &a, const char *key)
@@ -115,27 +151,9 @@ AllReduceSweep allReduceSweepFromJson(JsonReader &a, const char *key)
     if (devices < 2 || devices > 1'000'000)
         w.fail("devices", "must be between 2 and 1000000, got " + std::to_string(devices));
     sweep.devices = static_cast<int>(devices);
-    sweep.source = w.string("source");
-    if (sweep.source.find_first_not_of(" \t") == std::string::npos)
-        w.fail("source", "must not be empty");
-    const json &points = w.array("points");
-    if (points.size() < 2)
-        w.fail("points", "needs at least two message sizes, got " + std::to_string(points.size()));
-    for (std::size_t i = 0; i < points.size(); ++i) {
-        JsonReader p = w.element(points[i], i, "points");
-        const double bytes = p.positive("bytes");
-        if (bytes > 1e13)
-            p.fail("bytes", "must be at most 1e13, got " + brief(bytes));
-        if (!sweep.points.empty() && bytes <= sweep.points.back().first)
-            p.fail("bytes", "points out of order: " + brief(bytes) + " is not larger than the previous " +
-                                brief(sweep.points.back().first));
-        const double bus = p.positive("bus_bandwidth_bytes_per_s");
-        if (bus < kBandwidth.min || bus > kBandwidth.max)
-            p.fail("bus_bandwidth_bytes_per_s", "must be between " + brief(kBandwidth.min) + " and " +
-                                                    brief(kBandwidth.max) + " B/s, got " + brief(bus));
-        p.rejectUnknown();
-        sweep.points.emplace_back(bytes, bus);
-    }
+    sweep.source = sweepSource(w);
+    sweep.points =
+        sweepPoints(w, "bytes", "bus_bandwidth_bytes_per_s", kBandwidth, 2, "needs at least two message sizes");
     w.rejectUnknown({"note"});
     return sweep;
 }
@@ -146,27 +164,8 @@ QuantizeSweep quantizeSweepFromJson(JsonReader &q, const char *key)
 {
     JsonReader w = q.object(key);
     QuantizeSweep sweep;
-    sweep.source = w.string("source");
-    if (sweep.source.find_first_not_of(" \t") == std::string::npos)
-        w.fail("source", "must not be empty");
-    const json &points = w.array("points");
-    if (points.empty())
-        w.fail("points", "needs at least one input size");
-    for (std::size_t i = 0; i < points.size(); ++i) {
-        JsonReader p = w.element(points[i], i, "points");
-        const double elements = p.positive("elements");
-        if (elements > 1e13)
-            p.fail("elements", "must be at most 1e13, got " + brief(elements));
-        if (!sweep.points.empty() && elements <= sweep.points.back().first)
-            p.fail("elements", "points out of order: " + brief(elements) + " is not larger than the previous " +
-                                   brief(sweep.points.back().first));
-        const double seconds = p.positive("s");
-        if (seconds < kLatency.min || seconds > kLatency.max)
-            p.fail("s", "must be between " + brief(kLatency.min) + " and " + brief(kLatency.max) + " s, got " +
-                            brief(seconds));
-        p.rejectUnknown();
-        sweep.points.emplace_back(elements, seconds);
-    }
+    sweep.source = sweepSource(w);
+    sweep.points = sweepPoints(w, "elements", "s", kLatency, 1, "needs at least one input size");
     w.rejectUnknown({"note"});
     return sweep;
 }
