@@ -32,7 +32,7 @@ bool AchievableModel::empty() const
     const bool noWeightOnly = std::none_of(weightOnlyMemoryFraction.begin(), weightOnlyMemoryFraction.end(),
                                            [](const auto &f) { return f.has_value(); });
     return !computeFraction && !memoryFraction && noGemm && !attentionFraction && !kernelGraphsS && !kernelEagerS &&
-           noWeightOnly && !hasAllReduce() && !customAllReduceSweep;
+           noWeightOnly && !hasAllReduce() && !customAllReduceSweep && !quantizeStatic && !quantizeDynamic;
 }
 
 const AllReduceSweep *AchievableModel::allReduceSweepFor(bool custom) const

@@ -126,6 +126,18 @@ void TestPresetLoader::basesLoad()
     QCOMPARE(lib.findHardware("test-gpu")->memory.size(), std::size_t(2));
     QVERIFY(lib.findModel("test-model"));
     QCOMPARE(lib.findModel("test-model")->shape.layers, int64_t(2));
+
+    // A device whose only microbenchmark is a quantize sweep keeps it when written and read back.
+    json quantizeOnly = baseHardware();
+    quantizeOnly["id"] = "quantize-only";
+    quantizeOnly["achievable"] = {
+        {"fp8_quantize",
+         {{"static", {{"source", "hand-made"}, {"points", json::array({{{"elements", 8192}, {"s", 2e-6}}})}}}}}};
+    QVERIFY(lib.loadText(quantizeOnly.dump(), "q.json"));
+    QVERIFY(lib.loadText(toJson(*lib.findHardware("quantize-only")).dump(), "q2.json"));
+    const AchievableModel &read = lib.findHardware("quantize-only")->achievable;
+    QVERIFY(read.quantizeStatic && !read.quantizeDynamic);
+    QCOMPARE(read.quantizeStatic->points.front().second, 2e-6);
 }
 
 void TestPresetLoader::hardwareErrors_data()
