@@ -6,6 +6,22 @@
 
 namespace memwall::core {
 
+namespace {
+/// A measured sweep read between its points: linear in log(size) between the two points around `v`, which lies
+/// strictly inside the sweep (callers decide what holds at its ends). `size` and `value` read a point.
+template <typename P, typename Size, typename Value>
+double interpolateInLogSize(const std::vector<P> &points, double v, Size size, Value value)
+{
+    const auto hi =
+        std::upper_bound(points.begin(), points.end(), v, [&](double a, const P &p) { return a < size(p); });
+    const auto lo = hi - 1;
+    const double x = std::log(v / size(*lo)) / std::log(size(*hi) / size(*lo));
+    return value(*lo) + x * (value(*hi) - value(*lo));
+}
+double first(const std::pair<double, double> &p) { return p.first; }
+double second(const std::pair<double, double> &p) { return p.second; }
+} // namespace
+
 std::string_view toString(MemoryKind k)
 {
     switch (k) {
@@ -64,11 +80,7 @@ double AchievableModel::allReduceLatencyAt(double bytes, bool custom) const
         return fixed(w.points.front());
     if (bytes >= w.points.back().first)
         return fixed(w.points.back());
-    const auto hi = std::upper_bound(w.points.begin(), w.points.end(), bytes,
-                                     [](double v, const std::pair<double, double> &p) { return v < p.first; });
-    const auto lo = hi - 1;
-    const double x = std::log(bytes / lo->first) / std::log(hi->first / lo->first);
-    return fixed(*lo) + x * (fixed(*hi) - fixed(*lo));
+    return interpolateInLogSize(w.points, bytes, first, fixed);
 }
 
 double QuantizeSweep::timeAt(double elements) const
@@ -79,11 +91,7 @@ double QuantizeSweep::timeAt(double elements) const
         return points.front().second;
     if (elements >= points.back().first)
         return points.back().second * elements / points.back().first;
-    const auto hi = std::upper_bound(points.begin(), points.end(), elements,
-                                     [](double v, const std::pair<double, double> &p) { return v < p.first; });
-    const auto lo = hi - 1;
-    const double x = std::log(elements / lo->first) / std::log(hi->first / lo->first);
-    return lo->second + x * (hi->second - lo->second);
+    return interpolateInLogSize(points, elements, first, second);
 }
 
 double AchievableModel::gemmFraction(DType t, double size) const
@@ -97,11 +105,8 @@ double AchievableModel::gemmFraction(DType t, double size) const
         return sweep.front().fraction.value;
     if (size >= sweep.back().size)
         return sweep.back().fraction.value;
-    const auto hi =
-        std::upper_bound(sweep.begin(), sweep.end(), size, [](double v, const GemmPoint &p) { return v < p.size; });
-    const auto lo = hi - 1;
-    const double x = std::log(size / lo->size) / std::log(hi->size / lo->size);
-    return lo->fraction.value + x * (hi->fraction.value - lo->fraction.value);
+    return interpolateInLogSize(
+        sweep, size, [](const GemmPoint &p) { return p.size; }, [](const GemmPoint &p) { return p.fraction.value; });
 }
 
 DType HardwareSpec::computeType(DType t) const

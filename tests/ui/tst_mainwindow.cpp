@@ -84,6 +84,19 @@ private:
         return true;
     }
 
+    /// Picks `text` in the combo of the scenario option `key` (the Options group), as a person does.
+    bool choose(const char *key, const QString &text)
+    {
+        ui::OptionControl *control = m_window->findChild<ui::ControlsPanel *>()->optionControl(key);
+        auto *combo = control ? qobject_cast<QComboBox *>(control->editor()) : nullptr;
+        const int row = combo ? combo->findText(text) : -1;
+        if (row < 0)
+            return false;
+        combo->setCurrentIndex(row);
+        emit combo->activated(row);
+        return true;
+    }
+
     /// The window as the screen shows it, saved beside `out` with `suffix` before ".png".
     bool grabAs(const QString &out, const char *suffix)
     {
@@ -781,12 +794,7 @@ private slots:
         tp8.efficiency = core::EfficiencyMode::Achievable;
         m_doc->setScenario(tp8, "tp");
         const double library = m_doc->analysis().totals.timeS;
-        ui::OptionControl *allReduce = m_window->findChild<ui::ControlsPanel *>()->optionControl("allreduce");
-        QVERIFY(allReduce);
-        auto *combo = qobject_cast<QComboBox *>(allReduce->editor());
-        QVERIFY(combo);
-        combo->setCurrentIndex(combo->findText("custom"));
-        emit combo->activated(combo->currentIndex());
+        QVERIFY(choose("allreduce", "custom"));
         QVERIFY(m_doc->scenario().allReduce == core::AllReduce::Custom);
         QVERIFY(m_doc->analysis().totals.timeS < library);
         QTest::qWait(100);
@@ -798,12 +806,7 @@ private slots:
         fp8.activations = core::DType::FP8;
         m_doc->setScenario(fp8, "activations");
         const double fused = m_doc->analysis().totals.timeS;
-        ui::OptionControl *scales = m_window->findChild<ui::ControlsPanel *>()->optionControl("activation_scales");
-        QVERIFY(scales);
-        auto *scalesCombo = qobject_cast<QComboBox *>(scales->editor());
-        QVERIFY(scalesCombo);
-        scalesCombo->setCurrentIndex(scalesCombo->findText("dynamic"));
-        emit scalesCombo->activated(scalesCombo->currentIndex());
+        QVERIFY(choose("activation_scales", "dynamic"));
         QVERIFY(m_doc->scenario().activationScales == core::ActivationScales::Dynamic);
         QVERIFY(m_doc->analysis().totals.quantizeS > 0);
         QVERIFY(std::abs(m_doc->analysis().totals.timeS - fused - m_doc->analysis().totals.quantizeS) < 1e-12);
