@@ -3,8 +3,8 @@
 #include "ui/util/savefile.h"
 
 #include "core/analysis/analysis.h"
+#include "core/analysis/assemble.h"
 #include "core/io/analysisjson.h"
-#include "core/io/hfconfig.h"
 #include "core/io/jsonreader.h"
 #include "core/util/format.h"
 #include "core/util/oneline.h"
@@ -106,8 +106,6 @@ CommandLine parseCommandLine(const std::string &command, const std::vector<std::
     cl.scenarioFile = cl.value("--scenario");
     cl.saveScenario = cl.value("--save-scenario");
     cl.presetsDir = cl.value("--presets");
-    if (cl.modelConfig && cl.model)
-        throw UsageError("--model and --model-config are alternatives: give one");
     return cl;
 }
 
@@ -137,42 +135,11 @@ double parseReal(const std::string &opt, const std::string &text, double min, do
 
 ScenarioFile resolveScenario(const CommandLine &cl, const PresetLibrary &lib)
 {
-    ScenarioFile f;
-    bool haveHw = false, haveModel = false;
-    if (cl.scenarioFile) {
-        f = readScenarioFile(*cl.scenarioFile, lib);
-        haveHw = haveModel = true;
+    try {
+        return assembleScenario({cl.hardware, cl.model, cl.modelConfig, cl.scenarioFile}, cl.overrides, lib);
+    } catch (const RequestError &e) {
+        throw UsageError(e.what());
     }
-    if (cl.hardware || !haveHw) {
-        const std::string id = cl.hardware.value_or("h100-sxm");
-        const HardwareSpec *hw = lib.findHardware(id);
-        if (!hw)
-            throw UsageError(unknownPresetMessage(lib, true, id));
-        f.hardware = *hw;
-        f.hardwareInline = false;
-    }
-    if (cl.modelConfig) {
-        f.model = importHfConfigFile(*cl.modelConfig);
-        f.modelInline = true;
-    } else if (cl.model || !haveModel) {
-        const std::string id = cl.model.value_or("llama-2-70b");
-        const ModelPreset *m = lib.findModel(id);
-        if (!m)
-            throw UsageError(unknownPresetMessage(lib, false, id));
-        f.model = m->shape;
-        f.modelInline = false;
-    }
-    // What the model implies (an encoder's forward pass, an image's patches), unless the options say otherwise.
-    const auto given = [&cl](std::string_view key) {
-        return std::any_of(cl.overrides.begin(), cl.overrides.end(),
-                           [key](const auto &o) { return o.option->key == key; });
-    };
-    adaptToModel(f.scenario, f.model, given("phase"), given("seq"));
-    for (const auto &[option, v] : cl.overrides)
-        option->set(f.scenario, f.whatIf, v); // checked when parsed
-    if (auto e = validate(f.scenario); !e.empty())
-        throw UsageError(e);
-    return f;
 }
 
 QString outputPath(const std::string &path)

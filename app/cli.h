@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/assemble.h"
 #include "core/analysis/options.h"
 #include "core/analysis/scenario.h"
 #include "core/io/presets.h"
@@ -41,12 +42,7 @@ struct CommandLine
 {
     std::string command;
     std::optional<std::string> hardware, model, modelConfig, scenarioFile, saveScenario, presetsDir;
-    struct Override
-    {
-        const core::ScenarioOption *option;
-        core::OptionValue value;
-    };
-    std::vector<Override> overrides;
+    std::vector<core::OptionSetting> overrides;
     bool json = false, csv = false, help = false;
     std::multimap<std::string, std::string> extra;
     std::set<std::string> extraFlags;
@@ -59,8 +55,8 @@ struct CommandLine
 CommandLine parseCommandLine(const std::string &command, const std::vector<std::string> &args,
                              const std::vector<CliOption> &options, bool scenario);
 
-/// Resolves device, model and scenario: --scenario FILE first, then --hardware/--model/--model-config, then the
-/// scenario flags. Defaults: h100-sxm, llama-2-70b, decode. Throws UsageError / core::InputError.
+/// Resolves device, model and scenario with core::assembleScenario() (the Python module builds them the same way);
+/// its RequestError becomes a UsageError. Throws UsageError / core::InputError.
 core::ScenarioFile resolveScenario(const CommandLine &cl, const core::PresetLibrary &lib);
 
 /// Writes `text` to `path` atomically (temporary file + rename); throws core::InputError naming the path.

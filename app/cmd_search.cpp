@@ -3,6 +3,7 @@
 
 #include "core/analysis/sweep.h"
 #include "core/io/analysisjson.h"
+#include "core/io/outputs.h"
 #include "core/search/search.h"
 #include "core/util/csv.h"
 #include "core/util/format.h"
@@ -14,7 +15,6 @@
 namespace memwall::app {
 
 using namespace memwall::core;
-using nlohmann::json;
 
 namespace {
 
@@ -59,32 +59,6 @@ double milliseconds(const CommandLine &cl, const std::string &opt)
 {
     const auto v = cl.value(opt);
     return v ? parseReal(opt, *v, 1e-6, 1e9) / 1000.0 : 0.0;
-}
-
-json pointJson(const SearchPoint &p, const SearchSpace &space, EfficiencyMode efficiency)
-{
-    json j = toJson(p.scenario);
-    j["hardware"] = space.devices[p.device].id;
-    j["precision"] = toString(SearchPrecision{p.scenario.weights, p.scenario.activations});
-    j["devices"] = p.devices;
-    j["tokens_per_s_per_device"] = p.tokensPerSPerDevice;
-    j["tokens_per_s_per_user"] = p.tokensPerSPerUser;
-    j["ttft_s"] = p.ttftS;
-    j["tpot_s"] = p.tpotS;
-    j["e2e_s"] = p.e2eS;
-    j["usd_per_million_tokens"] = p.usdPerMillionTokens ? json(*p.usdPerMillionTokens) : json(nullptr);
-    j["efficiency"] = toString(efficiency);
-    j["ttft_floor_s"] = p.ttftFloorS;
-    j["tpot_floor_s"] = p.tpotFloorS;
-    j["serving"] = servingLabel(p.scenario);
-    // With achievable efficiency: where the measured times are likely to fall (null for a bound or a device
-    // without microbenchmarks).
-    const auto banded = [&p](double t, double factor) { return p.band ? json(t * factor) : json(nullptr); };
-    j["ttft_s_low"] = banded(p.ttftS, p.band ? p.band->low : 0);
-    j["ttft_s_high"] = banded(p.ttftS, p.band ? p.band->high : 0);
-    j["tpot_s_low"] = banded(p.tpotS, p.band ? p.band->low : 0);
-    j["tpot_s_high"] = banded(p.tpotS, p.band ? p.band->high : 0);
-    return j;
 }
 
 std::string money(const std::optional<double> &usd) { return usd ? formatFixed(*usd, 2) : std::string("-"); }
@@ -163,29 +137,7 @@ int cmdSearch(const CommandLine &cl)
     const double seconds = candidates.seconds;
 
     if (cl.json) {
-        json out = {{"model", f.model.id},
-                    {"evaluated", candidates.evaluated},
-                    {"analysed", candidates.analysed},
-                    {"pruned", candidates.pruned},
-                    {"fitting", candidates.points.size()},
-                    {"meeting_targets", front.meeting},
-                    {"seconds", seconds},
-                    {"efficiency", toString(candidates.efficiency)},
-                    {"cost_objective", candidates.withCost},
-                    {"targets",
-                     {{"max_ttft_s", targets.maxTtftS > 0 ? json(targets.maxTtftS) : json(nullptr)},
-                      {"max_tpot_s", targets.maxTpotS > 0 ? json(targets.maxTpotS) : json(nullptr)},
-                      {"min_tokens_per_s_per_user",
-                       targets.minTokensPerSPerUser > 0 ? json(targets.minTokensPerSPerUser) : json(nullptr)}}}};
-        json pareto = json::array();
-        for (const SearchPoint &p : front.pareto)
-            pareto.push_back(pointJson(p, space, candidates.efficiency));
-        out["pareto"] = pareto;
-        if (front.nearest) {
-            out["nearest"] = pointJson(*front.nearest, space, candidates.efficiency);
-            out["nearest_miss"] = front.nearestMiss;
-        }
-        std::cout << out.dump(2) << "\n";
+        std::cout << searchToJson(f.model, space, targets, candidates, front).dump(2) << "\n";
         return 0;
     }
     if (cl.csv) {

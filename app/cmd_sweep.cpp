@@ -5,6 +5,7 @@
 #include "core/analysis/options.h"
 #include "core/analysis/sweep.h"
 #include "core/io/analysisjson.h"
+#include "core/io/outputs.h"
 #include "core/util/csv.h"
 #include "core/util/format.h"
 
@@ -70,21 +71,7 @@ int cmdSweep(const CommandLine &cl)
         if (batchOnly)
             answers.add(r, maxTpot);
         if (cl.json) {
-            json row = toJson(r.scenario);
-            if (!r.error.empty()) {
-                row["error"] = r.error;
-            } else {
-                row["totals"] = {{"flops", r.totals.flops},
-                                 {"bytes", r.totals.bytes},
-                                 {"arithmetic_intensity", r.totals.intensity},
-                                 {"time_s", r.totals.timeS},
-                                 {"bound", toString(r.totals.bound)},
-                                 {"tokens_per_s", r.totals.tokensPerS}};
-                row["memory"] = toJson(r.memory);
-                if (r.scenario.phase == Phase::Generate)
-                    row["phases"] = {{"ttft_s", r.phases.ttftS}, {"tpot_s", r.phases.tpotS}, {"e2e_s", r.phases.e2eS}};
-            }
-            std::cout << (first ? "\n  " : ",\n  ") << row.dump();
+            std::cout << (first ? "\n  " : ",\n  ") << sweepRowToJson(r).dump();
             first = false;
             return;
         }
@@ -108,15 +95,8 @@ int cmdSweep(const CommandLine &cl)
     });
     if (cl.json) {
         std::cout << "\n]";
-        if (batchOnly) {
-            json ans = {{"first_compute_bound_batch", answers.firstComputeBound},
-                        {"linear_layers_compute_bound_batch", answers.firstLinearComputeBound},
-                        {"largest_fitting_batch", answers.largestFitting},
-                        {"max_batch_that_fits", maxBatch}};
-            if (maxTpot > 0)
-                ans["best_batch_under_max_tpot"] = answers.bestUnderTpot;
-            std::cout << ", \"answers\": " << ans.dump(2);
-        }
+        if (batchOnly)
+            std::cout << ", \"answers\": " << batchAnswersToJson(answers, maxBatch, maxTpot).dump(2);
         std::cout << "}\n";
         return 0;
     }

@@ -1,0 +1,69 @@
+#include "core/analysis/assemble.h"
+
+#include "core/io/hfconfig.h"
+
+#include <algorithm>
+
+namespace memwall::core {
+
+namespace {
+
+void takeHardware(ScenarioFile &f, const std::string &id, const PresetLibrary &lib)
+{
+    const HardwareSpec *hw = lib.findHardware(id);
+    if (!hw)
+        throw RequestError("hardware", unknownPresetMessage(lib, true, id));
+    f.hardware = *hw;
+    f.hardwareInline = false;
+}
+
+void takeModel(ScenarioFile &f, const std::string &id, const PresetLibrary &lib)
+{
+    const ModelPreset *m = lib.findModel(id);
+    if (!m)
+        throw RequestError("model", unknownPresetMessage(lib, false, id));
+    f.model = m->shape;
+    f.modelInline = false;
+}
+
+} // namespace
+
+ScenarioFile assembleScenario(const ScenarioSource &source, const std::vector<OptionSetting> &settings,
+                              const PresetLibrary &lib)
+{
+    if (source.model && source.modelConfig)
+        throw RequestError("model", "--model and --model-config are alternatives: give one");
+    ScenarioFile f;
+    const bool fromFile = source.scenarioFile.has_value();
+    if (fromFile)
+        f = readScenarioFile(*source.scenarioFile, lib);
+    if (source.hardware || !fromFile)
+        takeHardware(f, source.hardware.value_or(kDefaultHardware), lib);
+    if (source.modelConfig) {
+        f.model = importHfConfigFile(*source.modelConfig);
+        f.modelInline = true;
+    } else if (source.model || !fromFile) {
+        takeModel(f, source.model.value_or(kDefaultModel), lib);
+    }
+    const auto given = [&settings](std::string_view key) {
+        return std::any_of(settings.begin(), settings.end(), [key](const auto &o) { return o.option->key == key; });
+    };
+    adaptToModel(f.scenario, f.model, given("phase"), given("seq"));
+    for (const auto &[option, v] : settings)
+        option->set(f.scenario, f.whatIf, v); // checked when parsed
+    if (auto e = validate(f.scenario); !e.empty())
+        throw RequestError("", e);
+    return f;
+}
+
+OptionSetting parseSetting(const ScenarioOption &o, std::string_view text)
+{
+    OptionValue v;
+    if (auto e = parseOptionText(o, text, &v); !e.empty())
+        throw RequestError(std::string(o.key), e);
+    if (auto e = checkOption(o, v); !e.empty())
+        throw RequestError(std::string(o.key), e);
+    return {&o, std::move(v)};
+}
+
+} // namespace memwall::core

@@ -1,0 +1,62 @@
+#pragma once
+
+#include "core/analysis/options.h"
+#include "core/io/presets.h"
+#include "core/io/scenariofile.h"
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace memwall::core {
+
+/// A request that names something that does not exist or asks for two alternatives at once ("unknown hardware
+/// 'h100' (closest: ...)", "--model and --model-config are alternatives"). The command line reports it as a usage
+/// error (exit 2), the Python module as an InputError on `field`.
+class RequestError : public std::runtime_error
+{
+public:
+    RequestError(std::string field, const std::string &message)
+        : std::runtime_error(message), m_field(std::move(field))
+    {
+    }
+    /// The request's key: "hardware", "model", "model_config" or a scenario option's key; empty for a rule
+    /// between options.
+    const std::string &field() const { return m_field; }
+
+private:
+    std::string m_field;
+};
+
+/// Where the device, the model and a saved scenario come from; unset parts take the defaults below.
+struct ScenarioSource
+{
+    std::optional<std::string> hardware;     ///< preset id (default kDefaultHardware)
+    std::optional<std::string> model;        ///< preset id (default kDefaultModel)
+    std::optional<std::string> modelConfig;  ///< a Hugging Face config.json instead of a model preset
+    std::optional<std::string> scenarioFile; ///< a saved .memwall.json, read first; the rest override it
+};
+
+inline constexpr const char *kDefaultHardware = "h100-sxm";
+inline constexpr const char *kDefaultModel = "llama-2-70b";
+
+/// One scenario option's value, already parsed and range-checked (checkOption()).
+struct OptionSetting
+{
+    const ScenarioOption *option;
+    OptionValue value;
+};
+
+/// The one way a scenario is built from a request, for the command line and the Python module alike: the saved
+/// scenario first, then the device and the model (presets by id, or a config.json), then what the model implies (an
+/// encoder's forward pass, an image's patches) unless the settings say otherwise, then the settings in order.
+/// Throws RequestError (unknown preset, alternatives given together, relations between options), InputError (a file).
+ScenarioFile assembleScenario(const ScenarioSource &source, const std::vector<OptionSetting> &settings,
+                              const PresetLibrary &lib);
+
+/// Parses `text` as the value of option `o` and checks its range: the command line's and Python's values go through
+/// the same words. Throws RequestError naming the option's key.
+OptionSetting parseSetting(const ScenarioOption &o, std::string_view text);
+
+} // namespace memwall::core

@@ -1,0 +1,141 @@
+#include "core/io/outputs.h"
+
+#include "core/io/analysisjson.h"
+
+namespace memwall::core {
+
+using nlohmann::json;
+
+namespace {
+
+json hardwareEntry(const HardwareSpec &h)
+{
+    json peaks = json::object();
+    for (DType t : kAllDTypes)
+        if (h.supports(t))
+            peaks[std::string(toString(t))] = h.peak(t);
+    return {{"id", h.id},
+            {"name", h.name},
+            {"vendor", h.vendor},
+            {"category", h.category},
+            {"year", h.year.value},
+            {"peak_flops", peaks},
+            {"memory_bytes", h.mainMemory().capacityBytes.value},
+            {"memory_bandwidth_bytes_per_s", h.mainMemory().bandwidthBytesPerS.value},
+            {"ridge_fp16", h.ridge(DType::FP16)},
+            {"file", h.sourceFile}};
+}
+
+json modelEntry(const ModelPreset &m)
+{
+    const ParamCounts p = paramCount(m.shape);
+    json j{{"id", m.shape.id},         {"name", m.shape.name},
+           {"family", m.shape.family}, {"arch", toString(m.shape.arch)},
+           {"params", p.total},        {"active_params", p.active},
+           {"layers", m.shape.layers}, {"hidden", m.shape.hidden},
+           {"heads", m.shape.heads},   {"kv_heads", m.shape.kvHeads},
+           {"year", m.year},           {"source", m.source},
+           {"file", m.sourceFile}};
+    if (m.paramsOfficial)
+        j["params_official"] = m.paramsOfficial->value;
+    return j;
+}
+
+json searchPointToJson(const SearchPoint &p, const SearchSpace &space, EfficiencyMode efficiency)
+{
+    json j = toJson(p.scenario);
+    j["hardware"] = space.devices[p.device].id;
+    j["precision"] = toString(SearchPrecision{p.scenario.weights, p.scenario.activations});
+    j["devices"] = p.devices;
+    j["tokens_per_s_per_device"] = p.tokensPerSPerDevice;
+    j["tokens_per_s_per_user"] = p.tokensPerSPerUser;
+    j["ttft_s"] = p.ttftS;
+    j["tpot_s"] = p.tpotS;
+    j["e2e_s"] = p.e2eS;
+    j["usd_per_million_tokens"] = p.usdPerMillionTokens ? json(*p.usdPerMillionTokens) : json(nullptr);
+    j["efficiency"] = toString(efficiency);
+    j["ttft_floor_s"] = p.ttftFloorS;
+    j["tpot_floor_s"] = p.tpotFloorS;
+    j["serving"] = servingLabel(p.scenario);
+    // With achievable efficiency: where the measured times are likely to fall (null for a bound or a device
+    // without microbenchmarks).
+    const auto banded = [&p](double t, double factor) { return p.band ? json(t * factor) : json(nullptr); };
+    j["ttft_s_low"] = banded(p.ttftS, p.band ? p.band->low : 0);
+    j["ttft_s_high"] = banded(p.ttftS, p.band ? p.band->high : 0);
+    j["tpot_s_low"] = banded(p.tpotS, p.band ? p.band->low : 0);
+    j["tpot_s_high"] = banded(p.tpotS, p.band ? p.band->high : 0);
+    return j;
+}
+
+json positiveOrNull(double v) { return v > 0 ? json(v) : json(nullptr); }
+
+} // namespace
+
+json presetsToJson(const PresetLibrary &lib)
+{
+    json hw = json::array(), models = json::array();
+    for (const HardwareSpec &h : lib.hardware())
+        hw.push_back(hardwareEntry(h));
+    for (const ModelPreset &m : lib.models())
+        models.push_back(modelEntry(m));
+    return {{"hardware", hw}, {"models", models}};
+}
+
+json sweepRowToJson(const SweepRow &r)
+{
+    json row = toJson(r.scenario);
+    if (!r.error.empty()) {
+        row["error"] = r.error;
+        return row;
+    }
+    row["totals"] = {{"flops", r.totals.flops},
+                     {"bytes", r.totals.bytes},
+                     {"arithmetic_intensity", r.totals.intensity},
+                     {"time_s", r.totals.timeS},
+                     {"bound", toString(r.totals.bound)},
+                     {"tokens_per_s", r.totals.tokensPerS}};
+    row["memory"] = toJson(r.memory);
+    if (r.scenario.phase == Phase::Generate)
+        row["phases"] = {{"ttft_s", r.phases.ttftS}, {"tpot_s", r.phases.tpotS}, {"e2e_s", r.phases.e2eS}};
+    return row;
+}
+
+json batchAnswersToJson(const BatchAnswers &a, int64_t maxBatch, double maxTpotS)
+{
+    json ans = {{"first_compute_bound_batch", a.firstComputeBound},
+                {"linear_layers_compute_bound_batch", a.firstLinearComputeBound},
+                {"largest_fitting_batch", a.largestFitting},
+                {"max_batch_that_fits", maxBatch}};
+    if (maxTpotS > 0)
+        ans["best_batch_under_max_tpot"] = a.bestUnderTpot;
+    return ans;
+}
+
+json searchToJson(const ModelShape &m, const SearchSpace &space, const SearchTargets &targets,
+                  const SearchCandidates &candidates, const SearchFront &front)
+{
+    json out = {{"model", m.id},
+                {"evaluated", candidates.evaluated},
+                {"analysed", candidates.analysed},
+                {"pruned", candidates.pruned},
+                {"fitting", candidates.points.size()},
+                {"meeting_targets", front.meeting},
+                {"seconds", candidates.seconds},
+                {"efficiency", toString(candidates.efficiency)},
+                {"cost_objective", candidates.withCost},
+                {"targets",
+                 {{"max_ttft_s", positiveOrNull(targets.maxTtftS)},
+                  {"max_tpot_s", positiveOrNull(targets.maxTpotS)},
+                  {"min_tokens_per_s_per_user", positiveOrNull(targets.minTokensPerSPerUser)}}}};
+    json pareto = json::array();
+    for (const SearchPoint &p : front.pareto)
+        pareto.push_back(searchPointToJson(p, space, candidates.efficiency));
+    out["pareto"] = pareto;
+    if (front.nearest) {
+        out["nearest"] = searchPointToJson(*front.nearest, space, candidates.efficiency);
+        out["nearest_miss"] = front.nearestMiss;
+    }
+    return out;
+}
+
+} // namespace memwall::core
