@@ -8,6 +8,7 @@
 #include "core/analysis/limits.h"
 #include "core/analysis/serving.h"
 #include "core/io/analysisjson.h"
+#include "core/io/outputs.h"
 #include "core/util/format.h"
 
 #include <cstdio>
@@ -117,21 +118,14 @@ int cmdAnalyze(const CommandLine &cl)
     maybeSaveScenario(cl, f);
     if (const std::optional<std::string> field = cl.value("--explain"))
         return printDerivation(hw, f, a, *field, cl.json);
+    if (cl.json) {
+        std::cout << analyzeOutputJson(hw, f, a, lib).dump(2) << "\n";
+        return 0;
+    }
     const FitLimits limits = fitLimits(hw, f.model, f.scenario);
     std::optional<ServingReport> serving;
     if (f.model.arch != Architecture::Encoder)
         serving = serve(hw, f.model, f.scenario, lib.draftModel(f.scenario));
-    if (cl.json) {
-        nlohmann::json j = analysisToJson(hw, f.model, f.scenario, a);
-        const nlohmann::json servingJson = serving ? servingToJson(*serving) : servingToJson({});
-        for (const auto &[key, value] : servingJson.items())
-            j[key] = serving ? value : nlohmann::json(nullptr);
-        j["fit_limits"] = {{"max_batch", limits.batch},
-                           {f.scenario.phase == Phase::Decode ? "max_context" : "max_seq", limits.context},
-                           {"search_cap", FitLimits::kMax}};
-        std::cout << j.dump(2) << "\n";
-        return 0;
-    }
     const Scenario &s = f.scenario;
     std::printf("%s on %s — %s, batch %lld, %s %lld, weights %s, activations %s, KV %s, tp %d pp %d dp %d\n",
                 oneLine(f.model.name).c_str(), oneLine(hw.name).c_str(), std::string(toString(s.phase)).c_str(),

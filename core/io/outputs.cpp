@@ -1,5 +1,7 @@
 #include "core/io/outputs.h"
 
+#include "core/analysis/limits.h"
+#include "core/analysis/serving.h"
 #include "core/io/analysisjson.h"
 
 namespace memwall::core {
@@ -70,6 +72,22 @@ json searchPointToJson(const SearchPoint &p, const SearchSpace &space, Efficienc
 json positiveOrNull(double v) { return v > 0 ? json(v) : json(nullptr); }
 
 } // namespace
+
+json analyzeOutputJson(const HardwareSpec &hw, const ScenarioFile &f, const Analysis &a, const PresetLibrary &lib)
+{
+    const FitLimits limits = fitLimits(hw, f.model, f.scenario);
+    std::optional<ServingReport> serving;
+    if (f.model.arch != Architecture::Encoder)
+        serving = serve(hw, f.model, f.scenario, lib.draftModel(f.scenario));
+    json j = analysisToJson(hw, f.model, f.scenario, a);
+    const json servingJson = serving ? servingToJson(*serving) : servingToJson({});
+    for (const auto &[key, value] : servingJson.items())
+        j[key] = serving ? value : json(nullptr);
+    j["fit_limits"] = {{"max_batch", limits.batch},
+                       {f.scenario.phase == Phase::Decode ? "max_context" : "max_seq", limits.context},
+                       {"search_cap", FitLimits::kMax}};
+    return j;
+}
 
 json presetsToJson(const PresetLibrary &lib)
 {

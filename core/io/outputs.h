@@ -2,6 +2,7 @@
 
 #include "core/analysis/sweep.h"
 #include "core/io/presets.h"
+#include "core/io/scenariofile.h"
 #include "core/search/search.h"
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,11 @@ namespace memwall::core {
 
 /// The JSON objects of the command line's outputs (beside analyze's, in analysisjson.h), built in one place so that
 /// `memwall presets|sweep|search --json` and the Python module give the same fields.
+
+/// `analyze --json`: analysisToJson(), the serving objects (null for an encoder, which serves no requests) and
+/// "fit_limits" (the largest batch and context or prompt that fit).
+nlohmann::json analyzeOutputJson(const HardwareSpec &hw, const ScenarioFile &f, const Analysis &a,
+                                 const PresetLibrary &lib);
 
 /// `presets --json`: {"hardware": [{"id", "name", "vendor", ...}], "models": [{"id", "name", "params", ...}]}.
 nlohmann::json presetsToJson(const PresetLibrary &lib);

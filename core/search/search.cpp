@@ -225,6 +225,8 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
 
     auto work = [&](Local &local) {
         for (std::size_t j = next++; j < jobs.size(); j = next++) {
+            if (space.cancel && space.cancel->load(std::memory_order_relaxed))
+                break;
             const Job &job = jobs[j];
             const HardwareSpec &hw = space.devices[job.device];
             const double capacity = hw.memory.empty() ? 0.0 : hw.mainMemory().capacityBytes.value;
@@ -370,6 +372,8 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
     work(locals[0]);
     for (auto &t : pool)
         t.join();
+    if (space.cancel && space.cancel->load())
+        throw AnalysisError("search cancelled");
 
     for (const Local &l : locals) {
         out.evaluated += l.evaluated;

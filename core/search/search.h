@@ -3,6 +3,7 @@
 #include "core/analysis/analysis.h"
 #include "core/analysis/serving.h"
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,6 +52,9 @@ struct SearchSpace
     /// a prefill copy taking one prompt at a time or the decode batch at once.
     bool disaggregate = true;
     const ModelShape *draft = nullptr; ///< base.draftModel's shape when it names a preset; nullptr: "mtp"
+    /// Set from another thread to stop the search early (Python's Ctrl+C): searchCandidates() then throws
+    /// AnalysisError("search cancelled"). nullptr: runs to the end.
+    const std::atomic<bool> *cancel = nullptr;
 };
 
 /// `s` with everything a search varies reset (parallelism, batch, formats, serving options, offload) and phase
