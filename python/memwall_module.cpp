@@ -174,6 +174,25 @@ py::object analyzeCall(const py::dict &src, const std::vector<std::pair<std::str
     });
 }
 
+/// For memwall-bench: the mean seconds of the C++ side of analyze() (the scenario built, analysed and written as
+/// JSON: what a Python call costs less the conversion to Python objects) over `n` calls.
+double cppAnalyzeSeconds(const py::dict &src, const std::vector<std::pair<std::string, std::string>> &options, int n)
+{
+    return guarded([&] {
+        const Request r = requestFrom(src, options);
+        const auto lib = presetsFor(r.presetsDir);
+        std::size_t sink = 0;
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < n; ++i) {
+            const ScenarioFile f = assemble(r, *lib);
+            const HardwareSpec hw = effectiveHardware(f);
+            sink += analyzeOutputJson(hw, f, analyze(hw, f.model, f.scenario), *lib).size();
+        }
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return sink > 0 ? s / n : 0.0;
+    });
+}
+
 /// Checks for Ctrl+C (with the GIL) every `kEvery` rows of a sweep that runs without it.
 constexpr std::size_t kSignalEvery = 1 << 14;
 
@@ -469,6 +488,7 @@ PYBIND11_MODULE(_memwall, m)
         },
         py::arg("path"));
     m.def("options", &optionsTable);
+    m.def("_cpp_analyze_seconds", &cppAnalyzeSeconds, py::arg("source"), py::arg("options"), py::arg("n"));
     m.def("bounds", [] {
         py::list l;
         for (Bound b : {Bound::Compute, Bound::Memory, Bound::Communication})

@@ -7,7 +7,7 @@ def roofline(analysis, ax=None, title=None):
     sized by its share of the step's time. Returns the matplotlib Axes."""
     import matplotlib.pyplot as plt
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 5))
+        _, ax = plt.subplots(figsize=(10, 5), layout="constrained")
     hw = analysis["hardware"]
     peak, bw = hw["peak_flops"], hw["bandwidth_bytes_per_s"]
     ops = [o for o in analysis["operators"] if o["bytes"] > 0 and o["flops"] > 0 and o["time_s"] > 0]
@@ -23,6 +23,6 @@ def roofline(analysis, ax=None, title=None):
     ax.set_xlabel("arithmetic intensity (FLOP/byte)")
     ax.set_ylabel("attained FLOP/s")
     ax.set_title(title or f"{analysis['model']['id']} on {analysis['hardware']['id']}: ridge {ridge:.0f} FLOP/byte")
-    ax.legend(fontsize=7, ncol=2, loc="lower right")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))  # beside the plot, never over a point
     ax.grid(True, which="both", alpha=0.2)
     return ax

@@ -54,6 +54,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <sys/resource.h>
@@ -501,6 +502,15 @@ int main(int argc, char **argv)
                     percentile(targetMs, 0.5), percentile(targetMs, 0.99));
         std::printf("sweep of 4,194,304 rows  peak RSS %.0f MB in %.1f s, rows %s   (goal <= 200 MB)\n",
                     largeSweepRssMb, largeSweepS, largeSweepOk ? "all there" : "MISSING OR CUT");
+    }
+    // The Python module's goals, timed by its own script (tests/bench/python_bench.py), which checks its results too.
+    if (!json && MEMWALL_PYTHON_DIR[0] != '\0') {
+        const std::string cmd = "PYTHONPATH='" MEMWALL_PYTHON_DIR "' /usr/bin/python3 '" MEMWALL_SOURCE_DIR
+                                "/tests/bench/python_bench.py'";
+        if (std::system(cmd.c_str()) != 0) {
+            std::cerr << "memwall-bench: the Python module's benchmark failed\n";
+            return 1;
+        }
     }
     if (!largeSweepOk) {
         std::cerr << "memwall-bench: the large sweep did not write its 4,194,304 rows whole (" << largeSweepRows - 1

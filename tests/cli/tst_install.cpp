@@ -111,6 +111,25 @@ private slots:
         QCOMPARE(r.out.trimmed(), QStringLiteral("memwall " MEMWALL_VERSION));
     }
 
+    // The Python module lands in <prefix>/lib/python3.X/dist-packages (where Debian's python3 looks under /usr/local)
+    // and imports from there with nothing of the build folder on the path.
+    void installedPythonModuleImports()
+    {
+        const QString python = QStringLiteral("/usr/bin/python3");
+        if (!QFileInfo::exists(m_build + QStringLiteral("/python/memwall/__init__.py")))
+            QSKIP("the Python module is not built (MEMWALL_PYTHON=OFF)");
+        const Run version = run(python, {"-c", "import sys; print(f'{sys.version_info[0]}.{sys.version_info[1]}')"});
+        const QString site = installed("lib/python" + version.out.trimmed() + "/dist-packages");
+        QVERIFY2(QFileInfo::exists(site + "/memwall/__init__.py"), qPrintable(site));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PYTHONPATH", site);
+        const Run r = run(python,
+                          {"-c", "import memwall; print(memwall.__file__); print(memwall.analyze()['model']['id'])"}, env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(r.out.split('\n').value(0), site + "/memwall/__init__.py");
+        QCOMPARE(r.out.split('\n').value(1), QStringLiteral("llama-2-70b"));
+    }
+
     // A preset saved by the device editor (per-user folder) is usable on the command line by id.
     void userPresetByIdOnTheCommandLine()
     {
