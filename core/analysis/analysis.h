@@ -105,7 +105,7 @@ struct FlopTerms
 
 /// One operator of the model as one device sees it.
 ///
-/// Counting conventions (pinned by tests/core/tst_analysis.cpp; summarized in docs/architecture.md):
+/// Counting conventions (pinned by tests/core/tst_analysis.cpp; summarized in docs/model.md):
 /// - 2 FLOPs per multiply-accumulate; bias adds 1 FLOP per output element.
 /// - Element-wise constants per element: residual add 1, RMSNorm 4, LayerNorm 7 (mean, subtract, square, sum,
 ///   scale, weight, bias), rotary embedding 3 per rotated element (of q and k), softmax 5 per score (max, subtract,

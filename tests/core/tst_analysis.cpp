@@ -1,4 +1,4 @@
-// Pins the analysis to published figures (docs/architecture.md, "Counting conventions").
+// Pins the analysis to published figures (docs/model.md, "Counting conventions").
 #include "core/analysis/analysis.h"
 #include "core/io/analysisjson.h"
 #include "core/io/presets.h"

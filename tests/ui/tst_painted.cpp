@@ -1,4 +1,4 @@
-// What is painted is what was computed, for each of the six charts, after random sequences of the changes a person
+// What is painted is what was computed, for each chart of the registry, after random sequences of the changes a person
 // makes: scenario edits, device and model changes, precision, parallelism, compare on and off, undo, hiding and
 // showing the chart (a tab switch), resizes and theme changes. Two checks, both on what is painted:
 // - every scatter marker in the scene (Qt Charts' own marker items, and MemWall's MarkerLayer) is centred within
