@@ -136,6 +136,9 @@ struct Operator
     DType computeType = DType::FP16; ///< format the device computes this operator in
     double timeS = 0;
     Bound bound = Bound::Memory;
+    /// Elements of its input that its own quantize kernels turn into FP8, per execution (0: none; achievable
+    /// efficiency with FP8 activations): what re-timing it (timeOperator()) needs beyond its figures.
+    double quantizedInput = 0;
 
     double bytes() const { return weightBytes + activationBytes + kvBytes; }
     double intensity() const { return bytes() > 0 ? flops / bytes() : 0.0; }

@@ -1,0 +1,134 @@
+// The attention mixer: input norm, projections, the attention core per window, output projection, post-norm and
+// residual (multi-head latent attention's own projections and core: mla.cpp).
+#include "core/analysis/passcontext.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace memwall::core::detail {
+
+/// A 4-token prompt: 1 + 2 + 3 + 4 = 10 of the 16 pairs; T tokens from scratch: T(T + 1)/2. The sum over positions
+/// q = prefix + 1 .. prefix + T of min(q, window) (each query attends at most `window` keys, itself included).
+double causalPairs(double prefix, double T, double window)
+{
+    const double first = prefix + 1, last = prefix + T;
+    if (last <= window)
+        return (first + last) * T / 2;
+    if (first > window)
+        return T * window;
+    return (first + window) * (window - first + 1) / 2 + (last - window) * window;
+}
+
+/// Position q attends the ((q - 1) mod chunk) + 1 tokens of its own chunk so far. Over positions 1 .. n that is
+/// k chunk(chunk + 1)/2 + r(r + 1)/2, with n = k chunk + r.
+double chunkedCausalPairs(double prefix, double T, double chunk)
+{
+    auto upTo = [chunk](double n) {
+        const double k = std::floor(n / chunk), r = n - k * chunk;
+        return k * chunk * (chunk + 1) / 2 + r * (r + 1) / 2;
+    };
+    return upTo(prefix + T) - upTo(prefix);
+}
+
+/// Soft-capped scores (Gemma 2's attn_logit_softcapping): cap x tanh(score / cap) on every score before the softmax.
+/// Fused, the scores stay on chip and the cap moves no bytes; unfused, it reads and writes the score matrix, as the
+/// softmax does.
+void emitScoreSoftmax(Ctx &c, const Pass &p, double lc, double pairs, const CoreNames &names)
+{
+    const double scores = p.Bm * c.hq * pairs, tA = p.train * p.trainAttn;
+    const bool fused = c.s.fusedAttention;
+    if (c.m.attentionSoftcap > 0)
+        emitOp(c, names.softcap, OpClass::Elementwise, p.phase, lc,
+               perElement(kSoftcapFlops, FlopName::PerScoreSoftcap, p.Bm, FlopName::Sequences, c.hq, FlopName::Heads,
+                          pairs, FlopName::QueryKeyPairsPerHead),
+               0, fused ? 0 : 2 * scores * c.act, 0, tA);
+    emitOp(c, names.softmax, OpClass::Normalization, p.phase, lc,
+           perElement(kSoftmaxFlops, FlopName::PerScoreSoftmax, p.Bm, FlopName::Sequences, c.hq, FlopName::Heads, pairs,
+                      FlopName::QueryKeyPairsPerHead),
+           0, fused ? 0 : 2 * scores * c.act, 0, tA);
+}
+
+namespace {
+
+/// The q, k and v projection, the q/k norms and rotary positions of ordinary (MHA, GQA, MQA) attention.
+void emitQkvProjections(Ctx &c, const Pass &p, double lc)
+{
+    const ModelShape &m = c.m;
+    const double N = p.Bm * p.T, act = c.act;
+    emitLinear(c, "attn.qkv_proj", p.phase, lc, N, c.h, c.qd + 2 * c.kvd, m.qkvBias, p.train);
+    if (m.qkNorm)
+        emitOp(c, "attn.qk_norm", OpClass::Normalization, p.phase, lc,
+               perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, c.qd + c.kvd,
+                          FlopName::QAndKWidths),
+               (m.qkNormFullWidth ? c.qd + c.kvd : 2 * c.d) * act, 2 * N * (c.qd + c.kvd) * act, 0, p.train);
+    if (m.positions == PositionEncoding::Rotary)
+        emitOp(c, "attn.rope", OpClass::Elementwise, p.phase, lc,
+               perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, c.qd + c.kvd,
+                          FlopName::QAndKWidths),
+               0, 2 * N * (c.qd + c.kvd) * act, 0, p.train);
+}
+
+} // namespace
+
+void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const CoreNames &names)
+{
+    const ModelShape &m = c.m;
+    const double N = p.Bm * p.T, act = c.act;
+    const bool fused = c.s.fusedAttention;
+    const double W = window > 0 ? window : 1e300;
+    const bool chunked = window > 0 && m.chunkedAttention;
+    // Keys per query: the window caps them; a chunk holds the keys since its start (a decode step's last position).
+    const double C = chunked && p.decodeStep ? std::fmod(p.keyTokens - 1, W) + 1 : std::min(p.keyTokens, W);
+    const double cached = std::min(p.cachedToks, C);
+    double pairs = p.T * C;
+    if (p.causalPrefix >= 0)
+        pairs = chunked ? chunkedCausalPairs(p.causalPrefix, p.T, W) : causalPairs(p.causalPrefix, p.T, W);
+    if (m.mixer == MixerKind::Mla) {
+        emitMlaCore(c, p, lc, C, cached, pairs, names);
+        return;
+    }
+    const double scores = p.Bm * c.hq * pairs;
+    const double tA = p.train * p.trainAttn;
+    if (p.kvWrite)
+        emitOp(c, names.kvWrite, OpClass::Elementwise, p.phase, lc, FlopTerms{}, 0, N * 2 * c.kvd * act,
+               N * 2 * c.kvd * c.kvb, p.train);
+    const double kvReadBytes = p.Bm * cached * c.kvd * c.kvb;
+    const double kvFreshBytes = p.Bm * (C - cached) * c.kvd * act;
+    emitOp(c, names.score, OpClass::Attention, p.phase, lc,
+           macs(p.Bm, FlopName::Sequences, c.hq, FlopName::Heads, pairs, FlopName::QueryKeyPairsPerHead, c.d,
+                FlopName::HeadDim),
+           0, N * c.qd * act + kvFreshBytes + (fused ? 0 : scores * act), kvReadBytes, tA);
+    emitScoreSoftmax(c, p, lc, pairs, names);
+    emitOp(c, names.context, OpClass::Attention, p.phase, lc,
+           macs(p.Bm, FlopName::Sequences, c.hq, FlopName::Heads, pairs, FlopName::QueryKeyPairsPerHead, c.d,
+                FlopName::HeadDim),
+           0, (fused ? 0 : scores * act) + kvFreshBytes + N * c.qd * act, kvReadBytes, tA);
+}
+
+void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
+{
+    const ModelShape &m = c.m;
+    const double N = p.Bm * p.T;
+    emitNorm(c, "attn.norm", p.phase, lc, N, FlopName::Tokens, p.train);
+    if (m.mixer == MixerKind::Mla)
+        emitMlaProjections(c, p, lc);
+    else
+        emitQkvProjections(c, p, lc);
+    // The attention core per window: the layers with the whole context first, then the windowed ones. Without both
+    // kinds there is one core, under the plain names.
+    const double attention = c.attnLayers, windowed = c.windowedLayers;
+    const double window = static_cast<double>(m.slidingWindow);
+    if (windowed == 0 || windowed == attention) {
+        emitAttentionCore(c, p, lc, windowed == 0 ? 0.0 : window, kGlobalCore);
+    } else {
+        emitAttentionCore(c, p, lc * (attention - windowed) / attention, 0.0, kGlobalCore);
+        emitAttentionCore(c, p, lc * windowed / attention, window, kLocalCore);
+    }
+    emitLinear(c, "attn.out_proj", p.phase, lc, N,
+               m.mixer == MixerKind::Mla ? c.hq * static_cast<double>(m.mla.vHeadDim) : c.qd, c.h, m.outBias, p.train);
+    if (m.postNorms)
+        emitNorm(c, "attn.post_norm", p.phase, lc, N, FlopName::Tokens, p.train);
+    emitResidual(c, "attn.residual", p.phase, lc, N, p.train);
+}
+
+} // namespace memwall::core::detail

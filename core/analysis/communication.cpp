@@ -1,0 +1,125 @@
+// ---- communication ----: tensor-parallel all-reduces, pipeline sends, expert all-to-alls and training's gradient
+// all-reduce, over the scale-up link (or the host link), at the link's figures or the device's measured collectives.
+#include "core/analysis/passcontext.h"
+
+namespace memwall::core::detail {
+
+namespace {
+
+/// All-reduce: each device sends 2(p-1)/p of the message (the ring's bandwidth term, optimal for large messages)
+/// and pays a fixed cost once: the link's published small-message latency for the ideal roofline, which the
+/// collective library reaches with latency-optimal algorithms (charging the ring's 2(p-1) steps for it would make the
+/// ideal slower than measured tensor-parallel decode); for the achievable time, what nccl-tests measured at this size.
+void allReduce(double message, int p, double bw, double latency, double count, double *bytes, double *time)
+{
+    if (p <= 1 || count <= 0)
+        return;
+    const double sent = 2.0 * (p - 1) / p * message;
+    *bytes += sent * count;
+    *time += (sent / bw + latency) * count;
+}
+
+/// The link collectives run over, at its bandwidth and fixed cost per message. nccl-tests' curve (or the engine's
+/// custom all-reduce, measured the same way): the fixed cost it measured at the message's size, plus the bytes each
+/// device sends over the largest all-reduce's bus bandwidth. Pipeline sends and expert all-to-alls are charged the
+/// same way.
+struct CommLink
+{
+    const AchievableModel *measured = nullptr; ///< the device's collectives, when they are charged
+    bool custom = false;
+    double bandwidth = 0, latency = 0;
+    double latencyAt(double bytes) const { return measured ? measured->allReduceLatencyAt(bytes, custom) : latency; }
+};
+
+CommLink commLink(const Ctx &c, Communication &comm)
+{
+    const HardwareSpec &hw = c.hw;
+    const Scenario &s = c.s;
+    CommLink l;
+    if (const Interconnect *link = hw.scaleUpLink()) {
+        l.bandwidth = link->bandwidthBytesPerS.value;
+        l.latency = link->latencyS.value;
+        comm.link = link->name;
+    } else {
+        for (const auto &lvl : hw.memory)
+            if (lvl.kind == MemoryKind::Host) {
+                l.bandwidth = lvl.bandwidthBytesPerS.value;
+                l.latency = 10e-6; // a PCIe round trip through host memory; order of magnitude
+                comm.link = lvl.name;
+            }
+    }
+    const bool needLink = s.tp > 1 || s.pp > 1 || s.ep > 1 || (s.dp > 1 && s.phase == Phase::Train);
+    if (needLink && !(l.bandwidth > 0))
+        refuse("hardware " + hw.id + " has no interconnect or host link to split a model over several devices");
+    const bool achievable = s.efficiency == EfficiencyMode::Achievable;
+    const bool measuredCollectives = achievable && hw.achievable.hasAllReduce() && hw.scaleUpLink();
+    l.custom = s.allReduce == AllReduce::Custom;
+    if (measuredCollectives) {
+        l.measured = &hw.achievable;
+        l.bandwidth = hw.achievable.allReduceBusBandwidth(l.custom);
+    } else {
+        l.bandwidth *= c.roofs.memoryEfficiency;
+    }
+    return l;
+}
+
+/// One pass's exchanges over `T` new tokens per sequence, `count` times (`trainMul`: backward doubles them).
+void commPass(const Ctx &c, const Step &st, const CommLink &l, double T, double count, double trainMul,
+              Communication &comm)
+{
+    const Scenario &s = c.s;
+    const double L = static_cast<double>(c.m.layers);
+    const double msg = st.Bm * T * c.h * c.act;
+    // Tensor parallelism: an all-reduce after each mixer and each FFN (two a layer; one in a layer of one part),
+    // forward; backward doubles.
+    const double perLayer = (c.attnLayers + c.ssmLayers + c.ffnLayers) / L;
+    if (s.tp > 1) // the sweep's look-up only where there is an all-reduce (the search runs many tp 1 configs)
+        allReduce(msg, s.tp, l.bandwidth, l.latencyAt(msg), perLayer * st.layerCount * count * trainMul, &comm.tpBytes,
+                  &comm.timeS);
+    if (s.pp > 1) {
+        const double transfers = (st.mb + s.pp - 2) * count * trainMul;
+        comm.ppBytes += msg * st.mb * count * trainMul;
+        comm.timeS += transfers * (msg / l.bandwidth + l.latencyAt(msg));
+    }
+    if (s.ep > 1) {
+        // Expert parallelism: all-to-all dispatch and combine of each routed token's hidden state. Only the layers
+        // with routed experts dispatch tokens to other devices.
+        const double sparseLayerCount = st.layerCount * c.sparseLayers / L;
+        const double sent = st.Bm * T * c.m.activeExperts * c.h * c.act * (s.ep - 1) / s.ep;
+        comm.epBytes += 2 * sent * sparseLayerCount * count * trainMul;
+        comm.timeS += 2 * (sent / l.bandwidth + l.latencyAt(sent)) * sparseLayerCount * count * trainMul;
+    }
+}
+
+} // namespace
+
+void addCommunication(const Ctx &c, const Step &st, Analysis &a)
+{
+    const Scenario &s = c.s;
+    Communication &comm = a.comm;
+    const CommLink l = commLink(c, comm);
+    const double kvStep = s.kvCache ? st.stepTokens : st.ctx + st.stepTokens;
+    switch (s.phase) {
+    case Phase::Prefill: commPass(c, st, l, st.prefillNew, 1, 1, comm); break;
+    case Phase::Encode: commPass(c, st, l, st.seq, 1, 1, comm); break;
+    case Phase::Train: commPass(c, st, l, st.seq, 1, 2, comm); break;
+    case Phase::Decode: commPass(c, st, l, kvStep, 1, 1, comm); break;
+    case Phase::Generate:
+        commPass(c, st, l, st.prefillNew, 1, 1, comm);
+        a.phases.ttftS += comm.timeS;
+        if (s.output > 1)
+            commPass(c, st, l, s.kvCache ? 1 : st.seq + (s.output - 1) / 2.0, static_cast<double>(s.output - 1), 1,
+                     comm);
+        break;
+    }
+    if (s.phase == Phase::Train && s.dp > 1) {
+        // Gradient all-reduce over the replicas (ZeRO-3 also all-gathers weights: 1.5x the traffic).
+        const double grads = localParams(a.params, s) * c.act;
+        double dpTime = 0;
+        allReduce(grads, s.dp, l.bandwidth, l.latencyAt(grads), s.zeroStage >= 3 ? 1.5 : 1.0, &comm.dpBytes, &dpTime);
+        comm.timeS += dpTime;
+    }
+    comm.bytes = comm.tpBytes + comm.ppBytes + comm.dpBytes + comm.epBytes;
+}
+
+} // namespace memwall::core::detail

@@ -1,0 +1,109 @@
+// The FFN part of a layer: its norm, a dense FFN, or a mixture of experts (router, routed experts, shared expert),
+// its post-norm and residual.
+#include "core/analysis/passcontext.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace memwall::core::detail {
+
+namespace {
+
+/// One FFN of width `f` (per device) over `tokens` tokens, `touched` copies of its weights (`wpw` bytes each) read;
+/// `downExtraFlops` more in the down projection (a shared expert's gated add).
+void emitFfn(Ctx &c, const Pass &p, double lc, double f, double tokens, double touched, double wpw,
+             const FfnNames &names, double downExtraFlops = 0)
+{
+    const ModelShape &m = c.m;
+    const double h = c.h, act = c.act;
+    const double biasUp = m.ffnBias ? 1.0 : 0.0;
+    for (std::string_view name : {names.up, names.gate}) {
+        emitOp(c, name, OpClass::Matmul, p.phase, lc,
+               plus(macs(tokens, FlopName::Tokens, h, FlopName::Hidden, f, FlopName::FfnWidth, 1, FlopName::None,
+                         c.flopFactor),
+                    biasUp * tokens * f, FlopName::BiasAddsTokensFfnWidth),
+               touched * (h * f * wpw + biasUp * f * act), tokens * h * act + tokens * f * act, 0, p.train,
+               name == names.up ? tokens * h : 0.0); // the gate reads the same quantized input
+        if (!m.gatedFfn)
+            break; // a plain FFN has no gate
+    }
+    emitOp(c, names.act, OpClass::Elementwise, p.phase, lc,
+           perElement(activationFlops(m.activation) + (m.gatedFfn ? 1 : 0),
+                      m.gatedFfn ? FlopName::PerElementGatedActivation : FlopName::PerElementActivation, tokens,
+                      FlopName::Tokens, f, FlopName::FfnWidth),
+           0, (m.gatedFfn ? 3 : 2) * tokens * f * act, 0, p.train);
+    emitOp(c, names.down, OpClass::Matmul, p.phase, lc,
+           plus(macs(tokens, FlopName::Tokens, f, FlopName::FfnWidth, h, FlopName::Hidden, 1, FlopName::None,
+                     c.flopFactor),
+                biasUp * tokens * h + downExtraFlops,
+                downExtraFlops > 0 ? FlopName::BiasAddsAndSharedExpertAdd : FlopName::BiasAddsTokensHidden),
+           touched * (f * h * wpw + biasUp * h * act), tokens * f * act + tokens * h * act, 0, p.train, tokens * f);
+}
+
+} // namespace
+
+ExpertLoad expertLoad(double tokens, double experts, double active, double localExperts, int ep)
+{
+    // Expected number of distinct experts hit by N tokens choosing k of E each, and the local share of them.
+    const double hit = 1.0 - std::pow(1.0 - active / experts, tokens);
+    ExpertLoad l;
+    l.tokens = tokens * active * localExperts / experts;
+    l.touched = localExperts * hit;
+    // With expert parallelism each layer waits for its busiest device: the E * hit experts hit lie on ep devices, so
+    // one device holds at least ceil(E * hit / ep) of them (pigeonhole), and each one it holds reads its whole
+    // weights for at least one token. At batch 1 top-2 over 8 experts on 8 devices, that is one whole expert per
+    // layer, not the average device's quarter of one.
+    if (ep > 1) {
+        const double busiest = std::min(localExperts, std::ceil(experts * hit / ep - 1e-9));
+        l.touched = std::max(l.touched, busiest);
+        l.tokens = std::max(l.tokens, l.touched);
+    }
+    return l;
+}
+
+namespace {
+
+/// The routed layers' FFN, `lm` times: the router, the experts local to this device (top-k routing), and the shared
+/// expert.
+void emitMoe(Ctx &c, const Pass &p, double lm)
+{
+    const ModelShape &m = c.m;
+    const double N = p.Bm * p.T, h = c.h, act = c.act;
+    const double E = static_cast<double>(m.experts), k = static_cast<double>(m.activeExperts);
+    // The router's E columns, and the shared expert's sigmoid gate as one more (Qwen2-MoE).
+    const double cols = E + (m.sharedExpertGate ? 1.0 : 0.0);
+    emitOp(c, "ffn.router", OpClass::Matmul, p.phase, lm,
+           macs(N, FlopName::Tokens, h, FlopName::Hidden, cols, FlopName::RouterColumns), h * cols * c.wpw,
+           N * h * act + N * cols * act, 0, p.train);
+    const ExpertLoad load = expertLoad(N, E, k, c.localExperts, c.s.ep);
+    emitFfn(c, p, lm, c.ffn, load.tokens, load.touched, c.expertWpw, kFfn);
+    // The shared expert: one more FFN that every token goes through, on every expert-parallel rank (it is replicated
+    // there, split only by tensor parallelism). Its output is scaled by the gate and added to the routed experts'
+    // sum: a multiply-add per element, 2 FLOPs, counted in the down projection.
+    if (m.sharedFfn > 0)
+        emitFfn(c, p, lm, c.sharedFfn, N, 1, c.wpw, kSharedFfn, 2 * N * h);
+}
+
+} // namespace
+
+void emitFfnBlock(Ctx &c, const Pass &p)
+{
+    const ModelShape &m = c.m;
+    const double N = p.Bm * p.T, lc = p.layerCount, L = static_cast<double>(m.layers);
+    // The layers with an FFN: all of them, but a layer pattern's mixer-only ones (Nemotron-H's 'M' and '*').
+    const double lf = lc * c.ffnLayers / L;
+    if (!(m.parallelAttention && m.sharedLayerNorm))
+        emitNorm(c, "ffn.norm", p.phase, lf, N, FlopName::Tokens, p.train);
+    // Dense, or MoE with top-k routing over the experts local to this device.
+    const double sparse = c.sparseLayers;
+    if (sparse < c.ffnLayers) // a dense model's FFN, or a MoE model's dense layers
+        emitFfn(c, p, lc * (c.ffnLayers - sparse) / L, m.isMoe() ? c.denseFfn : c.ffn, N, 1, c.wpw,
+                sparse > 0 ? kDenseFfn : kFfn);
+    if (sparse > 0)
+        emitMoe(c, p, lc * sparse / L);
+    if (m.postNorms)
+        emitNorm(c, "ffn.post_norm", p.phase, lf, N, FlopName::Tokens, p.train);
+    emitResidual(c, "ffn.residual", p.phase, lf, N, p.train);
+}
+
+} // namespace memwall::core::detail

@@ -1,0 +1,39 @@
+// ---- KV cache ----: what the step caches per token in its attention layers, and the fixed state its state-space
+// layers keep per sequence.
+#include "core/analysis/passcontext.h"
+
+namespace memwall::core::detail {
+
+double cachedTokensPerSequence(const Scenario &s, const ModelShape &m, const Step &st)
+{
+    double cachedTokens = 0;
+    switch (s.phase) {
+    case Phase::Prefill: cachedTokens = st.seq; break;
+    case Phase::Decode: cachedTokens = st.ctx + st.stepTokens; break;
+    case Phase::Generate: cachedTokens = st.seq + s.output; break;
+    case Phase::Encode:
+    case Phase::Train: cachedTokens = 0; break;
+    }
+    if (!s.kvCache || m.arch == Architecture::Encoder)
+        cachedTokens = 0;
+    return cachedTokens;
+}
+
+double addKvCache(const Ctx &c, const Step &st, Analysis &a)
+{
+    const ModelShape &m = c.m;
+    const Scenario &s = c.s;
+    // Attention layers cache per token; state-space layers keep a fixed state instead (below).
+    a.kvCache.bytesPerToken = cachedElementsPerToken(m, static_cast<double>(m.kvHeads)) * c.attnLayers * c.kvb;
+    const double cachedTokens = cachedTokensPerSequence(s, m, st);
+    a.kvCache.totalBytes = cachedElements(m, c.groups, cachedTokens, static_cast<double>(m.kvHeads)) * c.kvb * st.B;
+    a.kvCache.cachedTokens = cachedTokens;
+    a.kvCache.sequences = st.B;
+    a.kvCache.bytesPerElement = c.kvb;
+    // State-space layers keep a state per sequence instead, in the KV cache's format, whatever the context.
+    a.kvCache.stateBytesPerSequence = c.ssmLayers * stateElements(m, 1) * c.kvb;
+    a.kvCache.stateBytes = holdsState(s) ? a.kvCache.stateBytesPerSequence * st.B : 0.0;
+    return cachedTokens;
+}
+
+} // namespace memwall::core::detail
