@@ -132,6 +132,11 @@ int cmdAnalyze(const CommandLine &cl)
                 static_cast<long long>(s.batch), s.phase == Phase::Decode ? "context" : "seq",
                 static_cast<long long>(s.phase == Phase::Decode ? s.context : s.seq), toString(s.weights).c_str(),
                 std::string(toString(s.activations)).c_str(), std::string(toString(s.kv)).c_str(), s.tp, s.pp, s.dp);
+    if (s.ep > 1 || s.attentionDp > 1 || s.moeTp > 0 || s.moeEp > 0 || s.moeImbalance > 1)
+        std::printf("experts: ep %d, attention-dp %d, moe-tp %d x moe-ep %d (%lld devices per copy), busiest rank "
+                    "%sx the mean\n",
+                    s.ep, s.attentionDp, moeTp(s), moeEp(s), static_cast<long long>(devicesPerCopy(s)),
+                    formatFixed(s.moeImbalance, 2).c_str());
     std::printf("\n%-16s %-13s %8s %10s %10s %9s %10s %6s  %s\n", "operator", "class", "count", "FLOPs", "bytes",
                 "FLOP/B", "time", "share", "bound");
     for (const Operator &op : a.operators) {

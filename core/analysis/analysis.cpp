@@ -145,6 +145,30 @@ void emitPass(Ctx &c, const Pass &p)
     emitHead(c, p);
 }
 
+/// The experts' split (ep, attention_dp, moe_tp, moe_ep) against the model: only a mixture of experts has one, and
+/// moe_ep must divide its experts and moe_tp their width.
+void checkMoeSplit(const ModelShape &m, const Scenario &s)
+{
+    if (const std::string e = moeSplitIssue(s); !e.empty())
+        refuse(e);
+    const bool split = s.ep > 1 || s.attentionDp > 1 || s.moeTp > 0 || s.moeEp > 0;
+    if (split && !m.isMoe())
+        refuse(std::string(s.ep > 1 ? "ep " + std::to_string(s.ep) : s.attentionDp > 1 ? "attention_dp" : "moe_tp/moe_ep") +
+               " needs a mixture-of-experts model; " + m.id + " is dense" +
+               (s.attentionDp > 1 ? " (dp gives replicas that each take a share of the batch)" : ""));
+    if (!m.isMoe())
+        return;
+    if (s.ep > 1 && m.experts % s.ep != 0)
+        refuse("ep " + std::to_string(s.ep) + " does not divide the " + std::to_string(m.experts) + " experts of " +
+               m.id);
+    if (m.experts % moeEp(s) != 0)
+        refuse("moe_ep " + std::to_string(moeEp(s)) + " does not divide the " + std::to_string(m.experts) +
+               " experts of " + m.id);
+    if (m.ffn % moeTp(s) != 0)
+        refuse("moe_tp " + std::to_string(moeTp(s)) + " does not divide the experts' width " +
+               std::to_string(m.ffn) + " of " + m.id);
+}
+
 /// Refuses a combination the analysis cannot run, with a one-line message naming the field and value.
 void checkCombination(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
 {
@@ -162,10 +186,7 @@ void checkCombination(const HardwareSpec &hw, const ModelShape &m, const Scenari
     if (m.layers % s.pp != 0)
         refuse("pp " + std::to_string(s.pp) + " does not divide the " + std::to_string(m.layers) + " layers of " +
                m.id);
-    if (s.ep > 1 && (!m.isMoe() || m.experts % s.ep != 0))
-        refuse(m.isMoe() ? "ep " + std::to_string(s.ep) + " does not divide the " + std::to_string(m.experts) +
-                               " experts of " + m.id
-                         : "ep " + std::to_string(s.ep) + " needs a mixture-of-experts model; " + m.id + " is dense");
+    checkMoeSplit(m, s);
 }
 
 /// The per-device shapes and byte sizes of `m` under `s`, and the roofs its operators are timed with.
@@ -179,7 +200,8 @@ void deriveShapes(Ctx &c)
     c.d = static_cast<double>(m.headDim);
     c.qd = c.hq * c.d;
     c.kvd = c.hkv * c.d;
-    c.ffn = static_cast<double>(m.ffn / s.tp);
+    // A mixture of experts' `ffn` is its routed experts' width, split by moe_tp; a dense model's by tp.
+    c.ffn = static_cast<double>(m.ffn / (m.isMoe() ? moeTp(s) : s.tp));
     c.sharedFfn = static_cast<double>(m.sharedFfn / s.tp);
     c.denseFfn = static_cast<double>(m.denseFfn / s.tp);
     c.groups = layerGroups(m);
@@ -200,7 +222,7 @@ void deriveShapes(Ctx &c)
     c.flopFactor = 1.0 - s.structuredSparsity;
     c.normW = m.norm == NormKind::LayerNorm && m.normBias ? 2 * c.h : c.h;
     c.layersPerStage = static_cast<double>(m.layers / s.pp);
-    c.localExperts = static_cast<double>(m.experts / s.ep);
+    c.localExperts = static_cast<double>(m.experts / moeEp(s));
     c.roofs = operatorRoofs(c.hw, s);
     if (!(c.roofs.peakMatmul > 0) || !(c.roofs.bandwidth > 0))
         refuse("hardware " + c.hw.id + " has no usable compute peak or bandwidth");
@@ -213,7 +235,9 @@ Step stepOf(const Ctx &c, double stepTokens)
     Step st;
     st.B = static_cast<double>(s.batch / s.dp);
     st.mb = static_cast<double>(s.microBatches);
-    st.Bm = st.B / st.mb;
+    // With attention data parallelism each rank runs its own share of the micro-batch (attention, norms, dense and
+    // shared FFNs, head); the routed experts see the tokens of all of them (emitMoe()).
+    st.Bm = st.B / st.mb / s.attentionDp;
     st.pipelineSlots = st.mb + s.pp - 1; // micro-batches + pipeline fill
     st.layerCount = c.layersPerStage * st.pipelineSlots;
     st.headCount = st.pipelineSlots / s.pp;

@@ -48,7 +48,7 @@ CommLink commLink(const Ctx &c, Communication &comm)
                 comm.link = lvl.name;
             }
     }
-    const bool needLink = s.tp > 1 || s.pp > 1 || s.ep > 1 || (s.dp > 1 && s.phase == Phase::Train);
+    const bool needLink = s.tp > 1 || s.pp > 1 || moeEp(s) > 1 || (s.dp > 1 && s.phase == Phase::Train);
     if (needLink && !(l.bandwidth > 0))
         refuse("hardware " + hw.id + " has no interconnect or host link to split a model over several devices");
     const bool achievable = s.efficiency == EfficiencyMode::Achievable;
@@ -72,7 +72,9 @@ void commPass(const Ctx &c, const Step &st, const CommLink &l, double T, double 
     const double msg = st.Bm * T * c.h * c.act;
     // Tensor parallelism: an all-reduce after each mixer and each FFN (two a layer; one in a layer of one part),
     // forward; backward doubles.
-    const double perLayer = (c.attnLayers + c.ssmLayers + c.ffnLayers) / L;
+    // Routed experts not split by moe_tp combine by the all-to-all below instead.
+    const double perLayer =
+        (c.attnLayers + c.ssmLayers + c.ffnLayers - (moeTp(s) > 1 ? 0.0 : c.sparseLayers)) / L;
     if (s.tp > 1) // the sweep's look-up only where there is an all-reduce (the search runs many tp 1 configs)
         allReduce(msg, s.tp, l.bandwidth, l.latencyAt(msg), perLayer * st.layerCount * count * trainMul, &comm.tpBytes,
                   &comm.timeS);
@@ -81,11 +83,11 @@ void commPass(const Ctx &c, const Step &st, const CommLink &l, double T, double 
         comm.ppBytes += msg * st.mb * count * trainMul;
         comm.timeS += transfers * (msg / l.bandwidth + l.latencyAt(msg));
     }
-    if (s.ep > 1) {
-        // Expert parallelism: all-to-all dispatch and combine of each routed token's hidden state. Only the layers
-        // with routed experts dispatch tokens to other devices.
+    if (const int ep = moeEp(s); ep > 1) {
+        // Expert parallelism: all-to-all dispatch and combine of each routed token's hidden state (this rank's
+        // tokens; with attention DP, its own share). Only the layers with routed experts dispatch tokens.
         const double sparseLayerCount = st.layerCount * c.sparseLayers / L;
-        const double sent = st.Bm * T * c.m.activeExperts * c.h * c.act * (s.ep - 1) / s.ep;
+        const double sent = st.Bm * T * c.m.activeExperts * c.h * c.act * (ep - 1) / ep;
         comm.epBytes += 2 * sent * sparseLayerCount * count * trainMul;
         comm.timeS += 2 * (sent / l.bandwidth + l.latencyAt(sent)) * sparseLayerCount * count * trainMul;
     }

@@ -75,7 +75,12 @@ void emitMoe(Ctx &c, const Pass &p, double lm)
     emitOp(c, "ffn.router", OpClass::Matmul, p.phase, lm,
            macs(N, FlopName::Tokens, h, FlopName::Hidden, cols, FlopName::RouterColumns), h * cols * c.wpw,
            N * h * act + N * cols * act, 0, p.train);
-    const ExpertLoad load = expertLoad(N, E, k, c.localExperts, c.s.ep);
+    // The experts see the tokens of every attention-DP rank: the copy's N x attention_dp, k each, over moe_ep
+    // devices; the layer waits for the busiest of them, which gets moe_imbalance times the mean.
+    const double copyTokens = N * c.s.attentionDp;
+    ExpertLoad load = expertLoad(copyTokens, E, k, c.localExperts, moeEp(c.s));
+    if (c.s.moeImbalance > 1)
+        load.tokens = std::min(load.tokens * c.s.moeImbalance, copyTokens * std::min(k, c.localExperts));
     emitFfn(c, p, lm, c.ffn, load.tokens, load.touched, c.expertWpw, kFfn);
     // The shared expert: one more FFN that every token goes through, on every expert-parallel rank (it is replicated
     // there, split only by tensor parallelism). Its output is scaled by the gate and added to the routed experts'

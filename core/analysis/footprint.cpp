@@ -38,7 +38,7 @@ double weightsOnDevice(const ParamCounts &params, const Scenario &s, const Weigh
     const double expertParams = static_cast<double>(params.routed);
     double weights = detail::localParams(params, s) * w.weights +
                      embedParams / (static_cast<double>(s.tp) * s.pp) * (w.embeddings - w.weights) +
-                     expertParams / (static_cast<double>(s.tp) * s.pp * s.ep) * (w.experts - w.weights);
+                     expertParams / (static_cast<double>(moeTp(s)) * s.pp * moeEp(s)) * (w.experts - w.weights);
     if (s.phase == Phase::Train && s.zeroStage >= 3)
         weights /= s.dp;
     return weights;
@@ -55,10 +55,12 @@ namespace detail {
 
 double localParams(const ParamCounts &params, const Scenario &s)
 {
-    // Expert parallelism splits the routed experts; everything else, the shared expert too, is on every rank.
+    // moe_tp x moe_ep splits the routed experts; everything else, the shared expert too, is split by tp alone and
+    // whole on every expert-parallel and attention-DP rank.
     const double expertParams = static_cast<double>(params.routed);
     const double nonExpert = static_cast<double>(params.total) - expertParams;
-    return nonExpert / (static_cast<double>(s.tp) * s.pp) + expertParams / (static_cast<double>(s.tp) * s.pp * s.ep);
+    return nonExpert / (static_cast<double>(s.tp) * s.pp) +
+           expertParams / (static_cast<double>(moeTp(s)) * s.pp * moeEp(s));
 }
 
 namespace {
@@ -218,8 +220,10 @@ void addFootprint(const Ctx &c, const Step &st, double cachedTokens, Analysis &a
                     expertParams * (c.expertWpw - c.wpw);
     mem.weights = weightsOnDevice(a.params, s, {c.wpw, c.expertWpw, c.embedWpw});
     // A stage holds 1/pp of every kind of layer (each group's share of the stage's layers).
-    mem.kv = cachedElements(m, c.groups, cachedTokens, c.hkv) / s.pp * c.kvb * st.B;
-    mem.state = holdsState(s) ? c.ssmLayers / s.pp * stateElements(m, s.tp) * c.kvb * st.B : 0.0;
+    // An attention-DP rank keeps the cache of its own sequences only.
+    const double sequences = st.B / s.attentionDp;
+    mem.kv = cachedElements(m, c.groups, cachedTokens, c.hkv) / s.pp * c.kvb * sequences;
+    mem.state = holdsState(s) ? c.ssmLayers / s.pp * stateElements(m, s.tp) * c.kvb * sequences : 0.0;
     mem.activations = liveActivations(c, st);
     if (s.phase == Phase::Train) {
         const double local = localParams(a.params, s);

@@ -26,8 +26,10 @@ struct FitLimits
 /// The limits of `s` on `hw` for `model`. About 50 analyses.
 FitLimits fitLimits(const HardwareSpec &hw, const ModelShape &model, const Scenario &s);
 
-/// The largest value of `field` ("batch", "context", "seq") in [lo, FitLimits::kMax] at which `s` fits, or lo - 1
-/// if none does.
-int64_t largestFitting(const HardwareSpec &hw, const ModelShape &model, Scenario s, std::string_view field, int64_t lo);
+/// The largest multiple of `step` of `field` ("batch", "context", "seq") in [lo x step, FitLimits::kMax] at which `s`
+/// fits, or (lo - 1) x step if none does. A batch steps by dp x micro_batches x attention_dp: every rank and
+/// micro-batch then holds whole sequences.
+int64_t largestFitting(const HardwareSpec &hw, const ModelShape &model, Scenario s, std::string_view field, int64_t lo,
+                       int64_t step = 1);
 
 } // namespace memwall::core

@@ -262,6 +262,42 @@ std::vector<ScenarioOption> makeOptions()
     t.push_back(degree("ep", "--ep", "Experts (ep)",
                        "Expert parallelism (mixture of experts): splits the experts over devices, adding all-to-alls.",
                        &Scenario::ep));
+    t.push_back(degree("attention_dp", "--attention-dp", "Attention DP",
+                       "Attention data parallelism (MoE): each rank runs attention for its share of the batch and "
+                       "keeps its KV cache; the experts are split over all ranks.",
+                       &Scenario::attentionDp));
+    t.push_back(integer({.key = "moe_tp",
+                         .flag = "--moe-tp",
+                         .metavar = "N",
+                         .label = "Expert TP",
+                         .help = "Splits each routed expert's columns over N devices; moe_tp x moe_ep = tp x "
+                                 "attention_dp x ep (0: tp).",
+                         .group = "Parallelism",
+                         .min = 0,
+                         .max = kMaxDegree},
+                        &Scenario::moeTp));
+    t.push_back(integer({.key = "moe_ep",
+                         .flag = "--moe-ep",
+                         .metavar = "N",
+                         .label = "Expert EP",
+                         .help = "Splits the routed experts over N devices, with all-to-all dispatch and combine "
+                                 "(0: ep x attention_dp).",
+                         .group = "Parallelism",
+                         .min = 0,
+                         .max = kMaxDegree},
+                        &Scenario::moeEp));
+    t.push_back(real({.key = "moe_imbalance",
+                      .flag = "--moe-imbalance",
+                      .metavar = "X",
+                      .label = "Expert imbalance",
+                      .help = "The busiest expert-parallel rank's routed tokens over the mean: a MoE layer waits for "
+                              "it (1 = balanced).",
+                      .group = "Parallelism",
+                      .min = 1,
+                      .max = 64,
+                      .typicalMin = 1,
+                      .typicalMax = 4},
+                     &Scenario::moeImbalance));
     t.push_back(degree("micro_batches", "--micro-batches", "Micro-batches",
                        "Pipeline micro-batches per step: more of them shrink the pipeline bubble.",
                        &Scenario::microBatches));

@@ -48,6 +48,30 @@ std::optional<ActivationScales> activationScalesFromString(std::string_view s)
     return enumFromName(kActivationScales, s);
 }
 
+namespace {
+/// attention_dp against the batch (moe_tp and moe_ep against the devices: moeSplitIssue(), when analysing).
+std::string validateMoeSplit(const Scenario &s)
+{
+    const int64_t perReplica = s.batch / s.dp / s.microBatches;
+    if (perReplica % s.attentionDp != 0)
+        return "batch per replica and micro-batch (" + std::to_string(perReplica) +
+               ") must be a multiple of attention_dp (" + std::to_string(s.attentionDp) + ")";
+    return {};
+}
+} // namespace
+
+std::string moeSplitIssue(const Scenario &s)
+{
+    const int64_t devices = int64_t{s.tp} * s.attentionDp * s.ep;
+    const auto given = [](int v) { return v > 0 ? std::to_string(v) : std::string("auto"); };
+    const bool divides = (s.moeTp == 0 || devices % s.moeTp == 0) && (s.moeEp == 0 || devices % s.moeEp == 0);
+    if (divides && int64_t{moeTp(s)} * moeEp(s) == devices)
+        return {};
+    return "moe_tp " + given(s.moeTp) + " x moe_ep " + given(s.moeEp) + " must equal tp " + std::to_string(s.tp) +
+           " x attention_dp " + std::to_string(s.attentionDp) + (s.ep > 1 ? " x ep " + std::to_string(s.ep) : "") +
+           " = " + std::to_string(devices) + " devices per stage";
+}
+
 std::string validate(const Scenario &s)
 {
     // Each field's own range comes from the option table; what follows relates fields to one another.
@@ -61,6 +85,8 @@ std::string validate(const Scenario &s)
     if ((s.batch / s.dp) % s.microBatches != 0)
         return "batch per replica (" + std::to_string(s.batch / s.dp) + ") must be a multiple of micro_batches (" +
                std::to_string(s.microBatches) + ")";
+    if (auto e = validateMoeSplit(s); !e.empty())
+        return e;
     if ((s.prefillDevices > 0) != (s.decodeDevices > 0))
         return "disaggregate needs both pools: prefill " + std::to_string(s.prefillDevices) + ", decode " +
                std::to_string(s.decodeDevices) + " devices";

@@ -90,8 +90,19 @@ struct Scenario
     int tp = 1;           ///< tensor-parallel degree: splits heads and FFN columns
     int pp = 1;           ///< pipeline-parallel degree: splits layers
     int dp = 1;           ///< data-parallel replicas
-    int ep = 1;           ///< expert-parallel degree (MoE): splits experts
+    int ep = 1;           ///< expert-parallel degree (MoE) with attention replicated: splits experts
     int microBatches = 1; ///< pipeline micro-batches per step
+    /// Attention data parallelism (MoE, the engines' "DP attention"): ranks that each run attention for their own
+    /// share of the batch and keep its KV cache, while the experts are split over all of them. A copy of the model
+    /// then spans tp x attention_dp x ep devices per pipeline stage.
+    int attentionDp = 1;
+    /// How the routed experts are split over those devices: moe_tp splits each expert's columns, moe_ep the experts.
+    /// 0 = derived: moe_tp = tp, moe_ep = ep x attention_dp (the other one, when one is given); moe_tp x moe_ep must
+    /// equal the devices per stage. moeTp() and moeEp() give the values in force.
+    int moeTp = 0, moeEp = 0;
+    /// The busiest expert-parallel rank's routed tokens over the mean (1 = perfectly balanced): a MoE layer waits
+    /// for that rank. The default 1 is the ideal; engines measure more, and the option shows what it costs.
+    double moeImbalance = 1.0;
 
     bool fusedAttention = true; ///< FlashAttention-style: no score-matrix round trip to memory
     bool kvCache = true;        ///< false: decode recomputes K and V over the whole context
@@ -153,6 +164,27 @@ struct WhatIf
 
 /// Checks the scenario on its own (without device or model); "" if fine, else one line naming field and value.
 std::string validate(const Scenario &s);
+
+/// Devices of one model copy in one pipeline stage: tp x attention_dp x ep.
+inline int stageDevices(const Scenario &s) { return s.tp * s.attentionDp * s.ep; }
+/// "" if moe_tp x moe_ep (as given, or derived) equals the devices of a stage, else why not. analyze() refuses such
+/// a split; a scenario file holding one still reads.
+std::string moeSplitIssue(const Scenario &s);
+/// Devices of one model copy: tp x pp x attention_dp x ep (a copy serves batch / dp sequences).
+inline int64_t devicesPerCopy(const Scenario &s) { return int64_t{stageDevices(s)} * s.pp; }
+/// The split of the routed experts in force (see Scenario::moeTp).
+inline int moeTp(const Scenario &s)
+{
+    if (s.moeTp > 0)
+        return s.moeTp;
+    return s.moeEp > 0 ? stageDevices(s) / s.moeEp : s.tp;
+}
+inline int moeEp(const Scenario &s)
+{
+    if (s.moeEp > 0)
+        return s.moeEp;
+    return s.moeTp > 0 ? stageDevices(s) / s.moeTp : s.ep * s.attentionDp;
+}
 
 struct ModelShape;
 /// What a model implies for a scenario, where the user did not choose otherwise (`keepPhase`, `keepSeq`: the

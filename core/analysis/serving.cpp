@@ -323,7 +323,7 @@ DisaggregationReport disaggregate(const KvLink &link, const Scenario &s, double 
     DisaggregationReport d;
     d.prefillDevices = s.prefillDevices;
     d.decodeDevices = s.decodeDevices;
-    d.devicesPerInstance = s.tp * s.pp * s.ep;
+    d.devicesPerInstance = static_cast<int>(devicesPerCopy(s));
     const int gsize = d.devicesPerInstance;
     if (d.prefillDevices % gsize != 0 || d.decodeDevices % gsize != 0)
         throw AnalysisError("disaggregate " + std::to_string(d.prefillDevices) + ":" + std::to_string(d.decodeDevices) +
@@ -379,7 +379,7 @@ ServedRequest servedRequest(const Scenario &s, const ServingReport &r)
         out.tokensPerSPerDevice =
             r.disaggregation->requestsPerS * static_cast<double>(s.output) / static_cast<double>(out.devices);
     } else {
-        out.devices = s.tp * s.pp * s.ep * s.dp;
+        out.devices = static_cast<int>(devicesPerCopy(s) * s.dp);
         const double perReplica = static_cast<double>(s.batch / s.dp);
         double tokensPerS = out.e2eS > 0 ? perReplica * static_cast<double>(s.output) / out.e2eS : 0.0;
         if (r.chunkedPrefill && wallStep > 0) {
@@ -438,7 +438,7 @@ ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario 
         r.stepToken.push_back(i + 1);
         r.stepS.push_back(analyzeTotals(hw, m, decodeAt(s, s.seq + i - 1)).totals.timeS);
     }
-    const double devices = static_cast<double>(s.tp) * s.pp * s.ep * s.dp;
+    const double devices = static_cast<double>(devicesPerCopy(s)) * s.dp;
     const double generated = static_cast<double>(s.batch) * static_cast<double>(s.output);
 
     if (offloads(s))

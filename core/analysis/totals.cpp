@@ -44,7 +44,7 @@ void addTotals(const Ctx &c, const Step &st, Analysis &a)
     t.tokensPerS = t.timeS > 0 ? t.tokens / t.timeS : 0.0;
     t.achievedFlopsPerS = t.timeS > 0 ? t.flops / t.timeS : 0.0;
     // Whole-step work over all devices: the critical path counts pipeline fill slots, real work counts micro-batches.
-    t.modelFlops = t.flops * s.tp * static_cast<double>(s.dp) * (st.mb * s.pp / st.pipelineSlots);
+    t.modelFlops = t.flops * s.tp * static_cast<double>(s.dp) * s.attentionDp * (st.mb * s.pp / st.pipelineSlots);
     if (s.phase == Phase::Generate) {
         a.phases.e2eS = t.timeS;
         a.phases.tpotS = s.output > 1 ? (t.timeS - a.phases.ttftS) / static_cast<double>(s.output - 1) : 0.0;

@@ -12,16 +12,17 @@ using nlohmann::json;
 
 namespace {
 
-/// Devices the analysis assumes: dp replicas of tp x pp x ep devices each. Expert parallelism is not carved out of dp:
+/// Devices the analysis assumes: dp replicas of tp x pp x attention_dp x ep devices each. Expert parallelism is not carved out of dp:
 /// analyze() gives each replica batch / dp sequences whatever ep is, keeps the non-expert weights whole on each of its
 /// ep devices and splits only the experts over them (ep 8 with dp 1 is eight devices). The count is a whole number
 /// while it fits 64 bits (tp x pp x dp is at most 2^48, each degree being at most 65536) and a real beyond that.
 json deviceCount(const Scenario &s)
 {
     const int64_t tpPpDp = int64_t{s.tp} * s.pp * s.dp; // 64-bit: 65536 x 32768 overflows an int
-    if (s.ep > 0 && tpPpDp > std::numeric_limits<int64_t>::max() / s.ep)
-        return static_cast<double>(tpPpDp) * s.ep;
-    return tpPpDp * s.ep;
+    const int64_t spread = int64_t{s.ep} * s.attentionDp;
+    if (spread > 0 && tpPpDp > std::numeric_limits<int64_t>::max() / spread)
+        return static_cast<double>(tpPpDp) * static_cast<double>(spread);
+    return tpPpDp * spread;
 }
 
 } // namespace
@@ -269,6 +270,10 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
                         {"pp", s.pp},
                         {"dp", s.dp},
                         {"ep", s.ep},
+                        {"attention_dp", s.attentionDp},
+                        {"moe_tp", moeTp(s)},
+                        {"moe_ep", moeEp(s)},
+                        {"moe_imbalance", s.moeImbalance},
                         {"devices", deviceCount(s)},
                         {"comm_bytes", a.comm.bytes},
                         {"comm_time_s", a.comm.timeS},
