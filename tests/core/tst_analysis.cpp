@@ -770,24 +770,6 @@ private slots:
             post = post || op.name.find("post_norm") != std::string::npos;
         QVERIFY(!post);
     }
-
-    void analysisIsFast()
-    {
-        // Not a timing assertion: measures and prints (the benchmark target reports it properly).
-        const auto &m = model("llama-3-1-405b");
-        Scenario s;
-        s.tp = 8;
-        QElapsedTimer t;
-        t.start();
-        double sink = 0;
-        const int n = 2000;
-        for (int i = 0; i < n; ++i) {
-            s.batch = 1 + i % 64;
-            sink += analyze(hw("h100-sxm"), m, s).totals.timeS;
-        }
-        qInfo("full analysis of Llama-3.1-405B: %.2f us", t.nsecsElapsed() / 1e3 / n);
-        QVERIFY(sink > 0);
-    }
 };
 
 QTEST_GUILESS_MAIN(TestAnalysis)
