@@ -48,7 +48,7 @@ PyObject *g_inputError = nullptr; // memwall.InputError, a ValueError with file,
 }
 
 /// Every error of the core becomes one memwall.InputError; anything else stays what it is.
-template<typename F>
+template <typename F>
 auto guarded(F &&body) -> decltype(body())
 {
     try {
@@ -294,7 +294,7 @@ py::object sweepCall(const py::dict &src, const std::vector<std::pair<std::strin
 
 /// Runs `work` on its own thread without the GIL, checking for Ctrl+C every 50 ms; on one, sets `cancel`, waits
 /// for the work to stop and raises KeyboardInterrupt.
-template<typename T>
+template <typename T>
 T cancellable(std::atomic<bool> &cancel, std::function<T()> work)
 {
     auto future = std::async(std::launch::async, std::move(work));
@@ -322,11 +322,11 @@ struct SearchArgs
     int maxDevices = 64;
     int threads = 0;
     double maxTtftS = 0, maxTpotS = 0, minTokensPerSPerUser = 0;
-    std::vector<int64_t> batches;           ///< sequences per replica; empty: the search's default
-    std::vector<std::string> precisions;    ///< "fp16", "int4/g128:fp8", ...; empty: the default
-    std::vector<std::string> kvFormats;     ///< "fp16", "fp8", ...; empty: the default
-    std::vector<int> speculativeKs;         ///< empty: plain decode only
-    std::vector<int64_t> prefillChunks;     ///< empty: 0 and 512
+    std::vector<int64_t> batches;        ///< sequences per replica; empty: the search's default
+    std::vector<std::string> precisions; ///< "fp16", "int4/g128:fp8", ...; empty: the default
+    std::vector<std::string> kvFormats;  ///< "fp16", "fp8", ...; empty: the default
+    std::vector<int> speculativeKs;      ///< empty: plain decode only
+    std::vector<int64_t> prefillChunks;  ///< empty: 0 and 512
     bool disaggregate = true;
 };
 

@@ -153,7 +153,9 @@ void checkMoeSplit(const ModelShape &m, const Scenario &s)
         refuse(e);
     const bool split = s.ep > 1 || s.attentionDp > 1 || s.moeTp > 0 || s.moeEp > 0;
     if (split && !m.isMoe())
-        refuse(std::string(s.ep > 1 ? "ep " + std::to_string(s.ep) : s.attentionDp > 1 ? "attention_dp" : "moe_tp/moe_ep") +
+        refuse(std::string(s.ep > 1            ? "ep " + std::to_string(s.ep)
+                           : s.attentionDp > 1 ? "attention_dp"
+                                               : "moe_tp/moe_ep") +
                " needs a mixture-of-experts model; " + m.id + " is dense" +
                (s.attentionDp > 1 ? " (dp gives replicas that each take a share of the batch)" : ""));
     if (!m.isMoe())
@@ -165,8 +167,8 @@ void checkMoeSplit(const ModelShape &m, const Scenario &s)
         refuse("moe_ep " + std::to_string(moeEp(s)) + " does not divide the " + std::to_string(m.experts) +
                " experts of " + m.id);
     if (m.ffn % moeTp(s) != 0)
-        refuse("moe_tp " + std::to_string(moeTp(s)) + " does not divide the experts' width " +
-               std::to_string(m.ffn) + " of " + m.id);
+        refuse("moe_tp " + std::to_string(moeTp(s)) + " does not divide the experts' width " + std::to_string(m.ffn) +
+               " of " + m.id);
 }
 
 /// Refuses a combination the analysis cannot run, with a one-line message naming the field and value.

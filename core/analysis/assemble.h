@@ -17,8 +17,7 @@ namespace memwall::core {
 class RequestError : public std::runtime_error
 {
 public:
-    RequestError(std::string field, const std::string &message)
-        : std::runtime_error(message), m_field(std::move(field))
+    RequestError(std::string field, const std::string &message) : std::runtime_error(message), m_field(std::move(field))
     {
     }
     /// The request's key: "hardware", "model", "model_config" or a scenario option's key; empty for a rule

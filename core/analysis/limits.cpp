@@ -28,7 +28,7 @@ int64_t largestFitting(const HardwareSpec &hw, const ModelShape &model, Scenario
     if (!fitsWith(hw, model, s, field, lo * step))
         return (lo - 1) * step;
     if (fitsWith(hw, model, s, field, top * step))
-        return FitLimits::kMax; // every multiple up to the cap fits: unbounded
+        return FitLimits::kMax;   // every multiple up to the cap fits: unbounded
     int64_t good = lo, bad = top; // good fits, bad does not
     while (bad - good > 1) {
         const int64_t mid = good + (bad - good) / 2;

@@ -12,10 +12,11 @@ using nlohmann::json;
 
 namespace {
 
-/// Devices the analysis assumes: dp replicas of tp x pp x attention_dp x ep devices each. Expert parallelism is not carved out of dp:
-/// analyze() gives each replica batch / dp sequences whatever ep is, keeps the non-expert weights whole on each of its
-/// ep devices and splits only the experts over them (ep 8 with dp 1 is eight devices). The count is a whole number
-/// while it fits 64 bits (tp x pp x dp is at most 2^48, each degree being at most 65536) and a real beyond that.
+/// Devices the analysis assumes: dp replicas of tp x pp x attention_dp x ep devices each. Expert parallelism is not
+/// carved out of dp: analyze() gives each replica batch / dp sequences whatever ep is, keeps the non-expert weights
+/// whole on each of its ep devices and splits only the experts over them (ep 8 with dp 1 is eight devices). The count
+/// is a whole number while it fits 64 bits (tp x pp x dp is at most 2^48, each degree being at most 65536) and a real
+/// beyond that.
 json deviceCount(const Scenario &s)
 {
     const int64_t tpPpDp = int64_t{s.tp} * s.pp * s.dp; // 64-bit: 65536 x 32768 overflows an int

@@ -106,12 +106,9 @@ json sweepRowToJson(const SweepRow &r)
         row["error"] = r.error;
         return row;
     }
-    row["totals"] = {{"flops", r.totals.flops},
-                     {"bytes", r.totals.bytes},
-                     {"arithmetic_intensity", r.totals.intensity},
-                     {"time_s", r.totals.timeS},
-                     {"bound", toString(r.totals.bound)},
-                     {"tokens_per_s", r.totals.tokensPerS}};
+    row["totals"] = {
+        {"flops", r.totals.flops},  {"bytes", r.totals.bytes},           {"arithmetic_intensity", r.totals.intensity},
+        {"time_s", r.totals.timeS}, {"bound", toString(r.totals.bound)}, {"tokens_per_s", r.totals.tokensPerS}};
     row["memory"] = toJson(r.memory);
     if (r.scenario.phase == Phase::Generate)
         row["phases"] = {{"ttft_s", r.phases.ttftS}, {"tpot_s", r.phases.tpotS}, {"e2e_s", r.phases.e2eS}};

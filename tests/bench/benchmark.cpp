@@ -54,8 +54,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -505,8 +505,8 @@ int main(int argc, char **argv)
     }
     // The Python module's goals, timed by its own script (tests/bench/python_bench.py), which checks its results too.
     if (!json && MEMWALL_PYTHON_DIR[0] != '\0') {
-        const std::string cmd = "PYTHONPATH='" MEMWALL_PYTHON_DIR "' /usr/bin/python3 '" MEMWALL_SOURCE_DIR
-                                "/tests/bench/python_bench.py'";
+        const std::string cmd =
+            "PYTHONPATH='" MEMWALL_PYTHON_DIR "' /usr/bin/python3 '" MEMWALL_SOURCE_DIR "/tests/bench/python_bench.py'";
         if (std::system(cmd.c_str()) != 0) {
             std::cerr << "memwall-bench: the Python module's benchmark failed\n";
             return 1;

@@ -123,8 +123,8 @@ private slots:
         QVERIFY2(QFileInfo::exists(site + "/memwall/__init__.py"), qPrintable(site));
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("PYTHONPATH", site);
-        const Run r = run(python,
-                          {"-c", "import memwall; print(memwall.__file__); print(memwall.analyze()['model']['id'])"}, env);
+        const Run r = run(
+            python, {"-c", "import memwall; print(memwall.__file__); print(memwall.analyze()['model']['id'])"}, env);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QCOMPARE(r.out.split('\n').value(0), site + "/memwall/__init__.py");
         QCOMPARE(r.out.split('\n').value(1), QStringLiteral("llama-2-70b"));

@@ -137,11 +137,16 @@ private slots:
         QTest::addColumn<int>("batch");
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("says");
-        QTest::newRow("batch not a multiple") << 8 << 0 << 0 << 12 << "mixtral-8x7b" << "multiple of attention_dp (8)";
-        QTest::newRow("split not the devices") << 8 << 3 << 0 << 64 << "mixtral-8x7b" << "must equal tp 1";
-        QTest::newRow("product not the devices") << 2 << 2 << 2 << 64 << "mixtral-8x7b" << "moe_tp 2 x moe_ep 2";
-        QTest::newRow("more ranks than experts") << 16 << 0 << 0 << 64 << "mixtral-8x7b" << "moe_ep 16 does not divide";
-        QTest::newRow("dense model") << 2 << 0 << 0 << 64 << "llama-2-7b" << "needs a mixture-of-experts model";
+        QTest::newRow("batch not a multiple") << 8 << 0 << 0 << 12 << "mixtral-8x7b"
+                                              << "multiple of attention_dp (8)";
+        QTest::newRow("split not the devices") << 8 << 3 << 0 << 64 << "mixtral-8x7b"
+                                               << "must equal tp 1";
+        QTest::newRow("product not the devices") << 2 << 2 << 2 << 64 << "mixtral-8x7b"
+                                                 << "moe_tp 2 x moe_ep 2";
+        QTest::newRow("more ranks than experts") << 16 << 0 << 0 << 64 << "mixtral-8x7b"
+                                                 << "moe_ep 16 does not divide";
+        QTest::newRow("dense model") << 2 << 0 << 0 << 64 << "llama-2-7b"
+                                     << "needs a mixture-of-experts model";
     }
     void refusals()
     {
