@@ -40,6 +40,16 @@ QSize parseSize(const std::string &text)
 
 std::string joined(const QStringList &list) { return list.join(", ").toStdString(); }
 
+/// A --title or --caption: at most kMaxExportTextLength characters.
+QString exportText(const std::string &opt, const std::string &text)
+{
+    const QString t = QString::fromStdString(text);
+    if (t.size() > ui::kMaxExportTextLength)
+        throw UsageError(opt + ": " + std::to_string(t.size()) + " characters; the limit is " +
+                         std::to_string(ui::kMaxExportTextLength));
+    return t;
+}
+
 /// The Qt platform for a headless command: offscreen unless a display is there or the user chose one.
 void preferOffscreen()
 {
@@ -158,9 +168,9 @@ int cmdExport(const CommandLine &cl)
         options.theme = ui::Theme::byId(id);
     }
     if (auto title = cl.value("--title"))
-        options.title = QString::fromStdString(*title);
+        options.title = exportText("--title", *title);
     if (auto caption = cl.value("--caption"))
-        options.caption = QString::fromStdString(*caption);
+        options.caption = exportText("--caption", *caption);
 
     QString format = "png";
     if (auto f = cl.value("--format")) {

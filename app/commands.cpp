@@ -162,8 +162,11 @@ const std::vector<Command> &commands()
           {"--size", "WxH", "layout size in pixels, 64..16384 each (default 1600x1000; slides: 1920x1080)"},
           {"--scale", "N", "PNG pixel multiplier 1..4 (default 1): --size 1920x1080 --scale 2 is 3840x2160"},
           {"--theme", "T", "light (default), dark or presentation (large fonts, thick lines)"},
-          {"--title", "TEXT", "replaces the chart's title"},
-          {"--caption", "TEXT", "a line under the chart (source, lecture, date)"},
+          {"--title", "TEXT",
+           "replaces the chart's title (at most " + std::to_string(ui::kMaxExportTextLength) + " characters)"},
+          {"--caption", "TEXT",
+           "a line under the chart (source, lecture, date; at most " + std::to_string(ui::kMaxExportTextLength) +
+               " characters)"},
           {"--lesson", "ID",
            "a built-in lesson as a PDF, one page per step (roofline, decode-and-batch, ...; an unknown id lists "
            "them); the lesson sets its own scenarios"},
