@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <unistd.h>
 
 namespace memwall::app {
 
@@ -17,6 +18,9 @@ using namespace memwall::core;
 using nlohmann::json;
 
 namespace {
+
+/// The largest --max-configs: 100 million configurations hold some 14 GB.
+constexpr int64_t kMaxSearchConfigurations = 100'000'000;
 
 std::vector<std::string> splitList(const std::string &text)
 {
@@ -158,7 +162,24 @@ int cmdSearch(const CommandLine &cl)
     if (auto v = cl.value("--min-tokens-per-s-per-user"))
         targets.minTokensPerSPerUser = parseReal("--min-tokens-per-s-per-user", *v, 1e-6, 1e9);
 
-    const SearchCandidates candidates = searchCandidates(f.model, space);
+    if (auto v = cl.value("--max-configs"))
+        space.maxConfigurations = static_cast<uint64_t>(parseCount("--max-configs", *v, 1, kMaxSearchConfigurations));
+    const bool terminal = ::isatty(STDERR_FILENO) == 1;
+    if (terminal)
+        space.progress = [](uint64_t done, uint64_t total) {
+            std::fprintf(stderr, "\rsearching: %s of %s configurations (%.0f %%)", formatGrouped(int64_t(done)).c_str(),
+                         formatGrouped(int64_t(total)).c_str(), 100.0 * double(done) / double(total));
+        };
+    SearchCandidates candidates;
+    try {
+        candidates = searchCandidates(f.model, space);
+    } catch (...) {
+        if (terminal)
+            std::fputs("\r\033[K", stderr); // the progress line gives way to the error
+        throw;
+    }
+    if (terminal)
+        std::fputs("\r\033[K", stderr);
     const SearchFront front = selectFront(candidates, targets, f.model, space);
     const double seconds = candidates.seconds;
 
