@@ -50,13 +50,9 @@ QString exportText(const std::string &opt, const std::string &text)
     return t;
 }
 
-/// The Qt platform for a headless command: offscreen unless a display is there or the user chose one.
-void preferOffscreen()
-{
-    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
-        !qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-}
+/// The Qt platform of a headless command: always offscreen. It draws the same pixels whatever the environment says,
+/// and a stale DISPLAY or QT_QPA_PLATFORM=xcb without a display would make Qt abort (issue #42).
+void useOffscreen() { qputenv("QT_QPA_PLATFORM", "offscreen"); }
 
 /// Keeps stderr to the one line the command promises: the offscreen platform warns about a missing
 /// XDG_RUNTIME_DIR on every start, which says nothing about the export. Everything else passes through.
@@ -82,7 +78,7 @@ std::string allExtensions()
 /// Starts the headless application an export paints in.
 std::unique_ptr<QApplication> headlessApp()
 {
-    preferOffscreen();
+    useOffscreen();
     g_previousHandler = qInstallMessageHandler(quietHandler);
     static int argc = 1;
     static char name[] = "memwall";
