@@ -19,7 +19,7 @@ using nlohmann::json;
 
 namespace {
 
-/// The largest --max-configs: 100 million configurations hold some 14 GB.
+/// The largest --max-configs: 100 million configurations may hold 26 GB (kSearchBytesPerConfiguration each).
 constexpr int64_t kMaxSearchConfigurations = 100'000'000;
 
 std::vector<std::string> splitList(const std::string &text)

@@ -146,8 +146,8 @@ const std::vector<Command> &commands()
           {"--max-configs", "N",
            "refuse a space of more than N configurations before searching, 1..100000000 (default " +
                core::formatGrouped(int64_t(core::kDefaultMaxSearchConfigurations)) + ": the largest default space " +
-               "holds under 700,000). The search holds at most " + std::to_string(core::kSearchBytesPerConfiguration) +
-               " bytes per configuration (" +
+               "holds under 700,000). The search's data takes at most " +
+               std::to_string(core::kSearchBytesPerConfiguration) + " bytes per configuration (" +
                std::to_string(core::kDefaultMaxSearchConfigurations * core::kSearchBytesPerConfiguration >> 20) +
                " MiB at the default). On a terminal, stderr shows its progress"},
           {"--json", "",

@@ -300,8 +300,8 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
     const auto start = std::chrono::steady_clock::now();
     const Plan plan = makePlan(m, space);
     if (plan.configurations > space.maxConfigurations)
-        throw AnalysisError("search: the space holds " + formatGrouped(int64_t(plan.configurations)) +
-                            " configurations, more than " + "the limit of " +
+        throw AnalysisError("the space holds " + formatGrouped(int64_t(plan.configurations)) +
+                            " configurations, more than the limit of " +
                             formatGrouped(int64_t(space.maxConfigurations)) +
                             ": search fewer devices, batches, formats or serving options, or raise the limit");
     const Scenario &base = plan.base;
@@ -501,7 +501,7 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
     out.points.reserve(total);
     for (auto &v : perJob) {
         out.points.insert(out.points.end(), v.begin(), v.end());
-        std::vector<SearchCandidate>().swap(v); // freed as it goes: the points are never held twice
+        std::vector<SearchCandidate>().swap(v); // freed as it goes, for the lists that follow
     }
 
     // Contenders, one device at a time: in falling tokens/s per user, a point is out when one seen before (so at least

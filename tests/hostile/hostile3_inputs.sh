@@ -59,7 +59,7 @@ fi
 # --- 8. A search too large to finish: refused at once, the limit in --help, progress only on a terminal.
 run -t 10 "$memwall" search --speculative-ks 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 --json
 check "huge search: refused before searching, naming the count and the limit" \
-  test "$rc" -eq 1 -a -z "$out" -a "$(lines "$err")" -eq 1 -a -n "$(has "$err" 'more than the limit of 2,000,000' && echo y)"
+  test "$rc" -eq 1 -a -z "$out" -a "$(lines "$err")" -eq 1 -a -n "$(has "$err" 'more than the limit of 1,000,000' && echo y)"
 run "$memwall" search --help
 check "huge search: --help states the limit and the memory it bounds" \
   test "$rc" -eq 0 -a -n "$(has "$out" '--max-configs' && has "$out" 'bytes per configuration' && echo y)"
