@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "core/analysis/analysis.h"
+#include "core/util/oneline.h"
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartregistry.h"
 #include "ui/document/scenariodocument.h"
@@ -105,7 +106,7 @@ int exportLesson(const CommandLine &cl, const std::string &id)
     if (auto theme = cl.value("--theme")) {
         const QString t = QString::fromStdString(*theme);
         if (!ui::Theme::ids().contains(t))
-            throw UsageError("--theme: '" + *theme + "' is not one of " + joined(ui::Theme::ids()));
+            throw UsageError("--theme: '" + echoValue(*theme) + "' is not one of " + joined(ui::Theme::ids()));
         options.theme = ui::Theme::byId(t);
     }
     const auto presets = loadPresets(cl);
@@ -116,7 +117,7 @@ int exportLesson(const CommandLine &cl, const std::string &id)
         QStringList ids;
         for (const ui::Lesson &l : loaded.lessons)
             ids << l.id;
-        std::string why = "--lesson: no lesson '" + id + "'; the lessons are " + joined(ids);
+        std::string why = "--lesson: no lesson '" + echoValue(id) + "'; the lessons are " + joined(ids);
         if (!loaded.errors.isEmpty())
             why += " (skipped: " + loaded.errors.join("; ").toStdString() + ")";
         throw UsageError(why);
@@ -160,7 +161,7 @@ int cmdExport(const CommandLine &cl)
     if (auto theme = cl.value("--theme")) {
         const QString id = QString::fromStdString(*theme);
         if (!ui::Theme::ids().contains(id))
-            throw UsageError("--theme: '" + *theme + "' is not one of " + joined(ui::Theme::ids()));
+            throw UsageError("--theme: '" + echoValue(*theme) + "' is not one of " + joined(ui::Theme::ids()));
         options.theme = ui::Theme::byId(id);
     }
     if (auto title = cl.value("--title"))
@@ -174,7 +175,7 @@ int cmdExport(const CommandLine &cl)
             throw UsageError("--format applies to --chart all; a single chart takes its format from --out");
         format = QString::fromStdString(*f).toLower();
         if (!ui::exportFormats().contains(format))
-            throw UsageError("--format: '" + *f + "' is not one of " + joined(ui::exportFormats()));
+            throw UsageError("--format: '" + echoValue(*f) + "' is not one of " + joined(ui::exportFormats()));
     }
     bool dataExport = false;
     if (!all) {

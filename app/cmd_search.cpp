@@ -6,6 +6,7 @@
 #include "core/search/search.h"
 #include "core/util/csv.h"
 #include "core/util/format.h"
+#include "core/util/oneline.h"
 
 #include <cstdio>
 #include <iostream>
@@ -49,7 +50,8 @@ std::vector<HardwareSpec> searchDevices(const CommandLine &cl, const PresetLibra
                 std::string closest;
                 for (const auto &c : lib.closestHardware(id))
                     closest += (closest.empty() ? " (closest: " : ", ") + c;
-                throw UsageError("--devices: unknown hardware '" + id + "'" + (closest.empty() ? "" : closest + ")"));
+                throw UsageError("--devices: unknown hardware '" + echoValue(id) + "'" +
+                                 (closest.empty() ? "" : closest + ")"));
             }
             out.push_back(*hw);
         }
@@ -127,7 +129,7 @@ int cmdSearch(const CommandLine &cl)
         for (const std::string &part : splitList(*v)) {
             const auto p = searchPrecisionFromString(part);
             if (!p)
-                throw UsageError("--precisions: '" + part +
+                throw UsageError("--precisions: '" + echoValue(part) +
                                  "' is not a format (fp16, fp8, int4/g128, nvfp4, "
                                  "int4/g128:fp8, ...)");
             space.precisions.push_back(*p);
@@ -136,7 +138,8 @@ int cmdSearch(const CommandLine &cl)
         for (const std::string &part : splitList(*v)) {
             const auto t = dtypeFromString(part);
             if (!t)
-                throw UsageError("--kv-formats: '" + part + "' is not a format (fp16, bf16, fp8, int8, int4, ...)");
+                throw UsageError("--kv-formats: '" + echoValue(part) +
+                                 "' is not a format (fp16, bf16, fp8, int8, int4, ...)");
             space.kvFormats.push_back(*t);
         }
     // The scenario's own serving options join the lists the search tries.

@@ -195,5 +195,9 @@ run "$memwall" analyze --batch "$(head -c 100000 /dev/zero | tr '\0' 7)"
 check "messages: a 100,000-digit argument is cut in the message" \
   test "$rc" -eq 2 -a "${#err}" -lt 300 -a -n "$(has "$err" '(100000 bytes)' && echo y)"
 
+run "$memwall" analyze --hardware "$(head -c 100000 /dev/zero | tr '\0' h)"
+check "messages: a 100,000-character preset id is cut in the message" \
+  test "$rc" -eq 2 -a "${#err}" -lt 400 -a -n "$(has "$err" "unknown hardware 'hhh" && has "$err" '(100000 bytes)' && echo y)"
+
 echo "hostile3_inputs: $failures failed"
 [ "$failures" -eq 0 ]
