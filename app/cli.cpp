@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <new>
 
 namespace memwall::app {
 
@@ -82,20 +83,25 @@ CommandLine parseCommandLine(const std::string &command, const std::vector<std::
             cl.extra.emplace(opt, takeValue());
         } else if (const core::ScenarioOption *o = scenario ? core::findOptionByFlag(opt, &negated) : nullptr) {
             core::OptionValue v = !negated;
+            std::string text;
             if (o->kind != core::OptionKind::Switch || hasInline) {
-                const std::string text = takeValue();
+                text = takeValue();
                 if (auto e = core::parseOptionText(*o, text, &v); !e.empty())
                     throw UsageError(opt + ": " + e);
                 if (negated)
                     throw UsageError(opt + " takes no value");
             }
+            // A number out of range is quoted as it was typed ("1e-320", not "9.99988867182683e-321").
+            const bool number = std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v);
+            if (number && !core::checkOption(*o, v).empty())
+                throw UsageError(opt + ": " + core::outOfRange(*o, text));
             if (auto e = core::checkOption(*o, v); !e.empty())
                 throw UsageError(opt + ": " + e);
             cl.overrides.push_back({o, std::move(v)});
         } else if (scenario && !opt.starts_with("-") && !cl.value("--scenario") && opt.ends_with(".json")) {
             cl.extra.emplace("--scenario", opt); // positional [scenario]
         } else {
-            throw UsageError("unknown option '" + opt + "' (try --help)");
+            throw UsageError("unknown option '" + echoValue(opt) + "' (try --help)");
         }
     }
     cl.json = cl.extraFlags.count("--json") > 0;
@@ -113,11 +119,12 @@ int64_t parseCount(const std::string &opt, const std::string &text, int64_t min,
 {
     int64_t v = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
-        throw UsageError(opt + ": '" + text + "' is not a whole number");
-    if (v < min || v > max)
+    const bool digits = ptr == text.data() + text.size() && !text.empty();
+    if (!digits || (ec != std::errc() && ec != std::errc::result_out_of_range))
+        throw UsageError(opt + ": '" + echoValue(text) + "' is not a whole number");
+    if (ec == std::errc::result_out_of_range || v < min || v > max) // too many digits for any count: not wrapped
         throw UsageError(opt + ": must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
-                         text);
+                         echoValue(text));
     return v;
 }
 
@@ -126,10 +133,10 @@ double parseReal(const std::string &opt, const std::string &text, double min, do
     double v = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
-        throw UsageError(opt + ": '" + text + "' is not a number");
+        throw UsageError(opt + ": '" + echoValue(text) + "' is not a number");
     if (v < min || v > max)
         throw UsageError(opt + ": must be between " + formatSiNumber(min) + " and " + formatSiNumber(max) + ", got " +
-                         text);
+                         echoValue(text));
     return v;
 }
 
@@ -175,6 +182,9 @@ int guarded(const std::string &command, const std::function<int()> &body)
         return 1;
     } catch (const AnalysisError &e) {
         std::cerr << "memwall " << command << ": " << e.what() << "\n";
+        return 1;
+    } catch (const std::bad_alloc &) {
+        std::cerr << "memwall " << command << ": out of memory\n"; // not "std::bad_alloc"
         return 1;
     } catch (const std::exception &e) {
         std::cerr << "memwall " << command << ": " << e.what() << "\n";

@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "core/analysis/analysis.h"
+#include "core/util/oneline.h"
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartregistry.h"
 #include "ui/document/scenariodocument.h"
@@ -40,13 +41,19 @@ QSize parseSize(const std::string &text)
 
 std::string joined(const QStringList &list) { return list.join(", ").toStdString(); }
 
-/// The Qt platform for a headless command: offscreen unless a display is there or the user chose one.
-void preferOffscreen()
+/// A --title or --caption: at most kMaxExportTextLength characters.
+QString exportText(const std::string &opt, const std::string &text)
 {
-    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
-        !qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+    const QString t = QString::fromStdString(text);
+    if (t.size() > ui::kMaxExportTextLength)
+        throw UsageError(opt + ": " + std::to_string(t.size()) + " characters; the limit is " +
+                         std::to_string(ui::kMaxExportTextLength));
+    return t;
 }
+
+/// The Qt platform of a headless command: always offscreen. It draws the same pixels whatever the environment says,
+/// and a stale DISPLAY or QT_QPA_PLATFORM=xcb without a display would make Qt abort (issue #42).
+void useOffscreen() { qputenv("QT_QPA_PLATFORM", "offscreen"); }
 
 /// Keeps stderr to the one line the command promises: the offscreen platform warns about a missing
 /// XDG_RUNTIME_DIR on every start, which says nothing about the export. Everything else passes through.
@@ -72,7 +79,7 @@ std::string allExtensions()
 /// Starts the headless application an export paints in.
 std::unique_ptr<QApplication> headlessApp()
 {
-    preferOffscreen();
+    useOffscreen();
     g_previousHandler = qInstallMessageHandler(quietHandler);
     static int argc = 1;
     static char name[] = "memwall";
@@ -99,7 +106,7 @@ int exportLesson(const CommandLine &cl, const std::string &id)
     if (auto theme = cl.value("--theme")) {
         const QString t = QString::fromStdString(*theme);
         if (!ui::Theme::ids().contains(t))
-            throw UsageError("--theme: '" + *theme + "' is not one of " + joined(ui::Theme::ids()));
+            throw UsageError("--theme: '" + echoValue(*theme) + "' is not one of " + joined(ui::Theme::ids()));
         options.theme = ui::Theme::byId(t);
     }
     const auto presets = loadPresets(cl);
@@ -110,7 +117,7 @@ int exportLesson(const CommandLine &cl, const std::string &id)
         QStringList ids;
         for (const ui::Lesson &l : loaded.lessons)
             ids << l.id;
-        std::string why = "--lesson: no lesson '" + id + "'; the lessons are " + joined(ids);
+        std::string why = "--lesson: no lesson '" + echoValue(id) + "'; the lessons are " + joined(ids);
         if (!loaded.errors.isEmpty())
             why += " (skipped: " + loaded.errors.join("; ").toStdString() + ")";
         throw UsageError(why);
@@ -154,13 +161,13 @@ int cmdExport(const CommandLine &cl)
     if (auto theme = cl.value("--theme")) {
         const QString id = QString::fromStdString(*theme);
         if (!ui::Theme::ids().contains(id))
-            throw UsageError("--theme: '" + *theme + "' is not one of " + joined(ui::Theme::ids()));
+            throw UsageError("--theme: '" + echoValue(*theme) + "' is not one of " + joined(ui::Theme::ids()));
         options.theme = ui::Theme::byId(id);
     }
     if (auto title = cl.value("--title"))
-        options.title = QString::fromStdString(*title);
+        options.title = exportText("--title", *title);
     if (auto caption = cl.value("--caption"))
-        options.caption = QString::fromStdString(*caption);
+        options.caption = exportText("--caption", *caption);
 
     QString format = "png";
     if (auto f = cl.value("--format")) {
@@ -168,7 +175,7 @@ int cmdExport(const CommandLine &cl)
             throw UsageError("--format applies to --chart all; a single chart takes its format from --out");
         format = QString::fromStdString(*f).toLower();
         if (!ui::exportFormats().contains(format))
-            throw UsageError("--format: '" + *f + "' is not one of " + joined(ui::exportFormats()));
+            throw UsageError("--format: '" + echoValue(*f) + "' is not one of " + joined(ui::exportFormats()));
     }
     bool dataExport = false;
     if (!all) {

@@ -7,16 +7,21 @@
 #include "core/search/search.h"
 #include "core/util/csv.h"
 #include "core/util/format.h"
+#include "core/util/oneline.h"
 
 #include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <unistd.h>
 
 namespace memwall::app {
 
 using namespace memwall::core;
 
 namespace {
+
+/// The largest --max-configs: 100 million configurations may hold 26 GB (kSearchBytesPerConfiguration each).
+constexpr int64_t kMaxSearchConfigurations = 100'000'000;
 
 std::vector<std::string> splitList(const std::string &text)
 {
@@ -45,7 +50,8 @@ std::vector<HardwareSpec> searchDevices(const CommandLine &cl, const PresetLibra
                 std::string closest;
                 for (const auto &c : lib.closestHardware(id))
                     closest += (closest.empty() ? " (closest: " : ", ") + c;
-                throw UsageError("--devices: unknown hardware '" + id + "'" + (closest.empty() ? "" : closest + ")"));
+                throw UsageError("--devices: unknown hardware '" + echoValue(id) + "'" +
+                                 (closest.empty() ? "" : closest + ")"));
             }
             out.push_back(*hw);
         }
@@ -97,7 +103,7 @@ int cmdSearch(const CommandLine &cl)
         for (const std::string &part : splitList(*v)) {
             const auto p = searchPrecisionFromString(part);
             if (!p)
-                throw UsageError("--precisions: '" + part +
+                throw UsageError("--precisions: '" + echoValue(part) +
                                  "' is not a format (fp16, fp8, int4/g128, nvfp4, "
                                  "int4/g128:fp8, ...)");
             space.precisions.push_back(*p);
@@ -106,7 +112,8 @@ int cmdSearch(const CommandLine &cl)
         for (const std::string &part : splitList(*v)) {
             const auto t = dtypeFromString(part);
             if (!t)
-                throw UsageError("--kv-formats: '" + part + "' is not a format (fp16, bf16, fp8, int8, int4, ...)");
+                throw UsageError("--kv-formats: '" + echoValue(part) +
+                                 "' is not a format (fp16, bf16, fp8, int8, int4, ...)");
             space.kvFormats.push_back(*t);
         }
     // The scenario's own serving options join the lists the search tries.
@@ -132,7 +139,24 @@ int cmdSearch(const CommandLine &cl)
     if (auto v = cl.value("--min-tokens-per-s-per-user"))
         targets.minTokensPerSPerUser = parseReal("--min-tokens-per-s-per-user", *v, 1e-6, 1e9);
 
-    const SearchCandidates candidates = searchCandidates(f.model, space);
+    if (auto v = cl.value("--max-configs"))
+        space.maxConfigurations = static_cast<uint64_t>(parseCount("--max-configs", *v, 1, kMaxSearchConfigurations));
+    const bool terminal = ::isatty(STDERR_FILENO) == 1;
+    if (terminal)
+        space.progress = [](uint64_t done, uint64_t total) {
+            std::fprintf(stderr, "\rsearching: %s of %s configurations (%.0f %%)", formatGrouped(int64_t(done)).c_str(),
+                         formatGrouped(int64_t(total)).c_str(), 100.0 * double(done) / double(total));
+        };
+    SearchCandidates candidates;
+    try {
+        candidates = searchCandidates(f.model, space);
+    } catch (...) {
+        if (terminal)
+            std::fputs("\r\033[K", stderr); // the progress line gives way to the error
+        throw;
+    }
+    if (terminal)
+        std::fputs("\r\033[K", stderr);
     const SearchFront front = selectFront(candidates, targets, f.model, space);
     const double seconds = candidates.seconds;
 

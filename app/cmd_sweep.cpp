@@ -28,6 +28,12 @@ int cmdSweep(const CommandLine &cl)
         } catch (const AnalysisError &e) {
             throw UsageError(e.what());
         }
+        // Two --vary of one field would print two columns of it and analyse only the last list (issue #42).
+        for (std::size_t i = 0; i + 1 < axes.size(); ++i)
+            if (axes[i].field == axes.back().field)
+                throw UsageError("--vary " + axes.back().field +
+                                 " is given twice: vary a field once (A,B,C lists "
+                                 "every value)");
     }
     if (axes.empty())
         throw UsageError("needs at least one --vary FIELD=FROM:TO (e.g. --vary batch=1:4096)");

@@ -6,6 +6,8 @@
 #include "ui/util/savefile.h"
 
 #include "core/analysis/options.h"
+#include "core/search/search.h"
+#include "core/util/format.h"
 
 #include <memwall_version.h>
 
@@ -141,6 +143,13 @@ const std::vector<Command> &commands()
            "also try prefill and decode pools of 2, 4, ... copies, best split (default on)"},
           {"--usd-per-device-hour", "X", "one hourly price for every device, in place of the presets' own"},
           {"--threads", "N", "worker threads, 1..64 (default: every core)"},
+          {"--max-configs", "N",
+           "refuse a space of more than N configurations before searching, 1..100000000 (default " +
+               core::formatGrouped(int64_t(core::kDefaultMaxSearchConfigurations)) + ": the largest default space " +
+               "holds under 700,000). The search's data takes at most " +
+               std::to_string(core::kSearchBytesPerConfiguration) + " bytes per configuration (" +
+               std::to_string(core::kDefaultMaxSearchConfigurations * core::kSearchBytesPerConfiguration >> 20) +
+               " MiB at the default). On a terminal, stderr shows its progress"},
           {"--json", "",
            "print {\"evaluated\", \"seconds\", \"pareto\": [{scenario fields, \"hardware\", \"devices\", "
            "\"tokens_per_s_per_device\", \"tokens_per_s_per_user\", \"ttft_s\", \"tpot_s\", "
@@ -162,8 +171,11 @@ const std::vector<Command> &commands()
           {"--size", "WxH", "layout size in pixels, 64..16384 each (default 1600x1000; slides: 1920x1080)"},
           {"--scale", "N", "PNG pixel multiplier 1..4 (default 1): --size 1920x1080 --scale 2 is 3840x2160"},
           {"--theme", "T", "light (default), dark or presentation (large fonts, thick lines)"},
-          {"--title", "TEXT", "replaces the chart's title"},
-          {"--caption", "TEXT", "a line under the chart (source, lecture, date)"},
+          {"--title", "TEXT",
+           "replaces the chart's title (at most " + std::to_string(ui::kMaxExportTextLength) + " characters)"},
+          {"--caption", "TEXT",
+           "a line under the chart (source, lecture, date; at most " + std::to_string(ui::kMaxExportTextLength) +
+               " characters)"},
           {"--lesson", "ID",
            "a built-in lesson as a PDF, one page per step (roofline, decode-and-batch, ...; an unknown id lists "
            "them); the lesson sets its own scenarios"},

@@ -378,7 +378,11 @@ py::object searchCall(const py::dict &src, const std::vector<std::pair<std::stri
         fillLists(space, args);
         space.draft = lib->draftModel(f.scenario);
         std::atomic<bool> cancel{false};
-        space.cancel = &cancel;
+        // The search reports its progress now and then from one of its threads; throwing there stops it.
+        space.progress = [&cancel](uint64_t, uint64_t) {
+            if (cancel)
+                throw AnalysisError("search cancelled");
+        };
         SearchTargets targets{args.maxTtftS, args.maxTpotS, args.minTokensPerSPerUser};
         const json out = cancellable<json>(cancel, [&] {
             const SearchCandidates candidates = searchCandidates(f.model, space);

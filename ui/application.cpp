@@ -15,8 +15,13 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <iostream>
 
@@ -51,11 +56,83 @@ public:
 private:
     bool m_done = false;
 };
+
+/// The platform Qt is asked for: `-platform NAME` on the command line, else QT_QPA_PLATFORM; empty for Qt's default.
+QByteArray requestedPlatform(int argc, char **argv)
+{
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::strcmp(argv[i], "-platform") == 0 || std::strcmp(argv[i], "--platform") == 0)
+            return argv[i + 1];
+    return qgetenv("QT_QPA_PLATFORM");
+}
+
+/// Why no window can be shown, before Qt tries: "" when a display may be there (or the platform needs none).
+std::string missingDisplay(const QByteArray &platform)
+{
+    const QByteArray name = platform.split(':').front(); // "offscreen:fontengine=freetype" and the like
+    for (const char *headless : {"offscreen", "minimal", "minimalegl", "vnc", "eglfs", "linuxfb", "vkkhrdisplay"})
+        if (name == headless)
+            return {};
+    const bool x11 = !qEnvironmentVariableIsEmpty("DISPLAY");
+    if (name == "xcb" && !x11)
+        return "QT_QPA_PLATFORM is xcb but DISPLAY is not set";
+    if (name.isEmpty() && !x11 && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        return "neither DISPLAY nor WAYLAND_DISPLAY is set";
+    return {};
+}
+
+void reportNoDisplay(const std::string &why)
+{
+    std::fprintf(stderr, "memwall: the window needs a display: %s (the commands need none: memwall --help)\n",
+                 why.c_str());
+}
+
+/// While QApplication starts: Qt's messages are held back, and its fatal "no platform plugin could be initialized"
+/// (a stale DISPLAY, an X server that refuses the connection) becomes the one line of reportNoDisplay() and exit 2
+/// instead of an abort with several lines of Qt text. A display that turns up finds Qt's messages passed on.
+class StartupMessages
+{
+public:
+    StartupMessages() { s_previous = qInstallMessageHandler(&StartupMessages::handle); }
+    ~StartupMessages()
+    {
+        qInstallMessageHandler(s_previous);
+        const QMessageLogContext none;
+        for (const auto &[type, text] : s_held)
+            if (s_previous)
+                s_previous(type, none, text);
+        s_held.clear();
+    }
+    StartupMessages(const StartupMessages &) = delete;
+    StartupMessages &operator=(const StartupMessages &) = delete;
+
+private:
+    static void handle(QtMsgType type, const QMessageLogContext &, const QString &text)
+    {
+        if (type != QtFatalMsg) {
+            s_held.emplace_back(type, text);
+            return;
+        }
+        const QByteArray display = qgetenv("DISPLAY");
+        reportNoDisplay(display.isEmpty() ? std::string("Qt could not open one")
+                                          : "cannot connect to the X display " + display.toStdString());
+        std::fflush(stderr);
+        std::_Exit(2);
+    }
+    static inline QtMessageHandler s_previous = nullptr;
+    static inline std::vector<std::pair<QtMsgType, QString>> s_held;
+};
 } // namespace
 
 int runApplication(int argc, char **argv)
 {
+    if (const std::string why = missingDisplay(requestedPlatform(argc, argv)); !why.empty()) {
+        reportNoDisplay(why);
+        return 2;
+    }
+    auto startup = std::make_unique<StartupMessages>();
     QApplication app(argc, argv);
+    startup.reset();
     QApplication::setApplicationName("MemWall");
     QApplication::setOrganizationName("MemWall");
     QApplication::setApplicationVersion(MEMWALL_VERSION);

@@ -33,6 +33,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScopeGuard>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
@@ -214,6 +215,9 @@ bool MainWindow::openScenario(const QString &path)
 bool MainWindow::openModelConfig(const QString &path)
 {
     try {
+        // The largest config read (8 MB, two million NaN) takes a quarter of a second: a busy cursor says so.
+        QGuiApplication::setOverrideCursor(Qt::WaitCursor);
+        const auto restoreCursor = qScopeGuard([] { QGuiApplication::restoreOverrideCursor(); });
         const core::ModelShape shape = core::importHfConfigFile(path.toStdString());
         m_doc->setModel(shape, true);
     } catch (const std::exception &e) {

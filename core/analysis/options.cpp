@@ -1,5 +1,7 @@
 #include "core/analysis/options.h"
 
+#include "core/util/oneline.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -16,6 +18,9 @@ namespace memwall::core {
 namespace {
 
 constexpr double kMaxDegree = 65536; ///< tp, pp, dp, ep and micro-batches
+/// Lowest compute or memory efficiency: 0.1 % of peak. A real kernel reaching less is a bug, not a scenario, and the
+/// times of smaller fractions (5e-324 divides to infinity) stop being numbers (issue #42).
+constexpr double kMinEfficiency = 0.001;
 
 std::string number(double v)
 {
@@ -103,7 +108,7 @@ ScenarioOption choice(ScenarioOption o, E Scenario::*field, std::optional<E> (*p
             std::string list;
             for (const auto &n : names)
                 list += (list.empty() ? "" : ", ") + n;
-            return "'" + std::get<std::string>(v) + "' is not one of " + list;
+            return "'" + echoValue(std::get<std::string>(v)) + "' is not one of " + list;
         }
         s.*field = *e;
         return std::string();
@@ -392,9 +397,8 @@ std::vector<ScenarioOption> makeOptions()
                               .help = "Fraction of peak compute reached, overriding the efficiency mode (auto: the "
                                       "mode decides).",
                               .group = "Options",
-                              .min = 0,
-                              .max = 1,
-                              .minOpen = true},
+                              .min = kMinEfficiency,
+                              .max = 1},
                              &Scenario::computeEfficiency));
     t.push_back(optionalReal({.key = "memory_efficiency",
                               .flag = "--memory-efficiency",
@@ -403,9 +407,8 @@ std::vector<ScenarioOption> makeOptions()
                               .help = "Fraction of peak bandwidth reached, overriding the efficiency mode (auto: the "
                                       "mode decides).",
                               .group = "Options",
-                              .min = 0,
-                              .max = 1,
-                              .minOpen = true},
+                              .min = kMinEfficiency,
+                              .max = 1},
                              &Scenario::memoryEfficiency));
     t.push_back(
         real({.key = "structured_sparsity",
@@ -710,27 +713,32 @@ std::string optionText(const OptionValue &v)
     return "auto";
 }
 
+std::string outOfRange(const ScenarioOption &o, std::string_view got)
+{
+    return (o.minOpen ? "must be above " + number(o.min) + " and at most "
+                      : "must be between " + number(o.min) + " and ") +
+           number(o.max) + ", got " + echoValue(got);
+}
+
 std::string checkOption(const ScenarioOption &o, const OptionValue &v)
 {
     switch (o.kind) {
     case OptionKind::Integer: {
         if (!std::holds_alternative<int64_t>(v))
-            return "expects a whole number, got " + optionText(v);
+            return "expects a whole number, got " + echoValue(optionText(v));
         const int64_t n = std::get<int64_t>(v);
         if (static_cast<double>(n) < o.min || static_cast<double>(n) > o.max)
-            return "must be between " + number(o.min) + " and " + number(o.max) + ", got " + std::to_string(n);
+            return outOfRange(o, std::to_string(n));
         return {};
     }
     case OptionKind::Real: {
         if (std::holds_alternative<std::monostate>(v))
             return o.nullable ? std::string() : "expects a number";
         if (!std::holds_alternative<double>(v))
-            return "expects a number, got " + optionText(v);
+            return "expects a number, got " + echoValue(optionText(v));
         const double x = std::get<double>(v);
         if (!std::isfinite(x) || x > o.max || x < o.min || (o.minOpen && x <= o.min))
-            return (o.minOpen ? "must be above " + number(o.min) + " and at most "
-                              : "must be between " + number(o.min) + " and ") +
-                   number(o.max) + ", got " + number(x);
+            return outOfRange(o, number(x));
         return {};
     }
     case OptionKind::Choice: {
@@ -741,7 +749,7 @@ std::string checkOption(const ScenarioOption &o, const OptionValue &v)
         return o.set(s, w, v); // the setter knows which names it understands
     }
     case OptionKind::Switch:
-        return std::holds_alternative<bool>(v) ? std::string() : "expects on or off, got " + optionText(v);
+        return std::holds_alternative<bool>(v) ? std::string() : "expects on or off, got " + echoValue(optionText(v));
     }
     return {};
 }
@@ -760,8 +768,10 @@ std::string parseOptionText(const ScenarioOption &o, std::string_view text, Opti
     case OptionKind::Integer: {
         int64_t n = 0;
         auto [ptr, ec] = std::from_chars(text.data(), end, n);
+        if (!text.empty() && ec == std::errc::result_out_of_range && ptr == end)
+            return outOfRange(o, text); // digits all the way, too many for any count: not wrapped
         if (text.empty() || ec != std::errc() || ptr != end)
-            return "'" + std::string(text) + "' is not a whole number";
+            return "'" + echoValue(text) + "' is not a whole number";
         *out = n;
         return {};
     }
@@ -773,7 +783,7 @@ std::string parseOptionText(const ScenarioOption &o, std::string_view text, Opti
         double x = 0;
         auto [ptr, ec] = std::from_chars(text.data(), end, x);
         if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(x))
-            return "'" + std::string(text) + "' is not a number";
+            return "'" + echoValue(text) + "' is not a number";
         *out = x;
         return {};
     }
@@ -791,7 +801,7 @@ std::string parseOptionText(const ScenarioOption &o, std::string_view text, Opti
                 *out = on;
                 return {};
             }
-        return "'" + std::string(text) + "' is not on or off";
+        return "'" + echoValue(text) + "' is not on or off";
     }
     return {};
 }

@@ -69,6 +69,9 @@ std::string applyOption(const ScenarioOption &o, Scenario &s, WhatIf &w, const O
 /// Parses command-line text into a value of the option's kind: "" or the reason ("'many' is not a whole number").
 /// A nullable option takes "auto" for unset; a switch takes true/false, on/off, yes/no, 1/0.
 std::string parseOptionText(const ScenarioOption &o, std::string_view text, OptionValue *out);
+/// "must be between 1 and 16777216, got TEXT" (or "must be above 0 and at most 1, ..."): a value out of the option's
+/// range, quoted as it was written (a number too large for any integer type is named, not wrapped).
+std::string outOfRange(const ScenarioOption &o, std::string_view got);
 /// The accepted values as text: "1 to 16777216", "above 0 up to 1", "prefill, decode, ...".
 std::string describeValues(const ScenarioOption &o);
 /// A value as text: "8", "0.5", "int4/g128", "on", "auto".

@@ -1,6 +1,7 @@
 #include "core/analysis/sweep.h"
 
 #include "core/analysis/options.h"
+#include "core/util/oneline.h"
 
 #include <algorithm>
 #include <charconv>
@@ -13,9 +14,9 @@ int64_t parseInt(std::string_view text, std::string_view whole)
     int64_t v = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || ptr != text.data() + text.size())
-        throw AnalysisError("--vary " + std::string(whole) + ": '" + std::string(text) + "' is not a whole number");
+        throw AnalysisError("--vary " + echoValue(whole) + ": '" + echoValue(text) + "' is not a whole number");
     if (v < 0)
-        throw AnalysisError("--vary " + std::string(whole) + ": '" + std::string(text) + "' must not be negative");
+        throw AnalysisError("--vary " + echoValue(whole) + ": '" + echoValue(text) + "' must not be negative");
     return v;
 }
 } // namespace
@@ -24,7 +25,7 @@ SweepAxis parseSweepAxis(std::string_view text)
 {
     const auto eq = text.find('=');
     if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size())
-        throw AnalysisError("--vary " + std::string(text) + ": expected FIELD=FROM:TO[:STEP] or FIELD=A,B,C");
+        throw AnalysisError("--vary " + echoValue(text) + ": expected FIELD=FROM:TO[:STEP] or FIELD=A,B,C");
     constexpr std::size_t kMaxValues = 1u << 20;
     SweepAxis axis;
     axis.field = std::string(text.substr(0, eq));
@@ -33,7 +34,8 @@ SweepAxis parseSweepAxis(std::string_view text)
         std::string list;
         for (auto f : fields)
             list += (list.empty() ? "" : ", ") + std::string(f);
-        throw AnalysisError("--vary " + std::string(text) + ": cannot vary '" + axis.field + "' (" + list + ")");
+        throw AnalysisError("--vary " + echoValue(text) + ": cannot vary '" + echoValue(axis.field) + "' (" + list +
+                            ")");
     }
     const std::string_view spec = text.substr(eq + 1);
     if (spec.find(',') != std::string_view::npos) {
@@ -51,10 +53,10 @@ SweepAxis parseSweepAxis(std::string_view text)
         const int64_t to =
             parseInt(spec.substr(c1 + 1, c2 == std::string_view::npos ? std::string_view::npos : c2 - c1 - 1), text);
         if (from > to)
-            throw AnalysisError("--vary " + std::string(text) + ": FROM is larger than TO");
+            throw AnalysisError("--vary " + echoValue(text) + ": FROM is larger than TO");
         if (c2 == std::string_view::npos) {
             if (from < 1)
-                throw AnalysisError("--vary " + std::string(text) + ": a doubling range must start at 1 or more");
+                throw AnalysisError("--vary " + echoValue(text) + ": a doubling range must start at 1 or more");
             for (int64_t v = from;; v *= 2) { // stops before v * 2 could pass `to` (or overflow)
                 axis.values.push_back(v);
                 if (v > to / 2)
@@ -63,11 +65,11 @@ SweepAxis parseSweepAxis(std::string_view text)
         } else {
             const int64_t step = parseInt(spec.substr(c2 + 1), text);
             if (step < 1)
-                throw AnalysisError("--vary " + std::string(text) + ": STEP must be at least 1");
+                throw AnalysisError("--vary " + echoValue(text) + ": STEP must be at least 1");
             // Counted first (unsigned: 0:INT64_MAX:1 has 2^63 values), so a huge range cannot fill the memory.
             const uint64_t count = static_cast<uint64_t>(to - from) / static_cast<uint64_t>(step) + 1;
             if (count > kMaxValues)
-                throw AnalysisError("--vary " + std::string(text) + ": between 1 and 1048576 values, got " +
+                throw AnalysisError("--vary " + echoValue(text) + ": between 1 and 1048576 values, got " +
                                     std::to_string(count));
             for (int64_t i = 0; i < static_cast<int64_t>(count); ++i)
                 axis.values.push_back(from + i * step);
@@ -76,13 +78,13 @@ SweepAxis parseSweepAxis(std::string_view text)
         axis.values.push_back(parseInt(spec, text));
     }
     if (axis.values.empty() || axis.values.size() > kMaxValues)
-        throw AnalysisError("--vary " + std::string(text) + ": between 1 and 1048576 values, got " +
+        throw AnalysisError("--vary " + echoValue(text) + ": between 1 and 1048576 values, got " +
                             std::to_string(axis.values.size()));
     const ScenarioOption &option = *findOption(axis.field);
     const auto [lo, hi] = std::minmax_element(axis.values.begin(), axis.values.end());
     for (int64_t v : {*lo, *hi})
         if (auto e = checkOption(option, v); !e.empty())
-            throw AnalysisError("--vary " + std::string(text) + ": " + axis.field + " " + e);
+            throw AnalysisError("--vary " + echoValue(text) + ": " + axis.field + " " + e);
     return axis;
 }
 

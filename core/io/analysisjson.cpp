@@ -3,6 +3,7 @@
 #include "core/analysis/explain.h"
 #include "core/analysis/options.h"
 
+#include <cmath>
 #include <limits>
 #include <variant>
 
@@ -24,6 +25,17 @@ json deviceCount(const Scenario &s)
     if (spread > 0 && tpPpDp > std::numeric_limits<int64_t>::max() / spread)
         return static_cast<double>(tpPpDp) * static_cast<double>(spread);
     return tpPpDp * spread;
+}
+
+/// The text of a whole number too large for int64_t (2^63 and up, 1e19), which get<int64_t>() would wrap to a
+/// negative count; "" for any other value.
+std::string hugeWholeNumber(const json &v)
+{
+    if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
+        return v.dump();
+    if (v.is_number_float() && std::fabs(v.get<double>()) >= 0x1p63 && std::isfinite(v.get<double>()))
+        return v.dump();
+    return {};
 }
 
 } // namespace
@@ -55,7 +67,12 @@ void optionsFromJson(JsonReader &r, OptionSection section, Scenario &s, WhatIf &
         const OptionValue current = o.get(s, w);
         OptionValue v;
         switch (o.kind) {
-        case OptionKind::Integer: v = r.integer(key, std::get<int64_t>(current)); break;
+        case OptionKind::Integer:
+            if (const auto it = r.node().find(key); it != r.node().end())
+                if (const std::string huge = hugeWholeNumber(*it); !huge.empty())
+                    r.fail(key, outOfRange(o, huge));
+            v = r.integer(key, std::get<int64_t>(current));
+            break;
         case OptionKind::Real:
             if (r.has(key))
                 v = r.number(key);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unordered_set>
 
 namespace memwall::core {
 
@@ -128,10 +129,12 @@ bool nestsTooDeep(std::string_view text)
 /// Python's json module writes the non-finite floats as bare Infinity, -Infinity and NaN, and Hugging Face configs
 /// carry them (Mamba-2's "time_step_limit": [0.0, Infinity]). They are not JSON; outside strings they become null,
 /// padded with spaces so that every later line and column of an error stays where it was ("NaN" becomes "null",
-/// one longer). Empty when the text has none.
+/// one longer). Empty when the text has none. The copy is built front to back, so two million NaNs cost no more
+/// than one pass (replacing each in place moved the rest of the text every time: quadratic, issue #42).
 std::string withoutNonFinite(std::string_view text)
 {
     std::string out;
+    std::size_t copied = 0; // text before this offset is in `out`
     auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
     forEachOutsideStrings(text, [&](std::size_t i) {
         for (std::string_view token : {"-Infinity", "Infinity", "NaN"}) {
@@ -140,15 +143,82 @@ std::string withoutNonFinite(std::string_view text)
             if (!starts)
                 continue;
             if (out.empty())
-                out.assign(text);
-            const std::size_t shift = out.size() - text.size(); // "NaN" grew the copy by one each
-            out.replace(i + shift, token.size(),
-                        std::string("null") + std::string(token.size() > 4 ? token.size() - 4 : 0, ' '));
+                out.reserve(text.size() + text.size() / 3 + 1); // each "NaN" (3 bytes of at least 4) grows by one
+            out.append(text.substr(copied, i - copied));
+            out += "null";
+            out.append(token.size() > 4 ? token.size() - 4 : 0, ' ');
+            copied = i + token.size();
             return static_cast<int>(token.size()) - 1;
         }
         return 0;
     });
+    if (!out.empty())
+        out.append(text.substr(copied));
     return out;
+}
+
+/// Refuses a key given twice in one object, which the parser would resolve silently by keeping the last value
+/// (`"batch": 1, ..., "batch": 64`): the exception names the key's path. A parser callback, so the check costs no
+/// second pass over the text.
+class DuplicateKeyCheck
+{
+public:
+    explicit DuplicateKeyCheck(const std::string &origin) : m_origin(origin) {}
+
+    bool operator()(int, json::parse_event_t event, json &parsed)
+    {
+        switch (event) {
+        case json::parse_event_t::object_start: m_frames.push_back({false, 0, {}, {}}); break;
+        case json::parse_event_t::array_start: m_frames.push_back({true, 0, {}, {}}); break;
+        case json::parse_event_t::key: {
+            Frame &f = m_frames.back();
+            f.key = parsed.get<std::string>();
+            if (!f.keys.insert(f.key).second)
+                throw InputError(m_origin, path(), "duplicate key: given more than once in one object");
+            break;
+        }
+        case json::parse_event_t::object_end:
+        case json::parse_event_t::array_end:
+            m_frames.pop_back();
+            nextElement();
+            break;
+        case json::parse_event_t::value: nextElement(); break;
+        }
+        return true;
+    }
+
+private:
+    struct Frame
+    {
+        bool array;
+        std::size_t index;
+        std::string key;
+        std::unordered_set<std::string> keys;
+    };
+    void nextElement()
+    {
+        if (!m_frames.empty() && m_frames.back().array)
+            ++m_frames.back().index;
+    }
+    std::string path() const // "scenario.batch", "memory[1].name"
+    {
+        std::string out;
+        for (const Frame &f : m_frames)
+            out += f.array ? "[" + std::to_string(f.index) + "]" : (out.empty() ? "" : ".") + f.key;
+        return out;
+    }
+    const std::string &m_origin;
+    std::vector<Frame> m_frames;
+};
+/// The parser's message with each value it quotes ('...') cut by echoValue(): "number overflow parsing '1111...'"
+/// would otherwise echo a whole 8 MB number.
+std::string clipQuoted(const std::string &what)
+{
+    const std::size_t open = what.find('\''), close = what.rfind('\'');
+    if (open == std::string::npos || close <= open)
+        return what;
+    return what.substr(0, open + 1) + echoValue(std::string_view(what).substr(open + 1, close - open - 1)) +
+           what.substr(close);
 }
 } // namespace
 
@@ -160,7 +230,9 @@ json parseJson(std::string_view text, const std::string &origin, bool pythonFloa
     if (!finite.empty())
         text = finite;
     try {
-        return json::parse(text.begin(), text.end());
+        if (pythonFloats) // as Python's json module reads it, which keeps the last of a duplicated key
+            return json::parse(text.begin(), text.end());
+        return json::parse(text.begin(), text.end(), DuplicateKeyCheck(origin));
     } catch (const json::parse_error &e) {
         // Turn the byte offset into a line and column.
         std::size_t line = 1, col = 1;
@@ -176,13 +248,13 @@ json parseJson(std::string_view text, const std::string &origin, bool pythonFloa
         std::string what = e.what();
         if (auto p = what.find("parse error"); p != std::string::npos)
             what = what.substr(p);
-        throw InputError::at(origin, line, col, "not valid JSON: " + what);
+        throw InputError::at(origin, line, col, "not valid JSON: " + clipQuoted(what));
     } catch (const json::exception &e) {
         // e.g. out_of_range.406 "number overflow parsing '1e999'": no position is known, keep the reason.
         std::string what = e.what();
         if (auto p = what.find("] "); p != std::string::npos)
             what = what.substr(p + 2);
-        throw InputError(origin, "", "not valid JSON: " + what);
+        throw InputError(origin, "", "not valid JSON: " + clipQuoted(what));
     }
 }
 
@@ -291,6 +363,8 @@ double JsonReader::positive(std::string_view key)
 int64_t JsonReader::integer(std::string_view key)
 {
     const json &v = get(key);
+    if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
+        fail(key, "must be at most 9223372036854775807, got " + v.dump()); // get<int64_t>() would wrap it
     if (v.is_number_integer())
         return v.get<int64_t>();
     if (v.is_number_float()) {

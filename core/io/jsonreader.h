@@ -64,8 +64,10 @@ private:
 /// Largest input file MemWall reads (presets, configs, scenarios): larger files are refused with a message.
 inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t{8} * 1024 * 1024;
 
-/// Reads and parses a JSON file; throws InputError naming the path (and line/column for syntax errors).
-/// With `pythonFloats`, Python's bare Infinity, -Infinity and NaN (which Hugging Face configs carry) read as null.
+/// Reads and parses a JSON file; throws InputError naming the path (and line/column for syntax errors). A key given
+/// twice in one object is refused ("FILE: scenario.batch: duplicate key: ..."). With `pythonFloats` the text is read
+/// as Python's json module reads a Hugging Face config.json: bare Infinity, -Infinity and NaN read as null, and of a
+/// duplicated key the last value wins, as it does for transformers.
 nlohmann::json readJsonFile(const std::string &path, bool pythonFloats = false);
 /// Parses JSON text; `origin` names it in messages ("config.json", "<stdin>").
 nlohmann::json parseJson(std::string_view text, const std::string &origin, bool pythonFloats = false);

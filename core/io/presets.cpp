@@ -669,8 +669,26 @@ ModelPreset modelPresetFromJson(const json &j, const std::string &file)
     return p;
 }
 
+/// While it lives, the library's add() only appends; the devices are sorted once when it ends.
+class PresetBatch
+{
+public:
+    explicit PresetBatch(PresetLibrary &lib) : m_lib(lib) { m_lib.m_batch = true; }
+    ~PresetBatch()
+    {
+        m_lib.m_batch = false;
+        m_lib.sortHardware();
+    }
+    PresetBatch(const PresetBatch &) = delete;
+    PresetBatch &operator=(const PresetBatch &) = delete;
+
+private:
+    PresetLibrary &m_lib;
+};
+
 void PresetLibrary::loadBuiltin()
 {
+    const PresetBatch batch(*this);
     m_loadingBuiltin = true;
     for (const EmbeddedFile &f : builtinPresetFiles()) {
         const std::string_view path(f.path);
@@ -727,6 +745,17 @@ void PresetLibrary::loadDirectory(const std::string &dir, bool mustExist)
             m_issues.push_back({dir, dir + ": not a folder"});
         return;
     }
+    const PresetBatch batch(*this);
+    // A folder that cannot be listed is named with the system's reason, not skipped in silence (issue #42).
+    const auto unreadable = [this](const fs::path &folder) {
+        std::error_code why;
+        fs::directory_iterator probe(folder, why);
+        if (why)
+            m_issues.push_back({folder.string(), folder.string() + ": cannot read the folder: " + why.message()});
+        return bool(why);
+    };
+    if (unreadable(dir))
+        return;
     std::vector<fs::path> files;
     for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
@@ -734,6 +763,8 @@ void PresetLibrary::loadDirectory(const std::string &dir, bool mustExist)
             it.disable_recursion_pending();
             continue;
         }
+        if (std::error_code typeEc; it->is_directory(typeEc) && unreadable(it->path()))
+            continue;
         if (it->is_regular_file(ec) && it->path().extension() == ".json" &&
             it->path().parent_path().filename() != "trends")
             files.push_back(it->path());
@@ -752,42 +783,49 @@ void PresetLibrary::loadDirectory(const std::string &dir, bool mustExist)
 void PresetLibrary::add(HardwareSpec hw)
 {
     noteUserFile("hardware", hw.id, hw.sourceFile);
-    auto it = std::find_if(m_hardware.begin(), m_hardware.end(), [&](const auto &h) { return h.id == hw.id; });
-    if (it != m_hardware.end())
-        *it = std::move(hw);
-    else
+    if (const auto it = m_hardwareAt.find(hw.id); it != m_hardwareAt.end()) {
+        m_hardware[it->second] = std::move(hw);
+    } else {
+        m_hardwareAt.emplace(hw.id, m_hardware.size());
         m_hardware.push_back(std::move(hw));
+    }
+    if (!m_batch)
+        sortHardware();
+}
+
+void PresetLibrary::sortHardware()
+{
     // Display order, so every list of devices reads the same: by vendor, then year, then name.
     std::stable_sort(m_hardware.begin(), m_hardware.end(), [](const HardwareSpec &a, const HardwareSpec &b) {
         return std::tie(a.vendor, a.year.value, a.name) < std::tie(b.vendor, b.year.value, b.name);
     });
+    m_hardwareAt.clear();
+    for (std::size_t i = 0; i < m_hardware.size(); ++i)
+        m_hardwareAt.emplace(m_hardware[i].id, i);
 }
 
 void PresetLibrary::add(ModelPreset model)
 {
     noteUserFile("model", model.shape.id, model.sourceFile);
-    auto it =
-        std::find_if(m_models.begin(), m_models.end(), [&](const auto &m) { return m.shape.id == model.shape.id; });
-    if (it != m_models.end())
-        *it = std::move(model);
-    else
+    if (const auto it = m_modelAt.find(model.shape.id); it != m_modelAt.end()) {
+        m_models[it->second] = std::move(model);
+    } else {
+        m_modelAt.emplace(model.shape.id, m_models.size());
         m_models.push_back(std::move(model));
+    }
 }
 
 const HardwareSpec *PresetLibrary::findHardware(std::string_view id) const
 {
-    for (const auto &h : m_hardware)
-        if (h.id == id)
-            return &h;
-    return nullptr;
+    // While a folder loads, the index covers the devices added so far (they are sorted when it ends).
+    const auto it = m_hardwareAt.find(std::string(id));
+    return it == m_hardwareAt.end() ? nullptr : &m_hardware[it->second];
 }
 
 const ModelPreset *PresetLibrary::findModel(std::string_view id) const
 {
-    for (const auto &m : m_models)
-        if (m.shape.id == id)
-            return &m;
-    return nullptr;
+    const auto it = m_modelAt.find(std::string(id));
+    return it == m_modelAt.end() ? nullptr : &m_models[it->second];
 }
 
 const ModelShape *PresetLibrary::draftModel(const Scenario &s) const

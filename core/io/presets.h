@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace memwall::core {
@@ -83,8 +84,13 @@ private:
     std::vector<PresetIssue> m_issues;
     bool m_loadingBuiltin = false;
     std::map<std::string, std::string> m_userFiles; ///< "hardware:ID" / "model:ID" -> the user file that defined it
+    /// Indices by id, so that adding ten thousand presets is not quadratic (issue #42).
+    std::unordered_map<std::string, std::size_t> m_hardwareAt, m_modelAt;
+    bool m_batch = false; ///< loading a folder: add() appends, and the folder is sorted once at the end
 
     void noteUserFile(const std::string &kind, const std::string &id, const std::string &file);
+    void sortHardware(); ///< display order, and m_hardwareAt rebuilt
+    friend class PresetBatch;
 };
 
 /// The preset files compiled into the program: {relative path, JSON text}. Generated at build time from presets/.

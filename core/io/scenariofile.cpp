@@ -1,6 +1,7 @@
 #include "core/io/scenariofile.h"
 
 #include "core/io/analysisjson.h"
+#include "core/util/oneline.h"
 
 namespace memwall::core {
 
@@ -9,7 +10,7 @@ using nlohmann::json;
 std::string unknownPresetMessage(const PresetLibrary &lib, bool hardware, std::string_view id)
 {
     const auto near = hardware ? lib.closestHardware(id) : lib.closestModels(id);
-    std::string msg = std::string("unknown ") + (hardware ? "hardware" : "model") + " '" + std::string(id) + "'";
+    std::string msg = std::string("unknown ") + (hardware ? "hardware" : "model") + " '" + echoValue(id) + "'";
     if (!near.empty()) {
         msg += " (closest: ";
         for (std::size_t i = 0; i < near.size(); ++i)

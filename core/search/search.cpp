@@ -1,5 +1,6 @@
 #include "core/search/search.h"
 
+#include "core/util/format.h"
 #include "core/util/oneline.h"
 
 #include <algorithm>
@@ -7,7 +8,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <thread>
 
 namespace memwall::core {
@@ -32,6 +35,7 @@ struct Job
     std::size_t device;
     int tp, pp, ep;
     std::size_t precision, kv;
+    int replicaCounts; ///< dp = 1, 2, 4, ... within the device budget
 };
 
 /// The figures of one configuration: its Generate analysis `gen`, then its serving options.
@@ -47,6 +51,41 @@ ServedRequest figures(const HardwareSpec &hw, const ModelShape &m, const Scenari
     out.devices = s.tp * s.pp * s.ep * s.dp;
     out.tokensPerSPerDevice = gen.totals.tokensPerS / out.devices;
     return out;
+}
+
+/// Runs work(t) for t = 0 .. threads-1, t = 0 on the calling thread, and joins every thread however any of them ends:
+/// the first exception thrown (std::bad_alloc when memory runs short) is thrown again once all have stopped, and
+/// `stop` tells the others to leave early. A std::thread destroyed while joinable would end the program instead
+/// ("terminate called without an active exception", issue #42). A thread that cannot start leaves its share of the
+/// work to the others.
+template <typename Work>
+void onThreads(unsigned threads, std::atomic<bool> &stop, const Work &work)
+{
+    std::exception_ptr first;
+    std::mutex firstMutex;
+    const auto guarded = [&](unsigned t) {
+        try {
+            work(t);
+        } catch (...) {
+            const std::lock_guard lock(firstMutex);
+            if (!first)
+                first = std::current_exception();
+            stop = true;
+        }
+    };
+    {
+        std::vector<std::jthread> pool; // joined when the block ends
+        try {
+            pool.reserve(threads);
+            for (unsigned t = 1; t < threads; ++t)
+                pool.emplace_back(guarded, t);
+        } catch (const std::exception &) {
+            // no memory or no thread left: the threads that started, and this one, do the work
+        }
+        guarded(0);
+    }
+    if (first)
+        std::rethrow_exception(first);
 }
 
 std::string ms(double s)
@@ -136,20 +175,56 @@ bool meets(const SearchFigures &p, const SearchTargets &t)
            (t.minTokensPerSPerUser <= 0 || p.tokensPerSPerUser >= t.minTokensPerSPerUser);
 }
 
-SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
+namespace {
+
+/// What a search enumerates, checked and counted before any configuration is analysed.
+struct Plan
 {
-    const auto start = std::chrono::steady_clock::now();
+    Scenario base;
+    std::vector<int64_t> batches;
+    std::vector<SearchPrecision> precisions;
+    std::vector<DType> kvFormats;
+    std::vector<int> ks;
+    std::vector<int64_t> chunks;
+    std::vector<Job> jobs;
+    double params = 0;
+    uint64_t configurations = 0; ///< what `evaluated` will be
+};
+
+/// Replica counts dp = 1, 2, 4, ... that fit the device budget beside `modelDevices` devices per copy.
+int replicaCountsOf(int modelDevices, int maxDevices)
+{
+    int n = 0;
+    for (int dp = 1; modelDevices * dp <= maxDevices; dp *= 2)
+        ++n;
+    return n;
+}
+
+/// The configurations of one job at one batch per replica: every speculative K with every chunk and replica count,
+/// and disaggregated pools of 2, 4, ... copies, each with a prefill batch of one prompt and (above 1) of the decode
+/// batch.
+uint64_t variantsOf(const Plan &p, bool disaggregate, int replicaCounts, int64_t perReplica)
+{
+    const uint64_t pools = disaggregate ? uint64_t(replicaCounts - 1) * (perReplica > 1 ? 2 : 1) : 0;
+    return uint64_t(p.ks.size()) * (uint64_t(p.chunks.size()) * uint64_t(replicaCounts) + pools);
+}
+
+Plan makePlan(const ModelShape &m, const SearchSpace &space)
+{
+    Plan plan;
     if (space.devices.empty())
         throw AnalysisError("search: no devices to search over");
     if (space.maxDevices < 1 || space.maxDevices > 4096)
         throw AnalysisError("search: device budget " + std::to_string(space.maxDevices) + " is outside 1..4096");
-    const Scenario base = searchBase(space.base);
+    plan.base = searchBase(space.base);
+    const Scenario &base = plan.base;
     if (auto e = validate(base); !e.empty())
         throw AnalysisError("search: " + e);
     if (auto e = validate(m); !e.empty())
         throw AnalysisError("model " + m.id + ": " + e.message);
 
-    std::vector<int64_t> batches = space.batches;
+    std::vector<int64_t> &batches = plan.batches;
+    batches = space.batches;
     if (batches.empty())
         for (int64_t b = 1; b <= 1024; b *= 2)
             batches.push_back(b);
@@ -158,12 +233,14 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
     for (int64_t b : batches)
         if (b < 1 || b > kMaxTokens)
             throw AnalysisError("search: batch " + std::to_string(b) + " is outside 1.." + std::to_string(kMaxTokens));
-    std::vector<SearchPrecision> precisions = space.precisions;
+    std::vector<SearchPrecision> &precisions = plan.precisions;
+    precisions = space.precisions;
     if (precisions.empty())
         precisions = {{{DType::FP16, 0, DType::FP16}, DType::FP16},
                       {{DType::FP8, 0, DType::FP16}, DType::FP8},
                       {{DType::INT4, 128, DType::FP16}, DType::FP16}};
-    std::vector<DType> kvFormats = space.kvFormats;
+    std::vector<DType> &kvFormats = plan.kvFormats;
+    kvFormats = space.kvFormats;
     if (kvFormats.empty())
         kvFormats = {DType::FP16, DType::FP8};
     const auto sortedUnique = [](auto v) {
@@ -171,22 +248,15 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
         v.erase(std::unique(v.begin(), v.end()), v.end());
         return v;
     };
-    const std::vector<int> ks = sortedUnique(space.speculativeKs.empty() ? std::vector<int>{0} : space.speculativeKs);
-    const std::vector<int64_t> chunks =
-        sortedUnique(space.prefillChunks.empty() ? std::vector<int64_t>{0, 512} : space.prefillChunks);
-    for (int k : ks)
+    plan.ks = sortedUnique(space.speculativeKs.empty() ? std::vector<int>{0} : space.speculativeKs);
+    plan.chunks = sortedUnique(space.prefillChunks.empty() ? std::vector<int64_t>{0, 512} : space.prefillChunks);
+    for (int k : plan.ks)
         if (k < 0 || k > 16)
             throw AnalysisError("search: speculative K " + std::to_string(k) + " is outside 0..16");
-    for (int64_t c : chunks)
+    for (int64_t c : plan.chunks)
         if (c < 0 || c > kMaxTokens)
             throw AnalysisError("search: prefill chunk " + std::to_string(c) + " is outside 0.." +
                                 std::to_string(kMaxTokens));
-
-    SearchCandidates out;
-    out.efficiency = base.efficiency;
-    out.withCost = space.usdPerDeviceHour.has_value() ||
-                   std::all_of(space.devices.begin(), space.devices.end(),
-                               [](const HardwareSpec &hw) { return hw.usdPerHour.has_value(); });
 
     // The parallel degrees the model allows: tp splitting heads and FFNs (tensorParallelIssue()), pp
     // dividing the layers, ep dividing the experts of a mixture-of-experts model.
@@ -196,11 +266,11 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
             tps.push_back(tp);
     const std::vector<int> pps = powersDividing(m.layers, space.maxDevices);
     const std::vector<int> eps = m.isMoe() ? powersDividing(m.experts, space.maxDevices) : std::vector<int>{1};
-    const double params = static_cast<double>(paramCount(m).total);
+    plan.params = static_cast<double>(paramCount(m).total);
 
     // Tensor and expert parallelism exchange activations in every layer, so they stay inside one scale-up domain (the
     // link's max_devices, where the preset gives it); pipeline stages and replicas may span domains.
-    std::vector<Job> jobs;
+    std::vector<Job> &jobs = plan.jobs;
     for (std::size_t d = 0; d < space.devices.size(); ++d) {
         const Interconnect *link = space.devices[d].scaleUpLink();
         const int64_t domain = link && link->maxDevices > 0 ? link->maxDevices : space.maxDevices;
@@ -210,8 +280,43 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                     if (int64_t(tp) * pp * ep <= space.maxDevices && int64_t(tp) * ep <= domain)
                         for (std::size_t p = 0; p < precisions.size(); ++p)
                             for (std::size_t k = 0; k < kvFormats.size(); ++k)
-                                jobs.push_back({d, tp, pp, ep, p, k});
+                                jobs.push_back({d, tp, pp, ep, p, k, replicaCountsOf(tp * pp * ep, space.maxDevices)});
     }
+    for (const Job &job : jobs)
+        for (int64_t perReplica : batches)
+            plan.configurations += variantsOf(plan, space.disaggregate, job.replicaCounts, perReplica);
+    return plan;
+}
+
+} // namespace
+
+uint64_t searchConfigurations(const ModelShape &m, const SearchSpace &space)
+{
+    return makePlan(m, space).configurations;
+}
+
+SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
+{
+    const auto start = std::chrono::steady_clock::now();
+    const Plan plan = makePlan(m, space);
+    if (plan.configurations > space.maxConfigurations)
+        throw AnalysisError("the space holds " + formatGrouped(int64_t(plan.configurations)) +
+                            " configurations, more than the limit of " +
+                            formatGrouped(int64_t(space.maxConfigurations)) +
+                            ": search fewer devices, batches, formats or serving options, or raise the limit");
+    const Scenario &base = plan.base;
+    const auto &batches = plan.batches;
+    const auto &precisions = plan.precisions;
+    const auto &kvFormats = plan.kvFormats;
+    const auto &ks = plan.ks;
+    const auto &chunks = plan.chunks;
+    const auto &jobs = plan.jobs;
+    const double params = plan.params;
+    SearchCandidates out;
+    out.efficiency = base.efficiency;
+    out.withCost = space.usdPerDeviceHour.has_value() ||
+                   std::all_of(space.devices.begin(), space.devices.end(),
+                               [](const HardwareSpec &hw) { return hw.usdPerHour.has_value(); });
 
     struct Local
     {
@@ -222,11 +327,29 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
     std::vector<Local> locals(threads);
     std::vector<std::vector<SearchCandidate>> perJob(jobs.size());
     std::atomic<std::size_t> next{0};
+    std::atomic<bool> stop{false};
+    std::atomic<uint64_t> done{0};
+    std::mutex progressMutex;
+    std::chrono::steady_clock::time_point lastProgress{}; // the first job to end reports at once
+    const auto report = [&](uint64_t jobConfigurations) {
+        const uint64_t now = done += jobConfigurations;
+        if (!space.progress)
+            return;
+        const std::unique_lock lock(progressMutex, std::try_to_lock); // one thread at a time, the others go on
+        const auto t = std::chrono::steady_clock::now();
+        if (lock.owns_lock() && !stop && t - lastProgress >= std::chrono::milliseconds(100)) {
+            lastProgress = t;
+            try {
+                space.progress(now, plan.configurations);
+            } catch (...) {
+                stop = true; // before the lock is released: no other report follows
+                throw;
+            }
+        }
+    };
 
     auto work = [&](Local &local) {
-        for (std::size_t j = next++; j < jobs.size(); j = next++) {
-            if (space.cancel && space.cancel->load(std::memory_order_relaxed))
-                break;
+        for (std::size_t j = next++; j < jobs.size() && !stop; j = next++) {
             const Job &job = jobs[j];
             const HardwareSpec &hw = space.devices[job.device];
             const double capacity = hw.memory.empty() ? 0.0 : hw.mainMemory().capacityBytes.value;
@@ -245,9 +368,7 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
             // Weights alone, spread as thinly as this split allows, must fit: else no batch or replica count helps.
             bool fits = params * s.weights.bytesPerWeight() / modelDevices <= capacity;
             std::vector<std::optional<Analysis>> chunkAnalyses(chunks.size());
-            int replicaCounts = 0; // dp = 1, 2, 4, ... within the budget
-            for (int dp = 1; modelDevices * dp <= space.maxDevices; dp *= 2)
-                ++replicaCounts;
+            const int replicaCounts = job.replicaCounts;
             const auto emit = [&](const Scenario &v, const ServedRequest &q, int replicas) {
                 SearchCandidate p;
                 p.device = job.device;
@@ -282,11 +403,8 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                     ++local.derived;
                 }
             };
-            // Per batch: every speculative K with every chunk, and disaggregated pools of 2, 4, ... copies, each with
-            // a prefill batch of one prompt and (above 1) of the decode batch.
             const auto variants = [&](int64_t perReplica) {
-                const uint64_t pools = space.disaggregate ? uint64_t(replicaCounts - 1) * (perReplica > 1 ? 2 : 1) : 0;
-                return uint64_t(ks.size()) * (uint64_t(chunks.size()) * uint64_t(replicaCounts) + pools);
+                return variantsOf(plan, space.disaggregate, replicaCounts, perReplica);
             };
             if (fits) {
                 uint64_t most = 0;
@@ -294,9 +412,11 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                     most += variants(perReplica);
                 perJob[j].reserve(most);
             }
+            uint64_t jobConfigurations = 0;
             for (int64_t perReplica : batches) {
                 const uint64_t count = variants(perReplica);
                 local.evaluated += count;
+                jobConfigurations += count;
                 if (!fits) {
                     local.pruned += count;
                     continue;
@@ -364,16 +484,10 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                     v.prefillDevices = v.decodeDevices = 0;
                 }
             }
+            report(jobConfigurations);
         }
     };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(work, std::ref(locals[t]));
-    work(locals[0]);
-    for (auto &t : pool)
-        t.join();
-    if (space.cancel && space.cancel->load())
-        throw AnalysisError("search cancelled");
+    onThreads(threads, stop, [&](unsigned t) { work(locals[t]); });
 
     for (const Local &l : locals) {
         out.evaluated += l.evaluated;
@@ -385,8 +499,10 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
     for (const auto &v : perJob)
         total += v.size();
     out.points.reserve(total);
-    for (auto &v : perJob)
+    for (auto &v : perJob) {
         out.points.insert(out.points.end(), v.begin(), v.end());
+        std::vector<SearchCandidate>().swap(v); // freed as it goes, for the lists that follow
+    }
 
     // Contenders, one device at a time: in falling tokens/s per user, a point is out when one seen before (so at least
     // as fast per user) with no longer a TTFT has strictly more tokens/s per device. The staircase maps TTFT to the

@@ -3,8 +3,8 @@
 #include "core/analysis/analysis.h"
 #include "core/analysis/serving.h"
 
-#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +25,12 @@ struct SearchPrecision
 std::optional<SearchPrecision> searchPrecisionFromString(std::string_view text);
 /// "fp16", "fp8", "int4/g128:fp16": what searchPrecisionFromString reads back.
 std::string toString(const SearchPrecision &p);
+
+/// The most configurations a search enumerates unless told otherwise (SearchSpace::maxConfigurations). The default
+/// space of any preset model holds under 700,000; every list at its largest held 26.6 million, ten minutes and
+/// 1.4 GB. With kSearchBytesPerConfiguration this bounds a search's data to 251 MiB (measured: 2,028,132
+/// configurations of which 1,233,744 fit took 351 MB in all).
+inline constexpr uint64_t kDefaultMaxSearchConfigurations = 1'000'000;
 
 /// What a search varies, and what it holds fixed.
 ///
@@ -52,9 +58,11 @@ struct SearchSpace
     /// a prefill copy taking one prompt at a time or the decode batch at once.
     bool disaggregate = true;
     const ModelShape *draft = nullptr; ///< base.draftModel's shape when it names a preset; nullptr: "mtp"
-    /// Set from another thread to stop the search early (Python's Ctrl+C): searchCandidates() then throws
-    /// AnalysisError("search cancelled"). nullptr: runs to the end.
-    const std::atomic<bool> *cancel = nullptr;
+    /// A space of more configurations is refused before any is analysed (searchConfigurations() counts them).
+    uint64_t maxConfigurations = kDefaultMaxSearchConfigurations;
+    /// Called now and then while the search runs, from one of its threads at a time, with the configurations
+    /// enumerated so far and the total. An exception it throws stops the search and leaves searchCandidates().
+    std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
 /// `s` with everything a search varies reset (parallelism, batch, formats, serving options, offload) and phase
@@ -100,6 +108,10 @@ struct SearchCandidate : SearchFigures
 {
     SearchConfig config;
 };
+/// Memory a search holds per configuration at most, when every configuration fits: the candidate twice (its job's
+/// list and the merged list; the allocator keeps the lists it frees while merging) and its places in the two index
+/// lists of the contenders.
+inline constexpr std::size_t kSearchBytesPerConfiguration = 2 * sizeof(SearchCandidate) + 2 * sizeof(uint32_t);
 
 /// One configuration that fits in memory, whole: its scenario and the figures the front is drawn in.
 struct SearchPoint : SearchFigures
@@ -152,8 +164,13 @@ struct SearchFront
 };
 
 /// Every configuration of `space` that fits in memory (analysed on all cores, in a deterministic order).
-/// Throws AnalysisError for an empty device list, a device budget below 1 or an invalid base scenario.
+/// Throws AnalysisError for an empty device list, a device budget below 1, an invalid base scenario or a space of
+/// more than space.maxConfigurations configurations. An exception in any thread (std::bad_alloc when memory runs
+/// out) is thrown here once every thread has stopped.
 SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space);
+
+/// How many configurations searchCandidates() would enumerate (its `evaluated`), counted without analysing any.
+uint64_t searchConfigurations(const ModelShape &m, const SearchSpace &space);
 
 /// The front of `candidates` under `targets`; fills the floors of its points (and of `nearest`) by analysing them
 /// again at ideal efficiency when the candidates were found at another.

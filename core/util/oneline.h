@@ -117,4 +117,20 @@ inline std::string oneLine(std::string_view text)
     return out;
 }
 
+/// Longest value an error message quotes whole (about one terminal line's worth).
+inline constexpr std::size_t kMaxEchoedBytes = 80;
+
+/// A value for an error message to quote: oneLine(text) when it has at most kMaxEchoedBytes bytes, else its first
+/// 64 bytes (never half a UTF-8 character) and "... (N bytes)", so that an 8 MB number in a file or an argument is
+/// named, not printed whole. Every message that echoes a value it was given goes through it (issue #42).
+inline std::string echoValue(std::string_view text)
+{
+    if (text.size() <= kMaxEchoedBytes)
+        return oneLine(text);
+    std::size_t cut = 64;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80)
+        --cut; // back to the first byte of the character the cut would split
+    return oneLine(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 } // namespace memwall::core

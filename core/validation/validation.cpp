@@ -61,6 +61,17 @@ int degree(JsonReader &r, std::string_view key)
     return static_cast<int>(n);
 }
 
+/// A measured value: a time in seconds or a rate in tokens/s, from a microsecond (a millionth of a token per second)
+/// to 1e9. Below that, a prediction over it overflows to infinity and the errors print as "-nan" (issue #42).
+double measuredValue(JsonReader &r)
+{
+    constexpr double kLowest = 1e-6, kHighest = 1e9;
+    const double v = r.number("value");
+    if (!(v >= kLowest && v <= kHighest))
+        r.fail("value", "must be between 1e-06 and 1e+09, got " + brief(r.node().at("value")));
+    return v;
+}
+
 /// The q-th quantile (0..1) of sorted values, interpolated between neighbours.
 double quantile(const std::vector<double> &sorted, double q)
 {
@@ -120,7 +131,7 @@ std::vector<MeasuredRun> runsFromJson(const nlohmann::json &j, const std::string
                    "must be decode_tokens_per_s, output_tokens_per_s, ttft_s, tpot_s, e2e_s or served_tpot_s, got \"" +
                        metric + "\"");
         run.metric = *m;
-        run.value = e.positive("value");
+        run.value = measuredValue(e);
         run.source = e.string("source");
         if (run.source.find_first_not_of(" \t") == std::string::npos)
             e.fail("source", "must not be empty");
@@ -130,6 +141,8 @@ std::vector<MeasuredRun> runsFromJson(const nlohmann::json &j, const std::string
         e.rejectUnknown();
         runs.push_back(std::move(run));
     }
+    if (runs.empty()) // a median and worst error of no runs would print as 0 %, a validation that says nothing
+        r.fail("runs", "holds no run: a validation set needs at least one");
     r.rejectUnknown();
     return runs;
 }

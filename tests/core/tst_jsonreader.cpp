@@ -74,6 +74,12 @@ private slots:
     void textOnlyErrorHasNoParts();
     void pythonFloatsReadAsNull();
     void partsAreEscapedLikeTheLine();
+    void duplicateKeysAreRefused_data();
+    void duplicateKeysAreRefused();
+    void pythonReadingKeepsTheLastDuplicate();
+    void nonFiniteTokensAreReplacedInOrder();
+    void longValuesAreCutInMessages();
+    void wholeNumbersBeyond64BitsAreNotWrapped();
 };
 
 void TestJsonReader::parseErrors_data()
@@ -453,6 +459,78 @@ void TestJsonReader::partsAreEscapedLikeTheLine()
     QCOMPARE(QString::fromStdString(e.origin()), QString("f\\x01.json"));
     QCOMPARE(QString::fromStdString(e.field()), QString("sce\\nario"));
     QCOMPARE(QString::fromStdString(e.what()), QString("f\\x01.json: sce\\nario: unknown field"));
+}
+
+void TestJsonReader::duplicateKeysAreRefused_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("top level") << QByteArray(R"({"kind": "scenario", "kind": "x"})")
+                               << QString("f.json: kind: duplicate key: given more than once in one object");
+    QTest::newRow("nested") << QByteArray(R"({"scenario": {"batch": 1, "seq": 2, "batch": 64}})")
+                            << QString("f.json: scenario.batch: duplicate key: given more than once in one object");
+    QTest::newRow("in an array") << QByteArray(R"({"memory": [{"name": "a"}, 3, {"name": "b", "name": "c"}]})")
+                                 << QString(
+                                        "f.json: memory[2].name: duplicate key: given more than once in one object");
+}
+
+void TestJsonReader::duplicateKeysAreRefused()
+{
+    // nlohmann keeps the last of a duplicated key without a word: "batch": 1 ... "batch": 64 would analyse 64.
+    QFETCH(QByteArray, text);
+    QFETCH(QString, error);
+    QCOMPARE(errorOf([&] { parseJson(std::string_view(text.constData(), text.size()), "f.json"); }), error);
+    // One key in two objects, and in an object after an array, is no duplicate.
+    const nlohmann::json ok =
+        parseJson(R"({"a": {"x": 1}, "b": {"x": 2}, "c": [{"x": 3}, {"x": 4}], "x": 5})", "f.json");
+    QCOMPARE(ok.at("x").get<int>(), 5);
+}
+
+void TestJsonReader::pythonReadingKeepsTheLastDuplicate()
+{
+    // A Hugging Face config.json is read as Python's json.load reads it (transformers does): the last value wins.
+    const nlohmann::json j = parseJson(R"({"hidden_size": 1, "hidden_size": 4096, "x": NaN})", "config.json", true);
+    QCOMPARE(j.at("hidden_size").get<int>(), 4096);
+}
+
+void TestJsonReader::nonFiniteTokensAreReplacedInOrder()
+{
+    // Many tokens (the copy is built front to back, issue #42), each null in its place, columns kept.
+    std::string text = "[";
+    for (int i = 0; i < 1000; ++i)
+        text += i % 3 == 0 ? "NaN," : i % 3 == 1 ? "-Infinity," : "1,";
+    text += "Infinity]";
+    const nlohmann::json j = parseJson(text, "f.json", true);
+    QCOMPARE(j.size(), std::size_t(1001));
+    for (int i = 0; i < 1000; ++i)
+        QCOMPARE(j.at(std::size_t(i)).is_null(), i % 3 != 2);
+    QVERIFY(j.at(1000).is_null());
+    QCOMPARE(errorOf([] { parseJson("[NaN, NaN, NaN,\n x]", "f.json", true); }).left(12), QString("f.json:2:2: "));
+}
+
+void TestJsonReader::longValuesAreCutInMessages()
+{
+    // An 8 MB number is named by its start and size, not echoed whole.
+    const std::string digits(100000, '1');
+    const QString e = errorOf([&] { parseJson("{\"v\": " + digits + "}", "f.json"); });
+    QCOMPARE(e,
+             QString("f.json: not valid JSON: number overflow parsing '") + QString(64, '1') + "... (100000 bytes)'");
+    QCOMPARE(QString::fromStdString(echoValue(std::string(80, 'x'))), QString(80, 'x'));
+    // Never half a UTF-8 character: 63 ASCII bytes, then "é" (two bytes) across the cut at 64.
+    QCOMPARE(QString::fromStdString(echoValue(std::string(63, 'a') + "\xc3\xa9" + std::string(20, 'z'))),
+             QString(63, 'a') + "... (85 bytes)");
+}
+
+void TestJsonReader::wholeNumbersBeyond64BitsAreNotWrapped()
+{
+    const nlohmann::json j =
+        parseJson(R"({"a": 9223372036854775808, "b": 18446744073709551615, "c": 9223372036854775807})", "f.json");
+    JsonReader r(j, "f.json");
+    QCOMPARE(errorOf([&] { r.integer("a"); }),
+             QString("f.json: a: must be at most 9223372036854775807, got 9223372036854775808"));
+    QCOMPARE(errorOf([&] { r.integer("b"); }),
+             QString("f.json: b: must be at most 9223372036854775807, got 18446744073709551615"));
+    QCOMPARE(r.integer("c"), INT64_MAX);
 }
 
 } // namespace memwall::core

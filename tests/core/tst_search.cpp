@@ -13,6 +13,10 @@
 
 #include <QtTest>
 
+#include <atomic>
+#include <mutex>
+#include <new>
+
 #include <set>
 
 namespace memwall::core {
@@ -186,6 +190,8 @@ private slots:
     void disaggregatedPointByHand();
     void sameResultOnAnyNumberOfThreads();
     void badSpacesAreRefused();
+    void workerExceptionIsThrownAfterEveryThreadStops();
+    void spaceAboveTheLimitIsRefusedBeforeSearching();
 
 private:
     PresetLibrary m_lib;
@@ -565,6 +571,64 @@ void TestSearch::badSpacesAreRefused()
     space = smallSpace({"h100-sxm"}, 8);
     space.base.seq = 0;
     QVERIFY_THROWS_EXCEPTION(AnalysisError, searchCandidates(model("llama-3-8b"), space));
+}
+
+void TestSearch::workerExceptionIsThrownAfterEveryThreadStops()
+{
+    // Memory running out in one thread (here: the progress callback, called from whichever thread ends a job, throws
+    // what a failed allocation throws) reaches the caller as that exception once every thread has been joined; a
+    // joinable std::thread destroyed by the unwinding ended the program instead (issue #42).
+    SearchSpace space = smallSpace({"h100-sxm", "mi300x", "b200"}, 16);
+    for (int threads : {1, 2, 4}) {
+        space.threads = threads;
+        std::atomic<int> calls{0};
+        space.progress = [&calls](uint64_t, uint64_t) {
+            if (++calls == 1)
+                throw std::bad_alloc();
+        };
+        QVERIFY_THROWS_EXCEPTION(std::bad_alloc, searchCandidates(model("llama-3-70b"), space));
+        QCOMPARE(calls.load(), 1); // the first report throws at once (it is never held back), and no thread goes on
+    }
+    // Reports count up to the total, which searchConfigurations() gives before the search starts.
+    space.threads = 2;
+    uint64_t last = 0, total = 0;
+    std::mutex m;
+    space.progress = [&](uint64_t done, uint64_t all) {
+        const std::lock_guard lock(m);
+        QVERIFY(done >= last && done <= all);
+        last = done;
+        total = all;
+    };
+    const SearchCandidates c = searchCandidates(model("llama-3-70b"), space);
+    QCOMPARE(total, c.evaluated);
+    QCOMPARE(searchConfigurations(model("llama-3-70b"), space), c.evaluated);
+}
+
+void TestSearch::spaceAboveTheLimitIsRefusedBeforeSearching()
+{
+    SearchSpace space = smallSpace({"h100-sxm", "mi300x", "b200"}, 16);
+    const uint64_t n = searchConfigurations(model("llama-3-70b"), space);
+    space.maxConfigurations = n; // at the limit: searched
+    QCOMPARE(searchCandidates(model("llama-3-70b"), space).evaluated, n);
+    space.maxConfigurations = n - 1;
+    bool called = false;
+    space.progress = [&called](uint64_t, uint64_t) { called = true; };
+    try {
+        searchCandidates(model("llama-3-70b"), space);
+        QFAIL("a space above the limit was searched");
+    } catch (const AnalysisError &e) {
+        QVERIFY2(QString::fromUtf8(e.what()).contains("more than the limit of"), e.what());
+    }
+    QVERIFY(!called); // refused before any configuration was analysed
+    // Every list of the command line at its largest: 26.6 million configurations for K 0-16 alone.
+    SearchSpace huge;
+    for (const HardwareSpec &h : m_lib.hardware())
+        if (h.category == "gpu")
+            huge.devices.push_back(h);
+    for (int k = 0; k <= 16; ++k)
+        huge.speculativeKs.push_back(k);
+    QVERIFY(searchConfigurations(model("llama-2-7b"), huge) > kDefaultMaxSearchConfigurations);
+    QVERIFY_THROWS_EXCEPTION(AnalysisError, searchCandidates(model("llama-2-7b"), huge));
 }
 
 } // namespace memwall::core

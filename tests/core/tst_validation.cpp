@@ -227,6 +227,12 @@ private slots:
                                            << "\"per-token\""
                                            << "runs[0].activation_scales: must be fused, static or dynamic, got "
                                               "\"per-token\"";
+        QTest::newRow("value denormal") << "value"
+                                        << "5e-324"
+                                        << "runs[0].value: must be between 1e-06 and 1e+09, got 5e-324";
+        QTest::newRow("value absurd") << "value"
+                                      << "1e300"
+                                      << "runs[0].value: must be between 1e-06 and 1e+09, got 1e+300";
         QTest::newRow("unknown key") << "speed"
                                      << "1"
                                      << "runs[0].speed";
@@ -242,6 +248,18 @@ private slots:
         } catch (const InputError &e) {
             const QString what = QString::fromStdString(e.what());
             QVERIFY2(what.startsWith("runs.json: ") && what.contains(expected), qPrintable(what));
+        }
+    }
+
+    void emptySetIsRefused()
+    {
+        // No runs gave "median error 0.0 %, worst 0.0 %" and exit 0: a validation that validated nothing (issue #42).
+        try {
+            runsFromJson({{"kind", "validation"}, {"schema", 1}, {"runs", nlohmann::json::array()}}, "runs.json");
+            QFAIL("accepted");
+        } catch (const InputError &e) {
+            QCOMPARE(QString::fromStdString(e.what()),
+                     QString("runs.json: runs: holds no run: a validation set needs at least one"));
         }
     }
 

@@ -1,4 +1,5 @@
 #include "ui/dialogs/presetfiles.h"
+#include "ui/util/folder.h"
 #include "ui/util/savefile.h"
 
 #include <QCoreApplication>
@@ -15,9 +16,9 @@ QString userPresetDir() { return userDataDir() + QStringLiteral("/presets"); }
 QString saveUserPreset(const QString &subfolder, const QString &id, const nlohmann::json &preset, QString *error)
 {
     const QString dir = userPresetDir() + QLatin1Char('/') + subfolder;
-    if (!QDir().mkpath(dir)) {
+    if (const QString why = createFolder(dir); !why.isEmpty()) {
         if (error)
-            *error = QObject::tr("%1: cannot create the folder").arg(dir);
+            *error = QObject::tr("%1: cannot create the folder: %2").arg(dir, why);
         return {};
     }
     QString path = dir + QLatin1Char('/') + id + QStringLiteral(".json");

@@ -1,4 +1,5 @@
 #include "ui/export/chartexporter.h"
+#include "ui/util/folder.h"
 #include "ui/util/savefile.h"
 
 #include "ui/charts/chartbase.h"
@@ -595,8 +596,8 @@ bool exportAll(const QList<ChartBase *> &charts, const QString &folder, const QS
     const QFileInfo info(folder);
     if (info.exists() && !info.isDir())
         return setError(error, QObject::tr("%1: cannot write: not a folder").arg(folder));
-    if (!QDir().mkpath(folder))
-        return setError(error, QObject::tr("%1: cannot write: cannot create the folder").arg(folder));
+    if (const QString why = createFolder(folder); !why.isEmpty())
+        return setError(error, QObject::tr("%1: cannot write: cannot create the folder: %2").arg(folder, why));
     const QDir dir(folder);
     for (ChartBase *chart : charts) {
         if (!chart)

@@ -18,6 +18,10 @@ namespace memwall::ui {
 
 class ChartBase;
 
+/// Longest title or caption an export takes, in characters: a slide's title is a line, and Qt's text layout of one
+/// line grows with the square of its length (a 120,000-character title took 13.5 GB; issue #42).
+inline constexpr int kMaxExportTextLength = 1000;
+
 /// How a chart is exported. The chart is laid out at `size` logical pixels (the same layout a window of that size
 /// shows); PNG multiplies the pixels by `scale`, SVG and PDF are vector and keep the layout.
 struct ExportOptions

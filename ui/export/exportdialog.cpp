@@ -90,10 +90,12 @@ ExportDialog::ExportDialog(Mode mode, const QString &baseName, const QString &fo
     m_title->setPlaceholderText(tr("the chart's own title"));
     m_title->setToolTip(tr("Replaces the chart's title in the export (leave empty to keep it)"));
     m_title->setClearButtonEnabled(true);
+    m_title->setMaxLength(kMaxExportTextLength);
     m_caption = new QLineEdit;
     m_caption->setPlaceholderText(tr("none"));
     m_caption->setToolTip(tr("An optional line under the chart: the source, the lecture, the date"));
     m_caption->setClearButtonEnabled(true);
+    m_caption->setMaxLength(kMaxExportTextLength);
 
     m_path = new QLineEdit;
     m_path->setToolTip(mode == OneChart ? tr("The file to write; its extension follows the format")
