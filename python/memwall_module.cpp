@@ -328,6 +328,7 @@ struct SearchArgs
     std::vector<int> speculativeKs;      ///< empty: plain decode only
     std::vector<int64_t> prefillChunks;  ///< empty: 0 and 512
     bool disaggregate = true;
+    uint64_t maxConfigs = kDefaultMaxSearchConfigurations; ///< a larger space is refused before searching
 };
 
 /// The lists of a search as `memwall search` takes them (--precisions, --kv-formats, ...).
@@ -352,6 +353,7 @@ void fillLists(SearchSpace &space, const SearchArgs &args)
     space.speculativeKs = args.speculativeKs;
     space.prefillChunks = args.prefillChunks;
     space.disaggregate = args.disaggregate;
+    space.maxConfigurations = args.maxConfigs;
 }
 
 py::object searchCall(const py::dict &src, const std::vector<std::pair<std::string, std::string>> &options,
@@ -457,7 +459,8 @@ PYBIND11_MODULE(_memwall, m)
         .def_readwrite("kv_formats", &SearchArgs::kvFormats)
         .def_readwrite("speculative_ks", &SearchArgs::speculativeKs)
         .def_readwrite("prefill_chunks", &SearchArgs::prefillChunks)
-        .def_readwrite("disaggregate", &SearchArgs::disaggregate);
+        .def_readwrite("disaggregate", &SearchArgs::disaggregate)
+        .def_readwrite("max_configs", &SearchArgs::maxConfigs);
     m.def("validate", &validateCall, py::arg("runs_file"), py::arg("presets"));
     m.def(
         "presets",

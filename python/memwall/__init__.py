@@ -87,12 +87,13 @@ def sweep(vary, scenario=None, **kwargs):
 
 def search(devices=None, max_ttft_ms=None, max_tpot_ms=None, min_tokens_per_s_per_user=None, max_devices=64,
            threads=0, batches=None, precisions=None, kv_formats=None, speculative_ks=None, prefill_chunks=None,
-           disaggregate=True, scenario=None, **kwargs):
+           disaggregate=True, max_configs=None, scenario=None, **kwargs):
     """The design-space search of ``memwall search --json``: every fitting configuration of ``devices`` (preset ids;
     default every GPU preset) up to ``max_devices``, and the Pareto front under the targets (milliseconds and
     tokens/s, as the command line's --max-ttft-ms ...). The lists are the command line's: ``batches`` (per replica),
     ``precisions`` ("fp16", "int4/g128:fp8", ...), ``kv_formats``, ``speculative_ks``, ``prefill_chunks``.
-    Ctrl+C stops it."""
+    A space of more than ``max_configs`` configurations (default 1,000,000, as ``--max-configs``) is refused before
+    anything is analysed. Ctrl+C stops it."""
     args = _memwall.SearchArgs()
     args.devices = [devices] if isinstance(devices, str) else list(devices or [])
     args.max_devices, args.threads = int(max_devices), int(threads)
@@ -105,6 +106,8 @@ def search(devices=None, max_ttft_ms=None, max_tpot_ms=None, min_tokens_per_s_pe
     args.speculative_ks = [int(k) for k in speculative_ks or []]
     args.prefill_chunks = [int(c) for c in prefill_chunks or []]
     args.disaggregate = bool(disaggregate)
+    if max_configs is not None:
+        args.max_configs = int(max_configs)
     source, options = _split(dict(kwargs), scenario)
     return _memwall.search(source, options, args)
 
