@@ -192,6 +192,46 @@ private slots:
         QVERIFY(testfiles::readAll(file).startsWith("MWST"));
     }
 
+    void linkIsNeverWrittenThrough()
+    {
+        // An export into a folder someone else owns, where a link named like the output pointed at a 0600 file
+        // elsewhere: as root, the write replaced that file (issue #42). A link out of its folder is refused; one to
+        // a name in the same folder is followed, and stays a link.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(QDir(dir.path()).mkpath("shared"));
+        const QString secret = dir.filePath("secret");
+        writeOld(secret);
+        QVERIFY(QFile::link(secret, dir.filePath("shared/out.png")));
+        const QString why = ui::saveAtomically(dir.filePath("shared/out.png"), "new");
+        QVERIFY2(why.startsWith("a symbolic link to a file elsewhere"), qPrintable(why));
+        QCOMPARE(testfiles::readAll(secret), kOld);
+        QVERIFY(QFileInfo(dir.filePath("shared/out.png")).isSymLink());
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"secret"}); // no temporary beside the target
+        QCOMPARE(QDir(dir.filePath("shared")).entryList(QDir::Files | QDir::System), QStringList{"out.png"});
+
+        writeOld(dir.filePath("shared/mine.csv"));
+        QCOMPARE(::symlink("mine.csv", QFile::encodeName(dir.filePath("shared/link.csv")).constData()), 0);
+        QCOMPARE(ui::saveAtomically(dir.filePath("shared/link.csv"), "new"), QString());
+        QCOMPARE(testfiles::readAll(dir.filePath("shared/mine.csv")), QByteArray("new"));
+        QVERIFY(QFileInfo(dir.filePath("shared/link.csv")).isSymLink());
+    }
+
+    void permissionsAreKept()
+    {
+        // Replacing a file keeps its permissions (and, where the system allows, its owner and group: as editors do).
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath("private.csv");
+        writeOld(path);
+        QCOMPARE(::chmod(QFile::encodeName(path).constData(), 0640), 0);
+        QCOMPARE(ui::saveAtomically(path, "new"), QString());
+        struct stat st{};
+        QCOMPARE(::stat(QFile::encodeName(path).constData(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t(0640));
+        QCOMPARE(testfiles::readAll(path), QByteArray("new"));
+    }
+
     void chartExport_data()
     {
         QTest::addColumn<QString>("chart");
@@ -248,21 +288,22 @@ private slots:
         const qint64 began = QDateTime::currentMSecsSinceEpoch();
         note(gone, target, began);
         writeOld(target);
-        writeOld(target + ".nTksBP"); // the stray
-        writeOld(target + ".backup"); // a user's file, older than the write
-        QFile old(target + ".backup");
-        QVERIFY(old.open(QIODevice::ReadWrite));
-        QVERIFY(
-            old.setFileTime(QDateTime::fromMSecsSinceEpoch(began - 3600 * 1000), QFileDevice::FileModificationTime));
-        old.close();
+        const QString stray = QStringLiteral("slide.png.memwall-tmp.%1.nTksBP").arg(gone);
+        writeOld(dir.filePath(stray)); // the stray: the marker and the pid of the note's process
+        // A user's files, made after the write began: one with a name of six letters after the target's, which the
+        // clean-up took for a temporary and deleted (issue #42), and one with the marker but another process's pid.
+        writeOld(target + ".backup");
+        const QString otherPid = QStringLiteral("slide.png.memwall-tmp.%1.AbCdEf").arg(gone + 1);
+        writeOld(dir.filePath(otherPid));
         writeOld(target + ".v2"); // not a temporary's name
         const QString running = dir.filePath("running.png");
         note(QCoreApplication::applicationPid(), running, began);
-        writeOld(running + ".AbCd12"); // this process's write is still going on
+        const QString runningTemp = QStringLiteral("running.png.memwall-tmp.%1.AbCd12").arg(QCoreApplication::applicationPid());
+        writeOld(dir.filePath(runningTemp)); // this process's write is still going on
 
-        QCOMPARE(ui::removeInterruptedWrites(), QStringList{target + ".nTksBP"});
+        QCOMPARE(ui::removeInterruptedWrites(), QStringList{dir.filePath(stray)});
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files),
-                 (QStringList{"running.png.AbCd12", "slide.png", "slide.png.backup", "slide.png.v2"}));
+                 (QStringList{runningTemp, "slide.png", "slide.png.backup", otherPid, "slide.png.v2"}));
         QCOMPARE(testfiles::readAll(target), kOld);
         QCOMPARE(QDir(journal).entryList(QDir::Files),
                  QStringList{QStringLiteral("%1-0").arg(QCoreApplication::applicationPid())});
