@@ -193,7 +193,7 @@ void writeFileAtomically(const std::string &path, const std::string &text)
 void maybeSaveScenario(const CommandLine &cl, const ScenarioFile &f)
 {
     if (cl.saveScenario)
-        writeFileAtomically(*cl.saveScenario, toJson(f).dump(2) + "\n");
+        writeFileAtomically(*cl.saveScenario, core::jsonFileText(toJson(f), *cl.saveScenario));
 }
 
 int guarded(const std::string &command, const std::function<int()> &body)

@@ -186,6 +186,16 @@ json parseJson(std::string_view text, const std::string &origin, bool pythonFloa
     }
 }
 
+std::string jsonFileText(const json &j, const std::string &origin)
+{
+    std::string text = j.dump(2) + "\n";
+    if (text.size() > kMaxInputFileBytes)
+        throw InputError(origin, "",
+                         "not written: " + std::to_string(text.size()) + " bytes, more than the " +
+                             std::to_string(kMaxInputFileBytes) + " bytes MemWall reads");
+    return text;
+}
+
 json readJsonFile(const std::string &path, bool pythonFloats)
 {
     std::error_code ec;

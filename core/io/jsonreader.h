@@ -61,8 +61,14 @@ private:
     std::shared_ptr<const Parts> m_parts; ///< shared: copying an exception must not throw
 };
 
-/// Largest input file MemWall reads (presets, configs, scenarios): larger files are refused with a message.
+/// Largest input file MemWall reads (presets, configs, scenarios): larger files are refused with a message. It is
+/// also the largest JSON file MemWall writes (jsonFileText()): a file the reader would refuse is never written.
 inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t{8} * 1024 * 1024;
+
+/// `j` as the text of a JSON file MemWall reads back (indented by two, with a final newline). Throws InputError
+/// "ORIGIN: not written: N bytes, more than the 8388608 bytes MemWall reads" when the text is larger than
+/// kMaxInputFileBytes, so that a save never writes what open refuses.
+std::string jsonFileText(const nlohmann::json &j, const std::string &origin);
 
 /// Reads and parses a JSON file; throws InputError naming the path (and line/column for syntax errors).
 /// With `pythonFloats`, Python's bare Infinity, -Infinity and NaN (which Hugging Face configs carry) read as null.
