@@ -16,6 +16,7 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QSettings>
 #include <QSize>
@@ -230,6 +231,22 @@ private slots:
         QCOMPARE(::stat(QFile::encodeName(path).constData(), &st), 0);
         QCOMPARE(st.st_mode & 07777, mode_t(0640));
         QCOMPARE(testfiles::readAll(path), QByteArray("new"));
+    }
+
+    void fileThatBlocksIsNotWaitedOn()
+    {
+        // /proc/kmsg is a "regular file" of size 0 whose read blocks until the kernel logs a line: given with
+        // --scenario, or remembered as the last scenario, it froze the window at every start (issue #42).
+        if (!QFileInfo(QStringLiteral("/proc/kmsg")).isReadable())
+            QSKIP("/proc/kmsg is not readable here");
+        ui::ScenarioDocument doc(uitest::library());
+        QElapsedTimer timer;
+        timer.start();
+        QString error;
+        QVERIFY(!doc.open(QStringLiteral("/proc/kmsg"), &error));
+        QVERIFY2(error.startsWith(QStringLiteral("/proc/kmsg: cannot read file")), qPrintable(error));
+        QVERIFY(!ui::ScenarioDocument::isScenarioFile(QStringLiteral("/proc/kmsg")));
+        QVERIFY2(timer.elapsed() < 30'000, qPrintable(QString::number(timer.elapsed())));
     }
 
     void chartExport_data()
