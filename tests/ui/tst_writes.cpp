@@ -14,6 +14,7 @@
 
 #include "../testfiles.h"
 
+#include <QDataStream>
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
@@ -247,6 +248,57 @@ private slots:
         QVERIFY2(error.startsWith(QStringLiteral("/proc/kmsg: cannot read file")), qPrintable(error));
         QVERIFY(!ui::ScenarioDocument::isScenarioFile(QStringLiteral("/proc/kmsg")));
         QVERIFY2(timer.elapsed() < 30'000, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    void deeplyNestedSettingsAreSetAside()
+    {
+        // A value nested 200,000 deep (a 1.8 MB file) crashed the window at every start: Qt's QVariant reader
+        // recursed once per level until the stack overflowed (issue #42). The read is bounded; the file is set aside
+        // (renamed, not deleted) with one line, and the settings start from the defaults.
+        ui::useCheckedSettings();
+        const QString file = QSettings().fileName();
+        const QDir folder = QFileInfo(file).absoluteDir();
+        QDir().mkpath(folder.path());
+        const auto writeNested = [&file](int depth) {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QDataStream out(&f);
+            out.setVersion(QDataStream::Qt_6_4);
+            out << quint32(0x4d575354) << quint32(1) << quint32(1) << QStringLiteral("view/theme"); // one key
+            for (int i = 0; i < depth; ++i)
+                out << quint32(QMetaType::QVariantList) << qint8(0) << quint32(1); // a list of one element...
+            out << QVariant(QStringLiteral("dark"));                               // ...down to a string
+            QCOMPARE(out.status(), QDataStream::Ok);
+        };
+        const QStringList asideBefore = folder.entryList({QStringLiteral("*.unreadable-*")}, QDir::Files);
+        writeNested(200000);
+        QVERIFY(QFileInfo(file).size() > 1'700'000);
+        {
+            const QSettings s; // reading it crashed
+            QVERIFY(!s.contains(QStringLiteral("view/theme")));
+        }
+        QVERIFY(!QFileInfo::exists(file));
+        const QStringList aside = folder.entryList({QStringLiteral("*.unreadable-*")}, QDir::Files);
+        QCOMPARE(aside.size(), asideBefore.size() + 1);
+        QVERIFY(QFileInfo(folder.filePath(aside.last())).size() > 1'700'000); // kept whole
+        const QString error = ui::settingsReadError();
+        QVERIFY2(error.startsWith(file + QStringLiteral(": cannot read the settings (")) &&
+                     error.contains(QStringLiteral("set aside as ")),
+                 qPrintable(error));
+        QVERIFY(!error.contains('\n'));
+        for (const QString &name : aside)
+            QFile::remove(folder.filePath(name));
+
+        // Nesting within the bound reads back as written.
+        writeNested(8);
+        const QSettings s;
+        QVariant v = s.value(QStringLiteral("view/theme"));
+        for (int i = 0; i < 8; ++i) {
+            QCOMPARE(v.typeId(), int(QMetaType::QVariantList));
+            v = v.toList().value(0);
+        }
+        QCOMPARE(v.toString(), QStringLiteral("dark"));
+        QVERIFY(QFileInfo::exists(file));
     }
 
     void chartExport_data()
