@@ -201,16 +201,16 @@ int guarded(const std::string &command, const std::function<int()> &body)
     try {
         return body();
     } catch (const UsageError &e) {
-        std::cerr << "memwall " << command << ": " << e.what() << "\n";
+        std::cerr << "memwall " << command << ": " << oneLine(e.what()) << "\n";
         return 2;
     } catch (const InputError &e) {
-        std::cerr << "memwall: " << e.what() << "\n";
+        std::cerr << "memwall: " << oneLine(e.what()) << "\n";
         return 1;
     } catch (const AnalysisError &e) {
-        std::cerr << "memwall " << command << ": " << e.what() << "\n";
+        std::cerr << "memwall " << command << ": " << oneLine(e.what()) << "\n";
         return 1;
     } catch (const std::exception &e) {
-        std::cerr << "memwall " << command << ": " << e.what() << "\n";
+        std::cerr << "memwall " << command << ": " << oneLine(e.what()) << "\n";
         return 1;
     }
 }

@@ -6,6 +6,7 @@
 #include "ui/util/savefile.h"
 
 #include "core/analysis/options.h"
+#include "core/util/oneline.h"
 
 #include <memwall_version.h>
 
@@ -279,7 +280,7 @@ int runCommand(const Command &c, const std::vector<std::string> &args)
             return 0;
         }
         for (const QString &stray : ui::removeInterruptedWrites())
-            std::cerr << "memwall: removed " << stray.toStdString() << ", left by an interrupted write\n";
+            std::cerr << "memwall: removed " << core::oneLine(stray.toStdString()) << ", left by an interrupted write\n";
         return c.run(cl);
     });
 }

@@ -4,6 +4,7 @@
 
 #include "ui/application.h"
 
+#include "core/util/oneline.h"
 
 #include <memwall_version.h>
 
@@ -38,7 +39,7 @@ int main(int argc, char **argv)
             std::string names;
             for (const auto &c : memwall::app::commands())
                 names += (names.empty() ? "" : ", ") + std::string(c.name);
-            std::cerr << "memwall: unknown command '" << cmd << "' (" << names << "; try --help)\n";
+            std::cerr << "memwall: unknown command '" << memwall::core::oneLine(cmd) << "' (" << names << "; try --help)\n";
             return 2;
         }
     }

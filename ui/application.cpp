@@ -6,6 +6,8 @@
 #include "ui/util/presetlibrary.h"
 #include "ui/util/savefile.h"
 
+#include "core/util/oneline.h"
+
 #include <memwall_version.h>
 
 #include <QApplication>
@@ -86,7 +88,7 @@ int runApplication(int argc, char **argv)
     window.reportPresetIssues();
     if (const QStringList strays = removeInterruptedWrites(); !strays.isEmpty()) {
         for (const QString &stray : strays)
-            std::cerr << "memwall: removed " << stray.toStdString() << ", left by an interrupted write\n";
+            std::cerr << "memwall: removed " << core::oneLine(stray.toStdString()) << ", left by an interrupted write\n";
         window.statusBar()->showMessage(
             QObject::tr("Removed %n temporary file(s) left by an interrupted save", nullptr, int(strays.size())), 8000);
     }
