@@ -65,7 +65,7 @@ check "interrupted write: the temporary goes, big.png.backup and big.png.tmp-123
   -a "$(grep -c 'left by an interrupted write' <<<"$err")" -eq 1
 
 # --- 3. Standard output that cannot be written fails the command with the system's reason.
-for cmd in "analyze" "sweep --vary batch=1,2" "presets" "trends" "validate" "analyze --json"; do
+for cmd in "analyze" "sweep --vary batch=1,2" "presets" "trends" "validate" "search" "analyze --json"; do
   # shellcheck disable=SC2086 # the command's words
   timeout -s KILL 60 "$memwall" $cmd >/dev/full 2>"$work/err"
   rc=$? err="$(cat "$work/err")"
