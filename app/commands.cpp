@@ -280,7 +280,8 @@ int runCommand(const Command &c, const std::vector<std::string> &args)
             return 0;
         }
         for (const QString &stray : ui::removeInterruptedWrites())
-            std::cerr << "memwall: removed " << core::oneLine(stray.toStdString()) << ", left by an interrupted write\n";
+            std::cerr << "memwall: removed " << core::oneLine(stray.toStdString())
+                      << ", left by an interrupted write\n";
         return c.run(cl);
     });
 }

@@ -39,7 +39,8 @@ int main(int argc, char **argv)
             std::string names;
             for (const auto &c : memwall::app::commands())
                 names += (names.empty() ? "" : ", ") + std::string(c.name);
-            std::cerr << "memwall: unknown command '" << memwall::core::oneLine(cmd) << "' (" << names << "; try --help)\n";
+            std::cerr << "memwall: unknown command '" << memwall::core::oneLine(cmd) << "' (" << names
+                      << "; try --help)\n";
             return 2;
         }
     }

@@ -88,7 +88,8 @@ int runApplication(int argc, char **argv)
     window.reportPresetIssues();
     if (const QStringList strays = removeInterruptedWrites(); !strays.isEmpty()) {
         for (const QString &stray : strays)
-            std::cerr << "memwall: removed " << core::oneLine(stray.toStdString()) << ", left by an interrupted write\n";
+            std::cerr << "memwall: removed " << core::oneLine(stray.toStdString())
+                      << ", left by an interrupted write\n";
         window.statusBar()->showMessage(
             QObject::tr("Removed %n temporary file(s) left by an interrupted save", nullptr, int(strays.size())), 8000);
     }

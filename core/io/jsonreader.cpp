@@ -240,8 +240,9 @@ std::string readBounded(int fd, const std::string &path)
     int waited = 0;
     for (;;) {
         if (msSince() > kInputReadTimeoutMs)
-            throw InputError(path, "", "cannot read file: not read whole within " +
-                                           std::to_string(kInputReadTimeoutMs / 1000) + " s");
+            throw InputError(path, "",
+                             "cannot read file: not read whole within " + std::to_string(kInputReadTimeoutMs / 1000) +
+                                 " s");
         const ssize_t n = ::read(fd, buffer.data(), buffer.size());
         if (n > 0) {
             text.append(buffer.data(), static_cast<std::size_t>(n));
@@ -252,8 +253,9 @@ std::string readBounded(int fd, const std::string &path)
         } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
             // No data ready: a file on a disk never says so; /proc/kmsg does, until the kernel logs a line.
             if (waited >= kInputWaitMs)
-                throw InputError(path, "", "cannot read file: no data within " + std::to_string(kInputWaitMs) +
-                                               " ms (not an ordinary file)");
+                throw InputError(path, "",
+                                 "cannot read file: no data within " + std::to_string(kInputWaitMs) +
+                                     " ms (not an ordinary file)");
             pollfd p{fd, POLLIN, 0};
             const auto before = msSince();
             ::poll(&p, 1, kInputWaitMs - waited);
@@ -282,7 +284,7 @@ json readJsonFile(const std::string &path, bool pythonFloats)
     if (fd.get() < 0)
         throw InputError(path, "",
                          "cannot open file" + (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
-    struct stat st{};
+    struct stat st = {};
     if (::fstat(fd.get(), &st) != 0)
         throw InputError(path, "", std::string("cannot read file: ") + std::strerror(errno));
     if (!S_ISREG(st.st_mode))

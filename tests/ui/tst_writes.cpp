@@ -228,7 +228,7 @@ private slots:
         writeOld(path);
         QCOMPARE(::chmod(QFile::encodeName(path).constData(), 0640), 0);
         QCOMPARE(ui::saveAtomically(path, "new"), QString());
-        struct stat st{};
+        struct stat st = {};
         QCOMPARE(::stat(QFile::encodeName(path).constData(), &st), 0);
         QCOMPARE(st.st_mode & 07777, mode_t(0640));
         QCOMPARE(testfiles::readAll(path), QByteArray("new"));
@@ -367,7 +367,8 @@ private slots:
         writeOld(target + ".v2"); // not a temporary's name
         const QString running = dir.filePath("running.png");
         note(QCoreApplication::applicationPid(), running, began);
-        const QString runningTemp = QStringLiteral("running.png.memwall-tmp.%1.AbCd12").arg(QCoreApplication::applicationPid());
+        const QString runningTemp =
+            QStringLiteral("running.png.memwall-tmp.%1.AbCd12").arg(QCoreApplication::applicationPid());
         writeOld(dir.filePath(runningTemp)); // this process's write is still going on
 
         QCOMPARE(ui::removeInterruptedWrites(), QStringList{dir.filePath(stray)});

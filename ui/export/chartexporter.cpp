@@ -374,8 +374,8 @@ QByteArray renderSvg(ChartBase &chart, const ExportOptions &options)
     // QSvgGenerator writes its title and description into the XML as given: escaped here, a title such as
     // "R&D: latency < 5 ms" would make the file malformed and "<script>" would land as markup.
     svg.setTitle(chartTitle(chart, options).toHtmlEscaped());
-    svg.setDescription(
-        (options.caption.isEmpty() ? QObject::tr("MemWall chart '%1'").arg(chart.id()) : options.caption).toHtmlEscaped());
+    svg.setDescription((options.caption.isEmpty() ? QObject::tr("MemWall chart '%1'").arg(chart.id()) : options.caption)
+                           .toHtmlEscaped());
     ClippingDevice clipping(&svg);
     QPainter painter(&clipping);
     paintChart(chart, &painter, options);

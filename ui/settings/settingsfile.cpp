@@ -8,9 +8,11 @@
 #include <QFileInfo>
 #include <QSettings>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <type_traits>
 
 namespace memwall::ui {
@@ -87,15 +89,13 @@ bool readContainer(QDataStream &in, Container *out, int depth)
 /// JSON or CBOR value with its own parser) makes the file unreadable.
 bool plainType(int id)
 {
-    switch (id) {
-    case QMetaType::Bool: case QMetaType::Int: case QMetaType::UInt: case QMetaType::LongLong:
-    case QMetaType::ULongLong: case QMetaType::Double: case QMetaType::Float: case QMetaType::QChar:
-    case QMetaType::QString: case QMetaType::QStringList: case QMetaType::QByteArray: case QMetaType::QDate:
-    case QMetaType::QTime: case QMetaType::QDateTime: case QMetaType::QUrl: case QMetaType::QSize:
-    case QMetaType::QSizeF: case QMetaType::QPoint: case QMetaType::QPointF: case QMetaType::QRect:
-    case QMetaType::QRectF: case QMetaType::QColor: return true;
-    default: return false;
-    }
+    static constexpr int kPlain[] = {
+        QMetaType::Bool,       QMetaType::Int,    QMetaType::UInt,   QMetaType::LongLong,  QMetaType::ULongLong,
+        QMetaType::Double,     QMetaType::Float,  QMetaType::QChar,  QMetaType::QString,   QMetaType::QStringList,
+        QMetaType::QByteArray, QMetaType::QDate,  QMetaType::QTime,  QMetaType::QDateTime, QMetaType::QUrl,
+        QMetaType::QSize,      QMetaType::QSizeF, QMetaType::QPoint, QMetaType::QPointF,   QMetaType::QRect,
+        QMetaType::QRectF,     QMetaType::QColor};
+    return std::find(std::begin(kPlain), std::end(kPlain), id) != std::end(kPlain);
 }
 
 /// One QVariant as QVariant::save() writes it (type id, null flag, data), read with the nesting bounded: lists and
@@ -148,8 +148,8 @@ void setAside(const QIODevice &device, const QString &why)
     if (!file || file->fileName().isEmpty())
         return;
     const QString path = file->fileName();
-    const QString aside =
-        path + QStringLiteral(".unreadable-") + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    const QString aside = path + QStringLiteral(".unreadable-") +
+                          QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
     const bool moved = ::rename(QFile::encodeName(path).constData(), QFile::encodeName(aside).constData()) == 0;
     lastReadError() =
         moved ? QCoreApplication::translate("memwall", "%1: cannot read the settings (%2); set aside as %3, starting "

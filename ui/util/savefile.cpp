@@ -70,7 +70,7 @@ const QLatin1String kTempMarker(".memwall-tmp.");
 QString resolveTarget(const QString &path, QString *refusal)
 {
     const QByteArray native = QFile::encodeName(path);
-    struct stat st{};
+    struct stat st = {};
     if (::lstat(native.constData(), &st) != 0 || !S_ISLNK(st.st_mode))
         return path;
     std::string link(4096, '\0');
@@ -79,7 +79,7 @@ QString resolveTarget(const QString &path, QString *refusal)
         link.resize(static_cast<std::size_t>(n));
         if (link.find('/') == std::string::npos && link != "." && link != "..") {
             const QString inFolder = QFileInfo(path).dir().filePath(QFile::decodeName(QByteArray::fromStdString(link)));
-            struct stat next{};
+            struct stat next = {};
             if (::lstat(QFile::encodeName(inFolder).constData(), &next) != 0 || !S_ISLNK(next.st_mode))
                 return inFolder;
         }
@@ -116,7 +116,7 @@ void keepOwnership(int fd, const struct stat &old)
 {
     mode_t mode = old.st_mode & 0777;
     if (::fchown(fd, old.st_uid, old.st_gid) != 0 && ::fchown(fd, static_cast<uid_t>(-1), old.st_gid) != 0) {
-        struct stat now{};
+        struct stat now = {};
         if (::fstat(fd, &now) == 0 && now.st_gid != old.st_gid)
             mode = (mode & 0707) | ((mode & 07) << 3);
     }
@@ -150,7 +150,7 @@ QString saveAtomically(const QString &path, const QByteArray &bytes)
     const QString target = resolveTarget(path, &refusal);
     if (target.isEmpty())
         return refusal;
-    struct stat old{};
+    struct stat old = {};
     const bool replacing = ::lstat(QFile::encodeName(target).constData(), &old) == 0;
     // A device or FIFO would be replaced by a regular file (as root, /dev/null itself).
     if (replacing && !S_ISREG(old.st_mode))
@@ -170,7 +170,8 @@ QString saveAtomically(const QString &path, const QByteArray &bytes)
     const bool closed = ::close(fd) == 0; // a network file system may report a failed write only here
     const int closeErr = errno;
     // rename() replaces the name in the folder: a link planted there since the check is replaced, not followed.
-    if (!written || !closed || ::rename(QFile::encodeName(temp).constData(), QFile::encodeName(target).constData()) != 0) {
+    if (!written || !closed ||
+        ::rename(QFile::encodeName(temp).constData(), QFile::encodeName(target).constData()) != 0) {
         const int err = !written ? writeErr : !closed ? closeErr : errno;
         ::unlink(QFile::encodeName(temp).constData());
         return systemReason(err);
@@ -208,8 +209,7 @@ QStringList removeInterruptedWrites()
         if (timeOk && target.isAbsolute()) {
             // Only this program's temporaries of that very write: the marker and the pid of the note's process.
             const QString prefix = target.fileName() + kTempMarker + m.captured(1) + QLatin1Char('.');
-            const QRegularExpression temp(
-                QStringLiteral("^%1[A-Za-z0-9]{6}$").arg(QRegularExpression::escape(prefix)));
+            const QRegularExpression temp(QStringLiteral("^%1[A-Za-z0-9]{6}$").arg(QRegularExpression::escape(prefix)));
             // A second of slack: some file systems keep modification times in whole seconds.
             const QDateTime since = QDateTime::fromMSecsSinceEpoch(began - 1000);
             for (const QFileInfo &f :
