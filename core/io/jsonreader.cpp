@@ -236,7 +236,7 @@ std::string readBounded(int fd, const std::string &path)
         return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
     };
     std::string text;
-    std::vector<char> buffer(64 * 1024);
+    std::vector<char> buffer(std::size_t{64} * 1024);
     int waited = 0;
     for (;;) {
         if (msSince() > kInputReadTimeoutMs)

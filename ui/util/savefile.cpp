@@ -78,7 +78,7 @@ QString resolveTarget(const QString &path, QString *refusal)
     if (n > 0 && static_cast<std::size_t>(n) < link.size()) {
         link.resize(static_cast<std::size_t>(n));
         if (link.find('/') == std::string::npos && link != "." && link != "..") {
-            const QString inFolder = QFileInfo(path).dir().filePath(QFile::decodeName(QByteArray::fromStdString(link)));
+            QString inFolder = QFileInfo(path).dir().filePath(QFile::decodeName(QByteArray::fromStdString(link)));
             struct stat next = {};
             if (::lstat(QFile::encodeName(inFolder).constData(), &next) != 0 || !S_ISLNK(next.st_mode))
                 return inFolder;
