@@ -86,6 +86,8 @@ int runApplication(int argc, char **argv)
     else
         window.restoreLastScenario();
     window.reportPresetIssues();
+    if (const QString unreadable = settingsReadError(); !unreadable.isEmpty()) // set aside; started from defaults
+        window.statusBar()->showMessage(unreadable, 15000);
     if (const QStringList strays = removeInterruptedWrites(); !strays.isEmpty()) {
         for (const QString &stray : strays)
             std::cerr << "memwall: removed " << core::oneLine(stray.toStdString())

@@ -174,9 +174,13 @@ bool readSettings(QIODevice &device, QSettings::SettingsMap &map)
     in >> magic >> version;
     QVariantMap read;
     // Not ours, from a later version, cut, or nested too deep: set aside, and start from defaults.
-    if (magic != kMagic || version != kVersion || !readContainer(in, &read, 0) || !in.atEnd()) {
-        setAside(device, QCoreApplication::translate("memwall", "not a MemWall settings file of this version, cut, or "
-                                                                "nested deeper than %1 levels")
+    if (magic != kMagic || version != kVersion) {
+        setAside(device, QCoreApplication::translate("memwall", "not a MemWall settings file of this version"));
+        return false;
+    }
+    if (!readContainer(in, &read, 0) || !in.atEnd()) {
+        setAside(device, QCoreApplication::translate("memwall", "cut, or a value nested deeper than %1 levels or of a "
+                                                                "type MemWall does not read back")
                              .arg(kMaxSettingsDepth));
         return false;
     }
