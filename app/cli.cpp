@@ -167,7 +167,7 @@ void writeFileAtomically(const std::string &path, const std::string &text)
 void maybeSaveScenario(const CommandLine &cl, const ScenarioFile &f)
 {
     if (cl.saveScenario)
-        writeFileAtomically(*cl.saveScenario, toJson(f).dump(2) + "\n");
+        writeFileAtomically(*cl.saveScenario, core::jsonFileText(toJson(f), *cl.saveScenario));
 }
 
 int guarded(const std::string &command, const std::function<int()> &body)
@@ -175,19 +175,19 @@ int guarded(const std::string &command, const std::function<int()> &body)
     try {
         return body();
     } catch (const UsageError &e) {
-        std::cerr << "memwall " << command << ": " << e.what() << "\n";
+        std::cerr << "memwall " << command << ": " << oneLine(e.what()) << "\n";
         return 2;
     } catch (const InputError &e) {
-        std::cerr << "memwall: " << e.what() << "\n";
+        std::cerr << "memwall: " << oneLine(e.what()) << "\n";
         return 1;
     } catch (const AnalysisError &e) {
-        std::cerr << "memwall " << command << ": " << e.what() << "\n";
+        std::cerr << "memwall " << command << ": " << oneLine(e.what()) << "\n";
         return 1;
     } catch (const std::bad_alloc &) {
         std::cerr << "memwall " << command << ": out of memory\n"; // not "std::bad_alloc"
         return 1;
     } catch (const std::exception &e) {
-        std::cerr << "memwall " << command << ": " << e.what() << "\n";
+        std::cerr << "memwall " << command << ": " << oneLine(e.what()) << "\n";
         return 1;
     }
 }

@@ -126,7 +126,7 @@ int exportLesson(const CommandLine &cl, const std::string &id)
     int pages = 0;
     if (!ui::writeLessonPdf(*lesson, presets, out, options, &error, &pages))
         throw InputError(error.toStdString());
-    std::cout << QDir::toNativeSeparators(out).toStdString() << "\n";
+    std::cout << oneLine(QDir::toNativeSeparators(out).toStdString()) << "\n";
     return 0;
 }
 
@@ -215,7 +215,7 @@ int cmdExport(const CommandLine &cl)
         QStringList written;
         const bool ok = ui::exportAll(list, out, format, options, &written, &error);
         for (const QString &path : written)
-            std::cout << QDir::toNativeSeparators(path).toStdString() << "\n";
+            std::cout << oneLine(QDir::toNativeSeparators(path).toStdString()) << "\n";
         if (!ok)
             throw InputError(error.toStdString());
         return 0;
@@ -224,7 +224,7 @@ int cmdExport(const CommandLine &cl)
                                : ui::exportChart(*charts.front(), out, options, &error);
     if (!ok)
         throw InputError(error.toStdString());
-    std::cout << QDir::toNativeSeparators(out).toStdString() << "\n";
+    std::cout << oneLine(QDir::toNativeSeparators(out).toStdString()) << "\n";
     return 0;
 }
 

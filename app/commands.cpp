@@ -8,6 +8,7 @@
 #include "core/analysis/options.h"
 #include "core/search/search.h"
 #include "core/util/format.h"
+#include "core/util/oneline.h"
 
 #include <memwall_version.h>
 
@@ -291,7 +292,8 @@ int runCommand(const Command &c, const std::vector<std::string> &args)
             return 0;
         }
         for (const QString &stray : ui::removeInterruptedWrites())
-            std::cerr << "memwall: removed " << stray.toStdString() << ", left by an interrupted write\n";
+            std::cerr << "memwall: removed " << core::oneLine(stray.toStdString())
+                      << ", left by an interrupted write\n";
         return c.run(cl);
     });
 }

@@ -1,7 +1,10 @@
 // memwall: the GUI by default, headless subcommands for scripts (README, "The command line").
+#include "checkedstdout.h"
 #include "commands.h"
 
 #include "ui/application.h"
+
+#include "core/util/oneline.h"
 
 #include <memwall_version.h>
 
@@ -18,24 +21,26 @@ int main(int argc, char **argv)
     std::signal(SIGXFSZ, SIG_IGN);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty()) {
+        memwall::app::checkStdout(); // every command's output, and its final flush, is checked
         const std::string cmd = args.front();
         const std::vector<std::string> rest(args.begin() + 1, args.end());
         using namespace memwall::app;
         if (const Command *c = findCommand(cmd))
-            return runCommand(*c, rest);
+            return finishStdout(runCommand(*c, rest));
         if (cmd == "--version" || cmd == "-v") {
             std::cout << "memwall " MEMWALL_VERSION "\n";
-            return 0;
+            return memwall::app::finishStdout(0);
         }
         if (cmd == "--help" || cmd == "-h" || cmd == "help") {
             std::cout << memwall::app::usage();
-            return 0;
+            return memwall::app::finishStdout(0);
         }
         if (cmd != "--scenario" && std::strncmp(cmd.c_str(), "-", 1) != 0) {
             std::string names;
             for (const auto &c : memwall::app::commands())
                 names += (names.empty() ? "" : ", ") + std::string(c.name);
-            std::cerr << "memwall: unknown command '" << cmd << "' (" << names << "; try --help)\n";
+            std::cerr << "memwall: unknown command '" << memwall::core::oneLine(cmd) << "' (" << names
+                      << "; try --help)\n";
             return 2;
         }
     }

@@ -6,6 +6,8 @@
 #include "ui/util/presetlibrary.h"
 #include "ui/util/savefile.h"
 
+#include "core/util/oneline.h"
+
 #include <memwall_version.h>
 
 #include <QApplication>
@@ -161,9 +163,12 @@ int runApplication(int argc, char **argv)
     else
         window.restoreLastScenario();
     window.reportPresetIssues();
+    if (const QString unreadable = settingsReadError(); !unreadable.isEmpty()) // set aside; started from defaults
+        window.statusBar()->showMessage(unreadable, 15000);
     if (const QStringList strays = removeInterruptedWrites(); !strays.isEmpty()) {
         for (const QString &stray : strays)
-            std::cerr << "memwall: removed " << stray.toStdString() << ", left by an interrupted write\n";
+            std::cerr << "memwall: removed " << core::oneLine(stray.toStdString())
+                      << ", left by an interrupted write\n";
         window.statusBar()->showMessage(
             QObject::tr("Removed %n temporary file(s) left by an interrupted save", nullptr, int(strays.size())), 8000);
     }

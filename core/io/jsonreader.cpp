@@ -1,13 +1,20 @@
 #include "core/io/jsonreader.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unordered_set>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace memwall::core {
 
@@ -258,30 +265,107 @@ json parseJson(std::string_view text, const std::string &origin, bool pythonFloa
     }
 }
 
+std::string jsonFileText(const json &j, const std::string &origin)
+{
+    std::string text = j.dump(2) + "\n";
+    if (text.size() > kMaxInputFileBytes)
+        throw InputError(origin, "",
+                         "not written: " + std::to_string(text.size()) + " bytes, more than the " +
+                             std::to_string(kMaxInputFileBytes) + " bytes MemWall reads");
+    return text;
+}
+
+namespace {
+
+/// Closes a descriptor when it goes out of scope.
+class FileDescriptor
+{
+public:
+    explicit FileDescriptor(int fd) : m_fd(fd) {}
+    ~FileDescriptor()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    FileDescriptor(const FileDescriptor &) = delete;
+    FileDescriptor &operator=(const FileDescriptor &) = delete;
+    int get() const { return m_fd; }
+
+private:
+    int m_fd;
+};
+
+[[noreturn]] void tooLarge(const std::string &path, const std::string &size)
+{
+    throw InputError(path, "",
+                     "file is too large (" + size + " bytes; the limit is " + std::to_string(kMaxInputFileBytes) + ")");
+}
+
+/// Reads the open file `fd` whole, within kMaxInputFileBytes and the time limits (see kInputReadTimeoutMs).
+std::string readBounded(int fd, const std::string &path)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    const auto msSince = [&start] {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+    };
+    std::string text;
+    std::vector<char> buffer(std::size_t{64} * 1024);
+    int waited = 0;
+    for (;;) {
+        if (msSince() > kInputReadTimeoutMs)
+            throw InputError(path, "",
+                             "cannot read file: not read whole within " + std::to_string(kInputReadTimeoutMs / 1000) +
+                                 " s");
+        const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+        if (n > 0) {
+            text.append(buffer.data(), static_cast<std::size_t>(n));
+            if (text.size() > kMaxInputFileBytes)
+                tooLarge(path, "more than " + std::to_string(kMaxInputFileBytes));
+        } else if (n == 0) {
+            return text;
+        } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            // No data ready: a file on a disk never says so; /proc/kmsg does, until the kernel logs a line.
+            if (waited >= kInputWaitMs)
+                throw InputError(path, "",
+                                 "cannot read file: no data within " + std::to_string(kInputWaitMs) +
+                                     " ms (not an ordinary file)");
+            pollfd p{fd, POLLIN, 0};
+            const auto before = msSince();
+            ::poll(&p, 1, kInputWaitMs - waited);
+            waited += static_cast<int>(std::max<long long>(1, msSince() - before));
+        } else if (errno != EINTR) {
+            throw InputError(path, "", std::string("cannot read file: ") + std::strerror(errno));
+        }
+    }
+}
+
+} // namespace
+
 json readJsonFile(const std::string &path, bool pythonFloats)
 {
     std::error_code ec;
-    // Only regular files: a FIFO would block the reader forever, and a link to /dev/zero never ends.
+    // Only regular files: a FIFO would block the reader forever, and a link to /dev/zero never ends. The check on
+    // the name gives the clear messages; the one on the opened descriptor below is the one that holds.
     const auto status = std::filesystem::status(path, ec);
     if (ec)
         throw InputError(path, "", "cannot read file: " + ec.message());
     if (!std::filesystem::is_regular_file(status))
         throw InputError(path, "", "cannot read file: not a regular file");
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec)
-        throw InputError(path, "", "cannot read file: " + ec.message());
-    if (size > kMaxInputFileBytes)
-        throw InputError(path, "",
-                         "file is too large (" + std::to_string(size) + " bytes; the limit is " +
-                             std::to_string(kMaxInputFileBytes) + ")");
+    // O_NONBLOCK: opening a FIFO put in the file's place since the check would wait for a writer.
     errno = 0;
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    if (fd.get() < 0)
         throw InputError(path, "",
                          "cannot open file" + (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parseJson(ss.str(), path, pythonFloats);
+    struct stat st = {};
+    if (::fstat(fd.get(), &st) != 0)
+        throw InputError(path, "", std::string("cannot read file: ") + std::strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        throw InputError(path, "", "cannot read file: not a regular file");
+    if (static_cast<std::uintmax_t>(st.st_size) > kMaxInputFileBytes)
+        tooLarge(path, std::to_string(st.st_size));
+    return parseJson(readBounded(fd.get(), path), path, pythonFloats);
 }
 
 JsonReader::JsonReader(const json &obj, std::string file, std::string path)

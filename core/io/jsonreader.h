@@ -61,13 +61,28 @@ private:
     std::shared_ptr<const Parts> m_parts; ///< shared: copying an exception must not throw
 };
 
-/// Largest input file MemWall reads (presets, configs, scenarios): larger files are refused with a message.
+/// Largest input file MemWall reads (presets, configs, scenarios): larger files are refused with a message. It is
+/// also the largest JSON file MemWall writes (jsonFileText()): a file the reader would refuse is never written.
 inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t{8} * 1024 * 1024;
 
-/// Reads and parses a JSON file; throws InputError naming the path (and line/column for syntax errors). A key given
-/// twice in one object is refused ("FILE: scenario.batch: duplicate key: ..."). With `pythonFloats` the text is read
-/// as Python's json module reads a Hugging Face config.json: bare Infinity, -Infinity and NaN read as null, and of a
-/// duplicated key the last value wins, as it does for transformers.
+/// Longest readJsonFile waits for an input file in all (ms). A regular file on a disk reads in milliseconds; the
+/// wait only matters for a file that has no data ready, such as /proc/kmsg (a "regular file" of size 0 whose read
+/// blocks until the kernel logs a line), which is refused after waiting kInputWaitMs for data.
+inline constexpr int kInputReadTimeoutMs = 10000;
+inline constexpr int kInputWaitMs = 1000; ///< longest readJsonFile waits for data that is not ready
+
+/// `j` as the text of a JSON file MemWall reads back (indented by two, with a final newline). Throws InputError
+/// "ORIGIN: not written: N bytes, more than the 8388608 bytes MemWall reads" when the text is larger than
+/// kMaxInputFileBytes, so that a save never writes what open refuses.
+std::string jsonFileText(const nlohmann::json &j, const std::string &origin);
+
+/// Reads and parses a JSON file; throws InputError naming the path (and line/column for syntax errors). Only a
+/// regular file is read, checked on the opened descriptor (a FIFO swapped in after a check on the name is refused
+/// too); the file is opened without blocking and read within kMaxInputFileBytes and kInputReadTimeoutMs, so that no
+/// special file makes the reader wait. A key given twice in one object is refused ("FILE: scenario.batch: duplicate
+/// key: ..."). With `pythonFloats` the text is read as Python's json module reads a Hugging Face config.json: bare
+/// Infinity, -Infinity and NaN read as null, and of a duplicated key the last value wins, as it does for
+/// transformers.
 nlohmann::json readJsonFile(const std::string &path, bool pythonFloats = false);
 /// Parses JSON text; `origin` names it in messages ("config.json", "<stdin>").
 nlohmann::json parseJson(std::string_view text, const std::string &origin, bool pythonFloats = false);

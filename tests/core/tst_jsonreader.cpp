@@ -59,6 +59,7 @@ private slots:
     void readerErrors();
     void rejectUnknownNamesTheKey();
     void fileTooLarge();
+    void writerSharesTheReadersLimit();
     void missingFile();
     void unreadableFileSaysWhy();
     void specialFilesAreRefusedWithoutReading();
@@ -228,6 +229,19 @@ void TestJsonReader::fileTooLarge()
     }
     QCOMPARE(errorOf([&] { readJsonFile(path); }),
              QString::fromStdString(path + ": file is too large (8388612 bytes; the limit is 8388608)"));
+}
+
+void TestJsonReader::writerSharesTheReadersLimit()
+{
+    // A save wrote 9.8 MB and the next open refused it (issue #42): jsonFileText() refuses what readJsonFile() would.
+    using nlohmann::json;
+    const json small = json::array({1, 2});
+    QCOMPARE(QString::fromStdString(jsonFileText(small, "s.json")), QString("[\n  1,\n  2\n]\n"));
+    const json atLimit = std::string(kMaxInputFileBytes - 3, 'x'); // the quotes and the newline make it the limit
+    QCOMPARE(jsonFileText(atLimit, "a.json").size(), std::size_t(kMaxInputFileBytes));
+    const json over = std::string(kMaxInputFileBytes - 2, 'x');
+    QCOMPARE(errorOf([&] { jsonFileText(over, "b.json"); }),
+             QString("b.json: not written: 8388609 bytes, more than the 8388608 bytes MemWall reads"));
 }
 
 void TestJsonReader::specialFilesAreRefusedWithoutReading()

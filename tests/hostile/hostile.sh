@@ -134,12 +134,12 @@ run "$memwall" export --chart memory --out $'caf\xe9.csv'
 check "non-UTF-8 --out: refused with exit 1, no file written" \
   test "$rc" -eq 1 -a -z "$(find . -maxdepth 1 -name 'caf*')" -a -n "$(grep -F 'caf\xe9.csv: cannot write' <<<"$err")"
 
-# --- 9. kill -9 between QSaveFile's link of the temporary and its rename: the next start removes the temporary.
+# --- 9. kill -9 before the rename of the temporary over the target: the next start removes the temporary.
 if command -v strace >/dev/null; then
   old kill.png
   (strace -f -o /dev/null -e trace=rename -e inject=rename:signal=SIGKILL "$memwall" export --chart roofline \
     --out kill.png >/dev/null 2>&1; true) 2>/dev/null # "; true": the subshell, not bash, reports the kill
-  stray="$(find . -maxdepth 1 -name 'kill.png.??????')"
+  stray="$(find . -maxdepth 1 -name 'kill.png.memwall-tmp.*.??????')"
   check "kill -9 at rename: the target is untouched and one temporary is left" test -n "$stray" -a "$(cat kill.png)" = "OLD CONTENT"
   run "$memwall" presets
   check "kill -9 at rename: the next start removes it and says so" \

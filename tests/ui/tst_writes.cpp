@@ -14,8 +14,10 @@
 
 #include "../testfiles.h"
 
+#include <QDataStream>
 #include <QDateTime>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QSettings>
 #include <QSize>
@@ -192,6 +194,113 @@ private slots:
         QVERIFY(testfiles::readAll(file).startsWith("MWST"));
     }
 
+    void linkIsNeverWrittenThrough()
+    {
+        // An export into a folder someone else owns, where a link named like the output pointed at a 0600 file
+        // elsewhere: as root, the write replaced that file (issue #42). A link out of its folder is refused; one to
+        // a name in the same folder is followed, and stays a link.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(QDir(dir.path()).mkpath("shared"));
+        const QString secret = dir.filePath("secret");
+        writeOld(secret);
+        QVERIFY(QFile::link(secret, dir.filePath("shared/out.png")));
+        const QString why = ui::saveAtomically(dir.filePath("shared/out.png"), "new");
+        QVERIFY2(why.startsWith("a symbolic link to a file elsewhere"), qPrintable(why));
+        QCOMPARE(testfiles::readAll(secret), kOld);
+        QVERIFY(QFileInfo(dir.filePath("shared/out.png")).isSymLink());
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"secret"}); // no temporary beside the target
+        QCOMPARE(QDir(dir.filePath("shared")).entryList(QDir::Files | QDir::System), QStringList{"out.png"});
+
+        writeOld(dir.filePath("shared/mine.csv"));
+        QCOMPARE(::symlink("mine.csv", QFile::encodeName(dir.filePath("shared/link.csv")).constData()), 0);
+        QCOMPARE(ui::saveAtomically(dir.filePath("shared/link.csv"), "new"), QString());
+        QCOMPARE(testfiles::readAll(dir.filePath("shared/mine.csv")), QByteArray("new"));
+        QVERIFY(QFileInfo(dir.filePath("shared/link.csv")).isSymLink());
+    }
+
+    void permissionsAreKept()
+    {
+        // Replacing a file keeps its permissions (and, where the system allows, its owner and group: as editors do).
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath("private.csv");
+        writeOld(path);
+        QCOMPARE(::chmod(QFile::encodeName(path).constData(), 0640), 0);
+        QCOMPARE(ui::saveAtomically(path, "new"), QString());
+        struct stat st = {};
+        QCOMPARE(::stat(QFile::encodeName(path).constData(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t(0640));
+        QCOMPARE(testfiles::readAll(path), QByteArray("new"));
+    }
+
+    void fileThatBlocksIsNotWaitedOn()
+    {
+        // /proc/kmsg is a "regular file" of size 0 whose read blocks until the kernel logs a line: given with
+        // --scenario, or remembered as the last scenario, it froze the window at every start (issue #42).
+        if (!QFileInfo(QStringLiteral("/proc/kmsg")).isReadable())
+            QSKIP("/proc/kmsg is not readable here");
+        ui::ScenarioDocument doc(uitest::library());
+        QElapsedTimer timer;
+        timer.start();
+        QString error;
+        QVERIFY(!doc.open(QStringLiteral("/proc/kmsg"), &error));
+        QVERIFY2(error.startsWith(QStringLiteral("/proc/kmsg: cannot read file")), qPrintable(error));
+        QVERIFY(!ui::ScenarioDocument::isScenarioFile(QStringLiteral("/proc/kmsg")));
+        QVERIFY2(timer.elapsed() < 30'000, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    void deeplyNestedSettingsAreSetAside()
+    {
+        // A value nested 200,000 deep (a 1.8 MB file) crashed the window at every start: Qt's QVariant reader
+        // recursed once per level until the stack overflowed (issue #42). The read is bounded; the file is set aside
+        // (renamed, not deleted) with one line, and the settings start from the defaults.
+        ui::useCheckedSettings();
+        const QString file = QSettings().fileName();
+        const QDir folder = QFileInfo(file).absoluteDir();
+        QDir().mkpath(folder.path());
+        const auto writeNested = [&file](int depth) {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QDataStream out(&f);
+            out.setVersion(QDataStream::Qt_6_4);
+            out << quint32(0x4d575354) << quint32(1) << quint32(1) << QStringLiteral("view/theme"); // one key
+            for (int i = 0; i < depth; ++i)
+                out << quint32(QMetaType::QVariantList) << qint8(0) << quint32(1); // a list of one element...
+            out << QVariant(QStringLiteral("dark"));                               // ...down to a string
+            QCOMPARE(out.status(), QDataStream::Ok);
+        };
+        const QStringList asideBefore = folder.entryList({QStringLiteral("*.unreadable-*")}, QDir::Files);
+        writeNested(200000);
+        QVERIFY(QFileInfo(file).size() > 1'700'000);
+        {
+            const QSettings s; // reading it crashed
+            QVERIFY(!s.contains(QStringLiteral("view/theme")));
+        }
+        QVERIFY(!QFileInfo::exists(file));
+        const QStringList aside = folder.entryList({QStringLiteral("*.unreadable-*")}, QDir::Files);
+        QCOMPARE(aside.size(), asideBefore.size() + 1);
+        QVERIFY(QFileInfo(folder.filePath(aside.last())).size() > 1'700'000); // kept whole
+        const QString error = ui::settingsReadError();
+        QVERIFY2(error.startsWith(file + QStringLiteral(": cannot read the settings (")) &&
+                     error.contains(QStringLiteral("set aside as ")),
+                 qPrintable(error));
+        QVERIFY(!error.contains('\n'));
+        for (const QString &name : aside)
+            QFile::remove(folder.filePath(name));
+
+        // Nesting within the bound reads back as written.
+        writeNested(8);
+        const QSettings s;
+        QVariant v = s.value(QStringLiteral("view/theme"));
+        for (int i = 0; i < 8; ++i) {
+            QCOMPARE(v.typeId(), int(QMetaType::QVariantList));
+            v = v.toList().value(0);
+        }
+        QCOMPARE(v.toString(), QStringLiteral("dark"));
+        QVERIFY(QFileInfo::exists(file));
+    }
+
     void chartExport_data()
     {
         QTest::addColumn<QString>("chart");
@@ -248,21 +357,23 @@ private slots:
         const qint64 began = QDateTime::currentMSecsSinceEpoch();
         note(gone, target, began);
         writeOld(target);
-        writeOld(target + ".nTksBP"); // the stray
-        writeOld(target + ".backup"); // a user's file, older than the write
-        QFile old(target + ".backup");
-        QVERIFY(old.open(QIODevice::ReadWrite));
-        QVERIFY(
-            old.setFileTime(QDateTime::fromMSecsSinceEpoch(began - 3600 * 1000), QFileDevice::FileModificationTime));
-        old.close();
+        const QString stray = QStringLiteral("slide.png.memwall-tmp.%1.nTksBP").arg(gone);
+        writeOld(dir.filePath(stray)); // the stray: the marker and the pid of the note's process
+        // A user's files, made after the write began: one with a name of six letters after the target's, which the
+        // clean-up took for a temporary and deleted (issue #42), and one with the marker but another process's pid.
+        writeOld(target + ".backup");
+        const QString otherPid = QStringLiteral("slide.png.memwall-tmp.%1.AbCdEf").arg(gone + 1);
+        writeOld(dir.filePath(otherPid));
         writeOld(target + ".v2"); // not a temporary's name
         const QString running = dir.filePath("running.png");
         note(QCoreApplication::applicationPid(), running, began);
-        writeOld(running + ".AbCd12"); // this process's write is still going on
+        const QString runningTemp =
+            QStringLiteral("running.png.memwall-tmp.%1.AbCd12").arg(QCoreApplication::applicationPid());
+        writeOld(dir.filePath(runningTemp)); // this process's write is still going on
 
-        QCOMPARE(ui::removeInterruptedWrites(), QStringList{target + ".nTksBP"});
+        QCOMPARE(ui::removeInterruptedWrites(), QStringList{dir.filePath(stray)});
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files),
-                 (QStringList{"running.png.AbCd12", "slide.png", "slide.png.backup", "slide.png.v2"}));
+                 (QStringList{runningTemp, "slide.png", "slide.png.backup", otherPid, "slide.png.v2"}));
         QCOMPARE(testfiles::readAll(target), kOld);
         QCOMPARE(QDir(journal).entryList(QDir::Files),
                  QStringList{QStringLiteral("%1-0").arg(QCoreApplication::applicationPid())});

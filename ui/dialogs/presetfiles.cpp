@@ -2,6 +2,8 @@
 #include "ui/util/folder.h"
 #include "ui/util/savefile.h"
 
+#include "core/io/jsonreader.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
@@ -22,7 +24,14 @@ QString saveUserPreset(const QString &subfolder, const QString &id, const nlohma
         return {};
     }
     QString path = dir + QLatin1Char('/') + id + QStringLiteral(".json");
-    const std::string text = preset.dump(2) + "\n";
+    std::string text;
+    try {
+        text = core::jsonFileText(preset, path.toStdString()); // never write a preset the library would skip
+    } catch (const core::InputError &e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return {};
+    }
     if (const QString why = saveAtomically(path, QByteArray::fromStdString(text)); !why.isEmpty()) {
         if (error)
             *error = QObject::tr("%1: cannot write: %2").arg(path, why);

@@ -277,7 +277,14 @@ bool ScenarioDocument::save(const QString &path, QString *error)
             *error = tr("%1: not saved: %2").arg(path, m_error);
         return false;
     }
-    const std::string text = toJson(m_file).dump(2) + "\n";
+    std::string text;
+    try {
+        text = core::jsonFileText(toJson(m_file), path.toStdString()); // never write what open() refuses
+    } catch (const core::InputError &e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
     if (const QString why = saveAtomically(path, QByteArray::fromStdString(text)); !why.isEmpty()) {
         if (error)
             *error = tr("%1: cannot write: %2").arg(path, why);

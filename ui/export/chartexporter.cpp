@@ -372,8 +372,11 @@ QByteArray renderSvg(ChartBase &chart, const ExportOptions &options)
     svg.setSize(options.size);
     svg.setViewBox(QRect(QPoint(0, 0), options.size));
     svg.setResolution(layoutDpi());
-    svg.setTitle(chartTitle(chart, options));
-    svg.setDescription(options.caption.isEmpty() ? QObject::tr("MemWall chart '%1'").arg(chart.id()) : options.caption);
+    // QSvgGenerator writes its title and description into the XML as given: escaped here, a title such as
+    // "R&D: latency < 5 ms" would make the file malformed and "<script>" would land as markup.
+    svg.setTitle(chartTitle(chart, options).toHtmlEscaped());
+    svg.setDescription((options.caption.isEmpty() ? QObject::tr("MemWall chart '%1'").arg(chart.id()) : options.caption)
+                           .toHtmlEscaped());
     ClippingDevice clipping(&svg);
     QPainter painter(&clipping);
     paintChart(chart, &painter, options);
@@ -475,8 +478,8 @@ void paintChart(ChartBase &chart, QPainter *painter, const ExportOptions &option
 
     ChartBorrow borrow(chart);
     chart.setTheme(options.theme);
-    if (!options.title.isEmpty())
-        chart.chart()->setTitle(options.title);
+    if (!options.title.isEmpty()) // a chart's title is rich text: the user's is shown as typed, never as markup
+        chart.chart()->setTitle(options.title.toHtmlEscaped());
     borrow.widget->setGeometry(chartRect);
     // Twice: laying out at the new size can change what the legend holds (short names where the full ones do not
     // fit in a row), which asks for one more pass; the window gets it from its event loop, the export here.

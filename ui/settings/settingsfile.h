@@ -16,7 +16,14 @@ namespace memwall::ui {
 /// when the flush fails; QSettings then keeps the old file and reports AccessError.
 ///
 /// Settings kept by an earlier version in Qt's native format are carried over the first time.
+///
+/// A settings file that cannot be read (not MemWall's, cut, larger than 4 MiB, or holding a value nested deeper
+/// than 16 levels, which Qt's own reader would follow until the stack overflows) is set aside, renamed to
+/// "FILE.unreadable-DATE-TIME", with one line on standard error; the window then starts from the defaults.
 void useCheckedSettings();
+
+/// The one-line message of the last settings file set aside as unreadable; empty if none was.
+QString settingsReadError();
 
 /// Writes `settings` to disk now: an empty string on success, else one line naming the file and the system's reason
 /// ("~/.config/MemWall/MemWall.mwsettings: cannot save the settings: File too large").

@@ -2,6 +2,8 @@
 
 #include "ui/dialogs/presetfiles.h"
 
+#include "core/util/oneline.h"
+
 #include <iostream>
 
 namespace memwall::ui {
@@ -14,8 +16,8 @@ std::shared_ptr<const core::PresetLibrary> loadPresetLibrary(const QString &extr
     if (!extraDir.isEmpty())
         lib->loadDirectory(extraDir.toStdString(), true);
     for (const auto &issue : lib->issues())
-        std::cerr << (issue.skipped ? "memwall: skipped preset: " : "memwall: duplicate preset: ") << issue.message
-                  << "\n";
+        std::cerr << (issue.skipped ? "memwall: skipped preset: " : "memwall: duplicate preset: ")
+                  << core::oneLine(issue.message) << "\n";
     return lib;
 }
 

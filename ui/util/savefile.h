@@ -7,14 +7,16 @@ namespace memwall::ui {
 
 /// Writes `bytes` to `path` all or nothing, and says why not: an empty string on success, else the reason the
 /// system gave ("No space left on device", "File too large"). An existing target that is not a regular file (a
-/// device, a FIFO) is refused, never replaced.
+/// device, a FIFO) is refused, never replaced; so is a read-only one.
 ///
-/// The bytes go to a QSaveFile, so the old file stays in place until the new one is whole. Every write is checked
-/// and so is the flush before commit(): a file smaller than QSaveFile's buffer reaches the disk only there, and Qt
-/// 6.4's commit() does not report a failed flush, so a full disk would leave an empty file behind a success.
+/// The bytes go to a temporary beside the target ("TARGET.memwall-tmp.PID.XXXXXX", created with O_EXCL and
+/// O_NOFOLLOW), every write and the close are checked, and only then is it renamed over the target, so the old file
+/// stays in place until the new one is whole. A symbolic link at `path` is never followed out of its folder (it is
+/// refused: "a symbolic link to a file elsewhere..."); a link to a name in the same folder is followed one step. A
+/// file replaced keeps its owner, group and permissions where the system allows (see keepOwnership() in the .cpp).
 ///
 /// While the write runs, a note naming the target sits in writeJournalDir(), so that if the process is killed,
-/// the next start can remove the temporary file QSaveFile leaves next to the target (removeInterruptedWrites()).
+/// the next start can remove the temporary it left next to the target (removeInterruptedWrites()).
 QString saveAtomically(const QString &path, const QByteArray &bytes);
 
 /// Where MemWall keeps its own files: <generic data location>/MemWall, for the window and the command line alike
@@ -25,9 +27,9 @@ QString userDataDir();
 QString writeJournalDir();
 
 /// Removes what writes interrupted by a crash or kill -9 left behind: for each note in writeJournalDir() whose
-/// process is gone, the files named like QSaveFile's temporaries ("TARGET.XXXXXX", six letters or digits) next to
-/// its target that were made after the write began; then the note. Files older than the write, and notes of
-/// processes still running, are left alone. Returns the paths removed.
+/// process is gone, the temporaries of that write, "TARGET.memwall-tmp.PID.XXXXXX" with the note's pid, next to its
+/// target and made after the write began; then the note. Nothing else is touched: a user's "TARGET.backup" looks like
+/// no temporary of this program's. Notes of processes still running are left alone. Returns the paths removed.
 QStringList removeInterruptedWrites();
 
 } // namespace memwall::ui
