@@ -44,7 +44,7 @@ std::string joined(const QStringList &list) { return list.join(", ").toStdString
 /// A --title or --caption: at most kMaxExportTextLength characters.
 QString exportText(const std::string &opt, const std::string &text)
 {
-    const QString t = QString::fromStdString(text);
+    QString t = QString::fromStdString(text);
     if (t.size() > ui::kMaxExportTextLength)
         throw UsageError(opt + ": " + std::to_string(t.size()) + " characters; the limit is " +
                          std::to_string(ui::kMaxExportTextLength));
