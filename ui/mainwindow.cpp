@@ -82,6 +82,8 @@ MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     m_actions->addViewActions({m_controlsDock->toggleViewAction(), m_tableDock->toggleViewAction()},
                               m_tabs->tabNames());
     connect(m_controls, &ControlsPanel::openConfigRequested, m_actions, &MainWindowActions::openConfigDialog);
+    connect(m_controls, &ControlsPanel::statusMessage, this,
+            [this](const QString &m) { statusBar()->showMessage(m, 8000); });
     buildFeatures();
 
     connect(doc, &ScenarioDocument::modifiedChanged, this, &QWidget::setWindowModified);

@@ -174,6 +174,121 @@ private slots:
         QVERIFY(!covered(headline) && !covered(table));
     }
 
+    // ---- Item 7: the wheel scrolls the Controls panel and changes no setting ----
+
+    void aWheelOverAnUnfocusedGeneratedComboChangesNothing()
+    {
+        activate();
+        ui::OptionControl *control = m_window->controls()->optionControl("expert_weights");
+        QVERIFY(control);
+        auto *combo = qobject_cast<QComboBox *>(control->editor());
+        QVERIFY(combo && combo->isVisible());
+        m_window->controls()->devicePicker()->setFocus(); // the focus is elsewhere
+        QTRY_VERIFY(!combo->hasFocus());
+        const QString before = combo->currentText();
+        const int undo = m_doc->undoStack()->count();
+        const std::string file = scenarioJson();
+        wheelOver(combo, -1);
+        wheelOver(combo, 1);
+        wheelOver(combo, 1);
+        QCOMPARE(combo->currentText(), before);
+        QCOMPARE(m_doc->undoStack()->count(), undo);
+        QVERIFY(scenarioJson() == file);
+        QVERIFY(!combo->hasFocus()); // nor did the wheel take the focus
+    }
+
+    void aWheelScrollsThePanelOverEveryUnfocusedControl()
+    {
+        activate();
+        m_window->resize(1280, 720); // the panel is taller than the dock: it scrolls
+        auto *scroll = qobject_cast<QScrollArea *>(m_window->controlsDock()->widget());
+        QVERIFY(scroll);
+        QTRY_VERIFY(scroll->verticalScrollBar()->maximum() > 0);
+        const QList<QWidget *> controls = wheelControls();
+        QVERIFY(controls.size() > 20); // the hand-made controls and the generated ones
+        m_window->setFocus();
+        const int undo = m_doc->undoStack()->count();
+        const std::string file = scenarioJson();
+        for (QWidget *w : controls) {
+            QVERIFY(!w->hasFocus());
+            scroll->verticalScrollBar()->setValue(scroll->verticalScrollBar()->maximum() / 2);
+            const int at = scroll->verticalScrollBar()->value();
+            wheelOver(w, -1);
+            QVERIFY2(m_doc->undoStack()->count() == undo && scenarioJson() == file,
+                     qPrintable(w->objectName() + " " + w->metaObject()->className() + " took the wheel"));
+            QVERIFY2(scroll->verticalScrollBar()->value() > at,
+                     qPrintable(w->objectName() + " " + w->metaObject()->className() + " did not scroll the panel"));
+        }
+    }
+
+    void aFocusedControlStillTakesTheWheel()
+    {
+        activate();
+        QComboBox *weights = m_window->controls()->weightsCombo();
+        weights->setFocus();
+        QTRY_VERIFY(weights->hasFocus());
+        const QString before = weights->currentText();
+        const int undo = m_doc->undoStack()->count();
+        wheelOver(weights, -1);
+        QVERIFY(weights->currentText() != before);
+        QCOMPARE(m_doc->undoStack()->count(), undo + 1);
+    }
+
+    // ---- Item 8: a preset typed by its id ----
+
+    void typingAPresetIdAndEnterPicksIt_data()
+    {
+        QTest::addColumn<QString>("picker");
+        QTest::addColumn<QString>("typed");
+        QTest::addColumn<QString>("id");
+        QTest::newRow("device id") << "devicePicker"
+                                   << "mi300x"
+                                   << "mi300x";
+        QTest::newRow("device id, other case, spaces") << "devicePicker"
+                                                       << "  A100-80GB-SXM "
+                                                       << "a100-80gb-sxm";
+        QTest::newRow("model id") << "modelPicker"
+                                  << "llama-2-7b"
+                                  << "llama-2-7b";
+    }
+    void typingAPresetIdAndEnterPicksIt()
+    {
+        QFETCH(QString, picker);
+        QFETCH(QString, typed);
+        QFETCH(QString, id);
+        activate();
+        auto *p = m_window->findChild<ui::PresetPicker *>(picker);
+        QVERIFY(p && p->findData(id) >= 0);
+        p->lineEdit()->setFocus();
+        QTRY_VERIFY(p->lineEdit()->hasFocus());
+        p->lineEdit()->selectAll();
+        QTest::keyClicks(p->lineEdit(), typed);
+        QTest::keyClick(p->lineEdit(), Qt::Key_Return);
+        const std::string now = picker == "devicePicker" ? m_doc->file().hardware.id : m_doc->file().model.id;
+        QCOMPARE(QString::fromStdString(now), id);
+        QCOMPARE(p->currentId(), id);
+        QCOMPARE(p->lineEdit()->text(), p->itemText(p->findData(id)));
+    }
+
+    void anUnknownIdSaysSoAndKeepsTheDevice()
+    {
+        activate();
+        ui::PresetPicker *p = m_window->controls()->devicePicker();
+        const std::string device = m_doc->file().hardware.id;
+        const QString shown = p->lineEdit()->text();
+        const int undo = m_doc->undoStack()->count();
+        p->lineEdit()->setFocus();
+        QTRY_VERIFY(p->lineEdit()->hasFocus());
+        p->lineEdit()->selectAll();
+        QTest::keyClicks(p->lineEdit(), "h100-nonexistent");
+        QTest::keyClick(p->lineEdit(), Qt::Key_Return);
+        QCOMPARE(m_doc->file().hardware.id, device);
+        QCOMPARE(m_doc->undoStack()->count(), undo);
+        QCOMPARE(p->lineEdit()->text(), shown);
+        const QString message = m_window->statusBar()->currentMessage();
+        QVERIFY2(message.contains("h100-nonexistent") && !message.contains('\n'), qPrintable(message));
+    }
+
     // ---- Item 2: a clicker steps the lesson from anywhere in the window ----
 
     void arrowsStepTheLessonWithNothingFocused()
