@@ -18,6 +18,7 @@
 #include "ui/mainwindow.h"
 #include "ui/mainwindowactions.h"
 #include "ui/settings/settingsfile.h"
+#include "ui/util/windowfit.h"
 #include "ui/widgets/formulapopup.h"
 #include "ui/widgets/headlinebar.h"
 #include "ui/widgets/operatortable.h"
@@ -172,6 +173,107 @@ private slots:
         QTRY_VERIFY(covered(headline) && covered(table));
         lessons()->stop();
         QVERIFY(!covered(headline) && !covered(table));
+    }
+
+    // ---- Item 6: the window fits the screen ----
+
+    void fitToScreen_data()
+    {
+        QTest::addColumn<QRect>("wanted");
+        QTest::addColumn<QRect>("available");
+        QTest::addColumn<QMargins>("frame");
+        QTest::addColumn<QRect>("expected");
+        const QMargins none;
+        const QMargins titleBar(4, 30, 4, 4);
+        QTest::newRow("fits: unchanged") << QRect(100, 100, 800, 600) << QRect(0, 0, 1920, 1080) << none
+                                         << QRect(100, 100, 800, 600);
+        QTest::newRow("1600x1000 on 1280x720")
+            << QRect(0, 0, 1600, 1000) << QRect(0, 0, 1280, 720) << none << QRect(0, 0, 1280, 720);
+        QTest::newRow("1600x1000 on 1024x768 with a frame")
+            << QRect(-288, -116, 1600, 1000) << QRect(0, 0, 1024, 768) << titleBar << QRect(4, 30, 1016, 734);
+        QTest::newRow("panel on top: below it")
+            << QRect(0, 0, 1600, 1000) << QRect(0, 28, 1280, 692) << none << QRect(0, 28, 1280, 692);
+        QTest::newRow("off the right edge: moved back")
+            << QRect(1000, 200, 800, 400) << QRect(0, 0, 1280, 720) << none << QRect(480, 200, 800, 400);
+        QTest::newRow("kept on the second screen")
+            << QRect(3000, 100, 1600, 1000) << QRect(1920, 0, 1280, 720) << titleBar << QRect(1924, 30, 1272, 686);
+        QTest::newRow("above the top: title bar back on screen")
+            << QRect(100, -50, 400, 300) << QRect(0, 0, 1280, 720) << titleBar << QRect(100, 30, 400, 300);
+    }
+    void fitToScreen()
+    {
+        QFETCH(QRect, wanted);
+        QFETCH(QRect, available);
+        QFETCH(QMargins, frame);
+        QFETCH(QRect, expected);
+        const QRect fitted = ui::fitToScreen(wanted, available, frame);
+        QCOMPARE(fitted, expected);
+        QVERIFY(available.contains(fitted.marginsAdded(frame)));
+    }
+
+    void centredOnScreen()
+    {
+        QCOMPARE(ui::centredOnScreen(QSize(1600, 1000), QRect(0, 0, 1920, 1080)), QRect(160, 40, 1600, 1000));
+        QCOMPARE(ui::centredOnScreen(QSize(1600, 1000), QRect(0, 0, 1024, 768)), QRect(0, 0, 1024, 768));
+    }
+
+    void theFirstWindowFitsItsScreen()
+    {
+        QSettings().remove("window");
+        ScenarioDocument doc(uitest::library());
+        MainWindow w(&doc);
+        const QRect available = w.screen()->availableGeometry();
+        const auto where = [&w, available] {
+            return QStringLiteral("%1x%2 at %3,%4 (frame %5x%6) on a %7x%8 screen")
+                .arg(w.width())
+                .arg(w.height())
+                .arg(w.x())
+                .arg(w.y())
+                .arg(w.frameGeometry().width())
+                .arg(w.frameGeometry().height())
+                .arg(available.width())
+                .arg(available.height());
+        };
+        QVERIFY2(available.contains(w.geometry()), qPrintable(where()));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY2(available.contains(w.frameGeometry()), qPrintable(where()));
+        if (available.width() >= 1700 && available.height() >= 1100) // room for it: the preferred size
+            QCOMPARE(w.size(), QSize(1600, 1000));
+    }
+
+    void aSavedGeometryStaysOnTheScreenItIsRestoredTo()
+    {
+        // On each screen (the offscreen suite has a 1280×720 and a 1024×768 one, see main()), a window saved larger
+        // than it and over its edges comes back whole on that screen, the one its centre is on.
+        for (QScreen *screen : QGuiApplication::screens()) {
+            const QRect available = screen->availableGeometry();
+            {
+                ScenarioDocument doc(uitest::library());
+                MainWindow saved(&doc);
+                QRect big(0, 0, 1600, 1000); // larger than the screen, over its edges, its centre on it
+                big.moveCenter(available.center() + QPoint(100, 50));
+                saved.setGeometry(big);
+                QSettings().setValue("window/geometry", saved.saveGeometry());
+            }
+            ScenarioDocument doc(uitest::library());
+            MainWindow w(&doc);
+            const QString where = QStringLiteral("%1,%2 %3x%4 on %5 (%6,%7 %8x%9)")
+                                      .arg(w.x())
+                                      .arg(w.y())
+                                      .arg(w.width())
+                                      .arg(w.height())
+                                      .arg(screen->name())
+                                      .arg(available.x())
+                                      .arg(available.y())
+                                      .arg(available.width())
+                                      .arg(available.height());
+            QVERIFY2(available.contains(w.geometry()), qPrintable(where));
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QVERIFY2(available.contains(w.frameGeometry()), qPrintable(where));
+        }
+        QSettings().remove("window");
     }
 
     // ---- Item 7: the wheel scrolls the Controls panel and changes no setting ----
