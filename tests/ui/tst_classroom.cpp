@@ -9,6 +9,7 @@
 #include "ui/controls/controlspanel.h"
 #include "ui/controls/optioncontrol.h"
 #include "ui/controls/presetpicker.h"
+#include "ui/dialogs/helpdialog.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/lessons/lessonactions.h"
 #include "ui/lessons/lessoncontroller.h"
@@ -274,6 +275,51 @@ private slots:
             QVERIFY2(available.contains(w.frameGeometry()), qPrintable(where));
         }
         QSettings().remove("window");
+    }
+
+    // ---- Item 14: Help lists the shortcuts the window has ----
+
+    void f1OpensHelpWithTheShortcutsOfTheActions()
+    {
+        activate();
+        ui::ChartView *view = currentView();
+        view->setFocus();
+        QTRY_VERIFY(view->hasFocus());
+        QTest::keyClick(view, Qt::Key_F1);
+        ui::HelpDialog *help = m_window->findChild<ui::HelpDialog *>();
+        QVERIFY2(help && help->isVisible(), "F1 opened no help");
+        const QString text = help->browser()->toPlainText();
+        QVERIFY(text.contains("Getting started"));
+        // Every shortcut of the window's actions is listed, and nothing else.
+        int count = 0;
+        for (const QAction *a : m_window->findChildren<QAction *>())
+            for (const QKeySequence &k : a->shortcuts()) {
+                QVERIFY2(text.contains(k.toString(QKeySequence::NativeText)), qPrintable(k.toString()));
+                ++count;
+            }
+        QVERIFY(count >= 15);
+        for (const char *key : {"F1", "F5", "F11", "Ctrl+E", "Ctrl+Z", "Ctrl+1", "Esc"})
+            QVERIFY2(text.contains(QKeySequence(QString::fromLatin1(key)).toString(QKeySequence::NativeText)), key);
+        const QList<ui::HelpDialog::Shortcut> list = ui::HelpDialog::shortcuts(m_window.get());
+        QVERIFY(std::any_of(list.begin(), list.end(), [](const ui::HelpDialog::Shortcut &s) {
+            return s.keys == QKeySequence(Qt::Key_F5).toString(QKeySequence::NativeText) && s.where.isEmpty();
+        }));
+        QVERIFY(std::any_of(list.begin(), list.end(),
+                            [](const ui::HelpDialog::Shortcut &s) { return s.where == "in a chart"; }));
+        help->close();
+    }
+
+    void f1OnAHeadlineFigureStillShowsItsFormula()
+    {
+        activate();
+        ui::HeadlineBar *headline = m_window->headline();
+        QWidget *figure = headline->findChild<QWidget *>("headlineBound");
+        QVERIFY(figure);
+        figure->setFocus();
+        QTRY_VERIFY(figure->hasFocus() || headline->focusedFigure() >= 0);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_F1);
+        QVERIFY2(headline->formulaPopup() && headline->formulaPopup()->isVisible(), "F1 lost the formula");
+        QVERIFY(!m_window->findChild<ui::HelpDialog *>());
     }
 
     // ---- Item 7: the wheel scrolls the Controls panel and changes no setting ----
