@@ -437,6 +437,71 @@ private slots:
         QVERIFY2(message.contains("h100-nonexistent") && !message.contains('\n'), qPrintable(message));
     }
 
+    // ---- Item 3: no step gives away a later question's answer ----
+
+    void noEarlierStepGivesAnAnswerAway_data()
+    {
+        QTest::addColumn<int>("lesson");
+        QTest::addColumn<int>("step");
+        const ui::LessonLoadResult loaded = ui::loadLessons(*uitest::library());
+        QVERIFY(loaded.errors.isEmpty());
+        for (int i = 0; i < static_cast<int>(loaded.lessons.size()); ++i) {
+            const ui::Lesson &l = loaded.lessons[static_cast<std::size_t>(i)];
+            for (int st = 0; st < static_cast<int>(l.steps.size()); ++st)
+                if (l.steps[static_cast<std::size_t>(st)].question)
+                    QTest::addRow("%s step %d", qPrintable(l.id), st + 1) << i << st;
+        }
+    }
+    void noEarlierStepGivesAnAnswerAway()
+    {
+        QFETCH(int, lesson);
+        QFETCH(int, step);
+        const ui::LessonLoadResult loaded = ui::loadLessons(*uitest::library());
+        const ui::Lesson &l = loaded.lessons[static_cast<std::size_t>(lesson)];
+        ScenarioDocument doc(uitest::library());
+        ui::LessonController c(&doc);
+        QVERIFY(c.start(l));
+        QVERIFY(step == 0 || c.goToStep(step));
+        const std::optional<ui::QuestionView> q = c.currentQuestion();
+        QVERIFY(q && q->ok());
+        if (l.steps[static_cast<std::size_t>(step)].question->choices.size() > 0)
+            QSKIP("a text answer (its words are the lesson's vocabulary)");
+        // The answer's figure ("10.2" of "10.2×"); a one-digit figure only with its unit ("2×"), as a "2" alone is
+        // every batch of two.
+        const QRegularExpression number(QStringLiteral("^[0-9][0-9,.]*"));
+        const QString figure = number.match(q->answer).captured();
+        QVERIFY2(!figure.isEmpty(), qPrintable(q->answer));
+        const QString unit = l.steps[static_cast<std::size_t>(step)].question->unit.trimmed();
+        const int digits = static_cast<int>(
+            QString(figure).remove(QRegularExpression("[^0-9]")).remove(QRegularExpression("^0+")).size());
+        const QString pattern =
+            QStringLiteral("(?<![0-9.,])%1%2")
+                .arg(QRegularExpression::escape(figure),
+                     digits >= 2 || unit.isEmpty() ? QStringLiteral("(?![0-9])")
+                                                   : QStringLiteral("\\s*%1").arg(QRegularExpression::escape(unit)));
+        const QRegularExpression giveaway(pattern);
+        const auto plain = [](const QString &html) {
+            QTextDocument d;
+            d.setHtml(html);
+            return d.toPlainText();
+        };
+        QVERIFY2(!giveaway.match(plain(q->ask)).hasMatch(), qPrintable("the question says its answer: " + q->ask));
+        for (int k = 0; k < step; ++k) {
+            QVERIFY(c.goToStep(k));
+            c.completeStep();
+            QString shown = QString::fromStdString(c.renderCurrent().text);
+            if (const std::optional<ui::QuestionView> earlier = c.currentQuestion())
+                shown += ' ' + earlier->ask + ' ' + earlier->answer;
+            const QString text = plain(shown);
+            const QRegularExpressionMatch m = giveaway.match(text);
+            QVERIFY2(!m.hasMatch(),
+                     qPrintable(QStringLiteral("step %1 says \"%2\" before step %3 asks for %4: …%5…")
+                                    .arg(k + 1)
+                                    .arg(m.captured(), QString::number(step + 1), q->answer,
+                                         text.mid(std::max<qsizetype>(0, m.capturedStart() - 60), 140))));
+        }
+    }
+
     // ---- Item 2: a clicker steps the lesson from anywhere in the window ----
 
     void arrowsStepTheLessonWithNothingFocused()
