@@ -69,6 +69,9 @@ MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
     layout->setContentsMargins(4, 4, 4, 0);
+    // The headline's words change with every step of a lesson ("63.3 k", "compute-bound"): they wrap or are cut at
+    // the window's width, never widen the window past a 1024-pixel screen.
+    m_headline->setSizePolicy(QSizePolicy::Ignored, m_headline->sizePolicy().verticalPolicy());
     layout->addWidget(m_headline);
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);

@@ -4,6 +4,7 @@
 // and a Help page whose shortcut list comes from the actions. Keys are sent to the window; geometry is read back.
 #include "core/io/scenariofile.h"
 #include "ui/charts/chartbase.h"
+#include "ui/charts/chartfit.h"
 #include "ui/charts/charttabs.h"
 #include "ui/charts/chartview.h"
 #include "ui/controls/controlspanel.h"
@@ -23,11 +24,13 @@
 #include "ui/widgets/formulapopup.h"
 #include "ui/widgets/headlinebar.h"
 #include "ui/widgets/operatortable.h"
+#include "ui/widgets/operatortablemodel.h"
 
 #include <QAbstractSlider>
 #include <QAbstractSpinBox>
 #include <QComboBox>
 #include <QLineEdit>
+#include <QLogValueAxis>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
@@ -277,6 +280,26 @@ private slots:
         QSettings().remove("window");
     }
 
+    void aLessonKeepsTheWindowOnALaptopScreen()
+    {
+        // A lesson's step changes the headline's words ("63.3 k tokens/s", "compute-bound"); on a 1024-wide screen the
+        // window must not grow past it to make room for them (it pushed the close button off the screen).
+        const QRect laptop(0, 0, 1024, 768);
+        const QRect inner = ui::fitToScreen(QRect(0, 0, 1600, 1000), laptop, QMargins(4, 32, 4, 4));
+        m_window->setGeometry(inner);
+        for (const ui::Lesson &l : m_window->lessonActions()->lessons()) {
+            QVERIFY(lessons()->start(l));
+            do {
+                QVERIFY2(m_window->minimumSizeHint().width() <= inner.width(),
+                         qPrintable(QStringLiteral("%1 step %2: the window needs %3 px")
+                                        .arg(l.id)
+                                        .arg(lessons()->stepIndex() + 1)
+                                        .arg(m_window->minimumSizeHint().width())));
+            } while (lessons()->advance());
+        }
+        lessons()->stop();
+    }
+
     // ---- Item 14: Help lists the shortcuts the window has ----
 
     void f1OpensHelpWithTheShortcutsOfTheActions()
@@ -499,6 +522,67 @@ private slots:
                                     .arg(k + 1)
                                     .arg(m.captured(), QString::number(step + 1), q->answer,
                                          text.mid(std::max<qsizetype>(0, m.capturedStart() - 60), 140))));
+        }
+    }
+
+    // ---- Item 13 (the smaller ones) ----
+
+    void aLogAxisWritesEveryLabelInOneFormat_data()
+    {
+        QTest::addColumn<double>("lo");
+        QTest::addColumn<double>("hi");
+        QTest::newRow("0.1 to 10,000: plain") << 0.1 << 1e4;
+        QTest::newRow("10 to 1e8: whole numbers") << 10.0 << 1e8;
+        QTest::newRow("1e-6 to 100: exponents") << 1e-6 << 100.0;
+        QTest::newRow("1e3 to 1e14: exponents") << 1e3 << 1e14;
+    }
+    void aLogAxisWritesEveryLabelInOneFormat()
+    {
+        QFETCH(double, lo);
+        QFETCH(double, hi);
+        QLogValueAxis axis;
+        axis.setLabelFormat("%g");
+        QVERIFY(ui::chartfit::setLogRange(&axis, lo, hi));
+        // Every decade's label written alike: all with an exponent, or none.
+        int exponents = 0, decades = 0;
+        for (double v = lo; v <= hi * 1.0001; v *= 10, ++decades)
+            exponents += QString::asprintf(axis.labelFormat().toLatin1().constData(), v).contains('e') ? 1 : 0;
+        QVERIFY2(exponents == 0 || exponents == decades, qPrintable(axis.labelFormat()));
+        // A chart's own format is left alone.
+        axis.setLabelFormat("%.10g");
+        QVERIFY(ui::chartfit::setLogRange(&axis, 1, 1e8));
+        QCOMPARE(axis.labelFormat(), QStringLiteral("%.10g"));
+    }
+
+    void panningAChartKeepsItsAxisInOneFormat()
+    {
+        activate();
+        ui::ChartView *view = currentView();
+        view->setFocus();
+        QTRY_VERIFY(view->hasFocus());
+        auto *x = qobject_cast<QLogValueAxis *>(view->chart()->axes(Qt::Horizontal).value(0));
+        QVERIFY(x);
+        for (int i = 0; i < 40 && x->max() < 1e7; ++i)
+            QTest::keyClick(view, Qt::Key_Right);
+        QVERIFY(x->max() >= 1e7);
+        QVERIFY2(x->labelFormat() != QLatin1String("%g"), "'100000' beside '1e+06'");
+    }
+
+    void anOperatorThatMovesNoBytesShowsADash()
+    {
+        core::Scenario s = m_doc->scenario();
+        s.phase = core::Phase::Prefill;
+        m_doc->setScenario(s, "prefill");
+        const ui::OperatorTableModel *model = m_window->operatorTable()->model();
+        int row = -1;
+        for (int r = 0; r < model->rowCount(); ++r)
+            if (m_doc->analysis().operators[static_cast<std::size_t>(r)].bytes() <= 0)
+                row = r;
+        QVERIFY2(row >= 0, "no operator without bytes in a prefill (the fused softmax has none)");
+        for (int column : {int(ui::OperatorTableModel::Intensity), int(ui::OperatorTableModel::Bound)}) {
+            const QModelIndex cell = model->index(row, column);
+            QCOMPARE(model->data(cell, Qt::DisplayRole).toString(), QStringLiteral("—"));
+            QVERIFY(model->data(cell, Qt::ToolTipRole).toString().contains("no bytes"));
         }
     }
 
