@@ -69,8 +69,10 @@ void setAxisSpan(QAbstractAxis *axis, double lo, double hi)
         if (hi - lo > kMaxLogDecades || lo < -kMaxLogExponent || hi > kMaxLogExponent)
             return;
         const double a = std::pow(10.0, lo), b = std::pow(10.0, hi);
-        if (a > 0 && std::isfinite(b) && b > a)
+        if (a > 0 && std::isfinite(b) && b > a) {
             l->setRange(a, b);
+            chartfit::fitLogLabelFormat(l); // panned to 1e+07: every label in one format
+        }
     }
 }
 
