@@ -29,6 +29,7 @@
 #include <QAbstractSlider>
 #include <QAbstractSpinBox>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QLineEdit>
 #include <QLogValueAxis>
 #include <QPushButton>
@@ -289,6 +290,9 @@ private slots:
         m_window->setGeometry(inner);
         for (const ui::Lesson &l : m_window->lessonActions()->lessons()) {
             QVERIFY(lessons()->start(l));
+            // No room for the lesson beside the controls and the charts: it takes the controls' place, as a tab.
+            QVERIFY2(!m_window->tabifiedDockWidgets(m_window->lessonActions()->panelDock()).isEmpty(),
+                     "the lesson panel squeezed the charts and the headline");
             do {
                 QVERIFY2(m_window->minimumSizeHint().width() <= inner.width(),
                          qPrintable(QStringLiteral("%1 step %2: the window needs %3 px")

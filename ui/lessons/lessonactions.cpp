@@ -28,6 +28,8 @@
 #include <QMessageBox>
 #include <QStatusBar>
 
+#include <algorithm>
+
 namespace memwall::ui {
 
 LessonActions::LessonActions(ScenarioDocument *doc, QMainWindow *window, ChartTabs *tabs)
@@ -105,7 +107,14 @@ LessonActions::LessonActions(ScenarioDocument *doc, QMainWindow *window, ChartTa
         // Beside the charts where the window has room for it; in a narrow window (a 1024×768 projector) it takes
         // the place of the first dock on the left, as a tab, so the window need not grow off the screen.
         if (m_dock->isHidden() && !m_dock->isFloating()) {
-            const int need = m_window->minimumSizeHint().width() + m_dock->minimumSizeHint().width();
+            // The headline's width follows the window's (MainWindow): count the room its figures want here.
+            int headline = 0;
+            for (const HeadlineBar *h : m_window->findChildren<HeadlineBar *>())
+                headline = std::max(headline, h->minimumSizeHint().width());
+            const QWidget *central = m_window->centralWidget();
+            const int centralMin = central ? central->minimumSizeHint().width() : 0;
+            const int need = m_window->minimumSizeHint().width() + std::max(0, headline - centralMin) +
+                             m_dock->minimumSizeHint().width();
             m_shared = nullptr;
             if (m_window->width() < need)
                 for (QDockWidget *d : m_window->findChildren<QDockWidget *>())
