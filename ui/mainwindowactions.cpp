@@ -112,6 +112,9 @@ MainWindowActions::MainWindowActions(MainWindow *window, ScenarioDocument *doc)
     m_undo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
     m_redo = doc->undoStack()->createRedoAction(m_window, tr("&Redo"));
     m_redo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
+    // Their texts name the step to undo ("Undo Lesson step"); Help lists them by what they do.
+    m_undo->setProperty("helpText", tr("Undo"));
+    m_redo->setProperty("helpText", tr("Redo"));
     m_copyTable = make(tr("&Copy table as CSV"), QKeySequence(), tr("Copy the operator table, as shown, as CSV."));
     connect(m_copyTable, &QAction::triggered, m_window, [this] { m_window->operatorTable()->copyCsv(); });
     edit->addAction(m_undo);

@@ -333,6 +333,13 @@ private slots:
         }));
         QVERIFY(std::any_of(list.begin(), list.end(),
                             [](const ui::HelpDialog::Shortcut &s) { return s.where == "in a chart"; }));
+        // Undo is listed by what it does, not by the step it would undo now ("Undo Lesson step").
+        QVERIFY(lessons()->start(m_window->lessonActions()->lessons().front()));
+        const QList<ui::HelpDialog::Shortcut> during = ui::HelpDialog::shortcuts(m_window.get());
+        QVERIFY(std::any_of(during.begin(), during.end(), [](const ui::HelpDialog::Shortcut &s) {
+            return s.keys == QKeySequence(QKeySequence::Undo).toString(QKeySequence::NativeText) && s.what == "Undo";
+        }));
+        lessons()->stop();
         help->close();
     }
 

@@ -52,7 +52,9 @@ QList<HelpDialog::Shortcut> HelpDialog::shortcuts(const QWidget *window)
         QStringList keys;
         for (const QKeySequence &k : a->shortcuts())
             keys << k.toString(QKeySequence::NativeText);
-        Shortcut s{keys.join(QStringLiteral(", ")), plainText(a->text()), scopeOf(a)};
+        // An action whose text changes (Undo names the step) says what it does in its "helpText" property.
+        const QString text = a->property("helpText").isValid() ? a->property("helpText").toString() : a->text();
+        Shortcut s{keys.join(QStringLiteral(", ")), plainText(text), scopeOf(a)};
         if (s.what.isEmpty() || seen.contains(s.keys + '\n' + s.what))
             continue;
         seen.insert(s.keys + '\n' + s.what);

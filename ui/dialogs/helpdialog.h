@@ -20,7 +20,7 @@ public:
     struct Shortcut
     {
         QString keys;  ///< as the menus write them ("Ctrl+E"; several joined with ", ")
-        QString what;  ///< the action's text, without "&" and "…"
+        QString what;  ///< the action's text (or its "helpText" property), without "&" and "…"
         QString where; ///< "" for the whole window, else the part it works in ("a chart")
     };
 
