@@ -17,6 +17,7 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/mainwindowactions.h"
 #include "ui/settings/settingsfile.h"
+#include "ui/util/windowfit.h"
 #include "ui/widgets/headlinebar.h"
 #include "ui/widgets/operatortable.h"
 
@@ -34,6 +35,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QScopeGuard>
+#include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
@@ -47,6 +49,13 @@
 
 namespace memwall::ui {
 
+namespace {
+/// The window's size on a screen with room for it (1600×1000 on 1920×1080).
+constexpr QSize kPreferredWindowSize(1600, 1000);
+/// A window manager's frame before the window is shown and its real frame known: a title bar and thin borders.
+constexpr QMargins kWindowFrameGuess(4, 32, 4, 4);
+} // namespace
+
 MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     : QMainWindow(parent), m_doc(doc), m_controls(new ControlsPanel(doc)), m_table(new OperatorTable(doc)),
       m_headline(new HeadlineBar(doc)), m_tabs(new ChartTabs(doc, &createSidePanel)),
@@ -55,11 +64,15 @@ MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
 {
     setObjectName("MainWindow");
     setAcceptDrops(true);
-    resize(1600, 1000);
+    // The first window fits the screen it opens on (a 1280×720 projector, a 1024×768 laptop).
+    setGeometry(centredOnScreen(kPreferredWindowSize, screen()->availableGeometry(), kWindowFrameGuess));
 
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
     layout->setContentsMargins(4, 4, 4, 0);
+    // The headline's words change with every step of a lesson ("63.3 k", "compute-bound"): they wrap or are cut at
+    // the window's width, never widen the window past a 1024-pixel screen.
+    m_headline->setSizePolicy(QSizePolicy::Ignored, m_headline->sizePolicy().verticalPolicy());
     layout->addWidget(m_headline);
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
@@ -83,6 +96,8 @@ MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     m_actions->addViewActions({m_controlsDock->toggleViewAction(), m_tableDock->toggleViewAction()},
                               m_tabs->tabNames());
     connect(m_controls, &ControlsPanel::openConfigRequested, m_actions, &MainWindowActions::openConfigDialog);
+    connect(m_controls, &ControlsPanel::statusMessage, this,
+            [this](const QString &m) { statusBar()->showMessage(m, 8000); });
     buildFeatures();
 
     connect(doc, &ScenarioDocument::modifiedChanged, this, &QWidget::setWindowModified);
@@ -98,6 +113,7 @@ MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
     restoreState(settings.value("window/state").toByteArray());
+    keepOnScreen(); // a geometry saved on a larger or another screen
     applyTheme(settings.value("view/theme", "light").toString());
 }
 
@@ -166,6 +182,22 @@ void MainWindow::resizeEvent(QResizeEvent *event)
 {
     QMainWindow::resizeEvent(event);
     keepChartsTall();
+}
+
+void MainWindow::keepOnScreen()
+{
+    if (isMaximized() || isFullScreen())
+        return;
+    const QRect inner = geometry();
+    QScreen *on = QGuiApplication::screenAt(inner.center());
+    if (!on) // off every screen (a screen since unplugged): back on the window's own
+        on = screen();
+    const QRect outer = frameGeometry();
+    const QMargins frame = outer == inner ? kWindowFrameGuess
+                                          : QMargins(inner.left() - outer.left(), inner.top() - outer.top(),
+                                                     outer.right() - inner.right(), outer.bottom() - inner.bottom());
+    if (const QRect fitted = fitToScreen(inner, on->availableGeometry(), frame); fitted != inner)
+        setGeometry(fitted);
 }
 
 void MainWindow::showEvent(QShowEvent *event)

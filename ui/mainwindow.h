@@ -73,6 +73,9 @@ protected:
 
 private:
     void keepChartsTall();
+    /// Moves and shrinks the window (frame included) into the free area of the screen it is on (or the primary one
+    /// when it is on none): fitToScreen(). A maximised or full-screen window is left alone.
+    void keepOnScreen();
     /// Export, compare, custom presets, lessons: the feature menus and docks.
     void buildFeatures();
     void updateTitle();

@@ -1,5 +1,6 @@
 #include "ui/mainwindowactions.h"
 
+#include "ui/dialogs/helpdialog.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/mainwindow.h"
 #include "ui/settings/settingsfile.h"
@@ -11,16 +12,60 @@
 #include <QApplication>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QKeyEvent>
 #include <QMenu>
 #include <QMenuBar>
 #include <QSettings>
 #include <QTabWidget>
+#include <QTextBrowser>
 
 namespace memwall::ui {
 
 namespace {
 constexpr int kMaxRecent = 8;
 const char *const kRecentKey = "files/recent";
+
+/// F1 is Help in the window, and "show the formula" on a headline figure or a cell of the operator table (their own
+/// F1 actions). Two actions on one key cancel each other in Qt's shortcut map ("ambiguous"), so where the focus has
+/// its own F1 this filter runs that one and the window's waits.
+class LocalHelpKeyFirst : public QObject
+{
+public:
+    explicit LocalHelpKeyFirst(QWidget *window) : QObject(window), m_window(window) {}
+
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        const QEvent::Type type = event->type();
+        if (type != QEvent::ShortcutOverride && type != QEvent::KeyPress)
+            return false;
+        auto *key = static_cast<QKeyEvent *>(event);
+        auto *widget = qobject_cast<QWidget *>(watched);
+        if (!key->matches(QKeySequence::HelpContents) || !widget || widget->window() != m_window)
+            return false;
+        QAction *own = ownHelpAction(widget);
+        if (!own)
+            return false;
+        if (type == QEvent::ShortcutOverride)
+            event->accept(); // a key press for the focused widget, not a shortcut
+        else
+            own->trigger();
+        return true;
+    }
+
+private:
+    static QAction *ownHelpAction(QWidget *focus)
+    {
+        for (QWidget *w = focus; w && !w->isWindow(); w = w->parentWidget())
+            for (QAction *a : w->actions())
+                if (a->isEnabled() && a->shortcuts().contains(QKeySequence(QKeySequence::HelpContents)) &&
+                    (a->shortcutContext() == Qt::WidgetWithChildrenShortcut ||
+                     (a->shortcutContext() == Qt::WidgetShortcut && w == focus)))
+                    return a;
+        return nullptr;
+    }
+
+    QWidget *m_window;
+};
 } // namespace
 
 MainWindowActions::MainWindowActions(MainWindow *window, ScenarioDocument *doc)
@@ -67,6 +112,9 @@ MainWindowActions::MainWindowActions(MainWindow *window, ScenarioDocument *doc)
     m_undo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
     m_redo = doc->undoStack()->createRedoAction(m_window, tr("&Redo"));
     m_redo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
+    // Their texts name the step to undo ("Undo Lesson step"); Help lists them by what they do.
+    m_undo->setProperty("helpText", tr("Undo"));
+    m_redo->setProperty("helpText", tr("Redo"));
     m_copyTable = make(tr("&Copy table as CSV"), QKeySequence(), tr("Copy the operator table, as shown, as CSV."));
     connect(m_copyTable, &QAction::triggered, m_window, [this] { m_window->operatorTable()->copyCsv(); });
     edit->addAction(m_undo);
@@ -96,6 +144,13 @@ MainWindowActions::MainWindowActions(MainWindow *window, ScenarioDocument *doc)
 
     // ---- Help ----
     QMenu *help = m_window->menuBar()->addMenu(tr("&Help"));
+    m_help = make(tr("&Getting started and shortcuts…"), QKeySequence::HelpContents,
+                  tr("What the window shows, what to try first, and every keyboard shortcut."));
+    m_help->setObjectName("action:help");
+    connect(m_help, &QAction::triggered, this, &MainWindowActions::showHelp);
+    help->addAction(m_help);
+    m_window->addAction(m_help); // F1 also works when the menu bar is hidden
+    qApp->installEventFilter(new LocalHelpKeyFirst(m_window));
     m_about = make(tr("&About MemWall"), QKeySequence(), tr("Version and what MemWall shows."));
     m_about->setMenuRole(QAction::AboutRole);
     connect(m_about, &QAction::triggered, m_window, &MainWindow::showAbout);
@@ -167,6 +222,21 @@ void MainWindowActions::openScenarioDialog()
                                      tr("MemWall scenarios (*.memwall.json *.json)"));
     if (!path.isEmpty())
         m_window->openScenario(path);
+}
+
+HelpDialog *MainWindowActions::helpDialog() const { return m_helpDialog; }
+
+void MainWindowActions::showHelp()
+{
+    if (!m_helpDialog) {
+        m_helpDialog = new HelpDialog(m_window, m_window);
+        m_helpDialog->setAttribute(Qt::WA_DeleteOnClose);
+    } else {
+        m_helpDialog->browser()->setHtml(HelpDialog::html(m_window)); // the actions as they are now
+    }
+    m_helpDialog->show();
+    m_helpDialog->raise();
+    m_helpDialog->activateWindow();
 }
 
 void MainWindowActions::openConfigDialog()

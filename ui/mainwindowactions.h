@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QObject>
+#include <QPointer>
 #include <QStringList>
 
 class QAction;
@@ -9,6 +10,7 @@ class QMenu;
 
 namespace memwall::ui {
 
+class HelpDialog;
 class MainWindow;
 class ScenarioDocument;
 
@@ -28,6 +30,9 @@ public:
     QAction *redoAction() const { return m_redo; }
     QAction *copyTableAction() const { return m_copyTable; }
     QAction *fullScreenAction() const { return m_fullScreen; }
+    QAction *helpAction() const { return m_help; }
+    /// The Getting started page, while it is open; else nullptr.
+    HelpDialog *helpDialog() const;
     const QList<QAction *> &chartActions() const { return m_chartActions; }
     QActionGroup *themeGroup() const { return m_themes; }
     QMenu *recentMenu() const { return m_recentMenu; }
@@ -45,6 +50,8 @@ public:
 public slots:
     void openScenarioDialog();
     void openConfigDialog();
+    /// Help › Getting started (F1): opens the page, or brings it to the front.
+    void showHelp();
 
 private:
     void rebuildRecentMenu();
@@ -53,7 +60,8 @@ private:
     ScenarioDocument *m_doc;
     QAction *m_open, *m_save, *m_saveAs, *m_openConfig, *m_quit;
     QAction *m_undo, *m_redo, *m_copyTable;
-    QAction *m_fullScreen, *m_about;
+    QAction *m_fullScreen, *m_about, *m_help;
+    QPointer<HelpDialog> m_helpDialog;
     QMenu *m_viewMenu, *m_recentMenu;
     QActionGroup *m_themes;
     QList<QAction *> m_chartActions;

@@ -109,7 +109,26 @@ bool setLogRange(QLogValueAxis *axis, double lo, double hi)
     if (!(hi > lo))
         return false;
     axis->setRange(lo, hi);
+    fitLogLabelFormat(axis);
     return true;
+}
+
+QString logLabelFormat(double lo, double hi)
+{
+    if (lo >= 1e-4 * (1 - 1e-9) && hi < 1e6)
+        return QStringLiteral("%g");
+    if (lo >= 1 * (1 - 1e-9) && hi < 1e10)
+        return QStringLiteral("%.0f");
+    return QStringLiteral("%.0e");
+}
+
+void fitLogLabelFormat(QLogValueAxis *axis)
+{
+    const QString now = axis->labelFormat();
+    if (now != QLatin1String("%g") && now != QLatin1String("%.0f") && now != QLatin1String("%.0e"))
+        return; // a chart's own format ("%.10g" on the trends chart)
+    if (const QString fitted = logLabelFormat(axis->min(), axis->max()); fitted != now)
+        axis->setLabelFormat(fitted);
 }
 
 double niceStep(double span, int maxTicks)

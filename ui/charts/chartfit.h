@@ -43,6 +43,13 @@ constexpr double kLogAxisMaxDecades = 40;
 /// Sets `axis` to [logAxisMin(lo), logAxisMax(hi)], clamped to the limits above (the low end rises if the span is
 /// too wide). A range that is not finite, not positive or empty leaves the axis as it was; returns whether it was set.
 bool setLogRange(QLogValueAxis *axis, double lo, double hi);
+/// The one printf format for every label of a log axis over [lo, hi]: "%g" while each decade reads plainly under it
+/// (1e-4 up to 100000), whole numbers up to 10^10 ("1000000", never "100000" beside "1e+06"), else exponents for all
+/// ("1e-06" … "1e+02").
+QString logLabelFormat(double lo, double hi);
+/// Gives `axis` logLabelFormat() for its range, unless its labels have a format of their own (set to anything but
+/// "%g" or one logLabelFormat() gives). setLogRange() and the chart views' zoom and pan call it.
+void fitLogLabelFormat(QLogValueAxis *axis);
 /// A base-10 log axis with "%g" labels, automatic minor ticks and `title`, added to `chart` at `alignment`
 /// (Qt::AlignBottom, Qt::AlignLeft ...).
 QLogValueAxis *addLogAxis(QChart *chart, Qt::Alignment alignment, const QString &title);

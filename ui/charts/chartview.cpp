@@ -4,6 +4,7 @@
 
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartfit.h"
+#include "ui/util/coverlabel.h"
 
 #include <QAction>
 #include <QApplication>
@@ -68,8 +69,10 @@ void setAxisSpan(QAbstractAxis *axis, double lo, double hi)
         if (hi - lo > kMaxLogDecades || lo < -kMaxLogExponent || hi > kMaxLogExponent)
             return;
         const double a = std::pow(10.0, lo), b = std::pow(10.0, hi);
-        if (a > 0 && std::isfinite(b) && b > a)
+        if (a > 0 && std::isfinite(b) && b > a) {
             l->setRange(a, b);
+            chartfit::fitLogLabelFormat(l); // panned to 1e+07: every label in one format
+        }
     }
 }
 
@@ -120,41 +123,26 @@ void ChartView::resizeEvent(QResizeEvent *event)
     QChartView::resizeEvent(event);
     fixSceneRect();
     layoutSidePanel();
-    if (m_cover)
-        m_cover->setGeometry(rect());
 }
 
 void ChartView::setCover(const QString &text)
 {
-    if (text.isEmpty()) {
-        if (m_cover)
-            m_cover->hide();
+    CoverLabel *cover = CoverLabel::cover(this, text);
+    if (!cover)
         return;
-    }
-    if (!m_cover) {
-        m_cover = new QLabel(this);
-        m_cover->setObjectName(QStringLiteral("chartCover"));
-        m_cover->setAlignment(Qt::AlignCenter);
-        m_cover->setWordWrap(true);
-        m_cover->setAutoFillBackground(true);
-        m_cover->setAttribute(Qt::WA_NoMousePropagation);
-        m_cover->setContentsMargins(24, 24, 24, 24);
-    }
+    cover->setObjectName(QStringLiteral("chartCover"));
+    cover->setContentsMargins(24, 24, 24, 24);
     const Theme &t = m_base ? m_base->theme() : Theme::light();
-    QPalette pal = m_cover->palette();
+    QPalette pal = cover->palette();
     pal.setColor(QPalette::Window, t.background);
     pal.setColor(QPalette::WindowText, t.foreground);
-    m_cover->setPalette(pal);
-    QFont f = m_cover->font();
+    cover->setPalette(pal);
+    QFont f = cover->font();
     f.setPointSizeF(t.titlePointSize * 1.2);
-    m_cover->setFont(f);
-    m_cover->setText(text);
-    m_cover->setGeometry(rect());
-    m_cover->show();
-    m_cover->raise();
+    cover->setFont(f);
 }
 
-QWidget *ChartView::cover() const { return m_cover && !m_cover->isHidden() ? m_cover : nullptr; }
+QWidget *ChartView::cover() const { return CoverLabel::shownOver(this); }
 
 void ChartView::layoutSidePanel()
 {

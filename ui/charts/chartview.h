@@ -102,7 +102,6 @@ private:
     QPointF m_lastPos;
     QPoint m_rubberOrigin;
     class QRubberBand *m_band = nullptr;
-    QLabel *m_cover = nullptr;
 };
 
 } // namespace memwall::ui

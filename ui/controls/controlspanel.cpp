@@ -9,6 +9,7 @@
 #include "ui/util/combobox.h"
 #include "ui/util/precisionchoices.h"
 #include "ui/util/text.h"
+#include "ui/util/wheelguard.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -87,6 +88,8 @@ ControlsPanel::ControlsPanel(ScenarioDocument *doc, QWidget *parent) : QWidget(p
     layout->addWidget(m_whatIf);
     layout->addStretch(1);
 
+    // The panel scrolls: a wheel turned over an unfocused combo, spin box or slider scrolls it, never changes a value.
+    WheelGuard::guardChildren(this);
     connect(doc, &ScenarioDocument::analysisChanged, this, &ControlsPanel::syncFromDocument);
     syncFromDocument();
 }
@@ -138,6 +141,8 @@ QWidget *ControlsPanel::buildModelGroup()
     connect(m_device, &PresetPicker::idActivated, m_doc, &ScenarioDocument::setHardwareById);
     connect(m_model, &PresetPicker::idActivated, m_doc, &ScenarioDocument::setModelById);
     connect(m_openConfig, &QPushButton::clicked, this, &ControlsPanel::openConfigRequested);
+    connect(m_device, &PresetPicker::notFound, this, &ControlsPanel::statusMessage);
+    connect(m_model, &PresetPicker::notFound, this, &ControlsPanel::statusMessage);
     return box;
 }
 

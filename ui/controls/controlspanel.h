@@ -55,6 +55,8 @@ public:
 signals:
     /// The "Open config.json…" button was pressed (the window owns the file dialog).
     void openConfigRequested();
+    /// A one-line message for the status bar (a typed preset id that does not exist).
+    void statusMessage(const QString &message);
 
 public slots:
     /// Writes the document's state into every control, without echo.

@@ -3,6 +3,7 @@
 #include "ui/controls/logslider.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
+#include "ui/util/wheelguard.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -91,6 +92,7 @@ OptionControl::OptionControl(const ScenarioOption &option, ScenarioDocument *doc
     m_editor->setToolTip(tip);
     setToolTip(tip);
     layout->addWidget(m_editor);
+    WheelGuard::guardChildren(this); // the wheel changes it only when focused, wherever it is placed
     connect(doc, &ScenarioDocument::analysisChanged, this, &OptionControl::syncFromDocument);
     syncFromDocument();
 }

@@ -27,6 +27,8 @@ PresetPicker::PresetPicker(QWidget *parent) : QComboBox(parent)
         if (index >= 0)
             emit idActivated(itemData(index).toString());
     });
+    // After QComboBox's own Return handling, which picks only the exact "name — id" text.
+    connect(lineEdit(), &QLineEdit::returnPressed, this, &PresetPicker::commitTyped);
     connect(completer, qOverload<const QString &>(&QCompleter::activated), this, [this](const QString &text) {
         // Map by text: the completer reports rows of its filtered model, not ours.
         const int row = findText(text);
@@ -80,6 +82,45 @@ void PresetPicker::restoreText()
     else
         setEditText(m_fallback);
     lineEdit()->setCursorPosition(0); // show the start of a long name, not its end
+}
+
+int PresetPicker::rowForText(const QString &typed) const
+{
+    const QString t = typed.trimmed();
+    if (t.isEmpty())
+        return -1;
+    for (int i = 0; i < count(); ++i)
+        if (itemData(i).toString().compare(t, Qt::CaseInsensitive) == 0)
+            return i;
+    const QString separator = QStringLiteral(" — ");
+    for (int i = 0; i < count(); ++i) {
+        const QString text = itemText(i);
+        const QString name = text.left(text.lastIndexOf(separator));
+        if (text.compare(t, Qt::CaseInsensitive) == 0 || name.compare(t, Qt::CaseInsensitive) == 0)
+            return i;
+    }
+    return -1;
+}
+
+void PresetPicker::commitTyped()
+{
+    const QString typed = lineEdit()->text().trimmed();
+    if (currentIndex() >= 0 && typed == itemText(currentIndex()))
+        return; // nothing typed, or QComboBox already picked the exact text
+    if (const int row = rowForText(typed); row >= 0) {
+        {
+            const QSignalBlocker block(this);
+            setCurrentIndex(row);
+        }
+        restoreText();
+        emit idActivated(itemData(row).toString());
+        return;
+    }
+    if (!typed.isEmpty() && count() > 0)
+        emit notFound(tr("No preset has the id or name \"%1\" (an id looks like %2); kept %3.")
+                          .arg(typed, itemData(0).toString(),
+                               currentIndex() >= 0 ? itemData(currentIndex()).toString() : m_fallback));
+    restoreText();
 }
 
 void PresetPicker::focusOutEvent(QFocusEvent *event)

@@ -6,12 +6,19 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/lessons/lessoncontroller.h"
 #include "ui/lessons/lessonhandout.h"
+#include "ui/lessons/lessonkeys.h"
 #include "ui/lessons/lessonpanel.h"
 #include "ui/lessons/lessonviewfollower.h"
 #include "ui/lessons/presentationwindow.h"
+#include "ui/util/coverlabel.h"
+#include "ui/widgets/comparepanel.h"
+#include "ui/widgets/formulapopup.h"
+#include "ui/widgets/headlinebar.h"
 #include "ui/widgets/measuredialog.h"
+#include "ui/widgets/operatortable.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -20,6 +27,8 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QStatusBar>
+
+#include <algorithm>
 
 namespace memwall::ui {
 
@@ -82,6 +91,8 @@ LessonActions::LessonActions(ScenarioDocument *doc, QMainWindow *window, ChartTa
         a->setStatusTip(a->toolTip());
     window->addAction(m_presentation); // F5 and Esc work with the menu bar hidden too
     window->addAction(m_endLesson);
+    // → ← Space Page Up/Down Home End step a running lesson wherever the focus is in the window (a clicker).
+    qApp->installEventFilter(new LessonKeys(m_controller, window, this));
 
     QList<ChartView *> views;
     for (int i = 0; i < tabs->count(); ++i)
@@ -96,7 +107,14 @@ LessonActions::LessonActions(ScenarioDocument *doc, QMainWindow *window, ChartTa
         // Beside the charts where the window has room for it; in a narrow window (a 1024×768 projector) it takes
         // the place of the first dock on the left, as a tab, so the window need not grow off the screen.
         if (m_dock->isHidden() && !m_dock->isFloating()) {
-            const int need = m_window->minimumSizeHint().width() + m_dock->minimumSizeHint().width();
+            // The headline's width follows the window's (MainWindow): count the room its figures want here.
+            int headline = 0;
+            for (const HeadlineBar *h : m_window->findChildren<HeadlineBar *>())
+                headline = std::max(headline, h->minimumSizeHint().width());
+            const QWidget *central = m_window->centralWidget();
+            const int centralMin = central ? central->minimumSizeHint().width() : 0;
+            const int need = m_window->minimumSizeHint().width() + std::max(0, headline - centralMin) +
+                             m_dock->minimumSizeHint().width();
             m_shared = nullptr;
             if (m_window->width() < need)
                 for (QDockWidget *d : m_window->findChildren<QDockWidget *>())
@@ -115,6 +133,9 @@ LessonActions::LessonActions(ScenarioDocument *doc, QMainWindow *window, ChartTa
         if (m_shared) // the dock the lesson covered comes back to the front
             m_shared->raise();
     });
+    // While a question is open, the window's figures that would answer it are covered, as the chart is.
+    connect(m_controller, &LessonController::progressChanged, this, &LessonActions::hideAnswers);
+    connect(m_controller, &LessonController::finished, this, &LessonActions::hideAnswers);
     connect(m_controller, &LessonController::errorOccurred, this, [this](const QString &message) {
         if (m_window->statusBar())
             m_window->statusBar()->showMessage(message, 10000);
@@ -123,6 +144,37 @@ LessonActions::LessonActions(ScenarioDocument *doc, QMainWindow *window, ChartTa
         window->statusBar()->showMessage(
             tr("Skipped %n lesson(s): %1", nullptr, static_cast<int>(m_loadErrors.size())).arg(m_loadErrors.join("; ")),
             15000);
+}
+
+void LessonActions::hideAnswers()
+{
+    const bool open = m_controller->isRunning() && m_controller->questionOpen();
+    const QString text = open ? tr("Hidden until the answer: press → (or Next).") : QString();
+    QList<QWidget *> figures;
+    for (auto *w : m_window->findChildren<HeadlineBar *>())
+        figures << w;
+    for (auto *w : m_window->findChildren<OperatorTable *>())
+        figures << w;
+    for (auto *w : m_window->findChildren<ComparePanel *>())
+        figures << w;
+    for (QWidget *w : figures) {
+        if (open && w->isAncestorOf(QApplication::focusWidget()))
+            w->clearFocus(); // no key reaches a covered figure (F1 would open its formula)
+        CoverLabel::cover(w, text);
+    }
+    // The formula windows: hidden while the question is open, back once it is answered.
+    if (open) {
+        for (FormulaPopup *p : m_window->findChildren<FormulaPopup *>())
+            if (p->isVisible()) {
+                p->hide();
+                m_hiddenPopups << p;
+            }
+        return;
+    }
+    for (const QPointer<FormulaPopup> &p : std::as_const(m_hiddenPopups))
+        if (p)
+            p->show();
+    m_hiddenPopups.clear();
 }
 
 LessonActions::~LessonActions()

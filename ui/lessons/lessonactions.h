@@ -15,6 +15,7 @@ class QMenu;
 namespace memwall::ui {
 
 class ChartTabs;
+class FormulaPopup;
 class LessonController;
 class LessonPanel;
 class LessonViewFollower;
@@ -70,6 +71,10 @@ public slots:
     void exportLessonPdf(bool questionsOnly);
 
 private:
+    /// Covers the headline, the operator table and the compare panel, and hides the formula windows, while the
+    /// running step's question is open (the chart itself is covered by LessonViewFollower); uncovers them after.
+    void hideAnswers();
+
     ScenarioDocument *m_doc;
     QMainWindow *m_window;
     std::vector<Lesson> m_lessons;
@@ -88,6 +93,7 @@ private:
     LessonViewFollower *m_follower;
     QPointer<QDockWidget> m_shared; ///< the dock the lesson panel shares a tab with in a narrow window, if any
     QPointer<PresentationWindow> m_presentationWindow;
+    QList<QPointer<FormulaPopup>> m_hiddenPopups; ///< formula windows hidden while a question is open
 };
 
 } // namespace memwall::ui

@@ -76,8 +76,8 @@ void FormulaPopup::refresh()
         for (const QString &f : m_fields) {
             const core::Derivation d =
                 core::derive(m_doc->hardware(), m_doc->model(), m_doc->scenario(), m_doc->analysis(), f.toStdString());
-            if (canonical.isEmpty())
-                canonical = qs(d.field);
+            if (canonical.isEmpty()) // what the figure is, in words: the field's key is for `memwall explain`
+                canonical = qs(d.title);
             parts << qs(d.text());
         }
     } catch (const core::DerivationError &) {

@@ -31,10 +31,14 @@ std::vector<OperatorTableModel::Cell> OperatorTableModel::computeCells() const
         cells.push_back({QString::number(op.count, 'g', 6), op.count});
         cells.push_back({formatSiNumber(op.flops), op.flops});
         cells.push_back({formatBytes(op.bytes()), op.bytes()});
-        cells.push_back({formatRatio(op.intensity()), op.intensity()});
+        // An operator that moves no bytes (an embedding look-up counted elsewhere, a kv write of nothing) has no
+        // intensity and nothing to compare with the ridge: "—", not "0.0 FLOP/byte, compute-bound".
+        const bool noBytes = !(op.bytes() > 0);
+        cells.push_back({noBytes ? QStringLiteral("—") : formatRatio(op.intensity()), op.intensity()});
         cells.push_back({formatSeconds(op.timeS), op.timeS});
         cells.push_back({formatPercent(share), share});
-        cells.push_back({qs(toString(op.bound)), qs(toString(op.bound))});
+        cells.push_back(
+            {noBytes ? QStringLiteral("—") : qs(toString(op.bound)), noBytes ? QString() : qs(toString(op.bound))});
     }
     return cells;
 }
@@ -97,6 +101,12 @@ QVariant OperatorTableModel::data(const QModelIndex &index, int role) const
                 .arg(op.bytes(), 0, 'g', 10)
                 .arg(formatBytes(op.weightBytes), formatBytes(op.activationBytes), formatBytes(op.kvBytes));
         case Intensity:
+        case Bound:
+            if (!(op.bytes() > 0))
+                return tr("This operator moves no bytes from memory: it has no arithmetic intensity, and neither "
+                          "compute nor memory bandwidth limits it.");
+            if (index.column() == Bound)
+                return m_cells[cell].exact.toString();
             return tr("%1 FLOP/byte (ridge %2)").arg(op.intensity(), 0, 'g', 6).arg(m_doc->analysis().ridge, 0, 'g', 4);
         case Time: return tr("%1 s, computed in %2").arg(op.timeS, 0, 'g', 6).arg(qs(toString(op.computeType)));
         case Share: return tr("%1 % of the step time").arg(share * 100, 0, 'g', 6);
@@ -106,7 +116,7 @@ QVariant OperatorTableModel::data(const QModelIndex &index, int role) const
         return index.column() >= Count && index.column() <= Share ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                                                                   : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ForegroundRole:
-        if (index.column() == Bound)
+        if (index.column() == Bound && op.bytes() > 0)
             return QBrush(op.bound == core::Bound::Compute ? QColor(0x00, 0x72, 0xB2) : QColor(0xD5, 0x5E, 0x00));
         return {};
     default: return {};
