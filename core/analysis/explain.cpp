@@ -99,9 +99,21 @@ static std::string limitSentence(const HardwareSpec &hw, const ModelShape &model
 
     const Traffic t = traffic(a);
     const double intensity = a.totals.intensity;
+    // The ridge the analysis compared with: with achievable (or explicit) efficiencies, the achievable peak over the
+    // achievable bandwidth, not the datasheet's.
+    const bool derated = a.computeEfficiency != 1.0 || a.memoryEfficiency != 1.0 ||
+                         s.efficiency == EfficiencyMode::Achievable;
     std::string out = "At batch " + formatGrouped(s.batch) + ", " + phasePhrase(s) + " reaches " +
                       formatRatio(intensity) + " FLOP/byte, " + sideOfRidge(intensity, a.ridge) + " the " + hw.name +
-                      "'s ridge at " + formatRatio(a.ridge) + ": ";
+                      "'s " + (derated ? "achievable ridge" : "ridge") + " at " + formatRatio(a.ridge);
+    // The label (and the verdict below) sums the operators' own bounds: a step left of the ridge can still spend most
+    // of its time in compute-bound matmuls (attention's low intensity pulls the average down), and the other way
+    // round. Say so rather than contradict the label.
+    const bool computeBound = a.totals.bound == Bound::Compute;
+    if ((intensity >= a.ridge) != computeBound)
+        out += computeBound ? ", yet its compute-bound operators take most of its time"
+                            : ", yet its memory-bound operators take most of its time";
+    out += ": ";
     const bool decoding = s.phase == Phase::Decode || s.phase == Phase::Generate;
     if (a.totals.bound == Bound::Memory) {
         if (decoding) {

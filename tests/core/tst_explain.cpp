@@ -72,6 +72,28 @@ private slots:
         QVERIFY2(text.contains("compute (989 TFLOP/s fp16) sets the speed."), qPrintable(text));
     }
 
+    void sentenceFollowsTheLabel()
+    {
+        // Llama 3 8B decoding 256 sequences at 512 tokens on an A100: the step averages 111 FLOP/byte, left of the
+        // ridge at 153, yet its weight matmuls (compute-bound at 256 tokens) take most of the time and label it
+        // compute-bound. The sentence must not say "left of the ridge ... so memory sets the speed" beside that label.
+        Scenario s;
+        s.batch = 256;
+        s.context = 512;
+        Analysis a;
+        const QString text = QString::fromStdString(sentence("a100-80gb-sxm", "llama-3-8b", s, &a));
+        QVERIFY(a.totals.bound == Bound::Compute);
+        QVERIFY(a.totals.intensity < a.ridge);
+        QVERIFY2(text.contains("left of the NVIDIA A100") && text.contains("'s ridge at 153, yet its compute-bound "
+                                                                           "operators take most of its time: "),
+                 qPrintable(text));
+        QVERIFY2(text.endsWith("sets the speed.") && text.contains("so compute ("), qPrintable(text));
+        // With achievable efficiency the ridge named is the achievable one.
+        s.efficiency = EfficiencyMode::Achievable;
+        const QString achievable = QString::fromStdString(sentence("a100-80gb-sxm", "llama-3-8b", s, &a));
+        QVERIFY2(achievable.contains("'s achievable ridge at "), qPrintable(achievable));
+    }
+
     void doesNotFit()
     {
         // The product's start state: 138 GB of fp16 weights on an 80 GB H100.
