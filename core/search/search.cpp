@@ -1,5 +1,6 @@
 #include "core/search/search.h"
 
+#include "core/analysis/footprint.h"
 #include "core/util/oneline.h"
 
 #include <algorithm>
@@ -196,7 +197,7 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
             tps.push_back(tp);
     const std::vector<int> pps = powersDividing(m.layers, space.maxDevices);
     const std::vector<int> eps = m.isMoe() ? powersDividing(m.experts, space.maxDevices) : std::vector<int>{1};
-    const double params = static_cast<double>(paramCount(m).total);
+    const ParamCounts params = paramCount(m);
 
     // Tensor and expert parallelism exchange activations in every layer, so they stay inside one scale-up domain (the
     // link's max_devices, where the preset gives it); pipeline stages and replicas may span domains.
@@ -240,8 +241,9 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
             s.weights = precisions[job.precision].weights;
             s.activations = precisions[job.precision].activations;
             s.kv = kvFormats[job.kv];
-            // Weights alone, spread as thinly as this split allows, must fit: else no batch or replica count helps.
-            bool fits = params * s.weights.bytesPerWeight() / modelDevices <= capacity;
+            // Weights alone, as the analysis holds them on a device of this split (the routed experts at their own
+            // format), must fit: else no batch or replica count helps.
+            bool fits = weightsPerDevice(m, params, s) <= capacity;
             std::vector<std::optional<Analysis>> chunkAnalyses(chunks.size());
             int replicaCounts = 0; // dp = 1, 2, 4, ... within the budget
             for (int dp = 1; modelDevices * dp <= space.maxDevices; dp *= 2)
