@@ -199,6 +199,12 @@ ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, c
 
 bool offloads(const Scenario &s) { return s.kvOffload != KvOffload::None || s.weightOffload != KvOffload::None; }
 
+bool servesPlainly(const Scenario &s)
+{
+    return s.speculativeK <= 0 && s.chunkedPrefill <= 0 && !(s.prefillDevices > 0 && s.decodeDevices > 0) &&
+           !offloads(s);
+}
+
 OffloadReport offload(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
 {
     OffloadReport o;
@@ -472,6 +478,9 @@ ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario 
         c.usdPerMillionTokens = usdPerMillionTokens(c.usdPerDeviceHour, generated / e2eS / devices);
         out.cost = c;
     }
+    out.served = servedRequest(s, out);
+    if (servesPlainly(s))
+        out.served.e2eS = r.e2eS; // the analysis' own sum, not ttft + (output - 1) x tpot rounded again
     return out;
 }
 

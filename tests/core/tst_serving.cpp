@@ -14,6 +14,7 @@
 //   J/token = 700 x 8 x e2e / (batch x output).
 // Cost: $3.99 per device-hour: $/million tokens = 3.99 x 8 / 3,600 x e2e / (batch x output) x 1e6.
 #include "core/analysis/serving.h"
+#include "core/io/analysisjson.h"
 #include "core/io/presets.h"
 
 #include <QtTest>
@@ -44,6 +45,7 @@ private slots:
     void achievableChunkedStepIsNoFasterThanDecode_data();
     void achievableChunkedStepIsNoFasterThanDecode();
     void achievableOffloadIsNoFasterThanInMemory();
+    void requestIsTheWayOfServingAskedFor();
 
 private:
     PresetLibrary m_lib;
@@ -498,9 +500,12 @@ void TestServing::achievableChunkedStepIsNoFasterThanDecode_data()
     QTest::addColumn<QString>("activations");
     QTest::addColumn<int>("chunk");
     QTest::addColumn<int>("batch");
-    QTest::newRow("H100 fp16, chunk 16, batch 16") << "h100-sxm" << "fp16" << 16 << 16;
-    QTest::newRow("H100 fp8 dynamic scales, chunk 8, batch 1") << "h100-sxm" << "fp8" << 8 << 1;
-    QTest::newRow("H100 fp16, chunk 512, batch 64") << "h100-sxm" << "fp16" << 512 << 64;
+    QTest::newRow("H100 fp16, chunk 16, batch 16") << "h100-sxm"
+                                                   << "fp16" << 16 << 16;
+    QTest::newRow("H100 fp8 dynamic scales, chunk 8, batch 1") << "h100-sxm"
+                                                               << "fp8" << 8 << 1;
+    QTest::newRow("H100 fp16, chunk 512, batch 64") << "h100-sxm"
+                                                    << "fp16" << 512 << 64;
 }
 
 void TestServing::achievableChunkedStepIsNoFasterThanDecode()
@@ -545,6 +550,33 @@ void TestServing::achievableOffloadIsNoFasterThanInMemory()
     const OffloadReport some = offload(h100, model("llama-3-70b"), s);
     QVERIFY(some.stepS < some.stepInMemoryS); // the link adds its bandwidth to HBM's
     QVERIFY(some.stepS >= some.stepInMemoryS - 0.01 * kvRead / a.bandwidth * (1 + 1e-12));
+}
+
+// Issue #37: the request's figures in the report are those of the way of serving asked for. With chunked prefill the
+// first token comes after ceil(seq / chunk) mixed steps and every token after a mixed step: the plain request's
+// figures stay in the chunked-prefill part (decode_step_s) and in the plain request of the timeline.
+void TestServing::requestIsTheWayOfServingAskedFor()
+{
+    Scenario s = llama70OnH100();
+    s.chunkedPrefill = 512;
+    const ServingReport r = serve(hw("h100-sxm"), model("llama-3-70b"), s);
+    QVERIFY(r.chunkedPrefill);
+    const ServedRequest q = servedRequest(s, r);
+    QCOMPARE(r.served.ttftS, q.ttftS);
+    QCOMPARE(r.served.tpotS, q.tpotS);
+    QCOMPARE(r.served.ttftS, r.chunkedPrefill->ttftS);
+    QCOMPARE(r.served.tpotS, r.chunkedPrefill->mixedStepS);
+    QVERIFY(r.served.tpotS > r.request.tpotS); // the plain request, for comparison
+    const nlohmann::json j = servingToJson(r);
+    QCOMPARE(j.at("request").at("ttft_s").get<double>(), r.chunkedPrefill->ttftS);
+    QCOMPARE(j.at("request").at("tpot_s").get<double>(), r.chunkedPrefill->mixedStepS);
+    QCOMPARE(j.at("request").at("e2e_s").get<double>(), q.e2eS);
+    QCOMPARE(j.at("request").at("tokens_per_s_per_user").get<double>(), 1 / q.tpotS);
+    QCOMPARE(j.at("request").at("plain_tpot_s").get<double>(), r.request.tpotS);
+    // Served plainly, the request is the plain one.
+    s.chunkedPrefill = 0;
+    const ServingReport plain = serve(hw("h100-sxm"), model("llama-3-70b"), s);
+    QCOMPARE(servingToJson(plain).at("request").at("tpot_s").get<double>(), plain.request.tpotS);
 }
 
 } // namespace memwall::core
