@@ -327,9 +327,9 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
 {
     checkCombination(hw, m, s);
     Analysis a;
-    a.params = paramCount(m);
     Ctx c{hw, m, s};
     deriveShapes(c);
+    a.params = paramCount(m, c.groups);
     a.computeEfficiency = c.roofs.computeEfficiency;
     a.memoryEfficiency = c.roofs.memoryEfficiency;
     a.matmulType = c.roofs.matmulType;

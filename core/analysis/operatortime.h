@@ -74,7 +74,7 @@ inline bool embeddingMatmul(std::string_view name) { return name == "lm_head" ||
 /// FLOPs, an equivalent square size of cbrt(mnk)), the memory side with a matmul's weight bytes at the weight
 /// bandwidth (16-bit embeddings' at the main memory's); then a
 /// kernel launch per execution and the quantize kernels of its input. Inline: analyze() calls it for every operator.
-inline OperatorTime timeOperator(const OperatorRoofs &r, const OperatorWork &w)
+[[gnu::always_inline]] inline OperatorTime timeOperator(const OperatorRoofs &r, const OperatorWork &w)
 {
     OperatorTime t;
     const bool tensorCore = w.cls == OpClass::Matmul || w.cls == OpClass::Attention;

@@ -1,5 +1,7 @@
 #include "core/analysis/serving.h"
 
+#include "core/analysis/operatortime.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string_view>
@@ -21,11 +23,13 @@ Scenario decodeAt(const Scenario &s, int64_t context)
 /// The context of the mean decode step of the request: the prompt and half the tokens generated after the first.
 int64_t meanContext(const Scenario &s) { return s.seq + (s.output - 1) / 2; }
 
-/// Time of one operator whose FLOPs and bytes changed, on the roofline the analysis used.
-double opTime(const HardwareSpec &hw, const Analysis &a, DType computeType, double flops, double bytes)
+/// The time of `op` with the offloaded shares of its KV cache (`kvShare`) and weights (`weightShare`) read from
+/// elsewhere: what it does in main memory, timed as analyze() times an operator.
+double inMemoryTime(const OperatorRoofs &roofs, Operator op, double kvShare, double weightShare)
 {
-    const double peak = hw.peak(computeType) * a.computeEfficiency;
-    return std::max(peak > 0 ? flops / peak : 0.0, bytes / a.bandwidth);
+    op.kvBytes -= kvShare * op.kvBytes;
+    op.weightBytes -= weightShare * op.weightBytes;
+    return timeOperator(roofs, op).timeS;
 }
 
 /// The largest power of two up to `limit` that the draft model's heads, KV heads and FFN allow.
@@ -149,6 +153,8 @@ ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, c
         }
         return nullptr;
     };
+    // Both passes' operators are timed on the roofs of the decode step (the chunk's differ only in phase and batch).
+    const OperatorRoofs roofs = operatorRoofs(hw, mean);
     double mixed = 0, flops = 0, bytes = 0;
     for (const Operator &op : dec.operators) {
         const Operator *match = find(op.name);
@@ -158,14 +164,18 @@ ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, c
             bytes += op.bytes();
             continue;
         }
+        // One kernel over both, as many times as the decode step runs it: the weights are read once, the rest of the
+        // traffic, the work and the input to quantize add up.
         const Operator &c = *match;
-        // One kernel over both: the weights are read once, the rest of the traffic and the work add up.
-        const double f = op.flops + c.flops;
-        const double b =
-            std::max(op.weightBytes, c.weightBytes) + op.activationBytes + c.activationBytes + op.kvBytes + c.kvBytes;
-        mixed += opTime(hw, dec, op.computeType, f, b);
-        flops += f;
-        bytes += b;
+        Operator both = op;
+        both.flops = op.flops + c.flops;
+        both.weightBytes = std::max(op.weightBytes, c.weightBytes);
+        both.activationBytes = op.activationBytes + c.activationBytes;
+        both.kvBytes = op.kvBytes + c.kvBytes;
+        both.quantizedInput = op.quantizedInput + c.quantizedInput * c.count / op.count;
+        mixed += timeOperator(roofs, both).timeS;
+        flops += both.flops;
+        bytes += both.bytes();
     }
     for (std::size_t i = 0; i < pre.operators.size(); ++i) {
         if (matched[i])
@@ -188,6 +198,12 @@ ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, c
 }
 
 bool offloads(const Scenario &s) { return s.kvOffload != KvOffload::None || s.weightOffload != KvOffload::None; }
+
+bool servesPlainly(const Scenario &s)
+{
+    return s.speculativeK <= 0 && s.chunkedPrefill <= 0 && !(s.prefillDevices > 0 && s.decodeDevices > 0) &&
+           !offloads(s);
+}
 
 OffloadReport offload(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
 {
@@ -240,10 +256,10 @@ OffloadReport offload(const HardwareSpec &hw, const ModelShape &m, const Scenari
     o.mainMemoryBytes = a.memory.total() - o.offloadedBytes - o.offloadedWeightBytes;
     o.fitsMainMemory = o.mainMemoryBytes <= capacity;
 
+    const OperatorRoofs roofs = operatorRoofs(hw, step);
     double inMemory = 0, kvRead = 0, weightRead = 0;
     for (const Operator &op : a.operators) {
-        inMemory += opTime(hw, a, op.computeType, op.flops,
-                           op.bytes() - o.fraction * op.kvBytes - o.weightFraction * op.weightBytes);
+        inMemory += inMemoryTime(roofs, op, o.fraction, o.weightFraction);
         kvRead += op.kvBytes;
         weightRead += op.weightBytes;
     }
@@ -276,9 +292,9 @@ OffloadReport offload(const HardwareSpec &hw, const ModelShape &m, const Scenari
     pf.phase = Phase::Prefill;
     const Analysis p = analyze(hw, m, pf);
     double prefillInMemory = 0, prefillWeightRead = 0;
+    const OperatorRoofs prefillRoofs = operatorRoofs(hw, pf);
     for (const Operator &op : p.operators) {
-        prefillInMemory += opTime(hw, p, op.computeType, op.flops,
-                                  op.bytes() - o.fraction * op.kvBytes - o.weightFraction * op.weightBytes);
+        prefillInMemory += inMemoryTime(prefillRoofs, op, o.fraction, o.weightFraction);
         prefillWeightRead += op.weightBytes;
     }
     double prefillLinkS = 0;
@@ -462,6 +478,9 @@ ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario 
         c.usdPerMillionTokens = usdPerMillionTokens(c.usdPerDeviceHour, generated / e2eS / devices);
         out.cost = c;
     }
+    out.served = servedRequest(s, out);
+    if (servesPlainly(s))
+        out.served.e2eS = r.e2eS; // the analysis' own sum, not ttft + (output - 1) x tpot rounded again
     return out;
 }
 

@@ -133,10 +133,28 @@ struct CostReport
     double usdPerMillionTokens = 0;
 };
 
+/// The scenario's request as its serving options run it: the figures the search ranks and `analyze` reports.
+/// - TTFT: disaggregated, the prefill pool's (prefill + KV transfer); with chunked prefill, ceil(seq / chunk) mixed
+///   steps; offloaded, the prefill with the offloaded weights streamed in; else the prompt's prefill.
+/// - A decode step: the plain one (at the mean context), or with chunked prefill the mixed step; x the offload's
+///   slowdown, and / the speculative speed-up (tokens come E at a time for verify + K drafts).
+/// - End to end: TTFT + (output - 1) decode steps. Tokens/s per device: disaggregated, the slower pool's
+///   requests/s x output / (P + D) devices; else batch x output / end to end / (tp x pp x ep x dp), and with chunked
+///   prefill at most chunk / seq admitted prompts x output tokens per mixed step (one chunk a step is all the
+///   prompts a replica can take in, however large its batch).
+struct ServedRequest
+{
+    double ttftS = 0, tpotS = 0, e2eS = 0;
+    double tokensPerSPerDevice = 0;
+    int devices = 1;
+};
 /// The serving figures of a scenario, beyond one step's analysis.
 struct ServingReport
 {
-    RequestTimeline request;
+    RequestTimeline request; ///< the request served plainly (prefill, then decode steps): the timeline's "plain" curve
+    /// The request as the scenario's serving options run it (servedRequest()): what `analyze --json` reports as its
+    /// `request` and the window's headline shows. serve() fills it; serveRequest() leaves it for the caller.
+    ServedRequest served;
     std::optional<SpeculativeReport> speculative;       ///< speculative_k > 0
     std::optional<ChunkedPrefillReport> chunkedPrefill; ///< chunked_prefill > 0
     std::optional<DisaggregationReport> disaggregation; ///< disaggregate P:D
@@ -174,24 +192,12 @@ std::optional<KvLink> kvTransferLink(const HardwareSpec &hw);
 DisaggregationReport disaggregate(const KvLink &link, const Scenario &s, double prefillS, double decodeTpotS,
                                   const KvCache &kv, bool listSplits = true);
 
-/// The scenario's request as its serving options run it: the figures the search ranks and `analyze` reports.
-/// - TTFT: disaggregated, the prefill pool's (prefill + KV transfer); with chunked prefill, ceil(seq / chunk) mixed
-///   steps; offloaded, the prefill with the offloaded weights streamed in; else the prompt's prefill.
-/// - A decode step: the plain one (at the mean context), or with chunked prefill the mixed step; x the offload's
-///   slowdown, and / the speculative speed-up (tokens come E at a time for verify + K drafts).
-/// - End to end: TTFT + (output - 1) decode steps. Tokens/s per device: disaggregated, the slower pool's
-///   requests/s x output / (P + D) devices; else batch x output / end to end / (tp x pp x ep x dp), and with chunked
-///   prefill at most chunk / seq admitted prompts x output tokens per mixed step (one chunk a step is all the
-///   prompts a replica can take in, however large its batch).
-struct ServedRequest
-{
-    double ttftS = 0, tpotS = 0, e2eS = 0;
-    double tokensPerSPerDevice = 0;
-    int devices = 1;
-};
 OffloadReport offload(const HardwareSpec &hw, const ModelShape &m, const Scenario &s);
 /// True when the scenario offloads anything (kv_offload or weight_offload not none).
 bool offloads(const Scenario &s);
+/// True when the scenario asks for no serving option (speculative decoding, chunked prefill, disaggregation,
+/// offload): its request is then the plain one.
+bool servesPlainly(const Scenario &s);
 
 /// A whole serving step as a point on the roofline: FLOPs per device over its time, at its intensity.
 struct ServingStep

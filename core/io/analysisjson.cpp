@@ -112,10 +112,16 @@ Scenario scenarioFromJson(const json &j, const std::string &file)
 json servingToJson(const ServingReport &r)
 {
     json j;
-    j["request"] = {{"ttft_s", r.request.ttftS},
-                    {"tpot_s", r.request.tpotS},
-                    {"e2e_s", r.request.e2eS},
-                    {"tokens_per_s_per_user", r.request.tokensPerSPerUser},
+    // The request as the scenario's serving options run it; the plain request's figures beside it (and its decode
+    // steps, which the other ways scale).
+    const ServedRequest &q = r.served;
+    j["request"] = {{"ttft_s", q.ttftS},
+                    {"tpot_s", q.tpotS},
+                    {"e2e_s", q.e2eS},
+                    {"tokens_per_s_per_user", q.tpotS > 0 ? 1.0 / q.tpotS : 0.0},
+                    {"plain_ttft_s", r.request.ttftS},
+                    {"plain_tpot_s", r.request.tpotS},
+                    {"plain_e2e_s", r.request.e2eS},
                     {"decode_steps", {{"token", r.request.stepToken}, {"time_s", r.request.stepS}}}};
     j["speculative"] = nullptr;
     if (const auto &sp = r.speculative)

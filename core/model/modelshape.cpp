@@ -226,7 +226,9 @@ double cachedElements(const ModelShape &m, const LayerGroups &groups, double tok
     return e;
 }
 
-ParamCounts paramCount(const ModelShape &m)
+ParamCounts paramCount(const ModelShape &m) { return paramCount(m, layerGroups(m)); }
+
+ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
 {
     const int64_t h = m.hidden;
     const int64_t normParams = m.norm == NormKind::LayerNorm && m.normBias ? 2 * h : h;
@@ -259,7 +261,7 @@ ParamCounts paramCount(const ModelShape &m)
         return b.moe ? mixer + expert * experts + shared + router + norms
                      : mixer + ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn) + norms;
     };
-    for (const LayerGroup &g : layerGroups(m)) {
+    for (const LayerGroup &g : groups) {
         p.layers += g.count * layer(g.block, m.experts);
         p.layersActive += g.count * layer(g.block, m.activeExperts);
         p.routed += g.block.moe ? g.count * expert * m.experts : 0;

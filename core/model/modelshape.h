@@ -250,6 +250,8 @@ struct ParamCounts
     int64_t active = 0; ///< parameters one token touches (MoE: activeExperts of experts)
 };
 ParamCounts paramCount(const ModelShape &m);
+/// The same from the model's layerGroups(), when the caller has them (analyze() does).
+ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups);
 
 /// What is wrong with a shape: one line naming the fields and values, and the fields it is about (keys of the
 /// preset schema, the one to change first), so that an editor marks them without reading the line.

@@ -1,5 +1,6 @@
 #include "core/search/search.h"
 
+#include "core/analysis/footprint.h"
 #include "core/util/format.h"
 #include "core/util/oneline.h"
 
@@ -187,7 +188,7 @@ struct Plan
     std::vector<int> ks;
     std::vector<int64_t> chunks;
     std::vector<Job> jobs;
-    double params = 0;
+    ParamCounts params; ///< the model's, for the fit check (weightsPerDevice())
     uint64_t configurations = 0; ///< what `evaluated` will be
 };
 
@@ -266,7 +267,7 @@ Plan makePlan(const ModelShape &m, const SearchSpace &space)
             tps.push_back(tp);
     const std::vector<int> pps = powersDividing(m.layers, space.maxDevices);
     const std::vector<int> eps = m.isMoe() ? powersDividing(m.experts, space.maxDevices) : std::vector<int>{1};
-    plan.params = static_cast<double>(paramCount(m).total);
+    plan.params = paramCount(m);
 
     // Tensor and expert parallelism exchange activations in every layer, so they stay inside one scale-up domain (the
     // link's max_devices, where the preset gives it); pipeline stages and replicas may span domains.
@@ -311,7 +312,7 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
     const auto &ks = plan.ks;
     const auto &chunks = plan.chunks;
     const auto &jobs = plan.jobs;
-    const double params = plan.params;
+    const ParamCounts &params = plan.params;
     SearchCandidates out;
     out.efficiency = base.efficiency;
     out.withCost = space.usdPerDeviceHour.has_value() ||
@@ -365,8 +366,9 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
             s.weights = precisions[job.precision].weights;
             s.activations = precisions[job.precision].activations;
             s.kv = kvFormats[job.kv];
-            // Weights alone, spread as thinly as this split allows, must fit: else no batch or replica count helps.
-            bool fits = params * s.weights.bytesPerWeight() / modelDevices <= capacity;
+            // Weights alone, as the analysis holds them on a device of this split (the routed experts at their own
+            // format), must fit: else no batch or replica count helps.
+            bool fits = weightsPerDevice(m, params, s) <= capacity;
             std::vector<std::optional<Analysis>> chunkAnalyses(chunks.size());
             const int replicaCounts = job.replicaCounts;
             const auto emit = [&](const Scenario &v, const ServedRequest &q, int replicas) {

@@ -266,8 +266,11 @@ private slots:
             QVERIFY(p.value("tpot_floor_s").toDouble() < p.value("tpot_s").toDouble());
             QCOMPARE(p.value("phase").toString(), QString("generate"));
             QCOMPARE(p.value("efficiency").toString(), QString("achievable"));
-            QCOMPARE(p.value("devices").toInt(),
-                     p.value("tp").toInt() * p.value("pp").toInt() * p.value("ep").toInt() * p.value("dp").toInt());
+            // A copy's devices times its replicas; disaggregated, both pools ("51:13": 64 devices).
+            const QStringList pools = p.value("disaggregate").toString().split(QLatin1Char(':'));
+            QCOMPARE(p.value("devices").toInt(), pools.size() == 2 ? pools[0].toInt() + pools[1].toInt()
+                                                                   : p.value("tp").toInt() * p.value("pp").toInt() *
+                                                                         p.value("ep").toInt() * p.value("dp").toInt());
             QVERIFY(p.value("tokens_per_s_per_user").toDouble() >= lastPerUser);
             lastPerUser = p.value("tokens_per_s_per_user").toDouble();
         }

@@ -192,6 +192,7 @@ private slots:
     void badSpacesAreRefused();
     void workerExceptionIsThrownAfterEveryThreadStops();
     void spaceAboveTheLimitIsRefusedBeforeSearching();
+    void expertWeightsDecideTheFit();
 
 private:
     PresetLibrary m_lib;
@@ -629,6 +630,34 @@ void TestSearch::spaceAboveTheLimitIsRefusedBeforeSearching()
         huge.speculativeKs.push_back(k);
     QVERIFY(searchConfigurations(model("llama-2-7b"), huge) > kDefaultMaxSearchConfigurations);
     QVERIFY_THROWS_EXCEPTION(AnalysisError, searchCandidates(model("llama-2-7b"), huge));
+}
+
+// Issue #37: the search's fit check counts the weights as analyze() does, the routed experts at expert_weights.
+// gpt-oss-20b in BF16 holds about 42 GB of weights (20.9 G parameters x 2 B): not on one 24 GB RTX 4090. With its
+// experts in MXFP4 (4 bits and one 8-bit scale per 32: 4.25 bits a weight) analyze() says it fits; the search must
+// offer it, and must not offer it without them.
+void TestSearch::expertWeightsDecideTheFit()
+{
+    const ModelShape &m = model("gpt-oss-20b");
+    SearchSpace space = smallSpace({"rtx-4090"}, 1);
+    space.precisions = {*searchPrecisionFromString("fp16")};
+    space.kvFormats = {DType::FP16};
+    space.batches = {1};
+    space.speculativeKs = {0};
+    space.prefillChunks = {0};
+    space.disaggregate = false;
+    Scenario s = searchBase(space.base);
+    QVERIFY(!analyze(hw("rtx-4090"), m, s).memory.fits);
+    QVERIFY(searchCandidates(m, space).points.empty());
+    space.base.expertWeights = *weightFormatFromString("mxfp4");
+    s = searchBase(space.base);
+    QVERIFY(s.expertWeights.has_value());
+    const Analysis a = analyze(hw("rtx-4090"), m, s);
+    QVERIFY(a.memory.fits);
+    const SearchCandidates c = searchCandidates(m, space);
+    QCOMPARE(c.points.size(), std::size_t(1));
+    QCOMPARE(c.point(0).scenario.expertWeights.has_value(), true);
+    QVERIFY(std::abs(c.point(0).tpotS / analyze(hw("rtx-4090"), m, s).phases.tpotS - 1) < 1e-12);
 }
 
 } // namespace memwall::core

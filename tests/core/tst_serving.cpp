@@ -14,6 +14,7 @@
 //   J/token = 700 x 8 x e2e / (batch x output).
 // Cost: $3.99 per device-hour: $/million tokens = 3.99 x 8 / 3,600 x e2e / (batch x output) x 1e6.
 #include "core/analysis/serving.h"
+#include "core/io/analysisjson.h"
 #include "core/io/presets.h"
 
 #include <QtTest>
@@ -41,6 +42,10 @@ private slots:
     void badCombinationsAreRefused();
     void timelineCurvesByHand();
     void timelineCurvesOfARequest();
+    void achievableChunkedStepIsNoFasterThanDecode_data();
+    void achievableChunkedStepIsNoFasterThanDecode();
+    void achievableOffloadIsNoFasterThanInMemory();
+    void requestIsTheWayOfServingAskedFor();
 
 private:
     PresetLibrary m_lib;
@@ -483,6 +488,95 @@ void TestServing::timelineCurvesOfARequest()
     QVERIFY(c[1].timeS.back() < c[0].timeS.back());
     QCOMPARE(c[2].id, std::string("chunked_prefill"));
     QCOMPARE(c[2].firstTokenS, r.chunkedPrefill->ttftS);
+}
+
+// Issue #37: with achievable efficiency every operator pays a kernel launch, its GEMM's measured fraction (by size)
+// and, with FP8 activations and dynamic scales, its input's quantize kernels. A mixed step of chunked prefill runs
+// the decode step's operators with a chunk's tokens added to each, so it cannot be faster than the decode step alone
+// (nor than the chunk alone); a re-timing that skipped those terms made it faster at small chunks.
+void TestServing::achievableChunkedStepIsNoFasterThanDecode_data()
+{
+    QTest::addColumn<QString>("device");
+    QTest::addColumn<QString>("activations");
+    QTest::addColumn<int>("chunk");
+    QTest::addColumn<int>("batch");
+    QTest::newRow("H100 fp16, chunk 16, batch 16") << "h100-sxm"
+                                                   << "fp16" << 16 << 16;
+    QTest::newRow("H100 fp8 dynamic scales, chunk 8, batch 1") << "h100-sxm"
+                                                               << "fp8" << 8 << 1;
+    QTest::newRow("H100 fp16, chunk 512, batch 64") << "h100-sxm"
+                                                    << "fp16" << 512 << 64;
+}
+
+void TestServing::achievableChunkedStepIsNoFasterThanDecode()
+{
+    QFETCH(QString, device);
+    QFETCH(QString, activations);
+    QFETCH(int, chunk);
+    QFETCH(int, batch);
+    Scenario s = llama70OnH100();
+    s.efficiency = EfficiencyMode::Achievable;
+    s.activations = *dtypeFromString(activations.toStdString());
+    s.activationScales = ActivationScales::Dynamic;
+    s.chunkedPrefill = chunk;
+    s.batch = batch;
+    const ChunkedPrefillReport cp = chunkPrefill(hw(device.toLatin1().constData()), model("llama-3-70b"), s);
+    QVERIFY2(cp.mixedStepS >= cp.decodeStepS,
+             qPrintable(QStringLiteral("mixed %1 s < decode %2 s").arg(cp.mixedStepS).arg(cp.decodeStepS)));
+    QVERIFY2(cp.mixedStepS >= cp.chunkAloneS,
+             qPrintable(QStringLiteral("mixed %1 s < chunk %2 s").arg(cp.mixedStepS).arg(cp.chunkAloneS)));
+}
+
+// The same for offload: what stays in main memory is timed as analyze() times it, so offloading nothing gives the
+// step in memory exactly, and offloading 1 % of the cache saves at most the time HBM took to read that 1 % (the link
+// streams it meanwhile); launches and the GEMMs' measured rates stay.
+void TestServing::achievableOffloadIsNoFasterThanInMemory()
+{
+    Scenario s = llama70OnH100();
+    s.phase = Phase::Decode;
+    s.context = 4096;
+    s.efficiency = EfficiencyMode::Achievable;
+    s.kvOffload = KvOffload::Host;
+    s.kvOffloadFraction = 0.0;
+    const HardwareSpec &h100 = hw("h100-sxm");
+    const OffloadReport none = offload(h100, model("llama-3-70b"), s);
+    QVERIFY(std::abs(none.stepS / none.stepInMemoryS - 1) < 1e-12);
+    QVERIFY(std::abs(none.stepInMemoryS - analyze(h100, model("llama-3-70b"), s).totals.timeS) < 1e-15);
+    s.kvOffloadFraction = 0.01;
+    const Analysis a = analyze(h100, model("llama-3-70b"), s);
+    double kvRead = 0;
+    for (const Operator &op : a.operators)
+        kvRead += op.kvBytes;
+    const OffloadReport some = offload(h100, model("llama-3-70b"), s);
+    QVERIFY(some.stepS < some.stepInMemoryS); // the link adds its bandwidth to HBM's
+    QVERIFY(some.stepS >= some.stepInMemoryS - 0.01 * kvRead / a.bandwidth * (1 + 1e-12));
+}
+
+// Issue #37: the request's figures in the report are those of the way of serving asked for. With chunked prefill the
+// first token comes after ceil(seq / chunk) mixed steps and every token after a mixed step: the plain request's
+// figures stay in the chunked-prefill part (decode_step_s) and in the plain request of the timeline.
+void TestServing::requestIsTheWayOfServingAskedFor()
+{
+    Scenario s = llama70OnH100();
+    s.chunkedPrefill = 512;
+    const ServingReport r = serve(hw("h100-sxm"), model("llama-3-70b"), s);
+    QVERIFY(r.chunkedPrefill);
+    const ServedRequest q = servedRequest(s, r);
+    QCOMPARE(r.served.ttftS, q.ttftS);
+    QCOMPARE(r.served.tpotS, q.tpotS);
+    QCOMPARE(r.served.ttftS, r.chunkedPrefill->ttftS);
+    QCOMPARE(r.served.tpotS, r.chunkedPrefill->mixedStepS);
+    QVERIFY(r.served.tpotS > r.request.tpotS); // the plain request, for comparison
+    const nlohmann::json j = servingToJson(r);
+    QCOMPARE(j.at("request").at("ttft_s").get<double>(), r.chunkedPrefill->ttftS);
+    QCOMPARE(j.at("request").at("tpot_s").get<double>(), r.chunkedPrefill->mixedStepS);
+    QCOMPARE(j.at("request").at("e2e_s").get<double>(), q.e2eS);
+    QCOMPARE(j.at("request").at("tokens_per_s_per_user").get<double>(), 1 / q.tpotS);
+    QCOMPARE(j.at("request").at("plain_tpot_s").get<double>(), r.request.tpotS);
+    // Served plainly, the request is the plain one.
+    s.chunkedPrefill = 0;
+    const ServingReport plain = serve(hw("h100-sxm"), model("llama-3-70b"), s);
+    QCOMPARE(servingToJson(plain).at("request").at("tpot_s").get<double>(), plain.request.tpotS);
 }
 
 } // namespace memwall::core

@@ -276,10 +276,21 @@ void HeadlineBar::refresh()
     switch (s.phase) {
     case Phase::Decode: m_time.set(time, tr("per token (per decode step)")); break;
     case Phase::Prefill: m_time.set(time, tr("time to first token (prefill)")); break;
-    case Phase::Generate:
-        m_time.set(tr("%1 + %2/token").arg(seconds(a.phases.ttftS), seconds(a.phases.tpotS)),
-                   tr("first token, then each token · %1 in all").arg(seconds(a.phases.e2eS)));
+    case Phase::Generate: {
+        // With a serving option (chunked prefill, speculative decoding, disaggregation, offload) the request as it
+        // runs that way: the figures `analyze --json` gives as its request.
+        ServedRequest q{a.phases.ttftS, a.phases.tpotS, a.phases.e2eS, 0, 1};
+        if (!servesPlainly(s) && m_doc->analysisError().isEmpty()) {
+            try {
+                q = serve(m_doc->hardware(), m_doc->model(), s, m_doc->presets().draftModel(s)).served;
+            } catch (const std::exception &) {
+                // The plain request; the timeline chart says why the serving option cannot run.
+            }
+        }
+        m_time.set(tr("%1 + %2/token").arg(seconds(q.ttftS), seconds(q.tpotS)),
+                   tr("first token, then each token · %1 in all").arg(seconds(q.e2eS)));
         break;
+    }
     case Phase::Encode: m_time.set(time, tr("per batch (encode)")); break;
     case Phase::Train: m_time.set(time, tr("per training step")); break;
     }
