@@ -46,6 +46,11 @@ set(CPACK_DEBIAN_PACKAGE_SECTION "science")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 # The Qt modules loaded at run time; dpkg-shlibdeps (when present) adds the exact library versions it finds.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libqt6widgets6, libqt6charts6, libqt6svg6, libqt6printsupport6, qt6-qpa-plugins")
+# The Python module (lib/python3/dist-packages/memwall) is for Debian's python3; numpy gives its sweeps as arrays.
+if(MEMWALL_PYTHON)
+  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", python3")
+  set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-numpy")
+endif()
 find_program(MEMWALL_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(MEMWALL_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
