@@ -101,8 +101,8 @@ static std::string limitSentence(const HardwareSpec &hw, const ModelShape &model
     const double intensity = a.totals.intensity;
     // The ridge the analysis compared with: with achievable (or explicit) efficiencies, the achievable peak over the
     // achievable bandwidth, not the datasheet's.
-    const bool derated = a.computeEfficiency != 1.0 || a.memoryEfficiency != 1.0 ||
-                         s.efficiency == EfficiencyMode::Achievable;
+    const bool derated =
+        a.computeEfficiency != 1.0 || a.memoryEfficiency != 1.0 || s.efficiency == EfficiencyMode::Achievable;
     std::string out = "At batch " + formatGrouped(s.batch) + ", " + phasePhrase(s) + " reaches " +
                       formatRatio(intensity) + " FLOP/byte, " + sideOfRidge(intensity, a.ridge) + " the " + hw.name +
                       "'s " + (derated ? "achievable ridge" : "ridge") + " at " + formatRatio(a.ridge);

@@ -188,7 +188,7 @@ struct Plan
     std::vector<int> ks;
     std::vector<int64_t> chunks;
     std::vector<Job> jobs;
-    ParamCounts params; ///< the model's, for the fit check (weightsPerDevice())
+    ParamCounts params;          ///< the model's, for the fit check (weightsPerDevice())
     uint64_t configurations = 0; ///< what `evaluated` will be
 };
 
