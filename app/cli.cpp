@@ -143,7 +143,7 @@ double parseReal(const std::string &opt, const std::string &text, double min, do
 ScenarioFile resolveScenario(const CommandLine &cl, const PresetLibrary &lib)
 {
     try {
-        return assembleScenario({cl.hardware, cl.model, cl.modelConfig, cl.scenarioFile}, cl.overrides, lib);
+        return assembleScenario({cl.hardware, cl.model, cl.modelConfig, cl.scenarioFile, {}}, cl.overrides, lib);
     } catch (const RequestError &e) {
         throw UsageError(e.what());
     }

@@ -144,23 +144,10 @@ ScenarioFile assemble(const Request &r, const PresetLibrary &lib)
     settings.reserve(r.options.size());
     for (const auto &[key, text] : r.options)
         settings.push_back(parseSetting(optionByKey(key), text));
-    if (!r.scenarioJson)
-        return assembleScenario(r.source, settings, lib);
-    // A Scenario object: its file's content, then the request's device, model and options over it.
-    ScenarioFile f = scenarioFileFromJson(json::parse(*r.scenarioJson), "<Scenario>", lib);
-    ScenarioSource rest = r.source;
-    if (rest.hardware)
-        f.hardware = assembleScenario({rest.hardware, {}, {}, {}}, {}, lib).hardware, f.hardwareInline = false;
-    if (rest.model || rest.modelConfig) {
-        const ScenarioFile m = assembleScenario({{}, rest.model, rest.modelConfig, {}}, {}, lib);
-        f.model = m.model;
-        f.modelInline = m.modelInline;
-    }
-    for (const auto &[option, v] : settings)
-        option->set(f.scenario, f.whatIf, v);
-    if (auto e = validate(f.scenario); !e.empty())
-        throw RequestError("", e);
-    return f;
+    ScenarioSource source = r.source;
+    if (r.scenarioJson)
+        source.scenarioJson = parseJson(*r.scenarioJson, "<Scenario>");
+    return assembleScenario(source, settings, lib);
 }
 
 py::object analyzeCall(const py::dict &src, const std::vector<std::pair<std::string, std::string>> &options)

@@ -34,9 +34,11 @@ ScenarioFile assembleScenario(const ScenarioSource &source, const std::vector<Op
     if (source.model && source.modelConfig)
         throw RequestError("model", "--model and --model-config are alternatives: give one");
     ScenarioFile f;
-    const bool fromFile = source.scenarioFile.has_value();
-    if (fromFile)
+    const bool fromFile = source.scenarioFile || source.scenarioJson;
+    if (source.scenarioFile)
         f = readScenarioFile(*source.scenarioFile, lib);
+    else if (source.scenarioJson)
+        f = scenarioFileFromJson(*source.scenarioJson, "<Scenario>", lib);
     if (source.hardware || !fromFile)
         takeHardware(f, source.hardware.value_or(kDefaultHardware), lib);
     if (source.modelConfig) {

@@ -4,6 +4,8 @@
 #include "core/io/presets.h"
 #include "core/io/scenariofile.h"
 
+#include <nlohmann/json.hpp>
+
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -35,6 +37,8 @@ struct ScenarioSource
     std::optional<std::string> model;        ///< preset id (default kDefaultModel)
     std::optional<std::string> modelConfig;  ///< a Hugging Face config.json instead of a model preset
     std::optional<std::string> scenarioFile; ///< a saved .memwall.json, read first; the rest override it
+    /// A saved scenario's content instead of its file (the Python module's Scenario object), read the same way.
+    std::optional<nlohmann::json> scenarioJson;
 };
 
 inline constexpr const char *kDefaultHardware = "h100-sxm";

@@ -46,7 +46,7 @@ ScenarioFile scenario(const char *hw, const char *model, std::vector<std::pair<c
     std::vector<OptionSetting> settings;
     for (const auto &[key, text] : opts)
         settings.push_back(parseSetting(*findOption(key), text));
-    return assembleScenario({std::string(hw), std::string(model), {}, {}}, settings, lib());
+    return assembleScenario({std::string(hw), std::string(model), {}, {}, {}}, settings, lib());
 }
 
 void publishedFigures()
@@ -80,7 +80,7 @@ void assembly()
     const ScenarioFile d = assembleScenario({}, {}, lib());
     check("defaults: h100-sxm and llama-2-70b", d.hardware.id == "h100-sxm" && d.model.id == "llama-2-70b");
     try {
-        assembleScenario({std::string("h100"), {}, {}, {}}, {}, lib());
+        assembleScenario({std::string("h100"), {}, {}, {}, {}}, {}, lib());
         check("an unknown device is refused", false);
     } catch (const RequestError &e) {
         check("an unknown device is refused, naming its field",
