@@ -143,13 +143,9 @@ QString humanKey(const QString &key)
 
 HardwareEditorDialog::HardwareEditorDialog(const core::PresetLibrary &presets, const core::HardwareSpec &start,
                                            QWidget *parent)
-    : QDialog(parent), m_presets(presets)
+    : PresetEditorDialog(presets, QStringLiteral("hardware"), tr("Cannot save the device"), parent)
 {
     setWindowTitle(tr("Device Editor"));
-    m_confirm = [this](const QString &question) {
-        return QMessageBox::question(this, tr("Replace preset?"), question, QMessageBox::Yes | QMessageBox::Cancel) ==
-               QMessageBox::Yes;
-    };
     buildUi();
     if (isBuiltinPreset(start.sourceFile))
         copyFrom(start);
@@ -162,19 +158,11 @@ void HardwareEditorDialog::buildUi()
     auto *top = new QVBoxLayout(this);
 
     // ---- copy from ----
-    auto *copyRow = new QHBoxLayout;
-    auto *copyLabel = new QLabel(tr("Start from a &copy of:"), this);
-    m_copyFrom = new PresetPicker(this);
-    m_copyFrom->setObjectName("copyFrom");
-    m_copyFrom->setToolTip(tr("Fill every field from a preset (type to search). A built-in preset is copied under a "
-                              "new id, so it is never replaced by accident."));
+    addCopyFromRow(top, tr("Fill every field from a preset (type to search). A built-in preset is copied under a "
+                           "new id, so it is never replaced by accident."));
     for (const auto &hw : m_presets.hardware())
         m_copyFrom->addPreset(QString::fromStdString(hw.id), QString::fromStdString(hw.name),
                               QString::fromStdString(hw.vendor + " " + hw.category));
-    copyLabel->setBuddy(m_copyFrom);
-    copyRow->addWidget(copyLabel);
-    copyRow->addWidget(m_copyFrom, 1);
-    top->addLayout(copyRow);
     connect(m_copyFrom, &PresetPicker::idActivated, this, [this](const QString &id) {
         if (const auto *hw = m_presets.findHardware(id.toStdString()))
             copyFrom(*hw);
@@ -390,12 +378,7 @@ void HardwareEditorDialog::buildUi()
     m_generalError->setObjectName("generalError");
     top->addWidget(m_generalError);
 
-    m_buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
-    m_buttons->button(QDialogButtonBox::Save)
-        ->setToolTip(tr("Save as a user preset (presets/hardware/ID.json in %1) and use it").arg(userPresetDir()));
-    connect(m_buttons, &QDialogButtonBox::accepted, this, &HardwareEditorDialog::accept);
-    connect(m_buttons, &QDialogButtonBox::rejected, this, &HardwareEditorDialog::reject);
-    top->addWidget(m_buttons);
+    addButtons(top);
     resize(1100, 720);
 }
 
@@ -617,14 +600,7 @@ json HardwareEditorDialog::collect() const
 
 void HardwareEditorDialog::clearErrors()
 {
-    for (QLabel *l : std::as_const(m_errorLabels)) {
-        l->clear();
-        l->hide();
-    }
-    m_generalError->clear();
-    m_generalError->hide();
-    for (QWidget *w : std::as_const(m_fieldWidgets))
-        setInvalid(w, false);
+    PresetEditorDialog::clearErrors();
     for (QLineEdit *e : m_source)
         setInvalid(e, false);
     const bool wasFilling = m_filling;
@@ -721,30 +697,26 @@ void HardwareEditorDialog::showError(const core::InputError &e)
     show(QString(), qs(e.detail()));
 }
 
-void HardwareEditorDialog::revalidate()
+void HardwareEditorDialog::check(const json &file)
 {
-    if (m_filling)
-        return;
-    m_json = collect();
-    clearErrors();
-    try {
-        core::HardwareSpec hw = core::hardwareFromJson(m_json, kHardwareOrigin.toStdString());
-        hw.sourceFile = m_savedPath.toStdString();
-        m_spec = std::move(hw);
-        m_error.clear();
-        m_errorField.clear();
-    } catch (const core::InputError &e) {
-        m_error = QString::fromStdString(e.what());
-        m_errorField = qs(e.field());
-        showError(e);
-    } catch (const std::exception &e) {
-        m_error = QString::fromStdString(e.what());
-        m_errorField.clear();
-        m_generalError->setText(m_error);
-        m_generalError->show();
-    }
-    m_buttons->button(QDialogButtonBox::Save)->setEnabled(m_error.isEmpty());
-    if (m_error.isEmpty()) {
+    core::HardwareSpec hw = core::hardwareFromJson(file, kHardwareOrigin.toStdString());
+    hw.sourceFile = m_savedPath.toStdString();
+    m_spec = std::move(hw);
+}
+
+QString HardwareEditorDialog::presetId() const { return QString::fromStdString(m_spec.id); }
+
+QString HardwareEditorDialog::builtinNameFor(const QString &id) const
+{
+    const auto *existing = m_presets.findHardware(id.toStdString());
+    return existing && isBuiltinPreset(existing->sourceFile) ? QString::fromStdString(existing->name) : QString();
+}
+
+void HardwareEditorDialog::saved(const QString &path) { m_spec.sourceFile = path.toStdString(); }
+
+void HardwareEditorDialog::showSummary(bool valid)
+{
+    if (valid) {
         const core::MemoryLevel &main = m_spec.mainMemory();
         const core::DType t =
             m_spec.supports(core::DType::FP16) ? core::DType::FP16 : m_spec.computeType(core::DType::FP16);
@@ -755,37 +727,6 @@ void HardwareEditorDialog::revalidate()
     } else {
         m_summary->setText(tr("Fix the field marked in red to save."));
     }
-}
-
-bool HardwareEditorDialog::save(QString *error)
-{
-    revalidate();
-    if (!isValid()) {
-        if (error)
-            *error = m_error;
-        return false;
-    }
-    const auto *existing = m_presets.findHardware(m_spec.id);
-    const QString builtin =
-        existing && isBuiltinPreset(existing->sourceFile) ? QString::fromStdString(existing->name) : QString();
-    const QString written = saveUserPresetAsking("hardware", QString::fromStdString(m_spec.id), builtin, m_json,
-                                                 m_savedPath, m_confirm, error);
-    if (written.isEmpty())
-        return false;
-    m_savedPath = written;
-    m_spec.sourceFile = written.toStdString();
-    return true;
-}
-
-void HardwareEditorDialog::accept()
-{
-    QString error;
-    if (save(&error)) {
-        QDialog::accept();
-        return;
-    }
-    if (!error.isEmpty() && error != m_error)
-        QMessageBox::warning(this, tr("Cannot save the device"), error);
 }
 
 std::optional<core::HardwareSpec> HardwareEditorDialog::editInto(ScenarioDocument *doc, const core::HardwareSpec &start,

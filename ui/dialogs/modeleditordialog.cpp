@@ -34,13 +34,9 @@ const QString kModelOrigin = QStringLiteral("model editor");
 
 ModelEditorDialog::ModelEditorDialog(const core::PresetLibrary &presets, const core::ModelShape &start, QWidget *parent,
                                      core::DType kv)
-    : QDialog(parent), m_presets(presets), m_kv(kv)
+    : PresetEditorDialog(presets, QStringLiteral("models"), tr("Cannot save the model"), parent), m_kv(kv)
 {
     setWindowTitle(tr("Model Editor"));
-    m_confirm = [this](const QString &question) {
-        return QMessageBox::question(this, tr("Replace preset?"), question, QMessageBox::Yes | QMessageBox::Cancel) ==
-               QMessageBox::Yes;
-    };
     buildUi();
     const core::ModelPreset *preset = m_presets.findModel(start.id);
     if (preset && isBuiltinPreset(preset->sourceFile) && core::toJson(preset->shape) == core::toJson(start))
@@ -53,20 +49,11 @@ void ModelEditorDialog::buildUi()
 {
     auto *top = new QVBoxLayout(this);
 
-    auto *copyRow = new QHBoxLayout;
-    auto *copyLabel = new QLabel(tr("Start from a &copy of:"), this);
-    m_copyFrom = new PresetPicker(this);
-    m_copyFrom->setObjectName("copyFrom");
-    m_copyFrom->setToolTip(
-        tr("Fill every field from a model preset (type to search). A built-in preset is copied under "
-           "a new id, so it is never replaced by accident."));
+    addCopyFromRow(top, tr("Fill every field from a model preset (type to search). A built-in preset is copied "
+                           "under a new id, so it is never replaced by accident."));
     for (const auto &m : m_presets.models())
         m_copyFrom->addPreset(QString::fromStdString(m.shape.id), QString::fromStdString(m.shape.name),
                               QString::fromStdString(m.source));
-    copyLabel->setBuddy(m_copyFrom);
-    copyRow->addWidget(copyLabel);
-    copyRow->addWidget(m_copyFrom, 1);
-    top->addLayout(copyRow);
     connect(m_copyFrom, &PresetPicker::idActivated, this, [this](const QString &id) {
         if (const auto *m = m_presets.findModel(id.toStdString()))
             copyFrom(*m);
@@ -224,12 +211,7 @@ void ModelEditorDialog::buildUi()
     top->addWidget(live);
 
     m_generalError = m_errorLabels.value("general");
-    m_buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
-    m_buttons->button(QDialogButtonBox::Save)
-        ->setToolTip(tr("Save as a user preset (presets/models/ID.json in %1) and use it").arg(userPresetDir()));
-    connect(m_buttons, &QDialogButtonBox::accepted, this, &ModelEditorDialog::accept);
-    connect(m_buttons, &QDialogButtonBox::rejected, this, &ModelEditorDialog::reject);
-    top->addWidget(m_buttons);
+    addButtons(top);
     resize(1040, 600);
 }
 
@@ -313,38 +295,27 @@ void ModelEditorDialog::showError(const core::InputError &e)
     label->show();
 }
 
-void ModelEditorDialog::revalidate()
+void ModelEditorDialog::check(const json &file)
 {
-    if (m_filling)
-        return;
-    m_json = collect();
-    for (QLabel *l : std::as_const(m_errorLabels)) {
-        l->clear();
-        l->hide();
-    }
-    for (QWidget *w : std::as_const(m_fieldWidgets))
-        setInvalid(w, false);
-    try {
-        if (m_source->text().trimmed().isEmpty())
-            throw core::InputError(kModelOrigin.toStdString(), "source",
-                                   "must not be empty (say where the shape comes from: a config.json URL or a paper)");
-        const core::ModelPreset p = core::modelPresetFromJson(m_json, kModelOrigin.toStdString());
-        m_shape = p.shape;
-        m_params = core::paramCount(m_shape);
-        m_error.clear();
-        m_errorField.clear();
-    } catch (const core::InputError &e) {
-        m_error = QString::fromStdString(e.what());
-        m_errorField = qs(e.field());
-        showError(e);
-    } catch (const std::exception &e) {
-        m_error = QString::fromStdString(e.what());
-        m_errorField.clear();
-        m_generalError->setText(m_error);
-        m_generalError->show();
-    }
-    m_buttons->button(QDialogButtonBox::Save)->setEnabled(m_error.isEmpty());
-    if (!m_error.isEmpty()) {
+    if (m_source->text().trimmed().isEmpty())
+        throw core::InputError(kModelOrigin.toStdString(), "source",
+                               "must not be empty (say where the shape comes from: a config.json URL or a paper)");
+    const core::ModelPreset p = core::modelPresetFromJson(file, kModelOrigin.toStdString());
+    m_shape = p.shape;
+    m_params = core::paramCount(m_shape);
+}
+
+QString ModelEditorDialog::presetId() const { return QString::fromStdString(m_shape.id); }
+
+QString ModelEditorDialog::builtinNameFor(const QString &id) const
+{
+    const auto *existing = m_presets.findModel(id.toStdString());
+    return existing && isBuiltinPreset(existing->sourceFile) ? QString::fromStdString(existing->shape.name) : QString();
+}
+
+void ModelEditorDialog::showSummary(bool valid)
+{
+    if (!valid) {
         m_paramsLabel->setText(tr("— (fix the field marked in red)"));
         m_kvLabel->setText(tr("—"));
         return;
@@ -363,36 +334,6 @@ void ModelEditorDialog::revalidate()
             tr(" · %1 for one sequence of %2 tokens")
                 .arg(formatBytes(kv * static_cast<double>(m_shape.maxPositions)), formatGrouped(m_shape.maxPositions));
     m_kvLabel->setText(kvText);
-}
-
-bool ModelEditorDialog::save(QString *error)
-{
-    revalidate();
-    if (!isValid()) {
-        if (error)
-            *error = m_error;
-        return false;
-    }
-    const auto *existing = m_presets.findModel(m_shape.id);
-    const QString builtin =
-        existing && isBuiltinPreset(existing->sourceFile) ? QString::fromStdString(existing->shape.name) : QString();
-    const QString written = saveUserPresetAsking("models", QString::fromStdString(m_shape.id), builtin, m_json,
-                                                 m_savedPath, m_confirm, error);
-    if (written.isEmpty())
-        return false;
-    m_savedPath = written;
-    return true;
-}
-
-void ModelEditorDialog::accept()
-{
-    QString error;
-    if (save(&error)) {
-        QDialog::accept();
-        return;
-    }
-    if (!error.isEmpty() && error != m_error)
-        QMessageBox::warning(this, tr("Cannot save the model"), error);
 }
 
 std::optional<core::ModelShape> ModelEditorDialog::editInto(ScenarioDocument *doc, const core::ModelShape &start,
