@@ -6,30 +6,7 @@
 #
 # usage: hostile.sh PATH/TO/memwall          (ctest runs it as the test "hostile"; it needs strace and setpriv)
 set -uo pipefail
-memwall="$(realpath "${1:?usage: hostile.sh PATH/TO/memwall}")"
-work="$(mktemp -d)"
-trap 'chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
-cd "$work" || exit 1
-# A home of its own: user presets, settings and the write journal stay inside the scratch folder.
-export XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config" QT_QPA_PLATFORM=offscreen LC_ALL=C.UTF-8
-mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME"
-failures=0
-pass() { echo "ok:   $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
-# run NAME CMD...: runs CMD with stdout in $out, stderr in $err and the exit status in $rc, killed after 60 s.
-run() {
-  timeout -s KILL 60 "$@" >"$work/out" 2>"$work/err"
-  rc=$?
-  out="$(cat "$work/out")"
-  err="$(cat "$work/err")"
-}
-check() { # check NAME CONDITION...: the condition is evaluated by test; on failure, the command's output is shown
-  local name="$1"
-  shift
-  if "$@"; then pass "$name"; else
-    fail "$name (exit $rc; stderr: ${err:0:400})"
-  fi
-}
+. "$(dirname "$0")/common.sh" hostile "${1:-}"
 old() { printf 'OLD CONTENT\n' >"$1"; }
 is_old() { [ "$(cat "$1")" = "OLD CONTENT" ]; }
 
@@ -171,5 +148,4 @@ run "$memwall" export --presets formula --hardware formula --model llama-2-7b --
 check "CSV formula: the cell starts with an apostrophe" \
   test "$rc" -eq 0 -a -n "$(grep -F "'=HYPERLINK" formula.csv)" -a -z "$(grep -E '(^|,)"?=HYPERLINK' formula.csv)"
 
-echo "hostile: $failures failed"
-[ "$failures" -eq 0 ]
+finish

@@ -7,31 +7,8 @@
 #
 # usage: hostile3_files.sh PATH/TO/memwall     (ctest runs it as "hostile3_files"; it needs strace and python3)
 set -uo pipefail
-memwall="$(realpath "${1:?usage: hostile3_files.sh PATH/TO/memwall}")"
-work="$(mktemp -d)"
-trap 'chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
-cd "$work" || exit 1
-# A home of its own: user presets, settings and the write journal stay inside the scratch folder.
-export XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config" QT_QPA_PLATFORM=offscreen LC_ALL=C.UTF-8
-mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME"
+. "$(dirname "$0")/common.sh" hostile3_files "${1:-}"
 python=/usr/bin/python3
-failures=0
-pass() { echo "ok:   $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
-# run CMD...: runs CMD with stdout in $out, stderr in $err and the exit status in $rc, killed after 60 s.
-run() {
-  timeout -s KILL 60 "$@" >"$work/out" 2>"$work/err"
-  rc=$?
-  out="$(cat "$work/out")"
-  err="$(cat "$work/err")"
-}
-check() { # check NAME CONDITION...: the condition is evaluated by test; on failure, the command's output is shown
-  local name="$1"
-  shift
-  if "$@"; then pass "$name"; else
-    fail "$name (exit $rc; stderr: ${err:0:400})"
-  fi
-}
 has() { grep -qF -- "$1" <<<"$2"; } # has NEEDLE HAYSTACK
 
 # --- 1. A link planted where an export goes is never written through (as root it replaced a 0600 file elsewhere).
@@ -167,5 +144,4 @@ check "a usage error naming such a file: escaped in one line" \
 run "$memwall" $'\e]0;pwned\a'
 check "an unknown command is quoted" test "$rc" -eq 2 -a -z "$(LC_ALL=C grep -P '\x1b|\x07' "$work/err")"
 
-echo "hostile3_files: $failures failed"
-[ "$failures" -eq 0 ]
+finish

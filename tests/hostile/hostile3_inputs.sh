@@ -8,37 +8,7 @@
 # usage: hostile3_inputs.sh PATH/TO/memwall     (ctest runs it as the test "hostile3_inputs"; it needs script(1) and,
 #                                                as root, setpriv)
 set -uo pipefail
-memwall="$(realpath "${1:?usage: hostile3_inputs.sh PATH/TO/memwall}")"
-work="$(mktemp -d)"
-trap 'chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
-cd "$work" || exit 1
-# A home of its own: user presets, settings and the write journal stay inside the scratch folder.
-export XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config" XDG_RUNTIME_DIR="$work/run" LC_ALL=C.UTF-8
-export QT_QPA_PLATFORM=offscreen
-mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME" "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-failures=0
-pass() { echo "ok:   $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
-# run [-t SECONDS] CMD...: runs CMD with stdout in $out, stderr in $err and the exit status in $rc, killed after
-# SECONDS (default 30).
-run() {
-  local limit=30
-  if [ "$1" = -t ]; then
-    limit="$2"
-    shift 2
-  fi
-  timeout -s KILL "$limit" "$@" >"$work/out" 2>"$work/err"
-  rc=$?
-  out="$(head -c 100000 "$work/out")"
-  err="$(head -c 100000 "$work/err")"
-}
-check() { # check NAME CONDITION...: the condition is evaluated by test; on failure, the command's output is shown
-  local name="$1"
-  shift
-  if "$@"; then pass "$name"; else
-    fail "$name (exit $rc; stderr: ${err:0:300})"
-  fi
-}
+. "$(dirname "$0")/common.sh" hostile3_inputs "${1:-}"
 has() { grep -qF -- "$2" <<<"$1"; }             # has TEXT NEEDLE
 lines() { printf '%s' "$1" | grep -c '' || true; } # lines of TEXT
 asan=false
@@ -199,5 +169,4 @@ run "$memwall" analyze --hardware "$(head -c 100000 /dev/zero | tr '\0' h)"
 check "messages: a 100,000-character preset id is cut in the message" \
   test "$rc" -eq 2 -a "${#err}" -lt 400 -a -n "$(has "$err" "unknown hardware 'hhh" && has "$err" '(100000 bytes)' && echo y)"
 
-echo "hostile3_inputs: $failures failed"
-[ "$failures" -eq 0 ]
+finish
