@@ -165,64 +165,7 @@ int cmdSearch(const CommandLine &cl)
         return 0;
     }
     if (cl.csv) {
-        std::cout << csvRow({"hardware",
-                             "devices",
-                             "tp",
-                             "pp",
-                             "ep",
-                             "dp",
-                             "batch",
-                             "precision",
-                             "kv",
-                             "ttft_s",
-                             "tpot_s",
-                             "tokens_per_s_per_user",
-                             "tokens_per_s_per_device",
-                             "usd_per_million_tokens",
-                             "ttft_floor_s",
-                             "tpot_floor_s",
-                             "efficiency",
-                             "serving",
-                             "speculative_k",
-                             "chunked_prefill",
-                             "disaggregate",
-                             "prefill_batch",
-                             "tpot_s_low",
-                             "tpot_s_high"});
-        const auto g = [](double v) {
-            char buf[40];
-            std::snprintf(buf, sizeof buf, "%.17g", v);
-            return std::string(buf);
-        };
-        for (const SearchPoint &p : front.pareto) {
-            const Scenario &s = p.scenario;
-            std::cout << csvRow({space.devices[p.device].id,
-                                 std::to_string(p.devices),
-                                 std::to_string(s.tp),
-                                 std::to_string(s.pp),
-                                 std::to_string(s.ep),
-                                 std::to_string(s.dp),
-                                 std::to_string(s.batch),
-                                 toString(SearchPrecision{s.weights, s.activations}),
-                                 std::string(toString(s.kv)),
-                                 g(p.ttftS),
-                                 g(p.tpotS),
-                                 g(p.tokensPerSPerUser),
-                                 g(p.tokensPerSPerDevice),
-                                 p.usdPerMillionTokens ? g(*p.usdPerMillionTokens) : "",
-                                 g(p.ttftFloorS),
-                                 g(p.tpotFloorS),
-                                 std::string(toString(candidates.efficiency)),
-                                 servingLabel(s),
-                                 std::to_string(s.speculativeK),
-                                 std::to_string(s.chunkedPrefill),
-                                 s.prefillDevices > 0
-                                     ? std::to_string(s.prefillDevices) + ":" + std::to_string(s.decodeDevices)
-                                     : std::string("off"),
-                                 std::to_string(s.prefillBatch),
-                                 p.band ? g(p.tpotS * p.band->low) : "",
-                                 p.band ? g(p.tpotS * p.band->high) : ""});
-        }
+        std::cout << searchToCsv(space, candidates, front);
         return 0;
     }
 

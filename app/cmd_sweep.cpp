@@ -64,9 +64,10 @@ int cmdSweep(const CommandLine &cl)
     } else {
         for (const auto &a : axes)
             std::printf(cl.csv ? "%s%s" : "%10s%s", a.field.c_str(), sep);
-        std::printf(cl.csv ? "time_s,tokens_per_s,flops,bytes,arithmetic_intensity,bound,memory_bytes,fits,error\n"
-                           : "%12s %14s %12s %9s %12s %5s\n",
-                    "time", "tokens/s", "FLOP/byte", "bound", "memory", "fits");
+        if (cl.csv)
+            std::cout << csvRow(sweepCsvColumns());
+        else
+            std::printf("%12s %14s %12s %9s %12s %5s\n", "time", "tokens/s", "FLOP/byte", "bound", "memory", "fits");
     }
     std::vector<const ScenarioOption *> fields; // looked up once, not per row
     fields.reserve(axes.size());
@@ -86,10 +87,7 @@ int cmdSweep(const CommandLine &cl)
             std::printf(cl.csv ? "%lld%s" : "%10lld%s", v, sep);
         }
         if (cl.csv) {
-            std::printf("%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%s,%s\n", r.totals.timeS, r.totals.tokensPerS,
-                        r.totals.flops, r.totals.bytes, r.totals.intensity,
-                        r.error.empty() ? std::string(toString(r.totals.bound)).c_str() : "", r.memory.total(),
-                        r.error.empty() ? (r.memory.fits ? "true" : "false") : "", csvField(r.error).c_str());
+            std::cout << csvRow(sweepCsvCells(r));
         } else if (!r.error.empty()) {
             std::printf("  %s\n", r.error.c_str());
         } else {

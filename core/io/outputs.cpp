@@ -3,6 +3,9 @@
 #include "core/analysis/limits.h"
 #include "core/analysis/serving.h"
 #include "core/io/analysisjson.h"
+#include "core/util/csv.h"
+
+#include <cstdio>
 
 namespace memwall::core {
 
@@ -40,32 +43,6 @@ json modelEntry(const ModelPreset &m)
            {"file", m.sourceFile}};
     if (m.paramsOfficial)
         j["params_official"] = m.paramsOfficial->value;
-    return j;
-}
-
-json searchPointToJson(const SearchPoint &p, const SearchSpace &space, EfficiencyMode efficiency)
-{
-    json j = toJson(p.scenario);
-    j["hardware"] = space.devices[p.device].id;
-    j["precision"] = toString(SearchPrecision{p.scenario.weights, p.scenario.activations});
-    j["devices"] = p.devices;
-    j["tokens_per_s_per_device"] = p.tokensPerSPerDevice;
-    j["tokens_per_s_per_user"] = p.tokensPerSPerUser;
-    j["ttft_s"] = p.ttftS;
-    j["tpot_s"] = p.tpotS;
-    j["e2e_s"] = p.e2eS;
-    j["usd_per_million_tokens"] = p.usdPerMillionTokens ? json(*p.usdPerMillionTokens) : json(nullptr);
-    j["efficiency"] = toString(efficiency);
-    j["ttft_floor_s"] = p.ttftFloorS;
-    j["tpot_floor_s"] = p.tpotFloorS;
-    j["serving"] = servingLabel(p.scenario);
-    // With achievable efficiency: where the measured times are likely to fall (null for a bound or a device
-    // without microbenchmarks).
-    const auto banded = [&p](double t, double factor) { return p.band ? json(t * factor) : json(nullptr); };
-    j["ttft_s_low"] = banded(p.ttftS, p.band ? p.band->low : 0);
-    j["ttft_s_high"] = banded(p.ttftS, p.band ? p.band->high : 0);
-    j["tpot_s_low"] = banded(p.tpotS, p.band ? p.band->low : 0);
-    j["tpot_s_high"] = banded(p.tpotS, p.band ? p.band->high : 0);
     return j;
 }
 
@@ -124,6 +101,136 @@ json batchAnswersToJson(const BatchAnswers &a, int64_t maxBatch, double maxTpotS
     if (maxTpotS > 0)
         ans["best_batch_under_max_tpot"] = a.bestUnderTpot;
     return ans;
+}
+
+json searchPointToJson(const SearchPoint &p, const SearchSpace &space, EfficiencyMode efficiency)
+{
+    json j = toJson(p.scenario);
+    j["hardware"] = space.devices[p.device].id;
+    j["precision"] = toString(SearchPrecision{p.scenario.weights, p.scenario.activations});
+    j["devices"] = p.devices;
+    j["tokens_per_s_per_device"] = p.tokensPerSPerDevice;
+    j["tokens_per_s_per_user"] = p.tokensPerSPerUser;
+    j["ttft_s"] = p.ttftS;
+    j["tpot_s"] = p.tpotS;
+    j["e2e_s"] = p.e2eS;
+    j["usd_per_million_tokens"] = p.usdPerMillionTokens ? json(*p.usdPerMillionTokens) : json(nullptr);
+    j["efficiency"] = toString(efficiency);
+    j["ttft_floor_s"] = p.ttftFloorS;
+    j["tpot_floor_s"] = p.tpotFloorS;
+    j["serving"] = servingLabel(p.scenario);
+    // With achievable efficiency: where the measured times are likely to fall (null for a bound or a device
+    // without microbenchmarks).
+    const auto banded = [&p](double t, double factor) { return p.band ? json(t * factor) : json(nullptr); };
+    j["ttft_s_low"] = banded(p.ttftS, p.band ? p.band->low : 0);
+    j["ttft_s_high"] = banded(p.ttftS, p.band ? p.band->high : 0);
+    j["tpot_s_low"] = banded(p.tpotS, p.band ? p.band->low : 0);
+    j["tpot_s_high"] = banded(p.tpotS, p.band ? p.band->high : 0);
+    return j;
+}
+
+/// 17 significant digits: a double reads back exactly.
+std::string exact(double v)
+{
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+const std::vector<std::string> &sweepCsvColumns()
+{
+    static const std::vector<std::string> columns{"time_s", "tokens_per_s", "flops", "bytes", "arithmetic_intensity",
+                                                  "bound",  "memory_bytes", "fits",  "error", "tpot_s"};
+    return columns;
+}
+
+std::vector<std::string> sweepCsvCells(const SweepRow &r)
+{
+    if (!r.error.empty())
+        return {"", "", "", "", "", "", "", "", r.error, ""};
+    return {exact(r.totals.timeS),
+            exact(r.totals.tokensPerS),
+            exact(r.totals.flops),
+            exact(r.totals.bytes),
+            exact(r.totals.intensity),
+            std::string(toString(r.totals.bound)),
+            exact(r.memory.total()),
+            r.memory.fits ? "true" : "false",
+            "",
+            r.scenario.phase == Phase::Generate ? exact(r.phases.tpotS) : ""};
+}
+
+namespace {
+
+const std::vector<std::string> kSearchCsvColumns{"hardware",
+                                                 "devices",
+                                                 "tp",
+                                                 "pp",
+                                                 "ep",
+                                                 "dp",
+                                                 "batch",
+                                                 "precision",
+                                                 "kv",
+                                                 "ttft_s",
+                                                 "tpot_s",
+                                                 "tokens_per_s_per_user",
+                                                 "tokens_per_s_per_device",
+                                                 "usd_per_million_tokens",
+                                                 "ttft_floor_s",
+                                                 "tpot_floor_s",
+                                                 "efficiency",
+                                                 "serving",
+                                                 "speculative_k",
+                                                 "chunked_prefill",
+                                                 "disaggregate",
+                                                 "prefill_batch",
+                                                 "tpot_s_low",
+                                                 "tpot_s_high",
+                                                 "nearest"};
+
+std::vector<std::string> searchCsvCells(const SearchPoint &p, const SearchSpace &space, EfficiencyMode efficiency,
+                                        bool nearest)
+{
+    const Scenario &s = p.scenario;
+    const auto optional = [](bool has, double v) { return has ? exact(v) : std::string(); };
+    return {space.devices[p.device].id,
+            std::to_string(p.devices),
+            std::to_string(s.tp),
+            std::to_string(s.pp),
+            std::to_string(s.ep),
+            std::to_string(s.dp),
+            std::to_string(s.batch),
+            toString(SearchPrecision{s.weights, s.activations}),
+            std::string(toString(s.kv)),
+            exact(p.ttftS),
+            exact(p.tpotS),
+            exact(p.tokensPerSPerUser),
+            exact(p.tokensPerSPerDevice),
+            optional(p.usdPerMillionTokens.has_value(), p.usdPerMillionTokens.value_or(0)),
+            exact(p.ttftFloorS),
+            exact(p.tpotFloorS),
+            std::string(toString(efficiency)),
+            servingLabel(s),
+            std::to_string(s.speculativeK),
+            std::to_string(s.chunkedPrefill),
+            s.prefillDevices > 0 ? std::to_string(s.prefillDevices) + ":" + std::to_string(s.decodeDevices)
+                                 : std::string("off"),
+            std::to_string(s.prefillBatch),
+            optional(p.band.has_value(), p.band ? p.tpotS * p.band->low : 0),
+            optional(p.band.has_value(), p.band ? p.tpotS * p.band->high : 0),
+            nearest ? "1" : "0"};
+}
+
+} // namespace
+
+std::string searchToCsv(const SearchSpace &space, const SearchCandidates &candidates, const SearchFront &front)
+{
+    std::string out = csvRow(kSearchCsvColumns);
+    for (const SearchPoint &p : front.pareto)
+        out += csvRow(searchCsvCells(p, space, candidates.efficiency, false));
+    if (front.nearest)
+        out += csvRow(searchCsvCells(*front.nearest, space, candidates.efficiency, true));
+    return out;
 }
 
 json searchToJson(const ModelShape &m, const SearchSpace &space, const SearchTargets &targets,

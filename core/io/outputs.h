@@ -28,6 +28,21 @@ nlohmann::json sweepRowToJson(const SweepRow &r);
 /// batch under that bound.
 nlohmann::json batchAnswersToJson(const BatchAnswers &a, int64_t maxBatch, double maxTpotS);
 
+/// The columns of a sweep row in CSV after its axis fields, for `memwall sweep --csv` and the window's sweep
+/// export: time_s (one step), tokens_per_s, flops, bytes, arithmetic_intensity, bound, memory_bytes, fits, error,
+/// then tpot_s (a generate point's time per output token; empty otherwise).
+const std::vector<std::string> &sweepCsvColumns();
+/// The cells of `r` for sweepCsvColumns(), numbers with 17 significant digits (they read back exactly); a point
+/// that could not be analysed has only its error.
+std::vector<std::string> sweepCsvCells(const SweepRow &r);
+
+/// One search point as JSON: the scenario's fields (the device as "hardware"), then the point's figures.
+nlohmann::json searchPointToJson(const SearchPoint &p, const SearchSpace &space, EfficiencyMode efficiency);
+
+/// `search --csv` and the window's search export: a header, then a row per Pareto point and, when nothing meets
+/// the targets, the nearest miss (its "nearest" column 1).
+std::string searchToCsv(const SearchSpace &space, const SearchCandidates &candidates, const SearchFront &front);
+
 /// `search --json`: counts, targets, the Pareto front and, when nothing meets the targets, the nearest miss.
 nlohmann::json searchToJson(const ModelShape &m, const SearchSpace &space, const SearchTargets &targets,
                             const SearchCandidates &candidates, const SearchFront &front);

@@ -372,7 +372,11 @@ private slots:
         QCOMPARE(data.at("pareto").size(), m_chart->front().pareto.size());
         const QStringList rows = m_chart->csv().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(rows.size(), static_cast<qsizetype>(m_chart->front().pareto.size()) + 1);
-        QVERIFY(rows.front().startsWith(QLatin1String("device,devices,tp,pp,ep,dp,batch")));
+        // The command line's schema (core::searchToCsv()): the device is "hardware", and a last "nearest" column.
+        QVERIFY(rows.front().startsWith(QLatin1String("hardware,devices,tp,pp,ep,dp,batch")));
+        QVERIFY(rows.front().endsWith(QLatin1String(",nearest")));
+        QCOMPARE(QString::fromStdString(data.at("pareto")[0].at("hardware").get<std::string>()),
+                 rows[1].section(QLatin1Char(','), 0, 0));
     }
 
 private:

@@ -324,7 +324,10 @@ void TestSweepChart::exportData()
     QCOMPARE(chart.id(), QString("sweep"));
     const QStringList lines = chart.csv().split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 14); // header + 13 batches
-    QCOMPARE(lines.first(), QString("batch,latency_s,tokens_per_s,bound,memory_bytes,fits,error"));
+    // The one sweep CSV schema: the command line's columns (core::sweepCsvColumns()) after the batch.
+    QCOMPARE(
+        lines.first(),
+        QString("batch,time_s,tokens_per_s,flops,bytes,arithmetic_intensity,bound,memory_bytes,fits,error,tpot_s"));
     QVERIFY(lines[1].startsWith("1,"));
     const auto j = chart.data();
     QCOMPARE(j.at("rows").size(), std::size_t(13));
@@ -411,11 +414,15 @@ void TestSweepChart::compareCurves()
     QVERIFY(near(j.at("compare").at("rows")[0].at("latency_s").get<double>(), ui::sweepmath::latencyS(rows[0])));
     const QStringList lines = chart.csv().split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 14);
-    QCOMPARE(lines.first(), QString("batch,latency_s,tokens_per_s,bound,memory_bytes,fits,error,"
-                                    "b_latency_s,b_tokens_per_s,b_bound,b_memory_bytes,b_fits,b_error"));
+    const QStringList header = lines.first().split(',');
+    QCOMPARE(header.size(), 21); // batch, then A's 10 columns and B's
+    QCOMPARE(header.mid(11).join(','), QString("b_time_s,b_tokens_per_s,b_flops,b_bytes,b_arithmetic_intensity,b_bound,"
+                                               "b_memory_bytes,b_fits,b_error,b_tpot_s"));
     for (const QString &l : lines)
-        QCOMPARE(l.count(','), 12);
-    QVERIFY(near(lines[1].split(',')[7].toDouble(), ui::sweepmath::latencyS(rows[0]), 1e-11));
+        QCOMPARE(l.count(','), 20);
+    const qsizetype bLatency =
+        header.indexOf(rows[0].scenario.phase == core::Phase::Generate ? "b_tpot_s" : "b_time_s");
+    QVERIFY(near(lines[1].split(',')[bLatency].toDouble(), ui::sweepmath::latencyS(rows[0]), 1e-15));
 }
 
 // A legend or title change re-lays out the whole chart: with B on, a batch tick changes neither.

@@ -5,6 +5,7 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
 
+#include "core/io/outputs.h"
 #include "core/io/presets.h"
 
 #include <QChart>
@@ -701,36 +702,14 @@ void SearchChart::load(const SearchPoint &point)
 
 // ---- data ----
 
-namespace {
-
-nlohmann::json pointJson(const SearchPoint &p, const HardwareSpec &hw)
+nlohmann::json SearchChart::pointJson(const SearchPoint &p) const
 {
-    const Scenario &s = p.scenario;
-    nlohmann::json j{{"device", hw.id},
-                     {"device_name", hw.name},
-                     {"devices", p.devices},
-                     {"tp", s.tp},
-                     {"pp", s.pp},
-                     {"ep", s.ep},
-                     {"dp", s.dp},
-                     {"batch", s.batch},
-                     {"precision", core::toString(SearchPrecision{s.weights, s.activations})},
-                     {"kv", std::string(core::toString(s.kv))},
-                     {"efficiency", std::string(core::toString(s.efficiency))},
-                     {"ttft_s", p.ttftS},
-                     {"tpot_s", p.tpotS},
-                     {"ttft_floor_s", p.ttftFloorS},
-                     {"tpot_floor_s", p.tpotFloorS},
-                     {"tokens_per_s_per_user", p.tokensPerSPerUser},
-                     {"tokens_per_s_per_device", p.tokensPerSPerDevice},
-                     {"serving", core::servingLabel(s)}};
-    j["usd_per_million_tokens"] = p.usdPerMillionTokens ? nlohmann::json(*p.usdPerMillionTokens) : nlohmann::json();
-    j["tpot_s_low"] = p.band ? nlohmann::json(p.tpotS * p.band->low) : nlohmann::json();
-    j["tpot_s_high"] = p.band ? nlohmann::json(p.tpotS * p.band->high) : nlohmann::json();
+    nlohmann::json j = core::searchPointToJson(p, m_shown->space, m_candidates->efficiency);
+    const HardwareSpec &hw = searchedDevices()[p.device];
+    j["device"] = hw.id; // the window's name before "hardware" (the command line's); kept for one release
+    j["device_name"] = hw.name;
     return j;
 }
-
-} // namespace
 
 nlohmann::json SearchChart::data() const
 {
@@ -752,9 +731,9 @@ nlohmann::json SearchChart::data() const
     j["meeting"] = m_front.meeting;
     auto &pareto = j["pareto"] = nlohmann::json::array();
     for (const SearchPoint &p : m_front.pareto)
-        pareto.push_back(pointJson(p, searchedDevices()[p.device]));
+        pareto.push_back(pointJson(p));
     if (m_front.nearest) {
-        j["nearest"] = pointJson(*m_front.nearest, searchedDevices()[m_front.nearest->device]);
+        j["nearest"] = pointJson(*m_front.nearest);
         j["nearest_miss"] = m_front.nearestMiss;
     }
     if (!m_error.isEmpty())
@@ -764,49 +743,9 @@ nlohmann::json SearchChart::data() const
 
 QString SearchChart::csv() const
 {
-    static const QStringList columns{"device",
-                                     "devices",
-                                     "tp",
-                                     "pp",
-                                     "ep",
-                                     "dp",
-                                     "batch",
-                                     "precision",
-                                     "kv",
-                                     "efficiency",
-                                     "ttft_s",
-                                     "tpot_s",
-                                     "ttft_floor_s",
-                                     "tpot_floor_s",
-                                     "tokens_per_s_per_user",
-                                     "tokens_per_s_per_device",
-                                     "usd_per_million_tokens",
-                                     "serving",
-                                     "tpot_s_low",
-                                     "tpot_s_high",
-                                     "nearest"};
-    QString out = csvRow(columns);
-    const auto row = [&](const SearchPoint &p, bool nearest) {
-        const nlohmann::json j = pointJson(p, searchedDevices()[p.device]);
-        QStringList f;
-        for (const QString &c : columns) {
-            if (c == QLatin1String("nearest")) {
-                f << (nearest ? QStringLiteral("1") : QStringLiteral("0"));
-                continue;
-            }
-            const nlohmann::json &v = j.at(c.toStdString());
-            f << (v.is_string()           ? QString::fromStdString(v.get<std::string>())
-                  : v.is_number_float()   ? QString::number(v.get<double>(), 'g', 12)
-                  : v.is_number_integer() ? QString::number(v.get<int64_t>())
-                                          : QString());
-        }
-        out += csvRow(f);
-    };
-    for (const SearchPoint &p : m_front.pareto)
-        row(p, false);
-    if (m_front.nearest)
-        row(*m_front.nearest, true);
-    return out;
+    if (!m_shown || !m_candidates)
+        return QString::fromStdString(core::searchToCsv({}, {}, {}));
+    return QString::fromStdString(core::searchToCsv(m_shown->space, *m_candidates, m_front));
 }
 
 } // namespace memwall::ui

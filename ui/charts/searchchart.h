@@ -112,6 +112,8 @@ protected:
     void finishBackgroundWork() override;
 
 private:
+    /// A point as core::searchPointToJson() gives it, with the device's name and (for one release) its old key.
+    nlohmann::json pointJson(const core::SearchPoint &p) const;
     struct Key;
     struct Job;
     struct Outcome;

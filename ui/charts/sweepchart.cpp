@@ -6,6 +6,9 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
 
+#include "core/io/outputs.h"
+#include "core/util/csv.h"
+
 #include <QApplication>
 #include <QAreaSeries>
 #include <QChart>
@@ -176,10 +179,9 @@ nlohmann::json rowsJson(const std::vector<SweepRow> &rows)
 {
     auto out = nlohmann::json::array();
     for (const SweepRow &r : rows) {
-        nlohmann::json row{{"batch", r.scenario.batch}};
-        if (!r.error.empty()) {
-            row["error"] = r.error;
-        } else {
+        nlohmann::json row = core::sweepRowToJson(r); // the schema of `memwall sweep --json`
+        if (r.error.empty()) {
+            // The window's names before it shared the command line's rows; kept for one release (CHANGELOG).
             row["latency_s"] = sweepmath::latencyS(r);
             row["tokens_per_s"] = r.totals.tokensPerS;
             row["bound"] = std::string(toString(r.totals.bound));
@@ -192,16 +194,12 @@ nlohmann::json rowsJson(const std::vector<SweepRow> &rows)
 }
 
 /// latency_s,tokens_per_s,bound,memory_bytes,fits,error of one row.
+/// The row's cells in the one sweep CSV schema (core::sweepCsvColumns()), as one CSV text without the line end.
 QString csvCells(const SweepRow &r)
 {
-    if (!r.error.empty())
-        return QStringLiteral(",,,,,") + csvField(QString::fromStdString(r.error));
-    return QStringLiteral("%1,%2,%3,%4,%5,")
-        .arg(sweepmath::latencyS(r), 0, 'g', 12)
-        .arg(r.totals.tokensPerS, 0, 'g', 12)
-        .arg(QString::fromLatin1(toString(r.totals.bound)))
-        .arg(r.memory.total(), 0, 'g', 12)
-        .arg(r.memory.fits ? QStringLiteral("true") : QStringLiteral("false"));
+    QString row = QString::fromStdString(core::csvRow(core::sweepCsvCells(r)));
+    row.chop(1);
+    return row;
 }
 
 } // namespace
@@ -774,9 +772,13 @@ QString SweepChart::csv() const
 {
     // Scenario B's columns follow A's (same batches, row for row) while compare mode is on.
     const bool compare = document()->isComparing() && m_bRows.size() == m_rows.size();
-    QString out = QStringLiteral("batch,latency_s,tokens_per_s,bound,memory_bytes,fits,error");
-    out += compare ? QStringLiteral(",b_latency_s,b_tokens_per_s,b_bound,b_memory_bytes,b_fits,b_error\n")
-                   : QStringLiteral("\n");
+    std::vector<std::string> columns{"batch"};
+    for (const std::string &c : core::sweepCsvColumns())
+        columns.push_back(c);
+    if (compare)
+        for (const std::string &c : core::sweepCsvColumns())
+            columns.push_back("b_" + c);
+    QString out = QString::fromStdString(core::csvRow(columns));
     for (std::size_t i = 0; i < m_rows.size(); ++i) {
         out += QString::number(m_rows[i].scenario.batch) + QLatin1Char(',') + csvCells(m_rows[i]);
         if (compare)
