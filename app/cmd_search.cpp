@@ -87,7 +87,7 @@ int cmdSearch(const CommandLine &cl)
     space.devices = searchDevices(cl, lib, effectiveHardware(f));
     space.base = f.scenario;
     if (auto v = cl.value("--max-devices"))
-        space.maxDevices = static_cast<int>(parseCount("--max-devices", *v, 1, 4096));
+        space.maxDevices = static_cast<int>(parseCount("--max-devices", *v, 1, kMaxDeploymentDevices));
     if (auto v = cl.value("--threads"))
         space.threads = static_cast<int>(parseCount("--threads", *v, 1, 64));
     if (auto v = cl.value("--usd-per-device-hour"))

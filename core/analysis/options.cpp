@@ -523,11 +523,13 @@ std::vector<ScenarioOption> makeOptions()
             int p = 0, d = 0;
             const auto parse = [](std::string_view part, int *out) {
                 const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), *out);
-                return ec == std::errc() && end == part.data() + part.size() && *out >= 1 && *out <= 4096;
+                return ec == std::errc() && end == part.data() + part.size() && *out >= 1 &&
+                       *out <= kMaxDeploymentDevices;
             };
             if (colon == std::string::npos || !parse(std::string_view(text).substr(0, colon), &p) ||
                 !parse(std::string_view(text).substr(colon + 1), &d))
-                return "'" + text + "' is not off or P:D with P and D from 1 to 4096";
+                return "'" + text + "' is not off or P:D with P and D from 1 to " +
+                       std::to_string(kMaxDeploymentDevices);
             s.prefillDevices = p;
             s.decodeDevices = d;
             return std::string();

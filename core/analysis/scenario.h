@@ -73,6 +73,9 @@ std::optional<ActivationScales> activationScalesFromString(std::string_view s);
 
 /// The largest batch, prompt, context or output length MemWall takes (command line, files, GUI, fit limits).
 inline constexpr int64_t kMaxTokens = int64_t(1) << 24;
+/// The most devices one deployment names: a search's device budget, a validation run's devices, each side of a
+/// disaggregated split. Far beyond any published serving run (NVL72 racks of 72 are the largest NVLink domains).
+inline constexpr int kMaxDeploymentDevices = 4096;
 
 /// Everything about a run besides the device and the model. Plain values; defaults are the GUI's start state.
 struct Scenario

@@ -215,8 +215,9 @@ Plan makePlan(const ModelShape &m, const SearchSpace &space)
     Plan plan;
     if (space.devices.empty())
         throw AnalysisError("search: no devices to search over");
-    if (space.maxDevices < 1 || space.maxDevices > 4096)
-        throw AnalysisError("search: device budget " + std::to_string(space.maxDevices) + " is outside 1..4096");
+    if (space.maxDevices < 1 || space.maxDevices > kMaxDeploymentDevices)
+        throw AnalysisError("search: device budget " + std::to_string(space.maxDevices) + " is outside 1.." +
+                            std::to_string(kMaxDeploymentDevices));
     plan.base = searchBase(space.base);
     const Scenario &base = plan.base;
     if (auto e = validate(base); !e.empty())

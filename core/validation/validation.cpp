@@ -56,8 +56,8 @@ int64_t tokens(JsonReader &r, std::string_view key)
 int degree(JsonReader &r, std::string_view key)
 {
     const int64_t n = r.integer(key, 1);
-    if (n < 1 || n > 4096)
-        r.fail(key, "must be between 1 and 4096, got " + std::to_string(n));
+    if (n < 1 || n > kMaxDeploymentDevices)
+        r.fail(key, "must be between 1 and " + std::to_string(kMaxDeploymentDevices) + ", got " + std::to_string(n));
     return static_cast<int>(n);
 }
 

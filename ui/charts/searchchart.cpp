@@ -259,7 +259,7 @@ void SearchChart::setTargets(const SearchTargets &targets)
 
 void SearchChart::setDeviceBudget(int devices)
 {
-    devices = std::clamp(devices, 1, 4096);
+    devices = std::clamp(devices, 1, core::kMaxDeploymentDevices);
     if (devices == m_budget)
         return;
     m_budget = devices;

@@ -66,7 +66,7 @@ SearchTargetsPanel::SearchTargetsPanel(SearchChart *chart, QWidget *parent)
     m_tpot->setObjectName(QStringLiteral("maxTpotMs"));
     m_perUser->setObjectName(QStringLiteral("minTokensPerSPerUser"));
     m_budget->setObjectName(QStringLiteral("deviceBudget"));
-    m_budget->setRange(1, 4096);
+    m_budget->setRange(1, core::kMaxDeploymentDevices);
     m_budget->setToolTip(tr("The most devices one configuration may use (tp × pp × ep × dp); the arrows double and "
                             "halve it. Searches again."));
     m_budget->setKeyboardTracking(false); // a search per typed digit would be wasted
