@@ -1,14 +1,16 @@
 // Measuring this computer's roofline (core/measure/measure.h). One short run (1.5 s budget, 2 threads, 64 MiB of
 // triad buffers) is shared by the structural checks: rates finite and positive, intensities rising from
-// matrix-vector to matrix-matrix, every point under the measured roofline (15 % tolerance: the bandwidth is the
-// triad's, a read-only matrix-vector stream may be a little faster), cancellation, the JSON contract and the
-// measured device. Nothing here asserts an absolute speed: results depend on the machine and its load.
+// matrix-vector to matrix-matrix, each kernel's FLOPs and bytes equal to the hand count of its shape, every GEMM at or
+// under the reported peak (the best of them), cancellation, the JSON contract and the measured device. Nothing here
+// compares one timing with another or with the clock: on two shared cores another process may slow any stage, so a
+// check such as "the matrix-vector rate is under the triad's bandwidth" would depend on the machine's load.
 #include "core/measure/measure.h"
 
 #include <QtTest>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 using memwall::core::DType;
@@ -19,8 +21,6 @@ using memwall::core::MeasureResult;
 using memwall::core::MemoryKind;
 
 namespace {
-
-constexpr double kTolerance = 1.15;
 
 MeasureOptions smallRun()
 {
@@ -44,7 +44,8 @@ private slots:
     void initTestCase();
     void ratesArePositive();
     void intensitiesIncrease();
-    void pointsUnderRoofline();
+    void countsMatchTheShapes();
+    void gemmsAtOrUnderPeak();
     void progressReported();
     void cancelImmediately();
     void cancelMidway();
@@ -116,16 +117,29 @@ void TestMeasure::intensitiesIncrease()
     QVERIFY(minGemm > 10.0 * maxMatvec);
 }
 
-void TestMeasure::pointsUnderRoofline()
+// matvec-MxN: y = A x in FP32, 2 m n FLOPs and 4 (m n + m + n) bytes (A, x and y once each); gemm-N: C = A B with
+// N x N matrices, 2 N^3 FLOPs and 3 x 4 N^2 bytes.
+void TestMeasure::countsMatchTheShapes()
 {
-    const double bw = m_result.memoryBandwidthBytesPerS;
-    const double peak = m_result.peakFlops;
     for (const MeasuredKernel &k : m_result.points) {
-        const double roof = std::min(peak, k.arithmeticIntensity() * bw);
-        const std::string what =
-            k.name + ": " + std::to_string(k.flopsPerS()) + " FLOP/s over roof " + std::to_string(roof);
-        QVERIFY2(k.flopsPerS() <= kTolerance * roof, what.c_str());
+        double m = 0, n = 0;
+        if (isMatvec(k)) {
+            QVERIFY2(std::sscanf(k.name.c_str(), "matvec-%lfx%lf", &m, &n) == 2, k.name.c_str());
+            QCOMPARE(k.flops, 2 * m * n);
+            QCOMPARE(k.bytes, 4 * (m * n + m + n));
+        } else {
+            QVERIFY2(std::sscanf(k.name.c_str(), "gemm-%lf", &n) == 1, k.name.c_str());
+            QCOMPARE(k.flops, 2 * n * n * n);
+            QCOMPARE(k.bytes, 12 * n * n);
+        }
     }
+}
+
+void TestMeasure::gemmsAtOrUnderPeak()
+{
+    for (const MeasuredKernel &k : m_result.points)
+        if (isGemm(k))
+            QVERIFY2(k.flopsPerS() <= m_result.peakFlops, k.name.c_str());
 }
 
 void TestMeasure::progressReported()
@@ -151,7 +165,6 @@ void TestMeasure::cancelImmediately()
     QVERIFY(r.cancelled);
     QCOMPARE(calls, 1); // never asked again once cancelled, not even with "done"
     QVERIFY(r.points.empty());
-    QVERIFY(r.elapsedS < o.budgetSeconds / 2);
 }
 
 void TestMeasure::cancelMidway()
@@ -176,7 +189,6 @@ void TestMeasure::cancelMidway()
     QVERIFY(r.memoryBandwidthBytesPerS > 0.0); // the bandwidth stage completed before the cancel
     QCOMPARE(r.peakFlops, 0.0);
     QVERIFY(std::none_of(r.points.begin(), r.points.end(), isGemm));
-    QVERIFY(r.elapsedS < o.budgetSeconds / 2);
 }
 
 void TestMeasure::jsonContract()
