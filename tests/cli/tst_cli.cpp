@@ -1,4 +1,6 @@
 // The command-line contract (README, "The command line"): fields, exit codes and one-line errors.
+#include "../runmemwall.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -18,16 +20,10 @@ struct Run
 
 Run memwall(const QStringList &args)
 {
-    QProcess p;
-    p.setProgram(QString::fromLocal8Bit(qgetenv("MEMWALL_MEMWALL_EXE")));
-    p.setArguments(args);
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("QT_QPA_PLATFORM", "offscreen");
-    env.insert("XDG_DATA_HOME", "/nonexistent-memwall-test"); // no per-user presets
-    p.setProcessEnvironment(env);
-    p.start();
-    p.waitForFinished(120000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+    testprocess::RunOptions o;
+    o.noUserData = true; // no per-user presets
+    const testprocess::Run r = testprocess::runMemwall(args, o);
+    return {r.exitCode, r.out, r.err};
 }
 
 QJsonValue at(const QJsonObject &o, const QString &path)

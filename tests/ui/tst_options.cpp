@@ -1,6 +1,7 @@
 // The scenario-option table is the one home of every option's range: the command line, the scenario file and the GUI
 // accept and refuse exactly the same values. The test walks the whole table: for each option its extremes, the values
 // just beyond them, every choice and a bad one.
+#include "../runmemwall.h"
 #include "uitest.h"
 
 #include "core/analysis/options.h"
@@ -14,7 +15,6 @@
 #include "ui/document/scenariodocument.h"
 
 #include <QDoubleSpinBox>
-#include <QProcess>
 #include <QSpinBox>
 #include <QtTest>
 
@@ -31,16 +31,11 @@ namespace {
 /// The command line: exit code 2 is a usage error (a refused value); --help makes an accepted one exit 0 at once.
 int cliExit(const QStringList &args, QByteArray *err)
 {
-    QProcess p;
-    p.setProgram(QString::fromLocal8Bit(qgetenv("MEMWALL_MEMWALL_EXE")));
-    p.setArguments(args);
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("XDG_DATA_HOME", "/nonexistent-memwall-test");
-    p.setProcessEnvironment(env);
-    p.start();
-    p.waitForFinished(60000);
-    *err = p.readAllStandardError();
-    return p.exitCode();
+    testprocess::RunOptions o;
+    o.noUserData = true;
+    const testprocess::Run r = testprocess::runMemwall(args, o);
+    *err = r.err;
+    return r.exitCode;
 }
 
 nlohmann::json jsonOf(const OptionValue &v)
