@@ -281,7 +281,8 @@ std::vector<ScenarioOption> makeOptions()
                                  "attention_dp x ep (0: tp).",
                          .group = "Parallelism",
                          .min = 0,
-                         .max = kMaxDegree},
+                         .max = kMaxDegree,
+                         .zeroMeans = "auto"},
                         &Scenario::moeTp));
     t.push_back(integer({.key = "moe_ep",
                          .flag = "--moe-ep",
@@ -291,7 +292,8 @@ std::vector<ScenarioOption> makeOptions()
                                  "(0: ep x attention_dp).",
                          .group = "Parallelism",
                          .min = 0,
-                         .max = kMaxDegree},
+                         .max = kMaxDegree,
+                         .zeroMeans = "auto"},
                         &Scenario::moeEp));
     t.push_back(real({.key = "moe_imbalance",
                       .flag = "--moe-imbalance",
@@ -450,7 +452,8 @@ std::vector<ScenarioOption> makeOptions()
                                  "0 turns speculative decoding off.",
                          .group = "Serving",
                          .min = 0,
-                         .max = 16},
+                         .max = 16,
+                         .zeroMeans = "off"},
                         &Scenario::speculativeK));
     t.push_back(real({.key = "acceptance",
                       .flag = "--acceptance",
@@ -770,6 +773,10 @@ std::string parseOptionText(const ScenarioOption &o, std::string_view text, Opti
     const char *end = text.data() + text.size();
     switch (o.kind) {
     case OptionKind::Integer: {
+        if (!o.zeroMeans.empty() && text == o.zeroMeans) {
+            *out = int64_t{0};
+            return {};
+        }
         int64_t n = 0;
         auto [ptr, ec] = std::from_chars(text.data(), end, n);
         if (!text.empty() && ec == std::errc::result_out_of_range && ptr == end)

@@ -46,6 +46,9 @@ struct ScenarioOption
     double min = 0, max = 0; ///< accepted range of Integer and Real options, inclusive
     bool minOpen = false;    ///< (min, max]: min itself is refused
     bool nullable = false;   ///< a Real that may be unset ("auto" on the command line, null in files)
+    /// An Integer whose 0 stands for a choice rather than a count ("auto": derived from the other degrees; "off"):
+    /// the window shows this word for 0, and the command line accepts it for 0.
+    std::string_view zeroMeans;
     double typicalMin = 0,
            typicalMax = 0;            ///< the span of a GUI slider (typed values may go to min and max); 0: the range
     std::vector<std::string> choices; ///< Choice: the names offered (and accepted, unless openChoice)

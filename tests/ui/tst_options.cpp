@@ -207,6 +207,32 @@ private slots:
         QCOMPARE(spin->value(), 0); // written back from the document
     }
 
+    // moe_tp and moe_ep 0 mean "derived from the other degrees", speculative_k 0 "off": the window shows the word, not
+    // a count of 0 devices, and the command line takes the word for 0.
+    void zeroThatMeansAChoiceIsShownAsTheChoice()
+    {
+        ui::ScenarioDocument doc(uitest::library());
+        ui::ControlsPanel panel(&doc);
+        for (auto [key, word] : {std::pair{"moe_tp", "auto"}, {"moe_ep", "auto"}, {"speculative_k", "off"}}) {
+            auto *spin = qobject_cast<QSpinBox *>(panel.optionControl(key)->editor());
+            QVERIFY2(spin, key);
+            QCOMPARE(spin->value(), 0);
+            QCOMPARE(spin->text(), QString::fromLatin1(word));
+            spin->setValue(2);
+            QCOMPARE(spin->text(), QStringLiteral("2"));
+            core::OptionValue v;
+            QCOMPARE(core::parseOptionText(*core::findOption(key), word, &v), std::string());
+            QCOMPARE(std::get<int64_t>(v), int64_t(0));
+        }
+        QByteArray err;
+        QCOMPARE(cliExit({"analyze", "--model", "deepseek-v3", "--tp", "8", "--moe-ep", "auto", "--moe-tp", "auto",
+                          "--json"},
+                         &err),
+                 0);
+        QCOMPARE(cliExit({"analyze", "--moe-ep", "automatic"}, &err), 2);
+        QVERIFY2(err.contains("'automatic' is not a whole number"), err.constData());
+    }
+
     void sweepFieldsComeFromTheTable()
     {
         // Every whole-number scenario option can be swept, and a swept value outside its range is refused up front.

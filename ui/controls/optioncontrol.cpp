@@ -55,6 +55,9 @@ OptionControl::OptionControl(const ScenarioOption &option, ScenarioDocument *doc
             auto *spin = new QSpinBox(this);
             spin->setRange(static_cast<int>(option.min), static_cast<int>(std::min<double>(option.max, INT_MAX)));
             spin->setKeyboardTracking(false);
+            if (!option.zeroMeans.empty() && option.min == 0)
+                spin->setSpecialValueText(
+                    QString::fromUtf8(option.zeroMeans.data(), qsizetype(option.zeroMeans.size())));
             connect(spin, &QSpinBox::valueChanged, this, [this](int v) { write(static_cast<int64_t>(v)); });
             m_editor = spin;
         } else {
