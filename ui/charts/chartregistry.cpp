@@ -10,7 +10,6 @@
 #include "ui/charts/timelinechart.h"
 #include "ui/charts/trendschart.h"
 #include "ui/charts/validationchart.h"
-#include "ui/export/chartexporter.h"
 
 #include <QCoreApplication>
 
@@ -32,7 +31,6 @@ ChartInfo entry(const char *id, const char *name, bool presentation = true)
             name,
             &Chart::staticMetaObject,
             [](ScenarioDocument *doc) -> std::unique_ptr<ChartBase> { return std::make_unique<Chart>(doc); },
-            exportFormats(),
             presentation,
             pieces};
 }

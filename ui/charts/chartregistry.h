@@ -25,8 +25,6 @@ struct ChartInfo
     const QMetaObject *type;
     /// Makes the chart, following `doc`.
     std::unique_ptr<ChartBase> (*create)(ScenarioDocument *doc);
-    /// The export formats it can be written in (ids of exportFormats()), pictures first.
-    QStringList formats;
     /// Shown in the presentation window (one chart at a time, full screen).
     bool presentation;
     /// The pieces a lesson step may reveal the chart in (ChartBase::setReveal()), in teaching order: a chart class

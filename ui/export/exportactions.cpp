@@ -21,16 +21,6 @@ namespace {
 
 const char *kGroup = "export";
 
-/// The formats every one of `charts` can be written in: the registry's (all of them for a chart it does not list).
-QStringList formatsOf(const QList<ChartBase *> &charts)
-{
-    QStringList common = exportFormats();
-    for (const ChartBase *chart : charts)
-        if (const ChartInfo *info = chart ? chartInfoOf(*chart) : nullptr)
-            common.removeIf([info](const QString &f) { return !info->formats.contains(f); });
-    return common;
-}
-
 /// A status message, and after it why the choices made for it were not remembered (if they were not).
 QString withSettingsError(const QString &message, const QString &settingsError)
 {
@@ -152,7 +142,7 @@ void ExportActions::exportCurrent(bool data)
     ChartBase *chart = chartOrWarn();
     if (!chart)
         return;
-    const QStringList formats = formatsOf({chart});
+    const QStringList formats = exportFormats(); // every chart is written in every format
     ExportDialog dialog(ExportDialog::OneChart, chart->id(), rememberedFolder(), formats, m_window);
     if (data)
         dialog.setWindowTitle(tr("Export Chart Data"));
@@ -200,7 +190,7 @@ void ExportActions::exportAllCharts()
         return;
     }
     ChartBase *current = m_currentChart ? m_currentChart() : nullptr;
-    const QStringList formats = formatsOf(charts);
+    const QStringList formats = exportFormats();
     ExportDialog dialog(ExportDialog::AllCharts, QString(), rememberedFolder(), formats, m_window);
     dialog.setOptions(rememberedOptions(current ? current : charts.first()));
     dialog.setFormat(rememberedFormat(false, formats));

@@ -22,8 +22,7 @@ public:
     enum Mode { OneChart, AllCharts };
 
     /// `baseName` is the default file name without extension (a chart id); `folder` the default folder; `formats`
-    /// the formats offered (ids of exportFormats(): a chart's from the registry, chartregistry.h), in that table's
-    /// order.
+    /// the formats offered (ids of exportFormats()), in that list's order.
     ExportDialog(Mode mode, const QString &baseName, const QString &folder,
                  const QStringList &formats = exportFormats(), QWidget *parent = nullptr);
 

@@ -1,6 +1,6 @@
 #include "ui/util/presetlibrary.h"
 
-#include "ui/dialogs/presetfiles.h"
+#include "ui/util/userpresets.h"
 
 #include "core/util/oneline.h"
 
