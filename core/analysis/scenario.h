@@ -137,6 +137,7 @@ struct Scenario
     double acceptance = 0.7;        ///< probability that the target model accepts each draft token, [0, 1)
     std::string draftModel = "mtp"; ///< "mtp" (the model's own one-block prediction head) or a model preset id
     int64_t chunkedPrefill = 0;     ///< prompt tokens per mixed step (chunked prefill); 0 = off
+    int64_t maxBatchedTokens = 0;   ///< engine admission: tokens per step, decodes and prompt chunks; 0 = off
     int prefillDevices = 0;         ///< disaggregation: devices of the prefill pool; 0 with decodeDevices 0 = off
     int decodeDevices = 0;          ///< disaggregation: devices of the decode pool
     int64_t prefillBatch = 0;       ///< disaggregation: prompts a prefill copy runs together; 0 = batch / dp
