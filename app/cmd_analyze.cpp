@@ -52,6 +52,8 @@ void printServing(const ServingReport &r, const Scenario &s)
             formatSeconds(a->stepS).c_str(), formatSeconds(a->decodeStepS).c_str(),
             formatSeconds(a->mixedStepS).c_str(), formatPercent(a->mixedShare).c_str(),
             static_cast<long long>(a->stepsPerPrompt));
+        if (a->arrivals == core::Arrivals::Together)
+            std::printf(", on average, in a wave whose prompts fill %lld steps", static_cast<long long>(a->waveSteps));
         if (a->queued > 0)
             std::printf("; %s requests queue (%s) for %s", formatNumber(a->queued).c_str(), a->limit.c_str(),
                         formatSeconds(a->queueS).c_str());

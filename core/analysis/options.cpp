@@ -514,6 +514,17 @@ std::vector<ScenarioOption> makeOptions()
                          .typicalMin = 0,
                          .typicalMax = 16384},
                         &Scenario::maxBatchedTokens));
+    t.push_back(
+        choice({.key = "arrivals",
+                .flag = "--arrivals",
+                .metavar = "A",
+                .label = "Arrivals",
+                .help = "Engine admission: spread (requests at random phases: the steady state, and the bound) or "
+                        "together (a benchmark client at a fixed concurrency: its requests arrive at once "
+                        "and, of equal lengths, stay in step, so each prompt waits behind the others of its "
+                        "wave).",
+                .group = "Serving"},
+               &Scenario::arrivals, arrivalsFromString, {Arrivals::Spread, Arrivals::Together}));
     {
         ScenarioOption pd{.key = "disaggregate",
                           .flag = "--disaggregate",

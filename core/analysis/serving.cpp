@@ -194,6 +194,67 @@ double fittingRequests(const HardwareSpec &hw, const ModelShape &m, const Scenar
 
 } // namespace
 
+namespace {
+
+/// `s` with `decodes` sequences per attention rank, rounded to whole micro-batches of whole sequences.
+Scenario withDecodes(const Scenario &s, double decodes)
+{
+    Scenario d = s;
+    const auto mb = static_cast<double>(s.microBatches);
+    d.batch = static_cast<int64_t>(std::max(1.0, std::round(decodes / mb)) * mb) * s.dp * s.attentionDp;
+    return d;
+}
+
+/// The steps of admission: the prefill of `promptTokens` per rank and the mixed step of it beside `decodes` decodes
+/// per rank (rounded to whole micro-batches of whole sequences).
+std::pair<Analysis, ChunkedPrefillReport> admissionSteps(const HardwareSpec &hw, const ModelShape &m, const Scenario &s,
+                                                         double promptTokens, double decodes)
+{
+    Scenario d = withDecodes(s, decodes);
+    d.chunkedPrefill = std::max<int64_t>(1, std::llround(promptTokens));
+    Analysis pre = promptTokensAnalysis(hw, m, d, d.chunkedPrefill);
+    ChunkedPrefillReport mixed = chunkPrefill(hw, m, d, &pre);
+    return {std::move(pre), mixed};
+}
+
+/// Arrivals together: the wave of `a.running` requests (AdmissionReport), filled into `a`.
+void admitWave(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, AdmissionReport &a)
+{
+    const auto n = static_cast<int64_t>(std::max(1.0, std::floor(a.running)));
+    const auto budget = static_cast<double>(s.maxBatchedTokens);
+    const auto seq = static_cast<double>(s.seq), decodes = static_cast<double>(s.output - 1);
+    const double prompt = std::min(budget, static_cast<double>(n) * seq);
+    a.waveSteps = static_cast<int64_t>(std::ceil(static_cast<double>(n) * seq / budget));
+    double firstSteps = 0, mixedAfterFirst = 0;
+    for (int64_t j = 0; j < n; ++j) {
+        const double sj = std::ceil(static_cast<double>(j + 1) * seq / budget);
+        firstSteps += sj;
+        mixedAfterFirst += std::min(static_cast<double>(a.waveSteps) - sj, decodes);
+    }
+    a.meanFirstStep = firstSteps / static_cast<double>(n);
+    const auto [pre, mixed] = admissionSteps(hw, m, s, prompt, static_cast<double>(n) / 2);
+    const Analysis dec = analyze(hw, m, decodeAt(withDecodes(s, static_cast<double>(n)), meanContext(s)));
+    a.decodeStepS = dec.totals.timeS;
+    a.mixedStepS = a.waveSteps > 1 ? mixed.mixedStepS : pre.totals.timeS;
+    a.promptTokensPerStep = prompt;
+    a.stepsPerPrompt = static_cast<int64_t>(std::ceil(seq / prompt));
+    a.decodesPerStep = static_cast<double>(n);
+    a.running = static_cast<double>(n);
+    const double waveSteps = static_cast<double>(a.waveSteps) + decodes;
+    a.requestsPerStep = static_cast<double>(n) / waveSteps;
+    a.mixedShare = static_cast<double>(a.waveSteps) / waveSteps;
+    const double meanMixed = mixedAfterFirst / static_cast<double>(n);
+    a.stepS =
+        decodes > 0 ? (meanMixed * a.mixedStepS + (decodes - meanMixed) * a.decodeStepS) / decodes : a.decodeStepS;
+    const double waveS = static_cast<double>(a.waveSteps) * a.mixedStepS + decodes * a.decodeStepS;
+    a.queued = std::max(0.0, a.concurrency - a.running);
+    a.queueS = (a.concurrency / a.running - 1) / 2 * waveS;
+    a.ttftS = a.queueS + a.meanFirstStep * a.mixedStepS;
+    a.requestsPerS = static_cast<double>(n) * static_cast<double>(s.attentionDp) / waveS;
+}
+
+} // namespace
+
 AdmissionReport admit(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
 {
     AdmissionReport a;
@@ -206,6 +267,12 @@ AdmissionReport admit(const HardwareSpec &hw, const ModelShape &m, const Scenari
         throw AnalysisError("max_batched_tokens: not one request of " + std::to_string(s.seq + s.output) +
                             " tokens fits in " + hw.id + "'s memory beside the weights");
     a.running = std::min(a.concurrency, a.fitting);
+    a.arrivals = s.arrivals;
+    if (s.arrivals == Arrivals::Together) {
+        a.limit = a.fitting < a.concurrency ? "memory" : "";
+        admitWave(hw, m, s, a);
+        return a;
+    }
     Steady st = steadyState(a.running, budget, s.seq, s.output);
     if (st.r * static_cast<double>(s.seq) + st.d > budget * (1 + 1e-12)) {
         st = budgetLimited(budget, s.seq, s.output);
@@ -221,13 +288,8 @@ AdmissionReport admit(const HardwareSpec &hw, const ModelShape &m, const Scenari
     a.stepsPerPrompt = st.k;
     a.mixedShare = std::min(1.0, st.r * static_cast<double>(s.seq) / st.p);
 
-    // The steps: the decodes (rounded to whole micro-batches of whole sequences) with and without P prompt tokens.
-    Scenario d = s;
-    const auto mb = static_cast<double>(s.microBatches);
-    d.batch = static_cast<int64_t>(std::max(1.0, std::round(st.d / mb)) * mb) * ranks;
-    d.chunkedPrefill = std::max<int64_t>(1, std::llround(st.p));
-    const Analysis pre = promptTokensAnalysis(hw, m, d, d.chunkedPrefill);
-    const ChunkedPrefillReport mixed = chunkPrefill(hw, m, d, &pre);
+    // The steps: the decodes with and without P prompt tokens.
+    const ChunkedPrefillReport mixed = admissionSteps(hw, m, s, st.p, st.d).second;
     a.decodeStepS = mixed.decodeStepS;
     a.mixedStepS = mixed.mixedStepS;
     a.stepS = a.decodeStepS + a.mixedShare * (a.mixedStepS - a.decodeStepS);

@@ -70,14 +70,23 @@ struct ChunkedPrefillReport
 /// - if r x seq + D exceeds the budget, admission limits: r = budget / (seq + output - 1), N = r x (k + output - 1);
 /// - the C - N requests beyond N wait in the queue: (C - N) / r steps (Little's law).
 /// TPOT = the mean step: decode step + f x (mixed step - decode step); TTFT = the wait + k mixed steps.
+/// That is arrivals spread (the default). With arrivals together (a benchmark client at a fixed concurrency) the N
+/// running requests arrive as one wave: their N x seq prompt tokens fill W = ceil(N x seq / budget) steps, prompt j
+/// (0-based) has its first token after s_j = ceil((j + 1) x seq / budget) of them, and then decodes in the wave's
+/// remaining W - s_j prompt steps (mixed steps, timed with N / 2 decodes) before output - 1 - (W - s_j) plain decode
+/// steps of N. TTFT = the wait + mean s_j mixed steps (a single step is the prompts alone); TPOT = the mean over the
+/// wave; a wave takes W mixed + output - 1 decode steps, and requests beyond N wait (C / N - 1) / 2 waves on average.
 struct AdmissionReport
 {
-    int64_t budget = 0;     ///< tokens per step of one copy
-    double concurrency = 0; ///< requests in flight per copy (batch / dp)
-    double fitting = 0;     ///< requests whose KV cache fits at the mean context
-    double running = 0;     ///< N
-    double queued = 0;      ///< concurrency - N
-    std::string limit;      ///< what holds requests in the queue: "", "memory" or "token budget"
+    Arrivals arrivals = Arrivals::Spread;
+    int64_t waveSteps = 0;    ///< together: W, the steps the wave's prompts fill
+    double meanFirstStep = 0; ///< together: the mean s_j
+    int64_t budget = 0;       ///< tokens per step of one copy
+    double concurrency = 0;   ///< requests in flight per copy (batch / dp)
+    double fitting = 0;       ///< requests whose KV cache fits at the mean context
+    double running = 0;       ///< N
+    double queued = 0;        ///< concurrency - N
+    std::string limit;        ///< what holds requests in the queue: "", "memory" or "token budget"
     double requestsPerStep = 0, decodesPerStep = 0; ///< r and D
     double promptTokensPerStep = 0;                 ///< P, in a step that carries a prompt
     int64_t stepsPerPrompt = 1;                     ///< k

@@ -151,6 +151,9 @@ json servingToJson(const ServingReport &r)
     j["admission"] = nullptr;
     if (const auto &a = r.admission)
         j["admission"] = {{"max_batched_tokens", a->budget},
+                          {"arrivals", toString(a->arrivals)},
+                          {"wave_steps", a->waveSteps},
+                          {"mean_first_step", a->meanFirstStep},
                           {"concurrency", a->concurrency},
                           {"fitting_requests", a->fitting},
                           {"running_requests", a->running},

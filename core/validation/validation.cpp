@@ -81,6 +81,7 @@ void servingFields(JsonReader &e, MeasuredRun &run)
     if (run.maxBatchedTokens < 0 || run.maxBatchedTokens > kMaxTokens)
         e.fail("max_batched_tokens",
                "must be between 0 and " + std::to_string(kMaxTokens) + ", got " + std::to_string(run.maxBatchedTokens));
+    run.arrivals = choiceField(e, "arrivals", "spread", arrivalsFromString);
     if (e.node().contains("expert_weights"))
         run.expertWeights = weightField(e, "expert_weights");
 }
@@ -214,6 +215,7 @@ Scenario scenarioFor(const MeasuredRun &run, EfficiencyMode mode)
     s.moeEp = run.moeEp;
     s.expertWeights = run.expertWeights;
     s.maxBatchedTokens = run.maxBatchedTokens;
+    s.arrivals = run.arrivals;
     s.execution = run.execution;
     s.allReduce = run.allReduce;
     s.activationScales = run.activationScales;

@@ -44,6 +44,7 @@ struct MeasuredRun
     /// The engine's token budget per step (Scenario::maxBatchedTokens): set, the run is served at a steady
     /// concurrency of `batch` and its TTFT and TPOT are the admitted request's (servedRequest()); 0: one batch.
     int64_t maxBatchedTokens = 0;
+    Arrivals arrivals = Arrivals::Spread; ///< how its client sent the requests (Scenario::arrivals)
     WeightFormat weights;
     std::optional<WeightFormat> expertWeights; ///< routed experts' format when it differs from `weights`
     DType activations = DType::FP16;

@@ -20,6 +20,11 @@
 // D = 125.06, P = 8,066.94, k = 2; N = 0.98474 x (2 + 127) = 127.03 requests run, the rest of 512 queue for
 // (512 - 127.03) / 0.98474 = 390.93 steps.
 //
+// Arrivals together (a benchmark client's 64 requests sent at once), the same run: the wave's
+// 64 x 8,192 prompt tokens fill W = 64 steps of 8,192, prompt j has its first token after s_j = j + 1 of them (mean
+// 32.5), then decodes in 64 - (j + 1) more mixed steps (mean 31.5) and 1,023 - that many plain ones. TTFT = 32.5 mixed
+// steps, TPOT = (31.5 x mixed + 991.5 x decode) / 1,023, and a wave of 64 + 1,023 steps serves 64 requests.
+//
 // Energy: an H100 (700 W TDP) at full draw, 8 devices, a request taking e2e seconds for batch x output tokens:
 //   J/token = 700 x 8 x e2e / (batch x output).
 // Cost: $3.99 per device-hour: $/million tokens = 3.99 x 8 / 3,600 x e2e / (batch x output) x 1e6.
@@ -58,6 +63,7 @@ private slots:
     void requestIsTheWayOfServingAskedFor();
     void admissionInTwoSteps();
     void admissionQueuesBeyondTheBudget();
+    void admissionTogetherInWaves();
     void admissionQueuesBeyondMemory();
 
 private:
@@ -600,6 +606,7 @@ void TestServing::admissionInTwoSteps()
     s.seq = 8192;
     s.output = 1024;
     s.maxBatchedTokens = 8192;
+    s.arrivals = Arrivals::Spread;
     const ServingReport r = serve(hw("h100-sxm"), model("llama-3-70b"), s);
     QVERIFY(r.admission);
     const AdmissionReport &a = *r.admission;
@@ -626,6 +633,38 @@ void TestServing::admissionInTwoSteps()
     QVERIFY(std::abs(r.served.tokensPerSPerDevice - a.requestsPerStep * 1024 / a.stepS / 8) < 1e-9);
 }
 
+// The wave worked out at the top of this file.
+void TestServing::admissionTogetherInWaves()
+{
+    Scenario s = llama70OnH100();
+    s.batch = 64;
+    s.seq = 8192;
+    s.output = 1024;
+    s.maxBatchedTokens = 8192;
+    QVERIFY(s.arrivals == Arrivals::Spread); // the default
+    s.arrivals = Arrivals::Together;
+    const ServingReport r = serve(hw("h100-sxm"), model("llama-3-70b"), s);
+    QVERIFY(r.admission);
+    const AdmissionReport &a = *r.admission;
+    QCOMPARE(a.waveSteps, int64_t(64));
+    QCOMPARE(a.meanFirstStep, 32.5);
+    QCOMPARE(a.stepsPerPrompt, int64_t(1));
+    QCOMPARE(a.queued, 0.0);
+    QVERIFY(std::abs(a.ttftS - 32.5 * a.mixedStepS) < 1e-12 * a.ttftS);
+    QVERIFY(std::abs(a.stepS - (31.5 * a.mixedStepS + 991.5 * a.decodeStepS) / 1023) < 1e-12 * a.stepS);
+    QVERIFY(a.mixedStepS > a.decodeStepS);
+    QVERIFY(std::abs(a.requestsPerS - 64 / (64 * a.mixedStepS + 1023 * a.decodeStepS)) < 1e-9 * a.requestsPerS);
+    QCOMPARE(r.served.ttftS, a.ttftS);
+    QCOMPARE(r.served.tpotS, a.stepS);
+    QCOMPARE(servingToJson(r).at("admission").at("arrivals").get<std::string>(), std::string("together"));
+    // Twice the clients of what fits wait half a wave on average: (C / N - 1) / 2 waves.
+    s.batch = 4096;
+    const AdmissionReport q = admit(hw("h100-sxm"), model("llama-3-70b"), s);
+    QCOMPARE(q.limit, std::string("memory"));
+    const double wave = static_cast<double>(q.waveSteps) * q.mixedStepS + 1023 * q.decodeStepS;
+    QVERIFY(std::abs(q.queueS - (4096 / q.running - 1) / 2 * wave) < 1e-9 * q.queueS);
+}
+
 // More prompt tokens arrive than the budget takes: admission limits, the rest of the clients wait in the queue.
 void TestServing::admissionQueuesBeyondTheBudget()
 {
@@ -636,6 +675,7 @@ void TestServing::admissionQueuesBeyondTheBudget()
     s.seq = 8192;
     s.output = 128;
     s.maxBatchedTokens = 8192;
+    s.arrivals = Arrivals::Spread;
     const AdmissionReport a = admit(hw("h100-sxm"), model("llama-3-70b"), s);
     QCOMPARE(a.limit, std::string("token budget"));
     QVERIFY(std::abs(a.requestsPerStep - 8192.0 / 8319) < 1e-12);
@@ -655,6 +695,7 @@ void TestServing::admissionQueuesBeyondMemory()
     s.seq = 2048;
     s.output = 2048;
     s.maxBatchedTokens = 8192;
+    s.arrivals = Arrivals::Spread;
     const AdmissionReport a = admit(hw("h100-sxm"), model("llama-3-70b"), s);
     // By hand from the footprint at the mean context (2,048 + 1,023): weights and workspace stay, the KV cache of
     // 1,024 requests scales down to what fits.

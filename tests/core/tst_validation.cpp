@@ -246,6 +246,9 @@ private slots:
         QTest::newRow("expert_weights") << "expert_weights"
                                         << "\"fp5\""
                                         << "runs[0].expert_weights: unknown weight format \"fp5\"";
+        QTest::newRow("arrivals") << "arrivals"
+                                  << "\"burst\""
+                                  << "runs[0].arrivals: must be spread or together, got \"burst\"";
         QTest::newRow("unknown key") << "speed"
                                      << "1"
                                      << "runs[0].speed";
@@ -302,6 +305,7 @@ private slots:
         run["moe_ep"] = 8;
         run["expert_weights"] = "mxfp4";
         run["max_batched_tokens"] = 8192;
+        run["arrivals"] = "together";
         run["metric"] = "ttft_s";
         const MeasuredRun r = runsFromJson(j, "runs.json").at(0);
         QCOMPARE(r.attentionDp, 8);
@@ -313,6 +317,7 @@ private slots:
         QCOMPARE(s.attentionDp, 8);
         QCOMPARE(s.moeEp, 8);
         QCOMPARE(s.maxBatchedTokens, int64_t(8192));
+        QVERIFY(s.arrivals == Arrivals::Together);
         QVERIFY(s.expertWeights && s.expertWeights->type == DType::FP4);
         // Without the keys: one attention rank, the split derived, no admission.
         const MeasuredRun plain = runsFromJson(oneRun("", nullptr), "runs.json").at(0);
@@ -323,8 +328,9 @@ private slots:
     }
 
     // A hand-checked served row: Llama 3 70B at tp 8 on H100s, 64 clients of 8,192 + 1,024 tokens, an 8,192-token
-    // budget. tst_serving works the admission out by hand: each prompt takes 2 steps of 8,128.125 prompt tokens beside
-    // 63.875 decodes, so the TTFT is 2 mixed steps and the TPOT the mean step; validate predicts exactly those.
+    // budget. tst_serving works the admission out by hand. Spread (the default): each prompt takes 2 steps of
+    // 8,128.125 prompt tokens beside 63.875 decodes, so the TTFT is 2 mixed steps and the TPOT the mean step.
+    // Together: the 64 prompts fill 64 steps and the mean one has its first token after 32.5 of them.
     void servedRunIsPredictedThroughAdmission()
     {
         MeasuredRun run;
@@ -340,11 +346,17 @@ private slots:
         const AdmissionReport a = admit(hw, m, scenarioFor(run, EfficiencyMode::Ideal));
         QCOMPARE(a.stepsPerPrompt, int64_t(2));
         run.metric = RunMetric::TtftS;
-        QVERIFY(std::fabs(predict(hw, m, run, EfficiencyMode::Ideal) - 2 * a.mixedStepS) <= 1e-12 * a.mixedStepS);
+        QVERIFY(std::fabs(predict(hw, m, run, EfficiencyMode::Ideal) - 2 * a.mixedStepS) <= 1e-12 * a.ttftS);
         run.metric = RunMetric::TpotS;
         QCOMPARE(predict(hw, m, run, EfficiencyMode::Ideal), a.stepS);
         run.metric = RunMetric::ServedTpotS;
         QVERIFY(std::fabs(predict(hw, m, run, EfficiencyMode::Ideal) - (a.stepS + a.ttftS / 1024)) < 1e-12);
+        run.arrivals = Arrivals::Together;
+        run.metric = RunMetric::TpotS;
+        const AdmissionReport w = admit(hw, m, scenarioFor(run, EfficiencyMode::Ideal));
+        QCOMPARE(w.meanFirstStep, 32.5);
+        QCOMPARE(predict(hw, m, run, EfficiencyMode::Ideal), w.stepS);
+        run.arrivals = Arrivals::Spread;
         // Without a budget the run is the one batch of before.
         run.maxBatchedTokens = 0;
         run.metric = RunMetric::TpotS;
