@@ -22,7 +22,7 @@ def table(report, by):
     for g in report["groups"]:
         if g["by"] == by:
             groups.setdefault(g["name"], {})[g["metric"]] = g
-    head = [by, "runs", "TPOT median error", "TPOT within 25 %", "TPOT ideal not slower",
+    head = [by, "rows", "TPOT median error", "TPOT within 25 %", "TPOT ideal not slower",
             "TTFT median error", "TTFT within 25 %", "TTFT ideal not slower"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, m in sorted(groups.items()):
