@@ -46,7 +46,7 @@ void printServing(const ServingReport &r, const Scenario &s)
     if (const auto &a = r.admission) {
         std::printf(
             "  admission of %lld tokens per step: %s of %s requests running, %s decodes and a prompt step of %s "
-            "tokens; TPOT %s (decode step %s, mixed step %s in %s of the steps); first token after %lld steps",
+            "tokens; TPOT %s (decode step %s, mixed step %s in %s of the steps); %lld step(s) of its own per prompt",
             static_cast<long long>(a->budget), formatNumber(a->running).c_str(), formatNumber(a->concurrency).c_str(),
             formatNumber(a->decodesPerStep).c_str(), formatNumber(a->promptTokensPerStep).c_str(),
             formatSeconds(a->stepS).c_str(), formatSeconds(a->decodeStepS).c_str(),
