@@ -43,6 +43,22 @@ void printServing(const ServingReport &r, const Scenario &s)
                     formatSeconds(c->decodeStepS).c_str(), formatFixed(c->slowdown, 2).c_str(),
                     formatNumber(c->mixedIntensity).c_str(), formatNumber(c->decodeIntensity).c_str(),
                     static_cast<long long>(c->stepsPerPrompt), formatSeconds(c->ttftS).c_str());
+    if (const auto &a = r.admission) {
+        std::printf(
+            "  admission of %lld tokens per step: %s of %s requests running, %s decodes and a prompt step of %s "
+            "tokens; TPOT %s (decode step %s, mixed step %s in %s of the steps); %lld step(s) of its own per prompt",
+            static_cast<long long>(a->budget), formatNumber(a->running).c_str(), formatNumber(a->concurrency).c_str(),
+            formatNumber(a->decodesPerStep).c_str(), formatNumber(a->promptTokensPerStep).c_str(),
+            formatSeconds(a->stepS).c_str(), formatSeconds(a->decodeStepS).c_str(),
+            formatSeconds(a->mixedStepS).c_str(), formatPercent(a->mixedShare).c_str(),
+            static_cast<long long>(a->stepsPerPrompt));
+        if (a->arrivals == core::Arrivals::Together)
+            std::printf(", on average, in a wave whose prompts fill %lld steps", static_cast<long long>(a->waveSteps));
+        if (a->queued > 0)
+            std::printf("; %s requests queue (%s) for %s", formatNumber(a->queued).c_str(), a->limit.c_str(),
+                        formatSeconds(a->queueS).c_str());
+        std::printf(": TTFT %s\n", formatSeconds(a->ttftS).c_str());
+    }
     if (const auto &d = r.disaggregation)
         std::printf("  disaggregated %d:%d: KV cache %s per request over %s in %s; TTFT %s, TPOT %s; %s requests/s "
                     "(prefill pool %s, decode pool %s); best split of %d devices: %d:%d\n",

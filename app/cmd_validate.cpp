@@ -36,6 +36,24 @@ std::string signedError(double ratio)
     return (e >= 0 ? "+" : "") + core::formatFixed(e, 0) + " %";
 }
 
+/// Per metric, family, device and engine: runs, achievable median error and share within 25 %, ideal bound.
+void printGroups(const core::ValidationReport &r)
+{
+    std::cout << "\n"
+              << pad("by", 10) << "  " << pad("name", 22) << "  " << pad("metric", 14) << "  " << pad("runs", 5, true)
+              << "  " << pad("predicted", 9, true) << "  " << pad("median err", 10, true) << "  "
+              << pad("within 25 %", 11, true) << "  " << pad("ideal bound", 11, true) << "\n"
+              << std::string(10 + 22 + 14 + 5 + 9 + 10 + 11 + 11 + 14, '-') << "\n";
+    for (const core::ValidationGroup &g : r.groups) {
+        const core::ValidationSummary &s = g.summary;
+        std::cout << pad(g.by, 10) << "  " << pad(g.name, 22) << "  " << pad(std::string(toString(g.metric)), 14)
+                  << "  " << pad(std::to_string(s.runs), 5, true) << "  " << pad(std::to_string(s.predicted), 9, true)
+                  << "  " << pad(s.predicted ? percent(s.medianError) : "", 10, true) << "  "
+                  << pad(s.predicted ? percent(s.within25) : "", 11, true) << "  "
+                  << pad(s.runs ? percent(s.idealBound) : "", 11, true) << "\n";
+    }
+}
+
 void printTable(const core::ValidationReport &r)
 {
     std::cout << "Measured runs against MemWall's predictions. Time error = predicted time / measured time - 1\n"
@@ -66,6 +84,7 @@ void printTable(const core::ValidationReport &r)
               << "Measured time / achievable time: " << core::formatFixed(s.ratioLow, 2) << " to "
               << core::formatFixed(s.ratioHigh, 2) << " (10th to 90th percentile), the band shown beside achievable "
               << "times.\nSources: memwall validate --json (\"source\" of each run).\n";
+    printGroups(r);
 }
 
 } // namespace
@@ -76,6 +95,8 @@ int cmdValidate(const CommandLine &cl)
     std::vector<core::MeasuredRun> runs;
     if (auto file = cl.value("--runs"))
         runs = core::runsFromJson(core::readJsonFile(*file), *file);
+    else if (auto set = cl.value("--set"))
+        runs = core::builtinRunSet(*set);
     else
         runs = core::builtinRuns();
     const core::ValidationReport report = core::validateRuns(runs, *lib);

@@ -220,20 +220,25 @@ const std::vector<Command> &commands()
           {"--seconds", "X", "time budget of the whole run, 0.5..60 (default 8)"}},
          cmdMeasure},
         {"validate",
-         "[--runs FILE] [--json] [--presets DIR]",
+         "[--runs FILE | --set NAME] [--json] [--presets DIR]",
          "Holds MemWall's predictions against public measured end-to-end runs (presets/validation/runs.json: "
          "gpt-fast,\n"
          "TensorRT-LLM, vLLM and other published tables, each with its source and settings). Each run is analysed\n"
          "as phase generate on its device and model, with the ideal roofline (a bound: never slower than the run)\n"
          "and with achievable efficiency (a prediction). Prints each run's measured, ideal and achievable figure,\n"
-         "the median and worst error, the share within 25 % and the band of measured over achievable time.\n"
-         "Exit status 1 when a run cannot be analysed.",
+         "the median and worst error, the share within 25 % and the band of measured over achievable time,\n"
+         "then the same per metric, model family, device and engine. Runs with max_batched_tokens are served at a\n"
+         "steady concurrency through the engine's admission (--max-batched-tokens). Exit status 1 when a run cannot\n"
+         "be analysed.",
          false,
          {{"--runs", "FILE", "a validation set of your own, in the same format, in place of the built-in one"},
+          {"--set", "NAME",
+           "a built-in set other than runs: moe-served (aiconfigurator's measured MoE served runs, build split)"},
           {"--json", "",
            "print {\"runs\": [{\"id\", \"metric\", \"measured\", \"ideal\", \"achievable\", "
            "\"ideal_time_ratio\", \"achievable_time_ratio\", \"source\", ...}], \"summary\": {\"median_error\", "
-           "\"worst_error\", \"within_25_percent\", \"ideal_not_slower\", ...}}"},
+           "\"worst_error\", \"within_25_percent\", \"ideal_not_slower\", ...}, \"groups\": [{\"by\", \"name\", "
+           "\"metric\", \"median_error\", ...}]}"},
           {"--presets", "DIR", "extra preset folder (overrides built-ins with the same id)"}},
          cmdValidate},
     };

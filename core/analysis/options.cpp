@@ -500,6 +500,34 @@ std::vector<ScenarioOption> makeOptions()
                          .typicalMin = 0,
                          .typicalMax = 8192},
                         &Scenario::chunkedPrefill));
+    // Engine defaults (docs/model.md, "Engine admission"): vLLM V1 8,192 for its server on devices of 70 GiB and more
+    // but the A100, else 2,048 (vllm-project/vllm, vllm/engine/arg_utils.py, get_batch_defaults); SGLang 8,192 below
+    // 160 GB of device memory, 16,384 above (sgl-project/sglang, python/sglang/srt/server_args.py,
+    // chunked_prefill_size); TensorRT-LLM 8,192 (NVIDIA/TensorRT-LLM, tensorrt_llm/llmapi/llm_args.py, max_num_tokens).
+    t.push_back(integer({.key = "max_batched_tokens",
+                         .flag = "--max-batched-tokens",
+                         .metavar = "TOKENS",
+                         .label = "Tokens per step",
+                         .help = "Engine admission: tokens an engine step runs, the decodes first and prompt chunks in "
+                                 "the rest (vLLM max-num-batched-tokens 8192, SGLang chunked-prefill-size 8192 or "
+                                 "16384, TensorRT-LLM max_num_tokens 8192); batch is the concurrency; 0 turns it off.",
+                         .group = "Serving",
+                         .min = 0,
+                         .max = static_cast<double>(kMaxTokens),
+                         .typicalMin = 0,
+                         .typicalMax = 16384},
+                        &Scenario::maxBatchedTokens));
+    t.push_back(
+        choice({.key = "arrivals",
+                .flag = "--arrivals",
+                .metavar = "A",
+                .label = "Arrivals",
+                .help = "Engine admission: spread (requests at random phases: the steady state, and the bound) or "
+                        "together (a benchmark client at a fixed concurrency: its requests arrive at once "
+                        "and, of equal lengths, stay in step, so each prompt waits behind the others of its "
+                        "wave).",
+                .group = "Serving"},
+               &Scenario::arrivals, arrivalsFromString, {Arrivals::Spread, Arrivals::Together}));
     {
         ScenarioOption pd{.key = "disaggregate",
                           .flag = "--disaggregate",

@@ -26,8 +26,11 @@ constexpr NameTable<Execution, 2> kExecution{{{Execution::Graphs, "graphs"}, {Ex
 constexpr NameTable<AllReduce, 2> kAllReduce{{{AllReduce::Library, "library"}, {AllReduce::Custom, "custom"}}};
 constexpr NameTable<ActivationScales, 3> kActivationScales{
     {{ActivationScales::Fused, "fused"}, {ActivationScales::Static, "static"}, {ActivationScales::Dynamic, "dynamic"}}};
+constexpr NameTable<Arrivals, 2> kArrivals{{{Arrivals::Spread, "spread"}, {Arrivals::Together, "together"}}};
 } // namespace
 
+std::string_view toString(Arrivals a) { return enumName(kArrivals, a); }
+std::optional<Arrivals> arrivalsFromString(std::string_view s) { return enumFromName(kArrivals, s); }
 std::string_view toString(Phase p) { return enumName(kPhase, p); }
 std::optional<Phase> phaseFromString(std::string_view s) { return enumFromName(kPhase, s); }
 std::string_view toString(Recompute r) { return enumName(kRecompute, r); }

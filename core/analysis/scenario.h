@@ -71,6 +71,13 @@ enum class ActivationScales {
 std::string_view toString(ActivationScales a);
 std::optional<ActivationScales> activationScalesFromString(std::string_view s);
 
+/// How the requests of engine admission (max_batched_tokens) arrive. Together: a benchmark client at a fixed
+/// concurrency sends its requests at once and, with every request of the same lengths, they finish together and the
+/// next ones arrive together (waves). Spread: requests at random phases, the queueing steady state of Little's law.
+enum class Arrivals { Spread, Together };
+std::string_view toString(Arrivals a);
+std::optional<Arrivals> arrivalsFromString(std::string_view s);
+
 /// The largest batch, prompt, context or output length MemWall takes (command line, files, GUI, fit limits).
 inline constexpr int64_t kMaxTokens = int64_t(1) << 24;
 /// The most devices one deployment names: a search's device budget, a validation run's devices, each side of a
@@ -136,13 +143,15 @@ struct Scenario
     double promptCacheHitRate = 0.0; ///< fraction of each prompt whose K and V are already cached (prefix caching)
 
     // ---- serving (core/analysis/serving.h) ----
-    int speculativeK = 0;           ///< draft tokens per verification step; 0 = no speculative decoding
-    double acceptance = 0.7;        ///< probability that the target model accepts each draft token, [0, 1)
-    std::string draftModel = "mtp"; ///< "mtp" (the model's own one-block prediction head) or a model preset id
-    int64_t chunkedPrefill = 0;     ///< prompt tokens per mixed step (chunked prefill); 0 = off
-    int prefillDevices = 0;         ///< disaggregation: devices of the prefill pool; 0 with decodeDevices 0 = off
-    int decodeDevices = 0;          ///< disaggregation: devices of the decode pool
-    int64_t prefillBatch = 0;       ///< disaggregation: prompts a prefill copy runs together; 0 = batch / dp
+    int speculativeK = 0;                 ///< draft tokens per verification step; 0 = no speculative decoding
+    double acceptance = 0.7;              ///< probability that the target model accepts each draft token, [0, 1)
+    std::string draftModel = "mtp";       ///< "mtp" (the model's own one-block prediction head) or a model preset id
+    int64_t chunkedPrefill = 0;           ///< prompt tokens per mixed step (chunked prefill); 0 = off
+    int64_t maxBatchedTokens = 0;         ///< engine admission: tokens per step, decodes and prompt chunks; 0 = off
+    Arrivals arrivals = Arrivals::Spread; ///< engine admission: how the requests arrive
+    int prefillDevices = 0;               ///< disaggregation: devices of the prefill pool; 0 with decodeDevices 0 = off
+    int decodeDevices = 0;                ///< disaggregation: devices of the decode pool
+    int64_t prefillBatch = 0;             ///< disaggregation: prompts a prefill copy runs together; 0 = batch / dp
     KvOffload kvOffload = KvOffload::None;
     std::optional<double> kvOffloadFraction;   ///< share of the KV cache in the offload tier; unset: what does not fit
     KvOffload weightOffload = KvOffload::None; ///< where offloaded weights live (streamed in every step)

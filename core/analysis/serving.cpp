@@ -120,12 +120,183 @@ Analysis chunkAnalysis(const HardwareSpec &hw, const ModelShape &m, const Scenar
     const int64_t chunk = std::min(s.chunkedPrefill, s.seq);
     Scenario pc = s;
     pc.phase = Phase::Prefill;
-    pc.batch = s.dp; // one prompt per replica
+    pc.batch = int64_t{s.dp} * s.attentionDp; // one prompt per replica and attention-DP rank
     pc.microBatches = 1;
     const int64_t prefix = (s.seq - chunk) / 2;
     pc.seq = prefix + chunk;
     pc.promptCacheHitRate = static_cast<double>(prefix) / static_cast<double>(pc.seq);
     return analyze(hw, m, pc);
+}
+
+namespace {
+
+/// The prefill of `tokens` prompt tokens per attention rank in one step: a chunk in the middle of its prompt
+/// (chunkAnalysis()) when it is at most a prompt, else that many whole prompts (rounded to whole ones).
+Analysis promptTokensAnalysis(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, int64_t tokens)
+{
+    Scenario c = s;
+    if (tokens <= s.seq) {
+        c.chunkedPrefill = tokens;
+        return chunkAnalysis(hw, m, c);
+    }
+    c.phase = Phase::Prefill;
+    c.microBatches = 1;
+    const int64_t prompts =
+        std::max<int64_t>(1, std::llround(static_cast<double>(tokens) / static_cast<double>(s.seq)));
+    c.batch = prompts * s.dp * s.attentionDp;
+    return analyze(hw, m, c);
+}
+
+/// The steady state of admission for `running` requests of one attention rank (AdmissionReport's first two points).
+struct Steady
+{
+    double r = 0, d = 0, p = 0;
+    int64_t k = 1;
+};
+Steady steadyState(double running, double budget, int64_t seq, int64_t output)
+{
+    const double prompt = static_cast<double>(seq), decodes = static_cast<double>(output - 1);
+    Steady st;
+    for (int it = 0; it < 8; ++it) { // k settles in two or three rounds; eight bounds a flip between two values
+        st.r = running / (static_cast<double>(st.k) + decodes);
+        st.d = st.r * decodes;
+        st.p = std::max(1.0, std::min(budget - st.d, std::max(prompt, st.r * prompt)));
+        const auto k = static_cast<int64_t>(std::ceil(prompt / st.p));
+        if (k == st.k)
+            break;
+        st.k = k;
+    }
+    return st;
+}
+
+/// Admission limited by the budget: r x (seq + output - 1) = budget.
+Steady budgetLimited(double budget, int64_t seq, int64_t output)
+{
+    Steady st;
+    st.r = budget / static_cast<double>(seq + output - 1);
+    st.d = st.r * static_cast<double>(output - 1);
+    st.p = std::max(1.0, budget - st.d);
+    st.k = static_cast<int64_t>(std::ceil(static_cast<double>(seq) / st.p));
+    return st;
+}
+
+/// Requests of one attention rank whose KV cache (and state) fits beside the weights, at the mean context: the
+/// footprint's per-request part scales with the requests. Unbounded (the concurrency) when nothing grows with them.
+double fittingRequests(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, double concurrency)
+{
+    const Analysis a = analyze(hw, m, decodeAt(s, meanContext(s)));
+    const double perRequest = (a.memory.kv + a.memory.state) / concurrency;
+    if (!(perRequest > 0))
+        return concurrency;
+    const double fixed = a.memory.total() - a.memory.kv - a.memory.state;
+    return std::floor((a.memory.capacity - fixed) / perRequest);
+}
+
+} // namespace
+
+namespace {
+
+/// `s` with `decodes` sequences per attention rank, rounded to whole micro-batches of whole sequences.
+Scenario withDecodes(const Scenario &s, double decodes)
+{
+    Scenario d = s;
+    const auto mb = static_cast<double>(s.microBatches);
+    d.batch = static_cast<int64_t>(std::max(1.0, std::round(decodes / mb)) * mb) * s.dp * s.attentionDp;
+    return d;
+}
+
+/// The steps of admission: the prefill of `promptTokens` per rank and the mixed step of it beside `decodes` decodes
+/// per rank (rounded to whole micro-batches of whole sequences).
+std::pair<Analysis, ChunkedPrefillReport> admissionSteps(const HardwareSpec &hw, const ModelShape &m, const Scenario &s,
+                                                         double promptTokens, double decodes)
+{
+    Scenario d = withDecodes(s, decodes);
+    d.chunkedPrefill = std::max<int64_t>(1, std::llround(promptTokens));
+    Analysis pre = promptTokensAnalysis(hw, m, d, d.chunkedPrefill);
+    ChunkedPrefillReport mixed = chunkPrefill(hw, m, d, &pre);
+    return {std::move(pre), mixed};
+}
+
+/// Arrivals together: the wave of `a.running` requests (AdmissionReport), filled into `a`.
+void admitWave(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, AdmissionReport &a)
+{
+    const auto n = static_cast<int64_t>(std::max(1.0, std::floor(a.running)));
+    const auto budget = static_cast<double>(s.maxBatchedTokens);
+    const auto seq = static_cast<double>(s.seq), decodes = static_cast<double>(s.output - 1);
+    const double prompt = std::min(budget, static_cast<double>(n) * seq);
+    a.waveSteps = static_cast<int64_t>(std::ceil(static_cast<double>(n) * seq / budget));
+    double firstSteps = 0, mixedAfterFirst = 0;
+    for (int64_t j = 0; j < n; ++j) {
+        const double sj = std::ceil(static_cast<double>(j + 1) * seq / budget);
+        firstSteps += sj;
+        mixedAfterFirst += std::min(static_cast<double>(a.waveSteps) - sj, decodes);
+    }
+    a.meanFirstStep = firstSteps / static_cast<double>(n);
+    const auto [pre, mixed] = admissionSteps(hw, m, s, prompt, static_cast<double>(n) / 2);
+    const Analysis dec = analyze(hw, m, decodeAt(withDecodes(s, static_cast<double>(n)), meanContext(s)));
+    a.decodeStepS = dec.totals.timeS;
+    a.mixedStepS = a.waveSteps > 1 ? mixed.mixedStepS : pre.totals.timeS;
+    a.promptTokensPerStep = prompt;
+    a.stepsPerPrompt = static_cast<int64_t>(std::ceil(seq / prompt));
+    a.decodesPerStep = static_cast<double>(n);
+    a.running = static_cast<double>(n);
+    const double waveSteps = static_cast<double>(a.waveSteps) + decodes;
+    a.requestsPerStep = static_cast<double>(n) / waveSteps;
+    a.mixedShare = static_cast<double>(a.waveSteps) / waveSteps;
+    const double meanMixed = mixedAfterFirst / static_cast<double>(n);
+    a.stepS =
+        decodes > 0 ? (meanMixed * a.mixedStepS + (decodes - meanMixed) * a.decodeStepS) / decodes : a.decodeStepS;
+    const double waveS = static_cast<double>(a.waveSteps) * a.mixedStepS + decodes * a.decodeStepS;
+    a.queued = std::max(0.0, a.concurrency - a.running);
+    a.queueS = (a.concurrency / a.running - 1) / 2 * waveS;
+    a.ttftS = a.queueS + a.meanFirstStep * a.mixedStepS;
+    a.requestsPerS = static_cast<double>(n) * static_cast<double>(s.attentionDp) / waveS;
+}
+
+} // namespace
+
+AdmissionReport admit(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
+{
+    AdmissionReport a;
+    a.budget = s.maxBatchedTokens;
+    const int64_t ranks = int64_t{s.dp} * s.attentionDp;
+    const auto budget = static_cast<double>(s.maxBatchedTokens);
+    a.concurrency = static_cast<double>(s.batch) / static_cast<double>(ranks);
+    a.fitting = fittingRequests(hw, m, s, a.concurrency);
+    if (a.fitting < 1)
+        throw AnalysisError("max_batched_tokens: not one request of " + std::to_string(s.seq + s.output) +
+                            " tokens fits in " + hw.id + "'s memory beside the weights");
+    a.running = std::min(a.concurrency, a.fitting);
+    a.arrivals = s.arrivals;
+    if (s.arrivals == Arrivals::Together) {
+        a.limit = a.fitting < a.concurrency ? "memory" : "";
+        admitWave(hw, m, s, a);
+        return a;
+    }
+    Steady st = steadyState(a.running, budget, s.seq, s.output);
+    if (st.r * static_cast<double>(s.seq) + st.d > budget * (1 + 1e-12)) {
+        st = budgetLimited(budget, s.seq, s.output);
+        a.running = std::min(a.running, st.r * static_cast<double>(st.k + s.output - 1));
+        a.limit = "token budget";
+    } else if (a.fitting < a.concurrency) {
+        a.limit = "memory";
+    }
+    a.queued = std::max(0.0, a.concurrency - a.running);
+    a.requestsPerStep = st.r;
+    a.decodesPerStep = st.d;
+    a.promptTokensPerStep = st.p;
+    a.stepsPerPrompt = st.k;
+    a.mixedShare = std::min(1.0, st.r * static_cast<double>(s.seq) / st.p);
+
+    // The steps: the decodes with and without P prompt tokens.
+    const ChunkedPrefillReport mixed = admissionSteps(hw, m, s, st.p, st.d).second;
+    a.decodeStepS = mixed.decodeStepS;
+    a.mixedStepS = mixed.mixedStepS;
+    a.stepS = a.decodeStepS + a.mixedShare * (a.mixedStepS - a.decodeStepS);
+    a.queueS = a.queued / st.r * a.stepS;
+    a.ttftS = a.queueS + static_cast<double>(st.k) * a.mixedStepS;
+    a.requestsPerS = st.r * static_cast<double>(s.attentionDp) / a.stepS;
+    return a;
 }
 
 ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis *chunk)
@@ -201,8 +372,8 @@ bool offloads(const Scenario &s) { return s.kvOffload != KvOffload::None || s.we
 
 bool servesPlainly(const Scenario &s)
 {
-    return s.speculativeK <= 0 && s.chunkedPrefill <= 0 && !(s.prefillDevices > 0 && s.decodeDevices > 0) &&
-           !offloads(s);
+    return s.speculativeK <= 0 && s.chunkedPrefill <= 0 && s.maxBatchedTokens <= 0 &&
+           !(s.prefillDevices > 0 && s.decodeDevices > 0) && !offloads(s);
 }
 
 OffloadReport offload(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
@@ -375,8 +546,25 @@ DisaggregationReport disaggregate(const KvLink &link, const Scenario &s, double 
     return d;
 }
 
+namespace {
+/// The request as the engine's admission serves it: TTFT and TPOT of the steady state, r / step requests per copy.
+ServedRequest admittedRequest(const Scenario &s, const AdmissionReport &a)
+{
+    ServedRequest out;
+    out.ttftS = a.ttftS;
+    out.tpotS = a.stepS;
+    out.e2eS = out.ttftS + static_cast<double>(s.output - 1) * out.tpotS;
+    out.devices = static_cast<int>(devicesPerCopy(s) * s.dp);
+    out.tokensPerSPerDevice =
+        a.requestsPerS * static_cast<double>(s.output) * static_cast<double>(s.dp) / static_cast<double>(out.devices);
+    return out;
+}
+} // namespace
+
 ServedRequest servedRequest(const Scenario &s, const ServingReport &r)
 {
+    if (r.admission)
+        return admittedRequest(s, *r.admission);
     ServedRequest out;
     double step = r.chunkedPrefill ? r.chunkedPrefill->mixedStepS : r.request.tpotS;
     if (r.offload && r.offload->stepInMemoryS > 0)
@@ -422,6 +610,8 @@ ServingReport serveRequest(const HardwareSpec &hw, const ModelShape &m, const Sc
         out.speculative = speculate(hw, m, s, draft);
     if (s.chunkedPrefill > 0)
         out.chunkedPrefill = chunkPrefill(hw, m, s, chunk);
+    if (s.maxBatchedTokens > 0)
+        out.admission = admit(hw, m, s);
 
     // ---- prefill/decode disaggregation ----
     if (s.prefillDevices > 0 && s.decodeDevices > 0) {

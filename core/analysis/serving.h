@@ -57,6 +57,50 @@ struct ChunkedPrefillReport
     double ttftS = 0; ///< a prompt prefilled chunk by chunk alongside the decodes: stepsPerPrompt x mixed step
 };
 
+/// Engine admission (vLLM V1's scheduler, SGLang's chunked prefill, TensorRT-LLM's max_num_tokens): every engine step
+/// runs at most `budget` tokens, the running decodes first (one token each) and prompt chunks in the rest, so prompts
+/// share steps with the decodes (mixed steps). The steady state of a client keeping `concurrency` requests of `seq`
+/// prompt and `output` generated tokens in flight, per copy of the model (attention-DP ranks schedule on their own,
+/// so a copy's budget is budget x attention_dp):
+/// - running N = min(concurrency, the requests whose KV cache fits at the mean context); each stays k + output - 1
+///   steps (k: the steps its prompt's chunks take), so r = N / (k + output - 1) requests finish per step (Little's
+///   law) and D = r x (output - 1) decodes run in every step;
+/// - a prompt's step carries P = min(budget - D, max(seq, r x seq)) prompt tokens, k = ceil(seq / P); on average a
+///   step carries r x seq, so a share f = min(1, r x seq / P) of the steps are mixed ones;
+/// - if r x seq + D exceeds the budget, admission limits: r = budget / (seq + output - 1), N = r x (k + output - 1);
+/// - the C - N requests beyond N wait in the queue: (C - N) / r steps (Little's law).
+/// TPOT = the mean step: decode step + f x (mixed step - decode step); TTFT = the wait + k mixed steps.
+/// That is arrivals spread (the default). With arrivals together (a benchmark client at a fixed concurrency) the N
+/// running requests arrive as one wave: their N x seq prompt tokens fill W = ceil(N x seq / budget) steps, prompt j
+/// (0-based) has its first token after s_j = ceil((j + 1) x seq / budget) of them, and then decodes in the wave's
+/// remaining W - s_j prompt steps (mixed steps, timed with N / 2 decodes) before output - 1 - (W - s_j) plain decode
+/// steps of N. TTFT = the wait + mean s_j mixed steps (a single step is the prompts alone); TPOT = the mean over the
+/// wave; a wave takes W mixed + output - 1 decode steps, and requests beyond N wait (C / N - 1) / 2 waves on average.
+struct AdmissionReport
+{
+    Arrivals arrivals = Arrivals::Spread;
+    int64_t waveSteps = 0;    ///< together: W, the steps the wave's prompts fill
+    double meanFirstStep = 0; ///< together: the mean s_j
+    int64_t budget = 0;       ///< tokens per step of one copy
+    double concurrency = 0;   ///< requests in flight per copy (batch / dp)
+    double fitting = 0;       ///< requests whose KV cache fits at the mean context
+    double running = 0;       ///< N
+    double queued = 0;        ///< concurrency - N
+    std::string limit;        ///< what holds requests in the queue: "", "memory" or "token budget"
+    double requestsPerStep = 0, decodesPerStep = 0; ///< r and D
+    double promptTokensPerStep = 0;                 ///< P, in a step that carries a prompt
+    int64_t stepsPerPrompt = 1;                     ///< k
+    double mixedShare = 0;                          ///< f
+    double decodeStepS = 0, mixedStepS = 0;         ///< D decodes alone; with P prompt tokens
+    double stepS = 0;                               ///< the mean step: the TPOT
+    double queueS = 0;                              ///< time in the queue
+    double ttftS = 0;                               ///< queueS + k x mixedStepS
+    double requestsPerS = 0;                        ///< per copy: r / stepS
+};
+
+/// The admission of `s` (s.maxBatchedTokens > 0). Throws AnalysisError when not one request fits.
+AdmissionReport admit(const HardwareSpec &hw, const ModelShape &m, const Scenario &s);
+
 /// Prefill and decode on separate devices (Zhong et al. 2024, DistServe; Patel et al. 2024, Splitwise).
 struct DisaggregationReport
 {
@@ -134,6 +178,8 @@ struct CostReport
 };
 
 /// The scenario's request as its serving options run it: the figures the search ranks and `analyze` reports.
+/// - With engine admission (max_batched_tokens), its TTFT and TPOT (AdmissionReport) and its requests/s; the other
+///   options then leave the request alone.
 /// - TTFT: disaggregated, the prefill pool's (prefill + KV transfer); with chunked prefill, ceil(seq / chunk) mixed
 ///   steps; offloaded, the prefill with the offloaded weights streamed in; else the prompt's prefill.
 /// - A decode step: the plain one (at the mean context), or with chunked prefill the mixed step; x the offload's
@@ -157,6 +203,7 @@ struct ServingReport
     ServedRequest served;
     std::optional<SpeculativeReport> speculative;       ///< speculative_k > 0
     std::optional<ChunkedPrefillReport> chunkedPrefill; ///< chunked_prefill > 0
+    std::optional<AdmissionReport> admission;           ///< max_batched_tokens > 0
     std::optional<DisaggregationReport> disaggregation; ///< disaggregate P:D
     std::optional<OffloadReport> offload;               ///< kv_offload or weight_offload host or storage
     std::optional<EnergyReport> energy;                 ///< the device has a TDP
@@ -195,8 +242,8 @@ DisaggregationReport disaggregate(const KvLink &link, const Scenario &s, double 
 OffloadReport offload(const HardwareSpec &hw, const ModelShape &m, const Scenario &s);
 /// True when the scenario offloads anything (kv_offload or weight_offload not none).
 bool offloads(const Scenario &s);
-/// True when the scenario asks for no serving option (speculative decoding, chunked prefill, disaggregation,
-/// offload): its request is then the plain one.
+/// True when the scenario asks for no serving option (speculative decoding, chunked prefill, engine admission,
+/// disaggregation, offload): its request is then the plain one.
 bool servesPlainly(const Scenario &s);
 
 /// A whole serving step as a point on the roofline: FLOPs per device over its time, at its intensity.
@@ -243,9 +290,9 @@ double speculativeTokensPerStep(int k, double acceptance);
 /// whole copies of the model, or an offload tier the device lacks.
 ServingReport serve(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const ModelShape *draft = nullptr);
 
-/// serve()'s request, speculative decoding, chunked prefill and disaggregation (no listed timeline steps, offload,
-/// energy or cost), from `gen`, the analysis of `s` at phase Generate: what the search asks of every configuration.
-/// `chunk` as for chunkPrefill().
+/// serve()'s request, speculative decoding, chunked prefill, admission and disaggregation (no listed timeline steps,
+/// offload, energy or cost), from `gen`, the analysis of `s` at phase Generate: what the search asks of every
+/// configuration. `chunk` as for chunkPrefill().
 ServingReport serveRequest(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis &gen,
                            const ModelShape *draft, const Analysis *chunk = nullptr);
 

@@ -148,6 +148,28 @@ json servingToJson(const ServingReport &r)
                                 {"decode_arithmetic_intensity", c->decodeIntensity},
                                 {"steps_per_prompt", c->stepsPerPrompt},
                                 {"ttft_s", c->ttftS}};
+    j["admission"] = nullptr;
+    if (const auto &a = r.admission)
+        j["admission"] = {{"max_batched_tokens", a->budget},
+                          {"arrivals", toString(a->arrivals)},
+                          {"wave_steps", a->waveSteps},
+                          {"mean_first_step", a->meanFirstStep},
+                          {"concurrency", a->concurrency},
+                          {"fitting_requests", a->fitting},
+                          {"running_requests", a->running},
+                          {"queued_requests", a->queued},
+                          {"queue_limit", a->limit},
+                          {"requests_per_step", a->requestsPerStep},
+                          {"decodes_per_step", a->decodesPerStep},
+                          {"prompt_tokens_per_step", a->promptTokensPerStep},
+                          {"steps_per_prompt", a->stepsPerPrompt},
+                          {"mixed_share", a->mixedShare},
+                          {"decode_step_s", a->decodeStepS},
+                          {"mixed_step_s", a->mixedStepS},
+                          {"step_s", a->stepS},
+                          {"queue_s", a->queueS},
+                          {"ttft_s", a->ttftS},
+                          {"requests_per_s", a->requestsPerS}};
     j["disaggregation"] = nullptr;
     if (const auto &d = r.disaggregation) {
         json splits = json::array();

@@ -20,7 +20,8 @@ nlohmann::json optionsToJson(OptionSection section, const Scenario &s, const Wha
 void optionsFromJson(JsonReader &r, OptionSection section, Scenario &s, WhatIf &w);
 
 /// `memwall analyze --json`: the command-line contract (SI units, no rounding).
-/// The serving objects of `memwall analyze --json`: "request", "speculative", "chunked_prefill", "disaggregation",
+/// The serving objects of `memwall analyze --json`: "request", "speculative", "chunked_prefill", "admission",
+/// "disaggregation",
 /// "offload", "energy", "cost" (null where the scenario does not ask for it or the device lacks the figure).
 nlohmann::json servingToJson(const ServingReport &r);
 

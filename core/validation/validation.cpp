@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace memwall::core {
 
@@ -53,12 +54,37 @@ int64_t tokens(JsonReader &r, std::string_view key)
     return n;
 }
 
-int degree(JsonReader &r, std::string_view key)
+int degree(JsonReader &r, std::string_view key, int64_t fallback = 1, int64_t lowest = 1)
 {
-    const int64_t n = r.integer(key, 1);
-    if (n < 1 || n > kMaxDeploymentDevices)
-        r.fail(key, "must be between 1 and " + std::to_string(kMaxDeploymentDevices) + ", got " + std::to_string(n));
+    const int64_t n = r.integer(key, fallback);
+    if (n < lowest || n > kMaxDeploymentDevices)
+        r.fail(key, "must be between " + std::to_string(lowest) + " and " + std::to_string(kMaxDeploymentDevices) +
+                        ", got " + std::to_string(n));
     return static_cast<int>(n);
+}
+
+WeightFormat weightField(JsonReader &r, std::string_view key)
+{
+    const std::string text = r.string(key);
+    auto w = weightFormatFromString(text);
+    if (!w)
+        r.fail(key, "unknown weight format \"" + text + "\"");
+    return *w;
+}
+
+/// The serving settings of a run: attention-DP, the experts' split, the engine's token budget.
+void servingFields(JsonReader &e, MeasuredRun &run)
+{
+    run.attentionDp = degree(e, "attention_dp");
+    run.moeTp = degree(e, "moe_tp", 0, 0);
+    run.moeEp = degree(e, "moe_ep", 0, 0);
+    run.maxBatchedTokens = e.integer("max_batched_tokens", 0);
+    if (run.maxBatchedTokens < 0 || run.maxBatchedTokens > kMaxTokens)
+        e.fail("max_batched_tokens",
+               "must be between 0 and " + std::to_string(kMaxTokens) + ", got " + std::to_string(run.maxBatchedTokens));
+    run.arrivals = choiceField(e, "arrivals", "spread", arrivalsFromString);
+    if (e.node().contains("expert_weights"))
+        run.expertWeights = weightField(e, "expert_weights");
 }
 
 /// A measured value: a time in seconds or a rate in tokens/s, from a microsecond (a millionth of a token per second)
@@ -113,11 +139,8 @@ std::vector<MeasuredRun> runsFromJson(const nlohmann::json &j, const std::string
         run.batch = tokens(e, "batch");
         run.inputTokens = tokens(e, "input_tokens");
         run.outputTokens = tokens(e, "output_tokens");
-        const std::string weights = e.string("weights");
-        auto w = weightFormatFromString(weights);
-        if (!w)
-            e.fail("weights", "unknown weight format \"" + weights + "\"");
-        run.weights = *w;
+        servingFields(e, run);
+        run.weights = weightField(e, "weights");
         run.activations = dtypeField(e, "activations", "fp16");
         run.kv = dtypeField(e, "kv", "fp16");
         run.execution = choiceField(e, "execution", "graphs", executionFromString);
@@ -147,19 +170,33 @@ std::vector<MeasuredRun> runsFromJson(const nlohmann::json &j, const std::string
     return runs;
 }
 
-std::vector<MeasuredRun> builtinRuns()
+std::vector<std::string> builtinRunSets()
 {
-    std::vector<MeasuredRun> runs;
+    std::vector<std::string> names;
     for (const EmbeddedFile &f : builtinPresetFiles()) {
         const std::string_view path(f.path);
-        if (!path.starts_with("validation/"))
-            continue;
-        const std::string origin = std::string("presets/") + f.path;
-        std::vector<MeasuredRun> more = runsFromJson(parseJson(f.text, origin), origin);
-        runs.insert(runs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+        if (path.starts_with("validation/") && path.ends_with(".json"))
+            names.emplace_back(path.substr(11, path.size() - 11 - 5));
     }
-    return runs;
+    std::sort(names.begin(), names.end());
+    return names;
 }
+
+std::vector<MeasuredRun> builtinRunSet(std::string_view name)
+{
+    const std::string path = "validation/" + std::string(name) + ".json";
+    for (const EmbeddedFile &f : builtinPresetFiles())
+        if (path == f.path) {
+            const std::string origin = "presets/" + path;
+            return runsFromJson(parseJson(f.text, origin), origin);
+        }
+    std::string list;
+    for (const std::string &n : builtinRunSets())
+        list += (list.empty() ? "" : ", ") + n;
+    throw InputError("--set", "", "no validation set \"" + std::string(name) + "\" (the sets: " + list + ")");
+}
+
+std::vector<MeasuredRun> builtinRuns() { return builtinRunSet("runs"); }
 
 Scenario scenarioFor(const MeasuredRun &run, EfficiencyMode mode)
 {
@@ -174,6 +211,12 @@ Scenario scenarioFor(const MeasuredRun &run, EfficiencyMode mode)
     s.kv = run.kv;
     s.tp = run.tp;
     s.pp = run.pp;
+    s.attentionDp = run.attentionDp;
+    s.moeTp = run.moeTp;
+    s.moeEp = run.moeEp;
+    s.expertWeights = run.expertWeights;
+    s.maxBatchedTokens = run.maxBatchedTokens;
+    s.arrivals = run.arrivals;
     s.execution = run.execution;
     s.allReduce = run.allReduce;
     s.activationScales = run.activationScales;
@@ -194,6 +237,24 @@ double predictedValue(const MeasuredRun &run, const Analysis &a)
     case RunMetric::ServedTpotS: return a.phases.tpotS + a.phases.ttftS / out;
     }
     return 0.0;
+}
+
+double servedValue(const MeasuredRun &run, const ServedRequest &q)
+{
+    Analysis a;
+    a.phases.ttftS = q.ttftS;
+    a.phases.tpotS = q.tpotS;
+    a.phases.e2eS = q.e2eS;
+    return predictedValue(run, a);
+}
+
+double predict(const HardwareSpec &hw, const ModelShape &m, const MeasuredRun &run, EfficiencyMode mode)
+{
+    const Scenario s = scenarioFor(run, mode);
+    const Analysis a = analyzeTotals(hw, m, s);
+    if (run.maxBatchedTokens <= 0)
+        return predictedValue(run, a);
+    return servedValue(run, servedRequest(s, serveRequest(hw, m, s, a, nullptr)));
 }
 
 double timeRatio(const MeasuredRun &run, double predicted)
@@ -219,49 +280,63 @@ double timeOf(const MeasuredRun &run, double value)
     return 0.0;
 }
 
-ValidationReport validateRuns(const std::vector<MeasuredRun> &runs, const PresetLibrary &lib)
+namespace {
+
+ValidatedRun validateRun(const MeasuredRun &run, const PresetLibrary &lib)
 {
-    ValidationReport report;
-    std::vector<double> errors, measuredOverAchievable;
-    int bound = 0, analysed = 0;
-    for (const MeasuredRun &run : runs) {
-        ValidatedRun row{run, 0, 0, 0, 0, false, {}};
-        const HardwareSpec *hw = lib.findHardware(run.device);
-        const ModelPreset *model = lib.findModel(run.model);
-        if (!hw || !model) {
-            row.error =
-                !hw ? "device: unknown preset \"" + run.device + "\"" : "model: unknown preset \"" + run.model + "\"";
-        } else {
-            try {
-                row.ideal =
-                    predictedValue(run, analyzeTotals(*hw, model->shape, scenarioFor(run, EfficiencyMode::Ideal)));
-                row.achievable =
-                    predictedValue(run, analyzeTotals(*hw, model->shape, scenarioFor(run, EfficiencyMode::Achievable)));
-                row.idealRatio = timeRatio(run, row.ideal);
-                row.achievableRatio = timeRatio(run, row.achievable);
-                row.predicted = achievableBand(*hw, scenarioFor(run, EfficiencyMode::Achievable)).has_value();
-            } catch (const AnalysisError &e) {
-                row.error = e.what();
-            }
-        }
-        if (row.error.empty()) {
-            ++analysed;
-            bound += row.idealRatio <= 1.0 + 1e-9 ? 1 : 0;
-            if (row.predicted) {
-                errors.push_back(std::abs(row.achievableRatio - 1.0));
-                measuredOverAchievable.push_back(1.0 / row.achievableRatio);
-            }
-        }
-        report.rows.push_back(std::move(row));
+    ValidatedRun row{run, 0, 0, 0, 0, false, {}};
+    const HardwareSpec *hw = lib.findHardware(run.device);
+    const ModelPreset *model = lib.findModel(run.model);
+    if (!hw || !model) {
+        row.error =
+            !hw ? "device: unknown preset \"" + run.device + "\"" : "model: unknown preset \"" + run.model + "\"";
+        return row;
     }
-    ValidationSummary &s = report.summary;
-    s.runs = analysed;
-    s.failed = static_cast<int>(runs.size()) - analysed;
+    try {
+        row.ideal = predict(*hw, model->shape, run, EfficiencyMode::Ideal);
+        row.achievable = predict(*hw, model->shape, run, EfficiencyMode::Achievable);
+        row.idealRatio = timeRatio(run, row.ideal);
+        row.achievableRatio = timeRatio(run, row.achievable);
+        row.predicted = achievableBand(*hw, scenarioFor(run, EfficiencyMode::Achievable)).has_value();
+    } catch (const AnalysisError &e) {
+        row.error = e.what();
+    }
+    return row;
+}
+
+/// The groups of one breakdown: the rows sharing `key` and a metric.
+void addGroups(ValidationReport &report, const std::string &by, std::string (*key)(const MeasuredRun &))
+{
+    std::map<std::pair<std::string, RunMetric>, std::vector<const ValidatedRun *>> groups;
+    for (const ValidatedRun &v : report.rows)
+        groups[{key(v.run), v.run.metric}].push_back(&v);
+    for (const auto &[k, rows] : groups)
+        report.groups.push_back({by, k.first, k.second, summarize(rows)});
+}
+
+} // namespace
+
+ValidationSummary summarize(const std::vector<const ValidatedRun *> &rows)
+{
+    ValidationSummary s;
+    std::vector<double> errors, measuredOverAchievable;
+    int bound = 0;
+    for (const ValidatedRun *v : rows) {
+        if (!v->error.empty())
+            continue;
+        ++s.runs;
+        bound += v->idealRatio <= 1.0 + 1e-9 ? 1 : 0;
+        if (v->predicted) {
+            errors.push_back(std::abs(v->achievableRatio - 1.0));
+            measuredOverAchievable.push_back(1.0 / v->achievableRatio);
+        }
+    }
+    s.failed = static_cast<int>(rows.size()) - s.runs;
     s.predicted = static_cast<int>(errors.size());
-    if (analysed > 0)
-        s.idealBound = static_cast<double>(bound) / static_cast<double>(analysed);
+    if (s.runs > 0)
+        s.idealBound = static_cast<double>(bound) / static_cast<double>(s.runs);
     if (errors.empty())
-        return report;
+        return s;
     std::sort(errors.begin(), errors.end());
     std::sort(measuredOverAchievable.begin(), measuredOverAchievable.end());
     s.medianError = quantile(errors, 0.5);
@@ -270,8 +345,40 @@ ValidationReport validateRuns(const std::vector<MeasuredRun> &runs, const Preset
                  static_cast<double>(errors.size());
     s.ratioLow = quantile(measuredOverAchievable, 0.1);
     s.ratioHigh = quantile(measuredOverAchievable, 0.9);
+    return s;
+}
+
+ValidationReport validateRuns(const std::vector<MeasuredRun> &runs, const PresetLibrary &lib)
+{
+    ValidationReport report;
+    report.rows.reserve(runs.size());
+    for (const MeasuredRun &run : runs)
+        report.rows.push_back(validateRun(run, lib));
+    std::vector<const ValidatedRun *> all;
+    for (const ValidatedRun &v : report.rows)
+        all.push_back(&v);
+    report.summary = summarize(all);
+    addGroups(report, "metric", [](const MeasuredRun &r) { return std::string(toString(r.metric)); });
+    addGroups(report, "family", [](const MeasuredRun &r) { return r.model; });
+    addGroups(report, "device", [](const MeasuredRun &r) { return r.device; });
+    addGroups(report, "framework", [](const MeasuredRun &r) { return r.framework; });
     return report;
 }
+
+namespace {
+nlohmann::json summaryJson(const ValidationSummary &s)
+{
+    return {{"analysed", s.runs},
+            {"failed", s.failed},
+            {"predicted", s.predicted},
+            {"median_error", s.medianError},
+            {"worst_error", s.worstError},
+            {"within_25_percent", s.within25},
+            {"ideal_not_slower", s.idealBound},
+            {"measured_over_achievable_p10", s.ratioLow},
+            {"measured_over_achievable_p90", s.ratioHigh}};
+}
+} // namespace
 
 nlohmann::json toJson(const ValidationReport &r)
 {
@@ -281,6 +388,12 @@ nlohmann::json toJson(const ValidationReport &r)
                            {"model", v.run.model},
                            {"device", v.run.device},
                            {"framework", v.run.framework},
+                           {"tp", v.run.tp},
+                           {"attention_dp", v.run.attentionDp},
+                           {"moe_tp", v.run.moeTp},
+                           {"moe_ep", v.run.moeEp},
+                           {"batch", v.run.batch},
+                           {"max_batched_tokens", v.run.maxBatchedTokens},
                            {"metric", toString(v.run.metric)},
                            {"measured", v.run.value},
                            {"measured_s", timeOf(v.run, v.run.value)},
@@ -300,18 +413,15 @@ nlohmann::json toJson(const ValidationReport &r)
         }
         rows.push_back(std::move(row));
     }
-    const ValidationSummary &s = r.summary;
-    return {{"runs", rows},
-            {"summary",
-             {{"analysed", s.runs},
-              {"failed", s.failed},
-              {"predicted", s.predicted},
-              {"median_error", s.medianError},
-              {"worst_error", s.worstError},
-              {"within_25_percent", s.within25},
-              {"ideal_not_slower", s.idealBound},
-              {"measured_over_achievable_p10", s.ratioLow},
-              {"measured_over_achievable_p90", s.ratioHigh}}}};
+    nlohmann::json groups = nlohmann::json::array();
+    for (const ValidationGroup &g : r.groups) {
+        nlohmann::json j = summaryJson(g.summary);
+        j["by"] = g.by;
+        j["name"] = g.name;
+        j["metric"] = toString(g.metric);
+        groups.push_back(std::move(j));
+    }
+    return {{"runs", rows}, {"summary", summaryJson(r.summary)}, {"groups", groups}};
 }
 
 } // namespace memwall::core

@@ -2,12 +2,14 @@
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/scenario.h"
+#include "core/analysis/serving.h"
 #include "core/model/dtype.h"
 
 #include <nlohmann/json.hpp>
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace memwall::core {
@@ -36,8 +38,15 @@ struct MeasuredRun
     std::string model;  ///< model preset id
     std::string device; ///< hardware preset id
     int tp = 1, pp = 1;
+    int attentionDp = 1;      ///< attention data parallelism (the engines' DP attention)
+    int moeTp = 0, moeEp = 0; ///< the routed experts' split; 0: derived (Scenario::moeTp)
     int64_t batch = 1, inputTokens = 1, outputTokens = 1;
+    /// The engine's token budget per step (Scenario::maxBatchedTokens): set, the run is served at a steady
+    /// concurrency of `batch` and its TTFT and TPOT are the admitted request's (servedRequest()); 0: one batch.
+    int64_t maxBatchedTokens = 0;
+    Arrivals arrivals = Arrivals::Spread; ///< how its client sent the requests (Scenario::arrivals)
     WeightFormat weights;
+    std::optional<WeightFormat> expertWeights; ///< routed experts' format when it differs from `weights`
     DType activations = DType::FP16;
     DType kv = DType::FP16;
     Execution execution = Execution::Graphs;
@@ -53,13 +62,25 @@ struct MeasuredRun
 /// Reads a validation set: {"kind": "validation", "schema": 1, "runs": [...]} (schema: presets/README.md).
 /// Throws InputError naming the file, the run and the field.
 std::vector<MeasuredRun> runsFromJson(const nlohmann::json &j, const std::string &file);
-/// The validation set compiled into the program (presets/validation/runs.json).
+/// The validation set compiled into the program (presets/validation/runs.json): the set the achievable band
+/// (kAchievableBand) is taken from.
 std::vector<MeasuredRun> builtinRuns();
+/// A named set compiled into the program: presets/validation/NAME.json ("runs", "moe-served"). Throws InputError
+/// naming the sets there when there is none of that name.
+std::vector<MeasuredRun> builtinRunSet(std::string_view name);
+/// The names of the compiled-in sets, sorted.
+std::vector<std::string> builtinRunSets();
 
 /// The scenario a run was measured in (phase generate: the prompt, then the output tokens).
 Scenario scenarioFor(const MeasuredRun &run, EfficiencyMode mode);
 /// The run's metric as an analysis of scenarioFor() predicts it.
 double predictedValue(const MeasuredRun &run, const Analysis &a);
+/// The run's metric as the request served by the run's engine admission predicts it (runs with max_batched_tokens):
+/// TTFT and TPOT are the served request's, served_tpot_s = tpot + ttft / output, rates from its end to end.
+double servedValue(const MeasuredRun &run, const ServedRequest &q);
+/// The run's metric predicted on `hw` for `m` at `mode`: servedValue() with max_batched_tokens, else
+/// predictedValue(). Throws AnalysisError as analyze() does.
+double predict(const HardwareSpec &hw, const ModelShape &m, const MeasuredRun &run, EfficiencyMode mode);
 /// Predicted time over measured time (> 1: the prediction is slower than the run).
 double timeRatio(const MeasuredRun &run, double predicted);
 /// A value of the run's metric as a time, so that runs of every metric share one axis: a rate becomes the time of
@@ -91,11 +112,25 @@ struct ValidationSummary
     double ratioHigh = 0;   ///< 90th percentile
 };
 
+/// The summary of the runs that share one value of a breakdown: "family" (the model preset), "device",
+/// "framework" or "metric", each for one metric (a TTFT and a TPOT error are not mixed).
+struct ValidationGroup
+{
+    std::string by;   ///< "family", "device", "framework" or "metric"
+    std::string name; ///< the value: the model preset id, device preset id, framework or metric
+    RunMetric metric = RunMetric::TpotS;
+    ValidationSummary summary;
+};
+
 struct ValidationReport
 {
     std::vector<ValidatedRun> rows;
     ValidationSummary summary;
+    std::vector<ValidationGroup> groups; ///< by metric, then family, device and framework, each sorted by name
 };
+
+/// The summary of `rows` (those with an error count as failed).
+ValidationSummary summarize(const std::vector<const ValidatedRun *> &rows);
 
 /// Analyses every run on its device and model from `lib` with the ideal and the achievable efficiency.
 ValidationReport validateRuns(const std::vector<MeasuredRun> &runs, const PresetLibrary &lib);

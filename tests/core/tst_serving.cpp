@@ -10,6 +10,21 @@
 // per direction): a batch of 16 requests moves 16 x 671,088,640 B over the 8 devices' links:
 //   10,737,418,240 / (8 x 450e9) = 2.9826 ms, plus the link's latency.
 //
+// Engine admission, Llama 3 70B at tp 8 on H100s, 64 clients of 8,192-token prompts and 1,024 output tokens, a budget
+// of 8,192 tokens per step. Try k = 1 step per prompt: r = 64 / (1 + 1,023) = 0.0625 requests per step,
+// D = 0.0625 x 1,023 = 63.94 decodes, so a prompt step has room for 8,192 - 63.94 = 8,128.06 < 8,192 prompt tokens:
+// k = 2. Again with k = 2: r = 64 / 1,025 = 0.062439, D = 63.875, P = 8,192 - 63.875 = 8,128.125, k = 2 (settled).
+// Per step r x 8,192 + D = 575.4 tokens, within the budget; a share f = 511.5 / 8,128.125 = 0.06293 of the steps
+// carries a prompt chunk. TTFT = 2 mixed steps; TPOT = decode step + f x (mixed step - decode step).
+// Budget-bound: 8,192-token prompts and 128 output tokens: r = 8,192 / (8,192 + 127) = 0.98474 requests per step,
+// D = 125.06, P = 8,066.94, k = 2; N = 0.98474 x (2 + 127) = 127.03 requests run, the rest of 512 queue for
+// (512 - 127.03) / 0.98474 = 390.93 steps.
+//
+// Arrivals together (a benchmark client's 64 requests sent at once), the same run: the wave's
+// 64 x 8,192 prompt tokens fill W = 64 steps of 8,192, prompt j has its first token after s_j = j + 1 of them (mean
+// 32.5), then decodes in 64 - (j + 1) more mixed steps (mean 31.5) and 1,023 - that many plain ones. TTFT = 32.5 mixed
+// steps, TPOT = (31.5 x mixed + 991.5 x decode) / 1,023, and a wave of 64 + 1,023 steps serves 64 requests.
+//
 // Energy: an H100 (700 W TDP) at full draw, 8 devices, a request taking e2e seconds for batch x output tokens:
 //   J/token = 700 x 8 x e2e / (batch x output).
 // Cost: $3.99 per device-hour: $/million tokens = 3.99 x 8 / 3,600 x e2e / (batch x output) x 1e6.
@@ -46,6 +61,10 @@ private slots:
     void achievableChunkedStepIsNoFasterThanDecode();
     void achievableOffloadIsNoFasterThanInMemory();
     void requestIsTheWayOfServingAskedFor();
+    void admissionInTwoSteps();
+    void admissionQueuesBeyondTheBudget();
+    void admissionTogetherInWaves();
+    void admissionQueuesBeyondMemory();
 
 private:
     PresetLibrary m_lib;
@@ -577,6 +596,121 @@ void TestServing::requestIsTheWayOfServingAskedFor()
     s.chunkedPrefill = 0;
     const ServingReport plain = serve(hw("h100-sxm"), model("llama-3-70b"), s);
     QCOMPARE(servingToJson(plain).at("request").at("tpot_s").get<double>(), plain.request.tpotS);
+}
+
+// The 2-step admission worked out at the top of this file.
+void TestServing::admissionInTwoSteps()
+{
+    Scenario s = llama70OnH100();
+    s.batch = 64;
+    s.seq = 8192;
+    s.output = 1024;
+    s.maxBatchedTokens = 8192;
+    s.arrivals = Arrivals::Spread;
+    const ServingReport r = serve(hw("h100-sxm"), model("llama-3-70b"), s);
+    QVERIFY(r.admission);
+    const AdmissionReport &a = *r.admission;
+    QCOMPARE(a.stepsPerPrompt, int64_t(2));
+    QVERIFY(std::abs(a.requestsPerStep - 64.0 / 1025) < 1e-12);
+    QVERIFY(std::abs(a.decodesPerStep - 64.0 * 1023 / 1025) < 1e-9);
+    QVERIFY(std::abs(a.promptTokensPerStep - 8128.125) < 1e-3);
+    QVERIFY(std::abs(a.mixedShare - 0.06293) < 1e-5);
+    QCOMPARE(a.running, 64.0);
+    QCOMPARE(a.queued, 0.0);
+    QCOMPARE(a.limit, std::string());
+    QVERIFY(a.mixedStepS > a.decodeStepS);
+    QVERIFY(std::abs(a.ttftS - 2 * a.mixedStepS) < 1e-12);
+    QVERIFY(std::abs(a.stepS - (a.decodeStepS + a.mixedShare * (a.mixedStepS - a.decodeStepS))) < 1e-12);
+    // The headline request is the admitted one, in the report and in `analyze --json`.
+    QCOMPARE(r.served.ttftS, a.ttftS);
+    QCOMPARE(r.served.tpotS, a.stepS);
+    const nlohmann::json j = servingToJson(r);
+    QCOMPARE(j.at("request").at("ttft_s").get<double>(), a.ttftS);
+    QCOMPARE(j.at("request").at("tpot_s").get<double>(), a.stepS);
+    QCOMPARE(j.at("admission").at("steps_per_prompt").get<int64_t>(), int64_t(2));
+    QVERIFY(!servesPlainly(s));
+    // 8 devices serve r requests of 1,024 tokens per step.
+    QVERIFY(std::abs(r.served.tokensPerSPerDevice - a.requestsPerStep * 1024 / a.stepS / 8) < 1e-9);
+}
+
+// The wave worked out at the top of this file.
+void TestServing::admissionTogetherInWaves()
+{
+    Scenario s = llama70OnH100();
+    s.batch = 64;
+    s.seq = 8192;
+    s.output = 1024;
+    s.maxBatchedTokens = 8192;
+    QVERIFY(s.arrivals == Arrivals::Spread); // the default
+    s.arrivals = Arrivals::Together;
+    const ServingReport r = serve(hw("h100-sxm"), model("llama-3-70b"), s);
+    QVERIFY(r.admission);
+    const AdmissionReport &a = *r.admission;
+    QCOMPARE(a.waveSteps, int64_t(64));
+    QCOMPARE(a.meanFirstStep, 32.5);
+    QCOMPARE(a.stepsPerPrompt, int64_t(1));
+    QCOMPARE(a.queued, 0.0);
+    QVERIFY(std::abs(a.ttftS - 32.5 * a.mixedStepS) < 1e-12 * a.ttftS);
+    QVERIFY(std::abs(a.stepS - (31.5 * a.mixedStepS + 991.5 * a.decodeStepS) / 1023) < 1e-12 * a.stepS);
+    QVERIFY(a.mixedStepS > a.decodeStepS);
+    QVERIFY(std::abs(a.requestsPerS - 64 / (64 * a.mixedStepS + 1023 * a.decodeStepS)) < 1e-9 * a.requestsPerS);
+    QCOMPARE(r.served.ttftS, a.ttftS);
+    QCOMPARE(r.served.tpotS, a.stepS);
+    QCOMPARE(servingToJson(r).at("admission").at("arrivals").get<std::string>(), std::string("together"));
+    // Twice the clients of what fits wait half a wave on average: (C / N - 1) / 2 waves.
+    s.batch = 4096;
+    const AdmissionReport q = admit(hw("h100-sxm"), model("llama-3-70b"), s);
+    QCOMPARE(q.limit, std::string("memory"));
+    const double wave = static_cast<double>(q.waveSteps) * q.mixedStepS + 1023 * q.decodeStepS;
+    QVERIFY(std::abs(q.queueS - (4096 / q.running - 1) / 2 * wave) < 1e-9 * q.queueS);
+}
+
+// More prompt tokens arrive than the budget takes: admission limits, the rest of the clients wait in the queue.
+void TestServing::admissionQueuesBeyondTheBudget()
+{
+    Scenario s = llama70OnH100();
+    s.weights = WeightFormat{DType::FP8, 0, DType::FP8};
+    s.kv = DType::FP8;
+    s.batch = 512;
+    s.seq = 8192;
+    s.output = 128;
+    s.maxBatchedTokens = 8192;
+    s.arrivals = Arrivals::Spread;
+    const AdmissionReport a = admit(hw("h100-sxm"), model("llama-3-70b"), s);
+    QCOMPARE(a.limit, std::string("token budget"));
+    QVERIFY(std::abs(a.requestsPerStep - 8192.0 / 8319) < 1e-12);
+    QCOMPARE(a.stepsPerPrompt, int64_t(2));
+    QVERIFY(std::abs(a.running - 8192.0 / 8319 * 129) < 1e-9);
+    QVERIFY(std::abs(a.queued - (512 - 8192.0 / 8319 * 129)) < 1e-9);
+    QVERIFY(std::abs(a.queueS - a.queued / a.requestsPerStep * a.stepS) < 1e-12);
+    QVERIFY(std::abs(a.queued / a.requestsPerStep - 390.93) < 0.01);
+    QVERIFY(std::abs(a.ttftS - (a.queueS + 2 * a.mixedStepS)) < 1e-12);
+}
+
+// More clients than KV caches fit: the footprint's per-request part sets how many run; the rest queue.
+void TestServing::admissionQueuesBeyondMemory()
+{
+    Scenario s = llama70OnH100();
+    s.batch = 1024;
+    s.seq = 2048;
+    s.output = 2048;
+    s.maxBatchedTokens = 8192;
+    s.arrivals = Arrivals::Spread;
+    const AdmissionReport a = admit(hw("h100-sxm"), model("llama-3-70b"), s);
+    // By hand from the footprint at the mean context (2,048 + 1,023): weights and workspace stay, the KV cache of
+    // 1,024 requests scales down to what fits.
+    Scenario mean = s;
+    mean.phase = Phase::Decode;
+    mean.context = 2048 + 1023;
+    const Analysis m = analyze(hw("h100-sxm"), model("llama-3-70b"), mean);
+    const double fits = std::floor((m.memory.capacity - (m.memory.total() - m.memory.kv)) / (m.memory.kv / 1024));
+    QCOMPARE(a.fitting, fits);
+    QVERIFY(fits > 100 && fits < 1024);
+    QCOMPARE(a.limit, std::string("memory"));
+    QCOMPARE(a.running, fits);
+    QCOMPARE(a.queued, 1024 - fits);
+    QCOMPARE(a.stepsPerPrompt, int64_t(1)); // 2,048 prompt tokens fit beside the decodes in one step
+    QVERIFY(a.queueS > a.stepS);
 }
 
 } // namespace memwall::core

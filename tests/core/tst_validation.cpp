@@ -1,5 +1,6 @@
 // The validation set (presets/validation/runs.json) and `memwall validate`'s arithmetic (issue #16).
 #include "core/analysis/analysis.h"
+#include "core/analysis/serving.h"
 #include "core/io/jsonreader.h"
 #include "core/io/presets.h"
 #include "core/validation/validation.h"
@@ -233,6 +234,21 @@ private slots:
         QTest::newRow("value absurd") << "value"
                                       << "1e300"
                                       << "runs[0].value: must be between 1e-06 and 1e+09, got 1e+300";
+        QTest::newRow("attention_dp") << "attention_dp"
+                                      << "0"
+                                      << "runs[0].attention_dp: must be between 1 and 4096, got 0";
+        QTest::newRow("moe_ep") << "moe_ep"
+                                << "-2"
+                                << "runs[0].moe_ep: must be between 0 and 4096, got -2";
+        QTest::newRow("max_batched_tokens") << "max_batched_tokens"
+                                            << "-1"
+                                            << "runs[0].max_batched_tokens: must be between 0 and 16777216, got -1";
+        QTest::newRow("expert_weights") << "expert_weights"
+                                        << "\"fp5\""
+                                        << "runs[0].expert_weights: unknown weight format \"fp5\"";
+        QTest::newRow("arrivals") << "arrivals"
+                                  << "\"burst\""
+                                  << "runs[0].arrivals: must be spread or together, got \"burst\"";
         QTest::newRow("unknown key") << "speed"
                                      << "1"
                                      << "runs[0].speed";
@@ -275,6 +291,133 @@ private slots:
         QCOMPARE(s.seq, int64_t(5));
         QCOMPARE(s.output, int64_t(200));
         QVERIFY(s.efficiency == EfficiencyMode::Achievable);
+    }
+
+    // Issue #37: a served MoE run carries attention-DP, the experts' split, their format and the engine's budget,
+    // and they reach its scenario.
+    void servedRunCarriesTheEngineSettings()
+    {
+        nlohmann::json j = oneRun("attention_dp", 8);
+        nlohmann::json &run = j["runs"][0];
+        run["model"] = "deepseek-v3";
+        run["device"] = "h200-sxm";
+        run["moe_tp"] = 1;
+        run["moe_ep"] = 8;
+        run["expert_weights"] = "mxfp4";
+        run["max_batched_tokens"] = 8192;
+        run["arrivals"] = "together";
+        run["metric"] = "ttft_s";
+        const MeasuredRun r = runsFromJson(j, "runs.json").at(0);
+        QCOMPARE(r.attentionDp, 8);
+        QCOMPARE(r.moeTp, 1);
+        QCOMPARE(r.moeEp, 8);
+        QCOMPARE(r.maxBatchedTokens, int64_t(8192));
+        QVERIFY(r.expertWeights && r.expertWeights->type == DType::FP4 && r.expertWeights->groupSize == 32);
+        const Scenario s = scenarioFor(r, EfficiencyMode::Ideal);
+        QCOMPARE(s.attentionDp, 8);
+        QCOMPARE(s.moeEp, 8);
+        QCOMPARE(s.maxBatchedTokens, int64_t(8192));
+        QVERIFY(s.arrivals == Arrivals::Together);
+        QVERIFY(s.expertWeights && s.expertWeights->type == DType::FP4);
+        // Without the keys: one attention rank, the split derived, no admission.
+        const MeasuredRun plain = runsFromJson(oneRun("", nullptr), "runs.json").at(0);
+        QCOMPARE(plain.attentionDp, 1);
+        QCOMPARE(plain.moeEp, 0);
+        QCOMPARE(plain.maxBatchedTokens, int64_t(0));
+        QVERIFY(!plain.expertWeights);
+    }
+
+    // A hand-checked served row: Llama 3 70B at tp 8 on H100s, 64 clients of 8,192 + 1,024 tokens, an 8,192-token
+    // budget. tst_serving works the admission out by hand. Spread (the default): each prompt takes 2 steps of
+    // 8,128.125 prompt tokens beside 63.875 decodes, so the TTFT is 2 mixed steps and the TPOT the mean step.
+    // Together: the 64 prompts fill 64 steps and the mean one has its first token after 32.5 of them.
+    void servedRunIsPredictedThroughAdmission()
+    {
+        MeasuredRun run;
+        run.model = "llama-3-70b";
+        run.device = "h100-sxm";
+        run.tp = 8;
+        run.batch = 64;
+        run.inputTokens = 8192;
+        run.outputTokens = 1024;
+        run.maxBatchedTokens = 8192;
+        const HardwareSpec &hw = *lib().findHardware("h100-sxm");
+        const ModelShape &m = lib().findModel("llama-3-70b")->shape;
+        const AdmissionReport a = admit(hw, m, scenarioFor(run, EfficiencyMode::Ideal));
+        QCOMPARE(a.stepsPerPrompt, int64_t(2));
+        run.metric = RunMetric::TtftS;
+        QVERIFY(std::fabs(predict(hw, m, run, EfficiencyMode::Ideal) - 2 * a.mixedStepS) <= 1e-12 * a.ttftS);
+        run.metric = RunMetric::TpotS;
+        QCOMPARE(predict(hw, m, run, EfficiencyMode::Ideal), a.stepS);
+        run.metric = RunMetric::ServedTpotS;
+        QVERIFY(std::fabs(predict(hw, m, run, EfficiencyMode::Ideal) - (a.stepS + a.ttftS / 1024)) < 1e-12);
+        run.arrivals = Arrivals::Together;
+        run.metric = RunMetric::TpotS;
+        const AdmissionReport w = admit(hw, m, scenarioFor(run, EfficiencyMode::Ideal));
+        QCOMPARE(w.meanFirstStep, 32.5);
+        QCOMPARE(predict(hw, m, run, EfficiencyMode::Ideal), w.stepS);
+        run.arrivals = Arrivals::Spread;
+        // Without a budget the run is the one batch of before.
+        run.maxBatchedTokens = 0;
+        run.metric = RunMetric::TpotS;
+        QCOMPARE(predict(hw, m, run, EfficiencyMode::Ideal),
+                 analyzeTotals(hw, m, scenarioFor(run, EfficiencyMode::Ideal)).phases.tpotS);
+    }
+
+    // The breakdown: one group per metric, family, device and engine, each summarising exactly its runs.
+    void groupsSplitByMetricFamilyDeviceAndEngine()
+    {
+        std::vector<MeasuredRun> runs = builtinRuns();
+        const ValidationReport rep = validateRuns(runs, lib());
+        std::size_t frameworks = 0;
+        for (const ValidationGroup &g : rep.groups) {
+            std::vector<const ValidatedRun *> mine;
+            for (const ValidatedRun &v : rep.rows) {
+                const std::string key = g.by == "metric"   ? std::string(toString(v.run.metric))
+                                        : g.by == "family" ? v.run.model
+                                        : g.by == "device" ? v.run.device
+                                                           : v.run.framework;
+                if (key == g.name && v.run.metric == g.metric)
+                    mine.push_back(&v);
+            }
+            QVERIFY2(!mine.empty(), (g.by + " " + g.name).c_str());
+            const ValidationSummary want = summarize(mine);
+            QCOMPARE(g.summary.runs, want.runs);
+            QCOMPARE(g.summary.medianError, want.medianError);
+            QCOMPARE(g.summary.idealBound, want.idealBound);
+            frameworks += g.by == "framework" ? static_cast<std::size_t>(g.summary.runs + g.summary.failed) : 0;
+        }
+        QCOMPARE(frameworks, runs.size()); // every run in exactly one engine's group
+        const nlohmann::json j = toJson(rep);
+        QCOMPARE(j.at("groups").size(), rep.groups.size());
+        QCOMPARE(j.at("groups").at(0).at("by").get<std::string>(), std::string("metric"));
+        QVERIFY(j.at("groups").at(0).contains("within_25_percent"));
+    }
+
+    // The MoE served runs of aiconfigurator (tools/aiconfigurator-served-runs.py): the build split compiled in as the
+    // set "moe-served", the held-out split in tests/data/heldout. Each run names its source row; every one reads.
+    void moeServedSetsAreSourced()
+    {
+        const std::vector<MeasuredRun> build = builtinRunSet("moe-served");
+        QCOMPARE(build.size(), std::size_t(1884));
+        const std::string file = MEMWALL_SOURCE_DIR "/tests/data/heldout/aiconfigurator-moe-served.json";
+        const std::vector<MeasuredRun> held = runsFromJson(readJsonFile(file), file);
+        QCOMPARE(held.size(), std::size_t(1920));
+        for (const auto *set : {&build, &held})
+            for (const MeasuredRun &r : *set) {
+                QVERIFY2(r.source.find("silicon_sample.csv @ 095f58a51c4ca8e61b66ec108d86f223f8d559ce, row id ") !=
+                             std::string::npos,
+                         r.id.c_str());
+                QVERIFY2(r.maxBatchedTokens > 0, r.id.c_str());
+                QVERIFY2(lib().findModel(r.model) && lib().findHardware(r.device), r.id.c_str());
+            }
+        try {
+            builtinRunSet("moe");
+            QFAIL("accepted");
+        } catch (const InputError &e) {
+            QCOMPARE(QString::fromStdString(e.what()),
+                     QString("--set: no validation set \"moe\" (the sets: moe-served, runs)"));
+        }
     }
 };
 
