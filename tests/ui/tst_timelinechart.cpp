@@ -222,6 +222,25 @@ private slots:
         QCOMPARE(uitest::markerProblems(*m_chart), QString());
     }
 
+    // The serving report is computed once per change on the document and shared: the chart's report is the
+    // document's, the same object until the next change, after which it is the new scenario's.
+    void servingReportIsTheDocumentsOncePerChange()
+    {
+        const auto *first = &m_doc->serving();
+        QVERIFY(first->report);
+        QCOMPARE(&m_doc->serving(), first);
+        QCOMPARE(m_chart->report()->served.tpotS, first->report->served.tpotS);
+        const double tpot16 = first->report->served.tpotS;
+        core::Scenario s = m_doc->scenario();
+        s.batch = 64;
+        m_doc->setScenario(s, QStringLiteral("batch 64"));
+        QVERIFY(m_doc->serving().report);
+        const core::ServingReport direct = core::serve(m_doc->hardware(), m_doc->model(), s);
+        QCOMPARE(m_doc->serving().report->served.tpotS, direct.served.tpotS);
+        QVERIFY(m_doc->serving().report->served.tpotS > tpot16);
+        QCOMPARE(m_chart->report()->served.tpotS, direct.served.tpotS);
+    }
+
     void compareDrawsB()
     {
         ui::CompareSpec b;

@@ -401,55 +401,53 @@ void MemoryChart::refresh()
     m_offloadRow = m_offloadWeightRow = -1;
     m_offloadLevel.clear();
     m_offloadWeightLevel.clear();
-    if (offloads(doc->scenario()) && doc->analysisError().isEmpty()) {
-        try {
-            const OffloadReport o = offload(hw, doc->model(), doc->scenario());
-            const auto rowOf = [&](const std::string &level) {
-                for (std::size_t i = 0; i < hw.memory.size(); ++i)
-                    if (!level.empty() && hw.memory[i].name == level)
-                        return static_cast<int>(i) + m_levelRow;
-                return -1;
-            };
-            const auto bandwidthOf = [&](const std::string &level) {
-                for (const OffloadTier &t : o.tiers)
-                    if (t.level == level)
-                        return t.bandwidth;
-                return 0.0;
-            };
-            // The offload step is a decode step (at the mean context of a request): its KV cache, not this phase's.
-            m_offloadRow = rowOf(o.level);
-            m_offloadBytes = m_offloadRow >= 0 ? std::min(o.offloadedBytes, mem.kv) : 0;
-            m_offloadLevel = qs(o.level);
-            m_offloadWeightRow = rowOf(o.weightLevel);
-            m_offloadWeightBytes = m_offloadWeightRow >= 0 ? std::min(o.offloadedWeightBytes, mem.weights) : 0;
-            m_offloadWeightLevel = qs(o.weightLevel);
-            // Alone, an offloaded bar fills the lower half of its tier's row; KV cache and weights in one tier
-            // share that half, one quarter each (stacking them would hide the smaller one on the log axis).
-            const bool shared = m_offloadBytes > 0 && m_offloadWeightBytes > 0 && m_offloadRow == m_offloadWeightRow;
-            m_offloadStripe = shared ? std::pair{2, 4} : std::pair{1, 2};
-            m_offloadWeightStripe = shared ? std::pair{3, 4} : std::pair{1, 2};
-            if (m_offloadBytes > 0) {
-                setBar(m_offloadBar, kLeft, m_offloadBytes / kGB, m_offloadRow, m_offloadStripe.first,
-                       m_offloadStripe.second);
-                showSeries(m_offloadBar, true);
-                m_tips.insert(m_offloadBar, tr("KV cache offloaded to %1\n%2 (%3 of the KV cache)\nstreamed back over "
-                                               "%4 every decode step")
-                                                .arg(m_offloadLevel, formatBytes(m_offloadBytes),
-                                                     shareText(mem.kv > 0 ? m_offloadBytes / mem.kv : 0),
-                                                     formatSi(bandwidthOf(o.level), "B/s")));
-            }
-            if (m_offloadWeightBytes > 0) {
-                setBar(m_offloadWeightBar, kLeft, m_offloadWeightBytes / kGB, m_offloadWeightRow,
-                       m_offloadWeightStripe.first, m_offloadWeightStripe.second);
-                showSeries(m_offloadWeightBar, true);
-                m_tips.insert(m_offloadWeightBar,
-                              tr("Weights offloaded to %1\n%2 (%3 of the weights)\nstreamed in "
-                                 "over %4 every step")
-                                  .arg(m_offloadWeightLevel, formatBytes(m_offloadWeightBytes),
-                                       shareText(mem.weights > 0 ? m_offloadWeightBytes / mem.weights : 0),
-                                       formatSi(bandwidthOf(o.weightLevel), "B/s")));
-            }
-        } catch (const std::exception &) { // the request timeline chart and the command line say why
+    // The request timeline chart and the command line say why an offload cannot run.
+    if (const auto &off = doc->offloadReport(); off.report) {
+        const OffloadReport &o = *off.report;
+        const auto rowOf = [&](const std::string &level) {
+            for (std::size_t i = 0; i < hw.memory.size(); ++i)
+                if (!level.empty() && hw.memory[i].name == level)
+                    return static_cast<int>(i) + m_levelRow;
+            return -1;
+        };
+        const auto bandwidthOf = [&](const std::string &level) {
+            for (const OffloadTier &t : o.tiers)
+                if (t.level == level)
+                    return t.bandwidth;
+            return 0.0;
+        };
+        // The offload step is a decode step (at the mean context of a request): its KV cache, not this phase's.
+        m_offloadRow = rowOf(o.level);
+        m_offloadBytes = m_offloadRow >= 0 ? std::min(o.offloadedBytes, mem.kv) : 0;
+        m_offloadLevel = qs(o.level);
+        m_offloadWeightRow = rowOf(o.weightLevel);
+        m_offloadWeightBytes = m_offloadWeightRow >= 0 ? std::min(o.offloadedWeightBytes, mem.weights) : 0;
+        m_offloadWeightLevel = qs(o.weightLevel);
+        // Alone, an offloaded bar fills the lower half of its tier's row; KV cache and weights in one tier
+        // share that half, one quarter each (stacking them would hide the smaller one on the log axis).
+        const bool shared = m_offloadBytes > 0 && m_offloadWeightBytes > 0 && m_offloadRow == m_offloadWeightRow;
+        m_offloadStripe = shared ? std::pair{2, 4} : std::pair{1, 2};
+        m_offloadWeightStripe = shared ? std::pair{3, 4} : std::pair{1, 2};
+        if (m_offloadBytes > 0) {
+            setBar(m_offloadBar, kLeft, m_offloadBytes / kGB, m_offloadRow, m_offloadStripe.first,
+                   m_offloadStripe.second);
+            showSeries(m_offloadBar, true);
+            m_tips.insert(m_offloadBar, tr("KV cache offloaded to %1\n%2 (%3 of the KV cache)\nstreamed back over "
+                                           "%4 every decode step")
+                                            .arg(m_offloadLevel, formatBytes(m_offloadBytes),
+                                                 shareText(mem.kv > 0 ? m_offloadBytes / mem.kv : 0),
+                                                 formatSi(bandwidthOf(o.level), "B/s")));
+        }
+        if (m_offloadWeightBytes > 0) {
+            setBar(m_offloadWeightBar, kLeft, m_offloadWeightBytes / kGB, m_offloadWeightRow,
+                   m_offloadWeightStripe.first, m_offloadWeightStripe.second);
+            showSeries(m_offloadWeightBar, true);
+            m_tips.insert(m_offloadWeightBar,
+                          tr("Weights offloaded to %1\n%2 (%3 of the weights)\nstreamed in "
+                             "over %4 every step")
+                              .arg(m_offloadWeightLevel, formatBytes(m_offloadWeightBytes),
+                                   shareText(mem.weights > 0 ? m_offloadWeightBytes / mem.weights : 0),
+                                   formatSi(bandwidthOf(o.weightLevel), "B/s")));
         }
     }
     if (!(m_offloadBytes > 0)) {

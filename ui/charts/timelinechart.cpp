@@ -170,10 +170,10 @@ void TimelineChart::refresh()
     m_curves.clear();
     m_message.clear();
     try {
-        if (!doc->analysisError().isEmpty())
-            throw AnalysisError(doc->analysisError().toStdString());
-        const Scenario &s = doc->scenario();
-        m_report = serve(doc->hardware(), doc->model(), s, doc->presets().draftModel(s));
+        const auto &served = doc->serving(); // computed once per change, shared with the headline
+        if (!served.report)
+            throw AnalysisError(served.error.toStdString());
+        m_report = served.report;
         m_curves = timelineCurves(*m_report);
     } catch (const std::exception &e) {
         m_report.reset();

@@ -115,9 +115,44 @@ const core::FitLimits &ScenarioDocument::fitLimits() const
     return *m_limits;
 }
 
+const ScenarioDocument::Computed<core::ServingReport> &ScenarioDocument::serving() const
+{
+    if (m_serving)
+        return *m_serving;
+    m_serving.emplace();
+    if (!m_error.isEmpty()) {
+        m_serving->error = m_error;
+        return *m_serving;
+    }
+    try {
+        m_serving->report =
+            core::serve(m_effective, m_file.model, m_file.scenario, m_presets->draftModel(m_file.scenario));
+    } catch (const std::exception &e) {
+        m_serving->error = QString::fromStdString(e.what());
+    }
+    return *m_serving;
+}
+
+const ScenarioDocument::Computed<core::OffloadReport> &ScenarioDocument::offloadReport() const
+{
+    if (m_offload)
+        return *m_offload;
+    m_offload.emplace();
+    if (!core::offloads(m_file.scenario) || !m_error.isEmpty())
+        return *m_offload;
+    try {
+        m_offload->report = core::offload(m_effective, m_file.model, m_file.scenario);
+    } catch (const std::exception &e) {
+        m_offload->error = QString::fromStdString(e.what());
+    }
+    return *m_offload;
+}
+
 void ScenarioDocument::recompute()
 {
     m_limits.reset();
+    m_serving.reset();
+    m_offload.reset();
     try {
         m_effective = effectiveHardware(m_file);
         if (!m_file.hardware.memory.empty() && m_file.model.layers > 0) {

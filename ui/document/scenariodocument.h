@@ -2,6 +2,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/limits.h"
+#include "core/analysis/serving.h"
 #include "core/io/presets.h"
 #include "core/io/scenariofile.h"
 
@@ -56,6 +57,19 @@ public:
     /// Computed on first use after a change (about 50 analyses), so a slider tick pays for it only while a view
     /// that shows it (the sweep) is on screen.
     const core::FitLimits &fitLimits() const;
+    /// A report computed from the current scenario, or the one line saying why it could not be.
+    template <class Report>
+    struct Computed
+    {
+        std::optional<Report> report;
+        QString error;
+    };
+    /// The serving report (core::serve(): the request as the scenario serves it, its timeline, energy and cost),
+    /// computed once per change when a view first asks, and shared by the headline and the charts. No report, with
+    /// the analysis error, when the analysis failed.
+    const Computed<core::ServingReport> &serving() const;
+    /// The offload report (core::offload()), once per change; neither report nor error when nothing is offloaded.
+    const Computed<core::OffloadReport> &offloadReport() const;
     /// Empty when the current combination is valid; else one line saying why not (the previous analysis is kept).
     const QString &analysisError() const { return m_error; }
 
@@ -148,7 +162,9 @@ private:
     core::ScenarioFile m_file;
     core::HardwareSpec m_effective;
     core::Analysis m_analysis;
-    mutable std::optional<core::FitLimits> m_limits; ///< empty until fitLimits() asks, after each change
+    mutable std::optional<core::FitLimits> m_limits;                ///< empty until fitLimits() asks, after each change
+    mutable std::optional<Computed<core::ServingReport>> m_serving; ///< likewise, for serving()
+    mutable std::optional<Computed<core::OffloadReport>> m_offload; ///< likewise, for offloadReport()
     QString m_error;
     std::optional<CompareSpec> m_compare;
     core::Scenario m_compareScenario;

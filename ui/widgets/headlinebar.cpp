@@ -280,13 +280,9 @@ void HeadlineBar::refresh()
         // With a serving option (chunked prefill, speculative decoding, disaggregation, offload) the request as it
         // runs that way: the figures `analyze --json` gives as its request.
         ServedRequest q{a.phases.ttftS, a.phases.tpotS, a.phases.e2eS, 0, 1};
-        if (!servesPlainly(s) && m_doc->analysisError().isEmpty()) {
-            try {
-                q = serve(m_doc->hardware(), m_doc->model(), s, m_doc->presets().draftModel(s)).served;
-            } catch (const std::exception &) {
-                // The plain request; the timeline chart says why the serving option cannot run.
-            }
-        }
+        // Else the plain request; the timeline chart says why the serving option cannot run.
+        if (!servesPlainly(s) && m_doc->serving().report)
+            q = m_doc->serving().report->served;
         m_time.set(tr("%1 + %2/token").arg(seconds(q.ttftS), seconds(q.tpotS)),
                    tr("first token, then each token · %1 in all").arg(seconds(q.e2eS)));
         break;
@@ -318,32 +314,31 @@ void HeadlineBar::refresh()
 
     // Offload: the step streams part of the KV cache or of the weights over the host or storage link, which may now
     // be its wall.
-    if (offloads(s) && m_doc->analysisError().isEmpty()) {
-        try {
-            const OffloadReport o = offload(m_doc->hardware(), m_doc->model(), s);
-            QStringList parts, where;
-            if (o.offloadedBytes > 0)
-                parts << tr("%1 of the KV cache").arg(formatPercent(o.fraction));
-            if (o.offloadedWeightBytes > 0)
-                parts << tr("%1 of the weights").arg(formatPercent(o.weightFraction));
-            for (const OffloadTier &t : o.tiers)
-                where << qs(t.level);
-            const QString moved = parts.isEmpty() ? tr("nothing") : parts.join(tr(" and "));
-            const QString tiers = where.join(tr(" and "));
-            if (s.phase == Phase::Decode)
-                m_time.set(formatSeconds(o.stepS), tr("per token, %1 streamed from %2 (%3 in memory)")
-                                                       .arg(moved, tiers, formatSeconds(o.stepInMemoryS)));
-            m_memory.set(tr("%1 of %2 + %3")
-                             .arg(formatBytes(o.mainMemoryBytes), formatBytes(a.memory.capacity),
-                                  formatBytes(o.offloadedBytes + o.offloadedWeightBytes)),
-                         o.fitsMainMemory && o.fitsTier ? tr("memory per device, %1 in %2").arg(moved, tiers)
-                                                        : tr("does not fit, even with %1 in %2").arg(moved, tiers));
-            setWarned(!(o.fitsMainMemory && o.fitsTier));
-            m_bound.set(tr("%1-bound").arg(qs(o.wall.rfind("the ", 0) == 0 ? o.wall.substr(4) : o.wall)),
-                        tr("offload: the decode step hits %1").arg(qs(o.wall)));
-        } catch (const std::exception &e) {
-            m_bound.set(tr("no offload"), qs(e.what()));
-        }
+    if (const auto &off = m_doc->offloadReport(); !off.error.isEmpty()) {
+        m_bound.set(tr("no offload"), off.error);
+    } else if (off.report) {
+        const OffloadReport &o = *off.report;
+        QStringList parts, where;
+        if (o.offloadedBytes > 0)
+            parts << tr("%1 of the KV cache").arg(formatPercent(o.fraction));
+        if (o.offloadedWeightBytes > 0)
+            parts << tr("%1 of the weights").arg(formatPercent(o.weightFraction));
+        for (const OffloadTier &t : o.tiers)
+            where << qs(t.level);
+        const QString moved = parts.isEmpty() ? tr("nothing") : parts.join(tr(" and "));
+        const QString tiers = where.join(tr(" and "));
+        if (s.phase == Phase::Decode)
+            m_time.set(
+                formatSeconds(o.stepS),
+                tr("per token, %1 streamed from %2 (%3 in memory)").arg(moved, tiers, formatSeconds(o.stepInMemoryS)));
+        m_memory.set(tr("%1 of %2 + %3")
+                         .arg(formatBytes(o.mainMemoryBytes), formatBytes(a.memory.capacity),
+                              formatBytes(o.offloadedBytes + o.offloadedWeightBytes)),
+                     o.fitsMainMemory && o.fitsTier ? tr("memory per device, %1 in %2").arg(moved, tiers)
+                                                    : tr("does not fit, even with %1 in %2").arg(moved, tiers));
+        setWarned(!(o.fitsMainMemory && o.fitsTier));
+        m_bound.set(tr("%1-bound").arg(qs(o.wall.rfind("the ", 0) == 0 ? o.wall.substr(4) : o.wall)),
+                    tr("offload: the decode step hits %1").arg(qs(o.wall)));
     }
 
     const bool error = !m_doc->analysisError().isEmpty();
