@@ -209,10 +209,10 @@ void deriveShapes(Ctx &c)
     c.groups = layerGroups(m);
     for (const LayerGroup &g : c.groups) {
         const double n = static_cast<double>(g.count);
-        c.ssmLayers += g.block.mixer && g.block.ssm ? n : 0;
+        c.ssmLayers += g.block.mixer == LayerMixer::Ssm ? n : 0;
         c.attnLayers += g.block.attends() ? n : 0;
-        c.ffnLayers += g.block.ffn ? n : 0;
-        c.sparseLayers += g.block.moe ? n : 0;
+        c.ffnLayers += g.block.ffn != LayerFfn::None ? n : 0;
+        c.sparseLayers += g.block.ffn == LayerFfn::Moe ? n : 0;
         c.windowedLayers += g.block.attends() && g.block.window > 0 ? n : 0;
     }
     c.act = bytesOf(s.activations);

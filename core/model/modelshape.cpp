@@ -19,6 +19,14 @@ constexpr NameTable<NormKind, 2> kNorm{{{NormKind::LayerNorm, "layernorm"}, {Nor
 constexpr NameTable<Activation, 4> kAct{
     {{Activation::Gelu, "gelu"}, {Activation::Silu, "silu"}, {Activation::Relu, "relu"}, {Activation::Relu2, "relu2"}}};
 constexpr NameTable<MixerKind, 2> kMixer{{{MixerKind::Attention, "attention"}, {MixerKind::Mla, "mla"}}};
+constexpr NameTable<LayerMixer, 7> kLayerMixer{{{LayerMixer::Attention, "attention"},
+                                               {LayerMixer::Sliding, "sliding"},
+                                               {LayerMixer::Chunked, "chunked"},
+                                               {LayerMixer::Latent, "latent"},
+                                               {LayerMixer::LinearRecurrent, "linear-recurrent"},
+                                               {LayerMixer::Ssm, "ssm"},
+                                               {LayerMixer::None, "none"}}};
+constexpr NameTable<LayerFfn, 3> kLayerFfn{{{LayerFfn::Dense, "dense"}, {LayerFfn::Moe, "moe"}, {LayerFfn::None, "none"}}};
 constexpr NameTable<SsmKind, 3> kSsm{
     {{SsmKind::None, "none"}, {SsmKind::Mamba1, "mamba1"}, {SsmKind::Mamba2, "mamba2"}}};
 
@@ -97,20 +105,48 @@ std::optional<MixerKind> mixerKindFromString(std::string_view s) { return enumFr
 std::string_view toString(SsmKind k) { return enumName(kSsm, k); }
 std::optional<SsmKind> ssmKindFromString(std::string_view s) { return enumFromName(kSsm, s); }
 
+std::string_view toString(LayerMixer k) { return enumName(kLayerMixer, k); }
+std::string_view toString(LayerFfn k) { return enumName(kLayerFfn, k); }
+
+void LayerGroups::push(const LayerGroup &g)
+{
+    if (m_size < kInline) {
+        m_inline[m_size++] = g;
+        return;
+    }
+    if (m_heap.empty())
+        m_heap.assign(m_inline.begin(), m_inline.end());
+    m_heap.push_back(g);
+    ++m_size;
+}
+
+namespace {
+/// The attention kind of the shape's attending layers, with the layer's window (0: the whole context).
+LayerMixer attentionKind(const ModelShape &m, int64_t window)
+{
+    if (m.mixer == MixerKind::Mla)
+        return LayerMixer::Latent;
+    if (window == 0)
+        return LayerMixer::Attention;
+    return m.chunkedAttention ? LayerMixer::Chunked : LayerMixer::Sliding;
+}
+} // namespace
+
 LayerBlock layerBlock(const ModelShape &m, int64_t i)
 {
     LayerBlock b;
     const bool global = m.globalEvery > 0 && i % m.globalEvery == m.globalEvery - 1;
-    b.window = global ? 0 : m.slidingWindow;
-    b.moe = m.isMoe() && i >= m.firstDenseLayers && m.moeEvery > 0 && i % m.moeEvery == m.moeOffset;
-    b.ssm = m.ssm.kind != SsmKind::None && !(m.attentionEvery > 0 && i % m.attentionEvery == m.attentionOffset);
-    b.ffn = m.ffn > 0; // a pure state-space model (Mamba) has none
+    const int64_t window = global ? 0 : m.slidingWindow;
+    const bool moe = m.isMoe() && i >= m.firstDenseLayers && m.moeEvery > 0 && i % m.moeEvery == m.moeOffset;
+    b.ffn = m.ffn <= 0 ? LayerFfn::None : moe ? LayerFfn::Moe : LayerFfn::Dense; // Mamba has no FFN
+    const bool attends = !(m.attentionEvery > 0 && i % m.attentionEvery == m.attentionOffset);
+    b.mixer = m.ssm.kind != SsmKind::None && attends ? LayerMixer::Ssm : attentionKind(m, window);
     if (!m.layerPattern.empty()) {
         const char part = m.layerPattern[static_cast<std::size_t>(i % static_cast<int64_t>(m.layerPattern.size()))];
-        b.ssm = part == 'M';
-        b.mixer = part != '-';
-        b.ffn = part == '-';
+        b.mixer = part == 'M' ? LayerMixer::Ssm : part == '-' ? LayerMixer::None : attentionKind(m, window);
+        b.ffn = part == '-' ? LayerFfn::Dense : LayerFfn::None;
     }
+    b.window = b.attends() ? window : 0; // only attention has a window
     return b;
 }
 
@@ -140,22 +176,30 @@ double stateElements(const ModelShape &m, int tp)
     return w.inner * w.state + static_cast<double>(m.ssm.convKernel - 1) * w.conv;
 }
 
-int64_t ssmLayers(const LayerGroups &groups)
+namespace {
+int64_t layersWith(const LayerGroups &groups, bool (*is)(const LayerBlock &))
 {
     int64_t n = 0;
     for (const LayerGroup &g : groups)
-        if (g.block.mixer && g.block.ssm)
+        if (is(g.block))
             n += g.count;
     return n;
+}
+} // namespace
+
+int64_t ssmLayers(const LayerGroups &groups)
+{
+    return layersWith(groups, [](const LayerBlock &b) { return b.mixer == LayerMixer::Ssm; });
+}
+
+int64_t linearLayers(const LayerGroups &groups)
+{
+    return layersWith(groups, [](const LayerBlock &b) { return b.mixer == LayerMixer::LinearRecurrent; });
 }
 
 int64_t attentionLayers(const LayerGroups &groups)
 {
-    int64_t n = 0;
-    for (const LayerGroup &g : groups)
-        if (g.block.attends())
-            n += g.count;
-    return n;
+    return layersWith(groups, [](const LayerBlock &b) { return b.attends(); });
 }
 
 LayerGroups layerGroups(const ModelShape &m)
@@ -172,22 +216,19 @@ LayerGroups layerGroups(const ModelShape &m)
     // Most models have one kind of layer: no pattern to walk (analyses build groups millions of times in a search).
     if (every == 1 && attention == 1 && moeEvery == 1 && dense == 0 && parts == 1) {
         if (m.layers > 0)
-            groups.items[groups.size++] = {layerBlock(m, 0), m.layers};
+            groups.push({layerBlock(m, 0), m.layers, 0});
         return groups;
     }
-    std::array<int64_t, 8> first{}; // each group's first layer
     auto add = [&](int64_t at, const LayerBlock &b, int64_t n) {
         if (n <= 0)
             return;
-        std::size_t k = 0;
-        while (k < groups.size && !(groups.items[k].block == b))
-            ++k;
-        if (k == groups.size) {
-            groups.items[groups.size++] = {b, 0};
-            first[k] = at;
+        auto g = std::find_if(groups.begin(), groups.end(), [&](const LayerGroup &x) { return x.block == b; });
+        if (g == groups.end()) {
+            groups.push({b, n, at});
+            return;
         }
-        groups.items[k].count += n;
-        first[k] = std::min(first[k], at);
+        g->count += n;
+        g->firstLayer = std::min(g->firstLayer, at);
     };
     // Each residue r of a period P from `from` on stands for the layers from + r, from + r + P, ... below `to`.
     auto addPeriod = [&](int64_t from, int64_t to, int64_t period) {
@@ -197,12 +238,10 @@ LayerGroups layerGroups(const ModelShape &m)
     const int64_t period = std::lcm(std::lcm(every, attention), parts);
     addPeriod(0, dense, period); // the first dense layers of a MoE model
     addPeriod(dense, m.layers, std::lcm(period, moeEvery));
-    // In the order of each kind's first layer (insertion sort of at most eight).
-    for (std::size_t a = 1; a < groups.size; ++a)
-        for (std::size_t b = a; b > 0 && first[b] < first[b - 1]; --b) {
-            std::swap(first[b], first[b - 1]);
-            std::swap(groups.items[b], groups.items[b - 1]);
-        }
+    // In the order of each kind's first layer (a stable insertion sort: a few kinds).
+    for (auto a = groups.begin(); a != groups.end(); ++a)
+        for (auto b = a; b != groups.begin() && b->firstLayer < (b - 1)->firstLayer; --b)
+            std::swap(*b, *(b - 1));
     return groups;
 }
 
@@ -252,25 +291,37 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
     const int64_t norms = ((m.parallelAttention && m.sharedLayerNorm ? 1 : 2) + (m.postNorms ? 2 : 0)) * normParams;
 
     const int64_t ssm = m.ssm.kind != SsmKind::None ? ssmParams(m) : 0;
+    auto mixerOf = [&](LayerMixer k) -> int64_t {
+        switch (k) {
+        case LayerMixer::Ssm: return ssm;
+        case LayerMixer::None: return 0;
+        case LayerMixer::LinearRecurrent: return 0; // no shape has linear attention yet
+        case LayerMixer::Attention:
+        case LayerMixer::Sliding:
+        case LayerMixer::Chunked:
+        case LayerMixer::Latent: return attn;
+        }
+        return attn;
+    };
     auto layer = [&](const LayerBlock &b, int64_t experts) {
-        const int64_t mixer = !b.mixer ? 0 : b.ssm ? ssm : attn;
-        if (!b.ffn) // a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers): one norm
+        const int64_t mixer = mixerOf(b.mixer);
+        if (b.ffn == LayerFfn::None) // a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers): one norm
             return mixer + normParams;
-        if (!b.mixer) // an FFN alone (Nemotron-H's '-' layers, never routed): one norm
+        if (b.mixer == LayerMixer::None) // an FFN alone (Nemotron-H's '-' layers, never routed): one norm
             return ffnParams(m, m.ffn) + normParams;
-        return b.moe ? mixer + expert * experts + shared + router + norms
-                     : mixer + ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn) + norms;
+        return b.ffn == LayerFfn::Moe ? mixer + expert * experts + shared + router + norms
+                                      : mixer + ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn) + norms;
     };
     for (const LayerGroup &g : groups) {
         p.layers += g.count * layer(g.block, m.experts);
         p.layersActive += g.count * layer(g.block, m.activeExperts);
-        p.routed += g.block.moe ? g.count * expert * m.experts : 0;
+        p.routed += g.block.ffn == LayerFfn::Moe ? g.count * expert * m.experts : 0;
     }
     if (m.layers > 0) { // perLayer* describe the last layer
         const LayerBlock last = layerBlock(m, m.layers - 1);
         p.perLayer = layer(last, m.experts);
         p.perLayerActive = layer(last, m.activeExperts);
-        p.perLayerRouted = last.moe ? expert * m.experts : 0;
+        p.perLayerRouted = last.ffn == LayerFfn::Moe ? expert * m.experts : 0;
     }
 
     p.head = normParams; // final norm (BERT has none after the last layer: see below)

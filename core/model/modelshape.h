@@ -167,16 +167,39 @@ struct ModelShape
     bool isMoe() const { return experts > 1; }
 };
 
-/// One kind of layer of a model: the parts that may differ from layer to layer.
+/// The token mixer of one layer: what its kind reads and keeps per sequence.
+enum class LayerMixer : uint8_t {
+    Attention,       ///< attention over the whole context, a K/V cache per token (MHA, GQA, MQA)
+    Sliding,         ///< attention over the last `window` tokens (a sliding window): at most `window` tokens cached
+    Chunked,         ///< attention within chunks of `window` tokens (Llama 4): at most one chunk cached
+    Latent,          ///< multi-head latent attention (DeepSeek-V2/V3): one compressed latent per token cached
+    LinearRecurrent, ///< linear attention (Gated DeltaNet): a fixed state per sequence, a recurrence in decode
+    Ssm,             ///< a state-space mixer (Mamba): a fixed state per sequence
+    None,            ///< no mixer: an FFN alone (Nemotron-H's '-' layers)
+};
+/// The FFN of one layer.
+enum class LayerFfn : uint8_t {
+    Dense, ///< one FFN (a MoE model's dense layers: of width dense_ffn)
+    Moe,   ///< routed experts, with the shape's shared experts and their gate
+    None,  ///< no FFN: a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers)
+};
+std::string_view toString(LayerMixer k);
+std::string_view toString(LayerFfn k);
+
+/// One kind of layer of a model: its mixer, its FFN and (attention) its window.
 struct LayerBlock
 {
-    int64_t window = 0; ///< attention window of this layer in tokens; 0: the whole context
-    bool moe = false;   ///< the FFN is routed over experts (else dense)
-    bool ssm = false;   ///< the mixer is the state-space layer (else attention)
-    bool mixer = true;  ///< the layer has a token mixer (layerPattern's '-': an FFN alone)
-    bool ffn = true;    ///< the layer has an FFN (Mamba, layerPattern's 'M' and '*': a mixer alone)
-    /// The layer attends (and caches keys and values): a mixer that is not the state-space layer.
-    bool attends() const { return mixer && !ssm; }
+    LayerMixer mixer = LayerMixer::Attention;
+    LayerFfn ffn = LayerFfn::Dense;
+    int64_t window = 0; ///< Sliding and Chunked: the window or chunk in tokens; 0: the whole context
+    /// The layer attends, and so caches per token: attention of any kind.
+    bool attends() const
+    {
+        return mixer == LayerMixer::Attention || mixer == LayerMixer::Sliding || mixer == LayerMixer::Chunked ||
+               mixer == LayerMixer::Latent;
+    }
+    /// The layer keeps a fixed state per sequence instead of a per-token cache.
+    bool keepsState() const { return mixer == LayerMixer::Ssm || mixer == LayerMixer::LinearRecurrent; }
     bool operator==(const LayerBlock &) const = default;
 };
 
@@ -185,17 +208,32 @@ struct LayerGroup
 {
     LayerBlock block;
     int64_t count = 0;
+    int64_t firstLayer = 0; ///< the first layer (0-based) of this kind
 };
 
-/// A model's layers grouped by kind. A block varies only in its window (the shape's or none), its FFN (dense or
-/// routed) and its mixer (attention or state space), so there are at most eight kinds; held inline, as analyses
-/// build one each. A layer pattern (one part a layer) allows no experts: three parts, with or without a window.
-struct LayerGroups
+/// A model's layers grouped by kind, any number of kinds. Analyses build one each (a search builds millions), so the
+/// first kInline groups are held inline; a model with more kinds moves them all to the heap, once.
+class LayerGroups
 {
-    std::array<LayerGroup, 8> items{};
-    std::size_t size = 0;
-    const LayerGroup *begin() const { return items.data(); }
-    const LayerGroup *end() const { return items.data() + size; }
+public:
+    static constexpr std::size_t kInline = 8;
+    std::size_t size() const { return m_size; }
+    bool empty() const { return m_size == 0; }
+    const LayerGroup &operator[](std::size_t i) const { return data()[i]; }
+    LayerGroup &operator[](std::size_t i) { return data()[i]; }
+    const LayerGroup *begin() const { return data(); }
+    const LayerGroup *end() const { return data() + m_size; }
+    LayerGroup *begin() { return data(); }
+    LayerGroup *end() { return data() + m_size; }
+    /// Appends a group: inline while there is room, else every group on the heap.
+    void push(const LayerGroup &g);
+
+private:
+    const LayerGroup *data() const { return m_heap.empty() ? m_inline.data() : m_heap.data(); }
+    LayerGroup *data() { return m_heap.empty() ? m_inline.data() : m_heap.data(); }
+    std::array<LayerGroup, kInline> m_inline{};
+    std::vector<LayerGroup> m_heap; ///< all the groups, once there are more than kInline
+    std::size_t m_size = 0;
 };
 
 /// The block of layer `i` (0-based) of `m`: its window and its FFN, from the shape's layer pattern.
@@ -228,6 +266,8 @@ struct SsmWidths
 SsmWidths ssmWidths(const ModelShape &m, int tp);
 /// Layers of `groups` whose mixer is the state-space layer.
 int64_t ssmLayers(const LayerGroups &groups);
+/// Layers of `groups` whose mixer is linear attention.
+int64_t linearLayers(const LayerGroups &groups);
 /// Layers of `groups` that attend (LayerBlock::attends()): the ones with a KV cache.
 int64_t attentionLayers(const LayerGroups &groups);
 

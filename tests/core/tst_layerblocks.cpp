@@ -55,6 +55,7 @@ private slots:
     void familyParamCounts();
     void groupsMatchLayerByLayer();
     void groupsOfPublishedPatterns();
+    void groupsBeyondInlineCapacity();
     void kvBytesOfPatterns_data();
     void kvBytesOfPatterns();
     void mlaCacheIsNotSplitByTensorParallelism();
@@ -290,35 +291,54 @@ void TestLayerBlocks::groupsMatchLayerByLayer()
         std::vector<std::pair<int64_t, bool>> order;
         for (int64_t i = 0; i < m.layers; ++i) {
             const LayerBlock b = layerBlock(m, i);
-            if (byLayer[{b.window, b.moe}]++ == 0)
-                order.push_back({b.window, b.moe});
+            if (byLayer[{b.window, b.ffn == LayerFfn::Moe}]++ == 0)
+                order.push_back({b.window, b.ffn == LayerFfn::Moe});
         }
         const LayerGroups groups = layerGroups(m);
-        QCOMPARE(groups.size, order.size());
-        for (std::size_t k = 0; k < groups.size; ++k) {
-            const LayerGroup &g = groups.items[k];
-            QCOMPARE(std::make_pair(g.block.window, g.block.moe), order[k]); // in the order of first appearance
-            QCOMPARE(g.count, (byLayer[{g.block.window, g.block.moe}]));
+        QCOMPARE(groups.size(), order.size());
+        for (std::size_t k = 0; k < groups.size(); ++k) {
+            const LayerGroup &g = groups[k];
+            const bool moe = g.block.ffn == LayerFfn::Moe;
+            QCOMPARE(std::make_pair(g.block.window, moe), order[k]); // in the order of first appearance
+            QCOMPARE(g.count, (byLayer[{g.block.window, moe}]));
         }
     }
+}
+
+void TestLayerBlocks::groupsBeyondInlineCapacity()
+{
+    // LayerGroups holds kInline groups inline and moves them all to the heap when one more comes: none lost, in order.
+    LayerGroups g;
+    const std::size_t n = LayerGroups::kInline + 5;
+    for (std::size_t i = 0; i < n; ++i)
+        g.push({LayerBlock{LayerMixer::Sliding, LayerFfn::Dense, static_cast<int64_t>(i + 1)}, static_cast<int64_t>(i),
+                static_cast<int64_t>(i)});
+    QCOMPARE(g.size(), n);
+    int64_t sum = 0;
+    for (const LayerGroup &x : g)
+        sum += x.block.window;
+    QCOMPARE(sum, static_cast<int64_t>(n * (n + 1) / 2));
+    QCOMPARE(g[0].block.window, int64_t(1));
+    QCOMPARE(g[n - 1].count, static_cast<int64_t>(n - 1));
+    QCOMPARE(std::size_t(g.end() - g.begin()), n);
 }
 
 void TestLayerBlocks::groupsOfPublishedPatterns()
 {
     // Gemma 3 1B: sliding_window_pattern 6 over 26 layers: layers 5, 11, 17 and 23 global, 22 local of 512 tokens.
     const LayerGroups gemma = layerGroups(config("gemma-3-1b-it.json"));
-    QCOMPARE(gemma.size, std::size_t(2));
-    QCOMPARE(gemma.items[0].block.window, int64_t(512));
-    QCOMPARE(gemma.items[0].count, int64_t(22));
-    QCOMPARE(gemma.items[1].block.window, int64_t(0));
-    QCOMPARE(gemma.items[1].count, int64_t(4));
+    QCOMPARE(gemma.size(), std::size_t(2));
+    QCOMPARE(gemma[0].block.window, int64_t(512));
+    QCOMPARE(gemma[0].count, int64_t(22));
+    QCOMPARE(gemma[1].block.window, int64_t(0));
+    QCOMPARE(gemma[1].count, int64_t(4));
     // DeepSeek-V3: first_k_dense_replace 3 dense layers, then 58 with experts.
     const LayerGroups ds = layerGroups(config("DeepSeek-V3.json"));
-    QCOMPARE(ds.size, std::size_t(2));
-    QCOMPARE(ds.items[0].block.moe, false);
-    QCOMPARE(ds.items[0].count, int64_t(3));
-    QCOMPARE(ds.items[1].block.moe, true);
-    QCOMPARE(ds.items[1].count, int64_t(58));
+    QCOMPARE(ds.size(), std::size_t(2));
+    QVERIFY(ds[0].block.ffn == LayerFfn::Dense);
+    QCOMPARE(ds[0].count, int64_t(3));
+    QVERIFY(ds[1].block.ffn == LayerFfn::Moe);
+    QCOMPARE(ds[1].count, int64_t(58));
     // gpt-oss-20b's layer_types alternate sliding (128 tokens) and full, starting sliding: every second layer global.
     const ModelShape oss = config("gpt-oss-20b.json");
     QCOMPARE(oss.slidingWindow, int64_t(128));
@@ -328,36 +348,36 @@ void TestLayerBlocks::groupsOfPublishedPatterns()
     QCOMPARE(g2.slidingWindow, int64_t(4096));
     QCOMPARE(g2.globalEvery, int64_t(2));
     const LayerGroups g2g = layerGroups(g2);
-    QCOMPARE(g2g.size, std::size_t(2));
-    QCOMPARE(g2g.items[0].count, int64_t(21));
-    QCOMPARE(g2g.items[1].count, int64_t(21));
+    QCOMPARE(g2g.size(), std::size_t(2));
+    QCOMPARE(g2g[0].count, int64_t(21));
+    QCOMPARE(g2g[1].count, int64_t(21));
     // Jamba 1.5 Mini: layer 0 Mamba with a dense FFN, layer 1 Mamba with experts, layer 4 attention (dense): 12, 16
     // and 4 layers.
     const LayerGroups jamba = layerGroups(config("AI21-Jamba-1.5-Mini.json"));
-    QCOMPARE(jamba.size, std::size_t(3));
-    QCOMPARE(jamba.items[0].block, (LayerBlock{0, false, true}));
-    QCOMPARE(jamba.items[0].count, int64_t(12));
-    QCOMPARE(jamba.items[1].block, (LayerBlock{0, true, true}));
-    QCOMPARE(jamba.items[1].count, int64_t(16));
-    QCOMPARE(jamba.items[2].block, (LayerBlock{0, false, false}));
-    QCOMPARE(jamba.items[2].count, int64_t(4));
+    QCOMPARE(jamba.size(), std::size_t(3));
+    QCOMPARE(jamba[0].block, (LayerBlock{LayerMixer::Ssm, LayerFfn::Dense, 0}));
+    QCOMPARE(jamba[0].count, int64_t(12));
+    QCOMPARE(jamba[1].block, (LayerBlock{LayerMixer::Ssm, LayerFfn::Moe, 0}));
+    QCOMPARE(jamba[1].count, int64_t(16));
+    QCOMPARE(jamba[2].block, (LayerBlock{LayerMixer::Attention, LayerFfn::Dense, 0}));
+    QCOMPARE(jamba[2].count, int64_t(4));
     // Llama 4 Scout: 36 layers in chunks of 8192 and 12 global (3, 7, ..., 47), all with experts.
     const LayerGroups scout = layerGroups(config("Llama-4-Scout-17B-16E-Instruct.trimmed.json"));
-    QCOMPARE(scout.size, std::size_t(2));
-    QCOMPARE(scout.items[0].block, (LayerBlock{8192, true, false}));
-    QCOMPARE(scout.items[0].count, int64_t(36));
-    QCOMPARE(scout.items[1].block, (LayerBlock{0, true, false}));
-    QCOMPARE(scout.items[1].count, int64_t(12));
+    QCOMPARE(scout.size(), std::size_t(2));
+    QCOMPARE(scout[0].block, (LayerBlock{LayerMixer::Chunked, LayerFfn::Moe, 8192}));
+    QCOMPARE(scout[0].count, int64_t(36));
+    QCOMPARE(scout[1].block, (LayerBlock{LayerMixer::Attention, LayerFfn::Moe, 0}));
+    QCOMPARE(scout[1].count, int64_t(12));
     // Llama 4 Maverick: the even layers dense and chunked (24), the odd ones with experts, chunked (12) or global
     // (12: every global layer is odd).
     const LayerGroups maverick = layerGroups(config("Llama-4-Maverick-17B-128E-Instruct.trimmed.json"));
-    QCOMPARE(maverick.size, std::size_t(3));
-    QCOMPARE(maverick.items[0].block, (LayerBlock{8192, false, false}));
-    QCOMPARE(maverick.items[0].count, int64_t(24));
-    QCOMPARE(maverick.items[1].block, (LayerBlock{8192, true, false}));
-    QCOMPARE(maverick.items[1].count, int64_t(12));
-    QCOMPARE(maverick.items[2].block, (LayerBlock{0, true, false}));
-    QCOMPARE(maverick.items[2].count, int64_t(12));
+    QCOMPARE(maverick.size(), std::size_t(3));
+    QCOMPARE(maverick[0].block, (LayerBlock{LayerMixer::Chunked, LayerFfn::Dense, 8192}));
+    QCOMPARE(maverick[0].count, int64_t(24));
+    QCOMPARE(maverick[1].block, (LayerBlock{LayerMixer::Chunked, LayerFfn::Moe, 8192}));
+    QCOMPARE(maverick[1].count, int64_t(12));
+    QCOMPARE(maverick[2].block, (LayerBlock{LayerMixer::Attention, LayerFfn::Moe, 0}));
+    QCOMPARE(maverick[2].count, int64_t(12));
 }
 
 void TestLayerBlocks::kvBytesOfPatterns_data()
@@ -946,13 +966,13 @@ void TestLayerBlocks::nemotronHLayersOfOnePart()
     // Layer 0 is Mamba-2, layer 1 an MLP, layer 7 attention: 54, 54 and 10 layers (the ADLR blog: "54 Mamba-2, 54
     // MLP, and 10 Self-Attention layers").
     const LayerGroups g = layerGroups(m);
-    QCOMPARE(g.size, std::size_t(3));
-    QCOMPARE(g.items[0].block, (LayerBlock{0, false, true, true, false}));
-    QCOMPARE(g.items[0].count, int64_t(54));
-    QCOMPARE(g.items[1].block, (LayerBlock{0, false, false, false, true}));
-    QCOMPARE(g.items[1].count, int64_t(54));
-    QCOMPARE(g.items[2].block, (LayerBlock{0, false, false, true, false}));
-    QCOMPARE(g.items[2].count, int64_t(10));
+    QCOMPARE(g.size(), std::size_t(3));
+    QCOMPARE(g[0].block, (LayerBlock{LayerMixer::Ssm, LayerFfn::None, 0}));
+    QCOMPARE(g[0].count, int64_t(54));
+    QCOMPARE(g[1].block, (LayerBlock{LayerMixer::None, LayerFfn::Dense, 0}));
+    QCOMPARE(g[1].count, int64_t(54));
+    QCOMPARE(g[2].block, (LayerBlock{LayerMixer::Attention, LayerFfn::None, 0}));
+    QCOMPARE(g[2].count, int64_t(10));
     QCOMPARE(attentionLayers(g), int64_t(10));
     QCOMPARE(ssmLayers(g), int64_t(54));
 
