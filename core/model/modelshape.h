@@ -57,6 +57,28 @@ struct SsmShape
     int64_t convDim() const { return kind == SsmKind::Mamba2 ? innerSize + 2 * groups * stateSize : innerSize; }
 };
 
+/// Gated DeltaNet linear attention (Yang, Kautz and Hatamizadeh 2024, "Gated Delta Networks", ICLR 2025; as
+/// transformers' Qwen3NextGatedDeltaNet and Qwen3_5GatedDeltaNet build it). Per layer: in_proj to q and k
+/// (key_heads x key_head_dim each), v and the output gate z (value_heads x value_head_dim each), and b and a (one
+/// each per value head); a causal depthwise convolution of conv_kernel over q, k and v without a bias; dt_bias and
+/// A_log per value head; a gated RMSNorm of value_head_dim weights; out_proj back to hidden, no biases. Each value
+/// head keeps a key_head_dim x value_head_dim state per sequence (q and k are shared by value_heads / key_heads value
+/// heads), whatever the context, and the convolution's last conv_kernel - 1 inputs.
+struct LinearAttentionShape
+{
+    int64_t keyHeads = 0;     ///< linear_num_key_heads; 0: the model has no linear attention
+    int64_t valueHeads = 0;   ///< linear_num_value_heads
+    int64_t keyHeadDim = 0;   ///< linear_key_head_dim
+    int64_t valueHeadDim = 0; ///< linear_value_head_dim
+    int64_t convKernel = 4;   ///< linear_conv_kernel_dim
+    /// Tokens per chunk of the chunked scan over a prompt: 64, flash-linear-attention's chunk_gated_delta_rule (and
+    /// transformers' torch_chunk_gated_delta_rule's chunk_size default).
+    int64_t chunkSize = 64;
+    int64_t keyDim() const { return keyHeads * keyHeadDim; }
+    int64_t valueDim() const { return valueHeads * valueHeadDim; }
+    int64_t convDim() const { return 2 * keyDim() + valueDim(); } ///< q, k and v are convolved
+};
+
 /// Multi-head latent attention (DeepSeek-V2, section 2.1): keys and values are rebuilt from a latent of kv_lora_rank
 /// per token, and a rotary key of qk_rope_head_dim shared by all heads rides beside it. Only these two are cached:
 /// (kv_lora_rank + qk_rope_head_dim) elements per token and layer, whatever the number of heads.
@@ -131,7 +153,12 @@ struct ModelShape
     int64_t globalEvery = 0;
 
     MixerKind mixer = MixerKind::Attention;
-    MlaShape mla;        ///< with MixerKind::Mla
+    MlaShape mla; ///< with MixerKind::Mla
+    /// Gated attention (Qwen3-Next's attn_output_gate): q_proj also projects a gate per query element, and the
+    /// attention's output is multiplied by sigmoid(gate) before o_proj. q_proj is twice as wide.
+    bool attentionOutputGate = false;
+    /// Partial rotary positions (partial_rotary_factor): the share of each q and k head that is rotated (1: all).
+    double rotaryFraction = 1;
     bool qkNorm = false; ///< an RMSNorm over each head's query and key (Qwen3, Gemma 3: head_dim weights each)
     /// With qkNorm: the norms span the whole projected query (heads x head_dim weights) and key (kv_heads x head_dim),
     /// not one head (OLMo 2's q_norm and k_norm). The same FLOPs per element; more weights.
@@ -146,6 +173,10 @@ struct ModelShape
     /// i % attentionEvery == attentionOffset, which attends. Jamba: attention in one layer of 8 (offset 4).
     /// A pure state-space model (Mamba) has no FFN: ffn 0.
     SsmShape ssm;
+    /// Linear-attention layers (Qwen3-Next, Qwen3.5): with linear.keyHeads > 0, every layer's mixer is linear
+    /// attention except layer i with i % attentionEvery == attentionOffset, which attends (full_attention_interval 4:
+    /// layers 3, 7, ...). A model has state-space or linear-attention layers, not both.
+    LinearAttentionShape linear;
     int64_t attentionEvery = 0;
     int64_t attentionOffset = 0;
     /// Layers of one part each (Nemotron-H's hybrid_override_pattern): one character per layer, repeated when shorter
@@ -165,6 +196,7 @@ struct ModelShape
     int64_t qDim() const { return heads * headDim; }
     int64_t kvDim() const { return kvHeads * headDim; }
     bool isMoe() const { return experts > 1; }
+    bool hasLinearAttention() const { return linear.keyHeads > 0; }
 };
 
 /// The token mixer of one layer: what its kind reads and keeps per sequence.
@@ -252,6 +284,9 @@ double cachedElements(const ModelShape &m, const LayerGroups &groups, double tok
 /// and (d_conv - 1) x conv_dim of the convolution, with `tp` splitting the channels (Mamba-2's groups are split
 /// when tp divides them, else every rank keeps them all). The one state formula.
 double stateElements(const ModelShape &m, int tp);
+/// State elements one sequence keeps in one linear-attention layer, whatever its length: value_heads x key_head_dim x
+/// value_head_dim of the recurrence and (conv_kernel - 1) x conv_dim of the convolution, tp splitting the heads.
+double linearStateElements(const ModelShape &m, int tp);
 /// A state-space layer's widths on one of `tp` tensor-parallel devices: tp splits the channels and heads, and the
 /// groups when it divides them (else every rank keeps them all).
 struct SsmWidths
