@@ -815,6 +815,15 @@ void TestLayerBlocks::qwen35HandCounts()
     const ParamCounts p = paramCount(m);
     QCOMPARE(static_cast<qint64>(p.total), qint64(396346350336));
     QCOMPARE(static_cast<qint64>(p.active), qint64(17349040896));
+    // The preset keys say the same shape (written only when they differ from the default).
+    const nlohmann::json j = toJson(m);
+    QCOMPARE(j.at("linear_value_heads").get<int64_t>(), int64_t(64));
+    QCOMPARE(j.at("rotary_fraction").get<double>(), 0.25);
+    QVERIFY(!toJson(testpresets::model("llama-3-8b")).contains("linear_key_heads"));
+    const ModelShape back = modelShapeFromJson(j, "roundtrip.json");
+    QCOMPARE(static_cast<qint64>(paramCount(back).total), qint64(396346350336));
+    QVERIFY(back.attentionOutputGate);
+    QCOMPARE(back.attentionEvery, int64_t(4));
     // Qwen3.5-27B (dense, qwen3_5): h 5120, 64 layers (48 Gated DeltaNet, 16 full), 24 query and 4 KV heads of 256,
     // linear 16 key and 48 value heads of 128, FFN 17,408.
     // Gated DeltaNet: 5120 x (4096 + 2 x 6144 + 96) = 5120 x 16,480 = 84,377,600; conv 10,240 x 4 = 40,960; 96; 128;
