@@ -47,6 +47,8 @@ std::string_view toString(FlopName n)
     case FlopName::ChunkStates: return "chunk states (tokens × d_inner × (4 × d_state + 2))";
     case FlopName::ConvolvedChannels: return "convolved channels";
     case FlopName::DInner: return "d_inner";
+    case FlopName::DecayAndBetaGates:
+        return "decay and beta gates (11 × tokens × value heads: softplus 4, bias 1, exp and product 2, sigmoid 4)";
     case FlopName::DtBiasAndSoftplus: return "bias and softplus (5 × tokens × d_inner)";
     case FlopName::DtRank: return "dt_rank";
     case FlopName::DtRankAnd2DState: return "dt_rank + 2 × d_state";
@@ -65,6 +67,10 @@ std::string_view toString(FlopName n)
     case FlopName::PatchInputs: return "values per patch (channels × patch²)";
     case FlopName::Patches: return "patches (tokens less each image's class token)";
     case FlopName::PerChannelConv: return "FLOPs per channel (2 × d_conv + bias + SiLU 4)";
+    case FlopName::PerChannelConvNoBias: return "FLOPs per channel (2 × d_conv + SiLU 4)";
+    case FlopName::PerHeadChunkedScan:
+        return "FLOPs per value head and token (chunk C: 2 × (C × (3 d_k + 2 d_v) + C²/3 + 3 d_k d_v))";
+    case FlopName::PerHeadRecurrentUpdate: return "FLOPs per value head and token (7 × d_k × d_v + 2 × d_v)";
     case FlopName::PerChannelScan: return "FLOPs per channel (5 × d_state + 2)";
     case FlopName::PerChunkPair: return "FLOPs per pair (2 × d_state × groups + 2 × d_inner + heads)";
     case FlopName::PerElementActivation: return "FLOPs per element (activation)";
@@ -72,6 +78,8 @@ std::string_view toString(FlopName n)
     case FlopName::PerElementGate: return "FLOPs per element (SiLU 4 + product)";
     case FlopName::PerElementGatedActivation: return "FLOPs per element (activation + gate product)";
     case FlopName::PerElementGatedNorm: return "FLOPs per element (gate 5 + RMSNorm 4)";
+    case FlopName::PerElementL2Norm: return "FLOPs per element (L2 norm: square and sum 2, scale 1)";
+    case FlopName::PerElementSigmoidGate: return "FLOPs per element (sigmoid 4 + product)";
     case FlopName::PerElementLayerNorm: return "FLOPs per element (LayerNorm)";
     case FlopName::PerElementRmsNorm: return "FLOPs per element (RMSNorm)";
     case FlopName::PerMultiplyAccumulate: return "FLOPs per multiply-accumulate";
@@ -82,6 +90,8 @@ std::string_view toString(FlopName n)
     case FlopName::PerScoreSoftcap: return "FLOPs per score (soft-cap: divide, tanh, multiply)";
     case FlopName::PerLogitSoftcap: return "FLOPs per logit (soft-cap: divide, tanh, multiply)";
     case FlopName::QAndKWidths: return "q and k widths";
+    case FlopName::QWidth: return "q width (heads × head_dim)";
+    case FlopName::RotatedQAndKWidths: return "rotated share of the q and k widths (partial_rotary_factor)";
     case FlopName::QLoraRank: return "q_lora_rank";
     case FlopName::QkHeadDim: return "qk head dim (nope + rope)";
     case FlopName::QkNopeHeadDim: return "qk_nope_head_dim";
@@ -90,7 +100,10 @@ std::string_view toString(FlopName n)
     case FlopName::RouterColumns: return "experts (+ the shared expert's gate)";
     case FlopName::Sequences: return "sequences";
     case FlopName::Tokens: return "tokens";
+    case FlopName::TokensPaddedToChunks: return "tokens (padded to whole chunks)";
     case FlopName::TokensWithLogits: return "tokens with logits";
+    case FlopName::ValueHeads: return "value heads";
+    case FlopName::ValueWidth: return "value width (value heads × value head dim)";
     case FlopName::VHeadDim: return "v_head_dim";
     case FlopName::VocabularyShare: return "vocabulary (this device's share)";
     }
@@ -140,6 +153,8 @@ void emitPass(Ctx &c, const Pass &p)
         emitAttentionMixer(c, p, lc * c.attnLayers / L);
     if (c.ssmLayers > 0)
         emitSsmMixer(c, p, lc * c.ssmLayers / L);
+    if (c.linearLayers > 0)
+        emitLinearAttentionMixer(c, p, lc * c.linearLayers / L);
     if (c.ffnLayers > 0) // a state-space model without FFNs (Mamba) has none
         emitFfnBlock(c, p);
     emitHead(c, p);
@@ -209,10 +224,11 @@ void deriveShapes(Ctx &c)
     c.groups = layerGroups(m);
     for (const LayerGroup &g : c.groups) {
         const double n = static_cast<double>(g.count);
-        c.ssmLayers += g.block.mixer && g.block.ssm ? n : 0;
+        c.ssmLayers += g.block.mixer == LayerMixer::Ssm ? n : 0;
+        c.linearLayers += g.block.mixer == LayerMixer::LinearRecurrent ? n : 0;
         c.attnLayers += g.block.attends() ? n : 0;
-        c.ffnLayers += g.block.ffn ? n : 0;
-        c.sparseLayers += g.block.moe ? n : 0;
+        c.ffnLayers += g.block.ffn != LayerFfn::None ? n : 0;
+        c.sparseLayers += g.block.ffn == LayerFfn::Moe ? n : 0;
         c.windowedLayers += g.block.attends() && g.block.window > 0 ? n : 0;
     }
     c.act = bytesOf(s.activations);

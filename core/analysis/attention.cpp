@@ -55,17 +55,22 @@ void emitQkvProjections(Ctx &c, const Pass &p, double lc)
 {
     const ModelShape &m = c.m;
     const double N = p.Bm * p.T, act = c.act;
-    emitLinear(c, "attn.qkv_proj", p.phase, lc, N, c.h, c.qd + 2 * c.kvd, m.qkvBias, p.train);
+    // Gated attention: q_proj also projects the output gate, one element per query element.
+    const double gate = m.attentionOutputGate ? c.qd : 0.0;
+    emitLinear(c, "attn.qkv_proj", p.phase, lc, N, c.h, c.qd + gate + 2 * c.kvd, m.qkvBias, p.train);
     if (m.qkNorm)
         emitOp(c, "attn.qk_norm", OpClass::Normalization, p.phase, lc,
                perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, c.qd + c.kvd,
                           FlopName::QAndKWidths),
                (m.qkNormFullWidth ? c.qd + c.kvd : 2 * c.d) * act, 2 * N * (c.qd + c.kvd) * act, 0, p.train);
+    // Partial rotary positions rotate the first rotaryFraction of each head and copy the rest; a kernel reads and
+    // writes only the rotated part.
+    const double rotated = (c.qd + c.kvd) * m.rotaryFraction;
     if (m.positions == PositionEncoding::Rotary)
         emitOp(c, "attn.rope", OpClass::Elementwise, p.phase, lc,
-               perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, c.qd + c.kvd,
-                          FlopName::QAndKWidths),
-               0, 2 * N * (c.qd + c.kvd) * act, 0, p.train);
+               perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, rotated,
+                          m.rotaryFraction < 1 ? FlopName::RotatedQAndKWidths : FlopName::QAndKWidths),
+               0, 2 * N * rotated * act, 0, p.train);
 }
 
 } // namespace
@@ -108,7 +113,7 @@ void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const Co
 void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
 {
     const ModelShape &m = c.m;
-    const double N = p.Bm * p.T;
+    const double N = p.Bm * p.T, act = c.act;
     emitNorm(c, "attn.norm", p.phase, lc, N, FlopName::Tokens, p.train);
     if (m.mixer == MixerKind::Mla)
         emitMlaProjections(c, p, lc);
@@ -124,6 +129,10 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
         emitAttentionCore(c, p, lc * (attention - windowed) / attention, 0.0, kGlobalCore);
         emitAttentionCore(c, p, lc * windowed / attention, window, kLocalCore);
     }
+    if (m.attentionOutputGate) // the output times sigmoid(gate), before o_proj (Qwen3NextAttention)
+        emitOp(c, "attn.output_gate", OpClass::Elementwise, p.phase, lc,
+               perElement(5, FlopName::PerElementSigmoidGate, N, FlopName::Tokens, c.qd, FlopName::QWidth), 0,
+               3 * N * c.qd * act, 0, p.train);
     emitLinear(c, "attn.out_proj", p.phase, lc, N,
                m.mixer == MixerKind::Mla ? c.hq * static_cast<double>(m.mla.vHeadDim) : c.qd, c.h, m.outBias, p.train);
     if (m.postNorms)

@@ -420,7 +420,7 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
     bool plain = true; // one group of attention layers with the whole context
     for (const LayerGroup &g : groups)
         plain = plain && g.block.attends() && g.block.window == 0;
-    if (plain && groups.size == 1) {
+    if (plain && groups.size() == 1) {
         const double layers = static_cast<double>(m.layers);
         if (m.mixer == MixerKind::Mla) {
             d.lines.emplace_back("KV bytes = (kv_lora_rank + qk_rope_head_dim) × layers × bytes per element × tokens × "
@@ -442,25 +442,24 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
         std::string sum;
         for (const LayerGroup &g : groups) {
             const double n = static_cast<double>(g.count);
-            if (!g.block.mixer) {
+            if (g.block.mixer == LayerMixer::None) {
                 d.lines.emplace_back("  " + plural(n, "FFN layer", "FFN layers") + ": no mixer, no cache");
                 continue;
             }
-            if (g.block.ssm) {
+            if (g.block.mixer == LayerMixer::Ssm) {
                 d.lines.emplace_back("  " + plural(n, "state-space layer", "state-space layers") +
                                      ": no per-token cache (a fixed state instead: kv_cache.state_bytes)");
                 continue;
             }
             LayerGroups one;
-            one.items[0] = g;
-            one.size = 1;
+            one.push(g);
             const double elements = cachedElements(m, one, tokens, kvHeads);
             const double window = static_cast<double>(g.block.window);
             const double kept = g.block.window > 0 ? std::min(tokens, window) : tokens;
             d.lines.emplace_back(
                 "  " + plural(n, "layer", "layers") +
                 (g.block.window > 0 ? " with a " + num(window) + "-token window" : " with the whole context") +
-                (g.block.moe ? " (routed FFN)" : "") + ": " + num(n) + " × " + num(perToken) + " × " +
+                (g.block.ffn == LayerFfn::Moe ? " (routed FFN)" : "") + ": " + num(n) + " × " + num(perToken) + " × " +
                 (g.block.window > 0 ? "min(" + num(tokens) + ", " + num(window) + ") = " + num(n) + " × " +
                                           num(perToken) + " × " + num(kept)
                                     : num(kept)) +

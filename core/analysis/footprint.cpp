@@ -90,12 +90,13 @@ KeysPerQuery keysPerQuery(const Ctx &c, double keysBefore)
 /// the convolution's output, and the scan's output before and after the gate.
 struct MixerActivations
 {
-    double widest = 0, attnStored = 0, ssmStored = 0;
+    double widest = 0, attnStored = 0, ssmStored = 0, linearStored = 0;
 };
 MixerActivations mixerActivations(const Ctx &c)
 {
     const ModelShape &m = c.m;
-    MixerActivations x{c.qd + 2 * c.kvd, 2 * c.qd + 2 * c.kvd, 0};
+    const double gate = m.attentionOutputGate ? c.qd : 0.0; // gated attention: q_proj's gate, and its product
+    MixerActivations x{c.qd + gate + 2 * c.kvd, 2 * c.qd + 2 * c.kvd + 2 * gate, 0};
     if (m.mixer == MixerKind::Mla) {
         const MlaShape &ml = m.mla;
         const double qk = static_cast<double>(ml.qkNopeHeadDim + ml.qkRopeHeadDim);
@@ -110,6 +111,15 @@ MixerActivations mixerActivations(const Ctx &c)
         const SsmWidths w = ssmWidths(m, c.s.tp);
         x.widest = std::max(x.widest, w.inProj);
         x.ssmStored = w.inProj + w.conv + 2 * w.inner;
+    }
+    if (c.linearLayers > 0) { // as a state-space layer: in_proj's output, the convolution's, the scan's before and
+                              // after the gated norm
+        const LinearAttentionShape &l = m.linear;
+        const double tp = c.s.tp;
+        const double key = static_cast<double>(l.keyDim()) / tp, value = static_cast<double>(l.valueDim()) / tp;
+        const double inProj = 2 * key + 2 * value + 2 * static_cast<double>(l.valueHeads) / tp;
+        x.widest = std::max(x.widest, inProj);
+        x.linearStored = inProj + 2 * key + value + 2 * value;
     }
     return x;
 }
@@ -149,6 +159,7 @@ double storedActivationsPerToken(const Ctx &c, double meanKeys)
     const ModelShape &m = c.m;
     const Scenario &s = c.s;
     const double L = static_cast<double>(m.layers);
+    const double linearShare = c.linearLayers / L;
     const double ssmShare = c.ssmLayers / L, attnShare = c.attnLayers / L, ffnShare = c.ffnLayers / L;
     const double sparse = c.sparseLayers / L;
     const MixerActivations x = mixerActivations(c);
@@ -163,8 +174,9 @@ double storedActivationsPerToken(const Ctx &c, double meanKeys)
     // dense layers their dense FFN's.
     const double ffnStored =
         m.isMoe() ? sparse * (expertShare * c.ffn + c.sharedFfn) + (1 - sparse) * c.denseFfn : c.ffn * ffnShare;
-    const double perTokenNoScores = c.act * (c.h * (normInputs + normOutputs) + attnShare * x.attnStored +
-                                             ssmShare * x.ssmStored + ffnStored * (m.gatedFfn ? 3.0 : 2.0));
+    const double perTokenNoScores =
+        c.act * (c.h * (normInputs + normOutputs) + attnShare * x.attnStored + ssmShare * x.ssmStored +
+                 linearShare * x.linearStored + ffnStored * (m.gatedFfn ? 3.0 : 2.0));
     if (s.recompute == Recompute::Selective)
         return perTokenNoScores;
     if (s.recompute == Recompute::Full)
@@ -223,7 +235,8 @@ void addFootprint(const Ctx &c, const Step &st, double cachedTokens, Analysis &a
     // An attention-DP rank keeps the cache of its own sequences only.
     const double sequences = st.B / s.attentionDp;
     mem.kv = cachedElements(m, c.groups, cachedTokens, c.hkv) / s.pp * c.kvb * sequences;
-    mem.state = holdsState(s) ? c.ssmLayers / s.pp * stateElements(m, s.tp) * c.kvb * sequences : 0.0;
+    const double stateElems = c.ssmLayers * stateElements(m, s.tp) + c.linearLayers * linearStateElements(m, s.tp);
+    mem.state = holdsState(s) ? stateElems / s.pp * c.kvb * sequences : 0.0;
     mem.activations = liveActivations(c, st);
     if (s.phase == Phase::Train) {
         const double local = localParams(a.params, s);

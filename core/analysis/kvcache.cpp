@@ -31,7 +31,8 @@ double addKvCache(const Ctx &c, const Step &st, Analysis &a)
     a.kvCache.sequences = st.B;
     a.kvCache.bytesPerElement = c.kvb;
     // State-space layers keep a state per sequence instead, in the KV cache's format, whatever the context.
-    a.kvCache.stateBytesPerSequence = c.ssmLayers * stateElements(m, 1) * c.kvb;
+    a.kvCache.stateBytesPerSequence =
+        (c.ssmLayers * stateElements(m, 1) + c.linearLayers * linearStateElements(m, 1)) * c.kvb;
     a.kvCache.stateBytes = holdsState(s) ? a.kvCache.stateBytesPerSequence * st.B : 0.0;
     return cachedTokens;
 }

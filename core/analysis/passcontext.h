@@ -53,6 +53,7 @@ struct Ctx
     double h = 0, hq = 0, hkv = 0, d = 0, qd = 0, kvd = 0, ffn = 0, sharedFfn = 0, denseFfn = 0;
     LayerGroups groups{};      ///< the model's layers by kind (window, dense or routed FFN, attention or state space)
     double ssmLayers = 0;      ///< of the model's layers: state-space ones
+    double linearLayers = 0;   ///< linear-attention ones
     double attnLayers = 0;     ///< attention ones (LayerBlock::attends())
     double ffnLayers = 0;      ///< with an FFN (all but Mamba's and a layer pattern's mixer-only layers)
     double sparseLayers = 0;   ///< with routed experts
@@ -235,6 +236,8 @@ void emitMlaProjections(Ctx &c, const Pass &p, double lc);
 void emitMlaCore(Ctx &c, const Pass &p, double lc, double C, double cached, double pairs, const CoreNames &names);
 /// The state-space layers' part of a block, `lc` times: norm, mixer, residual (ssm.cpp).
 void emitSsmMixer(Ctx &c, const Pass &p, double lc);
+/// The linear-attention layers' part of a block, `lc` times: norm, Gated DeltaNet, residual (linearattention.cpp).
+void emitLinearAttentionMixer(Ctx &c, const Pass &p, double lc);
 /// Routed experts under top-k routing: `tokens` tokens choosing `active` of `experts` each, `localExperts` of them on
 /// this device, over `ep` expert-parallel devices (ffn.cpp).
 struct ExpertLoad

@@ -27,12 +27,12 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::string_view, 34> kSupported{
-    "llama",  "mistral", "mixtral",   "qwen2",       "qwen2_moe",   "gemma",       "gemma2",          "phi3",
-    "gpt2",   "bert",    "roberta",   "opt",         "falcon",      "RefinedWeb",  "RefinedWebModel", "gpt_neox",
-    "gptj",   "qwen3",   "qwen3_moe", "gemma3_text", "deepseek_v2", "deepseek_v3", "kimi_k2",         "gpt_oss",
-    "mamba",  "mamba2",  "cohere",    "olmo2",       "jamba",       "llama4",      "llama4_text",     "nemotron_h",
-    "phimoe", "vit"};
+constexpr std::array<std::string_view, 39> kSupported{
+    "llama",  "mistral", "mixtral",    "qwen2",       "qwen2_moe",   "gemma",        "gemma2",          "phi3",
+    "gpt2",   "bert",    "roberta",    "opt",         "falcon",      "RefinedWeb",   "RefinedWebModel", "gpt_neox",
+    "gptj",   "qwen3",   "qwen3_moe",  "gemma3_text", "deepseek_v2", "deepseek_v3",  "kimi_k2",         "gpt_oss",
+    "mamba",  "mamba2",  "cohere",     "olmo2",       "jamba",       "llama4",       "llama4_text",     "nemotron_h",
+    "phimoe", "vit",     "qwen3_next", "qwen3_5",     "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"};
 
 std::string supportedList()
 {
@@ -735,6 +735,151 @@ void importLlama4(JsonReader &r, ModelShape &m)
     m.name += " (language model)";
 }
 
+/// Linear-attention hybrids (Gated DeltaNet) of the Qwen3-Next lineage.
+/// ---------------------------------------------------------------------------------------------------------------
+
+/// The period of the full-attention layers among linear-attention ones: from layer_types ("linear_attention" /
+/// "full_attention" per layer, which must put full attention on every P-th layer: P - 1, 2P - 1, ...), else
+/// full_attention_interval (Qwen3NextConfig: layer i is full when (i + 1) % interval == 0; default 4). 0: no full
+/// layer.
+int64_t fullAttentionEvery(JsonReader &r, const ModelShape &m)
+{
+    if (!r.has("layer_types")) {
+        const int64_t every = r.integer("full_attention_interval", 4);
+        if (every < 1 || every > std::min<int64_t>(m.layers, kMaxPatternPeriod))
+            r.fail("full_attention_interval", "must be between 1 and the layers (at most " +
+                                                  std::to_string(kMaxPatternPeriod) + "), got " +
+                                                  std::to_string(every));
+        return every;
+    }
+    const json &types = r.array("layer_types");
+    if (static_cast<int64_t>(types.size()) != m.layers)
+        r.fail("layer_types",
+               "has " + std::to_string(types.size()) + " entries for " + std::to_string(m.layers) + " layers");
+    std::vector<bool> full;
+    for (const json &t : types) {
+        if (!t.is_string() || (t != "linear_attention" && t != "full_attention"))
+            r.fail("layer_types", "expected \"linear_attention\" or \"full_attention\", got " + brief(t));
+        full.push_back(t == "full_attention");
+    }
+    if (std::none_of(full.begin(), full.end(), [](bool f) { return f; }))
+        return 0;
+    for (int64_t p = 1; p <= std::min<int64_t>(m.layers, kMaxPatternPeriod); ++p) {
+        bool fits = true;
+        for (int64_t i = 0; i < m.layers && fits; ++i)
+            fits = full[static_cast<std::size_t>(i)] == (i % p == p - 1);
+        if (fits)
+            return p;
+    }
+    r.fail("layer_types", "the full-attention layers are not every n-th layer; such a pattern is not supported");
+}
+
+/// partial_rotary_factor: in rope_parameters (transformers 5), rope_scaling, or at the top (older configs); the
+/// Qwen3NextConfig default 0.25 when absent.
+double rotaryFraction(JsonReader &r)
+{
+    double f = r.number("partial_rotary_factor", 0.25);
+    std::string_view key = "partial_rotary_factor";
+    for (std::string_view outer : {"rope_scaling", "rope_parameters"})
+        if (r.has(outer) && r.raw(outer).is_object()) {
+            JsonReader rope = r.object(outer);
+            if (rope.has("partial_rotary_factor")) {
+                f = rope.number("partial_rotary_factor");
+                key = outer;
+            }
+        }
+    if (!(f > 0 && f <= 1))
+        r.fail(key, "partial_rotary_factor must be above 0 and at most 1, got " + std::to_string(f));
+    return f;
+}
+
+/// The Gated DeltaNet layers (Qwen3NextGatedDeltaNet): linear_num_key_heads and linear_num_value_heads heads of
+/// linear_key_head_dim and linear_value_head_dim, a convolution of linear_conv_kernel_dim (Qwen3NextConfig's defaults
+/// 16, 32, 128, 128 and 4), and which layers attend instead.
+void readGatedDeltaNet(JsonReader &r, ModelShape &m)
+{
+    LinearAttentionShape &x = m.linear;
+    x.keyHeads = optionalSize(r, {"linear_num_key_heads"}, 16);
+    x.valueHeads = optionalSize(r, {"linear_num_value_heads"}, 32);
+    x.keyHeadDim = optionalSize(r, {"linear_key_head_dim"}, 128);
+    x.valueHeadDim = optionalSize(r, {"linear_value_head_dim"}, 128);
+    x.convKernel = optionalSize(r, {"linear_conv_kernel_dim"}, 4);
+    if (x.valueHeads % x.keyHeads != 0)
+        r.fail("linear_num_value_heads", std::to_string(x.valueHeads) + " is not a multiple of linear_num_key_heads (" +
+                                             std::to_string(x.keyHeads) + ")");
+    const int64_t every = fullAttentionEvery(r, m);
+    m.attentionEvery = every;
+    m.attentionOffset = every > 0 ? every - 1 : 0;
+}
+
+/// The FFN of a Qwen3-Next or Qwen3.5-MoE layer: Qwen2MoeSparseMoeBlock's num_experts gated experts of
+/// moe_intermediate_size (num_experts_per_tok a token, a router without bias), one shared expert of
+/// shared_expert_intermediate_size and its sigmoid gate (hidden x 1). Qwen3-Next places them as Qwen2-MoE does
+/// (decoder_sparse_step, mlp_only_layers; dense layers of intermediate_size); Qwen3.5-MoE has them in every layer.
+void readQwenNextExperts(JsonReader &r, ModelShape &m, bool placed)
+{
+    m.ffn = optionalSize(r, {"moe_intermediate_size"}, 512);
+    m.experts = optionalSize(r, {"num_experts"}, 512);
+    m.activeExperts = optionalSize(r, {"num_experts_per_tok"}, 10);
+    if (m.activeExperts > m.experts)
+        r.fail("num_experts_per_tok",
+               std::to_string(m.activeExperts) + " exceeds num_experts (" + std::to_string(m.experts) + ")");
+    m.sharedFfn = optionalSize(r, {"shared_expert_intermediate_size"}, 512);
+    m.sharedExpertGate = true;
+    if (!placed)
+        return;
+    const int64_t step = r.integer("decoder_sparse_step", 1); // sparse when (i + 1) % step == 0
+    if (step < 1 || step > std::min<int64_t>(m.layers, kMaxPatternPeriod))
+        r.fail("decoder_sparse_step", "must be between 1 and the layers (at most " + std::to_string(kMaxPatternPeriod) +
+                                          "), got " + std::to_string(step));
+    m.moeEvery = step;
+    m.moeOffset = step - 1;
+    m.firstDenseLayers = denseLayerPrefix(r, "mlp_only_layers");
+    if (m.moeEvery > 1 || m.firstDenseLayers > 0)
+        m.denseFfn = requiredSize(r, {"intermediate_size"});
+}
+
+/// Qwen3NextForCausalLM (qwen3_next, Qwen3-Next-80B-A3B) and the language models of Qwen3.5 (qwen3_5_text:
+/// Qwen3_5TextModel, dense; qwen3_5_moe_text: Qwen3_5MoeTextModel): three Gated DeltaNet layers to each gated
+/// full-attention layer (Qwen3NextAttention: q_proj twice as wide for the output gate, per-head RMSNorms over q and k,
+/// rotary positions on partial_rotary_factor of each head, no biases by default), two RMSNorms a layer, untied LM head
+/// by default. The RMSNorms are zero-centred (1 + weight): the same weights. Qwen3.5 splits in_proj_qkvz and
+/// in_proj_ba into four projections: the same weights.
+void importQwenNext(JsonReader &r, ModelShape &m, const std::string &type)
+{
+    importRotaryDecoder(r, m);
+    m.family = type == "qwen3_next" ? "qwen3_next" : "qwen3_5";
+    m.kvHeads = optionalSize(r, {"num_key_value_heads"}, 2);
+    checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
+    m.headDim = optionalSize(r, {"head_dim"}, 256);
+    m.qkvBias = m.outBias = r.boolean("attention_bias", false);
+    m.qkNorm = true;
+    m.attentionOutputGate = r.boolean("attn_output_gate", true);
+    m.rotaryFraction = rotaryFraction(r);
+    m.maxPositions = r.integer("max_position_embeddings", 32768);
+    readGatedDeltaNet(r, m);
+    if (type == "qwen3_5_text")
+        m.ffn = requiredSize(r, {"intermediate_size"});
+    else
+        readQwenNextExperts(r, m, type == "qwen3_next");
+}
+
+/// Qwen3_5ForConditionalGeneration / Qwen3_5MoeForConditionalGeneration (qwen3_5, qwen3_5_moe): the language model
+/// (text_config) beside a vision tower (vision_config), which MemWall does not model; the checkpoint also holds
+/// mtp_num_hidden_layers multi-token-prediction layers, which the *ForCausalLM model does not count. The language
+/// model is imported alone, and its name says so.
+void importQwen35(JsonReader &r, ModelShape &m, const std::string &type)
+{
+    JsonReader text = r.object("text_config");
+    const std::string expected = type + "_text";
+    const std::string textType = text.string("model_type", expected);
+    if (textType != expected)
+        text.fail("model_type", "expected \"" + expected + "\", got \"" + textType + "\"");
+    importQwenNext(text, m, textType);
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", text.boolean("tie_word_embeddings", false));
+    m.name += r.has("vision_config") ? " (language model; its vision tower is not modelled)" : " (language model)";
+}
+
 /// A state-spaces/mamba checkpoint's own config.json (mamba_ssm's MambaConfig, no model_type): d_model, n_layer,
 /// vocab_size padded to pad_vocab_size_multiple, ssm_cfg (layer "Mamba2" or Mamba-1 by default, with mamba_ssm's
 /// defaults), an optional gated MLP of d_intermediate, RMSNorm or LayerNorm, tied embeddings by default. Attention
@@ -1062,6 +1207,10 @@ ModelShape importHfConfig(const json &config, const std::string &file)
         importLlama4(r, m);
     else if (type == "llama4_text")
         importLlama4Text(r, m);
+    else if (type == "qwen3_next" || type == "qwen3_5_text" || type == "qwen3_5_moe_text")
+        importQwenNext(r, m, type);
+    else if (type == "qwen3_5" || type == "qwen3_5_moe")
+        importQwen35(r, m, type);
     else if (mambaSsm)
         importMambaSsm(r, m);
     else

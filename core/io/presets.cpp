@@ -446,6 +446,45 @@ json toJson(const HardwareSpec &hw)
     return j;
 }
 
+namespace {
+/// The linear-attention keys of a model shape (Gated DeltaNet: linear_key_heads > 0), with the layers that attend
+/// among them (attention_every, attention_offset).
+void readLinearAttention(JsonReader &r, ModelShape &m)
+{
+    LinearAttentionShape &x = m.linear;
+    x.keyHeads = r.integer("linear_key_heads", 0);
+    if (x.keyHeads == 0)
+        return;
+    x.valueHeads = r.positiveInteger("linear_value_heads");
+    x.keyHeadDim = r.positiveInteger("linear_key_head_dim");
+    x.valueHeadDim = r.positiveInteger("linear_value_head_dim");
+    x.convKernel = r.integer("linear_conv_kernel", 4);
+    x.chunkSize = r.integer("linear_chunk", 64);
+    m.attentionEvery = r.integer("attention_every", 0);
+    m.attentionOffset = r.integer("attention_offset", 0);
+}
+
+/// Writes what readLinearAttention() reads, and the gated and partially rotary attention, when not the default.
+void linearAttentionToJson(const ModelShape &m, json &j)
+{
+    if (m.attentionOutputGate)
+        j["attention_output_gate"] = true;
+    if (m.rotaryFraction != 1)
+        j["rotary_fraction"] = m.rotaryFraction;
+    if (!m.hasLinearAttention())
+        return;
+    const LinearAttentionShape &x = m.linear;
+    j["linear_key_heads"] = x.keyHeads;
+    j["linear_value_heads"] = x.valueHeads;
+    j["linear_key_head_dim"] = x.keyHeadDim;
+    j["linear_value_head_dim"] = x.valueHeadDim;
+    j["linear_conv_kernel"] = x.convKernel;
+    j["linear_chunk"] = x.chunkSize;
+    j["attention_every"] = m.attentionEvery;
+    j["attention_offset"] = m.attentionOffset;
+}
+} // namespace
+
 ModelShape modelShapeFromJson(const json &j, const std::string &file)
 {
     JsonReader r(j, file);
@@ -504,6 +543,8 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
         m.mla.qkRopeHeadDim = r.positiveInteger("qk_rope_head_dim");
         m.mla.vHeadDim = r.positiveInteger("v_head_dim");
     }
+    m.attentionOutputGate = r.boolean("attention_output_gate", false);
+    m.rotaryFraction = r.number("rotary_fraction", 1);
     m.qkNorm = r.boolean("qk_norm", false);
     m.qkNormFullWidth = r.boolean("qk_norm_full_width", false);
     m.attentionSinks = r.boolean("attention_sinks", false);
@@ -533,6 +574,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
         m.attentionEvery = r.integer("attention_every", 0);
         m.attentionOffset = r.integer("attention_offset", 0);
     }
+    readLinearAttention(r, m);
     m.layerPattern = r.string("layer_pattern", "");
     r.rejectUnknown();
     if (auto e = validate(m); !e.empty())
@@ -637,6 +679,7 @@ json toJson(const ModelShape &m)
     }
     if (!m.layerPattern.empty())
         j["layer_pattern"] = m.layerPattern;
+    linearAttentionToJson(m, j);
     return j;
 }
 

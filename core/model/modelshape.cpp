@@ -19,6 +19,15 @@ constexpr NameTable<NormKind, 2> kNorm{{{NormKind::LayerNorm, "layernorm"}, {Nor
 constexpr NameTable<Activation, 4> kAct{
     {{Activation::Gelu, "gelu"}, {Activation::Silu, "silu"}, {Activation::Relu, "relu"}, {Activation::Relu2, "relu2"}}};
 constexpr NameTable<MixerKind, 2> kMixer{{{MixerKind::Attention, "attention"}, {MixerKind::Mla, "mla"}}};
+constexpr NameTable<LayerMixer, 7> kLayerMixer{{{LayerMixer::Attention, "attention"},
+                                                {LayerMixer::Sliding, "sliding"},
+                                                {LayerMixer::Chunked, "chunked"},
+                                                {LayerMixer::Latent, "latent"},
+                                                {LayerMixer::LinearRecurrent, "linear-recurrent"},
+                                                {LayerMixer::Ssm, "ssm"},
+                                                {LayerMixer::None, "none"}}};
+constexpr NameTable<LayerFfn, 3> kLayerFfn{
+    {{LayerFfn::Dense, "dense"}, {LayerFfn::Moe, "moe"}, {LayerFfn::None, "none"}}};
 constexpr NameTable<SsmKind, 3> kSsm{
     {{SsmKind::None, "none"}, {SsmKind::Mamba1, "mamba1"}, {SsmKind::Mamba2, "mamba2"}}};
 
@@ -41,6 +50,17 @@ int64_t ssmParams(const ModelShape &m)
     if (x.innerNorms)
         p += x.dtRank + 2 * n;
     return p;
+}
+
+/// One linear-attention layer's mixer (transformers' Qwen3NextGatedDeltaNet; Qwen3.5 splits in_proj into
+/// in_proj_qkv, in_proj_z, in_proj_b and in_proj_a, the same weights): in_proj h -> q, k (key dim each), v, z (value
+/// dim each), b and a (value heads each); conv1d over q, k and v (conv_kernel weights a channel, no bias); dt_bias and
+/// A_log per value head; the gated RMSNorm (value_head_dim); out_proj value dim -> h. No biases.
+int64_t linearParams(const ModelShape &m)
+{
+    const LinearAttentionShape &x = m.linear;
+    const int64_t in = 2 * x.keyDim() + 2 * x.valueDim() + 2 * x.valueHeads;
+    return m.hidden * in + x.convDim() * x.convKernel + 2 * x.valueHeads + x.valueHeadDim + x.valueDim() * m.hidden;
 }
 
 /// One layer's FFN of width `ffn` with the shape's projections and biases.
@@ -71,9 +91,10 @@ int64_t mixerParams(const ModelShape &m)
         return p;
     }
     const int64_t q = m.qDim(), kv = m.kvDim();
-    int64_t p = h * (q + 2 * kv) + q * h;
+    const int64_t qOut = m.attentionOutputGate ? 2 * q : q; // gated attention: q_proj also gives the gate
+    int64_t p = h * (qOut + 2 * kv) + q * h;
     if (m.qkvBias)
-        p += q + 2 * kv;
+        p += qOut + 2 * kv;
     if (m.outBias)
         p += h;
     if (m.qkNorm)
@@ -97,20 +118,51 @@ std::optional<MixerKind> mixerKindFromString(std::string_view s) { return enumFr
 std::string_view toString(SsmKind k) { return enumName(kSsm, k); }
 std::optional<SsmKind> ssmKindFromString(std::string_view s) { return enumFromName(kSsm, s); }
 
+std::string_view toString(LayerMixer k) { return enumName(kLayerMixer, k); }
+std::string_view toString(LayerFfn k) { return enumName(kLayerFfn, k); }
+
+void LayerGroups::push(const LayerGroup &g)
+{
+    if (m_size < kInline) {
+        m_inline[m_size++] = g;
+        return;
+    }
+    if (m_heap.empty())
+        m_heap.assign(m_inline.begin(), m_inline.end());
+    m_heap.push_back(g);
+    ++m_size;
+}
+
+namespace {
+/// The attention kind of the shape's attending layers, with the layer's window (0: the whole context).
+LayerMixer attentionKind(const ModelShape &m, int64_t window)
+{
+    if (m.mixer == MixerKind::Mla)
+        return LayerMixer::Latent;
+    if (window == 0)
+        return LayerMixer::Attention;
+    return m.chunkedAttention ? LayerMixer::Chunked : LayerMixer::Sliding;
+}
+} // namespace
+
 LayerBlock layerBlock(const ModelShape &m, int64_t i)
 {
     LayerBlock b;
     const bool global = m.globalEvery > 0 && i % m.globalEvery == m.globalEvery - 1;
-    b.window = global ? 0 : m.slidingWindow;
-    b.moe = m.isMoe() && i >= m.firstDenseLayers && m.moeEvery > 0 && i % m.moeEvery == m.moeOffset;
-    b.ssm = m.ssm.kind != SsmKind::None && !(m.attentionEvery > 0 && i % m.attentionEvery == m.attentionOffset);
-    b.ffn = m.ffn > 0; // a pure state-space model (Mamba) has none
+    const int64_t window = global ? 0 : m.slidingWindow;
+    const bool moe = m.isMoe() && i >= m.firstDenseLayers && m.moeEvery > 0 && i % m.moeEvery == m.moeOffset;
+    b.ffn = m.ffn <= 0 ? LayerFfn::None : moe ? LayerFfn::Moe : LayerFfn::Dense; // Mamba has no FFN
+    const bool attends = m.attentionEvery > 0 && i % m.attentionEvery == m.attentionOffset;
+    b.mixer = attends                       ? attentionKind(m, window)
+              : m.ssm.kind != SsmKind::None ? LayerMixer::Ssm
+              : m.hasLinearAttention()      ? LayerMixer::LinearRecurrent
+                                            : attentionKind(m, window);
     if (!m.layerPattern.empty()) {
         const char part = m.layerPattern[static_cast<std::size_t>(i % static_cast<int64_t>(m.layerPattern.size()))];
-        b.ssm = part == 'M';
-        b.mixer = part != '-';
-        b.ffn = part == '-';
+        b.mixer = part == 'M' ? LayerMixer::Ssm : part == '-' ? LayerMixer::None : attentionKind(m, window);
+        b.ffn = part == '-' ? LayerFfn::Dense : LayerFfn::None;
     }
+    b.window = b.attends() ? window : 0; // only attention has a window
     return b;
 }
 
@@ -140,22 +192,40 @@ double stateElements(const ModelShape &m, int tp)
     return w.inner * w.state + static_cast<double>(m.ssm.convKernel - 1) * w.conv;
 }
 
-int64_t ssmLayers(const LayerGroups &groups)
+namespace {
+int64_t layersWith(const LayerGroups &groups, bool (*is)(const LayerBlock &))
 {
     int64_t n = 0;
     for (const LayerGroup &g : groups)
-        if (g.block.mixer && g.block.ssm)
+        if (is(g.block))
             n += g.count;
     return n;
+}
+} // namespace
+
+double linearStateElements(const ModelShape &m, int tp)
+{
+    if (!m.hasLinearAttention())
+        return 0;
+    const LinearAttentionShape &x = m.linear;
+    const double heads = static_cast<double>(x.valueHeads / tp);
+    const double conv = static_cast<double>(x.convDim() / tp);
+    return heads * static_cast<double>(x.keyHeadDim * x.valueHeadDim) + static_cast<double>(x.convKernel - 1) * conv;
+}
+
+int64_t ssmLayers(const LayerGroups &groups)
+{
+    return layersWith(groups, [](const LayerBlock &b) { return b.mixer == LayerMixer::Ssm; });
+}
+
+int64_t linearLayers(const LayerGroups &groups)
+{
+    return layersWith(groups, [](const LayerBlock &b) { return b.mixer == LayerMixer::LinearRecurrent; });
 }
 
 int64_t attentionLayers(const LayerGroups &groups)
 {
-    int64_t n = 0;
-    for (const LayerGroup &g : groups)
-        if (g.block.attends())
-            n += g.count;
-    return n;
+    return layersWith(groups, [](const LayerBlock &b) { return b.attends(); });
 }
 
 LayerGroups layerGroups(const ModelShape &m)
@@ -165,29 +235,27 @@ LayerGroups layerGroups(const ModelShape &m)
     LayerGroups groups;
     // The periods of the patterns (1: no pattern).
     const int64_t every = m.slidingWindow > 0 && m.globalEvery > 0 ? m.globalEvery : 1;
-    const int64_t attention = m.ssm.kind != SsmKind::None && m.attentionEvery > 0 ? m.attentionEvery : 1;
+    const bool recurrent = m.ssm.kind != SsmKind::None || m.hasLinearAttention();
+    const int64_t attention = recurrent && m.attentionEvery > 0 ? m.attentionEvery : 1;
     const int64_t moeEvery = m.isMoe() ? std::max<int64_t>(1, m.moeEvery) : 1;
     const int64_t dense = std::clamp<int64_t>(m.isMoe() ? m.firstDenseLayers : 0, 0, m.layers);
     const int64_t parts = std::max<int64_t>(1, static_cast<int64_t>(m.layerPattern.size()));
     // Most models have one kind of layer: no pattern to walk (analyses build groups millions of times in a search).
     if (every == 1 && attention == 1 && moeEvery == 1 && dense == 0 && parts == 1) {
         if (m.layers > 0)
-            groups.items[groups.size++] = {layerBlock(m, 0), m.layers};
+            groups.push({layerBlock(m, 0), m.layers, 0});
         return groups;
     }
-    std::array<int64_t, 8> first{}; // each group's first layer
     auto add = [&](int64_t at, const LayerBlock &b, int64_t n) {
         if (n <= 0)
             return;
-        std::size_t k = 0;
-        while (k < groups.size && !(groups.items[k].block == b))
-            ++k;
-        if (k == groups.size) {
-            groups.items[groups.size++] = {b, 0};
-            first[k] = at;
+        auto g = std::find_if(groups.begin(), groups.end(), [&](const LayerGroup &x) { return x.block == b; });
+        if (g == groups.end()) {
+            groups.push({b, n, at});
+            return;
         }
-        groups.items[k].count += n;
-        first[k] = std::min(first[k], at);
+        g->count += n;
+        g->firstLayer = std::min(g->firstLayer, at);
     };
     // Each residue r of a period P from `from` on stands for the layers from + r, from + r + P, ... below `to`.
     auto addPeriod = [&](int64_t from, int64_t to, int64_t period) {
@@ -197,12 +265,10 @@ LayerGroups layerGroups(const ModelShape &m)
     const int64_t period = std::lcm(std::lcm(every, attention), parts);
     addPeriod(0, dense, period); // the first dense layers of a MoE model
     addPeriod(dense, m.layers, std::lcm(period, moeEvery));
-    // In the order of each kind's first layer (insertion sort of at most eight).
-    for (std::size_t a = 1; a < groups.size; ++a)
-        for (std::size_t b = a; b > 0 && first[b] < first[b - 1]; --b) {
-            std::swap(first[b], first[b - 1]);
-            std::swap(groups.items[b], groups.items[b - 1]);
-        }
+    // In the order of each kind's first layer (a stable insertion sort: a few kinds).
+    for (auto a = groups.begin(); a != groups.end(); ++a)
+        for (auto b = a; b != groups.begin() && b->firstLayer < (b - 1)->firstLayer; --b)
+            std::swap(*b, *(b - 1));
     return groups;
 }
 
@@ -252,25 +318,38 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
     const int64_t norms = ((m.parallelAttention && m.sharedLayerNorm ? 1 : 2) + (m.postNorms ? 2 : 0)) * normParams;
 
     const int64_t ssm = m.ssm.kind != SsmKind::None ? ssmParams(m) : 0;
+    const int64_t linear = m.hasLinearAttention() ? linearParams(m) : 0;
+    auto mixerOf = [&](LayerMixer k) -> int64_t {
+        switch (k) {
+        case LayerMixer::Ssm: return ssm;
+        case LayerMixer::None: return 0;
+        case LayerMixer::LinearRecurrent: return linear;
+        case LayerMixer::Attention:
+        case LayerMixer::Sliding:
+        case LayerMixer::Chunked:
+        case LayerMixer::Latent: return attn;
+        }
+        return attn;
+    };
     auto layer = [&](const LayerBlock &b, int64_t experts) {
-        const int64_t mixer = !b.mixer ? 0 : b.ssm ? ssm : attn;
-        if (!b.ffn) // a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers): one norm
+        const int64_t mixer = mixerOf(b.mixer);
+        if (b.ffn == LayerFfn::None) // a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers): one norm
             return mixer + normParams;
-        if (!b.mixer) // an FFN alone (Nemotron-H's '-' layers, never routed): one norm
+        if (b.mixer == LayerMixer::None) // an FFN alone (Nemotron-H's '-' layers, never routed): one norm
             return ffnParams(m, m.ffn) + normParams;
-        return b.moe ? mixer + expert * experts + shared + router + norms
-                     : mixer + ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn) + norms;
+        return b.ffn == LayerFfn::Moe ? mixer + expert * experts + shared + router + norms
+                                      : mixer + ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn) + norms;
     };
     for (const LayerGroup &g : groups) {
         p.layers += g.count * layer(g.block, m.experts);
         p.layersActive += g.count * layer(g.block, m.activeExperts);
-        p.routed += g.block.moe ? g.count * expert * m.experts : 0;
+        p.routed += g.block.ffn == LayerFfn::Moe ? g.count * expert * m.experts : 0;
     }
     if (m.layers > 0) { // perLayer* describe the last layer
         const LayerBlock last = layerBlock(m, m.layers - 1);
         p.perLayer = layer(last, m.experts);
         p.perLayerActive = layer(last, m.activeExperts);
-        p.perLayerRouted = last.moe ? expert * m.experts : 0;
+        p.perLayerRouted = last.ffn == LayerFfn::Moe ? expert * m.experts : 0;
     }
 
     p.head = normParams; // final norm (BERT has none after the last layer: see below)
@@ -302,6 +381,9 @@ std::string tensorParallelIssue(const ModelShape &m, int tp)
     if (m.ssm.kind != SsmKind::None && m.ssm.innerSize % tp != 0)
         return t() + " does not divide the state-space layers' " + std::to_string(m.ssm.innerSize) + " channels of " +
                m.id;
+    if (m.hasLinearAttention() && (m.linear.keyHeads % tp != 0 || m.linear.valueHeads % tp != 0))
+        return t() + " does not divide the linear-attention layers' " + std::to_string(m.linear.keyHeads) +
+               " key heads and " + std::to_string(m.linear.valueHeads) + " value heads of " + m.id;
     if (m.ssm.kind == SsmKind::Mamba2 && m.ssm.heads % tp != 0)
         return t() + " does not divide the state-space layers' " + std::to_string(m.ssm.heads) + " heads of " + m.id;
     if (m.isMoe() && m.denseFfn % tp != 0)
@@ -310,6 +392,36 @@ std::string tensorParallelIssue(const ModelShape &m, int tp)
         return t() + " does not divide the shared expert's FFN width " + std::to_string(m.sharedFfn) + " of " + m.id;
     return {};
 }
+
+namespace {
+/// The linear-attention fields: sizes within range, value heads a multiple of the key heads (each key head serves
+/// value_heads / key_heads value heads), no state-space layers beside them, the attention layers' period.
+ShapeIssue validateLinear(const ModelShape &m)
+{
+    const LinearAttentionShape &x = m.linear;
+    for (auto [f, v] : {std::pair{"linear_key_heads", x.keyHeads},
+                        {"linear_value_heads", x.valueHeads},
+                        {"linear_key_head_dim", x.keyHeadDim},
+                        {"linear_value_head_dim", x.valueHeadDim},
+                        {"linear_conv_kernel", x.convKernel},
+                        {"linear_chunk", x.chunkSize}})
+        if (v <= 0 || v > kMaxShapeField)
+            return {{f}, std::string(f) + " must be positive for linear attention, got " + std::to_string(v)};
+    if (x.valueHeads % x.keyHeads != 0)
+        return {{"linear_value_heads", "linear_key_heads"},
+                "linear_value_heads (" + std::to_string(x.valueHeads) + ") must be a multiple of linear_key_heads (" +
+                    std::to_string(x.keyHeads) + ")"};
+    if (!m.layerPattern.empty())
+        return {{"layer_pattern", "linear_key_heads"}, "layer_pattern's layers cannot be linear attention"};
+    if (m.attentionEvery < 0 || m.attentionEvery > std::min<int64_t>(m.layers, kMaxPatternPeriod) ||
+        m.attentionOffset < 0 || (m.attentionEvery > 0 && m.attentionOffset >= m.attentionEvery))
+        return {{"attention_every", "attention_offset"},
+                "attention_every must be between 0 and the layers (at most " + std::to_string(kMaxPatternPeriod) +
+                    ") and attention_offset below it, got " + std::to_string(m.attentionEvery) + " and " +
+                    std::to_string(m.attentionOffset)};
+    return {};
+}
+} // namespace
 
 // Long on purpose: one pass over the shape's rules, which analyze() runs on every call. Split into six helpers it
 // cost 240 to 430 more instructions per analysis (valgrind), and the search pays that for every configuration.
@@ -407,6 +519,11 @@ ShapeIssue validate(const ModelShape &m)
     if ((m.firstDenseLayers > 0 || m.moeEvery > 1) && !m.isMoe())
         return {{"first_dense_layers", "moe_every", "experts"},
                 "first_dense_layers and moe_every need a mixture-of-experts model (experts > 1)"};
+    if (m.ssm.kind != SsmKind::None && m.hasLinearAttention())
+        return {{"ssm", "linear_key_heads"}, "a model has state-space or linear-attention layers, not both"};
+    if (m.linear.keyHeads < 0)
+        return {{"linear_key_heads"},
+                "linear_key_heads must be 0 (none) or positive, got " + std::to_string(m.linear.keyHeads)};
     if (m.ssm.kind != SsmKind::None) {
         const SsmShape &x = m.ssm;
         for (auto [f, v] : {std::pair{"ssm_state_size", x.stateSize},
@@ -432,9 +549,18 @@ ShapeIssue validate(const ModelShape &m)
                     "attention_every must be between 0 and the layers (at most " + std::to_string(kMaxPatternPeriod) +
                         ") and attention_offset below it, got " + std::to_string(m.attentionEvery) + " and " +
                         std::to_string(m.attentionOffset)};
+    } else if (m.hasLinearAttention()) {
+        if (auto e = validateLinear(m); !e.empty())
+            return e;
     } else if (m.attentionEvery != 0 || m.attentionOffset != 0) {
-        return {{"attention_every", "ssm"}, "attention_every and attention_offset need state-space layers (ssm)"};
+        return {{"attention_every", "ssm"},
+                "attention_every and attention_offset need state-space (ssm) or linear-attention layers"};
     }
+    if (!(m.rotaryFraction > 0 && m.rotaryFraction <= 1)) // also NaN
+        return {{"rotary_fraction"},
+                "rotary_fraction must be above 0 and at most 1, got " + std::to_string(m.rotaryFraction)};
+    if (m.attentionOutputGate && m.mixer != MixerKind::Attention)
+        return {{"attention_output_gate", "mixer"}, "attention_output_gate needs the attention mixer, not MLA"};
     if (!m.layerPattern.empty()) {
         const std::string &lp = m.layerPattern;
         const auto size = static_cast<int64_t>(lp.size());
@@ -502,7 +628,10 @@ ShapeIssue validate(const ModelShape &m)
     const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.heads) * static_cast<double>(m.headDim);
     const double ffn = static_cast<double>(m.ffn), experts = static_cast<double>(m.experts);
     const double ffnTotal = ffn * experts + static_cast<double>(m.sharedFfn);
-    const double perLayer = h * (2 * q + 2 * q) + 3 * h * ffnTotal + 2 * ffnTotal + h * experts + 7 * h;
+    const double linear = static_cast<double>(m.linear.keyHeads) * static_cast<double>(m.linear.keyHeadDim) * 2 +
+                          static_cast<double>(m.linear.valueHeads) * static_cast<double>(m.linear.valueHeadDim) * 3;
+    const double perLayer = h * (2 * q + 2 * q) + 3 * h * ffnTotal + 2 * ffnTotal + h * experts + 7 * h +
+                            (h + static_cast<double>(m.linear.convKernel)) * linear;
     const double rows =
         static_cast<double>(m.vocab + m.patchInputs + 2 + m.maxPositions + m.positionOffset + m.tokenTypes);
     const double estimate = static_cast<double>(m.layers) * perLayer + 2 * rows * h + h * h + 10 * h;

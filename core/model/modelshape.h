@@ -57,6 +57,28 @@ struct SsmShape
     int64_t convDim() const { return kind == SsmKind::Mamba2 ? innerSize + 2 * groups * stateSize : innerSize; }
 };
 
+/// Gated DeltaNet linear attention (Yang, Kautz and Hatamizadeh 2024, "Gated Delta Networks", ICLR 2025; as
+/// transformers' Qwen3NextGatedDeltaNet and Qwen3_5GatedDeltaNet build it). Per layer: in_proj to q and k
+/// (key_heads x key_head_dim each), v and the output gate z (value_heads x value_head_dim each), and b and a (one
+/// each per value head); a causal depthwise convolution of conv_kernel over q, k and v without a bias; dt_bias and
+/// A_log per value head; a gated RMSNorm of value_head_dim weights; out_proj back to hidden, no biases. Each value
+/// head keeps a key_head_dim x value_head_dim state per sequence (q and k are shared by value_heads / key_heads value
+/// heads), whatever the context, and the convolution's last conv_kernel - 1 inputs.
+struct LinearAttentionShape
+{
+    int64_t keyHeads = 0;     ///< linear_num_key_heads; 0: the model has no linear attention
+    int64_t valueHeads = 0;   ///< linear_num_value_heads
+    int64_t keyHeadDim = 0;   ///< linear_key_head_dim
+    int64_t valueHeadDim = 0; ///< linear_value_head_dim
+    int64_t convKernel = 4;   ///< linear_conv_kernel_dim
+    /// Tokens per chunk of the chunked scan over a prompt: 64, flash-linear-attention's chunk_gated_delta_rule (and
+    /// transformers' torch_chunk_gated_delta_rule's chunk_size default).
+    int64_t chunkSize = 64;
+    int64_t keyDim() const { return keyHeads * keyHeadDim; }
+    int64_t valueDim() const { return valueHeads * valueHeadDim; }
+    int64_t convDim() const { return 2 * keyDim() + valueDim(); } ///< q, k and v are convolved
+};
+
 /// Multi-head latent attention (DeepSeek-V2, section 2.1): keys and values are rebuilt from a latent of kv_lora_rank
 /// per token, and a rotary key of qk_rope_head_dim shared by all heads rides beside it. Only these two are cached:
 /// (kv_lora_rank + qk_rope_head_dim) elements per token and layer, whatever the number of heads.
@@ -131,7 +153,12 @@ struct ModelShape
     int64_t globalEvery = 0;
 
     MixerKind mixer = MixerKind::Attention;
-    MlaShape mla;        ///< with MixerKind::Mla
+    MlaShape mla; ///< with MixerKind::Mla
+    /// Gated attention (Qwen3-Next's attn_output_gate): q_proj also projects a gate per query element, and the
+    /// attention's output is multiplied by sigmoid(gate) before o_proj. q_proj is twice as wide.
+    bool attentionOutputGate = false;
+    /// Partial rotary positions (partial_rotary_factor): the share of each q and k head that is rotated (1: all).
+    double rotaryFraction = 1;
     bool qkNorm = false; ///< an RMSNorm over each head's query and key (Qwen3, Gemma 3: head_dim weights each)
     /// With qkNorm: the norms span the whole projected query (heads x head_dim weights) and key (kv_heads x head_dim),
     /// not one head (OLMo 2's q_norm and k_norm). The same FLOPs per element; more weights.
@@ -146,6 +173,10 @@ struct ModelShape
     /// i % attentionEvery == attentionOffset, which attends. Jamba: attention in one layer of 8 (offset 4).
     /// A pure state-space model (Mamba) has no FFN: ffn 0.
     SsmShape ssm;
+    /// Linear-attention layers (Qwen3-Next, Qwen3.5): with linear.keyHeads > 0, every layer's mixer is linear
+    /// attention except layer i with i % attentionEvery == attentionOffset, which attends (full_attention_interval 4:
+    /// layers 3, 7, ...). A model has state-space or linear-attention layers, not both.
+    LinearAttentionShape linear;
     int64_t attentionEvery = 0;
     int64_t attentionOffset = 0;
     /// Layers of one part each (Nemotron-H's hybrid_override_pattern): one character per layer, repeated when shorter
@@ -165,18 +196,42 @@ struct ModelShape
     int64_t qDim() const { return heads * headDim; }
     int64_t kvDim() const { return kvHeads * headDim; }
     bool isMoe() const { return experts > 1; }
+    bool hasLinearAttention() const { return linear.keyHeads > 0; }
 };
 
-/// One kind of layer of a model: the parts that may differ from layer to layer.
+/// The token mixer of one layer: what its kind reads and keeps per sequence.
+enum class LayerMixer : uint8_t {
+    Attention,       ///< attention over the whole context, a K/V cache per token (MHA, GQA, MQA)
+    Sliding,         ///< attention over the last `window` tokens (a sliding window): at most `window` tokens cached
+    Chunked,         ///< attention within chunks of `window` tokens (Llama 4): at most one chunk cached
+    Latent,          ///< multi-head latent attention (DeepSeek-V2/V3): one compressed latent per token cached
+    LinearRecurrent, ///< linear attention (Gated DeltaNet): a fixed state per sequence, a recurrence in decode
+    Ssm,             ///< a state-space mixer (Mamba): a fixed state per sequence
+    None,            ///< no mixer: an FFN alone (Nemotron-H's '-' layers)
+};
+/// The FFN of one layer.
+enum class LayerFfn : uint8_t {
+    Dense, ///< one FFN (a MoE model's dense layers: of width dense_ffn)
+    Moe,   ///< routed experts, with the shape's shared experts and their gate
+    None,  ///< no FFN: a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers)
+};
+std::string_view toString(LayerMixer k);
+std::string_view toString(LayerFfn k);
+
+/// One kind of layer of a model: its mixer, its FFN and (attention) its window.
 struct LayerBlock
 {
-    int64_t window = 0; ///< attention window of this layer in tokens; 0: the whole context
-    bool moe = false;   ///< the FFN is routed over experts (else dense)
-    bool ssm = false;   ///< the mixer is the state-space layer (else attention)
-    bool mixer = true;  ///< the layer has a token mixer (layerPattern's '-': an FFN alone)
-    bool ffn = true;    ///< the layer has an FFN (Mamba, layerPattern's 'M' and '*': a mixer alone)
-    /// The layer attends (and caches keys and values): a mixer that is not the state-space layer.
-    bool attends() const { return mixer && !ssm; }
+    LayerMixer mixer = LayerMixer::Attention;
+    LayerFfn ffn = LayerFfn::Dense;
+    int64_t window = 0; ///< Sliding and Chunked: the window or chunk in tokens; 0: the whole context
+    /// The layer attends, and so caches per token: attention of any kind.
+    bool attends() const
+    {
+        return mixer == LayerMixer::Attention || mixer == LayerMixer::Sliding || mixer == LayerMixer::Chunked ||
+               mixer == LayerMixer::Latent;
+    }
+    /// The layer keeps a fixed state per sequence instead of a per-token cache.
+    bool keepsState() const { return mixer == LayerMixer::Ssm || mixer == LayerMixer::LinearRecurrent; }
     bool operator==(const LayerBlock &) const = default;
 };
 
@@ -185,17 +240,32 @@ struct LayerGroup
 {
     LayerBlock block;
     int64_t count = 0;
+    int64_t firstLayer = 0; ///< the first layer (0-based) of this kind
 };
 
-/// A model's layers grouped by kind. A block varies only in its window (the shape's or none), its FFN (dense or
-/// routed) and its mixer (attention or state space), so there are at most eight kinds; held inline, as analyses
-/// build one each. A layer pattern (one part a layer) allows no experts: three parts, with or without a window.
-struct LayerGroups
+/// A model's layers grouped by kind, any number of kinds. Analyses build one each (a search builds millions), so the
+/// first kInline groups are held inline; a model with more kinds moves them all to the heap, once.
+class LayerGroups
 {
-    std::array<LayerGroup, 8> items{};
-    std::size_t size = 0;
-    const LayerGroup *begin() const { return items.data(); }
-    const LayerGroup *end() const { return items.data() + size; }
+public:
+    static constexpr std::size_t kInline = 8;
+    std::size_t size() const { return m_size; }
+    bool empty() const { return m_size == 0; }
+    const LayerGroup &operator[](std::size_t i) const { return data()[i]; }
+    LayerGroup &operator[](std::size_t i) { return data()[i]; }
+    const LayerGroup *begin() const { return data(); }
+    const LayerGroup *end() const { return data() + m_size; }
+    LayerGroup *begin() { return data(); }
+    LayerGroup *end() { return data() + m_size; }
+    /// Appends a group: inline while there is room, else every group on the heap.
+    void push(const LayerGroup &g);
+
+private:
+    const LayerGroup *data() const { return m_heap.empty() ? m_inline.data() : m_heap.data(); }
+    LayerGroup *data() { return m_heap.empty() ? m_inline.data() : m_heap.data(); }
+    std::array<LayerGroup, kInline> m_inline{};
+    std::vector<LayerGroup> m_heap; ///< all the groups, once there are more than kInline
+    std::size_t m_size = 0;
 };
 
 /// The block of layer `i` (0-based) of `m`: its window and its FFN, from the shape's layer pattern.
@@ -214,6 +284,9 @@ double cachedElements(const ModelShape &m, const LayerGroups &groups, double tok
 /// and (d_conv - 1) x conv_dim of the convolution, with `tp` splitting the channels (Mamba-2's groups are split
 /// when tp divides them, else every rank keeps them all). The one state formula.
 double stateElements(const ModelShape &m, int tp);
+/// State elements one sequence keeps in one linear-attention layer, whatever its length: value_heads x key_head_dim x
+/// value_head_dim of the recurrence and (conv_kernel - 1) x conv_dim of the convolution, tp splitting the heads.
+double linearStateElements(const ModelShape &m, int tp);
 /// A state-space layer's widths on one of `tp` tensor-parallel devices: tp splits the channels and heads, and the
 /// groups when it divides them (else every rank keeps them all).
 struct SsmWidths
@@ -228,6 +301,8 @@ struct SsmWidths
 SsmWidths ssmWidths(const ModelShape &m, int tp);
 /// Layers of `groups` whose mixer is the state-space layer.
 int64_t ssmLayers(const LayerGroups &groups);
+/// Layers of `groups` whose mixer is linear attention.
+int64_t linearLayers(const LayerGroups &groups);
 /// Layers of `groups` that attend (LayerBlock::attends()): the ones with a KV cache.
 int64_t attentionLayers(const LayerGroups &groups);
 

@@ -445,7 +445,8 @@ void TestHfConfig::errors_data()
                "cfg.json: model_type: unsupported 'xyz' (supported: llama, mistral, mixtral, qwen2, qwen2_moe, gemma, "
                "gemma2, phi3, gpt2, bert, roberta, opt, falcon, RefinedWeb, RefinedWebModel, gpt_neox, gptj, qwen3, "
                "qwen3_moe, gemma3_text, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, mamba, mamba2, cohere, olmo2, "
-               "jamba, llama4, llama4_text, nemotron_h, phimoe, vit)");
+               "jamba, llama4, llama4_text, nemotron_h, phimoe, vit, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_5_text, "
+               "qwen3_5_moe_text)");
     QTest::newRow("hidden_size is a string")
         << with("hidden_size", "big") << QString("cfg.json: hidden_size: expected a whole number, got \"big\"");
     QTest::newRow("hidden_size is fractional")

@@ -1,6 +1,7 @@
-// Invariants of core::analyze() over a grid: every hardware preset x 9 representative models (GQA, MQA, MoE, an
-// encoder, learned positions, a sliding window) x every phase x batch {1, 8, 256} x precision {fp16, int8,
-// int4/g128 weights, fp8 KV} x tp {1, 2, 8} x pp {1, 4}, at ideal efficiency (the pure roofline).
+// Invariants of core::analyze() over a grid: every hardware preset x 10 representative models (GQA, MQA, MoE, an
+// encoder, learned positions, a sliding window, a Gated DeltaNet linear-attention hybrid) x every phase x batch {1, 8,
+// 256} x precision {fp16, int8, int4/g128 weights, fp8 KV} x tp {1, 2, 8} x pp {1, 4}, at ideal efficiency (the pure
+// roofline).
 //
 // What holds for every combination that can be analysed (the rest must throw AnalysisError, nothing else):
 // - no NaN or infinity anywhere: operators, totals, memory, KV cache, communication;
@@ -27,8 +28,8 @@ namespace memwall::core {
 
 namespace {
 
-const char *const kModels[] = {"llama-2-70b", "llama-3-8b", "mixtral-8x7b", "bert-base-uncased", "gpt2", "falcon-7b",
-                               "mistral-7b",  "gemma-2b",   "opt-13b"};
+const char *const kModels[] = {"llama-2-70b", "llama-3-8b", "mixtral-8x7b", "bert-base-uncased", "gpt2",
+                               "falcon-7b",   "mistral-7b", "gemma-2b",     "opt-13b",           "qwen3-5-397b-a17b"};
 constexpr Phase kPhases[] = {Phase::Prefill, Phase::Decode, Phase::Generate, Phase::Encode, Phase::Train};
 constexpr int64_t kBatches[] = {1, 8, 256};
 constexpr int kTps[] = {1, 2, 8};

@@ -16,6 +16,7 @@
 
 #include <QtTest>
 
+#include <cmath>
 #include <map>
 #include <random>
 #include <string>
@@ -55,6 +56,7 @@ private slots:
     void familyParamCounts();
     void groupsMatchLayerByLayer();
     void groupsOfPublishedPatterns();
+    void groupsBeyondInlineCapacity();
     void kvBytesOfPatterns_data();
     void kvBytesOfPatterns();
     void mlaCacheIsNotSplitByTensorParallelism();
@@ -71,6 +73,10 @@ private slots:
     void stateSpaceParamCounts();
     void stateSpaceStateByHand();
     void stateSpaceDecodeReadsItsState();
+    void qwen35HandCounts();
+    void qwen35StateAndKvBytes();
+    void linearAttentionOperators();
+    void linearAttentionRefusals();
     void hybridPattern();
     void disaggregationSendsTheState();
     void fullWidthQkNormOfOlmo2();
@@ -290,35 +296,54 @@ void TestLayerBlocks::groupsMatchLayerByLayer()
         std::vector<std::pair<int64_t, bool>> order;
         for (int64_t i = 0; i < m.layers; ++i) {
             const LayerBlock b = layerBlock(m, i);
-            if (byLayer[{b.window, b.moe}]++ == 0)
-                order.push_back({b.window, b.moe});
+            if (byLayer[{b.window, b.ffn == LayerFfn::Moe}]++ == 0)
+                order.push_back({b.window, b.ffn == LayerFfn::Moe});
         }
         const LayerGroups groups = layerGroups(m);
-        QCOMPARE(groups.size, order.size());
-        for (std::size_t k = 0; k < groups.size; ++k) {
-            const LayerGroup &g = groups.items[k];
-            QCOMPARE(std::make_pair(g.block.window, g.block.moe), order[k]); // in the order of first appearance
-            QCOMPARE(g.count, (byLayer[{g.block.window, g.block.moe}]));
+        QCOMPARE(groups.size(), order.size());
+        for (std::size_t k = 0; k < groups.size(); ++k) {
+            const LayerGroup &g = groups[k];
+            const bool moe = g.block.ffn == LayerFfn::Moe;
+            QCOMPARE(std::make_pair(g.block.window, moe), order[k]); // in the order of first appearance
+            QCOMPARE(g.count, (byLayer[{g.block.window, moe}]));
         }
     }
+}
+
+void TestLayerBlocks::groupsBeyondInlineCapacity()
+{
+    // LayerGroups holds kInline groups inline and moves them all to the heap when one more comes: none lost, in order.
+    LayerGroups g;
+    const std::size_t n = LayerGroups::kInline + 5;
+    for (std::size_t i = 0; i < n; ++i)
+        g.push({LayerBlock{LayerMixer::Sliding, LayerFfn::Dense, static_cast<int64_t>(i + 1)}, static_cast<int64_t>(i),
+                static_cast<int64_t>(i)});
+    QCOMPARE(g.size(), n);
+    int64_t sum = 0;
+    for (const LayerGroup &x : g)
+        sum += x.block.window;
+    QCOMPARE(sum, static_cast<int64_t>(n * (n + 1) / 2));
+    QCOMPARE(g[0].block.window, int64_t(1));
+    QCOMPARE(g[n - 1].count, static_cast<int64_t>(n - 1));
+    QCOMPARE(std::size_t(g.end() - g.begin()), n);
 }
 
 void TestLayerBlocks::groupsOfPublishedPatterns()
 {
     // Gemma 3 1B: sliding_window_pattern 6 over 26 layers: layers 5, 11, 17 and 23 global, 22 local of 512 tokens.
     const LayerGroups gemma = layerGroups(config("gemma-3-1b-it.json"));
-    QCOMPARE(gemma.size, std::size_t(2));
-    QCOMPARE(gemma.items[0].block.window, int64_t(512));
-    QCOMPARE(gemma.items[0].count, int64_t(22));
-    QCOMPARE(gemma.items[1].block.window, int64_t(0));
-    QCOMPARE(gemma.items[1].count, int64_t(4));
+    QCOMPARE(gemma.size(), std::size_t(2));
+    QCOMPARE(gemma[0].block.window, int64_t(512));
+    QCOMPARE(gemma[0].count, int64_t(22));
+    QCOMPARE(gemma[1].block.window, int64_t(0));
+    QCOMPARE(gemma[1].count, int64_t(4));
     // DeepSeek-V3: first_k_dense_replace 3 dense layers, then 58 with experts.
     const LayerGroups ds = layerGroups(config("DeepSeek-V3.json"));
-    QCOMPARE(ds.size, std::size_t(2));
-    QCOMPARE(ds.items[0].block.moe, false);
-    QCOMPARE(ds.items[0].count, int64_t(3));
-    QCOMPARE(ds.items[1].block.moe, true);
-    QCOMPARE(ds.items[1].count, int64_t(58));
+    QCOMPARE(ds.size(), std::size_t(2));
+    QVERIFY(ds[0].block.ffn == LayerFfn::Dense);
+    QCOMPARE(ds[0].count, int64_t(3));
+    QVERIFY(ds[1].block.ffn == LayerFfn::Moe);
+    QCOMPARE(ds[1].count, int64_t(58));
     // gpt-oss-20b's layer_types alternate sliding (128 tokens) and full, starting sliding: every second layer global.
     const ModelShape oss = config("gpt-oss-20b.json");
     QCOMPARE(oss.slidingWindow, int64_t(128));
@@ -328,36 +353,36 @@ void TestLayerBlocks::groupsOfPublishedPatterns()
     QCOMPARE(g2.slidingWindow, int64_t(4096));
     QCOMPARE(g2.globalEvery, int64_t(2));
     const LayerGroups g2g = layerGroups(g2);
-    QCOMPARE(g2g.size, std::size_t(2));
-    QCOMPARE(g2g.items[0].count, int64_t(21));
-    QCOMPARE(g2g.items[1].count, int64_t(21));
+    QCOMPARE(g2g.size(), std::size_t(2));
+    QCOMPARE(g2g[0].count, int64_t(21));
+    QCOMPARE(g2g[1].count, int64_t(21));
     // Jamba 1.5 Mini: layer 0 Mamba with a dense FFN, layer 1 Mamba with experts, layer 4 attention (dense): 12, 16
     // and 4 layers.
     const LayerGroups jamba = layerGroups(config("AI21-Jamba-1.5-Mini.json"));
-    QCOMPARE(jamba.size, std::size_t(3));
-    QCOMPARE(jamba.items[0].block, (LayerBlock{0, false, true}));
-    QCOMPARE(jamba.items[0].count, int64_t(12));
-    QCOMPARE(jamba.items[1].block, (LayerBlock{0, true, true}));
-    QCOMPARE(jamba.items[1].count, int64_t(16));
-    QCOMPARE(jamba.items[2].block, (LayerBlock{0, false, false}));
-    QCOMPARE(jamba.items[2].count, int64_t(4));
+    QCOMPARE(jamba.size(), std::size_t(3));
+    QCOMPARE(jamba[0].block, (LayerBlock{LayerMixer::Ssm, LayerFfn::Dense, 0}));
+    QCOMPARE(jamba[0].count, int64_t(12));
+    QCOMPARE(jamba[1].block, (LayerBlock{LayerMixer::Ssm, LayerFfn::Moe, 0}));
+    QCOMPARE(jamba[1].count, int64_t(16));
+    QCOMPARE(jamba[2].block, (LayerBlock{LayerMixer::Attention, LayerFfn::Dense, 0}));
+    QCOMPARE(jamba[2].count, int64_t(4));
     // Llama 4 Scout: 36 layers in chunks of 8192 and 12 global (3, 7, ..., 47), all with experts.
     const LayerGroups scout = layerGroups(config("Llama-4-Scout-17B-16E-Instruct.trimmed.json"));
-    QCOMPARE(scout.size, std::size_t(2));
-    QCOMPARE(scout.items[0].block, (LayerBlock{8192, true, false}));
-    QCOMPARE(scout.items[0].count, int64_t(36));
-    QCOMPARE(scout.items[1].block, (LayerBlock{0, true, false}));
-    QCOMPARE(scout.items[1].count, int64_t(12));
+    QCOMPARE(scout.size(), std::size_t(2));
+    QCOMPARE(scout[0].block, (LayerBlock{LayerMixer::Chunked, LayerFfn::Moe, 8192}));
+    QCOMPARE(scout[0].count, int64_t(36));
+    QCOMPARE(scout[1].block, (LayerBlock{LayerMixer::Attention, LayerFfn::Moe, 0}));
+    QCOMPARE(scout[1].count, int64_t(12));
     // Llama 4 Maverick: the even layers dense and chunked (24), the odd ones with experts, chunked (12) or global
     // (12: every global layer is odd).
     const LayerGroups maverick = layerGroups(config("Llama-4-Maverick-17B-128E-Instruct.trimmed.json"));
-    QCOMPARE(maverick.size, std::size_t(3));
-    QCOMPARE(maverick.items[0].block, (LayerBlock{8192, false, false}));
-    QCOMPARE(maverick.items[0].count, int64_t(24));
-    QCOMPARE(maverick.items[1].block, (LayerBlock{8192, true, false}));
-    QCOMPARE(maverick.items[1].count, int64_t(12));
-    QCOMPARE(maverick.items[2].block, (LayerBlock{0, true, false}));
-    QCOMPARE(maverick.items[2].count, int64_t(12));
+    QCOMPARE(maverick.size(), std::size_t(3));
+    QCOMPARE(maverick[0].block, (LayerBlock{LayerMixer::Chunked, LayerFfn::Dense, 8192}));
+    QCOMPARE(maverick[0].count, int64_t(24));
+    QCOMPARE(maverick[1].block, (LayerBlock{LayerMixer::Chunked, LayerFfn::Moe, 8192}));
+    QCOMPARE(maverick[1].count, int64_t(12));
+    QCOMPARE(maverick[2].block, (LayerBlock{LayerMixer::Attention, LayerFfn::Moe, 0}));
+    QCOMPARE(maverick[2].count, int64_t(12));
 }
 
 void TestLayerBlocks::kvBytesOfPatterns_data()
@@ -757,6 +782,159 @@ void TestLayerBlocks::stateSpaceDecodeReadsItsState()
     QCOMPARE(findOp(m1, "ssm.scan")->kvBytes, 64.0 * 2 * 5120 * 16 * 2);
 }
 
+void TestLayerBlocks::qwen35HandCounts()
+{
+    // Qwen3.5-397B-A17B's language model (text_config; Qwen3_5MoeForConditionalGeneration's vision tower and the MTP
+    // layer are not modelled, and the name says so). h 4096, 60 layers: layer_types put full attention on layers 3,
+    // 7, ..., 59 (15) and Gated DeltaNet on the other 45. No published exact total was found (the model card says
+    // "397B"), so it is counted here term by term from transformers' modules:
+    // Gated DeltaNet (Qwen3_5GatedDeltaNet): in_proj_qkv 4096 x (2 x 16 x 128 + 64 x 128) = 4096 x 12,288, in_proj_z
+    //   4096 x 8192, in_proj_b and in_proj_a 4096 x 64 each: 4096 x 20,608 = 84,410,368; conv1d 12,288 x 4 = 49,152
+    //   (no bias); dt_bias 64 + A_log 64; norm 128; out_proj 8192 x 4096 = 33,554,432: 118,014,208.
+    // Gated attention (Qwen3_5MoeAttention): q_proj 4096 x (32 x 256 x 2) = 67,108,864, k_proj and v_proj 4096 x 512
+    //   each = 4,194,304, o_proj 8192 x 4096 = 33,554,432, q_norm and k_norm 256 each: 104,858,112.
+    // MoE (Qwen3_5MoeSparseMoeBlock): 512 experts x 3 x 4096 x 1024 = 6,442,450,944; shared expert 3 x 4096 x 1024 =
+    //   12,582,912 and its gate 4096; router 4096 x 512 = 2,097,152: 6,457,135,104 (active: 10 experts, 125,829,120,
+    //   + 12,582,912 + 4096 + 2,097,152 = 140,513,280).
+    // Two RMSNorms a layer, 8192. Embeddings 248,320 x 4096 = 1,017,118,720; untied lm_head the same; final norm 4096.
+    // Total: 2 x 1,017,118,720 + 4096 + 45 x (118,014,208 + 6,457,135,104 + 8192)
+    //        + 15 x (104,858,112 + 6,457,135,104 + 8192) = 396,346,350,336 ("397B").
+    // Active: 2 x 1,017,118,720 + 4096 + 45 x (118,014,208 + 140,513,280 + 8192)
+    //        + 15 x (104,858,112 + 140,513,280 + 8192) = 17,349,040,896 ("A17B").
+    const ModelShape m = config("Qwen3.5-397B-A17B.json");
+    QVERIFY2(m.name.find("vision tower is not modelled") != std::string::npos, m.name.c_str());
+    QCOMPARE(m.attentionEvery, int64_t(4));
+    QCOMPARE(m.attentionOffset, int64_t(3));
+    QCOMPARE(m.rotaryFraction, 0.25);
+    const LayerGroups g = layerGroups(m);
+    QCOMPARE(g.size(), std::size_t(2));
+    QCOMPARE(g[0].block, (LayerBlock{LayerMixer::LinearRecurrent, LayerFfn::Moe, 0}));
+    QCOMPARE(g[0].count, int64_t(45));
+    QCOMPARE(g[1].block, (LayerBlock{LayerMixer::Attention, LayerFfn::Moe, 0}));
+    QCOMPARE(g[1].count, int64_t(15));
+    const ParamCounts p = paramCount(m);
+    QCOMPARE(static_cast<qint64>(p.total), qint64(396346350336));
+    QCOMPARE(static_cast<qint64>(p.active), qint64(17349040896));
+    // The preset keys say the same shape (written only when they differ from the default).
+    const nlohmann::json j = toJson(m);
+    QCOMPARE(j.at("linear_value_heads").get<int64_t>(), int64_t(64));
+    QCOMPARE(j.at("rotary_fraction").get<double>(), 0.25);
+    QVERIFY(!toJson(testpresets::model("llama-3-8b")).contains("linear_key_heads"));
+    const ModelShape back = modelShapeFromJson(j, "roundtrip.json");
+    QCOMPARE(static_cast<qint64>(paramCount(back).total), qint64(396346350336));
+    QVERIFY(back.attentionOutputGate);
+    QCOMPARE(back.attentionEvery, int64_t(4));
+    // Qwen3.5-27B (dense, qwen3_5): h 5120, 64 layers (48 Gated DeltaNet, 16 full), 24 query and 4 KV heads of 256,
+    // linear 16 key and 48 value heads of 128, FFN 17,408.
+    // Gated DeltaNet: 5120 x (4096 + 2 x 6144 + 96) = 5120 x 16,480 = 84,377,600; conv 10,240 x 4 = 40,960; 96; 128;
+    //   out_proj 6144 x 5120 = 31,457,280: 115,876,064.
+    // Attention: q_proj 5120 x 12,288 = 62,914,560; k, v 2 x 5120 x 1024 = 10,485,760; o_proj 6144 x 5120 =
+    //   31,457,280; norms 512: 104,858,112. FFN 3 x 5120 x 17,408 = 267,386,880; norms 10,240.
+    // Embeddings and untied head 2 x 248,320 x 5120 = 2,542,796,800; final norm 5120.
+    // Total: 2,542,796,800 + 5120 + 48 x (115,876,064 + 267,386,880 + 10,240) + 16 x (104,858,112 + 267,386,880
+    //        + 10,240) = 26,895,998,464 ("27B"; the vision tower is not counted).
+    const ParamCounts d = paramCount(config("Qwen3.5-27B.json"));
+    QCOMPARE(static_cast<qint64>(d.total), qint64(26895998464));
+    QCOMPARE(d.active, d.total);
+}
+
+void TestLayerBlocks::qwen35StateAndKvBytes()
+{
+    // Qwen3.5-397B-A17B, 16-bit cache: the 15 attention layers cache 2 x 2 KV heads x 256 = 1024 elements a token
+    // each: 15,360 elements, 30,720 B a token. Each of the 45 Gated DeltaNet layers keeps 64 value heads x 128 x 128
+    // = 1,048,576 state elements and 3 x 12,288 = 36,864 of the convolution: 45 x 1,085,440 x 2 B = 97,689,600 B a
+    // sequence, whatever the context.
+    const ModelShape m = config("Qwen3.5-397B-A17B.json");
+    for (int64_t context : {int64_t(1024), int64_t(131072)}) {
+        Scenario s = decodeAt(context);
+        s.tp = 8;
+        const Analysis a = analyze(testpresets::hw("h100-sxm"), m, s);
+        QCOMPARE(a.kvCache.bytesPerToken, 30720.0);
+        QCOMPARE(a.kvCache.stateBytesPerSequence, 97689600.0);
+        QCOMPARE(a.kvCache.totalBytes, 30720.0 * static_cast<double>(context + 1));
+        // Per device (tp 8): 8 value heads and 1536 convolved channels of each layer's state.
+        QCOMPARE(a.memory.state, 45.0 * (8 * 128 * 128 + 3 * 1536) * 2);
+    }
+}
+
+void TestLayerBlocks::linearAttentionOperators()
+{
+    // One decode step of Qwen3.5-397B-A17B at batch 1, tp 1: each of the 45 Gated DeltaNet layers runs the recurrent
+    // delta rule, 64 value heads x (7 x 128 x 128 + 2 x 128) = 7,356,416 FLOPs, and reads and writes its state,
+    // 2 x 64 x 128 x 128 x 2 B = 4,194,304 B (an operator's figures are over its 45 executions).
+    const ModelShape m = config("Qwen3.5-397B-A17B.json");
+    const HardwareSpec &hw = testpresets::hw("h100-sxm");
+    const Analysis a = analyze(hw, m, decodeAt(4095));
+    const Operator *scan = findOp(a, "linear.scan");
+    QVERIFY(scan);
+    QCOMPARE(scan->count, 45.0);
+    QCOMPARE(scan->flops, 45.0 * 7356416);
+    QCOMPARE(scan->kvBytes, 45.0 * 4194304);
+    // in_proj reads its 84,410,368 weights; the convolution's state is 3 x 12,288 elements, read and written.
+    QCOMPARE(findOp(a, "linear.in_proj")->weightBytes, 45.0 * 84410368 * 2);
+    QCOMPARE(findOp(a, "linear.conv")->kvBytes, 45.0 * 2 * 3 * 12288 * 2);
+    // The full-attention layers: q_proj doubled for the gate (8192 + 8192 + 2 x 512 outputs), the gate applied, and
+    // rotary positions on a quarter of q and k: 3 x (8192 + 512) / 4 FLOPs a token.
+    QCOMPARE(findOp(a, "attn.qkv_proj")->weightBytes, 15.0 * 4096 * 17408 * 2);
+    QCOMPARE(findOp(a, "attn.qkv_proj")->count, 15.0);
+    QVERIFY(findOp(a, "attn.output_gate"));
+    QCOMPARE(findOp(a, "attn.rope")->flops, 15.0 * 3 * (8192 + 512) / 4);
+    // A prompt of 1000 tokens runs the chunked rule in chunks of 64, padded to 1024 tokens:
+    // 1024 x 64 heads x 2 x (64 x (3 x 128 + 2 x 128) + 64^2 / 3 + 3 x 128 x 128) FLOPs.
+    Scenario p;
+    p.phase = Phase::Prefill;
+    p.batch = 1;
+    p.seq = 1000;
+    const Analysis pre = analyze(hw, m, p);
+    QCOMPARE(findOp(pre, "linear.scan")->flops, 45.0 * 1024 * 64 * 2 * (64.0 * 640 + 4096.0 / 3 + 3.0 * 16384));
+    QCOMPARE(findOp(pre, "linear.scan")->kvBytes, 45.0 * 64 * 128 * 128 * 2);
+    // Every phase runs; the decode step's state traffic does not grow with the context, the attention layers' does.
+    for (Phase ph : {Phase::Prefill, Phase::Decode, Phase::Generate, Phase::Train}) {
+        Scenario s = decodeAt(2048);
+        s.phase = ph;
+        s.seq = 2048;
+        s.output = 16;
+        s.tp = 8;
+        const Analysis x = analyze(hw, m, s);
+        QVERIFY(x.totals.timeS > 0 && std::isfinite(x.totals.timeS));
+    }
+    const Analysis far = analyze(hw, m, decodeAt(131071));
+    QCOMPARE(findOp(far, "linear.scan")->kvBytes, scan->kvBytes);
+    QVERIFY(findOp(far, "attn.score")->kvBytes > 30 * findOp(a, "attn.score")->kvBytes);
+}
+
+void TestLayerBlocks::linearAttentionRefusals()
+{
+    // A bad config is refused in one line naming the file, the field and the value.
+    nlohmann::json c = nlohmann::json::parse(R"({"model_type": "qwen3_next", "hidden_size": 2048,
+        "num_hidden_layers": 48, "num_attention_heads": 16, "vocab_size": 151936,
+        "linear_num_key_heads": 16, "linear_num_value_heads": 24})");
+    try {
+        importHfConfig(c, "next.json");
+        QFAIL("a value head count that is no multiple of the key heads was accepted");
+    } catch (const InputError &e) {
+        QCOMPARE(std::string(e.what()),
+                 std::string("next.json: linear_num_value_heads: 24 is not a multiple of linear_num_key_heads (16)"));
+    }
+    c["linear_num_value_heads"] = 32;
+    c["layer_types"] = nlohmann::json::array();
+    for (int i = 0; i < 48; ++i)
+        c["layer_types"].push_back(i == 5 ? "full_attention" : "linear_attention");
+    try {
+        importHfConfig(c, "next.json");
+        QFAIL("an irregular layer_types was accepted");
+    } catch (const InputError &e) {
+        QCOMPARE(std::string(e.what()), std::string("next.json: layer_types: the full-attention layers are not every "
+                                                    "n-th layer; such a pattern is not supported"));
+    }
+    // Qwen3-Next's defaults (Qwen3NextConfig: the 80B-A3B shape) fill the rest: every fourth layer attends.
+    c.erase("layer_types");
+    const ModelShape m = importHfConfig(c, "next.json");
+    QCOMPARE(m.attentionEvery, int64_t(4));
+    QCOMPARE(m.experts, int64_t(512));
+    QCOMPARE(linearLayers(layerGroups(m)), int64_t(36));
+}
+
 void TestLayerBlocks::hybridPattern()
 {
     // A Jamba-like hybrid on Mamba-1 2.8B's shape: attention in one layer of 8 (offset 4) with 32 heads and 8 KV heads
@@ -946,13 +1124,13 @@ void TestLayerBlocks::nemotronHLayersOfOnePart()
     // Layer 0 is Mamba-2, layer 1 an MLP, layer 7 attention: 54, 54 and 10 layers (the ADLR blog: "54 Mamba-2, 54
     // MLP, and 10 Self-Attention layers").
     const LayerGroups g = layerGroups(m);
-    QCOMPARE(g.size, std::size_t(3));
-    QCOMPARE(g.items[0].block, (LayerBlock{0, false, true, true, false}));
-    QCOMPARE(g.items[0].count, int64_t(54));
-    QCOMPARE(g.items[1].block, (LayerBlock{0, false, false, false, true}));
-    QCOMPARE(g.items[1].count, int64_t(54));
-    QCOMPARE(g.items[2].block, (LayerBlock{0, false, false, true, false}));
-    QCOMPARE(g.items[2].count, int64_t(10));
+    QCOMPARE(g.size(), std::size_t(3));
+    QCOMPARE(g[0].block, (LayerBlock{LayerMixer::Ssm, LayerFfn::None, 0}));
+    QCOMPARE(g[0].count, int64_t(54));
+    QCOMPARE(g[1].block, (LayerBlock{LayerMixer::None, LayerFfn::Dense, 0}));
+    QCOMPARE(g[1].count, int64_t(54));
+    QCOMPARE(g[2].block, (LayerBlock{LayerMixer::Attention, LayerFfn::None, 0}));
+    QCOMPARE(g[2].count, int64_t(10));
     QCOMPARE(attentionLayers(g), int64_t(10));
     QCOMPARE(ssmLayers(g), int64_t(54));
 
