@@ -1005,6 +1005,22 @@ void importDeepseekV3(JsonReader &r, ModelShape &m, ImportLog &log, const std::s
     m.mtpStoresCopies = m.mtpLayers > 0;
 }
 
+/// KimiK25ForConditionalGeneration (Kimi K2.5): the language model is its text_config, a Kimi K2 (DeepSeek-V3 layout)
+/// with its own quantization_config; the MoonViT vision tower and projector (vision_config) are not modelled and not
+/// counted, which the import report says first.
+void importKimiK25(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
+{
+    JsonReader text = r.object("text_config");
+    const std::string type = text.string("model_type", "kimi_k2");
+    if (type != "kimi_k2" && type != "deepseek_v3")
+        text.fail("model_type", "expected kimi_k2 or deepseek_v3 for Kimi K2.5's language model, got '" + type + "'");
+    log.note("kimi_k25: the language model (text_config) alone; the MoonViT vision tower and its projector "
+             "(vision_config) are not modelled and not counted");
+    importDeepseekV3(text, m, log, type);
+    m.family = "kimi_k2";
+    readQuantization(text, m, log);
+}
+
 /// The readers with the shared signature (FamilyReader), from those that need neither the log nor the type.
 template <void (*F)(JsonReader &, ModelShape &)>
 void plain(JsonReader &r, ModelShape &m, ImportLog &, const std::string &)
@@ -1064,6 +1080,7 @@ constexpr std::array kFamilies{
     FamilyRow{"llama4_text", plain<importLlama4Text>},
     FamilyRow{"minimax_m2", importMinimaxM2},
     FamilyRow{"mimo", importMimo},
+    FamilyRow{"kimi_k25", importKimiK25},
     FamilyRow{"gemma3", nullptr,
               "its SigLIP vision tower and projector are not modelled; import the language model alone (its "
               "text_config, model_type gemma3_text)"},

@@ -20,6 +20,7 @@ struct Unquantized
     bool attention = false; ///< self_attn (every layer's, or some)
     bool router = false;    ///< the MoE router (mlp.gate, mlp.router, block_sparse_moe.gate)
     bool shared = false;    ///< the shared experts
+    bool dense = false;     ///< the dense layers' MLP projections (mlp.gate_proj, mlp.up_proj, mlp.down_proj)
     std::vector<std::string> other; ///< whole layers or MLPs: not expressible as the two formats
 };
 
@@ -39,6 +40,8 @@ void classify(std::string_view name, Unquantized &u)
         u.shared = true;
     else if (has("attn"))
         u.attention = true;
+    else if (has("mlp") && !has("expert") && (has("gate_proj") || has("up_proj") || has("down_proj") || has("(gate|")))
+        u.dense = true;
     else if (has("router") || name == "gate" || endsWith(name, ".gate") || endsWith(name, "mlp.gate*"))
         u.router = true;
     else
@@ -131,6 +134,30 @@ WeightFormat quantFormat(JsonReader &q, ImportLog &log, ModelShape &m)
     q.fail("quant_method", "'" + method + "' is not modelled (fp8, mxfp4, modelopt, compressed-tensors, awq, gptq)");
 }
 
+/// What the weights' one format cannot say about the modules the checkpoint keeps unquantized, as notes: the dense
+/// and shared-expert FFNs go with the attention into the weights' format, the router too.
+void notePartialFormats(const Unquantized &u, const ModelShape &m, const WeightFormat &f, ImportLog &log)
+{
+    const bool dense = m.isMoe() && (m.firstDenseLayers > 0 || m.moeEvery > 1);
+    const bool shared = m.isMoe() && m.sharedFfn > 0;
+    const std::string q = toString(f);
+    if (u.attention) {
+        log.note("attention kept in 16 bits: weights bf16, routed experts " + q);
+        if (dense && !u.dense)
+            log.note("the dense layers' FFNs are " + q + " in the checkpoint but counted in bf16 with the attention");
+        if (shared && !u.shared)
+            log.note("the shared experts are " + q + " in the checkpoint but counted in bf16 with the attention");
+    } else {
+        if (dense && u.dense)
+            log.note("the dense layers' FFNs are kept in 16 bits in the checkpoint but counted in " + q);
+        if (shared && u.shared)
+            log.note("the shared experts are kept in 16 bits in the checkpoint but counted in " + q);
+    }
+    if (m.isMoe() && f.type != DType::BF16)
+        log.note("the MoE router stays 16-bit in the checkpoint; it is counted in the weights' format " +
+                 toString(u.attention ? WeightFormat{DType::BF16, 0, DType::BF16} : f));
+}
+
 } // namespace
 
 void readQuantization(JsonReader &r, ModelShape &m, ImportLog &log)
@@ -146,22 +173,12 @@ void readQuantization(JsonReader &r, ModelShape &m, ImportLog &log)
     if (!m.checkpointUnquantizedEmbeddings)
         log.note("the LM head is quantized but the embedding is not: both are counted in " + toString(f));
     m.checkpointExpertWeights = m.isMoe() ? std::optional<WeightFormat>(f) : std::nullopt;
-    const bool dense = m.isMoe() && (m.sharedFfn > 0 || m.firstDenseLayers > 0 || m.moeEvery > 1);
     m.checkpointWeights = u.attention ? WeightFormat{DType::BF16, 0, DType::BF16} : f;
-    if (u.attention)
-        log.note("attention kept in 16 bits" +
-                 std::string(dense ? "; the dense and shared-expert FFNs are quantized in the checkpoint but counted "
-                                     "in 16 bits with the attention"
-                                   : ""));
-    else if (u.shared)
-        log.note("the shared experts are kept in 16 bits in the checkpoint but counted in " + toString(f));
-    if (u.router || m.isMoe())
-        log.note("the MoE router stays 16-bit in the checkpoint; it is counted in the weight format " +
-                 toString(*m.checkpointWeights));
+    notePartialFormats(u, m, f, log);
     if (!u.other.empty())
-        log.note("other modules kept unquantized (" + u.other.front() +
+        log.note("other modules the checkpoint keeps unquantized (" + u.other.front() +
                  (u.other.size() > 1 ? " and " + std::to_string(u.other.size() - 1) + " more" : std::string()) +
-                 ") are counted in the quantized format");
+                 ") are counted in the formats above");
 }
 
 } // namespace memwall::core::hf

@@ -2,6 +2,7 @@
 // (core/io/hffamilies.cpp, core/io/hfquant.cpp, the family table of core/io/hfconfig.cpp). Every count is by hand
 // in the comment beside it, against the checkpoint's published total.
 
+#include "core/analysis/footprint.h"
 #include "core/analysis/scenario.h"
 #include "core/io/hfconfig.h"
 #include "core/io/jsonreader.h"
@@ -53,6 +54,8 @@ private slots:
     void quantizedCheckpointSetsTheScenario();
     void nemotronHeadDimSpelling();
     void gemma3TextDefaults();
+    void mtpInMemoryOnlyWhenDrafting();
+    void kimiK25TextModel();
 };
 
 void TestHfFamilies::deepseekMtp()
@@ -154,6 +157,9 @@ void TestHfFamilies::quantizationFormats_data()
     // gpt-oss-120b: mxfp4 experts; self_attn, router, embed_tokens and lm_head in modules_to_not_convert (BF16).
     QTest::newRow("gpt-oss-120b mxfp4") << "gpt-oss-120b.json" << "bf16" << "fp4/g32/fp8" << true;
     // Qwen3-235B-A22B-FP8: fp8 blocks of 128 x 128; lm_head, norms and mlp.gate unconverted.
+    // NVIDIA's MiniMax-M2.5-NVFP4 (ModelOpt in config_groups: 4-bit float in groups of 16 = NVFP4); self_attn*, the
+    // gates and lm_head in ignore: attention BF16, experts NVFP4 (4 + 8/16 bits).
+    QTest::newRow("MiniMax-M2.5-NVFP4 modelopt") << "MiniMax-M2.5-NVFP4.json" << "bf16" << "fp4/g16/fp8" << true;
     QTest::newRow("Qwen3-235B-A22B-FP8") << "Qwen3-235B-A22B-FP8.json" << "fp8/g16384/fp32" << "fp8/g16384/fp32"
                                          << true;
 }
@@ -228,6 +234,46 @@ void TestHfFamilies::gemma3TextDefaults()
     nlohmann::json c = readJsonFile(configPath("gemma-3-27b-it.text_config.transcribed.json"));
     c.erase("hidden_size");
     QCOMPARE(errorOf(c), QString("cfg.json: hidden_size: missing"));
+}
+
+void TestHfFamilies::mtpInMemoryOnlyWhenDrafting()
+{
+    // DeepSeek-V3 at 16 bits on one device: the MTP module's 11,610,068,224 parameters are loaded only to draft
+    // tokens (speculative_k > 0 with draft_model mtp): 2 x 11,610,068,224 = 23,220,136,448 B more; the copies of the
+    // embedding and head it stores are not loaded. A preset draft model leaves the weights as they are.
+    const ModelShape m = importHfConfigFile(configPath("DeepSeek-V3.json"));
+    const ParamCounts p = paramCount(m);
+    Scenario s; // weights fp16, no speculative decoding
+    const double plain = weightsPerDevice(m, p, s);
+    QCOMPARE(plain, 2.0 * double(p.total));
+    s.speculativeK = 2;
+    QCOMPARE(weightsPerDevice(m, p, s) - plain, 23220136448.0);
+    s.draftModel = "llama-2-7b";
+    QCOMPARE(weightsPerDevice(m, p, s), plain);
+    // Split by expert parallelism as the model's own: ep 8 keeps 1/8 of the module's routed experts.
+    s.draftModel = "mtp";
+    s.ep = 8;
+    Scenario noDraft = s;
+    noDraft.speculativeK = 0;
+    const double extra = weightsPerDevice(m, p, s) - weightsPerDevice(m, p, noDraft);
+    QCOMPARE(extra, 2.0 * (double(p.mtp - p.mtpRouted) + double(p.mtpRouted) / 8));
+}
+
+void TestHfFamilies::kimiK25TextModel()
+{
+    // Kimi K2.5 wraps its language model (text_config, kimi_k2: the Kimi K2 shape, 1,026,408,232,448 parameters and
+    // 32,861,500,928 active as tst_layerblocks counts Kimi K2) with a vision tower MemWall does not count, and says so.
+    // Its compressed-tensors quantization_config: 4-bit integers in groups of 32 (BF16 scales) for the routed experts;
+    // lm_head, self_attn, shared_experts and the dense MLP are in ignore (16-bit).
+    const HfImport in = importHfConfigFileReport(configPath("Kimi-K2.5.json"));
+    const ParamCounts p = paramCount(in.shape);
+    QCOMPARE(p.total, int64_t(1026408232448));
+    QCOMPARE(p.active, int64_t(32861500928));
+    QVERIFY(reportHas(in, "vision tower"));
+    QCOMPARE(toString(*in.shape.checkpointExpertWeights), std::string("int4/g32/bf16"));
+    QCOMPARE(toString(*in.shape.checkpointWeights), std::string("bf16"));
+    QVERIFY(in.shape.checkpointUnquantizedEmbeddings);
+    QVERIFY(!reportHas(in, "shared experts are")); // listed unquantized and counted in bf16: nothing to say
 }
 
 } // namespace memwall::core
