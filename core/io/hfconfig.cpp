@@ -1132,8 +1132,8 @@ HfImport importHfConfigReport(const json &config, const std::string &file)
     const std::string type = modelType(r);
     const FamilyRow *row = findFamily(type);
     if (!row)
-        r.fail("model_type", "unsupported '" + type + "': no reader for this model_type (supported: " +
-                                 supportedList() + ")");
+        r.fail("model_type",
+               "unsupported '" + type + "': no reader for this model_type (supported: " + supportedList() + ")");
     if (!row->read)
         r.fail("model_type", "'" + type + "': " + std::string(row->missing));
 
@@ -1167,9 +1167,6 @@ HfImport importHfConfigFileReport(const std::string &path)
     return importHfConfigReport(readJsonFile(path, /*pythonFloats=*/true), path);
 }
 
-ModelShape importHfConfigFile(const std::string &path)
-{
-    return importHfConfigFileReport(path).shape;
-}
+ModelShape importHfConfigFile(const std::string &path) { return importHfConfigFileReport(path).shape; }
 
 } // namespace memwall::core

@@ -84,7 +84,8 @@ void importGemma3Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::s
     nlohmann::json filled = r.node();
     std::string named;
     for (const auto &[key, value] : defaults) {
-        if (filled.contains(key) || (std::string_view(key) == "sliding_window_pattern" && filled.contains("layer_types")))
+        if (filled.contains(key) ||
+            (std::string_view(key) == "sliding_window_pattern" && filled.contains("layer_types")))
             continue;
         filled[key] = value;
         named += (named.empty() ? "" : ", ") + std::string(key) + " " + value.dump();

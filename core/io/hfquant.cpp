@@ -16,11 +16,11 @@ namespace {
 /// names transformers, ModelOpt and compressed-tensors give them.
 struct Unquantized
 {
-    bool head = false;      ///< lm_head
-    bool attention = false; ///< self_attn (every layer's, or some)
-    bool router = false;    ///< the MoE router (mlp.gate, mlp.router, block_sparse_moe.gate)
-    bool shared = false;    ///< the shared experts
-    bool dense = false;     ///< the dense layers' MLP projections (mlp.gate_proj, mlp.up_proj, mlp.down_proj)
+    bool head = false;              ///< lm_head
+    bool attention = false;         ///< self_attn (every layer's, or some)
+    bool router = false;            ///< the MoE router (mlp.gate, mlp.router, block_sparse_moe.gate)
+    bool shared = false;            ///< the shared experts
+    bool dense = false;             ///< the dense layers' MLP projections (mlp.gate_proj, mlp.up_proj, mlp.down_proj)
     std::vector<std::string> other; ///< whole layers or MLPs: not expressible as the two formats
 };
 

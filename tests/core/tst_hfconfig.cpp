@@ -442,7 +442,8 @@ void TestHfConfig::errors_data()
     QTest::newRow("unknown model_type")
         << with("model_type", "xyz")
         << QString(
-               "cfg.json: model_type: unsupported 'xyz': no reader for this model_type (supported: llama, mistral, mixtral, "
+               "cfg.json: model_type: unsupported 'xyz': no reader for this model_type (supported: llama, mistral, "
+               "mixtral, "
                "qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, phimoe, olmo2, gpt2, gptj, bert, "
                "roberta, vit, opt, falcon, RefinedWeb, RefinedWebModel, gpt_neox, deepseek_v2, deepseek_v3, kimi_k2, "
                "gpt_oss, mamba, mamba2, cohere, jamba, nemotron_h, llama4, llama4_text, minimax_m2, mimo, kimi_k25)");

@@ -128,8 +128,9 @@ void TestHfFamilies::refusalsNameTheFeature_data()
 {
     QTest::addColumn<QString>("type");
     QTest::addColumn<QString>("message");
-    QTest::newRow("qwen3_vl") << "qwen3_vl"
-                              << "cfg.json: model_type: 'qwen3_vl': the vision tower (images and video) is not modelled";
+    QTest::newRow("qwen3_vl")
+        << "qwen3_vl"
+        << "cfg.json: model_type: 'qwen3_vl': the vision tower (images and video) is not modelled";
     QTest::newRow("deepseek_v32")
         << "deepseek_v32"
         << "cfg.json: model_type: 'deepseek_v32': the lightning indexer's sparse attention (top-k tokens) is not "
@@ -153,15 +154,22 @@ void TestHfFamilies::quantizationFormats_data()
     QTest::addColumn<QString>("experts");
     QTest::addColumn<bool>("embeddings16");
     // DeepSeek-V3: fp8 in 128 x 128 blocks, one FP32 weight_scale_inv each (README_WEIGHTS.md): 8 + 32/16384 bits.
-    QTest::newRow("DeepSeek-V3 fp8 blocks") << "DeepSeek-V3.json" << "fp8/g16384/fp32" << "fp8/g16384/fp32" << true;
+    QTest::newRow("DeepSeek-V3 fp8 blocks") << "DeepSeek-V3.json"
+                                            << "fp8/g16384/fp32"
+                                            << "fp8/g16384/fp32" << true;
     // gpt-oss-120b: mxfp4 experts; self_attn, router, embed_tokens and lm_head in modules_to_not_convert (BF16).
-    QTest::newRow("gpt-oss-120b mxfp4") << "gpt-oss-120b.json" << "bf16" << "fp4/g32/fp8" << true;
+    QTest::newRow("gpt-oss-120b mxfp4") << "gpt-oss-120b.json"
+                                        << "bf16"
+                                        << "fp4/g32/fp8" << true;
     // Qwen3-235B-A22B-FP8: fp8 blocks of 128 x 128; lm_head, norms and mlp.gate unconverted.
     // NVIDIA's MiniMax-M2.5-NVFP4 (ModelOpt in config_groups: 4-bit float in groups of 16 = NVFP4); self_attn*, the
     // gates and lm_head in ignore: attention BF16, experts NVFP4 (4 + 8/16 bits).
-    QTest::newRow("MiniMax-M2.5-NVFP4 modelopt") << "MiniMax-M2.5-NVFP4.json" << "bf16" << "fp4/g16/fp8" << true;
-    QTest::newRow("Qwen3-235B-A22B-FP8") << "Qwen3-235B-A22B-FP8.json" << "fp8/g16384/fp32" << "fp8/g16384/fp32"
-                                         << true;
+    QTest::newRow("MiniMax-M2.5-NVFP4 modelopt") << "MiniMax-M2.5-NVFP4.json"
+                                                 << "bf16"
+                                                 << "fp4/g16/fp8" << true;
+    QTest::newRow("Qwen3-235B-A22B-FP8") << "Qwen3-235B-A22B-FP8.json"
+                                         << "fp8/g16384/fp32"
+                                         << "fp8/g16384/fp32" << true;
 }
 
 void TestHfFamilies::quantizationFormats()
@@ -182,10 +190,14 @@ void TestHfFamilies::quantizationFormats()
 void TestHfFamilies::quantizedCheckpointSetsTheScenario()
 {
     // AWQ: int4 in groups of 128 with an FP16 scale and a zero point; a dense model has no expert format.
-    nlohmann::json c = {{"model_type", "llama"},          {"hidden_size", 64}, {"num_hidden_layers", 2},
-                        {"num_attention_heads", 4},       {"vocab_size", 100}, {"intermediate_size", 128},
-                        {"quantization_config", {{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128},
-                                                 {"zero_point", true}}}};
+    nlohmann::json c = {
+        {"model_type", "llama"},
+        {"hidden_size", 64},
+        {"num_hidden_layers", 2},
+        {"num_attention_heads", 4},
+        {"vocab_size", 100},
+        {"intermediate_size", 128},
+        {"quantization_config", {{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}, {"zero_point", true}}}};
     const ModelShape m = importHfConfig(c, "cfg.json");
     Scenario s;
     adaptToModel(s, m);

@@ -53,8 +53,7 @@ constexpr Added kAdded[] = {
     {"gb200-nvl72", 2024.5, 2500e12, "fp16", 8e12}, {"h20", 2024.5, 148e12, "fp16", 4e12},
     {"mi325x", 2024.5, 1307.4e12, "fp16", 6e12},    {"tpu-v6e", 2024.5, 918e12, "bf16", 1638e9},
     {"b300", 2025.5, 2250e12, "fp16", 7.75e12},     {"gb300", 2025.5, 2500e12, "fp16", 8e12},
-    {"mi355x", 2025.5, 2516.6e12, "fp16", 8e12},
-    {"tpu7x", 2025.5, 2307e12, "bf16", 7.3e12},
+    {"mi355x", 2025.5, 2516.6e12, "fp16", 8e12},    {"tpu7x", 2025.5, 2307e12, "bf16", 7.3e12},
 };
 
 /// A made-up device for the rule's cases: a GPU of 2024 with 1 PFLOP/s FP16 and 4 TB/s of HBM3.
@@ -201,12 +200,12 @@ private slots:
         QTest::addColumn<QStringList>("ids");
         QTest::newRow("peak FLOPS: dense FP16, else BF16")
             << "hw_peak_flops"
-            << QStringList{"h200-sxm", "mi300x", "tpu-v5e", "tpu-v5p", "b200",   "gaudi3", "gb200-nvl72",
-                           "h20",      "mi325x", "tpu-v6e", "b300",    "gb300",  "mi355x", "tpu7x"};
+            << QStringList{"h200-sxm", "mi300x", "tpu-v5e", "tpu-v5p", "b200",  "gaudi3", "gb200-nvl72",
+                           "h20",      "mi325x", "tpu-v6e", "b300",    "gb300", "mi355x", "tpu7x"};
         QTest::newRow("DRAM bandwidth: main memory")
             << "dram_bandwidth"
-            << QStringList{"h200-sxm", "mi300x", "tpu-v5e", "tpu-v5p", "b200",   "gaudi3", "gb200-nvl72",
-                           "h20",      "mi325x", "tpu-v6e", "b300",    "gb300",  "mi355x", "tpu7x"};
+            << QStringList{"h200-sxm", "mi300x", "tpu-v5e", "tpu-v5p", "b200",  "gaudi3", "gb200-nvl72",
+                           "h20",      "mi325x", "tpu-v6e", "b300",    "gb300", "mi355x", "tpu7x"};
     }
     void devicesAfterPaper()
     {

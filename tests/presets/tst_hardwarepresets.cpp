@@ -20,12 +20,12 @@ namespace {
 
 enum class Quantity { Peak, MainCapacity, MainBandwidth, Ridge, LinkBandwidth };
 
-const char *const kRequiredIds[] = {"p100-sxm2",     "v100-sxm2",     "a100-40gb-sxm",  "a100-80gb-sxm", "h100-sxm",
-                                    "h100-pcie",     "h200-sxm",      "b200",           "mi250x",        "mi300x",
-                                    "tpu-v4",        "tpu-v5e",       "tpu-v5p",        "gaudi2",        "gaudi3",
-                                    "cerebras-wse2", "rtx-4090",      "xeon-gold-6242", "amd-epyc-9654", "gb300", "b300",
-                                    "gb200-nvl72",   "mi325x",        "mi355x",         "tpu-v6e",       "tpu7x",
-                                    "groq-lpu",      "cerebras-wse3", "rtx-5090",       "l40s",          "h20"};
+const char *const kRequiredIds[] = {
+    "p100-sxm2", "v100-sxm2",     "a100-40gb-sxm", "a100-80gb-sxm",  "h100-sxm",      "h100-pcie",     "h200-sxm",
+    "b200",      "mi250x",        "mi300x",        "tpu-v4",         "tpu-v5e",       "tpu-v5p",       "gaudi2",
+    "gaudi3",    "cerebras-wse2", "rtx-4090",      "xeon-gold-6242", "amd-epyc-9654", "gb300",         "gb200-nvl72",
+    "mi325x",    "mi355x",        "tpu-v6e",       "tpu7x",          "groq-lpu",      "cerebras-wse3", "rtx-5090",
+    "l40s",      "h20",           "b300"};
 
 bool closeTo(double actual, double expected) { return qAbs(actual - expected) <= 1e-3 * qAbs(expected); }
 
