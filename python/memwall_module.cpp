@@ -472,11 +472,14 @@ PYBIND11_MODULE(_memwall, m)
         "load_config",
         [](const std::string &path) {
             return guarded([&] {
-                const ModelShape shape = importHfConfigFile(path);
-                json j = toJson(shape);
-                const ParamCounts p = paramCount(shape);
+                const HfImport in = importHfConfigFileReport(path);
+                json j = toJson(in.shape);
+                const ParamCounts p = paramCount(in.shape);
                 j["params"] = p.total;
                 j["active_params"] = p.active;
+                j["mtp_params"] = p.mtp;
+                j["checkpoint_params"] = p.checkpoint;
+                j["import_report"] = in.report;
                 return toPython(j);
             });
         },

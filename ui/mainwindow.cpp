@@ -246,18 +246,24 @@ bool MainWindow::openScenario(const QString &path)
 
 bool MainWindow::openModelConfig(const QString &path)
 {
+    std::vector<std::string> report;
     try {
         // The largest config read (8 MB, two million NaN) takes a quarter of a second: a busy cursor says so.
         QGuiApplication::setOverrideCursor(Qt::WaitCursor);
         const auto restoreCursor = qScopeGuard([] { QGuiApplication::restoreOverrideCursor(); });
-        const core::ModelShape shape = core::importHfConfigFile(path.toStdString());
-        m_doc->setModel(shape, true);
+        const core::HfImport in = core::importHfConfigFileReport(path.toStdString());
+        m_doc->setModel(in.shape, true);
+        report = in.report;
     } catch (const std::exception &e) {
         showError(tr("Cannot import model"), QString::fromStdString(e.what()));
         return false;
     }
-    statusBar()->showMessage(
-        tr("Imported %1 from %2").arg(QString::fromStdString(m_doc->model().name), QFileInfo(path).fileName()), 5000);
+    // The import report (quantization read, MTP modules, keys given their defaults) follows, one clause each.
+    QString message =
+        tr("Imported %1 from %2").arg(QString::fromStdString(m_doc->model().name), QFileInfo(path).fileName());
+    for (const std::string &line : report)
+        message += QStringLiteral("; ") + QString::fromStdString(line);
+    statusBar()->showMessage(message, report.empty() ? 5000 : 15000);
     return true;
 }
 

@@ -50,7 +50,8 @@ ScenarioFile assembleScenario(const ScenarioSource &source, const std::vector<Op
     const auto given = [&settings](std::string_view key) {
         return std::any_of(settings.begin(), settings.end(), [key](const auto &o) { return o.option->key == key; });
     };
-    adaptToModel(f.scenario, f.model, given("phase"), given("seq"));
+    // A scenario file keeps its formats unless the model is given anew; options given on the line come after.
+    adaptToModel(f.scenario, f.model, given("phase"), given("seq"), fromFile && !source.model && !source.modelConfig);
     for (const auto &[option, v] : settings)
         option->set(f.scenario, f.whatIf, v); // checked when parsed
     if (auto e = validate(f.scenario); !e.empty())

@@ -48,6 +48,14 @@ double weightsOnDevice(const ParamCounts &params, const Scenario &s, const Weigh
 
 double weightsPerDevice(const ModelShape &m, const ParamCounts &params, const Scenario &s)
 {
+    // The multi-token-prediction modules are loaded only to draft tokens (vLLM and SGLang load them with MTP
+    // speculative decoding); they share the model's embedding and head, so their stored copies stay on disk.
+    if (s.speculativeK > 0 && s.draftModel == "mtp" && params.mtp > 0) {
+        ParamCounts withMtp = params;
+        withMtp.total += params.mtp;
+        withMtp.routed += params.mtpRouted;
+        return weightsOnDevice(withMtp, s, bytesPerWeight(m, s));
+    }
     return weightsOnDevice(params, s, bytesPerWeight(m, s));
 }
 

@@ -98,8 +98,15 @@ std::string validate(const Scenario &s)
     return {};
 }
 
-void adaptToModel(Scenario &s, const ModelShape &m, bool keepPhase, bool keepSeq)
+void adaptToModel(Scenario &s, const ModelShape &m, bool keepPhase, bool keepSeq, bool keepFormats)
 {
+    // A quantized checkpoint's formats (its quantization_config, core/io/hfquant.cpp).
+    if (!keepFormats && m.checkpointWeights) {
+        s.weights = *m.checkpointWeights;
+        s.expertWeights = m.checkpointExpertWeights;
+        s.unquantizedEmbeddings = m.checkpointUnquantizedEmbeddings;
+        s.weightZeroPoints = m.checkpointZeroPoints;
+    }
     if (!keepPhase && m.arch == Architecture::Encoder && (s.phase == Phase::Decode || s.phase == Phase::Generate))
         s.phase = Phase::Encode;
     if (!keepSeq && m.patchInputs > 0 && m.maxPositions > 0)

@@ -203,7 +203,9 @@ struct ModelShape;
 /// command line's --phase and --seq): an encoder has no decode phase, so a decode or generate scenario becomes its
 /// forward pass (encode); a model of image patches (patch_inputs > 0) encodes exactly its patches and class token, so
 /// seq becomes its max_positions (ViT-L/32 at 224 pixels: 50). The window (on a change of model) and the command line
-/// both call it, so that one model gives one scenario.
-void adaptToModel(Scenario &s, const ModelShape &m, bool keepPhase = false, bool keepSeq = false);
+/// both call it, so that one model gives one scenario. A quantized checkpoint (ModelShape::checkpointWeights) sets the
+/// weight, expert-weight, 16-bit-embedding and zero-point options unless `keepFormats` (a scenario file's own).
+void adaptToModel(Scenario &s, const ModelShape &m, bool keepPhase = false, bool keepSeq = false,
+                  bool keepFormats = false);
 
 } // namespace memwall::core

@@ -281,6 +281,8 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
                   {"name", m.name},
                   {"params", a.params.total},
                   {"active_params", a.params.active},
+                  {"mtp_params", a.params.mtp},
+                  {"checkpoint_params", a.params.checkpoint},
                   {"weight_bytes", a.weightBytes},
                   {"layers", m.layers},
                   {"hidden", m.hidden},

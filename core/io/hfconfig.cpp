@@ -1,4 +1,5 @@
 #include "core/io/hfconfig.h"
+#include "core/io/hfimport.h"
 
 #include <algorithm>
 #include <array>
@@ -25,22 +26,7 @@ using nlohmann::json;
 // - Every error is an InputError whose what() is one line "FILE: FIELD: what is wrong", FIELD being the key in the
 //   config.json (not MemWall's name for it).
 
-namespace {
-
-constexpr std::array<std::string_view, 39> kSupported{
-    "llama",  "mistral", "mixtral",    "qwen2",       "qwen2_moe",   "gemma",        "gemma2",          "phi3",
-    "gpt2",   "bert",    "roberta",    "opt",         "falcon",      "RefinedWeb",   "RefinedWebModel", "gpt_neox",
-    "gptj",   "qwen3",   "qwen3_moe",  "gemma3_text", "deepseek_v2", "deepseek_v3",  "kimi_k2",         "gpt_oss",
-    "mamba",  "mamba2",  "cohere",     "olmo2",       "jamba",       "llama4",       "llama4_text",     "nemotron_h",
-    "phimoe", "vit",     "qwen3_next", "qwen3_5",     "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"};
-
-std::string supportedList()
-{
-    std::string s;
-    for (auto t : kSupported)
-        s += (s.empty() ? "" : ", ") + std::string(t);
-    return s;
-}
+namespace hf {
 
 /// Lower-case, every run of characters outside [a-z0-9] becomes one '-', no leading or trailing '-'.
 std::string slugify(std::string_view s)
@@ -164,7 +150,7 @@ double softcap(JsonReader &r, std::string_view key, double absent)
 
 /// head_dim from an explicit key, else hidden / heads (which must then divide evenly).
 int64_t headDim(JsonReader &r, const ModelShape &m, std::string_view headsKey, std::string_view hiddenKey,
-                int64_t explicitFallback = 0)
+                int64_t explicitFallback)
 {
     if (r.has("head_dim"))
         return sizeField(r, "head_dim");
@@ -380,7 +366,7 @@ void importRotaryDecoder(JsonReader &r, ModelShape &m)
 /// experts that form one FFN n_shared_experts x moe_intermediate_size wide. DeepSeek-V3's router ("noaux_tc") has a
 /// bias per expert (e_score_correction_bias). Group-limited routing (n_group, topk_group) picks among the same
 /// experts, so it changes neither the parameters nor the experts a token reads. The multi-token-prediction module
-/// (num_nextn_predict_layers) is not part of the *ForCausalLM model and is not counted.
+/// (num_nextn_predict_layers) is not part of the *ForCausalLM model: importDeepseekV3() counts it apart.
 void importDeepseek(JsonReader &r, ModelShape &m, const std::string &type)
 {
     importRotaryDecoder(r, m);
@@ -436,7 +422,7 @@ void importGptOss(JsonReader &r, ModelShape &m)
     importRotaryDecoder(r, m);
     m.kvHeads = optionalSize(r, {"num_key_value_heads"}, m.heads);
     checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
-    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size", 0);
     m.qkvBias = m.outBias = r.boolean("attention_bias", true);
     m.attentionSinks = true;
     m.ffn = requiredSize(r, {"intermediate_size"});
@@ -462,7 +448,7 @@ void importCohere(JsonReader &r, ModelShape &m)
     importRotaryDecoder(r, m);
     m.kvHeads = optionalSize(r, {"num_key_value_heads"}, m.heads);
     checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
-    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size", 0);
     m.ffn = requiredSize(r, {"intermediate_size"});
     m.norm = NormKind::LayerNorm;
     m.normBias = false;
@@ -561,7 +547,7 @@ void importJamba(JsonReader &r, ModelShape &m)
     m.positions = PositionEncoding::None;
     m.kvHeads = optionalSize(r, {"num_key_value_heads"}, m.heads);
     checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
-    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size", 0);
     m.ffn = requiredSize(r, {"intermediate_size"});
     m.maxPositions = r.integer("max_position_embeddings", 262144);
     m.slidingWindow = slidingWindow(r, "sliding_window", 0);
@@ -606,7 +592,7 @@ void importNemotronH(JsonReader &r, ModelShape &m)
     m.heads = requiredSize(r, {"num_attention_heads"});
     m.kvHeads = requiredSize(r, {"num_key_value_heads"});
     checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
-    m.headDim = requiredSize(r, {"attention_head_dim"});
+    m.headDim = requiredSize(r, {"attention_head_dim", "head_dim"}); // Nemotron-3 spells it head_dim
     m.vocab = requiredSize(r, {"vocab_size"});
     m.ffn = requiredSize(r, {"intermediate_size"});
     m.gatedFfn = false;
@@ -667,7 +653,7 @@ void importLlama4Text(JsonReader &r, ModelShape &m)
     m.family = "llama4";
     m.kvHeads = optionalSize(r, {"num_key_value_heads"}, m.heads);
     checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
-    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size", 0);
     m.qkvBias = m.outBias = r.boolean("attention_bias", false);
     m.maxPositions = r.integer("max_position_embeddings", 131072);
     m.ffn = requiredSize(r, {"intermediate_size"});
@@ -941,7 +927,7 @@ void importGpt2(JsonReader &r, ModelShape &m)
     m.heads = requiredSize(r, {"n_head", "num_attention_heads"});
     m.kvHeads = m.heads;
     m.headDim =
-        headDim(r, m, presentKey(r, {"n_head", "num_attention_heads"}), presentKey(r, {"n_embd", "hidden_size"}));
+        headDim(r, m, presentKey(r, {"n_head", "num_attention_heads"}), presentKey(r, {"n_embd", "hidden_size"}), 0);
     m.ffn = optionalSize(r, {"n_inner"}, 4 * m.hidden); // null means 4 x n_embd
     m.vocab = requiredSize(r, {"vocab_size"});
     m.maxPositions = requiredSize(r, {"n_positions", "max_position_embeddings"});
@@ -962,7 +948,7 @@ void importGptj(JsonReader &r, ModelShape &m)
     m.heads = requiredSize(r, {"n_head", "num_attention_heads"});
     m.kvHeads = m.heads;
     m.headDim =
-        headDim(r, m, presentKey(r, {"n_head", "num_attention_heads"}), presentKey(r, {"n_embd", "hidden_size"}));
+        headDim(r, m, presentKey(r, {"n_head", "num_attention_heads"}), presentKey(r, {"n_embd", "hidden_size"}), 0);
     m.ffn = optionalSize(r, {"n_inner"}, 4 * m.hidden);
     m.vocab = requiredSize(r, {"vocab_size"});
     m.maxPositions = optionalSize(r, {"n_positions", "max_position_embeddings"}, 2048);
@@ -982,7 +968,7 @@ void importEncoderSizes(JsonReader &r, ModelShape &m)
     m.layers = requiredSize(r, {"num_hidden_layers"});
     m.heads = requiredSize(r, {"num_attention_heads"});
     m.kvHeads = m.heads;
-    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size", 0);
     m.ffn = requiredSize(r, {"intermediate_size"});
 }
 
@@ -1070,7 +1056,7 @@ void importOpt(JsonReader &r, ModelShape &m)
     m.layers = requiredSize(r, {"num_hidden_layers"});
     m.heads = requiredSize(r, {"num_attention_heads"});
     m.kvHeads = m.heads;
-    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size", 0);
     m.ffn = requiredSize(r, {"ffn_dim"});
     m.vocab = requiredSize(r, {"vocab_size"});
     m.maxPositions = optionalSize(r, {"max_position_embeddings"}, 2048);
@@ -1098,7 +1084,7 @@ void importFalcon(JsonReader &r, ModelShape &m, const std::string &type)
     m.layers = requiredSize(r, {"num_hidden_layers", "n_layer"});
     m.heads = requiredSize(r, {"num_attention_heads", "n_head"});
     const std::string_view headsKey = presentKey(r, {"num_attention_heads", "n_head"});
-    m.headDim = headDim(r, m, headsKey, "hidden_size");
+    m.headDim = headDim(r, m, headsKey, "hidden_size", 0);
     const bool newArch = r.boolean("new_decoder_architecture", type == "RefinedWeb");
     const bool multiQuery = r.boolean("multi_query", true);
     const bool parallel = r.boolean("parallel_attn", true);
@@ -1140,7 +1126,7 @@ void importGptNeox(JsonReader &r, ModelShape &m)
     m.layers = requiredSize(r, {"num_hidden_layers"});
     m.heads = requiredSize(r, {"num_attention_heads"});
     m.kvHeads = m.heads;
-    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size");
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size", 0);
     m.ffn = requiredSize(r, {"intermediate_size"});
     m.vocab = requiredSize(r, {"vocab_size"});
     m.maxPositions = optionalSize(r, {"max_position_embeddings"}, 2048);
@@ -1154,78 +1140,180 @@ void importGptNeox(JsonReader &r, ModelShape &m)
     m.tiedEmbeddings = r.boolean("tie_word_embeddings", false);
 }
 
-} // namespace
-
-ModelShape importHfConfig(const json &config, const std::string &file)
+/// DeepSeek-V3 and Kimi K2: importDeepseek() and the multi-token-prediction modules (num_nextn_predict_layers), whose
+/// checkpoint also stores a copy of the embedding and of the LM head in each (DeepSeek-V3 README_WEIGHTS.md:
+/// model.layers.61.embed_tokens and shared_head.head).
+void importDeepseekV3(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type)
 {
-    JsonReader r(config, file);
-    // A state-spaces/mamba checkpoint's config names no model_type; its ssm_cfg or d_model and n_layer say what it is.
-    const bool mambaSsm = !r.has("model_type") && (r.has("ssm_cfg") || (r.has("d_model") && r.has("n_layer")));
-    const std::string type = mambaSsm ? std::string("mamba_ssm") : r.string("model_type");
-    const bool known = std::find(kSupported.begin(), kSupported.end(), type) != kSupported.end();
-    if (type == "gemma3")
-        r.fail("model_type", "'gemma3' includes a SigLIP vision tower, which MemWall does not model; import the "
-                             "language model alone (its text_config, model_type gemma3_text)");
-    if (!known && !mambaSsm)
-        r.fail("model_type", "unsupported '" + type + "' (supported: " + supportedList() + ")");
+    importDeepseek(r, m, type);
+    m.mtpLayers = mtpModules(r, log, "num_nextn_predict_layers");
+    m.mtpStoresCopies = m.mtpLayers > 0;
+}
 
-    ModelShape m;
+/// KimiK25ForConditionalGeneration (Kimi K2.5): the language model is its text_config, a Kimi K2 (DeepSeek-V3 layout)
+/// with its own quantization_config; the MoonViT vision tower and projector (vision_config) are not modelled and not
+/// counted, which the import report says first.
+void importKimiK25(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
+{
+    JsonReader text = r.object("text_config");
+    const std::string type = text.string("model_type", "kimi_k2");
+    if (type != "kimi_k2" && type != "deepseek_v3")
+        text.fail("model_type", "expected kimi_k2 or deepseek_v3 for Kimi K2.5's language model, got '" + type + "'");
+    log.note("kimi_k25: the language model (text_config) alone; the MoonViT vision tower and its projector "
+             "(vision_config) are not modelled and not counted");
+    importDeepseekV3(text, m, log, type);
+    m.family = "kimi_k2";
+    readQuantization(text, m, log);
+}
+
+/// The readers with the shared signature (FamilyReader), from those that need neither the log nor the type.
+template <void (*F)(JsonReader &, ModelShape &)>
+void plain(JsonReader &r, ModelShape &m, ImportLog &, const std::string &)
+{
+    F(r, m);
+}
+template <void (*F)(JsonReader &, ModelShape &, const std::string &)>
+void typed(JsonReader &r, ModelShape &m, ImportLog &, const std::string &type)
+{
+    F(r, m, type);
+}
+
+/// One model_type: its reader, or (read nullptr) the part MemWall does not model, which the refusal names.
+struct FamilyRow
+{
+    std::string_view type;
+    FamilyReader read = nullptr;
+    std::string_view missing = {};
+};
+
+/// Every model_type MemWall knows, read or refused: a new family is one row here (and its reader).
+constexpr std::array kFamilies{
+    FamilyRow{"llama", typed<importLlamaLike>},
+    FamilyRow{"mistral", typed<importLlamaLike>},
+    FamilyRow{"mixtral", typed<importLlamaLike>},
+    FamilyRow{"qwen2", typed<importLlamaLike>},
+    FamilyRow{"qwen2_moe", typed<importLlamaLike>},
+    FamilyRow{"qwen3", typed<importLlamaLike>},
+    FamilyRow{"qwen3_moe", typed<importLlamaLike>},
+    FamilyRow{"gemma", typed<importLlamaLike>},
+    FamilyRow{"gemma2", typed<importLlamaLike>},
+    FamilyRow{"gemma3_text", importGemma3Text},
+    FamilyRow{"phi3", typed<importLlamaLike>},
+    FamilyRow{"phimoe", typed<importLlamaLike>},
+    FamilyRow{"olmo2", typed<importLlamaLike>},
+    FamilyRow{"gpt2", plain<importGpt2>},
+    FamilyRow{"gptj", plain<importGptj>},
+    FamilyRow{"bert", plain<importBert>},
+    FamilyRow{"roberta", plain<importBert>},
+    FamilyRow{"vit", plain<importVit>},
+    FamilyRow{"opt", plain<importOpt>},
+    FamilyRow{"falcon", typed<importFalcon>},
+    FamilyRow{"RefinedWeb", typed<importFalcon>},
+    FamilyRow{"RefinedWebModel", typed<importFalcon>},
+    FamilyRow{"gpt_neox", plain<importGptNeox>},
+    FamilyRow{"deepseek_v2", typed<importDeepseek>},
+    FamilyRow{"deepseek_v3", importDeepseekV3},
+    FamilyRow{"kimi_k2", importDeepseekV3},
+    FamilyRow{"gpt_oss", plain<importGptOss>},
+    FamilyRow{"mamba", typed<importMamba>},
+    FamilyRow{"mamba2", typed<importMamba>},
+    FamilyRow{"mamba_ssm", plain<importMambaSsm>}, // a state-spaces/mamba config: no model_type (see importHfConfig)
+    FamilyRow{"cohere", plain<importCohere>},
+    FamilyRow{"jamba", plain<importJamba>},
+    FamilyRow{"nemotron_h", plain<importNemotronH>},
+    FamilyRow{"llama4", plain<importLlama4>},
+    FamilyRow{"llama4_text", plain<importLlama4Text>},
+    FamilyRow{"minimax_m2", importMinimaxM2},
+    FamilyRow{"mimo", importMimo},
+    FamilyRow{"kimi_k25", importKimiK25},
+    FamilyRow{"gemma3", nullptr,
+              "its SigLIP vision tower and projector are not modelled; import the language model alone (its "
+              "text_config, model_type gemma3_text)"},
+    FamilyRow{"qwen3_vl", nullptr, "the vision tower (images and video) is not modelled"},
+    FamilyRow{"qwen3_vl_moe", nullptr, "the vision tower (images and video) is not modelled"},
+    FamilyRow{"qwen3_next", typed<importQwenNext>},
+    FamilyRow{"qwen3_5_text", typed<importQwenNext>},
+    FamilyRow{"qwen3_5_moe_text", typed<importQwenNext>},
+    FamilyRow{"qwen3_5", typed<importQwen35>},
+    FamilyRow{"qwen3_5_moe", typed<importQwen35>},
+    FamilyRow{"kimi_linear", nullptr, "Kimi Delta Attention (linear-attention) layers are not modelled"},
+    FamilyRow{"deepseek_v32", nullptr, "the lightning indexer's sparse attention (top-k tokens) is not modelled"},
+    FamilyRow{"glm_moe_dsa", nullptr, "the lightning indexer's sparse attention (top-k tokens) is not modelled"},
+    FamilyRow{"gemma3n", nullptr, "KV sharing between layers and per-layer embeddings are not modelled"},
+    FamilyRow{"deci", nullptr, "per-layer heterogeneous blocks (Nemotron-NAS block_configs) are not modelled"},
+    FamilyRow{"step3p5", nullptr, "Step-3.x's mixed attention layers are not modelled"},
+};
+
+const FamilyRow *findFamily(std::string_view type)
+{
+    for (const FamilyRow &row : kFamilies)
+        if (row.type == type)
+            return &row;
+    return nullptr;
+}
+
+std::string supportedList()
+{
+    std::string s;
+    for (const FamilyRow &row : kFamilies)
+        if (row.read && row.type != "mamba_ssm")
+            s += (s.empty() ? "" : ", ") + std::string(row.type);
+    return s;
+}
+
+/// The model_type of `r`: a state-spaces/mamba checkpoint's config names none; its ssm_cfg or d_model and n_layer say
+/// what it is ("mamba_ssm").
+std::string modelType(JsonReader &r)
+{
+    if (!r.has("model_type") && (r.has("ssm_cfg") || (r.has("d_model") && r.has("n_layer"))))
+        return "mamba_ssm";
+    return r.string("model_type");
+}
+
+} // namespace hf
+
+HfImport importHfConfigReport(const json &config, const std::string &file)
+{
+    using namespace hf;
+    JsonReader r(config, file);
+    const std::string type = modelType(r);
+    const FamilyRow *row = findFamily(type);
+    if (!row)
+        r.fail("model_type",
+               "unsupported '" + type + "': no reader for this model_type (supported: " + supportedList() + ")");
+    if (!row->read)
+        r.fail("model_type", "'" + type + "': " + std::string(row->missing));
+
+    HfImport out;
+    ModelShape &m = out.shape;
     const std::string name = readableName(r, file);
     m.name = name;
     m.id = slugify(name);
     if (m.id.empty())
         m.id = "model";
     m.family = (type == "RefinedWeb" || type == "RefinedWebModel") ? std::string("falcon") : type;
-
-    if (type == "gpt2")
-        importGpt2(r, m);
-    else if (type == "gptj")
-        importGptj(r, m);
-    else if (type == "bert" || type == "roberta")
-        importBert(r, m);
-    else if (type == "vit")
-        importVit(r, m);
-    else if (type == "opt")
-        importOpt(r, m);
-    else if (m.family == "falcon")
-        importFalcon(r, m, type);
-    else if (type == "gpt_neox")
-        importGptNeox(r, m);
-    else if (type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2")
-        importDeepseek(r, m, type);
-    else if (type == "gpt_oss")
-        importGptOss(r, m);
-    else if (type == "mamba" || type == "mamba2")
-        importMamba(r, m, type);
-    else if (type == "cohere")
-        importCohere(r, m);
-    else if (type == "jamba")
-        importJamba(r, m);
-    else if (type == "nemotron_h")
-        importNemotronH(r, m);
-    else if (type == "llama4")
-        importLlama4(r, m);
-    else if (type == "llama4_text")
-        importLlama4Text(r, m);
-    else if (type == "qwen3_next" || type == "qwen3_5_text" || type == "qwen3_5_moe_text")
-        importQwenNext(r, m, type);
-    else if (type == "qwen3_5" || type == "qwen3_5_moe")
-        importQwen35(r, m, type);
-    else if (mambaSsm)
-        importMambaSsm(r, m);
-    else
-        importLlamaLike(r, m, type);
+    ImportLog log;
+    row->read(r, m, log, type);
+    readQuantization(r, m, log);
 
     if (m.maxPositions < 0)
         r.fail("max_position_embeddings", "must not be negative, got " + std::to_string(m.maxPositions));
     if (auto e = validate(m); !e.empty())
         throw InputError::rule(file, e.fields, e.message);
-    return m;
+    out.report = std::move(log.lines);
+    return out;
 }
 
-ModelShape importHfConfigFile(const std::string &path)
+ModelShape importHfConfig(const json &config, const std::string &file)
 {
-    return importHfConfig(readJsonFile(path, /*pythonFloats=*/true), path);
+    return importHfConfigReport(config, file).shape;
 }
+
+HfImport importHfConfigFileReport(const std::string &path)
+{
+    return importHfConfigReport(readJsonFile(path, /*pythonFloats=*/true), path);
+}
+
+ModelShape importHfConfigFile(const std::string &path) { return importHfConfigFileReport(path).shape; }
 
 } // namespace memwall::core

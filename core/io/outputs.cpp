@@ -43,6 +43,10 @@ json modelEntry(const ModelPreset &m)
            {"file", m.sourceFile}};
     if (m.paramsOfficial)
         j["params_official"] = m.paramsOfficial->value;
+    if (p.mtp > 0) { // the multi-token-prediction modules, and all the checkpoint holds with them
+        j["mtp_params"] = p.mtp;
+        j["checkpoint_params"] = p.checkpoint;
+    }
     return j;
 }
 

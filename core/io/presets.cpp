@@ -483,6 +483,47 @@ void linearAttentionToJson(const ModelShape &m, json &j)
     j["attention_every"] = m.attentionEvery;
     j["attention_offset"] = m.attentionOffset;
 }
+
+/// A model's multi-token-prediction modules and its checkpoint's formats (issue #38; ModelShape's last fields), in a
+/// preset shape or a scenario file's inline model: mtp_layers, mtp_stores_copies, checkpoint_weights,
+/// checkpoint_expert_weights (weight-format strings), checkpoint_unquantized_embeddings, checkpoint_zero_points.
+void readCheckpointFields(JsonReader &r, ModelShape &m)
+{
+    m.mtpLayers = r.integer("mtp_layers", 0);
+    if (m.mtpLayers < 0 || m.mtpLayers > 16)
+        r.fail("mtp_layers", "must be between 0 and 16, got " + std::to_string(m.mtpLayers));
+    m.mtpStoresCopies = r.boolean("mtp_stores_copies", false);
+    const auto format = [&r](std::string_view key) -> std::optional<WeightFormat> {
+        if (!r.has(key))
+            return std::nullopt;
+        const std::string text = r.string(key);
+        const auto f = weightFormatFromString(text);
+        if (!f)
+            r.fail(key, "unknown weight format '" + text + "'");
+        return f;
+    };
+    m.checkpointWeights = format("checkpoint_weights");
+    m.checkpointExpertWeights = format("checkpoint_expert_weights");
+    m.checkpointUnquantizedEmbeddings = r.boolean("checkpoint_unquantized_embeddings", false);
+    m.checkpointZeroPoints = r.boolean("checkpoint_zero_points", false);
+}
+
+void writeCheckpointFields(const ModelShape &m, json &j)
+{
+    if (m.mtpLayers != 0)
+        j["mtp_layers"] = m.mtpLayers;
+    if (m.mtpStoresCopies)
+        j["mtp_stores_copies"] = true;
+    if (m.checkpointWeights)
+        j["checkpoint_weights"] = toString(*m.checkpointWeights);
+    if (m.checkpointExpertWeights)
+        j["checkpoint_expert_weights"] = toString(*m.checkpointExpertWeights);
+    if (m.checkpointUnquantizedEmbeddings)
+        j["checkpoint_unquantized_embeddings"] = true;
+    if (m.checkpointZeroPoints)
+        j["checkpoint_zero_points"] = true;
+}
+
 } // namespace
 
 ModelShape modelShapeFromJson(const json &j, const std::string &file)
@@ -556,6 +597,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.denseFfn = r.integer("dense_ffn", 0);
     m.routerBias = r.boolean("router_bias", false);
     m.normBias = r.boolean("norm_bias", true);
+    readCheckpointFields(r, m);
     m.ssm.kind = pick("ssm", ssmKindFromString, SsmKind::None, "none, mamba1 or mamba2");
     if (m.ssm.kind != SsmKind::None) {
         m.ssm.stateSize = r.positiveInteger("ssm_state_size");
@@ -658,6 +700,7 @@ json toJson(const ModelShape &m)
         j["final_softcap"] = m.finalSoftcap;
     if (!m.normBias)
         j["norm_bias"] = false;
+    writeCheckpointFields(m, j);
     if (m.ssm.kind != SsmKind::None) {
         const SsmShape &x = m.ssm;
         j["ssm"] = toString(x.kind);

@@ -364,6 +364,15 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
 
     p.total = p.embedding + p.layers + p.head;
     p.active = p.embedding + p.layersActive + p.head;
+    // Multi-token prediction (DeepSeek-V3 README_WEIGHTS.md): enorm, hnorm, eh_proj (2h x h), the decoder layer that
+    // would follow the model's last, and shared_head.norm.
+    for (int64_t j = 0; j < m.mtpLayers; ++j) {
+        const LayerBlock b = layerBlock(m, m.layers + j);
+        p.mtp += 3 * normParams + 2 * h * h + layer(b, m.experts);
+        p.mtpRouted += b.moe ? expert * m.experts : 0;
+        p.mtpCopies += m.mtpStoresCopies ? m.vocab * h * (m.tiedEmbeddings ? 1 : 2) : 0;
+    }
+    p.checkpoint = p.total + p.mtp + p.mtpCopies;
     return p;
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/model/dtype.h"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -193,6 +195,23 @@ struct ModelShape
     int64_t denseFfn = 0;    ///< FFN width of a MoE model's dense layers
     bool routerBias = false; ///< the router has a bias per expert (DeepSeek-V3's e_score_correction_bias)
 
+    /// Multi-token-prediction modules (DeepSeek-V3's and GLM-4.5's num_nextn_predict_layers, MiMo's
+    /// num_nextn_predict_layers): each an RMSNorm of the next token's embedding and one of the hidden state (enorm,
+    /// hnorm), a projection of the two concatenated (eh_proj, 2 hidden x hidden, no bias), one decoder layer like the
+    /// model's next one (layer index layers + j), and an RMSNorm before the shared LM head. Not part of the
+    /// *ForCausalLM model: counted apart in ParamCounts::mtp, and loaded only to draft tokens (draft_model mtp).
+    int64_t mtpLayers = 0;
+    /// Each module's checkpoint also stores a copy of the embedding and the LM head (DeepSeek-V3's
+    /// model.layers.61.embed_tokens and shared_head.head): ParamCounts::mtpCopies.
+    bool mtpStoresCopies = false;
+    /// The formats the checkpoint's quantization_config declares (core/io/hfquant.cpp): the weights' and the routed
+    /// experts', when it quantizes them, and whether the embedding and LM head stay 16-bit. adaptToModel() makes them
+    /// the scenario's formats unless the user chose others.
+    std::optional<WeightFormat> checkpointWeights;
+    std::optional<WeightFormat> checkpointExpertWeights;
+    bool checkpointUnquantizedEmbeddings = false;
+    bool checkpointZeroPoints = false; ///< asymmetric groups: a zero point per group (AWQ, GPTQ with sym false)
+
     int64_t qDim() const { return heads * headDim; }
     int64_t kvDim() const { return kvHeads * headDim; }
     bool isMoe() const { return experts > 1; }
@@ -323,6 +342,13 @@ struct ParamCounts
     int64_t head = 0;         ///< final norm, untied LM head, pooler
     int64_t total = 0;
     int64_t active = 0; ///< parameters one token touches (MoE: activeExperts of experts)
+    /// The multi-token-prediction modules (ModelShape::mtpLayers), not in total: their norms, projection, decoder
+    /// layer and head norm; mtpRouted of it in routed experts. mtpCopies: the embedding and head copies the checkpoint
+    /// stores in them. checkpoint = total + mtp + mtpCopies, what the checkpoint's tensors hold.
+    int64_t mtp = 0;
+    int64_t mtpRouted = 0;
+    int64_t mtpCopies = 0;
+    int64_t checkpoint = 0;
 };
 ParamCounts paramCount(const ModelShape &m);
 /// The same from the model's layerGroups(), when the caller has them (analyze() does).

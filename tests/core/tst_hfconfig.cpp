@@ -442,11 +442,11 @@ void TestHfConfig::errors_data()
     QTest::newRow("unknown model_type")
         << with("model_type", "xyz")
         << QString(
-               "cfg.json: model_type: unsupported 'xyz' (supported: llama, mistral, mixtral, qwen2, qwen2_moe, gemma, "
-               "gemma2, phi3, gpt2, bert, roberta, opt, falcon, RefinedWeb, RefinedWebModel, gpt_neox, gptj, qwen3, "
-               "qwen3_moe, gemma3_text, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, mamba, mamba2, cohere, olmo2, "
-               "jamba, llama4, llama4_text, nemotron_h, phimoe, vit, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_5_text, "
-               "qwen3_5_moe_text)");
+               "cfg.json: model_type: unsupported 'xyz': no reader for this model_type (supported: llama, mistral, "
+               "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, phimoe, olmo2, gpt2, "
+               "gptj, bert, roberta, vit, opt, falcon, RefinedWeb, RefinedWebModel, gpt_neox, deepseek_v2, "
+               "deepseek_v3, kimi_k2, gpt_oss, mamba, mamba2, cohere, jamba, nemotron_h, llama4, llama4_text, "
+               "minimax_m2, mimo, kimi_k25, qwen3_next, qwen3_5_text, qwen3_5_moe_text, qwen3_5, qwen3_5_moe)");
     QTest::newRow("hidden_size is a string")
         << with("hidden_size", "big") << QString("cfg.json: hidden_size: expected a whole number, got \"big\"");
     QTest::newRow("hidden_size is fractional")

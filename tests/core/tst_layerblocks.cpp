@@ -602,7 +602,7 @@ void TestLayerBlocks::unsupportedParts_data()
         << "gemma-3-1b-it.json"
         << "model_type"
         << "\"gemma3\""
-        << "cfg.json: model_type: 'gemma3' includes a SigLIP vision tower, which MemWall does not model; import the "
+        << "cfg.json: model_type: 'gemma3': its SigLIP vision tower and projector are not modelled; import the "
            "language model alone (its text_config, model_type gemma3_text)";
 }
 

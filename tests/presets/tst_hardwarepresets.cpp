@@ -20,12 +20,12 @@ namespace {
 
 enum class Quantity { Peak, MainCapacity, MainBandwidth, Ridge, LinkBandwidth };
 
-const char *const kRequiredIds[] = {"p100-sxm2",     "v100-sxm2",     "a100-40gb-sxm",  "a100-80gb-sxm", "h100-sxm",
-                                    "h100-pcie",     "h200-sxm",      "b200",           "mi250x",        "mi300x",
-                                    "tpu-v4",        "tpu-v5e",       "tpu-v5p",        "gaudi2",        "gaudi3",
-                                    "cerebras-wse2", "rtx-4090",      "xeon-gold-6242", "amd-epyc-9654", "gb300",
-                                    "gb200-nvl72",   "mi325x",        "mi355x",         "tpu-v6e",       "tpu7x",
-                                    "groq-lpu",      "cerebras-wse3", "rtx-5090",       "l40s",          "h20"};
+const char *const kRequiredIds[] = {
+    "p100-sxm2", "v100-sxm2",     "a100-40gb-sxm", "a100-80gb-sxm",  "h100-sxm",      "h100-pcie",     "h200-sxm",
+    "b200",      "mi250x",        "mi300x",        "tpu-v4",         "tpu-v5e",       "tpu-v5p",       "gaudi2",
+    "gaudi3",    "cerebras-wse2", "rtx-4090",      "xeon-gold-6242", "amd-epyc-9654", "gb300",         "gb200-nvl72",
+    "mi325x",    "mi355x",        "tpu-v6e",       "tpu7x",          "groq-lpu",      "cerebras-wse3", "rtx-5090",
+    "l40s",      "h20",           "b300"};
 
 bool closeTo(double actual, double expected) { return qAbs(actual - expected) <= 1e-3 * qAbs(expected); }
 
@@ -134,6 +134,8 @@ private slots:
         // 2024-2026 devices (issue #17). FP4/FP6 are dense NVFP4/MXFP4/MXFP6 rates.
         peak("GB300 dense FP4 = 1,080 PFLOPS per NVL72 rack / 72 = 15 PFLOPS", "gb300", DType::FP4, 15e15);
         peak("GB300 dense FP8 = 720 PFLOPS sparse per rack / 72 / 2 = 5 PFLOPS", "gb300", DType::FP8, 5e15);
+        peak("B300 (HGX) dense FP8 = 72 PFLOPS sparse per 8 GPUs / 8 / 2 = 4.5 PFLOPS", "b300", DType::FP8, 4.5e15);
+        peak("B300 (HGX) dense BF16 = 36 PFLOPS sparse per 8 GPUs / 8 / 2 = 2.25 PFLOPS", "b300", DType::BF16, 2.25e15);
         peak("GB300 dense INT8 = 24 POPS sparse per rack / 72 / 2 = 0.167 POPS", "gb300", DType::INT8, 0.1667e15);
         peak("GB200 NVL72 dense FP4 = 1,440 PFLOPS sparse per rack / 72 / 2 = 10 PFLOPS", "gb200-nvl72", DType::FP4,
              10e15);
@@ -169,6 +171,7 @@ private slots:
         cap("Cerebras WSE-2 on-wafer SRAM = 40 GB (main memory, no DRAM)", "cerebras-wse2", 40e9);
         cap("RTX 4090 GDDR6X = 24 GB", "rtx-4090", 24e9);
         cap("GB300 HBM3e = 288 GB", "gb300", 288e9);
+        cap("B300 (HGX) HBM3e = 288 GB", "b300", 288e9);
         cap("GB200 NVL72 HBM3e = 13.4 TB / 72 = 186 GB per GPU", "gb200-nvl72", 186e9);
         cap("MI325X HBM3e = 256 GB", "mi325x", 256e9);
         cap("MI355X HBM3e = 288 GB", "mi355x", 288e9);
@@ -194,6 +197,7 @@ private slots:
         bw("Cerebras WSE-2 SRAM = 20 PB/s", "cerebras-wse2", 20e15);
         bw("RTX 4090 GDDR6X = 1008 GB/s", "rtx-4090", 1008e9);
         bw("GB300 HBM3e = 576 TB/s per rack / 72 = 8 TB/s", "gb300", 8e12);
+        bw("B300 (HGX) HBM3e = 62 TB/s per 8 GPUs / 8 = 7.75 TB/s", "b300", 7.75e12);
         bw("MI325X HBM3e = 6 TB/s", "mi325x", 6e12);
         bw("MI355X HBM3e = 8 TB/s", "mi355x", 8e12);
         bw("TPU v6e HBM = 1638 GB/s", "tpu-v6e", 1638e9);

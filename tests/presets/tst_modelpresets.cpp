@@ -22,12 +22,13 @@ namespace {
 constexpr double kTolerance = 0.005; // 0.5 %
 
 const char *const kRequiredIds[] = {
-    "bert-base-uncased", "bert-large-uncased", "gpt2",        "gpt2-medium",  "gpt2-large",
-    "gpt2-xl",           "gpt-3-175b",         "opt-13b",     "llama-7b",     "llama-13b",
-    "llama-65b",         "llama-2-7b",         "llama-2-13b", "llama-2-70b",  "llama-3-8b",
-    "llama-3-70b",       "llama-3-1-405b",     "mistral-7b",  "mixtral-8x7b", "mixtral-8x22b",
-    "qwen2-7b",          "gemma-7b",           "phi-3-mini",  "falcon-40b",   "falcon-7b",
-    "gpt-neox-20b",      "qwen2-57b-a14b",
+    "bert-base-uncased", "bert-large-uncased", "gpt2",         "gpt2-medium",     "gpt2-large",
+    "gpt2-xl",           "gpt-3-175b",         "opt-13b",      "llama-7b",        "llama-13b",
+    "llama-65b",         "llama-2-7b",         "llama-2-13b",  "llama-2-70b",     "llama-3-8b",
+    "llama-3-70b",       "llama-3-1-405b",     "mistral-7b",   "mixtral-8x7b",    "mixtral-8x22b",
+    "qwen2-7b",          "gemma-7b",           "phi-3-mini",   "falcon-40b",      "falcon-7b",
+    "gpt-neox-20b",      "qwen2-57b-a14b",     "gpt-oss-120b", "qwen3-235b-a22b", "qwen3-235b-a22b-fp8",
+    "minimax-m2.5",      "deepseek-r1",        "kimi-k2.5",    "mimo-7b",
 };
 
 QString relativeError(double computed, double official)
@@ -51,6 +52,7 @@ private slots:
     void officialCounts();
     void everyPresetIsSourced();
     void knownShapes();
+    void checkpointFormatsAndMtp();
 
 private:
     PresetLibrary m_lib;
@@ -135,6 +137,24 @@ void TestModelPresets::everyPresetIsSourced()
         else
             QVERIFY2(!m.activeParamsOfficial.has_value(), m.shape.id.c_str());
     }
+}
+
+void TestModelPresets::checkpointFormatsAndMtp()
+{
+    // The presets of issue #38 carry what their config.json says (tests/core/tst_hffamilies.cpp counts them by hand).
+    const auto fmt = [](const std::optional<WeightFormat> &f) { return f ? toString(*f) : std::string("none"); };
+    QCOMPARE(fmt(m_lib.findModel("qwen3-235b-a22b")->shape.checkpointWeights), std::string("none"));
+    QCOMPARE(fmt(m_lib.findModel("qwen3-235b-a22b-fp8")->shape.checkpointWeights), std::string("fp8/g16384/fp32"));
+    QCOMPARE(fmt(m_lib.findModel("gpt-oss-120b")->shape.checkpointExpertWeights), std::string("fp4/g32/fp8"));
+    QCOMPARE(fmt(m_lib.findModel("kimi-k2.5")->shape.checkpointExpertWeights), std::string("int4/g32/bf16"));
+    // Qwen3-235B-A22B: 235,093,634,560 parameters, 22,190,763,520 active (the Qwen3 report: 235B, 22B activated).
+    const ParamCounts q = paramCount(m_lib.findModel("qwen3-235b-a22b")->shape);
+    QCOMPARE(q.total, int64_t(235093634560));
+    QCOMPARE(q.active, int64_t(22190763520));
+    // DeepSeek-R1: DeepSeek-V3's counts, and its MTP module with the copies its checkpoint stores.
+    const ParamCounts r1 = paramCount(m_lib.findModel("deepseek-r1")->shape);
+    QCOMPARE(r1.total, int64_t(671026419200));
+    QCOMPARE(r1.checkpoint, int64_t(684489845504));
 }
 
 void TestModelPresets::knownShapes()

@@ -204,7 +204,7 @@ void TestTrendsChart::exportData()
     QCOMPARE(chart.id(), QString("trends"));
     const QStringList lines = chart.csv().split('\n', Qt::SkipEmptyParts);
     QVERIFY(lines.first().startsWith("series,name,year,value,unit,normalized,in_fit,")); // new fields at the end
-    QCOMPARE(lines.size(), 1 + 37 + 13 + 12 + 13 + 10); // with the devices MemWall adds (exportAddedDevices)
+    QCOMPARE(lines.size(), 1 + 37 + 14 + 12 + 14 + 10); // with the devices MemWall adds (exportAddedDevices)
     QVERIFY(lines[1].startsWith("hw_peak_flops,"));
     const auto j = chart.data();
     QCOMPARE(j.at("base_year").get<int>(), 2003);
@@ -650,7 +650,7 @@ void TestTrendsChart::addedDevicesToggle()
             QLineSeries *refit = chart.refitSeries(id);
             QVERIFY(added && refit);
             const auto devices = chart.addedDevices(id);
-            QCOMPARE(devices.size(), std::size_t(13));
+            QCOMPARE(devices.size(), std::size_t(14));
             QCOMPARE(added->isVisible(), on);
             QCOMPARE(refit->isVisible(), on);
             const core::TrendSeries &s = *trends.find(id);
@@ -866,8 +866,8 @@ void TestTrendsChart::exportAddedDevices()
     }
     QStringList lines = chart.csv().split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.first(), QString("series,name,year,value,unit,normalized,in_fit,in_refit,origin,device_id"));
-    QCOMPARE(lines.size(), 1 + 37 + 13 + 12 + 13 + 10);
-    QCOMPARE(lines.filter(",memwall,").size(), 26);
+    QCOMPARE(lines.size(), 1 + 37 + 14 + 12 + 14 + 10);
+    QCOMPARE(lines.filter(",memwall,").size(), 28);
     QVERIFY(lines.contains(QStringLiteral("hw_peak_flops,NVIDIA H200 SXM 141GB,2023.5,9.894e+14,FLOP/s,%1,false,true,"
                                           "memwall,h200-sxm")
                                .arg(chart.addedSeries("hw_peak_flops")->at(0).y(), 0, 'g', 10)));

@@ -1,0 +1,53 @@
+#pragma once
+// Internal to the config.json importer (hfconfig.cpp, hffamilies.cpp, hfquant.cpp), not public API: the readers of
+// sizes that every family shares, the family readers that newer families build on, and the import log.
+
+#include "core/io/jsonreader.h"
+#include "core/model/modelshape.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace memwall::core::hf {
+
+/// What an import read, assumed or left out, one line each, for the import report (HfImport::report).
+struct ImportLog
+{
+    std::vector<std::string> lines;
+    void note(std::string line) { lines.push_back(std::move(line)); }
+};
+
+/// A family's reader: fills `m` from the config `r` of model_type `type`, noting what it assumed in `log`.
+using FamilyReader = void (*)(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
+
+// The shared readers of hfconfig.cpp (their comments are there).
+int64_t sizeField(JsonReader &r, std::string_view key);
+int64_t requiredSize(JsonReader &r, std::initializer_list<std::string_view> keys);
+int64_t optionalSize(JsonReader &r, std::initializer_list<std::string_view> keys, int64_t fallback);
+Activation activation(JsonReader &r, std::initializer_list<std::string_view> keys, Activation fallback);
+int64_t slidingWindow(JsonReader &r, std::string_view key, int64_t absent);
+int64_t headDim(JsonReader &r, const ModelShape &m, std::string_view headsKey, std::string_view hiddenKey,
+                int64_t explicitFallback);
+void checkKvHeads(JsonReader &r, const ModelShape &m, std::string_view kvKey, std::string_view headsKey);
+int64_t globalEveryFromLayerTypes(JsonReader &r, const ModelShape &m);
+void importRotaryDecoder(JsonReader &r, ModelShape &m);
+void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type);
+void importDeepseek(JsonReader &r, ModelShape &m, const std::string &type);
+void importNemotronH(JsonReader &r, ModelShape &m);
+
+// The families of hffamilies.cpp.
+void importMinimaxM2(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
+void importMimo(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
+void importGemma3Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
+/// The multi-token-prediction modules of `key` (num_nextn_predict_layers of DeepSeek-V3 and MiMo): 0 when absent;
+/// noted in the log when present.
+int64_t mtpModules(JsonReader &r, ImportLog &log, std::string_view key);
+
+// hfquant.cpp
+/// Reads `quantization_config` (when present) into the shape's checkpoint formats and notes what it read.
+void readQuantization(JsonReader &r, ModelShape &m, ImportLog &log);
+
+} // namespace memwall::core::hf
