@@ -369,7 +369,7 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
     for (int64_t j = 0; j < m.mtpLayers; ++j) {
         const LayerBlock b = layerBlock(m, m.layers + j);
         p.mtp += 3 * normParams + 2 * h * h + layer(b, m.experts);
-        p.mtpRouted += b.moe ? expert * m.experts : 0;
+        p.mtpRouted += b.ffn == LayerFfn::Moe ? expert * m.experts : 0;
         p.mtpCopies += m.mtpStoresCopies ? m.vocab * h * (m.tiedEmbeddings ? 1 : 2) : 0;
     }
     p.checkpoint = p.total + p.mtp + p.mtpCopies;
