@@ -188,7 +188,10 @@ int cmdSearch(const CommandLine &cl)
                              "disaggregate",
                              "prefill_batch",
                              "tpot_s_low",
-                             "tpot_s_high"});
+                             "tpot_s_high",
+                             "attention_dp",
+                             "moe_tp",
+                             "moe_ep"});
         const auto g = [](double v) {
             char buf[40];
             std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -221,7 +224,10 @@ int cmdSearch(const CommandLine &cl)
                                      : std::string("off"),
                                  std::to_string(s.prefillBatch),
                                  p.band ? g(p.tpotS * p.band->low) : "",
-                                 p.band ? g(p.tpotS * p.band->high) : ""});
+                                 p.band ? g(p.tpotS * p.band->high) : "",
+                                 std::to_string(s.attentionDp),
+                                 std::to_string(moeTp(s)),
+                                 std::to_string(moeEp(s))});
         }
         return 0;
     }
@@ -261,6 +267,9 @@ int cmdSearch(const CommandLine &cl)
                     std::string(toString(s.kv)).c_str(), formatSeconds(p.ttftS).c_str(), formatSeconds(p.tpotS).c_str(),
                     formatNumber(p.tokensPerSPerUser).c_str(), formatNumber(p.tokensPerSPerDevice).c_str(),
                     money(p.usdPerMillionTokens).c_str(), servingLabel(s).c_str());
+        if (s.attentionDp > 1 || s.moeTp > 0)
+            std::printf("%-14s %53s experts: attention-dp %d, moe-tp %d x moe-ep %d\n", "", "", s.attentionDp, moeTp(s),
+                        moeEp(s));
         if (p.band)
             std::printf("%-14s %53s measured likely %s to %s per token\n", "", "",
                         formatSeconds(p.tpotS * p.band->low).c_str(), formatSeconds(p.tpotS * p.band->high).c_str());
