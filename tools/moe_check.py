@@ -60,6 +60,10 @@ def main():
         if "gpt-oss" in r["model_path"]:
             ew = "fp4/g32/fp8"  # gpt-oss ships its experts in MXFP4 whatever the run's other formats
             w, a = "bf16", "bf16"
+            # --gpt-oss-w4a8: on Blackwell, MXFP8 activations for the MXFP4 experts (TensorRT-LLM's W4A8_MXFP4_MXFP8
+            # MoE backend there); MemWall has one activation format, so the other matmuls then run FP8 too.
+            if "--gpt-oss-w4a8" in sys.argv and r["system"] in ("b200_sxm", "gb200"):
+                a = "fp8"
         ctx = int(r["isl"]) + int(r["osl"]) // 2
         base = [*m, "--hardware", DEVICES[r["system"]], "--phase", "decode", "--batch",
                 str(int(float(r["batch_size"]))), "--context", str(ctx), "--weights", w, "--expert-weights", ew,
@@ -83,6 +87,12 @@ def main():
     print(f"runs {len(errors)}, refused {refused}; median |err| {statistics.median(abs(e) for e in errors):.1%}; "
           f"median signed {statistics.median(errors):+.1%}; within 25 % "
           f"{sum(abs(e) <= 0.25 for e in errors) / len(errors):.0%}; ideal not slower {ideal_ok}/{len(errors)}")
+    for family in ("DeepSeek", "Qwen3", "gpt-oss"):
+        errs = [e for key, v in groups.items() if key[0].startswith(family) for e in v]
+        if errs:
+            print(f"  {family:9s} runs {len(errs):3d}: median |err| {statistics.median(abs(e) for e in errs):.1%}, "
+                  f"median signed {statistics.median(errs):+.1%}, within 25 % "
+                  f"{sum(abs(e) <= 0.25 for e in errs) / len(errs):.0%}")
 
 
 if __name__ == "__main__":

@@ -91,10 +91,10 @@ inline bool embeddingMatmul(std::string_view name) { return name == "lm_head" ||
 /// bandwidth (16-bit embeddings' at the main memory's); then a
 /// kernel launch per execution and the quantize kernels of its input. Inline: analyze() calls it for every operator.
 /// An operator of the routed experts' fused MoE kernel, where the device has its table, is timed by timeMoeOperator().
-OperatorTime timeMoeOperator(const OperatorRoofs &r, const OperatorWork &w);
+[[gnu::cold]] OperatorTime timeMoeOperator(const OperatorRoofs &r, const OperatorWork &w);
 [[gnu::always_inline]] inline OperatorTime timeOperator(const OperatorRoofs &r, const OperatorWork &w)
 {
-    if (r.moe && w.expertTokens > 0)
+    if (w.expertTokens > 0 && r.moe) [[unlikely]]
         return timeMoeOperator(r, w);
     OperatorTime t;
     const bool tensorCore = w.cls == OpClass::Matmul || w.cls == OpClass::Attention;
