@@ -6,6 +6,7 @@
 #include "core/analysis/derivation.h"
 #include "core/analysis/explain.h"
 #include "core/analysis/limits.h"
+#include "core/analysis/operatortime.h"
 #include "core/analysis/serving.h"
 #include "core/io/analysisjson.h"
 #include "core/io/outputs.h"
@@ -184,6 +185,20 @@ int cmdAnalyze(const CommandLine &cl)
             std::printf(", %s of it quantizing FP8 activations (%s scales)", formatSeconds(a.totals.quantizeS).c_str(),
                         std::string(toString(s.activationScales)).c_str());
         std::printf("\n");
+        const std::string_view basis = achievableBasis(hw, s);
+        if (basis == "ideal")
+            std::printf("achievable: %s has no published microbenchmarks here, so the achievable figure is the ideal "
+                        "one for this device\n",
+                        oneLine(hw.name).c_str());
+        else if (basis == "partial")
+            std::printf("achievable: %s has only some microbenchmarks (MoE kernels, all-to-all); its other operators "
+                        "run at the ideal roofline\n",
+                        oneLine(hw.name).c_str());
+        if (!a.comm.allToAll.empty())
+            std::printf("all-to-all (expert parallelism): dispatch %s, combine %s (%s)\n",
+                        formatSeconds(a.comm.epDispatchS).c_str(), formatSeconds(a.comm.epCombineS).c_str(),
+                        a.comm.allToAll == "measured" ? "measured: the device's DeepEP table"
+                                                      : "ideal: the link's bandwidth, no measured table");
     }
     if (s.phase == Phase::Generate)
         std::printf("request: time to first token %s, time per output token %s, end to end %s\n",

@@ -204,6 +204,9 @@ int cmdSearch(const CommandLine &cl)
                     std::string(toString(s.kv)).c_str(), formatSeconds(p.ttftS).c_str(), formatSeconds(p.tpotS).c_str(),
                     formatNumber(p.tokensPerSPerUser).c_str(), formatNumber(p.tokensPerSPerDevice).c_str(),
                     money(p.usdPerMillionTokens).c_str(), servingLabel(s).c_str());
+        if (s.attentionDp > 1 || s.moeTp > 0)
+            std::printf("%-14s %53s experts: attention-dp %d, moe-tp %d x moe-ep %d\n", "", "", s.attentionDp, moeTp(s),
+                        moeEp(s));
         if (p.band)
             std::printf("%-14s %53s measured likely %s to %s per token\n", "", "",
                         formatSeconds(p.tpotS * p.band->low).c_str(), formatSeconds(p.tpotS * p.band->high).c_str());

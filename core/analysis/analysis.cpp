@@ -88,6 +88,10 @@ std::string_view toString(FlopName n)
     case FlopName::PerRotatedElement: return "FLOPs per rotated element";
     case FlopName::PerScoreSoftmax: return "FLOPs per score (softmax)";
     case FlopName::PerScoreSoftcap: return "FLOPs per score (soft-cap: divide, tanh, multiply)";
+    case FlopName::PerRouterScore:
+        return "operations per router score (softmax 5, or sigmoid 3 + bias 1; log2 top-k compares)";
+    case FlopName::RoutedCopies: return "routed token copies (tokens × top-k)";
+    case FlopName::PerElementWeightedAdd: return "FLOPs per element (router weight multiply + add)";
     case FlopName::PerLogitSoftcap: return "FLOPs per logit (soft-cap: divide, tanh, multiply)";
     case FlopName::QAndKWidths: return "q and k widths";
     case FlopName::QWidth: return "q width (heads × head_dim)";

@@ -63,6 +63,41 @@ CommLink commLink(const Ctx &c, Communication &comm)
     return l;
 }
 
+/// Bytes of one routed token copy's hidden vector that expert parallelism's dispatch sends: FP8 values and one fp32
+/// scale per 128 where the experts run an 8-bit or narrower format (DeepEP's low-latency dispatch, as SGLang and
+/// TensorRT-LLM run it for DeepSeek-V3: deepseek-ai/DeepEP README, "low-latency kernels ... FP8 dispatching"),
+/// else the activations' format.
+double dispatchBytesPerCopy(const Ctx &c)
+{
+    const WeightFormat &w = c.s.expertWeights ? *c.s.expertWeights : c.s.weights;
+    return bits(w.type) <= 8 ? c.h * (1.0 + 4.0 / 128) : c.h * c.act;
+}
+
+/// Expert parallelism's all-to-all of one pass, `times` times: this rank's routed token copies (its own tokens; with
+/// attention DP, its share) dispatched to their experts' ranks and combined back (bf16), in each routed layer. With
+/// achievable efficiency on a device with a measured all-to-all (DeepEP low-latency on one node), each takes the
+/// measured time at the bytes this rank sends; otherwise the (ep-1)/ep of them that leave the device go at the
+/// link's bandwidth, plus its latency ("ideal").
+void allToAll(const Ctx &c, const Step &st, const CommLink &l, double T, double times, Communication &comm)
+{
+    const int ep = moeEp(c.s);
+    const double layers = st.layerCount * c.sparseLayers / static_cast<double>(c.m.layers) * times;
+    const double copies = st.Bm * T * static_cast<double>(c.m.activeExperts);
+    const double dispatch = copies * dispatchBytesPerCopy(c), combine = copies * c.h * 2;
+    const double leave = (ep - 1.0) / ep;
+    comm.epBytes += (dispatch + combine) * leave * layers;
+    const AllToAllSweep *measured =
+        c.s.efficiency == EfficiencyMode::Achievable && c.hw.achievable.allToAll ? &*c.hw.achievable.allToAll : nullptr;
+    const double linkBw = c.hw.scaleUpLink() ? c.hw.scaleUpLink()->bandwidthBytesPerS.value : l.bandwidth;
+    const double linkLatency = c.hw.scaleUpLink() ? c.hw.scaleUpLink()->latencyS.value : l.latency;
+    const double d = measured ? measured->dispatch.timeAt(dispatch) : dispatch * leave / linkBw + linkLatency;
+    const double k = measured ? measured->combine.timeAt(combine) : combine * leave / linkBw + linkLatency;
+    comm.epDispatchS += d * layers;
+    comm.epCombineS += k * layers;
+    comm.timeS += (d + k) * layers;
+    comm.allToAll = measured ? "measured" : "ideal";
+}
+
 /// One pass's exchanges over `T` new tokens per sequence, `count` times (`trainMul`: backward doubles them).
 void commPass(const Ctx &c, const Step &st, const CommLink &l, double T, double count, double trainMul,
               Communication &comm)
@@ -82,14 +117,8 @@ void commPass(const Ctx &c, const Step &st, const CommLink &l, double T, double 
         comm.ppBytes += msg * st.mb * count * trainMul;
         comm.timeS += transfers * (msg / l.bandwidth + l.latencyAt(msg));
     }
-    if (const int ep = moeEp(s); ep > 1) {
-        // Expert parallelism: all-to-all dispatch and combine of each routed token's hidden state (this rank's
-        // tokens; with attention DP, its own share). Only the layers with routed experts dispatch tokens.
-        const double sparseLayerCount = st.layerCount * c.sparseLayers / L;
-        const double sent = st.Bm * T * c.m.activeExperts * c.h * c.act * (ep - 1) / ep;
-        comm.epBytes += 2 * sent * sparseLayerCount * count * trainMul;
-        comm.timeS += 2 * (sent / l.bandwidth + l.latencyAt(sent)) * sparseLayerCount * count * trainMul;
-    }
+    if (moeEp(s) > 1)
+        allToAll(c, st, l, T, count * trainMul, comm);
 }
 
 } // namespace

@@ -11,8 +11,9 @@ namespace {
 
 /// One FFN of width `f` (per device) over `tokens` tokens, `touched` copies of its weights (`wpw` bytes each) read;
 /// `downExtraFlops` more in the down projection (a shared expert's gated add).
+/// `expertTokens` > 0: the routed experts' FFN, part of the fused MoE kernel at that many tokens per expert.
 void emitFfn(Ctx &c, const Pass &p, double lc, double f, double tokens, double touched, double wpw,
-             const FfnNames &names, double downExtraFlops = 0)
+             const FfnNames &names, double downExtraFlops = 0, double expertTokens = 0)
 {
     const ModelShape &m = c.m;
     const double h = c.h, act = c.act;
@@ -23,7 +24,7 @@ void emitFfn(Ctx &c, const Pass &p, double lc, double f, double tokens, double t
                          c.flopFactor),
                     biasUp * tokens * f, FlopName::BiasAddsTokensFfnWidth),
                touched * (h * f * wpw + biasUp * f * act), tokens * h * act + tokens * f * act, 0, p.train,
-               name == names.up ? tokens * h : 0.0); // the gate reads the same quantized input
+               name == names.up ? tokens * h : 0.0, expertTokens); // the gate reads the same quantized input
         if (!m.gatedFfn)
             break; // a plain FFN has no gate
     }
@@ -31,13 +32,14 @@ void emitFfn(Ctx &c, const Pass &p, double lc, double f, double tokens, double t
            perElement(activationFlops(m.activation) + (m.gatedFfn ? 1 : 0),
                       m.gatedFfn ? FlopName::PerElementGatedActivation : FlopName::PerElementActivation, tokens,
                       FlopName::Tokens, f, FlopName::FfnWidth),
-           0, (m.gatedFfn ? 3 : 2) * tokens * f * act, 0, p.train);
+           0, (m.gatedFfn ? 3 : 2) * tokens * f * act, 0, p.train, 0, expertTokens);
     emitOp(c, names.down, OpClass::Matmul, p.phase, lc,
            plus(macs(tokens, FlopName::Tokens, f, FlopName::FfnWidth, h, FlopName::Hidden, 1, FlopName::None,
                      c.flopFactor),
                 biasUp * tokens * h + downExtraFlops,
                 downExtraFlops > 0 ? FlopName::BiasAddsAndSharedExpertAdd : FlopName::BiasAddsTokensHidden),
-           touched * (f * h * wpw + biasUp * h * act), tokens * f * act + tokens * h * act, 0, p.train, tokens * f);
+           touched * (f * h * wpw + biasUp * h * act), tokens * f * act + tokens * h * act, 0, p.train, tokens * f,
+           expertTokens);
 }
 
 } // namespace
@@ -63,25 +65,51 @@ ExpertLoad expertLoad(double tokens, double experts, double active, double local
 
 namespace {
 
-/// The routed layers' FFN, `lm` times: the router, the experts local to this device (top-k routing), and the shared
-/// expert.
+/// The router of `lm` routed layers: its GEMM over the E experts' columns (and the shared expert's sigmoid gate as
+/// one more: Qwen2-MoE), then each token's top-k: softmax over its E scores, or DeepSeek-V3's sigmoid plus a bias per
+/// expert, and a selection keeping k of them (a heap of k: log2 k compares per score, counted as operations). It
+/// reads the scores and writes k indices (int32) and k weights per token.
+void emitRouting(Ctx &c, const Pass &p, double lm, double N)
+{
+    const ModelShape &m = c.m;
+    const double h = c.h, act = c.act;
+    const double E = static_cast<double>(m.experts), k = static_cast<double>(m.activeExperts);
+    const double cols = E + (m.sharedExpertGate ? 1.0 : 0.0);
+    emitOp(c, "ffn.router", OpClass::Matmul, p.phase, lm,
+           macs(N, FlopName::Tokens, h, FlopName::Hidden, cols, FlopName::RouterColumns), h * cols * c.wpw,
+           N * h * act + N * cols * act, 0, p.train);
+    const double perScore = (m.routerBias ? kSigmoidBiasFlops : kSoftmaxFlops) + std::log2(std::max(k, 2.0));
+    emitOp(c, "moe.topk", OpClass::Elementwise, p.phase, lm,
+           perElement(perScore, FlopName::PerRouterScore, N, FlopName::Tokens, E, FlopName::RouterColumns),
+           m.routerBias ? E * 4 : 0.0, N * E * act + N * k * (4 + act), 0, p.train);
+}
+
+/// The routed layers' FFN, `lm` times: the router, the experts local to this device (top-k routing) inside the fused
+/// MoE kernel (permute each routed token copy to its expert, the experts' FFN, unpermute and weight the copies back
+/// into their tokens), and the shared expert.
 void emitMoe(Ctx &c, const Pass &p, double lm)
 {
     const ModelShape &m = c.m;
     const double N = p.Bm * p.T, h = c.h, act = c.act;
     const double E = static_cast<double>(m.experts), k = static_cast<double>(m.activeExperts);
-    // The router's E columns, and the shared expert's sigmoid gate as one more (Qwen2-MoE).
-    const double cols = E + (m.sharedExpertGate ? 1.0 : 0.0);
-    emitOp(c, "ffn.router", OpClass::Matmul, p.phase, lm,
-           macs(N, FlopName::Tokens, h, FlopName::Hidden, cols, FlopName::RouterColumns), h * cols * c.wpw,
-           N * h * act + N * cols * act, 0, p.train);
+    emitRouting(c, p, lm, N);
     // The experts see the tokens of every attention-DP rank: the copy's N x attention_dp, k each, over moe_ep
     // devices; the layer waits for the busiest of them, which gets moe_imbalance times the mean.
     const double copyTokens = N * c.s.attentionDp;
     ExpertLoad load = expertLoad(copyTokens, E, k, c.localExperts, moeEp(c.s));
     if (c.s.moeImbalance > 1)
         load.tokens = std::min(load.tokens * c.s.moeImbalance, copyTokens * std::min(k, c.localExperts));
-    emitFfn(c, p, lm, c.ffn, load.tokens, load.touched, c.expertWpw, kFfn);
+    // Tokens per expert on the busiest device: what the grouped GEMMs' efficiency depends on.
+    const double perExpert = load.touched > 0 ? load.tokens / load.touched : 0.0;
+    // Permute: each routed copy's hidden vector read and written once, grouped by expert (a gather).
+    emitOp(c, "moe.permute", OpClass::Elementwise, p.phase, lm, FlopTerms{}, 0, 2 * load.tokens * h * act, 0, p.train,
+           0, perExpert);
+    emitFfn(c, p, lm, c.ffn, load.tokens, load.touched, c.expertWpw, kFfn, 0, perExpert);
+    // Unpermute: each copy read, scaled by its router weight and added into its token (a multiply-add per element),
+    // and the token written.
+    emitOp(c, "moe.unpermute", OpClass::Elementwise, p.phase, lm,
+           perElement(2, FlopName::PerElementWeightedAdd, load.tokens, FlopName::RoutedCopies, h, FlopName::Hidden), 0,
+           2 * load.tokens * h * act, 0, p.train, 0, perExpert);
     // The shared expert: one more FFN that every token goes through, on every expert-parallel rank (it is replicated
     // there, split only by tensor parallelism). Its output is scaled by the gate and added to the routed experts'
     // sum: a multiply-add per element, 2 FLOPs, counted in the down projection.

@@ -1,11 +1,76 @@
 #include "core/analysis/operatortime.h"
 
+#include <algorithm>
+
 namespace memwall::core {
 
 bool fusedAttentionTail(std::string_view name)
 {
     return name == "attn.softcap" || name == "attn.softmax" || name == "attn.context" || name == "attn.local_softcap" ||
            name == "attn.local_softmax" || name == "attn.local_context";
+}
+
+OperatorTime timeMoeOperator(const OperatorRoofs &r, const OperatorWork &w)
+{
+    // The measured fused kernel (permute, GEMMs, activation, unpermute, with their launches and the quantization of
+    // its input) took the roofline of its operators over the table's fraction at this many tokens per expert: each
+    // operator takes its own roofline over that fraction, and no launch or quantize kernel of its own. The fraction
+    // is at most 1 (the preset reader checks it), so this is never faster than the ideal roofline.
+    const double fraction = r.moe->fractionAt(w.expertTokens);
+    OperatorTime t;
+    t.peak = r.moePeak * fraction;
+    t.weightBandwidth = r.rawBandwidth * fraction;
+    t.computeS = w.flops / t.peak;
+    t.memoryS = (w.weightBytes + w.otherBytes) / t.weightBandwidth;
+    t.roofS = std::max(t.computeS, t.memoryS);
+    t.timeS = t.roofS;
+    t.bound = t.computeS >= t.memoryS ? Bound::Compute : Bound::Memory;
+    return t;
+}
+
+/// The table of the routed experts' format on `hw`, or nullptr: the experts' weight format (expert_weights, else
+/// weights) and the activations say which kernel runs.
+std::optional<MoeFormat> moeFormat(const Scenario &s)
+{
+    const WeightFormat &w = s.expertWeights ? *s.expertWeights : s.weights;
+    const bool act8 = bits(s.activations) <= 8;
+    switch (w.type) {
+    case DType::BF16:
+    case DType::FP16: return MoeFormat::Bf16;
+    case DType::FP8: return w.groupSize > 0 ? MoeFormat::Fp8Block : MoeFormat::Fp8;
+    case DType::FP4:
+        if (w.groupSize == 16)
+            return MoeFormat::Nvfp4;
+        if (w.groupSize == 32)
+            return act8 ? MoeFormat::W4a8Mxfp4 : MoeFormat::W4a16Mxfp4;
+        return std::nullopt;
+    default: return std::nullopt;
+    }
+}
+
+namespace {
+/// The dense peak the fused kernel of format `f` computes in.
+DType moeComputeType(MoeFormat f)
+{
+    switch (f) {
+    case MoeFormat::Bf16:
+    case MoeFormat::W4a16Mxfp4: return DType::BF16;
+    case MoeFormat::Nvfp4: return DType::FP4;
+    default: return DType::FP8;
+    }
+}
+} // namespace
+
+std::string_view achievableBasis(const HardwareSpec &hw, const Scenario &s)
+{
+    if (s.efficiency != EfficiencyMode::Achievable)
+        return "";
+    const AchievableModel &km = hw.achievable;
+    if (km.empty())
+        return "ideal";
+    const bool gemm =
+        km.computeFraction || std::any_of(km.gemm.begin(), km.gemm.end(), [](const auto &g) { return !g.empty(); });
+    return gemm && km.memoryFraction ? "microbenchmarks" : "partial";
 }
 
 OperatorRoofs operatorRoofs(const HardwareSpec &hw, const Scenario &s)
@@ -36,8 +101,14 @@ OperatorRoofs operatorRoofs(const HardwareSpec &hw, const Scenario &s)
     r.peakVector = hw.peak(r.vectorType) * r.computeEfficiency;
     r.bandwidth = hw.memory.empty() ? 0.0 : hw.mainMemory().bandwidthBytesPerS.value * r.memoryEfficiency;
     r.weightBandwidth = r.bandwidth;
+    r.rawBandwidth = hw.memory.empty() ? 0.0 : hw.mainMemory().bandwidthBytesPerS.value;
     if (!achievable)
         return r;
+    // The routed experts' fused kernel: the table of their format measured on the nearest expert split.
+    if (const auto f = moeFormat(s); f && !s.computeEfficiency && !s.memoryEfficiency) {
+        r.moe = km.moeSweepFor(*f, moeTp(s) * moeEp(s));
+        r.moePeak = hw.peak(hw.computeType(moeComputeType(*f)));
+    }
     if (!s.computeEfficiency) {
         r.gemmSweeps = &km;
         if (km.attentionFraction)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string_view>
 
 namespace memwall::core {
@@ -26,7 +27,13 @@ struct OperatorRoofs
     double kernelS = 0;             ///< s: cost of one kernel launch (0: not charged)
     const AchievableModel *gemmSweeps = nullptr; ///< GEMM fraction by size (unless compute_efficiency is given)
     const QuantizeSweep *quantize = nullptr;     ///< FP8 activations' quantize kernels, when charged
-    bool fusedAttention = true;                  ///< softmax and context run inside the score kernel
+    /// The routed experts' fused MoE kernel as the device's table measured it for the experts' format (achievable
+    /// efficiency; nullptr: timed as other operators). Its operators run at `moePeak` and the raw HBM bandwidth over
+    /// the table's fraction at their tokens per expert.
+    const MoeSweep *moe = nullptr;
+    double moePeak = 0;         ///< FLOP/s: the dense peak of the format the table's kernel computes in
+    double rawBandwidth = 0;    ///< B/s: main memory's datasheet bandwidth
+    bool fusedAttention = true; ///< softmax and context run inside the score kernel
     /// The token embedding and LM head stay 16-bit (unquantized_embeddings): the matmuls of the embeddings' side read
     /// their weights with an ordinary GEMM, at `bandwidth`, not a weight-only kernel's.
     bool unquantizedEmbeddings = false;
@@ -35,6 +42,14 @@ struct OperatorRoofs
 /// The roofs analyze() times the operators of `s` on `hw` with (no checks: analyze() refuses a device without a
 /// usable peak or bandwidth).
 OperatorRoofs operatorRoofs(const HardwareSpec &hw, const Scenario &s);
+/// The fused MoE kernel the routed experts of `s` run (aiconfigurator's moe_dtype): from the experts' weight format
+/// (expert_weights, else weights) and the activations; nullopt for a format no table measures (int4, int8, fp6).
+std::optional<MoeFormat> moeFormat(const Scenario &s);
+/// What the achievable figure of `s` on `hw` rests on: "" for the ideal roofline; with achievable efficiency
+/// "microbenchmarks" (the device has its GEMM and copy measurements), "partial" (only some tables, e.g. MoE and
+/// all-to-all: the rest runs at the datasheet's peaks), or "ideal" (no microbenchmark: the achievable figure is the
+/// ideal one for this device).
+std::string_view achievableBasis(const HardwareSpec &hw, const Scenario &s);
 
 /// What one operator does, to be timed: `count` x `trainFactor` executions of `flopsPerExecution` FLOPs each, and its
 /// totals over them (FLOPs, weight bytes, the other bytes: activations and KV cache). `quantizedInput`: elements of
@@ -47,6 +62,7 @@ struct OperatorWork
     double flopsPerExecution = 0;
     double flops = 0, weightBytes = 0, otherBytes = 0;
     double quantizedInput = 0;
+    double expertTokens = 0; ///< > 0: part of the routed experts' fused MoE kernel, at this many tokens per expert
 };
 
 /// How long an operator takes, and why.
@@ -74,8 +90,12 @@ inline bool embeddingMatmul(std::string_view name) { return name == "lm_head" ||
 /// FLOPs, an equivalent square size of cbrt(mnk)), the memory side with a matmul's weight bytes at the weight
 /// bandwidth (16-bit embeddings' at the main memory's); then a
 /// kernel launch per execution and the quantize kernels of its input. Inline: analyze() calls it for every operator.
+/// An operator of the routed experts' fused MoE kernel, where the device has its table, is timed by timeMoeOperator().
+[[gnu::cold]] OperatorTime timeMoeOperator(const OperatorRoofs &r, const OperatorWork &w);
 [[gnu::always_inline]] inline OperatorTime timeOperator(const OperatorRoofs &r, const OperatorWork &w)
 {
+    if (w.expertTokens > 0 && r.moe) [[unlikely]]
+        return timeMoeOperator(r, w);
     OperatorTime t;
     const bool tensorCore = w.cls == OpClass::Matmul || w.cls == OpClass::Attention;
     t.peak = tensorCore ? r.peakMatmul : r.peakVector;
@@ -104,7 +124,7 @@ inline bool embeddingMatmul(std::string_view name) { return name == "lm_head" ||
 inline OperatorTime timeOperator(const OperatorRoofs &r, const Operator &op)
 {
     return timeOperator(r, {op.cls, op.name, op.count, 1, op.count > 0 ? op.flops / op.count : 0.0, op.flops,
-                            op.weightBytes, op.activationBytes + op.kvBytes, op.quantizedInput});
+                            op.weightBytes, op.activationBytes + op.kvBytes, op.quantizedInput, op.expertTokens});
 }
 
 } // namespace memwall::core

@@ -20,6 +20,9 @@ inline constexpr double kLayerNormFlops = 7;
 inline constexpr double kRopeFlops = 3;
 inline constexpr double kSoftmaxFlops = 5;
 inline constexpr double kSoftcapFlops = 3; // cap x tanh(x / cap): divide, tanh (1, as softmax's exp), multiply
+// A router score with a bias per expert (DeepSeek-V3's e_score_correction_bias): sigmoid 1 / (1 + exp(-x)) as
+// negate-exp (1, as softmax's exp), add and divide, then the bias add.
+inline constexpr double kSigmoidBiasFlops = 4;
 inline constexpr double kAdamFlopsPerParam = 12;
 inline constexpr double kSgdFlopsPerParam = 4;
 
@@ -149,14 +152,17 @@ inline constexpr FfnNames kSharedFfn{"ffn.shared_up", "ffn.shared_gate", "ffn.sh
 /// One operator, `count` executions: timed by timeOperator(), added to the totals and, when kept, to the operator
 /// list. `quantizedInput`: the elements of a linear layer's input that its own quantize kernels turn into FP8 first
 /// (0 where the input is shared with another matmul that already did, or not quantized). Inline: the hot path.
+/// `expertTokens` > 0: the operator is part of the routed experts' fused MoE kernel, at that many token-expert
+/// pairs per expert on the busiest device (timeOperator() times it from the device's MoE table where it has one).
 inline void emitOp(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count, const FlopTerms &terms,
-                   double wBytes, double aBytes, double kvBytes, double trainFactor, double quantizedInput = 0)
+                   double wBytes, double aBytes, double kvBytes, double trainFactor, double quantizedInput = 0,
+                   double expertTokens = 0)
 {
     const double flops = terms.value();
     const double opFlops = flops * count * trainFactor, weightBytes = wBytes * count * trainFactor;
     const double activationBytes = aBytes * count * trainFactor, kvRead = kvBytes * count * trainFactor;
     const OperatorTime t = timeOperator(c.roofs, {cls, name, count, trainFactor, flops, opFlops, weightBytes,
-                                                  activationBytes + kvRead, quantizedInput});
+                                                  activationBytes + kvRead, quantizedInput, expertTokens});
     (t.bound == Bound::Compute ? c.computeTime : c.memoryTime) += t.roofS;
     c.launchTime += t.launchS;
     c.quantizeTime += t.quantizeS;
@@ -181,6 +187,7 @@ inline void emitOp(Ctx &c, std::string_view name, OpClass cls, Phase phase, doub
     op.timeS = t.timeS;
     op.bound = t.bound;
     op.quantizedInput = quantizedInput;
+    op.expertTokens = expertTokens;
     if (c.records)
         c.records->push_back({terms, trainFactor, t.peak, t.weightBandwidth, t.launchS, t.quantizeS});
 }

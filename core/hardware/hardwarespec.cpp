@@ -48,7 +48,56 @@ bool AchievableModel::empty() const
     const bool noWeightOnly = std::none_of(weightOnlyMemoryFraction.begin(), weightOnlyMemoryFraction.end(),
                                            [](const auto &f) { return f.has_value(); });
     return !computeFraction && !memoryFraction && noGemm && !attentionFraction && !kernelGraphsS && !kernelEagerS &&
-           noWeightOnly && !hasAllReduce() && !customAllReduceSweep && !quantizeStatic && !quantizeDynamic;
+           noWeightOnly && !hasAllReduce() && !customAllReduceSweep && !quantizeStatic && !quantizeDynamic &&
+           std::all_of(moe.begin(), moe.end(), [](const auto &f) { return f.empty(); }) && !allToAll;
+}
+
+std::string_view toString(MoeFormat f)
+{
+    switch (f) {
+    case MoeFormat::Bf16: return "bfloat16";
+    case MoeFormat::Fp8: return "fp8";
+    case MoeFormat::Fp8Block: return "fp8_block";
+    case MoeFormat::Nvfp4: return "nvfp4";
+    case MoeFormat::W4a16Mxfp4: return "w4a16_mxfp4";
+    case MoeFormat::W4a8Mxfp4: return "w4a8_mxfp4_mxfp8";
+    case MoeFormat::Count: break;
+    }
+    return "?";
+}
+
+std::optional<MoeFormat> moeFormatFromString(std::string_view s)
+{
+    for (std::size_t i = 0; i < kMoeFormatCount; ++i)
+        if (s == toString(static_cast<MoeFormat>(i)))
+            return static_cast<MoeFormat>(i);
+    return std::nullopt;
+}
+
+const MoeSweep *AchievableModel::moeSweepFor(MoeFormat f, int split) const
+{
+    const std::vector<MoeSweep> &sweeps = moe[static_cast<std::size_t>(f)];
+    const MoeSweep *best = nullptr;
+    double distance = 0;
+    for (const MoeSweep &w : sweeps) {
+        const double d = std::abs(std::log(static_cast<double>(w.moeEp) / std::max(1, split)));
+        if (!best || d < distance) {
+            best = &w;
+            distance = d;
+        }
+    }
+    return best;
+}
+
+double MoeSweep::fractionAt(double tokensPerExpert) const
+{
+    if (points.empty())
+        return 1.0;
+    if (tokensPerExpert <= points.front().first)
+        return points.front().second;
+    if (tokensPerExpert >= points.back().first)
+        return points.back().second;
+    return interpolateInLogSize(points, tokensPerExpert, first, second);
 }
 
 const AllReduceSweep *AchievableModel::allReduceSweepFor(bool custom) const

@@ -73,6 +73,44 @@ struct QuantizeSweep
     double timeAt(double elements) const;
 };
 
+/// The expert formats a fused MoE kernel runs, as aiconfigurator's MoE tables name them (moe_dtype): the routed
+/// experts' weight format and the activations it multiplies them with.
+enum class MoeFormat {
+    Bf16,       ///< bfloat16 weights and activations ("bfloat16")
+    Fp8,        ///< FP8 weights with one scale per tensor or channel, FP8 activations ("fp8")
+    Fp8Block,   ///< FP8 weights with a scale per 128 x 128 block (DeepSeek-V3, Qwen3-FP8), FP8 activations
+    Nvfp4,      ///< FP4 weights, one E4M3 scale per 16, FP4 activations ("nvfp4")
+    W4a16Mxfp4, ///< MXFP4 weights (one E8M0 scale per 32), bf16 activations ("w4a16_mxfp4", gpt-oss on Hopper)
+    W4a8Mxfp4,  ///< MXFP4 weights, MXFP8 activations ("w4a8_mxfp4_mxfp8", gpt-oss on Blackwell)
+    Count
+};
+inline constexpr std::size_t kMoeFormatCount = static_cast<std::size_t>(MoeFormat::Count);
+/// The table's name of a format ("fp8_block"), and the format of a name.
+std::string_view toString(MoeFormat f);
+std::optional<MoeFormat> moeFormatFromString(std::string_view s);
+
+/// A fused MoE kernel measured by load: the fraction of the routed experts' roofline (their up, gate and down
+/// GEMMs, the activation, the token permute and unpermute, each at the dense peak and the HBM bandwidth) that the
+/// measured kernel reached, by token-expert pairs per expert on a device. (tokens per expert, fraction) pairs, sizes
+/// increasing; between points interpolated in log(tokens), held at the ends.
+struct MoeSweep
+{
+    std::vector<std::pair<double, double>> points;
+    std::string source;
+    int hidden = 0, inter = 0, topk = 0, experts = 0, moeEp = 0; ///< the measured reference shape
+    std::vector<std::pair<double, double>> measured; ///< per point: the table's (tokens, latency s) it came from
+    double fractionAt(double tokensPerExpert) const;
+};
+
+/// A measured all-to-all of expert parallelism (DeepEP low-latency on one node): the time of dispatch and of
+/// combine by the bytes each rank sends, (bytes, seconds) pairs read as QuantizeSweep::timeAt (the floor below the
+/// first size, in proportion above the last).
+struct AllToAllSweep
+{
+    QuantizeSweep dispatch, combine;
+    std::string source;
+};
+
 /// What a device reaches in published microbenchmarks: the inputs of the achievable time model. Each operator takes
 /// max(F / (P x eta_gemm), B / (BW x eta_mem)) + t_kernel per launch; collectives take latency + size / bus bandwidth.
 /// Every figure comes from a microbenchmark (GEMM sweeps, copy kernels, nccl-tests), never from an end-to-end run.
@@ -98,8 +136,16 @@ struct AchievableModel
     /// The kernels that quantize a linear layer's activations to FP8: with a calibrated scale (static), and with the
     /// scale found at run time as well (dynamic). Charged per linear layer when a scenario asks for them.
     std::optional<QuantizeSweep> quantizeStatic, quantizeDynamic;
+    /// Fused MoE kernels by expert format (aiconfigurator's MoE tables): what the routed experts' operators reach,
+    /// one sweep per expert split (moe_ep of the table, increasing).
+    std::array<std::vector<MoeSweep>, kMoeFormatCount> moe{};
+    /// Expert parallelism's dispatch and combine, measured by size.
+    std::optional<AllToAllSweep> allToAll;
 
     bool empty() const;
+    /// The sweep of format `f` measured on the expert split nearest (in log) to `split` devices sharing the experts
+    /// (moe_tp x moe_ep: each holds 1/split of their weights), or nullptr when the format has none.
+    const MoeSweep *moeSweepFor(MoeFormat f, int split) const;
     bool hasAllReduce() const { return allReduceSweep || allReduceBusBandwidthBytesPerS; }
     /// `custom`: the custom sweep where the device has one, else the library's. The other functions take it too.
     bool usesCustomAllReduce(bool custom) const { return custom && customAllReduceSweep.has_value(); }

@@ -1,6 +1,7 @@
 #include "core/io/analysisjson.h"
 
 #include "core/analysis/explain.h"
+#include "core/analysis/operatortime.h"
 #include "core/analysis/options.h"
 
 #include <cmath>
@@ -296,6 +297,14 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
     j["efficiency"] = {{"mode", toString(s.efficiency)},     {"compute", a.computeEfficiency},
                        {"memory", a.memoryEfficiency},       {"execution", toString(s.execution)},
                        {"allreduce", toString(s.allReduce)}, {"activation_scales", toString(s.activationScales)}};
+    // What the achievable figure rests on; "ideal": the device has no microbenchmark, so it is the ideal one.
+    const std::string_view basis = achievableBasis(hw, s);
+    j["efficiency"]["achievable_basis"] = basis.empty() ? json(nullptr) : json(basis);
+    j["efficiency"]["achievable_is_ideal"] = basis == "ideal";
+    const std::optional<MoeFormat> moe = m.isMoe() ? moeFormat(s) : std::nullopt;
+    j["efficiency"]["moe_table"] = moe && !basis.empty() && !hw.achievable.moe[static_cast<std::size_t>(*moe)].empty()
+                                       ? json(toString(*moe))
+                                       : json(nullptr);
     j["kv_cache"] = {{"bytes_per_token", a.kvCache.bytesPerToken},
                      {"total_bytes", a.kvCache.totalBytes},
                      {"state_bytes_per_sequence", a.kvCache.stateBytesPerSequence},
@@ -329,6 +338,9 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
                         {"pp_bytes", a.comm.ppBytes},
                         {"dp_bytes", a.comm.dpBytes},
                         {"ep_bytes", a.comm.epBytes},
+                        {"ep_dispatch_s", a.comm.epDispatchS},
+                        {"ep_combine_s", a.comm.epCombineS},
+                        {"alltoall", a.comm.allToAll.empty() ? json(nullptr) : json(a.comm.allToAll)},
                         {"link", a.comm.link}};
     if (s.phase == Phase::Generate)
         j["phases"] = {{"ttft_s", a.phases.ttftS}, {"tpot_s", a.phases.tpotS}, {"e2e_s", a.phases.e2eS}};

@@ -222,6 +222,9 @@ std::vector<std::string> searchCsvCells(const SearchPoint &p, const SearchSpace 
             std::to_string(s.prefillBatch),
             optional(p.band.has_value(), p.band ? p.tpotS * p.band->low : 0),
             optional(p.band.has_value(), p.band ? p.tpotS * p.band->high : 0),
+            std::to_string(s.attentionDp),
+            std::to_string(moeTp(s)),
+            std::to_string(moeEp(s)),
             nearest ? "1" : "0"};
 }
 

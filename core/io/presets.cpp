@@ -170,6 +170,89 @@ QuantizeSweep quantizeSweepFromJson(JsonReader &q, const char *key)
     return sweep;
 }
 
+/// One sweep of "moe_grouped_gemm": {"source": "...", "hidden": 7168, "inter": 2048, "topk": 8, "experts": 256,
+/// "moe_ep": 8, "points": [{"tokens_per_expert": 1, "fraction": 0.23, "tokens": 1, "measured_s": 1.1e-4}, ...]}: the
+/// fused MoE kernel's share of the routed experts' roofline by tokens per expert, the table's reference shape and,
+/// per point, the measured batch and latency it was derived from (tools/moe_tables.py), kept for the tests.
+MoeSweep moeSweepFromJson(JsonReader &w)
+{
+    MoeSweep sweep;
+    sweep.source = sweepSource(w);
+    for (auto [key, out] :
+         {std::pair{"hidden", &sweep.hidden}, std::pair{"inter", &sweep.inter}, std::pair{"topk", &sweep.topk},
+          std::pair{"experts", &sweep.experts}, std::pair{"moe_ep", &sweep.moeEp}}) {
+        const int64_t v = w.positiveInteger(key);
+        if (v > 1'000'000)
+            w.fail(key, "must be at most 1000000, got " + std::to_string(v));
+        *out = static_cast<int>(v);
+    }
+    const json &points = w.array("points");
+    if (points.empty())
+        w.fail("points", "needs at least one point");
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        JsonReader p = w.element(points[i], i, "points");
+        const double x = p.positive("tokens_per_expert");
+        if (!sweep.points.empty() && x <= sweep.points.back().first)
+            p.fail("tokens_per_expert", "points out of order: " + brief(x) + " is not larger than the previous " +
+                                            brief(sweep.points.back().first));
+        const double y = p.positive("fraction");
+        if (y > kFraction.max)
+            p.fail("fraction", "must be between " + brief(kFraction.min) + " and 1, got " + brief(y));
+        const double tokens = static_cast<double>(p.positiveInteger("tokens"));
+        sweep.measured.emplace_back(tokens, p.positive("measured_s"));
+        p.rejectUnknown();
+        sweep.points.emplace_back(x, y);
+    }
+    w.rejectUnknown({"note"});
+    return sweep;
+}
+
+/// "moe_grouped_gemm": {"fp8_block": [sweep, ...], ...}: per expert format (aiconfigurator's moe_dtype names), its
+/// sweeps by expert split, moe_ep increasing.
+void readMoeSweeps(JsonReader &a, AchievableModel &m)
+{
+    if (!a.has("moe_grouped_gemm"))
+        return;
+    JsonReader table = a.object("moe_grouped_gemm");
+    for (auto it = table.node().begin(); it != table.node().end(); ++it) {
+        const auto f = moeFormatFromString(it.key());
+        if (!f)
+            table.fail(it.key(), "unknown MoE format (use bfloat16, fp8, fp8_block, nvfp4, w4a16_mxfp4 or "
+                                 "w4a8_mxfp4_mxfp8)");
+        const json &sweeps = table.array(it.key());
+        if (sweeps.empty())
+            table.fail(it.key(), "needs at least one sweep");
+        std::vector<MoeSweep> &out = m.moe[static_cast<std::size_t>(*f)];
+        for (std::size_t i = 0; i < sweeps.size(); ++i) {
+            JsonReader w = table.element(sweeps[i], i, it.key());
+            MoeSweep sweep = moeSweepFromJson(w);
+            if (!out.empty() && sweep.moeEp <= out.back().moeEp)
+                w.fail("moe_ep", "sweeps out of order: " + std::to_string(sweep.moeEp) +
+                                     " is not larger than the previous " + std::to_string(out.back().moeEp));
+            out.push_back(std::move(sweep));
+        }
+    }
+    table.rejectUnknown();
+}
+
+/// "alltoall": {"source": "...", "dispatch": {"points": [{"bytes": 59136, "s": 1.19e-5}, ...]}, "combine": {...}}.
+void readAllToAll(JsonReader &a, AchievableModel &m)
+{
+    if (!a.has("alltoall"))
+        return;
+    JsonReader w = a.object("alltoall");
+    AllToAllSweep sweep;
+    sweep.source = sweepSource(w);
+    for (auto [key, out] : {std::pair{"dispatch", &sweep.dispatch}, std::pair{"combine", &sweep.combine}}) {
+        JsonReader part = w.object(key);
+        out->source = sweep.source;
+        out->points = sweepPoints(part, "bytes", "s", kLatency, 1, "needs at least one message size");
+        part.rejectUnknown({"note"});
+    }
+    w.rejectUnknown({"note"});
+    m.allToAll = std::move(sweep);
+}
+
 AchievableModel achievableFromJson(JsonReader &a)
 {
     AchievableModel m;
@@ -244,6 +327,8 @@ AchievableModel achievableFromJson(JsonReader &a)
     } else {
         a.string("fp8_quantize", "");
     }
+    readMoeSweeps(a, m);
+    readAllToAll(a, m);
     a.rejectUnknown({"note"});
     return m;
 }
@@ -405,6 +490,41 @@ json toJson(const AchievableModel &m)
     }
     if (!quantize.empty())
         a["fp8_quantize"] = quantize;
+    json moe = json::object();
+    for (std::size_t f = 0; f < kMoeFormatCount; ++f) {
+        if (m.moe[f].empty())
+            continue;
+        json sweeps = json::array();
+        for (const MoeSweep &w : m.moe[f]) {
+            json points = json::array();
+            for (std::size_t i = 0; i < w.points.size(); ++i)
+                points.push_back({{"tokens_per_expert", w.points[i].first},
+                                  {"fraction", w.points[i].second},
+                                  {"tokens", static_cast<int64_t>(w.measured[i].first)},
+                                  {"measured_s", w.measured[i].second}});
+            sweeps.push_back({{"source", w.source},
+                              {"hidden", w.hidden},
+                              {"inter", w.inter},
+                              {"topk", w.topk},
+                              {"experts", w.experts},
+                              {"moe_ep", w.moeEp},
+                              {"points", points}});
+        }
+        moe[std::string(toString(static_cast<MoeFormat>(f)))] = sweeps;
+    }
+    if (!moe.empty())
+        a["moe_grouped_gemm"] = moe;
+    if (m.allToAll) {
+        json all = {{"source", m.allToAll->source}};
+        for (auto [key, w] :
+             {std::pair{"dispatch", &m.allToAll->dispatch}, std::pair{"combine", &m.allToAll->combine}}) {
+            json points = json::array();
+            for (const auto &[bytes, seconds] : w->points)
+                points.push_back({{"bytes", bytes}, {"s", seconds}});
+            all[key] = {{"points", points}};
+        }
+        a["alltoall"] = all;
+    }
     return a;
 }
 

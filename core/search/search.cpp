@@ -36,7 +36,10 @@ struct Job
     std::size_t device;
     int tp, pp, ep;
     std::size_t precision, kv;
-    int replicaCounts; ///< dp = 1, 2, 4, ... within the device budget
+    int replicaCounts;         ///< dp = 1, 2, 4, ... within the device budget
+    int attentionDp = 1;       ///< MoE: attention data parallelism
+    bool wholeExperts = false; ///< MoE: moe_tp 1, the experts whole and split over every device of the stage
+    int stageDevices() const { return tp * attentionDp * ep; }
 };
 
 /// The figures of one configuration: its Generate analysis `gen`, then its serving options.
@@ -49,7 +52,7 @@ ServedRequest figures(const HardwareSpec &hw, const ModelShape &m, const Scenari
     out.ttftS = gen.phases.ttftS;
     out.tpotS = gen.phases.tpotS;
     out.e2eS = gen.phases.e2eS;
-    out.devices = s.tp * s.pp * s.ep * s.dp;
+    out.devices = static_cast<int>(devicesPerCopy(s)) * s.dp;
     out.tokensPerSPerDevice = gen.totals.tokensPerS / out.devices;
     return out;
 }
@@ -158,6 +161,8 @@ Scenario searchBase(Scenario s)
     s.kvOffload = s.weightOffload = KvOffload::None;
     s.kvOffloadFraction.reset();
     s.weightOffloadFraction.reset();
+    s.attentionDp = 1;
+    s.moeTp = s.moeEp = 0;
     return s;
 }
 
@@ -272,6 +277,9 @@ Plan makePlan(const ModelShape &m, const SearchSpace &space)
 
     // Tensor and expert parallelism exchange activations in every layer, so they stay inside one scale-up domain (the
     // link's max_devices, where the preset gives it); pipeline stages and replicas may span domains.
+    // A MoE model also takes attention data parallelism (the experts split over its ranks too) and, with tensor
+    // parallelism, its experts whole (moe_tp 1) over all the stage's devices, as the engines run them.
+    const std::vector<int> adps = m.isMoe() ? powersDividing(m.experts, space.maxDevices) : std::vector<int>{1};
     std::vector<Job> &jobs = plan.jobs;
     for (std::size_t d = 0; d < space.devices.size(); ++d) {
         const Interconnect *link = space.devices[d].scaleUpLink();
@@ -279,10 +287,18 @@ Plan makePlan(const ModelShape &m, const SearchSpace &space)
         for (int tp : tps)
             for (int pp : pps)
                 for (int ep : eps)
-                    if (int64_t(tp) * pp * ep <= space.maxDevices && int64_t(tp) * ep <= domain)
-                        for (std::size_t p = 0; p < precisions.size(); ++p)
-                            for (std::size_t k = 0; k < kvFormats.size(); ++k)
-                                jobs.push_back({d, tp, pp, ep, p, k, replicaCountsOf(tp * pp * ep, space.maxDevices)});
+                    for (int adp : adps) {
+                        const int64_t stage = int64_t(tp) * ep * adp;
+                        if (stage * pp > space.maxDevices || stage > domain || (m.isMoe() && m.experts % (ep * adp)))
+                            continue;
+                        const bool whole = m.isMoe() && tp > 1 && m.experts % stage == 0;
+                        for (int split = 0; split < (whole ? 2 : 1); ++split)
+                            for (std::size_t p = 0; p < precisions.size(); ++p)
+                                for (std::size_t k = 0; k < kvFormats.size(); ++k)
+                                    jobs.push_back({d, tp, pp, ep, p, k,
+                                                    replicaCountsOf(int(stage) * pp, space.maxDevices), adp,
+                                                    split == 1});
+                    }
     }
     for (const Job &job : jobs)
         for (int64_t perReplica : batches)
@@ -358,12 +374,15 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
             const double price = space.usdPerDeviceHour ? *space.usdPerDeviceHour
                                  : hw.usdPerHour        ? hw.usdPerHour->value
                                                         : 0.0;
-            const int modelDevices = job.tp * job.pp * job.ep;
+            const int modelDevices = job.stageDevices() * job.pp;
             const std::optional<KvLink> link = kvTransferLink(hw);
             Scenario s = base;
             s.tp = job.tp;
             s.pp = job.pp;
             s.ep = job.ep;
+            s.attentionDp = job.attentionDp;
+            s.moeTp = job.wholeExperts ? 1 : 0;
+            s.moeEp = job.wholeExperts ? job.stageDevices() : 0;
             s.weights = precisions[job.precision].weights;
             s.activations = precisions[job.precision].activations;
             s.kv = kvFormats[job.kv];
@@ -386,7 +405,10 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                             v.chunkedPrefill,
                             v.prefillDevices,
                             v.decodeDevices,
-                            v.prefillBatch};
+                            v.prefillBatch,
+                            static_cast<int16_t>(v.attentionDp),
+                            static_cast<int16_t>(v.moeTp),
+                            static_cast<int16_t>(v.moeEp)};
                 p.devices = q.devices;
                 p.ttftS = q.ttftS;
                 p.tpotS = q.tpotS;
@@ -420,7 +442,8 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                 const uint64_t count = variants(perReplica);
                 local.evaluated += count;
                 jobConfigurations += count;
-                if (!fits) {
+                // Attention DP splits the batch evenly over its ranks: a batch it does not divide is not run.
+                if (!fits || perReplica % job.attentionDp != 0) {
                     local.pruned += count;
                     continue;
                 }
@@ -561,6 +584,9 @@ SearchPoint SearchCandidates::point(std::size_t i) const
     s.tp = k.tp;
     s.pp = k.pp;
     s.ep = k.ep;
+    s.attentionDp = k.attentionDp;
+    s.moeTp = k.moeTp;
+    s.moeEp = k.moeEp;
     s.dp = k.dp;
     s.batch = k.batch;
     s.weights = precisions.at(k.precision).weights;

@@ -101,6 +101,9 @@ struct SearchConfig
     int64_t chunkedPrefill = 0;
     int prefillDevices = 0, decodeDevices = 0;
     int64_t prefillBatch = 0;
+    /// MoE: attention data parallelism and the routed experts' split (0: derived, moe_tp = tp, moe_ep = ep x
+    /// attention_dp; moe_tp 1: each expert whole, moe_ep over every device of the stage).
+    int16_t attentionDp = 1, moeTp = 0, moeEp = 0;
 };
 
 /// One configuration that fits, as the search keeps it: small, so that hundreds of thousands stay cheap.

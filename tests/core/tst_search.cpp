@@ -70,79 +70,95 @@ Brute bruteForce(const ModelShape &m, const SearchSpace &space)
         for (int tp : powers)
             for (int pp : powers)
                 for (int ep : powers)
-                    for (int dp : powers) {
-                        if (int64_t(tp) * pp * ep * dp > space.maxDevices || tp * ep > domain)
-                            continue;
-                        for (const SearchPrecision &prec : space.precisions)
-                            for (DType kv : space.kvFormats)
-                                for (int64_t b : space.batches) {
-                                    Scenario s = space.base;
-                                    s.phase = Phase::Generate;
-                                    s.tp = tp;
-                                    s.pp = pp;
-                                    s.ep = ep;
-                                    s.dp = dp;
-                                    s.batch = b * dp;
-                                    s.weights = prec.weights;
-                                    s.activations = prec.activations;
-                                    s.kv = kv;
-                                    Analysis a;
-                                    try {
-                                        a = analyze(hw, m, s);
-                                    } catch (const AnalysisError &) {
-                                        continue;
-                                    }
-                                    if (!a.memory.fits)
-                                        continue;
-                                    for (int k : space.speculativeKs)
-                                        for (int64_t chunk : space.prefillChunks) {
-                                            Scenario v = s;
-                                            v.speculativeK = k;
-                                            v.chunkedPrefill = chunk;
-                                            if (k > 0 || chunk > 0) {
-                                                out.fitting.push_back(served(d, hw, m, v));
+                    for (int dp : powers)
+                        for (int adp : m.isMoe() ? powers : std::vector<int>{1})
+                            for (int whole = 0; whole < (m.isMoe() && tp > 1 ? 2 : 1); ++whole) {
+                                // A MoE model also runs with attention DP, and with its experts whole over the stage.
+                                const int stage = tp * ep * adp;
+                                if (int64_t(stage) * pp * dp > space.maxDevices || stage > domain)
+                                    continue;
+                                for (const SearchPrecision &prec : space.precisions)
+                                    for (DType kv : space.kvFormats)
+                                        for (int64_t b : space.batches) {
+                                            Scenario s = space.base;
+                                            s.phase = Phase::Generate;
+                                            s.tp = tp;
+                                            s.pp = pp;
+                                            s.ep = ep;
+                                            s.dp = dp;
+                                            s.attentionDp = adp;
+                                            s.moeTp = whole ? 1 : 0;
+                                            s.moeEp = whole ? stage : 0;
+                                            s.batch = b * dp;
+                                            s.weights = prec.weights;
+                                            s.activations = prec.activations;
+                                            s.kv = kv;
+                                            Analysis a;
+                                            try {
+                                                a = analyze(hw, m, s);
+                                            } catch (const AnalysisError &) {
                                                 continue;
                                             }
-                                            SearchPoint p;
-                                            p.device = d;
-                                            p.scenario = s;
-                                            p.devices = tp * pp * ep * dp;
-                                            p.ttftS = a.phases.ttftS;
-                                            p.tpotS = a.phases.tpotS;
-                                            p.tokensPerSPerDevice = a.totals.tokensPerS / p.devices;
-                                            p.tokensPerSPerUser = 1.0 / p.tpotS;
-                                            if (hw.usdPerHour)
-                                                p.usdPerMillionTokens =
-                                                    hw.usdPerHour->value / 3600.0 / p.tokensPerSPerDevice * 1e6;
-                                            out.fitting.push_back(p);
-                                        }
-                                    // dp copies as prefill and decode pools, one copy's batch b each.
-                                    if (!space.disaggregate || dp < 2)
-                                        continue;
-                                    const int g = tp * pp * ep;
-                                    for (int k : space.speculativeKs)
-                                        for (int64_t prompts :
-                                             b > 1 ? std::vector<int64_t>{1, b} : std::vector<int64_t>{1}) {
-                                            std::optional<SearchPoint> best;
-                                            double bestRate = -1;
-                                            for (int pc = 1; pc < dp; ++pc) {
-                                                Scenario v = s;
-                                                v.dp = 1;
-                                                v.batch = b;
-                                                v.speculativeK = k;
-                                                v.prefillBatch = prompts;
-                                                v.prefillDevices = pc * g;
-                                                v.decodeDevices = (dp - pc) * g;
-                                                const double rate = reportOf(hw, m, v).disaggregation->requestsPerS;
-                                                if (rate > bestRate) {
-                                                    bestRate = rate;
-                                                    best = served(d, hw, m, v);
+                                            if (!a.memory.fits)
+                                                continue;
+                                            for (int k : space.speculativeKs)
+                                                for (int64_t chunk : space.prefillChunks) {
+                                                    Scenario v = s;
+                                                    v.speculativeK = k;
+                                                    v.chunkedPrefill = chunk;
+                                                    if (k > 0 || chunk > 0) {
+                                                        try { // a serving option this split cannot run is left out
+                                                            out.fitting.push_back(served(d, hw, m, v));
+                                                        } catch (const AnalysisError &) {
+                                                        }
+                                                        continue;
+                                                    }
+                                                    SearchPoint p;
+                                                    p.device = d;
+                                                    p.scenario = s;
+                                                    p.devices = stage * pp * dp;
+                                                    p.ttftS = a.phases.ttftS;
+                                                    p.tpotS = a.phases.tpotS;
+                                                    p.tokensPerSPerDevice = a.totals.tokensPerS / p.devices;
+                                                    p.tokensPerSPerUser = 1.0 / p.tpotS;
+                                                    if (hw.usdPerHour)
+                                                        p.usdPerMillionTokens =
+                                                            hw.usdPerHour->value / 3600.0 / p.tokensPerSPerDevice * 1e6;
+                                                    out.fitting.push_back(p);
                                                 }
-                                            }
-                                            out.fitting.push_back(*best);
+                                            // dp copies as prefill and decode pools, one copy's batch b each.
+                                            if (!space.disaggregate || dp < 2)
+                                                continue;
+                                            const int g = stage * pp;
+                                            for (int k : space.speculativeKs)
+                                                for (int64_t prompts :
+                                                     b > 1 ? std::vector<int64_t>{1, b} : std::vector<int64_t>{1}) {
+                                                    std::optional<SearchPoint> best;
+                                                    double bestRate = -1;
+                                                    for (int pc = 1; pc < dp; ++pc) {
+                                                        Scenario v = s;
+                                                        v.dp = 1;
+                                                        v.batch = b;
+                                                        v.speculativeK = k;
+                                                        v.prefillBatch = prompts;
+                                                        v.prefillDevices = pc * g;
+                                                        v.decodeDevices = (dp - pc) * g;
+                                                        double rate = 0;
+                                                        try { // a prefill this split cannot run (attention DP)
+                                                            rate = reportOf(hw, m, v).disaggregation->requestsPerS;
+                                                        } catch (const AnalysisError &) {
+                                                            break;
+                                                        }
+                                                        if (rate > bestRate) {
+                                                            bestRate = rate;
+                                                            best = served(d, hw, m, v);
+                                                        }
+                                                    }
+                                                    if (best)
+                                                        out.fitting.push_back(*best);
+                                                }
                                         }
-                                }
-                    }
+                            }
     }
     return out;
 }
@@ -158,7 +174,7 @@ bool sameFigures(const SearchPoint &a, const SearchPoint &b, bool withCost)
 QString key(const SearchPoint &p)
 {
     const Scenario &s = p.scenario;
-    return QStringLiteral("%1 tp%2 pp%3 ep%4 dp%5 b%6 %7 %8 %9 %10")
+    return QStringLiteral("%1 tp%2 pp%3 ep%4 dp%5 b%6 %7 %8 %9 %10 adp%11 moe%12x%13")
         .arg(p.device)
         .arg(s.tp)
         .arg(s.pp)
@@ -168,7 +184,10 @@ QString key(const SearchPoint &p)
         .arg(QString::fromStdString(toString(SearchPrecision{s.weights, s.activations})))
         .arg(QString::fromLatin1(toString(s.kv).data(), qsizetype(toString(s.kv).size())))
         .arg(p.devices)
-        .arg(QString::fromStdString(servingLabel(s)));
+        .arg(QString::fromStdString(servingLabel(s)))
+        .arg(s.attentionDp)
+        .arg(moeTp(s))
+        .arg(moeEp(s));
 }
 
 } // namespace

@@ -583,7 +583,7 @@ void TestSweepChart::achievableBandAroundTheCurve()
         QVERIFY(chart.bandUpper().isEmpty());
         return;
     }
-    // Around every fitting point of the time curve: 0.979 and 1.747 times its time (kAchievableBand).
+    // Around every fitting point of the time curve: 0.975 and 1.747 times its time (kAchievableBand).
     QList<QPointF> curve;
     for (QAbstractSeries *a : chart.chart()->series())
         if (auto *line = qobject_cast<QLineSeries *>(a); line && line->name().startsWith(QLatin1String("ms per")))

@@ -1,0 +1,201 @@
+// The MoE kernels as their own operators (router and top-k, token permute and unpermute, the fused kernel's grouped
+// GEMMs timed from aiconfigurator's MoE tables) and expert parallelism's all-to-all (DeepEP's measured dispatch and
+// combine). Hand counts on DeepSeek-V3 (61 layers, the first 3 dense: 58 routed; hidden 7,168; 256 routed experts of
+// width 2,048, top-8, a sigmoid router with a bias per expert) decoding on 8 H200 with attention DP 8 (DEP8: each
+// rank its own share of the batch, the experts split 32 to a rank):
+//
+// - ffn.router: 2 x 64 tokens x 7,168 x 256 columns x 58 layers; moe.topk: 64 x 256 scores x (sigmoid 3 + bias 1 +
+//   log2 8 = 3 compares) = 7 operations each, x 58.
+// - batch 64, DEP8: the experts see the copy's 64 tokens, 64 x 8 / 8 = 64 token-expert pairs on the busiest rank,
+//   whose 32 experts are hit 1 - (1 - 8/256)^64 = 86.9 % of the time: 28 of them (pigeonhole). moe.permute reads and
+//   writes each pair's hidden vector: 2 x 64 x 7,168 x 2 B x 58 layers.
+// - all-to-all: each rank dispatches its 8 tokens' 8 copies, FP8 with one fp32 scale per 128 (7,168 + 224 = 7,392 B),
+//   473,088 B, and combines them in bf16 (917,504 B); 7/8 of them leave the device, in 58 layers. The H200's DeepEP
+//   table has exactly that size (8 tokens per rank): dispatch 12.317 us, combine 15.031 us
+//   (ai-dynamo/aiconfigurator @ 095f58a5, systems/data/h200_sxm/comm/sglang/0.5.12/wideep_deepep_ll_perf.parquet).
+// - The fused MoE table of the H200 (fp8_block, hidden 7,168, inter 2,048, top-8 of 256, moe_ep 8) at 256 tokens:
+//   batch 256 with DEP8 gives the same 256 tokens to the experts, and the fused kernel's operators then add up to
+//   the table's measured latency in each layer.
+#include "core/analysis/analysis.h"
+#include "core/analysis/operatortime.h"
+
+#include "../builtinpresets.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace memwall::core;
+using namespace testpresets;
+
+namespace {
+constexpr double kRoutedLayers = 58;
+
+const Operator *findOp(const Analysis &a, std::string_view name)
+{
+    for (const Operator &o : a.operators)
+        if (o.name == name)
+            return &o;
+    return nullptr;
+}
+
+/// DeepSeek-V3 decoding at context 2,048 with DEP8 on 8 devices: FP8 block-scaled weights, bf16 activations.
+Scenario dep8(int64_t batch, EfficiencyMode e = EfficiencyMode::Achievable)
+{
+    Scenario s;
+    s.phase = Phase::Decode;
+    s.batch = batch;
+    s.context = 2048;
+    s.attentionDp = 8;
+    s.weights = *weightFormatFromString("fp8/g16384/fp32");
+    s.activations = DType::BF16;
+    s.kv = DType::FP8;
+    s.efficiency = e;
+    return s;
+}
+
+/// The fused MoE kernel's operators of one analysis, summed (s).
+double fusedMoeTime(const Analysis &a)
+{
+    double t = 0;
+    for (const Operator &o : a.operators)
+        if (o.expertTokens > 0)
+            t += o.timeS;
+    return t;
+}
+
+/// The measured latency of `table` at `tokens` (s), or NaN.
+double measuredAt(const MoeSweep &table, double tokens)
+{
+    for (const auto &[n, seconds] : table.measured)
+        if (n == tokens)
+            return seconds;
+    return std::nan("");
+}
+} // namespace
+
+class TestMoeKernels : public QObject
+{
+    Q_OBJECT
+private slots:
+    void routerAndTopKAreHandCounted()
+    {
+        const Analysis a = analyze(hw("h200-sxm"), model("deepseek-v3"), dep8(512));
+        // 512 sequences over 8 attention-DP ranks: 64 tokens on each.
+        QCOMPARE(findOp(a, "ffn.router")->flops, 2.0 * 64 * 7168 * 256 * kRoutedLayers);
+        QCOMPARE(findOp(a, "moe.topk")->flops, 7.0 * 64 * 256 * kRoutedLayers);
+    }
+
+    void permuteMovesEachRoutedCopyTwice()
+    {
+        const Analysis a = analyze(hw("h200-sxm"), model("deepseek-v3"), dep8(64));
+        QCOMPARE(findOp(a, "moe.permute")->activationBytes, 2.0 * 64 * 7168 * 2 * kRoutedLayers);
+        QCOMPARE(findOp(a, "moe.unpermute")->flops, 2.0 * 64 * 7168 * kRoutedLayers);
+        // The busiest rank's 28 experts hit, 64 pairs: 64 / 28 tokens per expert.
+        QVERIFY(std::abs(findOp(a, "ffn.up")->expertTokens - 64.0 / 28) < 1e-9);
+    }
+
+    void allToAllIsSizedAndMeasured()
+    {
+        const Analysis a = analyze(hw("h200-sxm"), model("deepseek-v3"), dep8(64));
+        const double dispatch = 64 * 7392.0, combine = 64 * 7168.0 * 2;
+        QCOMPARE(a.comm.epBytes, (dispatch + combine) * 7 / 8 * kRoutedLayers);
+        QCOMPARE(a.comm.allToAll, std::string("measured"));
+        QVERIFY(std::abs(a.comm.epDispatchS / (12.317e-6 * kRoutedLayers) - 1) < 1e-9);
+        QVERIFY(std::abs(a.comm.epCombineS / (15.031e-6 * kRoutedLayers) - 1) < 1e-9);
+        // Without the table (ideal): the link's bandwidth and latency, and said so.
+        const Analysis ideal = analyze(hw("h200-sxm"), model("deepseek-v3"), dep8(64, EfficiencyMode::Ideal));
+        QCOMPARE(ideal.comm.allToAll, std::string("ideal"));
+        QVERIFY(ideal.comm.epDispatchS < a.comm.epDispatchS);
+    }
+
+    void groupedGemmAtATabulatedPointIsTheTable()
+    {
+        const HardwareSpec &h200 = hw("h200-sxm");
+        const MoeSweep *table = h200.achievable.moeSweepFor(MoeFormat::Fp8Block, 8);
+        QVERIFY(table);
+        QCOMPARE(table->hidden, 7168);
+        QCOMPARE(table->moeEp, 8);
+        const double measured = measuredAt(*table, 256);
+        QVERIFY(measured > 0);
+        const Analysis a = analyze(h200, model("deepseek-v3"), dep8(256));
+        // The table's fraction is rounded to four digits.
+        QVERIFY2(std::abs(fusedMoeTime(a) / kRoutedLayers / measured - 1) < 2e-3,
+                 qPrintable(QString("%1 vs %2").arg(fusedMoeTime(a) / kRoutedLayers).arg(measured)));
+    }
+
+    void expertFormatsRunAtTheirOwnRates()
+    {
+        // gpt-oss's MXFP4 experts with bf16 activations (w4a16) on the H200, and FP8 block-scaled experts: each its
+        // own table, so the same load runs at different fractions.
+        Scenario s = dep8(64);
+        QCOMPARE(moeFormat(s), std::optional<MoeFormat>(MoeFormat::Fp8Block));
+        s.expertWeights = weightFormatFromString("mxfp4");
+        QCOMPARE(moeFormat(s), std::optional<MoeFormat>(MoeFormat::W4a16Mxfp4));
+        s.activations = DType::FP8;
+        QCOMPARE(moeFormat(s), std::optional<MoeFormat>(MoeFormat::W4a8Mxfp4));
+        s.expertWeights = weightFormatFromString("nvfp4");
+        QCOMPARE(moeFormat(s), std::optional<MoeFormat>(MoeFormat::Nvfp4));
+        s.expertWeights = weightFormatFromString("int4/g128");
+        QVERIFY(!moeFormat(s).has_value());
+    }
+
+    void deepSeekDecodeOnEightH200CountsTheMoeKernels()
+    {
+        // DeepSeek-V3 at batch 64 on 8 H200, experts split over all 8 (moe_ep 8).
+        Scenario s = dep8(64);
+        const Analysis a = analyze(hw("h200-sxm"), model("deepseek-v3"), s);
+        for (const char *name : {"ffn.router", "moe.topk", "moe.permute", "moe.unpermute"})
+            QVERIFY2(findOp(a, name), name);
+        QVERIFY(a.comm.epDispatchS > 0 && a.comm.epCombineS > 0);
+        QVERIFY(a.comm.timeS >= a.comm.epDispatchS + a.comm.epCombineS);
+    }
+
+    void achievableIsNeverFasterThanIdeal_data()
+    {
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<QString>("experts");
+        QTest::addColumn<int>("batch");
+        for (const char *device : {"h200-sxm", "h100-sxm", "b200", "gb200-nvl72"})
+            for (const char *experts : {"fp8/g16384/fp32", "nvfp4", "mxfp4", "bf16"})
+                for (int batch : {8, 64, 512, 4096})
+                    QTest::addRow("%s %s batch %d", device, experts, batch) << device << experts << batch;
+    }
+    void achievableIsNeverFasterThanIdeal()
+    {
+        QFETCH(QString, device);
+        QFETCH(QString, experts);
+        QFETCH(int, batch);
+        Scenario s = dep8(batch);
+        s.expertWeights = weightFormatFromString(experts.toStdString());
+        const HardwareSpec &h = hw(device.toUtf8().constData());
+        const Analysis achievable = analyze(h, model("deepseek-v3"), s);
+        s.efficiency = EfficiencyMode::Ideal;
+        const Analysis ideal = analyze(h, model("deepseek-v3"), s);
+        QVERIFY(achievable.totals.timeS >= ideal.totals.timeS);
+        QVERIFY(fusedMoeTime(achievable) >= fusedMoeTime(ideal) * (1 - 1e-12));
+    }
+
+    void devicesWithoutMicrobenchmarksSayTheAchievableIsIdeal()
+    {
+        Scenario s = dep8(64);
+        QCOMPARE(achievableBasis(hw("mi355x"), s), std::string_view("ideal"));
+        QCOMPARE(achievableBasis(hw("gb200-nvl72"), s), std::string_view("partial"));
+        QCOMPARE(achievableBasis(hw("h200-sxm"), s), std::string_view("microbenchmarks"));
+        s.efficiency = EfficiencyMode::Ideal;
+        QCOMPARE(achievableBasis(hw("h200-sxm"), s), std::string_view(""));
+    }
+
+    void imbalanceSlowsTheGroupedGemms()
+    {
+        Scenario s = dep8(512);
+        const Analysis even = analyze(hw("h200-sxm"), model("deepseek-v3"), s);
+        s.moeImbalance = 1.5;
+        const Analysis skewed = analyze(hw("h200-sxm"), model("deepseek-v3"), s);
+        QCOMPARE(findOp(skewed, "ffn.up")->expertTokens, 1.5 * findOp(even, "ffn.up")->expertTokens);
+        QVERIFY(fusedMoeTime(skewed) > fusedMoeTime(even));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMoeKernels)
+#include "tst_moekernels.moc"
