@@ -165,8 +165,8 @@ private slots:
                                         << "memwall export: --lesson: no lesson 'nope'; the lessons are roofline, ";
         QTest::newRow("not pdf") << QStringList{"--lesson", "roofline", "--out", "%1/x.png"}
                                  << "memwall export: %1/x.png: a lesson is written as PDF; use a .pdf file name";
-        QTest::newRow("bad paper") << QStringList{"--lesson", "roofline", "--questions-only", "--paper", "a3", "--out",
-                                                  "%1/x.pdf"}
+        QTest::newRow("bad paper") << QStringList{"--lesson", "roofline", "--questions-only", "--paper",
+                                                  "a3",       "--out",    "%1/x.pdf"}
                                    << "memwall export: --paper: 'a3' is not one of a4, letter";
         QTest::newRow("scenario") << QStringList{"--lesson", "roofline", "--model", "gpt2", "--out", "%1/x.pdf"}
                                   << "memwall export: --lesson: a lesson sets its own scenarios";

@@ -121,7 +121,8 @@ private slots:
         }
         QVERIFY(amounts >= 8);
         // The KV cache of one device is the memory chart's, and the one in all is split over the TP 2 devices.
-        const auto kv = std::find_if(rows.begin(), rows.end(), [](const auto &r) { return r.name == "KV cache per device"; });
+        const auto kv =
+            std::find_if(rows.begin(), rows.end(), [](const auto &r) { return r.name == "KV cache per device"; });
         QVERIFY(kv != rows.end());
         QCOMPARE(kv->valueA, doc.analysis().memory.kv);
         QVERIFY(kv->valueA < doc.analysis().kvCache.totalBytes);

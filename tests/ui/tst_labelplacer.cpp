@@ -24,7 +24,7 @@ private slots:
     {
         LabelPlacer p(QRectF(0, 0, 100, 100));
         QVERIFY(p.place(QSizeF(40, 10), {QPointF(10, 10)}));
-        QVERIFY(!p.place(QSizeF(40, 10), {QPointF(30, 15)}));           // overlaps the first
+        QVERIFY(!p.place(QSizeF(40, 10), {QPointF(30, 15)})); // overlaps the first
         const auto r = p.place(QSizeF(40, 10), {QPointF(30, 15), QPointF(30, 30)});
         QVERIFY(r);
         QCOMPARE(r->top(), 30.0);

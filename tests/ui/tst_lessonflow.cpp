@@ -484,8 +484,9 @@ private slots:
         const auto questions = std::count_if(l->steps.begin(), l->steps.end(),
                                              [](const ui::LessonStep &s) { return s.question.has_value(); });
         // the deck: a page per step; the handout: ui::kQuestionsPerPage questions a page
-        QCOMPARE(pages, questionsOnly ? static_cast<int>((questions + ui::kQuestionsPerPage - 1) / ui::kQuestionsPerPage)
-                                      : static_cast<int>(l->steps.size()));
+        QCOMPARE(pages, questionsOnly
+                            ? static_cast<int>((questions + ui::kQuestionsPerPage - 1) / ui::kQuestionsPerPage)
+                            : static_cast<int>(l->steps.size()));
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QByteArray pdf = f.readAll();

@@ -33,8 +33,12 @@ void setUp(ui::ScenarioDocument &doc)
 
 QStringList fields(const ui::ScenarioDocument &doc)
 {
-    return {QString::fromStdString(doc.model().name), QString::fromStdString(doc.hardware().name),
-            QStringLiteral("TP 2"), QStringLiteral("48"), QStringLiteral("INT8"), QStringLiteral("FP8")};
+    return {QString::fromStdString(doc.model().name),
+            QString::fromStdString(doc.hardware().name),
+            QStringLiteral("TP 2"),
+            QStringLiteral("48"),
+            QStringLiteral("INT8"),
+            QStringLiteral("FP8")};
 }
 
 } // namespace
@@ -52,9 +56,9 @@ private slots:
         for (const QString &form : forms)
             for (const QString &f : fields(doc))
                 QVERIFY2(form.contains(f), qPrintable(form + " lacks " + f));
-        QCOMPARE(forms.front(), QStringLiteral("%1 · %2 · TP 2 · batch 48 · weights INT8, KV FP8, activations FP16")
-                                    .arg(QString::fromStdString(doc.model().name),
-                                         QString::fromStdString(doc.hardware().name)));
+        QCOMPARE(forms.front(),
+                 QStringLiteral("%1 · %2 · TP 2 · batch 48 · weights INT8, KV FP8, activations FP16")
+                     .arg(QString::fromStdString(doc.model().name), QString::fromStdString(doc.hardware().name)));
         core::Scenario s = doc.scenario();
         s.tp = 1;
         QVERIFY(ui::scenarioSubtitles(doc.model(), doc.hardware(), s).front().contains("1 device"));

@@ -8,12 +8,12 @@
 
 #include <QAbstractAxis>
 #include <QChart>
-#include <QGraphicsSimpleTextItem>
 #include <QFontMetricsF>
+#include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
-#include <QTextDocument>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QTextDocument>
 #include <QXYSeries>
 
 namespace memwall::ui {
@@ -67,8 +67,7 @@ void ChartBase::placeSubtitle()
         m_chart->setMargins(margins);
     }
     const QRectF box = m_subtitle->boundingRect();
-    const QPointF pos(std::max(0.0, (m_chart->size().width() - box.width()) / 2),
-                      m_baseTopMargin / 2);
+    const QPointF pos(std::max(0.0, (m_chart->size().width() - box.width()) / 2), m_baseTopMargin / 2);
     if (m_subtitle->pos() != pos)
         m_subtitle->setPos(pos);
 }

@@ -154,8 +154,8 @@ private:
     void watchVisibility();
     void toggleFromLegend(QLegendMarker *marker);
 
-    QGraphicsTextItem *m_subtitle = nullptr; ///< child of m_chart
-    qreal m_baseTopMargin = 0;             ///< the chart's top margin without the subtitle's line
+    QGraphicsTextItem *m_subtitle = nullptr;       ///< child of m_chart
+    qreal m_baseTopMargin = 0;                     ///< the chart's top margin without the subtitle's line
     QPointer<QObject> m_chartGuard;                ///< null once a view's scene has deleted the chart
     GridItem *m_grid = nullptr;                    ///< child of m_chart
     QSet<const QAbstractSeries *> m_legendWatched; ///< series whose visibility changes reset setLegendVisible()

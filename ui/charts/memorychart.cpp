@@ -667,8 +667,8 @@ void MemoryChart::layoutLabels()
     for (const QLineSeries *line : {m_capacityLine, m_needLine, m_bCapacityLine})
         if (line->isVisible())
             for (int i = 0; i + 1 < line->count(); ++i)
-                placer.addCurve(QLineF(m_chart->mapToPosition(line->at(i), ref),
-                                       m_chart->mapToPosition(line->at(i + 1), ref)));
+                placer.addCurve(
+                    QLineF(m_chart->mapToPosition(line->at(i), ref), m_chart->mapToPosition(line->at(i + 1), ref)));
     // The footprint totals and verdicts first (the chart's answer), under each footprint bar.
     placeVerdict(placer, m_totalLabel, fitText(), m_total, m_capacity, m_over, 0);
     if (m_bRow >= 0)
@@ -796,8 +796,8 @@ void MemoryChart::placeVerdict(LabelPlacer &placer, QGraphicsSimpleTextItem *lab
     const double x =
         std::clamp(guide - 6 - sz.width(), area.left() + 4, std::max(area.left() + 4, area.right() - sz.width() - 2));
     const double barTop = map(total / kGB, row - kBar / 2).y();
-    const auto r = placer.place(sz, {QPointF(x, barBottom + 3), QPointF(x, barTop - 3 - sz.height()),
-                                     QPointF(area.left() + 4, barBottom + 3)});
+    const auto r = placer.place(
+        sz, {QPointF(x, barBottom + 3), QPointF(x, barTop - 3 - sz.height()), QPointF(area.left() + 4, barBottom + 3)});
     if (r)
         label->setPos(r->topLeft());
     label->setVisible(r.has_value() && end.y() >= area.top() && end.y() <= area.bottom());

@@ -111,8 +111,8 @@ private:
     /// Stacks the components of `mem` on `row` and sets the footprint's tooltips.
     void setFootprint(const std::array<QAreaSeries *, ComponentCount> &bars, const core::MemoryFootprint &mem,
                       double row, const QString &who);
-    void placeVerdict(LabelPlacer &placer, QGraphicsSimpleTextItem *label, const QString &text, double total, double capacity, bool over,
-                      double row);
+    void placeVerdict(LabelPlacer &placer, QGraphicsSimpleTextItem *label, const QString &text, double total,
+                      double capacity, bool over, double row);
     void layoutLabels();
     void restyleBars();
     QStringList titles() const; ///< full title first, then shorter ones for a small chart

@@ -527,8 +527,8 @@ void SearchChart::layoutOverlay()
     const auto at = plotlabels::placeInCorner(
         placer, m_message->boundingRect().size() + QSizeF(8, 4), area,
         {Qt::BottomLeftCorner, Qt::BottomRightCorner, Qt::TopRightCorner, Qt::TopLeftCorner}, 4);
-    const QPointF messageAt = at ? at->topLeft() : QPointF(area.left() + 4, area.bottom() - 4 -
-                                                                               m_message->boundingRect().height() - 4);
+    const QPointF messageAt =
+        at ? at->topLeft() : QPointF(area.left() + 4, area.bottom() - 4 - m_message->boundingRect().height() - 4);
     m_message->setPos(messageAt + QPointF(4, 2));
     const bool shown = !lines.trimmed().isEmpty();
     m_message->setVisible(shown);

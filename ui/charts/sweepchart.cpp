@@ -570,10 +570,11 @@ void SweepChart::placeLabels()
     LabelPlacer placer(area), linesOnly(area);
     for (QLineSeries *line : {m_computeLine, m_memoryLine})
         if (line->isVisible() && line->count() >= 2)
-            linesOnly.addCurve(QLineF(m_chart->mapToPosition(line->at(0), line), m_chart->mapToPosition(line->at(1), line)),
-                               line->pen().widthF() / 2 + 1);
-    for (QLineSeries *line : {m_computeLine, m_memoryLine, m_time, m_timeOver, m_rate, m_rateOver, m_bTime,
-                              m_bTimeOver, m_bRate, m_bRateOver}) {
+            linesOnly.addCurve(
+                QLineF(m_chart->mapToPosition(line->at(0), line), m_chart->mapToPosition(line->at(1), line)),
+                line->pen().widthF() / 2 + 1);
+    for (QLineSeries *line : {m_computeLine, m_memoryLine, m_time, m_timeOver, m_rate, m_rateOver, m_bTime, m_bTimeOver,
+                              m_bRate, m_bRateOver}) {
         if (!line->isVisible() || line->count() < 2)
             continue;
         QPolygonF poly;
@@ -584,7 +585,8 @@ void SweepChart::placeLabels()
     for (QScatterSeries *marker : {m_currentTime, m_currentRate, m_bCurrent, m_bCurrentRate})
         if (marker->isVisible() && marker->count() > 0) {
             const qreal r = marker->markerSize() / 2;
-            placer.addObstacle(QRectF(m_chart->mapToPosition(marker->at(0), marker) - QPointF(r, r), QSizeF(2 * r, 2 * r)));
+            placer.addObstacle(
+                QRectF(m_chart->mapToPosition(marker->at(0), marker) - QPointF(r, r), QSizeF(2 * r, 2 * r)));
         }
     // A label goes beside its own line (right, else left; the left line of a separated pair: left first), else beyond
     // both lines, from the top of the plot down; a long one that fits nowhere is wrapped, one that still fits nowhere
@@ -634,9 +636,10 @@ void SweepChart::placeLabels()
         const QPointF p = m_chart->mapToPosition(m_currentTime->at(0), m_currentTime);
         const QSizeF sz = m_currentText->boundingRect().size();
         const qreal r = m_currentTime->markerSize() / 2 + 3;
-        at = placer.place(sz, {QPointF(p.x() - sz.width() / 2, p.y() + r), QPointF(p.x() - sz.width() / 2, p.y() - r - sz.height()),
-                               QPointF(p.x() + r, p.y() + r), QPointF(p.x() - r - sz.width(), p.y() + r),
-                               QPointF(p.x() + r, p.y() - r - sz.height()), QPointF(p.x() - r - sz.width(), p.y() - r - sz.height())});
+        at = placer.place(sz, {QPointF(p.x() - sz.width() / 2, p.y() + r),
+                               QPointF(p.x() - sz.width() / 2, p.y() - r - sz.height()), QPointF(p.x() + r, p.y() + r),
+                               QPointF(p.x() - r - sz.width(), p.y() + r), QPointF(p.x() + r, p.y() - r - sz.height()),
+                               QPointF(p.x() - r - sz.width(), p.y() - r - sz.height())});
         if (at)
             m_currentText->setPos(at->topLeft());
     }

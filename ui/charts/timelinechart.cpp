@@ -10,11 +10,10 @@
 
 #include <QAreaSeries>
 #include <QChart>
-#include <QLegend>
-#include <QLegendMarker>
 #include <QFontMetricsF>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QValueAxis>
@@ -306,7 +305,7 @@ void TimelineChart::layoutOverlay()
         m_shortLegend = shortLegend;
         for (std::size_t i = 0; i < m_curves.size() && i < static_cast<std::size_t>(m_lines.size()); ++i)
             m_lines[static_cast<qsizetype>(i)]->setName(m_shortLegend ? shortCurveName(full[static_cast<qsizetype>(i)])
-                                                                     : full[static_cast<qsizetype>(i)]);
+                                                                      : full[static_cast<qsizetype>(i)]);
     }
     chartfit::placeLegend(m_chart);
     const QRectF area = m_chart->plotArea();

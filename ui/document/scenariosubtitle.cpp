@@ -35,16 +35,16 @@ QStringList scenarioSubtitles(const core::ModelShape &model, const core::Hardwar
     QString experts;
     if (s.expertWeights)
         experts = upperName(core::toString(*s.expertWeights));
-    const QString head = QStringLiteral("%1 · %2 · %3 · %4")
-                             .arg(name, device, parallelismText(s), subtitleTr("batch %1").arg(s.batch));
+    const QString head =
+        QStringLiteral("%1 · %2 · %3 · %4").arg(name, device, parallelismText(s), subtitleTr("batch %1").arg(s.batch));
     QString full = subtitleTr("weights %1, KV %2, activations %3").arg(weights, kv, act);
     QString brief = QStringLiteral("W %1 · KV %2 · A %3").arg(weights, kv, act);
     if (!experts.isEmpty()) {
         full += subtitleTr(", experts %1").arg(experts);
         brief += QStringLiteral(" · E %1").arg(experts);
     }
-    const QString shortHead = QStringLiteral("%1 · %2 · %3 · %4")
-                                  .arg(name, device, parallelismText(s), subtitleTr("b %1").arg(s.batch));
+    const QString shortHead =
+        QStringLiteral("%1 · %2 · %3 · %4").arg(name, device, parallelismText(s), subtitleTr("b %1").arg(s.batch));
     return {head + QStringLiteral(" · ") + full, head + QStringLiteral(" · ") + brief,
             shortHead + QStringLiteral(" · ") + brief};
 }

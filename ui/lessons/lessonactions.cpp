@@ -23,9 +23,9 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QInputDialog>
+#include <QLocale>
 #include <QMainWindow>
 #include <QMenu>
-#include <QLocale>
 #include <QMessageBox>
 #include <QStatusBar>
 
@@ -238,8 +238,7 @@ void LessonActions::exportLessonPdf(LessonPdf kind)
         for (const Lesson &l : m_lessons)
             titles << l.title;
         bool ok = false;
-        const QString chosen =
-            QInputDialog::getItem(m_window, caption, tr("Lesson:"), titles, 0, false, &ok);
+        const QString chosen = QInputDialog::getItem(m_window, caption, tr("Lesson:"), titles, 0, false, &ok);
         if (!ok)
             return;
         index = static_cast<int>(titles.indexOf(chosen));

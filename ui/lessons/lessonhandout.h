@@ -56,9 +56,9 @@ struct Handout
 std::optional<Handout> buildHandout(const Lesson &lesson, std::shared_ptr<const core::PresetLibrary> presets,
                                     const HandoutOptions &options, QString *error);
 
-/// Writes `lesson` as a multi-page PDF at `path`. The deck: each page is 1280×720 px at the layout resolution (960×540 pt, a
-/// 16:9 slide) with the lesson and step titles, the step's chart as the window draws it at the end of the step (the
-/// whole build-up, the highlighted operator), the step's text rendered live against the step's scenario, and a
+/// Writes `lesson` as a multi-page PDF at `path`. The deck: each page is 1280×720 px at the layout resolution (960×540
+/// pt, a 16:9 slide) with the lesson and step titles, the step's chart as the window draws it at the end of the step
+/// (the whole build-up, the highlighted operator), the step's text rendered live against the step's scenario, and a
 /// footer. The handout and its key: buildHandout() painted on portrait paper. The numbers come from a fresh document,
 /// never from the user's window. Atomic: false with a one-line
 /// `error` naming the path (nothing written); `pages` gets the page count.

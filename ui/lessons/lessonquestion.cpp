@@ -53,7 +53,8 @@ QString questionHtml(const QuestionView &q, QuestionMode mode, bool oneLine)
     QString html =
         QStringLiteral("<p><b>%1</b> %2</p>").arg(QCoreApplication::translate("LessonQuestion", "Question:"), q.ask);
     if (mode == QuestionMode::Blank && !q.given.isEmpty()) // on paper, the figures to work it out with
-        html += QStringLiteral("<p><i>%1</i> %2</p>").arg(QCoreApplication::translate("LessonQuestion", "Given:"), q.given);
+        html +=
+            QStringLiteral("<p><i>%1</i> %2</p>").arg(QCoreApplication::translate("LessonQuestion", "Given:"), q.given);
     QStringList choices;
     for (int i = 0; i < q.choices.size(); ++i) {
         const bool right = mode == QuestionMode::Answered && i == q.correct;

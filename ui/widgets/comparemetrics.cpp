@@ -84,10 +84,12 @@ std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::A
            tr("The compute roof the matrix multiplications run against, after efficiency (B may compute in another "
               "format if it lacks this one)"),
            a.peakFlops, b.peakFlops, formatSi(a.peakFlops, "FLOP/s"), formatSi(b.peakFlops, "FLOP/s"), Higher);
-    number(tr("Memory bandwidth per device"), tr("Main-memory bandwidth of one device after efficiency (higher is better)"), a.bandwidth,
-           b.bandwidth, formatSi(a.bandwidth, "B/s"), formatSi(b.bandwidth, "B/s"), Higher);
-    number(tr("Arithmetic intensity per device"), tr("FLOPs per byte of main-memory traffic of one device over the step"),
-           a.totals.intensity, b.totals.intensity, formatNumber(a.totals.intensity) + " FLOP/B",
+    number(tr("Memory bandwidth per device"),
+           tr("Main-memory bandwidth of one device after efficiency (higher is better)"), a.bandwidth, b.bandwidth,
+           formatSi(a.bandwidth, "B/s"), formatSi(b.bandwidth, "B/s"), Higher);
+    number(tr("Arithmetic intensity per device"),
+           tr("FLOPs per byte of main-memory traffic of one device over the step"), a.totals.intensity,
+           b.totals.intensity, formatNumber(a.totals.intensity) + " FLOP/B",
            formatNumber(b.totals.intensity) + " FLOP/B", Neutral);
     number(tr("Ridge point per device"),
            tr("Intensity where the compute roof meets main memory: work below it is memory-bound on that device"),
@@ -107,8 +109,8 @@ std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::A
            a.kvCache.totalBytes, b.kvCache.totalBytes, formatBytes(a.kvCache.totalBytes),
            formatBytes(b.kvCache.totalBytes), Neutral);
     number(tr("Communication time per device"),
-           tr("Collectives and pipeline transfers over the device's link (lower is better)"),
-           a.comm.timeS, b.comm.timeS, formatSeconds(a.comm.timeS), formatSeconds(b.comm.timeS), Lower);
+           tr("Collectives and pipeline transfers over the device's link (lower is better)"), a.comm.timeS,
+           b.comm.timeS, formatSeconds(a.comm.timeS), formatSeconds(b.comm.timeS), Lower);
     return rows;
 }
 
