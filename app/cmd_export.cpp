@@ -87,7 +87,7 @@ std::unique_ptr<QApplication> headlessApp()
     return std::make_unique<QApplication>(argc, argv);
 }
 
-/// memwall export --lesson ID --out FILE.pdf [--questions-only] [--theme T]
+/// memwall export --lesson ID --out FILE.pdf [--questions-only | --answer-key] [--paper P] [--theme T]
 int exportLesson(const CommandLine &cl, const std::string &id)
 {
     for (const char *other : {"--chart", "--size", "--scale", "--title", "--caption", "--format"})
@@ -102,7 +102,16 @@ int exportLesson(const CommandLine &cl, const std::string &id)
     if (QFileInfo(out).suffix().compare(QLatin1String("pdf"), Qt::CaseInsensitive) != 0)
         throw UsageError(*outOpt + ": a lesson is written as PDF; use a .pdf file name");
     ui::HandoutOptions options;
-    options.questionsOnly = cl.extraFlags.count("--questions-only") > 0;
+    options.answerKey = cl.extraFlags.count("--answer-key") > 0;
+    options.questionsOnly = options.answerKey || cl.extraFlags.count("--questions-only") > 0;
+    if (auto paper = cl.value("--paper")) {
+        const QString p = QString::fromStdString(*paper).toLower();
+        if (p != QLatin1String("a4") && p != QLatin1String("letter"))
+            throw UsageError("--paper: '" + echoValue(*paper) + "' is not one of a4, letter");
+        if (!options.questionsOnly)
+            throw UsageError("--paper applies to --questions-only and --answer-key (a deck's pages are 16:9 slides)");
+        options.paper = p == QLatin1String("a4") ? QPageSize::A4 : QPageSize::Letter;
+    }
     if (auto theme = cl.value("--theme")) {
         const QString t = QString::fromStdString(*theme);
         if (!ui::Theme::ids().contains(t))
@@ -136,8 +145,11 @@ int cmdExport(const CommandLine &cl)
 {
     if (auto lesson = cl.value("--lesson"))
         return exportLesson(cl, *lesson);
-    if (cl.extraFlags.count("--questions-only") > 0)
-        throw UsageError("--questions-only applies to --lesson");
+    for (const char *flag : {"--questions-only", "--answer-key"})
+        if (cl.extraFlags.count(flag) > 0)
+            throw UsageError(std::string(flag) + " applies to --lesson");
+    if (cl.value("--paper"))
+        throw UsageError("--paper applies to --lesson");
     // Everything about the command line is checked before any work is done.
     const QStringList ids = ui::chartIds();
     const auto chartOpt = cl.value("--chart");

@@ -160,7 +160,7 @@ const std::vector<Command> &commands()
         {"export",
          "[scenario] --chart NAME --out FILE [--size WxH] [--scale N] [--theme T] [--title TEXT] [--caption TEXT]\n"
          "       memwall export [scenario] --chart all --out DIR [--format png|svg|pdf|csv|json] [...]\n"
-         "       memwall export --lesson ID --out FILE.pdf [--questions-only] [--theme T]",
+         "       memwall export --lesson ID --out FILE.pdf [--questions-only | --answer-key] [--paper P] [--theme T]",
          "Draws one chart of the scenario, exactly as the window does, into a picture or a data file; or a lesson\n"
          "as a PDF deck (one page per step: its chart and text) or a question handout; needs no display.",
          true,
@@ -180,7 +180,11 @@ const std::vector<Command> &commands()
           {"--lesson", "ID",
            "a built-in lesson as a PDF, one page per step (roofline, decode-and-batch, ...; an unknown id lists "
            "them); the lesson sets its own scenarios"},
-          {"--questions-only", "", "with --lesson: the handout for the class, questions and choices without answers"}},
+          {"--questions-only", "",
+           "with --lesson: the handout for the class, three questions a page with the figures each needs and room to "
+           "write, no answers"},
+          {"--answer-key", "", "with --lesson: the handout's answer key (its questions with their answers)"},
+          {"--paper", "P", "with --questions-only or --answer-key: a4 (default) or letter, portrait"}},
          cmdExport},
         {"presets",
          "[--json] [--presets DIR]",

@@ -120,14 +120,21 @@ private slots:
         QTest::addColumn<QStringList>("flags");
         QTest::newRow("deck") << QStringList{};
         QTest::newRow("handout") << QStringList{"--questions-only"};
+        QTest::newRow("handout on letter") << QStringList{"--questions-only", "--paper", "letter"};
+        QTest::newRow("answer key") << QStringList{"--answer-key"};
     }
     void lessonDeckAndHandout()
     {
         QFETCH(QStringList, flags);
         QFile lesson(QStringLiteral(MEMWALL_SOURCE_DIR) + "/resources/lessons/02-decode-and-batch.json");
         QVERIFY(lesson.open(QIODevice::ReadOnly));
-        const int steps = static_cast<int>(lesson.readAll().count("\"chart\":"));
+        const QByteArray json = lesson.readAll();
+        const int steps = static_cast<int>(json.count("\"chart\":"));
         QVERIFY(steps >= 3);
+        // the handout and its key: three questions a page (the key nine), on portrait paper
+        const int questions = static_cast<int>(json.count("\"question\":"));
+        const bool key = flags.contains("--answer-key");
+        const int pages = flags.isEmpty() ? steps : (questions + (key ? 8 : 2)) / (key ? 9 : 3);
         QTemporaryDir dir;
         const QString path = dir.filePath("lesson.pdf");
         const Run r = memwall(QStringList{"--lesson", "decode-and-batch", "--out", path} + flags);
@@ -136,7 +143,18 @@ private slots:
         const QByteArray pdf = testfiles::readAll(path);
         QVERIFY(pdf.startsWith("%PDF-"));
         static const QRegularExpression page(R"(/Type\s*/Page[^s])");
-        QCOMPARE(static_cast<int>(QString::fromLatin1(pdf).count(page)), steps);
+        QCOMPARE(static_cast<int>(QString::fromLatin1(pdf).count(page)), pages);
+        // A4 portrait is 595 x 842 points, Letter 612 x 792; the deck's slides are wider than high
+        static const QRegularExpression box(R"(/MediaBox\s*\[\s*0\s+0\s+([\d.]+)\s+([\d.]+)\s*\])");
+        const QRegularExpressionMatch m = box.match(QString::fromLatin1(pdf));
+        QVERIFY(m.hasMatch());
+        const double w = m.captured(1).toDouble(), h = m.captured(2).toDouble();
+        if (flags.isEmpty())
+            QVERIFY(w > h);
+        else if (flags.contains("letter"))
+            QVERIFY(qAbs(w - 612) < 1 && qAbs(h - 792) < 1);
+        else
+            QVERIFY2(qAbs(w - 595) < 1 && qAbs(h - 842) < 1, qPrintable(m.captured(0)));
     }
 
     void lessonOptionsAreChecked_data()
@@ -147,6 +165,9 @@ private slots:
                                         << "memwall export: --lesson: no lesson 'nope'; the lessons are roofline, ";
         QTest::newRow("not pdf") << QStringList{"--lesson", "roofline", "--out", "%1/x.png"}
                                  << "memwall export: %1/x.png: a lesson is written as PDF; use a .pdf file name";
+        QTest::newRow("bad paper") << QStringList{"--lesson", "roofline", "--questions-only", "--paper",
+                                                  "a3",       "--out",    "%1/x.pdf"}
+                                   << "memwall export: --paper: 'a3' is not one of a4, letter";
         QTest::newRow("scenario") << QStringList{"--lesson", "roofline", "--model", "gpt2", "--out", "%1/x.pdf"}
                                   << "memwall export: --lesson: a lesson sets its own scenarios";
         QTest::newRow("chart too") << QStringList{"--lesson", "roofline", "--chart", "memory", "--out", "%1/x.pdf"}

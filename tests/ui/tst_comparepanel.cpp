@@ -11,10 +11,12 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QTableWidget>
 #include <QTest>
 #include <QToolButton>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace memwall;
@@ -93,9 +95,61 @@ private slots:
         const double ratio = doc.compareAnalysis()->totals.timeS / doc.analysis().totals.timeS;
         QCOMPARE(table->item(time, 3)->text(), ui::formatNumber(ratio) + "×");
         QVERIFY(rowOf(table, "Fits") >= 0);
-        QVERIFY(rowOf(table, "KV cache") >= 0);
-        QVERIFY(rowOf(table, "Ridge point") >= 0);
-        QVERIFY(rowOf(table, "Communication time") >= 0);
+        QVERIFY(rowOf(table, "KV cache in all") >= 0);
+        QVERIFY(rowOf(table, "Ridge point per device") >= 0);
+        QVERIFY(rowOf(table, "Communication time per device") >= 0);
+    }
+
+    // Every amount says whether it is one device's or all of them (issue #41 item 10: "KV cache 5.37 GB", all devices,
+    // sat beside "memory per device 5.08 GB").
+    void everyAmountSaysPerDeviceOrInAll()
+    {
+        ui::ScenarioDocument doc(m_lib);
+        core::Scenario s = doc.scenario();
+        s.tp = 2;
+        doc.setScenario(s, "tp");
+        ui::ComparePanel panel(&doc);
+        pick(panel, "mi300x");
+        const auto rows = ui::compareMetrics(doc.analysis(), *doc.compareAnalysis(), doc.scenario());
+        int amounts = 0;
+        for (const auto &r : rows) {
+            static const QRegularExpression unit(QStringLiteral("(B|B/s|FLOP/s|FLOP/B)$"));
+            if (!r.numeric || !(unit.match(r.a).hasMatch() || r.name.startsWith("Tokens")))
+                continue;
+            ++amounts;
+            QVERIFY2(r.name.contains("per device") || r.name.contains("in all"), qPrintable(r.name + ": " + r.a));
+        }
+        QVERIFY(amounts >= 8);
+        // The KV cache of one device is the memory chart's, and the one in all is split over the TP 2 devices.
+        const auto kv =
+            std::find_if(rows.begin(), rows.end(), [](const auto &r) { return r.name == "KV cache per device"; });
+        QVERIFY(kv != rows.end());
+        QCOMPARE(kv->valueA, doc.analysis().memory.kv);
+        QVERIFY(kv->valueA < doc.analysis().kvCache.totalBytes);
+    }
+
+    // The B / A column is whole in a dock of a 1600-pixel window and in a narrow one.
+    void ratioColumnNotCut_data()
+    {
+        QTest::addColumn<int>("width");
+        QTest::newRow("dock of a 1600 px window") << 420;
+        QTest::newRow("narrow dock") << 300;
+    }
+    void ratioColumnNotCut()
+    {
+        QFETCH(int, width);
+        ui::ScenarioDocument doc(m_lib);
+        ui::ComparePanel panel(&doc);
+        panel.resize(width, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        pick(panel, "mi300x");
+        QCoreApplication::processEvents();
+        QTableWidget *t = panel.table();
+        const int right = t->horizontalHeader()->sectionViewportPosition(3) + t->horizontalHeader()->sectionSize(3);
+        QVERIFY2(right <= t->viewport()->width(),
+                 qPrintable(QStringLiteral("B / A ends at %1 of %2 px").arg(right).arg(t->viewport()->width())));
+        QVERIFY(t->horizontalHeader()->sectionSize(3) >= t->horizontalHeader()->sectionSizeHint(3));
     }
 
     void noneClears()
@@ -117,7 +171,7 @@ private slots:
         ui::ScenarioDocument doc(m_lib);
         ui::ComparePanel panel(&doc);
         pick(panel, "mi300x");
-        const int tps = rowOf(panel.table(), "Tokens/s");
+        const int tps = rowOf(panel.table(), "Tokens/s in all");
         const QString before = panel.table()->item(tps, 2)->text();
         core::Scenario s = doc.scenario();
         s.batch = 64;
@@ -363,9 +417,9 @@ private slots:
         const auto time = find("Time per token");
         QCOMPARE(time.better, bFaster ? ui::Better::B : ui::Better::A);
         QVERIFY((time.ratio < 1) == bFaster);
-        const auto tps = find("Tokens/s");
+        const auto tps = find("Tokens/s in all");
         QCOMPARE(tps.better, bFaster ? ui::Better::B : ui::Better::A);
-        const auto bw = find("Memory bandwidth");
+        const auto bw = find("Memory bandwidth per device");
         const double expected = ab.bandwidth / doc.analysis().bandwidth;
         QVERIFY(std::fabs(bw.ratio - expected) <= 1e-12 * expected);
         const auto bound = find("Bound");

@@ -1,14 +1,19 @@
 #include "ui/charts/chartbase.h"
 
+#include "ui/charts/chartfit.h"
 #include "ui/charts/chartregistry.h"
 #include "ui/charts/griditem.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/document/scenariosubtitle.h"
 
 #include <QAbstractAxis>
 #include <QChart>
+#include <QFontMetricsF>
 #include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QTextDocument>
 #include <QXYSeries>
 
 namespace memwall::ui {
@@ -26,6 +31,45 @@ ChartBase::ChartBase(ScenarioDocument *doc, QObject *parent)
     // it): a stale chart catches up first, so a subclass's layout code (connected after this) never meets old
     // points against a newer analysis.
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { ensureCurrent(); });
+    m_subtitle = new QGraphicsTextItem(m_chart);
+    m_subtitle->setAcceptedMouseButtons(Qt::NoButton);
+    m_subtitle->setZValue(20);
+    m_baseTopMargin = m_chart->margins().top();
+    connect(m_chart, &QChart::plotAreaChanged, this, &ChartBase::placeSubtitle);
+}
+
+QString ChartBase::subtitle() const { return m_subtitle->toPlainText(); }
+
+void ChartBase::placeSubtitle()
+{
+    const QFont font = m_theme.tickFont();
+    const qreal width = m_chart->size().width() - 16;
+    const qreal room = width - 2 * m_subtitle->document()->documentMargin();
+    // As the title (chartfit::applyTitle): a chart shorter than twelve title lines (a window's small chart tab) gives
+    // the line to the plot; the headline above it names the scenario.
+    const qreal height = m_chart->size().height();
+    const bool tooShort = height > 0 && height < 12 * QFontMetricsF(m_theme.titleFont()).height();
+    const QString text = tooShort ? QString() : chartfit::fittingTitle(scenarioSubtitles(*m_doc), font, room);
+    if (m_subtitle->font() != font)
+        m_subtitle->setFont(font);
+    if (m_subtitle->toPlainText() != text)
+        m_subtitle->setPlainText(text);
+    // Even the shortest form too wide (a narrow chart in the presentation font): on two lines, never cut; the top
+    // margin grows to hold them.
+    const qreal textWidth = QFontMetricsF(font).horizontalAdvance(text) > room ? width : -1;
+    if (m_subtitle->textWidth() != textWidth)
+        m_subtitle->setTextWidth(textWidth);
+    m_subtitle->setVisible(!text.isEmpty());
+    const qreal line = text.isEmpty() ? 0 : m_subtitle->boundingRect().height();
+    if (const int top = qRound(m_baseTopMargin + line); m_chart->margins().top() != top) {
+        QMargins margins = m_chart->margins();
+        margins.setTop(top);
+        m_chart->setMargins(margins);
+    }
+    const QRectF box = m_subtitle->boundingRect();
+    const QPointF pos(std::max(0.0, (m_chart->size().width() - box.width()) / 2), m_baseTopMargin / 2);
+    if (m_subtitle->pos() != pos)
+        m_subtitle->setPos(pos);
 }
 
 QString ChartBase::id() const
@@ -39,6 +83,7 @@ void ChartBase::followDocument()
     if (!deferWhileSuspended()) {
         watchVisibility();
         documentChanged();
+        placeSubtitle();
     }
 }
 
@@ -93,6 +138,7 @@ void ChartBase::ensureCurrent()
     m_stale = false;
     watchVisibility();
     refresh();
+    placeSubtitle();
 }
 
 void ChartBase::settle()
@@ -227,7 +273,11 @@ void ChartBase::setTheme(const Theme &theme)
     // Value and log axes draw their grid through one unantialiased item (see GridItem); the axes exist by now.
     grid()->adoptAxes();
     m_grid->setColors(theme.plotArea, theme.grid, theme.grid.lighter(theme.darkWindow ? 80 : 115));
+    // The subtitle's line in the top margin (placeSubtitle() sizes the margin).
+    m_subtitle->setDefaultTextColor(theme.foreground);
+    m_subtitle->setFont(theme.tickFont());
     restyle();
+    placeSubtitle();
 }
 
 } // namespace memwall::ui

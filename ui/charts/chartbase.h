@@ -19,6 +19,7 @@ class QXYSeries;
 class QAction;
 class QChart;
 class QGraphicsSimpleTextItem;
+class QGraphicsTextItem;
 class QGraphicsWidget;
 class QLegendMarker;
 
@@ -93,6 +94,13 @@ public:
     /// when shown). A chart without pieces ignores it.
     void setReveal(const std::optional<QStringList> &shown);
     const std::optional<QStringList> &reveal() const { return m_reveal; }
+    /// The subtitle shown in the chart's top margin: the first of scenarioSubtitles() that fits the chart's width
+    /// (model, device, parallelism, batch and formats; issue #41 item 12). Exports and deck pages paint it too.
+    QString subtitle() const;
+    /// The item that shows subtitle() (a text item outside the chart's layout: a new batch changes its text without
+    /// laying out the chart again).
+    QGraphicsTextItem *subtitleItem() const { return m_subtitle; }
+
     /// True when `piece` is drawn: no reveal is set, or it lists the piece.
     bool isRevealed(const QString &piece) const { return !m_reveal || m_reveal->contains(piece); }
 
@@ -140,10 +148,14 @@ protected:
 
 private:
     void followDocument();
+    /// Sets the subtitle's text for the document and the chart's width, and centres it in the top margin.
+    void placeSubtitle();
     /// Has every XY series of the chart map its points again when it is shown (see the definition for why).
     void watchVisibility();
     void toggleFromLegend(QLegendMarker *marker);
 
+    QGraphicsTextItem *m_subtitle = nullptr;       ///< child of m_chart
+    qreal m_baseTopMargin = 0;                     ///< the chart's top margin without the subtitle's line
     QPointer<QObject> m_chartGuard;                ///< null once a view's scene has deleted the chart
     GridItem *m_grid = nullptr;                    ///< child of m_chart
     QSet<const QAbstractSeries *> m_legendWatched; ///< series whose visibility changes reset setLegendVisible()

@@ -1,5 +1,7 @@
 #include "ui/charts/memorychart.h"
 
+#include "ui/charts/labelplacer.h"
+
 #include "ui/charts/callout.h"
 #include "ui/charts/chartfit.h"
 #include "ui/charts/rooflinemath.h"
@@ -658,16 +660,33 @@ void MemoryChart::layoutLabels()
         m_levelLabels.push_back(addLabel());
         m_levelLabels.back()->hide();
     }
-    // Capacity values right of each level bar (inside it when there is no room on the right).
+    // The dashed capacity lines and the dotted footprint line run through no label; no label covers another.
+    LabelPlacer placer(area);
+    for (const QLineSeries *line : {m_capacityLine, m_needLine, m_bCapacityLine})
+        if (line->isVisible())
+            for (int i = 0; i + 1 < line->count(); ++i)
+                placer.addCurve(
+                    QLineF(m_chart->mapToPosition(line->at(i), ref), m_chart->mapToPosition(line->at(i + 1), ref)));
+    // The footprint totals and verdicts first (the chart's answer), under each footprint bar.
+    placeVerdict(placer, m_totalLabel, fitText(), m_total, m_capacity, m_over, 0);
+    if (m_bRow >= 0)
+        placeVerdict(placer, m_bTotalLabel, compareFitText(), m_bTotal, m_bCapacityBytes, m_bOver, m_bRow);
+    else
+        m_bTotalLabel->hide();
+    // Right of where a bar ends (else left of it, inside the bar), else a little above or below that; hidden when
+    // no such place is free.
     auto place = [&](QGraphicsSimpleTextItem *label, double xEnd, double row, const QColor &color) {
         const QPointF p = map(xEnd, row);
         const QSizeF sz = label->boundingRect().size();
-        QPointF pos(p.x() + 6, p.y() - sz.height() / 2);
         label->setBrush(color);
-        if (pos.x() + sz.width() > area.right() - 2)
-            pos.setX(std::max(area.left() + 4, p.x() - 6 - sz.width()));
-        label->setPos(pos);
-        label->setVisible(p.y() >= area.top() && p.y() <= area.bottom());
+        std::vector<QPointF> candidates;
+        for (double dy : {0.0, -0.5, 0.5, -1.0, 1.0})
+            for (double x : {p.x() + 6, p.x() - 6 - sz.width()})
+                candidates.emplace_back(x, p.y() - sz.height() / 2 + dy * sz.height());
+        const auto r = placer.place(sz, candidates);
+        if (r)
+            label->setPos(r->topLeft());
+        label->setVisible(r.has_value());
     };
     for (std::size_t i = 0; i < m_levelLabels.size(); ++i) {
         QGraphicsSimpleTextItem *label = m_levelLabels[i];
@@ -707,6 +726,7 @@ void MemoryChart::layoutLabels()
         m_bCapacityLabel->hide();
     }
     // Every component the legend names is labelled at the end of its stripe: its bytes and share of the footprint.
+    const qreal minPoints = LabelPlacer::minimumPointSize(t);
     auto labelStripes = [&](const std::array<QAreaSeries *, ComponentCount> &bars,
                             std::array<QGraphicsSimpleTextItem *, ComponentCount> &labels, const MemoryFootprint &mem,
                             double row) {
@@ -724,13 +744,14 @@ void MemoryChart::layoutLabels()
             labels[c]->setText(
                 tr("%1 %2 · %3").arg(componentName(Component(c)), formatBytes(v), shareText(v / mem.total())));
             // In a column right of the footprint's total (the dotted line), so no guide runs through a label; the
-            // font shrinks (to 6 pt at least) until the label fits its stripe's height and the room on the right.
+            // font shrinks (down to the theme's minimum, LabelPlacer::minimumPointSize()) until the label fits its
+            // stripe's height and the room on the right.
             const double anchor = std::max(v, mem.total()) / kGB;
             const double stripePx = std::abs(map(anchor, row + kBar / stripes).y() - map(anchor, row).y());
             const double room = area.right() - 2 - (map(anchor, row).x() + 6);
             QFont f = font;
             labels[c]->setFont(f);
-            while (f.pointSizeF() > 6 &&
+            while (f.pointSizeF() - 0.5 >= minPoints &&
                    (labels[c]->boundingRect().height() > stripePx * 1.15 || labels[c]->boundingRect().width() > room)) {
                 f.setPointSizeF(f.pointSizeF() - 0.5);
                 labels[c]->setFont(f);
@@ -743,19 +764,12 @@ void MemoryChart::layoutLabels()
         labelStripes(m_bComponents, m_bComponentLabels, cmp->memory, m_bRow);
     else
         labelStripes(m_bComponents, m_bComponentLabels, MemoryFootprint{}, -1);
-
-    // The footprint totals and verdicts, under each footprint bar.
-    placeVerdict(m_totalLabel, fitText(), m_total, m_capacity, m_over, 0);
-    if (m_bRow >= 0)
-        placeVerdict(m_bTotalLabel, compareFitText(), m_bTotal, m_bCapacityBytes, m_bOver, m_bRow);
-    else
-        m_bTotalLabel->hide();
     if (m_callout->isVisible())
         m_callout->updateGeometry();
 }
 
-void MemoryChart::placeVerdict(QGraphicsSimpleTextItem *label, const QString &text, double total, double capacity,
-                               bool over, double row)
+void MemoryChart::placeVerdict(LabelPlacer &placer, QGraphicsSimpleTextItem *label, const QString &text, double total,
+                               double capacity, bool over, double row)
 {
     const QRectF area = m_chart->plotArea();
     if (!(total > 0) || area.width() < 10 || area.height() < 10) {
@@ -775,12 +789,16 @@ void MemoryChart::placeVerdict(QGraphicsSimpleTextItem *label, const QString &te
     const QPointF end = map(total / kGB, row);
     const double barBottom = map(total / kGB, row + kBar / 2).y(); // +kBar/2 rows lower
     // Ending just left of the first vertical guide it would meet (the dashed capacity line when over capacity,
-    // else the dotted footprint line), so no line runs through the text.
+    // else the dotted footprint line), so no line runs through the text; else above the bar.
     const double guide = over && capacity > 0 ? map(capacity / kGB, row).x() : end.x();
     const double x =
         std::clamp(guide - 6 - sz.width(), area.left() + 4, std::max(area.left() + 4, area.right() - sz.width() - 2));
-    label->setPos(x, barBottom + 3);
-    label->setVisible(end.y() >= area.top() && end.y() <= area.bottom());
+    const double barTop = map(total / kGB, row - kBar / 2).y();
+    const auto r = placer.place(
+        sz, {QPointF(x, barBottom + 3), QPointF(x, barTop - 3 - sz.height()), QPointF(area.left() + 4, barBottom + 3)});
+    if (r)
+        label->setPos(r->topLeft());
+    label->setVisible(r.has_value() && end.y() >= area.top() && end.y() <= area.bottom());
 }
 
 void MemoryChart::restyle()

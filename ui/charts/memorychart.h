@@ -19,6 +19,8 @@ class QLogValueAxis;
 
 namespace memwall::ui {
 
+class LabelPlacer;
+
 class Callout;
 
 /// What fills one device's memory, against the capacity of every level of its memory hierarchy (log scale).
@@ -109,8 +111,8 @@ private:
     /// Stacks the components of `mem` on `row` and sets the footprint's tooltips.
     void setFootprint(const std::array<QAreaSeries *, ComponentCount> &bars, const core::MemoryFootprint &mem,
                       double row, const QString &who);
-    void placeVerdict(QGraphicsSimpleTextItem *label, const QString &text, double total, double capacity, bool over,
-                      double row);
+    void placeVerdict(LabelPlacer &placer, QGraphicsSimpleTextItem *label, const QString &text, double total,
+                      double capacity, bool over, double row);
     void layoutLabels();
     void restyleBars();
     QStringList titles() const; ///< full title first, then shorter ones for a small chart

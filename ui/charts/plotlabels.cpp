@@ -1,10 +1,13 @@
 #include "ui/charts/plotlabels.h"
 
+#include "ui/charts/labelplacer.h"
+
 #include <QChart>
 #include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
+#include <QXYSeries>
 
 #include <algorithm>
 #include <array>
@@ -15,6 +18,9 @@ namespace memwall::ui::plotlabels {
 std::vector<std::optional<QRectF>> place(const std::vector<Request> &requests, const QRectF &area,
                                          std::vector<QRectF> obstacles)
 {
+    LabelPlacer placer(area, 0);
+    for (const QRectF &o : obstacles)
+        placer.addObstacle(o);
     std::vector<std::optional<QRectF>> out;
     out.reserve(requests.size());
     for (const Request &r : requests) {
@@ -22,25 +28,14 @@ std::vector<std::optional<QRectF>> place(const std::vector<Request> &requests, c
         const QPointF a = r.anchor;
         std::optional<QRectF> chosen;
         const int rings = r.mayMoveAway ? 8 : 1;
-        for (int ring = 1; ring <= rings && !chosen && w > 0 && h > 0; ++ring) {
+        for (int ring = 1; ring <= rings && !chosen; ++ring) {
             const qreal c = r.clearance * ring, d = c * 0.7;
             // Right, left, above, below, then the corners (the corners clear the marker diagonally).
-            const std::array<QPointF, 8> topLefts = {
-                QPointF(a.x() + c, a.y() - h / 2),     QPointF(a.x() - c - w, a.y() - h / 2),
-                QPointF(a.x() - w / 2, a.y() - c - h), QPointF(a.x() - w / 2, a.y() + c),
-                QPointF(a.x() + d, a.y() - d - h),     QPointF(a.x() - d - w, a.y() - d - h),
-                QPointF(a.x() + d, a.y() + d),         QPointF(a.x() - d - w, a.y() + d)};
-            for (const QPointF &tl : topLefts) {
-                const QRectF rect(tl, r.size);
-                if (!area.contains(rect) || std::any_of(obstacles.begin(), obstacles.end(),
-                                                        [&](const QRectF &o) { return o.intersects(rect); }))
-                    continue;
-                chosen = rect;
-                break;
-            }
+            chosen = placer.place(r.size, {QPointF(a.x() + c, a.y() - h / 2), QPointF(a.x() - c - w, a.y() - h / 2),
+                                           QPointF(a.x() - w / 2, a.y() - c - h), QPointF(a.x() - w / 2, a.y() + c),
+                                           QPointF(a.x() + d, a.y() - d - h), QPointF(a.x() - d - w, a.y() - d - h),
+                                           QPointF(a.x() + d, a.y() + d), QPointF(a.x() - d - w, a.y() + d)});
         }
-        if (chosen)
-            obstacles.push_back(*chosen);
         out.push_back(chosen);
     }
     return out;
@@ -108,6 +103,53 @@ QList<QPair<QString, QRectF>> shownLabels(const std::vector<QGraphicsSimpleTextI
         if (l->isVisible())
             out.append({l->text(), l->mapRectToParent(l->boundingRect())});
     return out;
+}
+
+void addCurves(LabelPlacer &placer, QChart *chart)
+{
+    for (QAbstractSeries *s : chart->series()) {
+        const auto *xy = qobject_cast<const QXYSeries *>(s);
+        if (!xy || !xy->isVisible() || xy->type() == QAbstractSeries::SeriesTypeScatter || xy->count() < 2)
+            continue;
+        QPolygonF line;
+        line.reserve(xy->count());
+        for (const QPointF &p : xy->points())
+            line << chart->mapToPosition(p, s);
+        placer.addCurve(line);
+    }
+}
+
+QString wrapLines(const QString &text, const QFont &font, qreal width)
+{
+    const QFontMetricsF fm(font);
+    QStringList out;
+    for (const QString &line : text.split(QLatin1Char('\n'))) {
+        QString current;
+        for (const QString &word : line.split(QLatin1Char(' '))) {
+            const QString longer = current.isEmpty() ? word : current + QLatin1Char(' ') + word;
+            if (!current.isEmpty() && fm.horizontalAdvance(longer) > width) {
+                out << current;
+                current = word;
+            } else {
+                current = longer;
+            }
+        }
+        out << current;
+    }
+    return out.join(QLatin1Char('\n'));
+}
+
+std::optional<QRectF> placeInCorner(LabelPlacer &placer, const QSizeF &size, const QRectF &area,
+                                    const std::vector<Qt::Corner> &corners, qreal inset)
+{
+    std::vector<QPointF> at;
+    for (Qt::Corner c : corners) {
+        const bool right = c == Qt::TopRightCorner || c == Qt::BottomRightCorner;
+        const bool bottom = c == Qt::BottomLeftCorner || c == Qt::BottomRightCorner;
+        at.emplace_back(right ? area.right() - inset - size.width() : area.left() + inset,
+                        bottom ? area.bottom() - inset - size.height() : area.top() + inset);
+    }
+    return placer.place(size, at);
 }
 
 } // namespace memwall::ui::plotlabels

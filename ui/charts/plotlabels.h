@@ -11,12 +11,15 @@
 #include <vector>
 
 class QChart;
+class QFont;
 class QGraphicsSimpleTextItem;
 
 namespace memwall::ui {
 
-/// Names beside scatter markers that do not overlap (used by the ridge and trends charts; pure geometry, tested in
-/// tests/ui/tst_ridgechart.cpp). All rectangles are in chart coordinates (pixels).
+class LabelPlacer;
+
+/// Names beside scatter markers that do not overlap (used by the ridge and trends charts, placed by a LabelPlacer;
+/// tested in tests/ui/tst_ridgechart.cpp). All rectangles are in chart coordinates (pixels).
 namespace plotlabels {
 
 /// One label to place: its marker's centre, the label's size, and how far from that centre it must stay (the
@@ -53,6 +56,18 @@ QRectF legendRectInside(const QChart *chart, const QStringList &labels, const QR
 /// The shown labels among `labels`, each with its text and its rectangle in its parent's (the chart's) coordinates:
 /// what a chart's tests read back to check that no two names overlap.
 QList<QPair<QString, QRectF>> shownLabels(const std::vector<QGraphicsSimpleTextItem *> &labels);
+
+/// Every drawn line of `chart` (its visible line and spline series) as curves of `placer`: no label across them.
+void addCurves(LabelPlacer &placer, QChart *chart);
+
+/// `text` with each of its lines broken at spaces so that none is wider than `width` in `font`: a long message
+/// takes more lines instead of being cut ("… 100 % of run…"). A single word wider than `width` stays whole.
+QString wrapLines(const QString &text, const QFont &font, qreal width);
+
+/// A block of text (a chart's message or summary) of `size`, `inset` pixels inside the corners of `area`, in the order
+/// of `corners`, at the first free place of `placer` (reserved); nullopt when no corner is free.
+std::optional<QRectF> placeInCorner(LabelPlacer &placer, const QSizeF &size, const QRectF &area,
+                                    const std::vector<Qt::Corner> &corners, qreal inset = 8);
 
 } // namespace plotlabels
 

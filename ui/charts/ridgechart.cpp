@@ -385,9 +385,19 @@ void RidgeChart::placeNames(const QRectF &area, const QRectF &legend)
         requests.push_back({at[k], m_labels[k]->boundingRect().size(), dot / 2 + 3, i == m_anchor});
         items.push_back(m_labels[k]);
     }
+    // No name across the trend line, this device's neither (it may move away from its star, with a leader).
+    std::vector<QRectF> lineStrip;
+    if (m_line->count() > 1) {
+        QList<QPointF> path;
+        for (const QPointF &p : m_line->points())
+            path.append(m_chart->mapToPosition(p, m_line));
+        lineStrip = plotlabels::alongLine(path, 4, 4);
+    }
+    std::vector<QRectF> withLine = obstacles;
+    withLine.insert(withLine.end(), lineStrip.begin(), lineStrip.end());
     std::vector<std::optional<QRectF>> placed = plotlabels::place(
         std::vector<plotlabels::Request>(requests.begin(), requests.begin() + static_cast<std::ptrdiff_t>(first)), area,
-        obstacles);
+        withLine);
     for (const auto &r : placed)
         if (r)
             obstacles.push_back(*r);
@@ -438,14 +448,7 @@ void RidgeChart::placeNames(const QRectF &area, const QRectF &legend)
                 break;
         }
     }
-    // No name across the line.
-    if (m_line->count() > 1) {
-        QList<QPointF> path;
-        for (const QPointF &p : m_line->points())
-            path.append(m_chart->mapToPosition(p, m_line));
-        const auto strip = plotlabels::alongLine(path, 4, 4);
-        obstacles.insert(obstacles.end(), strip.begin(), strip.end());
-    }
+    obstacles.insert(obstacles.end(), lineStrip.begin(), lineStrip.end());
     const auto rest = plotlabels::place(
         std::vector<plotlabels::Request>(requests.begin() + static_cast<std::ptrdiff_t>(first), requests.end()), area,
         obstacles);

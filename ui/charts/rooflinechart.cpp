@@ -9,6 +9,7 @@
 #include "ui/util/precisionchoices.h"
 
 #include "ui/charts/chartfit.h"
+#include "ui/charts/labelplacer.h"
 
 #include <QAction>
 #include <QChart>
@@ -762,6 +763,40 @@ void RooflineChart::fitLegend()
     }
 }
 
+LabelPlacer RooflineChart::labelObstacles(const QRectF &area) const
+{
+    LabelPlacer placer(area);
+    auto map = [this](double x, double y) { return m_chart->mapToPosition(QPointF(x, y), m_model); };
+    auto addRoof = [&](const QLineSeries *s, int from) {
+        for (int i = from; i + 1 < s->count(); ++i)
+            placer.addCurve(QLineF(map(s->at(i).x(), s->at(i).y()), map(s->at(i + 1).x(), s->at(i + 1).y())));
+    };
+    for (const QLineSeries *s : m_slopePool)
+        if (s->isVisible() && s->count() >= 2)
+            placer.addCurve(QLineF(map(s->at(0).x(), s->at(0).y()), map(s->at(1).x(), s->at(1).y())));
+    for (const QLineSeries *s : m_ceilingPool)
+        if (s->isVisible() && s->count() >= 2)
+            placer.addCurve(QLineF(map(s->at(0).x(), s->at(0).y()), map(s->at(1).x(), s->at(1).y())));
+    if (m_ridgeLine->count() >= 2 && m_ridgeLine->isVisible())
+        placer.addCurve(QLineF(map(m_ridgeLine->at(0).x(), std::max(m_ridgeLine->at(0).y(), m_y->min())),
+                               map(m_ridgeLine->at(1).x(), m_ridgeLine->at(1).y())));
+    addRoof(m_compareRoof, 0);
+    // Operator markers and the model stars are obstacles: no label covers a point.
+    for (std::size_t i = 0; i < m_ops->markers().size(); ++i) {
+        const QPointF c = m_ops->centre(i);
+        if (std::isnan(c.x()))
+            continue;
+        const double r = m_ops->markers()[i].diameter / 2;
+        placer.addObstacle(QRectF(c - QPointF(r, r), QSizeF(2 * r, 2 * r)));
+    }
+    for (const QScatterSeries *star : {m_model, m_compareModel})
+        if (star->count() > 0 && star->isVisible()) {
+            const double r = star->markerSize() / 2;
+            placer.addObstacle(QRectF(map(star->at(0).x(), star->at(0).y()) - QPointF(r, r), QSizeF(2 * r, 2 * r)));
+        }
+    return placer;
+}
+
 void RooflineChart::layoutLabels()
 {
     fitLegend();
@@ -780,103 +815,22 @@ void RooflineChart::layoutLabels()
     weak.setAlphaF(0.7);
 
     // Labels are placed in order of importance; one that would overlap an earlier one (or leave the plot) tries
-    // its alternative positions and is hidden if none is free.
-    // Each outline keeps its bounding box and whether it is an upright rectangle: a candidate is tested against
-    // every outline placed before it, hundreds of times a layout, and most tests end on the boxes.
-    struct Outline
-    {
-        QPolygonF poly;
-        QRectF box;
-        bool upright = false;
-        explicit Outline(const QRectF &r) : poly(r), box(r), upright(true) {}
-        explicit Outline(QPolygonF p) : poly(std::move(p)), box(poly.boundingRect()) {}
-    };
-    std::vector<Outline> placed;
-    const QRectF inside = area.adjusted(-1, -1, 1, 1);
-    // The roofs are obstacles too: no line runs through a label (the host link struck through "TF32 495 TFLOP/s").
-    std::vector<QLineF> roofs;
-    for (QLineSeries *s : m_slopePool)
-        if (s->isVisible() && s->count() >= 2)
-            roofs.emplace_back(map(s->at(0).x(), s->at(0).y()), map(s->at(1).x(), s->at(1).y()));
-    for (QLineSeries *s : m_ceilingPool)
-        if (s->isVisible() && s->count() >= 2)
-            roofs.emplace_back(map(s->at(0).x(), s->at(0).y()), map(s->at(1).x(), s->at(1).y()));
-    if (m_ridgeLine->count() >= 2 && m_ridgeLine->isVisible())
-        roofs.emplace_back(map(m_ridgeLine->at(0).x(), std::max(m_ridgeLine->at(0).y(), ymin)),
-                           map(m_ridgeLine->at(1).x(), m_ridgeLine->at(1).y()));
-    for (int i = 0; i + 1 < m_compareRoof->count(); ++i)
-        roofs.emplace_back(map(m_compareRoof->at(i).x(), m_compareRoof->at(i).y()),
-                           map(m_compareRoof->at(i + 1).x(), m_compareRoof->at(i + 1).y()));
-    auto lineHits = [](const Outline &o, const QLineF &line) {
-        // Most candidates are far from most lines: their bounding boxes do not even touch.
-        const QRectF &box = o.box;
-        const QPolygonF &poly = o.poly;
-        if (std::max(line.x1(), line.x2()) < box.left() || std::min(line.x1(), line.x2()) > box.right() ||
-            std::max(line.y1(), line.y2()) < box.top() || std::min(line.y1(), line.y2()) > box.bottom())
-            return false;
-        if (poly.containsPoint(line.p1(), Qt::OddEvenFill) || poly.containsPoint(line.p2(), Qt::OddEvenFill))
-            return true;
-        for (int i = 0; i < poly.size(); ++i)
-            if (QLineF(poly[i], poly[(i + 1) % poly.size()]).intersects(line) == QLineF::BoundedIntersection)
-                return true;
-        return false;
-    };
-    auto crossesRoof = [&roofs, &lineHits](const Outline &poly) {
-        return std::any_of(roofs.begin(), roofs.end(), [&](const QLineF &roof) { return lineHits(poly, roof); });
-    };
-    // Where a label of `size` would sit at `pos`, turned by `rotation` degrees about its top-left corner (as a
-    // QGraphicsItem's pos() and rotation() place it), and whether it is free there: inside the plot, clear of every
-    // roof and of every label and point placed before it. Only a free place moves the item, so trying many places
-    // costs no scene updates.
-    auto polygonAt = [](const QSizeF &size, const QPointF &pos, qreal rotation) {
-        if (rotation == 0)
-            return Outline(QRectF(pos, size));
-        QTransform tr;
-        tr.translate(pos.x(), pos.y());
-        tr.rotate(rotation);
-        return Outline(tr.map(QPolygonF(QRectF(QPointF(0, 0), size))));
-    };
-    // QPolygonF::intersects() goes through QPainterPath: only polygons whose bounding boxes meet get that far, and
-    // two upright rectangles whose boxes overlap by some area intersect (touching ones are left to Qt, as before).
-    auto overlaps = [](const Outline &a, const Outline &b) {
-        const QRectF &ra = a.box, &rb = b.box;
-        if (ra.right() < rb.left() || rb.right() < ra.left() || ra.bottom() < rb.top() || rb.bottom() < ra.top())
-            return false;
-        if (a.upright && b.upright && ra.intersects(rb))
-            return true;
-        return a.poly.intersects(b.poly);
-    };
-    auto isFree = [&](const Outline &poly) {
-        if (!inside.contains(poly.box) || crossesRoof(poly))
-            return false;
-        return std::none_of(placed.begin(), placed.end(), [&](const Outline &o) { return overlaps(o, poly); });
-    };
-    // The labels are planned first and the items changed last, only where the plan differs from what they show: a
-    // slider tick that leaves a label where it was costs no scene update (and no text layout) for it.
-    struct Plan
-    {
-        QString text;
-        QFont font;
-        QColor color;
-        QSizeF size;
-        QPointF pos;
-        qreal rotation = 0;
-        bool shown = false;
-    };
-    QHash<QGraphicsSimpleTextItem *, Plan> plans;
+    // its alternative positions and is hidden if none is free. The roofs are curves to the placer: no line runs
+    // through a label (the host link struck through "TF32 495 TFLOP/s"), and the points are obstacles.
+    LabelPlacer placer = labelObstacles(area);
+    // The labels are planned first and the items changed last, only where the plan differs from what they show.
+    QHash<QGraphicsSimpleTextItem *, LabelPlan> plans;
     auto tryAt = [&](QGraphicsSimpleTextItem *t, const QPointF &pos, qreal rotation = 0) {
-        Plan &plan = plans[t];
-        Outline poly = polygonAt(plan.size, pos, rotation);
-        if (!isFree(poly))
+        LabelPlan &plan = plans[t];
+        if (!placer.take(LabelPlacer::outlineAt(plan.size, pos, rotation)))
             return false;
         plan.rotation = rotation;
         plan.pos = pos;
         plan.shown = true;
-        placed.push_back(std::move(poly));
         return true;
     };
     auto style = [&](QGraphicsSimpleTextItem *t, const QString &text, const QFont &f, const QColor &c) {
-        Plan &plan = plans[t];
+        LabelPlan &plan = plans[t];
         plan.text = text;
         plan.font = f;
         plan.color = c;
@@ -981,14 +935,13 @@ void RooflineChart::layoutLabels()
                                                       std::pair{QPointF(area.left() + 6, top), leftEnd},
                                                       std::pair{QPointF(rightEnd.x() - sz.width(), top), rightEnd}}) {
                         const QRectF r(pos, sz);
-                        if (!isFree(Outline(r)))
+                        if (!placer.isFree(r))
                             continue;
                         const QPointF from(std::clamp(anchor.x(), r.left(), r.right()),
                                            std::clamp(anchor.y(), r.top(), r.bottom()));
                         const QLineF leader(from, anchor);
                         // ... and no other ceiling: a leader across one would tie the label to the wrong roof
-                        bool clear = std::none_of(placed.begin(), placed.end(),
-                                                  [&](const Outline &o) { return lineHits(o, leader); });
+                        bool clear = placer.lineClear(leader);
                         for (std::size_t j = 0; clear && j < m_ceilings.size(); ++j)
                             if (j != i && m_ceilingPool[j]->count() >= 2) {
                                 const double yj = m_ceilings[j].flopsPerS / ys;
@@ -1000,7 +953,7 @@ void RooflineChart::layoutLabels()
                         leaderPlans[i] = {leader, QPen(c.active ? strong : weak, 1, Qt::DotLine), leader.length() > 2};
                         if (leader.length() > 2) { // no later label covers the leader
                             const QPointF n = QPointF(-leader.dy(), leader.dx()) / leader.length();
-                            placed.emplace_back(
+                            placer.addObstacle(
                                 QPolygonF({leader.p1() + n, leader.p2() + n, leader.p2() - n, leader.p1() - n}));
                         }
                         return;
@@ -1031,34 +984,16 @@ void RooflineChart::layoutLabels()
         hide(t);
     };
 
-    // Operator markers and the model star are obstacles: no label covers a point.
-    for (std::size_t i = 0; i < m_ops->markers().size(); ++i) {
-        const QPointF c = m_ops->centre(i);
-        if (std::isnan(c.x()))
-            continue;
-        const double r = m_ops->markers()[i].diameter / 2;
-        placed.emplace_back(QRectF(c - QPointF(r, r), QSizeF(2 * r, 2 * r)));
-    }
-    if (m_model->count() > 0 && m_model->isVisible()) {
-        const double r = m_model->markerSize() / 2;
-        placed.emplace_back(QRectF(map(m_model->at(0).x(), m_model->at(0).y()) - QPointF(r, r), QSizeF(2 * r, 2 * r)));
-    }
-    if (m_compareModel->count() > 0 && m_compareModel->isVisible()) {
-        const double r = m_compareModel->markerSize() / 2;
-        const QPointF c = map(m_compareModel->at(0).x(), m_compareModel->at(0).y());
-        placed.emplace_back(QRectF(c - QPointF(r, r), QSizeF(2 * r, 2 * r)));
-    }
-
     // In order of importance; a label that finds no free place is hidden, never struck through by a roof (a second
     // pass that let labels cross the roofs put the host link through "TF32 495 TFLOP/s" on a projector).
     // When that leaves a ceiling in view without a label (ceilings a few pixels apart in a short presentation
     // chart), it is done again the tight way: every ceiling first, from the top down, each in its compact form
     // first, so the labels stack in the order of their lines; the way that labels more ceilings (then the ridge)
     // is kept.
-    const std::vector<Outline> obstacles = placed;
+    const LabelPlacer obstacles = placer;
     auto placeAll = [&](bool tightWay) {
         tight = tightWay;
-        placed = obstacles;
+        placer = obstacles;
         plans.clear();
         leaderPlans.assign(m_ceilingLeaders.size(), LeaderPlan{});
         // 1. the roofline proper: the matmul ceiling, the ridge, and the main-memory slope that meets it there
@@ -1160,30 +1095,9 @@ void RooflineChart::layoutLabels()
     std::vector<QGraphicsSimpleTextItem *> labels = m_ceilingLabels;
     labels.insert(labels.end(), m_slopeLabels.begin(), m_slopeLabels.end());
     labels.insert(labels.end(), {m_ridgeLabel, m_modelLabel, m_selectionLabel, m_compareLabel, m_compareModelLabel});
-    // Where each label was is repainted by the scene itself as well: a tick repaints only what changes, and Qt's
-    // own repaint of a moved label's old place did not always cover it (tst_painted found a ghost "T" beside "TF32").
-    QGraphicsScene *scene = m_chart->scene();
     for (QGraphicsSimpleTextItem *t : labels) {
         const auto it = plans.constFind(t);
-        const bool moves =
-            t->isVisible() && (it == plans.cend() || !it->shown || t->pos() != it->pos || t->text() != it->text ||
-                               t->font() != it->font || t->rotation() != it->rotation);
-        if (moves && scene)
-            scene->update(t->sceneBoundingRect().adjusted(-2, -2, 2, 2));
-        if (it == plans.cend() || !it->shown) {
-            t->hide();
-            continue;
-        }
-        if (t->text() != it->text)
-            t->setText(it->text);
-        if (t->font() != it->font)
-            t->setFont(it->font);
-        if (t->brush() != QBrush(it->color))
-            t->setBrush(it->color);
-        if (t->rotation() != it->rotation) // setRotation() repaints the label even when the angle is the same
-            t->setRotation(it->rotation);
-        t->setPos(it->pos);
-        t->show();
+        applyLabelPlan(t, it == plans.cend() ? nullptr : &*it, m_chart->scene());
     }
     for (std::size_t i = 0; i < m_ceilingLeaders.size(); ++i) {
         QGraphicsLineItem *l = m_ceilingLeaders[i];

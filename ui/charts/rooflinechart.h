@@ -30,6 +30,7 @@ namespace memwall::ui {
 class MeasuredPoints;
 
 class Callout;
+class LabelPlacer;
 class MarkerLayer;
 
 /// The roofline of the current device with the current model's operators on it (log–log).
@@ -121,6 +122,8 @@ private:
     void updateAxisTitles();
     void stylePools();
     void layoutLabels();
+    /// A placer for the labels: the roofs as curves, the points as obstacles.
+    LabelPlacer labelObstacles(const QRectF &area) const;
     /// The size of a label showing `text` in `font` (cached: a slider tick measures the same texts again).
     QSizeF textSize(const QString &text, const QFont &font);
     QGraphicsLineItem *addLeader();

@@ -1,5 +1,8 @@
 #include "ui/charts/searchchart.h"
 
+#include "ui/charts/labelplacer.h"
+#include "ui/charts/plotlabels.h"
+
 #include "ui/charts/callout.h"
 #include "ui/charts/chartfit.h"
 #include "ui/document/scenariodocument.h"
@@ -514,27 +517,29 @@ void SearchChart::layoutOverlay()
     chartfit::placeLegend(m_chart);
     const QRectF area = m_chart->plotArea();
     const QFont font = theme().labelFont();
-    const QFontMetricsF fm(font);
 
-    // The message: bottom left inside the plot (below a front that falls from top left to bottom right), each line
-    // elided to the plot's width.
-    QStringList lines = message().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-    const qreal room = std::max<qreal>(40, area.width() - 16);
-    for (QString &l : lines)
-        l = fm.elidedText(l, Qt::ElideRight, room);
+    // The message: whole (wrapped, never cut), where no line runs through it: bottom left first (below a front that
+    // falls from top left to bottom right), then the other corners.
+    LabelPlacer placer(area);
+    plotlabels::addCurves(placer, m_chart);
+    const QString lines = plotlabels::wrapLines(message(), font, std::max<qreal>(40, area.width() * 0.6));
     m_message->setFont(font);
-    m_message->setText(lines.join(QLatin1Char('\n')));
-    m_message->setPos(area.left() + 8, area.bottom() - 6 - m_message->boundingRect().height());
-    m_message->setVisible(!lines.isEmpty());
+    m_message->setText(lines);
+    const auto at = plotlabels::placeInCorner(
+        placer, m_message->boundingRect().size() + QSizeF(8, 4), area,
+        {Qt::BottomLeftCorner, Qt::BottomRightCorner, Qt::TopRightCorner, Qt::TopLeftCorner}, 4);
+    const QPointF messageAt =
+        at ? at->topLeft() : QPointF(area.left() + 4, area.bottom() - 4 - m_message->boundingRect().height() - 4);
+    m_message->setPos(messageAt + QPointF(4, 2));
+    const bool shown = !lines.trimmed().isEmpty();
+    m_message->setVisible(shown);
     m_messageBox->setRect(m_message->mapRectToParent(m_message->boundingRect()).adjusted(-4, -2, 4, 2));
-    m_messageBox->setVisible(!lines.isEmpty());
+    m_messageBox->setVisible(shown);
+    if (shown && !at)
+        placer.addObstacle(m_messageBox->rect());
 
-    // The target labels: left of their line at the top (a point that meets the targets lies right of both lines),
-    // else right of it near the bottom, above the message (the front is high where interactivity is low); the second
-    // moves off the first.
-    const qreal top = area.top() + 6;
-    const qreal bottom = lines.isEmpty() ? area.bottom() - 4 : m_messageBox->rect().top() - 4;
-    QRectF taken;
+    // The target labels: beside their line (left of it at the top first: a point that meets the targets lies right
+    // of both lines), from the top down, clear of every line, the message and each other.
     const auto place = [&](QGraphicsSimpleTextItem *label, double x, const QString &text) {
         label->setVisible(x > 0);
         if (!(x > 0))
@@ -543,14 +548,14 @@ void SearchChart::layoutOverlay()
         label->setText(text);
         const qreal lineX = m_chart->mapToPosition(QPointF(x, m_y->max()), m_userLine).x();
         const QSizeF size = label->boundingRect().size();
-        QRectF r(QPointF(lineX - 4 - size.width(), top), size);
-        const bool atBottom = r.left() < area.left() + 2;
-        if (atBottom)
-            r.moveTopLeft(QPointF(lineX + 4, bottom - size.height()));
-        if (r.intersects(taken))
-            r.moveTop(atBottom ? taken.top() - 2 - size.height() : taken.bottom() + 2);
-        label->setPos(r.topLeft());
-        taken = r;
+        std::vector<QPointF> candidates;
+        for (qreal y = area.top() + 6; y + size.height() < area.bottom(); y += size.height() / 2)
+            for (qreal left : {lineX - 4 - size.width(), lineX + 4})
+                candidates.emplace_back(left, y);
+        const auto r = placer.place(size, candidates);
+        label->setVisible(r.has_value());
+        if (r)
+            label->setPos(r->topLeft());
     };
     // Uncertainty bands: a segment through each front point that carries one.
     QPainterPath bands;

@@ -1,5 +1,7 @@
 #include "ui/charts/sweepchart.h"
 
+#include "ui/charts/labelplacer.h"
+
 #include "ui/charts/callout.h"
 #include "ui/charts/chartfit.h"
 #include "ui/charts/rooflinemath.h"
@@ -559,65 +561,87 @@ void SweepChart::placeLabels()
         if (line->at(0).x() != x)
             line->replace(vertical(x, line->at(0).y(), line->at(1).y()));
     }
-    // A label goes beside its own line (right, else left; the left line of a separated pair: left first) and never
-    // across the other line: where neither side of its own line is free, it goes beyond both lines.
-    auto place = [&](QGraphicsSimpleTextItem *item, QLineSeries *line, QLineSeries *other, qreal y,
-                     Qt::Alignment fallback, int lineSide = 0) {
-        // the label's one-line text (refresh() sets it); a long one that fits nowhere is wrapped
+    // No curve runs through a label and no label covers a marker or another label (a LabelPlacer): the vertical
+    // lines, the time and throughput curves of A and B.
+    // Where the curves leave no room at all (a crowded chart in the presentation font), a label is still shown,
+    // clear of the two vertical lines and the other labels only (`linesOnly`): the chart's two answers stay readable.
+    LabelPlacer placer(area), linesOnly(area);
+    for (QLineSeries *line : {m_computeLine, m_memoryLine})
+        if (line->isVisible() && line->count() >= 2)
+            linesOnly.addCurve(
+                QLineF(m_chart->mapToPosition(line->at(0), line), m_chart->mapToPosition(line->at(1), line)),
+                line->pen().widthF() / 2 + 1);
+    for (QLineSeries *line : {m_computeLine, m_memoryLine, m_time, m_timeOver, m_rate, m_rateOver, m_bTime, m_bTimeOver,
+                              m_bRate, m_bRateOver}) {
+        if (!line->isVisible() || line->count() < 2)
+            continue;
+        QPolygonF poly;
+        for (const QPointF &p : line->points())
+            poly << m_chart->mapToPosition(p, line);
+        placer.addCurve(poly, line->pen().widthF() / 2 + 1);
+    }
+    for (QScatterSeries *marker : {m_currentTime, m_currentRate, m_bCurrent, m_bCurrentRate})
+        if (marker->isVisible() && marker->count() > 0) {
+            const qreal r = marker->markerSize() / 2;
+            placer.addObstacle(
+                QRectF(m_chart->mapToPosition(marker->at(0), marker) - QPointF(r, r), QSizeF(2 * r, 2 * r)));
+        }
+    // A label goes beside its own line (right, else left; the left line of a separated pair: left first), else beyond
+    // both lines, from the top of the plot down; a long one that fits nowhere is wrapped, one that still fits nowhere
+    // is hidden.
+    auto place = [&](QGraphicsSimpleTextItem *item, QLineSeries *line, QLineSeries *other, int lineSide) {
+        // the label's one-line text (refresh() sets it)
         const QString full = item->data(0).toString().isEmpty() ? item->text() : item->data(0).toString();
         item->setData(0, full);
-        if (item->text() != full)
-            item->setText(full);
-        QRectF br = item->boundingRect();
-        if (line->count() > 0) {
-            const qreal px = m_chart->mapToPosition(QPointF(line->at(0).x(), 1), line).x();
-            const bool hasOther = other->count() > 0 && other->isVisible();
-            const qreal ox = hasOther ? m_chart->mapToPosition(QPointF(other->at(0).x(), 1), other).x() : px;
-            const qreal half = other->pen().widthF() / 2 + 1;
-            auto fits = [&](qreal x) {
-                return x >= area.left() + pad - 0.5 && x + br.width() <= area.right() + 0.5 &&
-                       (!hasOther || x > ox + half || x + br.width() < ox - half);
-            };
-            auto firstFree = [&](qreal *x) {
-                const qreal right = px + pad, left = px - pad - br.width();
-                const qreal beyondRight = std::max(px, ox) + pad, beyondLeft = std::min(px, ox) - pad - br.width();
-                const std::array<qreal, 4> order = lineSide < 0 ? std::array{left, right, beyondLeft, beyondRight}
-                                                                : std::array{right, left, beyondRight, beyondLeft};
-                *x = right + br.width() > area.right() ? left : right; // nothing free: as before
-                return std::any_of(order.begin(), order.end(),
-                                   [&](qreal c) { return fits(c) ? (*x = c, true) : false; });
-            };
-            qreal x = 0;
-            // too wide for any free place: on two lines after its "; ", then also before " from "
+        const bool hasLine = line->count() > 0;
+        const qreal px = hasLine ? m_chart->mapToPosition(QPointF(line->at(0).x(), 1), line).x() : area.left();
+        const bool hasOther = other->count() > 0 && other->isVisible();
+        const qreal ox = hasOther ? m_chart->mapToPosition(QPointF(other->at(0).x(), 1), other).x() : px;
+        for (LabelPlacer *p : {&placer, &linesOnly}) {
             QString text = full;
-            for (const auto &[at, by] : {std::pair{"; ", ";\n"}, std::pair{" from ", "\nfrom "}}) {
-                if (firstFree(&x) || !text.contains(QLatin1String(at)))
-                    break;
-                text.replace(QLatin1String(at), QLatin1String(by));
-                item->setText(text);
-                br = item->boundingRect();
+            for (const auto &[at, by] : {std::pair{"", ""}, std::pair{"; ", ";\n"}, std::pair{" from ", "\nfrom "}}) {
+                if (*at && !text.contains(QLatin1String(at)))
+                    continue;
+                if (*at)
+                    text.replace(QLatin1String(at), QLatin1String(by));
+                if (item->text() != text)
+                    item->setText(text);
+                const QSizeF sz = item->boundingRect().size();
+                const qreal right = px + pad, left = px - pad - sz.width();
+                const qreal beyondRight = std::max(px, ox) + pad, beyondLeft = std::min(px, ox) - pad - sz.width();
+                const std::array<qreal, 4> xs = lineSide < 0 ? std::array{left, right, beyondLeft, beyondRight}
+                                                             : std::array{right, left, beyondRight, beyondLeft};
+                std::vector<QPointF> candidates;
+                for (qreal y = area.top() + pad; y + sz.height() <= area.bottom(); y += sz.height() / 2)
+                    for (qreal x : xs)
+                        candidates.emplace_back(x, y);
+                if (const auto r = p->place(sz, candidates)) {
+                    (p == &placer ? linesOnly : placer).addObstacle(*r);
+                    item->setPos(r->topLeft());
+                    item->show();
+                    return;
+                }
             }
-            item->setPos(std::max(area.left() + pad, x), y);
-        } else {
-            const qreal x = fallback & Qt::AlignRight ? area.right() - pad - br.width() : area.left() + pad;
-            item->setPos(x, y);
         }
+        item->hide();
     };
-    place(m_computeText, m_computeLine, m_memoryLine, area.top() + pad, Qt::AlignRight, side);
-    const qreal lineH = m_computeText->boundingRect().height();
-    place(m_memoryText, m_memoryLine, m_computeLine, area.top() + pad + lineH * 1.3, Qt::AlignLeft, -side);
-    // The current batch's number below its marker on the time curve (above it when the marker sits low).
+    place(m_computeText, m_computeLine, m_memoryLine, side);
+    place(m_memoryText, m_memoryLine, m_computeLine, -side);
+    // The current batch's number below its marker on the time curve (above it when the marker sits low), else beside.
     const bool current = m_currentTime->count() > 0 && m_currentTime->isVisible();
-    m_currentText->setVisible(current);
+    std::optional<QRectF> at;
     if (current) {
         const QPointF p = m_chart->mapToPosition(m_currentTime->at(0), m_currentTime);
-        const QRectF br = m_currentText->boundingRect();
+        const QSizeF sz = m_currentText->boundingRect().size();
         const qreal r = m_currentTime->markerSize() / 2 + 3;
-        const qreal x = std::clamp(p.x() - br.width() / 2, area.left() + 2,
-                                   std::max(area.left() + 2, area.right() - br.width() - 2));
-        const qreal y = p.y() + r + br.height() <= area.bottom() ? p.y() + r : p.y() - r - br.height();
-        m_currentText->setPos(x, y);
+        at = placer.place(sz, {QPointF(p.x() - sz.width() / 2, p.y() + r),
+                               QPointF(p.x() - sz.width() / 2, p.y() - r - sz.height()), QPointF(p.x() + r, p.y() + r),
+                               QPointF(p.x() - r - sz.width(), p.y() + r), QPointF(p.x() + r, p.y() - r - sz.height()),
+                               QPointF(p.x() - r - sz.width(), p.y() - r - sz.height())});
+        if (at)
+            m_currentText->setPos(at->topLeft());
     }
+    m_currentText->setVisible(at.has_value());
 }
 
 QList<QAbstractSeries *> SweepChart::compareSeries() const

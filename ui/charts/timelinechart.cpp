@@ -1,5 +1,8 @@
 #include "ui/charts/timelinechart.h"
 
+#include "ui/charts/labelplacer.h"
+#include "ui/charts/plotlabels.h"
+
 #include "ui/charts/callout.h"
 #include "ui/charts/chartfit.h"
 #include "ui/document/scenariodocument.h"
@@ -10,6 +13,7 @@
 #include <QFontMetricsF>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QValueAxis>
@@ -100,6 +104,16 @@ QString TimelineChart::title() const
     return tr("Request timeline: %1 on %2%3, %4-token prompt, %5 tokens out, batch %6")
         .arg(qs(doc->model().name), devices > 1 ? QStringLiteral("%1 × ").arg(devices) : QString(),
              qs(doc->hardware().name), formatGrouped(s.seq), formatGrouped(s.output), formatGrouped(s.batch));
+}
+
+QString TimelineChart::shortCurveName(const QString &full)
+{
+    // "Offload, 100 % of weights: TTFT …, TPOT … (memory still overflows)" -> "Offload, 100 % of weights (memory still
+    // overflows)": the figures go, a warning in parentheses stays.
+    QString name = full.section(QLatin1Char(':'), 0, 0);
+    if (full.endsWith(QLatin1Char(')')) && !name.endsWith(QLatin1Char(')')))
+        name += QLatin1Char(' ') + full.mid(full.lastIndexOf(QLatin1Char('(')));
+    return name;
 }
 
 QString TimelineChart::curveName(const TimelineCurve &c) const
@@ -215,7 +229,7 @@ void TimelineChart::refresh()
         for (size_t j = 0; j < c.tokens.size(); ++j)
             pts.append({c.timeS[j] * k, c.tokens[j]});
         line->replace(pts);
-        line->setName(curveName(c));
+        line->setName(m_shortLegend ? shortCurveName(curveName(c)) : curveName(c));
         showSeries(line, true);
         if (!isUserHidden(line))
             firsts.append({c.firstTokenS * k, 1});
@@ -274,19 +288,45 @@ void TimelineChart::layoutOverlay()
                          {title(), tr("Request timeline: %1 on %2").arg(model, qs(document()->hardware().name)),
                           tr("Request timeline: %1").arg(model), tr("Request timeline")},
                          theme().titleFont());
+    // The curves' names with their figures where they fit in one row under the plot, else the bare names ("Plain"):
+    // a legend at the side cuts long names ("Plain: TTFT 309 ms, TPOT …"); the figures are in the tooltips.
+    QStringList full, entries; // the curves' full names; every entry of the legend with them
+    for (const core::TimelineCurve &c : m_curves)
+        full << curveName(c);
+    for (QLegendMarker *marker : m_chart->legend()->markers())
+        if (marker->isVisible()) {
+            const auto i = m_lines.indexOf(qobject_cast<QLineSeries *>(marker->series()));
+            entries << (i >= 0 && i < full.size() ? full[i] : marker->label());
+        }
+    const qreal chartWidth = m_chart->size().width() - m_chart->margins().left() - m_chart->margins().right();
+    if (const bool shortLegend =
+            chartWidth > 0 && !chartfit::legendFitsInRow(entries, theme().labelFont(), chartWidth * 0.95);
+        shortLegend != m_shortLegend) {
+        m_shortLegend = shortLegend;
+        for (std::size_t i = 0; i < m_curves.size() && i < static_cast<std::size_t>(m_lines.size()); ++i)
+            m_lines[static_cast<qsizetype>(i)]->setName(m_shortLegend ? shortCurveName(full[static_cast<qsizetype>(i)])
+                                                                      : full[static_cast<qsizetype>(i)]);
+    }
     chartfit::placeLegend(m_chart);
     const QRectF area = m_chart->plotArea();
     const QFont font = theme().labelFont();
-    const QFontMetricsF fm(font);
     // Energy and cost: bottom right inside the plot, where the curves (rising from the bottom left after the
     // prefill block) leave room until their last tokens.
+    // Whole (on more lines in a narrow plot, never cut) and where no curve runs through it: bottom right first, then
+    // the other corners; hidden when every corner is crossed (the same figures are in the tooltips).
+    LabelPlacer placer(area);
+    plotlabels::addCurves(placer, m_chart);
+    const qreal width = std::max<qreal>(40, area.width() * 0.55);
     m_cost->setFont(font);
-    m_cost->setText(fm.elidedText(costText(), Qt::ElideRight, std::max<qreal>(40, area.width() - 16)));
-    const QSizeF cs = m_cost->boundingRect().size();
-    m_cost->setPos(area.right() - 8 - cs.width(), area.bottom() - 6 - cs.height());
-    m_cost->setVisible(!m_cost->text().isEmpty());
+    m_cost->setText(plotlabels::wrapLines(costText(), font, width));
+    const auto costAt =
+        plotlabels::placeInCorner(placer, m_cost->boundingRect().size(), area,
+                                  {Qt::BottomRightCorner, Qt::TopLeftCorner, Qt::TopRightCorner, Qt::BottomLeftCorner});
+    if (costAt)
+        m_cost->setPos(costAt->topLeft());
+    m_cost->setVisible(costAt && !m_cost->text().isEmpty());
     m_messageLabel->setFont(font);
-    m_messageLabel->setText(fm.elidedText(m_message, Qt::ElideRight, std::max<qreal>(40, area.width() - 16)));
+    m_messageLabel->setText(plotlabels::wrapLines(m_message, font, std::max<qreal>(40, area.width() - 16)));
     m_messageLabel->setPos(area.left() + 8, area.center().y() - m_messageLabel->boundingRect().height() / 2);
     m_messageLabel->setVisible(!m_message.isEmpty());
     m_callout->updateGeometry();

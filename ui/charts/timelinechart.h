@@ -51,6 +51,8 @@ public:
     QLineSeries *curveSeries(int i) const { return i >= 0 && i < m_lines.size() ? m_lines[i] : nullptr; }
     /// Curve `id`'s legend name ("Speculative, K 4 at A 0.8: 2.4× faster").
     QString curveName(const core::TimelineCurve &c) const;
+    /// A legend name without its figures, for a legend that must fit in one row (a warning in parentheses stays).
+    static QString shortCurveName(const QString &full);
     /// The energy and cost line shown in the plot ("" when the device has neither figure).
     QString costText() const;
 
@@ -78,6 +80,7 @@ private:
 
     std::optional<core::ServingReport> m_report;
     std::vector<core::TimelineCurve> m_curves;
+    bool m_shortLegend = false; ///< the curves' legend names without their figures (see layoutOverlay())
     QString m_message;
     double m_unitS = 1e-3;
 };

@@ -1,11 +1,16 @@
 #include "ui/charts/validationchart.h"
 
+#include "ui/charts/labelplacer.h"
+#include "ui/charts/plotlabels.h"
+
 #include "ui/charts/callout.h"
 #include "ui/charts/chartfit.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/text.h"
 
 #include "core/io/presets.h"
+
+#include <optional>
 
 #include <QChart>
 #include <QFontMetricsF>
@@ -138,7 +143,8 @@ void ValidationChart::refresh()
     m_ideal->replace(ideal);
     m_achievable->replace(achievable);
     m_current->replace(current);
-    m_current->setName(tr("Runs on %1").arg(qs(doc->hardware().name)));
+    // The device without its vendor ("Runs on H100 SXM5 80GB"): the legend of a projector's chart cut the full name.
+    m_current->setName(tr("Runs on %1").arg(deviceNameWithoutVendor(doc->hardware())));
     showSeries(m_current, !current.isEmpty());
     setLegendVisible(m_current, !current.isEmpty());
     setLegendVisible(m_under, false); // one legend entry for both tolerance lines
@@ -164,13 +170,31 @@ void ValidationChart::layoutOverlay()
     lines << tr("Ideal roofline not slower than the run: %1 of runs (a bound lies on or below the diagonal)")
                  .arg(formatPercent(s.idealBound));
     const QRectF area = m_chart->plotArea();
-    const QFontMetricsF fm(theme().labelFont());
-    for (QString &l : lines)
-        l = fm.elidedText(l, Qt::ElideRight, std::max<qreal>(40, area.width() - 16));
-    m_summary->setFont(theme().labelFont());
-    m_summary->setText(lines.join(QLatin1Char('\n')));
-    // Top left: the diagonal runs from bottom left to top right, so the corner above it is the emptiest.
-    m_summary->setPos(area.left() + 8, area.top() + 6);
+    // Whole, on as many lines as the plot's width asks (never cut), in a corner no line runs through: top left
+    // first, as the diagonal runs from bottom left to top right and the corner above it is the emptiest.
+    // A small plot tries narrower blocks, then the smallest font a projector shows (LabelPlacer::minimumPointSize);
+    // where no corner is free the summary is left out (its figures are in `memwall validate`).
+    LabelPlacer placer(area);
+    plotlabels::addCurves(placer, m_chart);
+    std::optional<QRectF> at;
+    QFont font = theme().labelFont();
+    for (const qreal points : {font.pointSizeF(), LabelPlacer::minimumPointSize(theme())}) {
+        font.setPointSizeF(std::max(points, LabelPlacer::minimumPointSize(theme())));
+        m_summary->setFont(font);
+        for (const qreal share : {0.6, 0.45, 0.35, 0.8}) {
+            m_summary->setText(
+                plotlabels::wrapLines(lines.join(QLatin1Char('\n')), font, std::max<qreal>(40, area.width() * share)));
+            at = plotlabels::placeInCorner(placer, m_summary->boundingRect().size() + QSizeF(8, 4), area,
+                                           {Qt::TopLeftCorner, Qt::BottomRightCorner}, 4);
+            if (at)
+                break;
+        }
+        if (at)
+            break;
+    }
+    m_summary->setPos((at ? at->topLeft() : area.topLeft() + QPointF(4, 4)) + QPointF(4, 2));
+    m_summary->setVisible(at.has_value());
+    m_summaryBox->setVisible(at.has_value());
     m_summaryBox->setRect(m_summary->mapRectToParent(m_summary->boundingRect()).adjusted(-4, -2, 4, 2));
     m_callout->updateGeometry();
 }

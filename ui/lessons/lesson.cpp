@@ -147,6 +147,9 @@ LessonQuestion readQuestion(JsonReader &s, const std::map<std::string, LessonFac
         q.fail("ask", "must not be empty");
     if (const auto errors = checkLessonText(out.ask.toStdString(), facts); !errors.empty())
         q.fail("ask", errors.front());
+    out.given = QString::fromStdString(q.string("given", ""));
+    if (const auto errors = checkLessonText(out.given.toStdString(), facts); !errors.empty())
+        q.fail("given", errors.front());
     out.answer = q.string("answer");
     if (out.answer.empty() || out.answer.find_first_of("{}") != std::string::npos)
         q.fail("answer", "expected a placeholder expression without braces (\"largest_fitting_batch\"), got \"" +

@@ -23,6 +23,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QInputDialog>
+#include <QLocale>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
@@ -76,11 +77,15 @@ LessonActions::LessonActions(ScenarioDocument *doc, QMainWindow *window, ChartTa
     connect(m_presentation, &QAction::triggered, this, &LessonActions::togglePresentation);
     m_exportDeck = m_menu->addAction(tr("Export lesson &deck (PDF)…"));
     m_exportDeck->setToolTip(tr("One PDF page per step: the step's chart and text, questions with their answers"));
-    connect(m_exportDeck, &QAction::triggered, this, [this] { exportLessonPdf(false); });
+    connect(m_exportDeck, &QAction::triggered, this, [this] { exportLessonPdf(LessonPdf::Deck); });
     m_exportHandout = m_menu->addAction(tr("Export question &handout (PDF)…"));
-    m_exportHandout->setToolTip(tr("The lesson for the class to fill in: questions and choices, no answers"));
-    connect(m_exportHandout, &QAction::triggered, this, [this] { exportLessonPdf(true); });
-    for (QAction *a : {m_exportDeck, m_exportHandout})
+    m_exportHandout->setToolTip(tr("The lesson's questions for the class to fill in, several a page with the figures "
+                                   "each needs and room to write; no answers"));
+    connect(m_exportHandout, &QAction::triggered, this, [this] { exportLessonPdf(LessonPdf::Handout); });
+    m_exportKey = m_menu->addAction(tr("Export answer &key (PDF)…"));
+    m_exportKey->setToolTip(tr("The handout's questions with their answers, for the teacher"));
+    connect(m_exportKey, &QAction::triggered, this, [this] { exportLessonPdf(LessonPdf::AnswerKey); });
+    for (QAction *a : {m_exportDeck, m_exportHandout, m_exportKey})
         a->setEnabled(!m_lessons.empty());
     m_menu->addSeparator();
     m_measure = m_menu->addAction(tr("&Measure this computer…"));
@@ -216,8 +221,11 @@ PresentationWindow *LessonActions::openPresentation(bool fullScreen)
     return m_presentationWindow;
 }
 
-void LessonActions::exportLessonPdf(bool questionsOnly)
+void LessonActions::exportLessonPdf(LessonPdf kind)
 {
+    const QString caption = kind == LessonPdf::Deck      ? tr("Export lesson deck")
+                            : kind == LessonPdf::Handout ? tr("Export question handout")
+                                                         : tr("Export answer key");
     if (m_lessons.empty())
         return;
     int index = 0;
@@ -230,22 +238,23 @@ void LessonActions::exportLessonPdf(bool questionsOnly)
         for (const Lesson &l : m_lessons)
             titles << l.title;
         bool ok = false;
-        const QString chosen =
-            QInputDialog::getItem(m_window, questionsOnly ? tr("Export question handout") : tr("Export lesson deck"),
-                                  tr("Lesson:"), titles, 0, false, &ok);
+        const QString chosen = QInputDialog::getItem(m_window, caption, tr("Lesson:"), titles, 0, false, &ok);
         if (!ok)
             return;
         index = static_cast<int>(titles.indexOf(chosen));
     }
     const Lesson &lesson = m_lessons[static_cast<std::size_t>(std::max(index, 0))];
-    const QString suggested = lesson.id + (questionsOnly ? QStringLiteral("-questions.pdf") : QStringLiteral(".pdf"));
-    const QString path =
-        QFileDialog::getSaveFileName(m_window, questionsOnly ? tr("Export question handout") : tr("Export lesson deck"),
-                                     suggested, tr("PDF (*.pdf)"));
+    const QString suggested = lesson.id + (kind == LessonPdf::Deck      ? QStringLiteral(".pdf")
+                                           : kind == LessonPdf::Handout ? QStringLiteral("-questions.pdf")
+                                                                        : QStringLiteral("-answers.pdf"));
+    const QString path = QFileDialog::getSaveFileName(m_window, caption, suggested, tr("PDF (*.pdf)"));
     if (path.isEmpty())
         return;
     HandoutOptions options;
-    options.questionsOnly = questionsOnly;
+    options.questionsOnly = kind != LessonPdf::Deck;
+    options.answerKey = kind == LessonPdf::AnswerKey;
+    // Letter where the locale measures in inches (the United States), else A4.
+    options.paper = QLocale().measurementSystem() == QLocale::ImperialUSSystem ? QPageSize::Letter : QPageSize::A4;
     QString error;
     int pages = 0;
     if (!writeLessonPdf(lesson, m_doc->presetsPtr(), path, options, &error, &pages)) {

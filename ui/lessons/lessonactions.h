@@ -47,6 +47,7 @@ public:
     QAction *measureAction() const { return m_measure; }
     QAction *exportDeckAction() const { return m_exportDeck; }
     QAction *exportHandoutAction() const { return m_exportHandout; }
+    QAction *exportAnswerKeyAction() const { return m_exportKey; }
 
     LessonController *controller() const { return m_controller; }
     LessonPanel *panel() const { return m_panel; }
@@ -57,6 +58,10 @@ public:
     const std::vector<Lesson> &lessons() const { return m_lessons; }
     const QStringList &loadErrors() const { return m_loadErrors; }
 
+public:
+    /// Which PDF of a lesson to export.
+    enum class LessonPdf { Deck, Handout, AnswerKey };
+
 public slots:
     /// Starts the i-th lesson and shows the lesson panel.
     bool startLesson(int index);
@@ -65,10 +70,10 @@ public slots:
     /// Opens the presentation window; `fullScreen` false gives a normal window (tests, screenshots).
     PresentationWindow *openPresentation(bool fullScreen = true);
     void openMeasureDialog();
-    /// Asks for a lesson (the running one first) and a PDF file, and writes the deck (`questionsOnly` false: every
-    /// step, questions answered) or the handout (questions without answers). Says what was written, or why not,
-    /// in the status bar and, on failure, a message box.
-    void exportLessonPdf(bool questionsOnly);
+    /// Asks for a lesson (the running one first) and a PDF file, and writes the deck (every step, questions
+    /// answered), the handout (questions without answers, on the locale's paper) or its answer key. Says what was
+    /// written, or why not, in the status bar and, on failure, a message box.
+    void exportLessonPdf(LessonPdf kind);
 
 private:
     /// Covers the headline, the operator table and the compare panel, and hides the formula windows, while the
@@ -89,6 +94,7 @@ private:
     QAction *m_presentation;
     QAction *m_measure;
     QAction *m_exportDeck;
+    QAction *m_exportKey = nullptr;
     QAction *m_exportHandout;
     LessonViewFollower *m_follower;
     QPointer<QDockWidget> m_shared; ///< the dock the lesson panel shares a tab with in a narrow window, if any

@@ -25,8 +25,10 @@ constexpr qreal kMargin = 36;
 constexpr qreal kHeader = 92; ///< lesson and step titles
 constexpr qreal kFooter = 30;
 
-/// Draws `html` in `box` at the largest body size from `points` down to 9 pt at which it fits.
-void drawText(QPainter &p, const QRectF &box, const QString &html, qreal points, const Theme &theme)
+/// Draws `html` in `box` at the largest body size from `points` down to `minPoints` at which it fits; returns the
+/// height it takes.
+qreal drawText(QPainter &p, const QRectF &box, const QString &html, qreal points, const Theme &theme,
+               qreal minPoints = 9)
 {
     QTextDocument doc;
     doc.setDocumentMargin(0);
@@ -37,7 +39,7 @@ void drawText(QPainter &p, const QRectF &box, const QString &html, qreal points,
         f.setPointSizeF(pt);
         doc.setDefaultFont(f);
         doc.setHtml(html);
-        if (doc.size().height() <= box.height() || pt <= 9)
+        if (doc.size().height() <= box.height() || pt <= minPoints)
             break;
     }
     p.save();
@@ -48,6 +50,7 @@ void drawText(QPainter &p, const QRectF &box, const QString &html, qreal points,
     p.setClipRect(ctx.clip);
     doc.documentLayout()->draw(&p, ctx);
     p.restore();
+    return std::min(doc.size().height(), box.height());
 }
 
 struct PageWriter
@@ -107,6 +110,130 @@ const Lesson *findLesson(const std::vector<Lesson> &lessons, const QString &id)
     return nullptr;
 }
 
+std::optional<Handout> buildHandout(const Lesson &lesson, std::shared_ptr<const core::PresetLibrary> presets,
+                                    const HandoutOptions &options, QString *error)
+{
+    ScenarioDocument doc(std::move(presets));
+    LessonController controller(&doc);
+    const auto fail = [&](const QString &why) {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    };
+    if (!controller.start(lesson))
+        return fail(controller.lastError());
+    Handout h;
+    h.title = options.answerKey ? QObject::tr("%1 — answer key").arg(lesson.title)
+                                : QObject::tr("%1 — questions").arg(lesson.title);
+    h.layout = QPageLayout(QPageSize(options.paper), QPageLayout::Portrait, QMarginsF(0, 0, 0, 0));
+    int number = 0;
+    for (int i = 0; i < controller.stepCount(); ++i) {
+        if (i != controller.stepIndex() && !controller.goToStep(i))
+            return fail(controller.lastError());
+        const std::optional<QuestionView> view = controller.currentQuestion();
+        if (!view)
+            continue;
+        HandoutQuestion q;
+        q.number = ++number;
+        q.stepTitle = controller.currentStep()->title;
+        q.given = view->given;
+        q.html = questionHtml(*view, options.answerKey ? QuestionMode::Answered : QuestionMode::Blank);
+        if (options.answerKey)
+            q.answer = view->answer;
+        // the key is a list, one question after another; the handout leaves room to write under each
+        const int perPage = options.answerKey ? 3 * kQuestionsPerPage : kQuestionsPerPage;
+        if (h.pages.empty() || static_cast<int>(h.pages.back().size()) >= perPage)
+            h.pages.emplace_back();
+        h.pages.back().push_back(std::move(q));
+    }
+    if (h.pages.empty())
+        return fail(QObject::tr("the lesson \u201c%1\u201d asks no question").arg(lesson.id));
+    return h;
+}
+
+namespace {
+
+/// Paints `h` into `pdf` (already set to its page layout, 72 dpi: a unit is a point).
+bool paintHandout(const Handout &h, QPdfWriter &pdf, const Theme &theme, QString *why)
+{
+    QPainter painter;
+    if (!painter.begin(&pdf)) {
+        *why = QObject::tr("cannot start a PDF");
+        return false;
+    }
+    const QSizeF page = h.layout.fullRect(QPageLayout::Point).size();
+    const qreal margin = 50, head = 54;
+    QColor weak = theme.foreground;
+    weak.setAlphaF(0.5);
+    for (std::size_t p = 0; p < h.pages.size(); ++p) {
+        if (p > 0 && !pdf.newPage()) {
+            painter.end();
+            *why = QObject::tr("cannot add page %1").arg(p + 1);
+            return false;
+        }
+        painter.fillRect(QRectF(QPointF(0, 0), page), theme.background);
+        QFont title = theme.titleFont();
+        title.setPointSizeF(15);
+        title.setBold(true);
+        painter.setFont(title);
+        painter.setPen(theme.foreground);
+        painter.drawText(QRectF(margin, margin - 20, page.width() - 2 * margin, 24), Qt::AlignLeft, h.title);
+        QFont small = theme.labelFont();
+        small.setPointSizeF(10);
+        painter.setFont(small);
+        painter.drawText(QRectF(margin, margin - 20, page.width() - 2 * margin, 24), Qt::AlignRight,
+                         QObject::tr("Name: ____________________   page %1 of %2").arg(p + 1).arg(h.pages.size()));
+        const auto &questions = h.pages[p];
+        const bool key = !questions.empty() && !questions.front().answer.isEmpty();
+        const int places = key ? 3 * kQuestionsPerPage : kQuestionsPerPage;
+        const qreal slot = (page.height() - 2 * margin - head) / places;
+        for (std::size_t q = 0; q < questions.size(); ++q) {
+            const QRectF box(margin, margin + head + slot * static_cast<qreal>(q), page.width() - 2 * margin, slot);
+            const QString html = QStringLiteral("<p><b>%1. %2</b></p>")
+                                     .arg(questions[q].number)
+                                     .arg(questions[q].stepTitle.toHtmlEscaped()) +
+                                 questions[q].html;
+            const qreal used = drawText(painter, box.adjusted(0, 0, 0, -8), html, 11, theme, 8);
+            // Room to write: ruled lines under the question down to the next one.
+            painter.setPen(QPen(weak, 0.5));
+            for (qreal y = box.top() + used + 22; !key && y < box.bottom() - 8; y += 22)
+                painter.drawLine(QPointF(box.left(), y), QPointF(box.right(), y));
+        }
+    }
+    if (!painter.end()) {
+        *why = QObject::tr("cannot finish the PDF");
+        return false;
+    }
+    return true;
+}
+
+bool writeHandoutPdf(const Lesson &lesson, std::shared_ptr<const core::PresetLibrary> presets, const QString &path,
+                     const HandoutOptions &options, QString *error, int *pages)
+{
+    QString why;
+    const std::optional<Handout> h = buildHandout(lesson, std::move(presets), options, &why);
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QPdfWriter pdf(&buffer);
+    pdf.setResolution(72);
+    pdf.setCreator(QStringLiteral("MemWall"));
+    if (h) {
+        pdf.setTitle(h->title);
+        if (!pdf.setPageLayout(h->layout))
+            why = QObject::tr("cannot set up a PDF page of %1").arg(h->layout.pageSize().name());
+    }
+    if (!h || !why.isEmpty() || !paintHandout(*h, pdf, options.theme, &why)) {
+        if (error)
+            *error = QObject::tr("%1: %2").arg(path, why);
+        return false;
+    }
+    if (pages)
+        *pages = static_cast<int>(h->pages.size());
+    return writeAtomically(path, buffer.data(), error);
+}
+
+} // namespace
+
 bool writeLessonPdf(const Lesson &lesson, std::shared_ptr<const core::PresetLibrary> presets, const QString &path,
                     const HandoutOptions &options, QString *error, int *pages)
 {
@@ -117,6 +244,8 @@ bool writeLessonPdf(const Lesson &lesson, std::shared_ptr<const core::PresetLibr
     };
     if (QFileInfo(path).suffix().compare(QLatin1String("pdf"), Qt::CaseInsensitive) != 0)
         return fail(QObject::tr("a lesson is written as PDF; use a .pdf file name"));
+    if (options.questionsOnly)
+        return writeHandoutPdf(lesson, std::move(presets), path, options, error, pages);
 
     ScenarioDocument doc(std::move(presets));
     LessonController controller(&doc);
@@ -129,7 +258,7 @@ bool writeLessonPdf(const Lesson &lesson, std::shared_ptr<const core::PresetLibr
     QPdfWriter pdf(&buffer);
     pdf.setResolution(layoutDpi());
     pdf.setCreator(QStringLiteral("MemWall"));
-    pdf.setTitle(options.questionsOnly ? QObject::tr("%1 (questions)").arg(lesson.title) : lesson.title);
+    pdf.setTitle(lesson.title);
     const QSizeF points = pdfPageSize(kPage);
     const QPageLayout layout(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch),
                              QPageLayout::Portrait, QMarginsF(0, 0, 0, 0), QPageLayout::Point);
@@ -160,11 +289,7 @@ bool writeLessonPdf(const Lesson &lesson, std::shared_ptr<const core::PresetLibr
         painter.scale(sx, sy);
         page.header(i, step.title);
         const qreal top = kHeader, bottom = kPage.height() - kFooter - 8;
-        if (question && options.questionsOnly) {
-            // The class's page: the question alone, large; the chart and the text would answer it.
-            drawText(painter, QRectF(kMargin * 2, top + 20, kPage.width() - 4 * kMargin, bottom - top - 20),
-                     questionHtml(*question, QuestionMode::Blank), 22, options.theme);
-        } else {
+        {
             auto &chart = charts[step.chart];
             if (!chart) {
                 chart = createChart(step.chart, &doc);

@@ -52,6 +52,9 @@ QString questionHtml(const QuestionView &q, QuestionMode mode, bool oneLine)
 {
     QString html =
         QStringLiteral("<p><b>%1</b> %2</p>").arg(QCoreApplication::translate("LessonQuestion", "Question:"), q.ask);
+    if (mode == QuestionMode::Blank && !q.given.isEmpty()) // on paper, the figures to work it out with
+        html +=
+            QStringLiteral("<p><i>%1</i> %2</p>").arg(QCoreApplication::translate("LessonQuestion", "Given:"), q.given);
     QStringList choices;
     for (int i = 0; i < q.choices.size(); ++i) {
         const bool right = mode == QuestionMode::Answered && i == q.correct;
@@ -97,6 +100,11 @@ QuestionView renderQuestion(const LessonQuestion &q, const LessonTextContext &ct
     const LessonTextResult ask = renderLessonText(q.ask.toStdString(), ctx);
     view.ask = QString::fromStdString(ask.text);
     view.errors = ask.errors;
+    if (!q.given.isEmpty()) {
+        const LessonTextResult given = renderLessonText(q.given.toStdString(), ctx);
+        view.given = QString::fromStdString(given.text);
+        view.errors.insert(view.errors.end(), given.errors.begin(), given.errors.end());
+    }
 
     LessonValue value;
     try {

@@ -19,12 +19,16 @@ struct LessonQuestion
     std::string answer;  ///< a placeholder expression without braces ("largest_fitting_batch", "op_bound:ffn.up")
     QString unit;        ///< written after a number ("sequences", "ms", "×"); empty for a text answer
     QStringList choices; ///< a text answer's choices ("memory-bound", "compute-bound"); empty for a number
+    /// The figures a student needs to work the answer out on paper, rich text with {placeholders} ("Weights
+    /// {weights_gb} GB, {bandwidth_tbs} TB/s"); printed with the question on a handout. Empty: none given.
+    QString given;
 };
 
 /// A question as shown: its text and choices rendered against the current scenario, and which choice is right.
 struct QuestionView
 {
     QString ask;                     ///< rendered rich text
+    QString given;                   ///< rendered rich text; empty when the question gives no figures
     QStringList choices;             ///< rendered, in the order shown (A, B, C, D)
     int correct = -1;                ///< index into choices; -1 if the answer could not be computed
     QString answer;                  ///< the computed answer as written in the text, unit included ("123 sequences")

@@ -74,22 +74,24 @@ std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::A
         number(tr("Time per output token"), tr("One decode step at the mean context"), a.phases.tpotS, b.phases.tpotS,
                formatSeconds(a.phases.tpotS), formatSeconds(b.phases.tpotS), Lower);
     }
-    number(tr("Tokens/s"), tr("Tokens processed or generated per second over all replicas (higher is better)"),
+    number(tr("Tokens/s in all"), tr("Tokens processed or generated per second over all replicas (higher is better)"),
            a.totals.tokensPerS, b.totals.tokensPerS, formatNumber(a.totals.tokensPerS),
            formatNumber(b.totals.tokensPerS), Higher);
-    number(tr("Achieved compute"), tr("FLOPs of one device divided by its time (higher is better)"),
+    number(tr("Achieved compute per device"), tr("FLOPs of one device divided by its time (higher is better)"),
            a.totals.achievedFlopsPerS, b.totals.achievedFlopsPerS, formatSi(a.totals.achievedFlopsPerS, "FLOP/s"),
            formatSi(b.totals.achievedFlopsPerS, "FLOP/s"), Higher);
-    number(tr("Peak compute (%1)").arg(qs(core::toString(a.matmulType)).toUpper()),
+    number(tr("Peak compute per device (%1)").arg(qs(core::toString(a.matmulType)).toUpper()),
            tr("The compute roof the matrix multiplications run against, after efficiency (B may compute in another "
               "format if it lacks this one)"),
            a.peakFlops, b.peakFlops, formatSi(a.peakFlops, "FLOP/s"), formatSi(b.peakFlops, "FLOP/s"), Higher);
-    number(tr("Memory bandwidth"), tr("Main-memory bandwidth after efficiency (higher is better)"), a.bandwidth,
-           b.bandwidth, formatSi(a.bandwidth, "B/s"), formatSi(b.bandwidth, "B/s"), Higher);
-    number(tr("Arithmetic intensity"), tr("FLOPs per byte of main-memory traffic of the whole step"),
-           a.totals.intensity, b.totals.intensity, formatNumber(a.totals.intensity) + " FLOP/B",
+    number(tr("Memory bandwidth per device"),
+           tr("Main-memory bandwidth of one device after efficiency (higher is better)"), a.bandwidth, b.bandwidth,
+           formatSi(a.bandwidth, "B/s"), formatSi(b.bandwidth, "B/s"), Higher);
+    number(tr("Arithmetic intensity per device"),
+           tr("FLOPs per byte of main-memory traffic of one device over the step"), a.totals.intensity,
+           b.totals.intensity, formatNumber(a.totals.intensity) + " FLOP/B",
            formatNumber(b.totals.intensity) + " FLOP/B", Neutral);
-    number(tr("Ridge point"),
+    number(tr("Ridge point per device"),
            tr("Intensity where the compute roof meets main memory: work below it is memory-bound on that device"),
            a.ridge, b.ridge, formatNumber(a.ridge) + " FLOP/B", formatNumber(b.ridge) + " FLOP/B", Neutral);
     text(tr("Bound"), tr("What limits the step as a whole"), qs(core::toString(a.totals.bound)),
@@ -101,10 +103,14 @@ std::vector<CompareMetric> compareMetrics(const core::Analysis &a, const core::A
     const Better fitBetter = a.memory.fits == b.memory.fits ? Better::Neither : a.memory.fits ? Better::A : Better::B;
     text(tr("Fits"), tr("Whether the memory per device fits the capacity"), a.memory.fits ? tr("yes") : tr("no"),
          b.memory.fits ? tr("yes") : tr("no"), fitBetter);
-    number(tr("KV cache"), tr("All sequences of one replica, whole model"), a.kvCache.totalBytes, b.kvCache.totalBytes,
-           formatBytes(a.kvCache.totalBytes), formatBytes(b.kvCache.totalBytes), Neutral);
-    number(tr("Communication time"), tr("Collectives and pipeline transfers over the device's link (lower is better)"),
-           a.comm.timeS, b.comm.timeS, formatSeconds(a.comm.timeS), formatSeconds(b.comm.timeS), Lower);
+    number(tr("KV cache per device"), tr("The KV cache one device holds (part of its memory above)"), a.memory.kv,
+           b.memory.kv, formatBytes(a.memory.kv), formatBytes(b.memory.kv), Neutral);
+    number(tr("KV cache in all"), tr("All sequences of one replica, whole model, over all its devices"),
+           a.kvCache.totalBytes, b.kvCache.totalBytes, formatBytes(a.kvCache.totalBytes),
+           formatBytes(b.kvCache.totalBytes), Neutral);
+    number(tr("Communication time per device"),
+           tr("Collectives and pipeline transfers over the device's link (lower is better)"), a.comm.timeS,
+           b.comm.timeS, formatSeconds(a.comm.timeS), formatSeconds(b.comm.timeS), Lower);
     return rows;
 }
 

@@ -101,8 +101,15 @@ ComparePanel::ComparePanel(ScenarioDocument *doc, QWidget *parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
-    // Every column as wide as its contents (metric names are never elided); a narrow dock scrolls sideways.
+    // The figures as wide as their contents; the metric names take the rest and wrap onto a second line, so the
+    // B / A column is never cut (it was at 1600 px, behind a sideways scroll bar).
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setMinimumSectionSize(40);
+    m_table->setWordWrap(true);
+    m_table->setTextElideMode(Qt::ElideNone);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_table->setAlternatingRowColors(true);
     m_table->setToolTip(
         tr("A: the current device (with what-if factors) and formats; B: A with the changes its column names (a "
