@@ -248,7 +248,7 @@ private slots:
                                         << "runs[0].expert_weights: unknown weight format \"fp5\"";
         QTest::newRow("arrivals") << "arrivals"
                                   << "\"burst\""
-                                  << "runs[0].arrivals: must be spread or together, got \"burst\"";
+                                  << "runs[0].arrivals: must be spread, together or rounds, got \"burst\"";
         QTest::newRow("unknown key") << "speed"
                                      << "1"
                                      << "runs[0].speed";
