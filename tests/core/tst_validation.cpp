@@ -409,6 +409,8 @@ private slots:
                              std::string::npos,
                          r.id.c_str());
                 QVERIFY2(r.maxBatchedTokens > 0, r.id.c_str());
+                // aiperf's rounds: the benchmark's client (tools/aiconfigurator-served-runs.py, ARRIVALS).
+                QVERIFY2(r.arrivals == Arrivals::Rounds, r.id.c_str());
                 QVERIFY2(lib().findModel(r.model) && lib().findHardware(r.device), r.id.c_str());
             }
         try {
