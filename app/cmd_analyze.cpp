@@ -55,6 +55,11 @@ void printServing(const ServingReport &r, const Scenario &s)
             static_cast<long long>(a->stepsPerPrompt));
         if (a->arrivals == core::Arrivals::Together)
             std::printf(", on average, in a wave whose prompts fill %lld steps", static_cast<long long>(a->waveSteps));
+        if (a->arrivals == core::Arrivals::Rounds)
+            std::printf("; over %d rounds, the first a wave whose prompts fill %lld steps (TTFT %s), the later ones "
+                        "admitted as they return (TTFT %s)",
+                        a->rounds, static_cast<long long>(a->waveSteps), formatSeconds(a->waveTtftS).c_str(),
+                        formatSeconds(a->laterTtftS).c_str());
         if (a->queued > 0)
             std::printf("; %s requests queue (%s) for %s", formatNumber(a->queued).c_str(), a->limit.c_str(),
                         formatSeconds(a->queueS).c_str());

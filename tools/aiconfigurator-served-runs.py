@@ -26,12 +26,30 @@ MODELS = {
 DEVICES = {"h100_sxm": "h100-sxm", "h200_sxm": "h200-sxm", "b200_sxm": "b200", "gb200": "gb200-nvl72",
            "gb300": "gb300"}
 FRAMEWORKS = {"trtllm": "tensorrt-llm", "vllm": "vllm", "sglang": "sglang"}
-# Each engine's default token budget per step (docs/model.md, "Engine admission").
-BIG_MEMORY = {"b200", "gb200-nvl72", "gb300"}  # 160 GB and more: SGLang's larger default
-def budget(backend, device):
-    if backend == "sglang":
-        return 16384 if device in BIG_MEMORY else 8192
-    return 8192
+# The engines' token budget per step as aiconfigurator's generator launches them for aggregated serving
+# (src/aiconfigurator/generator/rule_plugin/benchmark/{trtllm,vllm,sglang}.rule @ COMMIT), per attention rank (each
+# attention-DP rank schedules on its own). max_batch_size is the row's concurrency over the attention-DP ranks: the
+# deployment's own value is not in the row, and aiconfigurator predicts each row with batch_size = its concurrency.
+RULES = "src/aiconfigurator/generator/rule_plugin/benchmark/" + "{}.rule"
+BIG_MEMORY = {"b200", "gb200-nvl72", "gb300"}  # 160 GB and more: SGLang's larger chunked_prefill_size default
+def budget(row, device, adp):
+    isl, backend = int(row["isl"]), row["backend"]
+    mbs = -(-int(row["batch_size"]) // adp)
+    if backend == "trtllm":
+        # agg max_num_tokens = max_batch_size + isl + 1500, rounded up to tokens_per_block (32)
+        return -(-(mbs + isl + 1500) // 32) * 32, "max_num_tokens = max_batch_size + isl + 1500 (to 32)"
+    if backend == "vllm":
+        return mbs + isl + 1500, "max_num_batched_tokens = max_batch_size + isl + 1500"
+    # SGLang: max_prefill_tokens = isl + 1500, under the default chunked_prefill_size (docs/model.md, "Engine
+    # admission"), which DP attention divides by the attention-DP size (sgl-project/sglang, server_args.py).
+    chunk = (16384 if device in BIG_MEMORY else 8192) // adp
+    return min(isl + 1500, chunk), "min(max_prefill_tokens = isl + 1500, chunked_prefill_size / attention_dp)"
+
+# How the client sent the requests: aiperf at a fixed concurrency, ignore_eos with min_tokens = max_tokens = osl and
+# no spread in the lengths, request count 20 x concurrency after a warm-up of concurrency (or twice it) requests
+# (src/aiconfigurator/generator/sflow.py and .../backend_templates/benchmark/bench_run.sh.j2 @ COMMIT); aiperf waits
+# for the warm-up to return before the profiling phase (ai-dynamo/aiperf, aiperf/timing/credit_issuing_strategy.py).
+ARRIVALS = "rounds"
 
 WEIGHTS = {"": "bf16", "fp8": "fp8", "fp8_block": "fp8", "nvfp4": "nvfp4", "int4_wo": "int4/g32/bf16"}
 
@@ -88,11 +106,15 @@ def run_of(row, skipped):
         run["expert_weights"] = e
     run.update({"activations": acts, "kv": kv, "framework": FRAMEWORKS[row["backend"]],
                 "framework_version": row["backend_version"], "execution": "graphs", "allreduce": "custom",
-                "activation_scales": scales, "max_batched_tokens": budget(row["backend"], device)})
+                "activation_scales": scales})
+    tokens, rule = budget(row, device, adp)
+    run.update({"max_batched_tokens": tokens, "arrivals": ARRIVALS})
     base = (f"{REPO} {CSV_PATH} @ {COMMIT}, row id {row['id']}")
     notes = (f"{row['model_path']} on {row['system']}, {row['backend']} {row['backend_version']}, aggregated serving "
              f"at a concurrency of batch; precision {row['precision'] or 'unstated (bf16)'}, gemm "
-             f"{row['gemm_quant_mode'] or 'bf16'}, moe {row['moe_quant_mode'] or 'bf16'}" + (f"; {note}" if note else ""))
+             f"{row['gemm_quant_mode'] or 'bf16'}, moe {row['moe_quant_mode'] or 'bf16'}" + (f"; {note}" if note else "")
+             + f"; admission: {rule} ({REPO} {RULES.format(row['backend'])} @ {COMMIT}), arrivals {ARRIVALS} (aiperf "
+             f"at the concurrency, 20 rounds after a warm-up: {REPO} src/aiconfigurator/generator/sflow.py)")
     out = []
     for metric, column in (("ttft_s", "silicon_ttft_ms"), ("tpot_s", "silicon_tpot_ms")):
         r = {"id": "aic-" + row["id"] + "-" + metric.split("_")[0]}

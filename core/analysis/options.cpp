@@ -525,9 +525,10 @@ std::vector<ScenarioOption> makeOptions()
                 .help = "Engine admission: spread (requests at random phases: the steady state, and the bound) or "
                         "together (a benchmark client at a fixed concurrency: its requests arrive at once "
                         "and, of equal lengths, stay in step, so each prompt waits behind the others of its "
-                        "wave).",
+                        "wave) or rounds (aiperf at a fixed concurrency, as aiconfigurator's benchmark runs it: "
+                        "the first of 20 rounds arrives together, the later ones as the first was admitted).",
                 .group = "Serving"},
-               &Scenario::arrivals, arrivalsFromString, {Arrivals::Spread, Arrivals::Together}));
+               &Scenario::arrivals, arrivalsFromString, {Arrivals::Spread, Arrivals::Together, Arrivals::Rounds}));
     {
         ScenarioOption pd{.key = "disaggregate",
                           .flag = "--disaggregate",

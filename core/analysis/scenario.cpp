@@ -26,7 +26,8 @@ constexpr NameTable<Execution, 2> kExecution{{{Execution::Graphs, "graphs"}, {Ex
 constexpr NameTable<AllReduce, 2> kAllReduce{{{AllReduce::Library, "library"}, {AllReduce::Custom, "custom"}}};
 constexpr NameTable<ActivationScales, 3> kActivationScales{
     {{ActivationScales::Fused, "fused"}, {ActivationScales::Static, "static"}, {ActivationScales::Dynamic, "dynamic"}}};
-constexpr NameTable<Arrivals, 2> kArrivals{{{Arrivals::Spread, "spread"}, {Arrivals::Together, "together"}}};
+constexpr NameTable<Arrivals, 3> kArrivals{
+    {{Arrivals::Spread, "spread"}, {Arrivals::Together, "together"}, {Arrivals::Rounds, "rounds"}}};
 } // namespace
 
 std::string_view toString(Arrivals a) { return enumName(kArrivals, a); }

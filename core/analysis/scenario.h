@@ -74,7 +74,10 @@ std::optional<ActivationScales> activationScalesFromString(std::string_view s);
 /// How the requests of engine admission (max_batched_tokens) arrive. Together: a benchmark client at a fixed
 /// concurrency sends its requests at once and, with every request of the same lengths, they finish together and the
 /// next ones arrive together (waves). Spread: requests at random phases, the queueing steady state of Little's law.
-enum class Arrivals { Spread, Together };
+/// Rounds: a benchmark client as aiperf runs it (ai-dynamo/aiperf, aiperf/timing/credit_issuing_strategy.py): it
+/// waits for its warm-up requests to return, sends its first round of requests together, and then each client sends
+/// its next request as its last returns, so the later rounds arrive as the first was admitted (serving.h).
+enum class Arrivals { Spread, Together, Rounds };
 std::string_view toString(Arrivals a);
 std::optional<Arrivals> arrivalsFromString(std::string_view s);
 

@@ -255,24 +255,11 @@ void admitWave(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, A
 
 } // namespace
 
-AdmissionReport admit(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
+namespace {
+/// Arrivals spread: the steady state of `a.running` requests (AdmissionReport), filled into `a`.
+void admitSpread(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, AdmissionReport &a)
 {
-    AdmissionReport a;
-    a.budget = s.maxBatchedTokens;
-    const int64_t ranks = int64_t{s.dp} * s.attentionDp;
     const auto budget = static_cast<double>(s.maxBatchedTokens);
-    a.concurrency = static_cast<double>(s.batch) / static_cast<double>(ranks);
-    a.fitting = fittingRequests(hw, m, s, a.concurrency);
-    if (a.fitting < 1)
-        throw AnalysisError("max_batched_tokens: not one request of " + std::to_string(s.seq + s.output) +
-                            " tokens fits in " + hw.id + "'s memory beside the weights");
-    a.running = std::min(a.concurrency, a.fitting);
-    a.arrivals = s.arrivals;
-    if (s.arrivals == Arrivals::Together) {
-        a.limit = a.fitting < a.concurrency ? "memory" : "";
-        admitWave(hw, m, s, a);
-        return a;
-    }
     Steady st = steadyState(a.running, budget, s.seq, s.output);
     if (st.r * static_cast<double>(s.seq) + st.d > budget * (1 + 1e-12)) {
         st = budgetLimited(budget, s.seq, s.output);
@@ -296,6 +283,41 @@ AdmissionReport admit(const HardwareSpec &hw, const ModelShape &m, const Scenari
     a.queueS = a.queued / st.r * a.stepS;
     a.ttftS = a.queueS + static_cast<double>(st.k) * a.mixedStepS;
     a.requestsPerS = st.r * static_cast<double>(s.attentionDp) / a.stepS;
+}
+} // namespace
+
+AdmissionReport admit(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
+{
+    AdmissionReport a;
+    a.budget = s.maxBatchedTokens;
+    const int64_t ranks = int64_t{s.dp} * s.attentionDp;
+    a.concurrency = static_cast<double>(s.batch) / static_cast<double>(ranks);
+    a.fitting = fittingRequests(hw, m, s, a.concurrency);
+    if (a.fitting < 1)
+        throw AnalysisError("max_batched_tokens: not one request of " + std::to_string(s.seq + s.output) +
+                            " tokens fits in " + hw.id + "'s memory beside the weights");
+    a.running = std::min(a.concurrency, a.fitting);
+    a.arrivals = s.arrivals;
+    if (s.arrivals == Arrivals::Together) {
+        a.limit = a.fitting < a.concurrency ? "memory" : "";
+        admitWave(hw, m, s, a);
+        return a;
+    }
+    if (s.arrivals == Arrivals::Rounds) {
+        AdmissionReport wave = a;
+        admitWave(hw, m, s, wave);
+        admitSpread(hw, m, s, a);
+        const double rounds = kBenchmarkRounds;
+        a.rounds = kBenchmarkRounds;
+        a.waveSteps = wave.waveSteps;
+        a.meanFirstStep = wave.meanFirstStep;
+        a.waveTtftS = wave.ttftS;
+        a.laterTtftS = a.ttftS;
+        a.ttftS = (wave.ttftS + (rounds - 1) * a.ttftS) / rounds;
+        a.stepS = (wave.stepS + (rounds - 1) * a.stepS) / rounds;
+        return a;
+    }
+    admitSpread(hw, m, s, a);
     return a;
 }
 

@@ -76,11 +76,18 @@ struct ChunkedPrefillReport
 /// remaining W - s_j prompt steps (mixed steps, timed with N / 2 decodes) before output - 1 - (W - s_j) plain decode
 /// steps of N. TTFT = the wait + mean s_j mixed steps (a single step is the prompts alone); TPOT = the mean over the
 /// wave; a wave takes W mixed + output - 1 decode steps, and requests beyond N wait (C / N - 1) / 2 waves on average.
+/// With arrivals rounds (aiperf at a fixed concurrency C with R x C requests after a warm-up it waits out) the first
+/// round is a wave; each client then sends its next request when its last returns, so the later rounds arrive as the
+/// first was admitted, each prompt when the budget has room for it: they see the spread steady state. TTFT and TPOT
+/// are the means over the R rounds: (the wave's + (R - 1) x the steady state's) / R.
 struct AdmissionReport
 {
     Arrivals arrivals = Arrivals::Spread;
-    int64_t waveSteps = 0;    ///< together: W, the steps the wave's prompts fill
-    double meanFirstStep = 0; ///< together: the mean s_j
+    int64_t waveSteps = 0;    ///< together, rounds: W, the steps the wave's prompts fill
+    double meanFirstStep = 0; ///< together, rounds: the mean s_j
+    int rounds = 0;           ///< rounds: R
+    double waveTtftS = 0;     ///< rounds: the first round's TTFT (the wave's)
+    double laterTtftS = 0;    ///< rounds: the later rounds' TTFT (the steady state's)
     int64_t budget = 0;       ///< tokens per step of one copy
     double concurrency = 0;   ///< requests in flight per copy (batch / dp)
     double fitting = 0;       ///< requests whose KV cache fits at the mean context
@@ -97,6 +104,11 @@ struct AdmissionReport
     double ttftS = 0;                               ///< queueS + k x mixedStepS
     double requestsPerS = 0;                        ///< per copy: r / stepS
 };
+
+/// Requests per client in aiconfigurator's served benchmarks: aiperf's --request-count is MULTI_ROUND x concurrency
+/// with MULTI_ROUND 20 (ai-dynamo/aiconfigurator @ 095f58a5, src/aiconfigurator/generator/sflow.py and
+/// src/aiconfigurator/generator/config/backend_templates/benchmark/bench_run.sh.j2, BENCH_MULTI_ROUND).
+inline constexpr int kBenchmarkRounds = 20;
 
 /// The admission of `s` (s.maxBatchedTokens > 0). Throws AnalysisError when not one request fits.
 AdmissionReport admit(const HardwareSpec &hw, const ModelShape &m, const Scenario &s);

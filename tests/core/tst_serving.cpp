@@ -24,6 +24,8 @@
 // 64 x 8,192 prompt tokens fill W = 64 steps of 8,192, prompt j has its first token after s_j = j + 1 of them (mean
 // 32.5), then decodes in 64 - (j + 1) more mixed steps (mean 31.5) and 1,023 - that many plain ones. TTFT = 32.5 mixed
 // steps, TPOT = (31.5 x mixed + 991.5 x decode) / 1,023, and a wave of 64 + 1,023 steps serves 64 requests.
+// Arrivals in rounds (aiperf: 20 x 64 requests, the first 64 at once): round 1 is that wave, rounds 2-20 the steady
+// state above, so TTFT = (32.5 wave mixed steps + 19 x 2 steady mixed steps) / 20 = 1.625 + 1.9 mixed steps.
 //
 // Energy: an H100 (700 W TDP) at full draw, 8 devices, a request taking e2e seconds for batch x output tokens:
 //   J/token = 700 x 8 x e2e / (batch x output).
@@ -64,6 +66,7 @@ private slots:
     void admissionInTwoSteps();
     void admissionQueuesBeyondTheBudget();
     void admissionTogetherInWaves();
+    void admissionInRounds();
     void admissionQueuesBeyondMemory();
 
 private:
@@ -663,6 +666,43 @@ void TestServing::admissionTogetherInWaves()
     QCOMPARE(q.limit, std::string("memory"));
     const double wave = static_cast<double>(q.waveSteps) * q.mixedStepS + 1023 * q.decodeStepS;
     QVERIFY(std::abs(q.queueS - (4096 / q.running - 1) / 2 * wave) < 1e-9 * q.queueS);
+}
+
+// aiperf's rounds: the first a wave (32.5 mixed steps of the wave to the first token, as above), the 19 later ones
+// the steady state (2 mixed steps, as in admissionInTwoSteps); TTFT and TPOT are the means over the 20 rounds.
+void TestServing::admissionInRounds()
+{
+    Scenario s = llama70OnH100();
+    s.batch = 64;
+    s.seq = 8192;
+    s.output = 1024;
+    s.maxBatchedTokens = 8192;
+    s.arrivals = Arrivals::Together;
+    const AdmissionReport wave = admit(hw("h100-sxm"), model("llama-3-70b"), s);
+    s.arrivals = Arrivals::Spread;
+    const AdmissionReport steady = admit(hw("h100-sxm"), model("llama-3-70b"), s);
+    s.arrivals = Arrivals::Rounds;
+    const ServingReport r = serve(hw("h100-sxm"), model("llama-3-70b"), s);
+    QVERIFY(r.admission);
+    const AdmissionReport &a = *r.admission;
+    QCOMPARE(kBenchmarkRounds, 20);
+    QCOMPARE(a.rounds, 20);
+    QCOMPARE(a.waveSteps, int64_t(64));
+    QCOMPARE(a.meanFirstStep, 32.5);
+    QCOMPARE(a.stepsPerPrompt, int64_t(2));
+    QVERIFY(std::abs(a.waveTtftS - 32.5 * wave.mixedStepS) < 1e-12 * a.waveTtftS);
+    QVERIFY(std::abs(a.laterTtftS - 2 * steady.mixedStepS) < 1e-12 * a.laterTtftS);
+    QVERIFY(std::abs(a.ttftS - (32.5 * wave.mixedStepS + 19 * 2 * steady.mixedStepS) / 20) < 1e-12 * a.ttftS);
+    QVERIFY(std::abs(a.stepS - (wave.stepS + 19 * steady.stepS) / 20) < 1e-12 * a.stepS);
+    // Between the two: longer than the steady state's first token, far shorter than the wave's.
+    QVERIFY(a.ttftS > steady.ttftS && a.ttftS < wave.ttftS / 4);
+    QCOMPARE(r.served.ttftS, a.ttftS);
+    QCOMPARE(r.served.tpotS, a.stepS);
+    const nlohmann::json j = servingToJson(r).at("admission");
+    QCOMPARE(j.at("arrivals").get<std::string>(), std::string("rounds"));
+    QCOMPARE(j.at("rounds").get<int>(), 20);
+    QCOMPARE(j.at("first_round_ttft_s").get<double>(), a.waveTtftS);
+    QCOMPARE(arrivalsFromString("rounds"), std::optional<Arrivals>(Arrivals::Rounds));
 }
 
 // More prompt tokens arrive than the budget takes: admission limits, the rest of the clients wait in the queue.

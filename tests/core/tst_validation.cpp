@@ -248,7 +248,7 @@ private slots:
                                         << "runs[0].expert_weights: unknown weight format \"fp5\"";
         QTest::newRow("arrivals") << "arrivals"
                                   << "\"burst\""
-                                  << "runs[0].arrivals: must be spread or together, got \"burst\"";
+                                  << "runs[0].arrivals: must be spread, together or rounds, got \"burst\"";
         QTest::newRow("unknown key") << "speed"
                                      << "1"
                                      << "runs[0].speed";
@@ -409,6 +409,8 @@ private slots:
                              std::string::npos,
                          r.id.c_str());
                 QVERIFY2(r.maxBatchedTokens > 0, r.id.c_str());
+                // aiperf's rounds: the benchmark's client (tools/aiconfigurator-served-runs.py, ARRIVALS).
+                QVERIFY2(r.arrivals == Arrivals::Rounds, r.id.c_str());
                 QVERIFY2(lib().findModel(r.model) && lib().findHardware(r.device), r.id.c_str());
             }
         try {
