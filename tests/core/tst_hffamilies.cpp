@@ -135,9 +135,9 @@ void TestHfFamilies::refusalsNameTheFeature_data()
         << "deepseek_v32"
         << "cfg.json: model_type: 'deepseek_v32': the lightning indexer's sparse attention (top-k tokens) is not "
            "modelled";
-    QTest::newRow("qwen3_next") << "qwen3_next"
-                                << "cfg.json: model_type: 'qwen3_next': Gated DeltaNet linear-attention layers are not "
-                                   "modelled";
+    QTest::newRow("kimi_linear")
+        << "kimi_linear"
+        << "cfg.json: model_type: 'kimi_linear': Kimi Delta Attention (linear-attention) layers are not modelled";
 }
 
 void TestHfFamilies::refusalsNameTheFeature()

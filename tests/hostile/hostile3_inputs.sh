@@ -24,7 +24,7 @@ else
   # A few caps, as where memory runs out depends on the libraries mapped: none may abort, and one must run out.
   ran_out=false aborted=""
   for cap in 150000 200000 250000 300000; do
-    run bash -c 'ulimit -v "$1"; exec "$0" search --model phi-3-5-moe --threads 2 --json' "$memwall" "$cap"
+    run bash -c 'ulimit -v "$1"; exec "$0" search --model phi-3-5-moe --threads 2 --max-configs 3000000 --json' "$memwall" "$cap"
     [ "$rc" -eq 1 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" 'out of memory' && ran_out=true
     [ "$rc" -ge 128 ] || has "$err" terminate && aborted="$aborted $cap KB (exit $rc: ${err:0:100})"
   done

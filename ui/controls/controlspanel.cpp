@@ -243,8 +243,11 @@ QWidget *ControlsPanel::buildPrecisionGroup()
     form->addRow(tr("&KV cache"), m_kv);
 
     connect(m_weights, &QComboBox::activated, this, [this](int i) {
+        const int choice = m_weights->itemData(i).toInt();
+        if (choice < 0)
+            return; // the scenario's own format, already set (see syncFromDocument())
         Scenario s = m_doc->scenario();
-        s.weights = kWeightChoices[static_cast<std::size_t>(m_weights->itemData(i).toInt())].format;
+        s.weights = kWeightChoices[static_cast<std::size_t>(choice)].format;
         m_doc->setScenario(s, tr("Weights %1").arg(m_weights->itemText(i)));
     });
     connect(m_activations, &QComboBox::activated, this, [this](int i) {
@@ -356,7 +359,19 @@ void ControlsPanel::syncFromDocument()
     m_context->setEnabled(s.phase == Phase::Decode);
     m_output->setEnabled(s.phase == Phase::Generate);
 
-    selectData(m_weights, precision::weightChoiceIndex(s.weights));
+    // A format the list does not offer (a checkpoint's own, such as FP8 in 128 x 128 blocks with fp32 scales) is
+    // shown as itself, as the last item, while the scenario has it.
+    const int weights = precision::weightChoiceIndex(s.weights);
+    if (const int own = m_weights->findData(-1); weights >= 0 && own >= 0) {
+        m_weights->removeItem(own);
+    } else if (weights < 0) {
+        const QString label = precision::weightLabel(s.weights);
+        if (own < 0)
+            m_weights->addItem(label, -1);
+        else
+            m_weights->setItemText(own, label);
+    }
+    selectData(m_weights, weights);
     selectData(m_activations, static_cast<int>(s.activations));
     selectData(m_kv, static_cast<int>(s.kv));
 
