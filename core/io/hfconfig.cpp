@@ -190,9 +190,9 @@ int64_t denseLayerPrefix(JsonReader &r, std::string_view key)
     return static_cast<int64_t>(layers.size());
 }
 
-/// global_every from a layer_types list ("sliding_attention" / "full_attention" per layer): the period P at which
-/// every P-th layer (P - 1, 2P - 1, ...) is full and the others sliding. 0 when every layer slides.
-int64_t globalEveryFromLayerTypes(JsonReader &r, const ModelShape &m)
+/// The period P of the full-attention layers in a layer_types list ("full_attention" or `other` per layer), which
+/// must put full attention on every P-th layer (P - 1, 2P - 1, ...). 0 when no layer is full.
+int64_t fullAttentionPeriod(JsonReader &r, const ModelShape &m, std::string_view other)
 {
     const json &types = r.array("layer_types");
     if (static_cast<int64_t>(types.size()) != m.layers)
@@ -200,8 +200,8 @@ int64_t globalEveryFromLayerTypes(JsonReader &r, const ModelShape &m)
                "has " + std::to_string(types.size()) + " entries for " + std::to_string(m.layers) + " layers");
     std::vector<bool> full;
     for (const json &t : types) {
-        if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
-            r.fail("layer_types", "expected \"sliding_attention\" or \"full_attention\", got " + brief(t));
+        if (!t.is_string() || (t != other && t != "full_attention"))
+            r.fail("layer_types", "expected \"" + std::string(other) + "\" or \"full_attention\", got " + brief(t));
         full.push_back(t == "full_attention");
     }
     if (std::none_of(full.begin(), full.end(), [](bool f) { return f; }))
@@ -214,6 +214,13 @@ int64_t globalEveryFromLayerTypes(JsonReader &r, const ModelShape &m)
             return p;
     }
     r.fail("layer_types", "the full-attention layers are not every n-th layer; such a pattern is not supported");
+}
+
+/// global_every from a layer_types list ("sliding_attention" / "full_attention" per layer): the period P at which
+/// every P-th layer (P - 1, 2P - 1, ...) is full and the others sliding. 0 when every layer slides.
+int64_t globalEveryFromLayerTypes(JsonReader &r, const ModelShape &m)
+{
+    return fullAttentionPeriod(r, m, "sliding_attention");
 }
 
 /// The Llama lineage (LlamaForCausalLM and its descendants): pre-norm RMSNorm decoder, rotary positions, gated
@@ -738,26 +745,7 @@ int64_t fullAttentionEvery(JsonReader &r, const ModelShape &m)
                                                   std::to_string(every));
         return every;
     }
-    const json &types = r.array("layer_types");
-    if (static_cast<int64_t>(types.size()) != m.layers)
-        r.fail("layer_types",
-               "has " + std::to_string(types.size()) + " entries for " + std::to_string(m.layers) + " layers");
-    std::vector<bool> full;
-    for (const json &t : types) {
-        if (!t.is_string() || (t != "linear_attention" && t != "full_attention"))
-            r.fail("layer_types", "expected \"linear_attention\" or \"full_attention\", got " + brief(t));
-        full.push_back(t == "full_attention");
-    }
-    if (std::none_of(full.begin(), full.end(), [](bool f) { return f; }))
-        return 0;
-    for (int64_t p = 1; p <= std::min<int64_t>(m.layers, kMaxPatternPeriod); ++p) {
-        bool fits = true;
-        for (int64_t i = 0; i < m.layers && fits; ++i)
-            fits = full[static_cast<std::size_t>(i)] == (i % p == p - 1);
-        if (fits)
-            return p;
-    }
-    r.fail("layer_types", "the full-attention layers are not every n-th layer; such a pattern is not supported");
+    return fullAttentionPeriod(r, m, "linear_attention");
 }
 
 /// partial_rotary_factor: in rope_parameters (transformers 5), rope_scaling, or at the top (older configs); the
