@@ -22,9 +22,11 @@ MODELS = {
     "Qwen/Qwen3-235B-A22B-FP8": ("qwen3-235b-a22b", False),
     "Qwen/Qwen3-32B": ("qwen3-32b", True),
     "nvidia/Qwen3-32B-NVFP4": ("qwen3-32b", True),
+    "Qwen/Qwen3.5-397B-A17B": ("qwen3-5-397b-a17b", False),
+    "MiniMaxAI/MiniMax-M2.5": ("minimax-m2.5", False),
 }
-DEVICES = {"h100_sxm": "h100-sxm", "h200_sxm": "h200-sxm", "b200_sxm": "b200", "gb200": "gb200-nvl72",
-           "gb300": "gb300"}
+DEVICES = {"h100_sxm": "h100-sxm", "h200_sxm": "h200-sxm", "b200_sxm": "b200", "b300_sxm": "b300",
+           "gb200": "gb200-nvl72", "gb300": "gb300"}
 FRAMEWORKS = {"trtllm": "tensorrt-llm", "vllm": "vllm", "sglang": "sglang"}
 # The engines' token budget per step as aiconfigurator's generator launches them for aggregated serving
 # (src/aiconfigurator/generator/rule_plugin/benchmark/{trtllm,vllm,sglang}.rule @ COMMIT), per attention rank (each
@@ -32,9 +34,20 @@ FRAMEWORKS = {"trtllm": "tensorrt-llm", "vllm": "vllm", "sglang": "sglang"}
 # deployment's own value is not in the row, and aiconfigurator predicts each row with batch_size = its concurrency.
 RULES = "src/aiconfigurator/generator/rule_plugin/benchmark/" + "{}.rule"
 BIG_MEMORY = {"b200", "gb200-nvl72", "gb300"}  # 160 GB and more: SGLang's larger chunked_prefill_size default
+def concurrency(row, adp):
+    """The client's concurrency: the row's silicon_concurrency. With attention DP, batch_size is per attention rank
+    (batch_size x attention_dp_size = silicon_concurrency in every such row), without it batch_size is the
+    concurrency."""
+    for part in row["silicon_data_source"].split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == "silicon_concurrency":
+            return int(value)
+    return int(row["batch_size"]) * adp
+
+
 def budget(row, device, adp):
     isl, backend = int(row["isl"]), row["backend"]
-    mbs = -(-int(row["batch_size"]) // adp)
+    mbs = -(-concurrency(row, adp) // adp)
     if backend == "trtllm":
         # agg max_num_tokens = max_batch_size + isl + 1500, rounded up to tokens_per_block (32)
         return -(-(mbs + isl + 1500) // 32) * 32, "max_num_tokens = max_batch_size + isl + 1500 (to 32)"
@@ -99,7 +112,7 @@ def run_of(row, skipped):
     run = {"model": model, "device": device, "tp": tp, "pp": pp}
     if not dense:
         run.update({"attention_dp": adp, "moe_tp": mtp, "moe_ep": mep})
-    run.update({"batch": int(row["batch_size"]), "input_tokens": int(row["isl"]), "output_tokens": int(row["osl"])})
+    run.update({"batch": concurrency(row, adp), "input_tokens": int(row["isl"]), "output_tokens": int(row["osl"])})
     w, e, acts, kv, scales, note = f
     run["weights"] = w
     if e:
