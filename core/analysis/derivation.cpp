@@ -523,7 +523,7 @@ void deriveMemory(Derivation &d, const Scenario &s, const Analysis &a)
         line += " + " + formatBytes(m.gradients) + " + " + formatBytes(m.optimizer);
     }
     if (m.state > 0) {
-        formula += " + state-space state";
+        formula += " + recurrent state";
         line += " + " + formatBytes(m.state);
     }
     d.lines.emplace_back(formula + " (one device's share under tensor, pipeline" +

@@ -47,11 +47,11 @@ std::string doesNotFit(const HardwareSpec &hw, const ModelShape &m, const Analys
                                                                 {"activations", mem.activations},
                                                                 {"gradients", mem.gradients},
                                                                 {"optimizer state", mem.optimizer},
-                                                                {"state-space state", mem.state}}};
+                                                                {"recurrent state", mem.state}}};
     const auto largest =
         *std::max_element(parts.begin(), parts.end(), [](const auto &x, const auto &y) { return x.second < y.second; });
     std::string remedy = "quantize the weights or split the model over more devices with tp/pp";
-    if (largest.first == std::string("KV cache") || largest.first == std::string("state-space state"))
+    if (largest.first == std::string("KV cache") || largest.first == std::string("recurrent state"))
         remedy = "shorten the context, lower the batch or quantize the KV cache";
     else if (largest.first == std::string("activations"))
         remedy = "lower the batch or the sequence length, or fuse attention";
@@ -124,7 +124,7 @@ static std::string limitSentence(const HardwareSpec &hw, const ModelShape &model
             // State-space layers read their state where attention reads its KV cache.
             const char *cache = a.memory.state <= 0 ? " of KV cache"
                                 : a.memory.kv > 0   ? " of KV cache and state"
-                                                    : " of state-space state";
+                                                    : " of recurrent state";
             if (t.kv > 0.1 * t.weights)
                 reads += " and " + formatBytes(t.kv) + cache;
             const int64_t perReplica = s.batch / std::max(1, s.dp);

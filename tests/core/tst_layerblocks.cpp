@@ -774,7 +774,7 @@ void TestLayerBlocks::stateSpaceDecodeReadsItsState()
     big.batch = 256;
     const Analysis b = analyze(testpresets::hw("h100-sxm"), config("mamba2-2.7b.json"), big);
     const std::string text = explain(testpresets::hw("h100-sxm"), config("mamba2-2.7b.json"), big, b);
-    QVERIFY2(text.find("of state-space state") != std::string::npos && text.find("KV cache") == std::string::npos,
+    QVERIFY2(text.find("of recurrent state") != std::string::npos && text.find("KV cache") == std::string::npos,
              text.c_str());
     // Mamba-1 (2.8B) has x_proj and dt_proj instead of the gated norm.
     const Analysis m1 = analyze(testpresets::hw("h100-sxm"), config("mamba-2.8b-hf.json"), decodeAt(4095));

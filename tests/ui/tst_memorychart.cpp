@@ -250,7 +250,7 @@ void TestMemoryChart::stateSpaceModelShowsItsState()
     QVERIFY(near(chart.componentBytes(MemoryChart::State), state, 1e-9));
     QVERIFY(near(chart.componentSeries(MemoryChart::State)->upperSeries()->at(1).x() * 1e9, state, 1e-9));
     QVERIFY(!chart.componentSeries(MemoryChart::KvCache)->isVisible());
-    QVERIFY2(chart.componentSeries(MemoryChart::State)->name().startsWith("State-space state"),
+    QVERIFY2(chart.componentSeries(MemoryChart::State)->name().startsWith("Recurrent state"),
              qPrintable(chart.componentSeries(MemoryChart::State)->name()));
     s.context = 100000;
     doc.setScenario(s, "context");

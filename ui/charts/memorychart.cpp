@@ -41,7 +41,8 @@ QString componentName(MemoryChart::Component c)
     case MemoryChart::Activations: return QObject::tr("Activations");
     case MemoryChart::Gradients: return QObject::tr("Gradients");
     case MemoryChart::Optimizer: return QObject::tr("Optimizer state");
-    case MemoryChart::State: return QObject::tr("State-space state");
+    // The fixed state per sequence of state-space (Mamba) and linear-attention (Gated DeltaNet) layers.
+    case MemoryChart::State: return QObject::tr("Recurrent state");
     case MemoryChart::ComponentCount: break;
     }
     return {};
