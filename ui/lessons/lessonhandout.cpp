@@ -162,7 +162,7 @@ bool paintHandout(const Handout &h, QPdfWriter &pdf, const Theme &theme, QString
         return false;
     }
     const QSizeF page = h.layout.fullRect(QPageLayout::Point).size();
-    const qreal margin = 50, head = 54;
+    const qreal margin = 50, head = 64;
     QColor weak = theme.foreground;
     weak.setAlphaF(0.5);
     for (std::size_t p = 0; p < h.pages.size(); ++p) {
@@ -177,11 +177,14 @@ bool paintHandout(const Handout &h, QPdfWriter &pdf, const Theme &theme, QString
         title.setBold(true);
         painter.setFont(title);
         painter.setPen(theme.foreground);
-        painter.drawText(QRectF(margin, margin - 20, page.width() - 2 * margin, 24), Qt::AlignLeft, h.title);
+        // The title on its own lines (a long lesson title wraps), under the name and page line: side by side they
+        // overlapped.
+        painter.drawText(QRectF(margin, margin - 18, page.width() - 2 * margin, 60), Qt::AlignLeft | Qt::TextWordWrap,
+                         h.title);
         QFont small = theme.labelFont();
         small.setPointSizeF(10);
         painter.setFont(small);
-        painter.drawText(QRectF(margin, margin - 20, page.width() - 2 * margin, 24), Qt::AlignRight,
+        painter.drawText(QRectF(margin, margin - 40, page.width() - 2 * margin, 16), Qt::AlignRight,
                          QObject::tr("Name: ____________________   page %1 of %2").arg(p + 1).arg(h.pages.size()));
         const auto &questions = h.pages[p];
         const bool key = !questions.empty() && !questions.front().answer.isEmpty();
