@@ -289,7 +289,8 @@ Plan makePlan(const ModelShape &m, const SearchSpace &space)
                 for (int ep : eps)
                     for (int adp : adps) {
                         const int64_t stage = int64_t(tp) * ep * adp;
-                        if (stage * pp > space.maxDevices || stage > domain || (m.isMoe() && m.experts % (ep * adp)))
+                        if (stage * pp > space.maxDevices || stage > domain ||
+                            (m.isMoe() && m.experts % (int64_t(ep) * adp)))
                             continue;
                         const bool whole = m.isMoe() && tp > 1 && m.experts % stage == 0;
                         for (int split = 0; split < (whole ? 2 : 1); ++split)

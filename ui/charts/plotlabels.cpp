@@ -16,7 +16,7 @@
 namespace memwall::ui::plotlabels {
 
 std::vector<std::optional<QRectF>> place(const std::vector<Request> &requests, const QRectF &area,
-                                         std::vector<QRectF> obstacles)
+                                         const std::vector<QRectF> &obstacles)
 {
     LabelPlacer placer(area, 0);
     for (const QRectF &o : obstacles)

@@ -39,7 +39,7 @@ struct Request
 /// the same eight directions 2, 3, … 8 times as far. A label with no such place is left out (nullopt), never drawn
 /// over another.
 std::vector<std::optional<QRectF>> place(const std::vector<Request> &requests, const QRectF &area,
-                                         std::vector<QRectF> obstacles);
+                                         const std::vector<QRectF> &obstacles);
 
 /// Rectangles `thickness` pixels across along the polyline `points` (chart coordinates), one per `step` pixels: a
 /// line as obstacles for place(), so that no label is placed across it.
