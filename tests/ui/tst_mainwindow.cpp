@@ -26,7 +26,6 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDockWidget>
-#include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QMessageBox>
@@ -490,10 +489,7 @@ private slots:
             }
         QVERIFY(timeline);
         QCOMPARE(timeline->curves().size(), std::size_t(1));
-        k->setFocus();
-        k->selectAll();
-        QTest::keyClicks(k, "4");
-        QTest::keyClick(k, Qt::Key_Return);
+        windowdriver::type(k, QStringLiteral("4"));
         QCOMPARE(m_doc->scenario().speculativeK, 4);
         QCOMPARE(timeline->curves().size(), std::size_t(2));
         QCOMPARE(timeline->curves()[1].id, std::string("speculative"));
@@ -577,11 +573,7 @@ private slots:
                                             "(124M) learned; it has no position embedding beyond them.");
         QVERIFY2(m_window->headline()->explanationText().endsWith(" " + note),
                  qPrintable(m_window->headline()->explanationText()));
-        QDoubleSpinBox *spin = m_window->controls()->contextSlider()->spinBox();
-        spin->setFocus();
-        spin->selectAll();
-        QTest::keyClicks(spin, "1000");
-        QTest::keyClick(spin, Qt::Key_Return);
+        windowdriver::type(m_window->controls()->contextSlider()->spinBox(), QStringLiteral("1000"));
         QCOMPARE(m_doc->scenario().context, int64_t(1000));
         QVERIFY2(!m_window->headline()->explanationText().contains("Note:"),
                  qPrintable(m_window->headline()->explanationText()));
