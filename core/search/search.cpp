@@ -215,6 +215,46 @@ uint64_t variantsOf(const Plan &p, bool disaggregate, int replicaCounts, int64_t
     return uint64_t(p.ks.size()) * (uint64_t(p.chunks.size()) * uint64_t(replicaCounts) + pools);
 }
 
+/// The jobs of a plan: every device with every parallel split the model allows and every precision and KV format.
+void addJobs(Plan &plan, const ModelShape &m, const SearchSpace &space)
+{
+    // The parallel degrees the model allows: tp splitting heads and FFNs (tensorParallelIssue()), pp
+    // dividing the layers, ep dividing the experts of a mixture-of-experts model.
+    std::vector<int> tps;
+    for (int tp : powersDividing(0, space.maxDevices))
+        if (tensorParallelIssue(m, tp).empty())
+            tps.push_back(tp);
+    const std::vector<int> pps = powersDividing(m.layers, space.maxDevices);
+    const std::vector<int> eps = m.isMoe() ? powersDividing(m.experts, space.maxDevices) : std::vector<int>{1};
+
+    // Tensor and expert parallelism exchange activations in every layer, so they stay inside one scale-up domain (the
+    // link's max_devices, where the preset gives it); pipeline stages and replicas may span domains.
+    // A MoE model also takes attention data parallelism (the experts split over its ranks too) and, with tensor
+    // parallelism, its experts whole (moe_tp 1) over all the stage's devices, as the engines run them.
+    const std::vector<int> adps = m.isMoe() ? powersDividing(m.experts, space.maxDevices) : std::vector<int>{1};
+    std::vector<Job> &jobs = plan.jobs;
+    for (std::size_t d = 0; d < space.devices.size(); ++d) {
+        const Interconnect *link = space.devices[d].scaleUpLink();
+        const int64_t domain = link && link->maxDevices > 0 ? link->maxDevices : space.maxDevices;
+        for (int tp : tps)
+            for (int pp : pps)
+                for (int ep : eps)
+                    for (int adp : adps) {
+                        const int64_t stage = int64_t(tp) * ep * adp;
+                        if (stage * pp > space.maxDevices || stage > domain ||
+                            (m.isMoe() && m.experts % (int64_t(ep) * adp)))
+                            continue;
+                        const bool whole = m.isMoe() && tp > 1 && m.experts % stage == 0;
+                        for (int split = 0; split < (whole ? 2 : 1); ++split)
+                            for (std::size_t p = 0; p < plan.precisions.size(); ++p)
+                                for (std::size_t k = 0; k < plan.kvFormats.size(); ++k)
+                                    jobs.push_back({d, tp, pp, ep, p, k,
+                                                    replicaCountsOf(int(stage) * pp, space.maxDevices), adp,
+                                                    split == 1});
+                    }
+    }
+}
+
 Plan makePlan(const ModelShape &m, const SearchSpace &space)
 {
     Plan plan;
@@ -265,44 +305,10 @@ Plan makePlan(const ModelShape &m, const SearchSpace &space)
             throw AnalysisError("search: prefill chunk " + std::to_string(c) + " is outside 0.." +
                                 std::to_string(kMaxTokens));
 
-    // The parallel degrees the model allows: tp splitting heads and FFNs (tensorParallelIssue()), pp
-    // dividing the layers, ep dividing the experts of a mixture-of-experts model.
-    std::vector<int> tps;
-    for (int tp : powersDividing(0, space.maxDevices))
-        if (tensorParallelIssue(m, tp).empty())
-            tps.push_back(tp);
-    const std::vector<int> pps = powersDividing(m.layers, space.maxDevices);
-    const std::vector<int> eps = m.isMoe() ? powersDividing(m.experts, space.maxDevices) : std::vector<int>{1};
     plan.params = paramCount(m);
-
-    // Tensor and expert parallelism exchange activations in every layer, so they stay inside one scale-up domain (the
-    // link's max_devices, where the preset gives it); pipeline stages and replicas may span domains.
-    // A MoE model also takes attention data parallelism (the experts split over its ranks too) and, with tensor
-    // parallelism, its experts whole (moe_tp 1) over all the stage's devices, as the engines run them.
-    const std::vector<int> adps = m.isMoe() ? powersDividing(m.experts, space.maxDevices) : std::vector<int>{1};
-    std::vector<Job> &jobs = plan.jobs;
-    for (std::size_t d = 0; d < space.devices.size(); ++d) {
-        const Interconnect *link = space.devices[d].scaleUpLink();
-        const int64_t domain = link && link->maxDevices > 0 ? link->maxDevices : space.maxDevices;
-        for (int tp : tps)
-            for (int pp : pps)
-                for (int ep : eps)
-                    for (int adp : adps) {
-                        const int64_t stage = int64_t(tp) * ep * adp;
-                        if (stage * pp > space.maxDevices || stage > domain ||
-                            (m.isMoe() && m.experts % (int64_t(ep) * adp)))
-                            continue;
-                        const bool whole = m.isMoe() && tp > 1 && m.experts % stage == 0;
-                        for (int split = 0; split < (whole ? 2 : 1); ++split)
-                            for (std::size_t p = 0; p < precisions.size(); ++p)
-                                for (std::size_t k = 0; k < kvFormats.size(); ++k)
-                                    jobs.push_back({d, tp, pp, ep, p, k,
-                                                    replicaCountsOf(int(stage) * pp, space.maxDevices), adp,
-                                                    split == 1});
-                    }
-    }
-    for (const Job &job : jobs)
-        for (int64_t perReplica : batches)
+    addJobs(plan, m, space);
+    for (const Job &job : plan.jobs)
+        for (int64_t perReplica : plan.batches)
             plan.configurations += variantsOf(plan, space.disaggregate, job.replicaCounts, perReplica);
     return plan;
 }
