@@ -119,7 +119,7 @@ ScenarioOption choice(ScenarioOption o, E Scenario::*field, std::optional<E> (*p
 constexpr std::initializer_list<DType> kAllTypes = {DType::FP32, DType::TF32, DType::BF16, DType::FP16, DType::FP8,
                                                     DType::FP6,  DType::FP4,  DType::INT8, DType::INT4};
 
-// Long by design: this is the option table itself, one row per option in --help and GUI order. Its rows are data
+// Long because this is the option table itself, one row per option in --help and GUI order. Its rows are data
 // (key, flag, help, range, accessor); splitting it would scatter the one home of these facts.
 std::vector<ScenarioOption> makeOptions()
 {
