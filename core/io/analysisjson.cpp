@@ -3,6 +3,7 @@
 #include "core/analysis/explain.h"
 #include "core/analysis/operatortime.h"
 #include "core/analysis/options.h"
+#include "core/io/outputs.h"
 
 #include <cmath>
 #include <limits>
@@ -257,22 +258,6 @@ json toJson(const MemoryFootprint &m)
 
 json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis &a)
 {
-    json ops = json::array();
-    for (const Operator &op : a.operators) {
-        ops.push_back({{"name", op.name},
-                       {"class", toString(op.cls)},
-                       {"phase", toString(op.phase)},
-                       {"count", op.count},
-                       {"flops", op.flops},
-                       {"bytes", op.bytes()},
-                       {"weight_bytes", op.weightBytes},
-                       {"activation_bytes", op.activationBytes},
-                       {"kv_bytes", op.kvBytes},
-                       {"arithmetic_intensity", op.intensity()},
-                       {"compute_dtype", toString(op.computeType)},
-                       {"time_s", op.timeS},
-                       {"bound", toString(op.bound)}});
-    }
     json j;
     j["hardware"] = {{"id", hw.id},
                      {"name", hw.name},
@@ -347,7 +332,7 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
                         {"link", a.comm.link}};
     if (s.phase == Phase::Generate)
         j["phases"] = {{"ttft_s", a.phases.ttftS}, {"tpot_s", a.phases.tpotS}, {"e2e_s", a.phases.e2eS}};
-    j["operators"] = ops;
+    j["operators"] = operatorsToJson(a);
     return j;
 }
 
