@@ -57,63 +57,17 @@ std::pair<double, QString> unitOf(const QString &key)
     return {1.0, QString()};
 }
 
-/// True where a number starts in `text` at `i`: a digit (or a minus before one) that does not continue a name or
-/// an index ("memory[2]", "fp16").
-bool numberStartsAt(const QString &text, qsizetype i)
-{
-    const QChar c = text[i];
-    const bool digit = c.isDigit() || (c == QLatin1Char('-') && i + 1 < text.size() && text[i + 1].isDigit());
-    if (!digit || i == 0)
-        return digit;
-    const QChar before = text[i - 1];
-    return !before.isLetterOrNumber() && before != QLatin1Char('_') && before != QLatin1Char('.') &&
-           before != QLatin1Char('[');
-}
-
-/// Length of the number (JSON number syntax) that starts in `text` at `i`.
-qsizetype numberLength(const QString &text, qsizetype i)
-{
-    qsizetype j = i + 1;
-    const auto exponent = [&text](qsizetype k) { return text[k] == QLatin1Char('e') || text[k] == QLatin1Char('E'); };
-    while (j < text.size() && (text[j].isDigit() || text[j] == QLatin1Char('.') || exponent(j) ||
-                               ((text[j] == QLatin1Char('+') || text[j] == QLatin1Char('-')) && exponent(j - 1))))
-        ++j;
-    return j - i;
-}
-
-/// The core states a field's numbers in base units ("got -5000000000.0"); this shows every number of a message
-/// about a field with a unit in the unit the editor shows ("got -5 GB/s"). It reads no wording: every number in such
-/// a message is a value of that field (the one given, or another level's to compare with), and text in quotes
-/// (what the user typed: "got \"12 GB\"") stays as it is.
-QString inDisplayUnits(const QString &message, const QString &key)
+/// The error's message with its numbers, which core::InputError holds as members in base units, in the unit the
+/// editor shows for `key` ("must be positive, got -5 GB/s"). No text is read: a field without a unit, or an error
+/// made from text alone, shows its message as it is.
+QString inDisplayUnits(const core::InputError &e, const QString &key)
 {
     const auto [scale, unit] = unitOf(key);
     if (unit.isEmpty())
-        return message;
-    QString out;
-    bool quoted = false;
-    for (qsizetype i = 0; i < message.size();) {
-        const QChar c = message[i];
-        if (quoted && c == QLatin1Char('\\') && i + 1 < message.size()) {
-            out += message.mid(i, 2);
-            i += 2;
-            continue;
-        }
-        if (c == QLatin1Char('"'))
-            quoted = !quoted;
-        if (quoted || !numberStartsAt(message, i)) {
-            out += c;
-            ++i;
-            continue;
-        }
-        const qsizetype n = numberLength(message, i);
-        bool ok = false;
-        const double v = message.mid(i, n).toDouble(&ok);
-        const bool word = i + n < message.size() && (message[i + n].isLetter() || message[i + n] == QLatin1Char('_'));
-        out += ok && !word ? textFromNumber(v, scale) + QLatin1Char(' ') + unit : message.mid(i, n);
-        i += n;
-    }
-    return out;
+        return qs(e.message());
+    const double s = scale;
+    const QString u = unit;
+    return qs(e.message([s, u](double v) { return (textFromNumber(v, s) + QLatin1Char(' ') + u).toStdString(); }));
 }
 
 /// "memory[2]" → {"memory", 2}; a name without an index → {name, -1}.
@@ -643,7 +597,7 @@ void HardwareEditorDialog::showError(const core::InputError &e)
         row >= 0 && (table == QLatin1String("memory") || table == QLatin1String("interconnects"))) {
         const bool memory = table == QLatin1String("memory");
         const QString key = parts.value(1);
-        const QString text = inDisplayUnits(message, key);
+        const QString text = inDisplayUnits(e, key);
         if (parts.value(2) == QLatin1String("source")) {
             const Group g = memory ? MemoryGroup : LinkGroup;
             setInvalid(m_source[g], true);
@@ -673,7 +627,7 @@ void HardwareEditorDialog::showError(const core::InputError &e)
         }
         if (parts.size() > 1) {
             setInvalid(m_fieldWidgets.value("peak_flops." + parts[1]), true);
-            show("peak_flops", tr("%1: %2").arg(parts[1].toUpper(), inDisplayUnits(message, "peak_flops")));
+            show("peak_flops", tr("%1: %2").arg(parts[1].toUpper(), inDisplayUnits(e, "peak_flops")));
         } else {
             show("peak_flops", message);
         }
