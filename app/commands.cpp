@@ -89,6 +89,8 @@ std::string sweepSummary()
 
 } // namespace
 
+// Long because it is the command table: one row per command (name, summary, help, options, function), in the order of
+// --help; splitting it would scatter the one home of the commands' help.
 const std::vector<Command> &commands()
 {
     static const std::vector<Command> table = {
