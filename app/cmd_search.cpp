@@ -69,20 +69,9 @@ double milliseconds(const CommandLine &cl, const std::string &opt)
 
 std::string money(const std::optional<double> &usd) { return usd ? formatFixed(*usd, 2) : std::string("-"); }
 
-} // namespace
-
-int cmdSearch(const CommandLine &cl)
+/// The search space of the command line: its devices, budget and lists, the scenario's own serving options added.
+SearchSpace searchSpaceOf(const CommandLine &cl, const PresetLibrary &lib, const ScenarioFile &f)
 {
-    if (cl.json && cl.csv)
-        throw UsageError("--json and --csv are alternatives: give one");
-    for (const auto &o : cl.overrides)
-        if (o.option->key == "phase")
-            throw UsageError("--phase: a search always analyses whole requests (generate: --seq prompt tokens, then "
-                             "--output tokens)");
-    const auto presets = loadPresets(cl);
-    const PresetLibrary &lib = *presets;
-    const ScenarioFile f = resolveScenario(cl, lib);
-
     SearchSpace space;
     space.devices = searchDevices(cl, lib, effectiveHardware(f));
     space.base = f.scenario;
@@ -133,14 +122,24 @@ int cmdSearch(const CommandLine &cl)
         space.disaggregate = *v == "on";
     }
     space.draft = lib.draftModel(f.scenario);
+    return space;
+}
+
+/// --max-ttft-ms, --max-tpot-ms and --min-tokens-per-s-per-user.
+SearchTargets targetsOf(const CommandLine &cl)
+{
     SearchTargets targets;
     targets.maxTtftS = milliseconds(cl, "--max-ttft-ms");
     targets.maxTpotS = milliseconds(cl, "--max-tpot-ms");
     if (auto v = cl.value("--min-tokens-per-s-per-user"))
         targets.minTokensPerSPerUser = parseReal("--min-tokens-per-s-per-user", *v, 1e-6, 1e9);
+    return targets;
+}
 
-    if (auto v = cl.value("--max-configs"))
-        space.maxConfigurations = static_cast<uint64_t>(parseCount("--max-configs", *v, 1, kMaxSearchConfigurations));
+/// Runs the search, its progress on stderr when stderr is a terminal (the line cleared at the end, or before an
+/// error).
+SearchCandidates runSearch(const ModelShape &m, SearchSpace &space)
+{
     const bool terminal = ::isatty(STDERR_FILENO) == 1;
     if (terminal)
         space.progress = [](uint64_t done, uint64_t total) {
@@ -149,7 +148,7 @@ int cmdSearch(const CommandLine &cl)
         };
     SearchCandidates candidates;
     try {
-        candidates = searchCandidates(f.model, space);
+        candidates = searchCandidates(m, space);
     } catch (...) {
         if (terminal)
             std::fputs("\r\033[K", stderr); // the progress line gives way to the error
@@ -157,18 +156,14 @@ int cmdSearch(const CommandLine &cl)
     }
     if (terminal)
         std::fputs("\r\033[K", stderr);
-    const SearchFront front = selectFront(candidates, targets, f.model, space);
+    return candidates;
+}
+
+/// The text report: the counts, then the Pareto front (or the nearest miss) and what its efficiency means.
+void printFront(const ScenarioFile &f, const SearchSpace &space, const SearchCandidates &candidates,
+                const SearchFront &front)
+{
     const double seconds = candidates.seconds;
-
-    if (cl.json) {
-        std::cout << searchToJson(f.model, space, targets, candidates, front).dump(2) << "\n";
-        return 0;
-    }
-    if (cl.csv) {
-        std::cout << searchToCsv(space, candidates, front);
-        return 0;
-    }
-
     std::printf(
         "%s, prompt %lld, output %lld tokens, %s efficiency: %s configurations, %s analysed, %s fit, %s meet "
         "the targets (%.3f s)\n",
@@ -189,7 +184,7 @@ int cmdSearch(const CommandLine &cl)
         } else {
             std::printf("no configuration fits in memory within %d devices\n", space.maxDevices);
         }
-        return 0;
+        return;
     }
     std::printf("\nPareto front (tokens/s per device against tokens/s per user%s):\n",
                 candidates.withCost ? " and $/million tokens" : "");
@@ -219,6 +214,33 @@ int cmdSearch(const CommandLine &cl)
     else
         std::printf("\nIdeal efficiency: the pure roofline, a bound no real run beats (--efficiency achievable for "
                     "published fractions of peak).\n");
+}
+
+} // namespace
+
+int cmdSearch(const CommandLine &cl)
+{
+    if (cl.json && cl.csv)
+        throw UsageError("--json and --csv are alternatives: give one");
+    for (const auto &o : cl.overrides)
+        if (o.option->key == "phase")
+            throw UsageError("--phase: a search always analyses whole requests (generate: --seq prompt tokens, then "
+                             "--output tokens)");
+    const auto presets = loadPresets(cl);
+    const PresetLibrary &lib = *presets;
+    const ScenarioFile f = resolveScenario(cl, lib);
+    SearchSpace space = searchSpaceOf(cl, lib, f);
+    const SearchTargets targets = targetsOf(cl);
+    if (auto v = cl.value("--max-configs"))
+        space.maxConfigurations = static_cast<uint64_t>(parseCount("--max-configs", *v, 1, kMaxSearchConfigurations));
+    const SearchCandidates candidates = runSearch(f.model, space);
+    const SearchFront front = selectFront(candidates, targets, f.model, space);
+    if (cl.json)
+        std::cout << searchToJson(f.model, space, targets, candidates, front).dump(2) << "\n";
+    else if (cl.csv)
+        std::cout << searchToCsv(space, candidates, front);
+    else
+        printFront(f, space, candidates, front);
     return 0;
 }
 

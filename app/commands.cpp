@@ -89,6 +89,8 @@ std::string sweepSummary()
 
 } // namespace
 
+// Long because it is the command table: one row per command (name, summary, help, options, function), in the order of
+// --help; splitting it would scatter the one home of the commands' help.
 const std::vector<Command> &commands()
 {
     static const std::vector<Command> table = {
@@ -134,7 +136,9 @@ const std::vector<Command> &commands()
           {"--min-tokens-per-s-per-user", "X", "target: each user gets at least X tokens/s"},
           {"--batches", "SPEC", "batches per replica: FROM:TO doubles, A,B,C lists (default 1:1024)"},
           {"--precisions", "LIST",
-           "weight formats, each optionally :ACTIVATIONS (default fp16,fp8,int4/g128; fp8 computes in fp8)"},
+           "weight formats, each optionally :ACTIVATIONS (default fp16,fp8,int4/g128; fp8 computes in fp8). The "
+           "formats offered, as --weights: " +
+               core::weightChoiceList()},
           {"--kv-formats", "LIST", "KV-cache formats (default fp16,fp8)"},
           {"--speculative-ks", "LIST",
            "draft tokens per speculative step to try, at --acceptance with --draft-model (default: 0, and "

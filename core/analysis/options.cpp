@@ -94,9 +94,9 @@ ScenarioOption toggle(ScenarioOption o, bool Scenario::*field)
 }
 
 /// An enumeration's choice: names from toString(), parsed by `parse`.
-template <typename E>
+template <typename E, typename List>
 ScenarioOption choice(ScenarioOption o, E Scenario::*field, std::optional<E> (*parse)(std::string_view),
-                      std::initializer_list<E> all)
+                      const List &all)
 {
     o.kind = OptionKind::Choice;
     for (E e : all)
@@ -116,10 +116,14 @@ ScenarioOption choice(ScenarioOption o, E Scenario::*field, std::optional<E> (*p
     return o;
 }
 
-constexpr std::initializer_list<DType> kAllTypes = {DType::FP32, DType::TF32, DType::BF16, DType::FP16, DType::FP8,
-                                                    DType::FP6,  DType::FP4,  DType::INT8, DType::INT4};
+template <typename E>
+ScenarioOption choice(ScenarioOption o, E Scenario::*field, std::optional<E> (*parse)(std::string_view),
+                      std::initializer_list<E> all)
+{
+    return choice<E, std::initializer_list<E>>(std::move(o), field, parse, all);
+}
 
-// Long by design: this is the option table itself, one row per option in --help and GUI order. Its rows are data
+// Long because this is the option table itself, one row per option in --help and GUI order. Its rows are data
 // (key, flag, help, range, accessor); splitting it would scatter the one home of these facts.
 std::vector<ScenarioOption> makeOptions()
 {
@@ -187,9 +191,9 @@ std::vector<ScenarioOption> makeOptions()
                     "name: nvfp4 = fp4/g16/fp8, mxfp4 = fp4/g32/fp8, mxfp6 = fp6/g32/fp8.",
             .group = "Precision",
             .kind = OptionKind::Choice,
-            .choices = {"fp32", "bf16", "fp16", "fp8", "fp6/g32/fp8", "fp4", "fp4/g16/fp8", "fp4/g32/fp8", "int8",
-                        "int4", "int4/g128"},
             .openChoice = true};
+        for (const WeightChoice &c : kWeightChoices) // the one list the window offers too
+            w.choices.emplace_back(c.id);
         w.get = [](const Scenario &s, const WhatIf &) { return OptionValue(toString(s.weights)); };
         w.set = [](Scenario &s, WhatIf &, const OptionValue &v) {
             const auto f = weightFormatFromString(std::get<std::string>(v));
@@ -236,14 +240,14 @@ std::vector<ScenarioOption> makeOptions()
                         .label = "Activations",
                         .help = "Format of activations; matmuls run in it where the device supports it.",
                         .group = "Precision"},
-                       &Scenario::activations, dtypeFromString, kAllTypes));
+                       &Scenario::activations, dtypeFromString, kScenarioDTypes));
     t.push_back(choice({.key = "kv",
                         .flag = "--kv",
                         .metavar = "DTYPE",
                         .label = "KV cache",
                         .help = "Format of the cached keys and values.",
                         .group = "Precision"},
-                       &Scenario::kv, dtypeFromString, kAllTypes));
+                       &Scenario::kv, dtypeFromString, kScenarioDTypes));
     // ---- parallelism ----
     auto degree = [](std::string_view key, std::string_view flag, std::string_view label, std::string_view help,
                      int Scenario::*field) {

@@ -3,6 +3,7 @@
 #include "core/analysis/explain.h"
 #include "core/analysis/operatortime.h"
 #include "core/analysis/options.h"
+#include "core/io/outputs.h"
 
 #include <cmath>
 #include <limits>
@@ -110,6 +111,98 @@ Scenario scenarioFromJson(const json &j, const std::string &file)
     return s;
 }
 
+namespace {
+
+/// The "admission" object of servingToJson().
+json admissionToJson(const AdmissionReport &a)
+{
+    return {{"max_batched_tokens", a.budget},
+            {"arrivals", toString(a.arrivals)},
+            {"wave_steps", a.waveSteps},
+            {"mean_first_step", a.meanFirstStep},
+            {"rounds", a.rounds},
+            {"first_round_ttft_s", a.waveTtftS},
+            {"later_rounds_ttft_s", a.laterTtftS},
+            {"concurrency", a.concurrency},
+            {"fitting_requests", a.fitting},
+            {"running_requests", a.running},
+            {"queued_requests", a.queued},
+            {"queue_limit", a.limit},
+            {"requests_per_step", a.requestsPerStep},
+            {"decodes_per_step", a.decodesPerStep},
+            {"prompt_tokens_per_step", a.promptTokensPerStep},
+            {"steps_per_prompt", a.stepsPerPrompt},
+            {"mixed_share", a.mixedShare},
+            {"decode_step_s", a.decodeStepS},
+            {"mixed_step_s", a.mixedStepS},
+            {"step_s", a.stepS},
+            {"queue_s", a.queueS},
+            {"ttft_s", a.ttftS},
+            {"requests_per_s", a.requestsPerS}};
+}
+
+/// The "disaggregation" object of servingToJson().
+json disaggregationToJson(const DisaggregationReport &d)
+{
+    json splits = json::array();
+    for (const auto &sp : d.splits)
+        splits.push_back({{"prefill_devices", sp.prefillDevices},
+                          {"decode_devices", sp.decodeDevices},
+                          {"requests_per_s", sp.requestsPerS}});
+    return {{"prefill_devices", d.prefillDevices},
+            {"decode_devices", d.decodeDevices},
+            {"link", d.link},
+            {"kv_bytes_per_request", d.kvBytesPerRequest},
+            {"kv_transfer_s", d.kvTransferS},
+            {"prefill_s", d.prefillS},
+            {"ttft_s", d.ttftS},
+            {"tpot_s", d.tpotS},
+            {"prefill_requests_per_s", d.prefillRequestsPerS},
+            {"decode_requests_per_s", d.decodeRequestsPerS},
+            {"requests_per_s", d.requestsPerS},
+            {"best_prefill_devices", d.bestPrefillDevices},
+            {"best_decode_devices", d.bestDecodeDevices},
+            {"splits", splits}};
+}
+
+/// The "offload" object of servingToJson().
+json offloadToJson(const OffloadReport &o)
+{
+    json tiers = json::array();
+    for (const OffloadTier &t : o.tiers)
+        tiers.push_back({{"tier", toString(t.tier)},
+                         {"level", t.level},
+                         {"bandwidth_bytes_per_s", t.bandwidth},
+                         {"capacity_bytes", t.capacity},
+                         {"kv_bytes", t.kvBytes},
+                         {"weight_bytes", t.weightBytes},
+                         {"streamed_bytes_per_step", t.streamedBytes},
+                         {"link_s", t.linkS},
+                         {"fits", t.fits}});
+    return {{"tier", toString(o.tier)},
+            {"level", o.level},
+            {"fraction", o.fraction},
+            {"kv_bytes", o.kvBytes},
+            {"offloaded_bytes", o.offloadedBytes},
+            {"weight_tier", toString(o.weightTier)},
+            {"weight_level", o.weightLevel},
+            {"weight_fraction", o.weightFraction},
+            {"weight_bytes", o.weightBytes},
+            {"offloaded_weight_bytes", o.offloadedWeightBytes},
+            {"tiers", tiers},
+            {"main_memory_bytes", o.mainMemoryBytes},
+            {"fits_main_memory", o.fitsMainMemory},
+            {"fits_tier", o.fitsTier},
+            {"link_s", o.linkS},
+            {"step_s", o.stepS},
+            {"step_in_memory_s", o.stepInMemoryS},
+            {"ttft_s", o.ttftS},
+            {"e2e_s", o.e2eS},
+            {"wall", o.wall}};
+}
+
+} // namespace
+
 json servingToJson(const ServingReport &r)
 {
     json j;
@@ -149,87 +242,9 @@ json servingToJson(const ServingReport &r)
                                 {"decode_arithmetic_intensity", c->decodeIntensity},
                                 {"steps_per_prompt", c->stepsPerPrompt},
                                 {"ttft_s", c->ttftS}};
-    j["admission"] = nullptr;
-    if (const auto &a = r.admission)
-        j["admission"] = {{"max_batched_tokens", a->budget},
-                          {"arrivals", toString(a->arrivals)},
-                          {"wave_steps", a->waveSteps},
-                          {"mean_first_step", a->meanFirstStep},
-                          {"rounds", a->rounds},
-                          {"first_round_ttft_s", a->waveTtftS},
-                          {"later_rounds_ttft_s", a->laterTtftS},
-                          {"concurrency", a->concurrency},
-                          {"fitting_requests", a->fitting},
-                          {"running_requests", a->running},
-                          {"queued_requests", a->queued},
-                          {"queue_limit", a->limit},
-                          {"requests_per_step", a->requestsPerStep},
-                          {"decodes_per_step", a->decodesPerStep},
-                          {"prompt_tokens_per_step", a->promptTokensPerStep},
-                          {"steps_per_prompt", a->stepsPerPrompt},
-                          {"mixed_share", a->mixedShare},
-                          {"decode_step_s", a->decodeStepS},
-                          {"mixed_step_s", a->mixedStepS},
-                          {"step_s", a->stepS},
-                          {"queue_s", a->queueS},
-                          {"ttft_s", a->ttftS},
-                          {"requests_per_s", a->requestsPerS}};
-    j["disaggregation"] = nullptr;
-    if (const auto &d = r.disaggregation) {
-        json splits = json::array();
-        for (const auto &sp : d->splits)
-            splits.push_back({{"prefill_devices", sp.prefillDevices},
-                              {"decode_devices", sp.decodeDevices},
-                              {"requests_per_s", sp.requestsPerS}});
-        j["disaggregation"] = {{"prefill_devices", d->prefillDevices},
-                               {"decode_devices", d->decodeDevices},
-                               {"link", d->link},
-                               {"kv_bytes_per_request", d->kvBytesPerRequest},
-                               {"kv_transfer_s", d->kvTransferS},
-                               {"prefill_s", d->prefillS},
-                               {"ttft_s", d->ttftS},
-                               {"tpot_s", d->tpotS},
-                               {"prefill_requests_per_s", d->prefillRequestsPerS},
-                               {"decode_requests_per_s", d->decodeRequestsPerS},
-                               {"requests_per_s", d->requestsPerS},
-                               {"best_prefill_devices", d->bestPrefillDevices},
-                               {"best_decode_devices", d->bestDecodeDevices},
-                               {"splits", splits}};
-    }
-    j["offload"] = nullptr;
-    if (const auto &o = r.offload) {
-        json tiers = json::array();
-        for (const OffloadTier &t : o->tiers)
-            tiers.push_back({{"tier", toString(t.tier)},
-                             {"level", t.level},
-                             {"bandwidth_bytes_per_s", t.bandwidth},
-                             {"capacity_bytes", t.capacity},
-                             {"kv_bytes", t.kvBytes},
-                             {"weight_bytes", t.weightBytes},
-                             {"streamed_bytes_per_step", t.streamedBytes},
-                             {"link_s", t.linkS},
-                             {"fits", t.fits}});
-        j["offload"] = {{"tier", toString(o->tier)},
-                        {"level", o->level},
-                        {"fraction", o->fraction},
-                        {"kv_bytes", o->kvBytes},
-                        {"offloaded_bytes", o->offloadedBytes},
-                        {"weight_tier", toString(o->weightTier)},
-                        {"weight_level", o->weightLevel},
-                        {"weight_fraction", o->weightFraction},
-                        {"weight_bytes", o->weightBytes},
-                        {"offloaded_weight_bytes", o->offloadedWeightBytes},
-                        {"tiers", tiers},
-                        {"main_memory_bytes", o->mainMemoryBytes},
-                        {"fits_main_memory", o->fitsMainMemory},
-                        {"fits_tier", o->fitsTier},
-                        {"link_s", o->linkS},
-                        {"step_s", o->stepS},
-                        {"step_in_memory_s", o->stepInMemoryS},
-                        {"ttft_s", o->ttftS},
-                        {"e2e_s", o->e2eS},
-                        {"wall", o->wall}};
-    }
+    j["admission"] = r.admission ? admissionToJson(*r.admission) : json(nullptr);
+    j["disaggregation"] = r.disaggregation ? disaggregationToJson(*r.disaggregation) : json(nullptr);
+    j["offload"] = r.offload ? offloadToJson(*r.offload) : json(nullptr);
     j["energy"] = nullptr;
     if (const auto &e = r.energy)
         j["energy"] = {
@@ -257,22 +272,6 @@ json toJson(const MemoryFootprint &m)
 
 json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const Analysis &a)
 {
-    json ops = json::array();
-    for (const Operator &op : a.operators) {
-        ops.push_back({{"name", op.name},
-                       {"class", toString(op.cls)},
-                       {"phase", toString(op.phase)},
-                       {"count", op.count},
-                       {"flops", op.flops},
-                       {"bytes", op.bytes()},
-                       {"weight_bytes", op.weightBytes},
-                       {"activation_bytes", op.activationBytes},
-                       {"kv_bytes", op.kvBytes},
-                       {"arithmetic_intensity", op.intensity()},
-                       {"compute_dtype", toString(op.computeType)},
-                       {"time_s", op.timeS},
-                       {"bound", toString(op.bound)}});
-    }
     json j;
     j["hardware"] = {{"id", hw.id},
                      {"name", hw.name},
@@ -347,7 +346,7 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
                         {"link", a.comm.link}};
     if (s.phase == Phase::Generate)
         j["phases"] = {{"ttft_s", a.phases.ttftS}, {"tpot_s", a.phases.tpotS}, {"e2e_s", a.phases.e2eS}};
-    j["operators"] = ops;
+    j["operators"] = operatorsToJson(a);
     return j;
 }
 

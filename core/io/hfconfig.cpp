@@ -223,28 +223,9 @@ int64_t globalEveryFromLayerTypes(JsonReader &r, const ModelShape &m)
     return fullAttentionPeriod(r, m, "sliding_attention");
 }
 
-/// The Llama lineage (LlamaForCausalLM and its descendants): pre-norm RMSNorm decoder, rotary positions, gated
-/// (SwiGLU/GeGLU) FFN of three bias-free projections, optional grouped-query attention, untied LM head by default.
-void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
+/// The Llama lineage's FFN: dense, or Mixtral's, PhiMoE's and Qwen-MoE's experts (importLlamaLike()).
+void importLlamaFfn(JsonReader &r, ModelShape &m, const std::string &type)
 {
-    m.arch = Architecture::Decoder;
-    m.hidden = requiredSize(r, {"hidden_size"});
-    m.layers = requiredSize(r, {"num_hidden_layers"});
-    m.heads = requiredSize(r, {"num_attention_heads"});
-    m.kvHeads = optionalSize(r, {"num_key_value_heads"}, m.heads);
-    checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
-    const bool gemma = type == "gemma" || type == "gemma2" || type == "gemma3_text";
-    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size", gemma ? 256 : 0);
-    m.vocab = requiredSize(r, {"vocab_size"});
-    m.gatedFfn = true;
-    m.positions = PositionEncoding::Rotary;
-    m.norm = NormKind::RmsNorm;
-    // Gemma names its activation hidden_activation (hidden_act is the legacy key, both GELU-tanh).
-    m.activation = gemma ? activation(r, {"hidden_activation", "hidden_act"}, Activation::Gelu)
-                         : activation(r, {"hidden_act"}, Activation::Silu);
-    // transformers' defaults: Gemma ties its embeddings; the others do not.
-    m.tiedEmbeddings = r.boolean("tie_word_embeddings", gemma);
-
     if (type == "qwen2_moe" || type == "qwen3_moe") {
         // Qwen2MoeForCausalLM / Qwen3MoeForCausalLM: layer i is sparse when (i + 1) % decoder_sparse_step == 0 and i
         // is not in mlp_only_layers; the others have a dense FFN of width intermediate_size. Qwen2-MoE also has one
@@ -278,7 +259,11 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
     if (m.activeExperts > m.experts)
         r.fail("num_experts_per_tok",
                std::to_string(m.activeExperts) + " exceeds the number of experts (" + std::to_string(m.experts) + ")");
+}
 
+/// The Llama lineage's biases and q/k norms, by family (importLlamaLike()).
+void importLlamaBiases(JsonReader &r, ModelShape &m, const std::string &type)
+{
     // Biases: Qwen2 has q/k/v biases and a bias-free o_proj; Llama-style configs switch all four with attention_bias
     // and the MLP's with mlp_bias (both false by default).
     if (type == "qwen2" || type == "qwen2_moe") {
@@ -308,7 +293,11 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
         m.qkvBias = m.outBias = r.boolean("attention_bias", false);
         m.ffnBias = r.boolean("mlp_bias", false);
     }
+}
 
+/// The Llama lineage's trained context, sliding windows, local/global layer pattern and soft-caps (importLlamaLike()).
+void importLlamaContext(JsonReader &r, ModelShape &m, const std::string &type)
+{
     // Trained context and sliding window (transformers defaults: Mistral 4096 when the key is absent).
     const int64_t defaultPositions = type == "llama" || type == "olmo2" ? 2048
                                      : type == "phi3"                   ? 4096
@@ -350,6 +339,32 @@ void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
         if (m.slidingWindow == 0)
             m.globalEvery = 0;
     }
+}
+
+/// The Llama lineage (LlamaForCausalLM and its descendants): pre-norm RMSNorm decoder, rotary positions, gated
+/// (SwiGLU/GeGLU) FFN of three bias-free projections, optional grouped-query attention, untied LM head by default.
+void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type)
+{
+    m.arch = Architecture::Decoder;
+    m.hidden = requiredSize(r, {"hidden_size"});
+    m.layers = requiredSize(r, {"num_hidden_layers"});
+    m.heads = requiredSize(r, {"num_attention_heads"});
+    m.kvHeads = optionalSize(r, {"num_key_value_heads"}, m.heads);
+    checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
+    const bool gemma = type == "gemma" || type == "gemma2" || type == "gemma3_text";
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size", gemma ? 256 : 0);
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.gatedFfn = true;
+    m.positions = PositionEncoding::Rotary;
+    m.norm = NormKind::RmsNorm;
+    // Gemma names its activation hidden_activation (hidden_act is the legacy key, both GELU-tanh).
+    m.activation = gemma ? activation(r, {"hidden_activation", "hidden_act"}, Activation::Gelu)
+                         : activation(r, {"hidden_act"}, Activation::Silu);
+    // transformers' defaults: Gemma ties its embeddings; the others do not.
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", gemma);
+    importLlamaFfn(r, m, type);
+    importLlamaBiases(r, m, type);
+    importLlamaContext(r, m, type);
 }
 
 /// What the newer decoders share: sizes, gated FFN, rotary positions, RMSNorm, untied head unless the config ties it.

@@ -51,23 +51,76 @@ std::vector<std::string> escapedAll(const std::vector<std::string> &texts)
 InputError::InputError(std::string_view origin, std::string_view field, std::string_view message)
     : InputError(std::make_shared<const Parts>(
           Parts{oneLine(origin), oneLine(message),
-                field.empty() ? std::vector<std::string>{} : std::vector<std::string>{oneLine(field)}, false, 0, 0}))
+                field.empty() ? std::vector<std::string>{} : std::vector<std::string>{oneLine(field)}, false, 0, 0,
+                std::nullopt, nullptr}))
 {
 }
 
 InputError InputError::rule(std::string_view origin, const std::vector<std::string> &fields, std::string_view message)
 {
-    return InputError(
-        std::make_shared<const Parts>(Parts{oneLine(origin), oneLine(message), escapedAll(fields), true, 0, 0}));
+    return InputError(std::make_shared<const Parts>(
+        Parts{oneLine(origin), oneLine(message), escapedAll(fields), true, 0, 0, std::nullopt, nullptr}));
 }
 
 InputError InputError::at(std::string_view origin, std::size_t line, std::size_t column, std::string_view message)
 {
-    return InputError(std::make_shared<const Parts>(Parts{oneLine(origin), oneLine(message), {}, false, line, column}));
+    return InputError(std::make_shared<const Parts>(
+        Parts{oneLine(origin), oneLine(message), {}, false, line, column, std::nullopt, nullptr}));
+}
+
+InputMessage &InputMessage::text(std::string_view t)
+{
+    m_texts.back() += t;
+    return *this;
+}
+
+InputMessage &InputMessage::number(double v) { return number(json(v)); }
+
+InputMessage &InputMessage::number(const json &v)
+{
+    m_numbers.push_back(v.is_number() ? v.get<double>() : 0.0);
+    m_shown.push_back(brief(v));
+    m_texts.emplace_back();
+    return *this;
+}
+
+std::string InputMessage::render(const std::function<std::string(double)> &render) const
+{
+    std::string out = m_texts.front();
+    for (std::size_t i = 0; i < m_numbers.size(); ++i)
+        out += render(m_numbers[i]) + m_texts[i + 1];
+    return out;
+}
+
+std::string InputMessage::str() const
+{
+    std::string out = m_texts.front();
+    for (std::size_t i = 0; i < m_shown.size(); ++i)
+        out += m_shown[i] + m_texts[i + 1];
+    return out;
+}
+
+InputError::InputError(std::string_view origin, std::string_view field, const InputMessage &message, json value)
+    : InputError(std::make_shared<const Parts>(
+          Parts{oneLine(origin), oneLine(message.str()),
+                field.empty() ? std::vector<std::string>{} : std::vector<std::string>{oneLine(field)}, false, 0, 0,
+                message, std::move(value)}))
+{
+}
+
+std::string InputError::message(const std::function<std::string(double)> &render) const
+{
+    return m_parts->structured ? oneLine(m_parts->structured->render(render)) : m_parts->message;
+}
+
+const std::vector<double> &InputError::numbers() const
+{
+    static const std::vector<double> none;
+    return m_parts->structured ? m_parts->structured->numbers() : none;
 }
 
 InputError::InputError(std::string_view what)
-    : InputError(std::make_shared<const Parts>(Parts{{}, oneLine(what), {}, false, 0, 0}))
+    : InputError(std::make_shared<const Parts>(Parts{{}, oneLine(what), {}, false, 0, 0, std::nullopt, nullptr}))
 {
 }
 
@@ -388,6 +441,11 @@ void JsonReader::fail(std::string_view key, std::string_view message) const
     throw InputError(m_file, fieldPath(key), message);
 }
 
+void JsonReader::fail(std::string_view key, const InputMessage &message, const json &value) const
+{
+    throw InputError(m_file, fieldPath(key), message, value);
+}
+
 bool JsonReader::has(std::string_view key) const
 {
     auto it = m_obj.find(key);
@@ -440,7 +498,8 @@ double JsonReader::positive(std::string_view key)
 {
     const double d = number(key);
     if (!(d > 0))
-        fail(key, "must be positive, got " + brief(m_obj.at(std::string(key))));
+        fail(key, InputMessage("must be positive, got ").number(m_obj.at(std::string(key))),
+             m_obj.at(std::string(key)));
     return d;
 }
 

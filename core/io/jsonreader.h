@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -13,6 +15,31 @@
 #include <vector>
 
 namespace memwall::core {
+
+/// An error message whose numbers are kept as numbers beside its text, so that a program can show them in its own
+/// units without reading the text: texts[0] numbers[0] texts[1] ... numbers[n-1] texts[n].
+/// InputMessage("must be positive, got ").number(-1e9) reads "must be positive, got -1000000000.0".
+class InputMessage
+{
+public:
+    explicit InputMessage(std::string_view text = {}) : m_texts{std::string(text)} {}
+    /// Appends text.
+    InputMessage &text(std::string_view t);
+    /// Appends a number (written as brief() writes it, unless a caller renders it itself).
+    InputMessage &number(double v);
+    /// Appends a number as the file gave it (brief(v): "5e9" stays "5e9"; an integer has no ".0").
+    InputMessage &number(const nlohmann::json &v);
+    const std::vector<double> &numbers() const { return m_numbers; }
+    /// The message with each number written by `render`.
+    std::string render(const std::function<std::string(double)> &render) const;
+    /// The message with the numbers as the command line prints them (brief()).
+    std::string str() const;
+
+private:
+    std::vector<std::string> m_texts; ///< one more than m_numbers
+    std::vector<double> m_numbers;
+    std::vector<std::string> m_shown; ///< each number as str() writes it
+};
 
 /// A malformed input file, with its parts as members so that a program can point at the field (an editor marks it)
 /// without reading the text: origin() is what the message names first (the file; "hardware editor" for an editor's
@@ -31,6 +58,10 @@ public:
     static InputError rule(std::string_view origin, const std::vector<std::string> &fields, std::string_view message);
     /// A syntax error at a place in the text: "ORIGIN:LINE:COLUMN: MESSAGE" (line and column from 1).
     static InputError at(std::string_view origin, std::size_t line, std::size_t column, std::string_view message);
+    /// "ORIGIN: FIELD: MESSAGE" where the message's numbers are members (numbers(), message(render)) and `value` is
+    /// the field's value as given (null when there is none to show).
+    InputError(std::string_view origin, std::string_view field, const InputMessage &message,
+               nlohmann::json value = nullptr);
     /// Text only, for callers that know no parts: what() is `what` (escaped) and so is message(); origin and field
     /// are empty.
     explicit InputError(std::string_view what);
@@ -41,6 +72,13 @@ public:
     /// Every field the error is about: field() first; empty if none.
     const std::vector<std::string> &fields() const { return m_parts->fields; }
     const std::string &message() const { return m_parts->message; }
+    /// message() with each of its numbers() written by `render` (an editor shows them in its units); message() when
+    /// the error was made from text alone.
+    std::string message(const std::function<std::string(double)> &render) const;
+    /// The numbers in message(), in order, as numbers (base units): empty when the error was made from text alone.
+    const std::vector<double> &numbers() const;
+    /// The value of field() as the file gave it; null when unknown or not a single value.
+    const nlohmann::json &value() const { return m_parts->value; }
     /// what() without the leading "ORIGIN: " (or "ORIGIN:LINE:COLUMN: "): "FIELD: MESSAGE", or MESSAGE alone when
     /// there is no field or the message names its fields itself.
     std::string detail() const;
@@ -54,6 +92,8 @@ private:
         std::vector<std::string> fields;
         bool messageNamesFields = false;
         std::size_t line = 0, column = 0;
+        std::optional<InputMessage> structured; ///< the message with its numbers, when made from an InputMessage
+        nlohmann::json value;                   ///< the field's value as given, or null
     };
     explicit InputError(std::shared_ptr<const Parts> parts);
     static std::string compose(const Parts &p, bool withOrigin); ///< what(), or detail() without the origin
@@ -116,6 +156,8 @@ public:
 
     /// Throws InputError(file, fieldPath(key), message).
     [[noreturn]] void fail(std::string_view key, std::string_view message) const;
+    /// Throws InputError(file, fieldPath(key), message, value): the message's numbers and the value as members.
+    [[noreturn]] void fail(std::string_view key, const InputMessage &message, const nlohmann::json &value) const;
     std::string fieldPath(std::string_view key) const; ///< "path.key" ("key" at the top level)
     const std::string &file() const { return m_file; }
     const nlohmann::json &node() const { return m_obj; }

@@ -54,6 +54,31 @@ json positiveOrNull(double v) { return v > 0 ? json(v) : json(nullptr); }
 
 } // namespace
 
+json operatorToJson(const Operator &op)
+{
+    return {{"name", op.name},
+            {"class", toString(op.cls)},
+            {"phase", toString(op.phase)},
+            {"count", op.count},
+            {"flops", op.flops},
+            {"bytes", op.bytes()},
+            {"weight_bytes", op.weightBytes},
+            {"activation_bytes", op.activationBytes},
+            {"kv_bytes", op.kvBytes},
+            {"arithmetic_intensity", op.intensity()},
+            {"compute_dtype", toString(op.computeType)},
+            {"time_s", op.timeS},
+            {"bound", toString(op.bound)}};
+}
+
+json operatorsToJson(const Analysis &a)
+{
+    json ops = json::array();
+    for (const Operator &op : a.operators)
+        ops.push_back(operatorToJson(op));
+    return ops;
+}
+
 json analyzeOutputJson(const HardwareSpec &hw, const ScenarioFile &f, const Analysis &a, const PresetLibrary &lib)
 {
     const FitLimits limits = fitLimits(hw, f.model, f.scenario);

@@ -17,6 +17,14 @@ namespace memwall::core {
 nlohmann::json analyzeOutputJson(const HardwareSpec &hw, const ScenarioFile &f, const Analysis &a,
                                  const PresetLibrary &lib);
 
+/// One operator of an analysis, the one operator schema: "name", "class", "phase", "count", "flops", "bytes",
+/// "weight_bytes", "activation_bytes", "kv_bytes", "arithmetic_intensity", "compute_dtype", "time_s", "bound".
+/// `analyze --json`'s "operators" (and so the Python module's) and the roofline chart's data, which adds its plot's
+/// fields to each, are written by it.
+nlohmann::json operatorToJson(const Operator &op);
+/// Every operator of `a`, in order, as operatorToJson() writes it.
+nlohmann::json operatorsToJson(const Analysis &a);
+
 /// `presets --json`: {"hardware": [{"id", "name", "vendor", ...}], "models": [{"id", "name", "params", ...}]}.
 nlohmann::json presetsToJson(const PresetLibrary &lib);
 

@@ -54,8 +54,14 @@ Sourced sourced(JsonReader &parent, std::string_view key, Plausible range)
     Sourced s;
     s.value = r.positive("value");
     if (s.value < range.min || s.value > range.max)
-        r.fail("value", "must be between " + brief(range.min) + " and " + brief(range.max) +
-                            (*range.unit ? std::string(" ") + range.unit : std::string()) + ", got " + brief(s.value));
+        r.fail("value",
+               InputMessage("must be between ")
+                   .number(range.min)
+                   .text(" and ")
+                   .number(range.max)
+                   .text((*range.unit ? std::string(" ") + range.unit : std::string()) + ", got ")
+                   .number(s.value),
+               s.value);
     s.source = r.string("source");
     if (s.source.find_first_not_of(" \t") == std::string::npos)
         r.fail("source", "must not be empty");
@@ -387,13 +393,19 @@ HardwareSpec hardwareFromJson(const json &j, const std::string &file)
         if (!hw.memory.empty()) {
             const MemoryLevel &prev = hw.memory.back();
             if (m.capacityBytes.value <= prev.capacityBytes.value && m.kind != MemoryKind::Host)
-                l.fail("capacity_bytes", "levels out of order: capacity " + brief(m.capacityBytes.value) +
-                                             " is not larger than the previous level's " +
-                                             brief(prev.capacityBytes.value));
+                l.fail("capacity_bytes",
+                       InputMessage("levels out of order: capacity ")
+                           .number(m.capacityBytes.value)
+                           .text(" is not larger than the previous level's ")
+                           .number(prev.capacityBytes.value),
+                       m.capacityBytes.value);
             if (m.bandwidthBytesPerS.value >= prev.bandwidthBytesPerS.value)
-                l.fail("bandwidth_bytes_per_s", "levels out of order: bandwidth " + brief(m.bandwidthBytesPerS.value) +
-                                                    " is not lower than the previous level's " +
-                                                    brief(prev.bandwidthBytesPerS.value));
+                l.fail("bandwidth_bytes_per_s",
+                       InputMessage("levels out of order: bandwidth ")
+                           .number(m.bandwidthBytesPerS.value)
+                           .text(" is not lower than the previous level's ")
+                           .number(prev.bandwidthBytesPerS.value),
+                       m.bandwidthBytesPerS.value);
         }
         hw.memory.push_back(std::move(m));
     }

@@ -43,6 +43,14 @@ std::string dtypeList()
     return list;
 }
 
+std::string weightChoiceList()
+{
+    std::string list;
+    for (const WeightChoice &c : kWeightChoices)
+        list += (list.empty() ? "" : ", ") + std::string(c.id);
+    return list;
+}
+
 std::optional<DType> dtypeFromString(std::string_view s)
 {
     const std::string lower = lowerCase(s);

@@ -77,4 +77,39 @@ struct WeightFormat
 std::optional<WeightFormat> weightFormatFromString(std::string_view text);
 std::string toString(const WeightFormat &w);
 
+/// A weight format the command line (`--weights`, `search --precisions`) and the window (the Weights boxes of A and
+/// B) offer: its id, as --weights reads it, and a longer label for a menu.
+struct WeightChoice
+{
+    std::string_view id;    ///< "int4/g128"
+    std::string_view label; ///< "int4 (g128 fp16 scales)"
+    WeightFormat format;
+};
+
+/// The weight formats offered, one list for the command line and the window (issue #39). int4/g128 is GPTQ/AWQ-style
+/// INT4 with one FP16 scale per 128 weights (4.125 bits). The block formats carry their scales the same way
+/// (weightFormatFromString): MXFP6/MXFP4 one 8-bit scale per 32 elements (6.25/4.25 bits), NVFP4 one FP8 scale per
+/// 16 (4.5 bits).
+inline constexpr std::array<WeightChoice, 11> kWeightChoices{{
+    {"fp32", "fp32", {DType::FP32, 0, DType::FP16}},
+    {"bf16", "bf16", {DType::BF16, 0, DType::FP16}},
+    {"fp16", "fp16", {DType::FP16, 0, DType::FP16}},
+    {"fp8", "fp8", {DType::FP8, 0, DType::FP16}},
+    {"fp6/g32/fp8", "mxfp6 (fp6, g32 8-bit scales)", {DType::FP6, 32, DType::FP8}},
+    {"fp4", "fp4", {DType::FP4, 0, DType::FP16}},
+    {"fp4/g16/fp8", "nvfp4 (fp4, g16 fp8 scales)", {DType::FP4, 16, DType::FP8}},
+    {"fp4/g32/fp8", "mxfp4 (fp4, g32 8-bit scales)", {DType::FP4, 32, DType::FP8}},
+    {"int8", "int8", {DType::INT8, 0, DType::FP16}},
+    {"int4", "int4", {DType::INT4, 0, DType::FP16}},
+    {"int4/g128", "int4 (g128 fp16 scales)", {DType::INT4, 128, DType::FP16}},
+}};
+
+/// The number formats offered for activations and for the KV cache (`--activations`, `--kv`, the window's boxes of A
+/// and B): every format but FP64.
+inline constexpr std::array<DType, 9> kScenarioDTypes{DType::FP32, DType::TF32, DType::BF16, DType::FP16, DType::FP8,
+                                                      DType::FP6,  DType::FP4,  DType::INT8, DType::INT4};
+
+/// The ids of kWeightChoices, comma-separated: "fp32, bf16, ..., int4/g128" (for help texts).
+std::string weightChoiceList();
+
 } // namespace memwall::core

@@ -432,8 +432,8 @@ ShapeIssue validateLinear(const ModelShape &m)
 }
 } // namespace
 
-// Long on purpose: one pass over the shape's rules, which analyze() runs on every call. Split into six helpers it
-// cost 240 to 430 more instructions per analysis (valgrind), and the search pays that for every configuration.
+// Long because it is one pass over the shape's rules, which analyze() runs on every call. Split into six helpers
+// it cost 240 to 430 more instructions per analysis (valgrind), and the search pays that for every configuration.
 ShapeIssue validate(const ModelShape &m)
 {
     for (auto [f, v] : {std::pair{"layers", m.layers},

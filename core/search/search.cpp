@@ -313,6 +313,310 @@ Plan makePlan(const ModelShape &m, const SearchSpace &space)
     return plan;
 }
 
+/// What one worker thread of a search counts.
+struct Tally
+{
+    uint64_t evaluated = 0, pruned = 0, analysed = 0, derived = 0;
+};
+
+/// One job of a search, run on one thread: every batch per replica, speculative K, prefill chunk and disaggregated
+/// split of one device, parallel split and format, into `points`.
+class JobRun
+{
+public:
+    JobRun(const Plan &plan, const SearchSpace &space, const ModelShape &m, const Job &job, Tally &tally,
+           std::vector<SearchCandidate> &points)
+        : m_plan(plan), m_space(space), m_model(m), m_job(job), m_tally(tally), m_points(points),
+          m_hw(space.devices[job.device]), m_link(kvTransferLink(m_hw)), m_chunkAnalyses(plan.chunks.size())
+    {
+    }
+
+    /// Runs every configuration of the job; returns how many it stood for (evaluated, whether pruned or not).
+    uint64_t run()
+    {
+        const double capacity = m_hw.memory.empty() ? 0.0 : m_hw.mainMemory().capacityBytes.value;
+        m_price = m_space.usdPerDeviceHour ? *m_space.usdPerDeviceHour : m_hw.usdPerHour ? m_hw.usdPerHour->value : 0.0;
+        m_modelDevices = m_job.stageDevices() * m_job.pp;
+        m_scenario = jobScenario();
+        // Weights alone, as the analysis holds them on a device of this split (the routed experts at their own
+        // format), must fit: else no batch or replica count helps.
+        m_fits = weightsPerDevice(m_model, m_plan.params, m_scenario) <= capacity;
+        if (m_fits) {
+            uint64_t most = 0;
+            for (int64_t perReplica : m_plan.batches)
+                most += variants(perReplica);
+            m_points.reserve(most);
+        }
+        uint64_t configurations = 0;
+        for (int64_t perReplica : m_plan.batches) {
+            const uint64_t count = variants(perReplica);
+            m_tally.evaluated += count;
+            configurations += count;
+            runBatch(perReplica, count);
+        }
+        return configurations;
+    }
+
+private:
+    /// The base scenario with the job's split and formats.
+    Scenario jobScenario() const
+    {
+        Scenario s = m_plan.base;
+        s.tp = m_job.tp;
+        s.pp = m_job.pp;
+        s.ep = m_job.ep;
+        s.attentionDp = m_job.attentionDp;
+        s.moeTp = m_job.wholeExperts ? 1 : 0;
+        s.moeEp = m_job.wholeExperts ? m_job.stageDevices() : 0;
+        s.weights = m_plan.precisions[m_job.precision].weights;
+        s.activations = m_plan.precisions[m_job.precision].activations;
+        s.kv = m_plan.kvFormats[m_job.kv];
+        return s;
+    }
+
+    uint64_t variants(int64_t perReplica) const
+    {
+        return variantsOf(m_plan, m_space.disaggregate, m_job.replicaCounts, perReplica);
+    }
+
+    /// The `count` configurations of one batch per replica: analysed once, then every speculative K with every
+    /// chunk, replica count and disaggregated split. A batch that does not fit prunes every larger one.
+    void runBatch(int64_t perReplica, uint64_t count)
+    {
+        // Attention DP splits the batch evenly over its ranks: a batch it does not divide is not run.
+        if (!m_fits || perReplica % m_job.attentionDp != 0) {
+            m_tally.pruned += count;
+            return;
+        }
+        m_scenario.dp = 1;
+        m_scenario.batch = perReplica;
+        Analysis a;
+        try {
+            a = analyzeTotals(m_hw, m_model, m_scenario);
+        } catch (const AnalysisError &) {
+            m_fits = false; // a combination analyze() refuses; the splits above leave none for valid models
+            m_tally.pruned += count;
+            return;
+        }
+        ++m_tally.analysed;
+        if (!a.memory.fits) {
+            m_fits = false; // the footprint only grows with the batch
+            m_tally.pruned += count - 1;
+            return;
+        }
+        for (int k : m_plan.ks) {
+            Scenario v = m_scenario;
+            v.speculativeK = k;
+            colocated(v, a);
+            v.chunkedPrefill = 0;
+            if (m_space.disaggregate && m_job.replicaCounts >= 2 && m_link)
+                disaggregated(v, a, perReplica);
+        }
+    }
+
+    /// Prefill and decode on the same devices: every prefill chunk, each with every replica count.
+    void colocated(Scenario v, const Analysis &a)
+    {
+        const std::vector<int64_t> &chunks = m_plan.chunks;
+        for (std::size_t c = 0; c < chunks.size(); ++c) {
+            v.chunkedPrefill = chunks[c];
+            try {
+                // The chunk's own prefill depends on neither the batch nor K: made once per job.
+                if (chunks[c] > 0 && !m_chunkAnalyses[c])
+                    m_chunkAnalyses[c] = chunkAnalysis(m_hw, m_model, v);
+                const Analysis *chunk = chunks[c] > 0 ? &*m_chunkAnalyses[c] : nullptr;
+                emit(v, figures(m_hw, m_model, v, a, m_space.draft, chunk), 1 << (m_job.replicaCounts - 1));
+            } catch (const AnalysisError &) {
+                m_tally.pruned += uint64_t(m_job.replicaCounts); // a serving option this split cannot run
+            }
+        }
+    }
+
+    /// Prefill and decode pools of 2, 4, ... copies, each with a prefill batch of one prompt and (above 1) of the
+    /// decode batch, at the best split of the copies.
+    void disaggregated(Scenario v, const Analysis &a, int64_t perReplica)
+    {
+        const int replicaCounts = m_job.replicaCounts;
+        const int64_t promptChoices[] = {1, perReplica};
+        for (int c = 0; c < (perReplica > 1 ? 2 : 1); ++c) {
+            v.prefillBatch = promptChoices[c];
+            v.prefillDevices = v.decodeDevices = m_modelDevices;
+            // One prefill and one decode analysis serve every pool size: only the split changes.
+            ServingReport r;
+            try {
+                r = serveRequest(m_hw, m_model, v, a, m_space.draft);
+            } catch (const AnalysisError &) {
+                m_tally.pruned += uint64_t(replicaCounts - 1); // a prefill this split cannot run
+                continue;
+            }
+            const DisaggregationReport &d = *r.disaggregation;
+            for (int copies = 2; copies <= 1 << (replicaCounts - 1); copies *= 2) {
+                v.prefillDevices = m_modelDevices;
+                v.decodeDevices = (copies - 1) * m_modelDevices;
+                const DisaggregationReport best = disaggregate(*m_link, v, d.prefillS, d.tpotS, a.kvCache, false);
+                v.prefillDevices = best.bestPrefillDevices;
+                v.decodeDevices = best.bestDecodeDevices;
+                ServingReport split = r;
+                split.disaggregation = disaggregate(*m_link, v, d.prefillS, d.tpotS, a.kvCache, false);
+                emit(v, servedRequest(v, split), 1);
+            }
+        }
+    }
+
+    /// Records configuration `v` served as `q`, and its copies with 2, 4, ... up to `replicas` replicas.
+    void emit(const Scenario &v, const ServedRequest &q, int replicas)
+    {
+        SearchCandidate p;
+        p.device = m_job.device;
+        p.config = {v.tp,
+                    v.pp,
+                    v.ep,
+                    v.dp,
+                    v.batch,
+                    static_cast<uint16_t>(m_job.precision),
+                    static_cast<uint16_t>(m_job.kv),
+                    v.speculativeK,
+                    v.chunkedPrefill,
+                    v.prefillDevices,
+                    v.decodeDevices,
+                    v.prefillBatch,
+                    static_cast<int16_t>(v.attentionDp),
+                    static_cast<int16_t>(v.moeTp),
+                    static_cast<int16_t>(v.moeEp)};
+        p.devices = q.devices;
+        p.ttftS = q.ttftS;
+        p.tpotS = q.tpotS;
+        p.e2eS = q.e2eS;
+        p.tokensPerSPerDevice = q.tokensPerSPerDevice;
+        p.tokensPerSPerUser = p.tpotS > 0 ? 1.0 / p.tpotS : 0.0;
+        if (m_price > 0 && p.tokensPerSPerDevice > 0)
+            p.usdPerMillionTokens = usdPerMillionTokens(m_price, p.tokensPerSPerDevice);
+        m_points.push_back(p);
+        // Replicas: outside training, data parallelism adds no communication and splits the batch evenly, so
+        // every replica runs exactly this analysis; per device and per user the figures stay the same.
+        for (int dp = 2; dp <= replicas; dp *= 2) {
+            p.config.dp = dp;
+            p.config.batch = v.batch * dp;
+            p.devices = q.devices * dp;
+            m_points.push_back(p);
+            ++m_tally.derived;
+        }
+    }
+
+    const Plan &m_plan;
+    const SearchSpace &m_space;
+    const ModelShape &m_model;
+    const Job &m_job;
+    Tally &m_tally;
+    std::vector<SearchCandidate> &m_points;
+    const HardwareSpec &m_hw;
+    const std::optional<KvLink> m_link;
+    std::vector<std::optional<Analysis>> m_chunkAnalyses;
+    Scenario m_scenario;
+    double m_price = 0;
+    int m_modelDevices = 0;
+    bool m_fits = false;
+};
+
+/// The search's progress for space.progress: at most every 100 ms, from one thread at a time (the others go on).
+class Progress
+{
+public:
+    Progress(const SearchSpace &space, uint64_t total, std::atomic<bool> &stop)
+        : m_space(space), m_total(total), m_stop(stop)
+    {
+    }
+
+    /// Counts `configurations` more as done, and reports.
+    void operator()(uint64_t configurations)
+    {
+        const uint64_t now = m_done += configurations;
+        if (!m_space.progress)
+            return;
+        const std::unique_lock lock(m_mutex, std::try_to_lock);
+        const auto t = std::chrono::steady_clock::now();
+        if (lock.owns_lock() && !m_stop && t - m_last >= std::chrono::milliseconds(100)) {
+            m_last = t;
+            try {
+                m_space.progress(now, m_total);
+            } catch (...) {
+                m_stop = true; // before the lock is released: no other report follows
+                throw;
+            }
+        }
+    }
+
+private:
+    const SearchSpace &m_space;
+    const uint64_t m_total;
+    std::atomic<bool> &m_stop;
+    std::atomic<uint64_t> m_done{0};
+    std::mutex m_mutex;
+    std::chrono::steady_clock::time_point m_last{}; // the first job to end reports at once
+};
+
+/// The threads' counts and points into `out`, the points in job order (each job's list freed as it goes).
+void gather(const std::vector<Tally> &tallies, std::vector<std::vector<SearchCandidate>> &perJob, SearchCandidates &out)
+{
+    for (const Tally &t : tallies) {
+        out.evaluated += t.evaluated;
+        out.pruned += t.pruned;
+        out.analysed += t.analysed;
+        out.derived += t.derived;
+    }
+    std::size_t total = 0;
+    for (const auto &v : perJob)
+        total += v.size();
+    out.points.reserve(total);
+    for (auto &v : perJob) {
+        out.points.insert(out.points.end(), v.begin(), v.end());
+        std::vector<SearchCandidate>().swap(v); // freed as it goes, for the lists that follow
+    }
+}
+
+/// The indices of the contenders among `pts`, in increasing order. One device at a time, in falling tokens/s per
+/// user, a point is out when one seen before (so at least as fast per user) with no longer a TTFT has strictly more
+/// tokens/s per device. The staircase maps TTFT to the best tokens/s per device of the points seen with at most that
+/// TTFT.
+std::vector<uint32_t> contendersOf(const std::vector<SearchCandidate> &pts)
+{
+    std::vector<uint32_t> order(pts.size());
+    for (uint32_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&pts](uint32_t a, uint32_t b) {
+        const SearchCandidate &p = pts[a], &q = pts[b];
+        if (p.device != q.device)
+            return p.device < q.device;
+        if (p.tokensPerSPerUser != q.tokensPerSPerUser)
+            return p.tokensPerSPerUser > q.tokensPerSPerUser;
+        if (p.tokensPerSPerDevice != q.tokensPerSPerDevice)
+            return p.tokensPerSPerDevice > q.tokensPerSPerDevice;
+        return a < b;
+    });
+    std::vector<uint32_t> contenders;
+    std::map<double, double> staircase;
+    std::size_t device = SIZE_MAX;
+    for (uint32_t i : order) {
+        const SearchCandidate &p = pts[i];
+        if (p.device != device) {
+            staircase.clear();
+            device = p.device;
+        }
+        auto it = staircase.upper_bound(p.ttftS);
+        if (it != staircase.begin() && std::prev(it)->second > p.tokensPerSPerDevice)
+            continue;
+        contenders.push_back(i);
+        // Keep the staircase rising: drop the entries at this TTFT or later that do not beat this point.
+        it = staircase.lower_bound(p.ttftS);
+        while (it != staircase.end() && it->second <= p.tokensPerSPerDevice)
+            it = staircase.erase(it);
+        if (it == staircase.end() || it->first != p.ttftS)
+            staircase.emplace(p.ttftS, p.tokensPerSPerDevice);
+    }
+    std::sort(contenders.begin(), contenders.end());
+    return contenders;
+}
+
 } // namespace
 
 uint64_t searchConfigurations(const ModelShape &m, const SearchSpace &space)
@@ -329,254 +633,29 @@ SearchCandidates searchCandidates(const ModelShape &m, const SearchSpace &space)
                             " configurations, more than the limit of " +
                             formatGrouped(int64_t(space.maxConfigurations)) +
                             ": search fewer devices, batches, formats or serving options, or raise the limit");
-    const Scenario &base = plan.base;
-    const auto &batches = plan.batches;
-    const auto &precisions = plan.precisions;
-    const auto &kvFormats = plan.kvFormats;
-    const auto &ks = plan.ks;
-    const auto &chunks = plan.chunks;
-    const auto &jobs = plan.jobs;
-    const ParamCounts &params = plan.params;
     SearchCandidates out;
-    out.efficiency = base.efficiency;
+    out.efficiency = plan.base.efficiency;
     out.withCost = space.usdPerDeviceHour.has_value() ||
                    std::all_of(space.devices.begin(), space.devices.end(),
                                [](const HardwareSpec &hw) { return hw.usdPerHour.has_value(); });
 
-    struct Local
-    {
-        uint64_t evaluated = 0, pruned = 0, analysed = 0, derived = 0;
-    };
     unsigned threads = space.threads > 0 ? static_cast<unsigned>(space.threads) : std::thread::hardware_concurrency();
     threads = std::clamp(threads, 1u, 64u);
-    std::vector<Local> locals(threads);
-    std::vector<std::vector<SearchCandidate>> perJob(jobs.size());
+    std::vector<Tally> tallies(threads);
+    std::vector<std::vector<SearchCandidate>> perJob(plan.jobs.size());
     std::atomic<std::size_t> next{0};
     std::atomic<bool> stop{false};
-    std::atomic<uint64_t> done{0};
-    std::mutex progressMutex;
-    std::chrono::steady_clock::time_point lastProgress{}; // the first job to end reports at once
-    const auto report = [&](uint64_t jobConfigurations) {
-        const uint64_t now = done += jobConfigurations;
-        if (!space.progress)
-            return;
-        const std::unique_lock lock(progressMutex, std::try_to_lock); // one thread at a time, the others go on
-        const auto t = std::chrono::steady_clock::now();
-        if (lock.owns_lock() && !stop && t - lastProgress >= std::chrono::milliseconds(100)) {
-            lastProgress = t;
-            try {
-                space.progress(now, plan.configurations);
-            } catch (...) {
-                stop = true; // before the lock is released: no other report follows
-                throw;
-            }
-        }
-    };
-
-    auto work = [&](Local &local) {
-        for (std::size_t j = next++; j < jobs.size() && !stop; j = next++) {
-            const Job &job = jobs[j];
-            const HardwareSpec &hw = space.devices[job.device];
-            const double capacity = hw.memory.empty() ? 0.0 : hw.mainMemory().capacityBytes.value;
-            const double price = space.usdPerDeviceHour ? *space.usdPerDeviceHour
-                                 : hw.usdPerHour        ? hw.usdPerHour->value
-                                                        : 0.0;
-            const int modelDevices = job.stageDevices() * job.pp;
-            const std::optional<KvLink> link = kvTransferLink(hw);
-            Scenario s = base;
-            s.tp = job.tp;
-            s.pp = job.pp;
-            s.ep = job.ep;
-            s.attentionDp = job.attentionDp;
-            s.moeTp = job.wholeExperts ? 1 : 0;
-            s.moeEp = job.wholeExperts ? job.stageDevices() : 0;
-            s.weights = precisions[job.precision].weights;
-            s.activations = precisions[job.precision].activations;
-            s.kv = kvFormats[job.kv];
-            // Weights alone, as the analysis holds them on a device of this split (the routed experts at their own
-            // format), must fit: else no batch or replica count helps.
-            bool fits = weightsPerDevice(m, params, s) <= capacity;
-            std::vector<std::optional<Analysis>> chunkAnalyses(chunks.size());
-            const int replicaCounts = job.replicaCounts;
-            const auto emit = [&](const Scenario &v, const ServedRequest &q, int replicas) {
-                SearchCandidate p;
-                p.device = job.device;
-                p.config = {v.tp,
-                            v.pp,
-                            v.ep,
-                            v.dp,
-                            v.batch,
-                            static_cast<uint16_t>(job.precision),
-                            static_cast<uint16_t>(job.kv),
-                            v.speculativeK,
-                            v.chunkedPrefill,
-                            v.prefillDevices,
-                            v.decodeDevices,
-                            v.prefillBatch,
-                            static_cast<int16_t>(v.attentionDp),
-                            static_cast<int16_t>(v.moeTp),
-                            static_cast<int16_t>(v.moeEp)};
-                p.devices = q.devices;
-                p.ttftS = q.ttftS;
-                p.tpotS = q.tpotS;
-                p.e2eS = q.e2eS;
-                p.tokensPerSPerDevice = q.tokensPerSPerDevice;
-                p.tokensPerSPerUser = p.tpotS > 0 ? 1.0 / p.tpotS : 0.0;
-                if (price > 0 && p.tokensPerSPerDevice > 0)
-                    p.usdPerMillionTokens = usdPerMillionTokens(price, p.tokensPerSPerDevice);
-                perJob[j].push_back(p);
-                // Replicas: outside training, data parallelism adds no communication and splits the batch evenly, so
-                // every replica runs exactly this analysis; per device and per user the figures stay the same.
-                for (int dp = 2; dp <= replicas; dp *= 2) {
-                    p.config.dp = dp;
-                    p.config.batch = v.batch * dp;
-                    p.devices = q.devices * dp;
-                    perJob[j].push_back(p);
-                    ++local.derived;
-                }
-            };
-            const auto variants = [&](int64_t perReplica) {
-                return variantsOf(plan, space.disaggregate, replicaCounts, perReplica);
-            };
-            if (fits) {
-                uint64_t most = 0;
-                for (int64_t perReplica : batches)
-                    most += variants(perReplica);
-                perJob[j].reserve(most);
-            }
-            uint64_t jobConfigurations = 0;
-            for (int64_t perReplica : batches) {
-                const uint64_t count = variants(perReplica);
-                local.evaluated += count;
-                jobConfigurations += count;
-                // Attention DP splits the batch evenly over its ranks: a batch it does not divide is not run.
-                if (!fits || perReplica % job.attentionDp != 0) {
-                    local.pruned += count;
-                    continue;
-                }
-                s.dp = 1;
-                s.batch = perReplica;
-                Analysis a;
-                try {
-                    a = analyzeTotals(hw, m, s);
-                } catch (const AnalysisError &) {
-                    fits = false; // a combination analyze() refuses; the splits above leave none for valid models
-                    local.pruned += count;
-                    continue;
-                }
-                ++local.analysed;
-                if (!a.memory.fits) {
-                    fits = false; // the footprint only grows with the batch
-                    local.pruned += count - 1;
-                    continue;
-                }
-                for (int k : ks) {
-                    Scenario v = s;
-                    v.speculativeK = k;
-                    for (std::size_t c = 0; c < chunks.size(); ++c) {
-                        v.chunkedPrefill = chunks[c];
-                        try {
-                            // The chunk's own prefill depends on neither the batch nor K: made once per job.
-                            if (chunks[c] > 0 && !chunkAnalyses[c])
-                                chunkAnalyses[c] = chunkAnalysis(hw, m, v);
-                            const Analysis *chunk = chunks[c] > 0 ? &*chunkAnalyses[c] : nullptr;
-                            emit(v, figures(hw, m, v, a, space.draft, chunk), 1 << (replicaCounts - 1));
-                        } catch (const AnalysisError &) {
-                            local.pruned += uint64_t(replicaCounts); // a serving option this split cannot run
-                        }
-                    }
-                    v.chunkedPrefill = 0;
-                    if (!space.disaggregate || replicaCounts < 2 || !link)
-                        continue;
-                    const int64_t promptChoices[] = {1, perReplica};
-                    for (int c = 0; c < (perReplica > 1 ? 2 : 1); ++c) {
-                        v.prefillBatch = promptChoices[c];
-                        v.prefillDevices = v.decodeDevices = modelDevices;
-                        // One prefill and one decode analysis serve every pool size: only the split changes.
-                        ServingReport r;
-                        try {
-                            r = serveRequest(hw, m, v, a, space.draft);
-                        } catch (const AnalysisError &) {
-                            local.pruned += uint64_t(replicaCounts - 1); // a prefill this split cannot run
-                            continue;
-                        }
-                        const DisaggregationReport &d = *r.disaggregation;
-                        for (int copies = 2; copies <= 1 << (replicaCounts - 1); copies *= 2) {
-                            v.prefillDevices = modelDevices;
-                            v.decodeDevices = (copies - 1) * modelDevices;
-                            const DisaggregationReport best =
-                                disaggregate(*link, v, d.prefillS, d.tpotS, a.kvCache, false);
-                            v.prefillDevices = best.bestPrefillDevices;
-                            v.decodeDevices = best.bestDecodeDevices;
-                            ServingReport split = r;
-                            split.disaggregation = disaggregate(*link, v, d.prefillS, d.tpotS, a.kvCache, false);
-                            emit(v, servedRequest(v, split), 1);
-                        }
-                    }
-                    v.prefillBatch = 0;
-                    v.prefillDevices = v.decodeDevices = 0;
-                }
-            }
-            report(jobConfigurations);
-        }
-    };
-    onThreads(threads, stop, [&](unsigned t) { work(locals[t]); });
-
-    for (const Local &l : locals) {
-        out.evaluated += l.evaluated;
-        out.pruned += l.pruned;
-        out.analysed += l.analysed;
-        out.derived += l.derived;
-    }
-    std::size_t total = 0;
-    for (const auto &v : perJob)
-        total += v.size();
-    out.points.reserve(total);
-    for (auto &v : perJob) {
-        out.points.insert(out.points.end(), v.begin(), v.end());
-        std::vector<SearchCandidate>().swap(v); // freed as it goes, for the lists that follow
-    }
-
-    // Contenders, one device at a time: in falling tokens/s per user, a point is out when one seen before (so at least
-    // as fast per user) with no longer a TTFT has strictly more tokens/s per device. The staircase maps TTFT to the
-    // best tokens/s per device of the points seen with at most that TTFT.
-    std::vector<uint32_t> order(out.points.size());
-    for (uint32_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-    const auto &pts = out.points;
-    std::sort(order.begin(), order.end(), [&pts](uint32_t a, uint32_t b) {
-        const SearchCandidate &p = pts[a], &q = pts[b];
-        if (p.device != q.device)
-            return p.device < q.device;
-        if (p.tokensPerSPerUser != q.tokensPerSPerUser)
-            return p.tokensPerSPerUser > q.tokensPerSPerUser;
-        if (p.tokensPerSPerDevice != q.tokensPerSPerDevice)
-            return p.tokensPerSPerDevice > q.tokensPerSPerDevice;
-        return a < b;
+    Progress report(space, plan.configurations, stop);
+    onThreads(threads, stop, [&](unsigned t) {
+        for (std::size_t j = next++; j < plan.jobs.size() && !stop; j = next++)
+            report(JobRun(plan, space, m, plan.jobs[j], tallies[t], perJob[j]).run());
     });
-    std::map<double, double> staircase;
-    std::size_t device = SIZE_MAX;
-    for (uint32_t i : order) {
-        const SearchCandidate &p = pts[i];
-        if (p.device != device) {
-            staircase.clear();
-            device = p.device;
-        }
-        auto it = staircase.upper_bound(p.ttftS);
-        if (it != staircase.begin() && std::prev(it)->second > p.tokensPerSPerDevice)
-            continue;
-        out.contenders.push_back(i);
-        // Keep the staircase rising: drop the entries at this TTFT or later that do not beat this point.
-        it = staircase.lower_bound(p.ttftS);
-        while (it != staircase.end() && it->second <= p.tokensPerSPerDevice)
-            it = staircase.erase(it);
-        if (it == staircase.end() || it->first != p.ttftS)
-            staircase.emplace(p.ttftS, p.tokensPerSPerDevice);
-    }
-    std::sort(out.contenders.begin(), out.contenders.end());
-    out.base = base;
-    out.precisions = precisions;
-    out.kvFormats = kvFormats;
+
+    gather(tallies, perJob, out);
+    out.contenders = contendersOf(out.points);
+    out.base = plan.base;
+    out.precisions = plan.precisions;
+    out.kvFormats = plan.kvFormats;
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
 }

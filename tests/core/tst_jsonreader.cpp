@@ -10,6 +10,7 @@
 // - readJsonFile refuses files larger than kMaxInputFileBytes (8 MiB) before reading them.
 
 #include "core/io/jsonreader.h"
+#include "core/io/presets.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -69,6 +70,7 @@ private slots:
     void oneLineKeepsValidUtf8();
     void utf8Validity();
     void readerErrorHasItsParts();
+    void messageNumbersAreMembers();
     void topLevelErrorHasNoField();
     void ruleNamesItsFieldsInTheMessage();
     void syntaxErrorHasLineAndColumn();
@@ -417,6 +419,37 @@ void TestJsonReader::readerErrorHasItsParts()
     QCOMPARE(QString::fromStdString(e.detail()),
              QString("memory[1].bandwidth_bytes_per_s.value: must be positive, got -1"));
     QCOMPARE(e.line(), std::size_t(0));
+    // The value as given and the message's numbers are members too (issue #39): an editor shows them in its units
+    // without reading the message.
+    QCOMPARE(e.value(), nlohmann::json(-1));
+    QCOMPARE(e.numbers(), std::vector<double>{-1.0});
+    QCOMPARE(QString::fromStdString(e.message([](double v) { return std::to_string(int(v * 1000)) + " mB/s"; })),
+             QString("must be positive, got -1000 mB/s"));
+}
+
+void TestJsonReader::messageNumbersAreMembers()
+{
+    // A hardware preset's levels out of order: both numbers are members, in order, and the text reads as before.
+    nlohmann::json j = readJsonFile(MEMWALL_SOURCE_DIR "/presets/hardware/h100-sxm.json");
+    const double l2 = j["memory"][1]["bandwidth_bytes_per_s"]["value"].get<double>();
+    j["memory"][2]["bandwidth_bytes_per_s"]["value"] = 2 * l2; // HBM faster than the L2 above it
+    const InputError e = caught([&] { hardwareFromJson(j, "f.json"); });
+    QCOMPARE(QString::fromStdString(e.origin()), QString("f.json"));
+    QCOMPARE(QString::fromStdString(e.field()), QString("memory[2].bandwidth_bytes_per_s"));
+    QCOMPARE(e.numbers(), (std::vector<double>{2 * l2, l2}));
+    QCOMPARE(e.value(), nlohmann::json(2 * l2));
+    QCOMPARE(QString::fromStdString(e.message()),
+             QString::fromStdString("levels out of order: bandwidth " + brief(2 * l2) +
+                                    " is not lower than the previous level's " + brief(l2)));
+    QCOMPARE(QString::fromStdString(e.message([](double v) { return std::to_string(v / 1e12).substr(0, 4); })),
+             QString::fromStdString("levels out of order: bandwidth " + std::to_string(2 * l2 / 1e12).substr(0, 4) +
+                                    " is not lower than the previous level's " +
+                                    std::to_string(l2 / 1e12).substr(0, 4)));
+    // An error made from text alone has no numbers and no value: nothing is read out of its words.
+    const InputError text("f.json", "memory[1].bandwidth_bytes_per_s", "got 5");
+    QVERIFY(text.numbers().empty());
+    QVERIFY(text.value().is_null());
+    QCOMPARE(QString::fromStdString(text.message([](double) { return std::string("X"); })), QString("got 5"));
 }
 
 void TestJsonReader::topLevelErrorHasNoField()

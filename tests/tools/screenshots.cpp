@@ -60,7 +60,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
     }
 
-    // Long on purpose: one walk through the window as a person would take it, each picture in the state the ones
+    // Long because it is one walk through the window as a person would take it, each picture in the state the ones
     // before it left (device, model, theme, tab); split into steps, each would have to rebuild that state.
     void takeScreenshots()
     {

@@ -197,13 +197,13 @@ private slots:
     void markedFieldComesFromTheErrorNotItsWording()
     {
         // The field an error is about is a member of core::InputError: a message in other words, even one naming
-        // another field, marks the field the error names, and its numbers still appear in the unit shown.
+        // another field, marks the field the error names, and its numbers, members too, appear in the unit shown.
         const core::HardwareSpec &h100 = *m_lib->findHardware("h100-sxm");
         HardwareEditorDialog d(*m_lib, h100);
         const int row = dramRow(h100);
-        d.showError(core::InputError("hardware editor",
-                                     QStringLiteral("memory[%1].bandwidth_bytes_per_s.value").arg(row).toStdString(),
-                                     "capacity_bytes: zu klein, 2000000000000 statt 3350000000000"));
+        d.showError(core::InputError(
+            "hardware editor", QStringLiteral("memory[%1].bandwidth_bytes_per_s.value").arg(row).toStdString(),
+            core::InputMessage("capacity_bytes: zu klein, ").number(2e12).text(" statt ").number(3.35e12), 2e12));
         QTableWidget *table = memoryTable(d);
         QVERIFY(table->item(row, 3)->background().style() != Qt::NoBrush); // bandwidth, as the member says
         QCOMPARE(table->item(row, 2)->background().style(), Qt::NoBrush);  // not capacity, as the text says
@@ -211,10 +211,17 @@ private slots:
                  QStringLiteral("Row %1, bandwidth: capacity_bytes: zu klein, 2000 GB/s statt 3350 GB/s").arg(row + 1));
 
         HardwareEditorDialog e(*m_lib, h100);
-        e.showError(core::InputError("hardware editor", "peak_flops.fp16.value", "viel zu hoch (2e+15)"));
+        e.showError(core::InputError("hardware editor", "peak_flops.fp16.value",
+                                     core::InputMessage("viel zu hoch (").number(2e15).text(")"), 2e15));
         QVERIFY(!e.findChild<QLineEdit *>("peak_fp16Edit")->styleSheet().isEmpty());
         QVERIFY(e.findChild<QLineEdit *>("peak_fp32Edit")->styleSheet().isEmpty());
         QCOMPARE(errorLabel(e, "peak_flops")->text(), QString("FP16: viel zu hoch (2000 TFLOP/s)"));
+
+        // No text is read (issue #39): the digits of an error made from text alone are not taken for the field's
+        // numbers, and stay as written.
+        HardwareEditorDialog f(*m_lib, h100);
+        f.showError(core::InputError("hardware editor", "peak_flops.fp16.value", "viel zu hoch (2e+15)"));
+        QCOMPARE(errorLabel(f, "peak_flops")->text(), QString("FP16: viel zu hoch (2e+15)"));
     }
 
     void emptyPeakMeansUnsupported()

@@ -13,7 +13,10 @@
 #include "ui/controls/optioncontrol.h"
 #include "ui/controls/whatifgroup.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
+#include "ui/widgets/comparepanel.h"
 
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QtTest>
@@ -188,6 +191,49 @@ private slots:
         for (const char *key : {"ep", "micro_batches", "compute_efficiency", "memory_efficiency", "structured_sparsity",
                                 "unstructured_sparsity", "recompute", "optimizer", "zero_stage"})
             QVERIFY2(panel.optionControl(QString::fromLatin1(key)), key);
+    }
+
+    // One precision list (issue #39): the window's boxes, A's and B's, offer exactly what the command line's
+    // --weights, --activations and --kv offer, in the same order, and each item sets the format the command line
+    // reads from the same name.
+    void precisionBoxesOfferTheCommandLinesLists()
+    {
+        ui::ScenarioDocument doc(uitest::library());
+        ui::ControlsPanel panel(&doc);
+        ui::ComparePanel compare(&doc);
+        auto offered = [](const QComboBox *box) {
+            QStringList texts;
+            for (int i = 0; i < box->count(); ++i)
+                if (box->itemData(i).toInt() >= 0) // not the scenario's own format or "same as A"
+                    texts << box->itemText(i);
+            return texts;
+        };
+        for (const auto &[key, compareName] :
+             {std::pair{"weights", "compareWeights"}, {"activations", "compareActivations"}, {"kv", "compareKv"}}) {
+            const std::vector<std::string> &cli = core::findOption(key)->choices;
+            auto *box = panel.findChild<QComboBox *>(QString::fromLatin1(key));
+            QVERIFY2(box, key);
+            QVERIFY2(!cli.empty(), key);
+            QCOMPARE(offered(box).size(), static_cast<qsizetype>(cli.size()));
+            auto *other = compare.findChild<QComboBox *>(QString::fromLatin1(compareName));
+            QVERIFY2(other, compareName);
+            QCOMPARE(offered(other), offered(box));
+            for (std::size_t i = 0; i < cli.size(); ++i) {
+                const int item = box->findText(offered(box).at(static_cast<qsizetype>(i)));
+                box->setCurrentIndex(item);
+                emit box->activated(item);
+                const core::Scenario &s = doc.scenario();
+                core::Scenario expected = s;
+                core::WhatIf w;
+                QCOMPARE(core::findOption(key)->set(expected, w, core::OptionValue(cli[i])), std::string());
+                QVERIFY2(s.weights == expected.weights && s.activations == expected.activations && s.kv == expected.kv,
+                         qPrintable(QStringLiteral("%1: item %2 is not %3").arg(key).arg(i).arg(ui::qs(cli[i]))));
+            }
+        }
+        // Formats the window used to leave out are there: plain fp4 weights, tf32 activations, an fp6 KV cache.
+        QVERIFY(panel.findChild<QComboBox *>("weights")->findText("fp4") >= 0);
+        QVERIFY(panel.findChild<QComboBox *>("activations")->findText("tf32") >= 0);
+        QVERIFY(panel.findChild<QComboBox *>("kv")->findText("fp6") >= 0);
     }
 
     void genericControlIsOneUndoStep()

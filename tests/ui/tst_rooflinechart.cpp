@@ -8,6 +8,7 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/settings/theme.h"
 
+#include "core/io/analysisjson.h"
 #include "core/io/presets.h"
 #include "uitest.h"
 
@@ -459,6 +460,22 @@ void TestRooflineChart::dataAndCsv()
     ui::RooflineChart chart(&doc);
     const nlohmann::json j = chart.data();
     QCOMPARE(j.at("operators").size(), doc.analysis().operators.size());
+    // One operator schema (issue #39): each of the chart's operators holds every field of analyze --json's, with the
+    // same value, and adds only its plot's fields.
+    const nlohmann::json cli =
+        core::analysisToJson(doc.hardware(), doc.model(), doc.scenario(), doc.analysis()).at("operators");
+    QCOMPARE(j.at("operators").size(), cli.size());
+    QVERIFY(!cli.empty());
+    for (std::size_t i = 0; i < cli.size(); ++i) {
+        const nlohmann::json &o = j.at("operators").at(i);
+        for (const auto &[key, value] : cli.at(i).items())
+            QVERIFY2(o.contains(key) && o.at(key) == value, key.c_str());
+        for (const auto &[key, value] : o.items())
+            QVERIFY2(cli.at(i).contains(key) || key == "index" || key == "intensity" || key.rfind("plotted_", 0) == 0 ||
+                         key == "achieved_flops_per_s" || key == "time_share",
+                     key.c_str());
+    }
+    QCOMPARE(j.at("operators").at(0).at("intensity"), j.at("operators").at(0).at("arithmetic_intensity"));
     QCOMPARE(j.at("ceilings").size(), chart.ceilings().size());
     QVERIFY(near(j.at("ridge").at("flops_per_byte").get<double>(), 989.4e12 / 3.35e12, 1e-3));
     const QStringList lines = chart.csv().trimmed().split('\n');

@@ -8,6 +8,8 @@
 #include "ui/document/scenariodocument.h"
 #include "ui/util/precisionchoices.h"
 
+#include "core/io/outputs.h"
+
 #include "ui/charts/chartfit.h"
 #include "ui/charts/labelplacer.h"
 
@@ -1211,23 +1213,17 @@ nlohmann::json RooflineChart::data() const
     j["slopes"] = sl;
     j["ridge"] = {
         {"flops_per_byte", a.ridge}, {"flops_per_s", a.peakFlops}, {"dtype", std::string(toString(a.matmulType))}};
-    json ops = json::array();
+    // The operators in analyze --json's schema (core::operatorToJson), with the plot's own fields added.
+    json ops = core::operatorsToJson(a);
     for (std::size_t i = 0; i < a.operators.size(); ++i) {
         const Operator &op = a.operators[i];
-        const double achieved = op.timeS > 0 ? op.flops / op.timeS : 0.0;
-        ops.push_back({{"index", i},
-                       {"name", std::string(op.name)},
-                       {"class", std::string(toString(op.cls))},
-                       {"phase", std::string(toString(op.phase))},
-                       {"flops", op.flops},
-                       {"bytes", op.bytes()},
-                       {"intensity", op.intensity()},
-                       {"plotted_intensity", rm::plottedIntensity(op.flops, op.bytes())},
-                       {"achieved_flops_per_s", achieved},
-                       {"plotted_flops_per_s", rm::plottedPerformance(op.flops, op.timeS, a.bandwidth)},
-                       {"time_s", op.timeS},
-                       {"time_share", a.totals.timeS > 0 ? op.timeS / a.totals.timeS : 0.0},
-                       {"bound", std::string(toString(op.bound))}});
+        json &o = ops[i];
+        o["index"] = i;
+        o["intensity"] = op.intensity(); // arithmetic_intensity's old name here, kept for one release (CHANGELOG)
+        o["plotted_intensity"] = rm::plottedIntensity(op.flops, op.bytes());
+        o["achieved_flops_per_s"] = op.timeS > 0 ? op.flops / op.timeS : 0.0;
+        o["plotted_flops_per_s"] = rm::plottedPerformance(op.flops, op.timeS, a.bandwidth);
+        o["time_share"] = a.totals.timeS > 0 ? op.timeS / a.totals.timeS : 0.0;
     }
     j["operators"] = ops;
     j["model"] = {{"intensity", a.totals.intensity},

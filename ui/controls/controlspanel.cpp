@@ -226,7 +226,7 @@ QWidget *ControlsPanel::buildPrecisionGroup()
     m_weights = new QComboBox(box);
     m_weights->setObjectName("weights");
     for (std::size_t i = 0; i < kWeightChoices.size(); ++i)
-        m_weights->addItem(kWeightChoices[i].label, static_cast<int>(i));
+        m_weights->addItem(qs(kWeightChoices[i].label), static_cast<int>(i));
     m_weights->setToolTip(qs(findOption("weights")->help));
     m_activations = new QComboBox(box);
     m_activations->setObjectName("activations");

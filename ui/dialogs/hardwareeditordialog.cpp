@@ -57,63 +57,17 @@ std::pair<double, QString> unitOf(const QString &key)
     return {1.0, QString()};
 }
 
-/// True where a number starts in `text` at `i`: a digit (or a minus before one) that does not continue a name or
-/// an index ("memory[2]", "fp16").
-bool numberStartsAt(const QString &text, qsizetype i)
-{
-    const QChar c = text[i];
-    const bool digit = c.isDigit() || (c == QLatin1Char('-') && i + 1 < text.size() && text[i + 1].isDigit());
-    if (!digit || i == 0)
-        return digit;
-    const QChar before = text[i - 1];
-    return !before.isLetterOrNumber() && before != QLatin1Char('_') && before != QLatin1Char('.') &&
-           before != QLatin1Char('[');
-}
-
-/// Length of the number (JSON number syntax) that starts in `text` at `i`.
-qsizetype numberLength(const QString &text, qsizetype i)
-{
-    qsizetype j = i + 1;
-    const auto exponent = [&text](qsizetype k) { return text[k] == QLatin1Char('e') || text[k] == QLatin1Char('E'); };
-    while (j < text.size() && (text[j].isDigit() || text[j] == QLatin1Char('.') || exponent(j) ||
-                               ((text[j] == QLatin1Char('+') || text[j] == QLatin1Char('-')) && exponent(j - 1))))
-        ++j;
-    return j - i;
-}
-
-/// The core states a field's numbers in base units ("got -5000000000.0"); this shows every number of a message
-/// about a field with a unit in the unit the editor shows ("got -5 GB/s"). It reads no wording: every number in such
-/// a message is a value of that field (the one given, or another level's to compare with), and text in quotes
-/// (what the user typed: "got \"12 GB\"") stays as it is.
-QString inDisplayUnits(const QString &message, const QString &key)
+/// The error's message with its numbers, which core::InputError holds as members in base units, in the unit the
+/// editor shows for `key` ("must be positive, got -5 GB/s"). No text is read: a field without a unit, or an error
+/// made from text alone, shows its message as it is.
+QString inDisplayUnits(const core::InputError &e, const QString &key)
 {
     const auto [scale, unit] = unitOf(key);
     if (unit.isEmpty())
-        return message;
-    QString out;
-    bool quoted = false;
-    for (qsizetype i = 0; i < message.size();) {
-        const QChar c = message[i];
-        if (quoted && c == QLatin1Char('\\') && i + 1 < message.size()) {
-            out += message.mid(i, 2);
-            i += 2;
-            continue;
-        }
-        if (c == QLatin1Char('"'))
-            quoted = !quoted;
-        if (quoted || !numberStartsAt(message, i)) {
-            out += c;
-            ++i;
-            continue;
-        }
-        const qsizetype n = numberLength(message, i);
-        bool ok = false;
-        const double v = message.mid(i, n).toDouble(&ok);
-        const bool word = i + n < message.size() && (message[i + n].isLetter() || message[i + n] == QLatin1Char('_'));
-        out += ok && !word ? textFromNumber(v, scale) + QLatin1Char(' ') + unit : message.mid(i, n);
-        i += n;
-    }
-    return out;
+        return qs(e.message());
+    const double s = scale;
+    const QString u = unit;
+    return qs(e.message([s, u](double v) { return (textFromNumber(v, s) + QLatin1Char(' ') + u).toStdString(); }));
 }
 
 /// "memory[2]" → {"memory", 2}; a name without an index → {name, -1}.
@@ -175,42 +129,99 @@ void HardwareEditorDialog::buildUi()
     columns->addLayout(left, 2);
     columns->addLayout(right, 3);
 
-    auto lineEdit = [this](const QString &key, const QString &tip) {
-        auto *e = new QLineEdit(this);
-        e->setObjectName(key + "Edit");
-        e->setToolTip(tip);
-        connect(e, &QLineEdit::textChanged, this, &HardwareEditorDialog::revalidate);
-        m_fieldWidgets.insert(key, e);
-        return e;
-    };
-    auto sourceEdit = [this](Group g, const QString &tip) {
-        auto *e = new QLineEdit(this);
-        e->setObjectName(QStringLiteral("source%1Edit").arg(int(g)));
-        e->setPlaceholderText(tr("datasheet, paper or page, with URL"));
-        e->setToolTip(tip + tr("\nNumbers you leave unchanged keep their own published source unless you edit this "
-                               "text; changed numbers get this text."));
-        connect(e, &QLineEdit::textChanged, this, &HardwareEditorDialog::revalidate);
-        m_source[g] = e;
-        return e;
-    };
-    auto errorRow = [this](QFormLayout *form, const QString &key) {
-        QLabel *l = makeErrorLabel(this);
-        l->setObjectName(key + "Error");
-        form->addRow(QString(), l);
-        m_errorLabels.insert(key, l);
-    };
+    left->addWidget(buildDeviceBox());
+    left->addWidget(buildComputeBox());
+    left->addStretch(1);
 
-    // ---- device ----
+    right->addWidget(
+        buildTableBox({tr("Memory hierarchy (fastest first)"),
+                       "memoryTable",
+                       {tr("Name"), tr("Kind"), tr("Capacity (GB)"), tr("Bandwidth (GB/s)")},
+                       tr("One row per level, fastest and smallest first: capacity rises and bandwidth falls from "
+                          "row to row (a host level may be smaller). Capacity in GB (10⁹ bytes), aggregate "
+                          "device-wide bandwidth in GB/s. The first DRAM level holds weights and KV cache."),
+                       &m_memory,
+                       "memory",
+                       MemoryGroup,
+                       tr("Where the capacities and bandwidths come from."),
+                       [this](int at) {
+                           core::MemoryLevel l;
+                           l.name = "new level";
+                           addMemoryRow(at, l, false);
+                       }}),
+        3);
+    right->addWidget(
+        buildTableBox({tr("Interconnects (the first is used for collectives)"),
+                       "linkTable",
+                       {tr("Name"), tr("Bandwidth (GB/s per direction)"), tr("Latency (µs)"), tr("Max devices")},
+                       tr("Device-to-device links. Bandwidth per direction and per device in GB/s, latency per "
+                          "message in µs, devices in one scale-up domain (0 = unknown)."),
+                       &m_links,
+                       "interconnects",
+                       LinkGroup,
+                       tr("Where the link numbers come from."),
+                       [this](int at) {
+                           core::Interconnect l;
+                           l.name = "new link";
+                           addLinkRow(at, l, false);
+                       }}),
+        2);
+
+    m_summary = new QLabel(this);
+    m_summary->setObjectName("summaryLabel");
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setToolTip(tr("Key numbers of the device as entered"));
+    top->addWidget(m_summary);
+    m_generalError = makeErrorLabel(this);
+    m_generalError->setObjectName("generalError");
+    top->addWidget(m_generalError);
+
+    addButtons(top);
+    resize(1100, 720);
+}
+
+QLineEdit *HardwareEditorDialog::fieldEdit(const QString &key, const QString &tip)
+{
+    auto *e = new QLineEdit(this);
+    e->setObjectName(key + "Edit");
+    e->setToolTip(tip);
+    connect(e, &QLineEdit::textChanged, this, &HardwareEditorDialog::revalidate);
+    m_fieldWidgets.insert(key, e);
+    return e;
+}
+
+QLineEdit *HardwareEditorDialog::sourceEdit(Group g, const QString &tip)
+{
+    auto *e = new QLineEdit(this);
+    e->setObjectName(QStringLiteral("source%1Edit").arg(int(g)));
+    e->setPlaceholderText(tr("datasheet, paper or page, with URL"));
+    e->setToolTip(tip + tr("\nNumbers you leave unchanged keep their own published source unless you edit this "
+                           "text; changed numbers get this text."));
+    connect(e, &QLineEdit::textChanged, this, &HardwareEditorDialog::revalidate);
+    m_source[g] = e;
+    return e;
+}
+
+void HardwareEditorDialog::errorRow(QFormLayout *form, const QString &key)
+{
+    QLabel *l = makeErrorLabel(this);
+    l->setObjectName(key + "Error");
+    form->addRow(QString(), l);
+    m_errorLabels.insert(key, l);
+}
+
+QGroupBox *HardwareEditorDialog::buildDeviceBox()
+{
     auto *device = new QGroupBox(tr("Device"), this);
     auto *form = new QFormLayout(device);
-    m_id = lineEdit("id", tr("Preset id: lower-case letters, digits and dashes. Use it on the command line: "
-                             "memwall analyze --hardware ID"));
+    m_id = fieldEdit("id", tr("Preset id: lower-case letters, digits and dashes. Use it on the command line: "
+                              "memwall analyze --hardware ID"));
     form->addRow(tr("&Id:"), m_id);
     errorRow(form, "id");
-    m_name = lineEdit("name", tr("Display name, e.g. \"NVIDIA H100 SXM5 80GB\""));
+    m_name = fieldEdit("name", tr("Display name, e.g. \"NVIDIA H100 SXM5 80GB\""));
     form->addRow(tr("&Name:"), m_name);
     errorRow(form, "name");
-    m_vendor = lineEdit("vendor", tr("Manufacturer"));
+    m_vendor = fieldEdit("vendor", tr("Manufacturer"));
     form->addRow(tr("&Vendor:"), m_vendor);
     errorRow(form, "vendor");
     m_category = new QComboBox(this);
@@ -229,7 +240,7 @@ void HardwareEditorDialog::buildUi()
     m_fieldWidgets.insert("year", m_year);
     form->addRow(tr("&Year:"), m_year);
     errorRow(form, "year");
-    m_tdp = lineEdit("tdp_w", tr("Thermal design power in watts"));
+    m_tdp = fieldEdit("tdp_w", tr("Thermal design power in watts"));
     auto *tdpRow = new QHBoxLayout;
     tdpRow->addWidget(m_tdp);
     tdpRow->addWidget(new QLabel(tr("W"), this));
@@ -239,20 +250,23 @@ void HardwareEditorDialog::buildUi()
     errorRow(form, "tdp_w");
     form->addRow(tr("Source:"), sourceEdit(DeviceGroup, tr("Where the year and TDP come from.")));
     errorRow(form, "source0");
-    m_notes = lineEdit("notes", tr("Free text saved with the preset"));
+    m_notes = fieldEdit("notes", tr("Free text saved with the preset"));
     form->addRow(tr("N&otes:"), m_notes);
     errorRow(form, "notes");
-    left->addWidget(device);
+    return device;
+}
 
-    // ---- compute ----
+QGroupBox *HardwareEditorDialog::buildComputeBox()
+{
     auto *compute = new QGroupBox(tr("Dense peak compute (empty = not supported)"), this);
     compute->setToolTip(tr("Dense peaks only (never the 2:4 sparsity figure). Integer formats in TOP/s."));
     auto *cform = new QFormLayout(compute);
     for (core::DType t : core::kAllDTypes) {
         const QString key = qs(core::toString(t));
-        QLineEdit *e = lineEdit("peak_flops." + key, tr("Dense peak %1 throughput in %2; leave empty if the device has "
-                                                        "no native %1 support")
-                                                         .arg(key.toUpper(), core::isInteger(t) ? "TOP/s" : "TFLOP/s"));
+        QLineEdit *e =
+            fieldEdit("peak_flops." + key, tr("Dense peak %1 throughput in %2; leave empty if the device has "
+                                              "no native %1 support")
+                                               .arg(key.toUpper(), core::isInteger(t) ? "TOP/s" : "TFLOP/s"));
         e->setObjectName("peak_" + key + "Edit");
         m_peaks[core::index(t)] = e;
         auto *row = new QHBoxLayout;
@@ -265,121 +279,87 @@ void HardwareEditorDialog::buildUi()
     errorRow(cform, "peak_flops");
     cform->addRow(tr("Source:"), sourceEdit(ComputeGroup, tr("Where the peak numbers come from.")));
     errorRow(cform, "source1");
-    left->addWidget(compute);
-    left->addStretch(1);
+    return compute;
+}
 
-    // ---- tables with add / remove / up / down ----
-    auto tableBox = [this, sourceEdit](const QString &title, const QString &objectName, const QStringList &headers,
-                                       const QString &tip, QTableWidget **out, const QString &errorKey, Group g,
-                                       const QString &sourceTip, const std::function<void(int)> &addRow) {
-        auto *box = new QGroupBox(title, this);
-        auto *v = new QVBoxLayout(box);
-        auto *table = new QTableWidget(0, headers.size(), this);
-        table->setObjectName(objectName);
-        table->setHorizontalHeaderLabels(headers);
-        table->setToolTip(tip);
-        table->setSelectionBehavior(QAbstractItemView::SelectRows);
-        table->setSelectionMode(QAbstractItemView::SingleSelection);
-        table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-        table->verticalHeader()->setDefaultSectionSize(QComboBox().sizeHint().height() + 2);
-        table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-        table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-        connect(table, &QTableWidget::itemChanged, this, [this] {
-            if (!m_filling)
-                revalidate();
-        });
-        *out = table;
-        v->addWidget(table, 1);
-        auto *buttons = new QHBoxLayout;
-        auto button = [&](const QString &text, const QString &buttonTip, const QString &name) {
-            auto *b = new QToolButton(this);
-            b->setText(text);
-            b->setToolTip(buttonTip);
-            b->setObjectName(objectName + name);
-            buttons->addWidget(b);
-            return b;
-        };
-        auto *add = button(tr("Add"), tr("Insert a row below the selected one"), "Add");
-        auto *remove = button(tr("Remove"), tr("Remove the selected row"), "Remove");
-        auto *up = button(tr("Move up"),
-                          tr("Move the selected row up (rows run from fastest/smallest to slowest/"
-                             "largest)"),
-                          "Up");
-        auto *down = button(tr("Move down"), tr("Move the selected row down"), "Down");
-        buttons->addStretch(1);
-        v->addLayout(buttons);
-        connect(add, &QToolButton::clicked, this, [this, table, addRow] {
-            const int at = table->currentRow() >= 0 ? table->currentRow() + 1 : table->rowCount();
-            addRow(at);
-            table->setCurrentCell(at, 0);
+QGroupBox *HardwareEditorDialog::buildTableBox(const TableBox &spec)
+{
+    auto *box = new QGroupBox(spec.title, this);
+    auto *v = new QVBoxLayout(box);
+    auto *table = new QTableWidget(0, spec.headers.size(), this);
+    table->setObjectName(spec.objectName);
+    table->setHorizontalHeaderLabels(spec.headers);
+    table->setToolTip(spec.tip);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    table->verticalHeader()->setDefaultSectionSize(QComboBox().sizeHint().height() + 2);
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    connect(table, &QTableWidget::itemChanged, this, [this] {
+        if (!m_filling)
             revalidate();
-        });
-        connect(remove, &QToolButton::clicked, this, [this, table] {
-            if (table->currentRow() >= 0) {
-                table->removeRow(table->currentRow());
-                revalidate();
-            }
-        });
-        connect(up, &QToolButton::clicked, this, [this, table] {
-            const int r = table->currentRow();
-            if (r > 0)
-                moveRow(table, r, r - 1);
-        });
-        connect(down, &QToolButton::clicked, this, [this, table] {
-            const int r = table->currentRow();
-            if (r >= 0 && r + 1 < table->rowCount())
-                moveRow(table, r, r + 1);
-        });
-        QLabel *err = makeErrorLabel(this);
-        err->setObjectName(errorKey + "Error");
-        m_errorLabels.insert(errorKey, err);
-        v->addWidget(err);
-        auto *sform = new QFormLayout;
-        sform->addRow(tr("Source:"), sourceEdit(g, sourceTip));
-        v->addLayout(sform);
-        QLabel *serr = makeErrorLabel(this);
-        serr->setObjectName(QStringLiteral("source%1Error").arg(int(g)));
-        m_errorLabels.insert(QStringLiteral("source%1").arg(int(g)), serr);
-        v->addWidget(serr);
-        return box;
+    });
+    *spec.out = table;
+    v->addWidget(table, 1);
+    v->addLayout(rowButtons(table, spec.objectName, spec.addRow));
+    QLabel *err = makeErrorLabel(this);
+    err->setObjectName(spec.errorKey + "Error");
+    m_errorLabels.insert(spec.errorKey, err);
+    v->addWidget(err);
+    auto *sform = new QFormLayout;
+    sform->addRow(tr("Source:"), sourceEdit(spec.group, spec.sourceTip));
+    v->addLayout(sform);
+    QLabel *serr = makeErrorLabel(this);
+    serr->setObjectName(QStringLiteral("source%1Error").arg(int(spec.group)));
+    m_errorLabels.insert(QStringLiteral("source%1").arg(int(spec.group)), serr);
+    v->addWidget(serr);
+    return box;
+}
+
+QHBoxLayout *HardwareEditorDialog::rowButtons(QTableWidget *table, const QString &objectName,
+                                              const std::function<void(int)> &addRow)
+{
+    auto *buttons = new QHBoxLayout;
+    auto button = [&](const QString &text, const QString &buttonTip, const QString &name) {
+        auto *b = new QToolButton(this);
+        b->setText(text);
+        b->setToolTip(buttonTip);
+        b->setObjectName(objectName + name);
+        buttons->addWidget(b);
+        return b;
     };
-
-    right->addWidget(
-        tableBox(tr("Memory hierarchy (fastest first)"), "memoryTable",
-                 {tr("Name"), tr("Kind"), tr("Capacity (GB)"), tr("Bandwidth (GB/s)")},
-                 tr("One row per level, fastest and smallest first: capacity rises and bandwidth falls from "
-                    "row to row (a host level may be smaller). Capacity in GB (10⁹ bytes), aggregate "
-                    "device-wide bandwidth in GB/s. The first DRAM level holds weights and KV cache."),
-                 &m_memory, "memory", MemoryGroup, tr("Where the capacities and bandwidths come from."),
-                 [this](int at) {
-                     core::MemoryLevel l;
-                     l.name = "new level";
-                     addMemoryRow(at, l, false);
-                 }),
-        3);
-    right->addWidget(tableBox(tr("Interconnects (the first is used for collectives)"), "linkTable",
-                              {tr("Name"), tr("Bandwidth (GB/s per direction)"), tr("Latency (µs)"), tr("Max devices")},
-                              tr("Device-to-device links. Bandwidth per direction and per device in GB/s, latency per "
-                                 "message in µs, devices in one scale-up domain (0 = unknown)."),
-                              &m_links, "interconnects", LinkGroup, tr("Where the link numbers come from."),
-                              [this](int at) {
-                                  core::Interconnect l;
-                                  l.name = "new link";
-                                  addLinkRow(at, l, false);
-                              }),
-                     2);
-
-    m_summary = new QLabel(this);
-    m_summary->setObjectName("summaryLabel");
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setToolTip(tr("Key numbers of the device as entered"));
-    top->addWidget(m_summary);
-    m_generalError = makeErrorLabel(this);
-    m_generalError->setObjectName("generalError");
-    top->addWidget(m_generalError);
-
-    addButtons(top);
-    resize(1100, 720);
+    auto *add = button(tr("Add"), tr("Insert a row below the selected one"), "Add");
+    auto *remove = button(tr("Remove"), tr("Remove the selected row"), "Remove");
+    auto *up = button(tr("Move up"),
+                      tr("Move the selected row up (rows run from fastest/smallest to slowest/"
+                         "largest)"),
+                      "Up");
+    auto *down = button(tr("Move down"), tr("Move the selected row down"), "Down");
+    buttons->addStretch(1);
+    connect(add, &QToolButton::clicked, this, [this, table, addRow] {
+        const int at = table->currentRow() >= 0 ? table->currentRow() + 1 : table->rowCount();
+        addRow(at);
+        table->setCurrentCell(at, 0);
+        revalidate();
+    });
+    connect(remove, &QToolButton::clicked, this, [this, table] {
+        if (table->currentRow() >= 0) {
+            table->removeRow(table->currentRow());
+            revalidate();
+        }
+    });
+    connect(up, &QToolButton::clicked, this, [this, table] {
+        const int r = table->currentRow();
+        if (r > 0)
+            moveRow(table, r, r - 1);
+    });
+    connect(down, &QToolButton::clicked, this, [this, table] {
+        const int r = table->currentRow();
+        if (r >= 0 && r + 1 < table->rowCount())
+            moveRow(table, r, r + 1);
+    });
+    return buttons;
 }
 
 void HardwareEditorDialog::setRowKindCombo(int row, core::MemoryKind kind)
@@ -643,7 +623,7 @@ void HardwareEditorDialog::showError(const core::InputError &e)
         row >= 0 && (table == QLatin1String("memory") || table == QLatin1String("interconnects"))) {
         const bool memory = table == QLatin1String("memory");
         const QString key = parts.value(1);
-        const QString text = inDisplayUnits(message, key);
+        const QString text = inDisplayUnits(e, key);
         if (parts.value(2) == QLatin1String("source")) {
             const Group g = memory ? MemoryGroup : LinkGroup;
             setInvalid(m_source[g], true);
@@ -673,7 +653,7 @@ void HardwareEditorDialog::showError(const core::InputError &e)
         }
         if (parts.size() > 1) {
             setInvalid(m_fieldWidgets.value("peak_flops." + parts[1]), true);
-            show("peak_flops", tr("%1: %2").arg(parts[1].toUpper(), inDisplayUnits(message, "peak_flops")));
+            show("peak_flops", tr("%1: %2").arg(parts[1].toUpper(), inDisplayUnits(e, "peak_flops")));
         } else {
             show("peak_flops", message);
         }

@@ -4,10 +4,16 @@
 #include "core/io/presets.h"
 #include "ui/dialogs/preseteditordialog.h"
 
+#include <QStringList>
+
 #include <array>
+#include <functional>
 #include <optional>
 
 class QComboBox;
+class QFormLayout;
+class QGroupBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
@@ -52,7 +58,32 @@ public:
 private:
     enum Group { DeviceGroup, ComputeGroup, MemoryGroup, LinkGroup, GroupCount };
 
+    /// A table box's settings: the memory levels' or the links'.
+    struct TableBox
+    {
+        QString title, objectName;
+        QStringList headers;
+        QString tip;
+        QTableWidget **out; ///< set to the box's table
+        QString errorKey;   ///< the key of the box's error label (the file's key: "memory", "interconnects")
+        Group group;        ///< the source text the box's numbers share
+        QString sourceTip;
+        std::function<void(int)> addRow; ///< adds a new row at an index
+    };
+
     void buildUi();
+    /// A line edit for the file's `key`, revalidating on every change.
+    QLineEdit *fieldEdit(const QString &key, const QString &tip);
+    /// The source text of group `g`.
+    QLineEdit *sourceEdit(Group g, const QString &tip);
+    /// An error label under the row of `key` in `form`, hidden until an error names it.
+    void errorRow(QFormLayout *form, const QString &key);
+    QGroupBox *buildDeviceBox();  ///< id, name, vendor, category, year, TDP, their source, notes
+    QGroupBox *buildComputeBox(); ///< a dense peak per number format, their source
+    /// A table with add / remove / up / down buttons, its error label and its source text.
+    QGroupBox *buildTableBox(const TableBox &spec);
+    /// The add / remove / up / down buttons of `table`.
+    QHBoxLayout *rowButtons(QTableWidget *table, const QString &objectName, const std::function<void(int)> &addRow);
     nlohmann::json collect() const override;
     void check(const nlohmann::json &file) override;
     void clearErrors() override;

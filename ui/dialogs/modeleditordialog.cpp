@@ -62,67 +62,89 @@ void ModelEditorDialog::buildUi()
     auto *columns = new QHBoxLayout;
     top->addLayout(columns, 1);
 
-    auto errorRow = [this](QFormLayout *form, const QString &key) {
-        QLabel *l = makeErrorLabel(this);
-        l->setObjectName(key + "Error");
-        form->addRow(QString(), l);
-        m_errorLabels.insert(key, l);
-    };
-    auto lineEdit = [this](QFormLayout *form, const QString &key, const QString &label, const QString &tip) {
-        auto *e = new QLineEdit(this);
-        e->setObjectName(key + "Edit");
-        e->setToolTip(tip);
-        connect(e, &QLineEdit::textChanged, this, &ModelEditorDialog::revalidate);
-        m_fieldWidgets.insert(key, e);
-        form->addRow(label, e);
-        return e;
-    };
-    auto spin = [this](QFormLayout *form, const QString &key, const QString &label, const QString &tip) {
-        auto *s = new QSpinBox(this);
-        s->setObjectName(key + "Spin");
-        s->setRange(0, INT_MAX);
-        s->setGroupSeparatorShown(true);
-        s->setToolTip(tip);
-        s->setAccelerated(true);
-        connect(s, &QSpinBox::valueChanged, this, &ModelEditorDialog::revalidate);
-        m_ints.insert(key, s);
-        m_fieldWidgets.insert(key, s);
-        form->addRow(label, s);
-        return s;
-    };
-    auto combo = [this](QFormLayout *form, const QString &key, const QString &label, const QStringList &items,
-                        const QString &tip) {
-        auto *c = new QComboBox(this);
-        c->setObjectName(key + "Combo");
-        c->addItems(items);
-        c->setToolTip(tip);
-        connect(c, &QComboBox::currentTextChanged, this, &ModelEditorDialog::revalidate);
-        m_combos.insert(key, c);
-        m_fieldWidgets.insert(key, c);
-        form->addRow(label, c);
-    };
-    auto check = [this](QFormLayout *form, const QString &key, const QString &label, const QString &tip) {
-        auto *c = new QCheckBox(label, this);
-        c->setObjectName(key + "Check");
-        c->setToolTip(tip);
-        connect(c, &QCheckBox::toggled, this, &ModelEditorDialog::revalidate);
-        m_bools.insert(key, c);
-        form->addRow(QString(), c);
-    };
+    columns->addWidget(buildIdentityBox(), 3);
+    columns->addWidget(buildShapeBox(), 2);
+    columns->addWidget(buildStructureBox(), 2);
+    top->addWidget(buildComputedBox());
 
-    // ---- identity ----
+    m_generalError = m_errorLabels.value("general");
+    addButtons(top);
+    resize(1040, 600);
+}
+
+void ModelEditorDialog::errorRow(QFormLayout *form, const QString &key)
+{
+    QLabel *l = makeErrorLabel(this);
+    l->setObjectName(key + "Error");
+    form->addRow(QString(), l);
+    m_errorLabels.insert(key, l);
+}
+
+QLineEdit *ModelEditorDialog::addLineEdit(QFormLayout *form, const QString &key, const QString &label,
+                                          const QString &tip)
+{
+    auto *e = new QLineEdit(this);
+    e->setObjectName(key + "Edit");
+    e->setToolTip(tip);
+    connect(e, &QLineEdit::textChanged, this, &ModelEditorDialog::revalidate);
+    m_fieldWidgets.insert(key, e);
+    form->addRow(label, e);
+    return e;
+}
+
+QSpinBox *ModelEditorDialog::addSpin(QFormLayout *form, const QString &key, const QString &label, const QString &tip)
+{
+    auto *s = new QSpinBox(this);
+    s->setObjectName(key + "Spin");
+    s->setRange(0, INT_MAX);
+    s->setGroupSeparatorShown(true);
+    s->setToolTip(tip);
+    s->setAccelerated(true);
+    connect(s, &QSpinBox::valueChanged, this, &ModelEditorDialog::revalidate);
+    m_ints.insert(key, s);
+    m_fieldWidgets.insert(key, s);
+    form->addRow(label, s);
+    return s;
+}
+
+void ModelEditorDialog::addCombo(QFormLayout *form, const QString &key, const QString &label, const QStringList &items,
+                                 const QString &tip)
+{
+    auto *c = new QComboBox(this);
+    c->setObjectName(key + "Combo");
+    c->addItems(items);
+    c->setToolTip(tip);
+    connect(c, &QComboBox::currentTextChanged, this, &ModelEditorDialog::revalidate);
+    m_combos.insert(key, c);
+    m_fieldWidgets.insert(key, c);
+    form->addRow(label, c);
+}
+
+void ModelEditorDialog::addCheck(QFormLayout *form, const QString &key, const QString &label, const QString &tip)
+{
+    auto *c = new QCheckBox(label, this);
+    c->setObjectName(key + "Check");
+    c->setToolTip(tip);
+    connect(c, &QCheckBox::toggled, this, &ModelEditorDialog::revalidate);
+    m_bools.insert(key, c);
+    form->addRow(QString(), c);
+}
+
+QGroupBox *ModelEditorDialog::buildIdentityBox()
+{
     auto *identity = new QGroupBox(tr("Model"), this);
     auto *iform = new QFormLayout(identity);
-    m_id = lineEdit(iform, "id", tr("&Id:"),
-                    tr("Preset id: lower-case letters, digits and dashes. Use it on the command "
-                       "line: memwall analyze --model ID"));
+    m_id = addLineEdit(iform, "id", tr("&Id:"),
+                       tr("Preset id: lower-case letters, digits and dashes. Use it on the command "
+                          "line: memwall analyze --model ID"));
     errorRow(iform, "id");
-    m_name = lineEdit(iform, "name", tr("&Name:"), tr("Display name, e.g. \"Llama 2 7B\""));
+    m_name = addLineEdit(iform, "name", tr("&Name:"), tr("Display name, e.g. \"Llama 2 7B\""));
     errorRow(iform, "name");
-    m_family = lineEdit(iform, "family", tr("&Family:"), tr("Model family: llama, gpt2, bert, opt, falcon, …"));
+    m_family = addLineEdit(iform, "family", tr("&Family:"), tr("Model family: llama, gpt2, bert, opt, falcon, …"));
     errorRow(iform, "family");
-    m_source = lineEdit(iform, "source", tr("&Source:"),
-                        tr("Where the shape comes from: the config.json URL on Hugging Face, or the paper and table"));
+    m_source =
+        addLineEdit(iform, "source", tr("&Source:"),
+                    tr("Where the shape comes from: the config.json URL on Hugging Face, or the paper and table"));
     m_source->setPlaceholderText(tr("config.json URL or paper"));
     errorRow(iform, "source");
     m_year = new QSpinBox(this);
@@ -132,17 +154,20 @@ void ModelEditorDialog::buildUi()
     m_year->setToolTip(tr("Year of release (0 = unknown)"));
     connect(m_year, &QSpinBox::valueChanged, this, &ModelEditorDialog::revalidate);
     iform->addRow(tr("&Year:"), m_year);
-    combo(iform, "arch", tr("&Architecture:"), {"decoder", "encoder"},
-          tr("decoder: GPT-style, generates with a KV cache; encoder: BERT-style, bidirectional, no cache"));
+    addCombo(iform, "arch", tr("&Architecture:"), {"decoder", "encoder"},
+             tr("decoder: GPT-style, generates with a KV cache; encoder: BERT-style, bidirectional, no cache"));
     errorRow(iform, "arch");
-    combo(iform, "activation", tr("Acti&vation:"), {"gelu", "silu", "relu", "relu2"}, tr("FFN activation function"));
-    combo(iform, "positions", tr("&Positions:"), {"learned", "rotary", "alibi", "none"},
-          tr("Position encoding: learned embeddings add max_positions × hidden parameters"));
+    addCombo(iform, "activation", tr("Acti&vation:"), {"gelu", "silu", "relu", "relu2"}, tr("FFN activation function"));
+    addCombo(iform, "positions", tr("&Positions:"), {"learned", "rotary", "alibi", "none"},
+             tr("Position encoding: learned embeddings add max_positions × hidden parameters"));
     errorRow(iform, "positions");
-    combo(iform, "norm", tr("N&orm:"), {"layernorm", "rmsnorm"},
-          tr("LayerNorm has a weight and a bias per channel, RMSNorm only a weight"));
-    columns->addWidget(identity, 3);
+    addCombo(iform, "norm", tr("N&orm:"), {"layernorm", "rmsnorm"},
+             tr("LayerNorm has a weight and a bias per channel, RMSNorm only a weight"));
+    return identity;
+}
 
+QGroupBox *ModelEditorDialog::buildShapeBox()
+{
     // ---- sizes ----
     auto *sizes = new QGroupBox(tr("Shape"), this);
     auto *sform = new QFormLayout(sizes);
@@ -167,29 +192,35 @@ void ModelEditorDialog::buildUi()
             "and expert parallelism keeps a copy on every device")},
         {"sliding_window", tr("Sliding &window:"), tr("Attention window in tokens (0 = full attention)")}};
     for (const auto &[key, label, tip] : ints) {
-        spin(sform, key, label, tip);
+        addSpin(sform, key, label, tip);
         errorRow(sform, key);
     }
-    columns->addWidget(sizes, 2);
+    return sizes;
+}
 
+QGroupBox *ModelEditorDialog::buildStructureBox()
+{
     // ---- structure ----
     auto *structure = new QGroupBox(tr("Structure"), this);
     auto *bform = new QFormLayout(structure);
-    check(bform, "gated_ffn", tr("&Gated FFN (SwiGLU / GeGLU)"),
-          tr("Gated FFN: separate up and gate projections (three FFN matrices instead of two)"));
-    check(bform, "tied_embeddings", tr("&Tied embeddings"), tr("The LM head shares the embedding matrix"));
-    check(bform, "qkv_bias", tr("&QKV bias"), tr("Biases on the query, key and value projections"));
-    check(bform, "out_bias", tr("Attention o&utput bias"), tr("Bias on the attention output projection"));
-    check(bform, "ffn_bias", tr("FFN &biases"), tr("Biases on the FFN projections"));
-    check(bform, "shared_expert_gate", tr("Shared expert gate (sigmoid)"),
-          tr("A sigmoid gate (hidden × 1) scales the shared expert's output (Qwen2-MoE)"));
-    check(bform, "parallel_attention", tr("Pa&rallel attention and FFN"),
-          tr("Attention and FFN read the same normed input (GPT-J, Falcon)"));
-    check(bform, "post_norms", tr("Norms after attention and FFN"),
-          tr("A norm on the attention's and the FFN's output before each residual add: four per layer (Gemma 2)"));
+    addCheck(bform, "gated_ffn", tr("&Gated FFN (SwiGLU / GeGLU)"),
+             tr("Gated FFN: separate up and gate projections (three FFN matrices instead of two)"));
+    addCheck(bform, "tied_embeddings", tr("&Tied embeddings"), tr("The LM head shares the embedding matrix"));
+    addCheck(bform, "qkv_bias", tr("&QKV bias"), tr("Biases on the query, key and value projections"));
+    addCheck(bform, "out_bias", tr("Attention o&utput bias"), tr("Bias on the attention output projection"));
+    addCheck(bform, "ffn_bias", tr("FFN &biases"), tr("Biases on the FFN projections"));
+    addCheck(bform, "shared_expert_gate", tr("Shared expert gate (sigmoid)"),
+             tr("A sigmoid gate (hidden × 1) scales the shared expert's output (Qwen2-MoE)"));
+    addCheck(bform, "parallel_attention", tr("Pa&rallel attention and FFN"),
+             tr("Attention and FFN read the same normed input (GPT-J, Falcon)"));
+    addCheck(bform, "post_norms", tr("Norms after attention and FFN"),
+             tr("A norm on the attention's and the FFN's output before each residual add: four per layer (Gemma 2)"));
     errorRow(bform, "general");
-    columns->addWidget(structure, 2);
+    return structure;
+}
 
+QGroupBox *ModelEditorDialog::buildComputedBox()
+{
     // ---- live numbers ----
     auto *live = new QGroupBox(tr("Computed"), this);
     auto *lform = new QFormLayout(live);
@@ -208,11 +239,7 @@ void ModelEditorDialog::buildUi()
                              "layers × (kv_lora_rank + qk_rope_head_dim) × bytes. Sliding-window layers stop "
                              "growing at their window."));
     lform->addRow(tr("KV cache:"), m_kvLabel);
-    top->addWidget(live);
-
-    m_generalError = m_errorLabels.value("general");
-    addButtons(top);
-    resize(1040, 600);
+    return live;
 }
 
 void ModelEditorDialog::setShape(const core::ModelShape &shape, const QString &source, int year)

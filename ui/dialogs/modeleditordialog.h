@@ -11,6 +11,8 @@
 
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
@@ -55,6 +57,18 @@ public:
 
 private:
     void buildUi();
+    /// An error label under the row of `key` in `form`, hidden until an error names it.
+    void errorRow(QFormLayout *form, const QString &key);
+    /// A row of `form` editing the file's `key`; every control revalidates on each change.
+    QLineEdit *addLineEdit(QFormLayout *form, const QString &key, const QString &label, const QString &tip);
+    QSpinBox *addSpin(QFormLayout *form, const QString &key, const QString &label, const QString &tip);
+    void addCombo(QFormLayout *form, const QString &key, const QString &label, const QStringList &items,
+                  const QString &tip);
+    void addCheck(QFormLayout *form, const QString &key, const QString &label, const QString &tip);
+    QGroupBox *buildIdentityBox();  ///< id, name, family, source, year, architecture, activation, positions, norm
+    QGroupBox *buildShapeBox();     ///< the whole-number sizes
+    QGroupBox *buildStructureBox(); ///< the yes/no choices
+    QGroupBox *buildComputedBox();  ///< parameters and KV cache per token, live
     nlohmann::json collect() const override;
     void check(const nlohmann::json &file) override;
     void showSummary(bool valid) override;

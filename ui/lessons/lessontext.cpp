@@ -129,6 +129,8 @@ core::GrowthFit trendFit(const Eval &e)
 
 using core::ShareClass;
 
+// Long because it is the table of the lessons' keys: one row per key (name, kind, argument, meaning, evaluator), in the
+// order of the lesson format's documentation.
 // clang-format off
 const std::vector<KeyDef> &keyDefs()
 {

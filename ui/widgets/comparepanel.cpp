@@ -78,7 +78,7 @@ ComparePanel::ComparePanel(ScenarioDocument *doc, QWidget *parent)
     m_weights->setObjectName("compareWeights");
     m_weights->addItem(QString(), kSameAsA);
     for (std::size_t i = 0; i < precision::kWeightChoices.size(); ++i)
-        m_weights->addItem(QString::fromLatin1(precision::kWeightChoices[i].label), static_cast<int>(i));
+        m_weights->addItem(qs(precision::kWeightChoices[i].label), static_cast<int>(i));
     m_weights->setToolTip(tr("How B stores its weights (bytes per weight, including any per-group scales); "
                              "\"same as A\" follows the Precision controls"));
     m_kv->setObjectName("compareKv");
