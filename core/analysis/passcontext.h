@@ -241,6 +241,10 @@ void emitScoreSoftmax(Ctx &c, const Pass &p, double lc, double pairs, const Core
 /// Multi-head latent attention's projections and its core (mla.cpp).
 void emitMlaProjections(Ctx &c, const Pass &p, double lc);
 void emitMlaCore(Ctx &c, const Pass &p, double lc, double C, double cached, double pairs, const CoreNames &names);
+/// Sparse latent attention (DeepSeek Sparse Attention, mla.cpp): the lightning indexer of `lc` layers (its
+/// projections, key cache, scores and top-k), and the MLA core over the top-k keys each query chose.
+void emitIndexer(Ctx &c, const Pass &p, double lc);
+void emitSparseMlaCore(Ctx &c, const Pass &p, double lc, const CoreNames &names);
 /// The state-space layers' part of a block, `lc` times: norm, mixer, residual (ssm.cpp).
 void emitSsmMixer(Ctx &c, const Pass &p, double lc);
 /// The linear-attention layers' part of a block, `lc` times: norm, Gated DeltaNet, residual (linearattention.cpp).
