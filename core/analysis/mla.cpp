@@ -153,7 +153,7 @@ void emitIndexer(Ctx &c, const Pass &p, double lc)
     if (p.kvWrite)
         emitOp(c, "attn.indexer_kv_write", OpClass::Elementwise, p.phase, lc, FlopTerms{}, 0, N * d * act, N * keyBytes,
                p.train);
-    emitOp(c, "attn.indexer_score", OpClass::Attention, p.phase, lc,
+    emitOp(c, kIndexerScore, OpClass::Attention, p.phase, lc,
            plus(macs(p.Bm, FlopName::Sequences, nh, FlopName::IndexHeads, pairs, FlopName::QueryKeyPairsPerHead, d,
                      FlopName::IndexHeadDim),
                 3 * p.Bm * nh * pairs, FlopName::PerIndexerScore),

@@ -184,6 +184,8 @@ inline void emitOp(Ctx &c, std::string_view name, OpClass cls, Phase phase, doub
     op.activationBytes = activationBytes;
     op.kvBytes = kvRead;
     op.computeType = cls == OpClass::Matmul || cls == OpClass::Attention ? c.roofs.matmulType : c.roofs.vectorType;
+    if (name == kIndexerScore && c.roofs.peakIndexer != c.roofs.peakAttention)
+        op.computeType = DType::FP8; // the indexer's FP8 scores (OperatorRoofs::peakIndexer)
     op.timeS = t.timeS;
     op.bound = t.bound;
     op.quantizedInput = quantizedInput;

@@ -576,6 +576,18 @@ void TestLayerBlocks::sparseLatentDecodeByHand()
     const Analysis at32k = analyze(hw, config("DeepSeek-V3.2.json"), decodeAt(32767));
     QCOMPARE(findOp(at32k, "attn.score")->kvBytes, score->kvBytes);
     QCOMPARE(findOp(at32k, "attn.indexer_score")->kvBytes * 4, idx->kvBytes);
+    // The indexer scores in FP8 whatever the activations (the reference's act_quant and fp8_index): over an 8,192-token
+    // prompt, 2 x 64 x 128 x 33,558,528 causal pairs a layer, far right of the ridge, it runs at the H200's FP8 peak,
+    // not its BF16 one.
+    Scenario prefill;
+    prefill.phase = Phase::Prefill;
+    prefill.batch = 1;
+    prefill.seq = 8192;
+    const Analysis p = analyze(hw, config("DeepSeek-V3.2.json"), prefill);
+    const Operator *pidx = findOp(p, "attn.indexer_score");
+    QVERIFY(pidx && pidx->bound == Bound::Compute && pidx->computeType == DType::FP8);
+    QCOMPARE(pidx->flops, 61.0 * (2.0 * 64 * 128 * 33558528 + 3.0 * 64 * 33558528));
+    QCOMPARE(pidx->timeS, pidx->flops / hw.peak(DType::FP8));
     // Its KV cache holds every token: latent and indexer key, 78,324 B a token.
     QCOMPARE(a.kvCache.totalBytes, 78324.0 * 131072);
     // The preset keys say the same shape (index_* written only for a model with an indexer).
