@@ -24,8 +24,9 @@ int64_t mtpModules(JsonReader &r, ImportLog &log, std::string_view key)
 /// Attention's lightning indexer in every layer (index_n_heads heads of index_head_dim, index_topk tokens attended;
 /// transformers' DeepseekV32Config and GlmMoeDsaConfig default them to 64 and 32 heads, 128 and 2048). The
 /// multi-token-prediction module is a layer like the model's next, with its own indexer. DeepSeek-V3.2's checkpoint
-/// stores copies of the embedding and head in it as DeepSeek-V3's does; GLM-5's does not (model.layers.78 holds no
-/// embed_tokens or shared_head.head: the hub's 754B is the main model's 743.9B and the module's 9.95B). GLM-5.x's
+/// stores copies of the embedding and head in it as DeepSeek-V3's does; GLM-5's is counted without them (the GLM-5.x
+/// checkpoints that public loaders describe hold no model.layers.78.embed_tokens or shared_head.head, and serving
+/// engines bind the main model's to the module; GLM-4.6's has none either). GLM-5.x's
 /// shared indexer layers (indexer_types "shared", index_topk_freq), which reuse an earlier layer's top-k, are refused.
 void importSparseMla(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type)
 {

@@ -93,7 +93,7 @@ void TestHfFamilies::sparseAttentionCounts()
     //   MTP: DeepSeek-V3's 11,610,068,224 and its layer's indexer 13,959,424 = 11,624,027,648; the copies of the
     //   embedding and head 1,853,358,080. Checkpoint 685,355,329,792, plus DeepSeek-V3's 41,546,768 FP32 block scales
     //   and the indexer's (wq_b 12 x 64 and wk 56 x 1 blocks of 128 x 128 in each of 62 layers: 51,088):
-    //   685,396,927,648 = 685.40B, the hub's 685.4B for the DeepSeek-V3.2 checkpoints.
+    //   685,396,927,648 = 685.40B: the hub's "685.4B" for the DeepSeek-V3.2 checkpoints (tests/data/configs/README.md).
     const HfImport in = importHfConfigFileReport(configPath("DeepSeek-V3.2.json"));
     const ParamCounts p = paramCount(in.shape);
     QCOMPARE(in.shape.indexer.heads, int64_t(64));
@@ -119,7 +119,7 @@ void TestHfFamilies::sparseAttentionCounts()
     //   743,911,218,432: the model card's "744B parameters". Active: 41,784,728,832, of which 1,903,171,584 are the
     //   embedding, head and final norm: 39.9B without them, the card's "40B active".
     //   MTP (layer 78, a MoE layer with its indexer): 3 x 6144 + 2 x 6144 x 6144 + 9,877,404,672 = 9,952,920,576,
-    //   no copies of the embedding or head (model.layers.78 holds none): checkpoint 753,864,139,008, the hub's 754B.
+    //   no copies of the embedding or head (see importSparseMla()): checkpoint 753,864,139,008.
     const HfImport glm = importHfConfigFileReport(configPath("GLM-5.json"));
     const ParamCounts g = paramCount(glm.shape);
     QCOMPARE(glm.shape.indexer.heads, int64_t(32));
