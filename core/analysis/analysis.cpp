@@ -59,6 +59,9 @@ std::string_view toString(FlopName n)
     case FlopName::HeadsAndSharedKey: return "heads + the shared key";
     case FlopName::HeadsTimesNopeAndV: return "heads × (qk_nope + v head dims)";
     case FlopName::Hidden: return "hidden";
+    case FlopName::IndexHeadDim: return "index_head_dim";
+    case FlopName::IndexHeads: return "indexer heads";
+    case FlopName::IndexHeadsAndKey: return "indexer heads + the indexer key";
     case FlopName::Inputs: return "inputs";
     case FlopName::KvLoraRank: return "kv_lora_rank";
     case FlopName::LatentAndRope: return "latent + rope width";
@@ -71,6 +74,8 @@ std::string_view toString(FlopName n)
     case FlopName::PerHeadChunkedScan:
         return "FLOPs per value head and token (chunk C: 2 × (C × (3 d_k + 2 d_v) + C²/3 + 3 d_k d_v))";
     case FlopName::PerHeadRecurrentUpdate: return "FLOPs per value head and token (7 × d_k × d_v + 2 × d_v)";
+    case FlopName::PerIndexerScore: return "FLOPs per head and pair (ReLU 1, head weight multiply-add 2)";
+    case FlopName::PerIndexerTopk: return "compares per score (log2 index_topk: a heap of top_k)";
     case FlopName::PerChannelScan: return "FLOPs per channel (5 × d_state + 2)";
     case FlopName::PerChunkPair: return "FLOPs per pair (2 × d_state × groups + 2 × d_inner + heads)";
     case FlopName::PerElementActivation: return "FLOPs per element (activation)";

@@ -89,7 +89,10 @@ void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const Co
     if (p.causalPrefix >= 0)
         pairs = chunked ? chunkedCausalPairs(p.causalPrefix, p.T, W) : causalPairs(p.causalPrefix, p.T, W);
     if (m.mixer == MixerKind::Mla) {
-        emitMlaCore(c, p, lc, C, cached, pairs, names);
+        if (m.hasIndexer())
+            emitSparseMlaCore(c, p, lc, names);
+        else
+            emitMlaCore(c, p, lc, C, cached, pairs, names);
         return;
     }
     const double scores = p.Bm * c.hq * pairs;
@@ -115,9 +118,11 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
     const ModelShape &m = c.m;
     const double N = p.Bm * p.T, act = c.act;
     emitNorm(c, "attn.norm", p.phase, lc, N, FlopName::Tokens, p.train);
-    if (m.mixer == MixerKind::Mla)
+    if (m.mixer == MixerKind::Mla) {
         emitMlaProjections(c, p, lc);
-    else
+        if (m.hasIndexer())
+            emitIndexer(c, p, lc);
+    } else
         emitQkvProjections(c, p, lc);
     // The attention core per window: the layers with the whole context first, then the windowed ones. Without both
     // kinds there is one core, under the plain names.

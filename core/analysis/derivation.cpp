@@ -388,7 +388,15 @@ void deriveKvPerToken(Derivation &d, const ModelShape &m, const Scenario &s, con
             : "KV bytes per token = 2 × KV heads × head_dim × attention layers × bytes per element");
     d.lines.emplace_back("= " + perTokenWords(m) + " × " + plural(attnLayers, "layer", "layers") + " × " + num(kvb) +
                          " B (" + std::string(toString(s.kv)) + ")");
-    const double v = perToken * attnLayers * kvb;
+    double v = perToken * attnLayers * kvb;
+    if (m.hasIndexer()) { // the indexer's keys, in their own format
+        const double idx = indexerKeyBytes(m, groups, 1);
+        d.lines.emplace_back(
+            "+ indexer keys: " + plural(static_cast<double>(sparseLatentLayers(groups)), "layer", "layers") + " × (" +
+            num(static_cast<double>(m.indexer.headDim)) +
+            " index_head_dim in FP8 + an FP32 scale per 128) = " + num(idx) + " B");
+        v += idx;
+    }
     d.lines.emplace_back(result(v, "B"));
     d.value = v;
     d.valueText = formatBytes(v);
@@ -404,7 +412,8 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
     const double perToken = cachedElementsPerToken(m, kvHeads);
     const double tokens = kv.cachedTokens, seqs = kv.sequences, kvb = kv.bytesPerElement;
     const std::string kvFormat = num(kvb) + " B (" + std::string(toString(s.kv)) + ")";
-    const double v = cachedElements(m, groups, tokens, kvHeads) * kvb * seqs;
+    const double indexer = indexerKeyBytes(m, groups, tokens) * seqs; // sparse-latent layers' indexer keys
+    const double v = cachedElements(m, groups, tokens, kvHeads) * kvb * seqs + indexer;
 
     std::string tokenWords = plural(tokens, "token", "tokens");
     if (!s.kvCache)
@@ -469,6 +478,10 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
         d.lines.emplace_back("= (" + (sum.empty() ? std::string("0") : sum) + ") elements × " + kvFormat + " × " +
                              seqWords + ", at " + tokenWords);
     }
+    if (indexer > 0)
+        d.lines.emplace_back("+ indexer keys: " + num(m.indexer.keyBytesPerToken()) + " B per token and layer × " +
+                             plural(static_cast<double>(sparseLatentLayers(groups)), "layer", "layers") + " × " +
+                             tokenWords + " × " + seqWords + " = " + num(indexer) + " B");
     d.lines.emplace_back(result(v, "B"));
     d.value = v;
     d.valueText = formatBytes(v);

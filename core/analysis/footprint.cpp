@@ -242,7 +242,8 @@ void addFootprint(const Ctx &c, const Step &st, double cachedTokens, Analysis &a
     // A stage holds 1/pp of every kind of layer (each group's share of the stage's layers).
     // An attention-DP rank keeps the cache of its own sequences only.
     const double sequences = st.B / s.attentionDp;
-    mem.kv = cachedElements(m, c.groups, cachedTokens, c.hkv) / s.pp * c.kvb * sequences;
+    mem.kv = (cachedElements(m, c.groups, cachedTokens, c.hkv) * c.kvb + indexerKeyBytes(m, c.groups, cachedTokens)) /
+             s.pp * sequences;
     const double stateElems = c.ssmLayers * stateElements(m, s.tp) + c.linearLayers * linearStateElements(m, s.tp);
     mem.state = holdsState(s) ? stateElems / s.pp * c.kvb * sequences : 0.0;
     mem.activations = liveActivations(c, st);

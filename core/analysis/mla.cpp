@@ -2,6 +2,9 @@
 // step with mla_absorb) or unabsorbed.
 #include "core/analysis/passcontext.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace memwall::core::detail {
 
 void emitMlaProjections(Ctx &c, const Pass &p, double lc)
@@ -101,6 +104,76 @@ void emitMlaCore(Ctx &c, const Pass &p, double lc, double C, double cached, doub
            macs(p.Bm, FlopName::Sequences, c.hq, FlopName::Heads, pairs, FlopName::QueryKeyPairsPerHead, v,
                 FlopName::VHeadDim),
            0, (fused ? 0 : scores * act) + p.Bm * C * c.hq * v * act + N * c.hq * v * act, 0, tA);
+}
+
+namespace {
+
+/// The indexer's projections (the reference Indexer.forward): wq_b from the queries' normed latent (q_a_norm's
+/// output, already quantized for q_b_proj), wk and weights_proj from the layer's normed input (shared with q_a_proj),
+/// k_norm (a LayerNorm, 7 FLOPs an element, weight and bias), and rotary positions on the first qk_rope_head_dim of
+/// every indexer query head and of the key. The indexer is replicated on every tensor-parallel rank, as the reference
+/// and the serving engines run it (wq_b and wk are plain, not column-parallel, linears).
+void emitIndexerProjections(Ctx &c, const Pass &p, double lc)
+{
+    const IndexerShape &x = c.m.indexer;
+    const double N = p.Bm * p.T, act = c.act, rq = static_cast<double>(c.m.mla.qLoraRank);
+    const double nh = static_cast<double>(x.heads), d = static_cast<double>(x.headDim);
+    const double rope = static_cast<double>(c.m.mla.qkRopeHeadDim);
+    emitLinear(c, "attn.indexer_q_proj", p.phase, lc, N, rq, nh * d, false, p.train, true);
+    emitLinear(c, "attn.indexer_k_proj", p.phase, lc, N, c.h, d, false, p.train, true);
+    emitOp(c, "attn.indexer_k_norm", OpClass::Normalization, p.phase, lc,
+           perElement(kLayerNormFlops, FlopName::PerElementLayerNorm, N, FlopName::Tokens, d, FlopName::IndexHeadDim),
+           2 * d * act, 2 * N * d * act, 0, p.train);
+    emitOp(c, "attn.indexer_rope", OpClass::Elementwise, p.phase, lc,
+           perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, nh + 1, FlopName::IndexHeadsAndKey,
+                      rope, FlopName::QkRopeHeadDim),
+           0, 2 * N * (nh + 1) * rope * act, 0, p.train);
+    emitLinear(c, "attn.indexer_weights_proj", p.phase, lc, N, c.h, nh, false, p.train, true);
+}
+
+} // namespace
+
+/// The lightning indexer of a sparse-latent layer, after its projections: the new keys appended to its own cache
+/// (IndexerShape::keyBytesPerToken() a token, FP8 with a scale), every query's scores against every earlier key
+/// (index_heads x index_head_dim multiply-accumulates a pair, then ReLU and the weighted sum over heads; the logits,
+/// FP32, written for the top-k kernel, as DeepGEMM's fp8_mqa_logits writes them), and the top-k selection over each
+/// query's scores (log2 index_topk compares a score; it reads the logits and writes index_topk int32 indices). Unlike
+/// attention, the indexer reads the whole context: its cost grows with it.
+void emitIndexer(Ctx &c, const Pass &p, double lc)
+{
+    emitIndexerProjections(c, p, lc);
+    const IndexerShape &x = c.m.indexer;
+    const double N = p.Bm * p.T, act = c.act, keyBytes = x.keyBytesPerToken();
+    const double nh = static_cast<double>(x.heads), d = static_cast<double>(x.headDim);
+    const double topk = static_cast<double>(x.topk), tA = p.train * p.trainAttn;
+    const double keys = p.keyTokens, cached = std::min(p.cachedToks, keys);
+    // Query-key pairs the indexer scores: every earlier key (a causal prompt: its causal pairs).
+    const double pairs = p.causalPrefix >= 0 ? causalPairs(p.causalPrefix, p.T, 1e300) : p.T * keys;
+    const double logits = p.Bm * pairs * 4; // FP32
+    if (p.kvWrite)
+        emitOp(c, "attn.indexer_kv_write", OpClass::Elementwise, p.phase, lc, FlopTerms{}, 0, N * d * act, N * keyBytes,
+               p.train);
+    emitOp(c, kIndexerScore, OpClass::Attention, p.phase, lc,
+           plus(macs(p.Bm, FlopName::Sequences, nh, FlopName::IndexHeads, pairs, FlopName::QueryKeyPairsPerHead, d,
+                     FlopName::IndexHeadDim),
+                3 * p.Bm * nh * pairs, FlopName::PerIndexerScore),
+           0, N * nh * (d + 1) * act + p.Bm * (keys - cached) * keyBytes + logits, p.Bm * cached * keyBytes, tA);
+    emitOp(c, "attn.indexer_topk", OpClass::Elementwise, p.phase, lc,
+           perElement(std::log2(std::max(2.0, topk)), FlopName::PerIndexerTopk, p.Bm, FlopName::Sequences, pairs,
+                      FlopName::QueryKeyPairsPerHead),
+           0, logits + N * std::min(topk, keys) * 4, 0, tA);
+}
+
+void emitSparseMlaCore(Ctx &c, const Pass &p, double lc, const CoreNames &names)
+{
+    // Each query attends the index_topk keys its indexer chose (all of them while there are fewer): the causal pairs
+    // of a window of top_k keys. A decode step reads only the chosen latents; over a prompt each query chooses its
+    // own, so the unabsorbed path still lifts every token's latent once.
+    const double topk = static_cast<double>(c.m.indexer.topk);
+    const double chosen = std::min(p.keyTokens, topk);
+    const double pairs = p.causalPrefix >= 0 ? causalPairs(p.causalPrefix, p.T, topk) : p.T * chosen;
+    const double lifted = p.decodeStep ? chosen : p.keyTokens;
+    emitMlaCore(c, p, lc, lifted, std::min(p.cachedToks, lifted), pairs, names);
 }
 
 } // namespace memwall::core::detail

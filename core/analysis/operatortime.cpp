@@ -97,6 +97,11 @@ OperatorRoofs operatorRoofs(const HardwareSpec &hw, const Scenario &s)
     r.rawPeakMatmul = hw.peak(r.matmulType);
     r.peakMatmul = r.rawPeakMatmul * r.computeEfficiency;
     r.peakAttention = r.peakMatmul;
+    // The indexer's FP8 scores: the attention roof times FP8's peak over the matmuls' (1 without FP8, or when the
+    // matmuls already run in FP8 or narrower).
+    const double fp8 = hw.peak(DType::FP8);
+    const double indexerScale = fp8 > r.rawPeakMatmul && r.rawPeakMatmul > 0 ? fp8 / r.rawPeakMatmul : 1.0;
+    r.peakIndexer = r.peakAttention * indexerScale;
     r.vectorType = hw.supports(DType::FP32) ? DType::FP32 : r.matmulType;
     r.peakVector = hw.peak(r.vectorType) * r.computeEfficiency;
     r.bandwidth = hw.memory.empty() ? 0.0 : hw.mainMemory().bandwidthBytesPerS.value * r.memoryEfficiency;
@@ -111,8 +116,10 @@ OperatorRoofs operatorRoofs(const HardwareSpec &hw, const Scenario &s)
     }
     if (!s.computeEfficiency) {
         r.gemmSweeps = &km;
-        if (km.attentionFraction)
+        if (km.attentionFraction) {
             r.peakAttention = r.rawPeakMatmul * km.attentionFraction->value;
+            r.peakIndexer = r.peakAttention * indexerScale;
+        }
     }
     if (!s.memoryEfficiency && isInteger(s.weights.type))
         if (const auto &f = km.weightOnlyMemoryFraction[index(s.weights.type)])

@@ -21,10 +21,14 @@ struct OperatorRoofs
     double rawPeakMatmul = 0;       ///< FLOP/s: the dense peak of matmulType, before any fraction
     double peakMatmul = 0;          ///< FLOP/s: matmuls (after efficiency)
     double peakAttention = 0;       ///< FLOP/s: fused attention kernels' roof
-    double peakVector = 0;          ///< FLOP/s: element-wise operators
-    double bandwidth = 0;           ///< B/s: main memory (after efficiency)
-    double weightBandwidth = 0;     ///< B/s: weight bytes in matmuls (weight-only kernels)
-    double kernelS = 0;             ///< s: cost of one kernel launch (0: not charged)
+    /// FLOP/s: the lightning indexer's scores (attn.indexer_score), which its kernels compute in FP8 whatever the
+    /// activations (DeepSeek-V3.2-Exp's reference Indexer quantizes q and k with act_quant and scores them with
+    /// fp8_index; DeepGEMM's fp8_mqa_logits): the attention roof scaled to the FP8 peak, where the device has one.
+    double peakIndexer = 0;
+    double peakVector = 0;                       ///< FLOP/s: element-wise operators
+    double bandwidth = 0;                        ///< B/s: main memory (after efficiency)
+    double weightBandwidth = 0;                  ///< B/s: weight bytes in matmuls (weight-only kernels)
+    double kernelS = 0;                          ///< s: cost of one kernel launch (0: not charged)
     const AchievableModel *gemmSweeps = nullptr; ///< GEMM fraction by size (unless compute_efficiency is given)
     const QuantizeSweep *quantize = nullptr;     ///< FP8 activations' quantize kernels, when charged
     /// The routed experts' fused MoE kernel as the device's table measured it for the experts' format (achievable
@@ -78,6 +82,8 @@ struct OperatorTime
     Bound bound = Bound::Memory;
 };
 
+/// The lightning indexer's score operator, timed at the FP8 roof (OperatorRoofs::peakIndexer).
+inline constexpr std::string_view kIndexerScore = "attn.indexer_score";
 /// Whether `name` is a part of the attention core that a fused kernel runs inside the score kernel.
 bool fusedAttentionTail(std::string_view name);
 /// Whether `name` is a matmul of the embeddings' side (the LM head, an image model's patch projection), whose weights
@@ -93,7 +99,7 @@ inline bool embeddingMatmul(std::string_view name) { return name == "lm_head" ||
     const bool tensorCore = w.cls == OpClass::Matmul || w.cls == OpClass::Attention;
     t.peak = tensorCore ? r.peakMatmul : r.peakVector;
     if (w.cls == OpClass::Attention)
-        t.peak = r.peakAttention;
+        t.peak = w.name == kIndexerScore ? r.peakIndexer : r.peakAttention;
     else if (w.cls == OpClass::Matmul && r.gemmSweeps && w.flopsPerExecution > 0)
         t.peak = r.rawPeakMatmul * r.gemmSweeps->gemmFraction(r.matmulType, std::cbrt(w.flopsPerExecution / 2));
     t.computeS = w.flops / t.peak;

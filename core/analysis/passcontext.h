@@ -184,6 +184,8 @@ inline void emitOp(Ctx &c, std::string_view name, OpClass cls, Phase phase, doub
     op.activationBytes = activationBytes;
     op.kvBytes = kvRead;
     op.computeType = cls == OpClass::Matmul || cls == OpClass::Attention ? c.roofs.matmulType : c.roofs.vectorType;
+    if (name == kIndexerScore && c.roofs.peakIndexer != c.roofs.peakAttention)
+        op.computeType = DType::FP8; // the indexer's FP8 scores (OperatorRoofs::peakIndexer)
     op.timeS = t.timeS;
     op.bound = t.bound;
     op.quantizedInput = quantizedInput;
@@ -241,6 +243,10 @@ void emitScoreSoftmax(Ctx &c, const Pass &p, double lc, double pairs, const Core
 /// Multi-head latent attention's projections and its core (mla.cpp).
 void emitMlaProjections(Ctx &c, const Pass &p, double lc);
 void emitMlaCore(Ctx &c, const Pass &p, double lc, double C, double cached, double pairs, const CoreNames &names);
+/// Sparse latent attention (DeepSeek Sparse Attention, mla.cpp): the lightning indexer of `lc` layers (its
+/// projections, key cache, scores and top-k), and the MLA core over the top-k keys each query chose.
+void emitIndexer(Ctx &c, const Pass &p, double lc);
+void emitSparseMlaCore(Ctx &c, const Pass &p, double lc, const CoreNames &names);
 /// The state-space layers' part of a block, `lc` times: norm, mixer, residual (ssm.cpp).
 void emitSsmMixer(Ctx &c, const Pass &p, double lc);
 /// The linear-attention layers' part of a block, `lc` times: norm, Gated DeltaNet, residual (linearattention.cpp).

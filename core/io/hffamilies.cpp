@@ -19,6 +19,41 @@ int64_t mtpModules(JsonReader &r, ImportLog &log, std::string_view key)
     return n;
 }
 
+/// DeepseekV32ForCausalLM (DeepSeek-V3.2, V3.2-Exp) and GlmMoeDsaForCausalLM (GLM-5): DeepSeek-V3's layout
+/// (importDeepseek(): MLA, dense first layers, routed and shared experts, a router bias) with DeepSeek Sparse
+/// Attention's lightning indexer in every layer (index_n_heads heads of index_head_dim, index_topk tokens attended;
+/// transformers' DeepseekV32Config and GlmMoeDsaConfig default them to 64 and 32 heads, 128 and 2048). The
+/// multi-token-prediction module is a layer like the model's next, with its own indexer. DeepSeek-V3.2's checkpoint
+/// stores copies of the embedding and head in it as DeepSeek-V3's does; GLM-5's is counted without them (the GLM-5.x
+/// checkpoints that public loaders describe hold no model.layers.78.embed_tokens or shared_head.head, and serving
+/// engines bind the main model's to the module; GLM-4.6's has none either). GLM-5.x's
+/// shared indexer layers (indexer_types "shared", index_topk_freq), which reuse an earlier layer's top-k, are refused.
+void importSparseMla(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type)
+{
+    importDeepseek(r, m, type);
+    const bool glm = type == "glm_moe_dsa";
+    if (m.mla.qLoraRank <= 0)
+        r.fail("q_lora_rank", "the lightning indexer reads the queries' latent: q_lora_rank must be positive");
+    m.indexer.heads = optionalSize(r, {"index_n_heads"}, glm ? 32 : 64);
+    m.indexer.headDim = optionalSize(r, {"index_head_dim"}, 128);
+    m.indexer.topk = optionalSize(r, {"index_topk"}, 2048);
+    if (m.indexer.headDim < m.mla.qkRopeHeadDim)
+        r.fail("index_head_dim", "must hold the rotary part (qk_rope_head_dim " + std::to_string(m.mla.qkRopeHeadDim) +
+                                     "), got " + std::to_string(m.indexer.headDim));
+    if (r.integer("index_topk_freq", 1) != 1 || r.has("index_topk_pattern"))
+        r.fail(r.has("index_topk_pattern") ? "index_topk_pattern" : "index_topk_freq",
+               "layers that reuse another layer's top-k (shared indexer layers) are not modelled");
+    if (r.has("indexer_types"))
+        for (const auto &t : r.array("indexer_types"))
+            if (!t.is_string() || t.get<std::string>() != "full")
+                r.fail("indexer_types", brief(t) + ": layers that reuse another layer's top-k are not modelled");
+    log.note("lightning indexer: " + std::to_string(m.indexer.heads) + " heads of " +
+             std::to_string(m.indexer.headDim) + ", top " + std::to_string(m.indexer.topk) +
+             " tokens attended; its keys cached in FP8 with an FP32 scale per 128");
+    m.mtpLayers = mtpModules(r, log, "num_nextn_predict_layers");
+    m.mtpStoresCopies = m.mtpLayers > 0 && !glm;
+}
+
 /// MiniMaxM2ForCausalLM (MiniMax-M2, M2.5; the modeling_minimax_m2.py the checkpoints ship, and transformers'
 /// minimax_m2): grouped-query attention without biases (head_dim), rotary positions on rotary_dim of each head, an
 /// RMSNorm over the whole projected q (heads x head_dim) and k (kv_heads x head_dim) when use_qk_norm with

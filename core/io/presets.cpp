@@ -715,6 +715,12 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
         m.mla.qkNopeHeadDim = r.positiveInteger("qk_nope_head_dim");
         m.mla.qkRopeHeadDim = r.positiveInteger("qk_rope_head_dim");
         m.mla.vHeadDim = r.positiveInteger("v_head_dim");
+        // DeepSeek Sparse Attention's lightning indexer (IndexerShape): index_heads 0 or absent for dense MLA.
+        m.indexer.heads = r.integer("index_heads", 0);
+        if (m.indexer.heads != 0) {
+            m.indexer.headDim = r.positiveInteger("index_head_dim");
+            m.indexer.topk = r.positiveInteger("index_topk");
+        }
     }
     m.attentionOutputGate = r.boolean("attention_output_gate", false);
     m.rotaryFraction = r.number("rotary_fraction", 1);
@@ -807,6 +813,11 @@ json toJson(const ModelShape &m)
         j["qk_nope_head_dim"] = m.mla.qkNopeHeadDim;
         j["qk_rope_head_dim"] = m.mla.qkRopeHeadDim;
         j["v_head_dim"] = m.mla.vHeadDim;
+        if (m.hasIndexer()) {
+            j["index_heads"] = m.indexer.heads;
+            j["index_head_dim"] = m.indexer.headDim;
+            j["index_topk"] = m.indexer.topk;
+        }
     }
     if (m.qkNorm)
         j["qk_norm"] = true;

@@ -19,10 +19,11 @@ constexpr NameTable<NormKind, 2> kNorm{{{NormKind::LayerNorm, "layernorm"}, {Nor
 constexpr NameTable<Activation, 4> kAct{
     {{Activation::Gelu, "gelu"}, {Activation::Silu, "silu"}, {Activation::Relu, "relu"}, {Activation::Relu2, "relu2"}}};
 constexpr NameTable<MixerKind, 2> kMixer{{{MixerKind::Attention, "attention"}, {MixerKind::Mla, "mla"}}};
-constexpr NameTable<LayerMixer, 7> kLayerMixer{{{LayerMixer::Attention, "attention"},
+constexpr NameTable<LayerMixer, 8> kLayerMixer{{{LayerMixer::Attention, "attention"},
                                                 {LayerMixer::Sliding, "sliding"},
                                                 {LayerMixer::Chunked, "chunked"},
                                                 {LayerMixer::Latent, "latent"},
+                                                {LayerMixer::SparseLatent, "sparse-latent"},
                                                 {LayerMixer::LinearRecurrent, "linear-recurrent"},
                                                 {LayerMixer::Ssm, "ssm"},
                                                 {LayerMixer::None, "none"}}};
@@ -88,6 +89,12 @@ int64_t mixerParams(const ModelShape &m)
         p += m.heads * a.vHeadDim * h;
         if (m.outBias)
             p += h;
+        // The lightning indexer (DeepseekV32Indexer): wq_b q_lora -> heads x head_dim, wk h -> head_dim, k_norm a
+        // LayerNorm (weight and bias), weights_proj h -> heads; no biases.
+        if (m.hasIndexer()) {
+            const IndexerShape &x = m.indexer;
+            p += a.qLoraRank * x.heads * x.headDim + h * x.headDim + 2 * x.headDim + h * x.heads;
+        }
         return p;
     }
     const int64_t q = m.qDim(), kv = m.kvDim();
@@ -138,7 +145,7 @@ namespace {
 LayerMixer attentionKind(const ModelShape &m, int64_t window)
 {
     if (m.mixer == MixerKind::Mla)
-        return LayerMixer::Latent;
+        return m.hasIndexer() ? LayerMixer::SparseLatent : LayerMixer::Latent;
     if (window == 0)
         return LayerMixer::Attention;
     return m.chunkedAttention ? LayerMixer::Chunked : LayerMixer::Sliding;
@@ -221,6 +228,17 @@ int64_t ssmLayers(const LayerGroups &groups)
 int64_t linearLayers(const LayerGroups &groups)
 {
     return layersWith(groups, [](const LayerBlock &b) { return b.mixer == LayerMixer::LinearRecurrent; });
+}
+
+int64_t sparseLatentLayers(const LayerGroups &groups)
+{
+    return layersWith(groups, [](const LayerBlock &b) { return b.mixer == LayerMixer::SparseLatent; });
+}
+
+double indexerKeyBytes(const ModelShape &m, const LayerGroups &groups, double tokens)
+{
+    return m.hasIndexer() ? static_cast<double>(sparseLatentLayers(groups)) * m.indexer.keyBytesPerToken() * tokens
+                          : 0.0;
 }
 
 int64_t attentionLayers(const LayerGroups &groups)
@@ -327,7 +345,8 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         case LayerMixer::Attention:
         case LayerMixer::Sliding:
         case LayerMixer::Chunked:
-        case LayerMixer::Latent: return attn;
+        case LayerMixer::Latent:
+        case LayerMixer::SparseLatent: return attn;
         }
         return attn;
     };
@@ -614,6 +633,17 @@ ShapeIssue validate(const ModelShape &m)
         if (a.qLoraRank < 0 || a.qLoraRank > kMaxShapeField)
             return {{"q_lora_rank"},
                     "q_lora_rank must be 0 (no low-rank queries) or positive, got " + std::to_string(a.qLoraRank)};
+    }
+    if (m.indexer.heads != 0) { // the lightning indexer reads the queries' latent: MLA with q_lora_rank
+        if (m.mixer != MixerKind::Mla || m.mla.qLoraRank <= 0)
+            return {{"index_heads", "mixer"},
+                    "index_heads needs MLA with low-rank queries (q_lora_rank > 0): the indexer's queries come from "
+                    "their latent"};
+        for (auto [f, v] : {std::pair{"index_heads", m.indexer.heads},
+                            {"index_head_dim", m.indexer.headDim},
+                            {"index_topk", m.indexer.topk}})
+            if (v <= 0 || v > kMaxShapeField)
+                return {{f}, std::string(f) + " must be positive for the lightning indexer, got " + std::to_string(v)};
     }
     if (m.positions == PositionEncoding::Learned && m.maxPositions <= 0)
         return {{"max_positions", "positions"}, "learned positions need max_positions > 0"};

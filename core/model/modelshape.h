@@ -94,6 +94,26 @@ struct MlaShape
     int64_t cachedPerToken() const { return kvLoraRank + qkRopeHeadDim; }
 };
 
+/// DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2-Exp technical report, section 2.1; the reference
+/// Indexer of deepseek-ai/DeepSeek-V3.2-Exp inference/model.py and transformers' DeepseekV32Indexer), beside MLA:
+/// wq_b (q_lora_rank -> heads x head_dim, from the queries' normed latent), wk (hidden -> one head_dim key per token,
+/// shared by its heads), k_norm (a LayerNorm of head_dim with its bias), weights_proj (hidden -> one weight per head),
+/// no biases. Each query scores every earlier token, sum over heads of weight x ReLU(q . k), and attention reads only
+/// the top_k tokens of highest score. Its keys are cached beside the latent, in FP8 with one FP32 scale per 128
+/// (the reference's k_cache float8_e4m3fn and k_scale_cache, block_size 128), whatever the KV cache's format.
+struct IndexerShape
+{
+    int64_t heads = 0;   ///< index_n_heads; 0: no indexer (dense MLA)
+    int64_t headDim = 0; ///< index_head_dim
+    int64_t topk = 0;    ///< index_topk: tokens each query attends
+    /// Bytes one token's indexer key takes in one layer: head_dim FP8 values and one FP32 scale per 128 of them
+    /// (DeepSeek-V3.2: 128 + 4 = 132 B).
+    double keyBytesPerToken() const
+    {
+        return static_cast<double>(headDim) + 4.0 * static_cast<double>((headDim + 127) / 128);
+    }
+};
+
 /// The shape of a transformer: everything that decides its parameter count, FLOPs and bytes.
 /// Sizes are element counts. Parameter counting follows Hugging Face (`sum(p.numel())`), see paramCount().
 struct ModelShape
@@ -156,6 +176,8 @@ struct ModelShape
 
     MixerKind mixer = MixerKind::Attention;
     MlaShape mla; ///< with MixerKind::Mla
+    /// With MixerKind::Mla: a lightning indexer that makes every MLA layer sparse (LayerMixer::SparseLatent).
+    IndexerShape indexer;
     /// Gated attention (Qwen3-Next's attn_output_gate): q_proj also projects a gate per query element, and the
     /// attention's output is multiplied by sigmoid(gate) before o_proj. q_proj is twice as wide.
     bool attentionOutputGate = false;
@@ -216,14 +238,18 @@ struct ModelShape
     int64_t kvDim() const { return kvHeads * headDim; }
     bool isMoe() const { return experts > 1; }
     bool hasLinearAttention() const { return linear.keyHeads > 0; }
+    bool hasIndexer() const { return indexer.heads > 0; }
 };
 
 /// The token mixer of one layer: what its kind reads and keeps per sequence.
 enum class LayerMixer : uint8_t {
-    Attention,       ///< attention over the whole context, a K/V cache per token (MHA, GQA, MQA)
-    Sliding,         ///< attention over the last `window` tokens (a sliding window): at most `window` tokens cached
-    Chunked,         ///< attention within chunks of `window` tokens (Llama 4): at most one chunk cached
-    Latent,          ///< multi-head latent attention (DeepSeek-V2/V3): one compressed latent per token cached
+    Attention, ///< attention over the whole context, a K/V cache per token (MHA, GQA, MQA)
+    Sliding,   ///< attention over the last `window` tokens (a sliding window): at most `window` tokens cached
+    Chunked,   ///< attention within chunks of `window` tokens (Llama 4): at most one chunk cached
+    Latent,    ///< multi-head latent attention (DeepSeek-V2/V3): one compressed latent per token cached
+    /// MLA with a lightning indexer (DeepSeek-V3.2, GLM-5): the latent and an indexer key cached per token; the
+    /// indexer scores every earlier token, attention reads the top_k latents
+    SparseLatent,
     LinearRecurrent, ///< linear attention (Gated DeltaNet): a fixed state per sequence, a recurrence in decode
     Ssm,             ///< a state-space mixer (Mamba): a fixed state per sequence
     None,            ///< no mixer: an FFN alone (Nemotron-H's '-' layers)
@@ -247,7 +273,7 @@ struct LayerBlock
     bool attends() const
     {
         return mixer == LayerMixer::Attention || mixer == LayerMixer::Sliding || mixer == LayerMixer::Chunked ||
-               mixer == LayerMixer::Latent;
+               mixer == LayerMixer::Latent || mixer == LayerMixer::SparseLatent;
     }
     /// The layer keeps a fixed state per sequence instead of a per-token cache.
     bool keepsState() const { return mixer == LayerMixer::Ssm || mixer == LayerMixer::LinearRecurrent; }
@@ -299,6 +325,11 @@ double cachedElementsPerToken(const ModelShape &m, double kvHeads);
 /// Cache elements of one sequence of `tokens` tokens over the layers `groups` (a window caps its layers' share;
 /// chunked attention keeps at most one chunk), with `kvHeads` heads per device. The one KV-cache formula.
 double cachedElements(const ModelShape &m, const LayerGroups &groups, double tokens, double kvHeads);
+/// Bytes of the indexer keys one sequence of `tokens` tokens caches over the layers `groups` (sparse-latent layers
+/// only; IndexerShape::keyBytesPerToken() each, not split by tensor parallelism). 0 for a model without an indexer.
+double indexerKeyBytes(const ModelShape &m, const LayerGroups &groups, double tokens);
+/// Layers of `groups` whose mixer is sparse latent attention (an indexer).
+int64_t sparseLatentLayers(const LayerGroups &groups);
 /// State elements one sequence keeps in one state-space layer, whatever its length: d_inner x d_state of the scan
 /// and (d_conv - 1) x conv_dim of the convolution, with `tp` splitting the channels (Mamba-2's groups are split
 /// when tp divides them, else every rank keeps them all). The one state formula.

@@ -45,6 +45,7 @@ class TestHfFamilies : public QObject
 
 private slots:
     void deepseekMtp();
+    void sparseAttentionCounts();
     void minimaxM2();
     void mimo();
     void refusalsNameTheFeature_data();
@@ -80,6 +81,63 @@ void TestHfFamilies::deepseekMtp()
     QVERIFY(reportHas(in, "num_nextn_predict_layers: 1"));
     // Kimi K2 declares none.
     QCOMPARE(paramCount(importHfConfigFile(configPath("Kimi-K2-Instruct.json"))).mtp, int64_t(0));
+}
+
+void TestHfFamilies::sparseAttentionCounts()
+{
+    // DeepSeek-V3.2 (tests/data/configs/DeepSeek-V3.2.json): DeepSeek-V3 (671,026,419,200; tst_layerblocks) and a
+    // lightning indexer in each of its 61 layers, as transformers' DeepseekV32Indexer and DeepSeek's reference
+    // Indexer build it: wq_b 1536 x 64 x 128 = 12,582,912, wk 7168 x 128 = 917,504, k_norm (LayerNorm, weight and
+    // bias) 2 x 128 = 256, weights_proj 7168 x 64 = 458,752: 13,959,424 a layer, 851,524,864 in all:
+    //   total 671,877,944,064; active 37,552,297,472 + 851,524,864 = 38,403,822,336.
+    //   MTP: DeepSeek-V3's 11,610,068,224 and its layer's indexer 13,959,424 = 11,624,027,648; the copies of the
+    //   embedding and head 1,853,358,080. Checkpoint 685,355,329,792, plus DeepSeek-V3's 41,546,768 FP32 block scales
+    //   and the indexer's (wq_b 12 x 64 and wk 56 x 1 blocks of 128 x 128 in each of 62 layers: 51,088):
+    //   685,396,927,648 = 685.40B: the hub's "685.4B" for the DeepSeek-V3.2 checkpoints (tests/data/configs/README.md).
+    const HfImport in = importHfConfigFileReport(configPath("DeepSeek-V3.2.json"));
+    const ParamCounts p = paramCount(in.shape);
+    QCOMPARE(in.shape.indexer.heads, int64_t(64));
+    QCOMPARE(in.shape.indexer.headDim, int64_t(128));
+    QCOMPARE(in.shape.indexer.topk, int64_t(2048));
+    QCOMPARE(p.total, int64_t(671877944064));
+    QCOMPARE(p.active, int64_t(38403822336));
+    QCOMPARE(p.mtp, int64_t(11624027648));
+    QCOMPARE(p.mtpCopies, int64_t(1853358080));
+    QCOMPARE(p.checkpoint, int64_t(685355329792));
+    QVERIFY(layerBlock(in.shape, 0).mixer == LayerMixer::SparseLatent);
+    QVERIFY(reportHas(in, "lightning indexer: 64 heads of 128, top 2048"));
+    QCOMPARE(toString(*in.shape.checkpointWeights), std::string("fp8/g16384/fp32"));
+
+    // GLM-5 (tests/data/configs/GLM-5.json; h 6144, 78 layers, 64 heads; MLA q_lora 2048, kv_lora 512, nope 192,
+    // rope 64, v 256; 3 dense layers of 12,288, then 256 experts of 2048, 8 a token, one shared; vocab 154,880):
+    //   MLA: q_a 6144 x 2048 + 2048 + q_b 2048 x 64 x 256 + kv_a 6144 x 576 + 512 + kv_b 512 x 64 x 448 + o
+    //   64 x 256 x 6144 = 165,022,208; indexer (32 heads of 128): 2048 x 4096 + 6144 x 128 + 256 + 6144 x 32 =
+    //   9,371,904; attention 174,394,112 a layer.
+    //   Dense layer: + 3 x 6144 x 12288 + 2 norms 12,288 = 400,898,816. MoE layer: + 256 x 3 x 6144 x 2048 +
+    //   shared 37,748,736 + router 6144 x 256 + 256 + 12,288 = 9,877,404,672.
+    //   3 x 400,898,816 + 75 x 9,877,404,672 + embedding and head 2 x 154,880 x 6144 + final norm 6144 =
+    //   743,911,218,432: the model card's "744B parameters". Active: 41,784,728,832, of which 1,903,171,584 are the
+    //   embedding, head and final norm: 39.9B without them, the card's "40B active".
+    //   MTP (layer 78, a MoE layer with its indexer): 3 x 6144 + 2 x 6144 x 6144 + 9,877,404,672 = 9,952,920,576,
+    //   no copies of the embedding or head (see importSparseMla()): checkpoint 753,864,139,008.
+    const HfImport glm = importHfConfigFileReport(configPath("GLM-5.json"));
+    const ParamCounts g = paramCount(glm.shape);
+    QCOMPARE(glm.shape.indexer.heads, int64_t(32));
+    QCOMPARE(g.total, int64_t(743911218432));
+    QCOMPARE(g.active, int64_t(41784728832));
+    QCOMPARE(g.mtp, int64_t(9952920576));
+    QCOMPARE(g.mtpCopies, int64_t(0));
+    QCOMPARE(g.checkpoint, int64_t(753864139008));
+
+    // GLM-5.x's shared indexer layers reuse an earlier layer's top-k: refused, not approximated.
+    nlohmann::json shared = readJsonFile(configPath("GLM-5.json"));
+    shared["index_topk_freq"] = 4;
+    QCOMPARE(errorOf(shared), QString("cfg.json: index_topk_freq: layers that reuse another layer's top-k (shared "
+                                      "indexer layers) are not modelled"));
+    nlohmann::json types = readJsonFile(configPath("GLM-5.json"));
+    types["indexer_types"] = {"full", "shared"};
+    QCOMPARE(errorOf(types),
+             QString("cfg.json: indexer_types: \"shared\": layers that reuse another layer's top-k are not modelled"));
 }
 
 void TestHfFamilies::minimaxM2()
@@ -131,10 +189,6 @@ void TestHfFamilies::refusalsNameTheFeature_data()
     QTest::newRow("qwen3_vl")
         << "qwen3_vl"
         << "cfg.json: model_type: 'qwen3_vl': the vision tower (images and video) is not modelled";
-    QTest::newRow("deepseek_v32")
-        << "deepseek_v32"
-        << "cfg.json: model_type: 'deepseek_v32': the lightning indexer's sparse attention (top-k tokens) is not "
-           "modelled";
     QTest::newRow("kimi_linear")
         << "kimi_linear"
         << "cfg.json: model_type: 'kimi_linear': Kimi Delta Attention (linear-attention) layers are not modelled";

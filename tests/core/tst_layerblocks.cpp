@@ -62,6 +62,8 @@ private slots:
     void mlaCacheIsNotSplitByTensorParallelism();
     void mlaDecodeByHand();
     void mlaUnabsorbedLiftsTheLatent();
+    void sparseLatentEqualsMlaWithinTopk();
+    void sparseLatentDecodeByHand();
     void localAndGlobalLayersHaveTheirOwnOperators();
     void denseLayersOfAMoeModel();
     void unsupportedParts_data();
@@ -394,6 +396,12 @@ void TestLayerBlocks::kvBytesOfPatterns_data()
     // DeepSeek-V3: (512 + 64) x 61 layers x 2 B = 70,272 B per token, whatever the 128 heads; at 4096 tokens
     // 287,834,112 B.
     QTest::newRow("DeepSeek-V3 = 70,272 B/token") << "DeepSeek-V3.json" << qint64(4096) << 70272.0 << 287834112.0;
+    // DeepSeek-V3.2: DeepSeek-V3's latent, (512 + 64) x 61 x 2 B = 70,272 B, and the indexer's key in every layer,
+    // 128 FP8 values and one FP32 scale = 132 B x 61 = 8,052 B: 78,324 B per token; at 4096 tokens 320,815,104 B.
+    QTest::newRow("DeepSeek-V3.2 = 78,324 B/token") << "DeepSeek-V3.2.json" << qint64(4096) << 78324.0 << 320815104.0;
+    // GLM-5: (512 + 64) x 78 x 2 B = 89,856 B and 132 x 78 = 10,296 B of indexer keys: 100,152 B per token; at
+    // 131,072 tokens 13,127,122,944 B.
+    QTest::newRow("GLM-5 at 128k = 13,127,122,944 B") << "GLM-5.json" << qint64(131072) << 100152.0 << 13127122944.0;
     // Qwen3-8B: 2 x 36 x 8 x 128 x 2 B = 147,456 B per token; at 32,768 tokens 4,831,838,208 B.
     QTest::newRow("Qwen3-8B = 147,456 B/token") << "Qwen3-8B.json" << qint64(32768) << 147456.0 << 4831838208.0;
     // Gemma 3 1B: 2 x 1 x 256 x 2 B = 1,024 B per token and layer. At 32,768 tokens the 4 global layers keep them
@@ -443,7 +451,8 @@ void TestLayerBlocks::kvBytesOfPatterns()
     QCOMPARE(a.kvCache.bytesPerToken, perToken);
     QCOMPARE(a.kvCache.totalBytes, total);
     QCOMPARE(a.memory.kv, total);
-    QCOMPARE(cachedElements(m, layerGroups(m), static_cast<double>(context), static_cast<double>(m.kvHeads)) * 2,
+    QCOMPARE(cachedElements(m, layerGroups(m), static_cast<double>(context), static_cast<double>(m.kvHeads)) * 2 +
+                 indexerKeyBytes(m, layerGroups(m), static_cast<double>(context)),
              total);
 }
 
@@ -507,6 +516,88 @@ void TestLayerBlocks::mlaUnabsorbedLiftsTheLatent()
     // The absorbed step does far fewer FLOPs over the same cached bytes: that is why engines absorb in decode.
     const Analysis absorbed = analyze(testpresets::hw("h100-sxm"), config("DeepSeek-V3.json"), decodeAt(4095));
     QVERIFY(absorbed.totals.flops * 10 < a.totals.flops);
+}
+
+void TestLayerBlocks::sparseLatentEqualsMlaWithinTopk()
+{
+    // DeepSeek-V3.2 is DeepSeek-V3 with a lightning indexer. While the context holds at most index_topk (2,048)
+    // tokens every query attends them all, so its attention core is DeepSeek-V3's, operator by operator and to the
+    // second; only the indexer's operators come on top.
+    const HardwareSpec &hw = testpresets::hw("h200-sxm");
+    Scenario prefill;
+    prefill.phase = Phase::Prefill;
+    prefill.batch = 1;
+    prefill.seq = 2048;
+    for (const Scenario &s : {decodeAt(2047), prefill}) {
+        const Analysis v32 = analyze(hw, config("DeepSeek-V3.2.json"), s);
+        const Analysis v3 = analyze(hw, config("DeepSeek-V3.json"), s);
+        for (const char *name : {"attn.kv_write", "attn.q_absorb", "attn.kv_b_proj", "attn.score", "attn.softmax",
+                                 "attn.context", "attn.v_absorb"}) {
+            const Operator *a = findOp(v32, name), *b = findOp(v3, name);
+            QCOMPARE(a == nullptr, b == nullptr);
+            if (!a)
+                continue;
+            QCOMPARE(a->flops, b->flops);
+            QCOMPARE(a->kvBytes, b->kvBytes);
+            QCOMPARE(a->activationBytes, b->activationBytes);
+            QCOMPARE(a->timeS, b->timeS);
+        }
+        QVERIFY(findOp(v32, "attn.indexer_score") && !findOp(v3, "attn.indexer_score"));
+    }
+}
+
+void TestLayerBlocks::sparseLatentDecodeByHand()
+{
+    // DeepSeek-V3.2, one decode step at batch 1 after 131,071 tokens (131,072 keys), absorbed, 16-bit KV, 61 layers:
+    //   attention reads only the 2,048 chosen latents: 2,048 x 576 x 2 B = 2,359,296 B a layer (DeepSeek-V3 reads
+    //   131,072 x 576 x 2 B = 150,994,944 B, 64x more), and scores 2 x 128 heads x 2,048 x 576 = 301,989,888 FLOPs;
+    //   the indexer reads every cached key, 131,072 x 132 B = 17,301,504 B a layer, and scores them with its 64 heads
+    //   of 128: 2 x 64 x 131,072 x 128 = 2,147,483,648 FLOPs, plus ReLU and the head weights 3 x 64 x 131,072 =
+    //   25,165,824; it writes 131,072 FP32 logits (524,288 B) that the top-k reads (log2 2048 = 11 compares a
+    //   score: 1,441,792) before writing 2,048 int32 indices (8,192 B).
+    const HardwareSpec &hw = testpresets::hw("h200-sxm");
+    const Analysis a = analyze(hw, config("DeepSeek-V3.2.json"), decodeAt(131071));
+    const Operator *score = findOp(a, "attn.score"), *idx = findOp(a, "attn.indexer_score");
+    const Operator *topk = findOp(a, "attn.indexer_topk");
+    QVERIFY(score && idx && topk);
+    QCOMPARE(score->kvBytes, 61.0 * 2359296);
+    QCOMPARE(score->flops, 61.0 * 301989888);
+    QCOMPARE(idx->kvBytes, 61.0 * 17301504);
+    QCOMPARE(idx->flops, 61.0 * (2147483648.0 + 25165824));
+    QCOMPARE(topk->flops, 61.0 * 1441792);
+    QCOMPARE(topk->activationBytes, 61.0 * (524288 + 8192));
+    const Analysis dense = analyze(hw, config("DeepSeek-V3.json"), decodeAt(131071));
+    QCOMPARE(findOp(dense, "attn.score")->kvBytes, 61.0 * 150994944);
+    // The indexer's projections are their own operators: wq_b 1536 x 64 x 128, wk 7168 x 128, weights_proj 7168 x 64.
+    QCOMPARE(findOp(a, "attn.indexer_q_proj")->weightBytes, 61.0 * 1536 * 8192 * 1.0 * a.bytesPerWeight);
+    QVERIFY(findOp(a, "attn.indexer_k_proj") && findOp(a, "attn.indexer_weights_proj") &&
+            findOp(a, "attn.indexer_k_norm") && findOp(a, "attn.indexer_kv_write"));
+    // Attention's bytes stop at the top-k: from 32k to 128k the score reads the same, the indexer 4x more.
+    const Analysis at32k = analyze(hw, config("DeepSeek-V3.2.json"), decodeAt(32767));
+    QCOMPARE(findOp(at32k, "attn.score")->kvBytes, score->kvBytes);
+    QCOMPARE(findOp(at32k, "attn.indexer_score")->kvBytes * 4, idx->kvBytes);
+    // The indexer scores in FP8 whatever the activations (the reference's act_quant and fp8_index): over an 8,192-token
+    // prompt, 2 x 64 x 128 x 33,558,528 causal pairs a layer, far right of the ridge, it runs at the H200's FP8 peak,
+    // not its BF16 one.
+    Scenario prefill;
+    prefill.phase = Phase::Prefill;
+    prefill.batch = 1;
+    prefill.seq = 8192;
+    const Analysis p = analyze(hw, config("DeepSeek-V3.2.json"), prefill);
+    const Operator *pidx = findOp(p, "attn.indexer_score");
+    QVERIFY(pidx && pidx->bound == Bound::Compute && pidx->computeType == DType::FP8);
+    QCOMPARE(pidx->flops, 61.0 * (2.0 * 64 * 128 * 33558528 + 3.0 * 64 * 33558528));
+    QCOMPARE(pidx->timeS, pidx->flops / hw.peak(DType::FP8));
+    // Its KV cache holds every token: latent and indexer key, 78,324 B a token.
+    QCOMPARE(a.kvCache.totalBytes, 78324.0 * 131072);
+    // The preset keys say the same shape (index_* written only for a model with an indexer).
+    const ModelShape m = config("DeepSeek-V3.2.json");
+    const nlohmann::json j = toJson(m);
+    QCOMPARE(j.at("index_heads").get<int64_t>(), int64_t(64));
+    QVERIFY(!toJson(config("DeepSeek-V3.json")).contains("index_heads"));
+    const ModelShape back = modelShapeFromJson(j, "roundtrip.json");
+    QCOMPARE(back.indexer.topk, int64_t(2048));
+    QCOMPARE(paramCount(back).total, paramCount(m).total);
 }
 
 void TestLayerBlocks::localAndGlobalLayersHaveTheirOwnOperators()

@@ -47,6 +47,16 @@ core::Bound opBound(const core::Analysis &a, const std::string &name)
     return b;
 }
 
+/// Bytes all the operators called `name` move.
+double opBytes(const core::Analysis &a, const std::string &name)
+{
+    double bytes = 0;
+    for (const core::Operator &op : a.operators)
+        if (op.name == name)
+            bytes += op.bytes();
+    return bytes;
+}
+
 QString boundWord(core::Bound b) { return QString::fromStdString(std::string(core::toString(b)) + "-bound"); }
 
 /// The answer to a question, computed here from the analysis of the step's scenario (not by the lesson text
@@ -83,6 +93,11 @@ std::optional<QString> oracle(const std::string &answer, core::ScenarioFile f, c
         return ui::formatNumber(
             varied([](core::Scenario &s) { s.weights = *core::weightFormatFromString("fp16"); }).totals.timeS /
             a.totals.timeS);
+    if (answer == "op_mb:attn.score@deepseek-v3 / op_mb:attn.score") {
+        core::ScenarioFile dense = f;
+        dense.model = lib.findModel("deepseek-v3")->shape;
+        return ui::formatNumber(opBytes(analyzeFile(dense), "attn.score") / opBytes(a, "attn.score"));
+    }
     if (answer == "kv_total_gb")
         return ui::formatNumber(a.kvCache.totalBytes / 1e9);
     if (answer == "kv_per_token_kb")

@@ -157,6 +157,7 @@ const std::vector<KeyDef> &keyDefs()
         {"hidden", Kind::Count, Arg::None, "model width d_model", [](const Eval &e) { return count(static_cast<double>(e.file.model.hidden)); }},
         {"heads", Kind::Count, Arg::None, "query heads", [](const Eval &e) { return count(static_cast<double>(e.file.model.heads)); }},
         {"kv_heads", Kind::Count, Arg::None, "key/value heads", [](const Eval &e) { return count(static_cast<double>(e.file.model.kvHeads)); }},
+        {"index_topk", Kind::Count, Arg::None, "tokens each query attends with sparse attention (index_topk; 0: dense)", [](const Eval &e) { return count(static_cast<double>(e.file.model.indexer.topk)); }},
         {"head_dim", Kind::Count, Arg::None, "dimension of one head", [](const Eval &e) { return count(static_cast<double>(e.file.model.headDim)); }},
         {"gqa_group", Kind::Count, Arg::None, "query heads sharing one key/value head", [](const Eval &e) { return count(static_cast<double>(e.file.model.heads / std::max<int64_t>(1, e.file.model.kvHeads))); }},
         {"attention", Kind::Text, Arg::None, "kind of attention: multi-head (MHA), grouped-query (GQA) or multi-query (MQA)",
@@ -203,6 +204,7 @@ const std::vector<KeyDef> &keyDefs()
         // ---- one operator ----
         {"op_intensity", Kind::Number, Arg::Operator, "arithmetic intensity of one operator in FLOP/byte", [](const Eval &e) { const OpSum s = opSum(e); return number(ratio(s.flops, s.bytes)); }},
         {"op_time_us", Kind::Number, Arg::Operator, "time of one operator (all its executions) in µs", [](const Eval &e) { return number(opSum(e).timeS * 1e6); }},
+        {"op_mb", Kind::Number, Arg::Operator, "bytes one operator (all its executions) moves to and from main memory in MB", [](const Eval &e) { return number(opSum(e).bytes / 1e6); }},
         {"op_time_share", Kind::Percent, Arg::Operator, "one operator's share of the step time", [](const Eval &e) { return percent(ratio(opSum(e).timeS, e.a.totals.timeS)); }},
         {"op_flop_share", Kind::Percent, Arg::Operator, "one operator's share of the step FLOPs", [](const Eval &e) { return percent(ratio(opSum(e).flops, e.a.totals.flops)); }},
         {"op_bound", Kind::Text, Arg::Operator, "what limits one operator", [](const Eval &e) { return text(boundText(opSum(e).bound)); }},
