@@ -1213,6 +1213,7 @@ constexpr std::array kFamilies{
     FamilyRow{"llama4_text", plain<importLlama4Text>},
     FamilyRow{"minimax_m2", importMinimaxM2},
     FamilyRow{"mimo", importMimo},
+    FamilyRow{"glm4_moe", importGlm4Moe},
     FamilyRow{"kimi_k25", importKimiK25},
     FamilyRow{"gemma3", nullptr,
               "its SigLIP vision tower and projector are not modelled; import the language model alone (its "

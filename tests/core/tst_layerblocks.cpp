@@ -237,6 +237,12 @@ void TestLayerBlocks::familyParamCounts_data()
     //          = 6,640,999,744 (the card: 6.6B active)
     QTest::newRow("Phi-3.5-MoE = 41.87B, 6.64B active")
         << "Phi-3.5-MoE-instruct.transcribed.json" << qint64(41873153344) << qint64(6640999744);
+    // GLM-4.5-Air's main model (its MTP layer counted apart: tst_hffamilies): attention 109,066,240 a layer; layer 0
+    // dense (243,554,304), 45 MoE layers of 2,341,492,864 (129 experts of 17,301,504, router 524,416, 2 norms 8192);
+    //   total 243,554,304 + 45 x 2,341,492,864 + 2 x 151552 x 4096 + 4096 = 106,852,251,264 (card: 106B)
+    //   active 243,554,304 + 45 x 265,312,384 + 1,241,518,080 = 13,424,129,664 (card: 12B)
+    QTest::newRow("GLM-4.5-Air = 106.85B, 13.42B active")
+        << "GLM-4.5-Air.transcribed.json" << qint64(106852251264) << qint64(13424129664);
     // Mistral Small 3 (h 5120, 40 layers, 32 heads and 8 KV heads of 128, no biases, FFN 32768, vocab 131072,
     // untied):
     //   layer  5120 x (4096 + 2 x 1024) + 4096 x 5120 + 3 x 5120 x 32768 + 2 x 5120             = 555,755,520
@@ -426,6 +432,10 @@ void TestLayerBlocks::kvBytesOfPatterns_data()
     // sliding_window of 131,072 is its whole context: it never cuts).
     QTest::newRow("Phi-3.5-MoE at 4k = 536,870,912 B")
         << "Phi-3.5-MoE-instruct.transcribed.json" << qint64(4096) << 131072.0 << 536870912.0;
+    // GLM-4.5-Air: 2 x 46 layers x 8 x 128 x 2 B = 188,416 B per token (partial RoPE changes no byte); at its
+    // 131,072 tokens 24,696,061,952 B.
+    QTest::newRow("GLM-4.5-Air at 128k = 24,696,061,952 B")
+        << "GLM-4.5-Air.transcribed.json" << qint64(131072) << 188416.0 << 24696061952.0;
     // Mistral Small 3: 2 x 40 x 8 x 128 x 2 B = 163,840 B per token; at its 32,768 tokens 5,368,709,120 B.
     QTest::newRow("Mistral Small 3 at 32k = 5,368,709,120 B")
         << "Mistral-Small-24B-Instruct-2501.transcribed.json" << qint64(32768) << 163840.0 << 5368709120.0;
