@@ -7,6 +7,19 @@
 
 namespace memwall::core::hf {
 
+void readStateFormat(JsonReader &r, ModelShape &m, ImportLog &log, std::string_view key)
+{
+    if (!r.has(key))
+        return;
+    const std::string text = r.string(key);
+    const auto t = dtypeFromString(text);
+    if (!t || (*t != DType::FP32 && *t != DType::BF16 && *t != DType::FP16))
+        r.fail(key, "expected float32, bfloat16 or float16, got '" + text + "'");
+    m.stateFormat = *t;
+    log.note(std::string(key) + ": the recurrent state is kept in " + std::string(toString(*t)) +
+             " (its convolution inputs in the KV cache's format)");
+}
+
 int64_t mtpModules(JsonReader &r, ImportLog &log, std::string_view key)
 {
     const int64_t n = r.integer(key, 0);

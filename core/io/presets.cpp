@@ -626,6 +626,13 @@ void readCheckpointFields(JsonReader &r, ModelShape &m)
     m.checkpointExpertWeights = format("checkpoint_expert_weights");
     m.checkpointUnquantizedEmbeddings = r.boolean("checkpoint_unquantized_embeddings", false);
     m.checkpointZeroPoints = r.boolean("checkpoint_zero_points", false);
+    if (r.has("state_dtype")) {
+        const std::string text = r.string("state_dtype");
+        const auto t = dtypeFromString(text);
+        if (!t || (*t != DType::FP32 && *t != DType::BF16 && *t != DType::FP16))
+            r.fail("state_dtype", "expected fp32, bf16 or fp16, got '" + text + "'");
+        m.stateFormat = *t;
+    }
 }
 
 void writeCheckpointFields(const ModelShape &m, json &j)
@@ -642,6 +649,8 @@ void writeCheckpointFields(const ModelShape &m, json &j)
         j["checkpoint_unquantized_embeddings"] = true;
     if (m.checkpointZeroPoints)
         j["checkpoint_zero_points"] = true;
+    if (m.stateFormat)
+        j["state_dtype"] = toString(*m.stateFormat);
 }
 
 } // namespace
