@@ -1210,6 +1210,18 @@ struct FamilyRow
     std::string_view missing = {};
 };
 
+// What the block model cannot say yet of the refused families below (issue #38), named in their refusals.
+constexpr std::string_view kGemma3nMissing =
+    "KV sharing between the last layers (num_kv_shared_layers), per-layer embeddings (hidden_size_per_layer_input), "
+    "AltUp and LAuReL are not modelled";
+constexpr std::string_view kGemma4Missing =
+    "global layers with their own head size and KV heads (global_head_dim, num_global_key_value_heads), keys equal "
+    "to values (attention_k_eq_v), KV sharing (num_kv_shared_layers), per-layer inputs and the MoE block beside "
+    "the dense MLP are not modelled";
+constexpr std::string_view kNemotronNasMissing =
+    "per-layer blocks (block_configs: an FFN width per layer by ffn_mult, KV heads per layer by n_heads_in_group, "
+    "no_op and replace_with_linear layers) are not modelled";
+
 /// Every model_type MemWall knows, read or refused: a new family is one row here (and its reader).
 constexpr std::array kFamilies{
     FamilyRow{"llama", typed<importLlamaLike>},
@@ -1264,8 +1276,12 @@ constexpr std::array kFamilies{
     FamilyRow{"kimi_linear", nullptr, "Kimi Delta Attention (linear-attention) layers are not modelled"},
     FamilyRow{"deepseek_v32", nullptr, "the lightning indexer's sparse attention (top-k tokens) is not modelled"},
     FamilyRow{"glm_moe_dsa", nullptr, "the lightning indexer's sparse attention (top-k tokens) is not modelled"},
-    FamilyRow{"gemma3n", nullptr, "KV sharing between layers and per-layer embeddings are not modelled"},
-    FamilyRow{"deci", nullptr, "per-layer heterogeneous blocks (Nemotron-NAS block_configs) are not modelled"},
+    FamilyRow{"gemma3n", nullptr, kGemma3nMissing},
+    FamilyRow{"gemma3n_text", nullptr, kGemma3nMissing},
+    FamilyRow{"gemma4", nullptr, kGemma4Missing},
+    FamilyRow{"gemma4_text", nullptr, kGemma4Missing},
+    FamilyRow{"deci", nullptr, kNemotronNasMissing},
+    FamilyRow{"nemotron-nas", nullptr, kNemotronNasMissing},
     FamilyRow{"step3p5", nullptr, "Step-3.x's mixed attention layers are not modelled"},
 };
 

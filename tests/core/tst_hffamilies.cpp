@@ -136,6 +136,19 @@ void TestHfFamilies::refusalsNameTheFeature_data()
         << "deepseek_v32"
         << "cfg.json: model_type: 'deepseek_v32': the lightning indexer's sparse attention (top-k tokens) is not "
            "modelled";
+    QTest::newRow("nemotron-nas (DeciLM)")
+        << "nemotron-nas"
+        << "cfg.json: model_type: 'nemotron-nas': per-layer blocks (block_configs: an FFN width per layer by ffn_mult, "
+           "KV heads per layer by n_heads_in_group, no_op and replace_with_linear layers) are not modelled";
+    QTest::newRow("gemma3n_text")
+        << "gemma3n_text"
+        << "cfg.json: model_type: 'gemma3n_text': KV sharing between the last layers (num_kv_shared_layers), per-layer "
+           "embeddings (hidden_size_per_layer_input), AltUp and LAuReL are not modelled";
+    QTest::newRow("gemma4")
+        << "gemma4"
+        << "cfg.json: model_type: 'gemma4': global layers with their own head size and KV heads (global_head_dim, "
+           "num_global_key_value_heads), keys equal to values (attention_k_eq_v), KV sharing (num_kv_shared_layers), "
+           "per-layer inputs and the MoE block beside the dense MLP are not modelled";
     QTest::newRow("kimi_linear")
         << "kimi_linear"
         << "cfg.json: model_type: 'kimi_linear': Kimi Delta Attention (linear-attention) layers are not modelled";
