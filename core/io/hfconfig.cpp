@@ -1262,6 +1262,7 @@ constexpr std::array kFamilies{
     FamilyRow{"minimax_m2", importMinimaxM2},
     FamilyRow{"mimo", importMimo},
     FamilyRow{"glm4_moe", importGlm4Moe},
+    FamilyRow{"cohere2", importCohere2},
     FamilyRow{"kimi_k25", importKimiK25},
     FamilyRow{"gemma3", nullptr,
               "its SigLIP vision tower and projector are not modelled; import the language model alone (its "

@@ -1,6 +1,7 @@
 // The families added for issue #38 (each a row of kFamilies in hfconfig.cpp), and the multi-token-prediction modules.
 #include "core/io/hfimport.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
@@ -118,6 +119,23 @@ void importGlm4Moe(JsonReader &r, ModelShape &m, ImportLog &log, const std::stri
     m.denseFfn = m.firstDenseLayers > 0 ? requiredSize(r, {"intermediate_size"}) : 0;
     m.mtpLayers = mtpModules(r, log, "num_nextn_predict_layers");
     m.mtpStoresCopies = m.mtpLayers > 0;
+}
+
+/// Cohere2ForCausalLM (cohere2: Command R7B, Command A; transformers' modeling_cohere2, defaults from Cohere2Config):
+/// Command R's layer (importCohere(): attention and the FFN read one LayerNorm without a bias, in parallel; tied
+/// embeddings; no q/k norms) with three layers of four attending within sliding_window (4096) tokens with rotary
+/// positions, and every fourth layer (sliding_window_pattern 4, or the layer_types list) attending to the whole
+/// context without positions. Its logit_scale is a constant, not a parameter.
+void importCohere2(JsonReader &r, ModelShape &m, ImportLog &, const std::string &)
+{
+    importCohere(r, m);
+    m.slidingWindow = slidingWindow(r, "sliding_window", 4096);
+    if (m.slidingWindow == 0)
+        return;
+    m.globalEvery = r.has("layer_types") ? globalEveryFromLayerTypes(r, m) : r.integer("sliding_window_pattern", 4);
+    if (m.globalEvery < 0 || m.globalEvery > std::min<int64_t>(m.layers, kMaxPatternPeriod))
+        r.fail("sliding_window_pattern", "must be between 1 and the layers, got " + std::to_string(m.globalEvery));
+    m.globalNoPositions = m.globalEvery > 0;
 }
 
 /// Gemma3ForCausalLM's text config (model_type gemma3_text; also the text_config of a gemma3 file): the Gemma rows of

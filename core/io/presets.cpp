@@ -591,6 +591,8 @@ void linearAttentionToJson(const ModelShape &m, json &j)
         j["attention_output_gate"] = true;
     if (m.rotaryFraction != 1)
         j["rotary_fraction"] = m.rotaryFraction;
+    if (m.globalNoPositions)
+        j["global_nope"] = true;
     if (!m.hasLinearAttention())
         return;
     const LinearAttentionShape &x = m.linear;
@@ -715,6 +717,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     }
     m.attentionOutputGate = r.boolean("attention_output_gate", false);
     m.rotaryFraction = r.number("rotary_fraction", 1);
+    m.globalNoPositions = r.boolean("global_nope", false);
     m.qkNorm = r.boolean("qk_norm", false);
     m.qkNormFullWidth = r.boolean("qk_norm_full_width", false);
     m.attentionSinks = r.boolean("attention_sinks", false);

@@ -519,6 +519,9 @@ ShapeIssue validate(const ModelShape &m)
                     "), got " + std::to_string(m.globalEvery)};
     if (m.globalEvery > 0 && m.slidingWindow <= 0)
         return {{"global_every", "sliding_window"}, "global_every needs a sliding_window (> 0) for the other layers"};
+    if (m.globalNoPositions && (m.globalEvery <= 0 || m.positions != PositionEncoding::Rotary))
+        return {{"global_nope", "global_every"},
+                "global_nope needs global layers (global_every > 0) among rotary windowed ones"};
     for (auto [f, v] : {std::pair{"attention_softcap", m.attentionSoftcap}, {"final_softcap", m.finalSoftcap}})
         if (!(v >= 0) || v > 1e6) // also NaN
             return {{f}, std::string(f) + " must be 0 (none) or a positive cap up to 1e6, got " + std::to_string(v)};

@@ -153,6 +153,9 @@ struct ModelShape
     /// attends to the whole context, the others use the window. Gemma 2 and gpt-oss: 2, Gemma 3: 6, Llama 4: 4.
     /// 0: every layer uses the window.
     int64_t globalEvery = 0;
+    /// With globalEvery: the global layers have no positions, rotary positions rotate only the windowed layers' q and
+    /// k (Cohere2: "a fourth layer uses global attention without positional embeddings").
+    bool globalNoPositions = false;
 
     MixerKind mixer = MixerKind::Attention;
     MlaShape mla; ///< with MixerKind::Mla

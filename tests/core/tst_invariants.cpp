@@ -1,4 +1,4 @@
-// Invariants of core::analyze() over a grid: every hardware preset x 22 models, one or more of every family (kModels)
+// Invariants of core::analyze() over a grid: every hardware preset x 23 models, one or more of every family (kModels)
 // x every phase x batch {1, 8,
 // 256} x precision {fp16, int8, int4/g128 weights, fp8 KV} x tp {1, 2, 8} x pp {1, 4}, at ideal efficiency (the pure
 // roofline).
@@ -36,7 +36,7 @@ const char *const kModels[] = {
     "llama-2-70b",    "llama-3-8b",     "mixtral-8x7b", "bert-base-uncased", "gpt2",         "falcon-7b",
     "mistral-7b",     "gemma-2b",       "opt-13b",      "qwen3-5-397b-a17b", "deepseek-v3",  "mamba2-2-7b",
     "jamba-1-5-mini", "nemotron-h-56b", "gemma-3-1b",   "llama-4-scout",     "gpt-oss-120b", "vit-large-patch32-224",
-    "minimax-m2.5",   "mimo-7b",        "glm-4.5-air",  "nemotron-3-nano-30b"};
+    "minimax-m2.5",   "mimo-7b",        "glm-4.5-air",  "nemotron-3-nano-30b", "command-r7b"};
 // clang-format on
 constexpr Phase kPhases[] = {Phase::Prefill, Phase::Decode, Phase::Generate, Phase::Encode, Phase::Train};
 constexpr int64_t kBatches[] = {1, 8, 256};

@@ -79,6 +79,7 @@ private slots:
     void linearAttentionOperators();
     void linearAttentionRefusals();
     void hybridPattern();
+    void cohere2GlobalLayersWithoutPositions();
     void disaggregationSendsTheState();
     void fullWidthQkNormOfOlmo2();
     void stateOfJamba();
@@ -934,6 +935,39 @@ void TestLayerBlocks::stateFormatOfTheConfig()
         QCOMPARE(QString::fromStdString(e.what()),
                  QString("cfg.json: text_config.mamba_ssm_dtype: expected float32, bfloat16 or float16, got 'int8'"));
     }
+}
+
+void TestLayerBlocks::cohere2GlobalLayersWithoutPositions()
+{
+    // Command R7B (Cohere2ForCausalLM): the shapes its module printout shows (Svngoku/c4ai-command-r7b-12-2024-4bit's
+    // model card: embed_tokens 256000 x 4096, 32 layers, q_proj and o_proj 4096 x 4096, k_proj and v_proj 4096 x
+    // 1024, gate/up 4096 x 14336, no biases) with Cohere2Config's window (sliding_window 4096, every fourth layer
+    // global: sliding_window_pattern 4). No verbatim copy of its config.json was found, so none is in tests/data.
+    const nlohmann::json c = {{"model_type", "cohere2"},     {"hidden_size", 4096},
+                              {"num_hidden_layers", 32},     {"num_attention_heads", 32},
+                              {"num_key_value_heads", 8},    {"intermediate_size", 14336},
+                              {"vocab_size", 256000},        {"sliding_window", 4096},
+                              {"sliding_window_pattern", 4}, {"max_position_embeddings", 131072}};
+    const ModelShape m = importHfConfig(c, "cfg.json");
+    //   layer 2 x 4096 x 4096 + 2 x 4096 x 1024 + 3 x 4096 x 14336 + one LayerNorm without a bias 4096 = 218,107,904
+    //   total 32 x 218,107,904 + 256000 x 4096 (tied) + 4096 = 8,028,033,024 (the card: 7B; the same shapes in
+    //   Aya Expanse 8B, a cohere model, total 8,028,033,024)
+    QCOMPARE(paramCount(m).total, int64_t(8028033024));
+    const LayerGroups g = layerGroups(m);
+    QCOMPARE(g.size(), std::size_t(2));
+    QVERIFY(g[0].block.mixer == LayerMixer::Sliding);
+    QCOMPARE(g[0].count, int64_t(24));
+    QVERIFY(g[1].block.mixer == LayerMixer::Attention);
+    QCOMPARE(g[1].firstLayer, int64_t(3));
+    // KV cache at 131,072 tokens: 2 x 8 x 128 x 2 B = 4,096 B a token and layer; the 8 global layers keep all
+    // (4,294,967,296 B), the 24 sliding ones their last 4,096 (402,653,184 B): 4,697,620,480 B.
+    QCOMPARE(cachedElements(m, g, 131072, 8) * 2, 4697620480.0);
+    // Rotary positions only in the 24 sliding layers: 3 FLOPs x (4096 + 1024) q and k elements a token.
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), m, decodeAt(4095));
+    QCOMPARE(findOp(a, "attn.rope")->count, 24.0);
+    QCOMPARE(findOp(a, "attn.rope")->flops, 24.0 * 3 * (4096 + 1024));
+    QCOMPARE(findOp(a, "attn.qkv_proj")->count, 32.0);
+    QCOMPARE(modelShapeFromJson(toJson(m), "p.json").globalNoPositions, true);
 }
 
 void TestLayerBlocks::linearAttentionOperators()

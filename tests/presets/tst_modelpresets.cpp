@@ -30,7 +30,7 @@ const char *const kRequiredIds[] = {
     "qwen2-7b",          "gemma-7b",           "phi-3-mini",   "falcon-40b",      "falcon-7b",
     "gpt-neox-20b",      "qwen2-57b-a14b",     "gpt-oss-120b", "qwen3-235b-a22b", "qwen3-235b-a22b-fp8",
     "minimax-m2.5",      "deepseek-r1",        "kimi-k2.5",    "mimo-7b",         "glm-4.5-air",
-    "nemotron-3-nano-30b",
+    "nemotron-3-nano-30b", "command-r7b",
 };
 // clang-format on
 
