@@ -242,6 +242,7 @@ void deriveShapes(Ctx &c)
     }
     c.act = bytesOf(s.activations);
     c.kvb = bytesOf(s.kv);
+    c.stateb = m.stateFormat ? bytesOf(*m.stateFormat) : c.kvb;
     const WeightBytes w = bytesPerWeight(m, s);
     c.wpw = w.weights;
     c.expertWpw = w.experts;

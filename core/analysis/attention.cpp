@@ -65,9 +65,11 @@ void emitQkvProjections(Ctx &c, const Pass &p, double lc)
                (m.qkNormFullWidth ? c.qd + c.kvd : 2 * c.d) * act, 2 * N * (c.qd + c.kvd) * act, 0, p.train);
     // Partial rotary positions rotate the first rotaryFraction of each head and copy the rest; a kernel reads and
     // writes only the rotated part.
+    // Layers without positions (Cohere2's global layers) rotate nothing: only the windowed ones run it.
     const double rotated = (c.qd + c.kvd) * m.rotaryFraction;
-    if (m.positions == PositionEncoding::Rotary)
-        emitOp(c, "attn.rope", OpClass::Elementwise, p.phase, lc,
+    const double roped = m.globalNoPositions && c.attnLayers > 0 ? lc * c.windowedLayers / c.attnLayers : lc;
+    if (m.positions == PositionEncoding::Rotary && roped > 0)
+        emitOp(c, "attn.rope", OpClass::Elementwise, p.phase, roped,
                perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, rotated,
                           m.rotaryFraction < 1 ? FlopName::RotatedQAndKWidths : FlopName::QAndKWidths),
                0, 2 * N * rotated * act, 0, p.train);

@@ -244,8 +244,7 @@ void addFootprint(const Ctx &c, const Step &st, double cachedTokens, Analysis &a
     const double sequences = st.B / s.attentionDp;
     mem.kv = (cachedElements(m, c.groups, cachedTokens, c.hkv) * c.kvb + indexerKeyBytes(m, c.groups, cachedTokens)) /
              s.pp * sequences;
-    const double stateElems = c.ssmLayers * stateElements(m, s.tp) + c.linearLayers * linearStateElements(m, s.tp);
-    mem.state = holdsState(s) ? stateElems / s.pp * c.kvb * sequences : 0.0;
+    mem.state = holdsState(s) ? stateBytes(c, s.tp) / s.pp * sequences : 0.0;
     mem.activations = liveActivations(c, st);
     if (s.phase == Phase::Train) {
         const double local = localParams(a.params, s);

@@ -19,6 +19,14 @@ double cachedTokensPerSequence(const Scenario &s, const ModelShape &m, const Ste
     return cachedTokens;
 }
 
+double stateBytes(const Ctx &c, int tp)
+{
+    const double ssmRec = ssmRecurrentElements(c.m, tp), linRec = linearRecurrentElements(c.m, tp);
+    const double ssm = ssmRec * c.stateb + (stateElements(c.m, tp) - ssmRec) * c.kvb;
+    const double lin = linRec * c.stateb + (linearStateElements(c.m, tp) - linRec) * c.kvb;
+    return c.ssmLayers * ssm + c.linearLayers * lin;
+}
+
 double addKvCache(const Ctx &c, const Step &st, Analysis &a)
 {
     const ModelShape &m = c.m;
@@ -34,9 +42,9 @@ double addKvCache(const Ctx &c, const Step &st, Analysis &a)
     a.kvCache.cachedTokens = cachedTokens;
     a.kvCache.sequences = st.B;
     a.kvCache.bytesPerElement = c.kvb;
-    // State-space layers keep a state per sequence instead, in the KV cache's format, whatever the context.
-    a.kvCache.stateBytesPerSequence =
-        (c.ssmLayers * stateElements(m, 1) + c.linearLayers * linearStateElements(m, 1)) * c.kvb;
+    // State-space and linear-attention layers keep a state per sequence instead, whatever the context: its recurrent
+    // part in the model's state format (ModelShape::stateFormat), the convolution's inputs in the KV cache's.
+    a.kvCache.stateBytesPerSequence = stateBytes(c, 1);
     a.kvCache.stateBytes = holdsState(s) ? a.kvCache.stateBytesPerSequence * st.B : 0.0;
     return cachedTokens;
 }

@@ -88,7 +88,7 @@ void emitDeltaRule(Ctx &c, const Pass &p, double lc, const LinearWidths &w, doub
         cls = OpClass::Attention;
     }
     emitOp(c, "linear.scan", cls, p.phase, lc, flops, 0, N * (2 * w.key + 2 * w.value + 2 * w.valueHeads) * act,
-           stateRw * p.Bm * w.valueHeads * w.dk * w.dv * c.kvb, p.train);
+           stateRw * p.Bm * w.valueHeads * w.dk * w.dv * c.stateb, p.train);
 }
 
 } // namespace

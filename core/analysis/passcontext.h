@@ -62,6 +62,8 @@ struct Ctx
     double sparseLayers = 0;   ///< with routed experts
     double windowedLayers = 0; ///< attention layers with a window
     double act = 2, kvb = 2, wpw = 2, normW = 0;
+    /// Bytes an element of the recurrent state (ModelShape::stateFormat), else the KV cache's kvb.
+    double stateb = 2;
     double expertWpw = 2; ///< bytes per weight of the routed experts (expert_weights, else wpw)
     double embedWpw = 2;  ///< bytes per weight of the token embedding and the LM head (unquantized_embeddings: 2)
     double layersPerStage = 0;
@@ -279,6 +281,9 @@ double cachedTokensPerSequence(const Scenario &s, const ModelShape &m, const Ste
 /// Whether the step keeps state-space layers' state (a cache of any kind, outside training and encoding).
 inline bool holdsState(const Scenario &s) { return s.kvCache && s.phase != Phase::Train && s.phase != Phase::Encode; }
 /// The KV cache and state-space state the step holds (kvcache.cpp); returns the cached tokens per sequence.
+/// Bytes of the fixed state one sequence keeps over all its state-space and linear-attention layers, with `tp`
+/// splitting the channels and heads: the recurrent part in c.stateb bytes an element, the convolution's in c.kvb.
+double stateBytes(const Ctx &c, int tp);
 double addKvCache(const Ctx &c, const Step &st, Analysis &a);
 /// The memory footprint per device (footprint.cpp), given the cached tokens per sequence.
 void addFootprint(const Ctx &c, const Step &st, double cachedTokens, Analysis &a);

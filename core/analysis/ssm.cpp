@@ -47,12 +47,13 @@ void emitScan(Ctx &c, const Pass &p, double lc, const SsmWidths &w, double state
     }
     const double scanIn = mamba2 ? inner + 2 * groups * n + heads : inner + 2 * n + inner; // x, B, C, dt
     emitOp(c, "ssm.scan", scanClass, p.phase, lc, scanFlops, (mamba2 ? 3 * heads : inner * n + inner) * act,
-           N * scanIn * act + N * inner * act, stateRw * p.Bm * inner * n * c.kvb, p.train);
+           N * scanIn * act + N * inner * act, stateRw * p.Bm * inner * n * c.stateb, p.train);
 }
 
 /// The state-space layers' mixer, `lc` times, per device: d_inner, heads and (when tp divides them) groups split by
 /// tensor parallelism. Its state is read and written every decode step, as a KV cache is read: the state
-/// (d_inner x d_state) and the convolution's last d_conv - 1 inputs, in the KV cache's format.
+/// (d_inner x d_state, in the model's state format: ModelShape::stateFormat) and the convolution's last d_conv - 1
+/// inputs, in the KV cache's format.
 void emitSsm(Ctx &c, const Pass &p, double lc)
 {
     const SsmShape &x = c.m.ssm;

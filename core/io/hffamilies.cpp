@@ -1,11 +1,25 @@
 // The families added for issue #38 (each a row of kFamilies in hfconfig.cpp), and the multi-token-prediction modules.
 #include "core/io/hfimport.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
 
 namespace memwall::core::hf {
+
+void readStateFormat(JsonReader &r, ModelShape &m, ImportLog &log, std::string_view key)
+{
+    if (!r.has(key))
+        return;
+    const std::string text = r.string(key);
+    const auto t = dtypeFromString(text);
+    if (!t || (*t != DType::FP32 && *t != DType::BF16 && *t != DType::FP16))
+        r.fail(key, "expected float32, bfloat16 or float16, got '" + text + "'");
+    m.stateFormat = *t;
+    log.note(std::string(key) + ": the recurrent state is kept in " + std::string(toString(*t)) +
+             " (its convolution inputs in the KV cache's format)");
+}
 
 int64_t mtpModules(JsonReader &r, ImportLog &log, std::string_view key)
 {
@@ -96,6 +110,67 @@ void importMimo(JsonReader &r, ModelShape &m, ImportLog &log, const std::string 
     importLlamaLike(r, m, "qwen2");
     m.family = "mimo";
     m.mtpLayers = mtpModules(r, log, "num_nextn_predict_layers");
+}
+
+/// Glm4MoeForCausalLM (glm4_moe: GLM-4.5, GLM-4.6, GLM-4.5-Air; transformers' modeling_glm4_moe, defaults from
+/// Glm4MoeConfig): grouped-query attention over head_dim with biases on q, k and v only (attention_bias; o_proj has
+/// none), rotary positions on partial_rotary_factor (0.5) of each head, per-head RMSNorms over q and k when
+/// use_qk_norm (GLM-4.5, not Air); the first first_k_dense_replace layers have a dense gated FFN of
+/// intermediate_size, the others n_routed_experts gated experts of moe_intermediate_size (num_experts_per_tok a token)
+/// with a sigmoid router that has a bias per expert (Glm4MoeTopkRouter's e_score_correction_bias) and n_shared_experts
+/// always-active experts forming one FFN n_shared_experts x moe_intermediate_size wide. Two RMSNorms a layer, untied
+/// head. The num_nextn_predict_layers MTP layers are DeepSeek-V3's (enorm, hnorm, eh_proj, a decoder layer,
+/// shared_head.norm), and the checkpoint stores a copy of the embedding and of the LM head in each
+/// (model.layers.46.embed_tokens and shared_head.head in GLM-4.5-Air): counted apart, as DeepSeek-V3's.
+void importGlm4Moe(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
+{
+    importRotaryDecoder(r, m);
+    m.kvHeads = optionalSize(r, {"num_key_value_heads"}, 8);
+    checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
+    m.headDim = headDim(r, m, "num_attention_heads", "hidden_size", 0);
+    m.qkvBias = r.boolean("attention_bias", false);
+    m.outBias = false;
+    m.qkNorm = r.boolean("use_qk_norm", false);
+    m.rotaryFraction = r.number("partial_rotary_factor", 0.5);
+    if (!(m.rotaryFraction > 0 && m.rotaryFraction <= 1))
+        r.fail("partial_rotary_factor", "must be above 0 and at most 1, got " + std::to_string(m.rotaryFraction));
+    m.maxPositions = r.integer("max_position_embeddings", 131072);
+    m.ffn = optionalSize(r, {"moe_intermediate_size"}, 1408);
+    m.experts = optionalSize(r, {"n_routed_experts"}, 128);
+    m.activeExperts = optionalSize(r, {"num_experts_per_tok"}, 8);
+    if (m.activeExperts > m.experts)
+        r.fail("num_experts_per_tok",
+               std::to_string(m.activeExperts) + " exceeds n_routed_experts (" + std::to_string(m.experts) + ")");
+    const int64_t shared = r.integer("n_shared_experts", 1);
+    if (shared < 0 || shared > kMaxShapeField / m.ffn)
+        r.fail("n_shared_experts",
+               "must be between 0 and " + std::to_string(kMaxShapeField / m.ffn) + ", got " + std::to_string(shared));
+    m.sharedFfn = shared * m.ffn;
+    m.routerBias = true;
+    m.firstDenseLayers = r.integer("first_k_dense_replace", 1);
+    if (m.firstDenseLayers < 0 || m.firstDenseLayers > m.layers)
+        r.fail("first_k_dense_replace",
+               "must be between 0 and num_hidden_layers, got " + std::to_string(m.firstDenseLayers));
+    m.denseFfn = m.firstDenseLayers > 0 ? requiredSize(r, {"intermediate_size"}) : 0;
+    m.mtpLayers = mtpModules(r, log, "num_nextn_predict_layers");
+    m.mtpStoresCopies = m.mtpLayers > 0;
+}
+
+/// Cohere2ForCausalLM (cohere2: Command R7B, Command A; transformers' modeling_cohere2, defaults from Cohere2Config):
+/// Command R's layer (importCohere(): attention and the FFN read one LayerNorm without a bias, in parallel; tied
+/// embeddings; no q/k norms) with three layers of four attending within sliding_window (4096) tokens with rotary
+/// positions, and every fourth layer (sliding_window_pattern 4, or the layer_types list) attending to the whole
+/// context without positions. Its logit_scale is a constant, not a parameter.
+void importCohere2(JsonReader &r, ModelShape &m, ImportLog &, const std::string &)
+{
+    importCohere(r, m);
+    m.slidingWindow = slidingWindow(r, "sliding_window", 4096);
+    if (m.slidingWindow == 0)
+        return;
+    m.globalEvery = r.has("layer_types") ? globalEveryFromLayerTypes(r, m) : r.integer("sliding_window_pattern", 4);
+    if (m.globalEvery < 0 || m.globalEvery > std::min<int64_t>(m.layers, kMaxPatternPeriod))
+        r.fail("sliding_window_pattern", "must be between 1 and the layers, got " + std::to_string(m.globalEvery));
+    m.globalNoPositions = m.globalEvery > 0;
 }
 
 /// Gemma3ForCausalLM's text config (model_type gemma3_text; also the text_config of a gemma3 file): the Gemma rows of

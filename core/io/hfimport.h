@@ -37,15 +37,21 @@ void importRotaryDecoder(JsonReader &r, ModelShape &m);
 void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type);
 void importDeepseek(JsonReader &r, ModelShape &m, const std::string &type);
 void importNemotronH(JsonReader &r, ModelShape &m);
+void importCohere(JsonReader &r, ModelShape &m);
 
 // The families of hffamilies.cpp.
 void importMinimaxM2(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 void importMimo(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 void importSparseMla(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
+void importGlm4Moe(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
+void importCohere2(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 void importGemma3Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 /// The multi-token-prediction modules of `key` (num_nextn_predict_layers of DeepSeek-V3 and MiMo): 0 when absent;
 /// noted in the log when present.
 int64_t mtpModules(JsonReader &r, ImportLog &log, std::string_view key);
+/// The recurrent state's format from `key` (Qwen3.5's mamba_ssm_dtype, Nemotron-3's mamba_ssm_cache_dtype) into
+/// ModelShape::stateFormat, noted in the log; absent: unset (the KV cache's format).
+void readStateFormat(JsonReader &r, ModelShape &m, ImportLog &log, std::string_view key);
 
 // hfquant.cpp
 /// Reads `quantization_config` (when present) into the shape's checkpoint formats and notes what it read.

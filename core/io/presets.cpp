@@ -603,6 +603,8 @@ void linearAttentionToJson(const ModelShape &m, json &j)
         j["attention_output_gate"] = true;
     if (m.rotaryFraction != 1)
         j["rotary_fraction"] = m.rotaryFraction;
+    if (m.globalNoPositions)
+        j["global_nope"] = true;
     if (!m.hasLinearAttention())
         return;
     const LinearAttentionShape &x = m.linear;
@@ -638,6 +640,13 @@ void readCheckpointFields(JsonReader &r, ModelShape &m)
     m.checkpointExpertWeights = format("checkpoint_expert_weights");
     m.checkpointUnquantizedEmbeddings = r.boolean("checkpoint_unquantized_embeddings", false);
     m.checkpointZeroPoints = r.boolean("checkpoint_zero_points", false);
+    if (r.has("state_dtype")) {
+        const std::string text = r.string("state_dtype");
+        const auto t = dtypeFromString(text);
+        if (!t || (*t != DType::FP32 && *t != DType::BF16 && *t != DType::FP16))
+            r.fail("state_dtype", "expected fp32, bf16 or fp16, got '" + text + "'");
+        m.stateFormat = *t;
+    }
 }
 
 void writeCheckpointFields(const ModelShape &m, json &j)
@@ -654,6 +663,8 @@ void writeCheckpointFields(const ModelShape &m, json &j)
         j["checkpoint_unquantized_embeddings"] = true;
     if (m.checkpointZeroPoints)
         j["checkpoint_zero_points"] = true;
+    if (m.stateFormat)
+        j["state_dtype"] = toString(*m.stateFormat);
 }
 
 } // namespace
@@ -724,6 +735,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     }
     m.attentionOutputGate = r.boolean("attention_output_gate", false);
     m.rotaryFraction = r.number("rotary_fraction", 1);
+    m.globalNoPositions = r.boolean("global_nope", false);
     m.qkNorm = r.boolean("qk_norm", false);
     m.qkNormFullWidth = r.boolean("qk_norm_full_width", false);
     m.attentionSinks = r.boolean("attention_sinks", false);

@@ -166,8 +166,10 @@ LayerBlock layerBlock(const ModelShape &m, int64_t i)
                                             : attentionKind(m, window);
     if (!m.layerPattern.empty()) {
         const char part = m.layerPattern[static_cast<std::size_t>(i % static_cast<int64_t>(m.layerPattern.size()))];
-        b.mixer = part == 'M' ? LayerMixer::Ssm : part == '-' ? LayerMixer::None : attentionKind(m, window);
-        b.ffn = part == '-' ? LayerFfn::Dense : LayerFfn::None;
+        b.mixer = part == 'M'                  ? LayerMixer::Ssm
+                  : part == '-' || part == 'E' ? LayerMixer::None
+                                               : attentionKind(m, window);
+        b.ffn = part == '-' ? LayerFfn::Dense : part == 'E' ? LayerFfn::Moe : LayerFfn::None;
     }
     b.window = b.attends() ? window : 0; // only attention has a window
     return b;
@@ -197,6 +199,22 @@ double stateElements(const ModelShape &m, int tp)
         return 0;
     const SsmWidths w = ssmWidths(m, tp);
     return w.inner * w.state + static_cast<double>(m.ssm.convKernel - 1) * w.conv;
+}
+
+double ssmRecurrentElements(const ModelShape &m, int tp)
+{
+    if (m.ssm.kind == SsmKind::None)
+        return 0;
+    const SsmWidths w = ssmWidths(m, tp);
+    return w.inner * w.state;
+}
+
+double linearRecurrentElements(const ModelShape &m, int tp)
+{
+    if (!m.hasLinearAttention())
+        return 0;
+    const LinearAttentionShape &x = m.linear;
+    return static_cast<double>(x.valueHeads / tp) * static_cast<double>(x.keyHeadDim * x.valueHeadDim);
 }
 
 namespace {
@@ -354,8 +372,10 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         const int64_t mixer = mixerOf(b.mixer);
         if (b.ffn == LayerFfn::None) // a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers): one norm
             return mixer + normParams;
-        if (b.mixer == LayerMixer::None) // an FFN alone (Nemotron-H's '-' layers, never routed): one norm
-            return ffnParams(m, m.ffn) + normParams;
+        if (b.mixer == LayerMixer::None) // an FFN alone (Nemotron-H's '-' and 'E' layers): one norm
+            return (b.ffn == LayerFfn::Moe ? expert * experts + shared + router
+                                           : ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn)) +
+                   normParams;
         return b.ffn == LayerFfn::Moe ? mixer + expert * experts + shared + router + norms
                                       : mixer + ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn) + norms;
     };
@@ -484,7 +504,7 @@ ShapeIssue validate(const ModelShape &m)
     // A state-space model may have no FFN at all (Mamba), and a layer pattern without '-' layers; every other layer
     // has one.
     const bool pureSsm = m.layerPattern.empty() ? m.ssm.kind != SsmKind::None && m.attentionEvery == 0 && !m.isMoe()
-                                                : m.layerPattern.find('-') == std::string::npos;
+                                                : m.layerPattern.find_first_of("-E") == std::string::npos;
     if (m.ffn < 0 || (m.ffn == 0 && !pureSsm))
         return {{"ffn"},
                 pureSsm ? "ffn must not be negative, got " + std::to_string(m.ffn)
@@ -518,6 +538,9 @@ ShapeIssue validate(const ModelShape &m)
                     "), got " + std::to_string(m.globalEvery)};
     if (m.globalEvery > 0 && m.slidingWindow <= 0)
         return {{"global_every", "sliding_window"}, "global_every needs a sliding_window (> 0) for the other layers"};
+    if (m.globalNoPositions && (m.globalEvery <= 0 || m.positions != PositionEncoding::Rotary))
+        return {{"global_nope", "global_every"},
+                "global_nope needs global layers (global_every > 0) among rotary windowed ones"};
     for (auto [f, v] : {std::pair{"attention_softcap", m.attentionSoftcap}, {"final_softcap", m.finalSoftcap}})
         if (!(v >= 0) || v > 1e6) // also NaN
             return {{f}, std::string(f) + " must be 0 (none) or a positive cap up to 1e6, got " + std::to_string(v)};
@@ -596,17 +619,27 @@ ShapeIssue validate(const ModelShape &m)
             return {{"layer_pattern"},
                     "layer_pattern must have at most as many characters as layers (at most " +
                         std::to_string(kMaxPatternPeriod) + "), got " + std::to_string(size)};
-        if (const auto bad = lp.find_first_not_of("M*-"); bad != std::string::npos)
+        if (const auto bad = lp.find_first_not_of("M*-E"); bad != std::string::npos)
             return {{"layer_pattern"},
-                    "layer_pattern may hold only M (state space), * (attention) and - (FFN), got '" +
+                    "layer_pattern may hold only M (state space), * (attention), - (FFN) and E (experts), got '" +
                         std::string(1, lp[bad]) + "'"};
         if (lp.find('M') != std::string::npos && m.ssm.kind == SsmKind::None)
             return {{"layer_pattern", "ssm"}, "layer_pattern's M layers need state-space layers (ssm)"};
         if (m.attentionEvery != 0)
             return {{"layer_pattern", "attention_every"},
                     "layer_pattern places the attention layers itself: attention_every must be 0"};
-        if (m.isMoe())
-            return {{"layer_pattern", "experts"}, "layer_pattern's FFN layers are dense: experts must be 1"};
+        const bool routed = lp.find('E') != std::string::npos;
+        if (routed != m.isMoe())
+            return {{"layer_pattern", "experts"},
+                    routed ? "layer_pattern's E layers need routed experts (experts > 1)"
+                           : "a mixture of experts with a layer_pattern needs E layers for its experts"};
+        if (m.isMoe() && (m.firstDenseLayers != 0 || m.moeEvery != 1))
+            return {{"layer_pattern", "first_dense_layers", "moe_every"},
+                    "layer_pattern places the experts itself: first_dense_layers 0 and moe_every 1"};
+        if (m.isMoe() && lp.find('-') != std::string::npos && (m.denseFfn <= 0 || m.denseFfn > kMaxShapeField))
+            return {{"dense_ffn"},
+                    "layer_pattern's - layers beside E layers need their FFN width dense_ffn (> 0), got " +
+                        std::to_string(m.denseFfn)};
         if (m.postNorms || m.parallelAttention)
             return {{"layer_pattern", m.postNorms ? "post_norms" : "parallel_attention"},
                     "layer_pattern's layers have one part and one norm each: no post_norms or parallel_attention"};

@@ -173,6 +173,9 @@ struct ModelShape
     /// attends to the whole context, the others use the window. Gemma 2 and gpt-oss: 2, Gemma 3: 6, Llama 4: 4.
     /// 0: every layer uses the window.
     int64_t globalEvery = 0;
+    /// With globalEvery: the global layers have no positions, rotary positions rotate only the windowed layers' q and
+    /// k (Cohere2: "a fourth layer uses global attention without positional embeddings").
+    bool globalNoPositions = false;
 
     MixerKind mixer = MixerKind::Attention;
     MlaShape mla; ///< with MixerKind::Mla
@@ -204,8 +207,9 @@ struct ModelShape
     int64_t attentionEvery = 0;
     int64_t attentionOffset = 0;
     /// Layers of one part each (Nemotron-H's hybrid_override_pattern): one character per layer, repeated when shorter
-    /// than the layers: 'M' the state-space mixer alone, '*' attention alone, '-' the FFN alone, each after its own
-    /// norm and with its residual add. Empty: every layer has a mixer and an FFN (ffn 0: a mixer alone).
+    /// than the layers: 'M' the state-space mixer alone, '*' attention alone, '-' the FFN alone (of width denseFfn in
+    /// a mixture of experts), 'E' the routed experts alone (with the shared expert and the router; Nemotron-3), each
+    /// after its own norm and with its residual add. Empty: every layer has a mixer and an FFN (ffn 0: a mixer alone).
     std::string layerPattern;
 
     /// MoE layer pattern: layer i (from 0) has routed experts when i >= firstDenseLayers and i % moeEvery == moeOffset;
@@ -233,6 +237,11 @@ struct ModelShape
     std::optional<WeightFormat> checkpointExpertWeights;
     bool checkpointUnquantizedEmbeddings = false;
     bool checkpointZeroPoints = false; ///< asymmetric groups: a zero point per group (AWQ, GPTQ with sym false)
+    /// The format the model keeps its recurrent state in, where the config declares one (Qwen3.5's mamba_ssm_dtype,
+    /// Nemotron-3's mamba_ssm_cache_dtype: float32, as vLLM and SGLang then allocate it): a state-space layer's
+    /// d_inner x d_state and a Gated DeltaNet layer's key x value matrix per head. The convolution's last inputs stay
+    /// in the KV cache's format. Unset: the whole state in the KV cache's format.
+    std::optional<DType> stateFormat;
 
     int64_t qDim() const { return heads * headDim; }
     int64_t kvDim() const { return kvHeads * headDim; }
@@ -252,7 +261,7 @@ enum class LayerMixer : uint8_t {
     SparseLatent,
     LinearRecurrent, ///< linear attention (Gated DeltaNet): a fixed state per sequence, a recurrence in decode
     Ssm,             ///< a state-space mixer (Mamba): a fixed state per sequence
-    None,            ///< no mixer: an FFN alone (Nemotron-H's '-' layers)
+    None,            ///< no mixer: an FFN alone (Nemotron-H's '-' and 'E' layers)
 };
 /// The FFN of one layer.
 enum class LayerFfn : uint8_t {
@@ -337,6 +346,11 @@ double stateElements(const ModelShape &m, int tp);
 /// State elements one sequence keeps in one linear-attention layer, whatever its length: value_heads x key_head_dim x
 /// value_head_dim of the recurrence and (conv_kernel - 1) x conv_dim of the convolution, tp splitting the heads.
 double linearStateElements(const ModelShape &m, int tp);
+/// The recurrent part of stateElements(): d_inner x d_state a sequence and layer (the rest is the convolution's).
+double ssmRecurrentElements(const ModelShape &m, int tp);
+/// The recurrent part of linearStateElements(): value_heads x key_head_dim x value_head_dim (the rest is the
+/// convolution's).
+double linearRecurrentElements(const ModelShape &m, int tp);
 /// A state-space layer's widths on one of `tp` tensor-parallel devices: tp splits the channels and heads, and the
 /// groups when it divides them (else every rank keeps them all).
 struct SsmWidths

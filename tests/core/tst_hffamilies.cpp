@@ -57,6 +57,7 @@ private slots:
     void gemma3TextDefaults();
     void mtpInMemoryOnlyWhenDrafting();
     void kimiK25TextModel();
+    void glm4Moe();
 };
 
 void TestHfFamilies::deepseekMtp()
@@ -189,6 +190,19 @@ void TestHfFamilies::refusalsNameTheFeature_data()
     QTest::newRow("qwen3_vl")
         << "qwen3_vl"
         << "cfg.json: model_type: 'qwen3_vl': the vision tower (images and video) is not modelled";
+    QTest::newRow("nemotron-nas (DeciLM)")
+        << "nemotron-nas"
+        << "cfg.json: model_type: 'nemotron-nas': per-layer blocks (block_configs: an FFN width per layer by ffn_mult, "
+           "KV heads per layer by n_heads_in_group, no_op and replace_with_linear layers) are not modelled";
+    QTest::newRow("gemma3n_text")
+        << "gemma3n_text"
+        << "cfg.json: model_type: 'gemma3n_text': KV sharing between the last layers (num_kv_shared_layers), per-layer "
+           "embeddings (hidden_size_per_layer_input), AltUp and LAuReL are not modelled";
+    QTest::newRow("gemma4")
+        << "gemma4"
+        << "cfg.json: model_type: 'gemma4': global layers with their own head size and KV heads (global_head_dim, "
+           "num_global_key_value_heads), keys equal to values (attention_k_eq_v), KV sharing (num_kv_shared_layers), "
+           "per-layer inputs and the MoE block beside the dense MLP are not modelled";
     QTest::newRow("kimi_linear")
         << "kimi_linear"
         << "cfg.json: model_type: 'kimi_linear': Kimi Delta Attention (linear-attention) layers are not modelled";
@@ -340,6 +354,55 @@ void TestHfFamilies::kimiK25TextModel()
     QCOMPARE(toString(*in.shape.checkpointWeights), std::string("bf16"));
     QVERIFY(in.shape.checkpointUnquantizedEmbeddings);
     QVERIFY(!reportHas(in, "shared experts are")); // listed unquantized and counted in bf16: nothing to say
+}
+
+void TestHfFamilies::glm4Moe()
+{
+    // GLM-4.5-Air (tests/data/configs/GLM-4.5-Air.transcribed.json: h 4096, 46 layers, 96 heads and 8 KV heads of 128,
+    // q/k/v biases and no o_proj bias, no q/k norms, rotary on half of each head; layer 0 dense (10944), 45 MoE layers
+    // of 128 experts of 1408, 8 a token, 1 shared, router with a bias; vocab 151552, untied; one MTP layer):
+    //   attention 4096 x 12288 + 12288 + 2 x (4096 x 1024 + 1024) + 12288 x 4096           = 109,066,240
+    //   dense layer  109,066,240 + 3 x 4096 x 10944 (134,479,872) + 2 norms 8192           = 243,554,304
+    //   MoE layer    109,066,240 + 129 x 3 x 4096 x 1408 (17,301,504 each) + router 4096 x 128 + 128 + 8192
+    //                                                                                      = 2,341,492,864
+    //   total  243,554,304 + 45 x 2,341,492,864 + 2 x 151552 x 4096 + 4096                 = 106,852,251,264
+    //   MTP    2,341,492,864 + enorm, hnorm, shared_head.norm 3 x 4096 + eh_proj 2 x 4096 x 4096 = 2,375,059,584;
+    //          copies of the embedding and the head 2 x 151552 x 4096                     = 1,241,513,984
+    //   checkpoint 110,468,824,832: the Hub's safetensors total for zai-org/GLM-4.5-Air, as third-party tables
+    //   of it quote it (the card: 106B total, 12B active).
+    const HfImport air = importHfConfigFileReport(configPath("GLM-4.5-Air.transcribed.json"));
+    const ParamCounts p = paramCount(air.shape);
+    QCOMPARE(p.total, int64_t(106852251264));
+    QCOMPARE(p.mtp, int64_t(2375059584));
+    QCOMPARE(p.mtpCopies, int64_t(1241513984));
+    QCOMPARE(p.checkpoint, int64_t(110468824832));
+    //   active 243,554,304 + 45 x (109,066,240 + 9 x 17,301,504 + 524,416 + 8192) + 1,241,518,080 = 13,424,129,664
+    QCOMPARE(p.active, int64_t(13424129664));
+    QCOMPARE(air.shape.rotaryFraction, 0.5);
+    QVERIFY(air.shape.qkvBias && !air.shape.outBias && !air.shape.qkNorm);
+    QVERIFY(reportHas(air, "num_nextn_predict_layers: 1"));
+    // KV cache: 2 x 46 layers x 8 x 128 x 2 B = 188,416 B a token; at 131,072 tokens 24,696,061,952 B.
+    QCOMPARE(cachedElements(air.shape, layerGroups(air.shape), 131072.0, 8.0) * 2, 24696061952.0);
+
+    // GLM-4.5 (355B: h 5120, 92 layers, 96 heads and 8 KV heads of 128, per-head q/k norms (use_qk_norm), 3 dense
+    // layers of 12288, 89 MoE layers of 160 experts of 1536, 8 a token, 1 shared; the keys of zai-org/GLM-4.5's
+    // config.json as Megatron-Bridge's docs/models/llm/glm45.md lists them):
+    //   attention 5120 x 12288 + 12288 + 2 x (5120 x 1024 + 1024) + 12288 x 5120 + 2 x 128 = 136,329,472
+    //   dense layer  136,329,472 + 3 x 5120 x 12288 + 10240                                = 325,083,392
+    //   MoE layer    136,329,472 + 161 x 23,592,960 + 5120 x 160 + 160 + 10240              = 3,935,625,632
+    //   total  3 x 325,083,392 + 89 x 3,935,625,632 + 2 x 151552 x 5120 + 5120             = 352,797,829,024
+    //   MTP 3,935,625,632 + 3 x 5120 + 2 x 5120 x 5120 = 3,988,069,792; copies 1,551,892,480
+    //   checkpoint 358,337,791,296: the Hub's safetensors total for zai-org/GLM-4.5 (the card: 355B, 32B active).
+    const nlohmann::json glm45 = {
+        {"model_type", "glm4_moe"},     {"hidden_size", 5120},           {"num_hidden_layers", 92},
+        {"num_attention_heads", 96},    {"num_key_value_heads", 8},      {"head_dim", 128},
+        {"intermediate_size", 12288},   {"moe_intermediate_size", 1536}, {"n_routed_experts", 160},
+        {"n_shared_experts", 1},        {"num_experts_per_tok", 8},      {"first_k_dense_replace", 3},
+        {"vocab_size", 151552},         {"attention_bias", true},        {"use_qk_norm", true},
+        {"partial_rotary_factor", 0.5}, {"num_nextn_predict_layers", 1}, {"tie_word_embeddings", false}};
+    const ParamCounts big = paramCount(importHfConfig(glm45, "GLM-4.5.json"));
+    QCOMPARE(big.total, int64_t(352797829024));
+    QCOMPARE(big.checkpoint, int64_t(358337791296));
 }
 
 } // namespace memwall::core

@@ -1,4 +1,4 @@
-// Invariants of core::analyze() over a grid: every hardware preset x 22 models, one or more of every family (kModels)
+// Invariants of core::analyze() over a grid: every hardware preset x 25 models, one or more of every family (kModels)
 // x every phase x batch {1, 8,
 // 256} x precision {fp16, int8, int4/g128 weights, fp8 KV} x tp {1, 2, 8} x pp {1, 4}, at ideal efficiency (the pure
 // roofline).
@@ -30,18 +30,16 @@ namespace {
 
 // Every family: dense GQA/MQA/MHA decoders, MoE, encoders (text and image), learned positions, sliding and chunked
 // windows and layer patterns, latent attention (MLA) with dense first layers and MTP, state-space models and
-// hybrids, Gated DeltaNet, this round's MoE families, and sparse latent attention (a lightning indexer).
-const char *const kModels[] = {"llama-2-70b",    "llama-3-8b",
-                               "mixtral-8x7b",   "bert-base-uncased",
-                               "gpt2",           "falcon-7b",
-                               "mistral-7b",     "gemma-2b",
-                               "opt-13b",        "qwen3-5-397b-a17b",
-                               "deepseek-v3",    "mamba2-2-7b",
-                               "jamba-1-5-mini", "nemotron-h-56b",
-                               "gemma-3-1b",     "llama-4-scout",
-                               "gpt-oss-120b",   "vit-large-patch32-224",
-                               "minimax-m2.5",   "mimo-7b",
-                               "deepseek-v3.2",  "glm-5"};
+// hybrids (Nemotron-3 with expert layers), Gated DeltaNet, and the MoE families of issue #38 (GLM-4.5 with MTP), and
+// sparse latent attention (a lightning indexer).
+// clang-format off
+const char *const kModels[] = {
+    "llama-2-70b",    "llama-3-8b",     "mixtral-8x7b", "bert-base-uncased", "gpt2",         "falcon-7b",
+    "mistral-7b",     "gemma-2b",       "opt-13b",      "qwen3-5-397b-a17b", "deepseek-v3",  "mamba2-2-7b",
+    "jamba-1-5-mini", "nemotron-h-56b", "gemma-3-1b",   "llama-4-scout",     "gpt-oss-120b", "vit-large-patch32-224",
+    "minimax-m2.5",   "mimo-7b",        "glm-4.5-air",  "nemotron-3-nano-30b", "command-r7b",
+    "deepseek-v3.2",  "glm-5"};
+// clang-format on
 constexpr Phase kPhases[] = {Phase::Prefill, Phase::Decode, Phase::Generate, Phase::Encode, Phase::Train};
 constexpr int64_t kBatches[] = {1, 8, 256};
 constexpr int kTps[] = {1, 2, 8};

@@ -77,9 +77,11 @@ private slots:
     void stateSpaceDecodeReadsItsState();
     void qwen35HandCounts();
     void qwen35StateAndKvBytes();
+    void stateFormatOfTheConfig();
     void linearAttentionOperators();
     void linearAttentionRefusals();
     void hybridPattern();
+    void cohere2GlobalLayersWithoutPositions();
     void disaggregationSendsTheState();
     void fullWidthQkNormOfOlmo2();
     void stateOfJamba();
@@ -227,6 +229,22 @@ void TestLayerBlocks::familyParamCounts_data()
     // The model card (huggingface.co/nvidia/Nemotron-H-56B-Base-8K): "This model has 56B model parameters".
     QTest::newRow("Nemotron-H 56B = 56,324,350,464 (the card: 56B)")
         << "Nemotron-H-56B-Base-8K.json" << qint64(56324350464) << qint64(56324350464);
+    // Nemotron-3 Nano 30B-A3B (h 2688, 52 layers of one part each by hybrid_override_pattern: 23 Mamba-2 (M), 23 MoE
+    // (E), 6 attention (*), each with one RMSNorm of 2688; vocab 131072, untied; no biases but the convolution's):
+    //   Mamba-2  d_inner 64 heads x 64 = 4096, 8 groups of d_state 128; in_proj 2688 x (2 x 4096 + 2 x 8 x 128 + 64)
+    //            = 27,697,152; conv (4096 + 2048) x 4 + 6144 = 30,720; dt_bias, A_log, D 3 x 64 = 192; gated norm
+    //            4096; out_proj 4096 x 2688 = 11,010,048; + norm 2688                           = 38,744,896
+    //   attention 32 heads and 2 KV heads of 128 (head_dim): 2688 x (4096 + 2 x 256) + 4096 x 2688 + norm 2688
+    //                                                                                          = 23,399,040
+    //   MoE      128 experts of up and down 2 x 2688 x 1856 (9,977,856 each) = 1,277,165,568; the shared expert
+    //            2 x 2688 x 3712 = 19,955,712; router 2688 x 128 + 128 (bias) = 344,192; norm 2688 = 1,297,468,160
+    //   total  23 x 38,744,896 + 6 x 23,399,040 + 23 x 1,297,468,160 + 2 x 131072 x 2688 + 2688
+    //          = 891,132,608 + 140,394,240 + 29,841,767,680 + 704,643,072 + 2,688 = 31,577,940,288, the checkpoint's
+    //          (llama.cpp's n_params for the model's GGUF, every tensor; the card: 31.6B total)
+    //   active 23 x (6 x 9,977,856 + 19,955,712 + 344,192 + 2688) + 891,132,608 + 140,394,240 + 704,645,760
+    //          = 3,580,076,352 (the name's A3B)
+    QTest::newRow("Nemotron-3 Nano = 31,577,940,288, 3.58B active")
+        << "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json" << qint64(31577940288) << qint64(3580076352);
     // Phi-3.5-MoE (h 4096, 32 layers, 32 heads and 8 KV heads of 128 with biases on q, k, v and o; 16 experts of
     // 6400, 2 per token, a router without bias; two LayerNorms a layer with weight and bias; vocab 32064, untied, an
     // LM head with a bias):
@@ -239,6 +257,12 @@ void TestLayerBlocks::familyParamCounts_data()
     //          = 6,640,999,744 (the card: 6.6B active)
     QTest::newRow("Phi-3.5-MoE = 41.87B, 6.64B active")
         << "Phi-3.5-MoE-instruct.transcribed.json" << qint64(41873153344) << qint64(6640999744);
+    // GLM-4.5-Air's main model (its MTP layer counted apart: tst_hffamilies): attention 109,066,240 a layer; layer 0
+    // dense (243,554,304), 45 MoE layers of 2,341,492,864 (129 experts of 17,301,504, router 524,416, 2 norms 8192);
+    //   total 243,554,304 + 45 x 2,341,492,864 + 2 x 151552 x 4096 + 4096 = 106,852,251,264 (card: 106B)
+    //   active 243,554,304 + 45 x 265,312,384 + 1,241,518,080 = 13,424,129,664 (card: 12B)
+    QTest::newRow("GLM-4.5-Air = 106.85B, 13.42B active")
+        << "GLM-4.5-Air.transcribed.json" << qint64(106852251264) << qint64(13424129664);
     // Mistral Small 3 (h 5120, 40 layers, 32 heads and 8 KV heads of 128, no biases, FFN 32768, vocab 131072,
     // untied):
     //   layer  5120 x (4096 + 2 x 1024) + 4096 x 5120 + 3 x 5120 x 32768 + 2 x 5120             = 555,755,520
@@ -430,10 +454,18 @@ void TestLayerBlocks::kvBytesOfPatterns_data()
     // token; at its trained 8,192 tokens 335,544,320 B (the 54 Mamba-2 layers keep a state, the 54 MLPs nothing).
     QTest::newRow("Nemotron-H 56B at 8k = 335,544,320 B")
         << "Nemotron-H-56B-Base-8K.json" << qint64(8192) << 40960.0 << 335544320.0;
+    // Nemotron-3 Nano: only its 6 attention layers cache, 2 x 2 x 128 x 2 B = 1,024 B per token each: 6,144 B per
+    // token; at its 262,144 tokens 1,610,612,736 B (23 Mamba-2 layers keep a state, 23 MoE layers nothing).
+    QTest::newRow("Nemotron-3 Nano at 256k = 1,610,612,736 B")
+        << "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json" << qint64(262144) << 6144.0 << 1610612736.0;
     // Phi-3.5-MoE: 2 x 32 layers x 8 x 128 x 2 B = 131,072 B per token; at 4,096 tokens 536,870,912 B (its
     // sliding_window of 131,072 is its whole context: it never cuts).
     QTest::newRow("Phi-3.5-MoE at 4k = 536,870,912 B")
         << "Phi-3.5-MoE-instruct.transcribed.json" << qint64(4096) << 131072.0 << 536870912.0;
+    // GLM-4.5-Air: 2 x 46 layers x 8 x 128 x 2 B = 188,416 B per token (partial RoPE changes no byte); at its
+    // 131,072 tokens 24,696,061,952 B.
+    QTest::newRow("GLM-4.5-Air at 128k = 24,696,061,952 B")
+        << "GLM-4.5-Air.transcribed.json" << qint64(131072) << 188416.0 << 24696061952.0;
     // Mistral Small 3: 2 x 40 x 8 x 128 x 2 B = 163,840 B per token; at its 32,768 tokens 5,368,709,120 B.
     QTest::newRow("Mistral Small 3 at 32k = 5,368,709,120 B")
         << "Mistral-Small-24B-Instruct-2501.transcribed.json" << qint64(32768) << 163840.0 << 5368709120.0;
@@ -933,26 +965,108 @@ void TestLayerBlocks::qwen35StateAndKvBytes()
 {
     // Qwen3.5-397B-A17B, 16-bit cache: the 15 attention layers cache 2 x 2 KV heads x 256 = 1024 elements a token
     // each: 15,360 elements, 30,720 B a token. Each of the 45 Gated DeltaNet layers keeps 64 value heads x 128 x 128
-    // = 1,048,576 state elements and 3 x 12,288 = 36,864 of the convolution: 45 x 1,085,440 x 2 B = 97,689,600 B a
-    // sequence, whatever the context.
+    // = 1,048,576 state elements, in float32 as its config's mamba_ssm_dtype says, and 3 x 12,288 = 36,864 of the
+    // convolution in the cache's 16 bits: 45 x (1,048,576 x 4 + 36,864 x 2) B = 192,061,440 B a sequence, whatever
+    // the context (97,689,600 B were the whole state in 16 bits).
     const ModelShape m = config("Qwen3.5-397B-A17B.json");
     for (int64_t context : {int64_t(1024), int64_t(131072)}) {
         Scenario s = decodeAt(context);
         s.tp = 8;
         const Analysis a = analyze(testpresets::hw("h100-sxm"), m, s);
         QCOMPARE(a.kvCache.bytesPerToken, 30720.0);
-        QCOMPARE(a.kvCache.stateBytesPerSequence, 97689600.0);
+        QCOMPARE(a.kvCache.stateBytesPerSequence, 192061440.0);
         QCOMPARE(a.kvCache.totalBytes, 30720.0 * static_cast<double>(context + 1));
         // Per device (tp 8): 8 value heads and 1536 convolved channels of each layer's state.
-        QCOMPARE(a.memory.state, 45.0 * (8 * 128 * 128 + 3 * 1536) * 2);
+        QCOMPARE(a.memory.state, 45.0 * (8 * 128 * 128 * 4 + 3 * 1536 * 2));
     }
+}
+
+void TestLayerBlocks::stateFormatOfTheConfig()
+{
+    // Qwen3.5 declares mamba_ssm_dtype float32 and Nemotron-3 mamba_ssm_cache_dtype float32: the recurrent state is
+    // kept in 4 bytes an element whatever the KV cache's format; the convolution's inputs follow the KV cache.
+    const ModelShape qwen = config("Qwen3.5-397B-A17B.json");
+    QCOMPARE(qwen.stateFormat, std::optional<DType>(DType::FP32));
+    // Without the key, the whole state takes the KV cache's format: 45 x 1,085,440 x 2 B = 97,689,600 B.
+    nlohmann::json c = readJsonFile(configPath("Qwen3.5-397B-A17B.json"), /*pythonFloats=*/true);
+    c["text_config"].erase("mamba_ssm_dtype");
+    const ModelShape plain = importHfConfig(c, "cfg.json");
+    QVERIFY(!plain.stateFormat);
+    const HardwareSpec &hw = testpresets::hw("h100-sxm");
+    QCOMPARE(analyze(hw, plain, decodeAt(4095)).kvCache.stateBytesPerSequence, 97689600.0);
+    // An FP8 KV cache halves the convolution's share only: 45 x (1,048,576 x 4 + 36,864 x 1) = 190,402,560 B.
+    Scenario fp8 = decodeAt(4095);
+    fp8.kv = DType::FP8;
+    QCOMPARE(analyze(hw, qwen, fp8).kvCache.stateBytesPerSequence, 190402560.0);
+    // Nemotron-3 Nano: 23 Mamba-2 layers of d_inner 4096 x d_state 128 = 524,288 elements (float32) and a convolution
+    // of 3 x (4096 + 2 x 8 x 128) = 18,432 elements (16 bits): 23 x (2,097,152 + 36,864) = 49,082,368 B a sequence.
+    const ModelShape nano = config("NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json");
+    QCOMPARE(nano.stateFormat, std::optional<DType>(DType::FP32));
+    const Analysis a = analyze(hw, nano, decodeAt(4095));
+    QCOMPARE(a.kvCache.stateBytesPerSequence, 49082368.0);
+    QCOMPARE(a.memory.state, 49082368.0);
+    // Its decode step reads and writes the scan's state in float32: 23 x 2 x 524,288 x 4 B.
+    QCOMPARE(findOp(a, "ssm.scan")->kvBytes, 23.0 * 2 * 524288 * 4);
+    // The preset form keeps it (state_dtype), and refuses a format a state is not kept in.
+    QCOMPARE(modelShapeFromJson(toJson(nano), "p.json").stateFormat, std::optional<DType>(DType::FP32));
+    nlohmann::json j = toJson(nano);
+    j["state_dtype"] = "int4";
+    try {
+        modelShapeFromJson(j, "p.json");
+        QFAIL("no error");
+    } catch (const InputError &e) {
+        QCOMPARE(QString::fromStdString(e.what()),
+                 QString("p.json: state_dtype: expected fp32, bf16 or fp16, got 'int4'"));
+    }
+    c["text_config"]["mamba_ssm_dtype"] = "int8";
+    try {
+        importHfConfig(c, "cfg.json");
+        QFAIL("no error");
+    } catch (const InputError &e) {
+        QCOMPARE(QString::fromStdString(e.what()),
+                 QString("cfg.json: text_config.mamba_ssm_dtype: expected float32, bfloat16 or float16, got 'int8'"));
+    }
+}
+
+void TestLayerBlocks::cohere2GlobalLayersWithoutPositions()
+{
+    // Command R7B (Cohere2ForCausalLM): the shapes its module printout shows (Svngoku/c4ai-command-r7b-12-2024-4bit's
+    // model card: embed_tokens 256000 x 4096, 32 layers, q_proj and o_proj 4096 x 4096, k_proj and v_proj 4096 x
+    // 1024, gate/up 4096 x 14336, no biases) with Cohere2Config's window (sliding_window 4096, every fourth layer
+    // global: sliding_window_pattern 4). No verbatim copy of its config.json was found, so none is in tests/data.
+    const nlohmann::json c = {{"model_type", "cohere2"},     {"hidden_size", 4096},
+                              {"num_hidden_layers", 32},     {"num_attention_heads", 32},
+                              {"num_key_value_heads", 8},    {"intermediate_size", 14336},
+                              {"vocab_size", 256000},        {"sliding_window", 4096},
+                              {"sliding_window_pattern", 4}, {"max_position_embeddings", 131072}};
+    const ModelShape m = importHfConfig(c, "cfg.json");
+    //   layer 2 x 4096 x 4096 + 2 x 4096 x 1024 + 3 x 4096 x 14336 + one LayerNorm without a bias 4096 = 218,107,904
+    //   total 32 x 218,107,904 + 256000 x 4096 (tied) + 4096 = 8,028,033,024 (the card: 7B; the same shapes in
+    //   Aya Expanse 8B, a cohere model, total 8,028,033,024)
+    QCOMPARE(paramCount(m).total, int64_t(8028033024));
+    const LayerGroups g = layerGroups(m);
+    QCOMPARE(g.size(), std::size_t(2));
+    QVERIFY(g[0].block.mixer == LayerMixer::Sliding);
+    QCOMPARE(g[0].count, int64_t(24));
+    QVERIFY(g[1].block.mixer == LayerMixer::Attention);
+    QCOMPARE(g[1].firstLayer, int64_t(3));
+    // KV cache at 131,072 tokens: 2 x 8 x 128 x 2 B = 4,096 B a token and layer; the 8 global layers keep all
+    // (4,294,967,296 B), the 24 sliding ones their last 4,096 (402,653,184 B): 4,697,620,480 B.
+    QCOMPARE(cachedElements(m, g, 131072, 8) * 2, 4697620480.0);
+    // Rotary positions only in the 24 sliding layers: 3 FLOPs x (4096 + 1024) q and k elements a token.
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), m, decodeAt(4095));
+    QCOMPARE(findOp(a, "attn.rope")->count, 24.0);
+    QCOMPARE(findOp(a, "attn.rope")->flops, 24.0 * 3 * (4096 + 1024));
+    QCOMPARE(findOp(a, "attn.qkv_proj")->count, 32.0);
+    QCOMPARE(modelShapeFromJson(toJson(m), "p.json").globalNoPositions, true);
 }
 
 void TestLayerBlocks::linearAttentionOperators()
 {
     // One decode step of Qwen3.5-397B-A17B at batch 1, tp 1: each of the 45 Gated DeltaNet layers runs the recurrent
-    // delta rule, 64 value heads x (7 x 128 x 128 + 2 x 128) = 7,356,416 FLOPs, and reads and writes its state,
-    // 2 x 64 x 128 x 128 x 2 B = 4,194,304 B (an operator's figures are over its 45 executions).
+    // delta rule, 64 value heads x (7 x 128 x 128 + 2 x 128) = 7,356,416 FLOPs, and reads and writes its float32
+    // state (mamba_ssm_dtype), 2 x 64 x 128 x 128 x 4 B = 8,388,608 B (an operator's figures are over its 45
+    // executions).
     const ModelShape m = config("Qwen3.5-397B-A17B.json");
     const HardwareSpec &hw = testpresets::hw("h100-sxm");
     const Analysis a = analyze(hw, m, decodeAt(4095));
@@ -960,7 +1074,7 @@ void TestLayerBlocks::linearAttentionOperators()
     QVERIFY(scan);
     QCOMPARE(scan->count, 45.0);
     QCOMPARE(scan->flops, 45.0 * 7356416);
-    QCOMPARE(scan->kvBytes, 45.0 * 4194304);
+    QCOMPARE(scan->kvBytes, 45.0 * 8388608);
     // in_proj reads its 84,410,368 weights; the convolution's state is 3 x 12,288 elements, read and written.
     QCOMPARE(findOp(a, "linear.in_proj")->weightBytes, 45.0 * 84410368 * 2);
     QCOMPARE(findOp(a, "linear.conv")->kvBytes, 45.0 * 2 * 3 * 12288 * 2);
@@ -978,7 +1092,7 @@ void TestLayerBlocks::linearAttentionOperators()
     p.seq = 1000;
     const Analysis pre = analyze(hw, m, p);
     QCOMPARE(findOp(pre, "linear.scan")->flops, 45.0 * 1024 * 64 * 2 * (64.0 * 640 + 4096.0 / 3 + 3.0 * 16384));
-    QCOMPARE(findOp(pre, "linear.scan")->kvBytes, 45.0 * 64 * 128 * 128 * 2);
+    QCOMPARE(findOp(pre, "linear.scan")->kvBytes, 45.0 * 64 * 128 * 128 * 4); // written once, in float32
     // Every phase runs; the decode step's state traffic does not grow with the context, the attention layers' does.
     for (Phase ph : {Phase::Prefill, Phase::Decode, Phase::Generate, Phase::Train}) {
         Scenario s = decodeAt(2048);
@@ -1270,11 +1384,15 @@ void TestLayerBlocks::nemotronHRefusals_data()
         << R"("M-ME")"
         << "cfg.json: hybrid_override_pattern: has 4 layers for num_hidden_layers 118";
     std::string pattern(118, '-');
-    pattern[3] = 'E';
-    QTest::newRow("an expert layer in a pattern of 118")
+    pattern[3] = 'X';
+    QTest::newRow("another letter in a pattern of 118")
         << "hybrid_override_pattern" << QString::fromStdString("\"" + pattern + "\"")
-        << "cfg.json: hybrid_override_pattern: layer 3 is 'E'; only M (Mamba-2), * (attention) and - (MLP) are "
-           "supported";
+        << "cfg.json: hybrid_override_pattern: layer 3 is 'X'; only M (Mamba-2), * (attention), - (MLP) and E (MoE) "
+           "are supported";
+    pattern[3] = 'E';
+    QTest::newRow("an expert layer without n_routed_experts")
+        << "hybrid_override_pattern" << QString::fromStdString("\"" + pattern + "\"")
+        << "cfg.json: moe_intermediate_size: missing";
     QTest::newRow("a window")
         << "sliding_window"
         << "4096"
@@ -1302,9 +1420,16 @@ void TestLayerBlocks::nemotronHRefusals()
     }
     // The block model says the same of a shape: a layer pattern of other letters, or M without state-space layers.
     ModelShape m = config("Nemotron-H-56B-Base-8K.json");
-    m.layerPattern[3] = 'E';
+    m.layerPattern[3] = 'X';
     QCOMPARE(QString::fromStdString(validate(m).message),
-             QString("layer_pattern may hold only M (state space), * (attention) and - (FFN), got 'E'"));
+             QString("layer_pattern may hold only M (state space), * (attention), - (FFN) and E (experts), got 'X'"));
+    m.layerPattern[3] = 'E'; // experts need a mixture of experts, and a mixture of experts needs its E layers
+    QCOMPARE(QString::fromStdString(validate(m).message),
+             QString("layer_pattern's E layers need routed experts (experts > 1)"));
+    m = config("NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json");
+    m.layerPattern = std::string(m.layers, 'M');
+    QCOMPARE(QString::fromStdString(validate(m).message),
+             QString("a mixture of experts with a layer_pattern needs E layers for its experts"));
     m = config("Nemotron-H-56B-Base-8K.json");
     m.ssm.kind = SsmKind::None;
     QCOMPARE(QString::fromStdString(validate(m).message),
