@@ -159,20 +159,20 @@ int cmdAnalyze(const CommandLine &cl)
                     "%sx the mean\n",
                     s.ep, s.attentionDp, moeTp(s), moeEp(s), static_cast<long long>(devicesPerCopy(s)),
                     formatFixed(s.moeImbalance, 2).c_str());
-    std::printf("\n%-16s %-13s %8s %10s %10s %9s %10s %6s  %s\n", "operator", "class", "count", "FLOPs", "bytes",
+    std::printf("\n%-16s %-13s %8s %10s %10s %9s %10s %7s  %s\n", "operator", "class", "count", "FLOPs", "bytes",
                 "FLOP/B", "time", "share", "bound");
     for (const Operator &op : a.operators) {
-        std::printf("%-16s %-13s %8g %10s %10s %9s %10s %5.1f%%  %s%s\n", std::string(op.name).c_str(),
+        std::printf("%-16s %-13s %8g %10s %10s %9s %10s %7s  %s%s\n", std::string(op.name).c_str(),
                     std::string(toString(op.cls)).c_str(), op.count, formatSiNumber(op.flops).c_str(),
                     formatBytes(op.bytes()).c_str(), formatNumber(op.intensity()).c_str(),
-                    formatSeconds(op.timeS).c_str(), 100.0 * op.timeS / a.totals.timeS,
+                    formatSeconds(op.timeS).c_str(), formatPercent(op.timeS / a.totals.timeS).c_str(),
                     std::string(toString(op.bound)).c_str(),
                     s.phase == Phase::Generate ? (op.phase == Phase::Prefill ? " (prefill)" : " (decode)") : "");
     }
     if (a.comm.timeS > 0)
-        std::printf("%-16s %-13s %8s %10s %10s %9s %10s %5.1f%%  over %s\n", "communication", "communication", "", "",
+        std::printf("%-16s %-13s %8s %10s %10s %9s %10s %7s  over %s\n", "communication", "communication", "", "",
                     formatBytes(a.comm.bytes).c_str(), "", formatSeconds(a.comm.timeS).c_str(),
-                    100.0 * a.comm.timeS / a.totals.timeS, oneLine(a.comm.link).c_str());
+                    formatPercent(a.comm.timeS / a.totals.timeS).c_str(), oneLine(a.comm.link).c_str());
     std::printf("\ntotal: %s FLOPs, %s, %s FLOP/byte (ridge %s), %s, %s-bound, %s tokens/s\n",
                 formatSiNumber(a.totals.flops).c_str(), formatBytes(a.totals.bytes).c_str(),
                 formatNumber(a.totals.intensity).c_str(), formatNumber(a.ridge).c_str(),

@@ -56,7 +56,7 @@ void printSummary(const core::MeasureResult &r)
         std::cout << pad(k.name, 20) << pad(core::formatFixed(ai, 2), 11, true)
                   << pad(core::formatFixed(k.flopsPerS() / 1e9, 1), 11, true)
                   << pad(core::formatFixed(roof / 1e9, 1), 11, true)
-                  << pad(roof > 0 ? core::formatFixed(100.0 * k.flopsPerS() / roof, 0) + " %" : "-", 9, true) << "  "
+                  << pad(roof > 0 ? core::formatPercent(k.flopsPerS() / roof) : "-", 9, true) << "  "
                   << (memoryBound ? "memory" : "compute") << "\n";
     }
     std::cout << "\nroof = min(peak, intensity x bandwidth). Matrix-vector work stays on the bandwidth slope however\n"

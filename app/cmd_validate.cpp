@@ -30,11 +30,7 @@ std::string valueText(core::RunMetric m, double v)
 
 std::string percent(double share) { return core::formatPercent(share); }
 
-std::string signedError(double ratio)
-{
-    const double e = 100 * (ratio - 1);
-    return (e >= 0 ? "+" : "") + core::formatFixed(e, 0) + " %";
-}
+std::string signedError(double ratio) { return core::formatPercentChange(ratio - 1); }
 
 /// Per metric, family, device and engine: runs, achievable median error and share within 25 %, ideal bound.
 void printGroups(const core::ValidationReport &r)

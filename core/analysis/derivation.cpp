@@ -11,14 +11,23 @@ namespace memwall::core {
 
 namespace {
 
-/// A number as the derivation substitutes it: whole numbers exactly and ungrouped (a comma would read as a separator
-/// in "min(32768, 512)"), others with six significant digits ("0.515625", "3.35e+12").
+/// A number as the derivation substitutes it: whole numbers exactly, others with six significant digits ("0.515625",
+/// "3.35e+12"). Whole numbers from 10 000 up are grouped in threes by a narrow no-break space (U+202F), as SI writes
+/// them ("469 762 048", "8192"): a 13-digit count stays readable, and a comma would read as the separator in
+/// "min(32 768, 512)".
 std::string num(double x)
 {
     if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15) {
         char buf[32];
-        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(x));
-        return buf;
+        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(std::fabs(x)));
+        const std::string digits = buf;
+        std::string out = x < 0 ? "-" : "";
+        for (std::size_t i = 0; i < digits.size(); ++i) {
+            if (digits.size() > 4 && i > 0 && (digits.size() - i) % 3 == 0)
+                out += "\u202f";
+            out += digits[i];
+        }
+        return out;
     }
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.6g", x);

@@ -133,11 +133,34 @@ std::string formatNumber(double value)
 
 std::string formatRatio(double value) { return formatFixed(value, std::abs(value) < 10 ? 1 : 0); }
 
-std::string formatPercent(double fraction)
+std::string formatPercentNumber(double fraction)
 {
+    if (std::isnan(fraction))
+        return "?";
+    if (std::isinf(fraction))
+        return fraction > 0 ? "∞" : "-∞";
     const double p = fraction * 100.0;
-    return formatFixed(p, std::abs(p) < 10 ? 1 : 0) + " %";
+    const double mag = std::abs(p);
+    const std::string sign = p < 0 ? "-" : "";
+    if (mag == 0)
+        return "0";
+    if (mag < 0.001)
+        return sign + "<0.001";
+    if (mag >= 99.95 && mag < 100) // "100" would hide what is left
+        return sign + ">99.9";
+    int decimals = 0; // whole from 10 %
+    if (mag >= 99.5 && mag < 100)
+        decimals = 1; // "99.8": almost all stays visible
+    else if (mag < 1) // two significant digits: "0.34", "0.029"
+        decimals = 1 - static_cast<int>(std::floor(std::log10(mag)));
+    else if (mag < 10)
+        decimals = 1;
+    return trimmed(p, decimals);
 }
+
+std::string formatPercent(double fraction) { return formatPercentNumber(fraction) + " %"; }
+
+std::string formatPercentChange(double fraction) { return (fraction >= 0 ? "+" : "") + formatPercent(fraction); }
 
 std::string formatFixed(double value, int decimals)
 {

@@ -42,8 +42,15 @@ std::string formatNumber(double value);
 /// An intensity or ratio for prose: one decimal below 10 ("1.0", "8.0"), whole numbers above ("295", "1800").
 std::string formatRatio(double value);
 
-/// A percentage with no decimals above 10 % and one below ("61 %", "0.4 %").
+/// A share (0.61 for 61 %) as a percentage, the one way MemWall writes one (headline, tables, charts, lessons, CLI):
+/// whole from 10 % ("61 %"), one decimal from 1 % ("5.3 %"), two significant digits below ("0.17 %", "0.029 %"),
+/// trailing zeros dropped ("5 %", "0.4 %"). Almost all stays visible: "99.8 %" from 99.5 %, ">99.9 %" from 99.95 %
+/// (never "100 %" for less than all); below 0.001 % it is "<0.001 %"; 0 is "0 %", NaN "? %", infinity "∞ %".
 std::string formatPercent(double fraction);
+/// formatPercent() without the " %", for text that writes the sign itself ("{share} %" in a lesson): "61", "0.17".
+std::string formatPercentNumber(double fraction);
+/// A signed change, "+" before a rise: formatPercentChange(0.12) == "+12 %", formatPercentChange(-0.08) == "-8 %".
+std::string formatPercentChange(double fraction);
 
 /// `value` with exactly `decimals` digits after the point (printf's %.*f): formatFixed(2.345, 1) == "2.3".
 std::string formatFixed(double value, int decimals);

@@ -221,21 +221,23 @@ private slots:
             << "gemma-3-1b"
             << "--phase=prefill --seq=32768"
             << "kv" << 145752064.0
-            << "22 layers with a 512-token window: 22 × 512 × min(32768, 512) = 22 × 512 × 512 = 5767168 elements\n"
-               "  4 layers with the whole context: 4 × 512 × 32768 = 67108864 elements";
+            << "22 layers with a 512-token window: 22 × 512 × min(32\u202f768, 512) = 22 × 512 × 512 = "
+               "5\u202f767\u202f168 elements\n"
+               "  4 layers with the whole context: 4 × 512 × 32\u202f768 = 67\u202f108\u202f864 elements";
         // Decode at batch 1: 2 × 1 token × 8192 × 28672 per layer, 80 layers.
         QTest::newRow("Llama 2 70B ffn.up decode = 37,580,963,840 FLOPs")
             << "h100-sxm"
             << "llama-2-70b"
             << ""
-            << "op:ffn.up:flops" << 37580963840.0 << "= 2 × 1 × 8192 × 28672 = 469762048";
+            << "op:ffn.up:flops" << 37580963840.0 << "= 2 × 1 × 8192 × 28\u202f672 = 469\u202f762\u202f048";
         // Its weights: 8192 × 28672 × 2 B × 80 layers = 37,580,963,840 B; input 8192 and output 28672 fp16 values
         // per layer: (16,384 + 57,344) × 80 = 5,898,240 B.
         QTest::newRow("Llama 2 70B ffn.up decode bytes = 37,586,862,080 B")
             << "h100-sxm"
             << "llama-2-70b"
             << ""
-            << "op:ffn.up:bytes" << 37586862080.0 << "per execution: 469762048 B + 73728 B + 0 B, × 80 executions";
+            << "op:ffn.up:bytes" << 37586862080.0
+            << "per execution: 469\u202f762\u202f048 B + 73\u202f728 B + 0 B, × 80 executions";
         // Llama 2 7B at int4/g128: 6,738,415,616 parameters × (4 + 16/128) / 8 B = 3,474,495,552 B.
         QTest::newRow("Llama 2 7B int4/g128 weights = 3,474,495,552 B")
             << "h100-sxm"

@@ -4,6 +4,7 @@
 
 #include <QtTest>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -143,6 +144,29 @@ private slots:
         QCOMPARE(q(formatPercent(0.855)), QString("86 %"));
         QCOMPARE(q(formatPercent(0.61)), QString("61 %"));
         QCOMPARE(q(formatPercent(0.004)), QString("0.4 %"));
+        // One decimal from 1 % to 10 %, trailing zeros dropped
+        QCOMPARE(q(formatPercent(0.053)), QString("5.3 %"));
+        QCOMPARE(q(formatPercent(0.05)), QString("5 %"));
+        QCOMPARE(q(formatPercent(0.0996)), QString("10 %")); // 9.96 rounds to 10.0, written "10"
+        // Two significant digits below 1 %
+        QCOMPARE(q(formatPercent(0.0017)), QString("0.17 %"));
+        QCOMPARE(q(formatPercent(0.00029)), QString("0.029 %"));
+        QCOMPARE(q(formatPercent(0.0000123)), QString("0.0012 %"));
+        QCOMPARE(q(formatPercent(0.000001)), QString("<0.001 %"));
+        // Almost all never reads as all
+        QCOMPARE(q(formatPercent(0.998)), QString("99.8 %"));
+        QCOMPARE(q(formatPercent(0.9996)), QString(">99.9 %"));
+        QCOMPARE(q(formatPercent(0.994)), QString("99 %"));
+        QCOMPARE(q(formatPercent(1.0)), QString("100 %"));
+        QCOMPARE(q(formatPercent(1.25)), QString("125 %"));
+        QCOMPARE(q(formatPercent(0.0)), QString("0 %"));
+        QCOMPARE(q(formatPercent(-0.08)), QString("-8 %"));
+        QCOMPARE(q(formatPercent(std::nan(""))), QString("? %"));
+        QCOMPARE(q(formatPercent(std::numeric_limits<double>::infinity())), QString("∞ %"));
+        QCOMPARE(q(formatPercentNumber(0.61)), QString("61"));
+        QCOMPARE(q(formatPercentChange(0.12)), QString("+12 %"));
+        QCOMPARE(q(formatPercentChange(-0.084)), QString("-8.4 %"));
+        QCOMPARE(q(formatPercentChange(0.0)), QString("+0 %"));
     }
 
     void fixed()

@@ -109,8 +109,7 @@ std::optional<QString> oracle(const std::string &answer, core::ScenarioFile f, c
         return ui::formatNumber(static_cast<double>(core::answerBatchSweep(rows).firstLinearComputeBound));
     }
     if (answer == "matmul_flop_share")
-        return QString::fromStdString(
-            ui::formatLessonPercent(core::classShares(a).flopShareOf(core::ShareClass::TensorContraction)));
+        return ui::formatPercentNumber(core::classShares(a).flopShareOf(core::ShareClass::TensorContraction));
     return std::nullopt;
 }
 

@@ -53,7 +53,7 @@ private slots:
     {
         QFETCH(double, fraction);
         QFETCH(QString, expected);
-        QCOMPARE(QString::fromStdString(ui::formatLessonPercent(fraction)), expected);
+        QCOMPARE(ui::formatPercentNumber(fraction), expected); // the one percentage helper (ui/util/text.h)
     }
 
     void numbersUseTheOneFormatter()

@@ -23,6 +23,7 @@
 #include <QPainter>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStandardItemModel>
@@ -373,12 +374,12 @@ private slots:
         QTest::addColumn<QString>("substituted8"); // at batch 8
         QTest::newRow("ffn.up FLOPs: 2 x 1 x 8192 x 28672 = 469,762,048 per layer")
             << int(OperatorTableModel::Flops) << "op:ffn.up:flops"
-            << "= 2 × 1 × 8192 × 28672 = 469762048"
-            << "= 2 × 8 × 8192 × 28672 = 3758096384";
+            << "= 2 × 1 × 8192 × 28\u202f672 = 469\u202f762\u202f048"
+            << "= 2 × 8 × 8192 × 28\u202f672 = 3\u202f758\u202f096\u202f384";
         QTest::newRow("ffn.up bytes: 469,762,048 B of weights and 73,728 B of activations per layer")
             << int(OperatorTableModel::Bytes) << "op:ffn.up:bytes"
-            << "per execution: 469762048 B + 73728 B + 0 B, × 80 executions"
-            << "per execution: 469762048 B + 589824 B + 0 B, × 80 executions";
+            << "per execution: 469\u202f762\u202f048 B + 73\u202f728 B + 0 B, × 80 executions"
+            << "per execution: 469\u202f762\u202f048 B + 589\u202f824 B + 0 B, × 80 executions";
         QTest::newRow("ffn.up time: 37.59 GB at 3.35 TB/s = 11.22 ms")
             << int(OperatorTableModel::Time) << "op:ffn.up:time"
             << "= max(37.98 µs, 11.22 ms)"
@@ -451,8 +452,16 @@ private slots:
                  QStringList({"op:lm_head:flops", "op:lm_head:bytes", "op:lm_head:intensity", "op:lm_head:time",
                               "op:lm_head:bound"}));
         // lm_head of the last token: 2 x 1 x 8192 x 32000.
-        QVERIFY2(m_table->formulaPopup()->text().contains("= 2 × 1 × 8192 × 32000 = 524288000"),
+        QVERIFY2(m_table->formulaPopup()->text().contains("= 2 × 1 × 8192 × 32\u202f000 = 524\u202f288\u202f000"),
                  qPrintable(m_table->formulaPopup()->text()));
+        // No long number in the window is left unseparated (issue #41: "unseparated 13-digit numbers"): every run of
+        // five or more digits is grouped, by commas (the closing line) or narrow spaces (the substituted numbers).
+        const QRegularExpression ungrouped(QStringLiteral("(?<![\\d.])\\d{5,}"));
+        QVERIFY2(!ungrouped.match(m_table->formulaPopup()->text()).hasMatch(),
+                 qPrintable(ungrouped.match(m_table->formulaPopup()->text()).captured()));
+        // The window names the figure in words, never by its key ("op:lm_head:flops", "totals.time_s").
+        QVERIFY2(!m_table->formulaPopup()->windowTitle().contains(QStringLiteral("op:")),
+                 qPrintable(m_table->formulaPopup()->windowTitle()));
         // Without a current cell there is nothing to derive.
         m_table->formulaPopup()->close();
         m_table->view()->setCurrentIndex({});

@@ -47,6 +47,19 @@ private slots:
         QCOMPARE(ui::formatNumber(29.54), QString("29,5"));
         QCOMPARE(ui::formatRatio(8.0), QString("8,0"));
         QCOMPARE(ui::formatPercent(0.004), QString("0,4 %"));
+        // The one percentage writer (issue #39), its bounds included: ">99,9 %", "+12 %".
+        QCOMPARE(ui::formatPercent(0.0017), QString("0,17 %"));
+        QCOMPARE(ui::formatPercent(0.9996), QString(">99,9 %"));
+        QCOMPARE(ui::formatPercentNumber(0.053), QString("5,3"));
+        QCOMPARE(ui::formatPercentChange(-0.084), QString("-8,4 %"));
+        QCOMPARE(ui::formatFixed(1234.56, 1), QString("1.234,6"));
+        QCOMPARE(ui::formatFixed(-1234.0, 0), QString("-1.234"));
+        QCOMPARE(ui::formatFixed(39.304, 2), QString("39,30"));
+        QCOMPARE(ui::formatExact(37580963840.0), QString("37.580.963.840"));
+        QCOMPARE(ui::formatExact(0.0412417), QString("0,0412417"));
+        // Numbers a program reads back keep the C locale, whatever the user's.
+        QCOMPARE(ui::csvNumber(1234.5), QString("1234.5"));
+        QCOMPARE(ui::csvNumber(0.1), QString("0.10000000000000001"));
         QCOMPARE(ui::formatSi(std::numeric_limits<double>::infinity(), "B"), QString("∞ B"));
         // Text after the number keeps its dots and commas.
         QCOMPARE(ui::localized("1,234.5 x.y,z"), QString("1.234,5 x.y,z"));

@@ -27,24 +27,10 @@ using namespace memwall::core;
 // ---------------------------------------------------------------------------------------------------------------
 namespace breakdownmath {
 
-QString percent(double share)
-{
-    const double p = share * 100.0;
-    if (!(p > 0))
-        return QStringLiteral("0 %");
-    if (p < 0.01)
-        return QStringLiteral("< 0.01 %");
-    if (p >= 99.95 && p < 100)
-        return QStringLiteral("> 99.9 %");
-    if (p < 1)
-        return QString::number(p, 'g', 2) + QStringLiteral(" %");
-    return QString::number(p, 'f', 1) + QStringLiteral(" %");
-}
-
 QString legendLabel(ShareClass c, double flopShare, double timeShare)
 {
     return QObject::tr("%1: %2 of FLOPs, %3 of time")
-        .arg(QString::fromLatin1(displayName(c)), percent(flopShare), percent(timeShare));
+        .arg(QString::fromLatin1(displayName(c)), formatPercent(flopShare), formatPercent(timeShare));
 }
 
 bool labelFits(double share, double barPixels, double labelPixels)
@@ -169,10 +155,10 @@ BreakdownChart::BreakdownChart(ScenarioDocument *doc, QObject *parent) : ChartBa
             QString text = QString::fromLatin1(displayName(c));
             text += QStringLiteral("\n") +
                     tr("%1 of the FLOPs (%2)")
-                        .arg(breakdownmath::percent(m_shares.flopShareOf(c)), formatSi(m_shares.flops[i], "FLOP"));
-            text += QStringLiteral("\n") + tr("%1 of the time (%2 ms)")
-                                               .arg(breakdownmath::percent(m_shares.timeShareOf(c)))
-                                               .arg(m_shares.timeS[i] * 1e3, 0, 'g', 3);
+                        .arg(formatPercent(m_shares.flopShareOf(c)), formatSi(m_shares.flops[i], "FLOP"));
+            text +=
+                QStringLiteral("\n") +
+                tr("%1 of the time (%2)").arg(formatPercent(m_shares.timeShareOf(c)), formatSeconds(m_shares.timeS[i]));
             if (c == ShareClass::TensorContraction)
                 text += QStringLiteral("\n") + tr("matmuls and attention's score/context products");
             else if (c == ShareClass::Normalization)
@@ -320,7 +306,7 @@ void BreakdownChart::showMode()
             if (m_shares.timeShare[i] > m_shares.timeShareOf(dominant))
                 dominant = kClasses[i];
         const QString name = QString::fromLatin1(displayName(dominant)).toLower();
-        const QString share = breakdownmath::percent(m_shares.timeShareOf(dominant));
+        const QString share = formatPercent(m_shares.timeShareOf(dominant));
         m_percentTitles = {tr("Share (%): %1 take %2 of the time, so by operator").arg(name, share),
                            tr("Share (%): %1 take %2 of the time").arg(name, share),
                            tr("Share (%): %1 %2 of the time").arg(name, share), tr("Share (%)")};
@@ -338,10 +324,9 @@ void BreakdownChart::showOperatorCallout(int row, bool time)
         return;
     const breakdownmath::OperatorRow &r = m_rows[static_cast<std::size_t>(row)];
     QString text = r.name;
-    text += QStringLiteral("\n") +
-            tr("%1 of the FLOPs (%2)").arg(breakdownmath::percent(r.flopShare), formatSi(r.flops, "FLOP"));
-    text += QStringLiteral("\n") +
-            tr("%1 of the time (%2)").arg(breakdownmath::percent(r.timeShare), formatSeconds(r.timeS));
+    text +=
+        QStringLiteral("\n") + tr("%1 of the FLOPs (%2)").arg(formatPercent(r.flopShare), formatSi(r.flops, "FLOP"));
+    text += QStringLiteral("\n") + tr("%1 of the time (%2)").arg(formatPercent(r.timeShare), formatSeconds(r.timeS));
     if (!r.reads.isEmpty())
         text += QStringLiteral("\n") + tr("mostly reading %1").arg(r.reads);
     m_callout->setText(text);
@@ -427,9 +412,9 @@ void BreakdownChart::placeLabels()
         for (std::size_t i = 0; i < kShareClassCount; ++i) {
             QGraphicsSimpleTextItem *label = m_labels[static_cast<std::size_t>(bar) * kShareClassCount + i];
             const double v = m_sets[i]->at(bar);
-            label->setText(breakdownmath::percent(v / 100.0));
+            label->setText(formatPercent(v / 100.0));
             if (!breakdownmath::labelFits(v / 100.0, area.width(), label->boundingRect().width()))
-                label->setText(QString::number(std::round(v)) + QStringLiteral("%")); // "14%" when "14.1 %" is too wide
+                label->setText(formatPercentNumber(v / 100.0) + QLatin1Char('%')); // "14%" when "14 %" is too wide
             const QRectF br = label->boundingRect();
             const bool fits =
                 !area.isEmpty() && v >= 0.5 && breakdownmath::labelFits(v / 100.0, area.width(), br.width());
@@ -520,10 +505,8 @@ QString BreakdownChart::csv() const
     for (std::size_t i = 0; i < kShareClassCount; ++i)
         out += QStringLiteral("%1,%2,%3,%4,%5\n")
                    .arg(QString::fromLatin1(toString(kClasses[i])))
-                   .arg(m_shares.flops[i], 0, 'g', 12)
-                   .arg(m_shares.timeS[i], 0, 'g', 12)
-                   .arg(m_shares.flopShare[i], 0, 'g', 12)
-                   .arg(m_shares.timeShare[i], 0, 'g', 12);
+                   .arg(csvNumber(m_shares.flops[i], 12), csvNumber(m_shares.timeS[i], 12),
+                        csvNumber(m_shares.flopShare[i], 12), csvNumber(m_shares.timeShare[i], 12));
     return out;
 }
 

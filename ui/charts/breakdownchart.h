@@ -24,9 +24,7 @@ class Callout;
 /// Pure helpers of the breakdown chart (no Qt Charts types; tested in tests/ui/tst_breakdownchart.cpp).
 namespace breakdownmath {
 
-/// "61.0 %", "0.17 %", "< 0.01 %", "0 %": a share (0..1) as a percentage with enough digits to tell small ones apart.
-QString percent(double share);
-/// Legend entry: "Tensor contractions: 99.8 % of FLOPs, 61.0 % of time".
+/// Legend entry: "Tensor contractions: 99.8 % of FLOPs, 61 % of time" (shares as formatPercent() writes them).
 QString legendLabel(core::ShareClass c, double flopShare, double timeShare);
 /// Whether a segment `share` (0..1) of a bar `barPixels` wide has room for its in-bar label `labelPixels` wide.
 bool labelFits(double share, double barPixels, double labelPixels);

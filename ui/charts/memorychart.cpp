@@ -104,13 +104,6 @@ std::pair<int, int> stripeOf(const MemoryFootprint &m, MemoryChart::Component c)
     return {stripe, std::max(stripes, 1)};
 }
 
-QString shareText(double f)
-{
-    if (f > 0 && f < 0.001)
-        return QStringLiteral("< 0.1 %");
-    return QString::number(f * 100, 'f', f < 0.1 ? 1 : 0) + QStringLiteral(" %");
-}
-
 /// The bytes a bar spans (a bar from the axis's left edge starts at 0); 0 while it is hidden or empty.
 double barBytes(const QAreaSeries *bar)
 {
@@ -252,7 +245,7 @@ QString MemoryChart::verdictText(double total, double capacity, bool over)
     if (over)
         return tr("does not fit: %1 > %2").arg(formatBytes(total), formatBytes(capacity));
     return tr("fits: %1 of %2 (%3)")
-        .arg(formatBytes(total), formatBytes(capacity), shareText(capacity > 0 ? total / capacity : 0));
+        .arg(formatBytes(total), formatBytes(capacity), formatPercent(capacity > 0 ? total / capacity : 0));
 }
 
 QString MemoryChart::fitText() const
@@ -314,7 +307,7 @@ void MemoryChart::setFootprint(const std::array<QAreaSeries *, ComponentCount> &
         showSeries(bar, v > 0); // B's parts follow A's legend entries (one entry per component for both)
         m_tips.insert(bar, tr("%1%2 per device\n%3 (%4 of the footprint)\nMain memory: %5")
                                .arg(who, componentName(Component(c)), formatBytes(v),
-                                    shareText(total > 0 ? v / total : 0), formatBytes(mem.capacity)));
+                                    formatPercent(total > 0 ? v / total : 0), formatBytes(mem.capacity)));
     }
 }
 
@@ -323,17 +316,28 @@ void MemoryChart::refresh()
     const ScenarioDocument *doc = document();
     const Analysis &a = doc->analysis();
     const HardwareSpec &hw = doc->hardware();
-    const MemoryFootprint &mem = a.memory;
-    const std::size_t mainIndex = hw.memory.empty() ? 0 : hw.mainMemoryIndex();
     const auto &cmp = doc->compareAnalysis();
     const bool compare = doc->isComparing() && cmp.has_value();
     const HardwareSpec *hwB =
         compare && doc->compareHardware() && !doc->compareDevice().memory.empty() ? &doc->compareDevice() : nullptr;
+    ByteSpan span;
+    refreshRows(hw, compare, hwB);
+    refreshLevels(hw, span);
+    refreshOffload(hw, a.memory);
+    refreshFootprint(a.memory, compare, span);
+    refreshCompare(compare ? &*cmp : nullptr, hwB, span);
+    refreshGuides(span);
+    m_callout->hide();
+    restyleBars();
+    layoutLabels();
+}
 
-    // Rows: A's footprint on top, B's under it, then every level of A's device, fastest first, then B's main memory
-    // when B runs on another device.
+/// Rows: A's footprint on top, B's under it, then every level of A's device, fastest first, then B's main memory
+/// when B runs on another device.
+void MemoryChart::refreshRows(const HardwareSpec &hw, bool compare, const HardwareSpec *hwB)
+{
     QStringList names;
-    const QString model = QString::fromStdString(doc->model().name);
+    const QString model = QString::fromStdString(document()->model().name);
     names << (compare ? tr("A: %1\nper device").arg(model) : tr("%1\nper device").arg(model));
     m_bRow = -1;
     if (compare) {
@@ -355,7 +359,7 @@ void MemoryChart::refresh()
     }
     m_rows = static_cast<int>(names.size());
     m_levelCount = static_cast<int>(hw.memory.size());
-    m_mainRow = static_cast<int>(mainIndex) + m_levelRow;
+    m_mainRow = static_cast<int>(hw.memory.empty() ? 0 : hw.mainMemoryIndex()) + m_levelRow;
     if (names != m_rowNames) {
         for (const QString &l : m_y->categoriesLabels())
             m_y->remove(l);
@@ -365,14 +369,17 @@ void MemoryChart::refresh()
         m_rowNames = names;
     }
     m_y->setRange(-0.5, m_rows - 0.5);
+}
 
-    // Capacity bars.
+/// A capacity bar for every level of A's device (this also starts the tooltips afresh).
+void MemoryChart::refreshLevels(const HardwareSpec &hw, ByteSpan &span)
+{
+    const std::size_t mainIndex = hw.memory.empty() ? 0 : hw.mainMemoryIndex();
     while (m_levels.size() < hw.memory.size()) {
         m_levels.push_back(makeBar(QStringLiteral("level")));
         setLegendVisible(m_levels.back(), false);
     }
     m_tips.clear();
-    double lo = HUGE_VAL, hi = 0;
     for (std::size_t i = 0; i < m_levels.size(); ++i) {
         QAreaSeries *bar = m_levels[i];
         if (i < hw.memory.size()) {
@@ -386,26 +393,23 @@ void MemoryChart::refresh()
                                    .arg(QString::fromStdString(lvl.name), formatBytes(cap),
                                         formatSi(lvl.bandwidthBytesPerS.value, "B/s"),
                                         i == mainIndex ? tr("\nHolds weights and KV cache") : QString()));
-            if (cap > 0) {
-                lo = std::min(lo, cap);
-                hi = std::max(hi, cap);
-            }
+            span.add(cap);
         } else {
             clearBar(bar);
         }
         setLegendVisible(bar, i == mainIndex && i < hw.memory.size());
     }
+}
 
-    // The stacked footprint.
-    m_total = mem.total();
-    m_capacity = mem.capacity;
-    // Offload: the shares of the KV cache and of the weights that live in host DRAM or NVMe, on that level's row.
+/// Offload: the shares of the KV cache and of the weights that live in host DRAM or NVMe, on that level's row. (The
+/// request timeline chart and the command line say why an offload cannot run.)
+void MemoryChart::refreshOffload(const HardwareSpec &hw, const MemoryFootprint &mem)
+{
     m_offloadBytes = m_offloadWeightBytes = 0;
     m_offloadRow = m_offloadWeightRow = -1;
     m_offloadLevel.clear();
     m_offloadWeightLevel.clear();
-    // The request timeline chart and the command line say why an offload cannot run.
-    if (const auto &off = doc->offloadReport(); off.report) {
+    if (const auto &off = document()->offloadReport(); off.report) {
         const OffloadReport &o = *off.report;
         const auto rowOf = [&](const std::string &level) {
             for (std::size_t i = 0; i < hw.memory.size(); ++i)
@@ -438,7 +442,7 @@ void MemoryChart::refresh()
             m_tips.insert(m_offloadBar, tr("KV cache offloaded to %1\n%2 (%3 of the KV cache)\nstreamed back over "
                                            "%4 every decode step")
                                             .arg(m_offloadLevel, formatBytes(m_offloadBytes),
-                                                 shareText(mem.kv > 0 ? m_offloadBytes / mem.kv : 0),
+                                                 formatPercent(mem.kv > 0 ? m_offloadBytes / mem.kv : 0),
                                                  formatSi(bandwidthOf(o.level), "B/s")));
         }
         if (m_offloadWeightBytes > 0) {
@@ -449,7 +453,7 @@ void MemoryChart::refresh()
                           tr("Weights offloaded to %1\n%2 (%3 of the weights)\nstreamed in "
                              "over %4 every step")
                               .arg(m_offloadWeightLevel, formatBytes(m_offloadWeightBytes),
-                                   shareText(mem.weights > 0 ? m_offloadWeightBytes / mem.weights : 0),
+                                   formatPercent(mem.weights > 0 ? m_offloadWeightBytes / mem.weights : 0),
                                    formatSi(bandwidthOf(o.weightLevel), "B/s")));
         }
     }
@@ -465,6 +469,13 @@ void MemoryChart::refresh()
     }
     setLegendVisible(m_offloadBar, m_offloadBytes > 0);
     setLegendVisible(m_offloadWeightBar, m_offloadWeightBytes > 0);
+}
+
+/// A's stacked footprint, and what overflows its main memory (after refreshOffload(): what is offloaded does not).
+void MemoryChart::refreshFootprint(const MemoryFootprint &mem, bool compare, ByteSpan &span)
+{
+    m_total = mem.total();
+    m_capacity = mem.capacity;
     const double inMain = m_total - m_offloadBytes - m_offloadWeightBytes;
     m_over = inMain > m_capacity && m_capacity > 0;
     setFootprint(m_components, mem, 0, compare ? tr("A: ") : QString());
@@ -474,10 +485,7 @@ void MemoryChart::refresh()
                                                : tr("%1 %2").arg(componentName(Component(c)), formatBytes(v)));
         setLegendVisible(m_components[c], v > 0);
     }
-    if (m_total > 0) {
-        lo = std::min(lo, m_total);
-        hi = std::max(hi, m_total);
-    }
+    span.add(m_total);
     if (m_over) {
         setBar(m_overflow, m_capacity / kGB, inMain / kGB, 0);
         m_overflow->setVisible(true);
@@ -489,17 +497,18 @@ void MemoryChart::refresh()
         clearBar(m_overflow);
     }
     setLegendVisible(m_overflow, m_over);
+}
 
-    // Scenario B: its footprint, its verdict against its own device, and that device's main memory.
-    m_bTotal = compare ? cmp->memory.total() : 0;
-    m_bCapacityBytes = compare ? cmp->memory.capacity : 0;
-    m_bOver = compare && m_bTotal > m_bCapacityBytes && m_bCapacityBytes > 0;
-    if (compare) {
+/// Scenario B (`cmp`, nullptr when not comparing): its footprint, its verdict against its own device, and that
+/// device's main memory (`hwB`, nullptr when B runs on A's device).
+void MemoryChart::refreshCompare(const Analysis *cmp, const HardwareSpec *hwB, ByteSpan &span)
+{
+    m_bTotal = cmp ? cmp->memory.total() : 0;
+    m_bCapacityBytes = cmp ? cmp->memory.capacity : 0;
+    m_bOver = cmp && m_bTotal > m_bCapacityBytes && m_bCapacityBytes > 0;
+    if (cmp) {
         setFootprint(m_bComponents, cmp->memory, m_bRow, tr("B: "));
-        if (m_bTotal > 0) {
-            lo = std::min(lo, m_bTotal);
-            hi = std::max(hi, m_bTotal);
-        }
+        span.add(m_bTotal);
     } else {
         for (QAreaSeries *bar : m_bComponents)
             clearBar(bar);
@@ -524,10 +533,7 @@ void MemoryChart::refresh()
         m_bCapacityLine->replace(
             QList<QPointF>{{cap / kGB, m_rows - 1 - m_bRow - 0.5}, {cap / kGB, m_rows - 1 - m_bRow + 0.5}});
         m_bCapacityLine->setVisible(cap > 0);
-        if (cap > 0) {
-            lo = std::min(lo, cap);
-            hi = std::max(hi, cap);
-        }
+        span.add(cap);
     } else {
         clearBar(m_bCapacity);
         m_bCapacityLine->clear();
@@ -539,25 +545,24 @@ void MemoryChart::refresh()
         setLegendVisible(bSeries, false);
     for (QAreaSeries *bar : m_bComponents)
         setLegendVisible(bar, false); // A's entries name the colours
+}
 
-    // Vertical guides across all rows: A's main-memory capacity and A's footprint total.
+/// Vertical guides across all rows (A's main-memory capacity and A's footprint total), and the x range: the bars
+/// with room on the right of the footprint for the component labels, unless the user zoomed.
+void MemoryChart::refreshGuides(const ByteSpan &span)
+{
     m_capacityLine->replace(QList<QPointF>{{m_capacity / kGB, -0.5}, {m_capacity / kGB, m_rows - 0.5}});
     m_needLine->replace(QList<QPointF>{{m_total / kGB, -0.5}, {m_total / kGB, m_rows - 0.5}});
     m_capacityLine->setVisible(m_capacity > 0);
     m_needLine->setVisible(m_total > 0);
     setLegendVisible(m_capacityLine, false);
     setLegendVisible(m_needLine, false);
-
     if (!isUserView()) {
-        // Room on the right of the footprint for the component labels.
-        const rm::LogRange r = rm::decadeRange(lo / kGB, hi / kGB * 3.0, 0.15);
-        const rm::LogRange labelled = rm::decadeRange(lo / kGB, std::max(m_total, m_bTotal) / kGB * 60.0, 0.15);
+        const rm::LogRange r = rm::decadeRange(span.lo / kGB, span.hi / kGB * 3.0, 0.15);
+        const rm::LogRange labelled = rm::decadeRange(span.lo / kGB, std::max(m_total, m_bTotal) / kGB * 60.0, 0.15);
         const double xmax = std::max(r.max, labelled.max);
         chartfit::setLogRange(m_x, r.min, xmax);
     }
-    m_callout->hide();
-    restyleBars();
-    layoutLabels();
 }
 
 void MemoryChart::restyleBars()
@@ -619,50 +624,18 @@ QStringList MemoryChart::titles() const
 void MemoryChart::layoutLabels()
 {
     chartfit::applyTitle(m_chart, titles(), theme().titleFont());
-    // Legend: components with their sizes when that fits in one row under the plot, else the bare names (the sizes
-    // are in the tooltips and the total under the bar); a legend at the side would squeeze the bars.
-    {
-        const MemoryFootprint &mem = document()->analysis().memory;
-        QStringList full;
-        for (int c = 0; c < ComponentCount; ++c)
-            if (componentValue(mem, Component(c)) > 0)
-                full << tr("%1 %2").arg(componentName(Component(c)), formatBytes(componentValue(mem, Component(c))));
-        full << tr("Capacity (main memory)");
-        if (m_over)
-            full << tr("Over capacity");
-        const qreal width = m_chart->size().width() - m_chart->margins().left() - m_chart->margins().right();
-        const bool shortLegend = width > 0 && !chartfit::legendFitsInRow(full, theme().labelFont(), width * 0.95);
-        if (shortLegend != m_shortLegend) {
-            m_shortLegend = shortLegend;
-            for (int c = 0; c < ComponentCount; ++c) {
-                const double v = componentValue(mem, Component(c));
-                m_components[c]->setName(m_shortLegend ? componentName(Component(c))
-                                                       : tr("%1 %2").arg(componentName(Component(c)), formatBytes(v)));
-            }
-            const std::size_t mainIndex = static_cast<std::size_t>(m_mainRow - m_levelRow);
-            if (mainIndex < m_levels.size())
-                m_levels[mainIndex]->setName(m_shortLegend ? tr("Main memory") : tr("Capacity (main memory)"));
-        }
-    }
+    fitLegendNames();
     chartfit::placeLegend(m_chart);
     const QRectF area = m_chart->plotArea();
     if (area.width() < 10 || area.height() < 10 || m_rows == 0)
         return;
-    const Theme &t = theme();
-    const QFont font = t.tickFont();
-    QFont bold = font;
-    bold.setBold(true);
-    const ScenarioDocument *doc = document();
-    const HardwareSpec &hw = doc->hardware();
-    QAbstractSeries *ref = m_components[Weights];
-    auto map = [&](double x, double row) { return m_chart->mapToPosition(QPointF(x, m_rows - 1 - row), ref); };
-
     while (m_levelLabels.size() < m_levels.size()) {
         m_levelLabels.push_back(addLabel());
         m_levelLabels.back()->hide();
     }
     // The dashed capacity lines and the dotted footprint line run through no label; no label covers another.
     LabelPlacer placer(area);
+    QAbstractSeries *ref = m_components[Weights];
     for (const QLineSeries *line : {m_capacityLine, m_needLine, m_bCapacityLine})
         if (line->isVisible())
             for (int i = 0; i + 1 < line->count(); ++i)
@@ -674,21 +647,73 @@ void MemoryChart::layoutLabels()
         placeVerdict(placer, m_bTotalLabel, compareFitText(), m_bTotal, m_bCapacityBytes, m_bOver, m_bRow);
     else
         m_bTotalLabel->hide();
-    // Right of where a bar ends (else left of it, inside the bar), else a little above or below that; hidden when
-    // no such place is free.
-    auto place = [&](QGraphicsSimpleTextItem *label, double xEnd, double row, const QColor &color) {
-        const QPointF p = map(xEnd, row);
-        const QSizeF sz = label->boundingRect().size();
-        label->setBrush(color);
-        std::vector<QPointF> candidates;
-        for (double dy : {0.0, -0.5, 0.5, -1.0, 1.0})
-            for (double x : {p.x() + 6, p.x() - 6 - sz.width()})
-                candidates.emplace_back(x, p.y() - sz.height() / 2 + dy * sz.height());
-        const auto r = placer.place(sz, candidates);
-        if (r)
-            label->setPos(r->topLeft());
-        label->setVisible(r.has_value());
-    };
+    labelCapacities(placer);
+    // Every component the legend names is labelled at the end of its stripe: its bytes and share of the footprint.
+    const ScenarioDocument *doc = document();
+    labelStripes(placer, m_components, m_componentLabels, doc->analysis().memory, 0);
+    if (const auto &cmp = doc->compareAnalysis(); cmp && m_bRow >= 0)
+        labelStripes(placer, m_bComponents, m_bComponentLabels, cmp->memory, m_bRow);
+    else
+        labelStripes(placer, m_bComponents, m_bComponentLabels, MemoryFootprint{}, -1);
+    if (m_callout->isVisible())
+        m_callout->updateGeometry();
+}
+
+/// Legend: components with their sizes when that fits in one row under the plot, else the bare names (the sizes are
+/// in the tooltips and the total under the bar); a legend at the side would squeeze the bars.
+void MemoryChart::fitLegendNames()
+{
+    const MemoryFootprint &mem = document()->analysis().memory;
+    QStringList full;
+    for (int c = 0; c < ComponentCount; ++c)
+        if (componentValue(mem, Component(c)) > 0)
+            full << tr("%1 %2").arg(componentName(Component(c)), formatBytes(componentValue(mem, Component(c))));
+    full << tr("Capacity (main memory)");
+    if (m_over)
+        full << tr("Over capacity");
+    const qreal width = m_chart->size().width() - m_chart->margins().left() - m_chart->margins().right();
+    const bool shortLegend = width > 0 && !chartfit::legendFitsInRow(full, theme().labelFont(), width * 0.95);
+    if (shortLegend == m_shortLegend)
+        return;
+    m_shortLegend = shortLegend;
+    for (int c = 0; c < ComponentCount; ++c) {
+        const double v = componentValue(mem, Component(c));
+        m_components[c]->setName(m_shortLegend ? componentName(Component(c))
+                                               : tr("%1 %2").arg(componentName(Component(c)), formatBytes(v)));
+    }
+    const std::size_t mainIndex = static_cast<std::size_t>(m_mainRow - m_levelRow);
+    if (mainIndex < m_levels.size())
+        m_levels[mainIndex]->setName(m_shortLegend ? tr("Main memory") : tr("Capacity (main memory)"));
+}
+
+QPointF MemoryChart::barPoint(double x, double row) const
+{
+    return m_chart->mapToPosition(QPointF(x, m_rows - 1 - row), m_components[Weights]);
+}
+
+void MemoryChart::placeAtBarEnd(LabelPlacer &placer, QGraphicsSimpleTextItem *label, double xEnd, double row)
+{
+    const QPointF p = barPoint(xEnd, row);
+    const QSizeF sz = label->boundingRect().size();
+    label->setBrush(theme().foreground);
+    std::vector<QPointF> candidates;
+    for (double dy : {0.0, -0.5, 0.5, -1.0, 1.0})
+        for (double x : {p.x() + 6, p.x() - 6 - sz.width()})
+            candidates.emplace_back(x, p.y() - sz.height() / 2 + dy * sz.height());
+    const auto r = placer.place(sz, candidates);
+    if (r)
+        label->setPos(r->topLeft());
+    label->setVisible(r.has_value());
+}
+
+/// The capacity of each level of A's device, the offloaded KV cache and weights (each on its tier's row) and B's
+/// main memory, at the end of their bars.
+void MemoryChart::labelCapacities(LabelPlacer &placer)
+{
+    const QFont font = theme().tickFont();
+    QFont bold = font;
+    bold.setBold(true);
+    const HardwareSpec &hw = document()->hardware();
     for (std::size_t i = 0; i < m_levelLabels.size(); ++i) {
         QGraphicsSimpleTextItem *label = m_levelLabels[i];
         if (i >= hw.memory.size()) {
@@ -698,10 +723,9 @@ void MemoryChart::layoutLabels()
         const bool main = static_cast<int>(i) + m_levelRow == m_mainRow;
         label->setFont(main ? bold : font);
         label->setText(formatBytes(hw.memory[i].capacityBytes.value));
-        place(label, hw.memory[i].capacityBytes.value / kGB,
-              static_cast<double>(i + static_cast<std::size_t>(m_levelRow)), t.foreground);
+        placeAtBarEnd(placer, label, hw.memory[i].capacityBytes.value / kGB,
+                      static_cast<double>(i + static_cast<std::size_t>(m_levelRow)));
     }
-    // The offloaded KV cache and weights, each labelled on its tier's row.
     const auto labelOffload = [&](QGraphicsSimpleTextItem *&label, const QAbstractSeries *bar, int row, double bytes,
                                   std::pair<int, int> stripe, const QString &what) {
         if (!label) {
@@ -714,7 +738,7 @@ void MemoryChart::layoutLabels()
         }
         label->setFont(bold);
         label->setText(QStringLiteral("%1 %2").arg(what, formatBytes(bytes)));
-        place(label, bytes / kGB, stripeRow(row, stripe.first, stripe.second), t.foreground);
+        placeAtBarEnd(placer, label, bytes / kGB, stripeRow(row, stripe.first, stripe.second));
     };
     labelOffload(m_offloadLabel, m_offloadBar, m_offloadRow, m_offloadBytes, m_offloadStripe, tr("KV cache"));
     labelOffload(m_offloadWeightLabel, m_offloadWeightBar, m_offloadWeightRow, m_offloadWeightBytes,
@@ -722,51 +746,48 @@ void MemoryChart::layoutLabels()
     if (m_bCapacityRow >= 0 && m_bCapacity->isVisible()) {
         m_bCapacityLabel->setFont(bold);
         m_bCapacityLabel->setText(formatBytes(compareCapacityBytes()));
-        place(m_bCapacityLabel, compareCapacityBytes() / kGB, m_bCapacityRow, t.foreground);
+        placeAtBarEnd(placer, m_bCapacityLabel, compareCapacityBytes() / kGB, m_bCapacityRow);
     } else {
         m_bCapacityLabel->hide();
     }
-    // Every component the legend names is labelled at the end of its stripe: its bytes and share of the footprint.
-    const qreal minPoints = LabelPlacer::minimumPointSize(t);
-    auto labelStripes = [&](const std::array<QAreaSeries *, ComponentCount> &bars,
-                            std::array<QGraphicsSimpleTextItem *, ComponentCount> &labels, const MemoryFootprint &mem,
-                            double row) {
-        for (int c = 0; c < ComponentCount; ++c) {
-            if (!labels[c]) {
-                labels[c] = addLabel();
-                labels[c]->hide();
-            }
-            const double v = componentValue(mem, Component(c));
-            const auto [stripe, stripes] = stripeOf(mem, Component(c));
-            if (row < 0 || !(v > 0) || stripe < 0 || !bars[c]->isVisible()) {
-                labels[c]->hide();
-                continue;
-            }
-            labels[c]->setText(
-                tr("%1 %2 · %3").arg(componentName(Component(c)), formatBytes(v), shareText(v / mem.total())));
-            // In a column right of the footprint's total (the dotted line), so no guide runs through a label; the
-            // font shrinks (down to the theme's minimum, LabelPlacer::minimumPointSize()) until the label fits its
-            // stripe's height and the room on the right.
-            const double anchor = std::max(v, mem.total()) / kGB;
-            const double stripePx = std::abs(map(anchor, row + kBar / stripes).y() - map(anchor, row).y());
-            const double room = area.right() - 2 - (map(anchor, row).x() + 6);
-            QFont f = font;
-            labels[c]->setFont(f);
-            while (f.pointSizeF() - 0.5 >= minPoints &&
-                   (labels[c]->boundingRect().height() > stripePx * 1.15 || labels[c]->boundingRect().width() > room)) {
-                f.setPointSizeF(f.pointSizeF() - 0.5);
-                labels[c]->setFont(f);
-            }
-            place(labels[c], anchor, stripeRow(row, stripe, stripes), t.foreground);
+}
+
+/// Labels each component of `mem` (footprint `row`, -1 to hide them all) with its bytes and share, in a column right
+/// of the footprint's total (the dotted line), so no guide runs through a label; the font shrinks (down to the
+/// theme's minimum, LabelPlacer::minimumPointSize()) until the label fits its stripe's height and the room on the
+/// right.
+void MemoryChart::labelStripes(LabelPlacer &placer, const std::array<QAreaSeries *, ComponentCount> &bars,
+                               std::array<QGraphicsSimpleTextItem *, ComponentCount> &labels,
+                               const MemoryFootprint &mem, double row)
+{
+    const QFont font = theme().tickFont();
+    const qreal minPoints = LabelPlacer::minimumPointSize(theme());
+    const QRectF area = m_chart->plotArea();
+    for (int c = 0; c < ComponentCount; ++c) {
+        if (!labels[c]) {
+            labels[c] = addLabel();
+            labels[c]->hide();
         }
-    };
-    labelStripes(m_components, m_componentLabels, doc->analysis().memory, 0);
-    if (const auto &cmp = doc->compareAnalysis(); cmp && m_bRow >= 0)
-        labelStripes(m_bComponents, m_bComponentLabels, cmp->memory, m_bRow);
-    else
-        labelStripes(m_bComponents, m_bComponentLabels, MemoryFootprint{}, -1);
-    if (m_callout->isVisible())
-        m_callout->updateGeometry();
+        const double v = componentValue(mem, Component(c));
+        const auto [stripe, stripes] = stripeOf(mem, Component(c));
+        if (row < 0 || !(v > 0) || stripe < 0 || !bars[c]->isVisible()) {
+            labels[c]->hide();
+            continue;
+        }
+        labels[c]->setText(
+            tr("%1 %2 · %3").arg(componentName(Component(c)), formatBytes(v), formatPercent(v / mem.total())));
+        const double anchor = std::max(v, mem.total()) / kGB;
+        const double stripePx = std::abs(barPoint(anchor, row + kBar / stripes).y() - barPoint(anchor, row).y());
+        const double room = area.right() - 2 - (barPoint(anchor, row).x() + 6);
+        QFont f = font;
+        labels[c]->setFont(f);
+        while (f.pointSizeF() - 0.5 >= minPoints &&
+               (labels[c]->boundingRect().height() > stripePx * 1.15 || labels[c]->boundingRect().width() > room)) {
+            f.setPointSizeF(f.pointSizeF() - 0.5);
+            labels[c]->setFont(f);
+        }
+        placeAtBarEnd(placer, labels[c], anchor, stripeRow(row, stripe, stripes));
+    }
 }
 
 void MemoryChart::placeVerdict(LabelPlacer &placer, QGraphicsSimpleTextItem *label, const QString &text, double total,
@@ -865,7 +886,7 @@ QString MemoryChart::csv() const
     const ScenarioDocument *doc = document();
     const HardwareSpec &hw = doc->hardware();
     const MemoryFootprint &mem = doc->analysis().memory;
-    auto num = [](double v) { return QString::number(v, 'g', 17); };
+    auto num = [](double v) { return csvNumber(v); };
     QStringList rows;
     rows << QStringLiteral("kind,name,bytes,bandwidth_bytes_per_s");
     for (const MemoryLevel &lvl : hw.memory)

@@ -7,7 +7,9 @@
 #include <QHash>
 #include <QString>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -113,7 +115,37 @@ private:
                       double row, const QString &who);
     void placeVerdict(LabelPlacer &placer, QGraphicsSimpleTextItem *label, const QString &text, double total,
                       double capacity, bool over, double row);
+    /// The bytes the bars span, for the x axis's range: the smallest and largest bar end seen.
+    struct ByteSpan
+    {
+        double lo = HUGE_VAL, hi = 0;
+        void add(double bytes)
+        {
+            if (bytes > 0) {
+                lo = std::min(lo, bytes);
+                hi = std::max(hi, bytes);
+            }
+        }
+    };
+    // refresh()'s steps, in order
+    void refreshRows(const core::HardwareSpec &hw, bool compare, const core::HardwareSpec *hwB);
+    void refreshLevels(const core::HardwareSpec &hw, ByteSpan &span);
+    void refreshOffload(const core::HardwareSpec &hw, const core::MemoryFootprint &mem);
+    void refreshFootprint(const core::MemoryFootprint &mem, bool compare, ByteSpan &span);
+    void refreshCompare(const core::Analysis *cmp, const core::HardwareSpec *hwB, ByteSpan &span);
+    void refreshGuides(const ByteSpan &span);
     void layoutLabels();
+    // layoutLabels()'s steps
+    void fitLegendNames();
+    /// Where value `x` (GB) of `row` (0 = top) is drawn.
+    QPointF barPoint(double x, double row) const;
+    /// Right of where a bar ends (else left of it, inside the bar), else a little above or below that; hidden when no
+    /// such place is free.
+    void placeAtBarEnd(LabelPlacer &placer, QGraphicsSimpleTextItem *label, double xEnd, double row);
+    void labelCapacities(LabelPlacer &placer);
+    void labelStripes(LabelPlacer &placer, const std::array<QAreaSeries *, ComponentCount> &bars,
+                      std::array<QGraphicsSimpleTextItem *, ComponentCount> &labels, const core::MemoryFootprint &mem,
+                      double row);
     void restyleBars();
     QStringList titles() const; ///< full title first, then shorter ones for a small chart
 

@@ -51,9 +51,9 @@ QString shortName(const HardwareSpec &hw)
 QString formatName(DType t) { return QString::fromLatin1(toString(t)).toUpper(); }
 
 /// "295" FLOP/byte: whole numbers from 10 up, two significant digits below.
-QString ridgeText(double r) { return r >= 10 ? QString::number(std::round(r), 'f', 0) : QString::number(r, 'g', 2); }
+QString ridgeText(double r) { return r >= 10 ? formatFixed(r, 0) : formatSiNumber(r, 2); }
 
-QString factorText(double f) { return QString::number(f, 'f', 1); }
+QString factorText(double f) { return formatFixed(f, 1); }
 
 constexpr int kColours[] = {0, 2, 3, 1}; // FP16, BF16, other format, SRAM (5 is the accent: this device)
 constexpr qreal kDotSize = 10;
@@ -159,7 +159,7 @@ RidgeChart::Group RidgeChart::groupOf(const DeviceRidge &d)
 
 QString RidgeChart::title() const
 {
-    const QString n = QString::number(m_devices.size());
+    const QString n = formatGrouped(static_cast<int64_t>(m_devices.size()));
     if (!m_growth)
         return tr("Ridge point (peak FLOP/s ÷ memory bandwidth) of %1 devices").arg(n);
     return tr("The memory wall rising: ridge point of %1 devices, ×%2 every 2 years")
@@ -332,6 +332,56 @@ void RidgeChart::layoutOverlay()
     m_callout->updateGeometry();
 }
 
+/// The line's label, along the line where it crosses no marker or name (`obstacles`, which gain its place): above it,
+/// else below; shorter if the whole sentence finds no room.
+void RidgeChart::placeLineLabel(const QRectF &area, std::vector<QRectF> &obstacles)
+{
+    m_lineLabel->setVisible(false);
+    if (m_line->count() > 1 && m_growth) {
+        const QString factor = factorText(m_growth->per2Years());
+        const QPointF a = m_chart->mapToPosition(m_line->at(0), m_line);
+        const QPointF b = m_chart->mapToPosition(m_line->at(m_line->count() - 1), m_line);
+        m_lineLabel->setRotation(std::atan2(b.y() - a.y(), b.x() - a.x()) * 180 / std::numbers::pi);
+        const QPointF along = (b - a) / std::max(1.0, std::hypot(b.x() - a.x(), b.y() - a.y()));
+        const QPointF normal(along.y(), -along.x()); // points up-left of a rising line
+        // Along the line from a third of the way, out to both ends; beside it, then a little further off.
+        std::vector<std::pair<double, double>> places; // (t, offset from the line in px; negative: below)
+        for (const double gap : {4.0, 12.0})
+            for (int k = 0; k <= 16; ++k) {
+                const double t = 0.3 + (k % 2 ? -1 : 1) * 0.05 * ((k + 1) / 2);
+                if (t > 0.02 && t < 0.9)
+                    for (const double side : {1.0, -1.0})
+                        places.emplace_back(t, side * gap);
+            }
+        for (const QString &text :
+             {tr("×%1 / 2 years: the wall rising").arg(factor), tr("×%1 / 2 years").arg(factor)}) {
+            m_lineLabel->setText(text);
+            const QRectF box0 = m_lineLabel->boundingRect();
+            const QPolygonF textBox(box0);
+            for (const auto &[t, offset] : places) {
+                // The text's centre sits half its height plus the offset from the line; "up" on the text is
+                // `normal` (the item turns about its top-left corner).
+                const QPointF centre = a + (b - a) * t + normal * (offset + (offset > 0 ? 1 : -1) * box0.height() / 2);
+                const QPointF origin = centre - along * (box0.width() / 2) + normal * (box0.height() / 2);
+                m_lineLabel->setPos(origin);
+                const QPolygonF box = m_lineLabel->mapToParent(textBox);
+                if (!area.contains(box.boundingRect()) ||
+                    std::any_of(obstacles.begin(), obstacles.end(),
+                                [&](const QRectF &o) { return box.intersects(QPolygonF(o)); }))
+                    continue;
+                m_lineLabel->setVisible(true);
+                // The tilted text as obstacles: its middle line, as thick as the text.
+                const QPointF mid = centre - along * (box0.width() / 2);
+                const auto strip = plotlabels::alongLine({mid, mid + along * box0.width()}, box0.height(), 4);
+                obstacles.insert(obstacles.end(), strip.begin(), strip.end());
+                break;
+            }
+            if (m_lineLabel->isVisible())
+                break;
+        }
+    }
+}
+
 void RidgeChart::placeNames(const QRectF &area, const QRectF &legend)
 {
     const Theme &th = theme();
@@ -402,52 +452,7 @@ void RidgeChart::placeNames(const QRectF &area, const QRectF &legend)
         if (r)
             obstacles.push_back(*r);
 
-    // The line's label, along the line where it crosses no marker or name: above it, else below; shorter if the
-    // whole sentence finds no room.
-    m_lineLabel->setVisible(false);
-    if (m_line->count() > 1 && m_growth) {
-        const QString factor = factorText(m_growth->per2Years());
-        const QPointF a = m_chart->mapToPosition(m_line->at(0), m_line);
-        const QPointF b = m_chart->mapToPosition(m_line->at(m_line->count() - 1), m_line);
-        m_lineLabel->setRotation(std::atan2(b.y() - a.y(), b.x() - a.x()) * 180 / std::numbers::pi);
-        const QPointF along = (b - a) / std::max(1.0, std::hypot(b.x() - a.x(), b.y() - a.y()));
-        const QPointF normal(along.y(), -along.x()); // points up-left of a rising line
-        // Along the line from a third of the way, out to both ends; beside it, then a little further off.
-        std::vector<std::pair<double, double>> places; // (t, offset from the line in px; negative: below)
-        for (const double gap : {4.0, 12.0})
-            for (int k = 0; k <= 16; ++k) {
-                const double t = 0.3 + (k % 2 ? -1 : 1) * 0.05 * ((k + 1) / 2);
-                if (t > 0.02 && t < 0.9)
-                    for (const double side : {1.0, -1.0})
-                        places.emplace_back(t, side * gap);
-            }
-        for (const QString &text :
-             {tr("×%1 / 2 years: the wall rising").arg(factor), tr("×%1 / 2 years").arg(factor)}) {
-            m_lineLabel->setText(text);
-            const QRectF box0 = m_lineLabel->boundingRect();
-            const QPolygonF textBox(box0);
-            for (const auto &[t, offset] : places) {
-                // The text's centre sits half its height plus the offset from the line; "up" on the text is
-                // `normal` (the item turns about its top-left corner).
-                const QPointF centre = a + (b - a) * t + normal * (offset + (offset > 0 ? 1 : -1) * box0.height() / 2);
-                const QPointF origin = centre - along * (box0.width() / 2) + normal * (box0.height() / 2);
-                m_lineLabel->setPos(origin);
-                const QPolygonF box = m_lineLabel->mapToParent(textBox);
-                if (!area.contains(box.boundingRect()) ||
-                    std::any_of(obstacles.begin(), obstacles.end(),
-                                [&](const QRectF &o) { return box.intersects(QPolygonF(o)); }))
-                    continue;
-                m_lineLabel->setVisible(true);
-                // The tilted text as obstacles: its middle line, as thick as the text.
-                const QPointF mid = centre - along * (box0.width() / 2);
-                const auto strip = plotlabels::alongLine({mid, mid + along * box0.width()}, box0.height(), 4);
-                obstacles.insert(obstacles.end(), strip.begin(), strip.end());
-                break;
-            }
-            if (m_lineLabel->isVisible())
-                break;
-        }
-    }
+    placeLineLabel(area, obstacles);
     obstacles.insert(obstacles.end(), lineStrip.begin(), lineStrip.end());
     const auto rest = plotlabels::place(
         std::vector<plotlabels::Request>(requests.begin() + static_cast<std::ptrdiff_t>(first), requests.end()), area,
@@ -599,10 +604,10 @@ QString RidgeChart::csv() const
     QString out = QStringLiteral(
         "id,name,year,format,peak_flops,bandwidth_bytes_per_s,main_memory,ridge_flop_per_byte,current\n");
     auto add = [&out](const DeviceRidge &d, bool current) {
-        out += csvRow({QString::fromStdString(d.id), QString::fromStdString(d.name), QString::number(d.year, 'g', 10),
-                       QString::fromLatin1(toString(d.format)), QString::number(d.peakFlops, 'g', 12),
-                       QString::number(d.bandwidth, 'g', 12), QString::fromLatin1(toString(d.memory)),
-                       QString::number(d.ridge, 'g', 12), current ? QStringLiteral("true") : QStringLiteral("false")});
+        out += csvRow({QString::fromStdString(d.id), QString::fromStdString(d.name), csvNumber(d.year, 10),
+                       QString::fromLatin1(toString(d.format)), csvNumber(d.peakFlops, 12), csvNumber(d.bandwidth, 12),
+                       QString::fromLatin1(toString(d.memory)), csvNumber(d.ridge, 12),
+                       current ? QStringLiteral("true") : QStringLiteral("false")});
     };
     for (const DeviceRidge &d : m_devices)
         add(d, false);

@@ -15,6 +15,7 @@
 #include <array>
 #include <optional>
 #include <vector>
+#include <vector>
 
 class QChart;
 class QGraphicsLineItem;
@@ -74,6 +75,7 @@ private:
 
     void layoutOverlay(); ///< title, legend, names, the line's label, callout
     void placeNames(const QRectF &area, const QRectF &legend);
+    void placeLineLabel(const QRectF &area, std::vector<QRectF> &obstacles);
     QStringList titles() const;
     void showCallout(int device, const QPointF &at, QAbstractSeries *series, bool state);
     QString deviceText(const core::DeviceRidge &d) const;

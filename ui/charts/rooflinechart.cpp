@@ -116,6 +116,9 @@ QLineSeries *makeLine(QChart *chart, QAbstractAxis *x, QAbstractAxis *y, const Q
 
 } // namespace
 
+// Long because the constructor only creates and wires what the chart draws (axes, the pools of
+// roofs, operator markers, stars, ridge, serving steps, measured kernels, scenario B, labels and their connections),
+// each a few lines, in the z-order they are painted; split, the order would be spread over several functions.
 RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, parent)
 {
     m_x = new QLogValueAxis;
@@ -366,10 +369,37 @@ QString RooflineChart::servingStepName(const core::ServingStep &step) const
 
 void RooflineChart::refresh()
 {
-    const ScenarioDocument *doc = document();
-    const Analysis &a = doc->analysis();
-    const HardwareSpec &hw = doc->hardware();
+    const Analysis &a = document()->analysis();
+    const HardwareSpec &hw = document()->hardware();
+    refreshRoofs(a, hw);
+    std::vector<rm::PlotPoint> keep; ///< what the automatic range keeps in view, in FLOP/byte and FLOP/s
+    refreshOperators(a, keep);
+    refreshModel(a, keep);
+    std::vector<rm::Ceiling> rangeCeilings = m_ceilings;
+    std::vector<rm::Slope> rangeSlopes = m_slopes;
+    refreshCompare(rangeCeilings, rangeSlopes, keep);
+    refreshMeasured(hw, keep);
+    refreshServingSteps(hw, keep);
+    m_ranges = rm::rooflineRanges(rangeCeilings, rangeSlopes, keep);
+    {
+        // One label layout at the end, not one per changed axis as well.
+        const QScopedValueRollback<bool> once(m_refreshing, true);
+        if (!isUserView())
+            applyRanges(m_ranges);
+    }
+    updateAxisTitles();
+    m_callout->hide();
+    m_hovered = -1;
+    stylePools();
+    updateSelection(false);
+    layoutLabels();
+}
 
+/// The device's roofs: a ceiling per precision from the knee with the fastest memory level to the far right, a slope
+/// per memory level from the far left up to the highest ceiling, and the ridge point of the matmul precision against
+/// main memory.
+void RooflineChart::refreshRoofs(const Analysis &a, const HardwareSpec &hw)
+{
     std::vector<rm::Ceiling> ceilings = rm::ceilings(hw, a.matmulType, a.computeEfficiency);
     const double yScale =
         (ceilings.empty() ? a.peakFlops : ceilings.front().flopsPerS) >= 1e12 ? 1e12 : 1e9; // TFLOP/s or GFLOP/s
@@ -393,9 +423,7 @@ void RooflineChart::refresh()
             return !sl.main && (sl.kind == MemoryKind::Sram || sl.kind == MemoryKind::Cache);
         });
     const double top = m_ceilings.empty() ? a.peakFlops : m_ceilings.front().flopsPerS;
-    const double ys = m_yScale;
     const double fastest = m_slopes.empty() ? a.bandwidth : m_slopes.front().bytesPerS;
-    const double mainBw = a.bandwidth;
 
     // Ceilings: from the knee with the fastest memory level to the far right.
     while (m_ceilingPool.size() < m_ceilings.size()) { // a device with more distinct peaks than formats cannot exist
@@ -410,7 +438,7 @@ void RooflineChart::refresh()
         if (i < m_ceilings.size()) {
             const double p = m_ceilings[i].flopsPerS;
             s->setName(m_ceilingTexts[i].label);
-            setPoints(s, {{rm::ridgePoint(p, fastest), p / ys}, {kFarRight, p / ys}});
+            setPoints(s, {{rm::ridgePoint(p, fastest), p / m_yScale}, {kFarRight, p / m_yScale}});
             s->setVisible(isRevealed(QStringLiteral("compute")));
         } else {
             s->clear();
@@ -430,7 +458,7 @@ void RooflineChart::refresh()
         if (i < m_slopes.size()) {
             const double bw = m_slopes[i].bytesPerS;
             s->setName(m_slopes[i].label());
-            setPoints(s, {{kFarLeft, kFarLeft * bw / ys}, {rm::ridgePoint(top, bw), top / ys}});
+            setPoints(s, {{kFarLeft, kFarLeft * bw / m_yScale}, {rm::ridgePoint(top, bw), top / m_yScale}});
             s->setVisible(isRevealed(QStringLiteral("memory")));
         } else {
             s->clear();
@@ -439,16 +467,18 @@ void RooflineChart::refresh()
         setLegendVisible(s, false);
     }
     // Ridge point of the matmul precision against main memory.
-    setPoints(m_ridge, {{a.ridge, a.peakFlops / ys}});
-    setPoints(m_ridgeLine, {{a.ridge, kFloor}, {a.ridge, a.peakFlops / ys}});
+    setPoints(m_ridge, {{a.ridge, a.peakFlops / m_yScale}});
+    setPoints(m_ridgeLine, {{a.ridge, kFloor}, {a.ridge, a.peakFlops / m_yScale}});
     const bool ridgeShown = isRevealed(QStringLiteral("ridge"));
     m_ridge->setVisible(ridgeShown);
     m_ridgeLine->setVisible(ridgeShown);
     setLegendVisible(m_ridge, false);
     setLegendVisible(m_ridgeLine, false);
+}
 
-    // Operators.
-    std::vector<rm::PlotPoint> keep;
+/// The operators' markers, sized by their share of the step time; `keep` gains what the range must show.
+void RooflineChart::refreshOperators(const Analysis &a, std::vector<rm::PlotPoint> &keep)
+{
     const std::size_t n = a.operators.size();
     m_opPoints.assign(n, QPointF(std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()));
     m_opSizes.assign(n, 0.0);
@@ -466,8 +496,8 @@ void RooflineChart::refresh()
         // One that moves no bytes (fused softmax in registers) has infinite intensity: pinned to the right edge.
         const bool noBytes = !(op.bytes() > 0);
         const double x = noBytes ? rm::kMaxIntensity : rm::plottedIntensity(op.flops, op.bytes());
-        const double y = rm::plottedPerformance(op.flops, op.timeS, mainBw);
-        const QPointF p(x, y / ys);
+        const double y = rm::plottedPerformance(op.flops, op.timeS, a.bandwidth);
+        const QPointF p(x, y / m_yScale);
         m_opPoints[i] = p;
         m_opSizes[i] = rm::markerSize(op.timeS / total) * theme().markerScale;
         const auto c = static_cast<std::size_t>(op.cls);
@@ -486,9 +516,14 @@ void RooflineChart::refresh()
         showSeries(s, on);
         setLegendVisible(s, on);
     }
+}
+
+void RooflineChart::refreshModel(const Analysis &a, std::vector<rm::PlotPoint> &keep)
+{
     // The whole model: total intensity, achieved FLOP/s of one device (communication included).
     if (a.totals.timeS > 0 && a.totals.flops > 0) {
-        m_model->replace(QList<QPointF>{{rm::plottedIntensity(a.totals.intensity), a.totals.achievedFlopsPerS / ys}});
+        m_model->replace(
+            QList<QPointF>{{rm::plottedIntensity(a.totals.intensity), a.totals.achievedFlopsPerS / m_yScale}});
         keep.push_back({rm::plottedIntensity(a.totals.intensity), a.totals.achievedFlopsPerS});
     } else {
         m_model->clear();
@@ -497,17 +532,20 @@ void RooflineChart::refresh()
     const bool modelShown = m_model->count() > 0 && isRevealed(QStringLiteral("model"));
     showSeries(m_model, modelShown);
     setLegendVisible(m_model, modelShown);
+}
 
+void RooflineChart::refreshCompare(std::vector<rm::Ceiling> &rangeCeilings, std::vector<rm::Slope> &rangeSlopes,
+                                   std::vector<rm::PlotPoint> &keep)
+{
     // Scenario B: its model point whenever B analyses, and its matmul roofline (dashed) when that differs from A's
     // (another device, or activations that move the matmuls to another ceiling).
-    std::vector<rm::Ceiling> rangeCeilings = m_ceilings;
-    std::vector<rm::Slope> rangeSlopes = m_slopes;
-    const auto &cmp = doc->compareAnalysis();
+    const auto &cmp = document()->compareAnalysis();
     const bool roofB = compareRoofDiffers();
     const bool modelB = cmp && cmp->totals.timeS > 0 && cmp->totals.flops > 0 && isRevealed(QStringLiteral("model"));
     if (roofB) {
         const double p = cmp->peakFlops, bw = cmp->bandwidth;
-        setPoints(m_compareRoof, {{kFarLeft, kFarLeft * bw / ys}, {cmp->ridge, p / ys}, {kFarRight, p / ys}});
+        setPoints(m_compareRoof,
+                  {{kFarLeft, kFarLeft * bw / m_yScale}, {cmp->ridge, p / m_yScale}, {kFarRight, p / m_yScale}});
         rangeCeilings.push_back({{cmp->matmulType}, p, false});
         rangeSlopes.push_back({QString(), MemoryKind::Dram, bw, true});
     } else {
@@ -515,7 +553,7 @@ void RooflineChart::refresh()
     }
     if (modelB) {
         m_compareModel->replace(
-            QList<QPointF>{{rm::plottedIntensity(cmp->totals.intensity), cmp->totals.achievedFlopsPerS / ys}});
+            QList<QPointF>{{rm::plottedIntensity(cmp->totals.intensity), cmp->totals.achievedFlopsPerS / m_yScale}});
         keep.push_back({rm::plottedIntensity(cmp->totals.intensity), cmp->totals.achievedFlopsPerS});
     } else {
         m_compareModel->clear();
@@ -530,7 +568,10 @@ void RooflineChart::refresh()
         showSeries(s, on);
         setLegendVisible(s, on);
     }
+}
 
+void RooflineChart::refreshMeasured(const HardwareSpec &hw, std::vector<rm::PlotPoint> &keep)
+{
     // Measured kernels of this computer, on its own measured roofline.
     const bool measured = m_measuredPoints && m_measuredPoints->hasResult() &&
                           QString::fromStdString(hw.id) == MeasuredPoints::deviceId();
@@ -538,28 +579,31 @@ void RooflineChart::refresh()
     if (measured)
         for (const core::MeasuredKernel &k : m_measuredPoints->points())
             if (k.arithmeticIntensity() > 0 && k.flopsPerS() > 0) {
-                kernels.append({k.arithmeticIntensity(), k.flopsPerS() / ys});
+                kernels.append({k.arithmeticIntensity(), k.flopsPerS() / m_yScale});
                 keep.push_back({k.arithmeticIntensity(), k.flopsPerS()});
             }
     setPoints(m_measured, kernels);
     m_measured->setVisible(!kernels.isEmpty());
     setLegendVisible(m_measured, !kernels.isEmpty());
+}
 
+void RooflineChart::refreshServingSteps(const HardwareSpec &hw, std::vector<rm::PlotPoint> &keep)
+{
     // Whole serving steps the scenario's serving options add: the plain decode step, the verification step of
     // speculative decoding (K + 1 tokens: further right), the chunked-prefill mixed step, the decode step with part
     // of the KV cache streamed over the host or storage link (below the HBM slope).
     m_servingSteps.clear();
-    if (doc->analysisError().isEmpty()) {
+    if (document()->analysisError().isEmpty()) {
         try {
-            const Scenario &sc = doc->scenario();
-            m_servingSteps = core::servingSteps(hw, doc->model(), sc, doc->presets().draftModel(sc));
+            const Scenario &sc = document()->scenario();
+            m_servingSteps = core::servingSteps(hw, document()->model(), sc, document()->presets().draftModel(sc));
         } catch (const std::exception &) { // the request timeline chart says why
         }
     }
     QList<QPointF> steps;
     QStringList stepNames;
     for (const core::ServingStep &st : m_servingSteps) {
-        steps.append({rm::plottedIntensity(st.intensity), st.flops / st.timeS / ys});
+        steps.append({rm::plottedIntensity(st.intensity), st.flops / st.timeS / m_yScale});
         keep.push_back({rm::plottedIntensity(st.intensity), st.flops / st.timeS});
         stepNames << servingStepName(st);
     }
@@ -569,20 +613,6 @@ void RooflineChart::refresh()
         m_serving->setName(stepsName);
     showSeries(m_serving, !steps.isEmpty());
     setLegendVisible(m_serving, !steps.isEmpty());
-
-    m_ranges = rm::rooflineRanges(rangeCeilings, rangeSlopes, keep);
-    {
-        // One label layout at the end, not one per changed axis as well.
-        const QScopedValueRollback<bool> once(m_refreshing, true);
-        if (!isUserView())
-            applyRanges(m_ranges);
-    }
-    updateAxisTitles();
-    m_callout->hide();
-    m_hovered = -1;
-    stylePools();
-    updateSelection(false);
-    layoutLabels();
 }
 
 void RooflineChart::updateAxisTitles()
@@ -658,15 +688,14 @@ void RooflineChart::showOperatorTooltip(int index, bool state)
     QStringList lines;
     lines << qs(op.name);
     lines << tr("%1, %2 × %3 (%4)")
-                 .arg(className(op.cls), QString::number(op.count, 'g', 6), qs(toString(op.phase)),
+                 .arg(className(op.cls), formatExact(op.count), qs(toString(op.phase)),
                       qs(toString(op.computeType)).toUpper());
     lines << tr("FLOPs %1 · bytes %2").arg(formatSiNumber(op.flops), formatBytes(op.bytes()));
     lines << (!(op.bytes() > 0) ? tr("No memory traffic: intensity unbounded (drawn at the right edge)")
                                 : tr("Intensity %1 FLOP/byte").arg(formatSiNumber(op.intensity())));
     lines << tr("Attainable %1 · achieved %2").arg(formatSi(att, "FLOP/s"), formatSi(achieved, "FLOP/s"));
-    lines << tr("Time %1 (%2 % of the step), %3-bound")
-                 .arg(formatSeconds(op.timeS), QString::number(share * 100, 'f', share < 0.01 ? 2 : 1),
-                      qs(toString(op.bound)));
+    lines << tr("Time %1 (%2 of the step), %3-bound")
+                 .arg(formatSeconds(op.timeS), formatPercent(share), qs(toString(op.bound)));
     QStringList same;
     for (int other : operatorsAt(operatorPoint(index)))
         if (other != index)
@@ -799,289 +828,367 @@ LabelPlacer RooflineChart::labelObstacles(const QRectF &area) const
     return placer;
 }
 
-void RooflineChart::layoutLabels()
+/// The state of one layoutLabels(): the placer, the plan of every label and leader, and the steps that fill them.
+/// Labels are placed in order of importance; one that would overlap an earlier one (or leave the plot) tries its
+/// alternative positions and is hidden if none is free. The roofs are curves to the placer: no line runs through a
+/// label (the host link struck through "TF32 495 TFLOP/s"), and the points are obstacles. The labels are planned first
+/// and the items changed last (apply()), only where the plan differs from what they show.
+class RooflineChart::LabelLayout
 {
-    fitLegend();
-    chartfit::applyTitle(m_chart, titles(), theme().titleFont());
-    const QRectF area = m_chart->plotArea();
-    if (area.width() < 10 || area.height() < 10)
-        return;
-    const QFont font = theme().tickFont();
-    QFont bold = font;
-    bold.setBold(true);
-    const double ys = m_yScale;
-    const double xmin = m_x->min(), xmax = m_x->max(), ymin = m_y->min(), ymax = m_y->max();
-    auto map = [this](double x, double y) { return m_chart->mapToPosition(QPointF(x, y), m_model); };
-    const QColor strong = theme().foreground;
-    QColor weak = theme().foreground;
-    weak.setAlphaF(0.7);
-
-    // Labels are placed in order of importance; one that would overlap an earlier one (or leave the plot) tries
-    // its alternative positions and is hidden if none is free. The roofs are curves to the placer: no line runs
-    // through a label (the host link struck through "TF32 495 TFLOP/s"), and the points are obstacles.
-    LabelPlacer placer = labelObstacles(area);
-    // The labels are planned first and the items changed last, only where the plan differs from what they show.
-    QHash<QGraphicsSimpleTextItem *, LabelPlan> plans;
-    auto tryAt = [&](QGraphicsSimpleTextItem *t, const QPointF &pos, qreal rotation = 0) {
-        LabelPlan &plan = plans[t];
-        if (!placer.take(LabelPlacer::outlineAt(plan.size, pos, rotation)))
-            return false;
-        plan.rotation = rotation;
-        plan.pos = pos;
-        plan.shown = true;
-        return true;
-    };
-    auto style = [&](QGraphicsSimpleTextItem *t, const QString &text, const QFont &f, const QColor &c) {
-        LabelPlan &plan = plans[t];
-        plan.text = text;
-        plan.font = f;
-        plan.color = c;
-        plan.size = textSize(text, f);
-        plan.shown = false;
-        return plan.size;
-    };
-    auto hide = [&](QGraphicsSimpleTextItem *t) { plans[t].shown = false; };
-    bool tight = false; ///< see placeAll() below
-    auto shown = [&](QGraphicsSimpleTextItem *t) { return plans.value(t).shown; };
+public:
     struct LeaderPlan
     {
         QLineF line;
         QPen pen;
         bool shown = false;
     };
-    std::vector<LeaderPlan> leaderPlans(m_ceilingLeaders.size());
 
-    auto placeSlope = [&](std::size_t i) {
-        if (i >= m_slopes.size() || m_ceilings.empty() || !m_slopePool[i]->isVisible())
-            return;
-        const rm::Slope &s = m_slopes[i];
-        const double k = s.bytesPerS / ys; // y = k * x
-        // The main slope's label stays on the roofline proper, left of the matmul ridge (past it the slope only
-        // leads to higher ceilings, and a label there takes the ceiling label's place).
-        double top = m_ceilings.front().flopsPerS;
-        if (s.main)
-            for (const rm::Ceiling &c : m_ceilings)
-                if (c.active)
-                    top = c.flopsPerS;
-        const double knee = rm::ridgePoint(top, s.bytesPerS);
-        const double xa = std::max(xmin, ymin / k);
-        const double xb = std::min({xmax, knee, ymax / k});
-        if (!(xb > xa * 1.5))
-            return;
-        QGraphicsSimpleTextItem *t = m_slopeLabels[i];
-        const QSizeF sz = style(t, s.label(), s.main ? bold : font, s.main ? strong : weak);
-        const QPointF p0 = map(xa, k * xa), p1 = map(xb, k * xb);
-        const double len = std::hypot(p1.x() - p0.x(), p1.y() - p0.y());
-        if (len < sz.width() + 20)
-            return;
-        const double ang = std::atan2(p1.y() - p0.y(), p1.x() - p0.x());
-        const QPointF dir((p1.x() - p0.x()) / len, (p1.y() - p0.y()) / len);
-        const QPointF up(std::sin(ang), -std::cos(ang)); // towards the upper-left side of the line
-        // Just above the line, else lifted clear of the operator markers sitting on it.
-        for (double lift : {1.0, 1.0 + 12 * theme().markerScale})
-            for (double f : {0.55, 0.35, 0.75, 0.2, 0.45, 0.65, 0.85, 0.1, 0.28, 0.92}) {
-                const double along = std::clamp(f * len - sz.width() / 2, 8.0, len - sz.width() - 8);
-                if (tryAt(t, p0 + dir * along + up * (sz.height() + lift), ang * 180.0 / M_PI))
-                    return;
-            }
-        hide(t);
-    };
-    auto placeCeiling = [&](std::size_t i) {
-        const rm::Ceiling &c = m_ceilings[i];
-        const double yv = c.flopsPerS / ys;
-        if (yv < ymin || yv > ymax || !m_ceilingPool[i]->isVisible())
-            return;
-        QGraphicsSimpleTextItem *t = m_ceilingLabels[i];
-        const double y = map(1, yv).y();
-        // Every slope meets every ceiling, and a slope that reaches a higher ceiling crosses this one's label band
-        // just right of its knee (above the line) or just left of it (below): the free stretches of a ceiling are
-        // the gaps between the knees, often narrower than a label in the presentation font. So the label tries,
-        // in order: its right end, then every position along the ceiling from right to left (above, then below),
-        // then left of where the ceiling starts, on its level; first in full, then shorter ("(matmuls)" dropped),
-        // then as two lines (precisions over peak). A label that fits nowhere is hidden rather than struck through.
-        // Last, in a tight chart (a projector's window in the presentation theme): the compact form, the peak in the
-        // y axis's unit without repeating it ("FP8 1979"), on one line or two ("FP64 · FP32" over "67").
-        const CeilingTexts &ct = m_ceilingTexts[i];
-        const QString &compact = ct.compact;
-        QStringList texts;
-        if (c.active && !tight)
-            texts << ct.label + tr("  (matmuls)");
-        if (tight)
-            texts << compact << ct.compactTwoLines;
-        texts << ct.label << ct.twoLines;
-        if (!tight)
-            texts << compact << ct.compactTwoLines;
-        const double start = std::max(area.left() + 4, map(m_ceilingPool[i]->at(0).x(), yv).x() + 6);
-        for (const QString &text : texts) {
-            const QSizeF sz = style(t, text, c.active ? bold : font, c.active ? strong : weak);
-            const double right = area.right() - sz.width() - 6;
-            const double step = std::max(4.0, sz.height() / 2);
-            for (double along = right; along >= start - 0.5; along -= step)
-                if (tryAt(t, {along, y - sz.height() - 1}) || tryAt(t, {along, y + 2}))
-                    return;
-            const double left = start - 6 - sz.width();
-            if (tryAt(t, {left, y - sz.height() / 2}) || tryAt(t, {left, y - sz.height() - 1}) ||
-                tryAt(t, {left, y + 2}))
+    LabelLayout(RooflineChart &chart, const QRectF &area)
+        : c(chart), area(area), font(chart.theme().tickFont()), bold(font), ys(chart.m_yScale), xmin(chart.m_x->min()),
+          xmax(chart.m_x->max()), ymin(chart.m_y->min()), ymax(chart.m_y->max()), strong(chart.theme().foreground),
+          weak(chart.theme().foreground), obstacles(chart.labelObstacles(area)), placer(obstacles)
+    {
+        bold.setBold(true);
+        weak.setAlphaF(0.7);
+    }
+
+    void run();
+    void apply();
+
+private:
+    QPointF map(double x, double y) const { return c.m_chart->mapToPosition(QPointF(x, y), c.m_model); }
+    bool tryAt(QGraphicsSimpleTextItem *t, const QPointF &pos, qreal rotation = 0);
+    QSizeF style(QGraphicsSimpleTextItem *t, const QString &text, const QFont &f, const QColor &color);
+    void hide(QGraphicsSimpleTextItem *t) { plans[t].shown = false; }
+    bool shown(QGraphicsSimpleTextItem *t) const { return plans.value(t).shown; }
+
+    void placeAll(bool tightWay);
+    int score() const;
+    void placeSlope(std::size_t i);
+    void placeCeiling(std::size_t i);
+    bool placeCeilingBeside(std::size_t i, double y, double start);
+    bool placeCeilingWithLeader(std::size_t i, double y, double start);
+    void placeRidge();
+    void besidePoint(QGraphicsSimpleTextItem *t, QScatterSeries *s, double radius);
+    void placeCompare();
+
+    RooflineChart &c;
+    const QRectF area;
+    const QFont font;
+    QFont bold;
+    const double ys; ///< the y axis's unit in FLOP/s
+    const double xmin, xmax, ymin, ymax;
+    const QColor strong;
+    QColor weak;
+    const LabelPlacer obstacles; ///< the roofs and points, before any label
+    LabelPlacer placer;
+    QHash<QGraphicsSimpleTextItem *, LabelPlan> plans;
+    std::vector<LeaderPlan> leaderPlans;
+    bool tight = false; ///< see run()
+};
+
+bool RooflineChart::LabelLayout::tryAt(QGraphicsSimpleTextItem *t, const QPointF &pos, qreal rotation)
+{
+    LabelPlan &plan = plans[t];
+    if (!placer.take(LabelPlacer::outlineAt(plan.size, pos, rotation)))
+        return false;
+    plan.rotation = rotation;
+    plan.pos = pos;
+    plan.shown = true;
+    return true;
+}
+
+QSizeF RooflineChart::LabelLayout::style(QGraphicsSimpleTextItem *t, const QString &text, const QFont &f,
+                                         const QColor &color)
+{
+    LabelPlan &plan = plans[t];
+    plan.text = text;
+    plan.font = f;
+    plan.color = color;
+    plan.size = c.textSize(text, f);
+    plan.shown = false;
+    return plan.size;
+}
+
+void RooflineChart::LabelLayout::placeSlope(std::size_t i)
+{
+    if (i >= c.m_slopes.size() || c.m_ceilings.empty() || !c.m_slopePool[i]->isVisible())
+        return;
+    const rm::Slope &s = c.m_slopes[i];
+    const double k = s.bytesPerS / ys; // y = k * x
+    // The main slope's label stays on the roofline proper, left of the matmul ridge (past it the slope only leads to
+    // higher ceilings, and a label there takes the ceiling label's place).
+    double top = c.m_ceilings.front().flopsPerS;
+    if (s.main)
+        for (const rm::Ceiling &ceiling : c.m_ceilings)
+            if (ceiling.active)
+                top = ceiling.flopsPerS;
+    const double knee = rm::ridgePoint(top, s.bytesPerS);
+    const double xa = std::max(xmin, ymin / k);
+    const double xb = std::min({xmax, knee, ymax / k});
+    if (!(xb > xa * 1.5))
+        return;
+    QGraphicsSimpleTextItem *t = c.m_slopeLabels[i];
+    const QSizeF sz = style(t, s.label(), s.main ? bold : font, s.main ? strong : weak);
+    const QPointF p0 = map(xa, k * xa), p1 = map(xb, k * xb);
+    const double len = std::hypot(p1.x() - p0.x(), p1.y() - p0.y());
+    if (len < sz.width() + 20)
+        return;
+    const double ang = std::atan2(p1.y() - p0.y(), p1.x() - p0.x());
+    const QPointF dir((p1.x() - p0.x()) / len, (p1.y() - p0.y()) / len);
+    const QPointF up(std::sin(ang), -std::cos(ang)); // towards the upper-left side of the line
+    // Just above the line, else lifted clear of the operator markers sitting on it.
+    for (double lift : {1.0, 1.0 + 12 * c.theme().markerScale})
+        for (double f : {0.55, 0.35, 0.75, 0.2, 0.45, 0.65, 0.85, 0.1, 0.28, 0.92}) {
+            const double along = std::clamp(f * len - sz.width() / 2, 8.0, len - sz.width() - 8);
+            if (tryAt(t, p0 + dir * along + up * (sz.height() + lift), ang * 180.0 / M_PI))
                 return;
         }
-        // No room beside the line: the nearest free place left of the ceiling's start (or above its right end),
-        // with a leader line to the ceiling that crosses no label or point; in full, else in the compact form.
-        for (const QString &text : {ct.label, compact}) {
-            const QSizeF sz = style(t, text, c.active ? bold : font, c.active ? strong : weak);
-            const QPointF leftEnd(start - 6, y), rightEnd(area.right() - 6, y);
-            const double step = std::max(4.0, sz.height() / 2);
-            for (double d = 0; d < area.height(); d += step)
-                for (double dy : {-d, d}) {
-                    const double top = y - sz.height() / 2 + dy;
-                    for (const auto &[pos, anchor] : {std::pair{QPointF(leftEnd.x() - 10 - sz.width(), top), leftEnd},
-                                                      std::pair{QPointF(area.left() + 6, top), leftEnd},
-                                                      std::pair{QPointF(rightEnd.x() - sz.width(), top), rightEnd}}) {
-                        const QRectF r(pos, sz);
-                        if (!placer.isFree(r))
-                            continue;
-                        const QPointF from(std::clamp(anchor.x(), r.left(), r.right()),
-                                           std::clamp(anchor.y(), r.top(), r.bottom()));
-                        const QLineF leader(from, anchor);
-                        // ... and no other ceiling: a leader across one would tie the label to the wrong roof
-                        bool clear = placer.lineClear(leader);
-                        for (std::size_t j = 0; clear && j < m_ceilings.size(); ++j)
-                            if (j != i && m_ceilingPool[j]->count() >= 2) {
-                                const double yj = m_ceilings[j].flopsPerS / ys;
-                                const QLineF other(map(m_ceilingPool[j]->at(0).x(), yj), map(xmax, yj));
-                                clear = other.intersects(leader) != QLineF::BoundedIntersection;
-                            }
-                        if (!clear || !tryAt(t, pos))
-                            continue;
-                        leaderPlans[i] = {leader, QPen(c.active ? strong : weak, 1, Qt::DotLine), leader.length() > 2};
-                        if (leader.length() > 2) { // no later label covers the leader
-                            const QPointF n = QPointF(-leader.dy(), leader.dx()) / leader.length();
-                            placer.addObstacle(
-                                QPolygonF({leader.p1() + n, leader.p2() + n, leader.p2() - n, leader.p1() - n}));
+    hide(t);
+}
+
+void RooflineChart::LabelLayout::placeCeiling(std::size_t i)
+{
+    const rm::Ceiling &ceiling = c.m_ceilings[i];
+    const double yv = ceiling.flopsPerS / ys;
+    if (yv < ymin || yv > ymax || !c.m_ceilingPool[i]->isVisible())
+        return;
+    const double y = map(1, yv).y();
+    const double start = std::max(area.left() + 4, map(c.m_ceilingPool[i]->at(0).x(), yv).x() + 6);
+    if (placeCeilingBeside(i, y, start) || placeCeilingWithLeader(i, y, start))
+        return;
+    hide(c.m_ceilingLabels[i]);
+}
+
+/// Every slope meets every ceiling, and a slope that reaches a higher ceiling crosses this one's label band just
+/// right of its knee (above the line) or just left of it (below): the free stretches of a ceiling are the gaps between
+/// the knees, often narrower than a label in the presentation font. So the label tries, in order: its right end, then
+/// every position along the ceiling from right to left (above, then below), then left of where the ceiling starts, on
+/// its level; first in full, then shorter ("(matmuls)" dropped), then as two lines (precisions over peak), then in
+/// the compact form, the peak in the y axis's unit without repeating it ("FP8 1979"), on one line or two ("FP64 · FP32"
+/// over "67"); a tight chart (a projector's window in the presentation theme) tries the compact form first. Last, the
+/// compact form in a smaller font. False when none is free.
+bool RooflineChart::LabelLayout::placeCeilingBeside(std::size_t i, double y, double start)
+{
+    const rm::Ceiling &ceiling = c.m_ceilings[i];
+    QGraphicsSimpleTextItem *t = c.m_ceilingLabels[i];
+    const CeilingTexts &ct = c.m_ceilingTexts[i];
+    QStringList texts;
+    if (ceiling.active && !tight)
+        texts << ct.label + tr("  (matmuls)");
+    if (tight)
+        texts << ct.compact << ct.compactTwoLines;
+    texts << ct.label << ct.twoLines;
+    if (!tight)
+        texts << ct.compact << ct.compactTwoLines;
+    for (const QString &text : texts) {
+        const QSizeF sz = style(t, text, ceiling.active ? bold : font, ceiling.active ? strong : weak);
+        const double right = area.right() - sz.width() - 6;
+        const double step = std::max(4.0, sz.height() / 2);
+        for (double along = right; along >= start - 0.5; along -= step)
+            if (tryAt(t, {along, y - sz.height() - 1}) || tryAt(t, {along, y + 2}))
+                return true;
+        const double left = start - 6 - sz.width();
+        if (tryAt(t, {left, y - sz.height() / 2}) || tryAt(t, {left, y - sz.height() - 1}) || tryAt(t, {left, y + 2}))
+            return true;
+    }
+    // Last, the compact form in the smallest font a projector still shows (LabelPlacer::minimumPointSize()), along
+    // the line: ceilings a few pixels apart leave less than a line of the label font above the top one (an MI300X's
+    // 2.6 PFLOP/s in an 840x390 presentation chart: 23 px for a 25 px line of 16 pt, 22 px at 14 pt).
+    QFont small = ceiling.active ? bold : font;
+    small.setPointSizeF(LabelPlacer::minimumPointSize(c.theme()));
+    if (small.pointSizeF() >= (ceiling.active ? bold : font).pointSizeF())
+        return false;
+    for (const QString &text : {ct.compact, ct.compactTwoLines}) {
+        const QSizeF sz = style(t, text, small, ceiling.active ? strong : weak);
+        const double step = std::max(4.0, sz.height() / 2);
+        for (double along = area.right() - sz.width() - 6; along >= start - 0.5; along -= step)
+            if (tryAt(t, {along, y - sz.height() - 1}) || tryAt(t, {along, y + 2}))
+                return true;
+    }
+    return false;
+}
+
+/// No room beside the line: the nearest free place left of the ceiling's start (or above its right end), with a
+/// leader line to the ceiling that crosses no label, point or other ceiling; in full, else in the compact form.
+bool RooflineChart::LabelLayout::placeCeilingWithLeader(std::size_t i, double y, double start)
+{
+    const rm::Ceiling &ceiling = c.m_ceilings[i];
+    QGraphicsSimpleTextItem *t = c.m_ceilingLabels[i];
+    const CeilingTexts &ct = c.m_ceilingTexts[i];
+    for (const QString &text : {ct.label, ct.compact}) {
+        const QSizeF sz = style(t, text, ceiling.active ? bold : font, ceiling.active ? strong : weak);
+        const QPointF leftEnd(start - 6, y), rightEnd(area.right() - 6, y);
+        const double step = std::max(4.0, sz.height() / 2);
+        for (double d = 0; d < area.height(); d += step)
+            for (double dy : {-d, d}) {
+                const double top = y - sz.height() / 2 + dy;
+                for (const auto &[pos, anchor] : {std::pair{QPointF(leftEnd.x() - 10 - sz.width(), top), leftEnd},
+                                                  std::pair{QPointF(area.left() + 6, top), leftEnd},
+                                                  std::pair{QPointF(rightEnd.x() - sz.width(), top), rightEnd}}) {
+                    const QRectF r(pos, sz);
+                    if (!placer.isFree(r))
+                        continue;
+                    const QPointF from(std::clamp(anchor.x(), r.left(), r.right()),
+                                       std::clamp(anchor.y(), r.top(), r.bottom()));
+                    const QLineF leader(from, anchor);
+                    // ... and no other ceiling: a leader across one would tie the label to the wrong roof
+                    bool clear = placer.lineClear(leader);
+                    for (std::size_t j = 0; clear && j < c.m_ceilings.size(); ++j)
+                        if (j != i && c.m_ceilingPool[j]->count() >= 2) {
+                            const double yj = c.m_ceilings[j].flopsPerS / ys;
+                            const QLineF other(map(c.m_ceilingPool[j]->at(0).x(), yj), map(xmax, yj));
+                            clear = other.intersects(leader) != QLineF::BoundedIntersection;
                         }
-                        return;
+                    if (!clear || !tryAt(t, pos))
+                        continue;
+                    leaderPlans[i] = {leader, QPen(ceiling.active ? strong : weak, 1, Qt::DotLine),
+                                      leader.length() > 2};
+                    if (leader.length() > 2) { // no later label covers the leader
+                        const QPointF n = QPointF(-leader.dy(), leader.dx()) / leader.length();
+                        placer.addObstacle(
+                            QPolygonF({leader.p1() + n, leader.p2() + n, leader.p2() - n, leader.p1() - n}));
                     }
+                    return true;
                 }
-        }
-        hide(t);
-    };
-    auto besidePoint = [&](QGraphicsSimpleTextItem *t, QScatterSeries *s, double radius) {
-        if (s->count() == 0 || !s->isVisible())
-            return;
-        const QPointF v = s->at(0);
-        if (v.x() < xmin || v.x() > xmax || v.y() < ymin || v.y() > ymax)
-            return;
-        const QPointF p = map(v.x(), v.y());
-        const QSizeF sz = plans.value(t).size;
-        const double r = radius + 4;
-        for (const QPointF &pos :
-             {QPointF(p.x() + r, p.y() - sz.height() / 2), QPointF(p.x() - r - sz.width(), p.y() - sz.height() / 2),
-              QPointF(p.x() + r * 0.7, p.y() + r * 0.7), QPointF(p.x() + r * 0.7, p.y() - r * 0.7 - sz.height()),
-              QPointF(p.x() - r * 0.7 - sz.width(), p.y() + r * 0.7),
-              QPointF(p.x() - r * 0.7 - sz.width(), p.y() - r * 0.7 - sz.height()),
-              QPointF(p.x() - sz.width() / 2, p.y() + r + 2),
-              QPointF(p.x() - sz.width() / 2, p.y() - r - 2 - sz.height()), QPointF(p.x() + 2 * r, p.y() + r),
-              QPointF(p.x() - 2 * r - sz.width(), p.y() + r)})
-            if (tryAt(t, pos))
-                return;
-        hide(t);
-    };
+            }
+    }
+    return false;
+}
 
-    // In order of importance; a label that finds no free place is hidden, never struck through by a roof (a second
-    // pass that let labels cross the roofs put the host link through "TF32 495 TFLOP/s" on a projector).
-    // When that leaves a ceiling in view without a label (ceilings a few pixels apart in a short presentation
-    // chart), it is done again the tight way: every ceiling first, from the top down, each in its compact form
-    // first, so the labels stack in the order of their lines; the way that labels more ceilings (then the ridge)
-    // is kept.
-    const LabelPlacer obstacles = placer;
-    auto placeAll = [&](bool tightWay) {
-        tight = tightWay;
-        placer = obstacles;
-        plans.clear();
-        leaderPlans.assign(m_ceilingLeaders.size(), LeaderPlan{});
-        // 1. the roofline proper: the matmul ceiling, the ridge, and the main-memory slope that meets it there
-        for (std::size_t i = 0; i < m_ceilings.size(); ++i)
-            if (m_ceilings[i].active || tight)
-                placeCeiling(i);
-        {
-            const Analysis &a = document()->analysis();
-            const double yv = a.peakFlops / ys;
-            if (m_ridge->isVisible() && a.ridge >= xmin && a.ridge <= xmax && yv >= ymin && yv <= ymax) {
-                QString mainName;
-                for (const rm::Slope &s : m_slopes)
-                    if (s.main)
-                        mainName = s.shortName();
-                const QSizeF sz =
-                    style(m_ridgeLabel,
-                          tr("ridge %1 FLOP/byte (%2, %3)")
-                              .arg(formatSiNumber(a.ridge), qs(toString(a.matmulType)).toUpper(), mainName),
-                          font, strong);
-                const QPointF rp = map(a.ridge, yv);
-                // beside the ridge point, else further down beside its drop line
-                bool done = false;
-                for (double down = 4; !done && down < 4 + 6 * sz.height(); down += sz.height() / 2)
-                    done = tryAt(m_ridgeLabel, rp + QPointF(8, down)) ||
-                           tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, down)) ||
-                           (down == 4 && (tryAt(m_ridgeLabel, rp + QPointF(8, -sz.height() - 4)) ||
-                                          tryAt(m_ridgeLabel, rp + QPointF(-sz.width() - 8, -sz.height() - 4))));
-                if (!done)
-                    hide(m_ridgeLabel);
-            }
+/// The ridge label beside the ridge point, else further down beside its drop line.
+void RooflineChart::LabelLayout::placeRidge()
+{
+    const Analysis &a = c.document()->analysis();
+    const double yv = a.peakFlops / ys;
+    if (!c.m_ridge->isVisible() || a.ridge < xmin || a.ridge > xmax || yv < ymin || yv > ymax)
+        return;
+    QString mainName;
+    for (const rm::Slope &s : c.m_slopes)
+        if (s.main)
+            mainName = s.shortName();
+    const QSizeF sz = style(
+        c.m_ridgeLabel,
+        tr("ridge %1 FLOP/byte (%2, %3)").arg(formatSiNumber(a.ridge), qs(toString(a.matmulType)).toUpper(), mainName),
+        font, strong);
+    const QPointF rp = map(a.ridge, yv);
+    bool done = false;
+    for (double down = 4; !done && down < 4 + 6 * sz.height(); down += sz.height() / 2)
+        done = tryAt(c.m_ridgeLabel, rp + QPointF(8, down)) ||
+               tryAt(c.m_ridgeLabel, rp + QPointF(-sz.width() - 8, down)) ||
+               (down == 4 && (tryAt(c.m_ridgeLabel, rp + QPointF(8, -sz.height() - 4)) ||
+                              tryAt(c.m_ridgeLabel, rp + QPointF(-sz.width() - 8, -sz.height() - 4))));
+    if (!done)
+        hide(c.m_ridgeLabel);
+}
+
+void RooflineChart::LabelLayout::besidePoint(QGraphicsSimpleTextItem *t, QScatterSeries *s, double radius)
+{
+    if (s->count() == 0 || !s->isVisible())
+        return;
+    const QPointF v = s->at(0);
+    if (v.x() < xmin || v.x() > xmax || v.y() < ymin || v.y() > ymax)
+        return;
+    const QPointF p = map(v.x(), v.y());
+    const QSizeF sz = plans.value(t).size;
+    const double r = radius + 4;
+    for (const QPointF &pos :
+         {QPointF(p.x() + r, p.y() - sz.height() / 2), QPointF(p.x() - r - sz.width(), p.y() - sz.height() / 2),
+          QPointF(p.x() + r * 0.7, p.y() + r * 0.7), QPointF(p.x() + r * 0.7, p.y() - r * 0.7 - sz.height()),
+          QPointF(p.x() - r * 0.7 - sz.width(), p.y() + r * 0.7),
+          QPointF(p.x() - r * 0.7 - sz.width(), p.y() - r * 0.7 - sz.height()),
+          QPointF(p.x() - sz.width() / 2, p.y() + r + 2), QPointF(p.x() - sz.width() / 2, p.y() - r - 2 - sz.height()),
+          QPointF(p.x() + 2 * r, p.y() + r), QPointF(p.x() - 2 * r - sz.width(), p.y() + r)})
+        if (tryAt(t, pos))
+            return;
+    hide(t);
+}
+
+/// Scenario B: its model point, then its roofline's label under its ceiling at the right.
+void RooflineChart::LabelLayout::placeCompare()
+{
+    ScenarioDocument *doc = c.document();
+    const auto &cmp = doc->compareAnalysis();
+    if (c.m_compareModel->count() > 0) {
+        // "B: Instinct MI300X, int4 weights" where it fits, else just "B".
+        style(c.m_compareModelLabel, doc->compareLabel(), bold, c.theme().color(3));
+        besidePoint(c.m_compareModelLabel, c.m_compareModel, c.m_compareModel->markerSize() / 2);
+        if (!shown(c.m_compareModelLabel)) {
+            style(c.m_compareModelLabel, tr("B"), bold, c.theme().color(3));
+            besidePoint(c.m_compareModelLabel, c.m_compareModel, c.m_compareModel->markerSize() / 2);
         }
-        for (std::size_t i = 0; i < m_slopes.size(); ++i)
-            if (m_slopes[i].main)
-                placeSlope(i);
-        // 2. the points: selection first (the user asked for it), then the whole model
-        if (m_selection->count() > 0) {
-            style(m_selectionLabel, m_selectionText, bold, theme().accent);
-            besidePoint(m_selectionLabel, m_selection, m_selection->markerSize() / 2);
-        }
-        style(m_modelLabel, tr("whole model, batch %1").arg(document()->scenario().batch), bold, strong);
-        besidePoint(m_modelLabel, m_model, m_model->markerSize() / 2);
-        // 3. the other roofs
-        for (std::size_t i = 0; i < m_ceilings.size(); ++i)
-            if (!m_ceilings[i].active && !tight)
-                placeCeiling(i);
-        for (std::size_t i = 0; i < m_slopes.size(); ++i)
-            if (!m_slopes[i].main)
-                placeSlope(i);
-        // 4. scenario B: its model point, then its roofline's label under its ceiling at the right
-        const auto &cmp = document()->compareAnalysis();
-        if (m_compareModel->count() > 0) {
-            // "B: Instinct MI300X, int4 weights" where it fits, else just "B".
-            style(m_compareModelLabel, document()->compareLabel(), bold, theme().color(3));
-            besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
-            if (!shown(m_compareModelLabel)) {
-                style(m_compareModelLabel, tr("B"), bold, theme().color(3));
-                besidePoint(m_compareModelLabel, m_compareModel, m_compareModel->markerSize() / 2);
-            }
-        }
-        if (cmp && m_compareRoof->count() > 0 && m_compareRoof->isVisible() && cmp->peakFlops / ys >= ymin &&
-            cmp->peakFlops / ys <= ymax) {
-            const QSizeF sz = style(m_compareLabel,
-                                    tr("B roofline: %1, %2, %3")
-                                        .arg(shortDeviceName(document()->compareDevice()),
-                                             formatSi(cmp->peakFlops, "FLOP/s"), formatSi(cmp->bandwidth, "B/s")),
-                                    font, theme().color(3));
-            const double y = map(1, cmp->peakFlops / ys).y();
-            const double x = area.right() - sz.width() - 6;
-            if (!tryAt(m_compareLabel, {x, y + 2}) && !tryAt(m_compareLabel, {x, y - sz.height() - 1}) &&
-                !tryAt(m_compareLabel, {x, y + sz.height() + 4}))
-                hide(m_compareLabel);
-        }
-    };
-    auto score = [&] {
-        int n = shown(m_ridgeLabel) ? 1 : 0;
-        for (std::size_t i = 0; i < m_ceilings.size(); ++i) {
-            const double yv = m_ceilings[i].flopsPerS / ys;
-            if (yv >= ymin && yv <= ymax && shown(m_ceilingLabels[i]))
-                n += 10;
-        }
-        return n;
-    };
+    }
+    if (!cmp || c.m_compareRoof->count() == 0 || !c.m_compareRoof->isVisible() || cmp->peakFlops / ys < ymin ||
+        cmp->peakFlops / ys > ymax)
+        return;
+    const QSizeF sz = style(c.m_compareLabel,
+                            tr("B roofline: %1, %2, %3")
+                                .arg(shortDeviceName(doc->compareDevice()), formatSi(cmp->peakFlops, "FLOP/s"),
+                                     formatSi(cmp->bandwidth, "B/s")),
+                            font, c.theme().color(3));
+    const double y = map(1, cmp->peakFlops / ys).y();
+    const double x = area.right() - sz.width() - 6;
+    if (!tryAt(c.m_compareLabel, {x, y + 2}) && !tryAt(c.m_compareLabel, {x, y - sz.height() - 1}) &&
+        !tryAt(c.m_compareLabel, {x, y + sz.height() + 4}))
+        hide(c.m_compareLabel);
+}
+
+/// One pass over every label, in order of importance, from the bare obstacles.
+void RooflineChart::LabelLayout::placeAll(bool tightWay)
+{
+    tight = tightWay;
+    placer = obstacles;
+    plans.clear();
+    leaderPlans.assign(c.m_ceilingLeaders.size(), LeaderPlan{});
+    // 1. the roofline proper: the matmul ceiling, the ridge, and the main-memory slope that meets it there
+    for (std::size_t i = 0; i < c.m_ceilings.size(); ++i)
+        if (c.m_ceilings[i].active || tight)
+            placeCeiling(i);
+    placeRidge();
+    for (std::size_t i = 0; i < c.m_slopes.size(); ++i)
+        if (c.m_slopes[i].main)
+            placeSlope(i);
+    // 2. the points: selection first (the user asked for it), then the whole model
+    if (c.m_selection->count() > 0) {
+        style(c.m_selectionLabel, c.m_selectionText, bold, c.theme().accent);
+        besidePoint(c.m_selectionLabel, c.m_selection, c.m_selection->markerSize() / 2);
+    }
+    style(c.m_modelLabel, tr("whole model, batch %1").arg(formatGrouped(c.document()->scenario().batch)), bold, strong);
+    besidePoint(c.m_modelLabel, c.m_model, c.m_model->markerSize() / 2);
+    // 3. the other roofs
+    for (std::size_t i = 0; i < c.m_ceilings.size(); ++i)
+        if (!c.m_ceilings[i].active && !tight)
+            placeCeiling(i);
+    for (std::size_t i = 0; i < c.m_slopes.size(); ++i)
+        if (!c.m_slopes[i].main)
+            placeSlope(i);
+    // 4. scenario B
+    placeCompare();
+}
+
+/// Ten for each ceiling in view with a label, one for the ridge's.
+int RooflineChart::LabelLayout::score() const
+{
+    int n = shown(c.m_ridgeLabel) ? 1 : 0;
+    for (std::size_t i = 0; i < c.m_ceilings.size(); ++i) {
+        const double yv = c.m_ceilings[i].flopsPerS / ys;
+        if (yv >= ymin && yv <= ymax && shown(c.m_ceilingLabels[i]))
+            n += 10;
+    }
+    return n;
+}
+
+/// In order of importance; a label that finds no free place is hidden, never struck through by a roof (a second pass
+/// that let labels cross the roofs put the host link through "TF32 495 TFLOP/s" on a projector). When that leaves a
+/// ceiling in view without a label (ceilings a few pixels apart in a short presentation chart), it is done again the
+/// tight way: every ceiling first, from the top down, each in its compact form first, so the labels stack in the
+/// order of their lines; the way that labels more ceilings (then the ridge) is kept.
+void RooflineChart::LabelLayout::run()
+{
     placeAll(false);
     int inView = 0;
-    for (const rm::Ceiling &c : m_ceilings)
-        if (c.flopsPerS / ys >= ymin && c.flopsPerS / ys <= ymax)
+    for (const rm::Ceiling &ceiling : c.m_ceilings)
+        if (ceiling.flopsPerS / ys >= ymin && ceiling.flopsPerS / ys <= ymax)
             inView += 10;
     if (const int first = score(); first < inView + 1) {
         const auto firstPlans = plans;
@@ -1092,17 +1199,21 @@ void RooflineChart::layoutLabels()
             leaderPlans = firstLeaders;
         }
     }
+}
 
-    // Apply the plan: only what changed touches the scene.
-    std::vector<QGraphicsSimpleTextItem *> labels = m_ceilingLabels;
-    labels.insert(labels.end(), m_slopeLabels.begin(), m_slopeLabels.end());
-    labels.insert(labels.end(), {m_ridgeLabel, m_modelLabel, m_selectionLabel, m_compareLabel, m_compareModelLabel});
+/// Applies the plan: only what changed touches the scene.
+void RooflineChart::LabelLayout::apply()
+{
+    std::vector<QGraphicsSimpleTextItem *> labels = c.m_ceilingLabels;
+    labels.insert(labels.end(), c.m_slopeLabels.begin(), c.m_slopeLabels.end());
+    labels.insert(labels.end(),
+                  {c.m_ridgeLabel, c.m_modelLabel, c.m_selectionLabel, c.m_compareLabel, c.m_compareModelLabel});
     for (QGraphicsSimpleTextItem *t : labels) {
         const auto it = plans.constFind(t);
-        applyLabelPlan(t, it == plans.cend() ? nullptr : &*it, m_chart->scene());
+        applyLabelPlan(t, it == plans.cend() ? nullptr : &*it, c.m_chart->scene());
     }
-    for (std::size_t i = 0; i < m_ceilingLeaders.size(); ++i) {
-        QGraphicsLineItem *l = m_ceilingLeaders[i];
+    for (std::size_t i = 0; i < c.m_ceilingLeaders.size(); ++i) {
+        QGraphicsLineItem *l = c.m_ceilingLeaders[i];
         const LeaderPlan &lp = leaderPlans[i];
         if (!lp.shown) {
             l->hide();
@@ -1114,6 +1225,18 @@ void RooflineChart::layoutLabels()
             l->setLine(lp.line);
         l->show();
     }
+}
+
+void RooflineChart::layoutLabels()
+{
+    fitLegend();
+    chartfit::applyTitle(m_chart, titles(), theme().titleFont());
+    const QRectF area = m_chart->plotArea();
+    if (area.width() < 10 || area.height() < 10)
+        return;
+    LabelLayout layout(*this, area);
+    layout.run();
+    layout.apply();
     if (m_callout->isVisible())
         m_callout->updateGeometry();
 }
@@ -1259,7 +1382,7 @@ QString RooflineChart::csv() const
     QStringList rows;
     rows << QStringLiteral(
         "kind,name,class,intensity_flop_per_byte,performance_flop_per_s,bandwidth_bytes_per_s,time_s,time_share,bound");
-    auto num = [](double v) { return QString::number(v, 'g', 17); };
+    auto num = [](double v) { return csvNumber(v); };
     for (const rm::Ceiling &c : m_ceilings)
         rows << QStringLiteral("ceiling,%1,,,%2,,,,").arg(csvField(c.name()), num(c.flopsPerS));
     for (const rm::Slope &s : m_slopes)

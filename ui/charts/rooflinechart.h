@@ -116,12 +116,24 @@ protected:
     void legendToggled() override; ///< the operator markers and labels follow their series' visibility
 
 private:
+    // refresh()'s steps, in order; `keep` collects the points the automatic range must show (FLOP/byte, FLOP/s)
+    void refreshRoofs(const core::Analysis &a, const core::HardwareSpec &hw);
+    void refreshOperators(const core::Analysis &a, std::vector<rooflinemath::PlotPoint> &keep);
+    void refreshModel(const core::Analysis &a, std::vector<rooflinemath::PlotPoint> &keep);
+    /// Scenario B's star and roof; its roof's ceiling and slope join `rangeCeilings` and `rangeSlopes`.
+    void refreshCompare(std::vector<rooflinemath::Ceiling> &rangeCeilings,
+                        std::vector<rooflinemath::Slope> &rangeSlopes, std::vector<rooflinemath::PlotPoint> &keep);
+    void refreshMeasured(const core::HardwareSpec &hw, std::vector<rooflinemath::PlotPoint> &keep);
+    void refreshServingSteps(const core::HardwareSpec &hw, std::vector<rooflinemath::PlotPoint> &keep);
     void placeStars(); ///< the model stars where the model series' points are
     /// Shows the document's selected operator; `relayout`: and places the labels again.
     void updateSelection(bool relayout = true);
     void updateAxisTitles();
     void stylePools();
+    /// Places every label (ceilings, slopes, ridge, points, scenario B) without overlaps: LabelLayout's steps.
     void layoutLabels();
+    /// One pass of layoutLabels(): the plans of every label and leader line, and the steps that make them.
+    class LabelLayout;
     /// A placer for the labels: the roofs as curves, the points as obstacles.
     LabelPlacer labelObstacles(const QRectF &area) const;
     /// The size of a label showing `text` in `font` (cached: a slider tick measures the same texts again).

@@ -2,6 +2,8 @@
 
 #include "ui/util/text.h"
 
+#include "core/util/format.h"
+
 #include <QStringList>
 
 #include <algorithm>
@@ -25,7 +27,8 @@ QString Ceiling::compactLabel(double unitFlopsPerS) const
 {
     const double v = unitFlopsPerS > 0 ? flopsPerS / unitFlopsPerS : flopsPerS;
     // Whole units from 10 up ("1979", "989"), else three significant digits ("4.4", "0.367").
-    return name() + QLatin1Char(' ') + (v >= 10 ? QString::number(v, 'f', 0) : QString::number(v, 'g', 3));
+    // Not grouped: "4500" is the compact form of a tight chart, one character shorter than "4,500".
+    return name() + QLatin1Char(' ') + (v >= 10 ? ui::localized(core::formatFixed(v, 0)) : ui::formatSiNumber(v));
 }
 
 QString levelShortName(MemoryKind kind, const QString &name)

@@ -3,6 +3,7 @@
 #include "ui/charts/callout.h"
 #include "ui/charts/chartfit.h"
 #include "ui/document/scenariodocument.h"
+#include "ui/util/text.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -42,14 +43,6 @@ double effectiveSerialFraction(std::optional<double> explicitFraction, const Ana
     if (int64_t{s.tp} * s.pp > 1 && measured > 0)
         return measured;
     return fallback;
-}
-
-QString fractionLabel(double f)
-{
-    const double p = f * 100;
-    if (p >= 10 || p == std::round(p))
-        return QString::number(p, 'f', p == std::round(p) ? 0 : 1) + QStringLiteral(" %");
-    return QString::number(p, 'g', 2) + QStringLiteral(" %");
 }
 
 } // namespace scalingmath
@@ -124,7 +117,7 @@ ScalingChart::~ScalingChart() = default;
 QString ScalingChart::title() const
 {
     return tr("%1: %2 = n vs Amdahl and Gustafson (serial %3)")
-        .arg(scenarioName(), kindName(m_kind), scalingmath::fractionLabel(m_fraction));
+        .arg(scenarioName(), kindName(m_kind), formatPercent(m_fraction));
 }
 
 QString ScalingChart::scenarioName() const
@@ -171,11 +164,11 @@ QList<QAction *> ScalingChart::optionActions()
     m_fractionMenu->addAction(m_autoFraction);
     m_fractionMenu->addSeparator();
     for (double f : kFractionChoices) {
-        auto *a = new QAction(scalingmath::fractionLabel(f), this);
+        auto *a = new QAction(formatPercent(f), this);
         a->setObjectName(QStringLiteral("option:serialFraction:%1").arg(std::lround(f * 100)));
         a->setData(f);
         a->setCheckable(true);
-        a->setToolTip(tr("Amdahl and Gustafson with %1 of the work serial").arg(scalingmath::fractionLabel(f)));
+        a->setToolTip(tr("Amdahl and Gustafson with %1 of the work serial").arg(formatPercent(f)));
         a->setActionGroup(m_fractionGroup);
         connect(a, &QAction::triggered, this, [this, f] { setSerialFraction(f); });
         m_fractionMenu->addAction(a);
@@ -230,7 +223,7 @@ void ScalingChart::refresh()
     m_ideal->replace(ideal);
     m_amdahl->replace(am);
     m_gustafson->replace(gu);
-    const QString f = scalingmath::fractionLabel(m_fraction);
+    const QString f = formatPercent(m_fraction);
     m_amdahl->setName(tr("Amdahl %1").arg(f));
     m_gustafson->setName(tr("Gustafson %1").arg(f));
 
@@ -287,23 +280,20 @@ void ScalingChart::showCallout(const QPointF &point, bool state)
     const int n = static_cast<int>(std::lround(std::pow(2.0, std::round(std::log2(std::max(1.0, point.x()))))));
     QString text = tr("%1 devices").arg(n);
     const double a = amdahlSpeedup(m_fraction, n), g = gustafsonSpeedup(m_fraction, n);
-    text += QStringLiteral("\n") + tr("Amdahl %1× (%2 % efficient)").arg(a, 0, 'f', 2).arg(100 * a / n, 0, 'f', 0);
-    text += QStringLiteral("\n") + tr("Gustafson %1× (%2 % efficient)").arg(g, 0, 'f', 2).arg(100 * g / n, 0, 'f', 0);
+    text += QStringLiteral("\n") + tr("Amdahl %1× (%2 efficient)").arg(formatFixed(a, 2), formatPercent(a / n));
+    text += QStringLiteral("\n") + tr("Gustafson %1× (%2 efficient)").arg(formatFixed(g, 2), formatPercent(g / n));
     const auto it =
         std::find_if(m_points.begin(), m_points.end(), [n](const ScalingPoint &p) { return p.devices == n; });
     QPointF anchor(n, a);
     QAbstractSeries *series = m_amdahl;
     if (it != m_points.end()) {
-        text += QStringLiteral("\n") + tr("%1 %2: %3× (%4 % efficient)")
+        text += QStringLiteral("\n") + tr("%1 %2: %3× (%4 efficient)")
                                            .arg(kindName(m_kind))
                                            .arg(n)
-                                           .arg(it->speedup, 0, 'f', 2)
-                                           .arg(100 * it->efficiency, 0, 'f', 0);
-        text += QStringLiteral("\n") + tr("step %1 ms = operators %2 ms + communication %3 ms (%4 %)")
-                                           .arg(it->timeS * 1e3, 0, 'g', 3)
-                                           .arg(it->computeTimeS * 1e3, 0, 'g', 3)
-                                           .arg(it->commTimeS * 1e3, 0, 'g', 3)
-                                           .arg(100 * it->commShare, 0, 'f', 1);
+                                           .arg(formatFixed(it->speedup, 2), formatPercent(it->efficiency));
+        text += QStringLiteral("\n") + tr("step %1 = operators %2 + communication %3 (%4)")
+                                           .arg(formatSeconds(it->timeS), formatSeconds(it->computeTimeS),
+                                                formatSeconds(it->commTimeS), formatPercent(it->commShare));
         anchor = QPointF(n, std::max(it->speedup, 1e-3));
         series = m_scenario;
     } else {
@@ -372,19 +362,14 @@ QString ScalingChart::csv() const
         const double a = amdahlSpeedup(m_fraction, n), g = gustafsonSpeedup(m_fraction, n);
         out += QStringLiteral("%1,%2,%3,%4,%5")
                    .arg(n)
-                   .arg(a, 0, 'g', 12)
-                   .arg(parallelEfficiency(a, n), 0, 'g', 12)
-                   .arg(g, 0, 'g', 12)
-                   .arg(parallelEfficiency(g, n), 0, 'g', 12);
+                   .arg(csvNumber(a, 12), csvNumber(parallelEfficiency(a, n), 12), csvNumber(g, 12),
+                        csvNumber(parallelEfficiency(g, n), 12));
         const auto it =
             std::find_if(m_points.begin(), m_points.end(), [n](const ScalingPoint &p) { return p.devices == n; });
         if (it != m_points.end())
             out += QStringLiteral(",%1,%2,%3,%4,%5\n")
-                       .arg(it->timeS, 0, 'g', 12)
-                       .arg(it->commTimeS, 0, 'g', 12)
-                       .arg(it->speedup, 0, 'g', 12)
-                       .arg(it->efficiency, 0, 'g', 12)
-                       .arg(it->commShare, 0, 'g', 12);
+                       .arg(csvNumber(it->timeS, 12), csvNumber(it->commTimeS, 12), csvNumber(it->speedup, 12),
+                            csvNumber(it->efficiency, 12), csvNumber(it->commShare, 12));
         else
             out += QStringLiteral(",,,,,\n");
     }

@@ -32,9 +32,6 @@ std::vector<int> deviceCounts(int maxDevices = 64);
 /// communication share when it splits the model (tp x pp > 1) and that share is > 0; else `fallback` (5 %).
 double effectiveSerialFraction(std::optional<double> explicitFraction, const core::Analysis &a, const core::Scenario &s,
                                double fallback = 0.05);
-/// "5 %", "57.4 %", "0.3 %".
-QString fractionLabel(double f);
-
 } // namespace scalingmath
 
 /// Scaling laws against device count (1…64, log2 x): Amdahl's and Gustafson's speedup (left axis, log2) at a serial

@@ -124,29 +124,9 @@ QString rate(double r) { return formatSiNumber(r) + QStringLiteral(" tokens/s");
 
 QList<QPointF> vertical(double x, double y0, double y1) { return {QPointF(x, y0), QPointF(x, y1)}; }
 
-/// The latency and throughput curves of one sweep: up to and past the largest fitting batch.
-struct Curves
-{
-    QList<QPointF> time, timeOver, rate, rateOver;
-};
-/// The smallest and largest latency (ms) and throughput (tokens/s) plotted.
-struct Extent
-{
-    double tmin = std::numeric_limits<double>::max(), tmax = 0;
-    double rmin = std::numeric_limits<double>::max(), rmax = 0;
-    void addTime(double t)
-    {
-        tmin = std::min(tmin, t);
-        tmax = std::max(tmax, t);
-    }
-    void add(double t, double k)
-    {
-        tmin = std::min(tmin, t);
-        tmax = std::max(tmax, t);
-        rmin = std::min(rmin, k);
-        rmax = std::max(rmax, k);
-    }
-};
+using sweepmath::Curves;
+using sweepmath::Extent;
+
 /// The curves of `rows`, split at batch `limit` (the largest that fits); widens `ext` to every point.
 Curves curves(const std::vector<SweepRow> &rows, int64_t limit, Extent &ext)
 {
@@ -206,6 +186,9 @@ QString csvCells(const SweepRow &r)
 
 } // namespace
 
+// Long because the constructor only creates and wires what the chart draws (axes, band, A's and
+// B's curves and markers, the limit lines and their texts, hover connections), each a few lines, in the z-order
+// they are painted; split, the order would be spread over several functions.
 SweepChart::SweepChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, parent)
 {
     m_x = new QLogValueAxis;
@@ -385,10 +368,28 @@ void SweepChart::refresh()
             ext.add(t, k);
         }
     }
-    // The band measured runs fell in, around the batches that fit (a time at achievable efficiency is a prediction).
+    refreshBand(a.time, ext);
+    m_time->replace(a.time);
+    m_timeOver->replace(a.timeOver);
+    m_rate->replace(a.rate);
+    m_rateOver->replace(a.rateOver);
+    m_currentTime->replace(curT.isNull() ? QList<QPointF>{} : QList<QPointF>{curT});
+    m_currentRate->replace(curR.isNull() ? QList<QPointF>{} : QList<QPointF>{curR});
+
+    refreshCompare(ext);
+    const auto [tmin, tmax] = refreshAxes(ext);
+    refreshMarkers(tmin, tmax);
+    layoutOverlay();
+}
+
+/// The band measured runs fell in, around the batches that fit (a time at achievable efficiency is a prediction).
+void SweepChart::refreshBand(const QList<QPointF> &time, Extent &ext)
+{
+    const ScenarioDocument *doc = document();
+    const Scenario &sc = doc->scenario();
     QList<QPointF> upper, lower;
     if (const std::optional<core::TimeBand> band = achievableBand(doc->hardware(), sc)) {
-        for (const QPointF &p : a.time) {
+        for (const QPointF &p : time) {
             upper.append({p.x(), p.y() * band->high});
             lower.append({p.x(), p.y() * band->low});
             ext.addTime(p.y() * band->high);
@@ -402,15 +403,15 @@ void SweepChart::refresh()
     }
     showSeries(m_band, upper.size() > 1);
     setLegendVisible(m_band, upper.size() > 1);
-    m_time->replace(a.time);
-    m_timeOver->replace(a.timeOver);
-    m_rate->replace(a.rate);
-    m_rateOver->replace(a.rateOver);
-    m_currentTime->replace(curT.isNull() ? QList<QPointF>{} : QList<QPointF>{curT});
-    m_currentRate->replace(curR.isNull() ? QList<QPointF>{} : QList<QPointF>{curR});
+}
 
-    // Scenario B over the same batches, on its own device and formats.
+/// Scenario B over the same batches, on its own device and formats.
+void SweepChart::refreshCompare(Extent &ext)
+{
+    const ScenarioDocument *doc = document();
+    const Scenario &sc = doc->scenario();
     const bool tok = sweepmath::perToken(sc.phase);
+    const SweepAxis axis{"batch", sweepmath::batchSizes()};
     m_bRows.clear();
     m_bAnswers = {};
     Curves b;
@@ -446,6 +447,12 @@ void SweepChart::refresh()
         // Two legend entries name B's curves; the dotted parts and the marker go without.
         setLegendVisible(s, compare && (s == m_bTime || s == m_bRate));
     }
+}
+
+std::pair<double, double> SweepChart::refreshAxes(const Extent &ext)
+{
+    const Scenario &sc = document()->scenario();
+    const bool tok = sweepmath::perToken(sc.phase);
     const double tmin = ext.tmin, tmax = ext.tmax, rmin = ext.rmin, rmax = ext.rmax;
 
     auto ty = tmax > 0 ? rooflinemath::decadeRange(tmin, tmax, 0.1) : rooflinemath::LogRange{1, 1000};
@@ -462,7 +469,13 @@ void SweepChart::refresh()
         tr("current batch")); // a constant: a legend that changed every tick would re-lay out the chart
     const double xmax = std::max<double>(sweepmath::kMaxBatch * 1.25, static_cast<double>(sc.batch) * 1.25);
     m_x->setRange(0.8, xmax);
+    return {ty.min, ty.max};
+}
 
+void SweepChart::refreshMarkers(double tmin, double tmax)
+{
+    const ScenarioDocument *doc = document();
+    const Scenario &sc = doc->scenario();
     // Vertical markers span the whole left axis.
     // Where decode turns compute-bound: the whole step if it does, else the weight matmuls (attention over a long
     // KV cache can keep the whole step memory-bound at every batch).
@@ -470,14 +483,14 @@ void SweepChart::refresh()
         m_answers.firstComputeBound > 0 ? m_answers.firstComputeBound : m_answers.firstLinearComputeBound;
     m_computeX = static_cast<double>(std::max<int64_t>(computeBatch, 0));
     if (computeBatch > 0)
-        m_computeLine->replace(vertical(m_computeX, ty.min, ty.max));
+        m_computeLine->replace(vertical(m_computeX, tmin, tmax));
     else
         m_computeLine->clear();
     // The memory limit is exact (largest batch that fits), not the last power of two in the sweep that does.
     const core::FitLimits &limits = doc->fitLimits();
     m_memoryX = static_cast<double>(std::max<int64_t>(limits.batch, 0));
     if (limits.batch > 0)
-        m_memoryLine->replace(vertical(m_memoryX, ty.min, ty.max));
+        m_memoryLine->replace(vertical(m_memoryX, tmin, tmax));
     else
         m_memoryLine->clear();
 
@@ -494,7 +507,6 @@ void SweepChart::refresh()
     m_computeText->setData(0, m_computeText->text());
     m_memoryText->setData(0, m_memoryText->text());
     m_currentText->setText(tr("batch %1").arg(sc.batch));
-    layoutOverlay();
 }
 
 int64_t SweepChart::memoryLimitBatch() const { return document()->fitLimits().batch; }
@@ -699,9 +711,9 @@ void SweepChart::showCallout(const QPointF &point, bool state, bool rateSeries, 
     text += QStringLiteral("\n") +
             (tok ? tr("%1 per token") : tr("%1 per step")).arg(formatSeconds(sweepmath::latencyS(*it)));
     text += QStringLiteral("\n") + rate(it->totals.tokensPerS);
-    text += QStringLiteral("\n") + tr("%1-bound, intensity %2 FLOP/B")
-                                       .arg(QString::fromLatin1(toString(it->totals.bound)))
-                                       .arg(it->totals.intensity, 0, 'g', 3);
+    text += QStringLiteral("\n") +
+            tr("%1-bound, intensity %2 FLOP/B")
+                .arg(QString::fromLatin1(toString(it->totals.bound)), formatSiNumber(it->totals.intensity));
     text += QStringLiteral("\n") + tr("needs %1 per device of %2%3")
                                        .arg(formatBytes(it->memory.total()), formatBytes(it->memory.capacity),
                                             it->memory.fits ? QString() : tr(" — does not fit"));
@@ -804,7 +816,7 @@ QString SweepChart::csv() const
             columns.push_back("b_" + c);
     QString out = QString::fromStdString(core::csvRow(columns));
     for (std::size_t i = 0; i < m_rows.size(); ++i) {
-        out += QString::number(m_rows[i].scenario.batch) + QLatin1Char(',') + csvCells(m_rows[i]);
+        out += csvNumber(m_rows[i].scenario.batch) + QLatin1Char(',') + csvCells(m_rows[i]);
         if (compare)
             out += QLatin1Char(',') + csvCells(m_bRows[i]);
         out += QLatin1Char('\n');

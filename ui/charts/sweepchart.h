@@ -4,10 +4,14 @@
 
 #include "core/analysis/sweep.h"
 
+#include <QList>
 #include <QPointF>
 #include <QStringList>
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <utility>
 #include <vector>
 
 class QGraphicsItem;
@@ -42,6 +46,29 @@ double latencyS(const core::Analysis &a, core::Phase p);
 /// Log base of the batch axis: 2 (a label at every power of two) when `plotWidthPx` holds all labels of
 /// `labelWidthPx`, else 4, 8 or 16 (fewer labels) — never overlapping tick labels.
 int axisBase(double plotWidthPx, double labelWidthPx, int64_t maxBatch = kMaxBatch);
+
+/// The latency and throughput curves of one sweep: up to and past the largest fitting batch.
+struct Curves
+{
+    QList<QPointF> time, timeOver, rate, rateOver;
+};
+/// The smallest and largest latency (ms) and throughput (tokens/s) plotted.
+struct Extent
+{
+    double tmin = std::numeric_limits<double>::max(), tmax = 0;
+    double rmin = std::numeric_limits<double>::max(), rmax = 0;
+    void addTime(double t)
+    {
+        tmin = std::min(tmin, t);
+        tmax = std::max(tmax, t);
+    }
+    void add(double t, double k)
+    {
+        addTime(t);
+        rmin = std::min(rmin, k);
+        rmax = std::max(rmax, k);
+    }
+};
 
 } // namespace sweepmath
 
@@ -115,6 +142,14 @@ protected:
     void legendToggled() override; ///< the current batch's label goes with its marker
 
 private:
+    // refresh()'s steps, in order
+    void refreshBand(const QList<QPointF> &time, sweepmath::Extent &ext);
+    void refreshCompare(sweepmath::Extent &ext);
+    /// Both y axes over `ext` with the same number of decades, and the x axis; returns the time axis's range (min,
+    /// max).
+    std::pair<double, double> refreshAxes(const sweepmath::Extent &ext);
+    /// The compute-bound and memory-limit markers over the time axis's range, and their texts.
+    void refreshMarkers(double tmin, double tmax);
     void placeLabels();
     void layoutOverlay(); ///< title that fits, legend placement, x-axis label density, marker labels
     QStringList titles() const;

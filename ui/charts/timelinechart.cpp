@@ -419,7 +419,7 @@ nlohmann::json TimelineChart::data() const
 
 QString TimelineChart::csv() const
 {
-    const auto num = [](double v) { return QString::number(v, 'g', 12); };
+    const auto num = [](double v) { return csvNumber(v, 12); };
     QString out =
         csvRow({QStringLiteral("curve"), QStringLiteral("tokens"), QStringLiteral("time_s"), QStringLiteral("step_s")});
     for (const TimelineCurve &c : m_curves)
@@ -428,7 +428,7 @@ QString TimelineChart::csv() const
     if (m_report) {
         const RequestTimeline &q = m_report->request;
         for (size_t i = 0; i < q.stepToken.size(); ++i)
-            out += csvRow({QStringLiteral("decode_step"), QString::number(q.stepToken[i]), QString(), num(q.stepS[i])});
+            out += csvRow({QStringLiteral("decode_step"), csvNumber(q.stepToken[i]), QString(), num(q.stepS[i])});
     }
     return out;
 }

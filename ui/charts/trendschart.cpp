@@ -38,10 +38,7 @@ namespace trendsmath {
 namespace {
 
 /// A growth factor as the legend prints it: one decimal below 10x, whole numbers above.
-QString factorText(double factor)
-{
-    return factor < 10 ? QString::number(factor, 'f', 1) : QString::number(std::round(factor), 'f', 0);
-}
+QString factorText(double factor) { return formatFixed(factor, factor < 10 ? 1 : 0); }
 
 } // namespace
 
@@ -143,7 +140,7 @@ double gapFactor(const GrowthFit &a, double divisorA, const GrowthFit &b, double
 
 QString gapLabel(double factor, int fromYearA, int fromYearB)
 {
-    const QString f = factor >= 100 ? QString::number(std::round(factor), 'f', 0) : QString::number(factor, 'g', 2);
+    const QString f = factor >= 100 ? formatFixed(factor, 0) : formatSiNumber(factor, 2);
     if (fromYearA == fromYearB)
         return QObject::tr("compute grew ×%1 more\nthan DRAM bandwidth since %2").arg(f).arg(fromYearA);
     return QObject::tr("compute since %1 grew ×%2 more\nthan DRAM bandwidth since %3")
@@ -186,11 +183,8 @@ QString valueText(double v, const std::string &unit)
 
 QString ratioText(double r)
 {
-    if (r >= 1000 || r < 0.01)
-        return QString::number(r, 'g', 2)
-            .replace(QStringLiteral("e+0"), QStringLiteral("e"))
-            .replace(QStringLiteral("e+"), QStringLiteral("e"));
-    return QString::number(r, 'g', 3);
+    // "24 k", "0.0012": two significant digits far from 1, three near it
+    return formatSiNumber(r, r >= 1000 || r < 0.01 ? 2 : 3);
 }
 
 constexpr const char *kAddedNote = "added by MemWall from its presets, not in the paper";
@@ -203,6 +197,9 @@ constexpr const char *kMixedPrecisionNote =
 
 } // namespace
 
+// Long because the constructor only creates and wires what the chart draws (axes, one track of
+// series per trend, the gap marker, the base-year and fit menus, hover connections), each a few lines, in the
+// z-order they are painted; split, the order would be spread over several functions.
 TrendsChart::TrendsChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc, parent)
 {
     m_data = loadBuiltinTrends();
@@ -300,8 +297,7 @@ TrendsChart::TrendsChart(ScenarioDocument *doc, QObject *parent) : ChartBase(doc
                     .arg(track.refitCurve->name())
                     .arg(fitted)
                     .arg(track.added.size())
-                    .arg(track.refit.r2, 0, 'f', 3)
-                    .arg(track.fit.factorPer2Years, 0, 'f', 2));
+                    .arg(formatFixed(track.refit.r2, 3), formatFixed(track.fit.factorPer2Years, 2)));
             m_callout->setAnchor(QPointF(p.x(), track.refit.at(p.x()) / track.divisor), track.refitCurve);
             m_callout->show();
         });
@@ -371,7 +367,7 @@ QString TrendsChart::title() const
     QStringList parts;
     for (const Track &t : m_tracks)
         if (!t.optional && t.hasFit)
-            parts << QStringLiteral("%1 ×%2").arg(t.titleName).arg(t.fit.factorPer2Years, 0, 'f', 1);
+            parts << QStringLiteral("%1 ×%2").arg(t.titleName, formatFixed(t.fit.factorPer2Years, 1));
     return tr("Hardware trends: %1 every 2 years (relative to %2)")
         .arg(parts.join(QStringLiteral(", ")))
         .arg(m_baseYear);
@@ -680,9 +676,7 @@ QString deviceKey(const HardwareSpec &hw)
     const int kind = hw.memory.empty() ? -1 : static_cast<int>(hw.mainMemory().kind);
     return QStringLiteral("%1|%2|%3|%4|%5")
         .arg(QString::fromStdString(hw.name))
-        .arg(hw.year.value, 0, 'g', 17)
-        .arg(trendsmath::devicePeak(hw), 0, 'g', 17)
-        .arg(bw, 0, 'g', 17)
+        .arg(csvNumber(hw.year.value), csvNumber(trendsmath::devicePeak(hw)), csvNumber(bw))
         .arg(kind);
 }
 } // namespace
@@ -746,7 +740,7 @@ QStringList TrendsChart::titles() const
     for (const Track &t : m_tracks) {
         if (t.optional || !t.hasFit)
             continue;
-        const QString f = QString::number(t.fit.factorPer2Years, 'f', 1);
+        const QString f = formatFixed(t.fit.factorPer2Years, 1);
         parts << QStringLiteral("%1 ×%2").arg(t.titleName, f);
         shortParts << QStringLiteral("×%1").arg(f);
     }
@@ -1141,15 +1135,14 @@ QString TrendsChart::csv() const
         const bool refit = addedVisible(t);
         const QString id = QString::fromStdString(t.series->id), unit = QString::fromStdString(t.series->unit);
         for (const auto &p : t.series->points)
-            out += csvRow({id, QString::fromStdString(p.name), QString::number(p.year, 'g', 10),
-                           QString::number(p.value, 'g', 10), unit, QString::number(p.value / t.divisor, 'g', 10),
-                           yesNo(p.inFit), refit ? yesNo(p.inFit) : QString(), QStringLiteral("paper"), QString()});
+            out += csvRow({id, QString::fromStdString(p.name), csvNumber(p.year, 10), csvNumber(p.value, 10), unit,
+                           csvNumber(p.value / t.divisor, 10), yesNo(p.inFit), refit ? yesNo(p.inFit) : QString(),
+                           QStringLiteral("paper"), QString()});
         if (refit)
             for (const AddedDevice &d : t.added)
-                out += csvRow({id, QString::fromStdString(d.point.name), QString::number(d.point.year, 'g', 10),
-                               QString::number(d.point.value, 'g', 10), unit,
-                               QString::number(d.point.value / t.divisor, 'g', 10), yesNo(false), yesNo(true),
-                               QStringLiteral("memwall"), QString::fromStdString(d.id)});
+                out += csvRow({id, QString::fromStdString(d.point.name), csvNumber(d.point.year, 10),
+                               csvNumber(d.point.value, 10), unit, csvNumber(d.point.value / t.divisor, 10),
+                               yesNo(false), yesNo(true), QStringLiteral("memwall"), QString::fromStdString(d.id)});
     }
     return out;
 }

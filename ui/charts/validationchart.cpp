@@ -259,9 +259,7 @@ void ValidationChart::showCallout(QScatterSeries *series, const QPointF &value, 
     const ValidatedRun *v = rowAt(series, value);
     if (!v)
         return;
-    const auto error = [](double ratio) {
-        return QStringLiteral("%1%2").arg(ratio >= 1 ? QStringLiteral("+") : QString(), formatPercent(ratio - 1));
-    };
+    const auto error = [](double ratio) { return formatPercentChange(ratio - 1); };
     QStringList lines;
     lines << qs(v->run.id);
     lines << tr("%1 on %2, %3").arg(qs(v->run.model), qs(v->run.device), qs(v->run.framework));
@@ -290,7 +288,7 @@ QString ValidationChart::csv() const
 {
     QString out = csvRow(QStringList{"id", "model", "device", "framework", "metric", "measured_s", "ideal_s",
                                      "achievable_s", "ideal_time_ratio", "achievable_time_ratio", "source"});
-    const auto number = [](double v) { return QString::number(v, 'g', 12); };
+    const auto number = [](double v) { return csvNumber(v, 12); };
     for (const ValidatedRun &v : m_report.rows) {
         if (!analysed(v))
             continue;

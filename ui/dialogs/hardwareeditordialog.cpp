@@ -703,7 +703,7 @@ void HardwareEditorDialog::showSummary(bool valid)
         m_summary->setText(tr("Main memory: %1 %2 GB at %3 GB/s · ridge point (%4): %5 FLOP/byte")
                                .arg(QString::fromStdString(main.name), textFromNumber(main.capacityBytes.value, kGiga),
                                     textFromNumber(main.bandwidthBytesPerS.value, kGiga),
-                                    qs(core::toString(t)).toUpper(), QString::number(m_spec.ridge(t), 'f', 0)));
+                                    qs(core::toString(t)).toUpper(), formatFixed(m_spec.ridge(t), 0)));
     } else {
         m_summary->setText(tr("Fix the field marked in red to save."));
     }

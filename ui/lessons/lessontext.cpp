@@ -450,7 +450,7 @@ std::string format(const Value &v)
     case Kind::Text: return escapeHtml(v.text);
     case Kind::Count: return formatNumber(std::round(v.number)).toStdString(); // a whole count: "4,096", "7"
     case Kind::Number: return formatNumber(v.number).toStdString();
-    case Kind::Percent: return formatLessonPercent(v.number);
+    case Kind::Percent: return formatPercentNumber(v.number).toStdString(); // "61", "0.17": the text writes " %"
     }
     return {};
 }
@@ -516,21 +516,6 @@ void walk(std::string_view text, OnText onText, OnPlaceholder onPlaceholder, std
 }
 
 } // namespace
-
-std::string formatLessonPercent(double fraction)
-{
-    if (!std::isfinite(fraction))
-        return formatNumber(fraction).toStdString();
-    const double p = fraction * 100.0;
-    const double mag = std::abs(p);
-    int decimals = 0; // whole from 10 %
-    // One decimal from 1 % to 10 %, and for "99.8" (almost all stays visible, which "100" would hide).
-    if ((mag >= 99.5 && mag < 100.0 && std::round(p * 10) / 10 < 100.0) || (mag >= 1 && mag < 10))
-        decimals = 1;
-    else if (mag > 0 && mag < 1) // two significant digits: "0.34", "0.17", "0.029"
-        decimals = std::clamp(1 - static_cast<int>(std::floor(std::log10(mag))), 1, 12);
-    return localized(core::formatFixed(p, decimals)).toStdString();
-}
 
 LessonValue evaluateLessonValue(std::string_view expr, const LessonTextContext &ctx)
 {

@@ -87,7 +87,4 @@ struct LessonPlaceholder
 /// Every key renderLessonText understands, in documentation order.
 const std::vector<LessonPlaceholder> &lessonPlaceholders();
 
-/// A percentage placeholder's number (exposed for tests); other numbers are ui::formatNumber() (ui/util/text.h).
-std::string formatLessonPercent(double fraction);
-
 } // namespace memwall::ui

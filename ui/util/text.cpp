@@ -5,6 +5,8 @@
 
 #include <QLocale>
 
+#include <cmath>
+
 #include <string>
 #include <vector>
 
@@ -45,7 +47,7 @@ QString formatSi(double value, std::string_view unit, int significant)
 {
     return localized(core::formatSi(value, unit, significant));
 }
-QString formatSiNumber(double value) { return localized(core::formatSiNumber(value)); }
+QString formatSiNumber(double value, int significant) { return localized(core::formatSiNumber(value, significant)); }
 QString formatBytes(double bytes) { return localized(core::formatBytes(bytes)); }
 QString formatSeconds(double seconds) { return localized(core::formatSeconds(seconds)); }
 QString formatSecondsRange(double low, double high) { return localized(core::formatSecondsRange(low, high)); }
@@ -53,6 +55,27 @@ QString formatGrouped(int64_t value) { return localized(core::formatGrouped(valu
 QString formatNumber(double value) { return localized(core::formatNumber(value)); }
 QString formatRatio(double value) { return localized(core::formatRatio(value)); }
 QString formatPercent(double fraction) { return localized(core::formatPercent(fraction)); }
+QString formatPercentNumber(double fraction) { return localized(core::formatPercentNumber(fraction)); }
+QString formatPercentChange(double fraction) { return localized(core::formatPercentChange(fraction)); }
+QString formatFixed(double value, int decimals)
+{
+    // formatFixed() writes no grouping; the locale's digit grouping comes from the whole number grouped apart.
+    const std::string fixed = core::formatFixed(value, decimals);
+    const std::size_t point = fixed.find('.');
+    const std::string whole = fixed.substr(0, point), fraction = point == std::string::npos ? "" : fixed.substr(point);
+    const bool negative = !whole.empty() && whole[0] == '-';
+    if (whole.size() - (negative ? 1 : 0) < 4 || whole.find_first_not_of("-0123456789") != std::string::npos)
+        return localized(fixed);
+    return localized(core::formatGrouped(std::stoll(whole)) + fraction);
+}
+QString formatExact(double value, int significant)
+{
+    if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 9e18)
+        return formatGrouped(static_cast<int64_t>(value));
+    return localized(QString::number(value, 'g', significant).toStdString());
+}
+
+QString csvNumber(double value, int significant) { return QString::number(value, 'g', significant); }
 
 QString csvField(const QString &text) { return qs(core::csvField(text.toStdString())); }
 

@@ -304,10 +304,11 @@ void HeadlineBar::refresh()
     m_time.value->setToolTip(tip);
     m_time.caption->setToolTip(tip);
     m_throughput.set(formatSiNumber(a.totals.tokensPerS), tr("tokens/s"));
-    // The share only of a footprint that fits (at most 100 %: a huge one would overflow the int).
-    const int percent = a.memory.fits && a.memory.capacity > 0 ? qRound(100 * a.memory.total() / a.memory.capacity) : 0;
+    // The share only of a footprint that fits (at most 100 %).
+    const double used = a.memory.fits && a.memory.capacity > 0 ? a.memory.total() / a.memory.capacity : 0.0;
     m_memory.set(tr("%1 of %2").arg(formatBytes(a.memory.total()), formatBytes(a.memory.capacity)),
-                 a.memory.fits ? tr("memory per device (%1 %)").arg(percent) : tr("does not fit in one device"));
+                 a.memory.fits ? tr("memory per device (%1)").arg(formatPercent(used))
+                               : tr("does not fit in one device"));
     setWarned(!a.memory.fits);
     m_bound.set(qs(toString(a.totals.bound)) + tr("-bound"),
                 tr("%1 FLOP/byte, ridge %2").arg(formatRatio(a.totals.intensity), formatRatio(a.ridge)));

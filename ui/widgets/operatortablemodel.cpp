@@ -28,7 +28,7 @@ std::vector<OperatorTableModel::Cell> OperatorTableModel::computeCells() const
         cells.push_back(
             {generate ? QStringLiteral("%1 (%2)").arg(qs(op.name), qs(toString(op.phase))) : qs(op.name), qs(op.name)});
         cells.push_back({qs(toString(op.cls)), qs(toString(op.cls))});
-        cells.push_back({QString::number(op.count, 'g', 6), op.count});
+        cells.push_back({formatExact(op.count), op.count});
         cells.push_back({formatSiNumber(op.flops), op.flops});
         cells.push_back({formatBytes(op.bytes()), op.bytes()});
         // An operator that moves no bytes (an embedding look-up counted elsewhere, a kv write of nothing) has no
@@ -95,11 +95,11 @@ QVariant OperatorTableModel::data(const QModelIndex &index, int role) const
     case SortRole: return m_cells[cell].exact;
     case Qt::ToolTipRole:
         switch (index.column()) {
-        case Flops: return tr("%1 FLOPs in %2 executions").arg(op.flops, 0, 'g', 10).arg(op.count);
+        case Flops: return tr("%1 FLOPs in %2 executions").arg(formatExact(op.flops, 10), formatExact(op.count));
         case Bytes:
             return tr("%1 bytes: weights %2, activations %3, KV cache %4")
-                .arg(op.bytes(), 0, 'g', 10)
-                .arg(formatBytes(op.weightBytes), formatBytes(op.activationBytes), formatBytes(op.kvBytes));
+                .arg(formatExact(op.bytes(), 10), formatBytes(op.weightBytes), formatBytes(op.activationBytes),
+                     formatBytes(op.kvBytes));
         case Intensity:
         case Bound:
             if (!(op.bytes() > 0))
@@ -107,9 +107,10 @@ QVariant OperatorTableModel::data(const QModelIndex &index, int role) const
                           "compute nor memory bandwidth limits it.");
             if (index.column() == Bound)
                 return m_cells[cell].exact.toString();
-            return tr("%1 FLOP/byte (ridge %2)").arg(op.intensity(), 0, 'g', 6).arg(m_doc->analysis().ridge, 0, 'g', 4);
-        case Time: return tr("%1 s, computed in %2").arg(op.timeS, 0, 'g', 6).arg(qs(toString(op.computeType)));
-        case Share: return tr("%1 % of the step time").arg(share * 100, 0, 'g', 6);
+            return tr("%1 FLOP/byte (ridge %2)")
+                .arg(formatExact(op.intensity()), formatExact(m_doc->analysis().ridge, 4));
+        case Time: return tr("%1 s, computed in %2").arg(formatExact(op.timeS), qs(toString(op.computeType)));
+        case Share: return tr("%1 of the step time").arg(formatPercent(share));
         default: return m_cells[cell].exact.toString();
         }
     case Qt::TextAlignmentRole:
@@ -169,10 +170,9 @@ QString OperatorTableModel::csv(const QList<int> &rows) const
         if (r < 0 || r >= static_cast<int>(ops.size()))
             continue;
         const Operator &op = ops[static_cast<std::size_t>(r)];
-        out += csvRow({qs(op.name), qs(toString(op.cls)), qs(toString(op.phase)), QString::number(op.count, 'g', 17),
-                       QString::number(op.flops, 'g', 17), QString::number(op.bytes(), 'g', 17),
-                       QString::number(op.intensity(), 'g', 17), QString::number(op.timeS, 'g', 17),
-                       QString::number(total > 0 ? op.timeS / total : 0.0, 'g', 17), qs(toString(op.bound))});
+        out += csvRow({qs(op.name), qs(toString(op.cls)), qs(toString(op.phase)), csvNumber(op.count),
+                       csvNumber(op.flops), csvNumber(op.bytes()), csvNumber(op.intensity()), csvNumber(op.timeS),
+                       csvNumber(total > 0 ? op.timeS / total : 0.0), qs(toString(op.bound))});
     }
     return out;
 }
