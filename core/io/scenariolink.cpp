@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -189,9 +190,10 @@ std::pair<std::string, std::string> inlineText(const nlohmann::json &own, const 
         std::string text = patch.dump();
         if (text.size() >= best.second.size())
             continue;
+        std::string id = base.value("id", std::string());
         base.merge_patch(patch);
-        if (base == own)
-            best = {toObject(p)["id"].template get<std::string>(), std::move(text)};
+        if (base == own && !id.empty())
+            best = {std::move(id), std::move(text)};
     }
     return best;
 }
@@ -300,7 +302,6 @@ std::string scenarioLink(const ScenarioFile &f, const PresetLibrary &lib)
     return link;
 }
 
-// A little over 80 lines: the link's keys are dispatched in one place, so that each is read exactly once.
 ScenarioFile scenarioFromLink(std::string_view text, const PresetLibrary &lib)
 {
     const auto pairs = linkPairs(trimmedLink(text));
