@@ -299,12 +299,13 @@ bool MainWindow::openLink(const QString &link)
 void MainWindow::openLinkDialog()
 {
     const QString clip = QGuiApplication::clipboard()->text().trimmed();
-    bool ok = false;
-    const QString link =
-        QInputDialog::getText(this, tr("Open link"), tr("A memwall: link to a scenario:"), QLineEdit::Normal,
-                              core::isScenarioLink(clip.toStdString()) ? clip : QString(), &ok);
-    if (ok && !link.trimmed().isEmpty())
-        openLink(link);
+    QInputDialog dialog(this);
+    dialog.setWindowTitle(tr("Open link"));
+    dialog.setLabelText(tr("A memwall: link to a scenario:"));
+    dialog.setTextValue(core::isScenarioLink(clip.toStdString()) ? clip : QString());
+    dialog.resize(std::max(dialog.sizeHint().width(), width() / 2), dialog.sizeHint().height()); // room for a link
+    if (dialog.exec() == QDialog::Accepted && !dialog.textValue().trimmed().isEmpty())
+        openLink(dialog.textValue());
 }
 
 void MainWindow::pasteLink()

@@ -308,7 +308,8 @@ ScenarioFile scenarioFromLink(std::string_view text, const PresetLibrary &lib)
     std::optional<std::string> hardwareId, modelId, hardwareJson, modelJson;
     std::vector<std::pair<std::size_t, OptionSetting>> settings; // with the option's row in the table
     const auto &table = scenarioOptions();
-    for (const auto &[key, value] : pairs) {
+    for (const auto &pair : pairs) {
+        const std::string &key = pair.first, &value = pair.second; // named: clang 14 cannot capture a binding
         if (key == "v") {
             int64_t version = 0;
             const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), version);
@@ -375,6 +376,7 @@ ScenarioFile scenarioFromLink(std::string_view text, const PresetLibrary &lib)
     // In the table's order, whatever the link's: the result does not depend on how a hand-written link is ordered.
     std::stable_sort(settings.begin(), settings.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
     std::vector<OptionSetting> ordered;
+    ordered.reserve(settings.size());
     for (auto &s : settings)
         ordered.push_back(std::move(s.second));
     try {
