@@ -6,6 +6,7 @@
 #include "core/analysis/assemble.h"
 #include "core/io/analysisjson.h"
 #include "core/io/jsonreader.h"
+#include "core/io/scenariolink.h"
 #include "core/util/format.h"
 #include "core/util/oneline.h"
 
@@ -26,7 +27,8 @@ const std::vector<CliOption> &scenarioSourceOptions()
         {"--hardware", "ID", "device preset (default h100-sxm; see `memwall presets`)"},
         {"--model", "ID", "model preset (default llama-2-70b)"},
         {"--model-config", "FILE", "a Hugging Face config.json instead of a preset"},
-        {"--scenario", "FILE", "a saved .memwall.json scenario (options after it override it)"},
+        {"--scenario", "FILE",
+         "a saved .memwall.json scenario, or a memwall: link (Edit > Copy link); options after it override it"},
         {"--save-scenario", "FILE", "save the resolved scenario as .memwall.json"},
         {"--presets", "DIR", "extra preset folder (overrides built-ins with the same id)"},
     };
@@ -98,8 +100,9 @@ CommandLine parseCommandLine(const std::string &command, const std::vector<std::
             if (auto e = core::checkOption(*o, v); !e.empty())
                 throw UsageError(opt + ": " + e);
             cl.overrides.push_back({o, std::move(v)});
-        } else if (scenario && !opt.starts_with("-") && !cl.value("--scenario") && opt.ends_with(".json")) {
-            cl.extra.emplace("--scenario", opt); // positional [scenario]
+        } else if (scenario && !opt.starts_with("-") && !cl.value("--scenario") &&
+                   (opt.ends_with(".json") || core::isScenarioLink(opt))) {
+            cl.extra.emplace("--scenario", opt); // positional [scenario]: a file or a link
         } else {
             throw UsageError("unknown option '" + echoValue(opt) + "' (try --help)");
         }

@@ -283,7 +283,7 @@ std::string commandHelp(const Command &c)
 std::string usage()
 {
     std::string out = "MemWall " MEMWALL_VERSION " — see the AI memory wall\n\nusage:\n"
-                      "  memwall [--scenario FILE]        the desktop application\n";
+                      "  memwall [--scenario FILE|LINK]   the desktop application (LINK: a memwall: link)\n";
     for (const Command &c : commands()) {
         std::string synopsis(c.synopsis.substr(0, c.synopsis.find('\n')));
         std::string head = "  memwall " + std::string(c.name);

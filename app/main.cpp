@@ -4,6 +4,7 @@
 
 #include "ui/application.h"
 
+#include "core/io/scenariolink.h"
 #include "core/util/oneline.h"
 
 #include <memwall_version.h>
@@ -35,7 +36,8 @@ int main(int argc, char **argv)
             std::cout << memwall::app::usage();
             return memwall::app::finishStdout(0);
         }
-        if (cmd != "--scenario" && std::strncmp(cmd.c_str(), "-", 1) != 0) {
+        // `memwall 'memwall:?…'` (the desktop entry's Exec for a link) opens the window on that scenario.
+        if (cmd != "--scenario" && std::strncmp(cmd.c_str(), "-", 1) != 0 && !memwall::core::isScenarioLink(cmd)) {
             std::string names;
             for (const auto &c : memwall::app::commands())
                 names += (names.empty() ? "" : ", ") + std::string(c.name);

@@ -13,6 +13,7 @@
 #include "core/io/outputs.h"
 #include "core/io/presets.h"
 #include "core/io/scenariofile.h"
+#include "core/io/scenariolink.h"
 #include "core/search/search.h"
 #include "core/validation/validation.h"
 
@@ -459,6 +460,23 @@ PYBIND11_MODULE(_memwall, m)
             return guarded([&] { return toPython(toJson(readScenarioFile(path, *presetsFor(dir)))); });
         },
         py::arg("path"), py::arg("presets"));
+    // memwall: links (core/io/scenariolink.h): Scenario.from_link and Scenario.to_link.
+    m.def(
+        "read_link",
+        [](const std::string &link, const std::string &dir) {
+            return guarded([&] { return toPython(toJson(scenarioFromLink(link, *presetsFor(dir)))); });
+        },
+        py::arg("link"), py::arg("presets"));
+    m.def(
+        "scenario_link",
+        [](const std::string &scenarioJson, const std::string &dir) {
+            return guarded([&] {
+                const json j = parseJson(scenarioJson, "<Scenario>");
+                const auto lib = presetsFor(dir);
+                return scenarioLink(scenarioFileFromJson(j, "<Scenario>", *lib), *lib);
+            });
+        },
+        py::arg("scenario_json"), py::arg("presets"));
     m.def(
         "scenario_json",
         [](const py::dict &src, const std::vector<std::pair<std::string, std::string>> &options) {

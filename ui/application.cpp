@@ -6,6 +6,7 @@
 #include "ui/util/presetlibrary.h"
 #include "ui/util/savefile.h"
 
+#include "core/io/scenariolink.h"
 #include "core/util/oneline.h"
 
 #include <memwall_version.h>
@@ -145,10 +146,12 @@ int runApplication(int argc, char **argv)
     parser.setApplicationDescription("See the AI memory wall");
     parser.addHelpOption();
     parser.addVersionOption();
-    QCommandLineOption scenarioOpt("scenario", "Open a saved scenario (.memwall.json).", "FILE");
+    QCommandLineOption scenarioOpt("scenario", "Open a saved scenario (.memwall.json) or a memwall: link.", "FILE");
     QCommandLineOption presetsOpt("presets", "An extra preset folder.", "DIR");
     parser.addOption(scenarioOpt);
     parser.addOption(presetsOpt);
+    // `memwall 'memwall:?…'`: what the desktop entry runs for a link (Exec=memwall %u).
+    parser.addPositionalArgument("link", "A memwall: link to a scenario (Edit › Copy link).", "[link]");
     parser.process(app);
 
     const auto lib = loadPresetLibrary(parser.isSet(presetsOpt) ? parser.value(presetsOpt) : QString());
@@ -158,10 +161,18 @@ int runApplication(int argc, char **argv)
     if (qEnvironmentVariableIsSet("MEMWALL_PROBE_FIRST_PAINT"))
         window.installEventFilter(new FirstPaintProbe(&window));
     window.show();
-    if (parser.isSet(scenarioOpt))
-        window.openScenario(parser.value(scenarioOpt));
-    else
+    const QStringList links = parser.positionalArguments();
+    const QString scenario = parser.isSet(scenarioOpt) ? parser.value(scenarioOpt) : links.value(0);
+    if (scenario.isEmpty()) {
         window.restoreLastScenario();
+    } else if (core::isScenarioLink(scenario.toStdString())) {
+        // Untitled, on the first launch's scenario (never the last file, which Save would then overwrite); a bad
+        // link leaves the window as a fresh one would be.
+        doc.startFirstLaunch();
+        window.openLink(scenario);
+    } else {
+        window.openScenario(scenario);
+    }
     window.reportPresetIssues();
     if (const QString unreadable = settingsReadError(); !unreadable.isEmpty()) // set aside; started from defaults
         window.statusBar()->showMessage(unreadable, 15000);

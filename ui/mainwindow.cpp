@@ -12,6 +12,7 @@
 #include "ui/widgets/sidepanels.h"
 
 #include "core/io/hfconfig.h"
+#include "core/io/scenariolink.h"
 #include "ui/charts/chartbase.h"
 #include "ui/controls/controlspanel.h"
 #include "ui/document/scenariodocument.h"
@@ -22,6 +23,7 @@
 #include "ui/widgets/operatortable.h"
 
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -29,7 +31,9 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -267,6 +271,53 @@ bool MainWindow::openModelConfig(const QString &path)
     return true;
 }
 
+void MainWindow::copyLink()
+{
+    QString error;
+    const QString link = m_doc->link(&error);
+    if (link.isEmpty()) {
+        statusBar()->showMessage(error, 8000);
+        showError(tr("Cannot copy link"), error);
+        return;
+    }
+    QGuiApplication::clipboard()->setText(link);
+    statusBar()->showMessage(tr("Copied a link to this scenario (%n characters)", nullptr, int(link.size())), 5000);
+}
+
+bool MainWindow::openLink(const QString &link)
+{
+    QString error;
+    if (!m_doc->openLink(link, &error)) {
+        statusBar()->showMessage(error, 10000);
+        showError(tr("Cannot open link"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Opened the scenario of a link (Ctrl+Z goes back)"), 5000);
+    return true;
+}
+
+void MainWindow::openLinkDialog()
+{
+    const QString clip = QGuiApplication::clipboard()->text().trimmed();
+    QInputDialog dialog(this);
+    dialog.setWindowTitle(tr("Open link"));
+    dialog.setLabelText(tr("A memwall: link to a scenario:"));
+    dialog.setTextValue(core::isScenarioLink(clip.toStdString()) ? clip : QString());
+    dialog.resize(std::max(dialog.sizeHint().width(), width() / 2), dialog.sizeHint().height()); // room for a link
+    if (dialog.exec() == QDialog::Accepted && !dialog.textValue().trimmed().isEmpty())
+        openLink(dialog.textValue());
+}
+
+void MainWindow::pasteLink()
+{
+    const QString clip = QGuiApplication::clipboard()->text();
+    if (!core::isScenarioLink(clip.toStdString())) {
+        statusBar()->showMessage(tr("The clipboard holds no memwall: link"), 5000);
+        return;
+    }
+    openLink(clip);
+}
+
 bool MainWindow::openDroppedFile(const QString &path)
 {
     return ScenarioDocument::isScenarioFile(path) ? openScenario(path) : openModelConfig(path);
@@ -378,8 +429,22 @@ void MainWindow::closeEvent(QCloseEvent *event)
     event->accept();
 }
 
+namespace {
+/// A memwall: link dropped as text (from a browser or a chat), or empty.
+QString droppedLink(const QMimeData *data)
+{
+    if (data->hasText() && core::isScenarioLink(data->text().toStdString()))
+        return data->text();
+    return {};
+}
+} // namespace
+
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)
 {
+    if (!droppedLink(event->mimeData()).isEmpty()) {
+        event->acceptProposedAction();
+        return;
+    }
     const auto urls = event->mimeData()->urls();
     if (urls.size() == 1 && urls.front().isLocalFile() &&
         urls.front().toLocalFile().endsWith(".json", Qt::CaseInsensitive))
@@ -388,6 +453,11 @@ void MainWindow::dragEnterEvent(QDragEnterEvent *event)
 
 void MainWindow::dropEvent(QDropEvent *event)
 {
+    if (const QString link = droppedLink(event->mimeData()); !link.isEmpty()) {
+        event->acceptProposedAction();
+        openLink(link);
+        return;
+    }
     const auto urls = event->mimeData()->urls();
     if (urls.isEmpty() || !urls.front().isLocalFile())
         return;

@@ -22,7 +22,8 @@ class ScenarioDocument;
 
 /// Assembles docks, charts, menus and actions around one ScenarioDocument — nothing else: the controls dock (left),
 /// the operator table dock (bottom), the headline bar and one tab per chart in the centre. Accepts dropped
-/// Hugging Face config.json and .memwall.json files; remembers geometry, docks, theme and recent files.
+/// Hugging Face config.json and .memwall.json files, and memwall: links as text; remembers geometry, docks, theme and
+/// recent files.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -36,6 +37,15 @@ public:
     bool openModelConfig(const QString &path);
     /// A dropped file: a scenario (kind "scenario" or *.memwall.json) or else a model config.json.
     bool openDroppedFile(const QString &path);
+    /// Edit › Copy link: the scenario as a memwall: link on the clipboard (core/io/scenariolink.h).
+    void copyLink();
+    /// Opens a memwall: link as one undo step; a bad link shows its one-line error (status bar and a message) and
+    /// changes nothing.
+    bool openLink(const QString &link);
+    /// Edit › Open link…: asks for a link (the clipboard's, if it holds one, filled in).
+    void openLinkDialog();
+    /// Ctrl+V outside a text field: opens the link on the clipboard, or says there is none.
+    void pasteLink();
     /// Opens the scenario open at the last exit, if it still opens (silently skipped otherwise). Without one (a first
     /// launch), Llama 2 70B on two H100s (tp 2): the product opens on a scenario that fits.
     void restoreLastScenario();

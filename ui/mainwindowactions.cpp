@@ -117,10 +117,28 @@ MainWindowActions::MainWindowActions(MainWindow *window, ScenarioDocument *doc)
     m_redo->setProperty("helpText", tr("Redo"));
     m_copyTable = make(tr("&Copy table as CSV"), QKeySequence(), tr("Copy the operator table, as shown, as CSV."));
     connect(m_copyTable, &QAction::triggered, m_window, [this] { m_window->operatorTable()->copyCsv(); });
+    // Share a scenario as a memwall: link (issue #41). Ctrl+V outside a text field opens a link on the clipboard: a
+    // focused line edit or spin box claims Ctrl+V for itself first (ShortcutOverride), so typing is never taken.
+    m_copyLink = make(tr("Copy &link"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L),
+                      tr("Copy the scenario as a memwall: link, which opens it in another MemWall."));
+    m_copyLink->setObjectName("action:copyLink");
+    m_openLink = make(tr("Open lin&k…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V),
+                      tr("Open a scenario from a memwall: link (one undo step)."));
+    m_openLink->setObjectName("action:openLink");
+    m_pasteLink = make(tr("&Paste link"), QKeySequence::Paste,
+                       tr("Open the memwall: link on the clipboard (outside a text field; one undo step)."));
+    m_pasteLink->setObjectName("action:pasteLink");
+    connect(m_copyLink, &QAction::triggered, m_window, &MainWindow::copyLink);
+    connect(m_openLink, &QAction::triggered, m_window, &MainWindow::openLinkDialog);
+    connect(m_pasteLink, &QAction::triggered, m_window, &MainWindow::pasteLink);
     edit->addAction(m_undo);
     edit->addAction(m_redo);
     edit->addSeparator();
     edit->addAction(m_copyTable);
+    edit->addSeparator();
+    edit->addAction(m_copyLink);
+    edit->addAction(m_openLink);
+    edit->addAction(m_pasteLink);
 
     // ---- View (dock toggles and chart actions are added by addViewActions) ----
     m_viewMenu = m_window->menuBar()->addMenu(tr("&View"));

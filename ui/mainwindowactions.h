@@ -29,6 +29,9 @@ public:
     QAction *undoAction() const { return m_undo; }
     QAction *redoAction() const { return m_redo; }
     QAction *copyTableAction() const { return m_copyTable; }
+    QAction *copyLinkAction() const { return m_copyLink; }
+    QAction *openLinkAction() const { return m_openLink; }
+    QAction *pasteLinkAction() const { return m_pasteLink; }
     QAction *fullScreenAction() const { return m_fullScreen; }
     QAction *helpAction() const { return m_help; }
     /// The Getting started page, while it is open; else nullptr.
@@ -59,7 +62,7 @@ private:
     MainWindow *m_window;
     ScenarioDocument *m_doc;
     QAction *m_open, *m_save, *m_saveAs, *m_openConfig, *m_quit;
-    QAction *m_undo, *m_redo, *m_copyTable;
+    QAction *m_undo, *m_redo, *m_copyTable, *m_copyLink, *m_openLink, *m_pasteLink;
     QAction *m_fullScreen, *m_about, *m_help;
     QPointer<HelpDialog> m_helpDialog;
     QMenu *m_viewMenu, *m_recentMenu;

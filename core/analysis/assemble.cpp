@@ -1,6 +1,7 @@
 #include "core/analysis/assemble.h"
 
 #include "core/io/hfconfig.h"
+#include "core/io/scenariolink.h"
 
 #include <algorithm>
 
@@ -35,8 +36,9 @@ ScenarioFile assembleScenario(const ScenarioSource &source, const std::vector<Op
         throw RequestError("model", "--model and --model-config are alternatives: give one");
     ScenarioFile f;
     const bool fromFile = source.scenarioFile || source.scenarioJson;
-    if (source.scenarioFile)
-        f = readScenarioFile(*source.scenarioFile, lib);
+    if (source.scenarioFile) // a file, or a memwall: link in its place (core/io/scenariolink.h)
+        f = isScenarioLink(*source.scenarioFile) ? scenarioFromLink(*source.scenarioFile, lib)
+                                                 : readScenarioFile(*source.scenarioFile, lib);
     else if (source.scenarioJson)
         f = scenarioFileFromJson(*source.scenarioJson, "<Scenario>", lib);
     if (source.hardware || !fromFile)
@@ -47,16 +49,21 @@ ScenarioFile assembleScenario(const ScenarioSource &source, const std::vector<Op
     } else if (source.model || !fromFile) {
         takeModel(f, source.model.value_or(kDefaultModel), lib);
     }
+    // A scenario file keeps its formats unless the model is given anew; options given on the line come after.
+    applySettings(f, settings, fromFile && !source.model && !source.modelConfig);
+    return f;
+}
+
+void applySettings(ScenarioFile &f, const std::vector<OptionSetting> &settings, bool keepFormats)
+{
     const auto given = [&settings](std::string_view key) {
         return std::any_of(settings.begin(), settings.end(), [key](const auto &o) { return o.option->key == key; });
     };
-    // A scenario file keeps its formats unless the model is given anew; options given on the line come after.
-    adaptToModel(f.scenario, f.model, given("phase"), given("seq"), fromFile && !source.model && !source.modelConfig);
+    adaptToModel(f.scenario, f.model, given("phase"), given("seq"), keepFormats);
     for (const auto &[option, v] : settings)
         option->set(f.scenario, f.whatIf, v); // checked when parsed
     if (auto e = validate(f.scenario); !e.empty())
         throw RequestError("", e);
-    return f;
 }
 
 OptionSetting parseSetting(const ScenarioOption &o, std::string_view text)

@@ -33,10 +33,12 @@ private:
 /// Where the device, the model and a saved scenario come from; unset parts take the defaults below.
 struct ScenarioSource
 {
-    std::optional<std::string> hardware;     ///< preset id (default kDefaultHardware)
-    std::optional<std::string> model;        ///< preset id (default kDefaultModel)
-    std::optional<std::string> modelConfig;  ///< a Hugging Face config.json instead of a model preset
-    std::optional<std::string> scenarioFile; ///< a saved .memwall.json, read first; the rest override it
+    std::optional<std::string> hardware;    ///< preset id (default kDefaultHardware)
+    std::optional<std::string> model;       ///< preset id (default kDefaultModel)
+    std::optional<std::string> modelConfig; ///< a Hugging Face config.json instead of a model preset
+    /// A saved .memwall.json, read first; the rest override it. A `memwall:` link in its place (isScenarioLink()) is
+    /// read as the scenario it holds.
+    std::optional<std::string> scenarioFile;
     /// A saved scenario's content instead of its file (the Python module's Scenario object), read the same way.
     std::optional<nlohmann::json> scenarioJson;
 };
@@ -57,6 +59,12 @@ struct OptionSetting
 /// Throws RequestError (unknown preset, alternatives given together, relations between options), InputError (a file).
 ScenarioFile assembleScenario(const ScenarioSource &source, const std::vector<OptionSetting> &settings,
                               const PresetLibrary &lib);
+
+/// The part of assembleScenario() after the device and the model are chosen, shared with the memwall: link's reader
+/// (core/io/scenariolink.h): what the model implies (its checkpoint's formats unless `keepFormats`, an encoder's
+/// forward pass, an image's patches) unless the settings say otherwise, then the settings in order, then validate().
+/// Throws RequestError for a rule between options.
+void applySettings(ScenarioFile &f, const std::vector<OptionSetting> &settings, bool keepFormats);
 
 /// Parses `text` as the value of option `o` and checks its range: the command line's and Python's values go through
 /// the same words. Throws RequestError naming the option's key.

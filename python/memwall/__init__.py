@@ -135,8 +135,9 @@ def load_config(path):
 class Scenario:
     """A whole scenario (device, model, options), as a ``.memwall.json`` holds it.
 
-    ``Scenario.from_file(path)`` reads one; ``Scenario(model=..., batch=...)`` builds one; ``s.analyze(**changes)``
-    analyses it with changes; ``s.to_json()`` is the file's text."""
+    ``Scenario.from_file(path)`` reads one, ``Scenario.from_link("memwall:?...")`` a link; ``Scenario(model=...,
+    batch=...)`` builds one; ``s.analyze(**changes)`` analyses it with changes; ``s.to_json()`` is the file's text,
+    ``s.to_link()`` its ``memwall:`` link."""
 
     def __init__(self, _data=None, **kwargs):
         if _data is None:
@@ -147,6 +148,16 @@ class Scenario:
     @classmethod
     def from_file(cls, path, presets=None):
         return cls(_memwall.read_scenario(str(path), str(presets or "")))
+
+    @classmethod
+    def from_link(cls, link, presets=None):
+        """The scenario of a ``memwall:`` link (the window's Edit > Copy link); a bad link raises InputError."""
+        return cls(_memwall.read_link(str(link), str(presets or "")))
+
+    def to_link(self, presets=None):
+        """The scenario as a ``memwall:`` link, which the window and ``memwall analyze --scenario`` open."""
+        import json
+        return _memwall.scenario_link(json.dumps(self._data), str(presets or ""))
 
     @property
     def data(self):

@@ -333,6 +333,15 @@ private slots:
                                             "(generate: --seq prompt tokens, then --output tokens)";
         QTest::newRow("search: budget") << QStringList{"search", "--max-devices", "0"} << 2
                                         << "memwall search: --max-devices: must be between 1 and 4096, got 0";
+        QTest::newRow("link: out of range") << QStringList{"analyze", "--scenario", "memwall:?v=1&batch=0"} << 1
+                                            << "memwall: link: batch: must be between 1 and 16777216, got 0";
+        QTest::newRow("link: unknown preset")
+            << QStringList{"sweep", "memwall:?hardware=h100", "--vary", "batch=1:4"} << 1
+            << "memwall: link: hardware: unknown hardware 'h100' (closest: h100-sxm, h100-pcie, b200)";
+        QTest::newRow("link: the window needs a display")
+            << QStringList{"memwall:?v=1&batch=8"} << 2
+            << "memwall: the window needs a display: neither DISPLAY nor WAYLAND_DISPLAY is set (the commands need "
+               "none: memwall --help)";
         QTest::newRow("bad sweep range") << QStringList{"sweep", "--vary", "batch=8:1"} << 2
                                          << "memwall sweep: --vary batch=8:1: FROM is larger than TO";
     }
@@ -372,6 +381,28 @@ private slots:
         const Run loaded = memwall({"analyze", "--scenario", path, "--json"});
         QCOMPARE(loaded.code, 0);
         QCOMPARE(QJsonDocument::fromJson(loaded.out), QJsonDocument::fromJson(saved.out));
+    }
+
+    /// A memwall: link takes the place of a scenario file (issue #41): `--scenario LINK` or the link alone.
+    void linkOpensLikeTheScenarioFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("s.memwall.json");
+        const Run saved = memwall({"analyze", "--hardware", "h100-sxm", "--model", "llama-2-70b", "--tp", "4",
+                                   "--batch", "16", "--weights", "int4/g128", "--save-scenario", path, "--json"});
+        QCOMPARE(saved.code, 0);
+        const Run file = memwall({"analyze", "--scenario", path, "--json"});
+        QCOMPARE(file.code, 0);
+        const QString link = "memwall:?v=1&hardware=h100-sxm&model=llama-2-70b&batch=16&weights=int4/g128&tp=4";
+        const Run byOption = memwall({"analyze", "--scenario", link, "--json"});
+        QCOMPARE(byOption.code, 0);
+        QCOMPARE(QJsonDocument::fromJson(byOption.out), QJsonDocument::fromJson(file.out));
+        const Run alone = memwall({"analyze", link, "--json"});
+        QCOMPARE(alone.code, 0);
+        QCOMPARE(QJsonDocument::fromJson(alone.out), QJsonDocument::fromJson(file.out));
+        // Options after the link override it, as after a file.
+        const Run changed = memwall({"analyze", "--scenario", link, "--batch", "2", "--json"});
+        QCOMPARE(at(QJsonDocument::fromJson(changed.out).object(), "scenario.batch").toInt(), 2);
     }
 
     void versionAndHelp()

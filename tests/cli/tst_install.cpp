@@ -170,6 +170,16 @@ private slots:
         QVERIFY2(r.out.isEmpty() && r.err.isEmpty(), qPrintable(r.out + r.err));
     }
 
+    /// memwall: links open MemWall (issue #41): the entry registers the scheme and passes the link on (%u).
+    void desktopEntryHandlesLinks()
+    {
+        QFile entry(installed("share/applications/org.memwall.MemWall.desktop"));
+        QVERIFY(entry.open(QIODevice::ReadOnly | QIODevice::Text));
+        const QStringList lines = QString::fromUtf8(entry.readAll()).split('\n');
+        QVERIFY(lines.contains("MimeType=x-scheme-handler/memwall;"));
+        QVERIFY(lines.contains("Exec=memwall %u"));
+    }
+
     void metainfoValidates()
     {
         const QString tool = QStandardPaths::findExecutable("appstreamcli");

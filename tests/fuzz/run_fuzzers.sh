@@ -11,7 +11,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 seconds="${1:-600}"
 build="${MEMWALL_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 out="${MEMWALL_FUZZ_OUT:-$build/fuzz-out}"
-targets=(fuzz_presets fuzz_hfconfig fuzz_scenario fuzz_cli)
+targets=(fuzz_presets fuzz_hfconfig fuzz_scenario fuzz_link fuzz_cli)
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake --preset fuzz -S "$root" >/dev/null

@@ -122,6 +122,19 @@ def test_scenario_round_trip(tmp_path):
     assert mw.analyze(scenario=str(path))["scenario"]["batch"] == 8
 
 
+def test_scenario_link_round_trip():
+    # A memwall: link (issue #41): the options that differ from the defaults, in the command line's words.
+    s = mw.Scenario(model="llama-3-8b", hardware="l40s", batch=8, kv="fp8")
+    link = s.to_link()
+    assert link == "memwall:?v=1&hardware=l40s&model=llama-3-8b&batch=8&kv=fp8"
+    assert mw.Scenario.from_link(link).data == s.data
+    assert mw.analyze(scenario=link)["scenario"]["batch"] == 8
+    with pytest.raises(mw.InputError) as e:
+        mw.Scenario.from_link("memwall:?v=1&batch=0")
+    assert e.value.file == "link" and e.value.field == "batch"
+    assert str(e.value).startswith("link: batch: must be between 1 and")
+
+
 @needs_cli
 def test_presets_and_validate_equal_the_command_line():
     assert mw.presets() == json.loads(cli("presets", "--json"))

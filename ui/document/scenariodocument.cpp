@@ -2,6 +2,7 @@
 #include "ui/util/savefile.h"
 
 #include "core/io/jsonreader.h"
+#include "core/io/scenariolink.h"
 #include "ui/util/precisionchoices.h"
 
 #include <QFile>
@@ -340,6 +341,31 @@ bool ScenarioDocument::open(const QString &path, QString *error)
         setFile(f, QString(), true);
         m_path = path;
         emit filePathChanged(m_path);
+        return true;
+    } catch (const std::exception &e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
+}
+
+QString ScenarioDocument::link(QString *error) const
+{
+    try {
+        return QString::fromStdString(core::scenarioLink(m_file, *m_presets));
+    } catch (const std::exception &e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return {};
+    }
+}
+
+bool ScenarioDocument::openLink(const QString &link, QString *error)
+{
+    try {
+        const ScenarioFile f = core::scenarioFromLink(link.toStdString(), *m_presets);
+        analyze(effectiveHardware(f), f.model, f.scenario); // check that it analyses before replacing anything
+        setFile(f, tr("Open link"));
         return true;
     } catch (const std::exception &e) {
         if (error)

@@ -125,6 +125,12 @@ public:
     bool save(const QString &path, QString *error);
     /// Reads a scenario file; on failure nothing changes and `error` holds one line.
     bool open(const QString &path, QString *error);
+    /// The scenario as a `memwall:` link (core/io/scenariolink.h); empty with `error` set when it cannot be one (a
+    /// custom model too large for a link).
+    QString link(QString *error) const;
+    /// Opens a `memwall:` link as one undo step; the file name is kept (Save writes the link's scenario to it). On
+    /// failure (a bad link, or a scenario that does not analyse) nothing changes and `error` holds one line.
+    bool openLink(const QString &link, QString *error);
     /// True when the file is a MemWall scenario (by name, or by "kind": "scenario" inside); anything else dropped on
     /// the window is read as a model config.
     static bool isScenarioFile(const QString &path);
