@@ -650,11 +650,11 @@ void MemoryChart::layoutLabels()
     labelCapacities(placer);
     // Every component the legend names is labelled at the end of its stripe: its bytes and share of the footprint.
     const ScenarioDocument *doc = document();
-    labelStripes(placer, m_components, m_componentLabels, doc->analysis().memory, 0);
+    labelStripes(placer, m_components, m_componentLabels, doc->analysis().memory, 0, m_capacity);
     if (const auto &cmp = doc->compareAnalysis(); cmp && m_bRow >= 0)
-        labelStripes(placer, m_bComponents, m_bComponentLabels, cmp->memory, m_bRow);
+        labelStripes(placer, m_bComponents, m_bComponentLabels, cmp->memory, m_bRow, m_bCapacityBytes);
     else
-        labelStripes(placer, m_bComponents, m_bComponentLabels, MemoryFootprint{}, -1);
+        labelStripes(placer, m_bComponents, m_bComponentLabels, MemoryFootprint{}, -1, 0);
     if (m_callout->isVisible())
         m_callout->updateGeometry();
 }
@@ -691,14 +691,21 @@ QPointF MemoryChart::barPoint(double x, double row) const
     return m_chart->mapToPosition(QPointF(x, m_rows - 1 - row), m_components[Weights]);
 }
 
-void MemoryChart::placeAtBarEnd(LabelPlacer &placer, QGraphicsSimpleTextItem *label, double xEnd, double row)
+void MemoryChart::placeAtBarEnd(LabelPlacer &placer, QGraphicsSimpleTextItem *label, double xEnd, double row,
+                                double xBeyond)
 {
     const QPointF p = barPoint(xEnd, row);
     const QSizeF sz = label->boundingRect().size();
     label->setBrush(theme().foreground);
+    // Right of the bar's end; else right of the guide at xBeyond (a capacity line the label would cross); only then
+    // left of the end, over the bar itself.
+    std::vector<double> xs{p.x() + 6};
+    if (xBeyond > xEnd)
+        xs.push_back(barPoint(xBeyond, row).x() + 6);
+    xs.push_back(p.x() - 6 - sz.width());
     std::vector<QPointF> candidates;
-    for (double dy : {0.0, -0.5, 0.5, -1.0, 1.0})
-        for (double x : {p.x() + 6, p.x() - 6 - sz.width()})
+    for (double x : xs)
+        for (double dy : {0.0, -0.5, 0.5, -1.0, 1.0})
             candidates.emplace_back(x, p.y() - sz.height() / 2 + dy * sz.height());
     const auto r = placer.place(sz, candidates);
     if (r)
@@ -758,7 +765,7 @@ void MemoryChart::labelCapacities(LabelPlacer &placer)
 /// right.
 void MemoryChart::labelStripes(LabelPlacer &placer, const std::array<QAreaSeries *, ComponentCount> &bars,
                                std::array<QGraphicsSimpleTextItem *, ComponentCount> &labels,
-                               const MemoryFootprint &mem, double row)
+                               const MemoryFootprint &mem, double row, double capacityBytes)
 {
     const QFont font = theme().tickFont();
     const qreal minPoints = LabelPlacer::minimumPointSize(theme());
@@ -786,7 +793,7 @@ void MemoryChart::labelStripes(LabelPlacer &placer, const std::array<QAreaSeries
             f.setPointSizeF(f.pointSizeF() - 0.5);
             labels[c]->setFont(f);
         }
-        placeAtBarEnd(placer, labels[c], anchor, stripeRow(row, stripe, stripes));
+        placeAtBarEnd(placer, labels[c], anchor, stripeRow(row, stripe, stripes), capacityBytes / kGB);
     }
 }
 

@@ -141,11 +141,12 @@ private:
     QPointF barPoint(double x, double row) const;
     /// Right of where a bar ends (else left of it, inside the bar), else a little above or below that; hidden when no
     /// such place is free.
-    void placeAtBarEnd(LabelPlacer &placer, QGraphicsSimpleTextItem *label, double xEnd, double row);
+    void placeAtBarEnd(LabelPlacer &placer, QGraphicsSimpleTextItem *label, double xEnd, double row,
+                       double xBeyond = 0);
     void labelCapacities(LabelPlacer &placer);
     void labelStripes(LabelPlacer &placer, const std::array<QAreaSeries *, ComponentCount> &bars,
                       std::array<QGraphicsSimpleTextItem *, ComponentCount> &labels, const core::MemoryFootprint &mem,
-                      double row);
+                      double row, double capacityBytes);
     void restyleBars();
     QStringList titles() const; ///< full title first, then shorter ones for a small chart
 
