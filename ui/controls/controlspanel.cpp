@@ -368,14 +368,17 @@ void ControlsPanel::syncFromDocument()
     m_output->setEnabled(serves);
     const bool note = s.phase == Phase::Decode || s.phase == Phase::Prefill; // generate's lengths are the request's
     m_requestNote->setVisible(note);
-    if (note)
-        m_requestNote->setText(
+    if (note) {
+        const QString text =
             s.phase == Phase::Decode
                 ? tr("The step above is at context %1. Search and timeline serve a request of %2 prompt and %3 "
                      "output tokens.")
                       .arg(formatGrouped(s.context), formatGrouped(s.seq), formatGrouped(s.output))
                 : tr("Search and timeline serve a request of %1 prompt and %2 output tokens.")
-                      .arg(formatGrouped(s.seq), formatGrouped(s.output)));
+                      .arg(formatGrouped(s.seq), formatGrouped(s.output));
+        if (m_requestNote->text() != text) // a batch tick leaves it as it is: no relayout
+            m_requestNote->setText(text);
+    }
 
     // A format the list does not offer (a checkpoint's own, such as FP8 in 128 x 128 blocks with fp32 scales) is
     // shown as itself, as the last item, while the scenario has it.
