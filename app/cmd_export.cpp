@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "core/analysis/analysis.h"
+#include "core/analysis/assemble.h"
 #include "core/util/oneline.h"
 #include "ui/charts/chartbase.h"
 #include "ui/charts/chartregistry.h"
@@ -201,7 +202,11 @@ int cmdExport(const CommandLine &cl)
     }
 
     const auto presets = loadPresets(cl);
-    const ScenarioFile file = resolveScenario(cl, *presets);
+    // Given no scenario at all, the charts are the window's first ones: the start scenario (core::startScenario(),
+    // the one rule both use), not tp 1's "does not fit".
+    const bool noScenario = !cl.hardware && !cl.model && !cl.modelConfig && !cl.scenarioFile && cl.overrides.empty();
+    const ScenarioFile file =
+        noScenario ? core::startScenario(resolveScenario(cl, *presets)) : resolveScenario(cl, *presets);
     maybeSaveScenario(cl, file);
 
     const auto app = headlessApp();

@@ -153,6 +153,11 @@ void MainWindow::buildFeatures()
     auto *compareDock = new CompareDock(m_doc, this);
     addDockWidget(Qt::RightDockWidgetArea, compareDock);
     compareDock->hide();
+    // A dock shown can widen the window past its screen: fit it again once the dock is laid out.
+    connect(compareDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible)
+            QTimer::singleShot(0, this, &MainWindow::keepOnScreen);
+    });
 
     // Custom presets.
     QAction *help = menuBar()->actions().last(); // feature menus go before Help

@@ -1,5 +1,7 @@
 #include "core/analysis/assemble.h"
 
+#include "core/analysis/analysis.h"
+
 #include "core/io/hfconfig.h"
 #include "core/io/scenariolink.h"
 
@@ -74,6 +76,21 @@ OptionSetting parseSetting(const ScenarioOption &o, std::string_view text)
     if (auto e = checkOption(o, v); !e.empty())
         throw RequestError(std::string(o.key), e);
     return {&o, std::move(v)};
+}
+
+ScenarioFile startScenario(ScenarioFile f)
+{
+    const HardwareSpec hw = effectiveHardware(f);
+    for (int tp : {1, 2, 4, 8}) {
+        f.scenario.tp = tp;
+        try {
+            if (analyze(hw, f.model, f.scenario).memory.fits)
+                break;
+        } catch (const AnalysisError &) {
+            // tp not dividing the heads: try the next
+        }
+    }
+    return f;
 }
 
 } // namespace memwall::core

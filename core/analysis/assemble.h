@@ -65,6 +65,11 @@ ScenarioFile assembleScenario(const ScenarioSource &source, const std::vector<Op
 /// forward pass, an image's patches) unless the settings say otherwise, then the settings in order, then validate().
 /// Throws RequestError for a rule between options.
 void applySettings(ScenarioFile &f, const std::vector<OptionSetting> &settings, bool keepFormats);
+/// The start scenario's one rule (the window's first launch, and `memwall export` given no scenario): `f` at the
+/// fewest tensor-parallel devices of 1, 2, 4 and 8 that hold it, so the product opens on a scenario that fits, not
+/// a red "does not fit" (Llama 2 70B's 138 GB of FP16 weights go over two H100s, 69 GB each of 80 GB). Keeps the
+/// largest tried (8) when none fits, and skips a degree that does not divide the heads.
+ScenarioFile startScenario(ScenarioFile f);
 
 /// Parses `text` as the value of option `o` and checks its range: the command line's and Python's values go through
 /// the same words. Throws RequestError naming the option's key.

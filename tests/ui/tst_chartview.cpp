@@ -21,6 +21,7 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMenu>
+#include <QToolTip>
 #include <QtTest>
 
 #include <cmath>
@@ -54,6 +55,7 @@ private slots:
     void contextMenuStartsWithOptions();
     void clickReachesSweepChart();
     void dragPansWithoutSettingBatch();
+    void zoomHintShowsOncePerSession();
     void gridTicks_data();
     void gridTicks();
     void gridFollowsTheAxes();
@@ -323,6 +325,36 @@ void TestChartView::clickReachesSweepChart()
     QCOMPARE(doc.scenario().batch, int64_t(64));
     QCOMPARE(doc.undoStack()->count(), before + 1);
     QVERIFY(!view.isUserView()); // a click is not a pan
+}
+
+// Issue #41 item 13: the zoom/pan help appeared on every hover, over the figures the user hovered for. It shows on
+// the first hover of any chart view in a session, and never again (not on the next hover, nor on another view).
+void TestChartView::zoomHintShowsOncePerSession()
+{
+    ui::ChartView::resetZoomHint();
+    ui::ScenarioDocument doc(library());
+    ui::SweepChart chart(&doc), other(&doc);
+    ui::ChartView view(&chart), second(&other);
+    for (ui::ChartView *v : {&view, &second}) {
+        v->resize(600, 400);
+        v->show();
+        QVERIFY(QTest::qWaitForWindowExposed(v));
+    }
+    const auto hover = [](ui::ChartView *v) {
+        const QPoint at(100, 100);
+        QHelpEvent help(QEvent::ToolTip, at, v->mapToGlobal(at));
+        QApplication::sendEvent(v, &help);
+        const bool shown = QToolTip::isVisible() && QToolTip::text() == v->toolTip();
+        QToolTip::hideText();
+        const bool gone = QTest::qWaitFor([] { return !QToolTip::isVisible(); }, 5000); // it fades on a timer
+        return gone ? shown : false;
+    };
+    QVERIFY(!ui::ChartView::zoomHintShown());
+    QVERIFY(hover(&view));
+    QVERIFY(ui::ChartView::zoomHintShown());
+    QVERIFY(!hover(&view));
+    QVERIFY(!hover(&second));
+    QVERIFY(!view.toolTip().isEmpty()); // the text stays for accessibility and What's This
 }
 
 void TestChartView::dragPansWithoutSettingBatch()

@@ -60,6 +60,25 @@ private slots:
         m_lib->loadBuiltin();
     }
 
+    // Issue #41: at 1024 x 768 the compare dock asked for more width than the screen left beside the Controls and
+    // the chart, and the window grew past the screen's edge (its combos asked for their longest item's width). With
+    // B chosen and its table filled, the panel is as narrow as its table's whole figure columns allow: the combos
+    // and the picker add nothing to it.
+    void panelStaysNarrow()
+    {
+        ui::ScenarioDocument doc(m_lib);
+        ui::ComparePanel panel(&doc);
+        pick(panel, "h200-sxm");
+        QVERIFY(doc.compareHardware());
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const QMargins m = panel.layout()->contentsMargins();
+        const int table = std::max(panel.table()->minimumWidth(), panel.table()->minimumSizeHint().width());
+        const int want = panel.minimumSizeHint().width();
+        QVERIFY2(want <= table + m.left() + m.right() + 2,
+                 qPrintable(QStringLiteral("the panel asks %1 px, its table %2 px").arg(want).arg(table)));
+    }
+
     void choosingBFillsTable_data()
     {
         QTest::addColumn<QString>("b");

@@ -7,6 +7,7 @@
 #include "ui/controls/whatifgroup.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/util/cachedgroupbox.h"
+#include "ui/util/text.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -118,6 +119,39 @@ private slots:
         QCOMPARE(m_panel->weightsCombo()->currentText(), QStringLiteral("fp16"));
         QCOMPARE(m_panel->phaseCombo()->currentText(), QStringLiteral("decode"));
         QVERIFY(m_panel->errorLabel()->isHidden());
+    }
+
+    // Issue #41 item 11: in decode the search and the timeline served the greyed prompt and output while the
+    // context slider set the step. One rule (core::serve(): the request is the prompt and the output in every
+    // phase), shown in the Controls: in decode the prompt and output boxes are enabled, and a line names both the
+    // step's context and the request; in generate the line goes away (its lengths are the request's).
+    void decodeShowsWhichRequestTheSearchServes()
+    {
+        core::Scenario s = m_doc->scenario();
+        s.phase = core::Phase::Decode;
+        s.seq = 512;
+        s.context = 16384;
+        s.output = 300;
+        m_doc->setScenario(s, QStringLiteral("decode at 16,384"));
+        QVERIFY(m_panel->promptSlider()->isEnabled());
+        QVERIFY(m_panel->contextSlider()->isEnabled());
+        QVERIFY(m_panel->outputSlider()->isEnabled());
+        QVERIFY(!m_panel->requestNote()->isHidden());
+        const QString note = m_panel->requestNote()->text();
+        for (const QString &figure : {memwall::ui::formatGrouped(16384), QStringLiteral("512"), QStringLiteral("300")})
+            QVERIFY2(note.contains(figure), qPrintable(note + " lacks " + figure));
+        // what the note names is what the timeline serves
+        QVERIFY2(m_doc->serving().report, qPrintable(m_doc->serving().error));
+        QCOMPARE(m_doc->serving().report->request.stepToken.back(), int64_t(300));
+
+        s.phase = core::Phase::Generate;
+        m_doc->setScenario(s, QStringLiteral("generate"));
+        QVERIFY(m_panel->promptSlider()->isEnabled());
+        QVERIFY(!m_panel->contextSlider()->isEnabled());
+        QVERIFY(m_panel->requestNote()->isHidden());
+        s.phase = core::Phase::Train;
+        m_doc->setScenario(s, QStringLiteral("train"));
+        QVERIFY(!m_panel->outputSlider()->isEnabled());
     }
 
     void batchSpinChangesScenarioAndAnalysis()
@@ -252,7 +286,7 @@ private slots:
     void phaseEnablesTheLengthsItUses()
     {
         QVERIFY(m_panel->contextSlider()->isEnabled());
-        QVERIFY(!m_panel->promptSlider()->isEnabled());
+        QVERIFY(m_panel->promptSlider()->isEnabled()); // decode: the request's prompt (search, timeline)
         choose(m_panel->phaseCombo(), "generate");
         QVERIFY(m_doc->scenario().phase == core::Phase::Generate);
         QVERIFY(m_panel->promptSlider()->isEnabled());

@@ -58,15 +58,42 @@ private slots:
             const QSizeF pt = h->layout.fullRect(QPageLayout::Point).size();
             QVERIFY(pt.height() > pt.width());
         }
-        // Several questions a page: every page but the last is full.
+        // Page by page, from the geometry that is painted: every question's text and its room to write lie inside
+        // the margins, below the title block, one under the other; each room is at least kWritingRoomMm high; a page
+        // holds up to kQuestionsPerPage, and fewer only when the next question would not fit with its room.
         const auto questions = std::count_if(lesson->steps.begin(), lesson->steps.end(),
                                              [](const auto &s) { return s.question.has_value(); });
+        const QSizeF size = handout->layout.fullRect(QPageLayout::Point).size();
+        const QRectF body(ui::kHandoutMarginPt, ui::kHandoutMarginPt + ui::kHandoutHeadPt,
+                          size.width() - 2 * ui::kHandoutMarginPt,
+                          size.height() - 2 * ui::kHandoutMarginPt - ui::kHandoutHeadPt);
+        const qreal room = ui::kWritingRoomMm * 72 / 25.4;
         std::vector<ui::HandoutQuestion> all;
         for (std::size_t p = 0; p < handout->pages.size(); ++p) {
             const auto &page = handout->pages[p];
             QVERIFY(!page.empty());
-            if (p + 1 < handout->pages.size())
-                QCOMPARE(static_cast<int>(page.size()), ui::kQuestionsPerPage);
+            QVERIFY(static_cast<int>(page.size()) <= ui::kQuestionsPerPage);
+            qreal y = body.top();
+            for (const ui::HandoutQuestion &q : page) {
+                const QString where = QStringLiteral("%1 page %2 question %3").arg(id).arg(p + 1).arg(q.number);
+                QVERIFY2(q.textRect.height() > 20 && q.textRect.top() >= y - 1e-9, qPrintable(where));
+                QVERIFY2(qFuzzyCompare(q.writingRect.top(), q.textRect.bottom()), qPrintable(where));
+                QVERIFY2(q.writingRect.height() >= room - 1e-9,
+                         qPrintable(where + QStringLiteral(": %1 pt to write").arg(q.writingRect.height())));
+                QVERIFY2(body.contains(q.textRect) && body.contains(q.writingRect), qPrintable(where));
+                y = q.writingRect.bottom();
+            }
+            if (p + 1 < handout->pages.size() && static_cast<int>(page.size()) < ui::kQuestionsPerPage) {
+                // the next page's first question did not fit here with its least room, even with no spare given out
+                const ui::HandoutQuestion &next = handout->pages[p + 1].front();
+                qreal least = body.top();
+                for (const ui::HandoutQuestion &q : page)
+                    least += q.textRect.height() + room + 12;
+                QVERIFY2(
+                    least + next.textRect.height() + room > body.bottom(),
+                    qPrintable(
+                        QStringLiteral("%1: page %2 has room for question %3").arg(id).arg(p + 1).arg(next.number)));
+            }
             all.insert(all.end(), page.begin(), page.end());
         }
         QCOMPARE(static_cast<qsizetype>(all.size()), static_cast<qsizetype>(questions));

@@ -124,10 +124,13 @@ private slots:
     void selectionFromDocument();
     void selectionByClick();
     void hoverShowsCallout();
+    void hoverOfAnOperatorWithoutBytesShowsADash();
     void compareDeviceAddsSeries();
     void compareFormatMovesModelPoint_data();
     void compareFormatMovesModelPoint();
     void compareOffRemovesEverySeries();
+    void compareStarsAndLabelsDoNotOverlap_data();
+    void compareStarsAndLabelsDoNotOverlap();
     void legendTogglesSeries();
     void viewZoomPanReset();
     void tickLabelsOneFormatPerAxis();
@@ -312,6 +315,28 @@ void TestRooflineChart::hoverShowsCallout()
     QVERIFY(!chart.callout()->isVisible());
 }
 
+// Issue #41 item 13: an operator that moves no bytes (a prefill's fused softmax) has no intensity and no bound; its
+// callout says so with "—" instead of "0 B", "0.0 FLOP/byte" and "compute-bound".
+void TestRooflineChart::hoverOfAnOperatorWithoutBytesShowsADash()
+{
+    ui::ScenarioDocument doc(library());
+    core::Scenario s = doc.scenario();
+    s.phase = core::Phase::Prefill;
+    doc.setScenario(s, "prefill");
+    ui::RooflineChart chart(&doc);
+    int idx = -1;
+    const auto &ops = doc.analysis().operators;
+    for (std::size_t i = 0; i < ops.size(); ++i)
+        if (!(ops[i].bytes() > 0))
+            idx = static_cast<int>(i);
+    QVERIFY2(idx >= 0, "no operator without bytes in a prefill (the fused softmax has none)");
+    emit chart.operatorMarkers()->hovered(idx, true);
+    const QString text = chart.callout()->text();
+    QVERIFY2(!text.contains("-bound") && !text.contains("0 B") && !text.contains("FLOP/byte"), qPrintable(text));
+    QVERIFY2(text.contains("bytes —") && text.contains("Intensity —") && text.contains("bound —"), qPrintable(text));
+    QVERIFY2(text.contains("moves no bytes"), qPrintable(text));
+}
+
 void TestRooflineChart::compareDeviceAddsSeries()
 {
     ui::ScenarioDocument doc(library());
@@ -384,6 +409,75 @@ void TestRooflineChart::compareFormatMovesModelPoint()
     const QStringList lines = chart.csv().trimmed().split('\n');
     QCOMPARE(lines.filter(QRegularExpression("^b_model,")).size(), 1);
     QCOMPARE(lines.filter(QRegularExpression("^b_ridge,")).size(), roofline ? 1 : 0);
+}
+
+// Issue #41 item 10: in compare mode the A and B whole-model stars and their labels overlapped. Read back from the
+// scene at the window's and a projector's sizes: each label lies clear of the other label and of both stars, and the
+// two stars, where both are drawn, do not cover each other.
+void TestRooflineChart::compareStarsAndLabelsDoNotOverlap_data()
+{
+    QTest::addColumn<QString>("compare"); // a device id, or "int8" for A in int8 weights
+    QTest::addColumn<QSize>("size");
+    for (const QString &cmp : {QStringLiteral("h200-sxm"), QStringLiteral("int8"), QStringLiteral("mi300x")})
+        for (const QSize &size : {QSize(1280, 720), QSize(1024, 768), QSize(760, 480)})
+            QTest::addRow("%s %dx%d", qPrintable(cmp), size.width(), size.height()) << cmp << size;
+}
+
+void TestRooflineChart::compareStarsAndLabelsDoNotOverlap()
+{
+    QFETCH(QString, compare);
+    QFETCH(QSize, size);
+    ui::ScenarioDocument doc(library());
+    doc.setModelById("llama-2-7b");
+    if (compare == "int8") {
+        ui::CompareSpec spec;
+        spec.weights = core::WeightFormat{core::DType::INT8, 0, core::DType::FP16};
+        doc.setCompare(spec);
+    } else {
+        QVERIFY(library()->findHardware(compare.toStdString()));
+        doc.setCompareHardware(*library()->findHardware(compare.toStdString()));
+    }
+    ui::RooflineChart chart(&doc);
+    ui::ChartView view(&chart);
+    view.resize(size);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    QVERIFY(chart.compareModelSeries()->count() == 1);
+
+    std::vector<QRectF> stars;
+    const ui::MarkerLayer *layer = chart.modelMarkers();
+    for (std::size_t i = 0; i < layer->markers().size(); ++i) {
+        const QPointF c = layer->centre(i);
+        if (std::isnan(c.x()))
+            continue;
+        const double r = layer->markers()[i].diameter / 2;
+        stars.emplace_back(c - QPointF(r, r), QSizeF(2 * r, 2 * r));
+    }
+    QCOMPARE(stars.size(), std::size_t(2));
+    // Two stars may touch; neither may hide the other's centre.
+    QVERIFY2(!stars[0].contains(stars[1].center()) && !stars[1].contains(stars[0].center()),
+             qPrintable(QStringLiteral("A star %1,%2 and B star %3,%4")
+                            .arg(stars[0].center().x())
+                            .arg(stars[0].center().y())
+                            .arg(stars[1].center().x())
+                            .arg(stars[1].center().y())));
+    std::vector<std::pair<QString, QRectF>> labels;
+    for (QGraphicsItem *item : chart.chart()->childItems()) {
+        auto *label = dynamic_cast<QGraphicsSimpleTextItem *>(item);
+        if (!label || !label->isVisible() || label->text().isEmpty())
+            continue;
+        if (label->text().startsWith("whole model") || label->text() == doc.compareLabel() || label->text() == "B")
+            labels.emplace_back(label->text(), label->mapRectToParent(label->boundingRect()));
+    }
+    QVERIFY2(!labels.empty(), "no star label shown");
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        for (const QRectF &star : stars)
+            QVERIFY2(!labels[i].second.intersects(star), qPrintable(labels[i].first + " covers a star"));
+        for (std::size_t j = i + 1; j < labels.size(); ++j)
+            QVERIFY2(!labels[i].second.intersects(labels[j].second),
+                     qPrintable(labels[i].first + " overlaps " + labels[j].first));
+    }
 }
 
 void TestRooflineChart::compareOffRemovesEverySeries()
@@ -787,6 +881,7 @@ void TestRooflineChart::helpToolTipClearOfCallout()
         if (!chart.callout()->isVisible())
             continue;
         ++hovered;
+        ui::ChartView::resetZoomHint(); // the help shows once a session: as if each hover were a session's first
         QHelpEvent help(QEvent::ToolTip, at, view.viewport()->mapToGlobal(at));
         QApplication::sendEvent(view.viewport(), &help);
         QWidget *tip = nullptr;

@@ -223,10 +223,22 @@ private slots:
         s.seq = 512;
         m_doc->setScenario(s, "prompt");
         QVERIFY(m_chart->isSearching());
+        // Issue #41 item 13: until the new result arrives, the old front is greyed and the message says so first.
+        QVERIFY2(m_chart->message().startsWith(QStringLiteral("Searching")), qPrintable(m_chart->message()));
+        int shown = 0;
+        for (QAbstractSeries *series : m_chart->chart()->series())
+            if (series->isVisible() && qobject_cast<QScatterSeries *>(series)) {
+                QCOMPARE(series->opacity(), ui::SearchChart::kStaleOpacity);
+                ++shown;
+            }
+        QVERIFY(shown > 0);
         s.seq = 1024; // a second change while the first search may run: only the newest is drawn
         m_doc->setScenario(s, "prompt");
         m_chart->settle();
         QVERIFY(!m_chart->isSearching());
+        QVERIFY2(!m_chart->message().contains(QStringLiteral("Searching")), qPrintable(m_chart->message()));
+        for (QAbstractSeries *series : m_chart->chart()->series())
+            QCOMPARE(series->opacity(), 1.0);
         QCOMPARE(m_chart->front().pareto.front().scenario.seq, int64_t(1024));
         const core::SearchFront want = expectedFront(*m_doc, m_chart->targets());
         QVERIFY2(frontProblems(*m_chart, want).isEmpty(), qPrintable(frontProblems(*m_chart, want)));

@@ -187,9 +187,19 @@ QList<QRect> ChartView::calloutScreenRects() const
     return out;
 }
 
+namespace {
+bool g_zoomHintShown = false; // one help tooltip per session, whichever chart view shows it (GUI thread only)
+} // namespace
+
+bool ChartView::zoomHintShown() { return g_zoomHintShown; }
+void ChartView::resetZoomHint() { g_zoomHintShown = false; }
+
 bool ChartView::event(QEvent *event)
 {
     if (event->type() == QEvent::ToolTip && !toolTip().isEmpty()) {
+        if (g_zoomHintShown)
+            return true; // shown once already: the right-click menu and Help list the same keys
+        g_zoomHintShown = true;
         QToolTip::showText(static_cast<QHelpEvent *>(event)->globalPos(), toolTip(), this);
         keepToolTipOffCallouts();
         return true;

@@ -62,6 +62,12 @@ public:
     /// The cover's widget while covered, else nullptr.
     QWidget *cover() const;
 
+    /// The zoom/pan help tooltip shows once per session (process), on the first hover of any chart view, and never
+    /// again: on every hover it hid what the user hovered for. True once it has shown.
+    static bool zoomHintShown();
+    /// Lets the next hover show the help again (tests).
+    static void resetZoomHint();
+
 public slots:
     void resetView();
 
@@ -70,8 +76,8 @@ signals:
     void viewChanged();
 
 protected:
-    /// Shows the view's help tooltip (zoom and pan keys) clear of a visible callout: the help must not hide the
-    /// point's figures the user is hovering for.
+    /// Shows the view's help tooltip (zoom and pan keys) clear of a visible callout, once per session (see
+    /// zoomHintShown()): the help must not hide the point's figures the user is hovering for.
     bool event(QEvent *event) override;
     void wheelEvent(QWheelEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;

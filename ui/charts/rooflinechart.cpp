@@ -264,11 +264,29 @@ QGraphicsLineItem *RooflineChart::addLeader()
 
 void RooflineChart::placeStars()
 {
+    // A's and B's stars at their full size would cover each other when their points lie closer than a star (B on
+    // a device with 1.4 times the bandwidth is a few pixels above A in a small chart): both then shrink until
+    // neither covers the other's centre, down to kMinStar pixels. Points closer still are one point to the eye.
+    constexpr qreal kMinStar = 8;
+    qreal diameter = m_model->markerSize();
+    if (m_model->count() > 0 && m_compareModel->count() > 0 && m_chart->plotArea().width() > 0) {
+        const QPointF d = m_chart->mapToPosition(m_model->at(0), m_model) -
+                          m_chart->mapToPosition(m_compareModel->at(0), m_compareModel);
+        const qreal apart = std::max(std::abs(d.x()), std::abs(d.y()));
+        diameter = std::clamp(2 * apart * 0.9, kMinStar, diameter);
+    }
     std::vector<MarkerLayer::Marker> stars;
     for (const auto &[series, group] : {std::pair{m_model, 0}, std::pair{m_compareModel, 1}})
         if (series->count() > 0)
-            stars.push_back({series->at(0), series->markerSize(), group, group, false, MarkerLayer::Shape::Star});
-    m_stars->setMarkers(std::move(stars));
+            stars.push_back({series->at(0), std::min(diameter, series->markerSize()), group, group, false,
+                             MarkerLayer::Shape::Star});
+    const auto &now = m_stars->markers();
+    const bool same = now.size() == stars.size() &&
+                      std::equal(now.begin(), now.end(), stars.begin(), [](const auto &a, const auto &b) {
+                          return a.value == b.value && a.diameter == b.diameter && a.group == b.group;
+                      });
+    if (!same)
+        m_stars->setMarkers(std::move(stars));
 }
 
 void RooflineChart::legendToggled()
@@ -690,12 +708,21 @@ void RooflineChart::showOperatorTooltip(int index, bool state)
     lines << tr("%1, %2 × %3 (%4)")
                  .arg(className(op.cls), formatExact(op.count), qs(toString(op.phase)),
                       qs(toString(op.computeType)).toUpper());
-    lines << tr("FLOPs %1 · bytes %2").arg(formatSiNumber(op.flops), formatBytes(op.bytes()));
-    lines << (!(op.bytes() > 0) ? tr("No memory traffic: intensity unbounded (drawn at the right edge)")
-                                : tr("Intensity %1 FLOP/byte").arg(formatSiNumber(op.intensity())));
-    lines << tr("Attainable %1 · achieved %2").arg(formatSi(att, "FLOP/s"), formatSi(achieved, "FLOP/s"));
-    lines << tr("Time %1 (%2 of the step), %3-bound")
-                 .arg(formatSeconds(op.timeS), formatPercent(share), qs(toString(op.bound)));
+    const QString percent = formatPercent(share);
+    if (!(op.bytes() > 0)) {
+        // No bytes: no intensity, and no ridge to be left or right of; "0 B, 0.0 FLOP/byte, compute-bound" would
+        // read as a figure. The operator table shows the same "—" with the same reason.
+        lines << tr("FLOPs %1 · bytes — (moves no bytes from memory)").arg(formatSiNumber(op.flops));
+        lines << tr("Intensity —: no memory traffic, drawn at the right edge");
+        lines << tr("Achieved %1").arg(formatSi(achieved, "FLOP/s"));
+        lines << tr("Time %1 (%2 of the step), bound —: neither memory nor the ridge applies")
+                     .arg(formatSeconds(op.timeS), percent);
+    } else {
+        lines << tr("FLOPs %1 · bytes %2").arg(formatSiNumber(op.flops), formatBytes(op.bytes()));
+        lines << tr("Intensity %1 FLOP/byte").arg(formatSiNumber(op.intensity()));
+        lines << tr("Attainable %1 · achieved %2").arg(formatSi(att, "FLOP/s"), formatSi(achieved, "FLOP/s"));
+        lines << tr("Time %1 (%2 of the step), %3-bound").arg(formatSeconds(op.timeS), percent, qs(toString(op.bound)));
+    }
     QStringList same;
     for (int other : operatorsAt(operatorPoint(index)))
         if (other != index)
@@ -820,11 +847,13 @@ LabelPlacer RooflineChart::labelObstacles(const QRectF &area) const
         const double r = m_ops->markers()[i].diameter / 2;
         placer.addObstacle(QRectF(c - QPointF(r, r), QSizeF(2 * r, 2 * r)));
     }
-    for (const QScatterSeries *star : {m_model, m_compareModel})
-        if (star->count() > 0 && star->isVisible()) {
-            const double r = star->markerSize() / 2;
-            placer.addObstacle(QRectF(map(star->at(0).x(), star->at(0).y()) - QPointF(r, r), QSizeF(2 * r, 2 * r)));
-        }
+    for (std::size_t i = 0; i < m_stars->markers().size(); ++i) {
+        const QPointF c = m_stars->centre(i);
+        if (std::isnan(c.x()))
+            continue;
+        const double r = m_stars->markers()[i].diameter / 2;
+        placer.addObstacle(QRectF(c - QPointF(r, r), QSizeF(2 * r, 2 * r)));
+    }
     return placer;
 }
 
@@ -1234,6 +1263,8 @@ void RooflineChart::layoutLabels()
     const QRectF area = m_chart->plotArea();
     if (area.width() < 10 || area.height() < 10)
         return;
+    if (m_compareModel->count() > 0)
+        placeStars(); // how close A's and B's stars lie depends on the plot's size
     LabelLayout layout(*this, area);
     layout.run();
     layout.apply();

@@ -431,6 +431,14 @@ void SearchChart::redraw()
     };
     vertical(m_userLine, m_targets.minTokensPerSPerUser);
     vertical(m_tpotLine, m_targets.maxTpotS > 0 ? 1 / m_targets.maxTpotS : 0);
+    // While a new search runs, the front drawn is the previous inputs' (under the new title): greyed, with
+    // "Searching…" first in the message, until take() redraws the new one.
+    const qreal opacity = isSearching() ? kStaleOpacity : 1.0;
+    for (QScatterSeries *s : m_devices)
+        s->setOpacity(opacity);
+    m_frontLine->setOpacity(opacity);
+    m_nearest->setOpacity(opacity);
+    m_bands->setOpacity(opacity);
     if (m_callout->isVisible())
         m_callout->hide(); // its point may be gone
     layoutOverlay();
@@ -503,7 +511,7 @@ QString SearchChart::message() const
         lines << tr("Achievable efficiency: each segment spans where measured runs fell (%1–%2 × the time)")
                      .arg(formatRatio(core::kAchievableBand.low), formatRatio(core::kAchievableBand.high));
     if (isSearching())
-        lines << tr("Searching again…");
+        lines.prepend(tr("Searching… (greyed: the previous search's front)"));
     return lines.join(QLatin1Char('\n'));
 }
 

@@ -75,6 +75,8 @@ public:
     /// What the chart says over the plot: how many configurations fit and meet the targets, or that nothing meets
     /// them and the nearest configuration with its miss, or the search's state.
     QString message() const;
+    /// The opacity of a front drawn while a new search runs (it is the previous inputs' front).
+    static constexpr qreal kStaleOpacity = 0.25;
     /// Why the search failed (an encoder model, an invalid scenario); empty otherwise.
     const QString &error() const { return m_error; }
 

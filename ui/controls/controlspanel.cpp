@@ -189,6 +189,12 @@ QWidget *ControlsPanel::buildWorkloadGroup()
     form->addRow(tr("P&rompt"), m_seq);
     form->addRow(tr("Con&text"), m_context);
     form->addRow(tr("O&utput"), m_output);
+    m_requestNote = new QLabel(box);
+    m_requestNote->setObjectName("requestNote");
+    m_requestNote->setWordWrap(true);
+    m_requestNote->setToolTip(tr("The request timeline and the deployment search serve one request of the prompt and "
+                                 "output lengths in every phase; a decode step's context is the cache it reads."));
+    form->addRow(m_requestNote);
 
     connect(m_phase, &QComboBox::activated, this, [this](int i) {
         Scenario s = m_doc->scenario();
@@ -354,10 +360,25 @@ void ControlsPanel::syncFromDocument()
     m_seq->setValue(static_cast<double>(s.seq));
     m_context->setValue(static_cast<double>(s.context));
     m_output->setValue(static_cast<double>(s.output));
-    // Lengths a phase does not use stay visible but greyed out.
-    m_seq->setEnabled(s.phase != Phase::Decode);
+    // Lengths a phase does not use stay visible but greyed out. The request that the timeline and the search serve
+    // is the prompt and the output in every phase (core::serve()), so the prompt is never greyed, and in decode,
+    // whose step is at the context, a line says which request the prompt and the output make.
+    const bool serves = s.phase != Phase::Encode && s.phase != Phase::Train;
     m_context->setEnabled(s.phase == Phase::Decode);
-    m_output->setEnabled(s.phase == Phase::Generate);
+    m_output->setEnabled(serves);
+    const bool note = s.phase == Phase::Decode || s.phase == Phase::Prefill; // generate's lengths are the request's
+    m_requestNote->setVisible(note);
+    if (note) {
+        const QString text =
+            s.phase == Phase::Decode
+                ? tr("The step above is at context %1. Search and timeline serve a request of %2 prompt and %3 "
+                     "output tokens.")
+                      .arg(formatGrouped(s.context), formatGrouped(s.seq), formatGrouped(s.output))
+                : tr("Search and timeline serve a request of %1 prompt and %2 output tokens.")
+                      .arg(formatGrouped(s.seq), formatGrouped(s.output));
+        if (m_requestNote->text() != text) // a batch tick leaves it as it is: no relayout
+            m_requestNote->setText(text);
+    }
 
     // A format the list does not offer (a checkpoint's own, such as FP8 in 128 x 128 blocks with fp32 scales) is
     // shown as itself, as the last item, while the scenario has it.

@@ -37,6 +37,8 @@ public:
     LogSlider *promptSlider() const { return m_seq; }
     LogSlider *contextSlider() const { return m_context; }
     LogSlider *outputSlider() const { return m_output; }
+    /// The line under the lengths that says which prompt and output the search and the timeline serve.
+    QLabel *requestNote() const { return m_requestNote; }
     QComboBox *weightsCombo() const { return m_weights; }
     QComboBox *activationsCombo() const { return m_activations; }
     QComboBox *kvCombo() const { return m_kv; }
@@ -82,6 +84,7 @@ private:
     LogSlider *m_seq = nullptr;
     LogSlider *m_context = nullptr;
     LogSlider *m_output = nullptr;
+    QLabel *m_requestNote = nullptr;
     QComboBox *m_weights = nullptr;
     QComboBox *m_activations = nullptr;
     QComboBox *m_kv = nullptr;

@@ -1,4 +1,6 @@
 #include "ui/document/scenariodocument.h"
+
+#include "core/analysis/assemble.h"
 #include "ui/util/savefile.h"
 
 #include "core/io/jsonreader.h"
@@ -67,11 +69,11 @@ ScenarioDocument::ScenarioDocument(std::shared_ptr<const PresetLibrary> presets,
     : QObject(parent), m_presets(std::move(presets))
 {
     // The default the product opens with: Llama-2-70B decoding on an H100.
-    if (const auto *hw = m_presets->findHardware("h100-sxm"))
+    if (const auto *hw = m_presets->findHardware(core::kDefaultHardware))
         m_file.hardware = *hw;
     else if (!m_presets->hardware().empty())
         m_file.hardware = m_presets->hardware().front();
-    if (const auto *m = m_presets->findModel("llama-2-70b"))
+    if (const auto *m = m_presets->findModel(core::kDefaultModel))
         m_file.model = m->shape;
     else if (!m_presets->models().empty())
         m_file.model = m_presets->models().front().shape;
@@ -94,19 +96,8 @@ void ScenarioDocument::applyState(const ScenarioFile &f)
 
 void ScenarioDocument::startFirstLaunch()
 {
-    // The product opens on a scenario that fits, not a red "does not fit": Llama 2 70B's 138 GB of FP16 weights go
-    // over two H100s (69 GB each of 80 GB), the fewest devices (tensor parallelism 1, 2, 4, 8) that hold them.
-    ScenarioFile first = m_file;
-    for (int tp : {1, 2, 4, 8}) {
-        first.scenario.tp = tp;
-        try {
-            if (analyze(m_effective, first.model, first.scenario).memory.fits)
-                break;
-        } catch (const AnalysisError &) {
-            // tp not dividing the heads: try the next
-        }
-    }
-    setFile(first, tr("Start"), true);
+    // The start scenario's rule (the fewest devices that hold the model) is core's, shared with `memwall export`.
+    setFile(core::startScenario(m_file), tr("Start"), true);
 }
 
 const core::FitLimits &ScenarioDocument::fitLimits() const

@@ -53,6 +53,72 @@ qreal drawText(QPainter &p, const QRectF &box, const QString &html, qreal points
     return std::min(doc.size().height(), box.height());
 }
 
+/// The body text size of a handout question, in points.
+constexpr qreal kHandoutTextPt = 10;
+
+/// What a handout question prints: its number and step title, then its html.
+QString handoutHtml(const HandoutQuestion &q)
+{
+    return QStringLiteral("<p><b>%1. %2</b></p>").arg(q.number).arg(q.stepTitle.toHtmlEscaped()) + q.html;
+}
+
+/// The height `html` takes at `width` points in the handout's body size (as drawText() lays it out).
+qreal textHeight(const QString &html, qreal width, const Theme &theme)
+{
+    QTextDocument doc;
+    doc.setDocumentMargin(0);
+    doc.setTextWidth(width);
+    doc.setDefaultStyleSheet(QStringLiteral("p { margin-bottom: 8px; }"));
+    QFont f = theme.labelFont();
+    f.setPointSizeF(kHandoutTextPt);
+    doc.setDefaultFont(f);
+    doc.setHtml(html);
+    return doc.size().height();
+}
+
+/// Places the questions of `all` on pages of `layout` top to bottom: each its measured text, then (on the handout)
+/// at least kWritingRoomMm to write; a question that does not fit starts a new page, and a page's spare height is
+/// shared among its writing rooms. The key packs its questions with a small gap and no room.
+std::vector<std::vector<HandoutQuestion>> paginate(std::vector<HandoutQuestion> all, const QPageLayout &layout,
+                                                   bool key, const Theme &theme)
+{
+    const QSizeF page = layout.fullRect(QPageLayout::Point).size();
+    const qreal left = kHandoutMarginPt, width = page.width() - 2 * kHandoutMarginPt;
+    const qreal top = kHandoutMarginPt + kHandoutHeadPt, bottom = page.height() - kHandoutMarginPt;
+    const qreal room = key ? 0 : kWritingRoomMm * 72 / 25.4, gap = 12;
+    const int perPage = key ? 3 * kQuestionsPerPage : kQuestionsPerPage;
+    std::vector<std::vector<HandoutQuestion>> pages;
+    qreal y = bottom + 1;
+    const auto closePage = [&] {
+        if (pages.empty() || key || pages.back().empty())
+            return;
+        auto &qs = pages.back();
+        const qreal share = std::max<qreal>(0, bottom - (qs.back().writingRect.bottom() + gap)) / qs.size();
+        qreal shift = 0;
+        for (HandoutQuestion &q : qs) {
+            q.textRect.translate(0, shift);
+            q.writingRect.translate(0, shift);
+            q.writingRect.setHeight(q.writingRect.height() + share);
+            shift += share;
+        }
+    };
+    for (HandoutQuestion &q : all) {
+        // A question taller than a page gets a page of its own, its text cut to what is left above the room.
+        const qreal text = std::min(textHeight(handoutHtml(q), width, theme), bottom - top - room);
+        if (pages.empty() || static_cast<int>(pages.back().size()) >= perPage || y + text + room > bottom) {
+            closePage();
+            pages.emplace_back();
+            y = top;
+        }
+        q.textRect = QRectF(left, y, width, text);
+        q.writingRect = QRectF(left, y + text, width, room);
+        y += text + room + gap;
+        pages.back().push_back(std::move(q));
+    }
+    closePage();
+    return pages;
+}
+
 struct PageWriter
 {
     QPainter &painter;
@@ -127,6 +193,7 @@ std::optional<Handout> buildHandout(const Lesson &lesson, std::shared_ptr<const 
                                 : QObject::tr("%1 — questions").arg(lesson.title);
     h.layout = QPageLayout(QPageSize(options.paper), QPageLayout::Portrait, QMarginsF(0, 0, 0, 0));
     int number = 0;
+    std::vector<HandoutQuestion> all;
     for (int i = 0; i < controller.stepCount(); ++i) {
         if (i != controller.stepIndex() && !controller.goToStep(i))
             return fail(controller.lastError());
@@ -140,14 +207,11 @@ std::optional<Handout> buildHandout(const Lesson &lesson, std::shared_ptr<const 
         q.html = questionHtml(*view, options.answerKey ? QuestionMode::Answered : QuestionMode::Blank);
         if (options.answerKey)
             q.answer = view->answer;
-        // the key is a list, one question after another; the handout leaves room to write under each
-        const int perPage = options.answerKey ? 3 * kQuestionsPerPage : kQuestionsPerPage;
-        if (h.pages.empty() || static_cast<int>(h.pages.back().size()) >= perPage)
-            h.pages.emplace_back();
-        h.pages.back().push_back(std::move(q));
+        all.push_back(std::move(q));
     }
-    if (h.pages.empty())
+    if (all.empty())
         return fail(QObject::tr("the lesson \u201c%1\u201d asks no question").arg(lesson.id));
+    h.pages = paginate(std::move(all), h.layout, options.answerKey, options.theme);
     return h;
 }
 
@@ -162,7 +226,7 @@ bool paintHandout(const Handout &h, QPdfWriter &pdf, const Theme &theme, QString
         return false;
     }
     const QSizeF page = h.layout.fullRect(QPageLayout::Point).size();
-    const qreal margin = 50, head = 64;
+    const qreal margin = kHandoutMarginPt;
     QColor weak = theme.foreground;
     weak.setAlphaF(0.5);
     for (std::size_t p = 0; p < h.pages.size(); ++p) {
@@ -179,28 +243,19 @@ bool paintHandout(const Handout &h, QPdfWriter &pdf, const Theme &theme, QString
         painter.setPen(theme.foreground);
         // The title on its own lines (a long lesson title wraps), under the name and page line: side by side they
         // overlapped.
-        painter.drawText(QRectF(margin, margin - 18, page.width() - 2 * margin, 60), Qt::AlignLeft | Qt::TextWordWrap,
-                         h.title);
+        painter.drawText(QRectF(margin, margin - 10, page.width() - 2 * margin, kHandoutHeadPt + 6),
+                         Qt::AlignLeft | Qt::TextWordWrap, h.title);
         QFont small = theme.labelFont();
         small.setPointSizeF(10);
         painter.setFont(small);
-        painter.drawText(QRectF(margin, margin - 40, page.width() - 2 * margin, 16), Qt::AlignRight,
+        painter.drawText(QRectF(margin, margin - 28, page.width() - 2 * margin, 16), Qt::AlignRight,
                          QObject::tr("Name: ____________________   page %1 of %2").arg(p + 1).arg(h.pages.size()));
-        const auto &questions = h.pages[p];
-        const bool key = !questions.empty() && !questions.front().answer.isEmpty();
-        const int places = key ? 3 * kQuestionsPerPage : kQuestionsPerPage;
-        const qreal slot = (page.height() - 2 * margin - head) / places;
-        for (std::size_t q = 0; q < questions.size(); ++q) {
-            const QRectF box(margin, margin + head + slot * static_cast<qreal>(q), page.width() - 2 * margin, slot);
-            const QString html = QStringLiteral("<p><b>%1. %2</b></p>")
-                                     .arg(questions[q].number)
-                                     .arg(questions[q].stepTitle.toHtmlEscaped()) +
-                                 questions[q].html;
-            const qreal used = drawText(painter, box.adjusted(0, 0, 0, -8), html, 11, theme, 8);
-            // Room to write: ruled lines under the question down to the next one.
+        // Each question where paginate() placed it: its text, then its room to write, ruled every 22 pt.
+        for (const HandoutQuestion &q : h.pages[p]) {
+            drawText(painter, q.textRect, handoutHtml(q), kHandoutTextPt, theme, 8);
             painter.setPen(QPen(weak, 0.5));
-            for (qreal y = box.top() + used + 22; !key && y < box.bottom() - 8; y += 22)
-                painter.drawLine(QPointF(box.left(), y), QPointF(box.right(), y));
+            for (qreal y = q.writingRect.top() + 22; y <= q.writingRect.bottom(); y += 22)
+                painter.drawLine(QPointF(q.writingRect.left(), y), QPointF(q.writingRect.right(), y));
         }
     }
     if (!painter.end()) {

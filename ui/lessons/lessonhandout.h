@@ -5,6 +5,7 @@
 
 #include <QPageLayout>
 #include <QPageSize>
+#include <QRectF>
 #include <QString>
 
 #include <memory>
@@ -30,17 +31,25 @@ struct HandoutOptions
     Theme theme = Theme::light();
 };
 
-/// Questions on one handout page: room for each to be worked out in writing under it.
+/// Questions on one handout page at most; fewer when their text and writing room do not fit.
 constexpr int kQuestionsPerPage = 3;
+/// The least room to write under each question of a handout, in millimetres (five lines ruled 22 pt apart); a page
+/// takes fewer questions rather than less room. A page's spare height goes to its questions' rooms in equal shares.
+constexpr double kWritingRoomMm = 35;
+/// The handout's page margins and the height of its title block, in points.
+constexpr double kHandoutMarginPt = 40;
+constexpr double kHandoutHeadPt = 60;
 
 /// One question as printed on a handout or its key.
 struct HandoutQuestion
 {
-    int number = 0;    ///< 1, 2, … through the lesson
-    QString stepTitle; ///< the step that asks it
-    QString html;      ///< the question as printed: ask, given figures, choices (and in the key, the answer)
-    QString given;     ///< the figures it gives, rendered (empty if none)
-    QString answer;    ///< the computed answer ("4.11 ms"); empty on the handout itself
+    int number = 0;     ///< 1, 2, … through the lesson
+    QString stepTitle;  ///< the step that asks it
+    QString html;       ///< the question as printed: ask, given figures, choices (and in the key, the answer)
+    QString given;      ///< the figures it gives, rendered (empty if none)
+    QString answer;     ///< the computed answer ("4.11 ms"); empty on the handout itself
+    QRectF textRect;    ///< where the number, step title and html are painted on the page, in points
+    QRectF writingRect; ///< the ruled room to write under it, in points (empty in the key)
 };
 
 /// The handout (or its key) before painting: its paper and pages of questions. What tst_lessonhandout checks.

@@ -12,6 +12,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -92,6 +93,12 @@ ComparePanel::ComparePanel(ScenarioDocument *doc, QWidget *parent)
         m_activations->addItem(precision::dtypeLabel(t), static_cast<int>(t));
     m_activations->setToolTip(tr("Format of B's activations (B's matmuls run in it where its device supports it); "
                                  "\"same as A\" follows the Precision controls"));
+    // The combos and the picker do not ask for their longest item's width: the dock would then be wider than a
+    // 1024-pixel screen leaves it, and the window grew past the screen's edge with Swap and B / A cut off.
+    for (QComboBox *box : {static_cast<QComboBox *>(m_picker), m_weights, m_kv, m_activations}) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(kComboChars);
+    }
     form->addRow(tr("B w&eights:"), m_weights);
     form->addRow(tr("B &KV cache:"), m_kv);
     form->addRow(tr("B a&ctivations:"), m_activations);
@@ -276,6 +283,16 @@ void ComparePanel::refresh()
     m_status->setText(tr("B: %1 — otherwise the same model (%2), scenario and parallelism as A. B / A > 1 means B has "
                          "more.")
                           .arg(summary, model));
+    // The panel is as narrow as its figures allow (the combos no longer widen it): the figure columns whole, the
+    // metric names at their least, wrapping.
+    const QHeaderView *header = m_table->horizontalHeader();
+    int need =
+        header->minimumSectionSize() + 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width();
+    for (int c : {AColumn, BColumn, RatioColumn})
+        need +=
+            std::max(static_cast<const QAbstractItemView *>(m_table)->sizeHintForColumn(c), header->sectionSizeHint(c));
+    if (m_table->minimumWidth() != need)
+        m_table->setMinimumWidth(need);
 }
 
 } // namespace memwall::ui

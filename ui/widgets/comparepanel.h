@@ -21,6 +21,8 @@ class ComparePanel : public QWidget
 {
     Q_OBJECT
 public:
+    /// The characters the picker and the format combos are sized for (their lists show the whole names).
+    static constexpr int kComboChars = 14;
     explicit ComparePanel(ScenarioDocument *doc, QWidget *parent = nullptr);
 
     /// Item id of the device picker's "Same device as A" entry (the "None" entry has the empty id).
