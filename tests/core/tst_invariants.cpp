@@ -30,12 +30,12 @@ namespace {
 
 // Every family: dense GQA/MQA/MHA decoders, MoE, encoders (text and image), learned positions, sliding and chunked
 // windows and layer patterns, latent attention (MLA) with dense first layers and MTP, state-space models and
-// hybrids, Gated DeltaNet, and this round's MoE families.
+// hybrids, Gated DeltaNet, this round's MoE families and the multimodal wrappers (a vision tower).
 const char *const kModels[] = {
     "llama-2-70b",    "llama-3-8b",     "mixtral-8x7b", "bert-base-uncased", "gpt2",         "falcon-7b",
     "mistral-7b",     "gemma-2b",       "opt-13b",      "qwen3-5-397b-a17b", "deepseek-v3",  "mamba2-2-7b",
     "jamba-1-5-mini", "nemotron-h-56b", "gemma-3-1b",   "llama-4-scout",     "gpt-oss-120b", "vit-large-patch32-224",
-    "minimax-m2.5",   "mimo-7b"};
+    "minimax-m2.5",   "mimo-7b",        "gemma-3-27b",  "qwen3-vl-8b"};
 constexpr Phase kPhases[] = {Phase::Prefill, Phase::Decode, Phase::Generate, Phase::Encode, Phase::Train};
 constexpr int64_t kBatches[] = {1, 8, 256};
 constexpr int kTps[] = {1, 2, 8};

@@ -598,12 +598,11 @@ void TestLayerBlocks::unsupportedParts_data()
                                                     << "text_config"
                                                     << "null"
                                                     << "cfg.json: text_config: missing";
-    QTest::newRow("gemma3 with its vision tower")
-        << "gemma-3-1b-it.json"
-        << "model_type"
-        << "\"gemma3\""
-        << "cfg.json: model_type: 'gemma3': its SigLIP vision tower and projector are not modelled; import the "
-           "language model alone (its text_config, model_type gemma3_text)";
+    // A gemma3 file is the language model and its vision tower: its text model is in text_config (tst_multimodal).
+    QTest::newRow("gemma3 without its text_config") << "gemma-3-1b-it.json"
+                                                    << "model_type"
+                                                    << "\"gemma3\""
+                                                    << "cfg.json: text_config: missing";
 }
 
 void TestLayerBlocks::unsupportedParts()
