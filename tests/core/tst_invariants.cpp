@@ -199,6 +199,9 @@ void TestInvariants::grid()
                                 s.kv = prec.kv;
                                 s.tp = tp;
                                 s.pp = pp;
+                                // A model with a vision tower runs it on one image a request where images apply.
+                                if (m->vision.present() && phase != Phase::Train && phase != Phase::Encode)
+                                    s.images = 1;
                                 const std::string where = describe(hw, *m, s);
                                 try {
                                     const Analysis a = analyze(hw, *m, s);
