@@ -9,14 +9,22 @@ namespace memwall::core {
 
 namespace {
 
+/// " and N images": a request's images, whose tokens the prompt's prefill takes too.
+std::string imagesPhrase(const Scenario &s)
+{
+    return " and " + formatGrouped(s.images) + (s.images == 1 ? " image" : " images");
+}
+
 /// What the run does, for "At batch 8, <phase> reaches ...".
 std::string phasePhrase(const Scenario &s)
 {
     switch (s.phase) {
     case Phase::Decode: return "decode";
-    case Phase::Prefill: return "prefill of " + formatGrouped(s.seq) + " tokens";
+    case Phase::Prefill:
+        return "prefill of " + formatGrouped(s.seq) + " tokens" + (s.images > 0 ? imagesPhrase(s) : std::string());
     case Phase::Generate:
-        return "generating " + formatGrouped(s.output) + " tokens after a " + formatGrouped(s.seq) + "-token prompt";
+        return "generating " + formatGrouped(s.output) + " tokens after a " + formatGrouped(s.seq) + "-token prompt" +
+               (s.images > 0 ? imagesPhrase(s) : std::string());
     case Phase::Encode: return "encoding " + formatGrouped(s.seq) + " tokens";
     case Phase::Train: return "a training step over " + formatGrouped(s.seq) + " tokens";
     }

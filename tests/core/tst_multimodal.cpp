@@ -214,6 +214,14 @@ void TestMultimodal::imagesInPrefill()
     QCOMPARE(findOp(ga, "vision.merger.pool")->flops, 4718592.0);
     // The projector: 256 tokens x 1,152 x 5,376 x 2 = 3,170,893,824 (no bias).
     QCOMPARE(findOp(ga, "vision.projector.fc1")->flops, 3170893824.0);
+
+    // Live activations: the tower's peak when it is the higher. Unfused attention over one image of 4,096 patches:
+    // the MLP's 4,304-wide tensor in and out, 2 x 4,096 x 4,304 x 2 B = 70,516,736, and 16 heads' score matrices
+    // 16 x 4,096^2 x 2 B = 536,870,912: 607,387,648 B, above the language model's prefill of 1 + 256 tokens
+    // (2 x 257 x 43,008 x 2 B = 44,212,224 for its gated FFN, its small score matrices and the FP32 logits).
+    s.seq = 1;
+    s.fusedAttention = false;
+    QCOMPARE(analyze(testpresets::hw("h100-sxm"), g, s).memory.activations, 607387648.0);
 }
 
 void TestMultimodal::imagesInDecode()
