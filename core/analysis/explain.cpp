@@ -151,7 +151,8 @@ static std::string limitSentence(const HardwareSpec &hw, const ModelShape &model
         }
     } else {
         const int64_t perReplica = s.batch / std::max(1, s.dp);
-        const int64_t tokens = perReplica * (decoding && s.phase == Phase::Decode ? 1 : s.seq);
+        // A request's images are prompt tokens too.
+        const int64_t tokens = perReplica * (decoding && s.phase == Phase::Decode ? 1 : s.seq + imageTokens(s, model));
         out += "each weight read is reused by " + formatGrouped(tokens) + (tokens == 1 ? " token" : " tokens") +
                ", so compute (" + formatSi(a.peakFlops, "FLOP/s") + " " + std::string(toString(a.matmulType)) +
                ") sets the speed.";
@@ -179,7 +180,9 @@ int64_t positionsUsed(const Scenario &s)
 
 std::string positionNote(const ModelShape &model, const Scenario &s)
 {
-    const int64_t used = positionsUsed(s);
+    // The image tokens of a request take positions as its text does.
+    const int64_t used =
+        positionsUsed(s) + (s.phase == Phase::Train || s.phase == Phase::Encode ? 0 : imageTokens(s, model));
     if (model.maxPositions <= 0 || used <= model.maxPositions)
         return {};
     const std::string head =

@@ -6,6 +6,7 @@
 #include "../builtinpresets.h"
 
 #include "core/analysis/analysis.h"
+#include "core/analysis/explain.h"
 #include "core/analysis/scenario.h"
 #include "core/analysis/serving.h"
 #include "core/io/hfconfig.h"
@@ -201,6 +202,10 @@ void TestMultimodal::imagesInPrefill()
     QCOMPARE(findOp(a, "vision.deepstack.norm")->flops, 55738368.0);
     // Weights: every parameter, the tower's too, at 2 bytes.
     QCOMPARE(a.weightBytes, 2.0 * 8767123696.0);
+    // The headline names the images, and the tokens each weight read serves count their 576 tokens.
+    const std::string why = explain(testpresets::hw("h100-sxm"), m, s, a);
+    QVERIFY2(why.find("prefill of 1,000 tokens and 1 image") != std::string::npos, why.c_str());
+    QVERIFY2(why.find("reused by 1,576 tokens") != std::string::npos, why.c_str());
     // Two images: the tower's work doubles.
     s.images = 2;
     const Analysis two = analyze(testpresets::hw("h100-sxm"), m, s);

@@ -189,6 +189,7 @@ QWidget *ControlsPanel::buildWorkloadGroup()
     form->addRow(tr("P&rompt"), m_seq);
     form->addRow(tr("Con&text"), m_context);
     form->addRow(tr("O&utput"), m_output);
+    m_groups.insert(QStringLiteral("Workload"), box); // table options of the group (images) join it
 
     connect(m_phase, &QComboBox::activated, this, [this](int i) {
         Scenario s = m_doc->scenario();
