@@ -63,6 +63,7 @@ class TestMultimodal : public QObject
 private slots:
     void gemma3WithSiglip();
     void qwen3Vl();
+    void qwen3VlMoe();
     void llama4FullConfig();
     void visionRoundTrip();
     void imagesInPrefill();
@@ -128,6 +129,30 @@ void TestMultimodal::qwen3Vl()
     QCOMPARE(m.vision.tokensPerImage(), int64_t(576));
     QVERIFY(reportHas(in, "video is not modelled"));
     QVERIFY(m.qkNorm);
+}
+
+void TestMultimodal::qwen3VlMoe()
+{
+    // Qwen3-VL-30B-A3B: Qwen3-30B-A3B's language model (30,532,122,624, the Hugging Face safetensors total
+    // debaditc/kvfit records for Qwen3-30B-A3B) and Qwen3-VL 8B's tower (415,891,440) with its mergers to 2,048:
+    //   merger 2,304 + 21,238,272 + fc2 4608 x 2048 + 2048 = 9,439,232: 30,679,808; three deepstack mergers
+    //   3 x (9,216 + 21,238,272 + 9,439,232) = 92,060,160; the tower and projector 538,631,408.
+    //   Total 31,070,754,032: the published paramCount of Qwen3-VL-30B-A3B quoted in a public code index.
+    // The keys MemWall reads, with the values of Qwen/Qwen3-VL-30B-A3B-Instruct's config.json as a Rust test of a
+    // Qwen3-VL port quotes it (hf_30b_a3b_json, found through a code index that gave no repository path).
+    const nlohmann::json c = nlohmann::json::parse(R"({"model_type": "qwen3_vl_moe", "tie_word_embeddings": false,
+      "text_config": {"attention_bias": false, "decoder_sparse_step": 1, "head_dim": 128, "hidden_size": 2048,
+        "intermediate_size": 6144, "max_position_embeddings": 262144, "mlp_only_layers": [],
+        "model_type": "qwen3_vl_moe_text", "moe_intermediate_size": 768, "num_attention_heads": 32,
+        "num_experts": 128, "num_experts_per_tok": 8, "num_hidden_layers": 48, "num_key_value_heads": 4,
+        "vocab_size": 151936},
+      "vision_config": {"deepstack_visual_indexes": [8, 16, 24], "depth": 27, "hidden_act": "gelu_pytorch_tanh",
+        "hidden_size": 1152, "in_channels": 3, "intermediate_size": 4304, "num_heads": 16,
+        "num_position_embeddings": 2304, "out_hidden_size": 2048, "patch_size": 16, "spatial_merge_size": 2,
+        "temporal_patch_size": 2}})");
+    const ParamCounts p = paramCount(importHfConfig(c, "cfg.json"));
+    QCOMPARE(p.vision, int64_t(538631408));
+    QCOMPARE(p.total, int64_t(31070754032));
 }
 
 void TestMultimodal::llama4FullConfig()
