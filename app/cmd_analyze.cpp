@@ -154,6 +154,12 @@ int cmdAnalyze(const CommandLine &cl)
                 static_cast<long long>(s.batch), s.phase == Phase::Decode ? "context" : "seq",
                 static_cast<long long>(s.phase == Phase::Decode ? s.context : s.seq), toString(s.weights).c_str(),
                 std::string(toString(s.activations)).c_str(), std::string(toString(s.kv)).c_str(), s.tp, s.pp, s.dp);
+    if (s.images > 0)
+        std::printf("images: %lld a request, %lld image tokens each (%lld in all), %s the %s tokens\n",
+                    static_cast<long long>(s.images), static_cast<long long>(f.model.vision.tokensPerImage()),
+                    static_cast<long long>(imageTokens(s, f.model)),
+                    s.phase == Phase::Decode ? "cached beside" : "prefilled after",
+                    s.phase == Phase::Decode ? "context" : "prompt");
     if (s.ep > 1 || s.attentionDp > 1 || s.moeTp > 0 || s.moeEp > 0 || s.moeImbalance > 1)
         std::printf("experts: ep %d, attention-dp %d, moe-tp %d x moe-ep %d (%lld devices per copy), busiest rank "
                     "%sx the mean\n",

@@ -497,6 +497,7 @@ PYBIND11_MODULE(_memwall, m)
                 j["active_params"] = p.active;
                 j["mtp_params"] = p.mtp;
                 j["checkpoint_params"] = p.checkpoint;
+                j["vision_params"] = p.vision;
                 j["import_report"] = in.report;
                 return toPython(j);
             });

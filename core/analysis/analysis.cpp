@@ -115,6 +115,10 @@ std::string_view toString(FlopName n)
     case FlopName::ValueWidth: return "value width (value heads × value head dim)";
     case FlopName::VHeadDim: return "v_head_dim";
     case FlopName::VocabularyShare: return "vocabulary (this device's share)";
+    case FlopName::Images: return "images (sequences × images per request)";
+    case FlopName::VisionHidden: return "the vision tower's hidden";
+    case FlopName::VisionFfnWidth: return "the vision tower's MLP width";
+    case FlopName::MergedWidth: return "merged patches' width";
     }
     return "";
 }
@@ -328,6 +332,9 @@ Pass trainPass(const Step &st, Recompute recompute)
 void emitPasses(Ctx &c, const Step &st, Analysis &a)
 {
     const Scenario &s = c.s;
+    // The images' encoding by the vision tower leads the prompt's prefill (their tokens are in st.seq already).
+    if (s.images > 0 && (s.phase == Phase::Prefill || s.phase == Phase::Generate))
+        emitVisionTower(c, st);
     switch (s.phase) {
     case Phase::Prefill: emitPass(c, prefillPass(c, st)); break;
     case Phase::Encode:
@@ -348,9 +355,18 @@ void emitPasses(Ctx &c, const Step &st, Analysis &a)
 }
 
 /// `stepTokens`: new tokens per sequence of a decode step (1, or K + 1 for a speculative verification step).
-Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, bool withOperators,
+Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario &given, bool withOperators,
                      double stepTokens, std::vector<OperatorRecord> *records = nullptr)
 {
+    // Images become prompt tokens (withImageTokens()); a scenario without any is analysed as given, uncopied.
+    Scenario withImages;
+    if (given.images != 0) {
+        std::string issue;
+        withImages = withImageTokens(given, m, &issue);
+        if (!issue.empty())
+            refuse(issue);
+    }
+    const Scenario &s = given.images != 0 ? withImages : given;
     checkCombination(hw, m, s);
     Analysis a;
     Ctx c{hw, m, s};

@@ -102,6 +102,10 @@ enum class FlopName : std::uint8_t {
     ValueWidth,
     VHeadDim,
     VocabularyShare,
+    Images,
+    VisionHidden,
+    VisionFfnWidth,
+    MergedWidth,
 };
 std::string_view toString(FlopName n);
 

@@ -9,14 +9,22 @@ namespace memwall::core {
 
 namespace {
 
+/// " and N images": a request's images, whose tokens the prompt's prefill takes too.
+std::string imagesPhrase(const Scenario &s)
+{
+    return " and " + formatGrouped(s.images) + (s.images == 1 ? " image" : " images");
+}
+
 /// What the run does, for "At batch 8, <phase> reaches ...".
 std::string phasePhrase(const Scenario &s)
 {
     switch (s.phase) {
     case Phase::Decode: return "decode";
-    case Phase::Prefill: return "prefill of " + formatGrouped(s.seq) + " tokens";
+    case Phase::Prefill:
+        return "prefill of " + formatGrouped(s.seq) + " tokens" + (s.images > 0 ? imagesPhrase(s) : std::string());
     case Phase::Generate:
-        return "generating " + formatGrouped(s.output) + " tokens after a " + formatGrouped(s.seq) + "-token prompt";
+        return "generating " + formatGrouped(s.output) + " tokens after a " + formatGrouped(s.seq) + "-token prompt" +
+               (s.images > 0 ? imagesPhrase(s) : std::string());
     case Phase::Encode: return "encoding " + formatGrouped(s.seq) + " tokens";
     case Phase::Train: return "a training step over " + formatGrouped(s.seq) + " tokens";
     }
@@ -143,7 +151,8 @@ static std::string limitSentence(const HardwareSpec &hw, const ModelShape &model
         }
     } else {
         const int64_t perReplica = s.batch / std::max(1, s.dp);
-        const int64_t tokens = perReplica * (decoding && s.phase == Phase::Decode ? 1 : s.seq);
+        // A request's images are prompt tokens too.
+        const int64_t tokens = perReplica * (decoding && s.phase == Phase::Decode ? 1 : s.seq + imageTokens(s, model));
         out += "each weight read is reused by " + formatGrouped(tokens) + (tokens == 1 ? " token" : " tokens") +
                ", so compute (" + formatSi(a.peakFlops, "FLOP/s") + " " + std::string(toString(a.matmulType)) +
                ") sets the speed.";
@@ -171,7 +180,9 @@ int64_t positionsUsed(const Scenario &s)
 
 std::string positionNote(const ModelShape &model, const Scenario &s)
 {
-    const int64_t used = positionsUsed(s);
+    // The image tokens of a request take positions as its text does.
+    const int64_t used =
+        positionsUsed(s) + (s.phase == Phase::Train || s.phase == Phase::Encode ? 0 : imageTokens(s, model));
     if (model.maxPositions <= 0 || used <= model.maxPositions)
         return {};
     const std::string head =

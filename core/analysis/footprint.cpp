@@ -221,6 +221,19 @@ double liveActivations(const Ctx &c, const Step &st)
     if (s.phase == Phase::Train)
         live +=
             storedActivationsPerToken(c, keys.mean) * st.seq * st.Bm * c.layersPerStage * std::min<double>(st.mb, s.pp);
+    // The vision tower runs before the language model's prefill (vision.cpp): its own widest tensor in and out over
+    // every image's tokens (and, unfused, each image's score matrix), whichever peak is higher.
+    if (prefills && s.images > 0 && m.vision.present()) {
+        const VisionShape &v = m.vision;
+        const double tp = s.tp, imgs = st.Bm * static_cast<double>(s.images);
+        const auto n = static_cast<double>(v.encoderTokens()), h = static_cast<double>(v.hidden);
+        const double towerWidest = std::max({h, 3 * h / tp, static_cast<double>(v.ffn) / tp,
+                                             static_cast<double>(v.patchInputs), static_cast<double>(v.mergedWidth())});
+        double tower = 2 * imgs * n * towerWidest * c.act;
+        if (!s.fusedAttention)
+            tower += imgs * (static_cast<double>(v.heads) / tp) * n * n * c.act;
+        live = std::max(live, tower);
+    }
     return live;
 }
 

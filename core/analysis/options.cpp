@@ -180,6 +180,18 @@ std::vector<ScenarioOption> makeOptions()
                          .max = tokens,
                          .typicalMax = 131072},
                         &Scenario::output));
+    t.push_back(integer({.key = "images",
+                         .flag = "--images",
+                         .metavar = "N",
+                         .label = "Images",
+                         .help = "Images per request, for a model with a vision tower: each becomes the model's image "
+                                 "tokens, encoded by the tower in prefill and then prefilled and cached with the "
+                                 "prompt.",
+                         .group = "Workload",
+                         .min = 0,
+                         .max = 1024,
+                         .typicalMax = 16},
+                        &Scenario::images));
     // ---- precision ----
     {
         ScenarioOption w{

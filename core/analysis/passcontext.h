@@ -266,6 +266,8 @@ void emitFfnBlock(Ctx &c, const Pass &p);
 /// The first stage's embeddings, and the last stage's head (embedhead.cpp).
 void emitEmbeddings(Ctx &c, const Pass &p);
 void emitHead(Ctx &c, const Pass &p);
+/// A multimodal wrapper's vision tower over each request's images (Scenario::images), in prefill (vision.cpp).
+void emitVisionTower(Ctx &c, const Step &st);
 /// A training step's optimizer update of this device's `localParams` parameters (analysis.cpp).
 void emitOptimizer(Ctx &c, double localParams);
 

@@ -94,9 +94,38 @@ std::string validate(const Scenario &s)
     if ((s.prefillDevices > 0) != (s.decodeDevices > 0))
         return "disaggregate needs both pools: prefill " + std::to_string(s.prefillDevices) + ", decode " +
                std::to_string(s.decodeDevices) + " devices";
+    if (s.images < 0 || s.images > 1024)
+        return "images must be between 0 and 1024, got " + std::to_string(s.images);
     if (s.weights.groupSize < 0)
         return "weight group size must not be negative, got " + std::to_string(s.weights.groupSize);
     return {};
+}
+
+int64_t imageTokens(const Scenario &s, const ModelShape &m) { return s.images * m.vision.tokensPerImage(); }
+
+Scenario withImageTokens(const Scenario &s, const ModelShape &m, std::string *issue)
+{
+    issue->clear();
+    Scenario out = s;
+    if (s.images == 0)
+        return out;
+    if (!m.vision.present()) {
+        *issue = "images " + std::to_string(s.images) + " needs a model with a vision tower; " + m.id + " has none";
+        return out;
+    }
+    if (s.phase == Phase::Encode || s.phase == Phase::Train) {
+        *issue = "images apply to prefill, decode and generate, not " + std::string(toString(s.phase));
+        return out;
+    }
+    const int64_t tokens = imageTokens(s, m);
+    if (s.phase == Phase::Decode)
+        out.context += tokens;
+    else
+        out.seq += tokens;
+    if (out.seq > kMaxTokens || out.context > kMaxTokens)
+        *issue = "images " + std::to_string(s.images) + " add " + std::to_string(tokens) +
+                 " image tokens, more than the " + std::to_string(kMaxTokens) + " a request may hold";
+    return out;
 }
 
 void adaptToModel(Scenario &s, const ModelShape &m, bool keepPhase, bool keepSeq, bool keepFormats)

@@ -95,6 +95,10 @@ struct Scenario
     int64_t seq = 2048;     ///< prompt tokens per sequence (prefill, encode, train, generate)
     int64_t context = 2048; ///< tokens already in the KV cache (decode)
     int64_t output = 256;   ///< generated tokens (generate)
+    /// Images per request (a model with a vision tower): each becomes the model's tokens per image
+    /// (VisionShape::tokensPerImage()), encoded by the tower in prefill and prefilled and cached with the prompt;
+    /// in decode they sit in the cache beside the context. 0: text only.
+    int64_t images = 0;
 
     WeightFormat weights{DType::FP16, 0, DType::FP16};
     DType activations = DType::FP16;
@@ -202,6 +206,11 @@ inline int moeEp(const Scenario &s)
 }
 
 struct ModelShape;
+/// Image tokens one request adds to its prompt: images x the model's tokens per image (0 without a vision tower).
+int64_t imageTokens(const Scenario &s, const ModelShape &m);
+/// `s` with its images as prompt tokens: seq (prefill, generate) or context (decode) grows by imageTokens(). What the
+/// analysis and the serving model run; "" in `issue` when the images fit the model and the phase, else why not.
+Scenario withImageTokens(const Scenario &s, const ModelShape &m, std::string *issue);
 /// What a model implies for a scenario, where the user did not choose otherwise (`keepPhase`, `keepSeq`: the
 /// command line's --phase and --seq): an encoder has no decode phase, so a decode or generate scenario becomes its
 /// forward pass (encode); a model of image patches (patch_inputs > 0) encodes exactly its patches and class token, so

@@ -630,6 +630,9 @@ ServingReport serveRequest(const HardwareSpec &hw, const ModelShape &m, const Sc
     r.tokensPerSPerUser = r.tpotS > 0 ? 1.0 / r.tpotS : 0.0;
     if (s.speculativeK > 0)
         out.speculative = speculate(hw, m, s, draft);
+    if (s.images > 0 && (s.chunkedPrefill > 0 || s.maxBatchedTokens > 0))
+        throw AnalysisError("images with chunked_prefill or max_batched_tokens are not modelled: where the tower's "
+                            "encoding falls among a prompt's chunks is not modelled");
     if (s.chunkedPrefill > 0)
         out.chunkedPrefill = chunkPrefill(hw, m, s, chunk);
     if (s.maxBatchedTokens > 0)
@@ -646,7 +649,10 @@ ServingReport serveRequest(const HardwareSpec &hw, const ModelShape &m, const Sc
         pf.dp = 1;
         pf.batch = s.prefillBatch > 0 ? s.prefillBatch : s.batch / s.dp;
         const double decodeTpot = out.speculative ? r.tpotS / out.speculative->speedup : r.tpotS;
-        out.disaggregation = disaggregate(*link, s, analyzeTotals(hw, m, pf).totals.timeS, decodeTpot, gen.kvCache);
+        // The request's cache holds its image tokens too.
+        Scenario moved = s;
+        moved.seq += imageTokens(s, m);
+        out.disaggregation = disaggregate(*link, moved, analyzeTotals(hw, m, pf).totals.timeS, decodeTpot, gen.kvCache);
     }
     return out;
 }

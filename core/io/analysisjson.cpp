@@ -286,6 +286,8 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
                   {"active_params", a.params.active},
                   {"mtp_params", a.params.mtp},
                   {"checkpoint_params", a.params.checkpoint},
+                  {"vision_params", a.params.vision},
+                  {"tokens_per_image", m.vision.tokensPerImage()},
                   {"weight_bytes", a.weightBytes},
                   {"layers", m.layers},
                   {"hidden", m.hidden},

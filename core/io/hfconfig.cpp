@@ -757,10 +757,10 @@ void importLlama4Text(JsonReader &r, ModelShape &m)
     }
 }
 
-/// Llama4ForConditionalGeneration (model_type llama4): the language model (text_config) beside a vision encoder and
-/// its projector, which MemWall does not model and which run only on images. The language model is imported alone,
-/// and its name says so.
-void importLlama4(JsonReader &r, ModelShape &m)
+/// Llama4ForConditionalGeneration (model_type llama4): the language model (text_config) and, when the file has its
+/// vision_config, the vision encoder and its projector (readLlama4Vision()); a file without one (a trimmed copy) is
+/// the language model alone, and its name says so.
+void importLlama4(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
 {
     JsonReader text = r.object("text_config");
     const std::string textType = text.string("model_type", "llama4_text");
@@ -768,7 +768,10 @@ void importLlama4(JsonReader &r, ModelShape &m)
         text.fail("model_type", "expected \"llama4_text\", got \"" + textType + "\"");
     importLlama4Text(text, m);
     m.tiedEmbeddings = r.boolean("tie_word_embeddings", m.tiedEmbeddings); // Llama4Config keeps it at the top
-    m.name += " (language model)";
+    if (r.has("vision_config"))
+        readLlama4Vision(r, m, log); // the full published file: the tower and projector too
+    else
+        m.name += " (language model)";
 }
 
 /// Linear-attention hybrids (Gated DeltaNet) of the Qwen3-Next lineage.
@@ -1272,18 +1275,18 @@ constexpr std::array kFamilies{
     FamilyRow{"cohere", plain<importCohere>},
     FamilyRow{"jamba", plain<importJamba>},
     FamilyRow{"nemotron_h", importNemotronHRow},
-    FamilyRow{"llama4", plain<importLlama4>},
+    FamilyRow{"llama4", importLlama4},
     FamilyRow{"llama4_text", plain<importLlama4Text>},
     FamilyRow{"minimax_m2", importMinimaxM2},
     FamilyRow{"mimo", importMimo},
     FamilyRow{"glm4_moe", importGlm4Moe},
     FamilyRow{"cohere2", importCohere2},
     FamilyRow{"kimi_k25", importKimiK25},
-    FamilyRow{"gemma3", nullptr,
-              "its SigLIP vision tower and projector are not modelled; import the language model alone (its "
-              "text_config, model_type gemma3_text)"},
-    FamilyRow{"qwen3_vl", nullptr, "the vision tower (images and video) is not modelled"},
-    FamilyRow{"qwen3_vl_moe", nullptr, "the vision tower (images and video) is not modelled"},
+    FamilyRow{"gemma3", importGemma3},
+    FamilyRow{"qwen3_vl", importQwen3Vl},
+    FamilyRow{"qwen3_vl_moe", importQwen3Vl},
+    FamilyRow{"qwen3_omni_moe", nullptr,
+              "the audio encoder and the speech talker are not modelled (a qwen3_vl config's vision tower is)"},
     FamilyRow{"qwen3_next", importQwenNext},
     FamilyRow{"qwen3_5_text", importQwenNext},
     FamilyRow{"qwen3_5_moe_text", importQwenNext},

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -204,6 +205,217 @@ void importGemma3Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::s
         log.note("defaulted from transformers' Gemma3TextConfig (keys the file leaves out): " + named);
     JsonReader full(filled, r.file());
     importLlamaLike(full, m, "gemma3_text");
+}
+
+// ---- multimodal wrappers: the language model and its vision tower together ----
+
+namespace {
+
+/// `key` of a vision_config, a size: required, or (when the file leaves it out) the configuration class's default
+/// `fallback` (> 0), which the import report names.
+int64_t visionSize(JsonReader &v, ImportLog &log, std::string_view key, int64_t fallback, std::string_view cls)
+{
+    if (v.has(key) || fallback <= 0)
+        return sizeField(v, key);
+    log.note("vision_config." + std::string(key) + ": left out; " + std::string(cls) + "'s default " +
+             std::to_string(fallback));
+    return fallback;
+}
+
+/// The patches of a square image of `image` pixels in patches of `patch`: (image / patch)^2.
+int64_t squarePatches(JsonReader &v, int64_t image, int64_t patch)
+{
+    if (image % patch != 0)
+        v.fail("patch_size", std::to_string(patch) + " does not divide image_size (" + std::to_string(image) + ")");
+    const int64_t side = image / patch;
+    if (side > 65536)
+        v.fail("image_size", "implausibly many patches of " + std::to_string(patch) + ", got " + std::to_string(image));
+    return side * side;
+}
+
+/// The activation of a vision tower: every GELU variant (its FLOPs are GELU's); anything else is refused.
+Activation visionActivation(JsonReader &v, ImportLog &log, std::string_view fallback, std::string_view cls)
+{
+    if (!v.has("hidden_act"))
+        log.note("vision_config.hidden_act: left out; " + std::string(cls) + "'s default " + std::string(fallback));
+    const std::string a = v.string("hidden_act", fallback);
+    if (!a.starts_with("gelu"))
+        v.fail("hidden_act", "only a GELU vision tower is modelled, got '" + a + "'");
+    return Activation::Gelu;
+}
+
+} // namespace
+
+/// Gemma3ForConditionalGeneration (model_type gemma3; transformers @ 008f5c8c, models/gemma3/modeling_gemma3.py and
+/// models/siglip/modeling_siglip.py): the language model is the text_config (importGemma3Text(), with its omitted
+/// keys defaulted), the tower a SiglipVisionModel without its pooling head (vision_use_head false): a patch
+/// convolution with a bias, (image_size / patch_size)^2 learned positions, num_hidden_layers blocks and a
+/// post_layernorm. Gemma3MultiModalProjector averages 4 x 4 patches into each of mm_tokens_per_image tokens
+/// (AvgPool2d), normalises them (mm_soft_emb_norm, an RMSNorm of the tower's width) and projects them
+/// (mm_input_projection_weight, tower width x text hidden, no bias). SiglipVisionConfig's defaults fill what the file
+/// leaves out of the tower's keys that are not sizes (num_channels 3, hidden_act gelu_pytorch_tanh).
+void importGemma3(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
+{
+    JsonReader text = r.object("text_config");
+    const std::string textType = text.string("model_type", "gemma3_text");
+    if (textType != "gemma3_text")
+        text.fail("model_type", "expected \"gemma3_text\" for Gemma 3's language model, got \"" + textType + "\"");
+    importGemma3Text(text, m, log, textType);
+    m.family = "gemma3";
+    JsonReader v = r.object("vision_config");
+    const std::string visionType = v.string("model_type", "siglip_vision_model");
+    if (visionType != "siglip_vision_model")
+        v.fail("model_type", "expected \"siglip_vision_model\", got \"" + visionType + "\"");
+    if (v.boolean("vision_use_head", true))
+        v.fail("vision_use_head", "SigLIP's attention-pooling head is not modelled (Gemma 3's tower has none)");
+    VisionShape &t = m.vision;
+    constexpr std::string_view cls = "SiglipVisionConfig";
+    t.hidden = visionSize(v, log, "hidden_size", 0, cls);
+    t.ffn = visionSize(v, log, "intermediate_size", 0, cls);
+    t.layers = visionSize(v, log, "num_hidden_layers", 0, cls);
+    t.heads = visionSize(v, log, "num_attention_heads", 0, cls);
+    const int64_t image = visionSize(v, log, "image_size", 0, cls);
+    const int64_t patch = visionSize(v, log, "patch_size", 0, cls);
+    const int64_t channels = visionSize(v, log, "num_channels", 3, cls);
+    t.activation = visionActivation(v, log, "gelu_pytorch_tanh", cls);
+    t.patchInputs = channels * patch * patch;
+    t.patches = squarePatches(v, image, patch);
+    t.positionRows = t.patches;
+    t.postNorm = true;
+    t.imageSize = image;
+    if (!r.has("mm_tokens_per_image"))
+        log.note("mm_tokens_per_image: left out; Gemma3Config's default 256");
+    const int64_t tokens = r.integer("mm_tokens_per_image", 256);
+    if (tokens <= 0 || t.patches % tokens != 0)
+        r.fail("mm_tokens_per_image",
+               "must divide the " + std::to_string(t.patches) + " patches of an image, got " + std::to_string(tokens));
+    t.merge = t.patches / tokens;
+    t.mergePool = true;
+    t.projectorNorm = ProjectorNorm::RmsNormAfterMerge;
+    t.projector = {m.hidden, 0, 0};
+    t.projectorLayers = 1;
+    t.projectorBias = false;
+    log.note("vision tower: SigLIP, " + std::to_string(t.layers) + " layers; an image of " + std::to_string(image) +
+             " px is " + std::to_string(t.patches) + " patches, pooled to " + std::to_string(tokens) +
+             " image tokens (--images)");
+}
+
+/// Qwen3VLForConditionalGeneration and Qwen3VLMoeForConditionalGeneration (model_type qwen3_vl, qwen3_vl_moe;
+/// transformers @ 008f5c8c, models/qwen3_vl/modeling_qwen3_vl.py): the language model is the text_config, a Qwen3
+/// (qwen3_vl_text) or Qwen3-MoE (qwen3_vl_moe_text) decoder with q/k norms; tie_word_embeddings at the top wins. The
+/// tower (Qwen3VLVisionModel): a Conv3d patch embedding with a bias over in_channels x temporal_patch_size x
+/// patch_size^2 values, num_position_embeddings learned positions (bilinearly interpolated to the image's grid),
+/// `depth` blocks (qkv and proj with biases, linear_fc1/fc2 with biases), and the merger: a LayerNorm of the tower's
+/// width on each patch, 2 x 2 patches concatenated, linear_fc1 (4 x width square) and linear_fc2 (to
+/// out_hidden_size) with biases and GELU between; one more merger per deepstack_visual_indexes entry, with its
+/// LayerNorm over the concatenated width. An image is taken at the grid of its learned positions:
+/// sqrt(num_position_embeddings) x patch_size pixels a side (48 x 16 = 768 px: 2,304 patches, 576 image tokens);
+/// the processor resizes a real image to its own size within its pixel limits, and a larger image has more tokens.
+/// Video (frames through the same tower) is not modelled.
+void importQwen3Vl(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type)
+{
+    JsonReader text = r.object("text_config");
+    const std::string expected = type == "qwen3_vl_moe" ? "qwen3_vl_moe_text" : "qwen3_vl_text";
+    const std::string textType = text.string("model_type", expected);
+    if (textType != expected)
+        text.fail("model_type",
+                  "expected \"" + expected + "\" for " + type + "'s language model, got \"" + textType + "\"");
+    importLlamaLike(text, m, type == "qwen3_vl_moe" ? "qwen3_moe" : "qwen3");
+    m.family = type;
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", m.tiedEmbeddings);
+    JsonReader v = r.object("vision_config");
+    VisionShape &t = m.vision;
+    constexpr std::string_view cls = "Qwen3VLVisionConfig";
+    t.layers = visionSize(v, log, "depth", 0, cls);
+    t.hidden = visionSize(v, log, "hidden_size", 0, cls);
+    t.ffn = visionSize(v, log, "intermediate_size", 0, cls);
+    t.heads = visionSize(v, log, "num_heads", 0, cls);
+    t.activation = visionActivation(v, log, "gelu_pytorch_tanh", cls);
+    const int64_t channels = visionSize(v, log, "in_channels", 3, cls);
+    const int64_t patch = visionSize(v, log, "patch_size", 0, cls);
+    const int64_t temporal = visionSize(v, log, "temporal_patch_size", 2, cls);
+    const int64_t merge = visionSize(v, log, "spatial_merge_size", 2, cls);
+    t.positionRows = visionSize(v, log, "num_position_embeddings", 0, cls);
+    const int64_t out = visionSize(v, log, "out_hidden_size", 0, cls);
+    if (out != m.hidden)
+        v.fail("out_hidden_size", std::to_string(out) + " differs from the language model's hidden_size (" +
+                                      std::to_string(m.hidden) + ")");
+    auto side = static_cast<int64_t>(std::llround(std::sqrt(static_cast<double>(t.positionRows))));
+    if (side * side != t.positionRows || side % merge != 0)
+        v.fail("num_position_embeddings", "must be a square grid whose side spatial_merge_size (" +
+                                              std::to_string(merge) + ") divides, got " +
+                                              std::to_string(t.positionRows));
+    t.patchInputs = channels * temporal * patch * patch;
+    t.patches = t.positionRows;
+    t.imageSize = side * patch;
+    t.merge = merge * merge;
+    t.projectorNorm = ProjectorNorm::LayerNormBeforeMerge;
+    t.projector = {t.hidden * t.merge, out, 0};
+    t.projectorLayers = 2;
+    t.projectorBias = true;
+    if (v.has("deepstack_visual_indexes")) {
+        const auto &list = v.array("deepstack_visual_indexes");
+        for (const auto &i : list)
+            if (!i.is_number_integer() || i.get<int64_t>() < 0 || i.get<int64_t>() >= t.layers)
+                v.fail("deepstack_visual_indexes",
+                       "expected block numbers below depth " + std::to_string(t.layers) + ", got " + brief(i));
+        t.deepstack = static_cast<int64_t>(list.size());
+    }
+    log.note("vision tower: " + std::to_string(t.layers) + " layers; an image is taken at " +
+             std::to_string(t.imageSize) + " x " + std::to_string(t.imageSize) +
+             " px (the grid of num_position_embeddings at patch_size " + std::to_string(patch) +
+             "): " + std::to_string(t.patches) + " patches, " + std::to_string(t.tokensPerImage()) +
+             " image tokens (--images); video is not modelled");
+}
+
+/// Llama4ForConditionalGeneration's vision_config (transformers @ 008f5c8c, models/llama4/modeling_llama4.py):
+/// Llama4VisionModel has an unfold-linear patch embedding without a bias (num_channels x patch_size^2 inputs), a class
+/// embedding, (image_size / patch_size)^2 + 1 learned positions, layernorm_pre and layernorm_post, num_hidden_layers
+/// blocks (q, k, v, o and fc1, fc2 with biases, GELU); its Llama4VisionPixelShuffleMLP shuffles 2 x 2 patches into
+/// one (pixel_shuffle_ratio 0.5: hidden x 4 wide) and runs fc1 (to projector_input_dim) and fc2 (to
+/// projector_output_dim) without biases, GELU after each; Llama4MultiModalProjector's linear_1 (vision_output_dim x
+/// text hidden, multi_modal_projector_bias) makes them language-model tokens. An image is one tile of image_size
+/// pixels (336: 576 patches, 144 image tokens); the processor cuts a larger image into up to 16 such tiles and a
+/// global one.
+void readLlama4Vision(JsonReader &r, ModelShape &m, ImportLog &log)
+{
+    JsonReader v = r.object("vision_config");
+    VisionShape &t = m.vision;
+    constexpr std::string_view cls = "Llama4VisionConfig";
+    t.hidden = visionSize(v, log, "hidden_size", 0, cls);
+    t.ffn = visionSize(v, log, "intermediate_size", 0, cls);
+    t.layers = visionSize(v, log, "num_hidden_layers", 0, cls);
+    t.heads = visionSize(v, log, "num_attention_heads", 0, cls);
+    t.activation = visionActivation(v, log, "gelu", cls);
+    const int64_t image = visionSize(v, log, "image_size", 0, cls);
+    const int64_t patch = visionSize(v, log, "patch_size", 0, cls);
+    const int64_t channels = visionSize(v, log, "num_channels", 3, cls);
+    const double ratio = v.number("pixel_shuffle_ratio", 0.5);
+    if (ratio != 0.5)
+        v.fail("pixel_shuffle_ratio", "only 0.5 (2 x 2 patches a token) is modelled, got " + std::to_string(ratio));
+    const int64_t inner = visionSize(v, log, "projector_input_dim", 0, cls);
+    const int64_t outer = visionSize(v, log, "projector_output_dim", 0, cls);
+    const int64_t feature = visionSize(v, log, "vision_output_dim", 0, cls);
+    if (feature != outer)
+        v.fail("vision_output_dim",
+               std::to_string(feature) + " differs from projector_output_dim (" + std::to_string(outer) + ")");
+    const bool bias = v.boolean("multi_modal_projector_bias", false);
+    if (bias)
+        v.fail("multi_modal_projector_bias", "a projector with a bias beside its bias-free adapter is not modelled");
+    t.patchInputs = channels * patch * patch;
+    t.patchBias = false;
+    t.patches = squarePatches(v, image, patch);
+    t.classToken = true;
+    t.positionRows = t.patches + 1;
+    t.preNorm = t.postNorm = true;
+    t.merge = 4;
+    t.projector = {inner, outer, m.hidden};
+    t.projectorLayers = 3;
+    t.projectorBias = false;
+    t.imageSize = image;
+    log.note("vision tower: " + std::to_string(t.layers) + " layers; an image is one tile of " + std::to_string(image) +
+             " px: " + std::to_string(t.patches) + " patches, " + std::to_string(t.tokensPerImage()) +
+             " image tokens (--images)");
 }
 
 } // namespace memwall::core::hf

@@ -46,6 +46,11 @@ void importSparseMla(JsonReader &r, ModelShape &m, ImportLog &log, const std::st
 void importGlm4Moe(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 void importCohere2(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 void importGemma3Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
+void importGemma3(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
+void importQwen3Vl(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
+/// Llama 4's vision_config: the tower, its pixel-shuffle adapter and projector, into m.vision (m's language model
+/// read first).
+void readLlama4Vision(JsonReader &r, ModelShape &m, ImportLog &log);
 /// The multi-token-prediction modules of `key` (num_nextn_predict_layers of DeepSeek-V3 and MiMo): 0 when absent;
 /// noted in the log when present.
 int64_t mtpModules(JsonReader &r, ImportLog &log, std::string_view key);

@@ -47,6 +47,10 @@ json modelEntry(const ModelPreset &m)
         j["mtp_params"] = p.mtp;
         j["checkpoint_params"] = p.checkpoint;
     }
+    if (m.shape.vision.present()) { // a multimodal wrapper: its vision tower and projector, and an image's tokens
+        j["vision_params"] = p.vision;
+        j["tokens_per_image"] = m.shape.vision.tokensPerImage();
+    }
     return j;
 }
 

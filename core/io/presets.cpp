@@ -667,6 +667,88 @@ void writeCheckpointFields(const ModelShape &m, json &j)
         j["state_dtype"] = toString(*m.stateFormat);
 }
 
+/// A multimodal wrapper's vision tower (ModelShape::vision), the "vision" object of a preset shape or a scenario
+/// file's inline model; its keys are VisionShape's fields.
+void readVision(JsonReader &r, ModelShape &m)
+{
+    if (!r.has("vision"))
+        return;
+    JsonReader v = r.object("vision");
+    VisionShape &t = m.vision;
+    t.layers = v.positiveInteger("layers");
+    t.hidden = v.positiveInteger("hidden");
+    t.heads = v.positiveInteger("heads");
+    t.ffn = v.positiveInteger("ffn");
+    const std::string act = v.string("activation", "gelu");
+    const auto a = activationFromString(act);
+    if (!a)
+        v.fail("activation", "must be gelu, silu, relu or relu2, got \"" + act + "\"");
+    t.activation = *a;
+    t.patchInputs = v.positiveInteger("patch_inputs");
+    t.patchBias = v.boolean("patch_bias", true);
+    t.patches = v.positiveInteger("patches");
+    t.classToken = v.boolean("class_token", false);
+    t.positionRows = v.integer("position_rows", 0);
+    t.preNorm = v.boolean("pre_norm", false);
+    t.postNorm = v.boolean("post_norm", false);
+    t.merge = v.integer("merge", 1);
+    t.mergePool = v.boolean("merge_pool", false);
+    const std::string norm = v.string("projector_norm", "none");
+    if (norm == "none")
+        t.projectorNorm = ProjectorNorm::None;
+    else if (norm == "layernorm_before_merge")
+        t.projectorNorm = ProjectorNorm::LayerNormBeforeMerge;
+    else if (norm == "rmsnorm_after_merge")
+        t.projectorNorm = ProjectorNorm::RmsNormAfterMerge;
+    else
+        v.fail("projector_norm", "must be none, layernorm_before_merge or rmsnorm_after_merge, got \"" + norm + "\"");
+    const json &widths = v.array("projector");
+    if (widths.empty() || widths.size() > t.projector.size())
+        v.fail("projector", "must list 1 to 3 layer widths, got " + std::to_string(widths.size()));
+    for (std::size_t i = 0; i < widths.size(); ++i) {
+        if (!widths[i].is_number_integer())
+            v.fail("projector", "expected layer widths, got " + brief(widths[i]));
+        t.projector[i] = widths[i].get<int64_t>();
+    }
+    t.projectorLayers = static_cast<int64_t>(widths.size());
+    t.projectorBias = v.boolean("projector_bias", false);
+    t.deepstack = v.integer("deepstack", 0);
+    t.imageSize = v.integer("image_size", 0);
+    v.rejectUnknown();
+}
+
+void visionToJson(const ModelShape &m, json &j)
+{
+    const VisionShape &t = m.vision;
+    if (!t.present())
+        return;
+    json widths = json::array();
+    for (int64_t i = 0; i < t.projectorLayers; ++i)
+        widths.push_back(t.projector[static_cast<std::size_t>(i)]);
+    const char *norm = t.projectorNorm == ProjectorNorm::LayerNormBeforeMerge ? "layernorm_before_merge"
+                       : t.projectorNorm == ProjectorNorm::RmsNormAfterMerge  ? "rmsnorm_after_merge"
+                                                                              : "none";
+    j["vision"] = json{{"layers", t.layers},
+                       {"hidden", t.hidden},
+                       {"heads", t.heads},
+                       {"ffn", t.ffn},
+                       {"activation", toString(t.activation)},
+                       {"patch_inputs", t.patchInputs},
+                       {"patch_bias", t.patchBias},
+                       {"patches", t.patches},
+                       {"class_token", t.classToken},
+                       {"position_rows", t.positionRows},
+                       {"pre_norm", t.preNorm},
+                       {"post_norm", t.postNorm},
+                       {"merge", t.merge},
+                       {"merge_pool", t.mergePool},
+                       {"projector_norm", norm},
+                       {"projector", widths},
+                       {"projector_bias", t.projectorBias},
+                       {"deepstack", t.deepstack},
+                       {"image_size", t.imageSize}};
+}
+
 } // namespace
 
 ModelShape modelShapeFromJson(const json &j, const std::string &file)
@@ -767,6 +849,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
         m.attentionOffset = r.integer("attention_offset", 0);
     }
     readLinearAttention(r, m);
+    readVision(r, m);
     m.layerPattern = r.string("layer_pattern", "");
     r.rejectUnknown();
     if (auto e = validate(m); !e.empty())
@@ -878,6 +961,7 @@ json toJson(const ModelShape &m)
     if (!m.layerPattern.empty())
         j["layer_pattern"] = m.layerPattern;
     linearAttentionToJson(m, j);
+    visionToJson(m, j);
     return j;
 }
 

@@ -328,6 +328,35 @@ double cachedElements(const ModelShape &m, const LayerGroups &groups, double tok
     return e;
 }
 
+int64_t visionTowerParams(const VisionShape &v)
+{
+    if (!v.present())
+        return 0;
+    const int64_t h = v.hidden;
+    const int64_t layerNorm = 2 * h;
+    // A block: two LayerNorms, q, k, v and o (h x h and a bias each), fc1 (h x ffn + ffn), fc2 (ffn x h + h).
+    const int64_t block = 2 * layerNorm + 4 * (h * h + h) + (h * v.ffn + v.ffn) + (v.ffn * h + h);
+    return v.patchInputs * h + (v.patchBias ? h : 0) + (v.classToken ? h : 0) + v.positionRows * h +
+           (v.preNorm ? layerNorm : 0) + (v.postNorm ? layerNorm : 0) + v.layers * block;
+}
+
+int64_t visionProjectorParams(const VisionShape &v)
+{
+    if (!v.present())
+        return 0;
+    int64_t linears = 0, in = v.mergedWidth();
+    for (int64_t i = 0; i < v.projectorLayers; ++i) {
+        const int64_t out = v.projector[static_cast<std::size_t>(i)];
+        linears += in * out + (v.projectorBias ? out : 0);
+        in = out;
+    }
+    const int64_t norm = v.projectorNorm == ProjectorNorm::LayerNormBeforeMerge ? 2 * v.hidden
+                         : v.projectorNorm == ProjectorNorm::RmsNormAfterMerge  ? v.hidden
+                                                                                : 0;
+    // Each deepstack merger: a LayerNorm over the merged width, then the same linear layers.
+    return norm + linears + v.deepstack * (2 * v.mergedWidth() + linears);
+}
+
 ParamCounts paramCount(const ModelShape &m) { return paramCount(m, layerGroups(m)); }
 
 ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
@@ -401,7 +430,8 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
     if (m.pooler)
         p.head += h * h + h;
 
-    p.total = p.embedding + p.layers + p.head;
+    p.vision = visionTowerParams(m.vision) + visionProjectorParams(m.vision);
+    p.total = p.embedding + p.layers + p.head + p.vision;
     p.active = p.embedding + p.layersActive + p.head;
     // Multi-token prediction (DeepSeek-V3 README_WEIGHTS.md): enorm, hnorm, eh_proj (2h x h), the decoder layer that
     // would follow the model's last, and shared_head.norm.
@@ -438,6 +468,9 @@ std::string tensorParallelIssue(const ModelShape &m, int tp)
         return t() + " does not divide the dense layers' FFN width " + std::to_string(m.denseFfn) + " of " + m.id;
     if (m.sharedFfn % tp != 0)
         return t() + " does not divide the shared expert's FFN width " + std::to_string(m.sharedFfn) + " of " + m.id;
+    if (m.vision.present() && (m.vision.heads % tp != 0 || m.vision.ffn % tp != 0))
+        return t() + " does not divide the vision tower's " + std::to_string(m.vision.heads) + " heads and MLP width " +
+               std::to_string(m.vision.ffn) + " of " + m.id;
     return {};
 }
 
@@ -467,6 +500,45 @@ ShapeIssue validateLinear(const ModelShape &m)
                 "attention_every must be between 0 and the layers (at most " + std::to_string(kMaxPatternPeriod) +
                     ") and attention_offset below it, got " + std::to_string(m.attentionEvery) + " and " +
                     std::to_string(m.attentionOffset)};
+    return {};
+}
+/// The vision tower's fields (keys of the preset's "vision" object): sizes within range, heads dividing the width,
+/// the merge dividing the patches, one to three projector layers ending on the language model's hidden size.
+ShapeIssue validateVision(const ModelShape &m)
+{
+    const VisionShape &v = m.vision;
+    for (auto [f, val] : {std::pair{"vision.layers", v.layers},
+                          {"vision.hidden", v.hidden},
+                          {"vision.heads", v.heads},
+                          {"vision.ffn", v.ffn},
+                          {"vision.patch_inputs", v.patchInputs},
+                          {"vision.patches", v.patches},
+                          {"vision.merge", v.merge}})
+        if (val <= 0 || val > kMaxShapeField)
+            return {{"vision"}, std::string(f) + " must be positive and at most 2^31, got " + std::to_string(val)};
+    if (v.positionRows < 0 || v.positionRows > kMaxShapeField)
+        return {{"vision"}, "vision.position_rows must be between 0 and 2^31, got " + std::to_string(v.positionRows)};
+    if (v.hidden % v.heads != 0)
+        return {{"vision"},
+                "vision.heads (" + std::to_string(v.heads) + ") must divide vision.hidden (" +
+                    std::to_string(v.hidden) + ")"};
+    if (v.patches % v.merge != 0)
+        return {{"vision"},
+                "vision.merge (" + std::to_string(v.merge) + ") must divide vision.patches (" +
+                    std::to_string(v.patches) + ")"};
+    if (v.projectorLayers < 1 || v.projectorLayers > 3)
+        return {{"vision"}, "vision.projector must have 1 to 3 layers, got " + std::to_string(v.projectorLayers)};
+    for (int64_t i = 0; i < v.projectorLayers; ++i)
+        if (const int64_t w = v.projector[static_cast<std::size_t>(i)]; w <= 0 || w > kMaxShapeField)
+            return {{"vision"}, "vision.projector widths must be positive, got " + std::to_string(w)};
+    if (v.projector[static_cast<std::size_t>(v.projectorLayers - 1)] != m.hidden)
+        return {{"vision", "hidden"},
+                "vision.projector must end on the language model's hidden size " + std::to_string(m.hidden) + ", got " +
+                    std::to_string(v.projector[static_cast<std::size_t>(v.projectorLayers - 1)])};
+    if (v.deepstack < 0 || v.deepstack > v.layers)
+        return {{"vision"}, "vision.deepstack must be between 0 and vision.layers, got " + std::to_string(v.deepstack)};
+    if (m.arch != Architecture::Decoder)
+        return {{"vision", "arch"}, "a vision tower needs a decoder language model"};
     return {};
 }
 } // namespace
@@ -607,6 +679,9 @@ ShapeIssue validate(const ModelShape &m)
         return {{"attention_every", "ssm"},
                 "attention_every and attention_offset need state-space (ssm) or linear-attention layers"};
     }
+    if (m.vision.present() || m.vision.layers < 0)
+        if (auto e = validateVision(m); !e.empty())
+            return e;
     if (!(m.rotaryFraction > 0 && m.rotaryFraction <= 1)) // also NaN
         return {{"rotary_fraction"},
                 "rotary_fraction must be above 0 and at most 1, got " + std::to_string(m.rotaryFraction)};

@@ -114,6 +114,55 @@ struct IndexerShape
     }
 };
 
+/// Where the projector of a vision tower normalises (VisionShape::projectorNorm).
+enum class ProjectorNorm : uint8_t {
+    None,                 ///< no norm (Llama 4's pixel-shuffle adapter and projector)
+    LayerNormBeforeMerge, ///< a LayerNorm (weight and bias) of the tower's width on every patch (Qwen3-VL's merger)
+    RmsNormAfterMerge, ///< an RMSNorm (weight) of the tower's width on every pooled token (Gemma 3's mm_soft_emb_norm)
+};
+
+/// A multimodal wrapper's vision tower: the ViT encoder that turns an image into image tokens of the language model
+/// (Gemma 3's SigLIP, Qwen3-VL's, Llama 4's). Its `layers` blocks are all alike: a LayerNorm (weight and bias) before
+/// attention and before the MLP, bidirectional attention over one image's patches with q, k, v and o of
+/// hidden x hidden and biases, and an MLP of two matrices with biases (hidden x ffn, ffn x hidden) and `activation`.
+/// Before them: the patch embedding (patchInputs x hidden, a bias with patchBias), a class token (classToken), the
+/// learned positions (positionRows rows), a LayerNorm (preNorm); after them a LayerNorm (postNorm). Then `merge`
+/// patches become one image token (averaged with mergePool, else concatenated: hidden x merge wide) and the projector's
+/// linear layers (projector[0 .. projectorLayers - 1] outputs, the last the language model's hidden; biases with
+/// projectorBias; `activation` between them) make it a token of the language model. Qwen3-VL's deepstack mergers
+/// (deepstack) are more such projectors, each with a LayerNorm over the merged width first, fed by earlier blocks.
+struct VisionShape
+{
+    int64_t layers = 0; ///< encoder blocks; 0: the model has no vision tower
+    int64_t hidden = 0;
+    int64_t heads = 0;
+    int64_t ffn = 0;
+    Activation activation = Activation::Gelu;
+    int64_t patchInputs = 0;  ///< values one patch embeds: channels x temporal_patch_size x patch_size^2
+    bool patchBias = true;    ///< the patch embedding has a bias (Llama 4's unfold-linear has none)
+    int64_t patches = 0;      ///< patches per image (without the class token)
+    bool classToken = false;  ///< a learned class token leads each image (Llama 4), dropped before the projector
+    int64_t positionRows = 0; ///< learned position rows
+    bool preNorm = false;     ///< a LayerNorm before the first block (Llama 4's layernorm_pre)
+    bool postNorm = false;    ///< a LayerNorm after the last (SigLIP's post_layernorm, Llama 4's layernorm_post)
+    int64_t merge = 1;        ///< patches per image token (Gemma 3: 4 x 4 pooled; Qwen3-VL and Llama 4: 2 x 2)
+    bool mergePool = false;   ///< the merged patches are averaged (Gemma 3), not concatenated
+    ProjectorNorm projectorNorm = ProjectorNorm::None;
+    std::array<int64_t, 3>
+        projector{}; ///< the projector's linear layers' outputs, the last the language model's hidden
+    int64_t projectorLayers = 0;
+    bool projectorBias = false;
+    int64_t deepstack = 0; ///< Qwen3-VL's deepstack mergers (deepstack_visual_indexes)
+    int64_t imageSize = 0; ///< the image side in pixels the patches come from (for the report; patches decide)
+    bool present() const { return layers > 0; }
+    /// Tokens the encoder attends over per image: its patches and the class token.
+    int64_t encoderTokens() const { return patches + (classToken ? 1 : 0); }
+    /// Image tokens one image becomes in the language model's prompt.
+    int64_t tokensPerImage() const { return merge > 0 ? patches / merge : 0; }
+    /// Width of a merged token, the projector's input.
+    int64_t mergedWidth() const { return mergePool ? hidden : hidden * merge; }
+};
+
 /// The shape of a transformer: everything that decides its parameter count, FLOPs and bytes.
 /// Sizes are element counts. Parameter counting follows Hugging Face (`sum(p.numel())`), see paramCount().
 struct ModelShape
@@ -243,6 +292,9 @@ struct ModelShape
     /// in the KV cache's format. Unset: the whole state in the KV cache's format.
     std::optional<DType> stateFormat;
 
+    /// A multimodal wrapper's vision tower and projector (VisionShape::present()), counted in ParamCounts::vision.
+    VisionShape vision;
+
     int64_t qDim() const { return heads * headDim; }
     int64_t kvDim() const { return kvHeads * headDim; }
     bool isMoe() const { return experts > 1; }
@@ -370,6 +422,11 @@ int64_t linearLayers(const LayerGroups &groups);
 /// Layers of `groups` that attend (LayerBlock::attends()): the ones with a KV cache.
 int64_t attentionLayers(const LayerGroups &groups);
 
+/// Parameters of a vision tower and its projector (VisionShape): the tower's own (visionTowerParams) and the
+/// projector's with the deepstack mergers.
+int64_t visionTowerParams(const VisionShape &v);
+int64_t visionProjectorParams(const VisionShape &v);
+
 /// Parameters counted the Hugging Face way: embeddings (+ learned positions incl. offset, + token types; or a patch
 /// model's projection and class token), every layer's attention and FFN weights and biases, norms (LayerNorm: weight
 /// and bias; RMSNorm: weight), MoE router, final norm (an encoder's only with finalNorm), the LM head unless tied, and
@@ -394,6 +451,9 @@ struct ParamCounts
     int64_t mtpRouted = 0;
     int64_t mtpCopies = 0;
     int64_t checkpoint = 0;
+    /// A multimodal wrapper's vision tower and projector (ModelShape::vision), in total but not in active (a text
+    /// token does not touch them); split by tp like the layers.
+    int64_t vision = 0;
 };
 ParamCounts paramCount(const ModelShape &m);
 /// The same from the model's layerGroups(), when the caller has them (analyze() does).

@@ -187,9 +187,10 @@ void TestHfFamilies::refusalsNameTheFeature_data()
 {
     QTest::addColumn<QString>("type");
     QTest::addColumn<QString>("message");
-    QTest::newRow("qwen3_vl")
-        << "qwen3_vl"
-        << "cfg.json: model_type: 'qwen3_vl': the vision tower (images and video) is not modelled";
+    QTest::newRow("qwen3_omni_moe")
+        << "qwen3_omni_moe"
+        << "cfg.json: model_type: 'qwen3_omni_moe': the audio encoder and the speech talker are not modelled (a "
+           "qwen3_vl config's vision tower is)";
     QTest::newRow("nemotron-nas (DeciLM)")
         << "nemotron-nas"
         << "cfg.json: model_type: 'nemotron-nas': per-layer blocks (block_configs: an FFN width per layer by ffn_mult, "

@@ -101,9 +101,13 @@ QString TimelineChart::title() const
     const ScenarioDocument *doc = document();
     const Scenario &s = doc->scenario();
     const int64_t devices = int64_t{s.tp} * s.pp * s.dp * s.ep;
-    return tr("Request timeline: %1 on %2%3, %4-token prompt, %5 tokens out, batch %6")
+    // Images (a model with a vision tower) are part of the prompt: their tokens are prefilled after its text.
+    const QString images = s.images == 0   ? QString()
+                           : s.images == 1 ? tr(" and 1 image")
+                                           : tr(" and %1 images").arg(formatGrouped(s.images));
+    return tr("Request timeline: %1 on %2%3, %4-token prompt%7, %5 tokens out, batch %6")
         .arg(qs(doc->model().name), devices > 1 ? QStringLiteral("%1 × ").arg(devices) : QString(),
-             qs(doc->hardware().name), formatGrouped(s.seq), formatGrouped(s.output), formatGrouped(s.batch));
+             qs(doc->hardware().name), formatGrouped(s.seq), formatGrouped(s.output), formatGrouped(s.batch), images);
 }
 
 QString TimelineChart::shortCurveName(const QString &full)

@@ -195,6 +195,7 @@ QWidget *ControlsPanel::buildWorkloadGroup()
     m_requestNote->setToolTip(tr("The request timeline and the deployment search serve one request of the prompt and "
                                  "output lengths in every phase; a decode step's context is the cache it reads."));
     form->addRow(m_requestNote);
+    m_groups.insert(QStringLiteral("Workload"), box); // table options of the group (images) join it
 
     connect(m_phase, &QComboBox::activated, this, [this](int i) {
         Scenario s = m_doc->scenario();
