@@ -497,10 +497,14 @@ private slots:
         QVERIFY2(ui::writeLessonPdf(*l, m_lib, path, options, &error, &pages), qPrintable(error));
         const auto questions = std::count_if(l->steps.begin(), l->steps.end(),
                                              [](const ui::LessonStep &s) { return s.question.has_value(); });
-        // the deck: a page per step; the handout: ui::kQuestionsPerPage questions a page
-        QCOMPARE(pages, questionsOnly
-                            ? static_cast<int>((questions + ui::kQuestionsPerPage - 1) / ui::kQuestionsPerPage)
-                            : static_cast<int>(l->steps.size()));
+        // the deck: a page per step; the handout: one to ui::kQuestionsPerPage questions a page, fewer when the next
+        // would leave it less than its writing room (tst_lessonhandout::pagesOfQuestions checks each page's layout)
+        if (questionsOnly) {
+            QVERIFY(pages >= static_cast<int>((questions + ui::kQuestionsPerPage - 1) / ui::kQuestionsPerPage));
+            QVERIFY(pages <= static_cast<int>(questions));
+        } else {
+            QCOMPARE(pages, static_cast<int>(l->steps.size()));
+        }
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QByteArray pdf = f.readAll();
