@@ -80,7 +80,7 @@ private slots:
         chart->chart()->resize(1600, 1000);
         chart->settle();
         QCoreApplication::processEvents();
-        const QString shown = chart->subtitleItem()->toPlainText();
+        const QString shown = chart->subtitleItem()->text();
         QCOMPARE(chart->subtitle(), shown);
         for (const QString &f : fields(doc))
             QVERIFY2(shown.contains(f), qPrintable(shown + " lacks " + f));

@@ -10,10 +10,8 @@
 #include <QChart>
 #include <QFontMetricsF>
 #include <QGraphicsSimpleTextItem>
-#include <QGraphicsTextItem>
 #include <QLegend>
 #include <QLegendMarker>
-#include <QTextDocument>
 #include <QXYSeries>
 
 namespace memwall::ui {
@@ -31,43 +29,56 @@ ChartBase::ChartBase(ScenarioDocument *doc, QObject *parent)
     // it): a stale chart catches up first, so a subclass's layout code (connected after this) never meets old
     // points against a newer analysis.
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { ensureCurrent(); });
-    m_subtitle = new QGraphicsTextItem(m_chart);
+    m_subtitle = new QGraphicsSimpleTextItem(m_chart);
     m_subtitle->setAcceptedMouseButtons(Qt::NoButton);
     m_subtitle->setZValue(20);
     m_baseTopMargin = m_chart->margins().top();
     connect(m_chart, &QChart::plotAreaChanged, this, &ChartBase::placeSubtitle);
 }
 
-QString ChartBase::subtitle() const { return m_subtitle->toPlainText(); }
+QString ChartBase::subtitle() const { return m_subtitle->text(); }
 
+namespace {
+/// `text` on two lines, broken at the " · " nearest its middle (the subtitle when even its shortest form is too wide).
+QString onTwoLines(const QString &text)
+{
+    static const QString sep = QStringLiteral(" · ");
+    qsizetype best = -1;
+    for (qsizetype i = text.indexOf(sep); i >= 0; i = text.indexOf(sep, i + 1))
+        if (best < 0 || std::abs(i - text.size() / 2) < std::abs(best - text.size() / 2))
+            best = i;
+    return best < 0 ? text : text.left(best) + QLatin1Char('\n') + text.mid(best + sep.size());
+}
+} // namespace
+
+// The subtitle is a QGraphicsSimpleTextItem: one line of text, with no QTextDocument to lay out on every tick.
 void ChartBase::placeSubtitle()
 {
     const QFont font = m_theme.tickFont();
     const qreal width = m_chart->size().width() - 16;
-    const qreal room = width - 2 * m_subtitle->document()->documentMargin();
+    const qreal room = width - 8;
     // As the title (chartfit::applyTitle): a chart shorter than twelve title lines (a window's small chart tab) gives
     // the line to the plot; the headline above it names the scenario.
     const qreal height = m_chart->size().height();
     const bool tooShort = height > 0 && height < 12 * QFontMetricsF(m_theme.titleFont()).height();
-    const QString text = tooShort ? QString() : chartfit::fittingTitle(scenarioSubtitles(*m_doc), font, room);
-    if (m_subtitle->font() != font)
-        m_subtitle->setFont(font);
-    if (m_subtitle->toPlainText() != text)
-        m_subtitle->setPlainText(text);
+    QString text = tooShort ? QString() : chartfit::fittingTitle(scenarioSubtitles(*m_doc), font, room);
     // Even the shortest form too wide (a narrow chart in the presentation font): on two lines, never cut; the top
     // margin grows to hold them.
-    const qreal textWidth = QFontMetricsF(font).horizontalAdvance(text) > room ? width : -1;
-    if (m_subtitle->textWidth() != textWidth)
-        m_subtitle->setTextWidth(textWidth);
+    if (QFontMetricsF(font).horizontalAdvance(text) > room)
+        text = onTwoLines(text);
+    if (m_subtitle->font() != font)
+        m_subtitle->setFont(font);
+    if (m_subtitle->text() != text)
+        m_subtitle->setText(text);
     m_subtitle->setVisible(!text.isEmpty());
-    const qreal line = text.isEmpty() ? 0 : m_subtitle->boundingRect().height();
+    const qreal line = text.isEmpty() ? 0 : m_subtitle->boundingRect().height() + 8;
     if (const int top = qRound(m_baseTopMargin + line); m_chart->margins().top() != top) {
         QMargins margins = m_chart->margins();
         margins.setTop(top);
         m_chart->setMargins(margins);
     }
     const QRectF box = m_subtitle->boundingRect();
-    const QPointF pos(std::max(0.0, (m_chart->size().width() - box.width()) / 2), m_baseTopMargin / 2);
+    const QPointF pos(std::max(0.0, (m_chart->size().width() - box.width()) / 2), m_baseTopMargin / 2 + 4);
     if (m_subtitle->pos() != pos)
         m_subtitle->setPos(pos);
 }
@@ -82,8 +93,10 @@ void ChartBase::followDocument()
 {
     if (!deferWhileSuspended()) {
         watchVisibility();
-        documentChanged();
+        // The subtitle first: placed after the chart's own items, its change reached the screen in a second repaint
+        // of every slider tick (memwall-bench counted two paints a tick); before them it joins their repaint.
         placeSubtitle();
+        documentChanged();
     }
 }
 
@@ -274,7 +287,7 @@ void ChartBase::setTheme(const Theme &theme)
     grid()->adoptAxes();
     m_grid->setColors(theme.plotArea, theme.grid, theme.grid.lighter(theme.darkWindow ? 80 : 115));
     // The subtitle's line in the top margin (placeSubtitle() sizes the margin).
-    m_subtitle->setDefaultTextColor(theme.foreground);
+    m_subtitle->setBrush(theme.foreground);
     m_subtitle->setFont(theme.tickFont());
     restyle();
     placeSubtitle();

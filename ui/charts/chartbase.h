@@ -19,7 +19,6 @@ class QXYSeries;
 class QAction;
 class QChart;
 class QGraphicsSimpleTextItem;
-class QGraphicsTextItem;
 class QGraphicsWidget;
 class QLegendMarker;
 
@@ -99,7 +98,7 @@ public:
     QString subtitle() const;
     /// The item that shows subtitle() (a text item outside the chart's layout: a new batch changes its text without
     /// laying out the chart again).
-    QGraphicsTextItem *subtitleItem() const { return m_subtitle; }
+    QGraphicsSimpleTextItem *subtitleItem() const { return m_subtitle; }
 
     /// True when `piece` is drawn: no reveal is set, or it lists the piece.
     bool isRevealed(const QString &piece) const { return !m_reveal || m_reveal->contains(piece); }
@@ -154,7 +153,7 @@ private:
     void watchVisibility();
     void toggleFromLegend(QLegendMarker *marker);
 
-    QGraphicsTextItem *m_subtitle = nullptr;       ///< child of m_chart
+    QGraphicsSimpleTextItem *m_subtitle = nullptr; ///< child of m_chart
     qreal m_baseTopMargin = 0;                     ///< the chart's top margin without the subtitle's line
     QPointer<QObject> m_chartGuard;                ///< null once a view's scene has deleted the chart
     GridItem *m_grid = nullptr;                    ///< child of m_chart
