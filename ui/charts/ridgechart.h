@@ -15,7 +15,6 @@
 #include <array>
 #include <optional>
 #include <vector>
-#include <vector>
 
 class QChart;
 class QGraphicsLineItem;
