@@ -173,6 +173,32 @@ private slots:
         QVERIFY(!m_doc->isComparing());
     }
 
+    // Issue #41: at 1024x768 the compare panel beside the Controls left the roofline about 170 px wide. In a window
+    // without room for it, it is a tab over the Controls; switching to the Controls tab keeps compare mode on.
+    void compareInANarrowWindowIsATabOverTheControls()
+    {
+        m_window->resize(1024, 768);
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        auto *dock = m_window->findChild<QDockWidget *>("CompareDock");
+        auto *controls = m_window->findChild<QDockWidget *>("ControlsDock");
+        QAction *compare = m_window->findChild<QAction *>("action:compare");
+        QVERIFY(dock && controls && compare);
+        compare->trigger();
+        QTRY_VERIFY(dock->isVisible());
+        for (QWidget *popup = QApplication::activePopupWidget(); popup; popup = QApplication::activePopupWidget())
+            popup->close();
+        m_doc->setCompareHardware(*m_lib->findHardware("h200-sxm"));
+        QVERIFY(m_window->tabifiedDockWidgets(controls).contains(dock));
+        QTRY_VERIFY2(
+            m_window->chartTabs()->width() >= m_window->width() / 2,
+            qPrintable(QString("charts %1 px of %2").arg(m_window->chartTabs()->width()).arg(m_window->width())));
+        controls->raise();
+        QTRY_VERIFY(controls->isVisible());
+        QVERIFY(m_doc->isComparing()); // B is still drawn, its panel one tab away
+        QCOMPARE(m_window->size(), QSize(1024, 768));
+    }
+
     void chartsKeepHalfTheWindowOnAProjector_data()
     {
         QTest::addColumn<QSize>("size");
@@ -560,6 +586,8 @@ private slots:
         QTest::keyClick(m_window.get(), Qt::Key_Escape);
         QVERIFY(!c->isRunning());
         QCOMPARE(tabs->currentChart()->id(), QString("trends"));
+        // The panel the lesson opened closes with it: an empty "No lesson running" took the compare table's room.
+        QVERIFY(!lessons->panelDock()->isVisible());
     }
 
     void headlineNotesPositionsPastTheModels()

@@ -12,6 +12,7 @@
 #include "ui/lessons/presentationwindow.h"
 #include "ui/util/coverlabel.h"
 #include "ui/widgets/comparepanel.h"
+#include "ui/widgets/dockplacement.h"
 #include "ui/widgets/formulapopup.h"
 #include "ui/widgets/headlinebar.h"
 #include "ui/widgets/measuredialog.h"
@@ -109,34 +110,22 @@ LessonActions::LessonActions(ScenarioDocument *doc, QMainWindow *window, ChartTa
 
     connect(m_controller, &LessonController::started, this, [this] {
         m_endLesson->setEnabled(true);
-        // Beside the charts where the window has room for it; in a narrow window (a 1024×768 projector) it takes
-        // the place of the first dock on the left, as a tab, so the window need not grow off the screen.
-        if (m_dock->isHidden() && !m_dock->isFloating()) {
-            // The headline's width follows the window's (MainWindow): count the room its figures want here.
-            int headline = 0;
-            for (const HeadlineBar *h : m_window->findChildren<HeadlineBar *>())
-                headline = std::max(headline, h->minimumSizeHint().width());
-            const QWidget *central = m_window->centralWidget();
-            const int centralMin = central ? central->minimumSizeHint().width() : 0;
-            const int need = m_window->minimumSizeHint().width() + std::max(0, headline - centralMin) +
-                             m_dock->minimumSizeHint().width();
-            m_shared = nullptr;
-            if (m_window->width() < need)
-                for (QDockWidget *d : m_window->findChildren<QDockWidget *>())
-                    if (d != m_dock && d->isVisible() && !d->isFloating() &&
-                        m_window->dockWidgetArea(d) == Qt::LeftDockWidgetArea) {
-                        m_window->tabifyDockWidget(d, m_dock);
-                        m_shared = d;
-                        break;
-                    }
-        }
-        m_dock->show();
-        m_dock->raise();
+        // Beside the charts where the window has room for it; in a narrow window (a 1024×768 projector) a tab over
+        // the first dock on the left, so the window need not grow off the screen.
+        m_shownForLesson = m_shownForLesson || m_dock->isHidden();
+        if (QDockWidget *shared = showDockWhereRoom(m_window, m_dock))
+            m_shared = shared;
     });
     connect(m_controller, &LessonController::finished, this, [this] {
         m_endLesson->setEnabled(false);
-        if (m_shared) // the dock the lesson covered comes back to the front
+        // The panel the lesson opened closes with it ("No lesson running" took the compare table's room); one the
+        // user had opened stays. The dock the lesson covered comes back to the front.
+        if (m_shownForLesson && !m_dock->isFloating())
+            m_dock->hide();
+        m_shownForLesson = false;
+        if (m_shared)
             m_shared->raise();
+        m_shared = nullptr;
     });
     // While a question is open, the window's figures that would answer it are covered, as the chart is.
     connect(m_controller, &LessonController::progressChanged, this, &LessonActions::hideAnswers);

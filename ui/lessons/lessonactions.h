@@ -98,6 +98,7 @@ private:
     QAction *m_exportHandout;
     LessonViewFollower *m_follower;
     QPointer<QDockWidget> m_shared; ///< the dock the lesson panel shares a tab with in a narrow window, if any
+    bool m_shownForLesson = false;  ///< the panel was hidden when the lesson started: it closes when the lesson ends
     QPointer<PresentationWindow> m_presentationWindow;
     QList<QPointer<FormulaPopup>> m_hiddenPopups; ///< formula windows hidden while a question is open
 };

@@ -3,8 +3,10 @@
 #include "ui/controls/presetpicker.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/widgets/comparepanel.h"
+#include "ui/widgets/dockplacement.h"
 
 #include <QAction>
+#include <QMainWindow>
 
 namespace memwall::ui {
 
@@ -23,7 +25,12 @@ CompareDock::CompareDock(ScenarioDocument *doc, QWidget *parent)
             hide();
             return;
         }
-        show();
+        // Beside the charts where there is room; in a narrow window (1024×768) a tab over the Controls: beside both,
+        // the roofline was 170 px wide.
+        if (auto *window = qobject_cast<QMainWindow *>(parentWidget()))
+            showDockWhereRoom(window, this);
+        else
+            show();
         raise();
         m_panel->picker()->setFocus();
         m_panel->picker()->showPopup();
