@@ -149,11 +149,9 @@ std::string formatPercentNumber(double fraction)
     if (mag >= 99.95 && mag < 100) // "100" would hide what is left
         return sign + ">99.9";
     int decimals = 0; // whole from 10 %
-    if (mag >= 99.5 && mag < 100)
-        decimals = 1; // "99.8": almost all stays visible
-    else if (mag < 1) // two significant digits: "0.34", "0.029"
+    if (mag < 1)      // two significant digits: "0.34", "0.029"
         decimals = 1 - static_cast<int>(std::floor(std::log10(mag)));
-    else if (mag < 10)
+    else if (mag < 10 || (mag >= 99.5 && mag < 100)) // one decimal; "99.8": almost all stays visible
         decimals = 1;
     return trimmed(p, decimals);
 }
