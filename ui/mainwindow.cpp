@@ -31,9 +31,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -299,28 +297,6 @@ bool MainWindow::openLink(const QString &link)
     }
     statusBar()->showMessage(tr("Opened the scenario of a link (Ctrl+Z goes back)"), 5000);
     return true;
-}
-
-void MainWindow::openLinkDialog()
-{
-    const QString clip = QGuiApplication::clipboard()->text().trimmed();
-    QInputDialog dialog(this);
-    dialog.setWindowTitle(tr("Open link"));
-    dialog.setLabelText(tr("A memwall: link to a scenario:"));
-    dialog.setTextValue(core::isScenarioLink(clip.toStdString()) ? clip : QString());
-    dialog.resize(std::max(dialog.sizeHint().width(), width() / 2), dialog.sizeHint().height()); // room for a link
-    if (dialog.exec() == QDialog::Accepted && !dialog.textValue().trimmed().isEmpty())
-        openLink(dialog.textValue());
-}
-
-void MainWindow::pasteLink()
-{
-    const QString clip = QGuiApplication::clipboard()->text();
-    if (!core::isScenarioLink(clip.toStdString())) {
-        statusBar()->showMessage(tr("The clipboard holds no memwall: link"), 5000);
-        return;
-    }
-    openLink(clip);
 }
 
 bool MainWindow::openDroppedFile(const QString &path)

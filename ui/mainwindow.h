@@ -42,10 +42,6 @@ public:
     /// Opens a memwall: link as one undo step; a bad link shows its one-line error (status bar and a message) and
     /// changes nothing.
     bool openLink(const QString &link);
-    /// Edit › Open link…: asks for a link (the clipboard's, if it holds one, filled in).
-    void openLinkDialog();
-    /// Ctrl+V outside a text field: opens the link on the clipboard, or says there is none.
-    void pasteLink();
     /// Opens the scenario open at the last exit, if it still opens (silently skipped otherwise). Without one (a first
     /// launch), Llama 2 70B on two H100s (tp 2): the product opens on a scenario that fits.
     void restoreLastScenario();

@@ -1,5 +1,6 @@
 #include "ui/mainwindowactions.h"
 
+#include "core/io/scenariolink.h"
 #include "ui/dialogs/helpdialog.h"
 #include "ui/document/scenariodocument.h"
 #include "ui/mainwindow.h"
@@ -10,14 +11,19 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QClipboard>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QKeyEvent>
 #include <QMenu>
 #include <QMenuBar>
 #include <QSettings>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTextBrowser>
+
+#include <algorithm>
 
 namespace memwall::ui {
 
@@ -129,8 +135,8 @@ MainWindowActions::MainWindowActions(MainWindow *window, ScenarioDocument *doc)
                        tr("Open the memwall: link on the clipboard (outside a text field; one undo step)."));
     m_pasteLink->setObjectName("action:pasteLink");
     connect(m_copyLink, &QAction::triggered, m_window, &MainWindow::copyLink);
-    connect(m_openLink, &QAction::triggered, m_window, &MainWindow::openLinkDialog);
-    connect(m_pasteLink, &QAction::triggered, m_window, &MainWindow::pasteLink);
+    connect(m_openLink, &QAction::triggered, this, &MainWindowActions::openLinkDialog);
+    connect(m_pasteLink, &QAction::triggered, this, &MainWindowActions::pasteLink);
     edit->addAction(m_undo);
     edit->addAction(m_redo);
     edit->addSeparator();
@@ -263,6 +269,28 @@ void MainWindowActions::openConfigDialog()
                                                       tr("Model configs (*.json)"));
     if (!path.isEmpty())
         m_window->openModelConfig(path);
+}
+
+void MainWindowActions::openLinkDialog()
+{
+    const QString clip = QGuiApplication::clipboard()->text().trimmed();
+    QInputDialog dialog(m_window);
+    dialog.setWindowTitle(tr("Open link"));
+    dialog.setLabelText(tr("A memwall: link to a scenario:"));
+    dialog.setTextValue(core::isScenarioLink(clip.toStdString()) ? clip : QString());
+    dialog.resize(std::max(dialog.sizeHint().width(), m_window->width() / 2), dialog.sizeHint().height()); // room
+    if (dialog.exec() == QDialog::Accepted && !dialog.textValue().trimmed().isEmpty())
+        m_window->openLink(dialog.textValue());
+}
+
+void MainWindowActions::pasteLink()
+{
+    const QString clip = QGuiApplication::clipboard()->text();
+    if (!core::isScenarioLink(clip.toStdString())) {
+        m_window->statusBar()->showMessage(tr("The clipboard holds no memwall: link"), 5000);
+        return;
+    }
+    m_window->openLink(clip);
 }
 
 } // namespace memwall::ui

@@ -15,7 +15,8 @@ class MainWindow;
 class ScenarioDocument;
 
 /// The window's menus and actions (File, Edit, View, Help) and the recent-files list, so MainWindow only assembles.
-/// Dialogs for choosing files live here; the work they start is MainWindow's (openScenario, openModelConfig, save).
+/// Dialogs for choosing files and links live here; the work they start is MainWindow's (openScenario, openModelConfig,
+/// save).
 class MainWindowActions : public QObject
 {
     Q_OBJECT
@@ -55,6 +56,10 @@ public slots:
     void openConfigDialog();
     /// Help › Getting started (F1): opens the page, or brings it to the front.
     void showHelp();
+    /// Edit › Open link…: asks for a link (the clipboard's, if it holds one, filled in); MainWindow::openLink opens it.
+    void openLinkDialog();
+    /// Ctrl+V outside a text field: opens the link on the clipboard, or says there is none.
+    void pasteLink();
 
 private:
     void rebuildRecentMenu();

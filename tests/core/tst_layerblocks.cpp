@@ -99,6 +99,7 @@ private slots:
     void patchModelRules();
 };
 
+// Long because it is a table: one row per model family, each with its parameter count written out by hand.
 void TestLayerBlocks::familyParamCounts_data()
 {
     QTest::addColumn<QString>("file");
