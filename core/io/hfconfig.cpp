@@ -1292,7 +1292,7 @@ constexpr std::array kFamilies{
     FamilyRow{"qwen3_5_moe_text", importQwenNext},
     FamilyRow{"qwen3_5", importQwen35},
     FamilyRow{"qwen3_5_moe", importQwen35},
-    FamilyRow{"kimi_linear", nullptr, "Kimi Delta Attention (linear-attention) layers are not modelled"},
+    FamilyRow{"kimi_linear", importKimiLinear},
     FamilyRow{"deepseek_v32", importSparseMla},
     FamilyRow{"glm_moe_dsa", importSparseMla},
     FamilyRow{"gemma3n", nullptr, kGemma3nMissing},

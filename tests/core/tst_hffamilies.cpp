@@ -204,9 +204,6 @@ void TestHfFamilies::refusalsNameTheFeature_data()
         << "cfg.json: model_type: 'gemma4': global layers with their own head size and KV heads (global_head_dim, "
            "num_global_key_value_heads), keys equal to values (attention_k_eq_v), KV sharing (num_kv_shared_layers), "
            "per-layer inputs and the MoE block beside the dense MLP are not modelled";
-    QTest::newRow("kimi_linear")
-        << "kimi_linear"
-        << "cfg.json: model_type: 'kimi_linear': Kimi Delta Attention (linear-attention) layers are not modelled";
 }
 
 void TestHfFamilies::refusalsNameTheFeature()
