@@ -1,5 +1,6 @@
 // Kimi-Linear (model_type kimi_linear, issue #38): Kimi Delta Attention layers between MLA layers without positions,
-// and DeepSeek-V3's MoE, read into a ModelShape (a row of kFamilies in hfconfig.cpp).
+// and DeepSeek-V3's MoE, read into a ModelShape (a row of kFamilies in hfconfig.cpp); and Kimi K2.5's MoonViT vision
+// tower with its projector (importKimiK25() in hfconfig.cpp reads the language model).
 #include "core/io/hfimport.h"
 
 #include <algorithm>
@@ -159,6 +160,67 @@ void importKimiLinear(JsonReader &r, ModelShape &m, ImportLog &log, const std::s
     m.maxPositions = r.integer("model_max_length", 0);
     if (m.maxPositions < 0 || m.maxPositions > kMaxShapeField)
         r.fail("model_max_length", "must be between 0 and 2^31, got " + std::to_string(m.maxPositions));
+}
+
+/// Kimi K2.5's vision_config (KimiK25VisionConfig; its MoonViT3dPretrainedModel and KimiK25MultiModalProjector, as
+/// vLLM's kimi_k25_vit.py builds them): a Conv2d patch embedding with a bias over 3 x patch_size^2 values (the module's
+/// in_dim, 3: the config has no key), a learned init_pos_emb_height x init_pos_emb_width grid of positions (bicubically
+/// interpolated to other grids; its temporal sin-cos table is a buffer, not a weight), vt_num_hidden_layers blocks
+/// (LayerNorms with biases, wqkv and wo with biases, 2D rotary positions on q and k, a GELU-tanh MLP fc0/fc1 with
+/// biases) and a final LayerNorm; merge_kernel_size patches concatenated into one token (sd2_tpool: an image has one
+/// frame, so the temporal mean is the patch itself); the projector (patchmerger) LayerNorms each patch (pre_norm),
+/// then linear_1 (merged width square) and linear_2 (to text_hidden_size) with biases and GELU between. An image is
+/// taken at the grid of its learned positions, init_pos_emb x patch_size pixels a side (64 x 14 = 896 px: 4,096
+/// patches, 1,024 image tokens); the processor resizes a real image within its own patch limits
+/// (preprocessor_config.json, not read), and a larger image has more tokens. Video is not modelled.
+void readMoonViT(JsonReader &r, ModelShape &m, ImportLog &log)
+{
+    JsonReader v = r.object("vision_config");
+    if (const std::string t = v.string("merge_type", "sd2_tpool"); t != "sd2_tpool")
+        v.fail("merge_type", "only sd2_tpool (2 x 2 patches a token, frames averaged) is modelled, got '" + t + "'");
+    if (const std::string t = v.string("mm_projector_type", "patchmerger"); t != "patchmerger")
+        v.fail("mm_projector_type",
+               "only patchmerger (pre_norm, two linear layers with biases) is modelled, got '" + t + "'");
+    if (const std::string t = v.string("pos_emb_type", "divided_fixed"); t != "divided_fixed")
+        v.fail("pos_emb_type", "only divided_fixed (a learned 2D grid) is modelled, got '" + t + "'");
+    if (const std::string a = v.string("projector_hidden_act", "gelu"); !a.starts_with("gelu"))
+        v.fail("projector_hidden_act", "only a GELU projector is modelled, got '" + a + "'");
+    VisionShape &t = m.vision;
+    t.layers = sizeField(v, "vt_num_hidden_layers");
+    t.hidden = sizeField(v, "vt_hidden_size");
+    t.ffn = sizeField(v, "vt_intermediate_size");
+    t.heads = sizeField(v, "vt_num_attention_heads");
+    t.activation = Activation::Gelu;
+    const int64_t patch = sizeField(v, "patch_size");
+    const int64_t rows = sizeField(v, "init_pos_emb_height"), cols = sizeField(v, "init_pos_emb_width");
+    const json &kernel = v.array("merge_kernel_size");
+    if (kernel.size() != 2 || !kernel[0].is_number_integer() || !kernel[1].is_number_integer() ||
+        kernel[0].get<int64_t>() <= 0 || kernel[1].get<int64_t>() <= 0 || rows % kernel[0].get<int64_t>() != 0 ||
+        cols % kernel[1].get<int64_t>() != 0)
+        v.fail("merge_kernel_size", "expected two sizes that divide the position grid (" + std::to_string(rows) +
+                                        " x " + std::to_string(cols) + "), got " + brief(kernel));
+    if (rows > 4096 || cols > 4096 || patch > 4096)
+        v.fail("init_pos_emb_height", "implausibly large position grid or patch, got " + std::to_string(rows) + " x " +
+                                          std::to_string(cols) + " in patches of " + std::to_string(patch));
+    const int64_t out = sizeField(v, "text_hidden_size");
+    if (out != m.hidden)
+        v.fail("text_hidden_size", std::to_string(out) + " differs from the language model's hidden_size (" +
+                                       std::to_string(m.hidden) + ")");
+    t.patchInputs = 3 * patch * patch;
+    t.patches = t.positionRows = rows * cols;
+    t.imageSize = rows == cols ? rows * patch : 0;
+    t.postNorm = true;
+    t.rotary = true;
+    t.merge = kernel[0].get<int64_t>() * kernel[1].get<int64_t>();
+    t.projectorNorm = ProjectorNorm::LayerNormBeforeMerge;
+    t.projector = {t.hidden * t.merge, out, 0};
+    t.projectorLayers = 2;
+    t.projectorBias = true;
+    log.note("vision tower: MoonViT, " + std::to_string(t.layers) + " layers; an image is taken at " +
+             std::to_string(rows * patch) + " x " + std::to_string(cols * patch) +
+             " px (the grid of its learned positions at patch_size " + std::to_string(patch) +
+             "): " + std::to_string(t.patches) + " patches, " + std::to_string(t.tokensPerImage()) +
+             " image tokens (--images); video is not modelled");
 }
 
 } // namespace memwall::core::hf

@@ -721,6 +721,7 @@ void readVision(JsonReader &r, ModelShape &m)
     t.projectorBias = v.boolean("projector_bias", false);
     t.deepstack = v.integer("deepstack", 0);
     t.imageSize = v.integer("image_size", 0);
+    t.rotary = v.boolean("rotary", false);
     v.rejectUnknown();
 }
 
@@ -754,6 +755,8 @@ void visionToJson(const ModelShape &m, json &j)
                        {"projector_bias", t.projectorBias},
                        {"deepstack", t.deepstack},
                        {"image_size", t.imageSize}};
+    if (t.rotary)
+        j["vision"]["rotary"] = true;
 }
 
 } // namespace

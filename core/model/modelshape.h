@@ -161,6 +161,9 @@ struct VisionShape
     int64_t projectorLayers = 0;
     bool projectorBias = false;
     int64_t deepstack = 0; ///< Qwen3-VL's deepstack mergers (deepstack_visual_indexes)
+    /// Every block rotates q and k by 2D rotary positions (Kimi K2.5's MoonViT: Rope2DPosEmbRepeated, on every
+    /// element of each head); no weights.
+    bool rotary = false;
     int64_t imageSize = 0; ///< the image side in pixels the patches come from (for the report; patches decide)
     bool present() const { return layers > 0; }
     /// Tokens the encoder attends over per image: its patches and the class token.

@@ -66,6 +66,9 @@ private slots:
     void kimiLinearPresetKeys();
     void kimiLinearRefusals_data();
     void kimiLinearRefusals();
+    void moonViTHandCounts();
+    void moonViTImagesInPrefill();
+    void moonViTRefusals();
 };
 
 void TestKimi::kimiLinearHandCounts()
@@ -272,6 +275,113 @@ void TestKimi::kimiLinearRefusals()
     node[path.back().toStdString()] = nlohmann::json::parse(value.toStdString());
     QCOMPARE(errorOf(c), error);
     QCOMPARE(errorOf(kimiConfig()), QString()); // the published file imports
+}
+
+void TestKimi::moonViTHandCounts()
+{
+    // moonshotai/Kimi-K2.5 (tests/data/configs/Kimi-K2.5.json): the language model (text_config, Kimi K2's shape) is
+    // 1,026,408,232,448 parameters (tst_layerblocks::familyParamCounts). Its vision_config, MoonViT (vt_hidden_size
+    // 1152, 27 layers, 16 heads, MLP 4304, patches of 14, a learned 64 x 64 grid of positions, 2 x 2 merge), as
+    // MoonViT3dPretrainedModel and KimiK25MultiModalProjector build it:
+    //   patch_embed.proj Conv2d 3 x 14 x 14 = 588 inputs x 1152 + 1152 bias = 678,528;
+    //   pos_emb.weight 64 x 64 x 1152 = 4,718,592 (its temporal sin-cos table is a buffer, not a weight);
+    //   a block: norm0 and norm1 2 x 2 x 1152 = 4,608, wqkv 1152 x 3456 + 3456 = 3,984,768, wo 1152 x 1152 + 1152 =
+    //   1,328,256, mlp.fc0 1152 x 4304 + 4304 = 4,962,512, mlp.fc1 4304 x 1152 + 1152 = 4,959,360: 15,239,504, x 27 =
+    //   411,466,608 (its 2D rotary positions have no weights); final_layernorm 2,304: the tower 416,866,032.
+    //   mm_projector: pre_norm 2 x 1152 = 2,304; linear_1 4608 x 4608 + 4608 = 21,238,272; linear_2 4608 x 7168 +
+    //   7168 = 33,037,312: 54,277,888.
+    //   Vision 471,143,920, total 1,026,879,376,368: the checkpoint's logical parameter count (an audit of every
+    //   safetensors shard header of moonshotai/Kimi-K2.5, INT4 weights unpacked 8 to an int32, quoted in a public code
+    //   index; another reports 471,143,920 for the Kimi-K2.6 tower and projector, byte-exact against its safetensors).
+    const HfImport in = importHfConfigFileReport(configPath("Kimi-K2.5.json"));
+    const ModelShape &m = in.shape;
+    QCOMPARE(visionTowerParams(m.vision), int64_t(416866032));
+    QCOMPARE(visionProjectorParams(m.vision), int64_t(54277888));
+    const ParamCounts p = paramCount(m);
+    QCOMPARE(p.vision, int64_t(471143920));
+    QCOMPARE(p.total, int64_t(1026879376368));
+    QCOMPARE(p.active, int64_t(32861500928)); // a text token does not touch the tower
+    // An image at the grid of its positions, 64 x 14 = 896 px: 4,096 patches, 2 x 2 merged into 1,024 image tokens.
+    QCOMPARE(m.vision.imageSize, int64_t(896));
+    QCOMPARE(m.vision.patches, int64_t(4096));
+    QCOMPARE(m.vision.tokensPerImage(), int64_t(1024));
+    QVERIFY(m.vision.rotary);
+    bool named = false;
+    for (const std::string &line : in.report)
+        named = named || line.find("MoonViT, 27 layers") != std::string::npos;
+    QVERIFY(named);
+    // The preset keys say the same tower (rotary written only when set), and the preset offers it.
+    const ModelShape back = modelShapeFromJson(toJson(m), "k25.json");
+    QCOMPARE(paramCount(back).vision, int64_t(471143920));
+    QVERIFY(back.vision.rotary);
+    QVERIFY(!toJson(testpresets::model("qwen3-vl-8b")).at("vision").contains("rotary"));
+    QCOMPARE(paramCount(testpresets::model("kimi-k2.5")).total, int64_t(1026879376368));
+}
+
+void TestKimi::moonViTImagesInPrefill()
+{
+    // Kimi K2.5, one prompt of 1,000 text tokens and one image on an H100 at tp 8: the tower runs over the image's
+    // 4,096 patches, and the language model prefills 1,000 + 1,024 tokens as a text prompt of 2,024 would.
+    // Per device (16 / 8 = 2 heads of 72): the scores 27 layers x 2 x 2 heads x 4,096^2 pairs x 72 = 130,459,631,616;
+    // the 2D rotary positions 27 x 3 x 4,096 tokens x 2 x 1152 / 8 = 95,551,488 FLOPs; the projector's linear_1
+    // 1,024 tokens x 4,608 x (4,608 / 8 = 576) x 2 + 1,024 x 576 bias adds = 5,436,407,808.
+    const ModelShape m = testpresets::model("kimi-k2.5");
+    const HardwareSpec &hw = testpresets::hw("h100-sxm");
+    Scenario s;
+    s.phase = Phase::Prefill;
+    s.seq = 1000;
+    s.tp = 8;
+    s.images = 1;
+    Scenario text = s;
+    text.images = 0;
+    text.seq = 2024;
+    const Analysis a = analyze(hw, m, s);
+    const Analysis b = analyze(hw, m, text);
+    QCOMPARE(findOp(a, "vision.attn.score")->flops, 130459631616.0);
+    QCOMPARE(findOp(a, "vision.attn.rope")->flops, 95551488.0);
+    QCOMPARE(findOp(a, "vision.projector.fc1")->flops, 5436407808.0);
+    QVERIFY(findOp(a, "vision.merger.norm"));
+    QCOMPARE(a.memory.kv, b.memory.kv); // the image tokens are cached with the prompt
+    double visionFlops = 0;
+    for (const Operator &op : a.operators)
+        visionFlops += op.name.starts_with("vision.") ? op.flops : 0;
+    QCOMPARE(a.totals.flops, b.totals.flops + visionFlops);
+    // Decode and generate run too; the tower only in generate's prefill.
+    s.phase = Phase::Decode;
+    s.context = 4096;
+    QVERIFY(!findOp(analyze(hw, m, s), "vision.attn.score"));
+    s.phase = Phase::Generate;
+    s.output = 8;
+    QVERIFY(analyze(hw, m, s).totals.timeS > 0);
+}
+
+void TestKimi::moonViTRefusals()
+{
+    // What the block model cannot say of a vision_config is refused in one line naming the key.
+    auto refused = [](const char *key, const nlohmann::json &value) {
+        nlohmann::json c = readJsonFile(configPath("Kimi-K2.5.json"), /*pythonFloats=*/true);
+        c["vision_config"][key] = value;
+        return errorOf(c);
+    };
+    QCOMPARE(refused("merge_type", "sd2"),
+             QString("kimi.json: vision_config.merge_type: only sd2_tpool (2 x 2 patches a token, frames averaged) is "
+                     "modelled, got 'sd2'"));
+    QCOMPARE(refused("mm_projector_type", "patchmergerv2"),
+             QString("kimi.json: vision_config.mm_projector_type: only patchmerger (pre_norm, two linear layers with "
+                     "biases) is modelled, got 'patchmergerv2'"));
+    QCOMPARE(refused("text_hidden_size", 4096),
+             QString("kimi.json: vision_config.text_hidden_size: 4096 differs from the language model's hidden_size "
+                     "(7168)"));
+    QCOMPARE(refused("merge_kernel_size", nlohmann::json::array({3, 3})),
+             QString("kimi.json: vision_config.merge_kernel_size: expected two sizes that divide the position grid "
+                     "(64 x 64), got [3,3]"));
+    // Without vision_config the language model is imported alone, and its name says so.
+    nlohmann::json c = readJsonFile(configPath("Kimi-K2.5.json"), /*pythonFloats=*/true);
+    c.erase("vision_config");
+    const ModelShape text = importHfConfig(c, "Kimi-K2.5.json");
+    QVERIFY(!text.vision.present());
+    QCOMPARE(paramCount(text).total, int64_t(1026408232448));
+    QVERIFY2(text.name.find("(language model)") != std::string::npos, text.name.c_str());
 }
 
 } // namespace memwall::core
