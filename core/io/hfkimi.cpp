@@ -193,7 +193,7 @@ void readMoonViT(JsonReader &r, ModelShape &m, ImportLog &log)
     t.activation = Activation::Gelu;
     const int64_t patch = sizeField(v, "patch_size");
     const int64_t rows = sizeField(v, "init_pos_emb_height"), cols = sizeField(v, "init_pos_emb_width");
-    const json &kernel = v.array("merge_kernel_size");
+    const nlohmann::json &kernel = v.array("merge_kernel_size");
     if (kernel.size() != 2 || !kernel[0].is_number_integer() || !kernel[1].is_number_integer() ||
         kernel[0].get<int64_t>() <= 0 || kernel[1].get<int64_t>() <= 0 || rows % kernel[0].get<int64_t>() != 0 ||
         cols % kernel[1].get<int64_t>() != 0)
