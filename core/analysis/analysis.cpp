@@ -49,6 +49,9 @@ std::string_view toString(FlopName n)
     case FlopName::DInner: return "d_inner";
     case FlopName::DecayAndBetaGates:
         return "decay and beta gates (11 × tokens × value heads: softplus 4, bias 1, exp and product 2, sigmoid 4)";
+    case FlopName::ChannelDecayAndBetaGates:
+        return "decay per channel and beta gates (7 × tokens × value width: softplus 4, bias 1, exp and product 2; "
+               "+ 4 × tokens × value heads: sigmoid)";
     case FlopName::DtBiasAndSoftplus: return "bias and softplus (5 × tokens × d_inner)";
     case FlopName::DtRank: return "dt_rank";
     case FlopName::DtRankAnd2DState: return "dt_rank + 2 × d_state";

@@ -38,6 +38,7 @@ enum class FlopName : std::uint8_t {
     ConvolvedChannels,
     DInner,
     DecayAndBetaGates,
+    ChannelDecayAndBetaGates,
     DtBiasAndSoftplus,
     DtRank,
     DtRankAnd2DState,

@@ -1,8 +1,11 @@
-// The linear-attention mixer (Gated DeltaNet: Qwen3-Next, Qwen3.5) of the linear-attention layers, with its norm and
-// residual. The operators follow transformers' Qwen3NextGatedDeltaNet.forward: in_proj, the causal convolution over
-// q, k and v, the decay and beta gates (with q and k L2-normed in the kernel), the gated delta rule (recurrent in a
-// decode step, chunked over a prompt), the gated RMSNorm and out_proj. Like a state-space layer it keeps a fixed state
-// per sequence instead of a per-token cache.
+// The linear-attention mixer (Gated DeltaNet: Qwen3-Next, Qwen3.5; Kimi Delta Attention: Kimi-Linear) of the
+// linear-attention layers, with its norm and residual. The operators follow transformers'
+// Qwen3NextGatedDeltaNet.forward: in_proj, the causal convolution over q, k and v, the decay and beta gates (with q and
+// k L2-normed in the kernel), the gated delta rule (recurrent in a decode step, chunked over a prompt), the gated
+// RMSNorm and out_proj. Kimi Delta Attention (KimiDeltaAttention.forward of Kimi-Linear's modeling_kimi.py) differs in
+// its gates: the decay is per key channel from a low-rank path (f_a_proj, which in_proj holds, then linear.f_b_proj),
+// and the output gate too (g_a_proj in in_proj, then linear.g_b_proj), through a sigmoid. Like a state-space layer it
+// keeps a fixed state per sequence instead of a per-token cache.
 #include "core/analysis/passcontext.h"
 
 #include <cmath>
@@ -18,7 +21,9 @@ struct LinearWidths
     double keyHeads = 0, valueHeads = 0, dk = 0, dv = 0;
     double key = 0, value = 0; ///< q (and k) width, v (and z) width
     double conv = 0;           ///< convolved channels: q, k and v
-    double inProj = 0;         ///< in_proj's outputs: q, k, v, z, b and a
+    double inProj = 0;         ///< in_proj's outputs: q, k, v, z, b and a (Kimi Delta: q, k, v, b, f_a and g_a)
+    double rank = 0;  ///< Kimi Delta Attention's gate rank (f_a and g_a outputs, replicated); 0: Gated DeltaNet
+    double decay = 0; ///< decay values a token: one per value head, or (Kimi Delta) one per channel
 };
 LinearWidths linearWidths(const ModelShape &m, int tp)
 {
@@ -32,6 +37,12 @@ LinearWidths linearWidths(const ModelShape &m, int tp)
     w.value = w.valueHeads * w.dv;
     w.conv = 2 * w.key + w.value;
     w.inProj = 2 * w.key + 2 * w.value + 2 * w.valueHeads;
+    w.decay = w.valueHeads;
+    if (x.kimiDelta()) { // vLLM replicates f_a_proj and g_a_proj and splits f_b_proj and g_b_proj by heads
+        w.rank = static_cast<double>(x.gateRank);
+        w.inProj = 2 * w.key + w.value + w.valueHeads + 2 * w.rank;
+        w.decay = w.value;
+    }
     return w;
 }
 
@@ -61,19 +72,32 @@ void emitConv(Ctx &c, const Pass &p, double lc, const LinearWidths &w, double st
 }
 
 /// The gates: q and k L2-normed (3 FLOPs an element), and per value head the decay g = -exp(A_log) x
-/// softplus(a + dt_bias) and beta = sigmoid(b) (11 FLOPs). It reads A_log and dt_bias.
+/// softplus(a + dt_bias) and beta = sigmoid(b) (11 FLOPs). It reads A_log and dt_bias. Kimi Delta Attention
+/// (flash-linear-attention's fused_kda_gate) forms the decay per channel, -exp(A_log) x softplus(f + dt_bias) (7 FLOPs
+/// an element of the value width), and beta = sigmoid(b) per value head (4); it reads A_log (per head) and dt_bias (per
+/// channel).
 void emitGates(Ctx &c, const Pass &p, double lc, const LinearWidths &w)
 {
     const double N = p.Bm * p.T, act = c.act;
+    const FlopTerms l2 =
+        perElement(3, FlopName::PerElementL2Norm, N, FlopName::Tokens, 2 * w.key, FlopName::QAndKWidths);
+    if (w.rank > 0) {
+        emitOp(c, "linear.gates", OpClass::Elementwise, p.phase, lc,
+               plus(l2, 7 * N * w.value + 4 * N * w.valueHeads, FlopName::ChannelDecayAndBetaGates),
+               (w.valueHeads + w.value) * act, 2 * N * (2 * w.key + w.value + w.valueHeads) * act, 0, p.train);
+        return;
+    }
     emitOp(c, "linear.gates", OpClass::Elementwise, p.phase, lc,
-           plus(perElement(3, FlopName::PerElementL2Norm, N, FlopName::Tokens, 2 * w.key, FlopName::QAndKWidths),
-                11 * N * w.valueHeads, FlopName::DecayAndBetaGates),
-           2 * w.valueHeads * act, 2 * N * (2 * w.key + 2 * w.valueHeads) * act, 0, p.train);
+           plus(l2, 11 * N * w.valueHeads, FlopName::DecayAndBetaGates), 2 * w.valueHeads * act,
+           2 * N * (2 * w.key + 2 * w.valueHeads) * act, 0, p.train);
 }
 
 /// The gated delta rule: recurrent in a decode step (elementwise), chunked over a prompt (its products run on the
 /// matrix units, as Mamba-2's chunked scan; the reference pads the prompt to whole chunks). It reads q, k, v, g and
 /// beta, writes its output, and writes each value head's d_k x d_v state once (read and written in a decode step).
+/// Kimi Delta Attention runs the same products with the decay per key channel (its g is value-width, one per
+/// channel): the recurrent step still decays each state element once, and the chunk kernel's extra scaling of q and k
+/// by the cumulative decay (a few FLOPs per key channel, token and head: under 1 % of the chunk's) is not counted.
 void emitDeltaRule(Ctx &c, const Pass &p, double lc, const LinearWidths &w, double stateRw)
 {
     const double N = p.Bm * p.T, act = c.act;
@@ -87,7 +111,7 @@ void emitDeltaRule(Ctx &c, const Pass &p, double lc, const LinearWidths &w, doub
                            FlopName::TokensPaddedToChunks, w.valueHeads, FlopName::ValueHeads);
         cls = OpClass::Attention;
     }
-    emitOp(c, "linear.scan", cls, p.phase, lc, flops, 0, N * (2 * w.key + 2 * w.value + 2 * w.valueHeads) * act,
+    emitOp(c, "linear.scan", cls, p.phase, lc, flops, 0, N * (2 * w.key + 2 * w.value + w.decay + w.valueHeads) * act,
            stateRw * p.Bm * w.valueHeads * w.dk * w.dv * c.stateb, p.train);
 }
 
@@ -102,9 +126,14 @@ void emitLinearAttentionMixer(Ctx &c, const Pass &p, double lc)
     emitNorm(c, "linear.norm", p.phase, lc, N, FlopName::Tokens, p.train);
     emitLinear(c, "linear.in_proj", p.phase, lc, N, c.h, w.inProj, false, p.train);
     emitConv(c, p, lc, w, stateRw);
+    if (w.rank > 0) // Kimi Delta Attention's low-rank gates: the decay's f_b_proj here, the output gate's g_b_proj
+        emitLinear(c, "linear.f_b_proj", p.phase, lc, N, w.rank, w.value, false, p.train);
     emitGates(c, p, lc, w);
     emitDeltaRule(c, p, lc, w, stateRw);
-    // The gated RMSNorm per value head (Qwen3NextRMSNormGated): the norm (4) with its d_v weights, times SiLU(z) (5).
+    if (w.rank > 0)
+        emitLinear(c, "linear.g_b_proj", p.phase, lc, N, w.rank, w.value, false, p.train);
+    // The gated RMSNorm per value head (Qwen3NextRMSNormGated): the norm (4) with its d_v weights, times SiLU(z) (5);
+    // Kimi Delta Attention's o_norm (FusedRMSNormGated with a sigmoid) times sigmoid(g) (5).
     emitOp(c, "linear.gate_norm", OpClass::Normalization, p.phase, lc,
            perElement(kRmsNormFlops + 5, FlopName::PerElementGatedNorm, N, FlopName::Tokens, w.value,
                       FlopName::ValueWidth),

@@ -28,10 +28,13 @@ void emitMlaProjections(Ctx &c, const Pass &p, double lc)
     emitOp(c, "attn.kv_a_norm", OpClass::Normalization, p.phase, lc,
            perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, r, FlopName::KvLoraRank),
            r * act, 2 * N * r * act, 0, p.train);
-    emitOp(c, "attn.rope", OpClass::Elementwise, p.phase, lc,
-           perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, c.hq + 1,
-                      FlopName::HeadsAndSharedKey, rope, FlopName::QkRopeHeadDim),
-           0, 2 * N * (c.hq + 1) * rope * act, 0, p.train);
+    // Kimi-Linear's MLA layers (mla_use_nope) rotate nothing: the qk_rope_head_dim part of each head is an ordinary
+    // part of q and k there, and the latent and shared key are cached as DeepSeek's are.
+    if (c.m.positions == PositionEncoding::Rotary)
+        emitOp(c, "attn.rope", OpClass::Elementwise, p.phase, lc,
+               perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, c.hq + 1,
+                          FlopName::HeadsAndSharedKey, rope, FlopName::QkRopeHeadDim),
+               0, 2 * N * (c.hq + 1) * rope * act, 0, p.train);
 }
 
 namespace {

@@ -43,6 +43,11 @@ void emitVisionBlocks(Ctx &c, double L, double imgs, double n)
     const double scores = imgs * hq * pairs;
     emitVisionNorm(c, "vision.attn.norm", L, N, h, true, FlopName::VisionHidden);
     emitLinear(c, "vision.attn.qkv_proj", Phase::Prefill, L, N, h, 3 * h / tp, true, 1);
+    if (v.rotary) // MoonViT's 2D rotary positions on every q and k element (3 FLOPs each), read and written once
+        emitOp(
+            c, "vision.attn.rope", OpClass::Elementwise, Phase::Prefill, L,
+            perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, 2 * h / tp, FlopName::QAndKWidths),
+            0, 2 * N * 2 * h / tp * act, 0, 1);
     emitOp(
         c, "vision.attn.score", OpClass::Attention, Phase::Prefill, L,
         macs(imgs, FlopName::Images, hq, FlopName::Heads, pairs, FlopName::QueryKeyPairsPerHead, d, FlopName::HeadDim),

@@ -1186,19 +1186,21 @@ void importDeepseekV3(JsonReader &r, ModelShape &m, ImportLog &log, const std::s
 }
 
 /// KimiK25ForConditionalGeneration (Kimi K2.5): the language model is its text_config, a Kimi K2 (DeepSeek-V3 layout)
-/// with its own quantization_config; the MoonViT vision tower and projector (vision_config) are not modelled and not
-/// counted, which the import report says first.
+/// with its own quantization_config, and the MoonViT vision tower with its projector is its vision_config
+/// (readMoonViT() in hfkimi.cpp). A file without vision_config is the language model alone, and its name says so.
 void importKimiK25(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
 {
     JsonReader text = r.object("text_config");
     const std::string type = text.string("model_type", "kimi_k2");
     if (type != "kimi_k2" && type != "deepseek_v3")
         text.fail("model_type", "expected kimi_k2 or deepseek_v3 for Kimi K2.5's language model, got '" + type + "'");
-    log.note("kimi_k25: the language model (text_config) alone; the MoonViT vision tower and its projector "
-             "(vision_config) are not modelled and not counted");
     importDeepseekV3(text, m, log, type);
     m.family = "kimi_k2";
     readQuantization(text, m, log);
+    if (r.has("vision_config"))
+        readMoonViT(r, m, log);
+    else
+        m.name += " (language model)";
 }
 
 /// Nemotron-H and Nemotron-3: importNemotronH() and the state format Nemotron-3 declares (mamba_ssm_cache_dtype).
@@ -1292,7 +1294,7 @@ constexpr std::array kFamilies{
     FamilyRow{"qwen3_5_moe_text", importQwenNext},
     FamilyRow{"qwen3_5", importQwen35},
     FamilyRow{"qwen3_5_moe", importQwen35},
-    FamilyRow{"kimi_linear", nullptr, "Kimi Delta Attention (linear-attention) layers are not modelled"},
+    FamilyRow{"kimi_linear", importKimiLinear},
     FamilyRow{"deepseek_v32", importSparseMla},
     FamilyRow{"glm_moe_dsa", importSparseMla},
     FamilyRow{"gemma3n", nullptr, kGemma3nMissing},

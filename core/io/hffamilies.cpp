@@ -353,6 +353,7 @@ void importQwen3Vl(JsonReader &r, ModelShape &m, ImportLog &log, const std::stri
     t.projector = {t.hidden * t.merge, out, 0};
     t.projectorLayers = 2;
     t.projectorBias = true;
+    t.rotary = true; // Qwen3VLVisionRotaryEmbedding(head_dim / 2), doubled: 2D positions on every q and k element
     if (v.has("deepstack_visual_indexes")) {
         const auto &list = v.array("deepstack_visual_indexes");
         for (const auto &i : list)
@@ -412,6 +413,7 @@ void readLlama4Vision(JsonReader &r, ModelShape &m, ImportLog &log)
     t.projector = {inner, outer, m.hidden};
     t.projectorLayers = 3;
     t.projectorBias = false;
+    t.rotary = true; // Llama4VisionRotaryEmbedding: 2D positions on every q and k element (none on the class token)
     t.imageSize = image;
     log.note("vision tower: " + std::to_string(t.layers) + " layers; an image is one tile of " + std::to_string(image) +
              " px: " + std::to_string(t.patches) + " patches, " + std::to_string(t.tokensPerImage()) +

@@ -579,8 +579,9 @@ json toJson(const HardwareSpec &hw)
 }
 
 namespace {
-/// The linear-attention keys of a model shape (Gated DeltaNet: linear_key_heads > 0), with the layers that attend
-/// among them (attention_every, attention_offset).
+/// The linear-attention keys of a model shape (Gated DeltaNet: linear_key_heads > 0; Kimi Delta Attention with
+/// linear_gate_rank > 0), with the layers that attend among them (attention_every, attention_offset, or one character
+/// a layer in linear_pattern).
 void readLinearAttention(JsonReader &r, ModelShape &m)
 {
     LinearAttentionShape &x = m.linear;
@@ -592,8 +593,10 @@ void readLinearAttention(JsonReader &r, ModelShape &m)
     x.valueHeadDim = r.positiveInteger("linear_value_head_dim");
     x.convKernel = r.integer("linear_conv_kernel", 4);
     x.chunkSize = r.integer("linear_chunk", 64);
+    x.gateRank = r.integer("linear_gate_rank", 0);
     m.attentionEvery = r.integer("attention_every", 0);
     m.attentionOffset = r.integer("attention_offset", 0);
+    m.linearPattern = r.string("linear_pattern", "");
 }
 
 /// Writes what readLinearAttention() reads, and the gated and partially rotary attention, when not the default.
@@ -614,8 +617,12 @@ void linearAttentionToJson(const ModelShape &m, json &j)
     j["linear_value_head_dim"] = x.valueHeadDim;
     j["linear_conv_kernel"] = x.convKernel;
     j["linear_chunk"] = x.chunkSize;
+    if (x.kimiDelta())
+        j["linear_gate_rank"] = x.gateRank;
     j["attention_every"] = m.attentionEvery;
     j["attention_offset"] = m.attentionOffset;
+    if (!m.linearPattern.empty())
+        j["linear_pattern"] = m.linearPattern;
 }
 
 /// A model's multi-token-prediction modules and its checkpoint's formats (issue #38; ModelShape's last fields), in a
@@ -714,6 +721,7 @@ void readVision(JsonReader &r, ModelShape &m)
     t.projectorBias = v.boolean("projector_bias", false);
     t.deepstack = v.integer("deepstack", 0);
     t.imageSize = v.integer("image_size", 0);
+    t.rotary = v.boolean("rotary", false);
     v.rejectUnknown();
 }
 
@@ -747,6 +755,8 @@ void visionToJson(const ModelShape &m, json &j)
                        {"projector_bias", t.projectorBias},
                        {"deepstack", t.deepstack},
                        {"image_size", t.imageSize}};
+    if (t.rotary)
+        j["vision"]["rotary"] = true;
 }
 
 } // namespace

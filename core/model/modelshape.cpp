@@ -57,9 +57,18 @@ int64_t ssmParams(const ModelShape &m)
 /// in_proj_qkv, in_proj_z, in_proj_b and in_proj_a, the same weights): in_proj h -> q, k (key dim each), v, z (value
 /// dim each), b and a (value heads each); conv1d over q, k and v (conv_kernel weights a channel, no bias); dt_bias and
 /// A_log per value head; the gated RMSNorm (value_head_dim); out_proj value dim -> h. No biases.
+/// Kimi Delta Attention (gateRank r > 0; KimiDeltaAttention): q_proj, k_proj (key dim each) and v_proj (value dim)
+/// from h; the three short convolutions (conv_kernel weights a channel, no bias); A_log per head; f_a_proj h -> r and
+/// f_b_proj r -> value dim (the per-channel decay) with dt_bias per channel (value dim); b_proj h -> value heads;
+/// g_a_proj h -> r and g_b_proj r -> value dim (the output gate); o_norm (value_head_dim); o_proj value dim -> h.
 int64_t linearParams(const ModelShape &m)
 {
     const LinearAttentionShape &x = m.linear;
+    if (x.kimiDelta()) {
+        const int64_t lowRank = 2 * (m.hidden * x.gateRank + x.gateRank * x.valueDim());
+        return m.hidden * (2 * x.keyDim() + x.valueDim() + x.valueHeads) + x.convDim() * x.convKernel + x.valueHeads +
+               x.valueDim() + lowRank + x.valueHeadDim + x.valueDim() * m.hidden;
+    }
     const int64_t in = 2 * x.keyDim() + 2 * x.valueDim() + 2 * x.valueHeads;
     return m.hidden * in + x.convDim() * x.convKernel + 2 * x.valueHeads + x.valueHeadDim + x.valueDim() * m.hidden;
 }
@@ -159,7 +168,10 @@ LayerBlock layerBlock(const ModelShape &m, int64_t i)
     const int64_t window = global ? 0 : m.slidingWindow;
     const bool moe = m.isMoe() && i >= m.firstDenseLayers && m.moeEvery > 0 && i % m.moeEvery == m.moeOffset;
     b.ffn = m.ffn <= 0 ? LayerFfn::None : moe ? LayerFfn::Moe : LayerFfn::Dense; // Mamba has no FFN
-    const bool attends = m.attentionEvery > 0 && i % m.attentionEvery == m.attentionOffset;
+    const bool attends =
+        m.linearPattern.empty()
+            ? m.attentionEvery > 0 && i % m.attentionEvery == m.attentionOffset
+            : m.linearPattern[static_cast<std::size_t>(i % static_cast<int64_t>(m.linearPattern.size()))] == 'A';
     b.mixer = attends                       ? attentionKind(m, window)
               : m.ssm.kind != SsmKind::None ? LayerMixer::Ssm
               : m.hasLinearAttention()      ? LayerMixer::LinearRecurrent
@@ -272,7 +284,10 @@ LayerGroups layerGroups(const ModelShape &m)
     // The periods of the patterns (1: no pattern).
     const int64_t every = m.slidingWindow > 0 && m.globalEvery > 0 ? m.globalEvery : 1;
     const bool recurrent = m.ssm.kind != SsmKind::None || m.hasLinearAttention();
-    const int64_t attention = recurrent && m.attentionEvery > 0 ? m.attentionEvery : 1;
+    const int64_t attention = !m.linearPattern.empty() && m.hasLinearAttention()
+                                  ? static_cast<int64_t>(m.linearPattern.size())
+                              : recurrent && m.attentionEvery > 0 ? m.attentionEvery
+                                                                  : 1;
     const int64_t moeEvery = m.isMoe() ? std::max<int64_t>(1, m.moeEvery) : 1;
     const int64_t dense = std::clamp<int64_t>(m.isMoe() ? m.firstDenseLayers : 0, 0, m.layers);
     const int64_t parts = std::max<int64_t>(1, static_cast<int64_t>(m.layerPattern.size()));
@@ -494,6 +509,27 @@ ShapeIssue validateLinear(const ModelShape &m)
                     std::to_string(x.keyHeads) + ")"};
     if (!m.layerPattern.empty())
         return {{"layer_pattern", "linear_key_heads"}, "layer_pattern's layers cannot be linear attention"};
+    if (x.gateRank < 0 || x.gateRank > kMaxShapeField)
+        return {{"linear_gate_rank"},
+                "linear_gate_rank must be 0 (Gated DeltaNet) or a positive rank, got " + std::to_string(x.gateRank)};
+    if (x.kimiDelta() && (x.keyHeads != x.valueHeads || x.keyHeadDim != x.valueHeadDim))
+        return {{"linear_gate_rank", "linear_value_heads"},
+                "Kimi Delta Attention (linear_gate_rank > 0) has as many key as value heads, of one size; got " +
+                    std::to_string(x.keyHeads) + " of " + std::to_string(x.keyHeadDim) + " and " +
+                    std::to_string(x.valueHeads) + " of " + std::to_string(x.valueHeadDim)};
+    if (const std::string &lp = m.linearPattern; !lp.empty()) {
+        if (static_cast<int64_t>(lp.size()) > std::min<int64_t>(m.layers, kMaxPatternPeriod))
+            return {{"linear_pattern"},
+                    "linear_pattern must have at most as many characters as layers (at most " +
+                        std::to_string(kMaxPatternPeriod) + "), got " + std::to_string(lp.size())};
+        if (const auto bad = lp.find_first_not_of("LA"); bad != std::string::npos)
+            return {{"linear_pattern"},
+                    "linear_pattern may hold only L (linear attention) and A (attention), got '" +
+                        std::string(1, lp[bad]) + "'"};
+        if (m.attentionEvery != 0 || m.attentionOffset != 0)
+            return {{"linear_pattern", "attention_every"},
+                    "linear_pattern places the attention layers: attention_every and attention_offset must be 0"};
+    }
     if (m.attentionEvery < 0 || m.attentionEvery > std::min<int64_t>(m.layers, kMaxPatternPeriod) ||
         m.attentionOffset < 0 || (m.attentionEvery > 0 && m.attentionOffset >= m.attentionEvery))
         return {{"attention_every", "attention_offset"},
@@ -675,6 +711,8 @@ ShapeIssue validate(const ModelShape &m)
     } else if (m.hasLinearAttention()) {
         if (auto e = validateLinear(m); !e.empty())
             return e;
+    } else if (!m.linearPattern.empty()) {
+        return {{"linear_pattern", "linear_key_heads"}, "linear_pattern needs linear-attention layers"};
     } else if (m.attentionEvery != 0 || m.attentionOffset != 0) {
         return {{"attention_every", "ssm"},
                 "attention_every and attention_offset need state-space (ssm) or linear-attention layers"};
@@ -722,11 +760,12 @@ ShapeIssue validate(const ModelShape &m)
     {
         // The whole pattern repeats every lcm of its periods; layerGroups() walks one period.
         const int64_t period =
-            std::lcm(std::lcm(std::lcm(std::max<int64_t>(1, m.globalEvery), std::max<int64_t>(1, m.moeEvery)),
-                              std::max<int64_t>(1, m.attentionEvery)),
-                     std::max<int64_t>(1, static_cast<int64_t>(m.layerPattern.size())));
+            std::lcm(std::lcm(std::lcm(std::lcm(std::max<int64_t>(1, m.globalEvery), std::max<int64_t>(1, m.moeEvery)),
+                                       std::max<int64_t>(1, m.attentionEvery)),
+                              std::max<int64_t>(1, static_cast<int64_t>(m.layerPattern.size()))),
+                     std::max<int64_t>(1, static_cast<int64_t>(m.linearPattern.size())));
         if (period > kMaxPatternPeriod)
-            return {{"global_every", "moe_every", "attention_every", "layer_pattern"},
+            return {{"global_every", "moe_every", "attention_every", "layer_pattern", "linear_pattern"},
                     "the layer pattern repeats only every " + std::to_string(period) + " layers (at most " +
                         std::to_string(kMaxPatternPeriod) + ")"};
     }

@@ -76,6 +76,14 @@ struct LinearAttentionShape
     /// Tokens per chunk of the chunked scan over a prompt: 64, flash-linear-attention's chunk_gated_delta_rule (and
     /// transformers' torch_chunk_gated_delta_rule's chunk_size default).
     int64_t chunkSize = 64;
+    /// Kimi Delta Attention (Kimi Linear tech report, arXiv 2510.26692; the KimiDeltaAttention module of
+    /// moonshotai/Kimi-Linear-48B-A3B-Instruct's modeling_kimi.py): with gateRank > 0 the decay is per key channel, not
+    /// per head, from a low-rank path (f_a_proj hidden -> gateRank, f_b_proj gateRank -> value dim) with dt_bias per
+    /// channel (value dim), and the output gate is low rank too (g_a_proj hidden -> gateRank, g_b_proj gateRank ->
+    /// value dim) through a sigmoid; q, k and v are separate projections (q_proj, k_proj, v_proj) and beta is b_proj
+    /// (hidden -> value heads). 0: Gated DeltaNet (a scalar decay per head from `a`, the full-rank output gate z).
+    int64_t gateRank = 0;
+    bool kimiDelta() const { return gateRank > 0; }
     int64_t keyDim() const { return keyHeads * keyHeadDim; }
     int64_t valueDim() const { return valueHeads * valueHeadDim; }
     int64_t convDim() const { return 2 * keyDim() + valueDim(); } ///< q, k and v are convolved
@@ -153,6 +161,9 @@ struct VisionShape
     int64_t projectorLayers = 0;
     bool projectorBias = false;
     int64_t deepstack = 0; ///< Qwen3-VL's deepstack mergers (deepstack_visual_indexes)
+    /// Every block rotates q and k by 2D rotary positions (Kimi K2.5's MoonViT: Rope2DPosEmbRepeated, on every
+    /// element of each head); no weights.
+    bool rotary = false;
     int64_t imageSize = 0; ///< the image side in pixels the patches come from (for the report; patches decide)
     bool present() const { return layers > 0; }
     /// Tokens the encoder attends over per image: its patches and the class token.
@@ -255,6 +266,10 @@ struct ModelShape
     LinearAttentionShape linear;
     int64_t attentionEvery = 0;
     int64_t attentionOffset = 0;
+    /// With linear attention: which layers attend, one character a layer ('L' linear attention, 'A' attention),
+    /// repeated when shorter than the layers, in place of attentionEvery (which must then be 0). Kimi-Linear's
+    /// full_attn_layers put attention on layers 3, 7, ..., 23 and on its last layer, 26: no period.
+    std::string linearPattern;
     /// Layers of one part each (Nemotron-H's hybrid_override_pattern): one character per layer, repeated when shorter
     /// than the layers: 'M' the state-space mixer alone, '*' attention alone, '-' the FFN alone (of width denseFfn in
     /// a mixture of experts), 'E' the routed experts alone (with the shared expert and the router; Nemotron-3), each

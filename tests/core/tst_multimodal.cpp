@@ -175,6 +175,7 @@ void TestMultimodal::llama4FullConfig()
     // One tile of 336 px: 576 patches, pixel-shuffled 2 x 2 into 144 image tokens.
     QCOMPARE(m.vision.tokensPerImage(), int64_t(144));
     QCOMPARE(m.vision.encoderTokens(), int64_t(577)); // and the class token
+    QVERIFY(m.vision.rotary);                         // Llama4VisionRotaryEmbedding in every block
     QVERIFY(m.name.find("(language model)") == std::string::npos);
     // Without its vision_config (the trimmed copy) it stays the language model alone.
     QVERIFY(!importHfConfigFile(configPath("Llama-4-Scout-17B-16E-Instruct.trimmed.json")).vision.present());
@@ -225,6 +226,9 @@ void TestMultimodal::imagesInPrefill()
     QCOMPARE(findOp(a, "vision.attn.score")->flops, 330225942528.0);
     // The deepstack mergers: three LayerNorms over 576 tokens x 4,608, 7 FLOPs each = 55,738,368.
     QCOMPARE(findOp(a, "vision.deepstack.norm")->flops, 55738368.0);
+    // Its blocks' 2D rotary positions (Qwen3VLVisionRotaryEmbedding) on every q and k element: 27 layers x 3 FLOPs x
+    // 2,304 patches x 2 x 1,152 = 429,981,696.
+    QCOMPARE(findOp(a, "vision.attn.rope")->flops, 429981696.0);
     // Weights: every parameter, the tower's too, at 2 bytes.
     QCOMPARE(a.weightBytes, 2.0 * 8767123696.0);
     // The headline names the images, and the tokens each weight read serves count their 576 tokens.
@@ -244,6 +248,8 @@ void TestMultimodal::imagesInPrefill()
     QCOMPARE(findOp(ga, "vision.merger.pool")->flops, 4718592.0);
     // The projector: 256 tokens x 1,152 x 5,376 x 2 = 3,170,893,824 (no bias).
     QCOMPARE(findOp(ga, "vision.projector.fc1")->flops, 3170893824.0);
+    // SigLIP's positions are learned and added once: no rotary positions in its blocks.
+    QVERIFY(!findOp(ga, "vision.attn.rope"));
 
     // Live activations: the tower's peak when it is the higher. Unfused attention over one image of 4,096 patches:
     // the MLP's 4,304-wide tensor in and out, 2 x 4,096 x 4,304 x 2 B = 70,516,736, and 16 heads' score matrices
