@@ -87,6 +87,7 @@ enum class FlopName : std::uint8_t {
     PerLogitSoftcap,
     QAndKWidths,
     QWidth,
+    KvWidth,
     RotatedQAndKWidths,
     QLoraRank,
     QkHeadDim,
