@@ -395,13 +395,17 @@ void deriveKvPerToken(Derivation &d, const ModelShape &m, const Scenario &s, con
     if (m.global.present()) { // Gemma 4: the global layers' own KV heads and head size
         d.lines.emplace_back("KV bytes per token = Σ over the attention layers of 2 × KV heads × head_dim × bytes per "
                              "element (the global layers have their own)");
-        for (const LayerGroup &g : groups)
-            if (g.block.attends())
-                d.lines.emplace_back("  " + plural(static_cast<double>(g.count), "layer", "layers") +
-                                     (g.block.window > 0 ? " with a window" : " with the whole context") + ": " +
-                                     perTokenWords(m, g.block) + " = " + num(cachedElementsPerToken(m, g.block, 1)) +
-                                     " elements each");
-        d.lines.emplace_back("× " + num(kvb) + " B (" + std::string(toString(s.kv)) + ")");
+        std::string sum;
+        for (const LayerGroup &g : groups) {
+            if (!g.block.attends())
+                continue;
+            const std::string each = num(cachedElementsPerToken(m, g.block, 1));
+            d.lines.emplace_back("  " + plural(static_cast<double>(g.count), "layer", "layers") +
+                                 (g.block.window > 0 ? " with a window" : " with the whole context") + ": " +
+                                 perTokenWords(m, g.block) + " = " + each + " elements each");
+            sum += (sum.empty() ? "" : " + ") + num(static_cast<double>(g.count)) + " × " + each;
+        }
+        d.lines.emplace_back("= (" + sum + ") elements × " + num(kvb) + " B (" + std::string(toString(s.kv)) + ")");
     } else {
         d.lines.emplace_back(
             m.mixer == MixerKind::Mla
