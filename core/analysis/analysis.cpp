@@ -103,6 +103,7 @@ std::string_view toString(FlopName n)
     case FlopName::PerLogitSoftcap: return "FLOPs per logit (soft-cap: divide, tanh, multiply)";
     case FlopName::QAndKWidths: return "q and k widths";
     case FlopName::QWidth: return "q width (heads × head_dim)";
+    case FlopName::KvWidth: return "k (or v) width (KV heads × head_dim)";
     case FlopName::RotatedQAndKWidths: return "rotated share of the q and k widths (partial_rotary_factor)";
     case FlopName::QLoraRank: return "q_lora_rank";
     case FlopName::QkHeadDim: return "qk head dim (nope + rope)";
@@ -229,10 +230,9 @@ void deriveShapes(Ctx &c)
     const Scenario &s = c.s;
     c.h = static_cast<double>(m.hidden);
     c.hq = static_cast<double>(m.heads / s.tp);
-    c.hkv = static_cast<double>(m.kvHeads % s.tp == 0 ? m.kvHeads / s.tp : 1);
-    c.d = static_cast<double>(m.headDim);
-    c.qd = c.hq * c.d;
-    c.kvd = c.hkv * c.d;
+    c.attnWidths = AttentionWidths{m.heads, m.kvHeads, m.headDim, true};
+    c.globalWidths = attentionWidths(m, LayerBlock{}); // a global layer's (the same but for Gemma 4's)
+    useAttentionWidths(c, c.attnWidths);
     // A mixture of experts' `ffn` is its routed experts' width, split by moe_tp; a dense model's by tp.
     c.ffn = static_cast<double>(m.ffn / (m.isMoe() ? moeTp(s) : s.tp));
     c.sharedFfn = static_cast<double>(m.sharedFfn / s.tp);
@@ -244,7 +244,9 @@ void deriveShapes(Ctx &c)
         c.linearLayers += g.block.mixer == LayerMixer::LinearRecurrent ? n : 0;
         c.attnLayers += g.block.attends() ? n : 0;
         c.ffnLayers += g.block.ffn != LayerFfn::None ? n : 0;
-        c.sparseLayers += g.block.ffn == LayerFfn::Moe ? n : 0;
+        c.sparseLayers += g.block.routed() ? n : 0;
+        c.besideLayers += g.block.ffn == LayerFfn::DenseAndMoe ? n : 0;
+        c.globalLayers += m.global.present() && g.block.mixer == LayerMixer::Attention ? n : 0;
         c.windowedLayers += g.block.attends() && g.block.window > 0 ? n : 0;
     }
     c.act = bytesOf(s.activations);

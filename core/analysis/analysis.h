@@ -88,6 +88,7 @@ enum class FlopName : std::uint8_t {
     PerLogitSoftcap,
     QAndKWidths,
     QWidth,
+    KvWidth,
     RotatedQAndKWidths,
     QLoraRank,
     QkHeadDim,

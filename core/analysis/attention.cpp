@@ -50,29 +50,74 @@ void emitScoreSoftmax(Ctx &c, const Pass &p, double lc, double pairs, const Core
 
 namespace {
 
-/// The q, k and v projection, the q/k norms and rotary positions of ordinary (MHA, GQA, MQA) attention.
-void emitQkvProjections(Ctx &c, const Pass &p, double lc)
+/// Operator names of one kind of attention layer's projections: the ordinary layers', and Gemma 4's global layers'
+/// (their own widths: "attn.global_qkv_proj").
+struct ProjectionNames
+{
+    std::string_view qkv, qkNorm, vNorm, rope, outputGate, out;
+};
+constexpr ProjectionNames kProjections{"attn.qkv_proj", "attn.qk_norm",     "attn.v_norm",
+                                       "attn.rope",     "attn.output_gate", "attn.out_proj"};
+constexpr ProjectionNames kGlobalProjections{"attn.global_qkv_proj", "attn.global_qk_norm",     "attn.global_v_norm",
+                                             "attn.global_rope",     "attn.global_output_gate", "attn.global_out_proj"};
+
+/// The q, k and v projection (keys that are values: no v, Gemma 4's global layers), the q/k norms, the values'
+/// weightless norm and rotary positions of ordinary (MHA, GQA, MQA) attention, `roped` of the `lc` times rotated.
+void emitQkvProjections(Ctx &c, const Pass &p, double lc, double roped, const ProjectionNames &names)
 {
     const ModelShape &m = c.m;
     const double N = p.Bm * p.T, act = c.act;
     // Gated attention: q_proj also projects the output gate, one element per query element.
     const double gate = m.attentionOutputGate ? c.qd : 0.0;
-    emitLinear(c, "attn.qkv_proj", p.phase, lc, N, c.h, c.qd + gate + 2 * c.kvd, m.qkvBias, p.train);
+    emitLinear(c, names.qkv, p.phase, lc, N, c.h, c.qd + gate + (c.valueProj ? 2 : 1) * c.kvd, m.qkvBias, p.train);
     if (m.qkNorm)
-        emitOp(c, "attn.qk_norm", OpClass::Normalization, p.phase, lc,
+        emitOp(c, names.qkNorm, OpClass::Normalization, p.phase, lc,
                perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, c.qd + c.kvd,
                           FlopName::QAndKWidths),
                (m.qkNormFullWidth ? c.qd + c.kvd : 2 * c.d) * act, 2 * N * (c.qd + c.kvd) * act, 0, p.train);
+    if (m.valueNorm) // Gemma 4's v_norm: no weights
+        emitOp(c, names.vNorm, OpClass::Normalization, p.phase, lc,
+               perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, c.kvd, FlopName::KvWidth), 0,
+               2 * N * c.kvd * act, 0, p.train);
     // Partial rotary positions rotate the first rotaryFraction of each head and copy the rest; a kernel reads and
     // writes only the rotated part.
-    // Layers without positions (Cohere2's global layers) rotate nothing: only the windowed ones run it.
     const double rotated = (c.qd + c.kvd) * m.rotaryFraction;
-    const double roped = m.globalNoPositions && c.attnLayers > 0 ? lc * c.windowedLayers / c.attnLayers : lc;
     if (m.positions == PositionEncoding::Rotary && roped > 0)
-        emitOp(c, "attn.rope", OpClass::Elementwise, p.phase, roped,
+        emitOp(c, names.rope, OpClass::Elementwise, p.phase, roped,
                perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, rotated,
                           m.rotaryFraction < 1 ? FlopName::RotatedQAndKWidths : FlopName::QAndKWidths),
                0, 2 * N * rotated * act, 0, p.train);
+}
+
+/// The attention output's gate (gated attention) and the output projection of `lc` layers.
+void emitOutput(Ctx &c, const Pass &p, double lc, const ProjectionNames &names)
+{
+    const ModelShape &m = c.m;
+    const double N = p.Bm * p.T, act = c.act;
+    if (m.attentionOutputGate) // the output times sigmoid(gate), before o_proj (Qwen3NextAttention)
+        emitOp(c, names.outputGate, OpClass::Elementwise, p.phase, lc,
+               perElement(5, FlopName::PerElementSigmoidGate, N, FlopName::Tokens, c.qd, FlopName::QWidth), 0,
+               3 * N * c.qd * act, 0, p.train);
+    emitLinear(c, names.out, p.phase, lc, N,
+               m.mixer == MixerKind::Mla ? c.hq * static_cast<double>(m.mla.vHeadDim) : c.qd, c.h, m.outBias, p.train);
+}
+
+/// Gemma 4's attention: the global layers (their own head size and KV heads, ModelShape::global) and the windowed
+/// ones each with their projections, core and output projection, under their own names.
+void emitGlobalAndWindowed(Ctx &c, const Pass &p, double lc)
+{
+    const double attention = c.attnLayers, global = c.globalLayers, windowed = attention - global;
+    const double lg = lc * global / attention, lw = lc * windowed / attention;
+    useAttentionWidths(c, c.globalWidths);
+    emitQkvProjections(c, p, lg, c.m.globalNoPositions ? 0.0 : lg, kGlobalProjections);
+    emitAttentionCore(c, p, lg, 0.0, kGlobalCore);
+    emitOutput(c, p, lg, kGlobalProjections);
+    useAttentionWidths(c, c.attnWidths);
+    if (windowed > 0) {
+        emitQkvProjections(c, p, lw, lw, kProjections);
+        emitAttentionCore(c, p, lw, static_cast<double>(c.m.slidingWindow), kLocalCore);
+        emitOutput(c, p, lw, kProjections);
+    }
 }
 
 } // namespace
@@ -118,30 +163,32 @@ void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const Co
 void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
 {
     const ModelShape &m = c.m;
-    const double N = p.Bm * p.T, act = c.act;
+    const double N = p.Bm * p.T;
     emitNorm(c, "attn.norm", p.phase, lc, N, FlopName::Tokens, p.train);
-    if (m.mixer == MixerKind::Mla) {
-        emitMlaProjections(c, p, lc);
-        if (m.hasIndexer())
-            emitIndexer(c, p, lc);
-    } else
-        emitQkvProjections(c, p, lc);
-    // The attention core per window: the layers with the whole context first, then the windowed ones. Without both
-    // kinds there is one core, under the plain names.
-    const double attention = c.attnLayers, windowed = c.windowedLayers;
-    const double window = static_cast<double>(m.slidingWindow);
-    if (windowed == 0 || windowed == attention) {
-        emitAttentionCore(c, p, lc, windowed == 0 ? 0.0 : window, kGlobalCore);
+    if (c.globalLayers > 0) { // Gemma 4: global layers of their own widths
+        emitGlobalAndWindowed(c, p, lc);
     } else {
-        emitAttentionCore(c, p, lc * (attention - windowed) / attention, 0.0, kGlobalCore);
-        emitAttentionCore(c, p, lc * windowed / attention, window, kLocalCore);
+        if (m.mixer == MixerKind::Mla) {
+            emitMlaProjections(c, p, lc);
+            if (m.hasIndexer())
+                emitIndexer(c, p, lc);
+        } else {
+            // Layers without positions (Cohere2's global layers) rotate nothing: only the windowed ones run it.
+            const double roped = m.globalNoPositions && c.attnLayers > 0 ? lc * c.windowedLayers / c.attnLayers : lc;
+            emitQkvProjections(c, p, lc, roped, kProjections);
+        }
+        // The attention core per window: the layers with the whole context first, then the windowed ones. Without
+        // both kinds there is one core, under the plain names.
+        const double attention = c.attnLayers, windowed = c.windowedLayers;
+        const double window = static_cast<double>(m.slidingWindow);
+        if (windowed == 0 || windowed == attention) {
+            emitAttentionCore(c, p, lc, windowed == 0 ? 0.0 : window, kGlobalCore);
+        } else {
+            emitAttentionCore(c, p, lc * (attention - windowed) / attention, 0.0, kGlobalCore);
+            emitAttentionCore(c, p, lc * windowed / attention, window, kLocalCore);
+        }
+        emitOutput(c, p, lc, kProjections);
     }
-    if (m.attentionOutputGate) // the output times sigmoid(gate), before o_proj (Qwen3NextAttention)
-        emitOp(c, "attn.output_gate", OpClass::Elementwise, p.phase, lc,
-               perElement(5, FlopName::PerElementSigmoidGate, N, FlopName::Tokens, c.qd, FlopName::QWidth), 0,
-               3 * N * c.qd * act, 0, p.train);
-    emitLinear(c, "attn.out_proj", p.phase, lc, N,
-               m.mixer == MixerKind::Mla ? c.hq * static_cast<double>(m.mla.vHeadDim) : c.qd, c.h, m.outBias, p.train);
     if (m.postNorms)
         emitNorm(c, "attn.post_norm", p.phase, lc, N, FlopName::Tokens, p.train);
     emitResidual(c, "attn.residual", p.phase, lc, N, p.train);

@@ -375,13 +375,14 @@ void deriveRidge(Derivation &d, const HardwareSpec &hw, const Analysis &a)
 
 /// "2 × 8 KV heads × 128 head_dim" (attention) or "(512 kv_lora_rank + 64 qk_rope_head_dim)" (MLA): the cached
 /// elements per token and layer, as cachedElementsPerToken() counts them.
-std::string perTokenWords(const ModelShape &m)
+std::string perTokenWords(const ModelShape &m, const LayerBlock &b = {})
 {
     if (m.mixer == MixerKind::Mla)
         return "(" + num(static_cast<double>(m.mla.kvLoraRank)) + " kv_lora_rank + " +
                num(static_cast<double>(m.mla.qkRopeHeadDim)) + " qk_rope_head_dim)";
-    return "2 (K and V) × " + plural(static_cast<double>(m.kvHeads), "KV head", "KV heads") + " × " +
-           num(static_cast<double>(m.headDim)) + " head_dim";
+    const AttentionWidths w = attentionWidths(m, b); // Gemma 4's global layers: their own
+    return "2 (K and V) × " + plural(static_cast<double>(w.kvHeads), "KV head", "KV heads") + " × " +
+           num(static_cast<double>(w.headDim)) + " head_dim";
 }
 
 void deriveKvPerToken(Derivation &d, const ModelShape &m, const Scenario &s, const Analysis &a)
@@ -389,15 +390,30 @@ void deriveKvPerToken(Derivation &d, const ModelShape &m, const Scenario &s, con
     d.title = "KV cache one token adds (whole model, before any window)";
     const LayerGroups groups = layerGroups(m);
     const double attnLayers = static_cast<double>(attentionLayers(groups));
-    const double perToken = cachedElementsPerToken(m, static_cast<double>(m.kvHeads));
     const double kvb = bytesOf(s.kv);
-    d.lines.emplace_back(
-        m.mixer == MixerKind::Mla
-            ? "KV bytes per token = (kv_lora_rank + qk_rope_head_dim) × attention layers × bytes per element"
-            : "KV bytes per token = 2 × KV heads × head_dim × attention layers × bytes per element");
-    d.lines.emplace_back("= " + perTokenWords(m) + " × " + plural(attnLayers, "layer", "layers") + " × " + num(kvb) +
-                         " B (" + std::string(toString(s.kv)) + ")");
-    double v = perToken * attnLayers * kvb;
+    double v = cachedElements(m, groups, 1, 1) * kvb;
+    if (m.global.present()) { // Gemma 4: the global layers' own KV heads and head size
+        d.lines.emplace_back("KV bytes per token = Σ over the attention layers of 2 × KV heads × head_dim × bytes per "
+                             "element (the global layers have their own)");
+        std::string sum;
+        for (const LayerGroup &g : groups) {
+            if (!g.block.attends())
+                continue;
+            const std::string each = num(cachedElementsPerToken(m, g.block, 1));
+            d.lines.emplace_back("  " + plural(static_cast<double>(g.count), "layer", "layers") +
+                                 (g.block.window > 0 ? " with a window" : " with the whole context") + ": " +
+                                 perTokenWords(m, g.block) + " = " + each + " elements each");
+            sum += (sum.empty() ? "" : " + ") + num(static_cast<double>(g.count)) + " × " + each;
+        }
+        d.lines.emplace_back("= (" + sum + ") elements × " + num(kvb) + " B (" + std::string(toString(s.kv)) + ")");
+    } else {
+        d.lines.emplace_back(
+            m.mixer == MixerKind::Mla
+                ? "KV bytes per token = (kv_lora_rank + qk_rope_head_dim) × attention layers × bytes per element"
+                : "KV bytes per token = 2 × KV heads × head_dim × attention layers × bytes per element");
+        d.lines.emplace_back("= " + perTokenWords(m) + " × " + plural(attnLayers, "layer", "layers") + " × " +
+                             num(kvb) + " B (" + std::string(toString(s.kv)) + ")");
+    }
     if (m.hasIndexer()) { // the indexer's keys, in their own format
         const double idx = indexerKeyBytes(m, groups, 1);
         d.lines.emplace_back(
@@ -418,11 +434,10 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
     const KvCache &kv = a.kvCache;
     const LayerGroups groups = layerGroups(m);
     const double kvHeads = static_cast<double>(m.kvHeads);
-    const double perToken = cachedElementsPerToken(m, kvHeads);
     const double tokens = kv.cachedTokens, seqs = kv.sequences, kvb = kv.bytesPerElement;
     const std::string kvFormat = num(kvb) + " B (" + std::string(toString(s.kv)) + ")";
     const double indexer = indexerKeyBytes(m, groups, tokens) * seqs; // sparse-latent layers' indexer keys
-    const double v = cachedElements(m, groups, tokens, kvHeads) * kvb * seqs + indexer;
+    const double v = cachedElements(m, groups, tokens, 1) * kvb * seqs + indexer;
 
     std::string tokenWords = plural(tokens, "token", "tokens");
     if (!s.kvCache)
@@ -456,7 +471,9 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
         d.lines.emplace_back(
             "KV bytes = Σ over the layer groups of layers × cached elements per token and layer × tokens "
             "kept (a window keeps at most its window) × bytes per element × sequences");
-        d.lines.emplace_back("cached elements per token and layer = " + perTokenWords(m) + " = " + num(perToken));
+        if (!m.global.present())
+            d.lines.emplace_back("cached elements per token and layer = " + perTokenWords(m) + " = " +
+                                 num(cachedElementsPerToken(m, LayerBlock{}, 1)));
         std::string sum;
         for (const LayerGroup &g : groups) {
             const double n = static_cast<double>(g.count);
@@ -471,13 +488,14 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
             }
             LayerGroups one;
             one.push(g);
-            const double elements = cachedElements(m, one, tokens, kvHeads);
+            const double elements = cachedElements(m, one, tokens, 1);
+            const double perToken = cachedElementsPerToken(m, g.block, 1);
             const double window = static_cast<double>(g.block.window);
             const double kept = g.block.window > 0 ? std::min(tokens, window) : tokens;
             d.lines.emplace_back(
                 "  " + plural(n, "layer", "layers") +
                 (g.block.window > 0 ? " with a " + num(window) + "-token window" : " with the whole context") +
-                (g.block.ffn == LayerFfn::Moe ? " (routed FFN)" : "") + ": " + num(n) + " × " + num(perToken) + " × " +
+                (g.block.routed() ? " (routed FFN)" : "") + ": " + num(n) + " × " + num(perToken) + " × " +
                 (g.block.window > 0 ? "min(" + num(tokens) + ", " + num(window) + ") = " + num(n) + " × " +
                                           num(perToken) + " × " + num(kept)
                                     : num(kept)) +

@@ -79,9 +79,14 @@ void emitRouting(Ctx &c, const Pass &p, double lm, double N)
            macs(N, FlopName::Tokens, h, FlopName::Hidden, cols, FlopName::RouterColumns), h * cols * c.wpw,
            N * h * act + N * cols * act, 0, p.train);
     const double perScore = (m.routerBias ? kSigmoidBiasFlops : kSoftmaxFlops) + std::log2(std::max(k, 2.0));
+    // Gemma 4's router then scales each chosen expert's weight by one of E per-expert weights: a multiply per routed
+    // copy (N x k), E weights read.
+    const FlopTerms topk =
+        perElement(perScore, FlopName::PerRouterScore, N, FlopName::Tokens, E, FlopName::RouterColumns);
     emitOp(c, "moe.topk", OpClass::Elementwise, p.phase, lm,
-           perElement(perScore, FlopName::PerRouterScore, N, FlopName::Tokens, E, FlopName::RouterColumns),
-           m.routerBias ? E * 4 : 0.0, N * E * act + N * k * (4 + act), 0, p.train);
+           m.moeBesideDense ? plus(topk, N * k, FlopName::RoutedCopies) : topk,
+           (m.routerBias ? E * 4 : 0.0) + (m.moeBesideDense ? E * c.wpw : 0.0), N * E * act + N * k * (4 + act), 0,
+           p.train);
 }
 
 /// The routed layers' FFN, `lm` times: the router, the experts local to this device (top-k routing) inside the fused
@@ -117,6 +122,24 @@ void emitMoe(Ctx &c, const Pass &p, double lm)
         emitFfn(c, p, lm, c.sharedFfn, N, 1, c.wpw, kSharedFfn, 2 * N * h);
 }
 
+/// Gemma 4's MoE block beside its dense MLP (LayerFfn::DenseAndMoe), `lb` times: the dense MLP on the FFN's pre-norm
+/// and its post-norm; the router's weightless RMSNorm of the layer's input, scaled per channel (a weight each) and by
+/// 1 / sqrt(hidden): 4 + 2 FLOPs an element; the experts' own pre-norm, the experts, their post-norm; the two
+/// branches summed.
+void emitDenseAndMoe(Ctx &c, const Pass &p, double lb)
+{
+    const double N = p.Bm * p.T, act = c.act;
+    emitFfn(c, p, lb, c.denseFfn, N, 1, c.wpw, kDenseFfn);
+    emitNorm(c, "ffn.dense_post_norm", p.phase, lb, N, FlopName::Tokens, p.train);
+    emitOp(c, "moe.router_norm", OpClass::Normalization, p.phase, lb,
+           perElement(kRmsNormFlops + 2, FlopName::PerElementRmsNorm, N, FlopName::Tokens, c.h, FlopName::Hidden),
+           c.h * c.wpw, 2 * N * c.h * act, 0, p.train);
+    emitNorm(c, "moe.pre_norm", p.phase, lb, N, FlopName::Tokens, p.train);
+    emitMoe(c, p, lb);
+    emitNorm(c, "moe.post_norm", p.phase, lb, N, FlopName::Tokens, p.train);
+    emitResidual(c, "ffn.branch_add", p.phase, lb, N, p.train);
+}
+
 } // namespace
 
 void emitFfnBlock(Ctx &c, const Pass &p)
@@ -128,12 +151,14 @@ void emitFfnBlock(Ctx &c, const Pass &p)
     if (!(m.parallelAttention && m.sharedLayerNorm))
         emitNorm(c, "ffn.norm", p.phase, lf, N, FlopName::Tokens, p.train);
     // Dense, or MoE with top-k routing over the experts local to this device.
-    const double sparse = c.sparseLayers;
+    const double sparse = c.sparseLayers, beside = c.besideLayers;
     if (sparse < c.ffnLayers) // a dense model's FFN, or a MoE model's dense layers
         emitFfn(c, p, lc * (c.ffnLayers - sparse) / L, m.isMoe() ? c.denseFfn : c.ffn, N, 1, c.wpw,
                 sparse > 0 ? kDenseFfn : kFfn);
-    if (sparse > 0)
-        emitMoe(c, p, lc * sparse / L);
+    if (sparse > beside)
+        emitMoe(c, p, lc * (sparse - beside) / L);
+    if (beside > 0) // Gemma 4: the experts beside a dense MLP
+        emitDenseAndMoe(c, p, lc * beside / L);
     if (m.postNorms)
         emitNorm(c, "ffn.post_norm", p.phase, lf, N, FlopName::Tokens, p.train);
     emitResidual(c, "ffn.residual", p.phase, lf, N, p.train);

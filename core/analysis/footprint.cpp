@@ -105,6 +105,14 @@ MixerActivations mixerActivations(const Ctx &c)
     const ModelShape &m = c.m;
     const double gate = m.attentionOutputGate ? c.qd : 0.0; // gated attention: q_proj's gate, and its product
     MixerActivations x{c.qd + gate + 2 * c.kvd, 2 * c.qd + 2 * c.kvd + 2 * gate, 0};
+    if (c.globalLayers > 0) { // Gemma 4's global layers: their own widths, their share of the attention layers
+        const double qd = c.hq * static_cast<double>(c.globalWidths.headDim);
+        const double kvd =
+            kvHeadsOnDevice(c.globalWidths.kvHeads, c.s.tp) * static_cast<double>(c.globalWidths.headDim);
+        const double share = c.globalLayers / c.attnLayers;
+        x.widest = std::max(x.widest, qd + (c.globalWidths.valueProjection ? 2 : 1) * kvd);
+        x.attnStored = (1 - share) * x.attnStored + share * (2 * qd + 2 * kvd);
+    }
     if (m.mixer == MixerKind::Mla) {
         const MlaShape &ml = m.mla;
         const double qk = static_cast<double>(ml.qkNopeHeadDim + ml.qkRopeHeadDim);
@@ -180,10 +188,14 @@ double storedActivationsPerToken(const Ctx &c, double meanKeys)
     const double scoreBytes = s.fusedAttention ? 4.0 * c.hq * attnShare : c.hq * meanKeys * c.act;
     // The FFN per layer on average: routed layers keep their experts' and the shared expert's terms, a MoE model's
     // dense layers their dense FFN's.
-    const double ffnStored =
-        m.isMoe() ? sparse * (expertShare * c.ffn + c.sharedFfn) + (1 - sparse) * c.denseFfn : c.ffn * ffnShare;
+    // Gemma 4's MoE layers keep their dense MLP's too (LayerFfn::DenseAndMoe), and the inputs of their three more
+    // norms.
+    const double beside = c.besideLayers / L;
+    const double ffnStored = m.isMoe()
+                                 ? sparse * (expertShare * c.ffn + c.sharedFfn) + (1 - sparse + beside) * c.denseFfn
+                                 : c.ffn * ffnShare;
     const double perTokenNoScores =
-        c.act * (c.h * (normInputs + normOutputs) + attnShare * x.attnStored + ssmShare * x.ssmStored +
+        c.act * (c.h * (normInputs + normOutputs + 3 * beside) + attnShare * x.attnStored + ssmShare * x.ssmStored +
                  linearShare * x.linearStored + ffnStored * (m.gatedFfn ? 3.0 : 2.0));
     if (s.recompute == Recompute::Selective)
         return perTokenNoScores;
@@ -210,7 +222,7 @@ double liveActivations(const Ctx &c, const Step &st)
     const double gated = m.gatedFfn ? 2.0 : 1.0;
     const double routedFfn = c.ffn * static_cast<double>(m.activeExperts) + c.sharedFfn;
     double widestFfn = (sparse > 0 ? routedFfn : c.ffn) * gated;
-    if (m.isMoe() && sparse < 1)
+    if (m.isMoe() && (sparse < 1 || c.besideLayers > 0))
         widestFfn = std::max(widestFfn, c.denseFfn * gated);
     // A model of image patches reads each patch's values too (patch_embed's input).
     const double widest = std::max({c.h, mixerActivations(c).widest, widestFfn, static_cast<double>(m.patchInputs)});
@@ -255,7 +267,7 @@ void addFootprint(const Ctx &c, const Step &st, double cachedTokens, Analysis &a
     // A stage holds 1/pp of every kind of layer (each group's share of the stage's layers).
     // An attention-DP rank keeps the cache of its own sequences only.
     const double sequences = st.B / s.attentionDp;
-    mem.kv = (cachedElements(m, c.groups, cachedTokens, c.hkv) * c.kvb + indexerKeyBytes(m, c.groups, cachedTokens)) /
+    mem.kv = (cachedElements(m, c.groups, cachedTokens, s.tp) * c.kvb + indexerKeyBytes(m, c.groups, cachedTokens)) /
              s.pp * sequences;
     mem.state = holdsState(s) ? stateBytes(c, s.tp) / s.pp * sequences : 0.0;
     mem.activations = liveActivations(c, st);

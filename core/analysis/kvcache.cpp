@@ -33,12 +33,10 @@ double addKvCache(const Ctx &c, const Step &st, Analysis &a)
     const Scenario &s = c.s;
     // Attention layers cache per token; state-space layers keep a fixed state instead (below).
     // A sparse-latent layer also caches its indexer's key, in its own format (FP8 and a scale), beside the latent.
-    a.kvCache.bytesPerToken = cachedElementsPerToken(m, static_cast<double>(m.kvHeads)) * c.attnLayers * c.kvb +
-                              indexerKeyBytes(m, c.groups, 1);
+    a.kvCache.bytesPerToken = cachedElements(m, c.groups, 1, 1) * c.kvb + indexerKeyBytes(m, c.groups, 1);
     const double cachedTokens = cachedTokensPerSequence(s, m, st);
-    a.kvCache.totalBytes = (cachedElements(m, c.groups, cachedTokens, static_cast<double>(m.kvHeads)) * c.kvb +
-                            indexerKeyBytes(m, c.groups, cachedTokens)) *
-                           st.B;
+    a.kvCache.totalBytes =
+        (cachedElements(m, c.groups, cachedTokens, 1) * c.kvb + indexerKeyBytes(m, c.groups, cachedTokens)) * st.B;
     a.kvCache.cachedTokens = cachedTokens;
     a.kvCache.sequences = st.B;
     a.kvCache.bytesPerElement = c.kvb;

@@ -54,12 +54,18 @@ struct Ctx
     const ModelShape &m;
     const Scenario &s;
     double h = 0, hq = 0, hkv = 0, d = 0, qd = 0, kvd = 0, ffn = 0, sharedFfn = 0, denseFfn = 0;
+    bool valueProj = true; ///< the attention layers project values (Gemma 4's global layers: keys are values)
+    /// The attention widths above are the ordinary layers'; Gemma 4's global layers (ModelShape::global) have their
+    /// own, which useAttentionWidths() puts in hkv, d, qd, kvd and valueProj while their operators are emitted.
+    AttentionWidths attnWidths{}, globalWidths{};
+    double globalLayers = 0;   ///< attention layers with globalWidths (0 unless ModelShape::global is set)
     LayerGroups groups{};      ///< the model's layers by kind (window, dense or routed FFN, attention or state space)
     double ssmLayers = 0;      ///< of the model's layers: state-space ones
     double linearLayers = 0;   ///< linear-attention ones
     double attnLayers = 0;     ///< attention ones (LayerBlock::attends())
     double ffnLayers = 0;      ///< with an FFN (all but Mamba's and a layer pattern's mixer-only layers)
     double sparseLayers = 0;   ///< with routed experts
+    double besideLayers = 0;   ///< of them, with a dense MLP beside the experts (Gemma 4: LayerFfn::DenseAndMoe)
     double windowedLayers = 0; ///< attention layers with a window
     double act = 2, kvb = 2, wpw = 2, normW = 0;
     /// Bytes an element of the recurrent state (ModelShape::stateFormat), else the KV cache's kvb.
@@ -76,6 +82,17 @@ struct Ctx
     double computeTime = 0, memoryTime = 0, launchTime = 0, quantizeTime = 0;
     double linearComputeTime = 0, linearMemoryTime = 0;
 };
+
+/// Puts the per-device widths of attention layers of widths `w` (attentionWidths()) in c.hkv, d, qd, kvd and
+/// valueProj.
+inline void useAttentionWidths(Ctx &c, const AttentionWidths &w)
+{
+    c.hkv = kvHeadsOnDevice(w.kvHeads, c.s.tp);
+    c.d = static_cast<double>(w.headDim);
+    c.qd = c.hq * c.d;
+    c.kvd = c.hkv * c.d;
+    c.valueProj = w.valueProjection;
+}
 
 /// The step's sizes: replica and micro-batch, pipeline slots on the critical path, the request's lengths.
 struct Step

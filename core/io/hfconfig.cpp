@@ -1234,10 +1234,6 @@ struct FamilyRow
 constexpr std::string_view kGemma3nMissing =
     "KV sharing between the last layers (num_kv_shared_layers), per-layer embeddings (hidden_size_per_layer_input), "
     "AltUp and LAuReL are not modelled";
-constexpr std::string_view kGemma4Missing =
-    "global layers with their own head size and KV heads (global_head_dim, num_global_key_value_heads), keys equal "
-    "to values (attention_k_eq_v), KV sharing (num_kv_shared_layers), per-layer inputs and the MoE block beside "
-    "the dense MLP are not modelled";
 constexpr std::string_view kNemotronNasMissing =
     "per-layer blocks (block_configs: an FFN width per layer by ffn_mult, KV heads per layer by n_heads_in_group, "
     "no_op and replace_with_linear layers) are not modelled";
@@ -1299,8 +1295,8 @@ constexpr std::array kFamilies{
     FamilyRow{"glm_moe_dsa", importSparseMla},
     FamilyRow{"gemma3n", nullptr, kGemma3nMissing},
     FamilyRow{"gemma3n_text", nullptr, kGemma3nMissing},
-    FamilyRow{"gemma4", nullptr, kGemma4Missing},
-    FamilyRow{"gemma4_text", nullptr, kGemma4Missing},
+    FamilyRow{"gemma4", importGemma4},
+    FamilyRow{"gemma4_text", importGemma4Text},
     FamilyRow{"deci", nullptr, kNemotronNasMissing},
     FamilyRow{"nemotron-nas", nullptr, kNemotronNasMissing},
     FamilyRow{"step3p5", nullptr, "Step-3.x's mixed attention layers are not modelled"},

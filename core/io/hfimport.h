@@ -29,6 +29,7 @@ int64_t requiredSize(JsonReader &r, std::initializer_list<std::string_view> keys
 int64_t optionalSize(JsonReader &r, std::initializer_list<std::string_view> keys, int64_t fallback);
 Activation activation(JsonReader &r, std::initializer_list<std::string_view> keys, Activation fallback);
 int64_t slidingWindow(JsonReader &r, std::string_view key, int64_t absent);
+double softcap(JsonReader &r, std::string_view key, double absent);
 int64_t headDim(JsonReader &r, const ModelShape &m, std::string_view headsKey, std::string_view hiddenKey,
                 int64_t explicitFallback);
 void checkKvHeads(JsonReader &r, const ModelShape &m, std::string_view kvKey, std::string_view headsKey);
@@ -53,6 +54,10 @@ void importKimiLinear(JsonReader &r, ModelShape &m, ImportLog &log, const std::s
 /// Kimi K2.5's vision_config: the MoonViT tower and its patchmerger projector, into m.vision (m's language model read
 /// first).
 void readMoonViT(JsonReader &r, ModelShape &m, ImportLog &log);
+
+// The families of hfgemma.cpp.
+void importGemma4Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
+void importGemma4(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 /// Llama 4's vision_config: the tower, its pixel-shuffle adapter and projector, into m.vision (m's language model
 /// read first).
 void readLlama4Vision(JsonReader &r, ModelShape &m, ImportLog &log);

@@ -830,6 +830,12 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.globalNoPositions = r.boolean("global_nope", false);
     m.qkNorm = r.boolean("qk_norm", false);
     m.qkNormFullWidth = r.boolean("qk_norm_full_width", false);
+    m.valueNorm = r.boolean("value_norm", false);
+    // Gemma 4's global layers (GlobalAttentionShape) and its MoE block beside the dense MLP.
+    m.global.headDim = r.integer("global_head_dim", 0);
+    m.global.kvHeads = r.integer("global_kv_heads", 0);
+    m.global.keyIsValue = r.boolean("global_k_eq_v", false);
+    m.moeBesideDense = r.boolean("moe_beside_dense", false);
     m.attentionSinks = r.boolean("attention_sinks", false);
     m.attentionSoftcap = r.number("attention_softcap", 0);
     m.finalSoftcap = r.number("final_softcap", 0);
@@ -928,6 +934,16 @@ json toJson(const ModelShape &m)
         j["qk_norm"] = true;
     if (m.qkNormFullWidth)
         j["qk_norm_full_width"] = true;
+    if (m.valueNorm)
+        j["value_norm"] = true;
+    if (m.global.headDim != 0)
+        j["global_head_dim"] = m.global.headDim;
+    if (m.global.kvHeads != 0)
+        j["global_kv_heads"] = m.global.kvHeads;
+    if (m.global.keyIsValue)
+        j["global_k_eq_v"] = true;
+    if (m.moeBesideDense)
+        j["moe_beside_dense"] = true;
     if (m.attentionSinks)
         j["attention_sinks"] = true;
     if (m.firstDenseLayers != 0)

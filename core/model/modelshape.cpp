@@ -27,8 +27,10 @@ constexpr NameTable<LayerMixer, 8> kLayerMixer{{{LayerMixer::Attention, "attenti
                                                 {LayerMixer::LinearRecurrent, "linear-recurrent"},
                                                 {LayerMixer::Ssm, "ssm"},
                                                 {LayerMixer::None, "none"}}};
-constexpr NameTable<LayerFfn, 3> kLayerFfn{
-    {{LayerFfn::Dense, "dense"}, {LayerFfn::Moe, "moe"}, {LayerFfn::None, "none"}}};
+constexpr NameTable<LayerFfn, 4> kLayerFfn{{{LayerFfn::Dense, "dense"},
+                                            {LayerFfn::Moe, "moe"},
+                                            {LayerFfn::DenseAndMoe, "dense-and-moe"},
+                                            {LayerFfn::None, "none"}}};
 constexpr NameTable<SsmKind, 3> kSsm{
     {{SsmKind::None, "none"}, {SsmKind::Mamba1, "mamba1"}, {SsmKind::Mamba2, "mamba2"}}};
 
@@ -82,8 +84,8 @@ int64_t ffnParams(const ModelShape &m, int64_t ffn)
     return p;
 }
 
-/// One layer's token mixer: attention's or MLA's projections, biases and per-head norms.
-int64_t mixerParams(const ModelShape &m)
+/// One layer's token mixer: attention's (of widths `w`) or MLA's projections, biases and per-head norms.
+int64_t mixerParams(const ModelShape &m, const AttentionWidths &w)
 {
     const int64_t h = m.hidden;
     if (m.mixer == MixerKind::Mla) {
@@ -106,15 +108,16 @@ int64_t mixerParams(const ModelShape &m)
         }
         return p;
     }
-    const int64_t q = m.qDim(), kv = m.kvDim();
+    const int64_t q = w.qDim(), kv = w.kvDim();
     const int64_t qOut = m.attentionOutputGate ? 2 * q : q; // gated attention: q_proj also gives the gate
-    int64_t p = h * (qOut + 2 * kv) + q * h;
+    const int64_t kvOut = w.valueProjection ? 2 * kv : kv;  // keys that are values: no v_proj (Gemma 4)
+    int64_t p = h * (qOut + kvOut) + q * h;
     if (m.qkvBias)
-        p += qOut + 2 * kv;
+        p += qOut + kvOut;
     if (m.outBias)
         p += h;
     if (m.qkNorm)
-        p += m.qkNormFullWidth ? q + kv : 2 * m.headDim;
+        p += m.qkNormFullWidth ? q + kv : 2 * w.headDim;
     if (m.attentionSinks)
         p += m.heads;
     return p;
@@ -161,13 +164,28 @@ LayerMixer attentionKind(const ModelShape &m, int64_t window)
 }
 } // namespace
 
+AttentionWidths attentionWidths(const ModelShape &m, const LayerBlock &b)
+{
+    AttentionWidths w{m.heads, m.kvHeads, m.headDim, true};
+    if (m.global.present() && m.globalEvery > 0 && b.mixer == LayerMixer::Attention) {
+        w.kvHeads = m.global.kvHeads > 0 ? m.global.kvHeads : m.kvHeads;
+        w.headDim = m.global.headDim > 0 ? m.global.headDim : m.headDim;
+        w.valueProjection = !m.global.keyIsValue;
+    }
+    return w;
+}
+
+double kvHeadsOnDevice(int64_t kvHeads, int tp) { return static_cast<double>(kvHeads % tp == 0 ? kvHeads / tp : 1); }
+
 LayerBlock layerBlock(const ModelShape &m, int64_t i)
 {
     LayerBlock b;
     const bool global = m.globalEvery > 0 && i % m.globalEvery == m.globalEvery - 1;
     const int64_t window = global ? 0 : m.slidingWindow;
     const bool moe = m.isMoe() && i >= m.firstDenseLayers && m.moeEvery > 0 && i % m.moeEvery == m.moeOffset;
-    b.ffn = m.ffn <= 0 ? LayerFfn::None : moe ? LayerFfn::Moe : LayerFfn::Dense; // Mamba has no FFN
+    b.ffn = m.ffn <= 0 ? LayerFfn::None
+            : moe      ? (m.moeBesideDense ? LayerFfn::DenseAndMoe : LayerFfn::Moe)
+                       : LayerFfn::Dense; // Mamba has no FFN
     const bool attends =
         m.linearPattern.empty()
             ? m.attentionEvery > 0 && i % m.attentionEvery == m.attentionOffset
@@ -323,22 +341,24 @@ LayerGroups layerGroups(const ModelShape &m)
     return groups;
 }
 
-double cachedElementsPerToken(const ModelShape &m, double kvHeads)
+double cachedElementsPerToken(const ModelShape &m, const LayerBlock &b, int tp)
 {
+    if (!b.attends())
+        return 0;
     if (m.mixer == MixerKind::Mla)
         return static_cast<double>(m.mla.cachedPerToken());
-    return 2.0 * kvHeads * static_cast<double>(m.headDim);
+    const AttentionWidths w = attentionWidths(m, b);
+    return 2.0 * kvHeadsOnDevice(w.kvHeads, tp) * static_cast<double>(w.headDim);
 }
 
-double cachedElements(const ModelShape &m, const LayerGroups &groups, double tokens, double kvHeads)
+double cachedElements(const ModelShape &m, const LayerGroups &groups, double tokens, int tp)
 {
-    const double perToken = cachedElementsPerToken(m, kvHeads);
     double e = 0;
     for (const LayerGroup &g : groups) {
         if (!g.block.attends())
             continue; // a state (stateElements()), or no mixer at all
         const double kept = g.block.window > 0 ? std::min(tokens, static_cast<double>(g.block.window)) : tokens;
-        e += static_cast<double>(g.count) * perToken * kept;
+        e += static_cast<double>(g.count) * cachedElementsPerToken(m, g.block, tp) * kept;
     }
     return e;
 }
@@ -389,11 +409,15 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
     if (m.embeddingNorm)
         p.embedding += normParams;
 
-    const int64_t attn = mixerParams(m);
+    const int64_t attn = mixerParams(m, AttentionWidths{m.heads, m.kvHeads, m.headDim, true});
+    // Gemma 4's global layers: their own widths (attentionWidths()).
+    const int64_t globalAttn = m.global.present() ? mixerParams(m, attentionWidths(m, LayerBlock{})) : attn;
     const int64_t expert = ffnParams(m, m.ffn);
     // The router's E columns (and DeepSeek-V3's bias per expert); the shared expert is one more FFN of width
     // sharedFfn (with the routed experts' biases), plus its gate.
-    const int64_t router = m.isMoe() ? h * m.experts + (m.routerBias ? m.experts : 0) : 0;
+    // Gemma 4's router scales its input per channel and each expert's weight (moeBesideDense).
+    const int64_t router =
+        m.isMoe() ? h * m.experts + (m.routerBias ? m.experts : 0) + (m.moeBesideDense ? h + m.experts : 0) : 0;
     const int64_t shared = m.sharedFfn > 0 ? ffnParams(m, m.sharedFfn) + (m.sharedExpertGate ? h : 0) : 0;
     const int64_t norms = ((m.parallelAttention && m.sharedLayerNorm ? 1 : 2) + (m.postNorms ? 2 : 0)) * normParams;
 
@@ -404,7 +428,7 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         case LayerMixer::Ssm: return ssm;
         case LayerMixer::None: return 0;
         case LayerMixer::LinearRecurrent: return linear;
-        case LayerMixer::Attention:
+        case LayerMixer::Attention: return globalAttn;
         case LayerMixer::Sliding:
         case LayerMixer::Chunked:
         case LayerMixer::Latent:
@@ -420,19 +444,26 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
             return (b.ffn == LayerFfn::Moe ? expert * experts + shared + router
                                            : ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn)) +
                    normParams;
-        return b.ffn == LayerFfn::Moe ? mixer + expert * experts + shared + router + norms
-                                      : mixer + ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn) + norms;
+        const int64_t dense = ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn);
+        switch (b.ffn) {
+        case LayerFfn::Moe: return mixer + expert * experts + shared + router + norms;
+        // Gemma 4: the dense MLP beside the experts, and three more norms (moeBesideDense).
+        case LayerFfn::DenseAndMoe: return mixer + dense + expert * experts + shared + router + norms + 3 * normParams;
+        case LayerFfn::Dense:
+        case LayerFfn::None: break;
+        }
+        return mixer + dense + norms;
     };
     for (const LayerGroup &g : groups) {
         p.layers += g.count * layer(g.block, m.experts);
         p.layersActive += g.count * layer(g.block, m.activeExperts);
-        p.routed += g.block.ffn == LayerFfn::Moe ? g.count * expert * m.experts : 0;
+        p.routed += g.block.routed() ? g.count * expert * m.experts : 0;
     }
     if (m.layers > 0) { // perLayer* describe the last layer
         const LayerBlock last = layerBlock(m, m.layers - 1);
         p.perLayer = layer(last, m.experts);
         p.perLayerActive = layer(last, m.activeExperts);
-        p.perLayerRouted = last.ffn == LayerFfn::Moe ? expert * m.experts : 0;
+        p.perLayerRouted = last.routed() ? expert * m.experts : 0;
     }
 
     p.head = normParams; // final norm (BERT has none after the last layer: see below)
@@ -453,7 +484,7 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
     for (int64_t j = 0; j < m.mtpLayers; ++j) {
         const LayerBlock b = layerBlock(m, m.layers + j);
         p.mtp += 3 * normParams + 2 * h * h + layer(b, m.experts);
-        p.mtpRouted += b.ffn == LayerFfn::Moe ? expert * m.experts : 0;
+        p.mtpRouted += b.routed() ? expert * m.experts : 0;
         p.mtpCopies += m.mtpStoresCopies ? m.vocab * h * (m.tiedEmbeddings ? 1 : 2) : 0;
     }
     p.checkpoint = p.total + p.mtp + p.mtpCopies;
@@ -468,6 +499,9 @@ std::string tensorParallelIssue(const ModelShape &m, int tp)
         return t() + " does not divide the " + std::to_string(m.heads) + " attention heads of " + m.id;
     if (m.kvHeads % tp != 0 && tp % m.kvHeads != 0)
         return t() + " and the " + std::to_string(m.kvHeads) + " key/value heads of " + m.id +
+               " do not divide one another";
+    if (const int64_t g = m.global.kvHeads; g > 0 && g % tp != 0 && tp % g != 0)
+        return t() + " and the " + std::to_string(g) + " key/value heads of the global layers of " + m.id +
                " do not divide one another";
     if (m.ffn % tp != 0)
         return t() + " does not divide the FFN width " + std::to_string(m.ffn) + " of " + m.id;
@@ -646,6 +680,27 @@ ShapeIssue validate(const ModelShape &m)
                     "), got " + std::to_string(m.globalEvery)};
     if (m.globalEvery > 0 && m.slidingWindow <= 0)
         return {{"global_every", "sliding_window"}, "global_every needs a sliding_window (> 0) for the other layers"};
+    if (m.global.present() && (m.globalEvery <= 0 || m.mixer != MixerKind::Attention))
+        return {{"global_head_dim", "global_every"},
+                "global_head_dim, global_kv_heads and global_k_eq_v need global layers (global_every > 0) of the "
+                "attention mixer"};
+    if (m.global.headDim < 0 || m.global.headDim > kMaxShapeField || m.global.kvHeads < 0 ||
+        m.global.kvHeads > kMaxShapeField)
+        return {{"global_head_dim", "global_kv_heads"},
+                "global_head_dim and global_kv_heads must be 0 (the shape's) or positive and at most 2^31, got " +
+                    std::to_string(m.global.headDim) + " and " + std::to_string(m.global.kvHeads)};
+    if (m.global.kvHeads > 0 && m.heads % m.global.kvHeads != 0)
+        return {{"heads", "global_kv_heads"},
+                "heads (" + std::to_string(m.heads) + ") must be a multiple of global_kv_heads (" +
+                    std::to_string(m.global.kvHeads) + ")"};
+    if (m.moeBesideDense && (m.firstDenseLayers != 0 || m.moeEvery != 1 || !m.layerPattern.empty()))
+        return {{"moe_beside_dense", "first_dense_layers", "moe_every"},
+                "moe_beside_dense puts the experts beside the dense MLP in every layer: first_dense_layers 0, "
+                "moe_every 1 and no layer_pattern"};
+    if (m.moeBesideDense && (!m.isMoe() || m.denseFfn <= 0 || m.denseFfn > kMaxShapeField))
+        return {{"moe_beside_dense", "dense_ffn"},
+                "moe_beside_dense needs routed experts (experts > 1) and the dense MLP's width dense_ffn (> 0), got " +
+                    std::to_string(m.denseFfn)};
     if (m.globalNoPositions && (m.globalEvery <= 0 || m.positions != PositionEncoding::Rotary))
         return {{"global_nope", "global_every"},
                 "global_nope needs global layers (global_every > 0) among rotary windowed ones"};
@@ -811,9 +866,11 @@ ShapeIssue validate(const ModelShape &m)
                         {"shared_ffn", m.sharedFfn}})
         if (v > kMaxShapeField)
             return {{f}, std::string(f) + " is implausibly large, got " + std::to_string(v)};
-    const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.heads) * static_cast<double>(m.headDim);
+    const double h = static_cast<double>(m.hidden),
+                 q = static_cast<double>(m.heads) *
+                     static_cast<double>(std::max(m.headDim, m.global.headDim)); // Gemma 4's wider global heads
     const double ffn = static_cast<double>(m.ffn), experts = static_cast<double>(m.experts);
-    const double ffnTotal = ffn * experts + static_cast<double>(m.sharedFfn);
+    const double ffnTotal = ffn * experts + static_cast<double>(m.sharedFfn) + static_cast<double>(m.denseFfn);
     const double linear = static_cast<double>(m.linear.keyHeads) * static_cast<double>(m.linear.keyHeadDim) * 2 +
                           static_cast<double>(m.linear.valueHeads) * static_cast<double>(m.linear.valueHeadDim) * 3;
     const double perLayer = h * (2 * q + 2 * q) + 3 * h * ffnTotal + 2 * ffnTotal + h * experts + 7 * h +

@@ -122,6 +122,20 @@ struct IndexerShape
     }
 };
 
+/// Gemma 4's full-attention layers (global_head_dim, num_global_key_value_heads, attention_k_eq_v; transformers'
+/// Gemma4TextAttention): with ModelShape::globalEvery, the layers that attend to the whole context have heads of
+/// headDim (0: the shape's head_dim) and kvHeads KV heads (0: the shape's kv_heads). With keyIsValue they have no
+/// v_proj: the value is the key projection's output, before the key's norm and rotation. Both are still cached, K
+/// normed and rotated, V normed by a weightless RMSNorm (transformers caches key_states and value_states), so a
+/// global layer caches 2 x kvHeads x headDim elements per token like any other.
+struct GlobalAttentionShape
+{
+    int64_t headDim = 0;
+    int64_t kvHeads = 0;
+    bool keyIsValue = false;
+    bool present() const { return headDim > 0 || kvHeads > 0 || keyIsValue; }
+};
+
 /// Where the projector of a vision tower normalises (VisionShape::projectorNorm).
 enum class ProjectorNorm : uint8_t {
     None,                 ///< no norm (Llama 4's pixel-shuffle adapter and projector)
@@ -236,6 +250,9 @@ struct ModelShape
     /// With globalEvery: the global layers have no positions, rotary positions rotate only the windowed layers' q and
     /// k (Cohere2: "a fourth layer uses global attention without positional embeddings").
     bool globalNoPositions = false;
+    /// With globalEvery: the global layers' own attention (Gemma 4's full_attention layers, transformers'
+    /// Gemma4TextAttention): a head size and KV heads of their own, and keys that are values.
+    GlobalAttentionShape global;
 
     MixerKind mixer = MixerKind::Attention;
     MlaShape mla; ///< with MixerKind::Mla
@@ -247,6 +264,8 @@ struct ModelShape
     /// Partial rotary positions (partial_rotary_factor): the share of each q and k head that is rotated (1: all).
     double rotaryFraction = 1;
     bool qkNorm = false; ///< an RMSNorm over each head's query and key (Qwen3, Gemma 3: head_dim weights each)
+    /// An RMSNorm without weights over each head's values (Gemma 4's v_norm): FLOPs, no parameters.
+    bool valueNorm = false;
     /// With qkNorm: the norms span the whole projected query (heads x head_dim weights) and key (kv_heads x head_dim),
     /// not one head (OLMo 2's q_norm and k_norm). The same FLOPs per element; more weights.
     bool qkNormFullWidth = false;
@@ -282,7 +301,14 @@ struct ModelShape
     int64_t firstDenseLayers = 0;
     int64_t moeEvery = 1;
     int64_t moeOffset = 0;
-    int64_t denseFfn = 0;    ///< FFN width of a MoE model's dense layers
+    int64_t denseFfn = 0; ///< FFN width of a MoE model's dense layers
+    /// Gemma 4's MoE block (enable_moe_block; transformers' Gemma4TextDecoderLayer): every MoE layer also runs a dense
+    /// MLP of width denseFfn beside its routed experts (LayerFfn::DenseAndMoe). The MLP reads the FFN's pre-norm; the
+    /// experts read the layer's input through a pre-norm of their own (pre_feedforward_layernorm_2); each branch's
+    /// output is RMS-normed (post_feedforward_layernorm_1 and _2) and the two summed before the FFN's post-norm: three
+    /// more norms of hidden weights. The router (Gemma4TextRouter) RMS-norms its input without weights, scales it by a
+    /// weight per channel (scale, hidden) and each chosen expert's weight by one per expert (per_expert_scale).
+    bool moeBesideDense = false;
     bool routerBias = false; ///< the router has a bias per expert (DeepSeek-V3's e_score_correction_bias)
 
     /// Multi-token-prediction modules (DeepSeek-V3's and GLM-4.5's num_nextn_predict_layers, MiMo's
@@ -334,7 +360,10 @@ enum class LayerMixer : uint8_t {
 enum class LayerFfn : uint8_t {
     Dense, ///< one FFN (a MoE model's dense layers: of width dense_ffn)
     Moe,   ///< routed experts, with the shape's shared experts and their gate
-    None,  ///< no FFN: a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers)
+    /// a dense FFN (of width dense_ffn) and the routed experts side by side, their outputs summed (Gemma 4's MoE block,
+    /// ModelShape::moeBesideDense)
+    DenseAndMoe,
+    None, ///< no FFN: a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers)
 };
 std::string_view toString(LayerMixer k);
 std::string_view toString(LayerFfn k);
@@ -353,6 +382,10 @@ struct LayerBlock
     }
     /// The layer keeps a fixed state per sequence instead of a per-token cache.
     bool keepsState() const { return mixer == LayerMixer::Ssm || mixer == LayerMixer::LinearRecurrent; }
+    /// The layer has routed experts (alone, or beside a dense FFN).
+    bool routed() const { return ffn == LayerFfn::Moe || ffn == LayerFfn::DenseAndMoe; }
+    /// The layer has a dense FFN (alone, or beside routed experts).
+    bool dense() const { return ffn == LayerFfn::Dense || ffn == LayerFfn::DenseAndMoe; }
     bool operator==(const LayerBlock &) const = default;
 };
 
@@ -391,16 +424,34 @@ private:
 
 /// The block of layer `i` (0-based) of `m`: its window and its FFN, from the shape's layer pattern.
 LayerBlock layerBlock(const ModelShape &m, int64_t i);
+/// The widths of an attention layer (not MLA): its query heads, KV heads and head size, and whether it projects
+/// values (else the key projection's output is the value too).
+struct AttentionWidths
+{
+    int64_t heads = 0;
+    int64_t kvHeads = 0;
+    int64_t headDim = 0;
+    bool valueProjection = true;
+    int64_t qDim() const { return heads * headDim; }
+    int64_t kvDim() const { return kvHeads * headDim; }
+};
+/// The widths of the layers of kind `b`: the shape's, but a model's global layers (mixer Attention, the whole context,
+/// with globalEvery) take ModelShape::global's where it sets them (Gemma 4).
+AttentionWidths attentionWidths(const ModelShape &m, const LayerBlock &b);
+/// KV heads one of `tp` tensor-parallel devices holds of `kvHeads`: kvHeads / tp, or one (replicated) when tp exceeds
+/// them.
+double kvHeadsOnDevice(int64_t kvHeads, int tp);
 /// The model's layers grouped by kind, in the order of each kind's first layer; one group for a model whose layers
 /// are all alike. Counts sum to m.layers.
 LayerGroups layerGroups(const ModelShape &m);
-/// Elements of the cache one token adds to one layer of kind `b`: 2 x kv_heads x head_dim for attention (K and V),
-/// kv_lora_rank + qk_rope_head_dim for MLA. `kvHeads` is the heads one device holds (tensor parallelism splits them;
-/// MLA's latent is not split: every rank caches all of it).
-double cachedElementsPerToken(const ModelShape &m, double kvHeads);
+/// Elements of the cache one token adds to one layer of kind `b`: 2 x kv_heads x head_dim for attention (K and V, of
+/// the layer's widths: attentionWidths()), kv_lora_rank + qk_rope_head_dim for MLA, 0 for a layer that does not
+/// attend. On one of `tp` tensor-parallel devices: tp splits the KV heads (kvHeadsOnDevice()); MLA's latent is not
+/// split: every rank caches all of it.
+double cachedElementsPerToken(const ModelShape &m, const LayerBlock &b, int tp);
 /// Cache elements of one sequence of `tokens` tokens over the layers `groups` (a window caps its layers' share;
-/// chunked attention keeps at most one chunk), with `kvHeads` heads per device. The one KV-cache formula.
-double cachedElements(const ModelShape &m, const LayerGroups &groups, double tokens, double kvHeads);
+/// chunked attention keeps at most one chunk), on one of `tp` devices. The one KV-cache formula.
+double cachedElements(const ModelShape &m, const LayerGroups &groups, double tokens, int tp);
 /// Bytes of the indexer keys one sequence of `tokens` tokens caches over the layers `groups` (sparse-latent layers
 /// only; IndexerShape::keyBytesPerToken() each, not split by tensor parallelism). 0 for a model without an indexer.
 double indexerKeyBytes(const ModelShape &m, const LayerGroups &groups, double tokens);

@@ -116,6 +116,10 @@ private slots:
         QTest::newRow("MLA DeepSeek-V2-Lite prefill") << "h100-sxm"
                                                       << "deepseek-v2-lite"
                                                       << "--phase=prefill --seq=1024";
+        QTest::newRow("global layers of their own widths, MoE beside a dense MLP: Gemma 4 26B-A4B decode 128k")
+            << "h100-sxm"
+            << "gemma-4-26b-a4b"
+            << "--context=131072 --batch=8";
         QTest::newRow("windowed Gemma 3 1B prefill 32k") << "h100-sxm"
                                                          << "gemma-3-1b"
                                                          << "--phase=prefill --seq=32768";
@@ -224,6 +228,13 @@ private slots:
             << "22 layers with a 512-token window: 22 × 512 × min(32\u202f768, 512) = 22 × 512 × 512 = "
                "5\u202f767\u202f168 elements\n"
                "  4 layers with the whole context: 4 × 512 × 32\u202f768 = 67\u202f108\u202f864 elements";
+        // Gemma 4 26B-A4B: 25 windowed layers of 8 KV heads of 256, 5 global ones of 2 KV heads of 512:
+        // (25 × 4,096 + 5 × 2,048) elements × 2 B = 225,280 B.
+        QTest::newRow("Gemma 4 26B-A4B KV = 225,280 B/token")
+            << "h100-sxm"
+            << "gemma-4-26b-a4b"
+            << ""
+            << "kv_per_token" << 225280.0 << "= (25 × 4096 + 5 × 2048) elements × 2 B (fp16)";
         // Decode at batch 1: 2 × 1 token × 8192 × 28672 per layer, 80 layers.
         QTest::newRow("Llama 2 70B ffn.up decode = 37,580,963,840 FLOPs")
             << "h100-sxm"

@@ -6,6 +6,7 @@
 #include "core/analysis/scenario.h"
 #include "core/io/hfconfig.h"
 #include "core/io/jsonreader.h"
+#include "core/io/presets.h"
 #include "core/model/modelshape.h"
 
 #include <QtTest>
@@ -58,6 +59,10 @@ private slots:
     void mtpInMemoryOnlyWhenDrafting();
     void kimiK25TextModel();
     void glm4Moe();
+    void gemma4MoeCounts();
+    void gemma4DenseCounts();
+    void gemma4Refusals_data();
+    void gemma4Refusals();
 };
 
 void TestHfFamilies::deepseekMtp()
@@ -199,11 +204,6 @@ void TestHfFamilies::refusalsNameTheFeature_data()
         << "gemma3n_text"
         << "cfg.json: model_type: 'gemma3n_text': KV sharing between the last layers (num_kv_shared_layers), per-layer "
            "embeddings (hidden_size_per_layer_input), AltUp and LAuReL are not modelled";
-    QTest::newRow("gemma4")
-        << "gemma4"
-        << "cfg.json: model_type: 'gemma4': global layers with their own head size and KV heads (global_head_dim, "
-           "num_global_key_value_heads), keys equal to values (attention_k_eq_v), KV sharing (num_kv_shared_layers), "
-           "per-layer inputs and the MoE block beside the dense MLP are not modelled";
 }
 
 void TestHfFamilies::refusalsNameTheFeature()
@@ -381,7 +381,7 @@ void TestHfFamilies::glm4Moe()
     QVERIFY(air.shape.qkvBias && !air.shape.outBias && !air.shape.qkNorm);
     QVERIFY(reportHas(air, "num_nextn_predict_layers: 1"));
     // KV cache: 2 x 46 layers x 8 x 128 x 2 B = 188,416 B a token; at 131,072 tokens 24,696,061,952 B.
-    QCOMPARE(cachedElements(air.shape, layerGroups(air.shape), 131072.0, 8.0) * 2, 24696061952.0);
+    QCOMPARE(cachedElements(air.shape, layerGroups(air.shape), 131072.0, 1) * 2, 24696061952.0);
 
     // GLM-4.5 (355B: h 5120, 92 layers, 96 heads and 8 KV heads of 128, per-head q/k norms (use_qk_norm), 3 dense
     // layers of 12288, 89 MoE layers of 160 experts of 1536, 8 a token, 1 shared; the keys of zai-org/GLM-4.5's
@@ -404,7 +404,114 @@ void TestHfFamilies::glm4Moe()
     QCOMPARE(big.checkpoint, int64_t(358337791296));
 }
 
+void TestHfFamilies::gemma4MoeCounts()
+{
+    // Gemma 4 26B-A4B (tests/data/configs/gemma-4-26B-A4B.text_config.json; transformers' Gemma4TextAttention,
+    // Gemma4TextDecoderLayer, Gemma4TextRouter, Gemma4TextExperts): 30 layers, every sixth full attention (5), the
+    // others a 1,024-token window (25); hidden 2816, 16 query heads.
+    //   sliding attention: q 2816 x 16 x 256 = 11,534,336, k and v 2 x 2816 x 8 x 256 = 11,534,336, o 4096 x 2816 =
+    //     11,534,336, q_norm and k_norm 2 x 256 (v_norm has no weights): 34,603,520
+    //   global attention (global_head_dim 512, 2 KV heads, attention_k_eq_v: no v_proj): q 2816 x 16 x 512 =
+    //     23,068,672, k 2816 x 2 x 512 = 2,883,584, o 8192 x 2816 = 23,068,672, norms 2 x 512: 49,021,952
+    //   dense MLP 3 x 2816 x 2112 = 17,842,176; experts 128 x 3 x 2816 x 704 = 761,266,176 (5,947,392 each);
+    //   router 2816 x 128 + scale 2816 + per_expert_scale 128 = 363,392; 7 RMSNorms (input, post-attention,
+    //   pre-/post-feedforward, post_feedforward_layernorm_1 and _2, pre_feedforward_layernorm_2) 7 x 2816 = 19,712
+    //   layer: sliding 814,094,976, global 828,513,408; 25 x 814,094,976 + 5 x 828,513,408 = 24,494,941,440
+    //   + embedding 262,144 x 2816 = 738,197,504 (tied head) + final norm 2816 = 25,233,141,760
+    //   active: the 8 of 128 experts (47,579,136) instead: 25 x 100,407,936 + 5 x 114,826,368 + 738,200,320 =
+    //   3,822,530,560
+    // The model card's "25.2B total parameters, 3.8B active" (its vision encoder, about 550M, apart), as the Gemma 4
+    // pages quote it (e.g. vast.ai/model/gemma-4-26b-a4b-it, gr.tbb.rip/models/unsloth/gemma-4-26B-A4B-it-GGUF).
+    const HfImport in = importHfConfigFileReport(configPath("gemma-4-26B-A4B.text_config.json"));
+    const ModelShape &m = in.shape;
+    const ParamCounts p = paramCount(m);
+    QCOMPARE(p.total, int64_t(25233141760));
+    QCOMPARE(p.active, int64_t(3822530560));
+    QCOMPARE(p.routed, int64_t(30) * 761266176);
+    const LayerGroups g = layerGroups(m);
+    QCOMPARE(g.size(), std::size_t(2));
+    QVERIFY(g[0].block.mixer == LayerMixer::Sliding && g[0].block.ffn == LayerFfn::DenseAndMoe);
+    QCOMPARE(g[0].count, int64_t(25));
+    QVERIFY(g[1].block.mixer == LayerMixer::Attention && g[1].block.ffn == LayerFfn::DenseAndMoe);
+    QCOMPARE(g[1].firstLayer, int64_t(5));
+    const AttentionWidths global = attentionWidths(m, g[1].block);
+    QCOMPARE(global.headDim, int64_t(512));
+    QCOMPARE(global.kvHeads, int64_t(2));
+    QVERIFY(!global.valueProjection);
+    QCOMPARE(attentionWidths(m, g[0].block).kvHeads, int64_t(8));
+    // KV per token: keys that are values are still cached twice (transformers caches key_states, normed and rotated,
+    // and value_states, v_normed and not rotated): sliding 2 x 8 x 256 = 4,096 elements, global 2 x 2 x 512 = 2,048;
+    // 25 x 4,096 + 5 x 2,048 = 112,640 elements, 225,280 B at 16 bits. At 131,072 tokens the sliding layers keep
+    // their last 1,024: 25 x 4,096 x 1,024 + 5 x 2,048 x 131,072 = 1,447,034,880 elements, 2,894,069,760 B.
+    QCOMPARE(cachedElements(m, g, 1, 1) * 2, 225280.0);
+    QCOMPARE(cachedElements(m, g, 131072, 1) * 2, 2894069760.0);
+    // tp 2 splits the 8 sliding KV heads and the 2 global ones: half of each.
+    QCOMPARE(cachedElements(m, g, 131072, 2) * 2, 2894069760.0 / 2);
+    // tp 4: the 2 global KV heads are replicated, one a device: 25 x 2 x 2 x 256 x 1,024 + 5 x 2 x 512 x 131,072
+    QCOMPARE(cachedElements(m, g, 131072, 4), 25.0 * 2 * 2 * 256 * 1024 + 5.0 * 2 * 512 * 131072);
+    // The preset keys carry it all.
+    const ModelShape back = modelShapeFromJson(toJson(m), "p.json");
+    QCOMPARE(paramCount(back).total, p.total);
+    QCOMPARE(cachedElements(back, layerGroups(back), 131072, 1), cachedElements(m, g, 131072, 1));
+    // The published file wraps the language model with a vision tower: refused by name, not counted without it.
+    QCOMPARE(errorOf(readJsonFile(configPath("gemma-4-26B-A4B.json"))),
+             QString("cfg.json: vision_config: Gemma 4's vision tower (gemma4_vision) is not modelled; import the "
+                     "text_config (model_type gemma4_text) for the language model alone"));
+}
+
+void TestHfFamilies::gemma4DenseCounts()
+{
+    // Gemma 4 31B (tests/data/configs/Gemma-4-31B-IT.text_config.json): 60 layers, 10 full attention; hidden 5376,
+    // 32 query heads, the MLP 21,504 wide, no MoE block.
+    //   sliding attention: q 5376 x 32 x 256 = 44,040,192, k and v 2 x 5376 x 16 x 256 = 44,040,192, o 44,040,192,
+    //     norms 512: 132,121,088
+    //   global attention (512 wide, 4 KV heads, no v_proj): q 5376 x 32 x 512 = 88,080,384, k 5376 x 4 x 512 =
+    //     11,010,048, o 88,080,384, norms 1,024: 187,171,840
+    //   MLP 3 x 5376 x 21504 = 346,816,512; 4 RMSNorms 21,504
+    //   50 x 478,959,104 + 10 x 534,009,856 = 29,288,053,760; + embedding 262,144 x 5376 = 1,409,286,144 (tied)
+    //   + final norm 5376 = 30,697,345,280: the model card's "30.7B" (beside a vision encoder of about 550M), as
+    //   llmradar.eu/models/gemma-4-31b-it and apxml.com/models/gemma-4-31b quote it.
+    const ModelShape m = importHfConfigFile(configPath("Gemma-4-31B-IT.text_config.json"));
+    QCOMPARE(paramCount(m).total, int64_t(30697345280));
+    QVERIFY(!m.isMoe());
+    // KV per token: 50 x 2 x 16 x 256 + 10 x 2 x 4 x 512 = 450,560 elements, 901,120 B at 16 bits.
+    QCOMPARE(cachedElements(m, layerGroups(m), 1, 1) * 2, 901120.0);
+}
+
+void TestHfFamilies::gemma4Refusals_data()
+{
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("per-layer embeddings")
+        << "hidden_size_per_layer_input"
+        << "256"
+        << "cfg.json: hidden_size_per_layer_input: 256: per-layer embeddings (a vocab_size_per_layer_input x layers x "
+           "256 table, its projection and each layer's gate) are not modelled";
+    QTest::newRow("KV sharing") << "num_kv_shared_layers"
+                                << "20"
+                                << "cfg.json: num_kv_shared_layers: 20: KV sharing (the last layers reuse an earlier "
+                                   "layer's cache) is not modelled";
+    QTest::newRow("bidirectional") << "use_bidirectional_attention"
+                                   << "\"all\""
+                                   << "cfg.json: use_bidirectional_attention: 'all': bidirectional attention over "
+                                      "every token is not modelled";
+}
+
+void TestHfFamilies::gemma4Refusals()
+{
+    // What Gemma 4 has that the block model does not: refused by name (Gemma 4 E2B and E4B have per-layer embeddings
+    // and KV sharing).
+    QFETCH(QString, key);
+    QFETCH(QString, value);
+    QFETCH(QString, message);
+    nlohmann::json c = readJsonFile(configPath("gemma-4-26B-A4B.text_config.json"));
+    c[key.toStdString()] = nlohmann::json::parse(value.toStdString());
+    QCOMPARE(errorOf(c), message);
+}
+
 } // namespace memwall::core
 
 QTEST_GUILESS_MAIN(memwall::core::TestHfFamilies)
+
 #include "tst_hffamilies.moc"

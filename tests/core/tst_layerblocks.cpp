@@ -97,6 +97,7 @@ private slots:
     void patchModelPresetKeys();
     void patchModelRules_data();
     void patchModelRules();
+    void gemma4Operators();
 };
 
 // Long because it is a table: one row per model family, each with its parameter count written out by hand.
@@ -484,7 +485,7 @@ void TestLayerBlocks::kvBytesOfPatterns()
     QCOMPARE(a.kvCache.bytesPerToken, perToken);
     QCOMPARE(a.kvCache.totalBytes, total);
     QCOMPARE(a.memory.kv, total);
-    QCOMPARE(cachedElements(m, layerGroups(m), static_cast<double>(context), static_cast<double>(m.kvHeads)) * 2 +
+    QCOMPARE(cachedElements(m, layerGroups(m), static_cast<double>(context), 1) * 2 +
                  indexerKeyBytes(m, layerGroups(m), static_cast<double>(context)),
              total);
 }
@@ -1052,7 +1053,7 @@ void TestLayerBlocks::cohere2GlobalLayersWithoutPositions()
     QCOMPARE(g[1].firstLayer, int64_t(3));
     // KV cache at 131,072 tokens: 2 x 8 x 128 x 2 B = 4,096 B a token and layer; the 8 global layers keep all
     // (4,294,967,296 B), the 24 sliding ones their last 4,096 (402,653,184 B): 4,697,620,480 B.
-    QCOMPARE(cachedElements(m, g, 131072, 8) * 2, 4697620480.0);
+    QCOMPARE(cachedElements(m, g, 131072, 1) * 2, 4697620480.0);
     // Rotary positions only in the 24 sliding layers: 3 FLOPs x (4096 + 1024) q and k elements a token.
     const Analysis a = analyze(testpresets::hw("h100-sxm"), m, decodeAt(4095));
     QCOMPARE(findOp(a, "attn.rope")->count, 24.0);
@@ -1657,7 +1658,47 @@ void TestLayerBlocks::patchModelRules()
              QString("final_norm is an encoder's: a decoder always has its final norm"));
 }
 
+void TestLayerBlocks::gemma4Operators()
+{
+    // One decode step of Gemma 4 26B-A4B at batch 1, tp 1, 4,096 tokens of context (the step's own the 4,096th).
+    // The 5 global layers project and attend with their own widths (16 heads of 512, 2 KV heads, no v_proj), the 25
+    // sliding ones with theirs (16 heads of 256, 8 KV heads), each under its own operator names:
+    //   attn.global_qkv_proj: 2 x 2816 x (16 x 512 + 2 x 512) = 51,904,512 FLOPs a layer
+    //   attn.qkv_proj:        2 x 2816 x (16 x 256 + 2 x 8 x 256) = 46,137,344
+    //   attn.score (global):  2 x 16 heads x 4,096 keys x 512 = 67,108,864, reading the 4,096 cached keys of
+    //                         2 KV heads x 512 x 2 B = 8,388,608 B
+    //   attn.local_score:     2 x 16 x 1,024 keys x 256 = 8,388,608
+    //   v_norm (no weights):  4 FLOPs x 1,024 (global) or 2,048 (sliding) value elements
+    // Every layer runs the dense MLP (ffn.dense_up 2 x 2816 x 2112 = 11,894,784) beside the experts, the router's
+    // norm and the branches' sum.
+    const ModelShape m = config("gemma-4-26B-A4B.text_config.json");
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), m, decodeAt(4095));
+    auto check = [&](std::string_view name, double count, double flopsEach) {
+        const Operator *op = findOp(a, name);
+        QVERIFY2(op, std::string(name).c_str());
+        QCOMPARE(op->count, count);
+        QCOMPARE(op->flops, count * flopsEach);
+    };
+    check("attn.global_qkv_proj", 5, 51904512);
+    check("attn.qkv_proj", 25, 46137344);
+    check("attn.score", 5, 67108864);
+    check("attn.local_score", 25, 8388608);
+    check("attn.global_v_norm", 5, 4.0 * 1024);
+    check("attn.v_norm", 25, 4.0 * 2048);
+    check("attn.global_out_proj", 5, 2.0 * 8192 * 2816);
+    check("attn.out_proj", 25, 2.0 * 4096 * 2816);
+    QCOMPARE(findOp(a, "attn.score")->kvBytes, 5 * 8388608.0);
+    check("ffn.dense_up", 30, 11894784);
+    QCOMPARE(findOp(a, "moe.router_norm")->count, 30.0);
+    QCOMPARE(findOp(a, "ffn.branch_add")->count, 30.0);
+    QCOMPARE(findOp(a, "ffn.router")->count, 30.0);
+    // The KV cache a token adds, as tst_hffamilies counts it: 225,280 B; the weights, 25,233,141,760 parameters.
+    QCOMPARE(a.kvCache.bytesPerToken, 225280.0);
+    QCOMPARE(a.params.total, int64_t(25233141760));
+}
+
 } // namespace memwall::core
 
 QTEST_GUILESS_MAIN(memwall::core::TestLayerBlocks)
+
 #include "tst_layerblocks.moc"

@@ -301,8 +301,7 @@ json ModelEditorDialog::collect() const
 
 double ModelEditorDialog::kvBytesPerToken() const
 {
-    return core::cachedElementsPerToken(m_shape, static_cast<double>(m_shape.kvHeads)) *
-           static_cast<double>(m_shape.layers) * core::bytesOf(m_kv);
+    return core::cachedElements(m_shape, core::layerGroups(m_shape), 1, 1) * core::bytesOf(m_kv);
 }
 
 void ModelEditorDialog::showError(const core::InputError &e)

@@ -1,0 +1,147 @@
+// Gemma 4 (model_type gemma4_text, and the text_config of a gemma4 file), read into the block model: global layers
+// with their own head size and KV heads, keys that are values, and the MoE block beside the dense MLP (issue #38).
+#include "core/io/hfimport.h"
+
+#include <string>
+
+namespace memwall::core::hf {
+
+namespace {
+
+/// The key's value, or (absent or null) the configuration class's default, noted in the report.
+int64_t gemma4Size(JsonReader &r, ImportLog &log, std::string_view key, int64_t fallback)
+{
+    if (r.has(key))
+        return sizeField(r, key);
+    log.note(std::string(key) + ": left out; Gemma4TextConfig's default " + std::to_string(fallback));
+    return fallback;
+}
+
+/// Gemma 4's full-attention layers and the sliding ones: layer_types, or (absent) Gemma4TextConfig's default, a
+/// global layer every sixth; the global layers' own head size and KV heads, and keys that are values.
+void readGemma4Attention(JsonReader &r, ModelShape &m, ImportLog &log)
+{
+    m.slidingWindow = slidingWindow(r, "sliding_window", 512);
+    if (m.slidingWindow == 0)
+        r.fail("sliding_window", "Gemma 4's sliding layers need a window, got null");
+    if (r.has("layer_types")) {
+        m.globalEvery = globalEveryFromLayerTypes(r, m);
+    } else {
+        // Gemma4TextConfig: every sixth layer full, and the last layer forced full (only the same pattern when the
+        // layers are a multiple of six).
+        if (m.layers % 6 != 0)
+            r.fail("num_hidden_layers", std::to_string(m.layers) +
+                                            " layers without layer_types: the default pattern (a full layer every "
+                                            "sixth, and the last) is not periodic; give layer_types");
+        m.globalEvery = 6;
+        log.note("layer_types: left out; Gemma4TextConfig's default, a full-attention layer every sixth");
+    }
+    if (m.globalEvery == 0 || m.layers % m.globalEvery != 0)
+        r.fail("layer_types", "Gemma 4's last layer attends to the whole context (transformers forces it), so the "
+                              "full-attention layers must be every n-th with n dividing the layers");
+    // Gemma4TextAttention: a full layer's heads are global_head_dim wide (when set, else head_dim); with
+    // attention_k_eq_v it has num_global_key_value_heads KV heads (when set) and no v_proj: the value is k_proj's
+    // output (v_norm'd, not rotated), and both are cached.
+    m.global.headDim = gemma4Size(r, log, "global_head_dim", 512);
+    m.global.keyIsValue = r.boolean("attention_k_eq_v", false);
+    if (m.global.keyIsValue && r.has("num_global_key_value_heads")) {
+        m.global.kvHeads = sizeField(r, "num_global_key_value_heads");
+        if (m.heads % m.global.kvHeads != 0)
+            r.fail("num_global_key_value_heads", std::to_string(m.global.kvHeads) +
+                                                     " does not divide num_attention_heads (" +
+                                                     std::to_string(m.heads) + ")");
+    } else {
+        r.integer("num_global_key_value_heads", 0); // read: without attention_k_eq_v transformers ignores it
+    }
+    if (m.global.headDim == m.headDim)
+        m.global.headDim = 0; // the same as the sliding layers'
+}
+
+/// Gemma 4's FFN: the dense MLP (intermediate_size), and with enable_moe_block the routed experts beside it.
+void readGemma4Ffn(JsonReader &r, ModelShape &m, ImportLog &log)
+{
+    const int64_t dense = requiredSize(r, {"intermediate_size"});
+    if (!r.boolean("enable_moe_block", false)) {
+        m.ffn = dense;
+        for (auto key : {"num_experts", "top_k_experts", "moe_intermediate_size", "expert_intermediate_size"})
+            if (r.has(key)) // read, so that a file with them set but the block off says so
+                log.note(std::string(key) + ": ignored, enable_moe_block is false");
+        return;
+    }
+    m.ffn = requiredSize(r, {"moe_intermediate_size"});
+    m.experts = requiredSize(r, {"num_experts"});
+    m.activeExperts = requiredSize(r, {"top_k_experts"});
+    if (m.activeExperts > m.experts)
+        r.fail("top_k_experts",
+               std::to_string(m.activeExperts) + " exceeds num_experts (" + std::to_string(m.experts) + ")");
+    m.denseFfn = dense;
+    m.moeBesideDense = true;
+}
+
+} // namespace
+
+/// Gemma4ForCausalLM's text model (model_type gemma4_text; transformers' models/gemma4/configuration_gemma4.py and
+/// modeling_gemma4.py, Gemma4TextConfig, Gemma4TextAttention, Gemma4TextDecoderLayer, Gemma4TextRouter and
+/// Gemma4TextExperts). A Gemma 3 layer (RMSNorms before and after attention and the FFN, per-head q and k RMSNorms,
+/// a GeGLU MLP, tied embeddings, a final logit soft-cap) with: a v_norm without weights; full-attention layers of
+/// their own head size and KV heads whose keys may be their values (readGemma4Attention()); and, with
+/// enable_moe_block, routed experts beside the dense MLP in every layer (ModelShape::moeBesideDense). The
+/// full-attention layers' "proportional" RoPE rotates every element of a head (the frequencies past
+/// partial_rotary_factor are zero), so its FLOPs are whole-head rotary's. Refused: per-layer embeddings
+/// (hidden_size_per_layer_input > 0) and KV sharing (num_kv_shared_layers > 0), and bidirectional attention over
+/// all tokens.
+void importGemma4Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
+{
+    m.arch = Architecture::Decoder;
+    m.hidden = requiredSize(r, {"hidden_size"});
+    m.layers = requiredSize(r, {"num_hidden_layers"});
+    m.heads = requiredSize(r, {"num_attention_heads"});
+    m.kvHeads = gemma4Size(r, log, "num_key_value_heads", 4);
+    checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
+    m.headDim = gemma4Size(r, log, "head_dim", 256);
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.maxPositions = r.integer("max_position_embeddings", 131072);
+    m.gatedFfn = true;
+    m.activation = activation(r, {"hidden_activation"}, Activation::Gelu);
+    m.positions = PositionEncoding::Rotary;
+    m.norm = NormKind::RmsNorm;
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", true);
+    m.qkvBias = m.outBias = r.boolean("attention_bias", false);
+    m.postNorms = true;
+    m.qkNorm = true;
+    m.valueNorm = true;
+    m.finalSoftcap = softcap(r, "final_logit_softcapping", 0.0);
+    if (const int64_t ple = r.integer("hidden_size_per_layer_input", 256); ple != 0)
+        r.fail("hidden_size_per_layer_input",
+               std::to_string(ple) + ": per-layer embeddings (a vocab_size_per_layer_input x layers x " +
+                   std::to_string(ple) + " table, its projection and each layer's gate) are not modelled");
+    if (const int64_t shared = r.integer("num_kv_shared_layers", 0); shared != 0)
+        r.fail("num_kv_shared_layers",
+               std::to_string(shared) +
+                   ": KV sharing (the last layers reuse an earlier layer's cache) is not modelled");
+    if (r.has("use_bidirectional_attention") && r.string("use_bidirectional_attention") == "all")
+        r.fail("use_bidirectional_attention", "'all': bidirectional attention over every token is not modelled");
+    readGemma4Attention(r, m, log);
+    readGemma4Ffn(r, m, log);
+}
+
+/// Gemma4ForConditionalGeneration (model_type gemma4): the language model is its text_config (importGemma4Text()).
+/// Its vision tower (vision_config, Gemma4VisionModel: a ViT with 2-D rotary positions, q/k/v norms and a gated MLP,
+/// pooled into soft tokens) and audio tower (audio_config, a Conformer) are not modelled: a file that has either is
+/// refused, naming it, rather than counted without it.
+void importGemma4(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
+{
+    if (r.has("vision_config"))
+        r.fail("vision_config", "Gemma 4's vision tower (gemma4_vision) is not modelled; import the text_config "
+                                "(model_type gemma4_text) for the language model alone");
+    if (r.has("audio_config"))
+        r.fail("audio_config", "Gemma 4's audio tower (gemma4_audio) is not modelled; import the text_config "
+                               "(model_type gemma4_text) for the language model alone");
+    JsonReader text = r.object("text_config");
+    const std::string type = text.string("model_type", "gemma4_text");
+    if (type != "gemma4_text")
+        text.fail("model_type", "expected \"gemma4_text\" for Gemma 4's language model, got \"" + type + "\"");
+    importGemma4Text(text, m, log, type);
+}
+
+} // namespace memwall::core::hf
