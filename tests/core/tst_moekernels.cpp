@@ -17,6 +17,8 @@
 //   batch 256 with DEP8 gives the same 256 tokens to the experts, and the fused kernel's operators then add up to
 //   the table's measured latency in each layer.
 #include "core/analysis/analysis.h"
+#include "core/analysis/breakdown.h"
+#include "core/analysis/derivation.h"
 #include "core/analysis/operatortime.h"
 
 #include "../builtinpresets.h"
@@ -107,6 +109,73 @@ private slots:
         const Analysis ideal = analyze(hw("h200-sxm"), model("deepseek-v3"), dep8(64, EfficiencyMode::Ideal));
         QCOMPARE(ideal.comm.allToAll, std::string("ideal"));
         QVERIFY(ideal.comm.epDispatchS < a.comm.epDispatchS);
+    }
+
+    void allToAllHalvesAreTheirOwnOperators()
+    {
+        // The hand count above: batch 64 over 8 ranks, 8 tokens x 8 copies = 64 copies a rank, 7/8 of whose bytes
+        // leave the device, in 58 routed layers; each half's time is the DeepEP table's at its size.
+        const HardwareSpec &h200 = hw("h200-sxm");
+        const Analysis a = analyze(h200, model("deepseek-v3"), dep8(64));
+        const Operator *dispatch = findOp(a, "moe.dispatch");
+        const Operator *combine = findOp(a, "moe.combine");
+        QVERIFY(dispatch && combine);
+        QVERIFY(dispatch->cls == OpClass::Communication);
+        QVERIFY(dispatch->bound == Bound::Communication);
+        QVERIFY(dispatch->onLink() && combine->onLink());
+        QCOMPARE(dispatch->flops, 0.0);
+        QCOMPARE(dispatch->count, kRoutedLayers);
+        QCOMPARE(dispatch->activationBytes, 64 * 7392.0 * 7 / 8 * kRoutedLayers);
+        QCOMPARE(combine->activationBytes, 64 * 7168.0 * 2 * 7 / 8 * kRoutedLayers);
+        QVERIFY(std::abs(dispatch->timeS / (12.317e-6 * kRoutedLayers) - 1) < 1e-9);
+        QVERIFY(std::abs(combine->timeS / (15.031e-6 * kRoutedLayers) - 1) < 1e-9);
+        QCOMPARE(dispatch->timeS, a.comm.epDispatchS);
+        QCOMPARE(combine->timeS, a.comm.epCombineS);
+        QCOMPARE(dispatch->bytes() + combine->bytes(), a.comm.epBytes);
+        // Their derivations give their own figures.
+        QCOMPARE(derive(h200, model("deepseek-v3"), dep8(64), a, "op:moe.dispatch:time").value, dispatch->timeS);
+        QCOMPARE(derive(h200, model("deepseek-v3"), dep8(64), a, "op:moe.combine:bytes").value, combine->bytes());
+        // Without expert parallelism there is no all-to-all and no such operator.
+        Scenario tp8 = dep8(64);
+        tp8.attentionDp = 1;
+        tp8.tp = 8;
+        tp8.moeTp = 8;
+        QVERIFY(!findOp(analyze(h200, model("deepseek-v3"), tp8), "moe.dispatch"));
+    }
+
+    void allToAllOperatorsLeaveTheTotalsAsTheyWere()
+    {
+        // DEP8 DeepSeek-R1 served at concurrency 256, 1,024 tokens in and out (the validation's TensorRT-LLM row):
+        // the totals without any operator kept (analyzeTotals) are those with the all-to-all's operators, and every
+        // sum of the step that adds the communication counts them once.
+        const HardwareSpec &h200 = hw("h200-sxm");
+        Scenario s = dep8(256);
+        s.phase = Phase::Generate;
+        s.seq = 1024;
+        s.output = 1024;
+        s.activations = DType::FP8;
+        s.kv = DType::BF16;
+        const Analysis a = analyze(h200, model("deepseek-v3"), s);
+        const Analysis totals = analyzeTotals(h200, model("deepseek-v3"), s);
+        QCOMPARE(a.totals.timeS, totals.totals.timeS);
+        QCOMPARE(a.totals.bytes, totals.totals.bytes);
+        QCOMPARE(a.phases.ttftS, totals.phases.ttftS);
+        QCOMPARE(a.phases.tpotS, totals.phases.tpotS);
+        QCOMPARE(a.comm.timeS, totals.comm.timeS);
+        QCOMPARE(a.comm.epBytes, totals.comm.epBytes);
+        int links = 0;
+        double linkTime = 0;
+        for (const Operator &o : a.operators)
+            if (o.onLink()) {
+                ++links;
+                linkTime += o.timeS;
+            }
+        QCOMPARE(links, 4); // dispatch and combine, of the prompt's pass and of the decode steps
+        QVERIFY(std::abs(linkTime / (a.comm.epDispatchS + a.comm.epCombineS) - 1) < 1e-12);
+        QVERIFY(std::abs(classShares(a).totalTimeS / a.totals.timeS - 1) < 1e-12);
+        QVERIFY(std::abs(derive(h200, model("deepseek-v3"), s, a, "totals.time_s").value / a.totals.timeS - 1) < 1e-12);
+        QVERIFY(std::abs(derive(h200, model("deepseek-v3"), s, a, "totals.bytes").value / a.totals.bytes - 1) < 1e-12);
+        QVERIFY(std::abs(derive(h200, model("deepseek-v3"), s, a, "phases.ttft_s").value / a.phases.ttftS - 1) < 1e-12);
     }
 
     void groupedGemmAtATabulatedPointIsTheTable()
