@@ -201,12 +201,44 @@ private slots:
         QCOMPARE(moeFormat(s), std::optional<MoeFormat>(MoeFormat::Fp8Block));
         s.expertWeights = weightFormatFromString("mxfp4");
         QCOMPARE(moeFormat(s), std::optional<MoeFormat>(MoeFormat::W4a16Mxfp4));
+        // TensorRT-LLM on Blackwell: the experts quantize their bf16 input to MXFP8 themselves.
+        s.expertActivations = ExpertActivations::Mxfp8;
+        QCOMPARE(moeFormat(s), std::optional<MoeFormat>(MoeFormat::W4a8Mxfp4));
+        s.expertActivations = ExpertActivations::Same;
         s.activations = DType::FP8;
         QCOMPARE(moeFormat(s), std::optional<MoeFormat>(MoeFormat::W4a8Mxfp4));
         s.expertWeights = weightFormatFromString("nvfp4");
         QCOMPARE(moeFormat(s), std::optional<MoeFormat>(MoeFormat::Nvfp4));
         s.expertWeights = weightFormatFromString("int4/g128");
         QVERIFY(!moeFormat(s).has_value());
+    }
+
+    void mxfp8ExpertActivationsTakeTheW4a8Table()
+    {
+        // gpt-oss-120b (MXFP4 experts, bf16 elsewhere) decoding at batch 64 on one B200: with MXFP8 expert
+        // activations only the fused MoE kernel changes table (w4a16_mxfp4 -> w4a8_mxfp4_mxfp8); the ideal ignores it.
+        const HardwareSpec &b200 = hw("b200");
+        QVERIFY(b200.achievable.moeSweepFor(MoeFormat::W4a8Mxfp4, 1));
+        QVERIFY(b200.achievable.moeSweepFor(MoeFormat::W4a16Mxfp4, 1));
+        Scenario s;
+        s.phase = Phase::Decode;
+        s.batch = 64;
+        s.context = 2048;
+        s.weights = *weightFormatFromString("bf16");
+        s.expertWeights = weightFormatFromString("mxfp4");
+        s.activations = DType::BF16;
+        s.efficiency = EfficiencyMode::Achievable;
+        const Analysis same = analyze(b200, model("gpt-oss-120b"), s);
+        s.expertActivations = ExpertActivations::Mxfp8;
+        const Analysis mxfp8 = analyze(b200, model("gpt-oss-120b"), s);
+        QVERIFY(fusedMoeTime(same) > 0 && fusedMoeTime(mxfp8) > 0);
+        QVERIFY(std::abs(fusedMoeTime(mxfp8) / fusedMoeTime(same) - 1) > 0.01);
+        QVERIFY(std::abs((mxfp8.totals.timeS - fusedMoeTime(mxfp8)) / (same.totals.timeS - fusedMoeTime(same)) - 1) <
+                1e-12);
+        s.efficiency = EfficiencyMode::Ideal;
+        const Analysis ideal = analyze(b200, model("gpt-oss-120b"), s);
+        s.expertActivations = ExpertActivations::Same;
+        QCOMPARE(analyze(b200, model("gpt-oss-120b"), s).totals.timeS, ideal.totals.timeS);
     }
 
     void deepSeekDecodeOnEightH200CountsTheMoeKernels()
