@@ -12,6 +12,7 @@
 #include "core/io/outputs.h"
 #include "core/util/format.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -175,10 +176,14 @@ int cmdAnalyze(const CommandLine &cl)
                     std::string(toString(op.bound)).c_str(),
                     s.phase == Phase::Generate ? (op.phase == Phase::Prefill ? " (prefill)" : " (decode)") : "");
     }
+    // The communication's total; the all-to-all's halves above (Operator::onLink()) are part of it.
+    const bool linkOps =
+        std::any_of(a.operators.begin(), a.operators.end(), [](const Operator &op) { return op.onLink(); });
     if (a.comm.timeS > 0)
-        std::printf("%-16s %-13s %8s %10s %10s %9s %10s %7s  over %s\n", "communication", "communication", "", "",
+        std::printf("%-16s %-13s %8s %10s %10s %9s %10s %7s  over %s%s\n", "communication", "communication", "", "",
                     formatBytes(a.comm.bytes).c_str(), "", formatSeconds(a.comm.timeS).c_str(),
-                    formatPercent(a.comm.timeS / a.totals.timeS).c_str(), oneLine(a.comm.link).c_str());
+                    formatPercent(a.comm.timeS / a.totals.timeS).c_str(), oneLine(a.comm.link).c_str(),
+                    linkOps ? " (all of it: moe.dispatch and moe.combine included)" : "");
     std::printf("\ntotal: %s FLOPs, %s, %s FLOP/byte (ridge %s), %s, %s-bound, %s tokens/s\n",
                 formatSiNumber(a.totals.flops).c_str(), formatBytes(a.totals.bytes).c_str(),
                 formatNumber(a.totals.intensity).c_str(), formatNumber(a.ridge).c_str(),

@@ -169,6 +169,10 @@ struct Operator
     double expertTokens = 0;
 
     double bytes() const { return weightBytes + activationBytes + kvBytes; }
+    /// A communication operator (OpClass::Communication: expert parallelism's `moe.dispatch` and `moe.combine`): its
+    /// activationBytes are the bytes it sends over the link, it does no FLOPs, and its time is part of
+    /// Communication::timeS, so a sum of the operators' times that adds Communication::timeS skips it.
+    bool onLink() const { return cls == OpClass::Communication; }
     double intensity() const { return bytes() > 0 ? flops / bytes() : 0.0; }
 };
 

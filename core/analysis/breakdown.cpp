@@ -40,6 +40,8 @@ ClassShares classShares(const Analysis &a)
 {
     ClassShares s;
     for (const Operator &op : a.operators) {
+        if (op.onLink())
+            continue; // its time is in a.comm.timeS, added below
         const auto i = static_cast<std::size_t>(shareClassOf(op.cls));
         s.flops[i] += op.flops;
         s.timeS[i] += op.timeS;

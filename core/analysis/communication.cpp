@@ -73,12 +73,31 @@ double dispatchBytesPerCopy(const Ctx &c)
     return bits(w.type) <= 8 ? c.h * (1.0 + 4.0 / 128) : c.h * c.act;
 }
 
+/// One all-to-all half as an operator of its own (`moe.dispatch`, `moe.combine`), when the operators are kept: the
+/// bytes it sends over the link and its time, both already in the step's communication (Operator::onLink()).
+void emitLinkOp(const Ctx &c, std::string_view name, Phase phase, double layers, double linkBytes, double timeS)
+{
+    if (!c.ops)
+        return;
+    Operator &op = c.ops->emplace_back();
+    op.name = name;
+    op.cls = OpClass::Communication;
+    op.phase = phase;
+    op.count = layers;
+    op.activationBytes = linkBytes;
+    op.computeType = c.roofs.vectorType;
+    op.timeS = timeS;
+    op.bound = Bound::Communication;
+    if (c.records)
+        c.records->push_back({FlopTerms{}, 1, 0, 0, 0, 0});
+}
+
 /// Expert parallelism's all-to-all of one pass, `times` times: this rank's routed token copies (its own tokens; with
 /// attention DP, its share) dispatched to their experts' ranks and combined back (bf16), in each routed layer. With
 /// achievable efficiency on a device with a measured all-to-all (DeepEP low-latency on one node), each takes the
 /// measured time at the bytes this rank sends; otherwise the (ep-1)/ep of them that leave the device go at the
-/// link's bandwidth, plus its latency ("ideal").
-void allToAll(const Ctx &c, const Step &st, const CommLink &l, double T, double times, Communication &comm)
+/// link's bandwidth, plus its latency ("ideal"). Each half is also an operator of the pass's `phase`.
+void allToAll(const Ctx &c, const Step &st, const CommLink &l, Phase phase, double T, double times, Communication &comm)
 {
     const int ep = moeEp(c.s);
     const double layers = st.layerCount * c.sparseLayers / static_cast<double>(c.m.layers) * times;
@@ -96,10 +115,12 @@ void allToAll(const Ctx &c, const Step &st, const CommLink &l, double T, double 
     comm.epCombineS += k * layers;
     comm.timeS += (d + k) * layers;
     comm.allToAll = measured ? "measured" : "ideal";
+    emitLinkOp(c, "moe.dispatch", phase, layers, dispatch * leave * layers, d * layers);
+    emitLinkOp(c, "moe.combine", phase, layers, combine * leave * layers, k * layers);
 }
 
 /// One pass's exchanges over `T` new tokens per sequence, `count` times (`trainMul`: backward doubles them).
-void commPass(const Ctx &c, const Step &st, const CommLink &l, double T, double count, double trainMul,
+void commPass(const Ctx &c, const Step &st, const CommLink &l, Phase phase, double T, double count, double trainMul,
               Communication &comm)
 {
     const Scenario &s = c.s;
@@ -118,7 +139,7 @@ void commPass(const Ctx &c, const Step &st, const CommLink &l, double T, double 
         comm.timeS += transfers * (msg / l.bandwidth + l.latencyAt(msg));
     }
     if (moeEp(s) > 1)
-        allToAll(c, st, l, T, count * trainMul, comm);
+        allToAll(c, st, l, phase, T, count * trainMul, comm);
 }
 
 } // namespace
@@ -130,16 +151,16 @@ void addCommunication(const Ctx &c, const Step &st, Analysis &a)
     const CommLink l = commLink(c, comm);
     const double kvStep = s.kvCache ? st.stepTokens : st.ctx + st.stepTokens;
     switch (s.phase) {
-    case Phase::Prefill: commPass(c, st, l, st.prefillNew, 1, 1, comm); break;
-    case Phase::Encode: commPass(c, st, l, st.seq, 1, 1, comm); break;
-    case Phase::Train: commPass(c, st, l, st.seq, 1, 2, comm); break;
-    case Phase::Decode: commPass(c, st, l, kvStep, 1, 1, comm); break;
+    case Phase::Prefill: commPass(c, st, l, Phase::Prefill, st.prefillNew, 1, 1, comm); break;
+    case Phase::Encode: commPass(c, st, l, Phase::Encode, st.seq, 1, 1, comm); break;
+    case Phase::Train: commPass(c, st, l, Phase::Train, st.seq, 1, 2, comm); break;
+    case Phase::Decode: commPass(c, st, l, Phase::Decode, kvStep, 1, 1, comm); break;
     case Phase::Generate:
-        commPass(c, st, l, st.prefillNew, 1, 1, comm);
+        commPass(c, st, l, Phase::Prefill, st.prefillNew, 1, 1, comm);
         a.phases.ttftS += comm.timeS;
         if (s.output > 1)
-            commPass(c, st, l, s.kvCache ? 1 : st.seq + (s.output - 1) / 2.0, static_cast<double>(s.output - 1), 1,
-                     comm);
+            commPass(c, st, l, Phase::Decode, s.kvCache ? 1 : st.seq + (s.output - 1) / 2.0,
+                     static_cast<double>(s.output - 1), 1, comm);
         break;
     }
     if (s.phase == Phase::Train && s.dp > 1) {

@@ -712,6 +712,32 @@ void deriveOpBound(Derivation &d, const Operator &op, const OperatorRecord &rec,
     d.lines.emplace_back("= " + d.valueText + "-bound");
 }
 
+/// A communication operator's time (Operator::onLink(): expert parallelism's all-to-all halves), which the
+/// communication timed (core/analysis/communication.cpp), not the roofline.
+void deriveLinkTime(Derivation &d, const Operator &op, const Analysis &a)
+{
+    const bool measured = a.comm.allToAll == "measured";
+    d.lines.emplace_back(
+        "time = executions (routed layers) × one all-to-all half's time at the bytes each layer sends, " +
+        std::string(measured ? "from the device's measured DeepEP table (alltoall: measured)"
+                             : "the (ep − 1)/ep of them that leave the device / the link's bandwidth + its latency "
+                               "(alltoall: ideal)"));
+    d.lines.emplace_back("over " + a.comm.link + ": " + si(op.activationBytes, "B") + " leave the device in all");
+    d.lines.emplace_back("= " + num(op.count) + " × " + formatSeconds(op.count > 0 ? op.timeS / op.count : 0.0));
+    d.lines.emplace_back("(part of the step's communication, " + formatSeconds(a.comm.timeS) + ")");
+    d.lines.emplace_back(result(op.timeS, "s"));
+    d.value = op.timeS;
+    d.valueText = formatSeconds(op.timeS);
+}
+
+void deriveLinkBound(Derivation &d)
+{
+    d.lines.emplace_back("bound = communication: the operator only sends bytes over the link");
+    d.valueText = std::string(toString(Bound::Communication));
+    d.value = boundValue(Bound::Communication);
+    d.lines.emplace_back("= " + d.valueText + "-bound");
+}
+
 std::string fieldList(const Analysis &a)
 {
     std::string out;
@@ -763,9 +789,19 @@ std::vector<std::string> derivationFields(const Analysis &a)
     return out;
 }
 
-Derivation derive(const HardwareSpec &hw, const ModelShape &model, const Scenario &s, const Analysis &a,
+Derivation derive(const HardwareSpec &hw, const ModelShape &model, const Scenario &s, const Analysis &whole,
                   std::string_view field)
 {
+    // The step's figures sum the operators and add the communication, so they run over the operators that are not
+    // part of it (Operator::onLink(): the all-to-all's halves); an operator's own figures over all of them.
+    const bool hasLink =
+        std::any_of(whole.operators.begin(), whole.operators.end(), [](const Operator &op) { return op.onLink(); });
+    Analysis kept;
+    if (hasLink) {
+        kept = whole;
+        std::erase_if(kept.operators, [](const Operator &op) { return op.onLink(); });
+    }
+    const Analysis &a = hasLink ? kept : whole;
     std::string_view canonical = field;
     for (const auto &[alias, f] : kAliases)
         if (field == alias)
@@ -776,11 +812,17 @@ Derivation derive(const HardwareSpec &hw, const ModelShape &model, const Scenari
     // keeps none of it, so that it stays as fast as before): the same code, the same numbers.
     std::vector<OperatorRecord> records;
     const Analysis again = analyzeRecorded(hw, model, s, &records);
-    bool same = again.operators.size() == a.operators.size();
-    for (std::size_t i = 0; same && i < a.operators.size(); ++i)
-        same = again.operators[i].name == a.operators[i].name && again.operators[i].timeS == a.operators[i].timeS;
+    bool same = again.operators.size() == whole.operators.size();
+    for (std::size_t i = 0; same && i < whole.operators.size(); ++i)
+        same =
+            again.operators[i].name == whole.operators[i].name && again.operators[i].timeS == whole.operators[i].timeS;
     if (!same)
         throw DerivationError("the analysis to derive is not analyze() of the device, model and scenario given");
+
+    std::vector<OperatorRecord> stepRecords;
+    for (std::size_t i = 0; i < whole.operators.size(); ++i)
+        if (!whole.operators[i].onLink())
+            stepRecords.push_back(records[i]);
 
     if (canonical.substr(0, 3) == "op:") {
         const std::string_view rest = canonical.substr(3);
@@ -788,11 +830,11 @@ Derivation derive(const HardwareSpec &hw, const ModelShape &model, const Scenari
         if (colon != std::string_view::npos) {
             const std::string_view key = rest.substr(0, colon);
             const std::string_view opField = opFieldFromJsonName(rest.substr(colon + 1));
-            for (std::size_t i = 0; i < a.operators.size(); ++i) {
-                if (operatorKey(a, i) != key ||
+            for (std::size_t i = 0; i < whole.operators.size(); ++i) {
+                if (operatorKey(whole, i) != key ||
                     std::find(std::begin(kOpFields), std::end(kOpFields), opField) == std::end(kOpFields))
                     continue;
-                const Operator &op = a.operators[i];
+                const Operator &op = whole.operators[i];
                 const OperatorRecord &rec = records[i];
                 d.field = "op:" + std::string(key) + ":" + std::string(opField);
                 d.title = std::string(key) + " (" + std::string(toString(op.cls)) + "), " + std::string(opField) +
@@ -803,15 +845,19 @@ Derivation derive(const HardwareSpec &hw, const ModelShape &model, const Scenari
                     deriveOpBytes(d, op, rec);
                 else if (opField == "intensity")
                     deriveOpIntensity(d, op);
+                else if (opField == "time" && op.onLink())
+                    deriveLinkTime(d, op, a);
                 else if (opField == "time")
                     deriveOpTime(d, op, rec, a);
+                else if (op.onLink())
+                    deriveLinkBound(d);
                 else
                     deriveOpBound(d, op, rec, a);
                 return d;
             }
         }
     } else if (canonical == "totals.time_s") {
-        deriveTime(d, a, records);
+        deriveTime(d, a, stepRecords);
         return d;
     } else if (canonical == "phases.ttft_s" || canonical == "phases.tpot_s") {
         if (s.phase != Phase::Generate)
@@ -832,7 +878,7 @@ Derivation derive(const HardwareSpec &hw, const ModelShape &model, const Scenari
         deriveIntensity(d, a);
         return d;
     } else if (canonical == "totals.bound") {
-        deriveBound(d, a, records);
+        deriveBound(d, a, stepRecords);
         return d;
     } else if (canonical == "hardware.ridge_flops_per_byte") {
         deriveRidge(d, hw, a);
@@ -850,7 +896,7 @@ Derivation derive(const HardwareSpec &hw, const ModelShape &model, const Scenari
         deriveMemory(d, s, a);
         return d;
     }
-    throw DerivationError("unknown field '" + std::string(field) + "'; valid fields: " + fieldList(a));
+    throw DerivationError("unknown field '" + std::string(field) + "'; valid fields: " + fieldList(whole));
 }
 
 } // namespace memwall::core

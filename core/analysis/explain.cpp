@@ -40,6 +40,8 @@ Traffic traffic(const Analysis &a)
 {
     Traffic t;
     for (const Operator &op : a.operators) {
+        if (op.onLink())
+            continue; // bytes over the link, not from memory
         t.weights += op.weightBytes;
         t.kv += op.kvBytes;
         t.activations += op.activationBytes;

@@ -33,7 +33,7 @@ OperatorTime timeMoeOperator(const OperatorRoofs &r, const OperatorWork &w)
 std::optional<MoeFormat> moeFormat(const Scenario &s)
 {
     const WeightFormat &w = s.expertWeights ? *s.expertWeights : s.weights;
-    const bool act8 = bits(s.activations) <= 8;
+    const bool act8 = bits(s.activations) <= 8 || s.expertActivations == ExpertActivations::Mxfp8;
     switch (w.type) {
     case DType::BF16:
     case DType::FP16: return MoeFormat::Bf16;

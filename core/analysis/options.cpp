@@ -410,6 +410,23 @@ std::vector<ScenarioOption> makeOptions()
                         .group = "Options"},
                        &Scenario::activationScales, activationScalesFromString,
                        {ActivationScales::Fused, ActivationScales::Static, ActivationScales::Dynamic}));
+    // TensorRT-LLM's gpt-oss deployment guide (nvidia.github.io/TensorRT-LLM/deployment-guide/
+    // deployment-guide-for-gpt-oss-on-trtllm.html, "MoE Backend Support Matrix"): B200/GB200/B300/GB300 run the MXFP4
+    // experts with MXFP8 activations (TRTLLM backend, the default), the H200 with BF16 (TRITON); likewise
+    // examples/models/core/gpt_oss/README.md of NVIDIA/TensorRT-LLM. vLLM's MXFP4 backend oracle picks only BF16
+    // activations unless VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8 is set (vllm/model_executor/layers/fused_moe/oracle/
+    // mxfp4.py, _get_priority_backends), so `same` is its default.
+    t.push_back(choice({.key = "expert_activations",
+                        .flag = "--expert-activations",
+                        .metavar = "A",
+                        .label = "Expert activations",
+                        .help = "Achievable efficiency with MXFP4 experts: same (the fused MoE kernel takes the "
+                                "activations' format: 16-bit runs the MXFP4 x BF16 kernel, FP8 the MXFP4 x MXFP8 one) "
+                                "or mxfp8 (the kernel quantizes its input to MXFP8 itself, as TensorRT-LLM runs "
+                                "gpt-oss on Blackwell by default). Picks the device's MoE table; ideal ignores it.",
+                        .group = "Options"},
+                       &Scenario::expertActivations, expertActivationsFromString,
+                       {ExpertActivations::Same, ExpertActivations::Mxfp8}));
     t.push_back(optionalReal({.key = "compute_efficiency",
                               .flag = "--compute-efficiency",
                               .metavar = "X",

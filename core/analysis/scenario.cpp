@@ -26,6 +26,8 @@ constexpr NameTable<Execution, 2> kExecution{{{Execution::Graphs, "graphs"}, {Ex
 constexpr NameTable<AllReduce, 2> kAllReduce{{{AllReduce::Library, "library"}, {AllReduce::Custom, "custom"}}};
 constexpr NameTable<ActivationScales, 3> kActivationScales{
     {{ActivationScales::Fused, "fused"}, {ActivationScales::Static, "static"}, {ActivationScales::Dynamic, "dynamic"}}};
+constexpr NameTable<ExpertActivations, 2> kExpertActivations{
+    {{ExpertActivations::Same, "same"}, {ExpertActivations::Mxfp8, "mxfp8"}}};
 constexpr NameTable<Arrivals, 3> kArrivals{
     {{Arrivals::Spread, "spread"}, {Arrivals::Together, "together"}, {Arrivals::Rounds, "rounds"}}};
 } // namespace
@@ -50,6 +52,11 @@ std::string_view toString(ActivationScales a) { return enumName(kActivationScale
 std::optional<ActivationScales> activationScalesFromString(std::string_view s)
 {
     return enumFromName(kActivationScales, s);
+}
+std::string_view toString(ExpertActivations e) { return enumName(kExpertActivations, e); }
+std::optional<ExpertActivations> expertActivationsFromString(std::string_view s)
+{
+    return enumFromName(kExpertActivations, s);
 }
 
 namespace {

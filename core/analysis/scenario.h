@@ -71,6 +71,15 @@ enum class ActivationScales {
 std::string_view toString(ActivationScales a);
 std::optional<ActivationScales> activationScalesFromString(std::string_view s);
 
+/// What the routed experts' fused MoE kernel takes as input, where it matters (MXFP4 experts): the achievable model
+/// times the kernel from the device's table of that pair of formats (moeFormat()).
+enum class ExpertActivations {
+    Same, ///< the activations' format: 16-bit runs the MXFP4 x BF16 kernel, FP8 the MXFP4 x MXFP8 one
+    Mxfp8 ///< the kernel quantizes its input to MXFP8 itself whatever the activations (TensorRT-LLM on Blackwell)
+};
+std::string_view toString(ExpertActivations e);
+std::optional<ExpertActivations> expertActivationsFromString(std::string_view s);
+
 /// How the requests of engine admission (max_batched_tokens) arrive. Together: a benchmark client at a fixed
 /// concurrency sends its requests at once and, with every request of the same lengths, they finish together and the
 /// next ones arrive together (waves). Spread: requests at random phases, the queueing steady state of Little's law.
@@ -134,7 +143,8 @@ struct Scenario
     std::optional<double> memoryEfficiency;   ///< explicit fraction of peak bandwidth (overrides the mode)
     Execution execution = Execution::Graphs;  ///< achievable: what each kernel launch costs
     AllReduce allReduce = AllReduce::Library; ///< achievable: whose all-reduce tensor parallelism waits for
-    ActivationScales activationScales = ActivationScales::Fused; ///< achievable: FP8 activations' quantization
+    ActivationScales activationScales = ActivationScales::Fused;   ///< achievable: FP8 activations' quantization
+    ExpertActivations expertActivations = ExpertActivations::Same; ///< achievable: the MXFP4 experts' kernel input
 
     /// Weight-only quantization as GPTQ and AWQ store it: each group of weights also keeps a zero point in the weight
     /// format (asymmetric quantization), and the token embedding and the LM head stay 16-bit.

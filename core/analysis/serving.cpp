@@ -350,6 +350,8 @@ ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, c
     const OperatorRoofs roofs = operatorRoofs(hw, mean);
     double mixed = 0, flops = 0, bytes = 0;
     for (const Operator &op : dec.operators) {
+        if (op.onLink())
+            continue; // the all-to-all's halves: in dec.comm and pre.comm below
         const Operator *match = find(op.name);
         if (!match) {
             mixed += op.timeS;
@@ -371,9 +373,9 @@ ChunkedPrefillReport chunkPrefill(const HardwareSpec &hw, const ModelShape &m, c
         bytes += both.bytes();
     }
     for (std::size_t i = 0; i < pre.operators.size(); ++i) {
-        if (matched[i])
-            continue;
         const Operator &op = pre.operators[i];
+        if (matched[i] || op.onLink())
+            continue;
         mixed += op.timeS;
         flops += op.flops;
         bytes += op.bytes();
@@ -452,6 +454,8 @@ OffloadReport offload(const HardwareSpec &hw, const ModelShape &m, const Scenari
     const OperatorRoofs roofs = operatorRoofs(hw, step);
     double inMemory = 0, kvRead = 0, weightRead = 0;
     for (const Operator &op : a.operators) {
+        if (op.onLink())
+            continue; // in a.comm.timeS
         inMemory += inMemoryTime(roofs, op, o.fraction, o.weightFraction);
         kvRead += op.kvBytes;
         weightRead += op.weightBytes;
@@ -487,6 +491,8 @@ OffloadReport offload(const HardwareSpec &hw, const ModelShape &m, const Scenari
     double prefillInMemory = 0, prefillWeightRead = 0;
     const OperatorRoofs prefillRoofs = operatorRoofs(hw, pf);
     for (const Operator &op : p.operators) {
+        if (op.onLink())
+            continue; // in p.comm.timeS
         prefillInMemory += inMemoryTime(prefillRoofs, op, o.fraction, o.weightFraction);
         prefillWeightRead += op.weightBytes;
     }

@@ -298,9 +298,13 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
     // Past the model's positions: the sentence, else null.
     const std::string note = positionNote(m, s);
     j["position_note"] = note.empty() ? json(nullptr) : json(note);
-    j["efficiency"] = {{"mode", toString(s.efficiency)},     {"compute", a.computeEfficiency},
-                       {"memory", a.memoryEfficiency},       {"execution", toString(s.execution)},
-                       {"allreduce", toString(s.allReduce)}, {"activation_scales", toString(s.activationScales)}};
+    j["efficiency"] = {{"mode", toString(s.efficiency)},
+                       {"compute", a.computeEfficiency},
+                       {"memory", a.memoryEfficiency},
+                       {"execution", toString(s.execution)},
+                       {"allreduce", toString(s.allReduce)},
+                       {"activation_scales", toString(s.activationScales)},
+                       {"expert_activations", toString(s.expertActivations)}};
     // What the achievable figure rests on; "ideal": the device has no microbenchmark, so it is the ideal one.
     const std::string_view basis = achievableBasis(hw, s);
     j["efficiency"]["achievable_basis"] = basis.empty() ? json(nullptr) : json(basis);

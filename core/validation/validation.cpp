@@ -146,6 +146,7 @@ std::vector<MeasuredRun> runsFromJson(const nlohmann::json &j, const std::string
         run.execution = choiceField(e, "execution", "graphs", executionFromString);
         run.allReduce = choiceField(e, "allreduce", "library", allReduceFromString);
         run.activationScales = choiceField(e, "activation_scales", "fused", activationScalesFromString);
+        run.expertActivations = choiceField(e, "expert_activations", "same", expertActivationsFromString);
         run.framework = e.string("framework");
         const std::string metric = e.string("metric");
         auto m = runMetricFromString(metric);
@@ -220,6 +221,7 @@ Scenario scenarioFor(const MeasuredRun &run, EfficiencyMode mode)
     s.execution = run.execution;
     s.allReduce = run.allReduce;
     s.activationScales = run.activationScales;
+    s.expertActivations = run.expertActivations;
     s.efficiency = mode;
     return s;
 }

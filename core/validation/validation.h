@@ -52,6 +52,7 @@ struct MeasuredRun
     Execution execution = Execution::Graphs;
     AllReduce allReduce = AllReduce::Library;                    ///< whose all-reduce the run's tensor parallelism used
     ActivationScales activationScales = ActivationScales::Fused; ///< how its FP8 activations were quantized
+    ExpertActivations expertActivations = ExpertActivations::Same; ///< its MXFP4 experts' kernel input
     std::string framework;
     RunMetric metric = RunMetric::DecodeTokensPerS;
     double value = 0;

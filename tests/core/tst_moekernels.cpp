@@ -17,6 +17,8 @@
 //   batch 256 with DEP8 gives the same 256 tokens to the experts, and the fused kernel's operators then add up to
 //   the table's measured latency in each layer.
 #include "core/analysis/analysis.h"
+#include "core/analysis/breakdown.h"
+#include "core/analysis/derivation.h"
 #include "core/analysis/operatortime.h"
 
 #include "../builtinpresets.h"
@@ -109,6 +111,73 @@ private slots:
         QVERIFY(ideal.comm.epDispatchS < a.comm.epDispatchS);
     }
 
+    void allToAllHalvesAreTheirOwnOperators()
+    {
+        // The hand count above: batch 64 over 8 ranks, 8 tokens x 8 copies = 64 copies a rank, 7/8 of whose bytes
+        // leave the device, in 58 routed layers; each half's time is the DeepEP table's at its size.
+        const HardwareSpec &h200 = hw("h200-sxm");
+        const Analysis a = analyze(h200, model("deepseek-v3"), dep8(64));
+        const Operator *dispatch = findOp(a, "moe.dispatch");
+        const Operator *combine = findOp(a, "moe.combine");
+        QVERIFY(dispatch && combine);
+        QVERIFY(dispatch->cls == OpClass::Communication);
+        QVERIFY(dispatch->bound == Bound::Communication);
+        QVERIFY(dispatch->onLink() && combine->onLink());
+        QCOMPARE(dispatch->flops, 0.0);
+        QCOMPARE(dispatch->count, kRoutedLayers);
+        QCOMPARE(dispatch->activationBytes, 64 * 7392.0 * 7 / 8 * kRoutedLayers);
+        QCOMPARE(combine->activationBytes, 64 * 7168.0 * 2 * 7 / 8 * kRoutedLayers);
+        QVERIFY(std::abs(dispatch->timeS / (12.317e-6 * kRoutedLayers) - 1) < 1e-9);
+        QVERIFY(std::abs(combine->timeS / (15.031e-6 * kRoutedLayers) - 1) < 1e-9);
+        QCOMPARE(dispatch->timeS, a.comm.epDispatchS);
+        QCOMPARE(combine->timeS, a.comm.epCombineS);
+        QCOMPARE(dispatch->bytes() + combine->bytes(), a.comm.epBytes);
+        // Their derivations give their own figures.
+        QCOMPARE(derive(h200, model("deepseek-v3"), dep8(64), a, "op:moe.dispatch:time").value, dispatch->timeS);
+        QCOMPARE(derive(h200, model("deepseek-v3"), dep8(64), a, "op:moe.combine:bytes").value, combine->bytes());
+        // Without expert parallelism there is no all-to-all and no such operator.
+        Scenario tp8 = dep8(64);
+        tp8.attentionDp = 1;
+        tp8.tp = 8;
+        tp8.moeTp = 8;
+        QVERIFY(!findOp(analyze(h200, model("deepseek-v3"), tp8), "moe.dispatch"));
+    }
+
+    void allToAllOperatorsLeaveTheTotalsAsTheyWere()
+    {
+        // DEP8 DeepSeek-R1 served at concurrency 256, 1,024 tokens in and out (the validation's TensorRT-LLM row):
+        // the totals without any operator kept (analyzeTotals) are those with the all-to-all's operators, and every
+        // sum of the step that adds the communication counts them once.
+        const HardwareSpec &h200 = hw("h200-sxm");
+        Scenario s = dep8(256);
+        s.phase = Phase::Generate;
+        s.seq = 1024;
+        s.output = 1024;
+        s.activations = DType::FP8;
+        s.kv = DType::BF16;
+        const Analysis a = analyze(h200, model("deepseek-v3"), s);
+        const Analysis totals = analyzeTotals(h200, model("deepseek-v3"), s);
+        QCOMPARE(a.totals.timeS, totals.totals.timeS);
+        QCOMPARE(a.totals.bytes, totals.totals.bytes);
+        QCOMPARE(a.phases.ttftS, totals.phases.ttftS);
+        QCOMPARE(a.phases.tpotS, totals.phases.tpotS);
+        QCOMPARE(a.comm.timeS, totals.comm.timeS);
+        QCOMPARE(a.comm.epBytes, totals.comm.epBytes);
+        int links = 0;
+        double linkTime = 0;
+        for (const Operator &o : a.operators)
+            if (o.onLink()) {
+                ++links;
+                linkTime += o.timeS;
+            }
+        QCOMPARE(links, 4); // dispatch and combine, of the prompt's pass and of the decode steps
+        QVERIFY(std::abs(linkTime / (a.comm.epDispatchS + a.comm.epCombineS) - 1) < 1e-12);
+        QVERIFY(std::abs(classShares(a).totalTimeS / a.totals.timeS - 1) < 1e-12);
+        QVERIFY(std::abs(derive(h200, model("deepseek-v3"), s, a, "totals.time_s").value / a.totals.timeS - 1) < 1e-12);
+        QVERIFY(std::abs(derive(h200, model("deepseek-v3"), s, a, "totals.bytes").value / a.totals.bytes - 1) < 1e-12);
+        QVERIFY(std::abs(derive(h200, model("deepseek-v3"), s, a, "phases.ttft_s").value / a.phases.ttftS - 1) < 1e-12);
+    }
+
     void groupedGemmAtATabulatedPointIsTheTable()
     {
         const HardwareSpec &h200 = hw("h200-sxm");
@@ -132,12 +201,44 @@ private slots:
         QCOMPARE(moeFormat(s), std::optional<MoeFormat>(MoeFormat::Fp8Block));
         s.expertWeights = weightFormatFromString("mxfp4");
         QCOMPARE(moeFormat(s), std::optional<MoeFormat>(MoeFormat::W4a16Mxfp4));
+        // TensorRT-LLM on Blackwell: the experts quantize their bf16 input to MXFP8 themselves.
+        s.expertActivations = ExpertActivations::Mxfp8;
+        QCOMPARE(moeFormat(s), std::optional<MoeFormat>(MoeFormat::W4a8Mxfp4));
+        s.expertActivations = ExpertActivations::Same;
         s.activations = DType::FP8;
         QCOMPARE(moeFormat(s), std::optional<MoeFormat>(MoeFormat::W4a8Mxfp4));
         s.expertWeights = weightFormatFromString("nvfp4");
         QCOMPARE(moeFormat(s), std::optional<MoeFormat>(MoeFormat::Nvfp4));
         s.expertWeights = weightFormatFromString("int4/g128");
         QVERIFY(!moeFormat(s).has_value());
+    }
+
+    void mxfp8ExpertActivationsTakeTheW4a8Table()
+    {
+        // gpt-oss-120b (MXFP4 experts, bf16 elsewhere) decoding at batch 64 on one B200: with MXFP8 expert
+        // activations only the fused MoE kernel changes table (w4a16_mxfp4 -> w4a8_mxfp4_mxfp8); the ideal ignores it.
+        const HardwareSpec &b200 = hw("b200");
+        QVERIFY(b200.achievable.moeSweepFor(MoeFormat::W4a8Mxfp4, 1));
+        QVERIFY(b200.achievable.moeSweepFor(MoeFormat::W4a16Mxfp4, 1));
+        Scenario s;
+        s.phase = Phase::Decode;
+        s.batch = 64;
+        s.context = 2048;
+        s.weights = *weightFormatFromString("bf16");
+        s.expertWeights = weightFormatFromString("mxfp4");
+        s.activations = DType::BF16;
+        s.efficiency = EfficiencyMode::Achievable;
+        const Analysis same = analyze(b200, model("gpt-oss-120b"), s);
+        s.expertActivations = ExpertActivations::Mxfp8;
+        const Analysis mxfp8 = analyze(b200, model("gpt-oss-120b"), s);
+        QVERIFY(fusedMoeTime(same) > 0 && fusedMoeTime(mxfp8) > 0);
+        QVERIFY(std::abs(fusedMoeTime(mxfp8) / fusedMoeTime(same) - 1) > 0.01);
+        QVERIFY(std::abs((mxfp8.totals.timeS - fusedMoeTime(mxfp8)) / (same.totals.timeS - fusedMoeTime(same)) - 1) <
+                1e-12);
+        s.efficiency = EfficiencyMode::Ideal;
+        const Analysis ideal = analyze(b200, model("gpt-oss-120b"), s);
+        s.expertActivations = ExpertActivations::Same;
+        QCOMPARE(analyze(b200, model("gpt-oss-120b"), s).totals.timeS, ideal.totals.timeS);
     }
 
     void deepSeekDecodeOnEightH200CountsTheMoeKernels()

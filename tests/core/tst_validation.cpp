@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace memwall::core;
 using namespace testpresets;
@@ -230,6 +231,9 @@ private slots:
                                            << "\"per-token\""
                                            << "runs[0].activation_scales: must be fused, static or dynamic, got "
                                               "\"per-token\"";
+        QTest::newRow("expert_activations") << "expert_activations"
+                                            << "\"fp8\""
+                                            << "runs[0].expert_activations: must be same or mxfp8, got \"fp8\"";
         QTest::newRow("value denormal") << "value"
                                         << "5e-324"
                                         << "runs[0].value: must be between 1e-06 and 1e+09, got 5e-324";
@@ -401,10 +405,25 @@ private slots:
     void moeServedSetsAreSourced()
     {
         const std::vector<MeasuredRun> build = builtinRunSet("moe-served");
-        QCOMPARE(build.size(), std::size_t(2748));
+        QCOMPARE(build.size(), std::size_t(4122)); // 1,374 rows: TTFT, TPOT and served TPOT
         const std::string file = MEMWALL_SOURCE_DIR "/tests/data/heldout/aiconfigurator-moe-served.json";
         const std::vector<MeasuredRun> held = runsFromJson(readJsonFile(file), file);
-        QCOMPARE(held.size(), std::size_t(2910));
+        QCOMPARE(held.size(), std::size_t(4365)); // 1,455 rows
+        // Each row's served TPOT is its measured tpot + ttft / output tokens.
+        std::map<std::string, const MeasuredRun *> byId;
+        for (const MeasuredRun &r : build)
+            byId[r.id] = &r;
+        int served = 0;
+        for (const MeasuredRun &r : build) {
+            if (r.metric != RunMetric::ServedTpotS)
+                continue;
+            const std::string row = r.id.substr(0, r.id.size() - std::string("-served").size());
+            const MeasuredRun *tpot = byId.at(row + "-tpot"), *ttft = byId.at(row + "-ttft");
+            QVERIFY2(std::abs(r.value / (tpot->value + ttft->value / static_cast<double>(r.outputTokens)) - 1) < 1e-12,
+                     r.id.c_str());
+            ++served;
+        }
+        QCOMPARE(served, 1374);
         for (const auto *set : {&build, &held})
             for (const MeasuredRun &r : *set) {
                 QVERIFY2(r.source.find("silicon_sample.csv @ 095f58a51c4ca8e61b66ec108d86f223f8d559ce, row id ") !=

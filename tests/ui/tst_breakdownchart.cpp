@@ -48,6 +48,7 @@ private slots:
     void groupedByOperator_data();
     void groupedByOperator();
     void operatorSharesByHand();
+    void allToAllHalvesAreRows();
     void titleNamesModelPhaseDevice_data();
     void titleNamesModelPhaseDevice();
 };
@@ -247,6 +248,38 @@ void TestBreakdownChart::operatorSharesByHand()
     QVERIFY(chart.operatorRows().back().name.startsWith("other ("));
     QCOMPARE(chart.data().at("grouped_by").get<std::string>(), std::string("operator"));
     QCOMPARE(chart.data().at("operators").size(), chart.operatorRows().size());
+}
+
+void TestBreakdownChart::allToAllHalvesAreRows()
+{
+    // DeepSeek-V3 decoding at batch 256 on 8 H200 with attention DP 8 and the experts over all 8 (DEP8): the
+    // all-to-all's dispatch and combine are rows of their own, and, with no tensor parallelism, there is no other
+    // communication. The rows' time still adds up to the step's, communication counted once.
+    const core::PresetLibrary &lib = *library();
+    core::Scenario s;
+    s.phase = core::Phase::Decode;
+    s.batch = 256;
+    s.context = 2048;
+    s.attentionDp = 8;
+    s.weights = *core::weightFormatFromString("fp8/g16384/fp32");
+    s.activations = core::DType::FP8;
+    s.efficiency = core::EfficiencyMode::Achievable;
+    const core::Analysis a = core::analyze(*lib.findHardware("h200-sxm"), lib.findModel("deepseek-v3")->shape, s);
+    const auto rows = ui::breakdownmath::operatorRows(a, 100);
+    double time = 0, share = 0;
+    const ui::breakdownmath::OperatorRow *dispatch = nullptr;
+    for (const auto &r : rows) {
+        time += r.timeS;
+        share += r.timeShare;
+        QVERIFY(r.name != QLatin1String("communication"));
+        if (r.name == QLatin1String("moe.dispatch"))
+            dispatch = &r;
+    }
+    QVERIFY(dispatch);
+    QCOMPARE(dispatch->timeS, a.comm.epDispatchS);
+    QVERIFY(dispatch->reads.isEmpty()); // its bytes go over the link, not to and from memory
+    QVERIFY(near(time, a.totals.timeS, 1e-12));
+    QVERIFY(std::abs(share - 1) < 1e-9);
 }
 
 void TestBreakdownChart::titleNamesModelPhaseDevice_data()

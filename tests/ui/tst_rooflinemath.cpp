@@ -224,6 +224,12 @@ void TestRooflineMath::zeroIntensity()
     QVERIFY(near(rm::plottedIntensity(13421772800.0, 13424721920.0), 0.99978));
     QVERIFY(near(rm::plottedPerformance(2e12, 2.0, 3.35e12), 1e12));
     QCOMPARE(rm::plottedPerformance(1.0, 0.0, 3.35e12), 0.0);
+    // a communication operator: 98.2 GB over the link in 0.979 s (DeepSeek-V3's dispatch, DEP8 on 8 H200) moved
+    // 100.3 GB/s, drawn on that slope at the minimum intensity: 0.01 x 100.3e9 FLOP/s
+    QVERIFY(near(rm::plottedLinkPerformance(98.2e9, 0.979), rm::kMinIntensity * 98.2e9 / 0.979));
+    QVERIFY(near(rm::plottedLinkPerformance(98.2e9, 0.979), 1.003e9));
+    QCOMPARE(rm::plottedLinkPerformance(0.0, 0.979), 0.0);
+    QCOMPARE(rm::plottedLinkPerformance(98.2e9, 0.0), 0.0);
 }
 
 void TestRooflineMath::labels()

@@ -50,12 +50,14 @@ std::vector<OperatorRow> operatorRows(const Analysis &a, std::size_t maxRows)
     {
         std::string_view name;
         double flops = 0, timeS = 0, weights = 0, kv = 0, activations = 0;
+        bool link = false; ///< a communication operator's (Operator::onLink()): its time is in a.comm.timeS
     };
     std::vector<Sum> sums; // in the order the operators first appear
     for (const Operator &op : a.operators) {
         auto it = std::find_if(sums.begin(), sums.end(), [&](const Sum &x) { return x.name == op.name; });
         if (it == sums.end())
             it = sums.insert(sums.end(), Sum{op.name});
+        it->link = op.onLink();
         it->flops += op.flops;
         it->timeS += op.timeS;
         it->weights += op.weightBytes;
@@ -63,14 +65,19 @@ std::vector<OperatorRow> operatorRows(const Analysis &a, std::size_t maxRows)
         it->activations += op.activationBytes;
     }
     std::vector<OperatorRow> rows;
-    double flops = 0, time = a.comm.timeS;
+    // The all-to-all's halves (Operator::onLink()) are rows of their own; the "communication" row is the rest of it.
+    double flops = 0, time = a.comm.timeS, linkTime = 0;
+    for (const Sum &x : sums)
+        if (x.link)
+            linkTime += x.timeS;
+    time -= linkTime;
     for (const Sum &x : sums) {
         OperatorRow r;
         r.name = QString::fromLatin1(x.name.data(), static_cast<qsizetype>(x.name.size()));
         r.flops = x.flops;
         r.timeS = x.timeS;
         const double bytes = x.weights + x.kv + x.activations;
-        if (bytes > 0) {
+        if (bytes > 0 && !x.link) { // a link operator's bytes go over the link, not to and from memory
             // What most of its bytes are, if one kind is most of them.
             if (x.weights >= 0.5 * bytes)
                 r.reads = QObject::tr("weights");
@@ -83,10 +90,11 @@ std::vector<OperatorRow> operatorRows(const Analysis &a, std::size_t maxRows)
         time += x.timeS;
         rows.push_back(std::move(r));
     }
-    if (a.comm.timeS > 0) {
+    // The rest of the communication, where there is more than the rounding of the halves' sum.
+    if (const double rest = a.comm.timeS - linkTime; rest > 1e-9 * a.comm.timeS) {
         OperatorRow r;
         r.name = QObject::tr("communication");
-        r.timeS = a.comm.timeS;
+        r.timeS = rest;
         rows.push_back(std::move(r));
     }
     std::stable_sort(rows.begin(), rows.end(),

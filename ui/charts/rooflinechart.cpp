@@ -508,13 +508,16 @@ void RooflineChart::refreshOperators(const Analysis &a, std::vector<rm::PlotPoin
     for (std::size_t i = 0; i < n; ++i) {
         const Operator &op = a.operators[i];
         // An operator that does no FLOPs (an embedding lookup, a KV-cache write) has no place on a FLOP/s axis: it
-        // stays in the table, off the plot.
-        if (!(op.timeS > 0) || !(op.flops > 0))
+        // stays in the table, off the plot. A communication operator (the all-to-all's halves) is drawn at the left
+        // edge, on the slope of the rate it moved its bytes over the link, sized by its time like the others.
+        const bool link = op.onLink() && op.timeS > 0 && op.bytes() > 0;
+        if (!link && (!(op.timeS > 0) || !(op.flops > 0)))
             continue;
         // One that moves no bytes (fused softmax in registers) has infinite intensity: pinned to the right edge.
         const bool noBytes = !(op.bytes() > 0);
         const double x = noBytes ? rm::kMaxIntensity : rm::plottedIntensity(op.flops, op.bytes());
-        const double y = rm::plottedPerformance(op.flops, op.timeS, a.bandwidth);
+        const double y = link ? rm::plottedLinkPerformance(op.bytes(), op.timeS)
+                              : rm::plottedPerformance(op.flops, op.timeS, a.bandwidth);
         const QPointF p(x, y / m_yScale);
         m_opPoints[i] = p;
         m_opSizes[i] = rm::markerSize(op.timeS / total) * theme().markerScale;
@@ -709,7 +712,14 @@ void RooflineChart::showOperatorTooltip(int index, bool state)
                  .arg(className(op.cls), formatExact(op.count), qs(toString(op.phase)),
                       qs(toString(op.computeType)).toUpper());
     const QString percent = formatPercent(share);
-    if (!(op.bytes() > 0)) {
+    if (op.onLink()) {
+        // The all-to-all's halves: bytes over the link, no FLOPs, timed with the step's communication.
+        lines << tr("Sends %1 over %2, no FLOPs").arg(formatBytes(op.bytes()), qs(a.comm.link));
+        lines << tr("Link rate %1: drawn at the left edge on that slope")
+                     .arg(formatSi(op.timeS > 0 ? op.bytes() / op.timeS : 0.0, "B/s"));
+        lines << tr("Time %1 (%2 of the step), part of the communication (%3)")
+                     .arg(formatSeconds(op.timeS), percent, qs(a.comm.allToAll));
+    } else if (!(op.bytes() > 0)) {
         // No bytes: no intensity, and no ridge to be left or right of; "0 B, 0.0 FLOP/byte, compute-bound" would
         // read as a figure. The operator table shows the same "—" with the same reason.
         lines << tr("FLOPs %1 · bytes — (moves no bytes from memory)").arg(formatSiNumber(op.flops));

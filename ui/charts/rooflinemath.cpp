@@ -132,6 +132,11 @@ double plottedPerformance(double flops, double timeS, double mainBytesPerS)
     return kMinIntensity * mainBytesPerS;
 }
 
+double plottedLinkPerformance(double linkBytes, double timeS)
+{
+    return timeS > 0 && linkBytes > 0 ? kMinIntensity * linkBytes / timeS : 0.0;
+}
+
 LogRange decadeRange(double lo, double hi, double marginDecades)
 {
     if (!(lo > 0) || !(hi > 0) || !std::isfinite(lo) || !std::isfinite(hi))

@@ -87,6 +87,10 @@ double plottedIntensity(double intensity);
 /// The performance at which an operator is drawn: flops / time; for a 0-FLOP operator the main-memory slope at
 /// kMinIntensity (so it sits on the roof it is bound by instead of at log(0)). 0 if time is 0.
 double plottedPerformance(double flops, double timeS, double mainBytesPerS);
+/// The performance at which a communication operator (core::Operator::onLink(): no FLOPs, bytes over the link) is
+/// drawn at kMinIntensity: on the slope of the rate its bytes moved over the link, kMinIntensity x bytes / time. 0 if
+/// it moved nothing or took no time.
+double plottedLinkPerformance(double linkBytes, double timeS);
 
 /// [10^floor(log10(lo / margin)), 10^ceil(log10(hi x margin))] for positive lo <= hi; `marginDecades` widens both
 /// ends before rounding so nothing sits on the frame. Non-positive or non-finite input gives [1, 10].
