@@ -161,15 +161,22 @@ int cmdAnalyze(const CommandLine &cl)
                     static_cast<long long>(imageTokens(s, f.model)),
                     s.phase == Phase::Decode ? "cached beside" : "prefilled after",
                     s.phase == Phase::Decode ? "context" : "prompt");
+    if (f.model.isMoe() && s.expertWeights)
+        std::printf("routed experts: stored as %s, not as the weights (--expert-weights same stores them alike)\n",
+                    toString(*s.expertWeights).c_str());
     if (s.ep > 1 || s.attentionDp > 1 || s.moeTp > 0 || s.moeEp > 0 || s.moeImbalance > 1)
         std::printf("experts: ep %d, attention-dp %d, moe-tp %d x moe-ep %d (%lld devices per copy), busiest rank "
                     "%sx the mean\n",
                     s.ep, s.attentionDp, moeTp(s), moeEp(s), static_cast<long long>(devicesPerCopy(s)),
                     formatFixed(s.moeImbalance, 2).c_str());
-    std::printf("\n%-16s %-13s %8s %10s %10s %9s %10s %7s  %s\n", "operator", "class", "count", "FLOPs", "bytes",
-                "FLOP/B", "time", "share", "bound");
+    // The name column is as wide as the longest name (attn.global_qkv_proj), at least 16.
+    int nameWidth = 16;
+    for (const Operator &op : a.operators)
+        nameWidth = std::max(nameWidth, static_cast<int>(op.name.size()));
+    std::printf("\n%-*s %-13s %8s %10s %10s %9s %10s %7s  %s\n", nameWidth, "operator", "class", "count", "FLOPs",
+                "bytes", "FLOP/B", "time", "share", "bound");
     for (const Operator &op : a.operators) {
-        std::printf("%-16s %-13s %8g %10s %10s %9s %10s %7s  %s%s\n", std::string(op.name).c_str(),
+        std::printf("%-*s %-13s %8g %10s %10s %9s %10s %7s  %s%s\n", nameWidth, std::string(op.name).c_str(),
                     std::string(toString(op.cls)).c_str(), op.count, formatSiNumber(op.flops).c_str(),
                     formatBytes(op.bytes()).c_str(), formatNumber(op.intensity()).c_str(),
                     formatSeconds(op.timeS).c_str(), formatPercent(op.timeS / a.totals.timeS).c_str(),
@@ -180,8 +187,8 @@ int cmdAnalyze(const CommandLine &cl)
     const bool linkOps =
         std::any_of(a.operators.begin(), a.operators.end(), [](const Operator &op) { return op.onLink(); });
     if (a.comm.timeS > 0)
-        std::printf("%-16s %-13s %8s %10s %10s %9s %10s %7s  over %s%s\n", "communication", "communication", "", "",
-                    formatBytes(a.comm.bytes).c_str(), "", formatSeconds(a.comm.timeS).c_str(),
+        std::printf("%-*s %-13s %8s %10s %10s %9s %10s %7s  over %s%s\n", nameWidth, "communication", "communication",
+                    "", "", formatBytes(a.comm.bytes).c_str(), "", formatSeconds(a.comm.timeS).c_str(),
                     formatPercent(a.comm.timeS / a.totals.timeS).c_str(), oneLine(a.comm.link).c_str(),
                     linkOps ? " (all of it: moe.dispatch and moe.combine included)" : "");
     std::printf("\ntotal: %s FLOPs, %s, %s FLOP/byte (ridge %s), %s, %s-bound, %s tokens/s\n",

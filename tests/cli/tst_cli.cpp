@@ -131,6 +131,24 @@ private slots:
         QVERIFY2(!r.out.contains("e-0") && !r.out.contains("e+0"), r.out.constData()); // no exponent anywhere
     }
 
+    void analyzeTextNamesTheExpertsFormatAndAlignsLongNames()
+    {
+        // DeepSeek-V3's preset keeps its checkpoint's FP8 block-scaled experts (128 x 128 blocks = 16,384 weights a
+        // float32 scale) when --weights sets the rest: the text says so rather than showing only the weights' format.
+        const Run r =
+            memwall({"analyze", "--model", "deepseek-v3", "--hardware", "h200-sxm", "--tp", "8", "--weights", "nvfp4"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("routed experts: stored as fp8/g16384/fp32, not as the weights"), r.out.constData());
+        const Run same = memwall({"analyze", "--model", "deepseek-v3", "--hardware", "h200-sxm", "--tp", "8",
+                                  "--weights", "nvfp4", "--expert-weights", "same"});
+        QVERIFY2(!same.out.contains("routed experts:"), same.out.constData());
+        // Gemma 4's attn.global_qkv_proj (20 characters) widens the name column: the class starts after one space.
+        const Run g = memwall({"analyze", "--model", "gemma-4-31b"});
+        QCOMPARE(g.code, 0);
+        QVERIFY2(g.out.contains("attn.global_qkv_proj matmul "), g.out.constData());
+        QVERIFY2(g.out.contains("\noperator             class "), g.out.constData());
+    }
+
     void analyzeNotesPositionsPastTheModels()
     {
         // GPT-2 learned 1,024 positions: decode at context 1,024 reaches position 1,025 (tst_explain pins the rule).
