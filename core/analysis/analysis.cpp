@@ -170,6 +170,8 @@ void emitPass(Ctx &c, const Pass &p)
         emitLinearAttentionMixer(c, p, lc * c.linearLayers / L);
     if (c.ffnLayers > 0) // a state-space model without FFNs (Mamba) has none
         emitFfnBlock(c, p);
+    if (c.linearMixerLayers + c.linearFfnLayers > 0)
+        emitReplacedParts(c, p);
     emitHead(c, p);
 }
 
@@ -240,7 +242,9 @@ void deriveShapes(Ctx &c)
         c.ssmLayers += g.block.mixer == LayerMixer::Ssm ? n : 0;
         c.linearLayers += g.block.mixer == LayerMixer::LinearRecurrent ? n : 0;
         c.attnLayers += g.block.attends() ? n : 0;
-        c.ffnLayers += g.block.ffn != LayerFfn::None ? n : 0;
+        c.ffnLayers += g.block.ffn == LayerFfn::Dense || g.block.ffn == LayerFfn::Moe ? n : 0;
+        c.linearMixerLayers += g.block.mixer == LayerMixer::Linear ? n : 0;
+        c.linearFfnLayers += g.block.ffn == LayerFfn::Linear ? n : 0;
         c.sparseLayers += g.block.ffn == LayerFfn::Moe ? n : 0;
         c.windowedLayers += g.block.attends() && g.block.window > 0 ? n : 0;
     }

@@ -461,7 +461,12 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
         for (const LayerGroup &g : groups) {
             const double n = static_cast<double>(g.count);
             if (g.block.mixer == LayerMixer::None) {
-                d.lines.emplace_back("  " + plural(n, "FFN layer", "FFN layers") + ": no mixer, no cache");
+                d.lines.emplace_back("  " + plural(n, "layer", "layers") + " without attention: no cache");
+                continue;
+            }
+            if (g.block.mixer == LayerMixer::Linear) {
+                d.lines.emplace_back("  " + plural(n, "layer", "layers") +
+                                     " whose attention is one linear layer: no cache");
                 continue;
             }
             if (g.block.mixer == LayerMixer::Ssm) {

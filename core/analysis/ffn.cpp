@@ -4,6 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace memwall::core::detail {
 
@@ -119,6 +124,57 @@ void emitMoe(Ctx &c, const Pass &p, double lm)
 
 } // namespace
 
+namespace {
+
+/// The operator names of the dense FFNs of width `width` of a model whose layers have several widths (DeciLM's
+/// ffn_mult per layer): "ffn.up_28672", ... Operators name themselves by string_view, so each width's names are made
+/// once and kept for the process.
+const FfnNames &widthFfnNames(int64_t width)
+{
+    struct Owned
+    {
+        std::string up, gate, act, down;
+        FfnNames names;
+    };
+    static std::mutex mutex;
+    static std::map<int64_t, Owned> made; // nodes never move: the views stay valid
+    const std::lock_guard lock(mutex);
+    auto [it, added] = made.try_emplace(width);
+    if (added) {
+        Owned &o = it->second;
+        const std::string w = "_" + std::to_string(width);
+        o.up = "ffn.up" + w;
+        o.gate = "ffn.gate" + w;
+        o.act = "ffn.act" + w;
+        o.down = "ffn.down" + w;
+        o.names = {o.up, o.gate, o.act, o.down};
+    }
+    return it->second.names;
+}
+
+/// The dense FFNs of a model with one block a layer (ModelShape::layerBlocks), `lc` executions of all layers: one FFN
+/// per width, over the layers of that width, under the plain names when there is one width.
+void emitListedDenseFfns(Ctx &c, const Pass &p, double lc)
+{
+    const double N = p.Bm * p.T, L = static_cast<double>(c.m.layers);
+    std::vector<std::pair<int64_t, int64_t>> widths; // width, layers; in the order of each width's first layer
+    for (const LayerGroup &g : c.groups) {
+        if (g.block.ffn != LayerFfn::Dense)
+            continue;
+        const int64_t w = denseFfnWidth(c.m, g.block);
+        auto at = std::find_if(widths.begin(), widths.end(), [w](const auto &x) { return x.first == w; });
+        if (at == widths.end())
+            widths.emplace_back(w, g.count);
+        else
+            at->second += g.count;
+    }
+    for (const auto &[w, n] : widths)
+        emitFfn(c, p, lc * static_cast<double>(n) / L, static_cast<double>(w / c.s.tp), N, 1, c.wpw,
+                widths.size() == 1 ? kFfn : widthFfnNames(w));
+}
+
+} // namespace
+
 void emitFfnBlock(Ctx &c, const Pass &p)
 {
     const ModelShape &m = c.m;
@@ -129,7 +185,9 @@ void emitFfnBlock(Ctx &c, const Pass &p)
         emitNorm(c, "ffn.norm", p.phase, lf, N, FlopName::Tokens, p.train);
     // Dense, or MoE with top-k routing over the experts local to this device.
     const double sparse = c.sparseLayers;
-    if (sparse < c.ffnLayers) // a dense model's FFN, or a MoE model's dense layers
+    if (!m.layerBlocks.empty())
+        emitListedDenseFfns(c, p, lc);
+    else if (sparse < c.ffnLayers) // a dense model's FFN, or a MoE model's dense layers
         emitFfn(c, p, lc * (c.ffnLayers - sparse) / L, m.isMoe() ? c.denseFfn : c.ffn, N, 1, c.wpw,
                 sparse > 0 ? kDenseFfn : kFfn);
     if (sparse > 0)

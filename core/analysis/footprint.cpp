@@ -172,16 +172,23 @@ double storedActivationsPerToken(const Ctx &c, double meanKeys)
     const double sparse = c.sparseLayers / L;
     const MixerActivations x = mixerActivations(c);
     const bool onePart = c.attnLayers + c.ssmLayers + c.ffnLayers == L;
-    const double normInputs = onePart ? 1 : (m.parallelAttention ? 1 : 2) + (m.postNorms ? 2 : 0);
-    const double normOutputs = onePart || (m.parallelAttention && m.sharedLayerNorm) ? 1 : 2;
+    double normInputs = onePart ? 1 : (m.parallelAttention ? 1 : 2) + (m.postNorms ? 2 : 0);
+    double normOutputs = onePart || (m.parallelAttention && m.sharedLayerNorm) ? 1 : 2;
     const double expertShare =
         m.isMoe() ? static_cast<double>(m.activeExperts) * c.localExperts / static_cast<double>(m.experts) : 1.0;
     // meanKeys already averages over all layers (a state-space layer attends none).
     const double scoreBytes = s.fusedAttention ? 4.0 * c.hq * attnShare : c.hq * meanKeys * c.act;
     // The FFN per layer on average: routed layers keep their experts' and the shared expert's terms, a MoE model's
     // dense layers their dense FFN's.
-    const double ffnStored =
+    double ffnStored =
         m.isMoe() ? sparse * (expertShare * c.ffn + c.sharedFfn) + (1 - sparse) * c.denseFfn : c.ffn * ffnShare;
+    if (!m.layerBlocks.empty()) { // one block a layer (DeciLM): each dense layer its own width, and a norm a part
+        ffnStored = 0;
+        for (const LayerGroup &g : c.groups)
+            if (g.block.ffn == LayerFfn::Dense)
+                ffnStored += static_cast<double>(g.count) * static_cast<double>(denseFfnWidth(m, g.block) / s.tp) / L;
+        normInputs = normOutputs = (c.attnLayers + c.linearMixerLayers + c.ffnLayers + c.linearFfnLayers) / L;
+    }
     const double perTokenNoScores =
         c.act * (c.h * (normInputs + normOutputs) + attnShare * x.attnStored + ssmShare * x.ssmStored +
                  linearShare * x.linearStored + ffnStored * (m.gatedFfn ? 3.0 : 2.0));

@@ -54,13 +54,15 @@ struct Ctx
     const ModelShape &m;
     const Scenario &s;
     double h = 0, hq = 0, hkv = 0, d = 0, qd = 0, kvd = 0, ffn = 0, sharedFfn = 0, denseFfn = 0;
-    LayerGroups groups{};      ///< the model's layers by kind (window, dense or routed FFN, attention or state space)
-    double ssmLayers = 0;      ///< of the model's layers: state-space ones
-    double linearLayers = 0;   ///< linear-attention ones
-    double attnLayers = 0;     ///< attention ones (LayerBlock::attends())
-    double ffnLayers = 0;      ///< with an FFN (all but Mamba's and a layer pattern's mixer-only layers)
-    double sparseLayers = 0;   ///< with routed experts
-    double windowedLayers = 0; ///< attention layers with a window
+    LayerGroups groups{};    ///< the model's layers by kind (window, dense or routed FFN, attention or state space)
+    double ssmLayers = 0;    ///< of the model's layers: state-space ones
+    double linearLayers = 0; ///< linear-attention ones
+    double attnLayers = 0;   ///< attention ones (LayerBlock::attends())
+    double ffnLayers = 0;    ///< with a dense or routed FFN (all but Mamba's and a layer pattern's mixer-only layers)
+    double linearMixerLayers = 0; ///< whose attention is replaced by one linear layer (DeciLM's replace_with_linear)
+    double linearFfnLayers = 0;   ///< whose FFN is replaced by one linear layer (DeciLM's replace_with_linear)
+    double sparseLayers = 0;      ///< with routed experts
+    double windowedLayers = 0;    ///< attention layers with a window
     double act = 2, kvb = 2, wpw = 2, normW = 0;
     /// Bytes an element of the recurrent state (ModelShape::stateFormat), else the KV cache's kvb.
     double stateb = 2;
@@ -263,6 +265,9 @@ struct ExpertLoad
 ExpertLoad expertLoad(double tokens, double experts, double active, double localExperts, int ep);
 /// The FFN part of every layer that has one: norm, dense FFN or routed experts, post-norm, residual (ffn.cpp).
 void emitFfnBlock(Ctx &c, const Pass &p);
+/// The parts of a layer replaced by one hidden x hidden linear layer (DeciLM's replace_with_linear): their norm, the
+/// linear layer and the residual add, for the attention and for the FFN (replaced.cpp).
+void emitReplacedParts(Ctx &c, const Pass &p);
 /// The first stage's embeddings, and the last stage's head (embedhead.cpp).
 void emitEmbeddings(Ctx &c, const Pass &p);
 void emitHead(Ctx &c, const Pass &p);

@@ -1236,9 +1236,6 @@ constexpr std::string_view kGemma4Missing =
     "global layers with their own head size and KV heads (global_head_dim, num_global_key_value_heads), keys equal "
     "to values (attention_k_eq_v), KV sharing (num_kv_shared_layers), per-layer inputs and the MoE block beside "
     "the dense MLP are not modelled";
-constexpr std::string_view kNemotronNasMissing =
-    "per-layer blocks (block_configs: an FFN width per layer by ffn_mult, KV heads per layer by n_heads_in_group, "
-    "no_op and replace_with_linear layers) are not modelled";
 
 /// Every model_type MemWall knows, read or refused: a new family is one row here (and its reader).
 constexpr std::array kFamilies{
@@ -1299,8 +1296,8 @@ constexpr std::array kFamilies{
     FamilyRow{"gemma3n_text", nullptr, kGemma3nMissing},
     FamilyRow{"gemma4", nullptr, kGemma4Missing},
     FamilyRow{"gemma4_text", nullptr, kGemma4Missing},
-    FamilyRow{"deci", nullptr, kNemotronNasMissing},
-    FamilyRow{"nemotron-nas", nullptr, kNemotronNasMissing},
+    FamilyRow{"deci", importDeci},
+    FamilyRow{"nemotron-nas", importDeci},
     FamilyRow{"step3p5", nullptr, "Step-3.x's mixed attention layers are not modelled"},
 };
 

@@ -48,6 +48,8 @@ void importCohere2(JsonReader &r, ModelShape &m, ImportLog &log, const std::stri
 void importGemma3Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 void importGemma3(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 void importQwen3Vl(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
+// hfdeci.cpp
+void importDeci(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 /// Llama 4's vision_config: the tower, its pixel-shuffle adapter and projector, into m.vision (m's language model
 /// read first).
 void readLlama4Vision(JsonReader &r, ModelShape &m, ImportLog &log);

@@ -163,6 +163,56 @@ struct VisionShape
     int64_t mergedWidth() const { return mergePool ? hidden : hidden * merge; }
 };
 
+/// The token mixer of one layer: what its kind reads and keeps per sequence.
+enum class LayerMixer : uint8_t {
+    Attention, ///< attention over the whole context, a K/V cache per token (MHA, GQA, MQA)
+    Sliding,   ///< attention over the last `window` tokens (a sliding window): at most `window` tokens cached
+    Chunked,   ///< attention within chunks of `window` tokens (Llama 4): at most one chunk cached
+    Latent,    ///< multi-head latent attention (DeepSeek-V2/V3): one compressed latent per token cached
+    /// MLA with a lightning indexer (DeepSeek-V3.2, GLM-5): the latent and an indexer key cached per token; the
+    /// indexer scores every earlier token, attention reads the top_k latents
+    SparseLatent,
+    LinearRecurrent, ///< linear attention (Gated DeltaNet): a fixed state per sequence, a recurrence in decode
+    Ssm,             ///< a state-space mixer (Mamba): a fixed state per sequence
+    None,            ///< no mixer: an FFN alone (Nemotron-H's '-' and 'E' layers, DeciLM's no_op attention)
+    /// attention replaced by one hidden x hidden matrix without a bias, after the layer's norm (DeciLM's
+    /// replace_with_linear: self_attn.linear_attn): no cache, nothing mixed between tokens
+    Linear,
+};
+/// The FFN of one layer.
+enum class LayerFfn : uint8_t {
+    Dense, ///< one FFN (a MoE model's dense layers: of width dense_ffn)
+    Moe,   ///< routed experts, with the shape's shared experts and their gate
+    None,  ///< no FFN: a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers, DeciLM's no_op FFN)
+    /// the FFN replaced by one hidden x hidden matrix without a bias, after the layer's norm (DeciLM's
+    /// replace_with_linear: mlp.linear_mlp)
+    Linear,
+};
+std::string_view toString(LayerMixer k);
+std::string_view toString(LayerFfn k);
+std::optional<LayerMixer> layerMixerFromString(std::string_view s);
+std::optional<LayerFfn> layerFfnFromString(std::string_view s);
+
+/// One kind of layer of a model: its mixer, its FFN and (attention) its window.
+struct LayerBlock
+{
+    LayerMixer mixer = LayerMixer::Attention;
+    LayerFfn ffn = LayerFfn::Dense;
+    int64_t window = 0; ///< Sliding and Chunked: the window or chunk in tokens; 0: the whole context
+    /// Dense: this layer's own FFN width (DeciLM's ffn_mult per layer, ModelShape::layerBlocks); 0: the shape's (ffn,
+    /// or dense_ffn in a mixture of experts).
+    int64_t ffnWidth = 0;
+    /// The layer attends, and so caches per token: attention of any kind.
+    bool attends() const
+    {
+        return mixer == LayerMixer::Attention || mixer == LayerMixer::Sliding || mixer == LayerMixer::Chunked ||
+               mixer == LayerMixer::Latent || mixer == LayerMixer::SparseLatent;
+    }
+    /// The layer keeps a fixed state per sequence instead of a per-token cache.
+    bool keepsState() const { return mixer == LayerMixer::Ssm || mixer == LayerMixer::LinearRecurrent; }
+    bool operator==(const LayerBlock &) const = default;
+};
+
 /// The shape of a transformer: everything that decides its parameter count, FLOPs and bytes.
 /// Sizes are element counts. Parameter counting follows Hugging Face (`sum(p.numel())`), see paramCount().
 struct ModelShape
@@ -261,6 +311,13 @@ struct ModelShape
     /// after its own norm and with its residual add. Empty: every layer has a mixer and an FFN (ffn 0: a mixer alone).
     std::string layerPattern;
 
+    /// Heterogeneous layers, one block per layer (DeciLM / Nemotron-NAS block_configs): each layer's mixer (attention,
+    /// none, or a linear replacement), its FFN (dense of its own ffnWidth, none, or a linear replacement). Empty: the
+    /// patterns here decide every layer's block. Attention layers all have the shape's heads and kv_heads; `ffn` is
+    /// the widest layer's width. Not combined with experts, state-space or linear-attention layers, a layer pattern,
+    /// a window or MTP modules (validate()).
+    std::vector<LayerBlock> layerBlocks;
+
     /// MoE layer pattern: layer i (from 0) has routed experts when i >= firstDenseLayers and i % moeEvery == moeOffset;
     /// the others have a dense FFN of width denseFfn. DeepSeek-V3: the first 3 layers dense; Llama 4 Maverick and
     /// Jamba: every second layer sparse (moeEvery 2, moeOffset 1). Uniform MoE models: 0, 1, 0.
@@ -300,45 +357,6 @@ struct ModelShape
     bool isMoe() const { return experts > 1; }
     bool hasLinearAttention() const { return linear.keyHeads > 0; }
     bool hasIndexer() const { return indexer.heads > 0; }
-};
-
-/// The token mixer of one layer: what its kind reads and keeps per sequence.
-enum class LayerMixer : uint8_t {
-    Attention, ///< attention over the whole context, a K/V cache per token (MHA, GQA, MQA)
-    Sliding,   ///< attention over the last `window` tokens (a sliding window): at most `window` tokens cached
-    Chunked,   ///< attention within chunks of `window` tokens (Llama 4): at most one chunk cached
-    Latent,    ///< multi-head latent attention (DeepSeek-V2/V3): one compressed latent per token cached
-    /// MLA with a lightning indexer (DeepSeek-V3.2, GLM-5): the latent and an indexer key cached per token; the
-    /// indexer scores every earlier token, attention reads the top_k latents
-    SparseLatent,
-    LinearRecurrent, ///< linear attention (Gated DeltaNet): a fixed state per sequence, a recurrence in decode
-    Ssm,             ///< a state-space mixer (Mamba): a fixed state per sequence
-    None,            ///< no mixer: an FFN alone (Nemotron-H's '-' and 'E' layers)
-};
-/// The FFN of one layer.
-enum class LayerFfn : uint8_t {
-    Dense, ///< one FFN (a MoE model's dense layers: of width dense_ffn)
-    Moe,   ///< routed experts, with the shape's shared experts and their gate
-    None,  ///< no FFN: a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers)
-};
-std::string_view toString(LayerMixer k);
-std::string_view toString(LayerFfn k);
-
-/// One kind of layer of a model: its mixer, its FFN and (attention) its window.
-struct LayerBlock
-{
-    LayerMixer mixer = LayerMixer::Attention;
-    LayerFfn ffn = LayerFfn::Dense;
-    int64_t window = 0; ///< Sliding and Chunked: the window or chunk in tokens; 0: the whole context
-    /// The layer attends, and so caches per token: attention of any kind.
-    bool attends() const
-    {
-        return mixer == LayerMixer::Attention || mixer == LayerMixer::Sliding || mixer == LayerMixer::Chunked ||
-               mixer == LayerMixer::Latent || mixer == LayerMixer::SparseLatent;
-    }
-    /// The layer keeps a fixed state per sequence instead of a per-token cache.
-    bool keepsState() const { return mixer == LayerMixer::Ssm || mixer == LayerMixer::LinearRecurrent; }
-    bool operator==(const LayerBlock &) const = default;
 };
 
 /// Layers of one kind, in the order their kind first appears in the model.
@@ -421,6 +439,9 @@ int64_t ssmLayers(const LayerGroups &groups);
 int64_t linearLayers(const LayerGroups &groups);
 /// Layers of `groups` that attend (LayerBlock::attends()): the ones with a KV cache.
 int64_t attentionLayers(const LayerGroups &groups);
+/// The FFN width of a dense layer of kind `b`: its own (LayerBlock::ffnWidth), else the shape's (dense_ffn in a
+/// mixture of experts, else ffn).
+int64_t denseFfnWidth(const ModelShape &m, const LayerBlock &b);
 
 /// Parameters of a vision tower and its projector (VisionShape): the tower's own (visionTowerParams) and the
 /// projector's with the deepstack mergers.
