@@ -163,55 +163,7 @@ struct VisionShape
     int64_t mergedWidth() const { return mergePool ? hidden : hidden * merge; }
 };
 
-/// The token mixer of one layer: what its kind reads and keeps per sequence.
-enum class LayerMixer : uint8_t {
-    Attention, ///< attention over the whole context, a K/V cache per token (MHA, GQA, MQA)
-    Sliding,   ///< attention over the last `window` tokens (a sliding window): at most `window` tokens cached
-    Chunked,   ///< attention within chunks of `window` tokens (Llama 4): at most one chunk cached
-    Latent,    ///< multi-head latent attention (DeepSeek-V2/V3): one compressed latent per token cached
-    /// MLA with a lightning indexer (DeepSeek-V3.2, GLM-5): the latent and an indexer key cached per token; the
-    /// indexer scores every earlier token, attention reads the top_k latents
-    SparseLatent,
-    LinearRecurrent, ///< linear attention (Gated DeltaNet): a fixed state per sequence, a recurrence in decode
-    Ssm,             ///< a state-space mixer (Mamba): a fixed state per sequence
-    None,            ///< no mixer: an FFN alone (Nemotron-H's '-' and 'E' layers, DeciLM's no_op attention)
-    /// attention replaced by one hidden x hidden matrix without a bias, after the layer's norm (DeciLM's
-    /// replace_with_linear: self_attn.linear_attn): no cache, nothing mixed between tokens
-    Linear,
-};
-/// The FFN of one layer.
-enum class LayerFfn : uint8_t {
-    Dense, ///< one FFN (a MoE model's dense layers: of width dense_ffn)
-    Moe,   ///< routed experts, with the shape's shared experts and their gate
-    None,  ///< no FFN: a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers, DeciLM's no_op FFN)
-    /// the FFN replaced by one hidden x hidden matrix without a bias, after the layer's norm (DeciLM's
-    /// replace_with_linear: mlp.linear_mlp)
-    Linear,
-};
-std::string_view toString(LayerMixer k);
-std::string_view toString(LayerFfn k);
-std::optional<LayerMixer> layerMixerFromString(std::string_view s);
-std::optional<LayerFfn> layerFfnFromString(std::string_view s);
-
-/// One kind of layer of a model: its mixer, its FFN and (attention) its window.
-struct LayerBlock
-{
-    LayerMixer mixer = LayerMixer::Attention;
-    LayerFfn ffn = LayerFfn::Dense;
-    int64_t window = 0; ///< Sliding and Chunked: the window or chunk in tokens; 0: the whole context
-    /// Dense: this layer's own FFN width (DeciLM's ffn_mult per layer, ModelShape::layerBlocks); 0: the shape's (ffn,
-    /// or dense_ffn in a mixture of experts).
-    int64_t ffnWidth = 0;
-    /// The layer attends, and so caches per token: attention of any kind.
-    bool attends() const
-    {
-        return mixer == LayerMixer::Attention || mixer == LayerMixer::Sliding || mixer == LayerMixer::Chunked ||
-               mixer == LayerMixer::Latent || mixer == LayerMixer::SparseLatent;
-    }
-    /// The layer keeps a fixed state per sequence instead of a per-token cache.
-    bool keepsState() const { return mixer == LayerMixer::Ssm || mixer == LayerMixer::LinearRecurrent; }
-    bool operator==(const LayerBlock &) const = default;
-};
+struct LayerBlock; // below: one kind of layer
 
 /// The shape of a transformer: everything that decides its parameter count, FLOPs and bytes.
 /// Sizes are element counts. Parameter counting follows Hugging Face (`sum(p.numel())`), see paramCount().
@@ -357,6 +309,56 @@ struct ModelShape
     bool isMoe() const { return experts > 1; }
     bool hasLinearAttention() const { return linear.keyHeads > 0; }
     bool hasIndexer() const { return indexer.heads > 0; }
+};
+
+/// The token mixer of one layer: what its kind reads and keeps per sequence.
+enum class LayerMixer : uint8_t {
+    Attention, ///< attention over the whole context, a K/V cache per token (MHA, GQA, MQA)
+    Sliding,   ///< attention over the last `window` tokens (a sliding window): at most `window` tokens cached
+    Chunked,   ///< attention within chunks of `window` tokens (Llama 4): at most one chunk cached
+    Latent,    ///< multi-head latent attention (DeepSeek-V2/V3): one compressed latent per token cached
+    /// MLA with a lightning indexer (DeepSeek-V3.2, GLM-5): the latent and an indexer key cached per token; the
+    /// indexer scores every earlier token, attention reads the top_k latents
+    SparseLatent,
+    LinearRecurrent, ///< linear attention (Gated DeltaNet): a fixed state per sequence, a recurrence in decode
+    Ssm,             ///< a state-space mixer (Mamba): a fixed state per sequence
+    None,            ///< no mixer: an FFN alone (Nemotron-H's '-' and 'E' layers, DeciLM's no_op attention)
+    /// attention replaced by one hidden x hidden matrix without a bias, after the layer's norm (DeciLM's
+    /// replace_with_linear: self_attn.linear_attn): no cache, nothing mixed between tokens
+    Linear,
+};
+/// The FFN of one layer.
+enum class LayerFfn : uint8_t {
+    Dense, ///< one FFN (a MoE model's dense layers: of width dense_ffn)
+    Moe,   ///< routed experts, with the shape's shared experts and their gate
+    None,  ///< no FFN: a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers, DeciLM's no_op FFN)
+    /// the FFN replaced by one hidden x hidden matrix without a bias, after the layer's norm (DeciLM's
+    /// replace_with_linear: mlp.linear_mlp)
+    Linear,
+};
+std::string_view toString(LayerMixer k);
+std::string_view toString(LayerFfn k);
+std::optional<LayerMixer> layerMixerFromString(std::string_view s);
+std::optional<LayerFfn> layerFfnFromString(std::string_view s);
+
+/// One kind of layer of a model: its mixer, its FFN and (attention) its window.
+struct LayerBlock
+{
+    LayerMixer mixer = LayerMixer::Attention;
+    LayerFfn ffn = LayerFfn::Dense;
+    int64_t window = 0; ///< Sliding and Chunked: the window or chunk in tokens; 0: the whole context
+    /// Dense: this layer's own FFN width (DeciLM's ffn_mult per layer, ModelShape::layerBlocks); 0: the shape's (ffn,
+    /// or dense_ffn in a mixture of experts).
+    int64_t ffnWidth = 0;
+    /// The layer attends, and so caches per token: attention of any kind.
+    bool attends() const
+    {
+        return mixer == LayerMixer::Attention || mixer == LayerMixer::Sliding || mixer == LayerMixer::Chunked ||
+               mixer == LayerMixer::Latent || mixer == LayerMixer::SparseLatent;
+    }
+    /// The layer keeps a fixed state per sequence instead of a per-token cache.
+    bool keepsState() const { return mixer == LayerMixer::Ssm || mixer == LayerMixer::LinearRecurrent; }
+    bool operator==(const LayerBlock &) const = default;
 };
 
 /// Layers of one kind, in the order their kind first appears in the model.
