@@ -31,14 +31,16 @@ namespace {
 // Every family: dense GQA/MQA/MHA decoders, MoE, encoders (text and image), learned positions, sliding and chunked
 // windows and layer patterns, latent attention (MLA) with dense first layers and MTP, state-space models and
 // hybrids (Nemotron-3 with expert layers), Gated DeltaNet, the MoE families of issue #38 (GLM-4.5 with MTP), sparse
-// latent attention (a lightning indexer) and the multimodal wrappers (a vision tower).
+// latent attention (a lightning indexer), the multimodal wrappers (a vision tower) and heterogeneous layers (DeciLM:
+// layers without attention and an FFN width per layer).
 // clang-format off
 const char *const kModels[] = {
     "llama-2-70b",    "llama-3-8b",     "mixtral-8x7b", "bert-base-uncased", "gpt2",         "falcon-7b",
     "mistral-7b",     "gemma-2b",       "opt-13b",      "qwen3-5-397b-a17b", "deepseek-v3",  "mamba2-2-7b",
     "jamba-1-5-mini", "nemotron-h-56b", "gemma-3-1b",   "llama-4-scout",     "gpt-oss-120b", "vit-large-patch32-224",
     "minimax-m2.5",   "mimo-7b",        "glm-4.5-air",  "nemotron-3-nano-30b", "command-r7b",
-    "deepseek-v3.2",  "glm-5",          "gemma-3-27b",  "qwen3-vl-8b"};
+    "deepseek-v3.2",  "glm-5",          "gemma-3-27b",  "qwen3-vl-8b",
+    "llama-3.3-nemotron-super-49b"};
 // clang-format on
 constexpr Phase kPhases[] = {Phase::Prefill, Phase::Decode, Phase::Generate, Phase::Encode, Phase::Train};
 constexpr int64_t kBatches[] = {1, 8, 256};
