@@ -1220,6 +1220,12 @@ void typed(JsonReader &r, ModelShape &m, ImportLog &, const std::string &type)
     F(r, m, type);
 }
 
+// Step-3.5-Flash (vLLM's step3p5.py, Step3p5Attention and FusedMoEBlock).
+constexpr std::string_view kStep35Missing =
+    "sliding-window layers with their own query heads (attention_other_setting.num_attention_heads), full-attention "
+    "layers first in each group (layer_types), a per-head output gate (use_head_wise_attn_gate: g_proj), a rotary "
+    "share per layer (partial_rotary_factors) and clamped SwiGLU layers (swiglu_limits) are not modelled";
+
 /// One model_type: its reader, or (read nullptr) the part MemWall does not model, which the refusal names.
 struct FamilyRow
 {
@@ -1298,7 +1304,7 @@ constexpr std::array kFamilies{
     FamilyRow{"gemma4_text", nullptr, kGemma4Missing},
     FamilyRow{"deci", importDeci},
     FamilyRow{"nemotron-nas", importDeci},
-    FamilyRow{"step3p5", nullptr, "Step-3.x's mixed attention layers are not modelled"},
+    FamilyRow{"step3p5", nullptr, kStep35Missing},
 };
 
 const FamilyRow *findFamily(std::string_view type)
