@@ -237,8 +237,14 @@ void deriveShapes(Ctx &c)
     c.sharedFfn = static_cast<double>(m.sharedFfn / s.tp);
     c.denseFfn = static_cast<double>(m.denseFfn / s.tp);
     c.groups = layerGroups(m);
+    c.kvdWidest = c.kvd;
     for (const LayerGroup &g : c.groups) {
         const double n = static_cast<double>(g.count);
+        if (g.block.attends()) { // a layer with its own KV heads (DeciLM) has its own K and V width
+            const double kvd = g.block.kvHeads > 0 ? kvHeadsOnDevice(g.block.kvHeads, s.tp) * c.d : c.kvd;
+            c.kvdMean += kvd * n;
+            c.kvdWidest = std::max(c.kvdWidest, kvd);
+        }
         c.ssmLayers += g.block.mixer == LayerMixer::Ssm ? n : 0;
         c.linearLayers += g.block.mixer == LayerMixer::LinearRecurrent ? n : 0;
         c.attnLayers += g.block.attends() ? n : 0;
@@ -248,6 +254,7 @@ void deriveShapes(Ctx &c)
         c.sparseLayers += g.block.ffn == LayerFfn::Moe ? n : 0;
         c.windowedLayers += g.block.attends() && g.block.window > 0 ? n : 0;
     }
+    c.kvdMean = c.attnLayers > 0 ? c.kvdMean / c.attnLayers : c.kvd;
     c.act = bytesOf(s.activations);
     c.kvb = bytesOf(s.kv);
     c.stateb = m.stateFormat ? bytesOf(*m.stateFormat) : c.kvb;

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace memwall::core::detail {
 
@@ -50,16 +53,24 @@ void emitScoreSoftmax(Ctx &c, const Pass &p, double lc, double pairs, const Core
 
 namespace {
 
+/// Static operator names of ordinary attention's projections (the layers of one KV-head count, ProjectionNames of
+/// kvNames() for the others).
+struct ProjectionNames
+{
+    std::string_view qkv, qkNorm, rope;
+};
+constexpr ProjectionNames kProjections{"attn.qkv_proj", "attn.qk_norm", "attn.rope"};
+
 /// The q, k and v projection, the q/k norms and rotary positions of ordinary (MHA, GQA, MQA) attention.
-void emitQkvProjections(Ctx &c, const Pass &p, double lc)
+void emitQkvProjections(Ctx &c, const Pass &p, double lc, const ProjectionNames &names = kProjections)
 {
     const ModelShape &m = c.m;
     const double N = p.Bm * p.T, act = c.act;
     // Gated attention: q_proj also projects the output gate, one element per query element.
     const double gate = m.attentionOutputGate ? c.qd : 0.0;
-    emitLinear(c, "attn.qkv_proj", p.phase, lc, N, c.h, c.qd + gate + 2 * c.kvd, m.qkvBias, p.train);
+    emitLinear(c, names.qkv, p.phase, lc, N, c.h, c.qd + gate + 2 * c.kvd, m.qkvBias, p.train);
     if (m.qkNorm)
-        emitOp(c, "attn.qk_norm", OpClass::Normalization, p.phase, lc,
+        emitOp(c, names.qkNorm, OpClass::Normalization, p.phase, lc,
                perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, c.qd + c.kvd,
                           FlopName::QAndKWidths),
                (m.qkNormFullWidth ? c.qd + c.kvd : 2 * c.d) * act, 2 * N * (c.qd + c.kvd) * act, 0, p.train);
@@ -69,10 +80,50 @@ void emitQkvProjections(Ctx &c, const Pass &p, double lc)
     const double rotated = (c.qd + c.kvd) * m.rotaryFraction;
     const double roped = m.globalNoPositions && c.attnLayers > 0 ? lc * c.windowedLayers / c.attnLayers : lc;
     if (m.positions == PositionEncoding::Rotary && roped > 0)
-        emitOp(c, "attn.rope", OpClass::Elementwise, p.phase, roped,
+        emitOp(c, names.rope, OpClass::Elementwise, p.phase, roped,
                perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, rotated,
                           m.rotaryFraction < 1 ? FlopName::RotatedQAndKWidths : FlopName::QAndKWidths),
                0, 2 * N * rotated * act, 0, p.train);
+}
+
+/// The KV-head counts of the attention layers and how many layers have each, in the order of their first layer:
+/// one entry unless layers have their own KV heads (LayerBlock::kvHeads, DeciLM).
+std::vector<std::pair<int64_t, double>> kvHeadCounts(const Ctx &c)
+{
+    std::vector<std::pair<int64_t, double>> counts;
+    for (const LayerGroup &g : c.groups) {
+        if (!g.block.attends())
+            continue;
+        const int64_t kv = g.block.kvHeads > 0 ? g.block.kvHeads : c.m.kvHeads;
+        auto at = std::find_if(counts.begin(), counts.end(), [kv](const auto &x) { return x.first == kv; });
+        if (at == counts.end())
+            counts.emplace_back(kv, static_cast<double>(g.count));
+        else
+            at->second += static_cast<double>(g.count);
+    }
+    return counts;
+}
+
+/// Attention layers with different KV heads (DeciLM): each count's projections and core over its own layers, with
+/// its K and V widths, under names that say the count ("attn.qkv_proj_kv4", "attn.score_kv4").
+void emitPerKvHeads(Ctx &c, const Pass &p, double lc, const std::vector<std::pair<int64_t, double>> &counts)
+{
+    const double hkv = c.hkv, kvd = c.kvd;
+    for (const auto &[kv, n] : counts) {
+        const std::string s = "_kv" + std::to_string(kv);
+        c.hkv = kvHeadsOnDevice(kv, c.s.tp);
+        c.kvd = c.hkv * c.d;
+        const double share = lc * n / c.attnLayers;
+        emitQkvProjections(
+            c, p, share,
+            {internName("attn.qkv_proj" + s), internName("attn.qk_norm" + s), internName("attn.rope" + s)});
+        const CoreNames core{internName("attn.kv_write" + s), internName("attn.score" + s),
+                             internName("attn.softcap" + s), internName("attn.softmax" + s),
+                             internName("attn.context" + s)};
+        emitAttentionCore(c, p, share, 0.0, core);
+    }
+    c.hkv = hkv;
+    c.kvd = kvd;
 }
 
 } // namespace
@@ -120,7 +171,11 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
     const ModelShape &m = c.m;
     const double N = p.Bm * p.T, act = c.act;
     emitNorm(c, "attn.norm", p.phase, lc, N, FlopName::Tokens, p.train);
-    if (m.mixer == MixerKind::Mla) {
+    // Layers with their own KV heads (DeciLM; validate() allows no window beside them): projections and core per count.
+    const auto counts = m.layerBlocks.empty() ? std::vector<std::pair<int64_t, double>>{} : kvHeadCounts(c);
+    if (counts.size() > 1) {
+        emitPerKvHeads(c, p, lc, counts);
+    } else if (m.mixer == MixerKind::Mla) {
         emitMlaProjections(c, p, lc);
         if (m.hasIndexer())
             emitIndexer(c, p, lc);
@@ -130,7 +185,9 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
     // kinds there is one core, under the plain names.
     const double attention = c.attnLayers, windowed = c.windowedLayers;
     const double window = static_cast<double>(m.slidingWindow);
-    if (windowed == 0 || windowed == attention) {
+    if (counts.size() > 1) {
+        // emitPerKvHeads() ran each count's core
+    } else if (windowed == 0 || windowed == attention) {
         emitAttentionCore(c, p, lc, windowed == 0 ? 0.0 : window, kGlobalCore);
     } else {
         emitAttentionCore(c, p, lc * (attention - windowed) / attention, 0.0, kGlobalCore);

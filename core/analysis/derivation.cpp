@@ -395,9 +395,22 @@ void deriveKvPerToken(Derivation &d, const ModelShape &m, const Scenario &s, con
         m.mixer == MixerKind::Mla
             ? "KV bytes per token = (kv_lora_rank + qk_rope_head_dim) × attention layers × bytes per element"
             : "KV bytes per token = 2 × KV heads × head_dim × attention layers × bytes per element");
-    d.lines.emplace_back("= " + perTokenWords(m) + " × " + plural(attnLayers, "layer", "layers") + " × " + num(kvb) +
-                         " B (" + std::string(toString(s.kv)) + ")");
     double v = perToken * attnLayers * kvb;
+    const bool ownKv =
+        std::any_of(groups.begin(), groups.end(), [](const LayerGroup &g) { return g.block.kvHeads > 0; });
+    if (ownKv) { // layers with their own KV heads (DeciLM): a term per group
+        std::string terms;
+        for (const LayerGroup &g : groups)
+            if (g.block.attends())
+                terms += std::string(terms.empty() ? "" : " + ") + num(static_cast<double>(g.count)) + " × 2 × " +
+                         num(static_cast<double>(g.block.kvHeads > 0 ? g.block.kvHeads : m.kvHeads));
+        v = cachedElements(m, groups, 1.0, static_cast<double>(m.kvHeads)) * kvb;
+        d.lines.emplace_back("= (" + terms + ") KV heads × " + num(static_cast<double>(m.headDim)) + " head_dim × " +
+                             num(kvb) + " B (" + std::string(toString(s.kv)) + ")");
+    } else {
+        d.lines.emplace_back("= " + perTokenWords(m) + " × " + plural(attnLayers, "layer", "layers") + " × " +
+                             num(kvb) + " B (" + std::string(toString(s.kv)) + ")");
+    }
     if (m.hasIndexer()) { // the indexer's keys, in their own format
         const double idx = indexerKeyBytes(m, groups, 1);
         d.lines.emplace_back(
@@ -418,7 +431,7 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
     const KvCache &kv = a.kvCache;
     const LayerGroups groups = layerGroups(m);
     const double kvHeads = static_cast<double>(m.kvHeads);
-    const double perToken = cachedElementsPerToken(m, kvHeads);
+    const double perGroupToken = cachedElementsPerToken(m, kvHeads);
     const double tokens = kv.cachedTokens, seqs = kv.sequences, kvb = kv.bytesPerElement;
     const std::string kvFormat = num(kvb) + " B (" + std::string(toString(s.kv)) + ")";
     const double indexer = indexerKeyBytes(m, groups, tokens) * seqs; // sparse-latent layers' indexer keys
@@ -456,7 +469,8 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
         d.lines.emplace_back(
             "KV bytes = Σ over the layer groups of layers × cached elements per token and layer × tokens "
             "kept (a window keeps at most its window) × bytes per element × sequences");
-        d.lines.emplace_back("cached elements per token and layer = " + perTokenWords(m) + " = " + num(perToken));
+        d.lines.emplace_back("cached elements per token and layer = " + perTokenWords(m) + " = " + num(perGroupToken) +
+                             " (a layer with its own KV heads: 2 × those × head_dim)");
         std::string sum;
         for (const LayerGroup &g : groups) {
             const double n = static_cast<double>(g.count);
@@ -477,6 +491,8 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
             LayerGroups one;
             one.push(g);
             const double elements = cachedElements(m, one, tokens, kvHeads);
+            const double perToken = // a layer with its own KV heads (DeciLM) caches its own
+                g.block.kvHeads > 0 ? cachedElementsPerToken(m, static_cast<double>(g.block.kvHeads)) : perGroupToken;
             const double window = static_cast<double>(g.block.window);
             const double kept = g.block.window > 0 ? std::min(tokens, window) : tokens;
             d.lines.emplace_back(

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -127,29 +125,12 @@ void emitMoe(Ctx &c, const Pass &p, double lm)
 namespace {
 
 /// The operator names of the dense FFNs of width `width` of a model whose layers have several widths (DeciLM's
-/// ffn_mult per layer): "ffn.up_28672", ... Operators name themselves by string_view, so each width's names are made
-/// once and kept for the process.
-const FfnNames &widthFfnNames(int64_t width)
+/// ffn_mult per layer): "ffn.up_28672", ...
+FfnNames widthFfnNames(int64_t width)
 {
-    struct Owned
-    {
-        std::string up, gate, act, down;
-        FfnNames names;
-    };
-    static std::mutex mutex;
-    static std::map<int64_t, Owned> made; // nodes never move: the views stay valid
-    const std::lock_guard lock(mutex);
-    auto [it, added] = made.try_emplace(width);
-    if (added) {
-        Owned &o = it->second;
-        const std::string w = "_" + std::to_string(width);
-        o.up = "ffn.up" + w;
-        o.gate = "ffn.gate" + w;
-        o.act = "ffn.act" + w;
-        o.down = "ffn.down" + w;
-        o.names = {o.up, o.gate, o.act, o.down};
-    }
-    return it->second.names;
+    const std::string w = "_" + std::to_string(width);
+    return {internName("ffn.up" + w), internName("ffn.gate" + w), internName("ffn.act" + w),
+            internName("ffn.down" + w)};
 }
 
 /// The dense FFNs of a model with one block a layer (ModelShape::layerBlocks), `lc` executions of all layers: one FFN

@@ -104,7 +104,7 @@ MixerActivations mixerActivations(const Ctx &c)
 {
     const ModelShape &m = c.m;
     const double gate = m.attentionOutputGate ? c.qd : 0.0; // gated attention: q_proj's gate, and its product
-    MixerActivations x{c.qd + gate + 2 * c.kvd, 2 * c.qd + 2 * c.kvd + 2 * gate, 0};
+    MixerActivations x{c.qd + gate + 2 * c.kvdWidest, 2 * c.qd + 2 * c.kvdMean + 2 * gate, 0};
     if (m.mixer == MixerKind::Mla) {
         const MlaShape &ml = m.mla;
         const double qk = static_cast<double>(ml.qkNopeHeadDim + ml.qkRopeHeadDim);
@@ -262,8 +262,9 @@ void addFootprint(const Ctx &c, const Step &st, double cachedTokens, Analysis &a
     // A stage holds 1/pp of every kind of layer (each group's share of the stage's layers).
     // An attention-DP rank keeps the cache of its own sequences only.
     const double sequences = st.B / s.attentionDp;
-    mem.kv = (cachedElements(m, c.groups, cachedTokens, c.hkv) * c.kvb + indexerKeyBytes(m, c.groups, cachedTokens)) /
-             s.pp * sequences;
+    mem.kv =
+        (cachedElements(m, c.groups, cachedTokens, c.hkv, s.tp) * c.kvb + indexerKeyBytes(m, c.groups, cachedTokens)) /
+        s.pp * sequences;
     mem.state = holdsState(s) ? stateBytes(c, s.tp) / s.pp * sequences : 0.0;
     mem.activations = liveActivations(c, st);
     if (s.phase == Phase::Train) {

@@ -33,8 +33,9 @@ double addKvCache(const Ctx &c, const Step &st, Analysis &a)
     const Scenario &s = c.s;
     // Attention layers cache per token; state-space layers keep a fixed state instead (below).
     // A sparse-latent layer also caches its indexer's key, in its own format (FP8 and a scale), beside the latent.
-    a.kvCache.bytesPerToken = cachedElementsPerToken(m, static_cast<double>(m.kvHeads)) * c.attnLayers * c.kvb +
-                              indexerKeyBytes(m, c.groups, 1);
+    // One token in every attending layer (each layer's own KV heads where it has them; a window keeps at least one).
+    a.kvCache.bytesPerToken =
+        cachedElements(m, c.groups, 1.0, static_cast<double>(m.kvHeads)) * c.kvb + indexerKeyBytes(m, c.groups, 1);
     const double cachedTokens = cachedTokensPerSequence(s, m, st);
     a.kvCache.totalBytes = (cachedElements(m, c.groups, cachedTokens, static_cast<double>(m.kvHeads)) * c.kvb +
                             indexerKeyBytes(m, c.groups, cachedTokens)) *

@@ -54,6 +54,9 @@ struct Ctx
     const ModelShape &m;
     const Scenario &s;
     double h = 0, hq = 0, hkv = 0, d = 0, qd = 0, kvd = 0, ffn = 0, sharedFfn = 0, denseFfn = 0;
+    /// K (or V) width per device over the attention layers, on average and at the widest: kvd, unless layers have
+    /// their own KV heads (LayerBlock::kvHeads, DeciLM).
+    double kvdMean = 0, kvdWidest = 0;
     LayerGroups groups{};    ///< the model's layers by kind (window, dense or routed FFN, attention or state space)
     double ssmLayers = 0;    ///< of the model's layers: state-space ones
     double linearLayers = 0; ///< linear-attention ones
@@ -240,6 +243,9 @@ double causalPairs(double prefix, double T, double window);
 double chunkedCausalPairs(double prefix, double T, double chunk);
 /// The attention layers' part of a block, `lc` times (attention.cpp; multi-head latent attention in mla.cpp).
 void emitAttentionMixer(Ctx &c, const Pass &p, double lc);
+/// An operator name made at run time ("ffn.up_28672", "attn.score_kv4"), kept for the process: operators name
+/// themselves by string_view (names.cpp).
+std::string_view internName(const std::string &name);
 /// The attention core (cache write, scores, softmax, context) of `lc` layers of window `window` (attention.cpp).
 void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const CoreNames &names);
 /// The soft-cap of the scores (when the model has one) and their softmax, `lc` times (attention.cpp).

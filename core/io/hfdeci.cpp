@@ -31,7 +31,8 @@ void refuseSet(JsonReader &part, std::string_view key, std::string_view what)
 }
 
 /// One layer's attention (block_configs[i].attention) into `b`; its KV heads (num_attention_heads / n_heads_in_group)
-/// into `kvHeads`, 0 for a layer without attention.
+/// into `kvHeads`, 0 for a layer without attention (importDeci() keeps them in the block where they differ from the
+/// shape's).
 void readDeciAttention(JsonReader &a, const ModelShape &m, LayerBlock &b, int64_t &kvHeads)
 {
     refuseSet(a, "window_length", "a sliding window on some layers");
@@ -102,8 +103,8 @@ void importDeci(JsonReader &r, ModelShape &m, ImportLog &log, const std::string 
     if (static_cast<int64_t>(blocks.size()) != m.layers)
         r.fail("block_configs", "must list one block for each of the " + std::to_string(m.layers) +
                                     " layers (num_hidden_layers), got " + std::to_string(blocks.size()));
-    int64_t kvHeads = 0, kvLayer = 0, attention = 0, linearMixers = 0, linearFfns = 0;
-    std::map<int64_t, int64_t> widths; // width -> layers
+    int64_t kvHeads = 0, attention = 0, linearMixers = 0, linearFfns = 0;
+    std::map<int64_t, int64_t> widths, kvLayers; // FFN width or KV heads -> layers
     for (std::size_t i = 0; i < blocks.size(); ++i) {
         JsonReader layer = r.element(blocks[i], i, "block_configs");
         JsonReader a = layer.object("attention");
@@ -112,15 +113,13 @@ void importDeci(JsonReader &r, ModelShape &m, ImportLog &log, const std::string 
         int64_t kv = 0;
         readDeciAttention(a, m, b, kv);
         readDeciFfn(f, m, b, act);
-        // The block model gives every attention layer the shape's KV heads: layers that differ are refused.
-        if (kv > 0 && kvHeads > 0 && kv != kvHeads)
-            a.fail("n_heads_in_group", "gives " + std::to_string(kv) + " KV heads where layer " +
-                                           std::to_string(kvLayer) + " has " + std::to_string(kvHeads) +
-                                           ": attention layers with different KV heads are not modelled");
-        if (kv > 0 && kvHeads == 0) {
+        // The shape's KV heads are the first attention layer's; a layer with others keeps its own.
+        if (kv > 0 && kvHeads == 0)
             kvHeads = kv;
-            kvLayer = static_cast<int64_t>(i);
-        }
+        if (kv > 0 && kv != kvHeads)
+            b.kvHeads = kv;
+        if (kv > 0)
+            ++kvLayers[kv];
         attention += b.mixer == LayerMixer::Attention ? 1 : 0;
         linearMixers += b.mixer == LayerMixer::Linear ? 1 : 0;
         linearFfns += b.ffn == LayerFfn::Linear ? 1 : 0;
@@ -138,8 +137,11 @@ void importDeci(JsonReader &r, ModelShape &m, ImportLog &log, const std::string 
         widthList += (widthList.empty() ? "" : ", ") + std::to_string(it->second) + " x " + std::to_string(it->first);
     const int64_t dense = std::accumulate(widths.begin(), widths.end(), int64_t{0},
                                           [](int64_t s, const auto &w) { return s + w.second; });
-    log.note("block_configs: " + std::to_string(attention) + " attention layers with " + std::to_string(m.kvHeads) +
-             " KV heads, " + std::to_string(linearMixers) + " with attention replaced by a linear layer, " +
+    std::string kvList;
+    for (auto it = kvLayers.rbegin(); it != kvLayers.rend(); ++it)
+        kvList += (kvList.empty() ? "" : ", ") + std::to_string(it->second) + " with " + std::to_string(it->first);
+    log.note("block_configs: " + std::to_string(attention) + " attention layers (KV heads: " + kvList + "), " +
+             std::to_string(linearMixers) + " with attention replaced by a linear layer, " +
              std::to_string(m.layers - attention - linearMixers) + " without attention; " + std::to_string(dense) +
              " FFNs (widths by ffn_mult: " + widthList + "), " + std::to_string(linearFfns) +
              " replaced by a linear layer, " + std::to_string(m.layers - dense - linearFfns) + " without an FFN");

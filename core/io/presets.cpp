@@ -669,7 +669,8 @@ void writeCheckpointFields(const ModelShape &m, json &j)
 
 /// Heterogeneous layers (ModelShape::layerBlocks), the "layer_blocks" array of a preset shape or a scenario file's
 /// inline model: one object a layer, {"mixer": "attention" | "none" | "linear", "ffn": "dense" | "none" | "linear",
-/// "ffn_width": the dense FFN's width}. validate() checks what the blocks may be.
+/// "ffn_width": the dense FFN's width, "kv_heads": an attention layer's own KV heads (absent: the shape's)}. validate()
+/// checks what the blocks may be.
 void readLayerBlocks(JsonReader &r, ModelShape &m)
 {
     if (!r.has("layer_blocks"))
@@ -690,6 +691,7 @@ void readLayerBlocks(JsonReader &r, ModelShape &m)
         block.mixer = *k;
         block.ffn = *f;
         block.ffnWidth = b.integer("ffn_width", 0);
+        block.kvHeads = b.integer("kv_heads", 0);
         b.rejectUnknown();
         m.layerBlocks.push_back(block);
     }
@@ -704,6 +706,8 @@ void layerBlocksToJson(const ModelShape &m, json &j)
         json o{{"mixer", toString(b.mixer)}, {"ffn", toString(b.ffn)}};
         if (b.ffnWidth != 0)
             o["ffn_width"] = b.ffnWidth;
+        if (b.kvHeads != 0)
+            o["kv_heads"] = b.kvHeads;
         blocks.push_back(std::move(o));
     }
     j["layer_blocks"] = std::move(blocks);

@@ -74,8 +74,8 @@ int64_t ffnParams(const ModelShape &m, int64_t ffn)
     return p;
 }
 
-/// One layer's token mixer: attention's or MLA's projections, biases and per-head norms.
-int64_t mixerParams(const ModelShape &m)
+/// One layer's token mixer: attention's (with `kvHeads` KV heads) or MLA's projections, biases and per-head norms.
+int64_t mixerParams(const ModelShape &m, int64_t kvHeads)
 {
     const int64_t h = m.hidden;
     if (m.mixer == MixerKind::Mla) {
@@ -98,7 +98,7 @@ int64_t mixerParams(const ModelShape &m)
         }
         return p;
     }
-    const int64_t q = m.qDim(), kv = m.kvDim();
+    const int64_t q = m.qDim(), kv = kvHeads * m.headDim;
     const int64_t qOut = m.attentionOutputGate ? 2 * q : q; // gated attention: q_proj also gives the gate
     int64_t p = h * (qOut + 2 * kv) + q * h;
     if (m.qkvBias)
@@ -330,7 +330,9 @@ double cachedElementsPerToken(const ModelShape &m, double kvHeads)
     return 2.0 * kvHeads * static_cast<double>(m.headDim);
 }
 
-double cachedElements(const ModelShape &m, const LayerGroups &groups, double tokens, double kvHeads)
+double kvHeadsOnDevice(int64_t kvHeads, int tp) { return static_cast<double>(kvHeads % tp == 0 ? kvHeads / tp : 1); }
+
+double cachedElements(const ModelShape &m, const LayerGroups &groups, double tokens, double kvHeads, int tp)
 {
     const double perToken = cachedElementsPerToken(m, kvHeads);
     double e = 0;
@@ -338,7 +340,8 @@ double cachedElements(const ModelShape &m, const LayerGroups &groups, double tok
         if (!g.block.attends())
             continue; // a state (stateElements()), or no mixer at all
         const double kept = g.block.window > 0 ? std::min(tokens, static_cast<double>(g.block.window)) : tokens;
-        e += static_cast<double>(g.count) * perToken * kept;
+        const double own = g.block.kvHeads > 0 ? cachedElementsPerToken(m, kvHeadsOnDevice(g.block.kvHeads, tp)) : 0;
+        e += static_cast<double>(g.count) * (g.block.kvHeads > 0 ? own : perToken) * kept;
     }
     return e;
 }
@@ -389,7 +392,7 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
     if (m.embeddingNorm)
         p.embedding += normParams;
 
-    const int64_t attn = mixerParams(m);
+    const int64_t attn = mixerParams(m, m.kvHeads);
     const int64_t expert = ffnParams(m, m.ffn);
     // The router's E columns (and DeepSeek-V3's bias per expert); the shared expert is one more FFN of width
     // sharedFfn (with the routed experts' biases), plus its gate.
@@ -399,13 +402,13 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
 
     const int64_t ssm = m.ssm.kind != SsmKind::None ? ssmParams(m) : 0;
     const int64_t linear = m.hasLinearAttention() ? linearParams(m) : 0;
-    auto mixerOf = [&](LayerMixer k) -> int64_t {
-        switch (k) {
+    auto mixerOf = [&](const LayerBlock &b) -> int64_t {
+        switch (b.mixer) {
         case LayerMixer::Ssm: return ssm;
         case LayerMixer::None: return 0;
         case LayerMixer::Linear: return h * h; // DeciLM's linear_attn: hidden x hidden, no bias
         case LayerMixer::LinearRecurrent: return linear;
-        case LayerMixer::Attention:
+        case LayerMixer::Attention: return b.kvHeads > 0 ? mixerParams(m, b.kvHeads) : attn; // DeciLM: its own KV heads
         case LayerMixer::Sliding:
         case LayerMixer::Chunked:
         case LayerMixer::Latent:
@@ -423,7 +426,7 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         return 0;
     };
     auto layer = [&](const LayerBlock &b, int64_t experts) -> int64_t {
-        const int64_t mixer = mixerOf(b.mixer);
+        const int64_t mixer = mixerOf(b);
         const bool hasMixer = b.mixer != LayerMixer::None, hasFfn = b.ffn != LayerFfn::None;
         if (!hasMixer && !hasFfn) // DeciLM: both no_op, the layer is empty
             return 0;
@@ -480,10 +483,15 @@ std::string tensorParallelIssue(const ModelShape &m, int tp)
                " do not divide one another";
     if (m.ffn % tp != 0)
         return t() + " does not divide the FFN width " + std::to_string(m.ffn) + " of " + m.id;
-    for (std::size_t i = 0; i < m.layerBlocks.size(); ++i)
-        if (m.layerBlocks[i].ffnWidth % tp != 0)
-            return t() + " does not divide the FFN width " + std::to_string(m.layerBlocks[i].ffnWidth) + " of layer " +
+    for (std::size_t i = 0; i < m.layerBlocks.size(); ++i) {
+        const LayerBlock &b = m.layerBlocks[i];
+        if (b.ffnWidth % tp != 0)
+            return t() + " does not divide the FFN width " + std::to_string(b.ffnWidth) + " of layer " +
                    std::to_string(i) + " of " + m.id;
+        if (b.kvHeads > 0 && b.kvHeads % tp != 0 && tp % b.kvHeads != 0)
+            return t() + " and the " + std::to_string(b.kvHeads) + " key/value heads of layer " + std::to_string(i) +
+                   " of " + m.id + " do not divide one another";
+    }
     if (m.ssm.kind != SsmKind::None && m.ssm.innerSize % tp != 0)
         return t() + " does not divide the state-space layers' " + std::to_string(m.ssm.innerSize) + " channels of " +
                m.id;
@@ -527,6 +535,10 @@ ShapeIssue validateLayerBlocks(const ModelShape &m)
             return {{"layer_blocks"}, at + ": ffn must be dense, none or linear, got moe"};
         if (b.window != 0)
             return {{"layer_blocks"}, at + ": window must be 0, got " + std::to_string(b.window)};
+        if (b.kvHeads < 0 || (b.kvHeads > 0 && (b.mixer != LayerMixer::Attention || m.heads % b.kvHeads != 0)))
+            return {{"layer_blocks", "heads"},
+                    at + ": kv_heads must be 0 or, in an attention layer, divide heads (" + std::to_string(m.heads) +
+                        "), got " + std::to_string(b.kvHeads)};
         const bool dense = b.ffn == LayerFfn::Dense;
         if (dense ? b.ffnWidth <= 0 || b.ffnWidth > m.ffn : b.ffnWidth != 0)
             return {{"layer_blocks", "ffn"},

@@ -264,10 +264,11 @@ struct ModelShape
     std::string layerPattern;
 
     /// Heterogeneous layers, one block per layer (DeciLM / Nemotron-NAS block_configs): each layer's mixer (attention,
-    /// none, or a linear replacement), its FFN (dense of its own ffnWidth, none, or a linear replacement). Empty: the
-    /// patterns here decide every layer's block. Attention layers all have the shape's heads and kv_heads; `ffn` is
-    /// the widest layer's width. Not combined with experts, state-space or linear-attention layers, a layer pattern,
-    /// a window or MTP modules (validate()).
+    /// with its own kvHeads where they differ, none, or a linear replacement), its FFN (dense of its own ffnWidth,
+    /// none, or a linear replacement). Empty: the
+    /// patterns here decide every layer's block. Attention layers have the shape's heads, and its kv_heads unless the
+    /// block gives its own; `ffn` is the widest layer's width. Not combined with experts, state-space or
+    /// linear-attention layers, a layer pattern, a window or MTP modules (validate()).
     std::vector<LayerBlock> layerBlocks;
 
     /// MoE layer pattern: layer i (from 0) has routed experts when i >= firstDenseLayers and i % moeEvery == moeOffset;
@@ -350,6 +351,9 @@ struct LayerBlock
     /// Dense: this layer's own FFN width (DeciLM's ffn_mult per layer, ModelShape::layerBlocks); 0: the shape's (ffn,
     /// or dense_ffn in a mixture of experts).
     int64_t ffnWidth = 0;
+    /// Attention: this layer's own KV heads (DeciLM's num_attention_heads / n_heads_in_group per layer,
+    /// ModelShape::layerBlocks); 0: the shape's kv_heads.
+    int64_t kvHeads = 0;
     /// The layer attends, and so caches per token: attention of any kind.
     bool attends() const
     {
@@ -404,8 +408,12 @@ LayerGroups layerGroups(const ModelShape &m);
 /// MLA's latent is not split: every rank caches all of it).
 double cachedElementsPerToken(const ModelShape &m, double kvHeads);
 /// Cache elements of one sequence of `tokens` tokens over the layers `groups` (a window caps its layers' share;
-/// chunked attention keeps at most one chunk), with `kvHeads` heads per device. The one KV-cache formula.
-double cachedElements(const ModelShape &m, const LayerGroups &groups, double tokens, double kvHeads);
+/// chunked attention keeps at most one chunk), with `kvHeads` heads per device. The one KV-cache formula. A layer with
+/// its own KV heads (LayerBlock::kvHeads) caches kvHeadsOnDevice() of them over `tp` devices instead.
+double cachedElements(const ModelShape &m, const LayerGroups &groups, double tokens, double kvHeads, int tp = 1);
+/// KV heads one of `tp` tensor-parallel devices holds of `kvHeads`: split when tp divides them, else one (each
+/// device keeps a copy of the head its query heads read).
+double kvHeadsOnDevice(int64_t kvHeads, int tp);
 /// Bytes of the indexer keys one sequence of `tokens` tokens caches over the layers `groups` (sparse-latent layers
 /// only; IndexerShape::keyBytesPerToken() each, not split by tensor parallelism). 0 for a model without an indexer.
 double indexerKeyBytes(const ModelShape &m, const LayerGroups &groups, double tokens);

@@ -3,6 +3,7 @@
 // an FFN, and attention or FFN replaced by one linear layer. Every count is by hand in the comment beside it.
 
 #include "core/analysis/analysis.h"
+#include "core/analysis/derivation.h"
 #include "core/io/hfconfig.h"
 #include "core/io/jsonreader.h"
 #include "core/io/presets.h"
@@ -60,6 +61,7 @@ private slots:
     void super49bKvCache();
     void super49bOperatorsPerWidth();
     void linearReplacements();
+    void kvHeadsPerLayer();
     void refusals_data();
     void refusals();
     void layerBlocksRoundTrip();
@@ -108,7 +110,7 @@ void TestHfDeci::super49bCounts()
     // The last layer: attention 151,003,136 + FFN 3 x 8192 x 28,672 + 8192 = 704,651,264: 855,654,400.
     QCOMPARE(p.perLayer, int64_t(855654400));
     QVERIFY(std::any_of(in.report.begin(), in.report.end(), [](const std::string &l) {
-        return l.find("49 attention layers with 8 KV heads") != std::string::npos &&
+        return l.find("49 attention layers (KV heads: 49 with 8)") != std::string::npos &&
                l.find("49 x 28672") != std::string::npos;
     }));
 }
@@ -210,14 +212,63 @@ void TestHfDeci::linearReplacements()
     QCOMPARE(findOp(a, "ffn.up")->weightBytes, 768.0 * 512 * 2);
 }
 
+void TestHfDeci::kvHeadsPerLayer()
+{
+    // h 768, 12 heads of 64, vocab 1000: layer 0 attends with n_heads_in_group 4 (3 KV heads), layer 1 with 2 (6),
+    // layer 2 with 12 (1) and has no FFN; layers 0 and 1 have an FFN of ffn_mult 1.0 (512).
+    //   attention with k KV heads: q and o 2 x 768 x 768 = 1,179,648, k and v 2 x 768 x 64 k = 98,304 k; a norm 768
+    //   layer 0  1,179,648 + 294,912 + 768 + 3 x 768 x 512 (1,179,648) + 768           = 2,655,744
+    //   layer 1  1,179,648 + 589,824 + 768 + 1,179,648 + 768                           = 2,950,656
+    //   layer 2  1,179,648 + 98,304 + 768                                               = 1,278,720
+    //   embedding and head 1,536,000, final norm 768: total                             = 8,421,888
+    // KV a token: 2 x (3 + 6 + 1) x 64 = 1,280 elements, 2,560 B at 16 bits.
+    const ModelShape m = importHfConfig(tiny({{{"attention", attention(4)}, {"ffn", ffn(1.0)}},
+                                              {{"attention", attention(2)}, {"ffn", ffn(1.0)}},
+                                              {{"attention", attention(12)}, {"ffn", {{"no_op", true}}}}}),
+                                        "tiny.json");
+    QCOMPARE(m.kvHeads, int64_t(3)); // the first attention layer's; the others keep their own
+    QCOMPARE(layerBlock(m, 0).kvHeads, int64_t(0));
+    QCOMPARE(layerBlock(m, 1).kvHeads, int64_t(6));
+    QCOMPARE(layerBlock(m, 2).kvHeads, int64_t(1));
+    QCOMPARE(paramCount(m).total, int64_t(8421888));
+    QCOMPARE(cachedElements(m, layerGroups(m), 1.0, 3.0), 1280.0);
+    // Over 2 devices: 3 heads are not split (each keeps a copy of one), 6 are (3 each), 1 is copied: 2 x (1 + 3 + 1)
+    // x 64 = 640 elements a token on each.
+    QCOMPARE(cachedElements(m, layerGroups(m), 1.0, kvHeadsOnDevice(3, 2), 2), 640.0);
+    PresetLibrary lib;
+    lib.loadBuiltin();
+    Scenario s;
+    s.phase = Phase::Decode;
+    s.context = 1000;
+    const Analysis a = analyze(*lib.findHardware("h100-sxm"), m, s);
+    QCOMPARE(a.kvCache.bytesPerToken, 2560.0);
+    QCOMPARE(a.kvCache.totalBytes, 2560.0 * 1001); // the context and the new token
+    // Each KV-head count its own projections and core: qkv_proj 768 x (768 + 2 x 64 k) x 2 B; the scores read each
+    // layer's own keys from the cache, the 1000 tokens of context and the new one: 1001 x 64 k x 2 B.
+    QVERIFY(!findOp(a, "attn.qkv_proj"));
+    QCOMPARE(findOp(a, "attn.qkv_proj_kv3")->weightBytes, 768.0 * 1152 * 2);
+    QCOMPARE(findOp(a, "attn.qkv_proj_kv6")->weightBytes, 768.0 * 1536 * 2);
+    QCOMPARE(findOp(a, "attn.qkv_proj_kv1")->count, 1.0);
+    QCOMPARE(findOp(a, "attn.score_kv6")->kvBytes, 1001.0 * 6 * 64 * 2);
+    QCOMPARE(findOp(a, "attn.score_kv1")->kvBytes, 1001.0 * 1 * 64 * 2);
+    QCOMPARE(findOp(a, "attn.out_proj")->count, 3.0);
+    // The derivations add up the layers' own KV heads too, and every field of the step and of each operator derives
+    // to the value the analysis has (fused scores: each count's softmax and context launch no kernel of their own).
+    const HardwareSpec &hw = *lib.findHardware("h100-sxm");
+    QCOMPARE(derive(hw, m, s, a, "kv_cache.bytes_per_token").value, 2560.0);
+    QCOMPARE(derive(hw, m, s, a, "kv_cache.total_bytes").value, 2560.0 * 1001);
+    for (const std::string &field : derivationFields(a))
+        QVERIFY2(!derive(hw, m, s, a, field).lines.empty(), field.c_str());
+    // The blocks' KV heads survive a shape file.
+    const ModelShape back = modelShapeFromJson(toJson(m), "shape.json");
+    QCOMPARE(paramCount(back).total, int64_t(8421888));
+    QCOMPARE(layerBlock(back, 1).kvHeads, int64_t(6));
+}
+
 void TestHfDeci::refusals_data()
 {
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("message");
-    QTest::newRow("kv heads differ")
-        << "kv"
-        << "cfg.json: block_configs[1].attention.n_heads_in_group: gives 6 KV heads where layer 0 has 3: attention "
-           "layers with different KV heads are not modelled";
     QTest::newRow("window")
         << "window"
         << "cfg.json: block_configs[1].attention.window_length: a sliding window on some layers is not modelled, got "
@@ -237,9 +288,7 @@ void TestHfDeci::refusals()
     nlohmann::json a = {{"attention", attention(4)}, {"ffn", ffn(1.0)}};
     nlohmann::json blocks = {a, a};
     nlohmann::json c = tiny(blocks);
-    if (field == "kv") {
-        c["block_configs"][1]["attention"]["n_heads_in_group"] = 2;
-    } else if (field == "window") {
+    if (field == "window") {
         c["block_configs"][1]["attention"]["window_length"] = 4096;
     } else if (field == "layers") {
         c["num_hidden_layers"] = 3;
