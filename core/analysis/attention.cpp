@@ -185,11 +185,10 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
     // kinds there is one core, under the plain names.
     const double attention = c.attnLayers, windowed = c.windowedLayers;
     const double window = static_cast<double>(m.slidingWindow);
-    if (counts.size() > 1) {
-        // emitPerKvHeads() ran each count's core
-    } else if (windowed == 0 || windowed == attention) {
+    const bool perKv = counts.size() > 1; // emitPerKvHeads() ran each count's core
+    if (!perKv && (windowed == 0 || windowed == attention)) {
         emitAttentionCore(c, p, lc, windowed == 0 ? 0.0 : window, kGlobalCore);
-    } else {
+    } else if (!perKv) {
         emitAttentionCore(c, p, lc * (attention - windowed) / attention, 0.0, kGlobalCore);
         emitAttentionCore(c, p, lc * windowed / attention, window, kLocalCore);
     }
