@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <numeric>
 
@@ -104,7 +105,7 @@ void importDeci(JsonReader &r, ModelShape &m, ImportLog &log, const std::string 
         r.fail("block_configs", "must list one block for each of the " + std::to_string(m.layers) +
                                     " layers (num_hidden_layers), got " + std::to_string(blocks.size()));
     int64_t kvHeads = 0, attention = 0, linearMixers = 0, linearFfns = 0;
-    std::map<int64_t, int64_t> widths, kvLayers; // FFN width or KV heads -> layers
+    std::map<int64_t, int64_t, std::greater<>> widths, kvLayers; // FFN width or KV heads -> layers, largest first
     for (std::size_t i = 0; i < blocks.size(); ++i) {
         JsonReader layer = r.element(blocks[i], i, "block_configs");
         JsonReader a = layer.object("attention");
@@ -130,16 +131,16 @@ void importDeci(JsonReader &r, ModelShape &m, ImportLog &log, const std::string 
     if (widths.empty())
         r.fail("block_configs", "no layer has an FFN (every ffn is no_op or replace_with_linear)");
     m.kvHeads = kvHeads > 0 ? kvHeads : m.heads; // without attention layers nothing is cached
-    m.ffn = widths.rbegin()->first;              // the widest layer's
+    m.ffn = widths.begin()->first;               // the widest layer's
 
     std::string widthList;
-    for (auto it = widths.rbegin(); it != widths.rend(); ++it)
-        widthList += (widthList.empty() ? "" : ", ") + std::to_string(it->second) + " x " + std::to_string(it->first);
+    for (const auto &[width, layers] : widths)
+        widthList += (widthList.empty() ? "" : ", ") + std::to_string(layers) + " x " + std::to_string(width);
     const int64_t dense = std::accumulate(widths.begin(), widths.end(), int64_t{0},
                                           [](int64_t s, const auto &w) { return s + w.second; });
     std::string kvList;
-    for (auto it = kvLayers.rbegin(); it != kvLayers.rend(); ++it)
-        kvList += (kvList.empty() ? "" : ", ") + std::to_string(it->second) + " with " + std::to_string(it->first);
+    for (const auto &[kv, layers] : kvLayers)
+        kvList += (kvList.empty() ? "" : ", ") + std::to_string(layers) + " with " + std::to_string(kv);
     log.note("block_configs: " + std::to_string(attention) + " attention layers (KV heads: " + kvList + "), " +
              std::to_string(linearMixers) + " with attention replaced by a linear layer, " +
              std::to_string(m.layers - attention - linearMixers) + " without attention; " + std::to_string(dense) +
