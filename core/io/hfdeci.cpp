@@ -2,11 +2,13 @@
 // Llama-3.1-Nemotron-Ultra-253B): a Llama decoder whose layers a neural architecture search made unlike one another.
 #include "core/io/hfimport.h"
 
-#include <algorithm>
-#include <cmath>
 #include <functional>
 #include <map>
 #include <numeric>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
 
 namespace memwall::core::hf {
 
@@ -24,7 +26,7 @@ int64_t ffnMultWidth(double ffnMult, int64_t hidden)
 /// A block_configs entry's key that MemWall does not model: refused unless it is absent, null or false.
 void refuseSet(JsonReader &part, std::string_view key, std::string_view what)
 {
-    const json &node = part.node();
+    const nlohmann::json &node = part.node();
     const auto it = node.find(key);
     if (it == node.end() || it->is_null() || (it->is_boolean() && !it->get<bool>()))
         return;
@@ -100,7 +102,7 @@ void importDeci(JsonReader &r, ModelShape &m, ImportLog &log, const std::string 
     m.maxPositions = r.integer("max_position_embeddings", 2048); // LlamaConfig's default, which DeciLMConfig keeps
     const std::string act = r.string("hidden_act", "silu");
 
-    const json &blocks = r.array("block_configs");
+    const nlohmann::json &blocks = r.array("block_configs");
     if (static_cast<int64_t>(blocks.size()) != m.layers)
         r.fail("block_configs", "must list one block for each of the " + std::to_string(m.layers) +
                                     " layers (num_hidden_layers), got " + std::to_string(blocks.size()));
