@@ -210,6 +210,13 @@ void TestHfDeci::linearReplacements()
     QCOMPARE(findOp(a, "attn.qkv_proj")->count, 1.0);
     QCOMPARE(findOp(a, "ffn.up")->count, 1.0); // one width: the plain names
     QCOMPARE(findOp(a, "ffn.up")->weightBytes, 768.0 * 512 * 2);
+    // A block may give its width as intermediate_size instead of ffn_mult (newer configs): 1024 here, 3 x 768 x 1024
+    // = 2,359,296 where ffn_mult 1.0 gave 1,179,648.
+    nlohmann::json byWidth = normal;
+    byWidth["ffn"] = {{"intermediate_size", 1024}, {"no_op", false}};
+    const ModelShape w = importHfConfig(tiny({linear0, byWidth, empty}), "tiny.json");
+    QCOMPARE(layerBlock(w, 1).ffnWidth, int64_t(1024));
+    QCOMPARE(paramCount(w).total, int64_t(5373696 + 2359296 - 1179648));
 }
 
 void TestHfDeci::kvHeadsPerLayer()
@@ -276,6 +283,10 @@ void TestHfDeci::refusals_data()
     QTest::newRow("layers")
         << "layers"
         << "cfg.json: block_configs: must list one block for each of the 3 layers (num_hidden_layers), got 2";
+    QTest::newRow("activation")
+        << "act"
+        << "cfg.json: block_configs[1].ffn.hidden_act: an FFN activation other than the model's (silu) is not "
+           "modelled, got \"relu\"";
     QTest::newRow("no ffn")
         << "noffn"
         << "cfg.json: block_configs: no layer has an FFN (every ffn is no_op or replace_with_linear)";
@@ -290,6 +301,8 @@ void TestHfDeci::refusals()
     nlohmann::json c = tiny(blocks);
     if (field == "window") {
         c["block_configs"][1]["attention"]["window_length"] = 4096;
+    } else if (field == "act") {
+        c["block_configs"][1]["ffn"]["hidden_act"] = "relu";
     } else if (field == "layers") {
         c["num_hidden_layers"] = 3;
     } else {
