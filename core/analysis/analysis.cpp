@@ -174,6 +174,8 @@ void emitPass(Ctx &c, const Pass &p)
         emitLinearAttentionMixer(c, p, lc * c.linearLayers / L);
     if (c.ffnLayers > 0) // a state-space model without FFNs (Mamba) has none
         emitFfnBlock(c, p);
+    if (c.linearMixerLayers + c.linearFfnLayers > 0)
+        emitReplacedParts(c, p);
     emitHead(c, p);
 }
 
@@ -238,17 +240,26 @@ void deriveShapes(Ctx &c)
     c.sharedFfn = static_cast<double>(m.sharedFfn / s.tp);
     c.denseFfn = static_cast<double>(m.denseFfn / s.tp);
     c.groups = layerGroups(m);
+    c.kvdWidest = c.kvd;
     for (const LayerGroup &g : c.groups) {
         const double n = static_cast<double>(g.count);
+        if (g.block.attends()) { // a layer with its own KV heads (DeciLM) has its own K and V width
+            const double kvd = g.block.kvHeads > 0 ? kvHeadsOnDevice(g.block.kvHeads, s.tp) * c.d : c.kvd;
+            c.kvdMean += kvd * n;
+            c.kvdWidest = std::max(c.kvdWidest, kvd);
+        }
         c.ssmLayers += g.block.mixer == LayerMixer::Ssm ? n : 0;
         c.linearLayers += g.block.mixer == LayerMixer::LinearRecurrent ? n : 0;
         c.attnLayers += g.block.attends() ? n : 0;
-        c.ffnLayers += g.block.ffn != LayerFfn::None ? n : 0;
+        c.ffnLayers += g.block.ffn != LayerFfn::None && g.block.ffn != LayerFfn::Linear ? n : 0;
+        c.linearMixerLayers += g.block.mixer == LayerMixer::Linear ? n : 0;
+        c.linearFfnLayers += g.block.ffn == LayerFfn::Linear ? n : 0;
         c.sparseLayers += g.block.routed() ? n : 0;
         c.besideLayers += g.block.ffn == LayerFfn::DenseAndMoe ? n : 0;
         c.globalLayers += m.global.present() && g.block.mixer == LayerMixer::Attention ? n : 0;
         c.windowedLayers += g.block.attends() && g.block.window > 0 ? n : 0;
     }
+    c.kvdMean = c.attnLayers > 0 ? c.kvdMean / c.attnLayers : c.kvd;
     c.act = bytesOf(s.activations);
     c.kvb = bytesOf(s.kv);
     c.stateb = m.stateFormat ? bytesOf(*m.stateFormat) : c.kvb;

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace memwall::core::detail {
 
@@ -120,6 +123,47 @@ void emitGlobalAndWindowed(Ctx &c, const Pass &p, double lc)
     }
 }
 
+/// The KV-head counts of the attention layers and how many layers have each, in the order of their first layer:
+/// one entry unless layers have their own KV heads (LayerBlock::kvHeads, DeciLM).
+std::vector<std::pair<int64_t, double>> kvHeadCounts(const Ctx &c)
+{
+    std::vector<std::pair<int64_t, double>> counts;
+    for (const LayerGroup &g : c.groups) {
+        if (!g.block.attends())
+            continue;
+        const int64_t kv = g.block.kvHeads > 0 ? g.block.kvHeads : c.m.kvHeads;
+        auto at = std::find_if(counts.begin(), counts.end(), [kv](const auto &x) { return x.first == kv; });
+        if (at == counts.end())
+            counts.emplace_back(kv, static_cast<double>(g.count));
+        else
+            at->second += static_cast<double>(g.count);
+    }
+    return counts;
+}
+
+/// Attention layers with different KV heads (DeciLM): each count's projections and core over its own layers, with
+/// its K and V widths, under names that say the count ("attn.qkv_proj_kv4", "attn.score_kv4").
+void emitPerKvHeads(Ctx &c, const Pass &p, double lc, const std::vector<std::pair<int64_t, double>> &counts)
+{
+    const double hkv = c.hkv, kvd = c.kvd;
+    for (const auto &[kv, n] : counts) {
+        const std::string s = "_kv" + std::to_string(kv);
+        c.hkv = kvHeadsOnDevice(kv, c.s.tp);
+        c.kvd = c.hkv * c.d;
+        const double share = lc * n / c.attnLayers;
+        const ProjectionNames names{internName("attn.qkv_proj" + s), internName("attn.qk_norm" + s),
+                                    internName("attn.v_norm" + s),   internName("attn.rope" + s),
+                                    kProjections.outputGate,         kProjections.out};
+        emitQkvProjections(c, p, share, share, names);
+        const CoreNames core{internName("attn.kv_write" + s), internName("attn.score" + s),
+                             internName("attn.softcap" + s), internName("attn.softmax" + s),
+                             internName("attn.context" + s)};
+        emitAttentionCore(c, p, share, 0.0, core);
+    }
+    c.hkv = hkv;
+    c.kvd = kvd;
+}
+
 } // namespace
 
 void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const CoreNames &names)
@@ -165,8 +209,14 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
     const ModelShape &m = c.m;
     const double N = p.Bm * p.T;
     emitNorm(c, "attn.norm", p.phase, lc, N, FlopName::Tokens, p.train);
+    // Layers with their own KV heads (DeciLM; validate() allows no window or global layers beside them): projections
+    // and core per count.
+    const auto counts = m.layerBlocks.empty() ? std::vector<std::pair<int64_t, double>>{} : kvHeadCounts(c);
     if (c.globalLayers > 0) { // Gemma 4: global layers of their own widths
         emitGlobalAndWindowed(c, p, lc);
+    } else if (counts.size() > 1) {
+        emitPerKvHeads(c, p, lc, counts);
+        emitOutput(c, p, lc, kProjections);
     } else {
         if (m.mixer == MixerKind::Mla) {
             emitMlaProjections(c, p, lc);

@@ -128,8 +128,11 @@ void commPass(const Ctx &c, const Step &st, const CommLink &l, Phase phase, doub
     const double msg = st.Bm * T * c.h * c.act;
     // Tensor parallelism: an all-reduce after each mixer and each FFN (two a layer; one in a layer of one part),
     // forward; backward doubles.
-    // Routed experts not split by moe_tp combine by the all-to-all below instead.
-    const double perLayer = (c.attnLayers + c.ssmLayers + c.ffnLayers - (moeTp(s) > 1 ? 0.0 : c.sparseLayers)) / L;
+    // Routed experts not split by moe_tp combine by the all-to-all below instead. A part replaced by one linear layer
+    // (DeciLM) ends on its split matrix too.
+    const double perLayer = (c.attnLayers + c.ssmLayers + c.ffnLayers + c.linearMixerLayers + c.linearFfnLayers -
+                             (moeTp(s) > 1 ? 0.0 : c.sparseLayers)) /
+                            L;
     if (s.tp > 1) // the sweep's look-up only where there is an all-reduce (the search runs many tp 1 configs)
         allReduce(msg, s.tp, l.bandwidth, l.latencyAt(msg), perLayer * st.layerCount * count * trainMul, &comm.tpBytes,
                   &comm.timeS);

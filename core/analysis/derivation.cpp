@@ -392,9 +392,11 @@ void deriveKvPerToken(Derivation &d, const ModelShape &m, const Scenario &s, con
     const double attnLayers = static_cast<double>(attentionLayers(groups));
     const double kvb = bytesOf(s.kv);
     double v = cachedElements(m, groups, 1, 1) * kvb;
-    if (m.global.present()) { // Gemma 4: the global layers' own KV heads and head size
+    const bool ownKv =
+        std::any_of(groups.begin(), groups.end(), [](const LayerGroup &g) { return g.block.kvHeads > 0; });
+    if (m.global.present() || ownKv) { // Gemma 4's global layers, DeciLM's layers: their own KV heads (and head size)
         d.lines.emplace_back("KV bytes per token = Σ over the attention layers of 2 × KV heads × head_dim × bytes per "
-                             "element (the global layers have their own)");
+                             "element (some layers have their own)");
         std::string sum;
         for (const LayerGroup &g : groups) {
             if (!g.block.attends())
@@ -471,14 +473,19 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
         d.lines.emplace_back(
             "KV bytes = Σ over the layer groups of layers × cached elements per token and layer × tokens "
             "kept (a window keeps at most its window) × bytes per element × sequences");
-        if (!m.global.present())
+        if (!m.global.present() && m.layerBlocks.empty())
             d.lines.emplace_back("cached elements per token and layer = " + perTokenWords(m) + " = " +
                                  num(cachedElementsPerToken(m, LayerBlock{}, 1)));
         std::string sum;
         for (const LayerGroup &g : groups) {
             const double n = static_cast<double>(g.count);
             if (g.block.mixer == LayerMixer::None) {
-                d.lines.emplace_back("  " + plural(n, "FFN layer", "FFN layers") + ": no mixer, no cache");
+                d.lines.emplace_back("  " + plural(n, "layer", "layers") + " without attention: no cache");
+                continue;
+            }
+            if (g.block.mixer == LayerMixer::Linear) {
+                d.lines.emplace_back("  " + plural(n, "layer", "layers") +
+                                     " whose attention is one linear layer: no cache");
                 continue;
             }
             if (g.block.mixer == LayerMixer::Ssm) {

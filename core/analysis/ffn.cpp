@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace memwall::core::detail {
 
@@ -142,6 +145,40 @@ void emitDenseAndMoe(Ctx &c, const Pass &p, double lb)
 
 } // namespace
 
+namespace {
+
+/// The operator names of the dense FFNs of width `width` of a model whose layers have several widths (DeciLM's
+/// ffn_mult per layer): "ffn.up_28672", ...
+FfnNames widthFfnNames(int64_t width)
+{
+    const std::string w = "_" + std::to_string(width);
+    return {internName("ffn.up" + w), internName("ffn.gate" + w), internName("ffn.act" + w),
+            internName("ffn.down" + w)};
+}
+
+/// The dense FFNs of a model with one block a layer (ModelShape::layerBlocks), `lc` executions of all layers: one FFN
+/// per width, over the layers of that width, under the plain names when there is one width.
+void emitListedDenseFfns(Ctx &c, const Pass &p, double lc)
+{
+    const double N = p.Bm * p.T, L = static_cast<double>(c.m.layers);
+    std::vector<std::pair<int64_t, int64_t>> widths; // width, layers; in the order of each width's first layer
+    for (const LayerGroup &g : c.groups) {
+        if (g.block.ffn != LayerFfn::Dense)
+            continue;
+        const int64_t w = denseFfnWidth(c.m, g.block);
+        auto at = std::find_if(widths.begin(), widths.end(), [w](const auto &x) { return x.first == w; });
+        if (at == widths.end())
+            widths.emplace_back(w, g.count);
+        else
+            at->second += g.count;
+    }
+    for (const auto &[w, n] : widths)
+        emitFfn(c, p, lc * static_cast<double>(n) / L, static_cast<double>(w / c.s.tp), N, 1, c.wpw,
+                widths.size() == 1 ? kFfn : widthFfnNames(w));
+}
+
+} // namespace
+
 void emitFfnBlock(Ctx &c, const Pass &p)
 {
     const ModelShape &m = c.m;
@@ -152,7 +189,9 @@ void emitFfnBlock(Ctx &c, const Pass &p)
         emitNorm(c, "ffn.norm", p.phase, lf, N, FlopName::Tokens, p.train);
     // Dense, or MoE with top-k routing over the experts local to this device.
     const double sparse = c.sparseLayers, beside = c.besideLayers;
-    if (sparse < c.ffnLayers) // a dense model's FFN, or a MoE model's dense layers
+    if (!m.layerBlocks.empty())
+        emitListedDenseFfns(c, p, lc);
+    else if (sparse < c.ffnLayers) // a dense model's FFN, or a MoE model's dense layers
         emitFfn(c, p, lc * (c.ffnLayers - sparse) / L, m.isMoe() ? c.denseFfn : c.ffn, N, 1, c.wpw,
                 sparse > 0 ? kDenseFfn : kFfn);
     if (sparse > beside)

@@ -104,7 +104,7 @@ MixerActivations mixerActivations(const Ctx &c)
 {
     const ModelShape &m = c.m;
     const double gate = m.attentionOutputGate ? c.qd : 0.0; // gated attention: q_proj's gate, and its product
-    MixerActivations x{c.qd + gate + 2 * c.kvd, 2 * c.qd + 2 * c.kvd + 2 * gate, 0};
+    MixerActivations x{c.qd + gate + 2 * c.kvdWidest, 2 * c.qd + 2 * c.kvdMean + 2 * gate, 0};
     if (c.globalLayers > 0) { // Gemma 4's global layers: their own widths, their share of the attention layers
         const double qd = c.hq * static_cast<double>(c.globalWidths.headDim);
         const double kvd =
@@ -180,8 +180,8 @@ double storedActivationsPerToken(const Ctx &c, double meanKeys)
     const double sparse = c.sparseLayers / L;
     const MixerActivations x = mixerActivations(c);
     const bool onePart = c.attnLayers + c.ssmLayers + c.ffnLayers == L;
-    const double normInputs = onePart ? 1 : (m.parallelAttention ? 1 : 2) + (m.postNorms ? 2 : 0);
-    const double normOutputs = onePart || (m.parallelAttention && m.sharedLayerNorm) ? 1 : 2;
+    double normInputs = onePart ? 1 : (m.parallelAttention ? 1 : 2) + (m.postNorms ? 2 : 0);
+    double normOutputs = onePart || (m.parallelAttention && m.sharedLayerNorm) ? 1 : 2;
     const double expertShare =
         m.isMoe() ? static_cast<double>(m.activeExperts) * c.localExperts / static_cast<double>(m.experts) : 1.0;
     // meanKeys already averages over all layers (a state-space layer attends none).
@@ -191,9 +191,15 @@ double storedActivationsPerToken(const Ctx &c, double meanKeys)
     // Gemma 4's MoE layers keep their dense MLP's too (LayerFfn::DenseAndMoe), and the inputs of their three more
     // norms.
     const double beside = c.besideLayers / L;
-    const double ffnStored = m.isMoe()
-                                 ? sparse * (expertShare * c.ffn + c.sharedFfn) + (1 - sparse + beside) * c.denseFfn
+    double ffnStored = m.isMoe() ? sparse * (expertShare * c.ffn + c.sharedFfn) + (1 - sparse + beside) * c.denseFfn
                                  : c.ffn * ffnShare;
+    if (!m.layerBlocks.empty()) { // one block a layer (DeciLM): each dense layer its own width, and a norm a part
+        ffnStored = 0;
+        for (const LayerGroup &g : c.groups)
+            if (g.block.ffn == LayerFfn::Dense)
+                ffnStored += static_cast<double>(g.count) * static_cast<double>(denseFfnWidth(m, g.block) / s.tp) / L;
+        normInputs = normOutputs = (c.attnLayers + c.linearMixerLayers + c.ffnLayers + c.linearFfnLayers) / L;
+    }
     const double perTokenNoScores =
         c.act * (c.h * (normInputs + normOutputs + 3 * beside) + attnShare * x.attnStored + ssmShare * x.ssmStored +
                  linearShare * x.linearStored + ffnStored * (m.gatedFfn ? 3.0 : 2.0));

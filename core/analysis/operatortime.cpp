@@ -6,6 +6,10 @@ namespace memwall::core {
 
 bool fusedAttentionTail(std::string_view name)
 {
+    // The core of layers with their own KV heads carries their count: "attn.softmax_kv4" (DeciLM).
+    if (const auto kv = name.rfind("_kv");
+        kv != std::string_view::npos && kv + 3 < name.size() && name[kv + 3] >= '0' && name[kv + 3] <= '9')
+        name = name.substr(0, kv);
     return name == "attn.softcap" || name == "attn.softmax" || name == "attn.context" || name == "attn.local_softcap" ||
            name == "attn.local_softmax" || name == "attn.local_context";
 }

@@ -58,15 +58,20 @@ struct Ctx
     /// The attention widths above are the ordinary layers'; Gemma 4's global layers (ModelShape::global) have their
     /// own, which useAttentionWidths() puts in hkv, d, qd, kvd and valueProj while their operators are emitted.
     AttentionWidths attnWidths{}, globalWidths{};
-    double globalLayers = 0;   ///< attention layers with globalWidths (0 unless ModelShape::global is set)
-    LayerGroups groups{};      ///< the model's layers by kind (window, dense or routed FFN, attention or state space)
-    double ssmLayers = 0;      ///< of the model's layers: state-space ones
-    double linearLayers = 0;   ///< linear-attention ones
-    double attnLayers = 0;     ///< attention ones (LayerBlock::attends())
-    double ffnLayers = 0;      ///< with an FFN (all but Mamba's and a layer pattern's mixer-only layers)
-    double sparseLayers = 0;   ///< with routed experts
-    double besideLayers = 0;   ///< of them, with a dense MLP beside the experts (Gemma 4: LayerFfn::DenseAndMoe)
-    double windowedLayers = 0; ///< attention layers with a window
+    double globalLayers = 0; ///< attention layers with globalWidths (0 unless ModelShape::global is set)
+    /// K (or V) width per device over the attention layers, on average and at the widest: kvd, unless layers have
+    /// their own KV heads (LayerBlock::kvHeads, DeciLM).
+    double kvdMean = 0, kvdWidest = 0;
+    LayerGroups groups{};    ///< the model's layers by kind (window, dense or routed FFN, attention or state space)
+    double ssmLayers = 0;    ///< of the model's layers: state-space ones
+    double linearLayers = 0; ///< linear-attention ones
+    double attnLayers = 0;   ///< attention ones (LayerBlock::attends())
+    double ffnLayers = 0;    ///< with a dense or routed FFN (all but Mamba's and a layer pattern's mixer-only layers)
+    double linearMixerLayers = 0; ///< whose attention is replaced by one linear layer (DeciLM's replace_with_linear)
+    double linearFfnLayers = 0;   ///< whose FFN is replaced by one linear layer (DeciLM's replace_with_linear)
+    double sparseLayers = 0;      ///< with routed experts
+    double besideLayers = 0;      ///< of them, with a dense MLP beside the experts (Gemma 4: LayerFfn::DenseAndMoe)
+    double windowedLayers = 0;    ///< attention layers with a window
     double act = 2, kvb = 2, wpw = 2, normW = 0;
     /// Bytes an element of the recurrent state (ModelShape::stateFormat), else the KV cache's kvb.
     double stateb = 2;
@@ -255,6 +260,9 @@ double causalPairs(double prefix, double T, double window);
 double chunkedCausalPairs(double prefix, double T, double chunk);
 /// The attention layers' part of a block, `lc` times (attention.cpp; multi-head latent attention in mla.cpp).
 void emitAttentionMixer(Ctx &c, const Pass &p, double lc);
+/// An operator name made at run time ("ffn.up_28672", "attn.score_kv4"), kept for the process: operators name
+/// themselves by string_view (names.cpp).
+std::string_view internName(const std::string &name);
 /// The attention core (cache write, scores, softmax, context) of `lc` layers of window `window` (attention.cpp).
 void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const CoreNames &names);
 /// The soft-cap of the scores (when the model has one) and their softmax, `lc` times (attention.cpp).
@@ -280,6 +288,9 @@ struct ExpertLoad
 ExpertLoad expertLoad(double tokens, double experts, double active, double localExperts, int ep);
 /// The FFN part of every layer that has one: norm, dense FFN or routed experts, post-norm, residual (ffn.cpp).
 void emitFfnBlock(Ctx &c, const Pass &p);
+/// The parts of a layer replaced by one hidden x hidden linear layer (DeciLM's replace_with_linear): their norm, the
+/// linear layer and the residual add, for the attention and for the FFN (replaced.cpp).
+void emitReplacedParts(Ctx &c, const Pass &p);
 /// The first stage's embeddings, and the last stage's head (embedhead.cpp).
 void emitEmbeddings(Ctx &c, const Pass &p);
 void emitHead(Ctx &c, const Pass &p);

@@ -1222,6 +1222,12 @@ void typed(JsonReader &r, ModelShape &m, ImportLog &, const std::string &type)
     F(r, m, type);
 }
 
+// Step-3.5-Flash (vLLM's step3p5.py, Step3p5Attention and FusedMoEBlock).
+constexpr std::string_view kStep35Missing =
+    "sliding-window layers with their own query heads (attention_other_setting.num_attention_heads), full-attention "
+    "layers first in each group (layer_types), a per-head output gate (use_head_wise_attn_gate: g_proj), a rotary "
+    "share per layer (partial_rotary_factors) and clamped SwiGLU layers (swiglu_limits) are not modelled";
+
 /// One model_type: its reader, or (read nullptr) the part MemWall does not model, which the refusal names.
 struct FamilyRow
 {
@@ -1234,9 +1240,6 @@ struct FamilyRow
 constexpr std::string_view kGemma3nMissing =
     "KV sharing between the last layers (num_kv_shared_layers), per-layer embeddings (hidden_size_per_layer_input), "
     "AltUp and LAuReL are not modelled";
-constexpr std::string_view kNemotronNasMissing =
-    "per-layer blocks (block_configs: an FFN width per layer by ffn_mult, KV heads per layer by n_heads_in_group, "
-    "no_op and replace_with_linear layers) are not modelled";
 
 /// Every model_type MemWall knows, read or refused: a new family is one row here (and its reader).
 constexpr std::array kFamilies{
@@ -1297,9 +1300,9 @@ constexpr std::array kFamilies{
     FamilyRow{"gemma3n_text", nullptr, kGemma3nMissing},
     FamilyRow{"gemma4", importGemma4},
     FamilyRow{"gemma4_text", importGemma4Text},
-    FamilyRow{"deci", nullptr, kNemotronNasMissing},
-    FamilyRow{"nemotron-nas", nullptr, kNemotronNasMissing},
-    FamilyRow{"step3p5", nullptr, "Step-3.x's mixed attention layers are not modelled"},
+    FamilyRow{"deci", importDeci},
+    FamilyRow{"nemotron-nas", importDeci},
+    FamilyRow{"step3p5", nullptr, kStep35Missing},
 };
 
 const FamilyRow *findFamily(std::string_view type)

@@ -58,6 +58,8 @@ void readMoonViT(JsonReader &r, ModelShape &m, ImportLog &log);
 // The families of hfgemma.cpp.
 void importGemma4Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 void importGemma4(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
+// hfdeci.cpp
+void importDeci(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 /// Llama 4's vision_config: the tower, its pixel-shuffle adapter and projector, into m.vision (m's language model
 /// read first).
 void readLlama4Vision(JsonReader &r, ModelShape &m, ImportLog &log);

@@ -674,6 +674,52 @@ void writeCheckpointFields(const ModelShape &m, json &j)
         j["state_dtype"] = toString(*m.stateFormat);
 }
 
+/// Heterogeneous layers (ModelShape::layerBlocks), the "layer_blocks" array of a preset shape or a scenario file's
+/// inline model: one object a layer, {"mixer": "attention" | "none" | "linear", "ffn": "dense" | "none" | "linear",
+/// "ffn_width": the dense FFN's width, "kv_heads": an attention layer's own KV heads (absent: the shape's)}. validate()
+/// checks what the blocks may be.
+void readLayerBlocks(JsonReader &r, ModelShape &m)
+{
+    if (!r.has("layer_blocks"))
+        return;
+    const json &blocks = r.array("layer_blocks");
+    if (blocks.empty())
+        r.fail("layer_blocks", "must list one block for each layer, got none");
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        JsonReader b = r.element(blocks[i], i, "layer_blocks");
+        LayerBlock block;
+        const std::string mixer = b.string("mixer"), ffn = b.string("ffn");
+        const auto k = layerMixerFromString(mixer);
+        if (!k)
+            b.fail("mixer", "must be attention, none or linear, got \"" + mixer + "\"");
+        const auto f = layerFfnFromString(ffn);
+        if (!f)
+            b.fail("ffn", "must be dense, none or linear, got \"" + ffn + "\"");
+        block.mixer = *k;
+        block.ffn = *f;
+        block.ffnWidth = b.integer("ffn_width", 0);
+        block.kvHeads = b.integer("kv_heads", 0);
+        b.rejectUnknown();
+        m.layerBlocks.push_back(block);
+    }
+}
+
+void layerBlocksToJson(const ModelShape &m, json &j)
+{
+    if (m.layerBlocks.empty())
+        return;
+    json blocks = json::array();
+    for (const LayerBlock &b : m.layerBlocks) {
+        json o{{"mixer", toString(b.mixer)}, {"ffn", toString(b.ffn)}};
+        if (b.ffnWidth != 0)
+            o["ffn_width"] = b.ffnWidth;
+        if (b.kvHeads != 0)
+            o["kv_heads"] = b.kvHeads;
+        blocks.push_back(std::move(o));
+    }
+    j["layer_blocks"] = std::move(blocks);
+}
+
 /// A multimodal wrapper's vision tower (ModelShape::vision), the "vision" object of a preset shape or a scenario
 /// file's inline model; its keys are VisionShape's fields.
 void readVision(JsonReader &r, ModelShape &m)
@@ -866,6 +912,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     }
     readLinearAttention(r, m);
     readVision(r, m);
+    readLayerBlocks(r, m);
     m.layerPattern = r.string("layer_pattern", "");
     r.rejectUnknown();
     if (auto e = validate(m); !e.empty())
@@ -988,6 +1035,7 @@ json toJson(const ModelShape &m)
         j["layer_pattern"] = m.layerPattern;
     linearAttentionToJson(m, j);
     visionToJson(m, j);
+    layerBlocksToJson(m, j);
     return j;
 }
 

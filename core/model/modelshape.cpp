@@ -19,18 +19,20 @@ constexpr NameTable<NormKind, 2> kNorm{{{NormKind::LayerNorm, "layernorm"}, {Nor
 constexpr NameTable<Activation, 4> kAct{
     {{Activation::Gelu, "gelu"}, {Activation::Silu, "silu"}, {Activation::Relu, "relu"}, {Activation::Relu2, "relu2"}}};
 constexpr NameTable<MixerKind, 2> kMixer{{{MixerKind::Attention, "attention"}, {MixerKind::Mla, "mla"}}};
-constexpr NameTable<LayerMixer, 8> kLayerMixer{{{LayerMixer::Attention, "attention"},
+constexpr NameTable<LayerMixer, 9> kLayerMixer{{{LayerMixer::Attention, "attention"},
                                                 {LayerMixer::Sliding, "sliding"},
                                                 {LayerMixer::Chunked, "chunked"},
                                                 {LayerMixer::Latent, "latent"},
                                                 {LayerMixer::SparseLatent, "sparse-latent"},
                                                 {LayerMixer::LinearRecurrent, "linear-recurrent"},
                                                 {LayerMixer::Ssm, "ssm"},
-                                                {LayerMixer::None, "none"}}};
-constexpr NameTable<LayerFfn, 4> kLayerFfn{{{LayerFfn::Dense, "dense"},
+                                                {LayerMixer::None, "none"},
+                                                {LayerMixer::Linear, "linear"}}};
+constexpr NameTable<LayerFfn, 5> kLayerFfn{{{LayerFfn::Dense, "dense"},
                                             {LayerFfn::Moe, "moe"},
                                             {LayerFfn::DenseAndMoe, "dense-and-moe"},
-                                            {LayerFfn::None, "none"}}};
+                                            {LayerFfn::None, "none"},
+                                            {LayerFfn::Linear, "linear"}}};
 constexpr NameTable<SsmKind, 3> kSsm{
     {{SsmKind::None, "none"}, {SsmKind::Mamba1, "mamba1"}, {SsmKind::Mamba2, "mamba2"}}};
 
@@ -139,6 +141,8 @@ std::optional<SsmKind> ssmKindFromString(std::string_view s) { return enumFromNa
 
 std::string_view toString(LayerMixer k) { return enumName(kLayerMixer, k); }
 std::string_view toString(LayerFfn k) { return enumName(kLayerFfn, k); }
+std::optional<LayerMixer> layerMixerFromString(std::string_view s) { return enumFromName(kLayerMixer, s); }
+std::optional<LayerFfn> layerFfnFromString(std::string_view s) { return enumFromName(kLayerFfn, s); }
 
 void LayerGroups::push(const LayerGroup &g)
 {
@@ -166,7 +170,7 @@ LayerMixer attentionKind(const ModelShape &m, int64_t window)
 
 AttentionWidths attentionWidths(const ModelShape &m, const LayerBlock &b)
 {
-    AttentionWidths w{m.heads, m.kvHeads, m.headDim, true};
+    AttentionWidths w{m.heads, b.kvHeads > 0 ? b.kvHeads : m.kvHeads, m.headDim, true}; // DeciLM: a layer's own
     if (m.global.present() && m.globalEvery > 0 && b.mixer == LayerMixer::Attention) {
         w.kvHeads = m.global.kvHeads > 0 ? m.global.kvHeads : m.kvHeads;
         w.headDim = m.global.headDim > 0 ? m.global.headDim : m.headDim;
@@ -179,6 +183,8 @@ double kvHeadsOnDevice(int64_t kvHeads, int tp) { return static_cast<double>(kvH
 
 LayerBlock layerBlock(const ModelShape &m, int64_t i)
 {
+    if (i >= 0 && i < static_cast<int64_t>(m.layerBlocks.size()))
+        return m.layerBlocks[static_cast<std::size_t>(i)]; // heterogeneous layers: each given
     LayerBlock b;
     const bool global = m.globalEvery > 0 && i % m.globalEvery == m.globalEvery - 1;
     const int64_t window = global ? 0 : m.slidingWindow;
@@ -294,6 +300,11 @@ int64_t attentionLayers(const LayerGroups &groups)
     return layersWith(groups, [](const LayerBlock &b) { return b.attends(); });
 }
 
+int64_t denseFfnWidth(const ModelShape &m, const LayerBlock &b)
+{
+    return b.ffnWidth > 0 ? b.ffnWidth : m.isMoe() ? m.denseFfn : m.ffn;
+}
+
 LayerGroups layerGroups(const ModelShape &m)
 {
     // Counted in closed form, not layer by layer (layers may be up to 2^31): the first dense layers, then one period
@@ -309,8 +320,9 @@ LayerGroups layerGroups(const ModelShape &m)
     const int64_t moeEvery = m.isMoe() ? std::max<int64_t>(1, m.moeEvery) : 1;
     const int64_t dense = std::clamp<int64_t>(m.isMoe() ? m.firstDenseLayers : 0, 0, m.layers);
     const int64_t parts = std::max<int64_t>(1, static_cast<int64_t>(m.layerPattern.size()));
+    const bool listed = !m.layerBlocks.empty(); // heterogeneous layers: walked one by one (validate() caps them)
     // Most models have one kind of layer: no pattern to walk (analyses build groups millions of times in a search).
-    if (every == 1 && attention == 1 && moeEvery == 1 && dense == 0 && parts == 1) {
+    if (every == 1 && attention == 1 && moeEvery == 1 && dense == 0 && parts == 1 && !listed) {
         if (m.layers > 0)
             groups.push({layerBlock(m, 0), m.layers, 0});
         return groups;
@@ -332,8 +344,12 @@ LayerGroups layerGroups(const ModelShape &m)
             add(from + r, layerBlock(m, from + r), (to - 1 - from - r) / period + 1);
     };
     const int64_t period = std::lcm(std::lcm(every, attention), parts);
-    addPeriod(0, dense, period); // the first dense layers of a MoE model
-    addPeriod(dense, m.layers, std::lcm(period, moeEvery));
+    if (listed) {
+        addPeriod(0, m.layers, m.layers);
+    } else {
+        addPeriod(0, dense, period); // the first dense layers of a MoE model
+        addPeriod(dense, m.layers, std::lcm(period, moeEvery));
+    }
     // In the order of each kind's first layer (a stable insertion sort: a few kinds).
     for (auto a = groups.begin(); a != groups.end(); ++a)
         for (auto b = a; b != groups.begin() && b->firstLayer < (b - 1)->firstLayer; --b)
@@ -410,8 +426,6 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         p.embedding += normParams;
 
     const int64_t attn = mixerParams(m, AttentionWidths{m.heads, m.kvHeads, m.headDim, true});
-    // Gemma 4's global layers: their own widths (attentionWidths()).
-    const int64_t globalAttn = m.global.present() ? mixerParams(m, attentionWidths(m, LayerBlock{})) : attn;
     const int64_t expert = ffnParams(m, m.ffn);
     // The router's E columns (and DeepSeek-V3's bias per expert); the shared expert is one more FFN of width
     // sharedFfn (with the routed experts' biases), plus its gate.
@@ -423,12 +437,14 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
 
     const int64_t ssm = m.ssm.kind != SsmKind::None ? ssmParams(m) : 0;
     const int64_t linear = m.hasLinearAttention() ? linearParams(m) : 0;
-    auto mixerOf = [&](LayerMixer k) -> int64_t {
-        switch (k) {
+    auto mixerOf = [&](const LayerBlock &b) -> int64_t {
+        switch (b.mixer) {
         case LayerMixer::Ssm: return ssm;
         case LayerMixer::None: return 0;
+        case LayerMixer::Linear: return h * h; // DeciLM's linear_attn: hidden x hidden, no bias
         case LayerMixer::LinearRecurrent: return linear;
-        case LayerMixer::Attention: return globalAttn;
+        // Gemma 4's global layers and DeciLM's layers with their own KV heads: their own widths (attentionWidths()).
+        case LayerMixer::Attention: return mixerParams(m, attentionWidths(m, b));
         case LayerMixer::Sliding:
         case LayerMixer::Chunked:
         case LayerMixer::Latent:
@@ -436,23 +452,27 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         }
         return attn;
     };
-    auto layer = [&](const LayerBlock &b, int64_t experts) {
-        const int64_t mixer = mixerOf(b.mixer);
-        if (b.ffn == LayerFfn::None) // a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers): one norm
-            return mixer + normParams;
-        if (b.mixer == LayerMixer::None) // an FFN alone (Nemotron-H's '-' and 'E' layers): one norm
-            return (b.ffn == LayerFfn::Moe ? expert * experts + shared + router
-                                           : ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn)) +
-                   normParams;
-        const int64_t dense = ffnParams(m, m.isMoe() ? m.denseFfn : m.ffn);
+    auto ffnOf = [&](const LayerBlock &b, int64_t experts) -> int64_t {
         switch (b.ffn) {
-        case LayerFfn::Moe: return mixer + expert * experts + shared + router + norms;
+        case LayerFfn::Moe: return expert * experts + shared + router;
+        case LayerFfn::Dense: return ffnParams(m, denseFfnWidth(m, b));
         // Gemma 4: the dense MLP beside the experts, and three more norms (moeBesideDense).
-        case LayerFfn::DenseAndMoe: return mixer + dense + expert * experts + shared + router + norms + 3 * normParams;
-        case LayerFfn::Dense:
-        case LayerFfn::None: break;
+        case LayerFfn::DenseAndMoe:
+            return ffnParams(m, denseFfnWidth(m, b)) + expert * experts + shared + router + 3 * normParams;
+        case LayerFfn::Linear: return h * h; // DeciLM's linear_mlp: hidden x hidden, no bias
+        case LayerFfn::None: return 0;
         }
-        return mixer + dense + norms;
+        return 0;
+    };
+    auto layer = [&](const LayerBlock &b, int64_t experts) -> int64_t {
+        const int64_t mixer = mixerOf(b);
+        const bool hasMixer = b.mixer != LayerMixer::None, hasFfn = b.ffn != LayerFfn::None;
+        if (!hasMixer && !hasFfn) // DeciLM: both no_op, the layer is empty
+            return 0;
+        // One part alone (Mamba; Nemotron-H's 'M', '*', '-' and 'E' layers; DeciLM's no_op halves): its one norm.
+        if (!hasMixer || !hasFfn)
+            return mixer + ffnOf(b, experts) + normParams;
+        return mixer + ffnOf(b, experts) + norms;
     };
     for (const LayerGroup &g : groups) {
         p.layers += g.count * layer(g.block, m.experts);
@@ -505,6 +525,15 @@ std::string tensorParallelIssue(const ModelShape &m, int tp)
                " do not divide one another";
     if (m.ffn % tp != 0)
         return t() + " does not divide the FFN width " + std::to_string(m.ffn) + " of " + m.id;
+    for (std::size_t i = 0; i < m.layerBlocks.size(); ++i) {
+        const LayerBlock &b = m.layerBlocks[i];
+        if (b.ffnWidth % tp != 0)
+            return t() + " does not divide the FFN width " + std::to_string(b.ffnWidth) + " of layer " +
+                   std::to_string(i) + " of " + m.id;
+        if (b.kvHeads > 0 && b.kvHeads % tp != 0 && tp % b.kvHeads != 0)
+            return t() + " and the " + std::to_string(b.kvHeads) + " key/value heads of layer " + std::to_string(i) +
+                   " of " + m.id + " do not divide one another";
+    }
     if (m.ssm.kind != SsmKind::None && m.ssm.innerSize % tp != 0)
         return t() + " does not divide the state-space layers' " + std::to_string(m.ssm.innerSize) + " channels of " +
                m.id;
@@ -524,6 +553,46 @@ std::string tensorParallelIssue(const ModelShape &m, int tp)
 }
 
 namespace {
+/// Heterogeneous layers (layer_blocks): one block a layer, each an attention, no or linear mixer and a dense (of its
+/// own width, at most ffn), no or linear FFN, without windows; none of the other layer patterns beside them.
+ShapeIssue validateLayerBlocks(const ModelShape &m)
+{
+    const int64_t n = static_cast<int64_t>(m.layerBlocks.size());
+    if (n != m.layers || n > kMaxPatternPeriod)
+        return {{"layer_blocks", "layers"},
+                "layer_blocks must list one block for each of the " + std::to_string(m.layers) + " layers (at most " +
+                    std::to_string(kMaxPatternPeriod) + "), got " + std::to_string(n)};
+    if (m.isMoe() || m.ssm.kind != SsmKind::None || m.hasLinearAttention() || !m.layerPattern.empty() ||
+        m.slidingWindow != 0 || m.mtpLayers != 0 || m.mixer != MixerKind::Attention)
+        return {{"layer_blocks"},
+                "layer_blocks cannot be combined with experts, ssm, linear attention, layer_pattern, "
+                "sliding_window, mtp_layers or MLA"};
+    for (int64_t i = 0; i < n; ++i) {
+        const LayerBlock &b = m.layerBlocks[static_cast<std::size_t>(i)];
+        const std::string at = "layer_blocks[" + std::to_string(i) + "]";
+        if (b.mixer != LayerMixer::Attention && b.mixer != LayerMixer::None && b.mixer != LayerMixer::Linear)
+            return {{"layer_blocks"},
+                    at + ": mixer must be attention, none or linear, got " + std::string(toString(b.mixer))};
+        if (b.ffn == LayerFfn::Moe)
+            return {{"layer_blocks"}, at + ": ffn must be dense, none or linear, got moe"};
+        if (b.window != 0)
+            return {{"layer_blocks"}, at + ": window must be 0, got " + std::to_string(b.window)};
+        if (b.kvHeads < 0 || (b.kvHeads > 0 && (b.mixer != LayerMixer::Attention || m.heads % b.kvHeads != 0)))
+            return {{"layer_blocks", "heads"},
+                    at + ": kv_heads must be 0 or, in an attention layer, divide heads (" + std::to_string(m.heads) +
+                        "), got " + std::to_string(b.kvHeads)};
+        const bool dense = b.ffn == LayerFfn::Dense;
+        if (dense ? b.ffnWidth <= 0 || b.ffnWidth > m.ffn : b.ffnWidth != 0)
+            return {{"layer_blocks", "ffn"},
+                    at + ": ffn_width must be " +
+                        (dense ? "positive and at most ffn (" + std::to_string(m.ffn) + ")" : std::string("0")) +
+                        " for " +
+                        (dense ? std::string("a dense FFN") : "an FFN of kind " + std::string(toString(b.ffn))) +
+                        ", got " + std::to_string(b.ffnWidth)};
+    }
+    return {};
+}
+
 /// The linear-attention fields: sizes within range, value heads a multiple of the key heads (each key head serves
 /// value_heads / key_heads value heads), no state-space layers beside them, the attention layers' period.
 ShapeIssue validateLinear(const ModelShape &m)
@@ -774,6 +843,9 @@ ShapeIssue validate(const ModelShape &m)
     }
     if (m.vision.present() || m.vision.layers < 0)
         if (auto e = validateVision(m); !e.empty())
+            return e;
+    if (!m.layerBlocks.empty())
+        if (auto e = validateLayerBlocks(m); !e.empty())
             return e;
     if (!(m.rotaryFraction > 0 && m.rotaryFraction <= 1)) // also NaN
         return {{"rotary_fraction"},

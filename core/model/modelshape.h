@@ -188,6 +188,8 @@ struct VisionShape
     int64_t mergedWidth() const { return mergePool ? hidden : hidden * merge; }
 };
 
+struct LayerBlock; // below: one kind of layer
+
 /// The shape of a transformer: everything that decides its parameter count, FLOPs and bytes.
 /// Sizes are element counts. Parameter counting follows Hugging Face (`sum(p.numel())`), see paramCount().
 struct ModelShape
@@ -295,6 +297,14 @@ struct ModelShape
     /// after its own norm and with its residual add. Empty: every layer has a mixer and an FFN (ffn 0: a mixer alone).
     std::string layerPattern;
 
+    /// Heterogeneous layers, one block per layer (DeciLM / Nemotron-NAS block_configs): each layer's mixer (attention,
+    /// with its own kvHeads where they differ, none, or a linear replacement), its FFN (dense of its own ffnWidth,
+    /// none, or a linear replacement). Empty: the
+    /// patterns here decide every layer's block. Attention layers have the shape's heads, and its kv_heads unless the
+    /// block gives its own; `ffn` is the widest layer's width. Not combined with experts, state-space or
+    /// linear-attention layers, a layer pattern, a window or MTP modules (validate()).
+    std::vector<LayerBlock> layerBlocks;
+
     /// MoE layer pattern: layer i (from 0) has routed experts when i >= firstDenseLayers and i % moeEvery == moeOffset;
     /// the others have a dense FFN of width denseFfn. DeepSeek-V3: the first 3 layers dense; Llama 4 Maverick and
     /// Jamba: every second layer sparse (moeEvery 2, moeOffset 1). Uniform MoE models: 0, 1, 0.
@@ -354,7 +364,10 @@ enum class LayerMixer : uint8_t {
     SparseLatent,
     LinearRecurrent, ///< linear attention (Gated DeltaNet): a fixed state per sequence, a recurrence in decode
     Ssm,             ///< a state-space mixer (Mamba): a fixed state per sequence
-    None,            ///< no mixer: an FFN alone (Nemotron-H's '-' and 'E' layers)
+    None,            ///< no mixer: an FFN alone (Nemotron-H's '-' and 'E' layers, DeciLM's no_op attention)
+    /// attention replaced by one hidden x hidden matrix without a bias, after the layer's norm (DeciLM's
+    /// replace_with_linear: self_attn.linear_attn): no cache, nothing mixed between tokens
+    Linear,
 };
 /// The FFN of one layer.
 enum class LayerFfn : uint8_t {
@@ -363,10 +376,15 @@ enum class LayerFfn : uint8_t {
     /// a dense FFN (of width dense_ffn) and the routed experts side by side, their outputs summed (Gemma 4's MoE block,
     /// ModelShape::moeBesideDense)
     DenseAndMoe,
-    None, ///< no FFN: a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers)
+    None, ///< no FFN: a mixer alone (Mamba, Nemotron-H's 'M' and '*' layers, DeciLM's no_op FFN)
+    /// the FFN replaced by one hidden x hidden matrix without a bias, after the layer's norm (DeciLM's
+    /// replace_with_linear: mlp.linear_mlp)
+    Linear,
 };
 std::string_view toString(LayerMixer k);
 std::string_view toString(LayerFfn k);
+std::optional<LayerMixer> layerMixerFromString(std::string_view s);
+std::optional<LayerFfn> layerFfnFromString(std::string_view s);
 
 /// One kind of layer of a model: its mixer, its FFN and (attention) its window.
 struct LayerBlock
@@ -374,6 +392,12 @@ struct LayerBlock
     LayerMixer mixer = LayerMixer::Attention;
     LayerFfn ffn = LayerFfn::Dense;
     int64_t window = 0; ///< Sliding and Chunked: the window or chunk in tokens; 0: the whole context
+    /// Dense: this layer's own FFN width (DeciLM's ffn_mult per layer, ModelShape::layerBlocks); 0: the shape's (ffn,
+    /// or dense_ffn in a mixture of experts).
+    int64_t ffnWidth = 0;
+    /// Attention: this layer's own KV heads (DeciLM's num_attention_heads / n_heads_in_group per layer,
+    /// ModelShape::layerBlocks); 0: the shape's kv_heads.
+    int64_t kvHeads = 0;
     /// The layer attends, and so caches per token: attention of any kind.
     bool attends() const
     {
@@ -487,6 +511,9 @@ int64_t ssmLayers(const LayerGroups &groups);
 int64_t linearLayers(const LayerGroups &groups);
 /// Layers of `groups` that attend (LayerBlock::attends()): the ones with a KV cache.
 int64_t attentionLayers(const LayerGroups &groups);
+/// The FFN width of a dense layer of kind `b`: its own (LayerBlock::ffnWidth), else the shape's (dense_ffn in a
+/// mixture of experts, else ffn).
+int64_t denseFfnWidth(const ModelShape &m, const LayerBlock &b);
 
 /// Parameters of a vision tower and its projector (VisionShape): the tower's own (visionTowerParams) and the
 /// projector's with the deepstack mergers.

@@ -196,10 +196,6 @@ void TestHfFamilies::refusalsNameTheFeature_data()
         << "qwen3_omni_moe"
         << "cfg.json: model_type: 'qwen3_omni_moe': the audio encoder and the speech talker are not modelled (a "
            "qwen3_vl config's vision tower is)";
-    QTest::newRow("nemotron-nas (DeciLM)")
-        << "nemotron-nas"
-        << "cfg.json: model_type: 'nemotron-nas': per-layer blocks (block_configs: an FFN width per layer by ffn_mult, "
-           "KV heads per layer by n_heads_in_group, no_op and replace_with_linear layers) are not modelled";
     QTest::newRow("gemma3n_text")
         << "gemma3n_text"
         << "cfg.json: model_type: 'gemma3n_text': KV sharing between the last layers (num_kv_shared_layers), per-layer "

@@ -31,6 +31,7 @@ const char *const kRequiredIds[] = {
     "gpt-neox-20b",      "qwen2-57b-a14b",     "gpt-oss-120b", "qwen3-235b-a22b", "qwen3-235b-a22b-fp8",
     "minimax-m2.5",      "deepseek-r1",        "kimi-k2.5",    "mimo-7b",         "glm-4.5-air",
     "nemotron-3-nano-30b", "command-r7b", "deepseek-v3.2", "glm-5",
+    "llama-3.3-nemotron-super-49b",
 };
 // clang-format on
 
