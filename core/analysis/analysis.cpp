@@ -123,6 +123,10 @@ std::string_view toString(FlopName n)
     case FlopName::VisionHidden: return "the vision tower's hidden";
     case FlopName::VisionFfnWidth: return "the vision tower's MLP width";
     case FlopName::MergedWidth: return "merged patches' width";
+    case FlopName::PerElementScale: return "FLOPs per element (a scale)";
+    case FlopName::PerElementScaledSum: return "FLOPs per element (two scales and an add)";
+    case FlopName::PerLayerInputWidth: return "per-layer input width";
+    case FlopName::AllPerLayerInputs: return "layers x per-layer input width";
     }
     return "";
 }
@@ -174,6 +178,8 @@ void emitPass(Ctx &c, const Pass &p)
         emitLinearAttentionMixer(c, p, lc * c.linearLayers / L);
     if (c.ffnLayers > 0) // a state-space model without FFNs (Mamba) has none
         emitFfnBlock(c, p);
+    if (c.m.perLayerInput > 0) // Gemma 4 E2B/E4B: each layer's per-layer input, after its FFN
+        emitPerLayerInput(c, p, lc);
     emitHead(c, p);
 }
 
@@ -248,6 +254,9 @@ void deriveShapes(Ctx &c)
         c.besideLayers += g.block.ffn == LayerFfn::DenseAndMoe ? n : 0;
         c.globalLayers += m.global.present() && g.block.mixer == LayerMixer::Attention ? n : 0;
         c.windowedLayers += g.block.attends() && g.block.window > 0 ? n : 0;
+        c.sharedFull += g.block.sharesKv && g.block.window == 0 ? n : 0;
+        c.sharedWindowed += g.block.sharesKv && g.block.window > 0 ? n : 0;
+        c.wideFfnLayers += g.block.dense() && denseFfnWidth(m, g.block) != (m.isMoe() ? m.denseFfn : m.ffn) ? n : 0;
     }
     c.act = bytesOf(s.activations);
     c.kvb = bytesOf(s.kv);

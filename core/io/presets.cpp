@@ -836,6 +836,11 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.global.kvHeads = r.integer("global_kv_heads", 0);
     m.global.keyIsValue = r.boolean("global_k_eq_v", false);
     m.moeBesideDense = r.boolean("moe_beside_dense", false);
+    // Gemma 4 E2B/E4B: KV sharing, its double-wide MLP, and per-layer embeddings.
+    m.kvSharedLayers = r.integer("kv_shared_layers", 0);
+    m.doubleWideSharedFfn = r.boolean("double_wide_shared_ffn", false);
+    m.perLayerInput = r.integer("per_layer_input", 0);
+    m.perLayerVocab = r.integer("per_layer_vocab", 0);
     m.attentionSinks = r.boolean("attention_sinks", false);
     m.attentionSoftcap = r.number("attention_softcap", 0);
     m.finalSoftcap = r.number("final_softcap", 0);
@@ -944,6 +949,14 @@ json toJson(const ModelShape &m)
         j["global_k_eq_v"] = true;
     if (m.moeBesideDense)
         j["moe_beside_dense"] = true;
+    if (m.kvSharedLayers != 0)
+        j["kv_shared_layers"] = m.kvSharedLayers;
+    if (m.doubleWideSharedFfn)
+        j["double_wide_shared_ffn"] = true;
+    if (m.perLayerInput != 0) {
+        j["per_layer_input"] = m.perLayerInput;
+        j["per_layer_vocab"] = m.perLayerVocab;
+    }
     if (m.attentionSinks)
         j["attention_sinks"] = true;
     if (m.firstDenseLayers != 0)
