@@ -1231,9 +1231,15 @@ struct FamilyRow
 };
 
 // What the block model cannot say yet of the refused families below (issue #38), named in their refusals.
+// Gemma 3n's KV sharing and per-layer embeddings are Gemma 4 E2B/E4B's (ModelShape::kvSharedLayers,
+// perLayerInput); what its layers add is not.
 constexpr std::string_view kGemma3nMissing =
-    "KV sharing between the last layers (num_kv_shared_layers), per-layer embeddings (hidden_size_per_layer_input), "
-    "AltUp and LAuReL are not modelled";
+    "AltUp (altup_num_inputs streams of the hidden state, predicted and corrected around each layer), LAuReL "
+    "(laurel_rank) and the statistical top-k of the first layers' MLP gates (activation_sparsity_pattern) are not "
+    "modelled";
+constexpr std::string_view kGemma3nWrapperMissing =
+    "the MobileNet-V5 vision tower (vision_config) and the audio tower (audio_config) are not modelled, nor the "
+    "language model's AltUp, LAuReL and activation sparsity";
 constexpr std::string_view kNemotronNasMissing =
     "per-layer blocks (block_configs: an FFN width per layer by ffn_mult, KV heads per layer by n_heads_in_group, "
     "no_op and replace_with_linear layers) are not modelled";
@@ -1293,7 +1299,7 @@ constexpr std::array kFamilies{
     FamilyRow{"kimi_linear", importKimiLinear},
     FamilyRow{"deepseek_v32", importSparseMla},
     FamilyRow{"glm_moe_dsa", importSparseMla},
-    FamilyRow{"gemma3n", nullptr, kGemma3nMissing},
+    FamilyRow{"gemma3n", nullptr, kGemma3nWrapperMissing},
     FamilyRow{"gemma3n_text", nullptr, kGemma3nMissing},
     FamilyRow{"gemma4", importGemma4},
     FamilyRow{"gemma4_text", importGemma4Text},

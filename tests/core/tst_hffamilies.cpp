@@ -203,8 +203,13 @@ void TestHfFamilies::refusalsNameTheFeature_data()
            "KV heads per layer by n_heads_in_group, no_op and replace_with_linear layers) are not modelled";
     QTest::newRow("gemma3n_text")
         << "gemma3n_text"
-        << "cfg.json: model_type: 'gemma3n_text': KV sharing between the last layers (num_kv_shared_layers), per-layer "
-           "embeddings (hidden_size_per_layer_input), AltUp and LAuReL are not modelled";
+        << "cfg.json: model_type: 'gemma3n_text': AltUp (altup_num_inputs streams of the hidden state, predicted and "
+           "corrected around each layer), LAuReL (laurel_rank) and the statistical top-k of the first layers' MLP "
+           "gates (activation_sparsity_pattern) are not modelled";
+    QTest::newRow("gemma3n") << "gemma3n"
+                             << "cfg.json: model_type: 'gemma3n': the MobileNet-V5 vision tower (vision_config) and "
+                                "the audio tower (audio_config) are not modelled, nor the language model's AltUp, "
+                                "LAuReL and activation sparsity";
 }
 
 void TestHfFamilies::refusalsNameTheFeature()

@@ -98,6 +98,7 @@ private slots:
     void patchModelRules_data();
     void patchModelRules();
     void gemma4Operators();
+    void gemma4SharedKvOperators();
 };
 
 // Long because it is a table: one row per model family, each with its parameter count written out by hand.
@@ -1695,6 +1696,51 @@ void TestLayerBlocks::gemma4Operators()
     // The KV cache a token adds, as tst_hffamilies counts it: 225,280 B; the weights, 25,233,141,760 parameters.
     QCOMPARE(a.kvCache.bytesPerToken, 225280.0);
     QCOMPARE(a.params.total, int64_t(25233141760));
+}
+
+void TestLayerBlocks::gemma4SharedKvOperators()
+{
+    // One decode step of Gemma 4 E2B at batch 1, tp 1, 4,096 tokens of context. Layers 0-14 (12 sliding, 3 full)
+    // project queries, keys and values and write the cache; layers 15-34 (16 sliding, 4 full) share it: queries alone,
+    // no cache write, but each still reads the whole shared cache:
+    //   attn.global_qkv_proj: 2 x 1536 x (8 x 512 + 2 x 512) = 15,728,640 FLOPs a layer, 3 layers
+    //   attn.global_q_proj:   2 x 1536 x 8 x 512 = 12,582,912, 4 layers
+    //   attn.qkv_proj:        2 x 1536 x (8 x 256 + 2 x 256) = 7,864,320, 12 layers
+    //   attn.q_proj:          2 x 1536 x 8 x 256 = 6,291,456, 16 layers
+    //   attn.kv_write 3 and attn.local_kv_write 12 times; attn.score 7 times, each reading 4,096 keys of one KV head
+    //   of 512 at 2 B = 4,194,304 B; attn.local_score 28 times
+    //   ffn.up 2 x 1536 x 6144 = 18,874,368, 15 layers; ffn.wide_up 2 x 1536 x 12288 = 37,748,736, 20 layers
+    //   per-layer inputs: ple.gate and ple.proj 2 x 1536 x 256 = 786,432 in each of the 35 layers; on the embeddings'
+    //   side, ple.model_proj 2 x 1536 x 8960 = 27,525,120 and ple.embed reading the token's row, 8,960 x 2 B =
+    //   17,920 B (not the 4.7 GB table)
+    const ModelShape m = config("gemma-4-E2B-it.text_config.transcribed.json");
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), m, decodeAt(4095));
+    auto check = [&](std::string_view name, double count, double flopsEach) {
+        const Operator *op = findOp(a, name);
+        QVERIFY2(op, std::string(name).c_str());
+        QCOMPARE(op->count, count);
+        QCOMPARE(op->flops, count * flopsEach);
+    };
+    check("attn.global_qkv_proj", 3, 15728640);
+    check("attn.global_q_proj", 4, 12582912);
+    check("attn.qkv_proj", 12, 7864320);
+    check("attn.q_proj", 16, 6291456);
+    check("attn.global_q_norm", 4, 4.0 * 4096);
+    check("attn.q_norm", 16, 4.0 * 2048);
+    QCOMPARE(findOp(a, "attn.kv_write")->count, 3.0);
+    QCOMPARE(findOp(a, "attn.local_kv_write")->count, 12.0);
+    QCOMPARE(findOp(a, "attn.score")->count, 7.0);
+    QCOMPARE(findOp(a, "attn.score")->kvBytes, 7 * 4194304.0);
+    QCOMPARE(findOp(a, "attn.local_score")->count, 28.0);
+    check("ffn.up", 15, 18874368);
+    check("ffn.wide_up", 20, 37748736);
+    check("ple.gate", 35, 786432);
+    check("ple.proj", 35, 786432);
+    check("ple.model_proj", 1, 27525120);
+    QCOMPARE(findOp(a, "ple.embed")->weightBytes, 17920.0);
+    // The KV cache a token adds, as tst_hffamilies counts it: 18,432 B; the weights, 4,628,569,344 parameters.
+    QCOMPARE(a.kvCache.bytesPerToken, 18432.0);
+    QCOMPARE(a.params.total, int64_t(4628569344));
 }
 
 } // namespace memwall::core
