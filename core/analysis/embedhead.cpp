@@ -53,8 +53,10 @@ void emitPerLayerEmbeddings(Ctx &c, const Pass &p)
 {
     const ModelShape &m = c.m;
     const double N = p.Bm * p.T, h = c.h, act = c.act;
+    // Split by tensor parallelism like the other weights (the memory's weightsPerDevice()): each device holds and
+    // computes 1/tp of the layers x perLayerInput columns.
     const double ple = static_cast<double>(m.perLayerInput);
-    const double wide = static_cast<double>(m.layers) * ple;
+    const double wide = static_cast<double>(m.layers) * ple / c.s.tp;
     emitOp(c, "ple.embed", OpClass::Elementwise, p.phase, p.headCount,
            perElement(1, FlopName::PerElementScale, N, FlopName::Tokens, wide, FlopName::AllPerLayerInputs),
            N * wide * c.embedWpw, N * wide * act, 0, p.train);
@@ -74,7 +76,7 @@ void emitPerLayerInput(Ctx &c, const Pass &p, double lc)
 {
     const ModelShape &m = c.m;
     const double N = p.Bm * p.T, h = c.h, act = c.act;
-    const double ple = static_cast<double>(m.perLayerInput);
+    const double ple = static_cast<double>(m.perLayerInput) / c.s.tp; // the gate's columns split by tp
     // per_layer_input_gate (h -> ple, no bias), its activation times the layer's slice of the per-layer inputs,
     // per_layer_projection (ple -> h), post_per_layer_input_norm, and the residual add.
     emitLinear(c, "ple.gate", p.phase, lc, N, h, ple, false, p.train);

@@ -738,6 +738,13 @@ ShapeIssue validate(const ModelShape &m)
                 "kv_shared_layers must be 0, or fewer than the layers (" + std::to_string(m.layers) +
                     ") of a model whose every layer attends (no MLA, state or pattern), got " +
                     std::to_string(m.kvSharedLayers)};
+    // Each sharing layer reads the last earlier layer of its kind: the layers before them hold a full one.
+    if (m.kvSharedLayers > 0 && m.globalEvery > 0 && m.slidingWindow > 0 && m.layers - m.kvSharedLayers < m.globalEvery)
+        return {{"kv_shared_layers", "global_every"},
+                "kv_shared_layers " + std::to_string(m.kvSharedLayers) + " leaves " +
+                    std::to_string(m.layers - m.kvSharedLayers) + " layers before the sharing ones, fewer than " +
+                    "global_every (" + std::to_string(m.globalEvery) +
+                    "): no global layer for the sharing global layers to read"};
     if (m.doubleWideSharedFfn && (m.kvSharedLayers == 0 || m.isMoe()))
         return {{"double_wide_shared_ffn", "kv_shared_layers"},
                 "double_wide_shared_ffn widens the dense MLP of the layers sharing keys and values: it needs "

@@ -1741,6 +1741,31 @@ void TestLayerBlocks::gemma4SharedKvOperators()
     // The KV cache a token adds, as tst_hffamilies counts it: 18,432 B; the weights, 4,628,569,344 parameters.
     QCOMPARE(a.kvCache.bytesPerToken, 18432.0);
     QCOMPARE(a.params.total, int64_t(4628569344));
+    // Tensor parallelism 2 splits the per-layer inputs' columns, as the memory splits their weights: the gate
+    // 2 x 1536 x 128 a layer, the token's row 4,480 values.
+    Scenario tp2 = decodeAt(4095);
+    tp2.tp = 2;
+    const Analysis b = analyze(testpresets::hw("h100-sxm"), m, tp2);
+    QCOMPARE(findOp(b, "ple.gate")->flops, 35 * 2.0 * 1536 * 128);
+    QCOMPARE(findOp(b, "ple.embed")->weightBytes, 8960.0);
+    // A shape whose sharing layers would have no earlier layer of their kind to read, or a double-wide MLP without
+    // sharing, is refused, naming the keys.
+    ModelShape bad = m;
+    bad.kvSharedLayers = 31;
+    QCOMPARE(QString::fromStdString(validate(bad).message),
+             QString("kv_shared_layers 31 leaves 4 layers before the sharing ones, fewer than global_every (5): no "
+                     "global layer for the sharing global layers to read"));
+    bad.kvSharedLayers = 35;
+    QCOMPARE(validate(bad).fields.front(), std::string("kv_shared_layers"));
+    bad.kvSharedLayers = 0;
+    QCOMPARE(QString::fromStdString(validate(bad).message),
+             QString("double_wide_shared_ffn widens the dense MLP of the layers sharing keys and values: it needs "
+                     "kv_shared_layers > 0 and no experts"));
+    bad.doubleWideSharedFfn = false;
+    bad.perLayerVocab = 0;
+    QCOMPARE(QString::fromStdString(validate(bad).message),
+             QString("per_layer_input must be 0 or positive, with per_layer_vocab positive (at most 2^31), got 256 "
+                     "and 0"));
 }
 
 } // namespace memwall::core
