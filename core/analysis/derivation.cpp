@@ -392,13 +392,19 @@ void deriveKvPerToken(Derivation &d, const ModelShape &m, const Scenario &s, con
     const double attnLayers = static_cast<double>(attentionLayers(groups));
     const double kvb = bytesOf(s.kv);
     double v = cachedElements(m, groups, 1, 1) * kvb;
-    if (m.global.present()) { // Gemma 4: the global layers' own KV heads and head size
+    if (m.global.present() || m.kvSharedLayers > 0) { // Gemma 4: the global layers' own widths; KV sharing
         d.lines.emplace_back("KV bytes per token = Σ over the attention layers of 2 × KV heads × head_dim × bytes per "
                              "element (the global layers have their own)");
         std::string sum;
         for (const LayerGroup &g : groups) {
             if (!g.block.attends())
                 continue;
+            if (g.block.sharesKv) { // Gemma 4 E2B/E4B: they read an earlier layer's cache
+                d.lines.emplace_back("  " + plural(static_cast<double>(g.count), "layer", "layers") +
+                                     (g.block.window > 0 ? " with a window" : " with the whole context") +
+                                     ": share an earlier layer's keys and values, cache none");
+                continue;
+            }
             const std::string each = num(cachedElementsPerToken(m, g.block, 1));
             d.lines.emplace_back("  " + plural(static_cast<double>(g.count), "layer", "layers") +
                                  (g.block.window > 0 ? " with a window" : " with the whole context") + ": " +
@@ -484,6 +490,11 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
             if (g.block.mixer == LayerMixer::Ssm) {
                 d.lines.emplace_back("  " + plural(n, "state-space layer", "state-space layers") +
                                      ": no per-token cache (a fixed state instead: kv_cache.state_bytes)");
+                continue;
+            }
+            if (g.block.sharesKv) {
+                d.lines.emplace_back("  " + plural(n, "layer", "layers") +
+                                     ": share an earlier layer's keys and values, cache none");
                 continue;
             }
             LayerGroups one;

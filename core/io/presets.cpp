@@ -878,6 +878,30 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     return m;
 }
 
+namespace {
+/// Gemma 4's keys: its global layers' own widths, the MoE block beside the dense MLP, KV sharing and per-layer
+/// embeddings (written only when set).
+void writeGemma4Keys(json &j, const ModelShape &m)
+{
+    if (m.global.headDim != 0)
+        j["global_head_dim"] = m.global.headDim;
+    if (m.global.kvHeads != 0)
+        j["global_kv_heads"] = m.global.kvHeads;
+    if (m.global.keyIsValue)
+        j["global_k_eq_v"] = true;
+    if (m.moeBesideDense)
+        j["moe_beside_dense"] = true;
+    if (m.kvSharedLayers != 0)
+        j["kv_shared_layers"] = m.kvSharedLayers;
+    if (m.doubleWideSharedFfn)
+        j["double_wide_shared_ffn"] = true;
+    if (m.perLayerInput != 0) {
+        j["per_layer_input"] = m.perLayerInput;
+        j["per_layer_vocab"] = m.perLayerVocab;
+    }
+}
+} // namespace
+
 json toJson(const ModelShape &m)
 {
     json j{{"id", m.id},
@@ -941,22 +965,7 @@ json toJson(const ModelShape &m)
         j["qk_norm_full_width"] = true;
     if (m.valueNorm)
         j["value_norm"] = true;
-    if (m.global.headDim != 0)
-        j["global_head_dim"] = m.global.headDim;
-    if (m.global.kvHeads != 0)
-        j["global_kv_heads"] = m.global.kvHeads;
-    if (m.global.keyIsValue)
-        j["global_k_eq_v"] = true;
-    if (m.moeBesideDense)
-        j["moe_beside_dense"] = true;
-    if (m.kvSharedLayers != 0)
-        j["kv_shared_layers"] = m.kvSharedLayers;
-    if (m.doubleWideSharedFfn)
-        j["double_wide_shared_ffn"] = true;
-    if (m.perLayerInput != 0) {
-        j["per_layer_input"] = m.perLayerInput;
-        j["per_layer_vocab"] = m.perLayerVocab;
-    }
+    writeGemma4Keys(j, m);
     if (m.attentionSinks)
         j["attention_sinks"] = true;
     if (m.firstDenseLayers != 0)
