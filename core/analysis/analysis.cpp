@@ -123,6 +123,10 @@ std::string_view toString(FlopName n)
     case FlopName::VisionHidden: return "the vision tower's hidden";
     case FlopName::VisionFfnWidth: return "the vision tower's MLP width";
     case FlopName::MergedWidth: return "merged patches' width";
+    case FlopName::PerElementScale: return "FLOPs per element (a scale)";
+    case FlopName::PerElementScaledSum: return "FLOPs per element (two scales and an add)";
+    case FlopName::PerLayerInputWidth: return "per-layer input width";
+    case FlopName::AllPerLayerInputs: return "layers x per-layer input width";
     }
     return "";
 }
@@ -176,6 +180,8 @@ void emitPass(Ctx &c, const Pass &p)
         emitFfnBlock(c, p);
     if (c.linearMixerLayers + c.linearFfnLayers > 0)
         emitReplacedParts(c, p);
+    if (c.m.perLayerInput > 0) // Gemma 4 E2B/E4B: each layer's per-layer input, after its FFN
+        emitPerLayerInput(c, p, lc);
     emitHead(c, p);
 }
 
@@ -258,6 +264,12 @@ void deriveShapes(Ctx &c)
         c.besideLayers += g.block.ffn == LayerFfn::DenseAndMoe ? n : 0;
         c.globalLayers += m.global.present() && g.block.mixer == LayerMixer::Attention ? n : 0;
         c.windowedLayers += g.block.attends() && g.block.window > 0 ? n : 0;
+        c.sharedFull += g.block.sharesKv && g.block.window == 0 ? n : 0;
+        c.sharedWindowed += g.block.sharesKv && g.block.window > 0 ? n : 0;
+        c.wideFfnLayers +=
+            m.layerBlocks.empty() && g.block.dense() && denseFfnWidth(m, g.block) != (m.isMoe() ? m.denseFfn : m.ffn)
+                ? n
+                : 0;
     }
     c.kvdMean = c.attnLayers > 0 ? c.kvdMean / c.attnLayers : c.kvd;
     c.act = bytesOf(s.activations);

@@ -108,6 +108,10 @@ enum class FlopName : std::uint8_t {
     VisionHidden,
     VisionFfnWidth,
     MergedWidth,
+    PerElementScale,
+    PerElementScaledSum,
+    PerLayerInputWidth, ///< Gemma 4 E2B/E4B's hidden_size_per_layer_input
+    AllPerLayerInputs,  ///< layers x hidden_size_per_layer_input
 };
 std::string_view toString(FlopName n);
 

@@ -58,38 +58,56 @@ namespace {
 struct ProjectionNames
 {
     std::string_view qkv, qkNorm, vNorm, rope, outputGate, out;
+    std::string_view q, qNorm, qRope; ///< the layers sharing an earlier layer's keys and values: queries alone
 };
-constexpr ProjectionNames kProjections{"attn.qkv_proj", "attn.qk_norm",     "attn.v_norm",
-                                       "attn.rope",     "attn.output_gate", "attn.out_proj"};
+constexpr ProjectionNames kProjections{"attn.qkv_proj", "attn.qk_norm", "attn.v_norm", "attn.rope",  "attn.output_gate",
+                                       "attn.out_proj", "attn.q_proj",  "attn.q_norm", "attn.q_rope"};
 constexpr ProjectionNames kGlobalProjections{"attn.global_qkv_proj", "attn.global_qk_norm",     "attn.global_v_norm",
-                                             "attn.global_rope",     "attn.global_output_gate", "attn.global_out_proj"};
+                                             "attn.global_rope",     "attn.global_output_gate", "attn.global_out_proj",
+                                             "attn.global_q_proj",   "attn.global_q_norm",      "attn.global_q_rope"};
 
 /// The q, k and v projection (keys that are values: no v, Gemma 4's global layers), the q/k norms, the values'
 /// weightless norm and rotary positions of ordinary (MHA, GQA, MQA) attention, `roped` of the `lc` times rotated.
-void emitQkvProjections(Ctx &c, const Pass &p, double lc, double roped, const ProjectionNames &names)
+/// `shared` of the `lc` layers read an earlier layer's keys and values (Gemma 4 E2B/E4B's KV sharing): they project,
+/// norm and rotate their queries alone.
+void emitQkvProjections(Ctx &c, const Pass &p, double lc, double roped, const ProjectionNames &names, double shared = 0)
 {
     const ModelShape &m = c.m;
-    const double N = p.Bm * p.T, act = c.act;
+    const double N = p.Bm * p.T, act = c.act, own = lc - shared;
     // Gated attention: q_proj also projects the output gate, one element per query element.
     const double gate = m.attentionOutputGate ? c.qd : 0.0;
-    emitLinear(c, names.qkv, p.phase, lc, N, c.h, c.qd + gate + (c.valueProj ? 2 : 1) * c.kvd, m.qkvBias, p.train);
-    if (m.qkNorm)
-        emitOp(c, names.qkNorm, OpClass::Normalization, p.phase, lc,
+    if (own > 0)
+        emitLinear(c, names.qkv, p.phase, own, N, c.h, c.qd + gate + (c.valueProj ? 2 : 1) * c.kvd, m.qkvBias, p.train);
+    if (shared > 0)
+        emitLinear(c, names.q, p.phase, shared, N, c.h, c.qd + gate, m.qkvBias, p.train);
+    if (m.qkNorm && own > 0)
+        emitOp(c, names.qkNorm, OpClass::Normalization, p.phase, own,
                perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, c.qd + c.kvd,
                           FlopName::QAndKWidths),
                (m.qkNormFullWidth ? c.qd + c.kvd : 2 * c.d) * act, 2 * N * (c.qd + c.kvd) * act, 0, p.train);
-    if (m.valueNorm) // Gemma 4's v_norm: no weights
-        emitOp(c, names.vNorm, OpClass::Normalization, p.phase, lc,
+    if (m.qkNorm && shared > 0)
+        emitOp(c, names.qNorm, OpClass::Normalization, p.phase, shared,
+               perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, c.qd, FlopName::QWidth),
+               (m.qkNormFullWidth ? c.qd : c.d) * act, 2 * N * c.qd * act, 0, p.train);
+    if (m.valueNorm && own > 0) // Gemma 4's v_norm: no weights
+        emitOp(c, names.vNorm, OpClass::Normalization, p.phase, own,
                perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, c.kvd, FlopName::KvWidth), 0,
                2 * N * c.kvd * act, 0, p.train);
     // Partial rotary positions rotate the first rotaryFraction of each head and copy the rest; a kernel reads and
     // writes only the rotated part.
-    const double rotated = (c.qd + c.kvd) * m.rotaryFraction;
-    if (m.positions == PositionEncoding::Rotary && roped > 0)
-        emitOp(c, names.rope, OpClass::Elementwise, p.phase, roped,
+    if (m.positions != PositionEncoding::Rotary || roped <= 0)
+        return;
+    const double rotated = (c.qd + c.kvd) * m.rotaryFraction, ownRoped = roped * own / lc;
+    if (ownRoped > 0)
+        emitOp(c, names.rope, OpClass::Elementwise, p.phase, ownRoped,
                perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, rotated,
                           m.rotaryFraction < 1 ? FlopName::RotatedQAndKWidths : FlopName::QAndKWidths),
                0, 2 * N * rotated * act, 0, p.train);
+    const double rotatedQ = c.qd * m.rotaryFraction;
+    if (shared > 0)
+        emitOp(c, names.qRope, OpClass::Elementwise, p.phase, roped - ownRoped,
+               perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, rotatedQ, FlopName::QWidth), 0,
+               2 * N * rotatedQ * act, 0, p.train);
 }
 
 /// The attention output's gate (gated attention) and the output projection of `lc` layers.
@@ -111,14 +129,16 @@ void emitGlobalAndWindowed(Ctx &c, const Pass &p, double lc)
 {
     const double attention = c.attnLayers, global = c.globalLayers, windowed = attention - global;
     const double lg = lc * global / attention, lw = lc * windowed / attention;
+    // Of them, the layers that read an earlier layer's keys and values (Gemma 4 E2B/E4B).
+    const double sg = lc * c.sharedFull / attention, sw = lc * c.sharedWindowed / attention;
     useAttentionWidths(c, c.globalWidths);
-    emitQkvProjections(c, p, lg, c.m.globalNoPositions ? 0.0 : lg, kGlobalProjections);
-    emitAttentionCore(c, p, lg, 0.0, kGlobalCore);
+    emitQkvProjections(c, p, lg, c.m.globalNoPositions ? 0.0 : lg, kGlobalProjections, sg);
+    emitAttentionCore(c, p, lg, 0.0, kGlobalCore, sg);
     emitOutput(c, p, lg, kGlobalProjections);
     useAttentionWidths(c, c.attnWidths);
     if (windowed > 0) {
-        emitQkvProjections(c, p, lw, lw, kProjections);
-        emitAttentionCore(c, p, lw, static_cast<double>(c.m.slidingWindow), kLocalCore);
+        emitQkvProjections(c, p, lw, lw, kProjections, sw);
+        emitAttentionCore(c, p, lw, static_cast<double>(c.m.slidingWindow), kLocalCore, sw);
         emitOutput(c, p, lw, kProjections);
     }
 }
@@ -151,9 +171,15 @@ void emitPerKvHeads(Ctx &c, const Pass &p, double lc, const std::vector<std::pai
         c.hkv = kvHeadsOnDevice(kv, c.s.tp);
         c.kvd = c.hkv * c.d;
         const double share = lc * n / c.attnLayers;
-        const ProjectionNames names{internName("attn.qkv_proj" + s), internName("attn.qk_norm" + s),
-                                    internName("attn.v_norm" + s),   internName("attn.rope" + s),
-                                    kProjections.outputGate,         kProjections.out};
+        const ProjectionNames names{internName("attn.qkv_proj" + s),
+                                    internName("attn.qk_norm" + s),
+                                    internName("attn.v_norm" + s),
+                                    internName("attn.rope" + s),
+                                    kProjections.outputGate,
+                                    kProjections.out,
+                                    kProjections.q,
+                                    kProjections.qNorm,
+                                    kProjections.qRope}; // no KV sharing beside per-layer KV heads (validate())
         emitQkvProjections(c, p, share, share, names);
         const CoreNames core{internName("attn.kv_write" + s), internName("attn.score" + s),
                              internName("attn.softcap" + s), internName("attn.softmax" + s),
@@ -166,7 +192,7 @@ void emitPerKvHeads(Ctx &c, const Pass &p, double lc, const std::vector<std::pai
 
 } // namespace
 
-void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const CoreNames &names)
+void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const CoreNames &names, double shared)
 {
     const ModelShape &m = c.m;
     const double N = p.Bm * p.T, act = c.act;
@@ -188,8 +214,9 @@ void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const Co
     }
     const double scores = p.Bm * c.hq * pairs;
     const double tA = p.train * p.trainAttn;
-    if (p.kvWrite)
-        emitOp(c, names.kvWrite, OpClass::Elementwise, p.phase, lc, FlopTerms{}, 0, N * 2 * c.kvd * act,
+    // The layers sharing an earlier layer's keys and values write none, but read the shared cache as their own.
+    if (p.kvWrite && lc > shared)
+        emitOp(c, names.kvWrite, OpClass::Elementwise, p.phase, lc - shared, FlopTerms{}, 0, N * 2 * c.kvd * act,
                N * 2 * c.kvd * c.kvb, p.train);
     const double kvReadBytes = p.Bm * cached * c.kvd * c.kvb;
     const double kvFreshBytes = p.Bm * (C - cached) * c.kvd * act;
@@ -225,17 +252,18 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
         } else {
             // Layers without positions (Cohere2's global layers) rotate nothing: only the windowed ones run it.
             const double roped = m.globalNoPositions && c.attnLayers > 0 ? lc * c.windowedLayers / c.attnLayers : lc;
-            emitQkvProjections(c, p, lc, roped, kProjections);
+            emitQkvProjections(c, p, lc, roped, kProjections, lc * (c.sharedFull + c.sharedWindowed) / c.attnLayers);
         }
         // The attention core per window: the layers with the whole context first, then the windowed ones. Without
         // both kinds there is one core, under the plain names.
         const double attention = c.attnLayers, windowed = c.windowedLayers;
         const double window = static_cast<double>(m.slidingWindow);
+        const double sg = lc * c.sharedFull / attention, sw = lc * c.sharedWindowed / attention;
         if (windowed == 0 || windowed == attention) {
-            emitAttentionCore(c, p, lc, windowed == 0 ? 0.0 : window, kGlobalCore);
+            emitAttentionCore(c, p, lc, windowed == 0 ? 0.0 : window, kGlobalCore, sg + sw);
         } else {
-            emitAttentionCore(c, p, lc * (attention - windowed) / attention, 0.0, kGlobalCore);
-            emitAttentionCore(c, p, lc * windowed / attention, window, kLocalCore);
+            emitAttentionCore(c, p, lc * (attention - windowed) / attention, 0.0, kGlobalCore, sg);
+            emitAttentionCore(c, p, lc * windowed / attention, window, kLocalCore, sw);
         }
         emitOutput(c, p, lc, kProjections);
     }

@@ -394,13 +394,20 @@ void deriveKvPerToken(Derivation &d, const ModelShape &m, const Scenario &s, con
     double v = cachedElements(m, groups, 1, 1) * kvb;
     const bool ownKv =
         std::any_of(groups.begin(), groups.end(), [](const LayerGroup &g) { return g.block.kvHeads > 0; });
-    if (m.global.present() || ownKv) { // Gemma 4's global layers, DeciLM's layers: their own KV heads (and head size)
+    // Gemma 4's global layers and KV sharing, DeciLM's layers: their own KV heads (and head size), or none
+    if (m.global.present() || ownKv || m.kvSharedLayers > 0) {
         d.lines.emplace_back("KV bytes per token = Σ over the attention layers of 2 × KV heads × head_dim × bytes per "
                              "element (some layers have their own)");
         std::string sum;
         for (const LayerGroup &g : groups) {
             if (!g.block.attends())
                 continue;
+            if (g.block.sharesKv) { // Gemma 4 E2B/E4B: they read an earlier layer's cache
+                d.lines.emplace_back("  " + plural(static_cast<double>(g.count), "layer", "layers") +
+                                     (g.block.window > 0 ? " with a window" : " with the whole context") +
+                                     ": share an earlier layer's keys and values, cache none");
+                continue;
+            }
             const std::string each = num(cachedElementsPerToken(m, g.block, 1));
             d.lines.emplace_back("  " + plural(static_cast<double>(g.count), "layer", "layers") +
                                  (g.block.window > 0 ? " with a window" : " with the whole context") + ": " +
@@ -491,6 +498,11 @@ void deriveKvTotal(Derivation &d, const ModelShape &m, const Scenario &s, const 
             if (g.block.mixer == LayerMixer::Ssm) {
                 d.lines.emplace_back("  " + plural(n, "state-space layer", "state-space layers") +
                                      ": no per-token cache (a fixed state instead: kv_cache.state_bytes)");
+                continue;
+            }
+            if (g.block.sharesKv) {
+                d.lines.emplace_back("  " + plural(n, "layer", "layers") +
+                                     ": share an earlier layer's keys and values, cache none");
                 continue;
             }
             LayerGroups one;

@@ -7,6 +7,8 @@
 
 namespace memwall::core::detail {
 
+void emitPerLayerEmbeddings(Ctx &c, const Pass &p);
+
 void emitEmbeddings(Ctx &c, const Pass &p)
 {
     const ModelShape &m = c.m;
@@ -36,6 +38,55 @@ void emitEmbeddings(Ctx &c, const Pass &p)
            aBytes, 0, p.train);
     if (m.embeddingNorm)
         emitNorm(c, "embed.norm", p.phase, p.headCount, N, FlopName::Tokens, p.train);
+    if (m.perLayerInput > 0)
+        emitPerLayerEmbeddings(c, p);
+}
+
+/// Per-layer embeddings (Gemma 4 E2B/E4B; transformers' Gemma4TextModel.get_per_layer_inputs and
+/// project_per_layer_inputs), on the embeddings' side: each token reads its row of the table, layers x
+/// perLayerInput values, not the whole table (a gather, like the token embedding); the model projection of the
+/// scaled token embedding (hidden -> layers x perLayerInput), scaled by 1 / sqrt(hidden); its RMSNorm per layer's
+/// slice (perLayerInput weights); the sum with the row, scaled by 1 / sqrt(2): with the projection's scale 3 FLOPs an
+/// element. The table and the
+/// projection are stored with the embeddings (ParamCounts::embedding, in their format: embedWpw).
+void emitPerLayerEmbeddings(Ctx &c, const Pass &p)
+{
+    const ModelShape &m = c.m;
+    const double N = p.Bm * p.T, h = c.h, act = c.act;
+    // Split by tensor parallelism like the other weights (the memory's weightsPerDevice()): each device holds and
+    // computes 1/tp of the layers x perLayerInput columns.
+    const double ple = static_cast<double>(m.perLayerInput);
+    const double wide = static_cast<double>(m.layers) * ple / c.s.tp;
+    emitOp(c, "ple.embed", OpClass::Elementwise, p.phase, p.headCount,
+           perElement(1, FlopName::PerElementScale, N, FlopName::Tokens, wide, FlopName::AllPerLayerInputs),
+           N * wide * c.embedWpw, N * wide * act, 0, p.train);
+    emitOp(c, "ple.model_proj", OpClass::Matmul, p.phase, p.headCount,
+           macs(N, FlopName::Tokens, h, FlopName::Hidden, wide, FlopName::AllPerLayerInputs), h * wide * c.embedWpw,
+           N * h * act + N * wide * act, 0, p.train, N * h);
+    emitOp(
+        c, "ple.norm", OpClass::Normalization, p.phase, p.headCount,
+        perElement(kRmsNormFlops, FlopName::PerElementRmsNorm, N, FlopName::Tokens, wide, FlopName::AllPerLayerInputs),
+        ple * act, 2 * N * wide * act, 0, p.train);
+    emitOp(c, "ple.combine", OpClass::Elementwise, p.phase, p.headCount,
+           perElement(3, FlopName::PerElementScaledSum, N, FlopName::Tokens, wide, FlopName::AllPerLayerInputs), 0,
+           3 * N * wide * act, 0, p.train);
+}
+
+void emitPerLayerInput(Ctx &c, const Pass &p, double lc)
+{
+    const ModelShape &m = c.m;
+    const double N = p.Bm * p.T, h = c.h, act = c.act;
+    const double ple = static_cast<double>(m.perLayerInput) / c.s.tp; // the gate's columns split by tp
+    // per_layer_input_gate (h -> ple, no bias), its activation times the layer's slice of the per-layer inputs,
+    // per_layer_projection (ple -> h), post_per_layer_input_norm, and the residual add.
+    emitLinear(c, "ple.gate", p.phase, lc, N, h, ple, false, p.train);
+    emitOp(c, "ple.act", OpClass::Elementwise, p.phase, lc,
+           perElement(activationFlops(m.activation) + 1, FlopName::PerElementGatedActivation, N, FlopName::Tokens, ple,
+                      FlopName::PerLayerInputWidth),
+           0, 3 * N * ple * act, 0, p.train);
+    emitLinear(c, "ple.proj", p.phase, lc, N, ple, h, false, p.train);
+    emitNorm(c, "ple.post_norm", p.phase, lc, N, FlopName::Tokens, p.train);
+    emitResidual(c, "ple.residual", p.phase, lc, N, p.train);
 }
 
 namespace {

@@ -189,11 +189,14 @@ void emitFfnBlock(Ctx &c, const Pass &p)
         emitNorm(c, "ffn.norm", p.phase, lf, N, FlopName::Tokens, p.train);
     // Dense, or MoE with top-k routing over the experts local to this device.
     const double sparse = c.sparseLayers, beside = c.besideLayers;
+    const double wide = c.wideFfnLayers; // Gemma 4 E2B/E4B: the KV-sharing layers' MLP twice as wide
     if (!m.layerBlocks.empty())
         emitListedDenseFfns(c, p, lc);
-    else if (sparse < c.ffnLayers) // a dense model's FFN, or a MoE model's dense layers
-        emitFfn(c, p, lc * (c.ffnLayers - sparse) / L, m.isMoe() ? c.denseFfn : c.ffn, N, 1, c.wpw,
+    else if (sparse + wide < c.ffnLayers) // a dense model's FFN, or a MoE model's dense layers
+        emitFfn(c, p, lc * (c.ffnLayers - sparse - wide) / L, m.isMoe() ? c.denseFfn : c.ffn, N, 1, c.wpw,
                 sparse > 0 ? kDenseFfn : kFfn);
+    if (wide > 0)
+        emitFfn(c, p, lc * wide / L, 2 * c.ffn, N, 1, c.wpw, kWideFfn);
     if (sparse > beside)
         emitMoe(c, p, lc * (sparse - beside) / L);
     if (beside > 0) // Gemma 4: the experts beside a dense MLP

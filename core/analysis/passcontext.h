@@ -72,6 +72,11 @@ struct Ctx
     double sparseLayers = 0;      ///< with routed experts
     double besideLayers = 0;      ///< of them, with a dense MLP beside the experts (Gemma 4: LayerFfn::DenseAndMoe)
     double windowedLayers = 0;    ///< attention layers with a window
+    /// Of the attention layers: those sharing an earlier layer's keys and values (ModelShape::kvSharedLayers), with
+    /// the whole context (sharedFull) and with a window (sharedWindowed); they project no keys or values and write
+    /// no cache, but read the shared cache as their own
+    double sharedFull = 0, sharedWindowed = 0;
+    double wideFfnLayers = 0; ///< of the dense FFNs: twice as wide (ModelShape::doubleWideSharedFfn)
     double act = 2, kvb = 2, wpw = 2, normW = 0;
     /// Bytes an element of the recurrent state (ModelShape::stateFormat), else the KV cache's kvb.
     double stateb = 2;
@@ -151,6 +156,8 @@ struct FfnNames
 inline constexpr FfnNames kFfn{"ffn.up", "ffn.gate", "ffn.act", "ffn.down"};
 inline constexpr FfnNames kDenseFfn{"ffn.dense_up", "ffn.dense_gate", "ffn.dense_act", "ffn.dense_down"};
 inline constexpr FfnNames kSharedFfn{"ffn.shared_up", "ffn.shared_gate", "ffn.shared_act", "ffn.shared_down"};
+/// The double-wide MLP of Gemma 4 E2B/E4B's layers that share keys and values (ModelShape::doubleWideSharedFfn).
+inline constexpr FfnNames kWideFfn{"ffn.wide_up", "ffn.wide_gate", "ffn.wide_act", "ffn.wide_down"};
 
 /// Shorthands for FlopTerms: `n` elements at `perElement` FLOPs each (coeff named `what`), and products of named
 /// dimensions at 2 FLOPs per multiply-accumulate (`kept`: structured sparsity's share, 1 when it does not apply).
@@ -264,7 +271,7 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc);
 /// themselves by string_view (names.cpp).
 std::string_view internName(const std::string &name);
 /// The attention core (cache write, scores, softmax, context) of `lc` layers of window `window` (attention.cpp).
-void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const CoreNames &names);
+void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const CoreNames &names, double shared = 0);
 /// The soft-cap of the scores (when the model has one) and their softmax, `lc` times (attention.cpp).
 void emitScoreSoftmax(Ctx &c, const Pass &p, double lc, double pairs, const CoreNames &names);
 /// Multi-head latent attention's projections and its core (mla.cpp).
@@ -293,6 +300,9 @@ void emitFfnBlock(Ctx &c, const Pass &p);
 void emitReplacedParts(Ctx &c, const Pass &p);
 /// The first stage's embeddings, and the last stage's head (embedhead.cpp).
 void emitEmbeddings(Ctx &c, const Pass &p);
+/// Per-layer embeddings (ModelShape::perLayerInput), `lc` layers: the gate, the product with the layer's input, the
+/// projection back, its norm and the residual add (embedhead.cpp).
+void emitPerLayerInput(Ctx &c, const Pass &p, double lc);
 void emitHead(Ctx &c, const Pass &p);
 /// A multimodal wrapper's vision tower over each request's images (Scenario::images), in prefill (vision.cpp).
 void emitVisionTower(Ctx &c, const Step &st);

@@ -78,6 +78,38 @@ void readGemma4Ffn(JsonReader &r, ModelShape &m, ImportLog &log)
     m.moeBesideDense = true;
 }
 
+/// Gemma 4 E2B/E4B: the last num_kv_shared_layers layers reuse the cache of the last earlier layer of their kind
+/// (Gemma4TextAttention's is_kv_shared_layer), their MLP twice as wide with use_double_wide_mlp (Gemma4TextMLP), and
+/// per-layer embeddings (hidden_size_per_layer_input, Gemma4TextModel's embed_tokens_per_layer). Gemma4TextConfig's
+/// defaults: hidden_size_per_layer_input 256, vocab_size_per_layer_input 262144, num_kv_shared_layers 0.
+void readGemma4SharingAndPerLayer(JsonReader &r, ModelShape &m, ImportLog &log)
+{
+    m.kvSharedLayers = r.integer("num_kv_shared_layers", 0);
+    if (m.kvSharedLayers < 0 || m.kvSharedLayers >= m.layers)
+        r.fail("num_kv_shared_layers", std::to_string(m.kvSharedLayers) + " must be at least 0 and fewer than the " +
+                                           std::to_string(m.layers) + " layers");
+    if (m.kvSharedLayers > 0) {
+        // Each shared layer reads the last non-shared layer of its own kind: both kinds must come before them.
+        const int64_t own = m.layers - m.kvSharedLayers;
+        if (own < m.globalEvery)
+            r.fail("num_kv_shared_layers", std::to_string(m.kvSharedLayers) +
+                                               ": the layers before the shared ones hold no full-attention layer "
+                                               "for the shared full-attention layers to read");
+    }
+    m.doubleWideSharedFfn = r.boolean("use_double_wide_mlp", false) && m.kvSharedLayers > 0;
+    if (m.doubleWideSharedFfn && m.isMoe())
+        r.fail("use_double_wide_mlp", "true with enable_moe_block: a double-wide MLP beside experts is not modelled");
+    if (!r.has("hidden_size_per_layer_input"))
+        log.note("hidden_size_per_layer_input: left out; Gemma4TextConfig's default 256");
+    m.perLayerInput = r.integer("hidden_size_per_layer_input", 256);
+    if (m.perLayerInput < 0)
+        r.fail("hidden_size_per_layer_input", std::to_string(m.perLayerInput) + " must be 0 (none) or positive");
+    if (m.perLayerInput > 0)
+        m.perLayerVocab = gemma4Size(r, log, "vocab_size_per_layer_input", 262144);
+    else
+        r.integer("vocab_size_per_layer_input", 0); // read: without per-layer inputs there is no table
+}
+
 } // namespace
 
 /// Gemma4ForCausalLM's text model (model_type gemma4_text; transformers' models/gemma4/configuration_gemma4.py and
@@ -87,9 +119,9 @@ void readGemma4Ffn(JsonReader &r, ModelShape &m, ImportLog &log)
 /// their own head size and KV heads whose keys may be their values (readGemma4Attention()); and, with
 /// enable_moe_block, routed experts beside the dense MLP in every layer (ModelShape::moeBesideDense). The
 /// full-attention layers' "proportional" RoPE rotates every element of a head (the frequencies past
-/// partial_rotary_factor are zero), so its FLOPs are whole-head rotary's. Refused: per-layer embeddings
-/// (hidden_size_per_layer_input > 0) and KV sharing (num_kv_shared_layers > 0), and bidirectional attention over
-/// all tokens.
+/// partial_rotary_factor are zero), so its FLOPs are whole-head rotary's. E2B and E4B add KV sharing, a double-wide
+/// MLP in the sharing layers and per-layer embeddings (readGemma4SharingAndPerLayer()). Refused: bidirectional
+/// attention over all tokens.
 void importGemma4Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
 {
     m.arch = Architecture::Decoder;
@@ -111,18 +143,11 @@ void importGemma4Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::s
     m.qkNorm = true;
     m.valueNorm = true;
     m.finalSoftcap = softcap(r, "final_logit_softcapping", 0.0);
-    if (const int64_t ple = r.integer("hidden_size_per_layer_input", 256); ple != 0)
-        r.fail("hidden_size_per_layer_input",
-               std::to_string(ple) + ": per-layer embeddings (a vocab_size_per_layer_input x layers x " +
-                   std::to_string(ple) + " table, its projection and each layer's gate) are not modelled");
-    if (const int64_t shared = r.integer("num_kv_shared_layers", 0); shared != 0)
-        r.fail("num_kv_shared_layers",
-               std::to_string(shared) +
-                   ": KV sharing (the last layers reuse an earlier layer's cache) is not modelled");
     if (r.has("use_bidirectional_attention") && r.string("use_bidirectional_attention") == "all")
         r.fail("use_bidirectional_attention", "'all': bidirectional attention over every token is not modelled");
     readGemma4Attention(r, m, log);
     readGemma4Ffn(r, m, log);
+    readGemma4SharingAndPerLayer(r, m, log);
 }
 
 /// Gemma4ForConditionalGeneration (model_type gemma4): the language model is its text_config (importGemma4Text()).

@@ -882,6 +882,11 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.global.kvHeads = r.integer("global_kv_heads", 0);
     m.global.keyIsValue = r.boolean("global_k_eq_v", false);
     m.moeBesideDense = r.boolean("moe_beside_dense", false);
+    // Gemma 4 E2B/E4B: KV sharing, its double-wide MLP, and per-layer embeddings.
+    m.kvSharedLayers = r.integer("kv_shared_layers", 0);
+    m.doubleWideSharedFfn = r.boolean("double_wide_shared_ffn", false);
+    m.perLayerInput = r.integer("per_layer_input", 0);
+    m.perLayerVocab = r.integer("per_layer_vocab", 0);
     m.attentionSinks = r.boolean("attention_sinks", false);
     m.attentionSoftcap = r.number("attention_softcap", 0);
     m.finalSoftcap = r.number("final_softcap", 0);
@@ -919,6 +924,30 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
         throw InputError::rule(file, e.fields, e.message);
     return m;
 }
+
+namespace {
+/// Gemma 4's keys: its global layers' own widths, the MoE block beside the dense MLP, KV sharing and per-layer
+/// embeddings (written only when set).
+void writeGemma4Keys(json &j, const ModelShape &m)
+{
+    if (m.global.headDim != 0)
+        j["global_head_dim"] = m.global.headDim;
+    if (m.global.kvHeads != 0)
+        j["global_kv_heads"] = m.global.kvHeads;
+    if (m.global.keyIsValue)
+        j["global_k_eq_v"] = true;
+    if (m.moeBesideDense)
+        j["moe_beside_dense"] = true;
+    if (m.kvSharedLayers != 0)
+        j["kv_shared_layers"] = m.kvSharedLayers;
+    if (m.doubleWideSharedFfn)
+        j["double_wide_shared_ffn"] = true;
+    if (m.perLayerInput != 0) {
+        j["per_layer_input"] = m.perLayerInput;
+        j["per_layer_vocab"] = m.perLayerVocab;
+    }
+}
+} // namespace
 
 json toJson(const ModelShape &m)
 {
@@ -983,14 +1012,7 @@ json toJson(const ModelShape &m)
         j["qk_norm_full_width"] = true;
     if (m.valueNorm)
         j["value_norm"] = true;
-    if (m.global.headDim != 0)
-        j["global_head_dim"] = m.global.headDim;
-    if (m.global.kvHeads != 0)
-        j["global_kv_heads"] = m.global.kvHeads;
-    if (m.global.keyIsValue)
-        j["global_k_eq_v"] = true;
-    if (m.moeBesideDense)
-        j["moe_beside_dense"] = true;
+    writeGemma4Keys(j, m);
     if (m.attentionSinks)
         j["attention_sinks"] = true;
     if (m.firstDenseLayers != 0)

@@ -179,6 +179,14 @@ AttentionWidths attentionWidths(const ModelShape &m, const LayerBlock &b)
     return w;
 }
 
+int64_t denseFfnWidth(const ModelShape &m, const LayerBlock &b)
+{
+    if (b.ffnWidth > 0) // DeciLM: the layer's own
+        return b.ffnWidth;
+    const int64_t f = m.isMoe() ? m.denseFfn : m.ffn;
+    return b.sharesKv && m.doubleWideSharedFfn ? 2 * f : f; // Gemma 4 E2B/E4B: the KV-sharing layers' twice as wide
+}
+
 double kvHeadsOnDevice(int64_t kvHeads, int tp) { return static_cast<double>(kvHeads % tp == 0 ? kvHeads / tp : 1); }
 
 LayerBlock layerBlock(const ModelShape &m, int64_t i)
@@ -208,6 +216,7 @@ LayerBlock layerBlock(const ModelShape &m, int64_t i)
         b.ffn = part == '-' ? LayerFfn::Dense : part == 'E' ? LayerFfn::Moe : LayerFfn::None;
     }
     b.window = b.attends() ? window : 0; // only attention has a window
+    b.sharesKv = b.attends() && m.kvSharedLayers > 0 && i >= m.layers - m.kvSharedLayers;
     return b;
 }
 
@@ -300,11 +309,6 @@ int64_t attentionLayers(const LayerGroups &groups)
     return layersWith(groups, [](const LayerBlock &b) { return b.attends(); });
 }
 
-int64_t denseFfnWidth(const ModelShape &m, const LayerBlock &b)
-{
-    return b.ffnWidth > 0 ? b.ffnWidth : m.isMoe() ? m.denseFfn : m.ffn;
-}
-
 LayerGroups layerGroups(const ModelShape &m)
 {
     // Counted in closed form, not layer by layer (layers may be up to 2^31): the first dense layers, then one period
@@ -322,7 +326,8 @@ LayerGroups layerGroups(const ModelShape &m)
     const int64_t parts = std::max<int64_t>(1, static_cast<int64_t>(m.layerPattern.size()));
     const bool listed = !m.layerBlocks.empty(); // heterogeneous layers: walked one by one (validate() caps them)
     // Most models have one kind of layer: no pattern to walk (analyses build groups millions of times in a search).
-    if (every == 1 && attention == 1 && moeEvery == 1 && dense == 0 && parts == 1 && !listed) {
+    const int64_t shared = std::clamp<int64_t>(m.kvSharedLayers, 0, m.layers);
+    if (every == 1 && attention == 1 && moeEvery == 1 && dense == 0 && parts == 1 && !listed && shared == 0) {
         if (m.layers > 0)
             groups.push({layerBlock(m, 0), m.layers, 0});
         return groups;
@@ -348,7 +353,10 @@ LayerGroups layerGroups(const ModelShape &m)
         addPeriod(0, m.layers, m.layers);
     } else {
         addPeriod(0, dense, period); // the first dense layers of a MoE model
-        addPeriod(dense, m.layers, std::lcm(period, moeEvery));
+        // The last layers that share their keys and values (Gemma 4 E2B/E4B) are kinds of their own.
+        const int64_t own = std::max(dense, m.layers - shared);
+        addPeriod(dense, own, std::lcm(period, moeEvery));
+        addPeriod(own, m.layers, std::lcm(period, moeEvery));
     }
     // In the order of each kind's first layer (a stable insertion sort: a few kinds).
     for (auto a = groups.begin(); a != groups.end(); ++a)
@@ -359,7 +367,7 @@ LayerGroups layerGroups(const ModelShape &m)
 
 double cachedElementsPerToken(const ModelShape &m, const LayerBlock &b, int tp)
 {
-    if (!b.attends())
+    if (!b.attends() || b.sharesKv) // a layer sharing an earlier layer's keys and values caches none
         return 0;
     if (m.mixer == MixerKind::Mla)
         return static_cast<double>(m.mla.cachedPerToken());
@@ -371,8 +379,8 @@ double cachedElements(const ModelShape &m, const LayerGroups &groups, double tok
 {
     double e = 0;
     for (const LayerGroup &g : groups) {
-        if (!g.block.attends())
-            continue; // a state (stateElements()), or no mixer at all
+        if (!g.block.attends() || g.block.sharesKv)
+            continue; // a state (stateElements()), no mixer at all, or an earlier layer's cache
         const double kept = g.block.window > 0 ? std::min(tokens, static_cast<double>(g.block.window)) : tokens;
         e += static_cast<double>(g.count) * cachedElementsPerToken(m, g.block, tp) * kept;
     }
@@ -424,6 +432,12 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
     p.embedding += m.tokenTypes * h;
     if (m.embeddingNorm)
         p.embedding += normParams;
+    // Per-layer embeddings (Gemma 4 E2B/E4B): the table, the model projection and its RMSNorm.
+    if (m.perLayerInput > 0) {
+        const int64_t wide = m.layers * m.perLayerInput;
+        p.perLayerTable = m.perLayerVocab * wide;
+        p.embedding += p.perLayerTable + h * wide + m.perLayerInput;
+    }
 
     const int64_t attn = mixerParams(m, AttentionWidths{m.heads, m.kvHeads, m.headDim, true});
     const int64_t expert = ffnParams(m, m.ffn);
@@ -452,6 +466,16 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         }
         return attn;
     };
+    // A layer sharing an earlier layer's keys and values has no k_proj, v_proj (with their biases) nor k_norm.
+    auto sharedKvSaving = [&](const LayerBlock &b) -> int64_t {
+        if (!b.sharesKv)
+            return 0;
+        const AttentionWidths w = attentionWidths(m, b);
+        const int64_t kvOut = (w.valueProjection ? 2 : 1) * w.kvDim();
+        return h * kvOut + (m.qkvBias ? kvOut : 0) + (m.qkNorm ? (m.qkNormFullWidth ? w.kvDim() : w.headDim) : 0);
+    };
+    // Per-layer embeddings: the gate (h -> perLayerInput), the projection back and its RMSNorm.
+    const int64_t perLayerInput = m.perLayerInput > 0 ? 2 * h * m.perLayerInput + normParams : 0;
     auto ffnOf = [&](const LayerBlock &b, int64_t experts) -> int64_t {
         switch (b.ffn) {
         case LayerFfn::Moe: return expert * experts + shared + router;
@@ -464,7 +488,7 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         }
         return 0;
     };
-    auto layer = [&](const LayerBlock &b, int64_t experts) -> int64_t {
+    auto layerOwn = [&](const LayerBlock &b, int64_t experts) -> int64_t {
         const int64_t mixer = mixerOf(b);
         const bool hasMixer = b.mixer != LayerMixer::None, hasFfn = b.ffn != LayerFfn::None;
         if (!hasMixer && !hasFfn) // DeciLM: both no_op, the layer is empty
@@ -473,6 +497,9 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         if (!hasMixer || !hasFfn)
             return mixer + ffnOf(b, experts) + normParams;
         return mixer + ffnOf(b, experts) + norms;
+    };
+    auto layer = [&](const LayerBlock &b, int64_t experts) {
+        return layerOwn(b, experts) - sharedKvSaving(b) + perLayerInput;
     };
     for (const LayerGroup &g : groups) {
         p.layers += g.count * layer(g.block, m.experts);
@@ -563,10 +590,11 @@ ShapeIssue validateLayerBlocks(const ModelShape &m)
                 "layer_blocks must list one block for each of the " + std::to_string(m.layers) + " layers (at most " +
                     std::to_string(kMaxPatternPeriod) + "), got " + std::to_string(n)};
     if (m.isMoe() || m.ssm.kind != SsmKind::None || m.hasLinearAttention() || !m.layerPattern.empty() ||
-        m.slidingWindow != 0 || m.mtpLayers != 0 || m.mixer != MixerKind::Attention)
+        m.slidingWindow != 0 || m.mtpLayers != 0 || m.mixer != MixerKind::Attention || !m.linearPattern.empty() ||
+        m.kvSharedLayers != 0 || m.global.present() || m.perLayerInput != 0)
         return {{"layer_blocks"},
-                "layer_blocks cannot be combined with experts, ssm, linear attention, layer_pattern, "
-                "sliding_window, mtp_layers or MLA"};
+                "layer_blocks cannot be combined with experts, ssm, linear attention, layer_pattern, linear_pattern, "
+                "sliding_window, mtp_layers, MLA, kv_shared_layers, global layers or per_layer_input"};
     for (int64_t i = 0; i < n; ++i) {
         const LayerBlock &b = m.layerBlocks[static_cast<std::size_t>(i)];
         const std::string at = "layer_blocks[" + std::to_string(i) + "]";
@@ -770,6 +798,29 @@ ShapeIssue validate(const ModelShape &m)
         return {{"moe_beside_dense", "dense_ffn"},
                 "moe_beside_dense needs routed experts (experts > 1) and the dense MLP's width dense_ffn (> 0), got " +
                     std::to_string(m.denseFfn)};
+    if (m.kvSharedLayers < 0 || m.kvSharedLayers >= std::max<int64_t>(1, m.layers) ||
+        (m.kvSharedLayers > 0 && (m.mixer == MixerKind::Mla || m.ssm.kind != SsmKind::None || m.hasLinearAttention() ||
+                                  !m.layerPattern.empty())))
+        return {{"kv_shared_layers"},
+                "kv_shared_layers must be 0, or fewer than the layers (" + std::to_string(m.layers) +
+                    ") of a model whose every layer attends (no MLA, state or pattern), got " +
+                    std::to_string(m.kvSharedLayers)};
+    // Each sharing layer reads the last earlier layer of its kind: the layers before them hold a full one.
+    if (m.kvSharedLayers > 0 && m.globalEvery > 0 && m.slidingWindow > 0 && m.layers - m.kvSharedLayers < m.globalEvery)
+        return {{"kv_shared_layers", "global_every"},
+                "kv_shared_layers " + std::to_string(m.kvSharedLayers) + " leaves " +
+                    std::to_string(m.layers - m.kvSharedLayers) + " layers before the sharing ones, fewer than " +
+                    "global_every (" + std::to_string(m.globalEvery) +
+                    "): no global layer for the sharing global layers to read"};
+    if (m.doubleWideSharedFfn && (m.kvSharedLayers == 0 || m.isMoe()))
+        return {{"double_wide_shared_ffn", "kv_shared_layers"},
+                "double_wide_shared_ffn widens the dense MLP of the layers sharing keys and values: it needs "
+                "kv_shared_layers > 0 and no experts"};
+    if (m.perLayerInput < 0 || m.perLayerInput > kMaxShapeField ||
+        (m.perLayerInput > 0 && (m.perLayerVocab <= 0 || m.perLayerVocab > kMaxShapeField)))
+        return {{"per_layer_input", "per_layer_vocab"},
+                "per_layer_input must be 0 or positive, with per_layer_vocab positive (at most 2^31), got " +
+                    std::to_string(m.perLayerInput) + " and " + std::to_string(m.perLayerVocab)};
     if (m.globalNoPositions && (m.globalEvery <= 0 || m.positions != PositionEncoding::Rotary))
         return {{"global_nope", "global_every"},
                 "global_nope needs global layers (global_every > 0) among rotary windowed ones"};

@@ -319,6 +319,20 @@ struct ModelShape
     /// more norms of hidden weights. The router (Gemma4TextRouter) RMS-norms its input without weights, scales it by a
     /// weight per channel (scale, hidden) and each chosen expert's weight by one per expert (per_expert_scale).
     bool moeBesideDense = false;
+    /// Gemma 4 E2B/E4B's KV sharing (num_kv_shared_layers; transformers' Gemma4TextAttention): the last
+    /// kvSharedLayers layers compute no keys or values (no k_proj, v_proj, k_norm) and cache nothing: each attends
+    /// over the cache of the last earlier layer of its own kind (sliding or full), which every shared layer still
+    /// reads. With doubleWideSharedFfn (use_double_wide_mlp) their dense MLP is twice ffn wide.
+    int64_t kvSharedLayers = 0;
+    bool doubleWideSharedFfn = false;
+    /// Gemma 4 E2B/E4B's per-layer embeddings (hidden_size_per_layer_input, vocab_size_per_layer_input;
+    /// Gemma4TextModel): a table of perLayerVocab rows of layers x perLayerInput (each token reads its row), the
+    /// model projection (hidden -> layers x perLayerInput, no bias) and its RMSNorm (perLayerInput) on the
+    /// embeddings' side; in each layer, after the FFN's residual, a gate (hidden -> perLayerInput, no bias), its
+    /// activation times the layer's slice, a projection back (perLayerInput -> hidden) and an RMSNorm (hidden).
+    /// 0: none.
+    int64_t perLayerInput = 0;
+    int64_t perLayerVocab = 0;
     bool routerBias = false; ///< the router has a bias per expert (DeepSeek-V3's e_score_correction_bias)
 
     /// Multi-token-prediction modules (DeepSeek-V3's and GLM-4.5's num_nextn_predict_layers, MiMo's
@@ -398,6 +412,8 @@ struct LayerBlock
     /// Attention: this layer's own KV heads (DeciLM's num_attention_heads / n_heads_in_group per layer,
     /// ModelShape::layerBlocks); 0: the shape's kv_heads.
     int64_t kvHeads = 0;
+    /// The layer reads an earlier layer's keys and values and caches none (ModelShape::kvSharedLayers)
+    bool sharesKv = false;
     /// The layer attends, and so caches per token: attention of any kind.
     bool attends() const
     {
@@ -462,6 +478,10 @@ struct AttentionWidths
 /// The widths of the layers of kind `b`: the shape's, but a model's global layers (mixer Attention, the whole context,
 /// with globalEvery) take ModelShape::global's where it sets them (Gemma 4).
 AttentionWidths attentionWidths(const ModelShape &m, const LayerBlock &b);
+/// The width of layer kind b's dense FFN: its own (LayerBlock::ffnWidth, DeciLM), else ffn (dense_ffn in a mixture of
+/// experts), twice that in a layer sharing its keys and values with ModelShape::doubleWideSharedFfn (Gemma 4
+/// E2B/E4B's Gemma4TextMLP).
+int64_t denseFfnWidth(const ModelShape &m, const LayerBlock &b);
 /// KV heads one of `tp` tensor-parallel devices holds of `kvHeads`: kvHeads / tp, or one (replicated) when tp exceeds
 /// them.
 double kvHeadsOnDevice(int64_t kvHeads, int tp);
@@ -511,9 +531,6 @@ int64_t ssmLayers(const LayerGroups &groups);
 int64_t linearLayers(const LayerGroups &groups);
 /// Layers of `groups` that attend (LayerBlock::attends()): the ones with a KV cache.
 int64_t attentionLayers(const LayerGroups &groups);
-/// The FFN width of a dense layer of kind `b`: its own (LayerBlock::ffnWidth), else the shape's (dense_ffn in a
-/// mixture of experts, else ffn).
-int64_t denseFfnWidth(const ModelShape &m, const LayerBlock &b);
 
 /// Parameters of a vision tower and its projector (VisionShape): the tower's own (visionTowerParams) and the
 /// projector's with the deepstack mergers.
@@ -526,7 +543,9 @@ int64_t visionProjectorParams(const VisionShape &v);
 /// the pooler when present.
 struct ParamCounts
 {
-    int64_t embedding = 0;      ///< token (or patch and class token), position and token-type embeddings (+ norm)
+    int64_t embedding = 0; ///< token (or patch and class token), position and token-type embeddings (+ norm)
+    /// Of embedding: the per-layer embeddings' table (ModelShape::perLayerInput), of which a token reads one row
+    int64_t perLayerTable = 0;
     int64_t perLayer = 0;       ///< one layer, all experts (routed and shared)
     int64_t perLayerActive = 0; ///< one layer, the experts a token uses (its routed ones and the shared one)
     int64_t perLayerRouted = 0; ///< one layer's routed experts: the weights expert parallelism splits

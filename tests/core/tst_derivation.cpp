@@ -120,6 +120,9 @@ private slots:
             << "h100-sxm"
             << "gemma-4-26b-a4b"
             << "--context=131072 --batch=8";
+        QTest::newRow("KV sharing and per-layer embeddings: Gemma 4 E2B decode 128k") << "h100-sxm"
+                                                                                      << "gemma-4-e2b"
+                                                                                      << "--context=131072 --batch=8";
         QTest::newRow("windowed Gemma 3 1B prefill 32k") << "h100-sxm"
                                                          << "gemma-3-1b"
                                                          << "--phase=prefill --seq=32768";
@@ -235,6 +238,13 @@ private slots:
             << "gemma-4-26b-a4b"
             << ""
             << "kv_per_token" << 225280.0 << "= (25 × 4096 + 5 × 2048) elements × 2 B (fp16)";
+        // Gemma 4 E2B: only layers 0-14 cache (12 windowed of one KV head of 256, 3 global of one of 512); the 20
+        // sharing layers cache none: (12 × 512 + 3 × 1,024) elements × 2 B = 18,432 B.
+        QTest::newRow("Gemma 4 E2B KV = 18,432 B/token")
+            << "h100-sxm"
+            << "gemma-4-e2b"
+            << ""
+            << "kv_per_token" << 18432.0 << "= (12 × 512 + 3 × 1024) elements × 2 B (fp16)";
         // Decode at batch 1: 2 × 1 token × 8192 × 28672 per layer, 80 layers.
         QTest::newRow("Llama 2 70B ffn.up decode = 37,580,963,840 FLOPs")
             << "h100-sxm"

@@ -61,6 +61,7 @@ private slots:
     void glm4Moe();
     void gemma4MoeCounts();
     void gemma4DenseCounts();
+    void gemma4PerLayerAndSharedKv();
     void gemma4Refusals_data();
     void gemma4Refusals();
 };
@@ -198,8 +199,13 @@ void TestHfFamilies::refusalsNameTheFeature_data()
            "qwen3_vl config's vision tower is)";
     QTest::newRow("gemma3n_text")
         << "gemma3n_text"
-        << "cfg.json: model_type: 'gemma3n_text': KV sharing between the last layers (num_kv_shared_layers), per-layer "
-           "embeddings (hidden_size_per_layer_input), AltUp and LAuReL are not modelled";
+        << "cfg.json: model_type: 'gemma3n_text': AltUp (altup_num_inputs streams of the hidden state, predicted and "
+           "corrected around each layer), LAuReL (laurel_rank) and the statistical top-k of the first layers' MLP "
+           "gates (activation_sparsity_pattern) are not modelled";
+    QTest::newRow("gemma3n") << "gemma3n"
+                             << "cfg.json: model_type: 'gemma3n': the MobileNet-V5 vision tower (vision_config) and "
+                                "the audio tower (audio_config) are not modelled, nor the language model's AltUp, "
+                                "LAuReL and activation sparsity";
 }
 
 void TestHfFamilies::refusalsNameTheFeature()
@@ -474,20 +480,86 @@ void TestHfFamilies::gemma4DenseCounts()
     QCOMPARE(cachedElements(m, layerGroups(m), 1, 1) * 2, 901120.0);
 }
 
+void TestHfFamilies::gemma4PerLayerAndSharedKv()
+{
+    // Gemma 4 E2B (tests/data/configs/gemma-4-E2B-it.text_config.transcribed.json; transformers' Gemma4TextModel,
+    // Gemma4TextDecoderLayer, Gemma4TextAttention, Gemma4TextMLP): 35 layers, every fifth full attention (layers 4,
+    // 9, ..., 34); hidden 1536, 8 query heads, one KV head. num_kv_shared_layers 20: layers 15-34 have no k_proj,
+    // v_proj or k_norm (they read the cache of layer 13, sliding, or 14, full) and, use_double_wide_mlp, an MLP of
+    // 2 x 6,144. Layers 0-14: 12 sliding, 3 full; layers 15-34: 16 sliding, 4 full.
+    //   sliding attention: q 1536 x 8 x 256 = 3,145,728, k and v 2 x 1536 x 256 = 786,432, o 3,145,728,
+    //     q_norm and k_norm 512: 7,078,400; sharing: q, o and q_norm 6,291,712
+    //   full attention (512 wide, one KV head, a v_proj): q 6,291,456, k and v 1,572,864, o 6,291,456, norms 1,024:
+    //     14,156,800; sharing: 12,583,424
+    //   MLP 3 x 1536 x 6144 = 28,311,552, double-wide 56,623,104; 4 RMSNorms 6,144
+    //   per-layer input: gate 1536 x 256 + projection 256 x 1536 + post norm 1536 = 787,968
+    //   layers: 12 x 36,184,064 + 3 x 43,262,464 + 16 x 63,708,928 + 4 x 70,000,640 = 1,863,341,568
+    //   embeddings: 262,144 x 1536 = 402,653,184 (tied head); per-layer table 262,144 x 35 x 256 = 2,348,810,240;
+    //     per_layer_model_projection 1536 x 8960 = 13,762,560; per_layer_projection_norm 256: 2,765,226,240
+    //   + final norm 1536 = 4,628,569,344
+    // The tables are the sizes the ugonfor/gemma-4-E2B-it-en card lists for google/gemma-4-E2B-it in bf16
+    // (embed_tokens 0.75 GB = 805,306,368 B = 0.75 GiB; embed_tokens_per_layer 4.38 GB: 4,697,620,480 B =
+    // 4.375 GiB), and with the vision (about 150M) and audio (about 300M) towers the count is the card's 5.1B
+    // (about 2.3B without the two tables). No exact checkpoint total was found. Each layer's layer_scalar is a buffer,
+    // not a parameter.
+    const HfImport in = importHfConfigFileReport(configPath("gemma-4-E2B-it.text_config.transcribed.json"));
+    const ModelShape &m = in.shape;
+    const ParamCounts p = paramCount(m);
+    QCOMPARE(p.perLayerTable, int64_t(2348810240));
+    QCOMPARE(p.embedding, int64_t(2765226240));
+    QCOMPARE(p.layers, int64_t(1863341568));
+    QCOMPARE(p.total, int64_t(4628569344));
+    QCOMPARE(p.perLayer, int64_t(70000640)); // the last layer: full attention, sharing
+    const LayerGroups g = layerGroups(m);
+    QCOMPARE(g.size(), std::size_t(4));
+    QVERIFY(g[0].block.mixer == LayerMixer::Sliding && !g[0].block.sharesKv);
+    QCOMPARE(g[0].count, int64_t(12));
+    QVERIFY(g[1].block.mixer == LayerMixer::Attention && !g[1].block.sharesKv);
+    QCOMPARE(g[1].count, int64_t(3));
+    QVERIFY(g[2].block.mixer == LayerMixer::Sliding && g[2].block.sharesKv);
+    QCOMPARE(g[2].count, int64_t(16));
+    QCOMPARE(g[2].firstLayer, int64_t(15));
+    QVERIFY(g[3].block.mixer == LayerMixer::Attention && g[3].block.sharesKv);
+    QCOMPARE(g[3].count, int64_t(4));
+    QCOMPARE(g[3].firstLayer, int64_t(19));
+    QCOMPARE(denseFfnWidth(m, g[0].block), int64_t(6144));
+    QCOMPARE(denseFfnWidth(m, g[3].block), int64_t(12288));
+    // KV per token: only layers 0-14 cache: 12 x 2 x 256 + 3 x 2 x 512 = 9,216 elements, 18,432 B at 16 bits (all 35
+    // caching would be 21,504 elements). At 131,072 tokens the 12 sliding layers keep 512: 12 x 512 x 512 +
+    // 3 x 1,024 x 131,072 = 405,798,912 elements.
+    QCOMPARE(cachedElements(m, g, 1, 1) * 2, 18432.0);
+    QCOMPARE(cachedElements(m, g, 131072, 1), 405798912.0);
+    // The preset keys carry it all.
+    const ModelShape back = modelShapeFromJson(toJson(m), "p.json");
+    QCOMPARE(paramCount(back).total, p.total);
+    QCOMPARE(cachedElements(back, layerGroups(back), 131072, 1), cachedElements(m, g, 131072, 1));
+    // Gemma4TextConfig's defaults: without the keys, 256-wide per-layer inputs from a 262,144-row table; noted.
+    nlohmann::json c = readJsonFile(configPath("gemma-4-E2B-it.text_config.transcribed.json"));
+    c.erase("hidden_size_per_layer_input");
+    c.erase("vocab_size_per_layer_input");
+    const HfImport d = importHfConfigReport(c, "cfg.json");
+    QCOMPARE(paramCount(d.shape).total, p.total);
+    QVERIFY(reportHas(d, "hidden_size_per_layer_input: left out; Gemma4TextConfig's default 256"));
+}
+
 void TestHfFamilies::gemma4Refusals_data()
 {
     QTest::addColumn<QString>("key");
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("message");
-    QTest::newRow("per-layer embeddings")
+    QTest::newRow("all layers sharing") << "num_kv_shared_layers"
+                                        << "30"
+                                        << "cfg.json: num_kv_shared_layers: 30 must be at least 0 and fewer than the "
+                                           "30 layers";
+    QTest::newRow("no full layer to share")
+        << "num_kv_shared_layers"
+        << "26"
+        << "cfg.json: num_kv_shared_layers: 26: the layers before the shared ones hold no full-attention layer for the "
+           "shared full-attention layers to read";
+    QTest::newRow("negative per-layer input")
         << "hidden_size_per_layer_input"
-        << "256"
-        << "cfg.json: hidden_size_per_layer_input: 256: per-layer embeddings (a vocab_size_per_layer_input x layers x "
-           "256 table, its projection and each layer's gate) are not modelled";
-    QTest::newRow("KV sharing") << "num_kv_shared_layers"
-                                << "20"
-                                << "cfg.json: num_kv_shared_layers: 20: KV sharing (the last layers reuse an earlier "
-                                   "layer's cache) is not modelled";
+        << "-1"
+        << "cfg.json: hidden_size_per_layer_input: -1 must be 0 (none) or positive";
     QTest::newRow("bidirectional") << "use_bidirectional_attention"
                                    << "\"all\""
                                    << "cfg.json: use_bidirectional_attention: 'all': bidirectional attention over "
@@ -496,8 +568,8 @@ void TestHfFamilies::gemma4Refusals_data()
 
 void TestHfFamilies::gemma4Refusals()
 {
-    // What Gemma 4 has that the block model does not: refused by name (Gemma 4 E2B and E4B have per-layer embeddings
-    // and KV sharing).
+    // What Gemma 4 has that the block model does not, and KV sharing that leaves a shared layer no earlier layer of
+    // its kind to read: refused by name.
     QFETCH(QString, key);
     QFETCH(QString, value);
     QFETCH(QString, message);

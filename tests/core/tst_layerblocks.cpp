@@ -98,6 +98,7 @@ private slots:
     void patchModelRules_data();
     void patchModelRules();
     void gemma4Operators();
+    void gemma4SharedKvOperators();
 };
 
 // Long because it is a table: one row per model family, each with its parameter count written out by hand.
@@ -1695,6 +1696,76 @@ void TestLayerBlocks::gemma4Operators()
     // The KV cache a token adds, as tst_hffamilies counts it: 225,280 B; the weights, 25,233,141,760 parameters.
     QCOMPARE(a.kvCache.bytesPerToken, 225280.0);
     QCOMPARE(a.params.total, int64_t(25233141760));
+}
+
+void TestLayerBlocks::gemma4SharedKvOperators()
+{
+    // One decode step of Gemma 4 E2B at batch 1, tp 1, 4,096 tokens of context. Layers 0-14 (12 sliding, 3 full)
+    // project queries, keys and values and write the cache; layers 15-34 (16 sliding, 4 full) share it: queries alone,
+    // no cache write, but each still reads the whole shared cache:
+    //   attn.global_qkv_proj: 2 x 1536 x (8 x 512 + 2 x 512) = 15,728,640 FLOPs a layer, 3 layers
+    //   attn.global_q_proj:   2 x 1536 x 8 x 512 = 12,582,912, 4 layers
+    //   attn.qkv_proj:        2 x 1536 x (8 x 256 + 2 x 256) = 7,864,320, 12 layers
+    //   attn.q_proj:          2 x 1536 x 8 x 256 = 6,291,456, 16 layers
+    //   attn.kv_write 3 and attn.local_kv_write 12 times; attn.score 7 times, each reading 4,096 keys of one KV head
+    //   of 512 at 2 B = 4,194,304 B; attn.local_score 28 times
+    //   ffn.up 2 x 1536 x 6144 = 18,874,368, 15 layers; ffn.wide_up 2 x 1536 x 12288 = 37,748,736, 20 layers
+    //   per-layer inputs: ple.gate and ple.proj 2 x 1536 x 256 = 786,432 in each of the 35 layers; on the embeddings'
+    //   side, ple.model_proj 2 x 1536 x 8960 = 27,525,120 and ple.embed reading the token's row, 8,960 x 2 B =
+    //   17,920 B (not the 4.7 GB table)
+    const ModelShape m = config("gemma-4-E2B-it.text_config.transcribed.json");
+    const Analysis a = analyze(testpresets::hw("h100-sxm"), m, decodeAt(4095));
+    auto check = [&](std::string_view name, double count, double flopsEach) {
+        const Operator *op = findOp(a, name);
+        QVERIFY2(op, std::string(name).c_str());
+        QCOMPARE(op->count, count);
+        QCOMPARE(op->flops, count * flopsEach);
+    };
+    check("attn.global_qkv_proj", 3, 15728640);
+    check("attn.global_q_proj", 4, 12582912);
+    check("attn.qkv_proj", 12, 7864320);
+    check("attn.q_proj", 16, 6291456);
+    check("attn.global_q_norm", 4, 4.0 * 4096);
+    check("attn.q_norm", 16, 4.0 * 2048);
+    QCOMPARE(findOp(a, "attn.kv_write")->count, 3.0);
+    QCOMPARE(findOp(a, "attn.local_kv_write")->count, 12.0);
+    QCOMPARE(findOp(a, "attn.score")->count, 7.0);
+    QCOMPARE(findOp(a, "attn.score")->kvBytes, 7 * 4194304.0);
+    QCOMPARE(findOp(a, "attn.local_score")->count, 28.0);
+    check("ffn.up", 15, 18874368);
+    check("ffn.wide_up", 20, 37748736);
+    check("ple.gate", 35, 786432);
+    check("ple.proj", 35, 786432);
+    check("ple.model_proj", 1, 27525120);
+    QCOMPARE(findOp(a, "ple.embed")->weightBytes, 17920.0);
+    // The KV cache a token adds, as tst_hffamilies counts it: 18,432 B; the weights, 4,628,569,344 parameters.
+    QCOMPARE(a.kvCache.bytesPerToken, 18432.0);
+    QCOMPARE(a.params.total, int64_t(4628569344));
+    // Tensor parallelism 2 splits the per-layer inputs' columns, as the memory splits their weights: the gate
+    // 2 x 1536 x 128 a layer, the token's row 4,480 values.
+    Scenario tp2 = decodeAt(4095);
+    tp2.tp = 2;
+    const Analysis b = analyze(testpresets::hw("h100-sxm"), m, tp2);
+    QCOMPARE(findOp(b, "ple.gate")->flops, 35 * 2.0 * 1536 * 128);
+    QCOMPARE(findOp(b, "ple.embed")->weightBytes, 8960.0);
+    // A shape whose sharing layers would have no earlier layer of their kind to read, or a double-wide MLP without
+    // sharing, is refused, naming the keys.
+    ModelShape bad = m;
+    bad.kvSharedLayers = 31;
+    QCOMPARE(QString::fromStdString(validate(bad).message),
+             QString("kv_shared_layers 31 leaves 4 layers before the sharing ones, fewer than global_every (5): no "
+                     "global layer for the sharing global layers to read"));
+    bad.kvSharedLayers = 35;
+    QCOMPARE(validate(bad).fields.front(), std::string("kv_shared_layers"));
+    bad.kvSharedLayers = 0;
+    QCOMPARE(QString::fromStdString(validate(bad).message),
+             QString("double_wide_shared_ffn widens the dense MLP of the layers sharing keys and values: it needs "
+                     "kv_shared_layers > 0 and no experts"));
+    bad.doubleWideSharedFfn = false;
+    bad.perLayerVocab = 0;
+    QCOMPARE(QString::fromStdString(validate(bad).message),
+             QString("per_layer_input must be 0 or positive, with per_layer_vocab positive (at most 2^31), got 256 "
+                     "and 0"));
 }
 
 } // namespace memwall::core
