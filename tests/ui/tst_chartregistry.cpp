@@ -16,8 +16,11 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QHelpEvent>
 #include <QScopeGuard>
+#include <QTabBar>
 #include <QTemporaryDir>
+#include <QToolTip>
 #include <QTranslator>
 #include <QtTest>
 
@@ -131,6 +134,31 @@ private slots:
             QCOMPARE(tabs.tabToolTip(i), chart->title());
         }
         QCOMPARE(tabs.tabNames().size(), tabs.count());
+    }
+
+    // The tabs' tooltips are the charts' titles, which name the model and phase: built when a tooltip is asked for
+    // (a slider tick does not build every hidden chart's title), and then the document's current ones.
+    void tabToolTipsFollowTheDocumentWhenAsked()
+    {
+        ui::ScenarioDocument doc(library());
+        ui::ChartTabs tabs(&doc);
+        tabs.resize(1200, 800);
+        tabs.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+        doc.setModelById(QStringLiteral("llama-3-70b"));
+        core::Scenario s = doc.scenario();
+        s.phase = core::Phase::Prefill;
+        doc.setScenario(s, QStringLiteral("phase"));
+        const int last = tabs.count() - 1;
+        const QPoint at = tabs.tabBar()->tabRect(last).center();
+        QHelpEvent help(QEvent::ToolTip, at, tabs.tabBar()->mapToGlobal(at));
+        QCoreApplication::sendEvent(tabs.tabBar(), &help);
+        for (int i = 0; i < tabs.count(); ++i) {
+            const ui::ChartBase *chart = tabs.charts()[static_cast<std::size_t>(i)].get();
+            QCOMPARE(tabs.tabToolTip(i), chart->title());
+        }
+        QVERIFY2(tabs.tabToolTip(0).contains(QString::fromStdString(doc.model().name)), qPrintable(tabs.tabToolTip(0)));
+        QToolTip::hideText();
     }
 
     // A language installed after the first tabs were built shows in the next ones: the titles are not kept from

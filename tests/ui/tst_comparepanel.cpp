@@ -79,6 +79,43 @@ private slots:
                  qPrintable(QStringLiteral("the panel asks %1 px, its table %2 px").arg(want).arg(table)));
     }
 
+    // A slider tick costs nothing here while the panel is hidden in a window on screen (its dock closed, or a tab
+    // behind the Controls): it falls behind, and catches up, whole, when it is shown (issue #41, the tick's cost).
+    void hiddenPanelCatchesUpWhenShown()
+    {
+        ui::ScenarioDocument doc(m_lib);
+        QWidget window;
+        auto *panel = new ui::ComparePanel(&doc, &window);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(!panel->isStale());
+        panel->hide();
+        doc.setCompareHardware(*m_lib->findHardware("mi300x"));
+        core::Scenario s = doc.scenario();
+        s.batch = 24;
+        doc.setScenario(s, QStringLiteral("batch"));
+        QVERIFY(panel->isStale());
+        QCOMPARE(panel->table()->rowCount(), 0); // not drawn: still the panel of "no B"
+        panel->show();
+        QVERIFY(!panel->isStale());
+        const auto expected = ui::compareMetrics(doc.analysis(), *doc.compareAnalysis(), doc.scenario());
+        QCOMPARE(panel->table()->rowCount(), int(expected.size()));
+        for (int r = 0; r < panel->table()->rowCount(); ++r) {
+            const ui::CompareMetric &m = expected[static_cast<std::size_t>(r)];
+            QCOMPARE(panel->table()->item(r, 0)->text(), m.name);
+            QCOMPARE(panel->table()->item(r, 1)->text(), m.a);
+            QCOMPARE(panel->table()->item(r, 2)->text(), m.b);
+        }
+        QVERIFY2(panel->table()->horizontalHeaderItem(2)->text().contains(doc.compareSummary()),
+                 qPrintable(panel->table()->horizontalHeaderItem(2)->text()));
+        // Shown, it follows every change again at once.
+        s.batch = 48;
+        doc.setScenario(s, QStringLiteral("batch"));
+        QVERIFY(!panel->isStale());
+        const auto now = ui::compareMetrics(doc.analysis(), *doc.compareAnalysis(), doc.scenario());
+        QCOMPARE(panel->table()->item(0, 1)->text(), now.front().a);
+    }
+
     void choosingBFillsTable_data()
     {
         QTest::addColumn<QString>("b");

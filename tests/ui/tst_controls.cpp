@@ -421,6 +421,49 @@ private slots:
         QCOMPARE(devices->currentId(), QStringLiteral("h100-sxm"));
     }
 
+    // Issue #41: the Images control (`--images N`) was offered for text-only models. It is greyed for a model
+    // without a vision tower, its tooltip saying why, and enabled for one with a tower; a text-only model picked
+    // after a multimodal one drops the images in the same step instead of failing.
+    void imagesOnlyForAModelWithAVisionTower()
+    {
+        ui::OptionControl *images = m_panel->optionControl("images");
+        QVERIFY(images);
+        QVERIFY(!m_doc->model().vision.present()); // Llama 2 7B
+        QVERIFY(!images->isEnabled());
+        QVERIFY2(images->toolTip().contains("no vision tower"), qPrintable(images->toolTip()));
+        QVERIFY(images->editor()->toolTip().contains("no vision tower"));
+
+        m_doc->setModelById("gemma-3-27b");
+        QVERIFY(m_doc->model().vision.present());
+        QVERIFY(images->isEnabled());
+        QCOMPARE(images->toolTip(), QString::fromUtf8(core::findOption("images")->help.data(),
+                                                      qsizetype(core::findOption("images")->help.size())));
+        QVERIFY(images->write(int64_t(2)).isEmpty());
+        QCOMPARE(m_doc->scenario().images, 2);
+        QVERIFY(m_doc->analysisError().isEmpty());
+
+        const int steps = m_doc->undoStack()->count();
+        m_doc->setModelById("llama-2-7b");
+        QCOMPARE(m_doc->scenario().images, 0);
+        QVERIFY2(m_doc->analysisError().isEmpty(), qPrintable(m_doc->analysisError()));
+        QCOMPARE(m_doc->undoStack()->count(), steps + 1);
+        QVERIFY(!images->isEnabled());
+        m_doc->undoStack()->undo(); // back to the multimodal model with its images
+        QCOMPARE(m_doc->scenario().images, 2);
+        QVERIFY(images->isEnabled());
+
+        // A scenario asking a text-only model for images (a file, a link) keeps the control usable to undo it.
+        m_doc->setModelById("llama-2-7b");
+        core::Scenario s = m_doc->scenario();
+        s.images = 3;
+        m_doc->setScenario(s, "images");
+        QVERIFY(!m_doc->analysisError().isEmpty());
+        QVERIFY(images->isEnabled());
+        QVERIFY(images->write(int64_t(0)).isEmpty());
+        QVERIFY(m_doc->analysisError().isEmpty());
+        QVERIFY(!images->isEnabled());
+    }
+
     void everyControlExplainsItself()
     {
         const auto widgets = m_panel->findChildren<QWidget *>();

@@ -21,6 +21,7 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QPainter>
 #include <QRegularExpression>
 #include <QScatterSeries>
 #include <QToolTip>
@@ -131,6 +132,7 @@ private slots:
     void compareOffRemovesEverySeries();
     void compareStarsAndLabelsDoNotOverlap_data();
     void compareStarsAndLabelsDoNotOverlap();
+    void modelStarStaysInSightOverAnOperator();
     void legendTogglesSeries();
     void viewZoomPanReset();
     void tickLabelsOneFormatPerAxis();
@@ -144,6 +146,73 @@ private slots:
     void helpToolTipClearOfCallout_data();
     void helpToolTipClearOfCallout();
 };
+
+// Issue #41: on a decode step's answer slide (Llama 2 7B, batch 1) the whole model lies on the FFN matmuls, whose
+// marker is larger than the star: the star was drawn under it and could not be seen. It is drawn above the
+// operators (hollow, so the marker shows through): a pixel on the star's outline inside the marker is the star's.
+void TestRooflineChart::modelStarStaysInSightOverAnOperator()
+{
+    ui::ScenarioDocument doc(library());
+    doc.setModelById(QStringLiteral("llama-2-7b"));
+    core::Scenario s = doc.scenario();
+    s.phase = core::Phase::Decode;
+    s.batch = 1;
+    s.tp = 1;
+    doc.setScenario(s, "answer slide");
+    ui::RooflineChart chart(&doc);
+    chart.setTheme(ui::Theme::presentation()); // the slide's
+    ui::ChartView view(&chart);                // the chart in a scene, to render it
+    chart.chart()->resize(1280, 340);
+    chart.settle();
+    QCoreApplication::processEvents();
+    ui::MarkerLayer *stars = chart.modelMarkers();
+    ui::MarkerLayer *ops = chart.operatorMarkers();
+    QVERIFY(stars->zValue() > ops->zValue());
+    QCOMPARE(stars->markers().size(), std::size_t(1));
+    const QPointF c = stars->centre(0);
+    const qreal r = stars->markers().front().diameter / 2;
+    // The star's upper arm's right edge, from its tip to the inner corner beside it (regular star: at 0.382 r, 36
+    // degrees round); where the operator's marker (centred on the star) covers that edge, the star's pen must show.
+    const qreal inner = 0.381966 * r;
+    const QPointF tip = c + QPointF(0, -r);
+    const QPointF corner = c + QPointF(inner * std::sin(M_PI / 5), -inner * std::cos(M_PI / 5));
+    int under = -1;
+    for (std::size_t i = 0; i < ops->markers().size(); ++i)
+        if (QLineF(ops->centre(i), corner).length() < ops->markers()[i].diameter / 2 - 4 &&
+            (under < 0 || ops->markers()[i].diameter > ops->markers()[static_cast<std::size_t>(under)].diameter))
+            under = static_cast<int>(i);
+    QVERIFY2(under >= 0, "no operator marker covers the star: the scenario no longer shows the case");
+    const std::size_t u = static_cast<std::size_t>(under);
+    QImage image(chart.chart()->size().toSize(), QImage::Format_RGB32);
+    image.fill(Qt::white);
+    {
+        QPainter p(&image);
+        chart.chart()->scene()->render(&p, QRectF(QPointF(0, 0), chart.chart()->size()),
+                                       chart.chart()->mapRectToScene(chart.chart()->rect()));
+    }
+    const QColor pen = chart.modelSeries()->pen().color();
+    int checked = 0, seen = 0;
+    for (qreal t = 0; t <= 1.0; t += 0.05) {
+        const QPointF at = tip + t * (corner - tip);
+        if (QLineF(ops->centre(u), at).length() > ops->markers()[u].diameter / 2 - 3)
+            continue; // only where the operator's marker is painted too
+        ++checked;
+        bool found = false;
+        for (int dx = -1; dx <= 1 && !found; ++dx)
+            for (int dy = -1; dy <= 1 && !found; ++dy) {
+                const QColor px = image.pixelColor(at.toPoint() + QPoint(dx, dy));
+                found = std::abs(px.red() - pen.red()) + std::abs(px.green() - pen.green()) +
+                            std::abs(px.blue() - pen.blue()) <
+                        90;
+            }
+        seen += found ? 1 : 0;
+    }
+    QVERIFY(checked >= 3);
+    QVERIFY2(seen == checked, qPrintable(QString("the star's edge shows at %1 of %2 points inside the operator's "
+                                                 "marker")
+                                             .arg(seen)
+                                             .arg(checked)));
+}
 
 void TestRooflineChart::batchMovesOperatorPoints()
 {

@@ -19,8 +19,10 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <memory>
@@ -185,6 +187,50 @@ private slots:
         QTest::keyClick(picker->lineEdit(), Qt::Key_V, Qt::ControlModifier);
         QCOMPARE(picker->lineEdit()->text(), QString("memwall:?v=1&hardware=a100-80gb-sxm&batch=8"));
         QCOMPARE(w.state(), before);
+    }
+
+    // Issue #41: a link opened over a saved scenario kept its file name, so Save wrote the link's scenario over
+    // that file. After a link the document is untitled, as a new one: Save asks for a name, the file is untouched.
+    void aLinkOpensUntitled()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("mine.memwall.json");
+        QByteArray saved;
+        {
+            Window w(m_lib);
+            QVERIFY(QTest::qWaitForWindowActive(w.window.get()));
+            QString error;
+            QVERIFY2(w.doc->save(path, &error), qPrintable(error));
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            saved = file.readAll();
+        }
+        Window w(m_lib);
+        QVERIFY(QTest::qWaitForWindowActive(w.window.get()));
+        QVERIFY(w.window->openScenario(path));
+        QCOMPARE(w.doc->filePath(), path);
+        QVERIFY(w.window->windowTitle().startsWith("mine.memwall.json"));
+        const nlohmann::json opened = w.state();
+        QSignalSpy renamed(w.doc.get(), &ScenarioDocument::filePathChanged);
+        // A bad link changes nothing, the name included.
+        QVERIFY(!w.window->openLink("memwall:?v=1&batch=0"));
+        QCOMPARE(w.doc->filePath(), path);
+        QCOMPARE(renamed.count(), 0);
+        for (QMessageBox *box : w.window->findChildren<QMessageBox *>())
+            delete box;
+        QVERIFY(w.window->openLink("memwall:?v=1&hardware=h200-sxm&batch=32"));
+        QCOMPARE(w.doc->scenario().batch, 32);
+        QVERIFY(w.doc->filePath().isEmpty());
+        QCOMPARE(renamed.count(), 1);
+        QVERIFY2(w.window->windowTitle().startsWith("Untitled"), qPrintable(w.window->windowTitle()));
+        QVERIFY(w.doc->isModified()); // closing asks; Save (no name) goes to Save As
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), saved);
+        // Undo brings the file's scenario back, still untitled: Save cannot write over a file unasked.
+        w.doc->undoStack()->undo();
+        QCOMPARE(w.state(), opened);
+        QVERIFY(w.doc->filePath().isEmpty());
     }
 
     void droppingALinksTextOpensIt()

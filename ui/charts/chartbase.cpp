@@ -64,7 +64,8 @@ void ChartBase::placeSubtitle()
     QString text = tooShort ? QString() : chartfit::fittingTitle(scenarioSubtitles(*m_doc), font, room);
     // Even the shortest form too wide (a narrow chart in the presentation font): on two lines, never cut; the top
     // margin grows to hold them.
-    if (QFontMetricsF(font).horizontalAdvance(text) > room)
+    // (Its width was measured, and kept, when fittingTitle() chose it: a slider tick does not shape it again.)
+    if (chartfit::textAdvance(font, text) > room)
         text = onTwoLines(text);
     if (m_subtitle->font() != font)
         m_subtitle->setFont(font);

@@ -57,6 +57,8 @@ QString fittingTitle(const QStringList &candidates, const QFont &font, qreal wid
     return candidates.last();
 }
 
+qreal textAdvance(const QFont &font, const QString &text) { return advance(measuredIn(font), font, text); }
+
 void applyTitle(QChart *chart, const QStringList &candidates, const QFont &font)
 {
     static constexpr const char *kAutoTitle = "memwallAutoTitle";

@@ -15,6 +15,9 @@ namespace memwall::ui::chartfit {
 /// Charts pass a full title and shorter fallbacks so a small or presentation-sized chart shows a whole title
 /// instead of an elided one.
 QString fittingTitle(const QStringList &candidates, const QFont &font, qreal width);
+/// The width of `text` in `font` (QFontMetricsF::horizontalAdvance), kept with the widths fittingTitle() measured:
+/// asking again for the title it chose does not shape the text again.
+qreal textAdvance(const QFont &font, const QString &text);
 
 /// Sets the chart's title to fittingTitle(candidates, font, chart width - 40), or to none in a chart shorter than
 /// twelve lines of `font`, unless the title was replaced from outside since the last call (an export with its own

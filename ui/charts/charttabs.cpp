@@ -5,7 +5,9 @@
 #include "ui/charts/chartview.h"
 #include "ui/document/scenariodocument.h"
 
+#include <QEvent>
 #include <QSignalBlocker>
+#include <QTabBar>
 
 namespace memwall::ui {
 
@@ -25,11 +27,26 @@ ChartTabs::ChartTabs(ScenarioDocument *doc, SidePanelFactory sidePanels, QWidget
     }
     connect(this, &QTabWidget::currentChanged, this, &ChartTabs::suspendHidden);
     suspendHidden(currentIndex());
-    // Tab tooltips follow the titles (they name device, model and phase).
-    connect(doc, &ScenarioDocument::analysisChanged, this, [this] {
-        for (int i = 0; i < static_cast<int>(m_charts.size()); ++i)
-            setTabToolTip(i, m_charts[static_cast<std::size_t>(i)]->title());
-    });
+    // Tab tooltips follow the titles (they name device, model and phase), set when one is about to show.
+    connect(doc, &ScenarioDocument::analysisChanged, this, [this] { m_tipsStale = true; });
+    tabBar()->installEventFilter(this);
+}
+
+void ChartTabs::updateTabToolTips()
+{
+    if (!m_tipsStale)
+        return;
+    m_tipsStale = false;
+    for (int i = 0; i < static_cast<int>(m_charts.size()); ++i)
+        if (const QString title = m_charts[static_cast<std::size_t>(i)]->title(); tabToolTip(i) != title)
+            setTabToolTip(i, title);
+}
+
+bool ChartTabs::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == tabBar() && event->type() == QEvent::ToolTip)
+        updateTabToolTips(); // then the tab bar shows the tooltip of the tab under the mouse
+    return QTabWidget::eventFilter(watched, event);
 }
 
 ChartTabs::~ChartTabs()

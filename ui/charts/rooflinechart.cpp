@@ -223,7 +223,9 @@ RooflineChart::RooflineChart(ScenarioDocument *doc, QObject *parent) : ChartBase
     // (opacity 0), because a Qt scatter series repaints its whole plot for one moved point at every slider tick.
     m_stars = new MarkerLayer(m_chart, m_model);
     m_stars->setObjectName(QStringLiteral("model-markers"));
-    m_stars->setZValue(m_ops->zValue() - 1);
+    // Above the operators: a star on an operator's marker (the whole model where one operator takes most of the time,
+    // as in a decode step's answer slide) stays in sight; it is hollow, so the marker shows through it.
+    m_stars->setZValue(m_ops->zValue() + 1);
     m_stars->setAcceptHoverEvents(false);
     m_stars->setAcceptedMouseButtons(Qt::NoButton);
     m_stars->setGroupVisible([this](int group) { return (group == 0 ? m_model : m_compareModel)->isVisible(); });

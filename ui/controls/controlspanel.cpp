@@ -409,6 +409,32 @@ void ControlsPanel::syncFromDocument()
         m_kvCache->setChecked(s.kvCache);
     }
     selectData(m_efficiency, static_cast<int>(s.efficiency));
+    syncImagesControl();
+}
+
+void ControlsPanel::syncImagesControl()
+{
+    // Images become a vision tower's image tokens: a text-only model greys the control and says why. A scenario that
+    // asks a text-only model for images anyway (a file, a link) keeps it usable, to set them back to 0; the error
+    // line above says what is wrong.
+    OptionControl *images = m_optionControls.value(QStringLiteral("images"));
+    if (!images)
+        return;
+    const bool tower = m_doc->model().vision.present();
+    const bool enable = tower || m_doc->scenario().images > 0;
+    if (images->isEnabled() != enable)
+        images->setEnabled(enable);
+    const QString tip = tower ? qs(findOption("images")->help)
+                              : tr("%1 has no vision tower: it reads text only, so it takes no images. Pick a "
+                                   "multimodal model (Gemma 3, Qwen3-VL, ...) to add images to the request.")
+                                    .arg(qs(m_doc->model().name));
+    if (images->toolTip() == tip) // the common case: a slider tick changes neither
+        return;
+    images->setToolTip(tip);
+    if (auto *slider = qobject_cast<LogSlider *>(images->editor()))
+        slider->setToolTipText(tip);
+    else
+        images->editor()->setToolTip(tip);
 }
 
 } // namespace memwall::ui

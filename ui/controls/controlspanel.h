@@ -73,6 +73,8 @@ private:
     void fillPresets();
     LogSlider *lengthSlider(std::string_view key, const char *name);
     void addTableOptions(QVBoxLayout *layout);
+    /// The Images control: enabled only for a model with a vision tower, its tooltip saying why not.
+    void syncImagesControl();
 
     ScenarioDocument *m_doc;
     QLabel *m_error = nullptr;

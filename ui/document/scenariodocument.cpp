@@ -239,6 +239,10 @@ void ScenarioDocument::setModel(const ModelShape &m, bool inlineShape)
     f.modelInline = inlineShape;
     // An encoder's forward pass instead of decode, an image's patches as its sequence: in the same undo step.
     adaptToModel(f.scenario, m);
+    // Images are a vision tower's input: a text-only model picked in the window drops them (the Images control is
+    // greyed for it), where the command line refuses `--images` for such a model.
+    if (!m.vision.present())
+        f.scenario.images = 0;
     push(f, tr("Model: %1").arg(QString::fromStdString(m.name)), -1);
 }
 
@@ -357,6 +361,11 @@ bool ScenarioDocument::openLink(const QString &link, QString *error)
         const ScenarioFile f = core::scenarioFromLink(link.toStdString(), *m_presets);
         analyze(effectiveHardware(f), f.model, f.scenario); // check that it analyses before replacing anything
         setFile(f, tr("Open link"));
+        // The link's scenario is not the file's: Save must ask for a name, not overwrite the file opened before.
+        if (!m_path.isEmpty()) {
+            m_path.clear();
+            emit filePathChanged(m_path);
+        }
         return true;
     } catch (const std::exception &e) {
         if (error)

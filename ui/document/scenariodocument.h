@@ -103,6 +103,8 @@ public:
     void setScenario(const core::Scenario &s, const QString &text, int mergeKey = -1);
     void setHardware(const core::HardwareSpec &hw, bool inlineSpec = false);
     void setHardwareById(const QString &id);
+    /// Also adapts the scenario to the model in the same undo step (core::adaptToModel()), and drops its images
+    /// when the model has no vision tower.
     void setModel(const core::ModelShape &m, bool inlineShape = false);
     void setModelById(const QString &id);
     void setWhatIf(const core::WhatIf &w, int mergeKey = -1);
@@ -128,8 +130,10 @@ public:
     /// The scenario as a `memwall:` link (core/io/scenariolink.h); empty with `error` set when it cannot be one (a
     /// custom model too large for a link).
     QString link(QString *error) const;
-    /// Opens a `memwall:` link as one undo step; the file name is kept (Save writes the link's scenario to it). On
-    /// failure (a bad link, or a scenario that does not analyse) nothing changes and `error` holds one line.
+    /// Opens a `memwall:` link as one undo step. The document becomes untitled, as a new one: Save asks for a name
+    /// rather than writing the link's scenario over the file opened before (undo brings the scenario back, not the
+    /// name). On failure (a bad link, or a scenario that does not analyse) nothing changes and `error` holds one
+    /// line.
     bool openLink(const QString &link, QString *error);
     /// True when the file is a MemWall scenario (by name, or by "kind": "scenario" inside); anything else dropped on
     /// the window is read as a model config.

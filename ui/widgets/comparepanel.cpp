@@ -131,8 +131,26 @@ ComparePanel::ComparePanel(ScenarioDocument *doc, QWidget *parent)
     connect(m_swap, &QToolButton::clicked, this, &ComparePanel::swap);
     for (QComboBox *box : {m_weights, m_kv, m_activations})
         connect(box, &QComboBox::activated, this, &ComparePanel::applyPrecision);
-    connect(doc, &ScenarioDocument::analysisChanged, this, &ComparePanel::refresh);
+    connect(doc, &ScenarioDocument::analysisChanged, this, &ComparePanel::followDocument);
     refresh();
+}
+
+void ComparePanel::followDocument()
+{
+    // Its window is on screen but the panel is not (the dock is closed, or a tab behind the Controls): nothing to
+    // draw until it is shown. A panel whose window is not shown (a test, an export) follows at once.
+    if (window()->isVisible() && !isVisible()) {
+        m_stale = true;
+        return;
+    }
+    refresh();
+}
+
+void ComparePanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_stale)
+        refresh();
 }
 
 void ComparePanel::setCompareId(const QString &id)
@@ -196,6 +214,7 @@ void ComparePanel::swap()
 
 void ComparePanel::refresh()
 {
+    m_stale = false;
     const auto &spec = m_doc->compare();
     const auto &hwB = m_doc->compareHardware();
     if (!spec)

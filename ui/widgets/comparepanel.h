@@ -37,8 +37,16 @@ public:
     QComboBox *kvPicker() const { return m_kv; }
     QComboBox *activationsPicker() const { return m_activations; }
     QLabel *statusLabel() const { return m_status; }
+    /// True while the panel is hidden in a window on screen (its dock closed, or a tab behind another) and the
+    /// document changed since it was last drawn: it catches up when shown.
+    bool isStale() const { return m_stale; }
+
+protected:
+    void showEvent(QShowEvent *event) override;
 
 private:
+    /// analysisChanged(): refresh(), unless nobody can see the panel (a slider tick then skips B's metrics).
+    void followDocument();
     void refresh();
     void swap();
     void applyPrecision();
@@ -52,6 +60,7 @@ private:
     QTableWidget *m_table;
     QLabel *m_status;
     QString m_pickerTip;
+    bool m_stale = false;
 };
 
 } // namespace memwall::ui

@@ -143,30 +143,48 @@ void TextCellDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opti
     // The text rectangle and colour as QCommonStyle's item view text: a focus-frame margin and one pixel each side.
     const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, widget) + 1;
     const QRect r = opt.rect.adjusted(margin, 0, -margin, 0);
-    painter->save();
-    painter->setPen(opt.palette.color(group, selected ? QPalette::HighlightedText : QPalette::Text));
-    painter->setFont(opt.font);
-    painter->setClipRect(opt.rect, Qt::IntersectClip);
+    const QPen textPen(opt.palette.color(group, selected ? QPalette::HighlightedText : QPalette::Text));
     const Line &line = laidOut(text, opt.font);
     const QSizeF size = line.size;
     if (size.width() > r.width()) {
-        // Too wide: elided as the style would (rare; the columns fit their contents).
+        // Too wide: elided as the style would, and clipped to the cell (rare; the columns fit their contents).
+        painter->save();
+        painter->setPen(textPen);
+        painter->setFont(opt.font);
+        painter->setClipRect(opt.rect, Qt::IntersectClip);
         const QString elided = opt.fontMetrics.elidedText(text, opt.textElideMode, r.width());
         painter->drawText(r, static_cast<int>(opt.displayAlignment) | Qt::TextSingleLine, elided);
-    } else {
-        // As QCommonStyle places a one-line QTextLayout: the block's top is aligned in whole pixels, the line
-        // inside it at the fractional offset its text alignment gives.
-        const QRect block = QStyle::alignedRect(opt.direction, opt.displayAlignment, size.toSize(), r);
-        const Qt::Alignment h = QStyle::visualAlignment(opt.direction, opt.displayAlignment) & Qt::AlignHorizontal_Mask;
-        const qreal spare = r.width() - size.width();
-        const qreal x = r.left() + ((h & Qt::AlignRight) ? spare : (h & Qt::AlignHCenter) ? spare / 2 : 0);
-        const QPointF at(x, block.top());
-        if (line.glyphs.isEmpty())
-            painter->drawStaticText(at, line.text);
-        else
-            painter->drawGlyphRun(at, line.glyphs);
+        painter->restore();
+        return;
     }
-    painter->restore();
+    // A text inside the cell needs no clip: setting one (intersected with the view's clip region, the painter saved
+    // and restored around it) cost more than drawing a figure's glyphs. Only the pen and font are set, and put back.
+    // As QCommonStyle places a one-line QTextLayout: the block's top is aligned in whole pixels, the line inside it
+    // at the fractional offset its text alignment gives.
+    const bool clip = size.height() > opt.rect.height(); // a row lower than its font (never at the default height)
+    const QPen oldPen = painter->pen();
+    const QFont oldFont = painter->font();
+    if (clip) {
+        painter->save();
+        painter->setClipRect(opt.rect, Qt::IntersectClip);
+    }
+    painter->setPen(textPen);
+    painter->setFont(opt.font);
+    const QRect block = QStyle::alignedRect(opt.direction, opt.displayAlignment, size.toSize(), r);
+    const Qt::Alignment h = QStyle::visualAlignment(opt.direction, opt.displayAlignment) & Qt::AlignHorizontal_Mask;
+    const qreal spare = r.width() - size.width();
+    const qreal x = r.left() + ((h & Qt::AlignRight) ? spare : (h & Qt::AlignHCenter) ? spare / 2 : 0);
+    const QPointF at(x, block.top());
+    if (line.glyphs.isEmpty())
+        painter->drawStaticText(at, line.text);
+    else
+        painter->drawGlyphRun(at, line.glyphs);
+    if (clip) {
+        painter->restore();
+        return;
+    }
+    painter->setPen(oldPen);
+    painter->setFont(oldFont);
 }
 
 } // namespace memwall::ui
