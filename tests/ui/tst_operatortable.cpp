@@ -15,6 +15,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QHeaderView>
 #include <QImage>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -24,6 +25,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStandardItemModel>
@@ -603,6 +605,68 @@ private slots:
         QVERIFY2(m_doc->analysisError().isEmpty(), qPrintable(m_doc->analysisError()));
         QVERIFY(m_doc->analysis().memory.total() / m_doc->analysis().memory.capacity > 1e7);
         QVERIFY2(bar.memoryText().contains("does not fit"), qPrintable(bar.memoryText()));
+    }
+
+    // In a narrow window (1024 x 768) the four headline figures were cut ("223 GB of 80 G"): they take a smaller size
+    // until they fit, and the full size again when there is room. Widths are read from the labels, not assumed.
+    void headlineFiguresFitTheBar()
+    {
+        QWidget window; // a child, as in the main window: its layout does not hold it at its minimum width
+        window.resize(4000, 200);
+        ui::HeadlineBar &bar = *new ui::HeadlineBar(m_doc.get(), &window);
+        bar.resize(4000, 200);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(bar.figureScale(), 1.45);
+        const QStringList names{"headlineTime", "headlineThroughput", "headlineMemory", "headlineBound"};
+        const auto need = [&] {
+            int w = 0;
+            for (const QString &n : names)
+                w += std::max(bar.findChild<ui::SteadyLabel *>(n)->sizeHint().width(),
+                              bar.findChild<ui::SteadyLabel *>(n + "Caption")->sizeHint().width());
+            return w;
+        };
+        const int full = need();
+        // Narrower and narrower: while a smaller size is left, no figure is cut; some width takes a smaller size and
+        // fits.
+        bool shrankAndFits = false;
+        for (int width = full; width > full / 2; width -= 4) {
+            bar.resize(width, 200);
+            bar.layout()->activate();
+            bool cut = false;
+            for (const QString &n : names) {
+                const auto *value = bar.findChild<ui::SteadyLabel *>(n);
+                cut = cut || value->width() < value->sizeHint().width();
+            }
+            QVERIFY2(!cut || bar.figureScale() == 1.0, qPrintable(QStringLiteral("cut at %1 px").arg(width)));
+            shrankAndFits = shrankAndFits || (!cut && bar.figureScale() < 1.45);
+        }
+        QVERIFY(shrankAndFits);
+        bar.resize(4000, 200);
+        bar.layout()->activate();
+        QCOMPARE(bar.figureScale(), 1.45);
+    }
+
+    // The Name column takes the room the figures leave, but never less than the names: a narrow table scrolls
+    // sideways instead of cutting every name to "…".
+    void nameColumnNeverNarrowerThanTheNames()
+    {
+        auto *view = m_table->findChild<QTableView *>();
+        QHeaderView *header = view->horizontalHeader();
+        m_table->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_table.get()));
+        m_table->resize(1600, 400);
+        QApplication::processEvents();
+        int sum = 0;
+        for (int c = 0; c < OperatorTableModel::ColumnCount; ++c)
+            sum += header->sectionSize(c);
+        QCOMPARE(sum, view->viewport()->width()); // wide: the name fills what is left
+        m_table->resize(300, 400);
+        QApplication::processEvents();
+        const int names = static_cast<QAbstractItemView *>(view)->sizeHintForColumn(OperatorTableModel::Name);
+        QVERIFY2(header->sectionSize(OperatorTableModel::Name) >= names,
+                 qPrintable(QStringLiteral("%1 < %2").arg(header->sectionSize(OperatorTableModel::Name)).arg(names)));
+        QVERIFY(view->horizontalScrollBar()->maximum() > 0);
     }
 
     // An achievable time is shown as the band of the validation set (kAchievableBand), the ideal as one figure; the

@@ -15,8 +15,10 @@
 #include <QEvent>
 #include <QGridLayout>
 #include <QMenu>
+#include <QResizeEvent>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <optional>
 
 namespace memwall::ui {
@@ -28,6 +30,7 @@ HeadlineBar::HeadlineBar(ScenarioDocument *doc, QWidget *parent)
 {
     setFrameShape(QFrame::StyledPanel);
     auto *figures = new QGridLayout;
+    m_figures = figures;
     figures->setHorizontalSpacing(28);
     figures->setVerticalSpacing(0);
     m_time = addFigure(figures, 0, "headlineTime", timeTip());
@@ -226,7 +229,7 @@ void HeadlineBar::changeEvent(QEvent *event)
 void HeadlineBar::applyFonts()
 {
     QFont big = font();
-    big.setPointSizeF(big.pointSizeF() * 1.45);
+    big.setPointSizeF(big.pointSizeF() * m_figureScale);
     big.setWeight(QFont::DemiBold);
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
@@ -247,6 +250,47 @@ void HeadlineBar::applyFonts()
     }
     m_explanation->setFont(explanation);
     m_explanation->setPalette(p);
+}
+
+void HeadlineBar::resizeEvent(QResizeEvent *event)
+{
+    QFrame::resizeEvent(event);
+    fitFigures();
+}
+
+int HeadlineBar::figuresWidth(bool measure) const
+{
+    int w = 0;
+    for (const Figure &f : {m_time, m_throughput, m_memory, m_bound}) {
+        const auto width = [measure](const SteadyLabel *l) {
+            return measure ? l->sizeHint().width() : l->measuredWidth();
+        };
+        w += std::max(width(f.value), width(f.caption));
+    }
+    return w + (FigureCount - 1) * m_figures->horizontalSpacing();
+}
+
+int HeadlineBar::figureRoom() const
+{
+    const QMargins m = layout()->contentsMargins();
+    return contentsRect().width() - m.left() - m.right();
+}
+
+/// The four figures side by side in the bar: at 1.45 times the window's font when they fit, else a step smaller and
+/// closer together, down to the font itself (a 1024-pixel window cut "223 GB of 80 GB" to "223 GB of 80 G").
+void HeadlineBar::fitFigures()
+{
+    if (!m_time.value)
+        return; // still being built
+    for (const double scale : {1.45, 1.3, 1.15, 1.0}) {
+        if (scale != m_figureScale) {
+            m_figureScale = scale;
+            m_figures->setHorizontalSpacing(scale == 1.45 ? 28 : 16);
+            applyFonts();
+        }
+        if (figuresWidth(true) <= figureRoom())
+            return;
+    }
 }
 
 void HeadlineBar::setWarned(bool warned)
@@ -341,6 +385,9 @@ void HeadlineBar::refresh()
         m_bound.set(tr("%1-bound").arg(qs(o.wall.rfind("the ", 0) == 0 ? o.wall.substr(4) : o.wall)),
                     tr("offload: the decode step hits %1").arg(qs(o.wall)));
     }
+
+    if (figuresWidth(false) > figureRoom()) // a longer figure than the bar has room for: a smaller size
+        fitFigures();
 
     const bool error = !m_doc->analysisError().isEmpty();
     m_explanation->setText(error ? tr("Cannot analyse this combination: %1. The figures show the last valid one.")

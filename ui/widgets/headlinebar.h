@@ -58,6 +58,8 @@ public:
     QString text() const;
     /// True when the memory figure is drawn in the warning colour (the model does not fit).
     bool memoryWarned() const { return m_memoryWarned; }
+    /// The figures' size over the window's font: 1.45 when the four fit side by side, less (down to 1) when not.
+    double figureScale() const { return m_figureScale; }
 
     void setWarningColor(const QColor &c);
 
@@ -69,6 +71,7 @@ public slots:
 
 protected:
     void changeEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
@@ -83,11 +86,18 @@ private:
     Figure addFigure(QGridLayout *grid, int column, const char *name, const QString &tip);
     void setWarned(bool warned);
     void applyFonts();
+    /// The four figures' width side by side: each its value's or caption's, whichever is wider, and the gaps;
+    /// `measure`: shaped now, else as the labels last measured them (SteadyLabel::measuredWidth()).
+    int figuresWidth(bool measure) const;
+    int figureRoom() const;
+    void fitFigures();
     const Figure &figure(int id) const;
 
     ScenarioDocument *m_doc;
     Figure m_time, m_throughput, m_memory, m_bound;
     SteadyLabel *m_explanation;
+    QGridLayout *m_figures = nullptr;
+    double m_figureScale = 1.45;
     QColor m_warning{0xD5, 0x5E, 0x00};
     bool m_memoryWarned = false;
     bool m_errorShown = false;

@@ -11,6 +11,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QEvent>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLineEdit>
@@ -59,8 +60,10 @@ OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     // Columns fit their contents when the rows change and widen (never narrow) once a drag pauses: fitting them
     // on every slider tick (ResizeToContents) would measure every cell each time. The user may resize them.
+    // The name takes the room the figures leave, but never less than the names need: in a narrow window the table
+    // scrolls sideways rather than cutting every name to "…" (fitName()).
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_view->horizontalHeader()->setSectionResizeMode(OperatorTableModel::Name, QHeaderView::Stretch);
+    m_view->viewport()->installEventFilter(this);
     m_fitTimer->setSingleShot(true);
     m_fitTimer->setInterval(250);
     connect(m_fitTimer, &QTimer::timeout, this, [this] { fitColumns(false); });
@@ -119,6 +122,28 @@ void OperatorTable::fitColumns(bool exact)
         if (exact ? header->sectionSize(c) != want : header->sectionSize(c) < want)
             header->resizeSection(c, want);
     }
+    if (exact)
+        m_nameWidth = std::max(static_cast<QAbstractItemView *>(m_view)->sizeHintForColumn(OperatorTableModel::Name),
+                               header->sectionSizeHint(OperatorTableModel::Name));
+    fitName();
+}
+
+void OperatorTable::fitName()
+{
+    QHeaderView *header = m_view->horizontalHeader();
+    int others = 0;
+    for (int c = 0; c < OperatorTableModel::ColumnCount; ++c)
+        others += c == OperatorTableModel::Name ? 0 : header->sectionSize(c);
+    const int want = std::max(m_nameWidth, m_view->viewport()->width() - others);
+    if (header->sectionSize(OperatorTableModel::Name) != want)
+        header->resizeSection(OperatorTableModel::Name, want);
+}
+
+bool OperatorTable::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_view->viewport() && event->type() == QEvent::Resize)
+        fitName();
+    return QWidget::eventFilter(watched, event);
 }
 
 void OperatorTable::selectFromDocument(int sourceRow)

@@ -45,10 +45,16 @@ public slots:
     /// Opens (or moves) the formula window to the current cell's derivation; nothing without a current cell.
     void showFormula();
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void selectFromDocument(int sourceRow);
-    /// Fits the columns (but Name, which stretches) to header and cells; `exact` false only widens.
+    /// Fits the columns to header and cells; `exact` false only widens (and keeps the names' width measured when
+    /// the rows changed). Then fitName().
     void fitColumns(bool exact);
+    /// The Name column: the width the other columns leave in the view, but at least the names' own width.
+    void fitName();
 
     ScenarioDocument *m_doc;
     OperatorTableModel *m_model;
@@ -60,6 +66,7 @@ private:
     FormulaPopup *m_formula = nullptr;
     QTimer *m_fitTimer;
     bool m_syncing = false;
+    int m_nameWidth = 0; ///< the widest name and the header's, measured when the rows changed
 };
 
 } // namespace memwall::ui

@@ -22,6 +22,9 @@ public:
     explicit SteadyLabel(QWidget *parent = nullptr);
 
     QString text() const { return m_text; }
+    /// The width the texts set since the last font change needed, as setText() measured them (no shaping here): 0
+    /// before any, and for a word-wrapped label.
+    int measuredWidth() const { return m_hint.width(); }
     void setText(const QString &text);
     void setWordWrap(bool on);
     bool wordWrap() const { return m_wordWrap; }
