@@ -3,6 +3,7 @@
 #include "core/io/analysisjson.h"
 #include "core/io/presets.h"
 
+#include "../analysishelpers.h"
 #include "../builtinpresets.h"
 
 #include <QtTest>
@@ -13,14 +14,9 @@ using namespace memwall::core;
 using namespace testpresets;
 
 namespace {
+
+using testanalysis::findOp;
 bool near(double a, double b, double rel) { return std::fabs(a - b) <= rel * std::fabs(b); }
-const Operator *findOp(const Analysis &a, std::string_view name)
-{
-    for (const auto &op : a.operators)
-        if (op.name == name)
-            return &op;
-    return nullptr;
-}
 } // namespace
 
 class TestAnalysis : public QObject

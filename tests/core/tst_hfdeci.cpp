@@ -9,6 +9,8 @@
 #include "core/io/presets.h"
 #include "core/model/modelshape.h"
 
+#include "../analysishelpers.h"
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +21,8 @@
 namespace memwall::core {
 
 namespace {
+
+using testanalysis::findOp;
 
 std::string configPath(const char *file) { return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file; }
 
@@ -42,12 +46,6 @@ nlohmann::json tiny(const nlohmann::json &blocks)
             {"num_attention_heads", 12},    {"vocab_size", 1000},     {"num_key_value_heads", nullptr},
             {"intermediate_size", nullptr}, {"hidden_act", "silu"},   {"max_position_embeddings", 4096},
             {"tie_word_embeddings", false}, {"block_configs", blocks}};
-}
-
-const Operator *findOp(const Analysis &a, std::string_view name)
-{
-    auto it = std::find_if(a.operators.begin(), a.operators.end(), [&](const Operator &o) { return o.name == name; });
-    return it == a.operators.end() ? nullptr : &*it;
 }
 
 } // namespace

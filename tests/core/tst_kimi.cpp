@@ -8,6 +8,7 @@
 #include "core/io/presets.h"
 #include "core/model/modelshape.h"
 
+#include "../analysishelpers.h"
 #include "../builtinpresets.h"
 
 #include <QtTest>
@@ -21,27 +22,13 @@ namespace memwall::core {
 
 namespace {
 
+using testanalysis::decodeAt;
+using testanalysis::findOp;
+
 std::string configPath(const char *file) { return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file; }
 constexpr const char *kKimiLinear = "Kimi-Linear-48B-A3B-Instruct.transcribed.json";
 
 nlohmann::json kimiConfig() { return readJsonFile(configPath(kKimiLinear), /*pythonFloats=*/true); }
-
-const Operator *findOp(const Analysis &a, std::string_view name)
-{
-    for (const auto &op : a.operators)
-        if (op.name == name)
-            return &op;
-    return nullptr;
-}
-
-Scenario decodeAt(int64_t context)
-{
-    Scenario s;
-    s.phase = Phase::Decode;
-    s.batch = 1;
-    s.context = context;
-    return s;
-}
 
 QString errorOf(const nlohmann::json &c)
 {

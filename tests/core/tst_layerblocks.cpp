@@ -12,6 +12,7 @@
 #include "core/io/presets.h"
 #include "core/model/modelshape.h"
 
+#include "../analysishelpers.h"
 #include "../builtinpresets.h"
 
 #include <QtTest>
@@ -25,25 +26,11 @@ namespace memwall::core {
 
 namespace {
 
+using testanalysis::decodeAt;
+using testanalysis::findOp;
+
 std::string configPath(const char *file) { return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file; }
 ModelShape config(const char *file) { return importHfConfigFile(configPath(file)); }
-
-const Operator *findOp(const Analysis &a, std::string_view name)
-{
-    for (const auto &op : a.operators)
-        if (op.name == name)
-            return &op;
-    return nullptr;
-}
-
-Scenario decodeAt(int64_t context)
-{
-    Scenario s;
-    s.phase = Phase::Decode;
-    s.batch = 1;
-    s.context = context;
-    return s;
-}
 
 } // namespace
 

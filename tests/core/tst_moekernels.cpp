@@ -21,6 +21,7 @@
 #include "core/analysis/derivation.h"
 #include "core/analysis/operatortime.h"
 
+#include "../analysishelpers.h"
 #include "../builtinpresets.h"
 
 #include <QtTest>
@@ -31,15 +32,9 @@ using namespace memwall::core;
 using namespace testpresets;
 
 namespace {
-constexpr double kRoutedLayers = 58;
 
-const Operator *findOp(const Analysis &a, std::string_view name)
-{
-    for (const Operator &o : a.operators)
-        if (o.name == name)
-            return &o;
-    return nullptr;
-}
+using testanalysis::findOp;
+constexpr double kRoutedLayers = 58;
 
 /// DeepSeek-V3 decoding at context 2,048 with DEP8 on 8 devices: FP8 block-scaled weights, bf16 activations.
 Scenario dep8(int64_t batch, EfficiencyMode e = EfficiencyMode::Achievable)

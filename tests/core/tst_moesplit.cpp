@@ -18,6 +18,7 @@
 #include "core/analysis/analysis.h"
 #include "core/analysis/options.h"
 
+#include "../analysishelpers.h"
 #include "../builtinpresets.h"
 
 #include <QtTest>
@@ -26,14 +27,8 @@ using namespace memwall::core;
 using namespace testpresets;
 
 namespace {
-const Operator *findOp(const Analysis &a, std::string_view name)
-{
-    for (const Operator &o : a.operators)
-        if (o.name == name)
-            return &o;
-    return nullptr;
-}
 
+using testanalysis::findOp;
 Scenario mixtralDecode()
 {
     Scenario s;

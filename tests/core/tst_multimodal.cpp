@@ -3,6 +3,7 @@
 // becomes, and what --images does to prefill (the tower's operators, the image tokens prefilled and cached) and to
 // decode (the image tokens in the cache).
 
+#include "../analysishelpers.h"
 #include "../builtinpresets.h"
 
 #include "core/analysis/analysis.h"
@@ -26,20 +27,14 @@ namespace memwall::core {
 
 namespace {
 
+using testanalysis::findOp;
+
 std::string configPath(const char *file) { return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file; }
 
 bool reportHas(const HfImport &in, const std::string &part)
 {
     return std::any_of(in.report.begin(), in.report.end(),
                        [&](const std::string &l) { return l.find(part) != std::string::npos; });
-}
-
-const Operator *findOp(const Analysis &a, const std::string &name)
-{
-    for (const Operator &op : a.operators)
-        if (op.name == name)
-            return &op;
-    return nullptr;
 }
 
 bool isVision(const Operator &op) { return op.name.rfind("vision.", 0) == 0; }
