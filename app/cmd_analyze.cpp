@@ -27,9 +27,10 @@ void printServing(const ServingReport &r, const Scenario &s)
 {
     std::printf("\nserving a request of %lld prompt and %lld output tokens (batch %lld):\n",
                 static_cast<long long>(s.seq), static_cast<long long>(s.output), static_cast<long long>(s.batch));
-    std::printf("  time to first token %s, time per output token %s, end to end %s, %s tokens/s per user\n",
-                formatSeconds(r.request.ttftS).c_str(), formatSeconds(r.request.tpotS).c_str(),
-                formatSeconds(r.request.e2eS).c_str(), formatNumber(r.request.tokensPerSPerUser).c_str());
+    std::printf("  %stime to first token %s, time per output token %s, end to end %s, %s tokens/s per user\n",
+                servesPlainly(s) ? "" : "plain (the batch prefilled at once): ", formatSeconds(r.request.ttftS).c_str(),
+                formatSeconds(r.request.tpotS).c_str(), formatSeconds(r.request.e2eS).c_str(),
+                formatNumber(r.request.tokensPerSPerUser).c_str());
     if (const auto &sp = r.speculative)
         std::printf("  speculative decoding, K %d at acceptance %s (draft %s): %s tokens per step, verify step %s, "
                     "draft %s per token, plain step %s: %sx; breaks even at acceptance %s\n",
@@ -223,10 +224,20 @@ int cmdAnalyze(const CommandLine &cl)
                         a.comm.allToAll == "measured" ? "measured: the device's DeepEP table"
                                                       : "ideal: the link's bandwidth, no measured table");
     }
-    if (s.phase == Phase::Generate)
-        std::printf("request: time to first token %s, time per output token %s, end to end %s\n",
-                    formatSeconds(a.phases.ttftS).c_str(), formatSeconds(a.phases.tpotS).c_str(),
-                    formatSeconds(a.phases.e2eS).c_str());
+    if (s.phase == Phase::Generate) {
+        // The request as it is served the way asked for (admission, chunked prefill, ...), as `--json`'s request and
+        // the window's headline give it; the plain figures beside it when they differ.
+        const bool served = !servesPlainly(s) && serving;
+        const ServedRequest q =
+            served ? serving->served : ServedRequest{a.phases.ttftS, a.phases.tpotS, a.phases.e2eS, 0, 1};
+        std::printf("request: time to first token %s, time per output token %s, end to end %s",
+                    formatSeconds(q.ttftS).c_str(), formatSeconds(q.tpotS).c_str(), formatSeconds(q.e2eS).c_str());
+        if (served)
+            std::printf(" (the whole batch prefilled at once, then decoded: %s, %s, %s)",
+                        formatSeconds(a.phases.ttftS).c_str(), formatSeconds(a.phases.tpotS).c_str(),
+                        formatSeconds(a.phases.e2eS).c_str());
+        std::printf("\n");
+    }
     std::printf("memory per device: weights %s + KV %s + activations %s", formatBytes(a.memory.weights).c_str(),
                 formatBytes(a.memory.kv).c_str(), formatBytes(a.memory.activations).c_str());
     if (a.memory.state > 0)

@@ -9,6 +9,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+
 #include <sys/resource.h>
 
 namespace {
@@ -147,6 +149,28 @@ private slots:
         QCOMPARE(g.code, 0);
         QVERIFY2(g.out.contains("attn.global_qkv_proj matmul "), g.out.constData());
         QVERIFY2(g.out.contains("\noperator             class "), g.out.constData());
+    }
+
+    void analyzeTextRequestIsTheServedOne()
+    {
+        // With engine admission (a token budget per step) the request line gives the admitted request, as --json's
+        // request does, and the batch-at-once figures beside it; without a serving option, only the plain ones.
+        const QStringList args{"analyze", "--model",  "gpt-oss-120b", "--hardware", "h200-sxm", "--batch", "64",
+                               "--phase", "generate", "--seq",        "1024",       "--output", "1024"};
+        const Run admitted = memwall(args + QStringList{"--max-batched-tokens", "2624"});
+        QCOMPARE(admitted.code, 0);
+        const Run json = memwall(args + QStringList{"--max-batched-tokens", "2624", "--json"});
+        const QJsonObject o = QJsonDocument::fromJson(json.out).object();
+        QVERIFY(at(o, "request.ttft_s").toDouble() < 0.5 * at(o, "request.plain_ttft_s").toDouble());
+        const QList<QByteArray> lines = admitted.out.split('\n');
+        const auto request =
+            std::find_if(lines.begin(), lines.end(), [](const QByteArray &l) { return l.startsWith("request: "); });
+        QVERIFY(request != lines.end());
+        QVERIFY2(request->contains(" (the whole batch prefilled at once, then decoded: "), request->constData());
+        QVERIFY2(admitted.out.contains("  plain (the batch prefilled at once): time to first token "),
+                 admitted.out.constData());
+        const Run plain = memwall(args);
+        QVERIFY2(!plain.out.contains("prefilled at once"), plain.out.constData());
     }
 
     void analyzeNotesPositionsPastTheModels()
