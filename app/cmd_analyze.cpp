@@ -15,12 +15,29 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 namespace memwall::app {
 
 using namespace memwall::core;
 
 namespace {
+
+/// The request line: as it is served the way asked for (admission, chunked prefill, ...), as `--json`'s request and
+/// the window's headline give it; the plain figures beside it when they differ.
+void printRequest(const Analysis &a, const Scenario &s, const std::optional<ServingReport> &serving)
+{
+    const bool served = !servesPlainly(s) && serving;
+    const ServedRequest q =
+        served ? serving->served : ServedRequest{a.phases.ttftS, a.phases.tpotS, a.phases.e2eS, 0, 1};
+    std::printf("request: time to first token %s, time per output token %s, end to end %s",
+                formatSeconds(q.ttftS).c_str(), formatSeconds(q.tpotS).c_str(), formatSeconds(q.e2eS).c_str());
+    if (served)
+        std::printf(" (the whole batch prefilled at once, then decoded: %s, %s, %s)",
+                    formatSeconds(a.phases.ttftS).c_str(), formatSeconds(a.phases.tpotS).c_str(),
+                    formatSeconds(a.phases.e2eS).c_str());
+    std::printf("\n");
+}
 
 /// The serving figures, one line each (what `analyze --json` gives as objects).
 void printServing(const ServingReport &r, const Scenario &s)
@@ -224,20 +241,8 @@ int cmdAnalyze(const CommandLine &cl)
                         a.comm.allToAll == "measured" ? "measured: the device's DeepEP table"
                                                       : "ideal: the link's bandwidth, no measured table");
     }
-    if (s.phase == Phase::Generate) {
-        // The request as it is served the way asked for (admission, chunked prefill, ...), as `--json`'s request and
-        // the window's headline give it; the plain figures beside it when they differ.
-        const bool served = !servesPlainly(s) && serving;
-        const ServedRequest q =
-            served ? serving->served : ServedRequest{a.phases.ttftS, a.phases.tpotS, a.phases.e2eS, 0, 1};
-        std::printf("request: time to first token %s, time per output token %s, end to end %s",
-                    formatSeconds(q.ttftS).c_str(), formatSeconds(q.tpotS).c_str(), formatSeconds(q.e2eS).c_str());
-        if (served)
-            std::printf(" (the whole batch prefilled at once, then decoded: %s, %s, %s)",
-                        formatSeconds(a.phases.ttftS).c_str(), formatSeconds(a.phases.tpotS).c_str(),
-                        formatSeconds(a.phases.e2eS).c_str());
-        std::printf("\n");
-    }
+    if (s.phase == Phase::Generate)
+        printRequest(a, s, serving);
     std::printf("memory per device: weights %s + KV %s + activations %s", formatBytes(a.memory.weights).c_str(),
                 formatBytes(a.memory.kv).c_str(), formatBytes(a.memory.activations).c_str());
     if (a.memory.state > 0)
