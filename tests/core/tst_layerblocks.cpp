@@ -29,6 +29,15 @@ namespace {
 using testanalysis::decodeAt;
 using testanalysis::findOp;
 
+/// Operator `name` of `a` runs `count` times at `flopsEach` FLOPs each.
+void checkOperator(const Analysis &a, std::string_view name, double count, double flopsEach)
+{
+    const Operator *op = findOp(a, name);
+    QVERIFY2(op, std::string(name).c_str());
+    QCOMPARE(op->count, count);
+    QCOMPARE(op->flops, count * flopsEach);
+}
+
 std::string configPath(const char *file) { return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file; }
 ModelShape config(const char *file) { return importHfConfigFile(configPath(file)); }
 
@@ -1661,22 +1670,16 @@ void TestLayerBlocks::gemma4Operators()
     // norm and the branches' sum.
     const ModelShape m = config("gemma-4-26B-A4B.text_config.json");
     const Analysis a = analyze(testpresets::hw("h100-sxm"), m, decodeAt(4095));
-    auto check = [&](std::string_view name, double count, double flopsEach) {
-        const Operator *op = findOp(a, name);
-        QVERIFY2(op, std::string(name).c_str());
-        QCOMPARE(op->count, count);
-        QCOMPARE(op->flops, count * flopsEach);
-    };
-    check("attn.global_qkv_proj", 5, 51904512);
-    check("attn.qkv_proj", 25, 46137344);
-    check("attn.score", 5, 67108864);
-    check("attn.local_score", 25, 8388608);
-    check("attn.global_v_norm", 5, 4.0 * 1024);
-    check("attn.v_norm", 25, 4.0 * 2048);
-    check("attn.global_out_proj", 5, 2.0 * 8192 * 2816);
-    check("attn.out_proj", 25, 2.0 * 4096 * 2816);
+    checkOperator(a, "attn.global_qkv_proj", 5, 51904512);
+    checkOperator(a, "attn.qkv_proj", 25, 46137344);
+    checkOperator(a, "attn.score", 5, 67108864);
+    checkOperator(a, "attn.local_score", 25, 8388608);
+    checkOperator(a, "attn.global_v_norm", 5, 4.0 * 1024);
+    checkOperator(a, "attn.v_norm", 25, 4.0 * 2048);
+    checkOperator(a, "attn.global_out_proj", 5, 2.0 * 8192 * 2816);
+    checkOperator(a, "attn.out_proj", 25, 2.0 * 4096 * 2816);
     QCOMPARE(findOp(a, "attn.score")->kvBytes, 5 * 8388608.0);
-    check("ffn.dense_up", 30, 11894784);
+    checkOperator(a, "ffn.dense_up", 30, 11894784);
     QCOMPARE(findOp(a, "moe.router_norm")->count, 30.0);
     QCOMPARE(findOp(a, "ffn.branch_add")->count, 30.0);
     QCOMPARE(findOp(a, "ffn.router")->count, 30.0);
@@ -1702,28 +1705,22 @@ void TestLayerBlocks::gemma4SharedKvOperators()
     //   17,920 B (not the 4.7 GB table)
     const ModelShape m = config("gemma-4-E2B-it.text_config.transcribed.json");
     const Analysis a = analyze(testpresets::hw("h100-sxm"), m, decodeAt(4095));
-    auto check = [&](std::string_view name, double count, double flopsEach) {
-        const Operator *op = findOp(a, name);
-        QVERIFY2(op, std::string(name).c_str());
-        QCOMPARE(op->count, count);
-        QCOMPARE(op->flops, count * flopsEach);
-    };
-    check("attn.global_qkv_proj", 3, 15728640);
-    check("attn.global_q_proj", 4, 12582912);
-    check("attn.qkv_proj", 12, 7864320);
-    check("attn.q_proj", 16, 6291456);
-    check("attn.global_q_norm", 4, 4.0 * 4096);
-    check("attn.q_norm", 16, 4.0 * 2048);
+    checkOperator(a, "attn.global_qkv_proj", 3, 15728640);
+    checkOperator(a, "attn.global_q_proj", 4, 12582912);
+    checkOperator(a, "attn.qkv_proj", 12, 7864320);
+    checkOperator(a, "attn.q_proj", 16, 6291456);
+    checkOperator(a, "attn.global_q_norm", 4, 4.0 * 4096);
+    checkOperator(a, "attn.q_norm", 16, 4.0 * 2048);
     QCOMPARE(findOp(a, "attn.kv_write")->count, 3.0);
     QCOMPARE(findOp(a, "attn.local_kv_write")->count, 12.0);
     QCOMPARE(findOp(a, "attn.score")->count, 7.0);
     QCOMPARE(findOp(a, "attn.score")->kvBytes, 7 * 4194304.0);
     QCOMPARE(findOp(a, "attn.local_score")->count, 28.0);
-    check("ffn.up", 15, 18874368);
-    check("ffn.wide_up", 20, 37748736);
-    check("ple.gate", 35, 786432);
-    check("ple.proj", 35, 786432);
-    check("ple.model_proj", 1, 27525120);
+    checkOperator(a, "ffn.up", 15, 18874368);
+    checkOperator(a, "ffn.wide_up", 20, 37748736);
+    checkOperator(a, "ple.gate", 35, 786432);
+    checkOperator(a, "ple.proj", 35, 786432);
+    checkOperator(a, "ple.model_proj", 1, 27525120);
     QCOMPARE(findOp(a, "ple.embed")->weightBytes, 17920.0);
     // The KV cache a token adds, as tst_hffamilies counts it: 18,432 B; the weights, 4,628,569,344 parameters.
     QCOMPARE(a.kvCache.bytesPerToken, 18432.0);
