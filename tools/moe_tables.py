@@ -3,7 +3,8 @@
 
 Prints, as JSON for presets/hardware/<device>.json ("achievable" object):
   moe_grouped_gemm: per expert format, the fraction of the fused MoE block's roofline that TensorRT-LLM's fused MoE
-      kernel reached (measured latency over roofline), by tokens per expert on the busiest device; the analysis
+      kernel reached (measured latency over roofline), by tokens per expert on the busiest device and, where several
+      batches give the same tokens per expert, by the experts that device runs (experts_touched); the analysis
       times the routed experts' operators at roofline / fraction (core/analysis/operatortime.h).
   alltoall: DeepEP low-latency dispatch and combine on one node, measured time by bytes each rank sends.
 
@@ -64,7 +65,7 @@ def roofline(n, h, i, k, e, ep, tp, bpw, peak, bw, act=2.0):
         (0, 2 * pairs * h * act),  # permute
         (0, 2 * pairs * h * act),  # unpermute
     ]
-    return sum(max(f / peak, b / bw) for f, b in ops), pairs / touched
+    return sum(max(f / peak, b / bw) for f, b in ops), pairs / touched, touched
 
 
 EPS = [1, 2, 4, 8, 16, 32, 64]  # one curve per expert split: the fixed costs weigh more the less work a rank has
@@ -72,7 +73,7 @@ TOKENS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384] 
 
 
 def curve(rows, fmt, version, device, shape, ep, bpw, peak, bw):
-    """The fraction of the roofline by tokens per expert at one expert split (moe_ep, moe_tp 1)."""
+    """The fraction of the roofline by tokens per expert (and experts touched) at one expert split (moe_ep, moe_tp 1)."""
     h, i, k, e = shape
     kernels = ", ".join(sorted(rows.kernel_source.unique()))
     # Where the table times several kernels at one size, the fastest: the one the engine would pick.
@@ -81,12 +82,17 @@ def curve(rows, fmt, version, device, shape, ep, bpw, peak, bw):
     for n, ms in fastest.items():
         if n not in TOKENS:
             continue
-        r, x = roofline(n, h, i, k, e, ep, 1, bpw, peak, bw)
-        x = round(x, 4)
-        if points and x <= points[-1]["tokens_per_expert"]:
-            continue  # the same tokens per expert as a smaller batch: keep the first
-        points.append({"tokens_per_expert": x, "fraction": round(min(1.0, r / (ms * 1e-3)), 4),
-                       "measured_s": round(ms * 1e-3, 9), "tokens": int(n)})
+        r, x, touched = roofline(n, h, i, k, e, ep, 1, bpw, peak, bw)
+        x, touched = round(x, 4), round(touched, 4)
+        # With expert parallelism the smallest batches all give one token per expert (each routed copy its own expert
+        # on the busiest rank): they differ in how many experts that rank runs, over which the kernel's fixed costs
+        # are shared, so each is kept with its experts_touched. A point that would step back is dropped.
+        if points and (x, touched) <= (points[-1]["tokens_per_expert"], points[-1]["experts_touched"]):
+            print(f"{device} {fmt} ep {ep}: {n} tokens dropped (x {x}, touched {touched})", file=sys.stderr)
+            continue
+        points.append({"tokens_per_expert": x, "experts_touched": touched,
+                       "fraction": round(min(1.0, r / (ms * 1e-3)), 4), "measured_s": round(ms * 1e-3, 9),
+                       "tokens": int(n)})
     src = (f"derived: roofline / measured latency of TensorRT-LLM {version}'s fused MoE ({fmt}, hidden {h}, inter {i}, "
            f"top-{k} of {e} experts, moe_ep {ep}, moe_tp 1, balanced routing; the fastest of {kernels} at each size) "
            f"on {rows.device.iloc[0]}, {AIC}, {DATA}/{device}/moe/trtllm/{version}/moe_perf.parquet "

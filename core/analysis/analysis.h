@@ -169,8 +169,9 @@ struct Operator
     /// efficiency with FP8 activations): what re-timing it (timeOperator()) needs beyond its figures.
     double quantizedInput = 0;
     /// Part of the routed experts' fused MoE kernel: its token-expert pairs per expert on the busiest device, at which
-    /// the device's MoE table times it (0: not part of it).
+    /// the device's MoE table times it (0: not part of it), and the experts that device runs.
     double expertTokens = 0;
+    double expertsTouched = 0;
 
     double bytes() const { return weightBytes + activationBytes + kvBytes; }
     /// A communication operator (OpClass::Communication: expert parallelism's `moe.dispatch` and `moe.combine`): its

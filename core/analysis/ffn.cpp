@@ -21,13 +21,15 @@ void emitFfn(Ctx &c, const Pass &p, double lc, double f, double tokens, double t
     const ModelShape &m = c.m;
     const double h = c.h, act = c.act;
     const double biasUp = m.ffnBias ? 1.0 : 0.0;
+    const double kernelTouched = expertTokens > 0 ? touched : 0.0;
     for (std::string_view name : {names.up, names.gate}) {
         emitOp(c, name, OpClass::Matmul, p.phase, lc,
                plus(macs(tokens, FlopName::Tokens, h, FlopName::Hidden, f, FlopName::FfnWidth, 1, FlopName::None,
                          c.flopFactor),
                     biasUp * tokens * f, FlopName::BiasAddsTokensFfnWidth),
                touched * (h * f * wpw + biasUp * f * act), tokens * h * act + tokens * f * act, 0, p.train,
-               name == names.up ? tokens * h : 0.0, expertTokens); // the gate reads the same quantized input
+               name == names.up ? tokens * h : 0.0, expertTokens,
+               kernelTouched); // the gate reads the same quantized input
         if (!m.gatedFfn)
             break; // a plain FFN has no gate
     }
@@ -35,14 +37,14 @@ void emitFfn(Ctx &c, const Pass &p, double lc, double f, double tokens, double t
            perElement(activationFlops(m.activation) + (m.gatedFfn ? 1 : 0),
                       m.gatedFfn ? FlopName::PerElementGatedActivation : FlopName::PerElementActivation, tokens,
                       FlopName::Tokens, f, FlopName::FfnWidth),
-           0, (m.gatedFfn ? 3 : 2) * tokens * f * act, 0, p.train, 0, expertTokens);
+           0, (m.gatedFfn ? 3 : 2) * tokens * f * act, 0, p.train, 0, expertTokens, kernelTouched);
     emitOp(c, names.down, OpClass::Matmul, p.phase, lc,
            plus(macs(tokens, FlopName::Tokens, f, FlopName::FfnWidth, h, FlopName::Hidden, 1, FlopName::None,
                      c.flopFactor),
                 biasUp * tokens * h + downExtraFlops,
                 downExtraFlops > 0 ? FlopName::BiasAddsAndSharedExpertAdd : FlopName::BiasAddsTokensHidden),
            touched * (f * h * wpw + biasUp * h * act), tokens * f * act + tokens * h * act, 0, p.train, tokens * f,
-           expertTokens);
+           expertTokens, kernelTouched);
 }
 
 } // namespace
@@ -111,13 +113,13 @@ void emitMoe(Ctx &c, const Pass &p, double lm)
     const double perExpert = load.touched > 0 ? load.tokens / load.touched : 0.0;
     // Permute: each routed copy's hidden vector read and written once, grouped by expert (a gather).
     emitOp(c, "moe.permute", OpClass::Elementwise, p.phase, lm, FlopTerms{}, 0, 2 * load.tokens * h * act, 0, p.train,
-           0, perExpert);
+           0, perExpert, load.touched);
     emitFfn(c, p, lm, c.ffn, load.tokens, load.touched, c.expertWpw, kFfn, 0, perExpert);
     // Unpermute: each copy read, scaled by its router weight and added into its token (a multiply-add per element),
     // and the token written.
     emitOp(c, "moe.unpermute", OpClass::Elementwise, p.phase, lm,
            perElement(2, FlopName::PerElementWeightedAdd, load.tokens, FlopName::RoutedCopies, h, FlopName::Hidden), 0,
-           2 * load.tokens * h * act, 0, p.train, 0, perExpert);
+           2 * load.tokens * h * act, 0, p.train, 0, perExpert, load.touched);
     // The shared expert: one more FFN that every token goes through, on every expert-parallel rank (it is replicated
     // there, split only by tensor parallelism). Its output is scaled by the gate and added to the routed experts'
     // sum: a multiply-add per element, 2 FLOPs, counted in the down projection.

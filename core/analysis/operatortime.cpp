@@ -20,7 +20,7 @@ OperatorTime timeMoeOperator(const OperatorRoofs &r, const OperatorWork &w)
     // its input) took the roofline of its operators over the table's fraction at this many tokens per expert: each
     // operator takes its own roofline over that fraction, and no launch or quantize kernel of its own. The fraction
     // is at most 1 (the preset reader checks it), so this is never faster than the ideal roofline.
-    const double fraction = r.moe->fractionAt(w.expertTokens);
+    const double fraction = r.moe->fractionAt(w.expertTokens, w.expertsTouched);
     OperatorTime t;
     t.peak = r.moePeak * fraction;
     t.weightBandwidth = r.rawBandwidth * fraction;

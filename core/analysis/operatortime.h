@@ -66,7 +66,8 @@ struct OperatorWork
     double flopsPerExecution = 0;
     double flops = 0, weightBytes = 0, otherBytes = 0;
     double quantizedInput = 0;
-    double expertTokens = 0; ///< > 0: part of the routed experts' fused MoE kernel, at this many tokens per expert
+    double expertTokens = 0;   ///< > 0: part of the routed experts' fused MoE kernel, at this many tokens per expert
+    double expertsTouched = 0; ///< ... on a device running this many experts
 };
 
 /// How long an operator takes, and why.
@@ -139,7 +140,8 @@ inline bool embeddingMatmul(std::string_view name) { return name == "lm_head" ||
 inline OperatorTime timeOperator(const OperatorRoofs &r, const Operator &op)
 {
     return timeOperator(r, {op.cls, op.name, op.count, 1, op.count > 0 ? op.flops / op.count : 0.0, op.flops,
-                            op.weightBytes, op.activationBytes + op.kvBytes, op.quantizedInput, op.expertTokens});
+                            op.weightBytes, op.activationBytes + op.kvBytes, op.quantizedInput, op.expertTokens,
+                            op.expertsTouched});
 }
 
 } // namespace memwall::core

@@ -184,16 +184,18 @@ inline constexpr FfnNames kWideFfn{"ffn.wide_up", "ffn.wide_gate", "ffn.wide_act
 /// list. `quantizedInput`: the elements of a linear layer's input that its own quantize kernels turn into FP8 first
 /// (0 where the input is shared with another matmul that already did, or not quantized). Inline: the hot path.
 /// `expertTokens` > 0: the operator is part of the routed experts' fused MoE kernel, at that many token-expert
-/// pairs per expert on the busiest device (timeOperator() times it from the device's MoE table where it has one).
+/// pairs per expert on the busiest device, which runs `expertsTouched` experts (timeOperator() times it from the
+/// device's MoE table where it has one).
 inline void emitOp(Ctx &c, std::string_view name, OpClass cls, Phase phase, double count, const FlopTerms &terms,
                    double wBytes, double aBytes, double kvBytes, double trainFactor, double quantizedInput = 0,
-                   double expertTokens = 0)
+                   double expertTokens = 0, double expertsTouched = 0)
 {
     const double flops = terms.value();
     const double opFlops = flops * count * trainFactor, weightBytes = wBytes * count * trainFactor;
     const double activationBytes = aBytes * count * trainFactor, kvRead = kvBytes * count * trainFactor;
-    const OperatorTime t = timeOperator(c.roofs, {cls, name, count, trainFactor, flops, opFlops, weightBytes,
-                                                  activationBytes + kvRead, quantizedInput, expertTokens});
+    const OperatorTime t =
+        timeOperator(c.roofs, {cls, name, count, trainFactor, flops, opFlops, weightBytes, activationBytes + kvRead,
+                               quantizedInput, expertTokens, expertsTouched});
     (t.bound == Bound::Compute ? c.computeTime : c.memoryTime) += t.roofS;
     c.launchTime += t.launchS;
     c.quantizeTime += t.quantizeS;
@@ -221,6 +223,7 @@ inline void emitOp(Ctx &c, std::string_view name, OpClass cls, Phase phase, doub
     op.bound = t.bound;
     op.quantizedInput = quantizedInput;
     op.expertTokens = expertTokens;
+    op.expertsTouched = expertsTouched;
     if (c.records)
         c.records->push_back({terms, trainFactor, t.peak, t.weightBandwidth, t.launchS, t.quantizeS});
 }

@@ -89,15 +89,26 @@ const MoeSweep *AchievableModel::moeSweepFor(MoeFormat f, int split) const
     return best;
 }
 
-double MoeSweep::fractionAt(double tokensPerExpert) const
+double MoeSweep::fractionAt(double tokensPerExpert, double expertsTouched) const
 {
     if (points.empty())
         return 1.0;
-    if (tokensPerExpert <= points.front().first)
-        return points.front().second;
-    if (tokensPerExpert >= points.back().first)
-        return points.back().second;
-    return interpolateInLogSize(points, tokensPerExpert, first, second);
+    const double x = std::clamp(tokensPerExpert, points.front().first, points.back().first);
+    const auto [lo, hi] = std::equal_range(points.begin(), points.end(), std::pair{x, 0.0},
+                                           [](const auto &a, const auto &b) { return a.first < b.first; });
+    if (lo == hi) // strictly between two tokens per expert: the later point of a tie is the one beside the next
+        return interpolateInLogSize(points, x, first, second);
+    // A tokens per expert of the table, points [i, j): read them by experts touched.
+    const auto i = static_cast<std::size_t>(lo - points.begin()), j = static_cast<std::size_t>(hi - points.begin());
+    if (expertsTouched <= touched[i])
+        return points[i].second;
+    if (expertsTouched >= touched[j - 1])
+        return points[j - 1].second;
+    std::size_t k = i + 1;
+    while (touched[k] < expertsTouched)
+        ++k;
+    const double t = std::log(expertsTouched / touched[k - 1]) / std::log(touched[k] / touched[k - 1]);
+    return points[k - 1].second + t * (points[k].second - points[k - 1].second);
 }
 
 const AllReduceSweep *AchievableModel::allReduceSweepFor(bool custom) const

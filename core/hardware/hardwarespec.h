@@ -95,11 +95,16 @@ std::optional<MoeFormat> moeFormatFromString(std::string_view s);
 /// increasing; between points interpolated in log(tokens), held at the ends.
 struct MoeSweep
 {
-    std::vector<std::pair<double, double>> points;
+    std::vector<std::pair<double, double>> points; ///< (tokens per expert, fraction), tokens per expert not falling
+    std::vector<double> touched; ///< per point: the experts the busiest rank runs (rising where tokens per expert tie)
     std::string source;
     int hidden = 0, inter = 0, topk = 0, experts = 0, moeEp = 0; ///< the measured reference shape
     std::vector<std::pair<double, double>> measured; ///< per point: the table's (tokens, latency s) it came from
-    double fractionAt(double tokensPerExpert) const;
+    /// The fraction at `tokensPerExpert` on a rank running `expertsTouched` experts: read in log(tokens per expert)
+    /// between points, and in log(experts touched) between points of the same tokens per expert (the smallest
+    /// batches under expert parallelism, where each routed copy has an expert of its own and the kernel's fixed costs
+    /// are shared by more experts as the batch grows); the end points hold beyond the table.
+    double fractionAt(double tokensPerExpert, double expertsTouched) const;
 };
 
 /// A measured all-to-all of expert parallelism (DeepEP low-latency on one node): the time of dispatch and of

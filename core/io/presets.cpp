@@ -177,9 +177,10 @@ QuantizeSweep quantizeSweepFromJson(JsonReader &q, const char *key)
 }
 
 /// One sweep of "moe_grouped_gemm": {"source": "...", "hidden": 7168, "inter": 2048, "topk": 8, "experts": 256,
-/// "moe_ep": 8, "points": [{"tokens_per_expert": 1, "fraction": 0.23, "tokens": 1, "measured_s": 1.1e-4}, ...]}: the
-/// fused MoE kernel's share of the routed experts' roofline by tokens per expert, the table's reference shape and,
-/// per point, the measured batch and latency it was derived from (tools/moe_tables.py), kept for the tests.
+/// "moe_ep": 8, "points": [{"tokens_per_expert": 1, "experts_touched": 1, "fraction": 0.23, "tokens": 1,
+/// "measured_s": 1.1e-4}, ...]}: the fused MoE kernel's share of the routed experts' roofline by tokens per expert
+/// (and, where batches tie on it, by the experts the busiest rank runs), the table's reference shape and, per point,
+/// the measured batch and latency it was derived from (tools/moe_tables.py), kept for the tests.
 MoeSweep moeSweepFromJson(JsonReader &w)
 {
     MoeSweep sweep;
@@ -198,9 +199,13 @@ MoeSweep moeSweepFromJson(JsonReader &w)
     for (std::size_t i = 0; i < points.size(); ++i) {
         JsonReader p = w.element(points[i], i, "points");
         const double x = p.positive("tokens_per_expert");
-        if (!sweep.points.empty() && x <= sweep.points.back().first)
-            p.fail("tokens_per_expert", "points out of order: " + brief(x) + " is not larger than the previous " +
+        const double touched = p.positive("experts_touched");
+        if (!sweep.points.empty() && x < sweep.points.back().first)
+            p.fail("tokens_per_expert", "points out of order: " + brief(x) + " is smaller than the previous " +
                                             brief(sweep.points.back().first));
+        if (!sweep.points.empty() && x == sweep.points.back().first && touched <= sweep.touched.back())
+            p.fail("experts_touched", "points of the same tokens per expert must touch more experts each: " +
+                                          brief(touched) + " after " + brief(sweep.touched.back()));
         const double y = p.positive("fraction");
         if (y > kFraction.max)
             p.fail("fraction", "must be between " + brief(kFraction.min) + " and 1, got " + brief(y));
@@ -208,6 +213,7 @@ MoeSweep moeSweepFromJson(JsonReader &w)
         sweep.measured.emplace_back(tokens, p.positive("measured_s"));
         p.rejectUnknown();
         sweep.points.emplace_back(x, y);
+        sweep.touched.push_back(touched);
     }
     w.rejectUnknown({"note"});
     return sweep;
@@ -511,6 +517,7 @@ json toJson(const AchievableModel &m)
             json points = json::array();
             for (std::size_t i = 0; i < w.points.size(); ++i)
                 points.push_back({{"tokens_per_expert", w.points[i].first},
+                                  {"experts_touched", w.touched[i]},
                                   {"fraction", w.points[i].second},
                                   {"tokens", static_cast<int64_t>(w.measured[i].first)},
                                   {"measured_s", w.measured[i].second}});

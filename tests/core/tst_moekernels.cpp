@@ -188,6 +188,44 @@ private slots:
                  qPrintable(QString("%1 vs %2").arg(fusedMoeTime(a) / kRoutedLayers).arg(measured)));
     }
 
+    void everyTabulatedBatchIsTheTable_data()
+    {
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<int>("tokens");
+        for (int ep : {1, 2, 4, 8})
+            for (int tokens : {1, 2, 4, 8, 16, 64, 256, 1024})
+                QTest::addRow("moe_ep %d, %d tokens", ep, tokens) << ep << tokens;
+    }
+    void everyTabulatedBatchIsTheTable()
+    {
+        // DeepSeek-V3 decoding with tp = moe_ep (moe_tp 1), so the experts see the whole batch: at each batch the
+        // H200's fp8_block table measured, its fused kernel's operators add up to the measured latency per layer. At
+        // moe_ep 8 the batches 1, 2, 4 and 8 all give one token per expert on the busiest rank (1, 2, 4 and 8 experts
+        // of its 32 hit: 4 tokens choose 32 of 256 experts, 29.8 distinct, ceil(29.8 / 8) = 4 on the busiest), so
+        // only the experts it runs tell them apart; read by tokens per expert alone, batch 4 took batch 1's fraction
+        // and was timed 160 us instead of the measured 70.6 us.
+        QFETCH(int, ep);
+        QFETCH(int, tokens);
+        const HardwareSpec &h200 = hw("h200-sxm");
+        const MoeSweep *table = h200.achievable.moeSweepFor(MoeFormat::Fp8Block, ep);
+        QVERIFY(table);
+        QCOMPARE(table->moeEp, ep);
+        // Every one of these batches is a point of its table (aiconfigurator measured them all, balanced routing).
+        const double measured = measuredAt(*table, tokens);
+        QVERIFY2(!std::isnan(measured), "missing from the table");
+        if (ep == 8 && tokens == 4)
+            QVERIFY(std::abs(measured / 70.64e-6 - 1) < 1e-3); // moe_perf.parquet: 0.0706399977 ms
+        Scenario s = dep8(tokens);
+        s.attentionDp = 1;
+        s.tp = ep;
+        s.moeTp = 1;
+        s.moeEp = ep;
+        const Analysis a = analyze(h200, model("deepseek-v3"), s);
+        // The table's fraction and tokens per expert are rounded to four digits.
+        QVERIFY2(std::abs(fusedMoeTime(a) / kRoutedLayers / measured - 1) < 2e-3,
+                 qPrintable(QString("%1 vs %2").arg(fusedMoeTime(a) / kRoutedLayers).arg(measured)));
+    }
+
     void expertFormatsRunAtTheirOwnRates()
     {
         // gpt-oss's MXFP4 experts with bf16 activations (w4a16) on the H200, and FP8 block-scaled experts: each its
