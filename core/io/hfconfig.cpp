@@ -382,6 +382,30 @@ void importRotaryDecoder(JsonReader &r, ModelShape &m)
     m.tiedEmbeddings = r.boolean("tie_word_embeddings", false);
 }
 
+void readDeepseekMoe(JsonReader &r, ModelShape &m, const DeepseekMoeKeys &keys, int64_t dense)
+{
+    m.activeExperts = requiredSize(r, {keys.perToken});
+    if (m.activeExperts > m.experts)
+        r.fail(keys.perToken, std::to_string(m.activeExperts) + " exceeds " + std::string(keys.experts) + " (" +
+                                  std::to_string(m.experts) + ")");
+    m.ffn = requiredSize(r, {"moe_intermediate_size"});
+    const int64_t shared = r.integer(keys.shared, 0);
+    if (shared < 0 || shared > kMaxShapeField / m.ffn) // checked before the product, which must not overflow
+        r.fail(keys.shared,
+               "must be between 0 and " + std::to_string(kMaxShapeField / m.ffn) + ", got " + std::to_string(shared));
+    m.sharedFfn = m.ffn * shared;
+    m.firstDenseLayers = r.integer("first_k_dense_replace", 0);
+    if (m.firstDenseLayers < 0 || m.firstDenseLayers > m.layers)
+        r.fail("first_k_dense_replace",
+               "must be between 0 and num_hidden_layers, got " + std::to_string(m.firstDenseLayers));
+    // DeepseekV2/V3 DecoderLayer: routed when layer_idx >= first_k_dense_replace and layer_idx % moe_layer_freq == 0.
+    m.moeEvery = r.integer("moe_layer_freq", 1);
+    if (m.moeEvery < 1 || m.moeEvery > std::min<int64_t>(m.layers, kMaxPatternPeriod))
+        r.fail("moe_layer_freq", "must be between 1 and the layers, got " + std::to_string(m.moeEvery));
+    m.moeOffset = 0;
+    m.denseFfn = dense;
+}
+
 /// DeepseekV2ForCausalLM / DeepseekV3ForCausalLM (and Kimi K2, a DeepSeek-V3 layout): multi-head latent attention,
 /// first_k_dense_replace dense layers of width intermediate_size, then (every moe_layer_freq-th layer) n_routed_experts
 /// experts of width moe_intermediate_size with num_experts_per_tok per token, and n_shared_experts always-active
@@ -412,26 +436,7 @@ void importDeepseek(JsonReader &r, ModelShape &m, const std::string &type)
         return;
     }
     m.experts = routed;
-    m.activeExperts = requiredSize(r, {"num_experts_per_tok"});
-    if (m.activeExperts > m.experts)
-        r.fail("num_experts_per_tok",
-               std::to_string(m.activeExperts) + " exceeds n_routed_experts (" + std::to_string(m.experts) + ")");
-    m.ffn = requiredSize(r, {"moe_intermediate_size"});
-    const int64_t shared = r.integer("n_shared_experts", 0);
-    if (shared < 0 || shared > kMaxShapeField / m.ffn) // checked before the product, which must not overflow
-        r.fail("n_shared_experts",
-               "must be between 0 and " + std::to_string(kMaxShapeField / m.ffn) + ", got " + std::to_string(shared));
-    m.sharedFfn = m.ffn * shared;
-    m.firstDenseLayers = r.integer("first_k_dense_replace", 0);
-    if (m.firstDenseLayers < 0 || m.firstDenseLayers > m.layers)
-        r.fail("first_k_dense_replace",
-               "must be between 0 and num_hidden_layers, got " + std::to_string(m.firstDenseLayers));
-    // DeepseekV2/V3 DecoderLayer: routed when layer_idx >= first_k_dense_replace and layer_idx % moe_layer_freq == 0.
-    m.moeEvery = r.integer("moe_layer_freq", 1);
-    if (m.moeEvery < 1 || m.moeEvery > std::min<int64_t>(m.layers, kMaxPatternPeriod))
-        r.fail("moe_layer_freq", "must be between 1 and the layers, got " + std::to_string(m.moeEvery));
-    m.moeOffset = 0;
-    m.denseFfn = dense;
+    readDeepseekMoe(r, m, {"n_routed_experts", "num_experts_per_tok", "n_shared_experts"}, dense);
     m.routerBias = r.string("topk_method", type == "deepseek_v2" ? "greedy" : "noaux_tc") == "noaux_tc";
 }
 

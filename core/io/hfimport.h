@@ -37,6 +37,15 @@ int64_t globalEveryFromLayerTypes(JsonReader &r, const ModelShape &m);
 void importRotaryDecoder(JsonReader &r, ModelShape &m);
 void importLlamaLike(JsonReader &r, ModelShape &m, const std::string &type);
 void importDeepseek(JsonReader &r, ModelShape &m, const std::string &type);
+/// The key names of DeepSeek-V3's MoE layout in one family's config (Kimi-Linear spells them its own way).
+struct DeepseekMoeKeys
+{
+    std::string_view experts, perToken, shared;
+};
+/// DeepSeek-V3's MoE layout, m.experts already read from `keys.experts`: `keys.perToken` experts a token of width
+/// moe_intermediate_size, `keys.shared` always-active experts as one FFN that many times as wide, and the layers
+/// before first_k_dense_replace and off every moe_layer_freq-th one a dense MLP of width `dense`.
+void readDeepseekMoe(JsonReader &r, ModelShape &m, const DeepseekMoeKeys &keys, int64_t dense);
 void importNemotronH(JsonReader &r, ModelShape &m);
 void importCohere(JsonReader &r, ModelShape &m);
 

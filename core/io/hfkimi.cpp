@@ -112,26 +112,8 @@ void readKimiExperts(JsonReader &r, ModelShape &m)
     if (r.has("routed_expert_hidden_size"))
         r.fail("routed_expert_hidden_size", "experts in a latent space of their own (Kimi K3's) are not modelled");
     m.experts = requiredSize(r, {"num_experts"});
-    m.activeExperts = requiredSize(r, {"num_experts_per_token"});
-    if (m.activeExperts > m.experts)
-        r.fail("num_experts_per_token",
-               std::to_string(m.activeExperts) + " exceeds num_experts (" + std::to_string(m.experts) + ")");
-    m.ffn = requiredSize(r, {"moe_intermediate_size"});
-    const int64_t shared = r.integer("num_shared_experts", 0);
-    if (shared < 0 || shared > kMaxShapeField / m.ffn)
-        r.fail("num_shared_experts",
-               "must be between 0 and " + std::to_string(kMaxShapeField / m.ffn) + ", got " + std::to_string(shared));
-    m.sharedFfn = shared * m.ffn;
+    readDeepseekMoe(r, m, {"num_experts", "num_experts_per_token", "num_shared_experts"}, dense);
     m.routerBias = true;
-    m.firstDenseLayers = r.integer("first_k_dense_replace", 0);
-    if (m.firstDenseLayers < 0 || m.firstDenseLayers > m.layers)
-        r.fail("first_k_dense_replace",
-               "must be between 0 and num_hidden_layers, got " + std::to_string(m.firstDenseLayers));
-    m.moeEvery = r.integer("moe_layer_freq", 1);
-    if (m.moeEvery < 1 || m.moeEvery > std::min<int64_t>(m.layers, kMaxPatternPeriod))
-        r.fail("moe_layer_freq", "must be between 1 and the layers, got " + std::to_string(m.moeEvery));
-    m.moeOffset = 0;
-    m.denseFfn = dense;
 }
 
 } // namespace
