@@ -41,7 +41,7 @@ const char *const kModels[] = {
     "jamba-1-5-mini", "nemotron-h-56b", "gemma-3-1b",   "llama-4-scout",     "gpt-oss-120b", "vit-large-patch32-224",
     "minimax-m2.5",   "mimo-7b",        "glm-4.5-air",  "nemotron-3-nano-30b", "command-r7b",
     "deepseek-v3.2",  "glm-5",          "gemma-3-27b",  "qwen3-vl-8b",  "kimi-linear-48b-a3b",
-    "gemma-4-26b-a4b", "gemma-4-31b", "gemma-4-e2b", "llama-3.3-nemotron-super-49b"};
+    "gemma-4-26b-a4b", "gemma-4-31b", "gemma-4-e2b", "llama-3.3-nemotron-super-49b", "gemma-3n-e2b"};
 // clang-format on
 constexpr Phase kPhases[] = {Phase::Prefill, Phase::Decode, Phase::Generate, Phase::Encode, Phase::Train};
 constexpr int64_t kBatches[] = {1, 8, 256};
