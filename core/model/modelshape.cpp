@@ -416,6 +416,19 @@ int64_t visionProjectorParams(const VisionShape &v)
     return norm + linears + v.deepstack * (2 * v.mergedWidth() + linears);
 }
 
+namespace {
+/// Parameters a layer sharing an earlier layer's keys and values does not have: k_proj, v_proj (with their biases)
+/// and k_norm. Gemma 3n's sharing layers keep them, unused (ModelShape::sharedKvKeepsWeights).
+int64_t sharedKvSaving(const ModelShape &m, const LayerBlock &b)
+{
+    if (!b.sharesKv || m.sharedKvKeepsWeights)
+        return 0;
+    const AttentionWidths w = attentionWidths(m, b);
+    const int64_t kvOut = (w.valueProjection ? 2 : 1) * w.kvDim();
+    return m.hidden * kvOut + (m.qkvBias ? kvOut : 0) + (m.qkNorm ? (m.qkNormFullWidth ? w.kvDim() : w.headDim) : 0);
+}
+} // namespace
+
 ParamCounts paramCount(const ModelShape &m) { return paramCount(m, layerGroups(m)); }
 
 int64_t altupLayerParams(const ModelShape &m)
@@ -477,17 +490,8 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         }
         return attn;
     };
-    // A layer sharing an earlier layer's keys and values has no k_proj, v_proj (with their biases) nor k_norm; Gemma
-    // 3n's keep them, unused (sharedKvKeepsWeights).
-    auto sharedKvSaving = [&](const LayerBlock &b) -> int64_t {
-        if (!b.sharesKv || m.sharedKvKeepsWeights)
-            return 0;
-        const AttentionWidths w = attentionWidths(m, b);
-        const int64_t kvOut = (w.valueProjection ? 2 : 1) * w.kvDim();
-        return h * kvOut + (m.qkvBias ? kvOut : 0) + (m.qkNorm ? (m.qkNormFullWidth ? w.kvDim() : w.headDim) : 0);
-    };
-    // Per-layer embeddings: the gate (h -> perLayerInput), the projection back and its RMSNorm. Gemma 3n's AltUp and
-    // LAuReL in every layer (altupLayerParams()).
+    // Per-layer embeddings: the gate (h -> perLayerInput), the projection back and its RMSNorm; Gemma 3n's AltUp,
+    // LAuReL.
     const int64_t perLayerInput =
         (m.perLayerInput > 0 ? 2 * h * m.perLayerInput + normParams : 0) + altupLayerParams(m);
     auto ffnOf = [&](const LayerBlock &b, int64_t experts) -> int64_t {
@@ -513,7 +517,7 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         return mixer + ffnOf(b, experts) + norms;
     };
     auto layer = [&](const LayerBlock &b, int64_t experts) {
-        return layerOwn(b, experts) - sharedKvSaving(b) + perLayerInput;
+        return layerOwn(b, experts) - sharedKvSaving(m, b) + perLayerInput;
     };
     for (const LayerGroup &g : groups) {
         p.layers += g.count * layer(g.block, m.experts);
@@ -538,8 +542,7 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         p.head += h * h + h;
 
     p.vision = visionTowerParams(m.vision) + visionProjectorParams(m.vision);
-    // Gemma 3n: altup_projections and altup_unembed_projections, altupInputs - 1 of hidden x hidden each.
-    p.altup = m.altupInputs > 1 ? 2 * (m.altupInputs - 1) * h * h : 0;
+    p.altup = m.altupInputs > 1 ? 2 * (m.altupInputs - 1) * h * h : 0; // Gemma 3n's projections in and out
     p.total = p.embedding + p.layers + p.head + p.vision + p.altup;
     p.active = p.embedding + p.layersActive + p.head + p.altup;
     // Multi-token prediction (DeepSeek-V3 README_WEIGHTS.md): enorm, hnorm, eh_proj (2h x h), the decoder layer that
