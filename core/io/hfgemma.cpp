@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 
 namespace memwall::core::hf {
 
@@ -240,6 +241,16 @@ void readGemma3nParts(JsonReader &r, ModelShape &m, ImportLog &log)
 /// Gemma3nTextConfig's defaults, each noted in the report.
 void importGemma3nText(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
 {
+    // The other keys MemWall reads whose Gemma3nTextConfig defaults fill a file that leaves them out.
+    for (auto [key, fallback] : {std::pair{"max_position_embeddings", "32768"},
+                                 {"sliding_window", "512"},
+                                 {"hidden_activation", "gelu_pytorch_tanh"},
+                                 {"tie_word_embeddings", "true"},
+                                 {"attention_bias", "false"},
+                                 {"altup_active_idx", "0"},
+                                 {"altup_correct_scale", "true"}})
+        if (!r.has(key))
+            log.note(std::string(key) + ": left out; Gemma3nTextConfig's default " + fallback);
     m.arch = Architecture::Decoder;
     m.hidden = requiredSize(r, {"hidden_size"});
     m.layers = requiredSize(r, {"num_hidden_layers"});

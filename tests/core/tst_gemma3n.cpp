@@ -175,6 +175,8 @@ void TestGemma3n::e4bFromDefaults()
     QCOMPARE(in.shape.ffn, int64_t(16384));
     QVERIFY(reportHas(in, "num_kv_shared_layers: left out; Gemma3nTextConfig's default 15"));
     QVERIFY(reportHas(in, "intermediate_size: left out; Gemma3nTextConfig's default 16384"));
+    QVERIFY(reportHas(in, "sliding_window: left out; Gemma3nTextConfig's default 512"));
+    QVERIFY(reportHas(in, "max_position_embeddings: left out; Gemma3nTextConfig's default 32768"));
     // KV: layers 0-19 cache (16 sliding, 4 full): 20 x 1,024 elements = 40,960 B a token, as E2B.
     QCOMPARE(cachedElements(in.shape, layerGroups(in.shape), 1, 1) * 2, 40960.0);
 }
