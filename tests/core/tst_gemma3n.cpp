@@ -93,10 +93,12 @@ void TestGemma3n::e2bHandCount()
     //   total 2,566,390,016 + 25,165,824 + 1,864,598,880 + 2048 = 4,456,156,768
     // Public figures: the text-only exports of google/gemma-3n-E2B-it (github.com/maceip/gemma3n-executorch, README:
     // "e2b-it ... text params 4.46b"; LM Studio's text-only GGUF of gemma-3n-e2b is tagged 4.5B) agree to the
-    // rounding. The card's "raw parameter count" of 5B includes the MobileNet-V5 vision tower, the audio tower and
-    // their embedders, which are not modelled (no exact safetensors total was found to subtract them from). Without
-    // the two tables (token embedding and per-layer table) the count is 1,905,495,648, the "about 2B effective
-    // parameters" that name the model.
+    // rounding. Without the sharing layers' unused k_proj, v_proj and k_norm (10 x 2,097,408 = 20,974,080) the count
+    // would be 4,435,182,688, 4.44B: the export's figure counts them, as transformers' modules hold them. The card's
+    // "raw parameter count" of 5B includes the MobileNet-V5 vision tower, the audio tower and their embedders, which
+    // are not modelled (no exact safetensors total was found to subtract them from). Without the two tables (token
+    // embedding and per-layer table) the count is 1,905,495,648, the "about 2B effective parameters" that name the
+    // model.
     const HfImport in = importHfConfigFileReport(configPath(kE2b));
     const ModelShape &m = in.shape;
     const ParamCounts p = paramCount(m);
