@@ -127,6 +127,23 @@ std::string_view toString(FlopName n)
     case FlopName::PerElementScaledSum: return "FLOPs per element (two scales and an add)";
     case FlopName::PerLayerInputWidth: return "per-layer input width";
     case FlopName::AllPerLayerInputs: return "layers x per-layer input width";
+    case FlopName::AltupStreams: return "AltUp streams (altup_num_inputs)";
+    case FlopName::ExtraAltupStreams: return "AltUp streams less the first";
+    case FlopName::LaurelRank: return "laurel_rank";
+    case FlopName::PerElementScaledRmsNorm: return "FLOPs per element (RMSNorm 4 + a scale)";
+    case FlopName::PerTokenAltupCoefs:
+        return "FLOPs per token (2 tanh of n router outputs, prediction coefs 2n^3, correction coefs 2n^2 + n)";
+    case FlopName::PerElementAltupPredict:
+        return "FLOPs per element (2n multiply-adds over the streams + the input add)";
+    case FlopName::PerElementAltupCorrect:
+        return "FLOPs per stream element (coefficient multiply-add 2) + per hidden element (innovation 1, output scale "
+               "1)";
+    case FlopName::PerElementAltupExpand:
+        return "FLOPs per element (the first stream's square and sum 2, the others' 3 with the rescale)";
+    case FlopName::PerElementAltupCollapse:
+        return "FLOPs per element (magnitudes and rescale as in the expand, then the mean over the streams)";
+    case FlopName::PerElementTwoAddsScale: return "FLOPs per element (two adds and a scale)";
+    case FlopName::PerElementGaussianTopk: return "FLOPs per element (mean 1, std 3, cut and ReLU 2)";
     }
     return "";
 }
@@ -170,6 +187,8 @@ void emitPass(Ctx &c, const Pass &p)
 {
     const double lc = p.layerCount, L = static_cast<double>(c.m.layers);
     emitEmbeddings(c, p);
+    if (c.m.altupInputs > 0 || c.m.laurelRank > 0) // Gemma 3n: AltUp's prediction, and LAuReL beside attention
+        emitAltUpPredict(c, p, lc);
     if (c.attnLayers > 0)
         emitAttentionMixer(c, p, lc * c.attnLayers / L);
     if (c.ssmLayers > 0)
@@ -180,6 +199,8 @@ void emitPass(Ctx &c, const Pass &p)
         emitFfnBlock(c, p);
     if (c.linearMixerLayers + c.linearFfnLayers > 0)
         emitReplacedParts(c, p);
+    if (c.m.altupInputs > 0) // Gemma 3n: AltUp's correction after the FFN, before the per-layer input
+        emitAltUpCorrect(c, p, lc);
     if (c.m.perLayerInput > 0) // Gemma 4 E2B/E4B: each layer's per-layer input, after its FFN
         emitPerLayerInput(c, p, lc);
     emitHead(c, p);

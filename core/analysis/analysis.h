@@ -112,6 +112,17 @@ enum class FlopName : std::uint8_t {
     PerElementScaledSum,
     PerLayerInputWidth, ///< Gemma 4 E2B/E4B's hidden_size_per_layer_input
     AllPerLayerInputs,  ///< layers x hidden_size_per_layer_input
+    AltupStreams,       ///< Gemma 3n's altup_num_inputs
+    ExtraAltupStreams,  ///< altup_num_inputs - 1
+    LaurelRank,         ///< Gemma 3n's laurel_rank
+    PerElementScaledRmsNorm,
+    PerTokenAltupCoefs,
+    PerElementAltupPredict,
+    PerElementAltupCorrect,
+    PerElementAltupExpand,
+    PerElementAltupCollapse,
+    PerElementTwoAddsScale,
+    PerElementGaussianTopk,
 };
 std::string_view toString(FlopName n);
 

@@ -40,6 +40,8 @@ void emitEmbeddings(Ctx &c, const Pass &p)
         emitNorm(c, "embed.norm", p.phase, p.headCount, N, FlopName::Tokens, p.train);
     if (m.perLayerInput > 0)
         emitPerLayerEmbeddings(c, p);
+    if (m.altupInputs > 1) // Gemma 3n: the extra streams of AltUp
+        emitAltUpExpand(c, p);
 }
 
 /// Per-layer embeddings (Gemma 4 E2B/E4B; transformers' Gemma4TextModel.get_per_layer_inputs and
@@ -86,7 +88,18 @@ void emitPerLayerInput(Ctx &c, const Pass &p, double lc)
            0, 3 * N * ple * act, 0, p.train);
     emitLinear(c, "ple.proj", p.phase, lc, N, ple, h, false, p.train);
     emitNorm(c, "ple.post_norm", p.phase, lc, N, FlopName::Tokens, p.train);
-    emitResidual(c, "ple.residual", p.phase, lc, N, p.train);
+    if (m.altupInputs == 0) {
+        emitResidual(c, "ple.residual", p.phase, lc, N, p.train);
+        return;
+    }
+    // Gemma 3n: added to every AltUp stream but the active one (corrected_predictions[1:]), 1 an element; reads the
+    // n - 1 streams and the projection, writes the streams.
+    const double extra = static_cast<double>(m.altupInputs - 1);
+    if (extra > 0)
+        emitOp(c, "ple.residual", OpClass::Elementwise, p.phase, lc,
+               perElement(kResidualFlops, FlopName::PerElementAdd, N, FlopName::Tokens, extra,
+                          FlopName::ExtraAltupStreams, c.h, FlopName::Hidden),
+               0, (2 * extra + 1) * N * c.h * act, 0, p.train);
 }
 
 namespace {
@@ -98,6 +111,8 @@ void emitLmHead(Ctx &c, const Pass &p)
     const ModelShape &m = c.m;
     const double h = c.h, act = c.act;
     const double lmN = p.Bm * p.lmTokens;
+    if (m.altupInputs > 1) // Gemma 3n: the streams back into one before the final norm
+        emitAltUpCollapse(c, p);
     emitNorm(c, "final_norm", p.phase, p.headCount, lmN, FlopName::TokensWithLogits, p.train);
     const double vocabLocal = static_cast<double>(m.vocab) / c.s.tp;
     // A head bias (Phi-3.5-MoE's lm_head_bias) adds one value per logit and is read with the weights.

@@ -203,6 +203,8 @@ void emitFfnBlock(Ctx &c, const Pass &p)
         emitMoe(c, p, lc * (sparse - beside) / L);
     if (beside > 0) // Gemma 4: the experts beside a dense MLP
         emitDenseAndMoe(c, p, lc * beside / L);
+    if (m.sparseFfnLayers > 0) // Gemma 3n: the first layers' statistical top-k on the gate (altup.cpp)
+        emitGateTopk(c, p, lc * static_cast<double>(m.sparseFfnLayers) / L);
     if (m.postNorms)
         emitNorm(c, "ffn.post_norm", p.phase, lf, N, FlopName::Tokens, p.train);
     emitResidual(c, "ffn.residual", p.phase, lf, N, p.train);

@@ -200,13 +200,19 @@ double storedActivationsPerToken(const Ctx &c, double meanKeys)
                 ffnStored += static_cast<double>(g.count) * static_cast<double>(denseFfnWidth(m, g.block) / s.tp) / L;
         normInputs = normOutputs = (c.attnLayers + c.linearMixerLayers + c.ffnLayers + c.linearFfnLayers) / L;
     }
+    // Gemma 3n, on top of its Gemma layer's: AltUp keeps the layer's n input streams (predict's matmul) and the n
+    // predictions (correct's sum), and the layer's output its second router norm reads: (2n + 1) x hidden; LAuReL
+    // the rank-wide input of linear_right and the input of its norm: rank + hidden.
+    const double streams = static_cast<double>(std::max<int64_t>(1, m.altupInputs));
+    const double gemma3n = (m.altupInputs > 0 ? (2 * streams + 1) * c.h : 0.0) +
+                           (m.laurelRank > 0 ? static_cast<double>(m.laurelRank) + c.h : 0.0);
     const double perTokenNoScores =
         c.act * (c.h * (normInputs + normOutputs + 3 * beside) + attnShare * x.attnStored + ssmShare * x.ssmStored +
-                 linearShare * x.linearStored + ffnStored * (m.gatedFfn ? 3.0 : 2.0));
+                 linearShare * x.linearStored + ffnStored * (m.gatedFfn ? 3.0 : 2.0) + gemma3n);
     if (s.recompute == Recompute::Selective)
         return perTokenNoScores;
     if (s.recompute == Recompute::Full)
-        return c.h * c.act;
+        return streams * c.h * c.act; // each layer's input: AltUp's n streams
     return perTokenNoScores + scoreBytes;
 }
 
@@ -231,7 +237,10 @@ double liveActivations(const Ctx &c, const Step &st)
     if (m.isMoe() && (sparse < 1 || c.besideLayers > 0))
         widestFfn = std::max(widestFfn, c.denseFfn * gated);
     // A model of image patches reads each patch's values too (patch_embed's input).
-    const double widest = std::max({c.h, mixerActivations(c).widest, widestFfn, static_cast<double>(m.patchInputs)});
+    // Gemma 3n's AltUp keeps n streams of hidden between the layers.
+    const double streams = c.h * static_cast<double>(std::max<int64_t>(1, m.altupInputs));
+    const double widest =
+        std::max({streams, mixerActivations(c).widest, widestFfn, static_cast<double>(m.patchInputs)});
     double live = 2 * N * widest * c.act;
     if (!s.fusedAttention)
         live += st.Bm * c.hq * T * keys.widest * c.act;

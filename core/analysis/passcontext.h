@@ -307,6 +307,14 @@ void emitEmbeddings(Ctx &c, const Pass &p);
 /// projection back, its norm and the residual add (embedhead.cpp).
 void emitPerLayerInput(Ctx &c, const Pass &p, double lc);
 void emitHead(Ctx &c, const Pass &p);
+/// Gemma 3n (altup.cpp): AltUp's projections into the extra streams after the embeddings (first stage) and out of
+/// them before the final norm (last stage); each layer's prediction (its routers, coefficients and the predicted
+/// streams) with LAuReL, and its correction, `lc` layers; the statistical top-k on the MLP gate of `lc` layers.
+void emitAltUpExpand(Ctx &c, const Pass &p);
+void emitAltUpCollapse(Ctx &c, const Pass &p);
+void emitAltUpPredict(Ctx &c, const Pass &p, double lc);
+void emitAltUpCorrect(Ctx &c, const Pass &p, double lc);
+void emitGateTopk(Ctx &c, const Pass &p, double lc);
 /// A multimodal wrapper's vision tower over each request's images (Scenario::images), in prefill (vision.cpp).
 void emitVisionTower(Ctx &c, const Step &st);
 /// A training step's optimizer update of this device's `localParams` parameters (analysis.cpp).

@@ -1241,17 +1241,6 @@ struct FamilyRow
     std::string_view missing = {};
 };
 
-// What the block model cannot say yet of the refused families below (issue #38), named in their refusals.
-// Gemma 3n's KV sharing and per-layer embeddings are Gemma 4 E2B/E4B's (ModelShape::kvSharedLayers,
-// perLayerInput); what its layers add is not.
-constexpr std::string_view kGemma3nMissing =
-    "AltUp (altup_num_inputs streams of the hidden state, predicted and corrected around each layer), LAuReL "
-    "(laurel_rank) and the statistical top-k of the first layers' MLP gates (activation_sparsity_pattern) are not "
-    "modelled";
-constexpr std::string_view kGemma3nWrapperMissing =
-    "the MobileNet-V5 vision tower (vision_config) and the audio tower (audio_config) are not modelled, nor the "
-    "language model's AltUp, LAuReL and activation sparsity";
-
 /// Every model_type MemWall knows, read or refused: a new family is one row here (and its reader).
 constexpr std::array kFamilies{
     FamilyRow{"llama", typed<importLlamaLike>},
@@ -1307,8 +1296,8 @@ constexpr std::array kFamilies{
     FamilyRow{"kimi_linear", importKimiLinear},
     FamilyRow{"deepseek_v32", importSparseMla},
     FamilyRow{"glm_moe_dsa", importSparseMla},
-    FamilyRow{"gemma3n", nullptr, kGemma3nWrapperMissing},
-    FamilyRow{"gemma3n_text", nullptr, kGemma3nMissing},
+    FamilyRow{"gemma3n", importGemma3n},
+    FamilyRow{"gemma3n_text", importGemma3nText},
     FamilyRow{"gemma4", importGemma4},
     FamilyRow{"gemma4_text", importGemma4Text},
     FamilyRow{"deci", importDeci},

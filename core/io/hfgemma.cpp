@@ -2,7 +2,10 @@
 // with their own head size and KV heads, keys that are values, and the MoE block beside the dense MLP (issue #38).
 #include "core/io/hfimport.h"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
+#include <utility>
 
 namespace memwall::core::hf {
 
@@ -110,7 +113,188 @@ void readGemma4SharingAndPerLayer(JsonReader &r, ModelShape &m, ImportLog &log)
         r.integer("vocab_size_per_layer_input", 0); // read: without per-layer inputs there is no table
 }
 
+/// The key's value, or (absent or null) Gemma3nTextConfig's default, noted in the report.
+int64_t gemma3nSize(JsonReader &r, ImportLog &log, std::string_view key, int64_t fallback)
+{
+    if (r.has(key))
+        return sizeField(r, key);
+    log.note(std::string(key) + ": left out; Gemma3nTextConfig's default " + std::to_string(fallback));
+    return fallback;
+}
+
+/// Gemma 3n's MLP width: intermediate_size, one for all layers or (MatFormer) one a layer; a list of differing
+/// widths (a Mix-and-Match slice) is refused. Gemma3nTextConfig's default 16384.
+int64_t gemma3nFfn(JsonReader &r, const ModelShape &m, ImportLog &log)
+{
+    if (!r.has("intermediate_size") || !r.raw("intermediate_size").is_array())
+        return gemma3nSize(r, log, "intermediate_size", 16384);
+    const nlohmann::json &list = r.array("intermediate_size");
+    if (static_cast<int64_t>(list.size()) != m.layers)
+        r.fail("intermediate_size", "lists " + std::to_string(list.size()) + " widths for " + std::to_string(m.layers) +
+                                        " layers (Gemma3nTextConfig wants one a layer)");
+    int64_t width = 0;
+    for (const nlohmann::json &v : list) {
+        if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > kMaxShapeField)
+            r.fail("intermediate_size", "holds " + v.dump() + ", not a positive whole width");
+        if (width != 0 && v.get<int64_t>() != width)
+            r.fail("intermediate_size", "per-layer MLP widths that differ (" + std::to_string(width) + " and " +
+                                            v.dump() + ": a MatFormer slice) are not modelled");
+        width = v.get<int64_t>();
+    }
+    log.note("intermediate_size: " + std::to_string(width) + " in each of the " + std::to_string(m.layers) + " layers");
+    return width;
+}
+
+/// Gemma 3n's activation sparsity: activation_sparsity_pattern, a fraction a layer, or (absent or null)
+/// Gemma3nTextConfig's default, 0.95 in the first 10 layers when there are more than 10. The sparse layers must be
+/// the first ones (the published files' shape); any other placement is refused.
+int64_t gemma3nSparseLayers(JsonReader &r, const ModelShape &m, ImportLog &log)
+{
+    if (!r.has("activation_sparsity_pattern")) {
+        const int64_t n = m.layers > 10 ? 10 : 0;
+        log.note("activation_sparsity_pattern: left out; Gemma3nTextConfig's default, 0.95 in the first " +
+                 std::to_string(n) + " layers");
+        return n;
+    }
+    const nlohmann::json &list = r.array("activation_sparsity_pattern");
+    if (static_cast<int64_t>(list.size()) != m.layers)
+        r.fail("activation_sparsity_pattern",
+               "lists " + std::to_string(list.size()) + " fractions for " + std::to_string(m.layers) + " layers");
+    int64_t sparse = 0;
+    bool dense = false;
+    for (const nlohmann::json &v : list) {
+        if (!v.is_number() || !(v.get<double>() >= 0) || !(v.get<double>() < 1))
+            r.fail("activation_sparsity_pattern", "holds " + v.dump() + ", not a fraction from 0 up to below 1");
+        if (v.get<double>() > 0 && dense)
+            r.fail("activation_sparsity_pattern", "a sparse layer after a dense one: only the first layers' top-k "
+                                                  "is modelled");
+        dense = dense || v.get<double>() == 0;
+        sparse += v.get<double>() > 0 ? 1 : 0;
+    }
+    return sparse;
+}
+
+/// Gemma 3n's attention layers: layer_types or (absent) Gemma3nTextConfig's default, a full-attention layer every
+/// fifth ((i + 1) % 5 == 0, whatever the number of layers); KV sharing in the last num_kv_shared_layers (default 15),
+/// whose layers keep their unused k_proj, v_proj and k_norm (Gemma3nTextAttention builds them in every layer).
+void readGemma3nAttention(JsonReader &r, ModelShape &m, ImportLog &log)
+{
+    m.slidingWindow = slidingWindow(r, "sliding_window", 512);
+    if (m.slidingWindow == 0)
+        r.fail("sliding_window", "Gemma 3n's sliding layers need a window, got null");
+    if (r.has("layer_types")) {
+        m.globalEvery = globalEveryFromLayerTypes(r, m);
+    } else {
+        m.globalEvery = 5;
+        log.note("layer_types: left out; Gemma3nTextConfig's default, a full-attention layer every fifth");
+    }
+    m.kvSharedLayers = r.has("num_kv_shared_layers") ? r.integer("num_kv_shared_layers")
+                                                     : gemma3nSize(r, log, "num_kv_shared_layers", 15);
+    if (m.kvSharedLayers < 0 || m.kvSharedLayers >= m.layers)
+        r.fail("num_kv_shared_layers", std::to_string(m.kvSharedLayers) + " must be at least 0 and fewer than the " +
+                                           std::to_string(m.layers) + " layers");
+    if (m.kvSharedLayers > 0 && m.globalEvery > 0 && m.layers - m.kvSharedLayers < m.globalEvery)
+        r.fail("num_kv_shared_layers", std::to_string(m.kvSharedLayers) +
+                                           ": the layers before the shared ones hold no full-attention layer for the "
+                                           "shared full-attention layers to read");
+    m.sharedKvKeepsWeights = m.kvSharedLayers > 0;
+}
+
+/// Gemma 3n's own parts: per-layer embeddings (as Gemma 4 E2B's), AltUp, LAuReL and the sparse gates.
+void readGemma3nParts(JsonReader &r, ModelShape &m, ImportLog &log)
+{
+    m.perLayerInput = r.has("hidden_size_per_layer_input") ? r.integer("hidden_size_per_layer_input")
+                                                           : gemma3nSize(r, log, "hidden_size_per_layer_input", 256);
+    if (m.perLayerInput < 0 || m.perLayerInput > kMaxShapeField)
+        r.fail("hidden_size_per_layer_input", std::to_string(m.perLayerInput) + " must be 0 (none) or positive");
+    m.perLayerVocab = m.perLayerInput > 0 ? gemma3nSize(r, log, "vocab_size_per_layer_input", 262144)
+                                          : r.integer("vocab_size_per_layer_input", 0);
+    m.altupInputs =
+        r.has("altup_num_inputs") ? r.integer("altup_num_inputs") : gemma3nSize(r, log, "altup_num_inputs", 4);
+    if (m.altupInputs < 1 || m.altupInputs > 64)
+        r.fail("altup_num_inputs", std::to_string(m.altupInputs) + " must be from 1 to 64");
+    const int64_t active = r.integer("altup_active_idx", 0);
+    if (active < 0 || active >= m.altupInputs)
+        r.fail("altup_active_idx", std::to_string(active) + " must name one of the " + std::to_string(m.altupInputs) +
+                                       " streams (0 to " + std::to_string(m.altupInputs - 1) + ")");
+    m.altupCorrectScale = r.boolean("altup_correct_scale", true);
+    if (r.has("altup_coef_clip"))
+        r.number("altup_coef_clip"); // a clamp of the coefficient weights (in training), no FLOPs counted
+    m.laurelRank = r.has("laurel_rank") ? r.integer("laurel_rank") : gemma3nSize(r, log, "laurel_rank", 64);
+    if (m.laurelRank < 1 || m.laurelRank > kMaxShapeField)
+        r.fail("laurel_rank", std::to_string(m.laurelRank) + " must be positive (Gemma3nTextLaurelBlock has one)");
+    m.sparseFfnLayers = gemma3nSparseLayers(r, m, log);
+    log.note("AltUp (" + std::to_string(m.altupInputs) + " streams), LAuReL (rank " + std::to_string(m.laurelRank) +
+             ") and the statistical top-k of the first " + std::to_string(m.sparseFfnLayers) +
+             " layers' MLP gates counted; the top-k leaves the MLP's matmuls dense (as transformers computes them), "
+             "and the coefficients' clamp (altup_coef_clip, in training) and per-token scalars are not counted");
+}
+
 } // namespace
+
+/// Gemma3nForCausalLM's text model (model_type gemma3n_text; transformers' models/gemma3n/configuration_gemma3n.py
+/// and modeling_gemma3n.py, Gemma3nTextConfig, Gemma3nTextModel, Gemma3nTextDecoderLayer, Gemma3nTextAttention,
+/// Gemma3nTextAltUp, Gemma3nTextLaurelBlock, Gemma3nTextMLP). A Gemma 3 layer (RMSNorms before and after attention
+/// and the MLP, per-head q and k RMSNorms, a weightless v_norm, a GeGLU MLP, tied embeddings, a final logit
+/// soft-cap) with Gemma 4 E2B's per-layer embeddings and KV sharing (readGemma3nAttention()), and AltUp, LAuReL and
+/// the first layers' statistical top-k on the MLP gate (readGemma3nParts()). Keys a file leaves out take
+/// Gemma3nTextConfig's defaults, each noted in the report.
+void importGemma3nText(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
+{
+    // The other keys MemWall reads whose Gemma3nTextConfig defaults fill a file that leaves them out.
+    for (auto [key, fallback] : {std::pair{"max_position_embeddings", "32768"},
+                                 {"sliding_window", "512"},
+                                 {"hidden_activation", "gelu_pytorch_tanh"},
+                                 {"tie_word_embeddings", "true"},
+                                 {"attention_bias", "false"},
+                                 {"altup_active_idx", "0"},
+                                 {"altup_correct_scale", "true"}})
+        if (!r.has(key))
+            log.note(std::string(key) + ": left out; Gemma3nTextConfig's default " + fallback);
+    m.arch = Architecture::Decoder;
+    m.hidden = requiredSize(r, {"hidden_size"});
+    m.layers = requiredSize(r, {"num_hidden_layers"});
+    m.heads = requiredSize(r, {"num_attention_heads"});
+    m.kvHeads = gemma3nSize(r, log, "num_key_value_heads", 2);
+    checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
+    m.headDim = gemma3nSize(r, log, "head_dim", 256);
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.maxPositions = r.integer("max_position_embeddings", 32768);
+    m.ffn = gemma3nFfn(r, m, log);
+    m.gatedFfn = true;
+    m.activation = activation(r, {"hidden_activation"}, Activation::Gelu);
+    m.positions = PositionEncoding::Rotary;
+    m.norm = NormKind::RmsNorm;
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", true);
+    m.qkvBias = m.outBias = r.boolean("attention_bias", false);
+    m.postNorms = true;
+    m.qkNorm = true;
+    m.valueNorm = true;
+    if (!r.has("final_logit_softcapping"))
+        log.note("final_logit_softcapping: left out; Gemma3nTextConfig's default 30");
+    m.finalSoftcap = softcap(r, "final_logit_softcapping", 30.0);
+    readGemma3nAttention(r, m, log);
+    readGemma3nParts(r, m, log);
+}
+
+/// Gemma3nForConditionalGeneration (model_type gemma3n): the language model is its text_config
+/// (importGemma3nText()). Its vision tower (vision_config, the MobileNet-V5 of timm) and audio tower (audio_config,
+/// a USM Conformer), with their embedders into the language model (embed_vision, embed_audio), are not modelled: a
+/// file that has either is refused, naming it, rather than counted without it (as a gemma4 file is).
+void importGemma3n(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
+{
+    if (r.has("vision_config"))
+        r.fail("vision_config", "Gemma 3n's MobileNet-V5 vision tower (gemma3n_vision) is not modelled; import the "
+                                "text_config (model_type gemma3n_text) for the language model alone");
+    if (r.has("audio_config"))
+        r.fail("audio_config", "Gemma 3n's audio tower (gemma3n_audio, a USM Conformer) is not modelled; import the "
+                               "text_config (model_type gemma3n_text) for the language model alone");
+    JsonReader text = r.object("text_config");
+    const std::string type = text.string("model_type", "gemma3n_text");
+    if (type != "gemma3n_text")
+        text.fail("model_type", "expected \"gemma3n_text\" for Gemma 3n's language model, got \"" + type + "\"");
+    importGemma3nText(text, m, log, type);
+}
 
 /// Gemma4ForCausalLM's text model (model_type gemma4_text; transformers' models/gemma4/configuration_gemma4.py and
 /// modeling_gemma4.py, Gemma4TextConfig, Gemma4TextAttention, Gemma4TextDecoderLayer, Gemma4TextRouter and

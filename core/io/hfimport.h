@@ -65,6 +65,8 @@ void importKimiLinear(JsonReader &r, ModelShape &m, ImportLog &log, const std::s
 void readMoonViT(JsonReader &r, ModelShape &m, ImportLog &log);
 
 // The families of hfgemma.cpp.
+void importGemma3nText(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
+void importGemma3n(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 void importGemma4Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 void importGemma4(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 // hfdeci.cpp

@@ -814,6 +814,18 @@ void visionToJson(const ModelShape &m, json &j)
 
 } // namespace
 
+namespace {
+/// Gemma 3n's keys: AltUp's streams, LAuReL, the sparse-gate layers, KV-sharing layers that keep their weights.
+void readGemma3nKeys(JsonReader &r, ModelShape &m)
+{
+    m.altupInputs = r.integer("altup_inputs", 0);
+    m.altupCorrectScale = r.boolean("altup_correct_scale", true);
+    m.laurelRank = r.integer("laurel_rank", 0);
+    m.sparseFfnLayers = r.integer("sparse_ffn_layers", 0);
+    m.sharedKvKeepsWeights = r.boolean("shared_kv_weights", false);
+}
+} // namespace
+
 ModelShape modelShapeFromJson(const json &j, const std::string &file)
 {
     JsonReader r(j, file);
@@ -894,6 +906,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.doubleWideSharedFfn = r.boolean("double_wide_shared_ffn", false);
     m.perLayerInput = r.integer("per_layer_input", 0);
     m.perLayerVocab = r.integer("per_layer_vocab", 0);
+    readGemma3nKeys(r, m);
     m.attentionSinks = r.boolean("attention_sinks", false);
     m.attentionSoftcap = r.number("attention_softcap", 0);
     m.finalSoftcap = r.number("final_softcap", 0);
@@ -953,6 +966,17 @@ void writeGemma4Keys(json &j, const ModelShape &m)
         j["per_layer_input"] = m.perLayerInput;
         j["per_layer_vocab"] = m.perLayerVocab;
     }
+    // Gemma 3n's.
+    if (m.sharedKvKeepsWeights)
+        j["shared_kv_weights"] = true;
+    if (m.altupInputs != 0)
+        j["altup_inputs"] = m.altupInputs;
+    if (!m.altupCorrectScale)
+        j["altup_correct_scale"] = false;
+    if (m.laurelRank != 0)
+        j["laurel_rank"] = m.laurelRank;
+    if (m.sparseFfnLayers != 0)
+        j["sparse_ffn_layers"] = m.sparseFfnLayers;
 }
 } // namespace
 

@@ -416,7 +416,31 @@ int64_t visionProjectorParams(const VisionShape &v)
     return norm + linears + v.deepstack * (2 * v.mergedWidth() + linears);
 }
 
+namespace {
+/// Parameters a layer sharing an earlier layer's keys and values does not have: k_proj, v_proj (with their biases)
+/// and k_norm. Gemma 3n's sharing layers keep them, unused (ModelShape::sharedKvKeepsWeights).
+int64_t sharedKvSaving(const ModelShape &m, const LayerBlock &b)
+{
+    if (!b.sharesKv || m.sharedKvKeepsWeights)
+        return 0;
+    const AttentionWidths w = attentionWidths(m, b);
+    const int64_t kvOut = (w.valueProjection ? 2 : 1) * w.kvDim();
+    return m.hidden * kvOut + (m.qkvBias ? kvOut : 0) + (m.qkNorm ? (m.qkNormFullWidth ? w.kvDim() : w.headDim) : 0);
+}
+} // namespace
+
 ParamCounts paramCount(const ModelShape &m) { return paramCount(m, layerGroups(m)); }
+
+int64_t altupLayerParams(const ModelShape &m)
+{
+    const int64_t h = m.hidden, n = m.altupInputs;
+    // AltUp: correct_output_scale and router_norm (hidden each), correction_coefs (n x n), prediction_coefs
+    // (n x n^2), modality_router (hidden x n); LAuReL: linear_left and linear_right (hidden x rank each) and
+    // post_laurel_norm (hidden). No biases (transformers' Gemma3nTextAltUp and Gemma3nTextLaurelBlock).
+    const int64_t altup = n > 0 ? 2 * h + n * n + n * n * n + h * n : 0;
+    const int64_t laurel = m.laurelRank > 0 ? 2 * h * m.laurelRank + h : 0;
+    return altup + laurel;
+}
 
 ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
 {
@@ -466,16 +490,10 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         }
         return attn;
     };
-    // A layer sharing an earlier layer's keys and values has no k_proj, v_proj (with their biases) nor k_norm.
-    auto sharedKvSaving = [&](const LayerBlock &b) -> int64_t {
-        if (!b.sharesKv)
-            return 0;
-        const AttentionWidths w = attentionWidths(m, b);
-        const int64_t kvOut = (w.valueProjection ? 2 : 1) * w.kvDim();
-        return h * kvOut + (m.qkvBias ? kvOut : 0) + (m.qkNorm ? (m.qkNormFullWidth ? w.kvDim() : w.headDim) : 0);
-    };
-    // Per-layer embeddings: the gate (h -> perLayerInput), the projection back and its RMSNorm.
-    const int64_t perLayerInput = m.perLayerInput > 0 ? 2 * h * m.perLayerInput + normParams : 0;
+    // Per-layer embeddings: the gate (h -> perLayerInput), the projection back and its RMSNorm; Gemma 3n's AltUp,
+    // LAuReL.
+    const int64_t perLayerInput =
+        (m.perLayerInput > 0 ? 2 * h * m.perLayerInput + normParams : 0) + altupLayerParams(m);
     auto ffnOf = [&](const LayerBlock &b, int64_t experts) -> int64_t {
         switch (b.ffn) {
         case LayerFfn::Moe: return expert * experts + shared + router;
@@ -499,7 +517,7 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         return mixer + ffnOf(b, experts) + norms;
     };
     auto layer = [&](const LayerBlock &b, int64_t experts) {
-        return layerOwn(b, experts) - sharedKvSaving(b) + perLayerInput;
+        return layerOwn(b, experts) - sharedKvSaving(m, b) + perLayerInput;
     };
     for (const LayerGroup &g : groups) {
         p.layers += g.count * layer(g.block, m.experts);
@@ -524,8 +542,9 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         p.head += h * h + h;
 
     p.vision = visionTowerParams(m.vision) + visionProjectorParams(m.vision);
-    p.total = p.embedding + p.layers + p.head + p.vision;
-    p.active = p.embedding + p.layersActive + p.head;
+    p.altup = m.altupInputs > 1 ? 2 * (m.altupInputs - 1) * h * h : 0; // Gemma 3n's projections in and out
+    p.total = p.embedding + p.layers + p.head + p.vision + p.altup;
+    p.active = p.embedding + p.layersActive + p.head + p.altup;
     // Multi-token prediction (DeepSeek-V3 README_WEIGHTS.md): enorm, hnorm, eh_proj (2h x h), the decoder layer that
     // would follow the model's last, and shared_head.norm.
     for (int64_t j = 0; j < m.mtpLayers; ++j) {
@@ -573,6 +592,11 @@ std::string tensorParallelIssue(const ModelShape &m, int tp)
         return t() + " does not divide the dense layers' FFN width " + std::to_string(m.denseFfn) + " of " + m.id;
     if (m.sharedFfn % tp != 0)
         return t() + " does not divide the shared expert's FFN width " + std::to_string(m.sharedFfn) + " of " + m.id;
+    if (tp > 1 && (m.altupInputs > 0 || m.laurelRank > 0))
+        return t() +
+               ": Gemma 3n's AltUp and LAuReL weights are not split by tensor parallelism (transformers' tp "
+               "plan replicates them), which is not modelled for " +
+               m.id;
     if (m.vision.present() && (m.vision.heads % tp != 0 || m.vision.ffn % tp != 0))
         return t() + " does not divide the vision tower's " + std::to_string(m.vision.heads) + " heads and MLP width " +
                std::to_string(m.vision.ffn) + " of " + m.id;
@@ -580,6 +604,28 @@ std::string tensorParallelIssue(const ModelShape &m, int tp)
 }
 
 namespace {
+/// Gemma 3n's parts: AltUp's streams, LAuReL's rank, the sparse-gate layers, and KV-sharing layers that keep their
+/// unused key and value weights.
+ShapeIssue validateGemma3n(const ModelShape &m)
+{
+    constexpr int64_t kMaxAltupInputs = 64; // the coefficients grow as its cube; Gemma 3n has 4
+    if (m.altupInputs < 0 || m.altupInputs > kMaxAltupInputs)
+        return {{"altup_inputs"},
+                "altup_inputs must be 0 (none) or 1 to " + std::to_string(kMaxAltupInputs) + ", got " +
+                    std::to_string(m.altupInputs)};
+    if (m.laurelRank < 0 || m.laurelRank > kMaxShapeField)
+        return {{"laurel_rank"},
+                "laurel_rank must be 0 (none) or positive (at most 2^31), got " + std::to_string(m.laurelRank)};
+    if (m.sparseFfnLayers < 0 || m.sparseFfnLayers > m.layers || (m.sparseFfnLayers > 0 && !m.gatedFfn) ||
+        (m.sparseFfnLayers > 0 && (m.isMoe() || !m.layerBlocks.empty() || !m.layerPattern.empty())))
+        return {{"sparse_ffn_layers"},
+                "sparse_ffn_layers must be between 0 and the layers (" + std::to_string(m.layers) +
+                    "), of a dense gated FFN in every layer, got " + std::to_string(m.sparseFfnLayers)};
+    if (m.sharedKvKeepsWeights && m.kvSharedLayers == 0)
+        return {{"shared_kv_weights", "kv_shared_layers"}, "shared_kv_weights needs kv_shared_layers > 0"};
+    return {};
+}
+
 /// Heterogeneous layers (layer_blocks): one block a layer, each an attention, no or linear mixer and a dense (of its
 /// own width, at most ffn), no or linear FFN, without windows; none of the other layer patterns beside them.
 ShapeIssue validateLayerBlocks(const ModelShape &m)
@@ -898,6 +944,8 @@ ShapeIssue validate(const ModelShape &m)
     if (!m.layerBlocks.empty())
         if (auto e = validateLayerBlocks(m); !e.empty())
             return e;
+    if (auto e = validateGemma3n(m); !e.empty())
+        return e;
     if (!(m.rotaryFraction > 0 && m.rotaryFraction <= 1)) // also NaN
         return {{"rotary_fraction"},
                 "rotary_fraction must be above 0 and at most 1, got " + std::to_string(m.rotaryFraction)};

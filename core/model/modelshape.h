@@ -334,6 +334,30 @@ struct ModelShape
     int64_t perLayerInput = 0;
     int64_t perLayerVocab = 0;
     bool routerBias = false; ///< the router has a bias per expert (DeepSeek-V3's e_score_correction_bias)
+    /// Gemma 3n's KV-sharing layers (ModelShape::kvSharedLayers) keep their k_proj, v_proj and k_norm weights,
+    /// unused: transformers' Gemma3nTextAttention builds them in every layer and the checkpoint stores them. They
+    /// count in the parameters and the memory; no operator reads them. Gemma 4's sharing layers have none.
+    bool sharedKvKeepsWeights = false;
+    /// Gemma 3n's AltUp (altup_num_inputs; transformers' Gemma3nTextAltUp and Gemma3nTextModel): the hidden state is
+    /// altupInputs streams of hidden each. The model projects the embedding into the other altupInputs - 1 streams
+    /// (altup_projections, hidden x hidden each, no bias) and back before the final norm (altup_unembed_projections),
+    /// each stream rescaled to the first one's RMS magnitude, and the streams averaged. Each layer predicts the
+    /// streams from one another (router_norm RMSNorm of hidden, modality_router hidden -> altupInputs, tanh,
+    /// prediction_coefs altupInputs -> altupInputs^2, no biases), runs on the active stream, corrects the streams with
+    /// the layer's output (correction_coefs altupInputs -> altupInputs) and scales the active one
+    /// (correct_output_scale, hidden; with altupCorrectScale). 0: none.
+    int64_t altupInputs = 0;
+    bool altupCorrectScale = true;
+    /// Gemma 3n's LAuReL (laurel_rank; Gemma3nTextLaurelBlock): in each layer, beside attention, linear_left
+    /// (hidden -> rank) and linear_right (rank -> hidden) without biases on the normed input, an RMSNorm
+    /// (post_laurel_norm, hidden), added to the input and then to the attention's residual, scaled by 1/sqrt(2).
+    /// 0: none.
+    int64_t laurelRank = 0;
+    /// Gemma 3n's activation sparsity (activation_sparsity_pattern; Gemma3nTextMLP._gaussian_topk): the first
+    /// sparseFfnLayers layers keep the gate's values above mean + std x icdf(sparsity) of each token's gate output
+    /// (relu(x - cutoff)). transformers computes the down projection densely, so the matmuls stay dense; the
+    /// statistics and the cut are elementwise work over the gate's outputs.
+    int64_t sparseFfnLayers = 0;
 
     /// Multi-token-prediction modules (DeepSeek-V3's and GLM-4.5's num_nextn_predict_layers, MiMo's
     /// num_nextn_predict_layers): each an RMSNorm of the next token's embedding and one of the hidden state (enorm,
@@ -554,6 +578,8 @@ struct ParamCounts
     int64_t layersActive = 0; ///< all layers, the experts a token uses
     int64_t routed = 0;       ///< all layers' routed experts
     int64_t head = 0;         ///< final norm, untied LM head, pooler
+    /// Gemma 3n's AltUp projections into and out of the extra streams (ModelShape::altupInputs): in total and active.
+    int64_t altup = 0;
     int64_t total = 0;
     int64_t active = 0; ///< parameters one token touches (MoE: activeExperts of experts)
     /// The multi-token-prediction modules (ModelShape::mtpLayers), not in total: their norms, projection, decoder
@@ -568,6 +594,8 @@ struct ParamCounts
     int64_t vision = 0;
 };
 ParamCounts paramCount(const ModelShape &m);
+/// Parameters Gemma 3n's AltUp (ModelShape::altupInputs) and LAuReL (laurelRank) add to each layer.
+int64_t altupLayerParams(const ModelShape &m);
 /// The same from the model's layerGroups(), when the caller has them (analyze() does).
 ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups);
 

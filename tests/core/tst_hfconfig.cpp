@@ -447,7 +447,8 @@ void TestHfConfig::errors_data()
                "gptj, bert, roberta, vit, opt, falcon, RefinedWeb, RefinedWebModel, gpt_neox, deepseek_v2, "
                "deepseek_v3, kimi_k2, gpt_oss, mamba, mamba2, cohere, jamba, nemotron_h, llama4, llama4_text, "
                "minimax_m2, mimo, glm4_moe, cohere2, kimi_k25, gemma3, qwen3_vl, qwen3_vl_moe, qwen3_next, "
-               "qwen3_5_text, qwen3_5_moe_text, qwen3_5, qwen3_5_moe, kimi_linear, deepseek_v32, glm_moe_dsa, gemma4, "
+               "qwen3_5_text, qwen3_5_moe_text, qwen3_5, qwen3_5_moe, kimi_linear, deepseek_v32, glm_moe_dsa, gemma3n, "
+               "gemma3n_text, gemma4, "
                "gemma4_text, deci, nemotron-nas)");
     QTest::newRow("hidden_size is a string")
         << with("hidden_size", "big") << QString("cfg.json: hidden_size: expected a whole number, got \"big\"");

@@ -197,15 +197,6 @@ void TestHfFamilies::refusalsNameTheFeature_data()
         << "qwen3_omni_moe"
         << "cfg.json: model_type: 'qwen3_omni_moe': the audio encoder and the speech talker are not modelled (a "
            "qwen3_vl config's vision tower is)";
-    QTest::newRow("gemma3n_text")
-        << "gemma3n_text"
-        << "cfg.json: model_type: 'gemma3n_text': AltUp (altup_num_inputs streams of the hidden state, predicted and "
-           "corrected around each layer), LAuReL (laurel_rank) and the statistical top-k of the first layers' MLP "
-           "gates (activation_sparsity_pattern) are not modelled";
-    QTest::newRow("gemma3n") << "gemma3n"
-                             << "cfg.json: model_type: 'gemma3n': the MobileNet-V5 vision tower (vision_config) and "
-                                "the audio tower (audio_config) are not modelled, nor the language model's AltUp, "
-                                "LAuReL and activation sparsity";
 }
 
 void TestHfFamilies::refusalsNameTheFeature()
