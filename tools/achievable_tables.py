@@ -21,9 +21,11 @@ aic-core/src/aiconfigurator_core/systems/data/<device>/...):
 Export each one to CSV first (any parquet reader; the one used was hyparquet 1.31.5 under node), named
 <dir>/<device>.<table>.csv (e.g. gb200.gemm_perf.csv), then:
   tools/achievable_tables.py <dir> <aic-device> <preset.json> [--check]
---check compares the derived figures with those already in the preset and prints each difference (exit status 1 if
-any); without it the object is printed in the presets' layout (b200.json's), ready to paste. Latencies in the tables are in milliseconds. Fractions are rounded to 4 decimals, bus bandwidths to 6 and
+--check compares the derived figures (and source strings) with those already in the preset and prints each
+difference (exit status 1 if any); without it the object is printed in the presets' layout (b200.json's), ready to
+paste. Latencies in the tables are in milliseconds. Fractions are rounded to 4 decimals, bus bandwidths to 6 and
 quantize times to 4 significant digits, as written in the presets.
+Run for b200_sxm against presets/hardware/b200.json it finds every figure and source as written there.
 """
 import json
 import sys
