@@ -232,9 +232,12 @@ int cmdAnalyze(const CommandLine &cl)
                         "one for this device\n",
                         oneLine(hw.name).c_str());
         else if (basis == "partial")
-            std::printf("achievable: %s has only some microbenchmarks (MoE kernels, all-to-all); its other operators "
-                        "run at the ideal roofline\n",
-                        oneLine(hw.name).c_str());
+            // "partial": no GEMM figure (sweep or compute_fraction) or no copy-bandwidth figure; say which.
+            std::printf("achievable: %s has only some microbenchmarks: %s\n", oneLine(hw.name).c_str(),
+                        hw.achievable.memoryFraction
+                            ? "no GEMM measurement, so its matmuls run at the dense peak"
+                            : "no copy-bandwidth measurement, so its memory-bound operators run at the datasheet "
+                              "bandwidth");
         if (!a.comm.allToAll.empty())
             std::printf("all-to-all (expert parallelism): dispatch %s, combine %s (%s)\n",
                         formatSeconds(a.comm.epDispatchS).c_str(), formatSeconds(a.comm.epCombineS).c_str(),

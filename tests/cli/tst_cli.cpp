@@ -151,6 +151,21 @@ private slots:
         QVERIFY2(g.out.contains("\noperator             class "), g.out.constData());
     }
 
+    void analyzeTextSaysWhatTheAchievableRestsOn()
+    {
+        // B300 has aiconfigurator's GEMM sweeps but no published copy-bandwidth measurement (issue #37): the text says
+        // which half is the datasheet's. GB200 has both (its HBM copy measured on Azure ND GB200 v6), so no line.
+        const QStringList args{"analyze", "--model", "llama-3-70b", "--tp", "8", "--efficiency", "achievable"};
+        const Run b300 = memwall(args + QStringList{"--hardware", "b300"});
+        QCOMPARE(b300.code, 0);
+        QVERIFY2(b300.out.contains("has only some microbenchmarks: no copy-bandwidth measurement, so its memory-bound "
+                                   "operators run at the datasheet bandwidth\n"),
+                 b300.out.constData());
+        const Run gb200 = memwall(args + QStringList{"--hardware", "gb200-nvl72"});
+        QCOMPARE(gb200.code, 0);
+        QVERIFY2(!gb200.out.contains("microbenchmarks"), gb200.out.constData());
+    }
+
     void analyzeTextRequestIsTheServedOne()
     {
         // With engine admission (a token budget per step) the request line gives the admitted request, as --json's

@@ -314,7 +314,11 @@ private slots:
     {
         Scenario s = dep8(64);
         QCOMPARE(achievableBasis(hw("mi355x"), s), std::string_view("ideal"));
-        QCOMPARE(achievableBasis(hw("gb200-nvl72"), s), std::string_view("partial"));
+        // GB200 has the B200's kind of microbenchmarks (GEMM sweeps, HBM copy measured on its own GPUs); B300 and
+        // GB300 have the GEMM sweeps but no published copy-bandwidth measurement.
+        QCOMPARE(achievableBasis(hw("gb200-nvl72"), s), std::string_view("microbenchmarks"));
+        QCOMPARE(achievableBasis(hw("b300"), s), std::string_view("partial"));
+        QCOMPARE(achievableBasis(hw("gb300"), s), std::string_view("partial"));
         QCOMPARE(achievableBasis(hw("h200-sxm"), s), std::string_view("microbenchmarks"));
         s.efficiency = EfficiencyMode::Ideal;
         QCOMPARE(achievableBasis(hw("h200-sxm"), s), std::string_view(""));

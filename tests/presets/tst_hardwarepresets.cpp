@@ -370,6 +370,33 @@ private slots:
         QVERIFY(f.has_value());
         QVERIFY2(closeTo(f->value, value), qPrintable(QStringLiteral("got %1").arg(f->value)));
     }
+
+    // The Blackwells' microbenchmarks (tools/achievable_tables.py), one figure per device written out by hand from
+    // aiconfigurator's tables (ai-dynamo/aiconfigurator @ 095f58a5, systems/data/<device>/..., latencies in ms).
+    void blackwellMicrobenchmarks()
+    {
+        const double cube = 2.0 * 8192 * 8192 * 8192; // FLOPs of a GEMM m = n = k = 8192: 1.0995e12
+        // GB200 gemm/trtllm/1.3.0rc20/gemm_perf.parquet, bfloat16 8192^3: 0.7812293 ms -> 1407.4 TFLOPS of 2,500.
+        const HardwareSpec &gb200 = device("gb200-nvl72");
+        QVERIFY(closeTo(gb200.achievable.gemmFraction(DType::BF16, 8192), cube / 0.7812293e-3 / 2.5e15));
+        // Azure ND GB200 v6, measured on the GB200's own GPUs: 7.35 of 8 TB/s.
+        QVERIFY(gb200.achievable.memoryFraction && closeTo(gb200.achievable.memoryFraction->value, 7.35 / 8));
+        // B300 fp8 8192^3: 0.4035333 ms, less compute_scale 0.0514037 ms and scale_matrix 0.0450272 ms at
+        // m = k = 8192 (quantize/trtllm/1.3.0rc20) = 0.3071024 ms -> 3580.3 TFLOPS of 4,500.
+        const HardwareSpec &b300 = device("b300");
+        QVERIFY(closeTo(b300.achievable.gemmFraction(DType::FP8, 8192),
+                        cube / ((0.4035333 - 0.0514037 - 0.0450272) * 1e-3) / 4.5e15));
+        // B300's shortest BF16 GEMM (m=49, n=32, k=32): 0.0017248 ms, the kernel floor in a graph.
+        QVERIFY(b300.achievable.kernelGraphsS && closeTo(b300.achievable.kernelGraphsS->value, 1.7248e-6));
+        QVERIFY(!b300.achievable.memoryFraction); // no published copy-bandwidth measurement of a B300
+        // GB300 comm/nccl/2.29.2/nccl_perf.parquet, all_reduce half on 4 GPUs (one NVL72 compute tray, the most the
+        // table has), 2^28 elements = 2^29 B in 1.26831 ms: bus bandwidth 2^29 x 2 x 3/4 / 1.26831e-3 = 634.9 GB/s.
+        const HardwareSpec &gb300 = device("gb300");
+        QVERIFY(gb300.achievable.allReduceSweep);
+        QCOMPARE(gb300.achievable.allReduceSweep->devices, 4);
+        QCOMPARE(gb300.achievable.allReduceSweep->points.back().first, 536870912.0);
+        QVERIFY(closeTo(gb300.achievable.allReduceSweep->points.back().second, 536870912.0 * 2 * 3 / 4 / 1.26831e-3));
+    }
 };
 
 } // namespace memwall::core
