@@ -3,7 +3,7 @@
 
     tools/function-lengths.py [--min N] [--check] [--limit L] [--root DIR] [folders...]
 
-Scans the .cpp and .h files under core/ app/ ui/ python/ tests/tools (or the folders given, relative to the
+Scans the .cpp and .h files under core/ app/ ui/ python/ tests/tools tests/bench (or the folders given, relative to the
 repository's top folder) and prints every function of at least N lines (default 60), longest first, then how many
 functions fall in each band: 60-99, 100-119, 120-199 and 200+ lines.
 
@@ -24,7 +24,7 @@ import os
 import re
 import sys
 
-DEFAULT_FOLDERS = ["core", "app", "ui", "python", "tests/tools"]
+DEFAULT_FOLDERS = ["core", "app", "ui", "python", "tests/tools", "tests/bench"]
 BANDS = [(60, 99), (100, 119), (120, 199), (200, None)]
 REASON = "Long because"
 

@@ -1,5 +1,6 @@
 #include "core/analysis/analysis.h"
 #include "core/analysis/footprint.h"
+#include "core/analysis/options.h"
 #include "core/analysis/passcontext.h"
 
 #include <algorithm>
@@ -232,13 +233,23 @@ void checkMoeSplit(const ModelShape &m, const Scenario &s)
                " of " + m.id);
 }
 
-/// Refuses a combination the analysis cannot run, with a one-line message naming the field and value.
-void checkCombination(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
+/// The refusal of a model that fails validate(), or "".
+std::string modelIssue(const ModelShape &m)
 {
-    if (auto e = validate(s); !e.empty())
-        refuse(e);
     if (auto e = validate(m); !e.empty())
-        refuse("model " + m.id + ": " + e.message);
+        return "model " + m.id + ": " + e.message;
+    return {};
+}
+
+/// Refuses a combination the analysis cannot run, with a one-line message naming the field and value. `prepared`
+/// (or nullptr) holds what was checked once for a sweep's points: only what varies is checked again.
+void checkCombination(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const PreparedAnalyses *prepared)
+{
+    const bool othersPass = prepared && prepared->othersPass;
+    if (auto e = othersPass ? validateVaried(s, prepared->varied) : validate(s); !e.empty())
+        refuse(e);
+    if (auto e = prepared ? prepared->modelIssue : modelIssue(m); !e.empty())
+        refuse(e);
     if (hw.memory.empty())
         refuse("hardware " + hw.id + " has no memory levels");
     const bool decodeLike = s.phase == Phase::Decode || s.phase == Phase::Generate;
@@ -266,7 +277,6 @@ void deriveShapes(Ctx &c)
     c.ffn = static_cast<double>(m.ffn / (m.isMoe() ? moeTp(s) : s.tp));
     c.sharedFfn = static_cast<double>(m.sharedFfn / s.tp);
     c.denseFfn = static_cast<double>(m.denseFfn / s.tp);
-    c.groups = layerGroups(m);
     c.kvdWidest = c.kvd;
     for (const LayerGroup &g : c.groups) {
         const double n = static_cast<double>(g.count);
@@ -404,9 +414,13 @@ void emitPasses(Ctx &c, const Step &st, Analysis &a)
 }
 
 /// `stepTokens`: new tokens per sequence of a decode step (1, or K + 1 for a speculative verification step).
+/// `prepared`: what prepareAnalyses() checked and counted once for `m` (nullptr: all of it here).
 Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario &given, bool withOperators,
-                     double stepTokens, std::vector<OperatorRecord> *records = nullptr)
+                     double stepTokens, std::vector<OperatorRecord> *records = nullptr,
+                     const PreparedAnalyses *prepared = nullptr)
 {
+    if (prepared && prepared->model != &m)
+        prepared = nullptr; // made for another model
     // Images become prompt tokens (withImageTokens()); a scenario without any is analysed as given, uncopied.
     Scenario withImages;
     if (given.images != 0) {
@@ -416,11 +430,14 @@ Analysis analyzeImpl(const HardwareSpec &hw, const ModelShape &m, const Scenario
             refuse(issue);
     }
     const Scenario &s = given.images != 0 ? withImages : given;
-    checkCombination(hw, m, s);
+    checkCombination(hw, m, s, prepared);
     Analysis a;
-    Ctx c{hw, m, s};
+    LayerGroups groups; // layerGroups() needs a model that passed validate(): checkCombination() above
+    if (!prepared)
+        groups = layerGroups(m);
+    Ctx c{hw, m, s, prepared ? prepared->groups : groups};
     deriveShapes(c);
-    a.params = paramCount(m, c.groups);
+    a.params = prepared ? prepared->params : paramCount(m, c.groups);
     a.computeEfficiency = c.roofs.computeEfficiency;
     a.memoryEfficiency = c.roofs.memoryEfficiency;
     a.matmulType = c.roofs.matmulType;
@@ -467,6 +484,38 @@ Analysis analyzeRecorded(const HardwareSpec &hw, const ModelShape &m, const Scen
 Analysis analyzeTotals(const HardwareSpec &hw, const ModelShape &m, const Scenario &s)
 {
     return detail::analyzeImpl(hw, m, s, false, 1);
+}
+
+PreparedAnalyses prepareAnalyses(const ModelShape &m, const Scenario &base,
+                                 const std::vector<const ScenarioOption *> &varied)
+{
+    PreparedAnalyses p;
+    p.model = &m;
+    p.modelIssue = detail::modelIssue(m);
+    if (p.modelIssue.empty()) {
+        p.groups = layerGroups(m);
+        p.params = paramCount(m, p.groups);
+    }
+    // A scenario's images add their tokens to its prompt or context (withImageTokens()), whose ranges then move with
+    // the varied images, or with a varied prompt or context the images join.
+    const ScenarioOption *images = findOption("images");
+    const bool withImages = base.images != 0 || std::find(varied.begin(), varied.end(), images) != varied.end();
+    const WhatIf unused;
+    for (const ScenarioOption *o : rangeCheckedOptions()) {
+        const bool varies = std::find(varied.begin(), varied.end(), o) != varied.end() ||
+                            (withImages && (o->key == "seq" || o->key == "context"));
+        if (varies)
+            p.varied.push_back(o);
+        else if (!checkOption(*o, o->get(base, unused)).empty())
+            return p; // othersPass stays false: every analysis checks every option, as analyze() does
+    }
+    p.othersPass = true;
+    return p;
+}
+
+Analysis analyzeTotals(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, const PreparedAnalyses &prepared)
+{
+    return detail::analyzeImpl(hw, m, s, false, 1, nullptr, &prepared);
 }
 
 Analysis analyzeDecodeStep(const HardwareSpec &hw, const ModelShape &m, const Scenario &s, int tokens)

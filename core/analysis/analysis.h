@@ -327,6 +327,28 @@ Analysis analyzeRecorded(const HardwareSpec &hw, const ModelShape &model, const 
 /// analyze() without the per-operator list (`operators` stays empty; every other field is the same): for sweeps and
 /// searches, which read only the totals.
 Analysis analyzeTotals(const HardwareSpec &hw, const ModelShape &model, const Scenario &s);
+/// What stays the same over many analyses of one model whose scenarios differ from one base scenario in some
+/// whole-number options alone (a sweep's points): the model's check, its layer groups and parameter counts, and the
+/// range checks of the options that do not vary. prepareAnalyses() makes them once; analyzeTotals(hw, m, s, prepared)
+/// then checks only the varied options at each analysis.
+struct PreparedAnalyses
+{
+    const ModelShape *model = nullptr; ///< the model they were made for: another is analysed without them
+    std::string modelIssue;            ///< the refusal validate(model) causes, or "" (then groups and params are set)
+    LayerGroups groups;                ///< layerGroups(model)
+    ParamCounts params;                ///< paramCount(model, groups)
+    bool othersPass = false;           ///< the base's options other than `varied` pass their range checks
+    std::vector<const ScenarioOption *> varied; ///< range-checked at each analysis, in the option table's order
+};
+/// `varied`: the options (whole numbers of the scenario section) that may differ from `base` in the scenarios to be
+/// analysed. A scenario with images checks its prompt's and context's lengths at each analysis too (its images' tokens
+/// join them).
+PreparedAnalyses prepareAnalyses(const ModelShape &m, const Scenario &base,
+                                 const std::vector<const ScenarioOption *> &varied);
+/// analyzeTotals() of a scenario that differs from the base of `prepared` in its varied options alone: the same
+/// figures and the same errors, without repeating what `prepared` checked and counted once.
+Analysis analyzeTotals(const HardwareSpec &hw, const ModelShape &model, const Scenario &s,
+                       const PreparedAnalyses &prepared);
 /// One decode step (phase decode) that takes `tokens` (1..64) new tokens per sequence against `s.context` cached
 /// ones, each with its logits: the verification step of speculative decoding (tokens = K + 1). tokens = 1 is analyze().
 Analysis analyzeDecodeStep(const HardwareSpec &hw, const ModelShape &model, const Scenario &s, int tokens);

@@ -789,6 +789,25 @@ std::string outOfRange(const ScenarioOption &o, std::string_view got)
            number(o.max) + ", got " + echoValue(got);
 }
 
+bool optionAccepts(const ScenarioOption &o, const OptionValue &v)
+{
+    switch (o.kind) {
+    case OptionKind::Integer: {
+        const int64_t *n = std::get_if<int64_t>(&v);
+        return n && static_cast<double>(*n) >= o.min && static_cast<double>(*n) <= o.max;
+    }
+    case OptionKind::Real: {
+        if (std::holds_alternative<std::monostate>(v))
+            return o.nullable;
+        const double *x = std::get_if<double>(&v);
+        return x && std::isfinite(*x) && *x <= o.max && *x >= o.min && !(o.minOpen && *x <= o.min);
+    }
+    case OptionKind::Choice:
+    case OptionKind::Switch: return checkOption(o, v).empty();
+    }
+    return true;
+}
+
 std::string checkOption(const ScenarioOption &o, const OptionValue &v)
 {
     switch (o.kind) {

@@ -67,6 +67,9 @@ const ScenarioOption *findOptionByFlag(std::string_view flag, bool *negated = nu
 
 /// "" if `v` has the option's kind and lies in its range, else the reason ("must be between 1 and 16777216, got 0").
 std::string checkOption(const ScenarioOption &o, const OptionValue &v);
+/// checkOption(o, v).empty(), without making the reason for a whole number or a real: validate() asks it of every
+/// range-checked option at every analysis.
+bool optionAccepts(const ScenarioOption &o, const OptionValue &v);
 /// checkOption(), then set(): "" or the reason.
 std::string applyOption(const ScenarioOption &o, Scenario &s, WhatIf &w, const OptionValue &v);
 /// Parses command-line text into a value of the option's kind: "" or the reason ("'many' is not a whole number").

@@ -53,6 +53,7 @@ struct Ctx
     const HardwareSpec &hw;
     const ModelShape &m;
     const Scenario &s;
+    const LayerGroups &groups; ///< the model's layers by kind (window, dense or routed FFN, attention or state space)
     double h = 0, hq = 0, hkv = 0, d = 0, qd = 0, kvd = 0, ffn = 0, sharedFfn = 0, denseFfn = 0;
     bool valueProj = true; ///< the attention layers project values (Gemma 4's global layers: keys are values)
     /// The attention widths above are the ordinary layers'; Gemma 4's global layers (ModelShape::global) have their
@@ -62,7 +63,6 @@ struct Ctx
     /// K (or V) width per device over the attention layers, on average and at the widest: kvd, unless layers have
     /// their own KV heads (LayerBlock::kvHeads, DeciLM).
     double kvdMean = 0, kvdWidest = 0;
-    LayerGroups groups{};    ///< the model's layers by kind (window, dense or routed FFN, attention or state space)
     double ssmLayers = 0;    ///< of the model's layers: state-space ones
     double linearLayers = 0; ///< linear-attention ones
     double attnLayers = 0;   ///< attention ones (LayerBlock::attends())

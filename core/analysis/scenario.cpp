@@ -83,14 +83,32 @@ std::string moeSplitIssue(const Scenario &s)
            " = " + std::to_string(devices) + " devices per stage";
 }
 
-std::string validate(const Scenario &s)
+const std::vector<const ScenarioOption *> &rangeCheckedOptions()
 {
-    // Each field's own range comes from the option table; what follows relates fields to one another.
+    static const std::vector<const ScenarioOption *> options = [] {
+        std::vector<const ScenarioOption *> v;
+        for (const ScenarioOption &o : scenarioOptions())
+            if (o.section == OptionSection::Scenario && (o.kind == OptionKind::Integer || o.kind == OptionKind::Real))
+                v.push_back(&o);
+        return v;
+    }();
+    return options;
+}
+
+namespace {
+/// The first of `options` out of its range in `s`: "KEY reason", or "".
+std::string rangeIssue(const Scenario &s, const std::vector<const ScenarioOption *> &options)
+{
     const WhatIf unused;
-    for (const ScenarioOption &o : scenarioOptions())
-        if (o.section == OptionSection::Scenario && (o.kind == OptionKind::Integer || o.kind == OptionKind::Real))
-            if (auto e = checkOption(o, o.get(s, unused)); !e.empty())
-                return std::string(o.key) + " " + e;
+    for (const ScenarioOption *o : options)
+        if (const OptionValue v = o->get(s, unused); !optionAccepts(*o, v))
+            return std::string(o->key) + " " + checkOption(*o, v);
+    return {};
+}
+
+/// What relates the scenario's fields to one another (each field's own range is rangeIssue()'s).
+std::string relationIssue(const Scenario &s)
+{
     if (s.batch % s.dp != 0)
         return "batch (" + std::to_string(s.batch) + ") must be a multiple of dp (" + std::to_string(s.dp) + ")";
     if ((s.batch / s.dp) % s.microBatches != 0)
@@ -106,6 +124,22 @@ std::string validate(const Scenario &s)
     if (s.weights.groupSize < 0)
         return "weight group size must not be negative, got " + std::to_string(s.weights.groupSize);
     return {};
+}
+} // namespace
+
+std::string validate(const Scenario &s)
+{
+    // Each field's own range comes from the option table; then what relates fields to one another.
+    if (auto e = rangeIssue(s, rangeCheckedOptions()); !e.empty())
+        return e;
+    return relationIssue(s);
+}
+
+std::string validateVaried(const Scenario &s, const std::vector<const ScenarioOption *> &varied)
+{
+    if (auto e = rangeIssue(s, varied); !e.empty())
+        return e;
+    return relationIssue(s);
 }
 
 int64_t imageTokens(const Scenario &s, const ModelShape &m) { return s.images * m.vision.tokensPerImage(); }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace memwall::core {
 
@@ -193,6 +194,15 @@ struct WhatIf
 
 /// Checks the scenario on its own (without device or model); "" if fine, else one line naming field and value.
 std::string validate(const Scenario &s);
+
+struct ScenarioOption;
+/// The options validate() range-checks (the scenario section's whole numbers and reals), in the option table's order.
+const std::vector<const ScenarioOption *> &rangeCheckedOptions();
+/// validate() of a scenario whose range-checked options other than `varied` are known to pass their checks (a sweep's
+/// point, whose other options are its base's): the ranges of `varied` alone, which must be in the option table's
+/// order (as validate() checks them), then what relates fields to one another. For such a scenario it returns what
+/// validate() returns.
+std::string validateVaried(const Scenario &s, const std::vector<const ScenarioOption *> &varied);
 
 /// Devices of one model copy in one pipeline stage: tp x attention_dp x ep.
 inline int stageDevices(const Scenario &s) { return s.tp * s.attentionDp * s.ep; }

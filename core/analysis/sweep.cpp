@@ -101,6 +101,9 @@ void sweepEach(const HardwareSpec &hw, const ModelShape &m, const Scenario &base
         if (!fields.back() || fields.back()->kind != OptionKind::Integer)
             throw AnalysisError("cannot vary '" + a.field + "'");
     }
+    // The model's check and counts and the ranges of the options that do not vary, once for every point: each point
+    // checks its varied values (with analyze()'s messages) and what relates the fields to one another.
+    const PreparedAnalyses prepared = prepareAnalyses(m, base, fields);
     WhatIf unused;
     SweepRow row;
     for (std::size_t n = 0; n < total; ++n) {
@@ -109,7 +112,7 @@ void sweepEach(const HardwareSpec &hw, const ModelShape &m, const Scenario &base
         for (std::size_t k = 0; k < axes.size(); ++k)
             fields[k]->set(row.scenario, unused, axes[k].values[idx[k]]);
         try {
-            const Analysis a = analyzeTotals(hw, m, row.scenario);
+            const Analysis a = analyzeTotals(hw, m, row.scenario, prepared);
             row.totals = a.totals;
             row.memory = a.memory;
             row.phases = a.phases;

@@ -168,17 +168,6 @@ LayerMixer attentionKind(const ModelShape &m, int64_t window)
 }
 } // namespace
 
-AttentionWidths attentionWidths(const ModelShape &m, const LayerBlock &b)
-{
-    AttentionWidths w{m.heads, b.kvHeads > 0 ? b.kvHeads : m.kvHeads, m.headDim, true}; // DeciLM: a layer's own
-    if (m.global.present() && m.globalEvery > 0 && b.mixer == LayerMixer::Attention) {
-        w.kvHeads = m.global.kvHeads > 0 ? m.global.kvHeads : m.kvHeads;
-        w.headDim = m.global.headDim > 0 ? m.global.headDim : m.headDim;
-        w.valueProjection = !m.global.keyIsValue;
-    }
-    return w;
-}
-
 int64_t denseFfnWidth(const ModelShape &m, const LayerBlock &b)
 {
     if (b.ffnWidth > 0) // DeciLM: the layer's own
@@ -427,6 +416,22 @@ int64_t sharedKvSaving(const ModelShape &m, const LayerBlock &b)
     const int64_t kvOut = (w.valueProjection ? 2 : 1) * w.kvDim();
     return m.hidden * kvOut + (m.qkvBias ? kvOut : 0) + (m.qkNorm ? (m.qkNormFullWidth ? w.kvDim() : w.headDim) : 0);
 }
+
+/// After the last layer: the final norm, the LM head unless tied (and its bias), the pooler.
+int64_t headParams(const ModelShape &m, int64_t normParams)
+{
+    const int64_t h = m.hidden;
+    int64_t head = normParams; // final norm (BERT has none after the last layer: see below)
+    if (m.arch == Architecture::Encoder && !m.finalNorm)
+        head = 0; // post-norm encoders end on the layer's own norm
+    if (!m.tiedEmbeddings && m.arch == Architecture::Decoder)
+        head += m.vocab * h;
+    if (m.headBias && m.arch == Architecture::Decoder)
+        head += m.vocab;
+    if (m.pooler)
+        head += h * h + h;
+    return head;
+}
 } // namespace
 
 ParamCounts paramCount(const ModelShape &m) { return paramCount(m, layerGroups(m)); }
@@ -463,7 +468,10 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         p.embedding += p.perLayerTable + h * wide + m.perLayerInput;
     }
 
-    const int64_t attn = mixerParams(m, AttentionWidths{m.heads, m.kvHeads, m.headDim, true});
+    // The ordinary attention layers' mixer, counted once: only layers of other widths (attentionWidths(): Gemma 4's
+    // global layers, DeciLM's own KV heads) count their own.
+    const AttentionWidths ordinary{m.heads, m.kvHeads, m.headDim, true};
+    const int64_t attn = mixerParams(m, ordinary);
     const int64_t expert = ffnParams(m, m.ffn);
     // The router's E columns (and DeepSeek-V3's bias per expert); the shared expert is one more FFN of width
     // sharedFfn (with the routed experts' biases), plus its gate.
@@ -482,7 +490,10 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         case LayerMixer::Linear: return h * h; // DeciLM's linear_attn: hidden x hidden, no bias
         case LayerMixer::LinearRecurrent: return linear;
         // Gemma 4's global layers and DeciLM's layers with their own KV heads: their own widths (attentionWidths()).
-        case LayerMixer::Attention: return mixerParams(m, attentionWidths(m, b));
+        case LayerMixer::Attention: {
+            const AttentionWidths w = attentionWidths(m, b);
+            return w == ordinary ? attn : mixerParams(m, w);
+        }
         case LayerMixer::Sliding:
         case LayerMixer::Chunked:
         case LayerMixer::Latent:
@@ -531,15 +542,7 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
         p.perLayerRouted = last.routed() ? expert * m.experts : 0;
     }
 
-    p.head = normParams; // final norm (BERT has none after the last layer: see below)
-    if (m.arch == Architecture::Encoder && !m.finalNorm)
-        p.head = 0; // post-norm encoders end on the layer's own norm
-    if (!m.tiedEmbeddings && m.arch == Architecture::Decoder)
-        p.head += m.vocab * h;
-    if (m.headBias && m.arch == Architecture::Decoder)
-        p.head += m.vocab;
-    if (m.pooler)
-        p.head += h * h + h;
+    p.head = headParams(m, normParams);
 
     p.vision = visionTowerParams(m.vision) + visionProjectorParams(m.vision);
     p.altup = m.altupInputs > 1 ? 2 * (m.altupInputs - 1) * h * h : 0; // Gemma 3n's projections in and out
@@ -805,8 +808,8 @@ ShapeIssue validate(const ModelShape &m)
     if (m.sharedFfn > 0 && !m.isMoe())
         return {{"shared_ffn", "experts"},
                 "shared_ffn (" + std::to_string(m.sharedFfn) + ") needs a mixture-of-experts model (experts > 1)"};
-    ShapeIssue negative{
-        {}, "max_positions, position_offset, token_types, sliding_window and shared_ffn must not be negative"};
+    // The issue (a message on the heap) is built only when there is one: every analysis checks its model.
+    ShapeIssue negative;
     for (auto [f, v] : {std::pair{"max_positions", m.maxPositions},
                         {"position_offset", m.positionOffset},
                         {"token_types", m.tokenTypes},
@@ -814,8 +817,11 @@ ShapeIssue validate(const ModelShape &m)
                         {"shared_ffn", m.sharedFfn}})
         if (v < 0)
             negative.fields.emplace_back(f);
-    if (!negative.fields.empty())
+    if (!negative.fields.empty()) {
+        negative.message = "max_positions, position_offset, token_types, sliding_window and shared_ffn must not be "
+                           "negative";
         return negative;
+    }
     // The layer pattern: every field within the model's layers, so that layerGroups() stays a short loop.
     if (m.globalEvery < 0 || m.globalEvery > std::min<int64_t>(m.layers, kMaxPatternPeriod))
         return {{"global_every"},

@@ -498,10 +498,22 @@ struct AttentionWidths
     bool valueProjection = true;
     int64_t qDim() const { return heads * headDim; }
     int64_t kvDim() const { return kvHeads * headDim; }
+    bool operator==(const AttentionWidths &) const = default;
 };
 /// The widths of the layers of kind `b`: the shape's, but a model's global layers (mixer Attention, the whole context,
-/// with globalEvery) take ModelShape::global's where it sets them (Gemma 4).
-AttentionWidths attentionWidths(const ModelShape &m, const LayerBlock &b);
+/// with globalEvery) take ModelShape::global's where it sets them (Gemma 4), and a layer with its own KV heads
+/// (LayerBlock::kvHeads, DeciLM) its own. Inline: the counts and the KV cache ask it for every kind of layer at every
+/// analysis.
+inline AttentionWidths attentionWidths(const ModelShape &m, const LayerBlock &b)
+{
+    AttentionWidths w{m.heads, b.kvHeads > 0 ? b.kvHeads : m.kvHeads, m.headDim, true}; // DeciLM: a layer's own
+    if (m.global.present() && m.globalEvery > 0 && b.mixer == LayerMixer::Attention) {
+        w.kvHeads = m.global.kvHeads > 0 ? m.global.kvHeads : m.kvHeads;
+        w.headDim = m.global.headDim > 0 ? m.global.headDim : m.headDim;
+        w.valueProjection = !m.global.keyIsValue;
+    }
+    return w;
+}
 /// The width of layer kind b's dense FFN: its own (LayerBlock::ffnWidth, DeciLM), else ffn (dense_ffn in a mixture of
 /// experts), twice that in a layer sharing its keys and values with ModelShape::doubleWideSharedFfn (Gemma 4
 /// E2B/E4B's Gemma4TextMLP).

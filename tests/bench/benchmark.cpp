@@ -11,6 +11,7 @@
 //                                   time 150 ticks of both (goal <= 1.5); slider_to_baseline_ratio_rounds: all seven.
 //                                   The bench exits 1 if a timed tick left the shown chart unpainted.
 //   --tick-only                     only the three above (and the tick's parts): a minute instead of ten
+//   --sweep-only                    only analysis_us, sweep_s and sweep_points: seconds
 //   painted_markers_off             ticks after which a marker was not painted where its value maps (must be 0;
 //                                   checked every 10th tick, outside the timed part)
 //   search_configs_per_s            design-space search, one core: Llama 3 70B over every GPU preset with up to 64
@@ -249,128 +250,95 @@ int tickProblems(const TickRun &t)
     }
     return 0;
 }
-} // namespace
 
-int main(int argc, char **argv)
+/// The analysis goal: one full analysis of Llama-3.1-405B (tp 8, batch 16, context 4,096), in 50 rounds of 2,000.
+std::vector<double> measureAnalysis(const core::HardwareSpec &hw, const core::ModelShape &m, const core::Scenario &s,
+                                    double &sink)
 {
-    bool json = false, tickOnly = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--json")
-            json = true;
-        else if (a == "--tick-only")
-            tickOnly = true;
-        else if (a == "--help") {
-            std::cout << "usage: memwall-bench [--json] [--tick-only]\n"
-                         "  --tick-only  only the slider tick and its ratio to a bare chart's (a minute, not ten)\n";
-            return 0;
-        } else {
-            std::cerr << "memwall-bench: unknown option '" << a << "'\n";
-            return 2;
-        }
-    }
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
-    QApplication::setApplicationName("MemWall");
-
-    auto lib = std::make_shared<core::PresetLibrary>();
-    lib->loadBuiltin();
-    if (tickOnly) {
-        ui::ScenarioDocument doc(lib);
-        ui::MainWindow window(&doc);
-        window.resize(1600, 1000);
-        window.show();
-        for (int i = 0; i < 5; ++i)
-            QApplication::processEvents();
-        const TickRun tick = measureTicks(window, doc);
-        const nlohmann::json out = tickJson(tick);
-        if (json)
-            std::cout << out.dump(2) << "\n";
-        else
-            printTicks(tick);
-        return tickProblems(tick);
-    }
-    const core::HardwareSpec &h100 = *lib->findHardware("h100-sxm");
-    const core::ModelShape &big = lib->findModel("llama-3-1-405b")->shape;
-
-    // ---- analysis ----
-    core::Scenario s;
-    s.tp = 8;
-    s.batch = 16;
-    s.context = 4096;
     std::vector<double> analysisUs;
-    double sink = 0;
     for (int rep = 0; rep < 50; ++rep) {
         const auto t0 = Clock::now();
         constexpr int n = 2000;
         for (int i = 0; i < n; ++i)
-            sink += core::analyze(h100, big, s).totals.timeS;
+            sink += core::analyze(hw, m, s).totals.timeS;
         analysisUs.push_back(msSince(t0) * 1000.0 / n);
     }
+    return analysisUs;
+}
 
-    // ---- sweep 4096 x 256 ----
+struct SweepRun
+{
+    double seconds = 0;
+    std::size_t points = 0;
+};
+
+/// The sweep goal: 4,096 batches x 256 contexts of the same scenario, streamed, on one core.
+SweepRun measureSweep(const core::HardwareSpec &hw, const core::ModelShape &m, const core::Scenario &s, double &sink)
+{
     std::vector<core::SweepAxis> axes{core::parseSweepAxis("batch=1:4096:1"),
                                       core::parseSweepAxis("context=16:4096:16")};
-    std::size_t points = 0;
+    SweepRun run;
     const auto ts = Clock::now();
-    core::sweepEach(h100, big, s, axes, [&](const core::SweepRow &r) {
-        ++points;
+    core::sweepEach(hw, m, s, axes, [&](const core::SweepRow &r) {
+        ++run.points;
         sink += r.totals.timeS;
     });
-    const double sweepS = msSince(ts) / 1000.0;
+    run.seconds = msSince(ts) / 1000.0;
+    return run;
+}
 
-    // ---- design-space search ----
+struct SearchRun
+{
     core::SearchSpace space;
-    for (const core::HardwareSpec &hw : lib->hardware())
-        if (hw.category == "gpu")
-            space.devices.push_back(hw);
-    const core::ModelShape &llama70 = lib->findModel("llama-3-70b")->shape;
-    space.threads = 1;
-    double searchOneCoreS = 1e300;
     core::SearchCandidates oneCore;
-    for (int rep = 0; rep < 5; ++rep) {
-        oneCore = core::searchCandidates(llama70, space);
-        searchOneCoreS = std::min(searchOneCoreS, oneCore.seconds);
-    }
-    space.threads = 0;
-    std::vector<double> searchS;
+    double oneCoreS = 1e300; ///< the fastest of five searches on one core
+    std::vector<double> everyCoreS;
     core::SearchFront front;
+    std::string wrong; ///< what went wrong, or ""
+};
+
+/// The search goals: Llama 3 70B over every GPU preset, five times on one core and five on every core (with the
+/// front under TPOT <= 50 ms), and checks that both found the same and that each front point is its own analysis.
+SearchRun measureSearch(const core::PresetLibrary &lib)
+{
+    SearchRun run;
+    for (const core::HardwareSpec &hw : lib.hardware())
+        if (hw.category == "gpu")
+            run.space.devices.push_back(hw);
+    const core::ModelShape &llama70 = lib.findModel("llama-3-70b")->shape;
+    run.space.threads = 1;
+    for (int rep = 0; rep < 5; ++rep) {
+        run.oneCore = core::searchCandidates(llama70, run.space);
+        run.oneCoreS = std::min(run.oneCoreS, run.oneCore.seconds);
+    }
+    run.space.threads = 0;
     core::SearchCandidates allCores;
     for (int rep = 0; rep < 5; ++rep) {
         const auto t0 = Clock::now();
-        allCores = core::searchCandidates(llama70, space);
-        front = core::selectFront(allCores, {0, 0.050, 0}, llama70, space);
-        searchS.push_back(msSince(t0) / 1000.0);
+        allCores = core::searchCandidates(llama70, run.space);
+        run.front = core::selectFront(allCores, {0, 0.050, 0}, llama70, run.space);
+        run.everyCoreS.push_back(msSince(t0) / 1000.0);
     }
-    std::string searchWrong;
-    if (allCores.points.size() != oneCore.points.size() || allCores.evaluated != oneCore.evaluated)
-        searchWrong = "one core and every core found different candidates";
-    else if (front.pareto.empty())
-        searchWrong = "the front is empty";
-    for (const core::SearchPoint &p : front.pareto) {
+    if (allCores.points.size() != run.oneCore.points.size() || allCores.evaluated != run.oneCore.evaluated)
+        run.wrong = "one core and every core found different candidates";
+    else if (run.front.pareto.empty())
+        run.wrong = "the front is empty";
+    for (const core::SearchPoint &p : run.front.pareto) {
         // What `memwall analyze` reports for the point's scenario, its serving options included.
-        const core::HardwareSpec &hw = space.devices[p.device];
+        const core::HardwareSpec &hw = run.space.devices[p.device];
         const core::ServedRequest q = core::servedRequest(p.scenario, core::serve(hw, llama70, p.scenario));
         if (q.tpotS != p.tpotS || q.ttftS != p.ttftS ||
             std::abs(q.tokensPerSPerDevice - p.tokensPerSPerDevice) > 1e-9 * p.tokensPerSPerDevice ||
             !core::analyze(hw, llama70, p.scenario).memory.fits || p.tpotS > 0.050)
-            searchWrong = "a front point's figures differ from its own analysis";
+            run.wrong = "a front point's figures differ from its own analysis";
     }
-    const double searchConfigsPerS = static_cast<double>(oneCore.evaluated) / searchOneCoreS;
-    const double searchAnalysesPerS = static_cast<double>(oneCore.analysed) / searchOneCoreS;
+    return run;
+}
 
-    // ---- slider tick -> every visible chart updated and repainted ----
-    ui::ScenarioDocument doc(lib);
-    ui::MainWindow window(&doc);
-    window.resize(1600, 1000);
-    window.show();
-    for (int i = 0; i < 5; ++i)
-        QApplication::processEvents();
-    const TickRun tick = measureTicks(window, doc);
-
-    // The same tick with each chart tab shown in turn (the goal is stated for the default window, the roofline;
-    // this says what the other tabs cost). The batch goes up and down the same path as above.
+/// The same tick as measureTicks() with each chart tab shown in turn (the goal is stated for the default window, the
+/// roofline; this says what the other tabs cost). The batch goes up and down the same path: each tab's median.
+std::vector<std::pair<std::string, double>> measureTabs(ui::MainWindow &window, ui::ScenarioDocument &doc)
+{
     std::vector<std::pair<std::string, double>> byTab;
     for (int tab = 0; tab < window.chartTabs()->count(); ++tab) {
         window.chartTabs()->setCurrentIndex(tab);
@@ -387,12 +355,21 @@ int main(int argc, char **argv)
         }
         byTab.emplace_back(window.charts()[static_cast<std::size_t>(tab)]->id().toStdString(), percentile(ms, 0.5));
     }
+    return byTab;
+}
 
-    // ---- the search chart: its TPOT target dragged, the tab shown ----
-    // A tick is the target's spin box stepping (as a drag or the arrow keys do), the front re-selected and repainted.
-    // Every 10th tick checks the painted front against selectFront() of the same candidates (not timed).
-    std::vector<double> targetMs;
-    std::string targetWrong;
+struct TargetRun
+{
+    std::vector<double> ms;
+    std::string wrong; ///< what went wrong, or ""
+};
+
+/// The search chart: its TPOT target dragged, the tab shown. A tick is the target's spin box stepping (as a drag or
+/// the arrow keys do), the front re-selected and repainted. Every 10th tick checks the painted front against
+/// selectFront() of the same candidates (not timed).
+TargetRun measureSearchTarget(ui::MainWindow &window, ui::ScenarioDocument &doc)
+{
+    TargetRun run;
     for (int tab = 0; tab < window.chartTabs()->count(); ++tab) {
         auto *search = qobject_cast<ui::SearchChart *>(window.charts()[static_cast<std::size_t>(tab)].get());
         auto *panel = window.findChild<ui::SearchTargetsPanel *>();
@@ -407,11 +384,11 @@ int main(int argc, char **argv)
             const auto t0 = Clock::now();
             panel->maxTpot()->setValue(10.0 + (i * 7) % 90); // milliseconds
             QApplication::processEvents();
-            targetMs.push_back(msSince(t0));
+            run.ms.push_back(msSince(t0));
             if (i % 10 != 0)
                 continue;
             if (!search->candidates()) {
-                targetWrong = "the search found no candidates";
+                run.wrong = "the search found no candidates";
                 break;
             }
             core::SearchSpace searched;
@@ -420,32 +397,43 @@ int main(int argc, char **argv)
                 core::selectFront(*search->candidates(), search->targets(), doc.file().model, searched);
             if (search->targets().maxTpotS != (10.0 + (i * 7) % 90) / 1e3 ||
                 expected.pareto.size() != search->front().pareto.size())
-                targetWrong = "the front drawn is not the one of the target set";
+                run.wrong = "the front drawn is not the one of the target set";
             else if (const QString problem = uitest::markerProblems(*search); !problem.isEmpty())
-                targetWrong = problem.toStdString();
+                run.wrong = problem.toStdString();
         }
     }
     window.chartTabs()->setCurrentIndex(0);
+    return run;
+}
 
-    // ---- SVG export of the roofline ----
+/// SVG export of the roofline, ten times.
+std::vector<double> measureSvgExport(ui::ScenarioDocument &doc)
+{
     std::vector<double> svgMs;
-    {
-        QTemporaryDir dir;
-        auto chart = ui::createChart("roofline", &doc);
-        for (int i = 0; chart && i < 10; ++i) {
-            ui::ExportOptions opts;
-            QString error;
-            const auto t0 = Clock::now();
-            if (!ui::exportChart(*chart, dir.filePath("roofline.svg"), opts, &error)) {
-                std::cerr << "memwall-bench: " << error.toStdString() << "\n";
-                break;
-            }
-            svgMs.push_back(msSince(t0));
+    QTemporaryDir dir;
+    auto chart = ui::createChart("roofline", &doc);
+    for (int i = 0; chart && i < 10; ++i) {
+        ui::ExportOptions opts;
+        QString error;
+        const auto t0 = Clock::now();
+        if (!ui::exportChart(*chart, dir.filePath("roofline.svg"), opts, &error)) {
+            std::cerr << "memwall-bench: " << error.toStdString() << "\n";
+            break;
         }
+        svgMs.push_back(msSince(t0));
     }
+    return svgMs;
+}
 
-    // ---- start-up and resident memory of the real application ----
+struct StartupRun
+{
     std::vector<double> startupMs, rssMb;
+};
+
+/// Start-up and resident memory of the real application, five launches.
+StartupRun measureStartup()
+{
+    StartupRun run;
     for (int i = 0; i < 5; ++i) {
         QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -464,76 +452,107 @@ int main(int argc, char **argv)
             const double paintNs = parts[1].toDouble();
             const double startNs = static_cast<double>(
                 std::chrono::duration_cast<std::chrono::nanoseconds>(t0.time_since_epoch()).count());
-            startupMs.push_back((paintNs - startNs) / 1e6);
-            rssMb.push_back(parts[3].toDouble() / 1024.0);
+            run.startupMs.push_back((paintNs - startNs) / 1e6);
+            run.rssMb.push_back(parts[3].toDouble() / 1024.0);
         }
     }
+    return run;
+}
 
-    // ---- the largest sweep, streamed: peak resident memory of the child, rows counted as they arrive ----
-    double largeSweepRssMb = -1, largeSweepS = -1;
-    long long largeSweepRows = 0;
-    bool largeSweepWhole = false;
-    {
-        int fds[2];
-        if (::pipe(fds) == 0) {
-            const auto t0 = Clock::now();
-            const pid_t child = ::fork();
-            if (child == 0) {
-                ::dup2(fds[1], 1);
-                ::close(fds[0]);
-                ::close(fds[1]);
-                ::execl(MEMWALL_EXE, MEMWALL_EXE, "sweep", "--vary", "batch=1:1048576:1", "--vary", "tp=1,2,4,8",
-                        "--json", static_cast<char *>(nullptr));
-                ::_exit(127);
-            }
-            ::close(fds[1]);
-            // One row per line: count the lines that open a row, and keep the last bytes to check the JSON closes.
-            std::string tail;
-            char buf[1 << 16];
-            bool lineStart = true;
-            for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) {
-                for (ssize_t i = 0; i < n; ++i) {
-                    if (lineStart && buf[i] == '{')
-                        ++largeSweepRows;
-                    lineStart = buf[i] == '\n' || (lineStart && buf[i] == ' ');
-                }
-                tail.append(buf, static_cast<std::size_t>(n));
-                if (tail.size() > 64)
-                    tail.erase(0, tail.size() - 64);
-            }
-            ::close(fds[0]);
-            int status = 0;
-            rusage usage{};
-            if (child > 0 && ::wait4(child, &status, 0, &usage) == child && WIFEXITED(status) &&
-                WEXITSTATUS(status) == 0) {
-                largeSweepS = msSince(t0) / 1000.0;
-                largeSweepRssMb = static_cast<double>(usage.ru_maxrss) / 1024.0; // Linux: kB
-                const auto end = tail.find_last_not_of(" \n");
-                largeSweepWhole = end != std::string::npos && tail.substr(0, end + 1).ends_with("]}");
-            }
-        }
+struct LargeSweepRun
+{
+    double rssMb = -1, seconds = -1;
+    long long rows = 0; ///< lines that open an object: the header's and one per row
+    bool whole = false; ///< the child exited 0 and its JSON closed
+    /// The first counted line opens the header object ({"hardware": ..., "rows": [), every other one row.
+    bool ok() const { return whole && rows - 1 == 4194304; }
+};
+
+/// The largest sweep, streamed: peak resident memory of the child, rows counted as they arrive.
+LargeSweepRun measureLargeSweep()
+{
+    LargeSweepRun run;
+    int fds[2];
+    if (::pipe(fds) != 0)
+        return run;
+    const auto t0 = Clock::now();
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::dup2(fds[1], 1);
+        ::close(fds[0]);
+        ::close(fds[1]);
+        ::execl(MEMWALL_EXE, MEMWALL_EXE, "sweep", "--vary", "batch=1:1048576:1", "--vary", "tp=1,2,4,8", "--json",
+                static_cast<char *>(nullptr));
+        ::_exit(127);
     }
-    // The first line opens the header object ({"hardware": ..., "rows": [), every other counted line one row.
-    const bool largeSweepOk = largeSweepWhole && largeSweepRows - 1 == 4194304;
+    ::close(fds[1]);
+    // One row per line: count the lines that open a row, and keep the last bytes to check the JSON closes.
+    std::string tail;
+    char buf[1 << 16];
+    bool lineStart = true;
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) {
+        for (ssize_t i = 0; i < n; ++i) {
+            if (lineStart && buf[i] == '{')
+                ++run.rows;
+            lineStart = buf[i] == '\n' || (lineStart && buf[i] == ' ');
+        }
+        tail.append(buf, static_cast<std::size_t>(n));
+        if (tail.size() > 64)
+            tail.erase(0, tail.size() - 64);
+    }
+    ::close(fds[0]);
+    int status = 0;
+    rusage usage{};
+    if (child > 0 && ::wait4(child, &status, 0, &usage) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        run.seconds = msSince(t0) / 1000.0;
+        run.rssMb = static_cast<double>(usage.ru_maxrss) / 1024.0; // Linux: kB
+        const auto end = tail.find_last_not_of(" \n");
+        run.whole = end != std::string::npos && tail.substr(0, end + 1).ends_with("]}");
+    }
+    return run;
+}
 
-    nlohmann::json out = tickJson(tick);
+/// Everything one full run measured.
+struct BenchRun
+{
+    TickRun tick;
+    std::vector<std::pair<std::string, double>> byTab;
+    std::vector<double> analysisUs;
+    SweepRun sweep;
+    SearchRun search;
+    TargetRun target;
+    std::vector<double> svgMs;
+    StartupRun startup;
+    LargeSweepRun largeSweep;
+    double sink = 0;
+};
+
+nlohmann::json analysisJson(const std::vector<double> &analysisUs, const SweepRun &sweep)
+{
+    return {{"analysis_us", {{"median", percentile(analysisUs, 0.5)}}},
+            {"sweep_s", sweep.seconds},
+            {"sweep_points", sweep.points}};
+}
+
+nlohmann::json benchJson(const BenchRun &r)
+{
+    const SearchRun &q = r.search;
+    nlohmann::json out = tickJson(r.tick);
+    out.update(analysisJson(r.analysisUs, r.sweep));
     out.update(nlohmann::json{
         {"slider_update_ms_by_tab", nlohmann::json::object()},
-        {"analysis_us", {{"median", percentile(analysisUs, 0.5)}}},
-        {"sweep_s", sweepS},
-        {"sweep_points", points},
-        {"startup_ms", percentile(startupMs, 0.5)},
-        {"rss_mb", percentile(rssMb, 0.5)},
-        {"export_svg_ms", percentile(svgMs, 0.5)},
-        {"search_configs_per_s", searchConfigsPerS},
-        {"search_analyses_per_s", searchAnalysesPerS},
-        {"search_configurations", oneCore.evaluated},
-        {"search_default_s", percentile(searchS, 0.5)},
-        {"search_front_points", front.pareto.size()},
-        {"search_target_tick_ms", {{"median", percentile(targetMs, 0.5)}, {"p99", percentile(targetMs, 0.99)}}},
-        {"large_sweep_rss_mb", largeSweepRssMb},
-        {"large_sweep_s", largeSweepS},
-        {"large_sweep_rows_ok", largeSweepOk},
+        {"startup_ms", percentile(r.startup.startupMs, 0.5)},
+        {"rss_mb", percentile(r.startup.rssMb, 0.5)},
+        {"export_svg_ms", percentile(r.svgMs, 0.5)},
+        {"search_configs_per_s", static_cast<double>(q.oneCore.evaluated) / q.oneCoreS},
+        {"search_analyses_per_s", static_cast<double>(q.oneCore.analysed) / q.oneCoreS},
+        {"search_configurations", q.oneCore.evaluated},
+        {"search_default_s", percentile(q.everyCoreS, 0.5)},
+        {"search_front_points", q.front.pareto.size()},
+        {"search_target_tick_ms", {{"median", percentile(r.target.ms, 0.5)}, {"p99", percentile(r.target.ms, 0.99)}}},
+        {"large_sweep_rss_mb", r.largeSweep.rssMb},
+        {"large_sweep_s", r.largeSweep.seconds},
+        {"large_sweep_rows_ok", r.largeSweep.ok()},
         {"goals",
          {{"slider_update_ms", {{"median", 4}, {"p99", 12}}},
           {"analysis_us", 20},
@@ -547,33 +566,47 @@ int main(int argc, char **argv)
           {"search_default_s", 1.0},
           {"search_target_tick_ms", {{"median", 16}}},
           {"large_sweep_rss_mb", 200}}}});
-    for (const auto &[id, median] : byTab)
+    for (const auto &[id, median] : r.byTab)
         out["slider_update_ms_by_tab"][id] = median;
-    if (json) {
-        std::cout << out.dump(2) << "\n";
-    } else {
-        printTicks(tick);
-        std::printf("  median with each tab shown:");
-        for (const auto &[id, median] : byTab)
-            std::printf(" %s %.1f ms", id.c_str(), median);
-        std::printf("\n");
-        std::printf("analysis (405B)          median %.2f us               (goal <= 20)\n",
-                    percentile(analysisUs, 0.5));
-        std::printf("sweep 4096 x 256         %.3f s for %zu points       (goal <= 1.0)\n", sweepS, points);
-        std::printf("start to first paint     median %.0f ms               (goal <= 400)\n",
-                    percentile(startupMs, 0.5));
-        std::printf("resident memory          %.0f MB                      (goal <= 150)\n", percentile(rssMb, 0.5));
-        std::printf("SVG export (roofline)    median %.1f ms               (goal <= 100)\n", percentile(svgMs, 0.5));
-        std::printf("search, one core         %.2f M configurations/s (%.2f M analyses/s) over %llu   (goal >= 2 M)\n",
-                    searchConfigsPerS / 1e6, searchAnalysesPerS / 1e6,
-                    static_cast<unsigned long long>(oneCore.evaluated));
-        std::printf("default search           median %.3f s, every core, %zu front points (goal <= 1 s)\n",
-                    percentile(searchS, 0.5), front.pareto.size());
-        std::printf("search target dragged    median %.2f ms, p99 %.2f ms, search tab shown (goal <= 16)\n",
-                    percentile(targetMs, 0.5), percentile(targetMs, 0.99));
-        std::printf("sweep of 4,194,304 rows  peak RSS %.0f MB in %.1f s, rows %s   (goal <= 200 MB)\n",
-                    largeSweepRssMb, largeSweepS, largeSweepOk ? "all there" : "MISSING OR CUT");
-    }
+    return out;
+}
+
+void printAnalysis(const std::vector<double> &analysisUs, const SweepRun &sweep)
+{
+    std::printf("analysis (405B)          median %.2f us               (goal <= 20)\n", percentile(analysisUs, 0.5));
+    std::printf("sweep 4096 x 256         %.3f s for %zu points       (goal <= 1.0)\n", sweep.seconds, sweep.points);
+}
+
+void printBench(const BenchRun &r)
+{
+    const SearchRun &q = r.search;
+    printTicks(r.tick);
+    std::printf("  median with each tab shown:");
+    for (const auto &[id, median] : r.byTab)
+        std::printf(" %s %.1f ms", id.c_str(), median);
+    std::printf("\n");
+    printAnalysis(r.analysisUs, r.sweep);
+    std::printf("start to first paint     median %.0f ms               (goal <= 400)\n",
+                percentile(r.startup.startupMs, 0.5));
+    std::printf("resident memory          %.0f MB                      (goal <= 150)\n",
+                percentile(r.startup.rssMb, 0.5));
+    std::printf("SVG export (roofline)    median %.1f ms               (goal <= 100)\n", percentile(r.svgMs, 0.5));
+    std::printf("search, one core         %.2f M configurations/s (%.2f M analyses/s) over %llu   (goal >= 2 M)\n",
+                static_cast<double>(q.oneCore.evaluated) / q.oneCoreS / 1e6,
+                static_cast<double>(q.oneCore.analysed) / q.oneCoreS / 1e6,
+                static_cast<unsigned long long>(q.oneCore.evaluated));
+    std::printf("default search           median %.3f s, every core, %zu front points (goal <= 1 s)\n",
+                percentile(q.everyCoreS, 0.5), q.front.pareto.size());
+    std::printf("search target dragged    median %.2f ms, p99 %.2f ms, search tab shown (goal <= 16)\n",
+                percentile(r.target.ms, 0.5), percentile(r.target.ms, 0.99));
+    std::printf("sweep of 4,194,304 rows  peak RSS %.0f MB in %.1f s, rows %s   (goal <= 200 MB)\n", r.largeSweep.rssMb,
+                r.largeSweep.seconds, r.largeSweep.ok() ? "all there" : "MISSING OR CUT");
+}
+
+/// 0, or 1 with the reason on stderr: the Python module's benchmark failed, the large sweep lost rows, the search
+/// or its chart went wrong, a tick problem, or the timed work was optimised away.
+int benchProblems(const BenchRun &r, bool json)
+{
     // The Python module's goals, timed by its own script (tests/bench/python_bench.py), which checks its results too.
     if (!json && MEMWALL_PYTHON_DIR[0] != '\0') {
         const std::string cmd =
@@ -583,20 +616,131 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (!largeSweepOk) {
-        std::cerr << "memwall-bench: the large sweep did not write its 4,194,304 rows whole (" << largeSweepRows - 1
+    if (!r.largeSweep.ok()) {
+        std::cerr << "memwall-bench: the large sweep did not write its 4,194,304 rows whole (" << r.largeSweep.rows - 1
                   << " counted)\n";
         return 1;
     }
-    if (targetMs.empty())
+    std::string searchWrong = r.search.wrong;
+    if (r.target.ms.empty())
         searchWrong = "the window has no search chart with its targets panel";
-    if (!targetWrong.empty())
-        searchWrong = targetWrong;
+    if (!r.target.wrong.empty())
+        searchWrong = r.target.wrong;
     if (!searchWrong.empty()) {
         std::cerr << "memwall-bench: the search went wrong: " << searchWrong << "\n";
         return 1;
     }
-    if (tickProblems(tick) != 0)
+    if (tickProblems(r.tick) != 0)
         return 1;
+    return r.sink > 0 ? 0 : 1;
+}
+
+/// The window at the goals' size, shown and settled.
+void showWindow(ui::MainWindow &window)
+{
+    window.resize(1600, 1000);
+    window.show();
+    for (int i = 0; i < 5; ++i)
+        QApplication::processEvents();
+}
+
+/// --tick-only: the slider tick and its ratio to a bare chart's.
+int runTicks(const std::shared_ptr<core::PresetLibrary> &lib, bool json)
+{
+    ui::ScenarioDocument doc(lib);
+    ui::MainWindow window(&doc);
+    showWindow(window);
+    const TickRun tick = measureTicks(window, doc);
+    const nlohmann::json out = tickJson(tick);
+    if (json)
+        std::cout << out.dump(2) << "\n";
+    else
+        printTicks(tick);
+    return tickProblems(tick);
+}
+
+/// The scenario of the analysis and sweep goals: Llama-3.1-405B on H100s, tp 8, batch 16, context 4,096.
+core::Scenario analysisScenario()
+{
+    core::Scenario s;
+    s.tp = 8;
+    s.batch = 16;
+    s.context = 4096;
+    return s;
+}
+
+/// --sweep-only: the analysis and the sweep (seconds, where the whole run takes minutes).
+int runAnalysisAndSweep(const core::PresetLibrary &lib, bool json)
+{
+    const core::HardwareSpec &h100 = *lib.findHardware("h100-sxm");
+    const core::ModelShape &big = lib.findModel("llama-3-1-405b")->shape;
+    double sink = 0;
+    const std::vector<double> analysisUs = measureAnalysis(h100, big, analysisScenario(), sink);
+    const SweepRun sweep = measureSweep(h100, big, analysisScenario(), sink);
+    if (json)
+        std::cout << analysisJson(analysisUs, sweep).dump(2) << "\n";
+    else
+        printAnalysis(analysisUs, sweep);
     return sink > 0 ? 0 : 1;
+}
+
+/// Every goal, in the order the run has always measured them.
+int runAll(const std::shared_ptr<core::PresetLibrary> &lib, bool json)
+{
+    const core::HardwareSpec &h100 = *lib->findHardware("h100-sxm");
+    const core::ModelShape &big = lib->findModel("llama-3-1-405b")->shape;
+    BenchRun r;
+    r.analysisUs = measureAnalysis(h100, big, analysisScenario(), r.sink);
+    r.sweep = measureSweep(h100, big, analysisScenario(), r.sink);
+    r.search = measureSearch(*lib);
+    ui::ScenarioDocument doc(lib);
+    ui::MainWindow window(&doc);
+    showWindow(window);
+    r.tick = measureTicks(window, doc);
+    r.byTab = measureTabs(window, doc);
+    r.target = measureSearchTarget(window, doc);
+    r.svgMs = measureSvgExport(doc);
+    r.startup = measureStartup();
+    r.largeSweep = measureLargeSweep();
+    if (json)
+        std::cout << benchJson(r).dump(2) << "\n";
+    else
+        printBench(r);
+    return benchProblems(r, json);
+}
+} // namespace
+
+int main(int argc, char **argv)
+{
+    bool json = false, tickOnly = false, sweepOnly = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--json")
+            json = true;
+        else if (a == "--tick-only")
+            tickOnly = true;
+        else if (a == "--sweep-only")
+            sweepOnly = true;
+        else if (a == "--help") {
+            std::cout << "usage: memwall-bench [--json] [--tick-only | --sweep-only]\n"
+                         "  --tick-only   only the slider tick and its ratio to a bare chart's (a minute, not ten)\n"
+                         "  --sweep-only  only the analysis and the 4096 x 256 sweep (seconds)\n";
+            return 0;
+        } else {
+            std::cerr << "memwall-bench: unknown option '" << a << "'\n";
+            return 2;
+        }
+    }
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setApplicationName("MemWall");
+
+    auto lib = std::make_shared<core::PresetLibrary>();
+    lib->loadBuiltin();
+    if (tickOnly)
+        return runTicks(lib, json);
+    if (sweepOnly)
+        return runAnalysisAndSweep(*lib, json);
+    return runAll(lib, json);
 }
