@@ -36,20 +36,25 @@ QPolygonF star(const QPointF &c, qreal r)
     return p;
 }
 
-/// Device rows of one band of a large marker (see drawMarker()); every band of a circle of up to 160 pixels stays
-/// below the 96 spans at which Qt's raster engine hands an antialiased fill to its thread pool.
+/// Device rows of one band of a large marker (see drawMarker()): every band stays below the 96 spans at which Qt's
+/// raster engine hands an antialiased fill to its thread pool, for a circle of up to 160 pixels (or a star) in bands
+/// of kBandRows, and of up to kWideBandsUpTo rows, outline and antialiasing included, in bands of kWideBandRows
+/// (gdb on QSemaphore::acquire, circles of 26 to 62 pixels at whole and fractional offsets). Each band rasterizes
+/// the whole shape again, so the fewer the better.
 constexpr int kBandRows = 8;
+constexpr int kWideBandRows = 16;
+constexpr int kWideBandsUpTo = 64;
 /// A marker at most this many device rows high is drawn in one pass: a circle of 24 pixels never reaches 96 spans.
 constexpr int kOnePassRows = 24;
 } // namespace
 
-void MarkerLayer::drawMarker(QPainter *painter, const QRectF &clip, const QRectF &extent,
+void MarkerLayer::drawMarker(QPainter *painter, const QRectF &clip, const QRectF &extent, bool circle,
                              const std::function<void()> &draw)
 {
     // An antialiased fill of 96 spans and more (a circle from about 26 pixels on, its outline too) is split by Qt's
     // raster engine over its thread pool, and the painting thread waits for the pool. On a machine with few, busy
     // cores, waking the pool and waiting for it costs more than the fill: a batch tick of the roofline made three
-    // such fills (issue #41). Drawn in bands of kBandRows rows, each under its own clip rectangle, no fill reaches
+    // such fills (issue #41). Drawn in bands of a few rows, each under its own clip rectangle, no fill reaches
     // 96 spans and all of it stays on the painting thread. The pixels are the same: the clip only drops spans, the
     // coverage of each pixel is computed from the whole shape, and the bands share their edges, so each row is
     // drawn once. Only the raster engine (the screen, a PNG export) and a transform without rotation or shear; an
@@ -62,7 +67,7 @@ void MarkerLayer::drawMarker(QPainter *painter, const QRectF &clip, const QRectF
         draw();
         return;
     }
-    const qreal band = kBandRows / scale;
+    const qreal band = (circle && rows <= kWideBandsUpTo ? kWideBandRows : kBandRows) / scale;
     for (qreal top = extent.top(); top < extent.bottom(); top += band) {
         painter->setClipRect(clip.intersected(QRectF(clip.left(), top, clip.width(), band)));
         draw();
@@ -287,9 +292,9 @@ void MarkerLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWi
         const QRectF extent(c.x() - reach, c.y() - reach, 2 * reach, 2 * reach);
         if (m.shape == Shape::Star) {
             const QPolygonF points = star(c, r);
-            drawMarker(painter, clip, extent, [&] { painter->drawPolygon(points); });
+            drawMarker(painter, clip, extent, false, [&] { painter->drawPolygon(points); });
         } else {
-            drawMarker(painter, clip, extent, [&] { painter->drawEllipse(c, r, r); });
+            drawMarker(painter, clip, extent, true, [&] { painter->drawEllipse(c, r, r); });
         }
     }
     painter->restore();
