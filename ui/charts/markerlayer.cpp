@@ -44,14 +44,15 @@ QPolygonF star(const QPointF &c, qreal r)
 constexpr int kBandRows = 8;
 constexpr int kWideBandRows = 16;
 constexpr int kWideBandsUpTo = 64;
-/// A marker at most this many device rows high is drawn in one pass: a circle of 24 pixels never reaches 96 spans.
+/// A marker at most this many device rows high (a circle of 18 pixels with its outline and antialiasing) is drawn in
+/// one pass: circles reach 96 spans from 21 pixels on (gdb, with a one-pixel outline).
 constexpr int kOnePassRows = 24;
 } // namespace
 
 void MarkerLayer::drawMarker(QPainter *painter, const QRectF &clip, const QRectF &extent, bool circle,
                              const std::function<void()> &draw)
 {
-    // An antialiased fill of 96 spans and more (a circle from about 26 pixels on, its outline too) is split by Qt's
+    // An antialiased fill of 96 spans and more (a circle from 21 pixels on, its outline too) is split by Qt's
     // raster engine over its thread pool, and the painting thread waits for the pool. On a machine with few, busy
     // cores, waking the pool and waiting for it costs more than the fill: a batch tick of the roofline made three
     // such fills (issue #41). Drawn in bands of a few rows, each under its own clip rectangle, no fill reaches
