@@ -37,8 +37,8 @@ QPolygonF star(const QPointF &c, qreal r)
 }
 
 /// Device rows of one band of a large marker (see drawMarker()): every band stays below the 96 spans at which Qt's
-/// raster engine hands an antialiased fill to its thread pool, for a circle of up to 160 pixels (or a star) in bands
-/// of kBandRows, and of up to kWideBandsUpTo rows, outline and antialiasing included, in bands of kWideBandRows
+/// raster engine hands an antialiased fill to its thread pool, for a circle of up to 156 pixels (or a filled star) in
+/// bands of kBandRows, and of up to kWideBandsUpTo rows, outline and antialiasing included, in bands of kWideBandRows
 /// (gdb on QSemaphore::acquire, circles of 26 to 62 pixels at whole and fractional offsets). Each band rasterizes
 /// the whole shape again, so the fewer the better.
 constexpr int kBandRows = 8;
@@ -291,7 +291,9 @@ void MarkerLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWi
         const qreal outline = style.second.style() == Qt::NoPen ? 0 : style.second.widthF();
         const qreal reach = r + outline + 2; // the outline and the antialiasing around it
         const QRectF extent(c.x() - reach, c.y() - reach, 2 * reach, 2 * reach);
-        if (m.shape == Shape::Star) {
+        if (m.shape == Shape::Star && style.first.style() == Qt::NoBrush) {
+            painter->drawPolygon(star(c, r)); // a hollow star's outline stays below 96 spans (gdb, up to 100 pixels)
+        } else if (m.shape == Shape::Star) {
             const QPolygonF points = star(c, r);
             drawMarker(painter, clip, extent, false, [&] { painter->drawPolygon(points); });
         } else {
