@@ -265,6 +265,37 @@ private slots:
         QVERIFY(changed > 0);
     }
 
+    // What the view shows (through the sort/filter proxy, sorted by time) after a slider tick is the new analysis's
+    // figures, row by row (issue #41: the tick's repaint work was cut, nothing it shows may lag).
+    void viewShowsTheNewFiguresAfterATick()
+    {
+        m_table->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_table.get()));
+        m_table->view()->sortByColumn(OperatorTableModel::Time, Qt::DescendingOrder);
+        for (int64_t batch : {7, 300, 4096}) {
+            core::Scenario s = m_doc->scenario();
+            s.batch = batch;
+            m_doc->setScenario(s, "batch", ScenarioDocument::BatchKey);
+            QApplication::processEvents();
+            const auto &ops = m_doc->analysis().operators;
+            const QAbstractItemModel *shown = m_table->view()->model();
+            QCOMPARE(shown->rowCount(), static_cast<int>(ops.size()));
+            for (int r = 0; r < shown->rowCount(); ++r) {
+                const int source = sourceRowOf(
+                    shown->index(r, OperatorTableModel::Name).data(OperatorTableModel::SortRole).toString());
+                QVERIFY(source >= 0);
+                const core::Operator &op = ops[static_cast<std::size_t>(source)];
+                QCOMPARE(shown->index(r, OperatorTableModel::Time).data().toString(), ui::formatSeconds(op.timeS));
+                QCOMPARE(shown->index(r, OperatorTableModel::Flops).data().toString(), ui::formatSiNumber(op.flops));
+                QCOMPARE(shown->index(r, OperatorTableModel::Bytes).data().toString(), ui::formatBytes(op.bytes()));
+                if (r > 0) // still in the order of the new times
+                    QVERIFY(
+                        shown->index(r - 1, OperatorTableModel::Time).data(OperatorTableModel::SortRole).toDouble() >=
+                        op.timeS);
+            }
+        }
+    }
+
     void sortsByExactTime()
     {
         m_table->view()->sortByColumn(OperatorTableModel::Time, Qt::DescendingOrder);
@@ -645,6 +676,53 @@ private slots:
         bar.resize(4000, 200);
         bar.layout()->activate();
         QCOMPARE(bar.figureScale(), 1.45);
+    }
+
+    // The table fills its grid lines instead of letting QTableView stroke them (issue #41): the pixels must be
+    // QTableView's own, with the cells' extent ending inside the view, scrolled, selected, and right to left.
+    void gridIsQTableViewsGrid_data()
+    {
+        QTest::addColumn<QString>("filter");
+        QTest::addColumn<bool>("rightToLeft");
+        QTest::addColumn<int>("scroll");
+        QTest::newRow("rows beyond the view") << QString() << false << 0;
+        QTest::newRow("few rows, space below") << QStringLiteral("attn") << false << 0;
+        QTest::newRow("scrolled both ways") << QString() << false << 3;
+        QTest::newRow("right to left") << QStringLiteral("ffn") << true << 0;
+    }
+    void gridIsQTableViewsGrid()
+    {
+        QFETCH(QString, filter);
+        QFETCH(bool, rightToLeft);
+        QFETCH(int, scroll);
+        QTableView *view = m_table->view();
+        m_table->setLayoutDirection(rightToLeft ? Qt::RightToLeft : Qt::LeftToRight);
+        m_table->resize(500, 300); // narrower than the columns: they scroll sideways
+        m_table->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_table.get()));
+        m_table->filterEdit()->setText(filter);
+        m_doc->setSelectedOperator(sourceRowOf(QStringLiteral("ffn.up")));
+        QApplication::processEvents();
+        view->verticalScrollBar()->setValue(scroll);
+        view->horizontalScrollBar()->setValue(scroll * 40);
+        QApplication::processEvents();
+        QCOMPARE(view->gridStyle(), Qt::NoPen); // the base class strokes nothing, the table fills the lines
+        const QImage filled = view->viewport()->grab().toImage();
+        view->setGridStyle(Qt::SolidLine); // QTableView strokes them
+        const QImage stroked = view->viewport()->grab().toImage();
+        view->setGridStyle(Qt::NoPen);
+        QCOMPARE(filled.size(), stroked.size());
+        const QRgb grid =
+            QColor::fromRgba(static_cast<QRgb>(view->style()->styleHint(QStyle::SH_Table_GridLineColor, nullptr, view)))
+                .rgb();
+        int differing = 0, lines = 0;
+        for (int y = 0; y < filled.height(); ++y)
+            for (int x = 0; x < filled.width(); ++x) {
+                differing += filled.pixel(x, y) != stroked.pixel(x, y);
+                lines += stroked.pixel(x, y) == grid;
+            }
+        QVERIFY2(lines > filled.height(), "QTableView drew no grid to compare with");
+        QVERIFY2(differing == 0, qPrintable(QStringLiteral("%1 pixels differ").arg(differing)));
     }
 
     // The Name column takes the room the figures leave, but never less than the names: a narrow table scrolls

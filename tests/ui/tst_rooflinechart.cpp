@@ -22,6 +22,7 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPainter>
+#include <QPicture>
 #include <QRegularExpression>
 #include <QScatterSeries>
 #include <QToolTip>
@@ -145,6 +146,8 @@ private slots:
     void legendFitsInOneRow();
     void helpToolTipClearOfCallout_data();
     void helpToolTipClearOfCallout();
+    void largeMarkersPaintAsInOnePass_data();
+    void largeMarkersPaintAsInOnePass();
 };
 
 // Issue #41: on a decode step's answer slide (Llama 2 7B, batch 1) the whole model lies on the FFN matmuls, whose
@@ -969,6 +972,71 @@ void TestRooflineChart::helpToolTipClearOfCallout()
     }
     QVERIFY(hovered >= 3);
     QCOMPARE(shown, hovered); // the help moved aside, not withdrawn
+}
+
+void TestRooflineChart::largeMarkersPaintAsInOnePass_data()
+{
+    QTest::addColumn<qreal>("scale");
+    QTest::addColumn<QPointF>("offset");
+    QTest::newRow("screen") << 1.0 << QPointF(0, 0);
+    QTest::newRow("fractional offset") << 1.0 << QPointF(0.37, 0.61);
+    QTest::newRow("scaled export") << 1.5 << QPointF(0.2, 0.45);
+}
+
+// A large marker is painted on a raster device in bands of rows, so that Qt does not hand its fill to a thread pool
+// (issue #41): the pixels must be those of the marker painted in one pass, which a QPicture records and replays.
+void TestRooflineChart::largeMarkersPaintAsInOnePass()
+{
+    QFETCH(qreal, scale);
+    QFETCH(QPointF, offset);
+    ui::ScenarioDocument doc(library());
+    ui::RooflineChart chart(&doc);
+    ui::ChartView view(&chart);
+    view.resize(760, 540);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    ui::MarkerLayer *layer = chart.operatorMarkers();
+    QChart *qchart = chart.chart();
+    QAbstractSeries *series = qchart->series().front();
+    const QRectF area = qchart->plotArea();
+    const QPointF low = qchart->mapToValue(area.center() - QPointF(area.width() / 4, 0), series);
+    const QPointF high = qchart->mapToValue(area.center() + QPointF(area.width() / 4, 0), series);
+    const int group = layer->markers().front().group;
+    // A circle and a star of 60 pixels (in bands), one of 12 (one pass), and a large one on the plot's border.
+    const QPointF border = qchart->mapToValue(QPointF(area.left(), area.center().y()), series);
+    layer->setMarkers({{low, 60, 0, group},
+                       {high, 12, 1, group},
+                       {border, 44, 2, group},
+                       {high, 60, 3, group, false, ui::MarkerLayer::Shape::Star}});
+    for (std::size_t i = 0; i < layer->markers().size(); ++i)
+        QVERIFY(!std::isnan(layer->centre(i).x()));
+    const QSize size = (QSizeF(qchart->size().toSize()) * scale).toSize() + QSize(1, 1);
+    const auto painted = [&](const std::function<void(QPainter &)> &paint) {
+        QImage image(size, QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::white);
+        QPainter painter(&image);
+        painter.translate(offset);
+        painter.scale(scale, scale);
+        paint(painter);
+        return image;
+    };
+    const QImage banded = painted([&](QPainter &p) { layer->paint(&p, nullptr, nullptr); });
+    QPicture picture; // not a raster device: the markers are recorded in one pass each
+    {
+        QPainter recorder(&picture);
+        layer->paint(&recorder, nullptr, nullptr);
+    }
+    const QImage onePass = painted([&](QPainter &p) { picture.play(&p); });
+    int differing = 0, inked = 0;
+    for (int y = 0; y < size.height(); ++y)
+        for (int x = 0; x < size.width(); ++x) {
+            differing += banded.pixel(x, y) != onePass.pixel(x, y);
+            inked += onePass.pixel(x, y) != qRgb(255, 255, 255);
+        }
+    // the three circles and the star: well over a 60-pixel circle's area
+    QVERIFY2(inked > 3000 * scale * scale, qPrintable(QString::number(inked)));
+    QVERIFY2(differing == 0, qPrintable(QStringLiteral("%1 of %2 inked pixels differ").arg(differing).arg(inked)));
 }
 
 QTEST_MAIN(TestRooflineChart)

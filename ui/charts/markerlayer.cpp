@@ -6,6 +6,7 @@
 #include <QGraphicsSceneHoverEvent>
 #include <QGraphicsSceneMouseEvent>
 #include <QLogValueAxis>
+#include <QPaintEngine>
 #include <QPainter>
 #include <QValueAxis>
 
@@ -34,7 +35,46 @@ QPolygonF star(const QPointF &c, qreal r)
     p << p.front();
     return p;
 }
+
+/// Device rows of one band of a large marker (see drawMarker()): every band stays below the 96 spans at which Qt's
+/// raster engine hands an antialiased fill to its thread pool, for a circle of up to 156 pixels (or a filled star) in
+/// bands of kBandRows, and of up to kWideBandsUpTo rows, outline and antialiasing included, in bands of kWideBandRows
+/// (gdb on QSemaphore::acquire, circles of 26 to 62 pixels at whole and fractional offsets). Each band rasterizes
+/// the whole shape again, so the fewer the better.
+constexpr int kBandRows = 8;
+constexpr int kWideBandRows = 16;
+constexpr int kWideBandsUpTo = 64;
+/// A marker at most this many device rows high (a circle of 18 pixels with its outline and antialiasing) is drawn in
+/// one pass: circles reach 96 spans from 21 pixels on (gdb, with a one-pixel outline).
+constexpr int kOnePassRows = 24;
 } // namespace
+
+void MarkerLayer::drawMarker(QPainter *painter, const QRectF &clip, const QRectF &extent, bool circle,
+                             const std::function<void()> &draw)
+{
+    // An antialiased fill of 96 spans and more (a circle from 21 pixels on, its outline too) is split by Qt's
+    // raster engine over its thread pool, and the painting thread waits for the pool. On a machine with few, busy
+    // cores, waking the pool and waiting for it costs more than the fill: a batch tick of the roofline made three
+    // such fills (issue #41). Drawn in bands of a few rows, each under its own clip rectangle, no fill reaches
+    // 96 spans and all of it stays on the painting thread. The pixels are the same: the clip only drops spans, the
+    // coverage of each pixel is computed from the whole shape, and the bands share their edges, so each row is
+    // drawn once. Only the raster engine (the screen, a PNG export) and a transform without rotation or shear; an
+    // SVG or PDF gets the shape once.
+    const QTransform &device = painter->deviceTransform();
+    const qreal scale = device.m22();
+    const qreal rows = extent.height() * scale;
+    if (rows <= kOnePassRows || scale <= 0 || device.type() > QTransform::TxScale || !painter->paintEngine() ||
+        painter->paintEngine()->type() != QPaintEngine::Raster) {
+        draw();
+        return;
+    }
+    const qreal band = (circle && rows <= kWideBandsUpTo ? kWideBandRows : kBandRows) / scale;
+    for (qreal top = extent.top(); top < extent.bottom(); top += band) {
+        painter->setClipRect(clip.intersected(QRectF(clip.left(), top, clip.width(), band)));
+        draw();
+    }
+    painter->setClipRect(clip);
+}
 
 MarkerLayer::MarkerLayer(QChart *chart, QAbstractSeries *reference)
     : QGraphicsObject(chart), m_chart(chart), m_reference(reference)
@@ -226,7 +266,8 @@ void MarkerLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWi
     qreal largest = 0;
     for (const Marker &m : m_markers)
         largest = std::max(largest, m.diameter);
-    painter->setClipRect(area.adjusted(-largest / 2 - 1, -largest / 2 - 1, largest / 2 + 1, largest / 2 + 1));
+    const QRectF clip = area.adjusted(-largest / 2 - 1, -largest / 2 - 1, largest / 2 + 1, largest / 2 + 1);
+    painter->setClipRect(clip);
     for (std::size_t i : m_paintOrder) {
         const Marker &m = m_markers[i];
         const QPointF c = centre(i);
@@ -247,10 +288,17 @@ void MarkerLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWi
         }
         painter->setBrush(style.first);
         painter->setPen(style.second);
-        if (m.shape == Shape::Star)
-            painter->drawPolygon(star(c, r));
-        else
-            painter->drawEllipse(c, r, r);
+        const qreal outline = style.second.style() == Qt::NoPen ? 0 : style.second.widthF();
+        const qreal reach = r + outline + 2; // the outline and the antialiasing around it
+        const QRectF extent(c.x() - reach, c.y() - reach, 2 * reach, 2 * reach);
+        if (m.shape == Shape::Star && style.first.style() == Qt::NoBrush) {
+            painter->drawPolygon(star(c, r)); // a hollow star's outline stays below 96 spans (gdb, up to 100 pixels)
+        } else if (m.shape == Shape::Star) {
+            const QPolygonF points = star(c, r);
+            drawMarker(painter, clip, extent, false, [&] { painter->drawPolygon(points); });
+        } else {
+            drawMarker(painter, clip, extent, true, [&] { painter->drawEllipse(c, r, r); });
+        }
     }
     painter->restore();
 }

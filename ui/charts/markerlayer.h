@@ -81,6 +81,11 @@ private:
     bool drawn(const Marker &m) const;
     QPainterPath markerPath(std::size_t i) const;
     void setHovered(int key);
+    /// Paints one marker with `draw` (which draws it whole) inside `clip`, the layer's clip rectangle; `extent` is
+    /// what the marker may touch; `circle` false for a star. A large marker on a raster device is drawn in bands of
+    /// rows (see the .cpp).
+    static void drawMarker(QPainter *painter, const QRectF &clip, const QRectF &extent, bool circle,
+                           const std::function<void()> &draw);
 
     QChart *m_chart;
     QAbstractSeries *m_reference;

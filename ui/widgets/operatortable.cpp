@@ -15,6 +15,8 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLineEdit>
+#include <QPaintEvent>
+#include <QPainter>
 #include <QScopedValueRollback>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -25,9 +27,79 @@
 
 namespace memwall::ui {
 
+namespace {
+/// A table view that fills its grid lines as one-pixel rectangles, where QTableView strokes them with the raster
+/// engine's cosmetic stroker pixel by pixel: about a quarter of the operator table's repaint on a slider tick
+/// (callgrind, issue #41). The lines are QTableView's: the same places (the bottom of each row and
+/// the trailing edge of each column, across the repainted rectangle within the cells' extent; Qt 6.4 draws no
+/// leading line for the hidden row header here), the style's grid colour, painted after the cells
+/// (tst_operatortable::gridIsQTableViewsGrid compares the pixels). The base class still lays the cells out
+/// with the grid's gaps: the grid style is Qt::NoPen, which strokes nothing. Any other grid style is left to Qt.
+class FilledGridView : public QTableView
+{
+public:
+    explicit FilledGridView(QWidget *parent) : QTableView(parent) { setGridStyle(Qt::NoPen); }
+
+protected:
+    void paintEvent(QPaintEvent *event) override
+    {
+        QTableView::paintEvent(event);
+        if (!showGrid() || gridStyle() != Qt::NoPen)
+            return;
+        QStyleOptionViewItem option;
+        initViewItemOption(&option);
+        const auto rgba = static_cast<QRgb>(style()->styleHint(QStyle::SH_Table_GridLineColor, &option, this));
+        QPainter painter(viewport());
+        for (const QRect &dirty : event->region())
+            fillGrid(painter, dirty, QColor::fromRgba(rgba));
+    }
+
+private:
+    void fillGrid(QPainter &painter, QRect dirty, const QColor &color) const
+    {
+        const QHeaderView *across = horizontalHeader(), *down = verticalHeader();
+        const bool rtl = isRightToLeft();
+        // Only where there are cells.
+        const int width = across->length() - across->offset() - (rtl ? 0 : 1);
+        dirty.setBottom(std::min(dirty.bottom(), down->length() - down->offset() - 1));
+        if (rtl)
+            dirty.setLeft(std::max(dirty.left(), viewport()->width() - width));
+        else
+            dirty.setRight(std::min(dirty.right(), width));
+        if (!dirty.isValid())
+            return;
+        int left = across->visualIndexAt(dirty.left()), right = across->visualIndexAt(dirty.right());
+        if (rtl)
+            std::swap(left, right);
+        left = left < 0 ? 0 : left;
+        right = right < 0 ? across->count() - 1 : right;
+        int bottom = down->visualIndexAt(dirty.bottom());
+        bottom = bottom < 0 ? down->count() - 1 : bottom;
+        const int top = down->visualIndexAt(dirty.top());
+        if (top < 0 || top > bottom)
+            return;
+        while (bottom > 0 && down->isSectionHidden(down->logicalIndex(bottom)))
+            --bottom;
+        for (int v = top; v <= bottom; ++v) {
+            const int row = down->logicalIndex(v);
+            if (!down->isSectionHidden(row))
+                painter.fillRect(QRect(dirty.left(), rowViewportPosition(row) + rowHeight(row) - 1, dirty.width(), 1),
+                                 color);
+        }
+        for (int h = left; h <= right; ++h) {
+            const int column = across->logicalIndex(h);
+            if (across->isSectionHidden(column))
+                continue;
+            const int x = columnViewportPosition(column) + (rtl ? 0 : columnWidth(column) - 1);
+            painter.fillRect(QRect(x, dirty.top(), 1, dirty.height()), color);
+        }
+    }
+};
+} // namespace
+
 OperatorTable::OperatorTable(ScenarioDocument *doc, QWidget *parent)
     : QWidget(parent), m_doc(doc), m_model(new OperatorTableModel(doc, this)), m_proxy(new QSortFilterProxyModel(this)),
-      m_filter(new QLineEdit(this)), m_view(new QTableView(this)), m_copy(new QAction(tr("Copy as CSV"), this)),
+      m_filter(new QLineEdit(this)), m_view(new FilledGridView(this)), m_copy(new QAction(tr("Copy as CSV"), this)),
       m_formulaAction(new QAction(tr("Show the &Formula"), this)), m_fitTimer(new QTimer(this))
 {
     m_proxy->setSourceModel(m_model);
