@@ -33,7 +33,8 @@ namespace {
 // hybrids (Nemotron-3 with expert layers), Gated DeltaNet, Kimi Delta Attention beside MLA without positions
 // (Kimi-Linear), the MoE families of issue #38 (GLM-4.5 with MTP), sparse latent attention (a lightning indexer), the
 // multimodal wrappers (a vision tower), Gemma 4 (global layers of their own head size and KV heads, the MoE block
-// beside a dense MLP), Gemma 3n (AltUp, LAuReL, the gate's top-k; tp > 1 refused) and heterogeneous layers (DeciLM: layers without attention and an FFN width per layer).
+// beside a dense MLP), Gemma 3n (AltUp, LAuReL, the gate's top-k; tp > 1 refused) and heterogeneous layers (DeciLM:
+// layers without attention and an FFN width per layer).
 // clang-format off
 const char *const kModels[] = {
     "llama-2-70b",    "llama-3-8b",     "mixtral-8x7b", "bert-base-uncased", "gpt2",         "falcon-7b",
