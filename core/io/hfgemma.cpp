@@ -277,23 +277,43 @@ void importGemma3nText(JsonReader &r, ModelShape &m, ImportLog &log, const std::
     readGemma3nParts(r, m, log);
 }
 
+namespace {
+/// What a Gemma wrapper's refusals and its text_config check name.
+struct GemmaWrapper
+{
+    std::string_view family, vision, audio, textType;
+};
+
+/// A Gemma wrapper (gemma3n, gemma4): its language model is its text_config, of model_type `w.textType`, read by
+/// `importText`; a file with a vision or audio tower is refused, naming it, rather than counted without it.
+void importGemmaWrapper(JsonReader &r, ModelShape &m, ImportLog &log, const GemmaWrapper &w,
+                        void (*importText)(JsonReader &, ModelShape &, ImportLog &, const std::string &))
+{
+    const std::string textType(w.textType);
+    for (const auto &[key, tower] : {std::pair{"vision_config", w.vision}, std::pair{"audio_config", w.audio}})
+        if (r.has(key))
+            r.fail(key, std::string(w.family) + "'s " + std::string(tower) +
+                            " is not modelled; import the text_config (model_type " + textType +
+                            ") for the language model alone");
+    JsonReader text = r.object("text_config");
+    const std::string type = text.string("model_type", textType);
+    if (type != textType)
+        text.fail("model_type", "expected \"" + textType + "\" for " + std::string(w.family) +
+                                    "'s language model, got \"" + type + "\"");
+    importText(text, m, log, type);
+}
+} // namespace
+
 /// Gemma3nForConditionalGeneration (model_type gemma3n): the language model is its text_config
 /// (importGemma3nText()). Its vision tower (vision_config, the MobileNet-V5 of timm) and audio tower (audio_config,
 /// a USM Conformer), with their embedders into the language model (embed_vision, embed_audio), are not modelled: a
 /// file that has either is refused, naming it, rather than counted without it (as a gemma4 file is).
 void importGemma3n(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
 {
-    if (r.has("vision_config"))
-        r.fail("vision_config", "Gemma 3n's MobileNet-V5 vision tower (gemma3n_vision) is not modelled; import the "
-                                "text_config (model_type gemma3n_text) for the language model alone");
-    if (r.has("audio_config"))
-        r.fail("audio_config", "Gemma 3n's audio tower (gemma3n_audio, a USM Conformer) is not modelled; import the "
-                               "text_config (model_type gemma3n_text) for the language model alone");
-    JsonReader text = r.object("text_config");
-    const std::string type = text.string("model_type", "gemma3n_text");
-    if (type != "gemma3n_text")
-        text.fail("model_type", "expected \"gemma3n_text\" for Gemma 3n's language model, got \"" + type + "\"");
-    importGemma3nText(text, m, log, type);
+    importGemmaWrapper(r, m, log,
+                       {"Gemma 3n", "MobileNet-V5 vision tower (gemma3n_vision)",
+                        "audio tower (gemma3n_audio, a USM Conformer)", "gemma3n_text"},
+                       importGemma3nText);
 }
 
 /// Gemma4ForCausalLM's text model (model_type gemma4_text; transformers' models/gemma4/configuration_gemma4.py and
@@ -340,17 +360,9 @@ void importGemma4Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::s
 /// refused, naming it, rather than counted without it.
 void importGemma4(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
 {
-    if (r.has("vision_config"))
-        r.fail("vision_config", "Gemma 4's vision tower (gemma4_vision) is not modelled; import the text_config "
-                                "(model_type gemma4_text) for the language model alone");
-    if (r.has("audio_config"))
-        r.fail("audio_config", "Gemma 4's audio tower (gemma4_audio) is not modelled; import the text_config "
-                               "(model_type gemma4_text) for the language model alone");
-    JsonReader text = r.object("text_config");
-    const std::string type = text.string("model_type", "gemma4_text");
-    if (type != "gemma4_text")
-        text.fail("model_type", "expected \"gemma4_text\" for Gemma 4's language model, got \"" + type + "\"");
-    importGemma4Text(text, m, log, type);
+    importGemmaWrapper(r, m, log,
+                       {"Gemma 4", "vision tower (gemma4_vision)", "audio tower (gemma4_audio)", "gemma4_text"},
+                       importGemma4Text);
 }
 
 } // namespace memwall::core::hf
