@@ -6,6 +6,7 @@
 
 #include "../analysishelpers.h"
 #include "../builtinpresets.h"
+#include "../hfconfighelpers.h"
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/scenario.h"
@@ -28,24 +29,11 @@ using testanalysis::findOp;
 
 namespace {
 
-std::string configPath(const char *file) { return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file; }
+using testhf::configPath;
+using testhf::errorOf;
+using testhf::reportHas;
+
 constexpr const char *kE2b = "gemma-3n-E2B-it.text_config.transcribed.json";
-
-QString errorOf(const nlohmann::json &c)
-{
-    try {
-        importHfConfig(c, "cfg.json");
-    } catch (const InputError &e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
-
-bool reportHas(const HfImport &in, const std::string &part)
-{
-    return std::any_of(in.report.begin(), in.report.end(),
-                       [&](const std::string &l) { return l.find(part) != std::string::npos; });
-}
 
 /// `name` ran `count` times at `flopsEach` FLOPs each.
 void checkOperator(const Analysis &a, std::string_view name, double count, double flopsEach)

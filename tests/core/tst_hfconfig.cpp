@@ -13,6 +13,8 @@
 #include "core/io/jsonreader.h"
 #include "core/model/modelshape.h"
 
+#include "../hfconfighelpers.h"
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -23,7 +25,7 @@ namespace memwall::core {
 
 namespace {
 
-std::string configPath(const char *file) { return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file; }
+using testhf::configPath;
 
 /// Enums compared through their names, so that a failure prints them.
 template <typename E>

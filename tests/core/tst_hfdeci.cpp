@@ -10,6 +10,7 @@
 #include "core/model/modelshape.h"
 
 #include "../analysishelpers.h"
+#include "../hfconfighelpers.h"
 
 #include <QtTest>
 
@@ -22,19 +23,10 @@ namespace memwall::core {
 
 namespace {
 
+using testhf::configPath;
+using testhf::errorOf;
+
 using testanalysis::findOp;
-
-std::string configPath(const char *file) { return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file; }
-
-QString errorOf(const nlohmann::json &c)
-{
-    try {
-        importHfConfig(c, "cfg.json");
-    } catch (const InputError &e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
 
 nlohmann::json attention(int group) { return {{"n_heads_in_group", group}, {"no_op", false}}; }
 nlohmann::json ffn(double mult) { return {{"ffn_mult", mult}, {"no_op", false}}; }

@@ -9,6 +9,8 @@
 #include "core/io/presets.h"
 #include "core/model/modelshape.h"
 
+#include "../hfconfighelpers.h"
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -20,23 +22,9 @@ namespace memwall::core {
 
 namespace {
 
-std::string configPath(const char *file) { return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file; }
-
-QString errorOf(const nlohmann::json &c)
-{
-    try {
-        importHfConfig(c, "cfg.json");
-    } catch (const InputError &e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
-
-bool reportHas(const HfImport &in, const std::string &part)
-{
-    return std::any_of(in.report.begin(), in.report.end(),
-                       [&](const std::string &l) { return l.find(part) != std::string::npos; });
-}
+using testhf::configPath;
+using testhf::errorOf;
+using testhf::reportHas;
 
 } // namespace
 

@@ -10,6 +10,7 @@
 
 #include "../analysishelpers.h"
 #include "../builtinpresets.h"
+#include "../hfconfighelpers.h"
 
 #include <QtTest>
 
@@ -22,23 +23,15 @@ namespace memwall::core {
 
 namespace {
 
+using testhf::configPath;
+using testhf::errorOf;
+
 using testanalysis::decodeAt;
 using testanalysis::findOp;
 
-std::string configPath(const char *file) { return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file; }
 constexpr const char *kKimiLinear = "Kimi-Linear-48B-A3B-Instruct.transcribed.json";
 
 nlohmann::json kimiConfig() { return readJsonFile(configPath(kKimiLinear), /*pythonFloats=*/true); }
-
-QString errorOf(const nlohmann::json &c)
-{
-    try {
-        importHfConfig(c, "kimi.json");
-    } catch (const InputError &e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
 
 } // namespace
 
@@ -260,8 +253,8 @@ void TestKimi::kimiLinearRefusals()
     const QStringList path = key.split('/');
     nlohmann::json &node = path.size() == 2 ? c[path[0].toStdString()] : c;
     node[path.back().toStdString()] = nlohmann::json::parse(value.toStdString());
-    QCOMPARE(errorOf(c), error);
-    QCOMPARE(errorOf(kimiConfig()), QString()); // the published file imports
+    QCOMPARE(errorOf(c, "kimi.json"), error);
+    QCOMPARE(errorOf(kimiConfig(), "kimi.json"), QString()); // the published file imports
 }
 
 void TestKimi::moonViTHandCounts()
@@ -348,7 +341,7 @@ void TestKimi::moonViTRefusals()
     auto refused = [](const char *key, const nlohmann::json &value) {
         nlohmann::json c = readJsonFile(configPath("Kimi-K2.5.json"), /*pythonFloats=*/true);
         c["vision_config"][key] = value;
-        return errorOf(c);
+        return errorOf(c, "kimi.json");
     };
     QCOMPARE(refused("merge_type", "sd2"),
              QString("kimi.json: vision_config.merge_type: only sd2_tpool (2 x 2 patches a token, frames averaged) is "

@@ -14,6 +14,7 @@
 
 #include "../analysishelpers.h"
 #include "../builtinpresets.h"
+#include "../hfconfighelpers.h"
 
 #include <QtTest>
 
@@ -25,6 +26,8 @@
 namespace memwall::core {
 
 namespace {
+
+using testhf::configPath;
 
 using testanalysis::decodeAt;
 using testanalysis::findOp;
@@ -38,7 +41,6 @@ void checkOperator(const Analysis &a, std::string_view name, double count, doubl
     QCOMPARE(op->flops, count * flopsEach);
 }
 
-std::string configPath(const char *file) { return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file; }
 ModelShape config(const char *file) { return importHfConfigFile(configPath(file)); }
 
 } // namespace

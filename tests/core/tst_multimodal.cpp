@@ -5,6 +5,7 @@
 
 #include "../analysishelpers.h"
 #include "../builtinpresets.h"
+#include "../hfconfighelpers.h"
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/explain.h"
@@ -27,15 +28,10 @@ namespace memwall::core {
 
 namespace {
 
+using testhf::configPath;
+using testhf::reportHas;
+
 using testanalysis::findOp;
-
-std::string configPath(const char *file) { return std::string(MEMWALL_SOURCE_DIR "/tests/data/configs/") + file; }
-
-bool reportHas(const HfImport &in, const std::string &part)
-{
-    return std::any_of(in.report.begin(), in.report.end(),
-                       [&](const std::string &l) { return l.find(part) != std::string::npos; });
-}
 
 bool isVision(const Operator &op) { return op.name.rfind("vision.", 0) == 0; }
 
