@@ -94,6 +94,18 @@ int64_t optionalSize(JsonReader &r, std::initializer_list<std::string_view> keys
     return fallback;
 }
 
+/// `key`, a size the file may leave out (absent or null): then the configuration class `cls`'s default `fallback`,
+/// which the import report names (`where` before the key: "vision_config.").
+int64_t defaultedSize(JsonReader &r, ImportLog &log, std::string_view key, int64_t fallback, std::string_view cls,
+                      std::string_view where)
+{
+    if (r.has(key))
+        return sizeField(r, key);
+    log.note(std::string(where) + std::string(key) + ": left out; " + std::string(cls) + "'s default " +
+             std::to_string(fallback));
+    return fallback;
+}
+
 /// The first of `keys` present (not null), else "".
 std::string_view presentKey(const JsonReader &r, std::initializer_list<std::string_view> keys)
 {

@@ -215,11 +215,9 @@ namespace {
 /// `fallback` (> 0), which the import report names.
 int64_t visionSize(JsonReader &v, ImportLog &log, std::string_view key, int64_t fallback, std::string_view cls)
 {
-    if (v.has(key) || fallback <= 0)
+    if (fallback <= 0)
         return sizeField(v, key);
-    log.note("vision_config." + std::string(key) + ": left out; " + std::string(cls) + "'s default " +
-             std::to_string(fallback));
-    return fallback;
+    return defaultedSize(v, log, key, fallback, cls, "vision_config.");
 }
 
 /// The patches of a square image of `image` pixels in patches of `patch`: (image / patch)^2.

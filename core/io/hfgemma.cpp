@@ -11,14 +11,8 @@ namespace memwall::core::hf {
 
 namespace {
 
-/// The key's value, or (absent or null) the configuration class's default, noted in the report.
-int64_t gemma4Size(JsonReader &r, ImportLog &log, std::string_view key, int64_t fallback)
-{
-    if (r.has(key))
-        return sizeField(r, key);
-    log.note(std::string(key) + ": left out; Gemma4TextConfig's default " + std::to_string(fallback));
-    return fallback;
-}
+// The configuration classes whose defaults fill what a file leaves out (transformers' models/gemma4 and gemma3n).
+constexpr std::string_view kGemma4Config = "Gemma4TextConfig", kGemma3nConfig = "Gemma3nTextConfig";
 
 /// Gemma 4's full-attention layers and the sliding ones: layer_types, or (absent) Gemma4TextConfig's default, a
 /// global layer every sixth; the global layers' own head size and KV heads, and keys that are values.
@@ -45,7 +39,7 @@ void readGemma4Attention(JsonReader &r, ModelShape &m, ImportLog &log)
     // Gemma4TextAttention: a full layer's heads are global_head_dim wide (when set, else head_dim); with
     // attention_k_eq_v it has num_global_key_value_heads KV heads (when set) and no v_proj: the value is k_proj's
     // output (v_norm'd, not rotated), and both are cached.
-    m.global.headDim = gemma4Size(r, log, "global_head_dim", 512);
+    m.global.headDim = defaultedSize(r, log, "global_head_dim", 512, kGemma4Config);
     m.global.keyIsValue = r.boolean("attention_k_eq_v", false);
     if (m.global.keyIsValue && r.has("num_global_key_value_heads")) {
         m.global.kvHeads = sizeField(r, "num_global_key_value_heads");
@@ -108,18 +102,9 @@ void readGemma4SharingAndPerLayer(JsonReader &r, ModelShape &m, ImportLog &log)
     if (m.perLayerInput < 0)
         r.fail("hidden_size_per_layer_input", std::to_string(m.perLayerInput) + " must be 0 (none) or positive");
     if (m.perLayerInput > 0)
-        m.perLayerVocab = gemma4Size(r, log, "vocab_size_per_layer_input", 262144);
+        m.perLayerVocab = defaultedSize(r, log, "vocab_size_per_layer_input", 262144, kGemma4Config);
     else
         r.integer("vocab_size_per_layer_input", 0); // read: without per-layer inputs there is no table
-}
-
-/// The key's value, or (absent or null) Gemma3nTextConfig's default, noted in the report.
-int64_t gemma3nSize(JsonReader &r, ImportLog &log, std::string_view key, int64_t fallback)
-{
-    if (r.has(key))
-        return sizeField(r, key);
-    log.note(std::string(key) + ": left out; Gemma3nTextConfig's default " + std::to_string(fallback));
-    return fallback;
 }
 
 /// Gemma 3n's MLP width: intermediate_size, one for all layers or (MatFormer) one a layer; a list of differing
@@ -127,7 +112,7 @@ int64_t gemma3nSize(JsonReader &r, ImportLog &log, std::string_view key, int64_t
 int64_t gemma3nFfn(JsonReader &r, const ModelShape &m, ImportLog &log)
 {
     if (!r.has("intermediate_size") || !r.raw("intermediate_size").is_array())
-        return gemma3nSize(r, log, "intermediate_size", 16384);
+        return defaultedSize(r, log, "intermediate_size", 16384, kGemma3nConfig);
     const nlohmann::json &list = r.array("intermediate_size");
     if (static_cast<int64_t>(list.size()) != m.layers)
         r.fail("intermediate_size", "lists " + std::to_string(list.size()) + " widths for " + std::to_string(m.layers) +
@@ -188,8 +173,9 @@ void readGemma3nAttention(JsonReader &r, ModelShape &m, ImportLog &log)
         m.globalEvery = 5;
         log.note("layer_types: left out; Gemma3nTextConfig's default, a full-attention layer every fifth");
     }
-    m.kvSharedLayers = r.has("num_kv_shared_layers") ? r.integer("num_kv_shared_layers")
-                                                     : gemma3nSize(r, log, "num_kv_shared_layers", 15);
+    m.kvSharedLayers = r.has("num_kv_shared_layers")
+                           ? r.integer("num_kv_shared_layers")
+                           : defaultedSize(r, log, "num_kv_shared_layers", 15, kGemma3nConfig);
     if (m.kvSharedLayers < 0 || m.kvSharedLayers >= m.layers)
         r.fail("num_kv_shared_layers", std::to_string(m.kvSharedLayers) + " must be at least 0 and fewer than the " +
                                            std::to_string(m.layers) + " layers");
@@ -203,14 +189,15 @@ void readGemma3nAttention(JsonReader &r, ModelShape &m, ImportLog &log)
 /// Gemma 3n's own parts: per-layer embeddings (as Gemma 4 E2B's), AltUp, LAuReL and the sparse gates.
 void readGemma3nParts(JsonReader &r, ModelShape &m, ImportLog &log)
 {
-    m.perLayerInput = r.has("hidden_size_per_layer_input") ? r.integer("hidden_size_per_layer_input")
-                                                           : gemma3nSize(r, log, "hidden_size_per_layer_input", 256);
+    m.perLayerInput = r.has("hidden_size_per_layer_input")
+                          ? r.integer("hidden_size_per_layer_input")
+                          : defaultedSize(r, log, "hidden_size_per_layer_input", 256, kGemma3nConfig);
     if (m.perLayerInput < 0 || m.perLayerInput > kMaxShapeField)
         r.fail("hidden_size_per_layer_input", std::to_string(m.perLayerInput) + " must be 0 (none) or positive");
-    m.perLayerVocab = m.perLayerInput > 0 ? gemma3nSize(r, log, "vocab_size_per_layer_input", 262144)
+    m.perLayerVocab = m.perLayerInput > 0 ? defaultedSize(r, log, "vocab_size_per_layer_input", 262144, kGemma3nConfig)
                                           : r.integer("vocab_size_per_layer_input", 0);
-    m.altupInputs =
-        r.has("altup_num_inputs") ? r.integer("altup_num_inputs") : gemma3nSize(r, log, "altup_num_inputs", 4);
+    m.altupInputs = r.has("altup_num_inputs") ? r.integer("altup_num_inputs")
+                                              : defaultedSize(r, log, "altup_num_inputs", 4, kGemma3nConfig);
     if (m.altupInputs < 1 || m.altupInputs > 64)
         r.fail("altup_num_inputs", std::to_string(m.altupInputs) + " must be from 1 to 64");
     const int64_t active = r.integer("altup_active_idx", 0);
@@ -220,7 +207,8 @@ void readGemma3nParts(JsonReader &r, ModelShape &m, ImportLog &log)
     m.altupCorrectScale = r.boolean("altup_correct_scale", true);
     if (r.has("altup_coef_clip"))
         r.number("altup_coef_clip"); // a clamp of the coefficient weights (in training), no FLOPs counted
-    m.laurelRank = r.has("laurel_rank") ? r.integer("laurel_rank") : gemma3nSize(r, log, "laurel_rank", 64);
+    m.laurelRank =
+        r.has("laurel_rank") ? r.integer("laurel_rank") : defaultedSize(r, log, "laurel_rank", 64, kGemma3nConfig);
     if (m.laurelRank < 1 || m.laurelRank > kMaxShapeField)
         r.fail("laurel_rank", std::to_string(m.laurelRank) + " must be positive (Gemma3nTextLaurelBlock has one)");
     m.sparseFfnLayers = gemma3nSparseLayers(r, m, log);
@@ -255,9 +243,9 @@ void importGemma3nText(JsonReader &r, ModelShape &m, ImportLog &log, const std::
     m.hidden = requiredSize(r, {"hidden_size"});
     m.layers = requiredSize(r, {"num_hidden_layers"});
     m.heads = requiredSize(r, {"num_attention_heads"});
-    m.kvHeads = gemma3nSize(r, log, "num_key_value_heads", 2);
+    m.kvHeads = defaultedSize(r, log, "num_key_value_heads", 2, kGemma3nConfig);
     checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
-    m.headDim = gemma3nSize(r, log, "head_dim", 256);
+    m.headDim = defaultedSize(r, log, "head_dim", 256, kGemma3nConfig);
     m.vocab = requiredSize(r, {"vocab_size"});
     m.maxPositions = r.integer("max_position_embeddings", 32768);
     m.ffn = gemma3nFfn(r, m, log);
@@ -332,9 +320,9 @@ void importGemma4Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::s
     m.hidden = requiredSize(r, {"hidden_size"});
     m.layers = requiredSize(r, {"num_hidden_layers"});
     m.heads = requiredSize(r, {"num_attention_heads"});
-    m.kvHeads = gemma4Size(r, log, "num_key_value_heads", 4);
+    m.kvHeads = defaultedSize(r, log, "num_key_value_heads", 4, kGemma4Config);
     checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
-    m.headDim = gemma4Size(r, log, "head_dim", 256);
+    m.headDim = defaultedSize(r, log, "head_dim", 256, kGemma4Config);
     m.vocab = requiredSize(r, {"vocab_size"});
     m.maxPositions = r.integer("max_position_embeddings", 131072);
     m.gatedFfn = true;

@@ -27,6 +27,8 @@ using FamilyReader = void (*)(JsonReader &r, ModelShape &m, ImportLog &log, cons
 int64_t sizeField(JsonReader &r, std::string_view key);
 int64_t requiredSize(JsonReader &r, std::initializer_list<std::string_view> keys);
 int64_t optionalSize(JsonReader &r, std::initializer_list<std::string_view> keys, int64_t fallback);
+int64_t defaultedSize(JsonReader &r, ImportLog &log, std::string_view key, int64_t fallback, std::string_view cls,
+                      std::string_view where = "");
 Activation activation(JsonReader &r, std::initializer_list<std::string_view> keys, Activation fallback);
 int64_t slidingWindow(JsonReader &r, std::string_view key, int64_t absent);
 double softcap(JsonReader &r, std::string_view key, double absent);
