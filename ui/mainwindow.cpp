@@ -11,7 +11,6 @@
 #include "ui/widgets/comparedock.h"
 #include "ui/widgets/sidepanels.h"
 
-#include "core/io/hfconfig.h"
 #include "core/io/scenariolink.h"
 #include "ui/charts/chartbase.h"
 #include "ui/controls/controlspanel.h"
@@ -23,20 +22,17 @@
 #include "ui/widgets/operatortable.h"
 
 #include <QApplication>
-#include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QScopeGuard>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -59,8 +55,8 @@ constexpr QMargins kWindowFrameGuess(4, 32, 4, 4);
 } // namespace
 
 MainWindow::MainWindow(ScenarioDocument *doc, QWidget *parent)
-    : QMainWindow(parent), m_doc(doc), m_controls(new ControlsPanel(doc)), m_table(new OperatorTable(doc)),
-      m_headline(new HeadlineBar(doc)), m_tabs(new ChartTabs(doc, &createSidePanel)),
+    : QMainWindow(parent), m_doc(doc), m_files(new ScenarioFiles(doc, this)), m_controls(new ControlsPanel(doc)),
+      m_table(new OperatorTable(doc)), m_headline(new HeadlineBar(doc)), m_tabs(new ChartTabs(doc, &createSidePanel)),
       m_controlsDock(new QDockWidget(tr("Controls"), this)), m_tableDock(new QDockWidget(tr("Operators"), this)),
       m_theme(Theme::light())
 {
@@ -232,91 +228,6 @@ void MainWindow::updateTitle()
     setWindowModified(m_doc->isModified());
 }
 
-void MainWindow::showError(const QString &title, const QString &text)
-{
-    auto *box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->setWindowModality(Qt::WindowModal);
-    box->open();
-}
-
-bool MainWindow::openScenario(const QString &path)
-{
-    QString error;
-    if (!m_doc->open(path, &error)) {
-        showError(tr("Cannot open scenario"), error);
-        return false;
-    }
-    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 5000);
-    return true;
-}
-
-bool MainWindow::openModelConfig(const QString &path)
-{
-    std::vector<std::string> report;
-    try {
-        // The largest config read (8 MB, two million NaN) takes a quarter of a second: a busy cursor says so.
-        QGuiApplication::setOverrideCursor(Qt::WaitCursor);
-        const auto restoreCursor = qScopeGuard([] { QGuiApplication::restoreOverrideCursor(); });
-        const core::HfImport in = core::importHfConfigFileReport(path.toStdString());
-        m_doc->setModel(in.shape, true);
-        report = in.report;
-    } catch (const std::exception &e) {
-        showError(tr("Cannot import model"), QString::fromStdString(e.what()));
-        return false;
-    }
-    // The import report (quantization read, MTP modules, keys given their defaults) follows, one clause each.
-    QString message =
-        tr("Imported %1 from %2").arg(QString::fromStdString(m_doc->model().name), QFileInfo(path).fileName());
-    for (const std::string &line : report)
-        message += QStringLiteral("; ") + QString::fromStdString(line);
-    statusBar()->showMessage(message, report.empty() ? 5000 : 15000);
-    return true;
-}
-
-void MainWindow::copyLink()
-{
-    QString error;
-    const QString link = m_doc->link(&error);
-    if (link.isEmpty()) {
-        statusBar()->showMessage(error, 8000);
-        showError(tr("Cannot copy link"), error);
-        return;
-    }
-    QGuiApplication::clipboard()->setText(link);
-    statusBar()->showMessage(tr("Copied a link to this scenario (%n characters)", nullptr, int(link.size())), 5000);
-}
-
-bool MainWindow::openLink(const QString &link)
-{
-    QString error;
-    if (!m_doc->openLink(link, &error)) {
-        statusBar()->showMessage(error, 10000);
-        showError(tr("Cannot open link"), error);
-        return false;
-    }
-    statusBar()->showMessage(tr("Opened the scenario of a link (Ctrl+Z goes back)"), 5000);
-    return true;
-}
-
-bool MainWindow::openDroppedFile(const QString &path)
-{
-    return ScenarioDocument::isScenarioFile(path) ? openScenario(path) : openModelConfig(path);
-}
-
-void MainWindow::restoreLastScenario()
-{
-    QSettings settings;
-    const QString last = settings.value("files/lastScenario").toString();
-    if (last.isEmpty() || !QFileInfo::exists(last)) {
-        m_doc->startFirstLaunch();
-        return;
-    }
-    QString error;
-    if (!m_doc->open(last, &error))
-        statusBar()->showMessage(tr("Could not reopen %1: %2").arg(QFileInfo(last).fileName(), error), 8000);
-}
-
 void MainWindow::reportPresetIssues()
 {
     const auto &issues = m_doc->presets().issues();
@@ -330,35 +241,6 @@ void MainWindow::reportPresetIssues()
     label->setToolTip(lines.join('\n'));
     label->setObjectName("presetIssues");
     statusBar()->addWidget(label, 1);
-}
-
-bool MainWindow::save()
-{
-    if (m_doc->filePath().isEmpty())
-        return saveAs();
-    QString error;
-    if (!m_doc->save(m_doc->filePath(), &error)) {
-        showError(tr("Cannot save"), error);
-        return false;
-    }
-    statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(m_doc->filePath()).fileName()), 5000);
-    return true;
-}
-
-bool MainWindow::saveAs()
-{
-    QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), m_doc->filePath(),
-                                                tr("MemWall scenarios (*.memwall.json);;JSON (*.json)"));
-    if (path.isEmpty())
-        return false;
-    if (!path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive))
-        path += QStringLiteral(".memwall.json");
-    QString error;
-    if (!m_doc->save(path, &error)) {
-        showError(tr("Cannot save"), error);
-        return false;
-    }
-    return true;
 }
 
 void MainWindow::applyTheme(const QString &id)

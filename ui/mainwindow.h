@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ui/charts/charttabs.h"
+#include "ui/document/scenariofiles.h"
 #include "ui/settings/theme.h"
 
 #include <QMainWindow>
@@ -31,26 +32,21 @@ public:
     explicit MainWindow(ScenarioDocument *doc, QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    /// Opens a scenario file; a broken file shows a message and changes nothing.
-    bool openScenario(const QString &path);
-    /// Imports a Hugging Face config.json as the model (undoable); a broken file shows a message and changes nothing.
-    bool openModelConfig(const QString &path);
-    /// A dropped file: a scenario (kind "scenario" or *.memwall.json) or else a model config.json.
-    bool openDroppedFile(const QString &path);
-    /// Edit › Copy link: the scenario as a memwall: link on the clipboard (core/io/scenariolink.h).
-    void copyLink();
-    /// Opens a memwall: link as one undo step; a bad link shows its one-line error (status bar and a message) and
-    /// changes nothing.
-    bool openLink(const QString &link);
-    /// Opens the scenario open at the last exit, if it still opens (silently skipped otherwise). Without one (a first
-    /// launch), Llama 2 70B on two H100s (tp 2): the product opens on a scenario that fits.
-    void restoreLastScenario();
+    /// Files and links (ScenarioFiles): opening a scenario, a config.json, a dropped file or a memwall: link, copying
+    /// the link, reopening the last scenario.
+    ScenarioFiles *files() const { return m_files; }
+    bool openScenario(const QString &path) { return m_files->openScenario(path); }
+    bool openModelConfig(const QString &path) { return m_files->openModelConfig(path); }
+    bool openDroppedFile(const QString &path) { return m_files->openDroppedFile(path); }
+    void copyLink() { m_files->copyLink(); }
+    bool openLink(const QString &link) { return m_files->openLink(link); }
+    void restoreLastScenario() { m_files->restoreLastScenario(); }
     /// Shows skipped preset files (if any) in the status bar and a dialog-free notification.
     void reportPresetIssues();
 
     /// Saves to the current file, or asks for one. False if cancelled or failed (with a message).
-    bool save();
-    bool saveAs();
+    bool save() { return m_files->save(); }
+    bool saveAs() { return m_files->saveAs(); }
     void applyTheme(const QString &id);
     const Theme &theme() const { return m_theme; }
     void toggleFullScreen();
@@ -85,11 +81,10 @@ private:
     /// Export, compare, custom presets, lessons: the feature menus and docks.
     void buildFeatures();
     void updateTitle();
-    /// A window-modal message that does not block the caller.
-    void showError(const QString &title, const QString &text);
     void saveSettings();
 
     ScenarioDocument *m_doc;
+    ScenarioFiles *m_files;
     ControlsPanel *m_controls;
     OperatorTable *m_table;
     HeadlineBar *m_headline;
