@@ -145,6 +145,7 @@ std::string_view toString(FlopName n)
         return "FLOPs per element (magnitudes and rescale as in the expand, then the mean over the streams)";
     case FlopName::PerElementTwoAddsScale: return "FLOPs per element (two adds and a scale)";
     case FlopName::PerElementGaussianTopk: return "FLOPs per element (mean 1, std 3, cut and ReLU 2)";
+    case FlopName::SigmoidOfHeadGates: return "sigmoid of each head's gate (4 × tokens × heads)";
     }
     return "";
 }
@@ -270,8 +271,8 @@ void deriveShapes(Ctx &c)
     const Scenario &s = c.s;
     c.h = static_cast<double>(m.hidden);
     c.hq = static_cast<double>(m.heads / s.tp);
-    c.attnWidths = AttentionWidths{m.heads, m.kvHeads, m.headDim, true};
-    c.globalWidths = attentionWidths(m, LayerBlock{}); // a global layer's (the same but for Gemma 4's)
+    c.attnWidths = AttentionWidths{m.heads, m.kvHeads, m.headDim, true, m.rotaryFraction};
+    c.globalWidths = attentionWidths(m, LayerBlock{}); // a global layer's (the same but for Gemma 4's, Step-3.5's)
     useAttentionWidths(c, c.attnWidths);
     // A mixture of experts' `ffn` is its routed experts' width, split by moe_tp; a dense model's by tp.
     c.ffn = static_cast<double>(m.ffn / (m.isMoe() ? moeTp(s) : s.tp));

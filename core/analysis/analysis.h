@@ -123,6 +123,7 @@ enum class FlopName : std::uint8_t {
     PerElementAltupCollapse,
     PerElementTwoAddsScale,
     PerElementGaussianTopk,
+    SigmoidOfHeadGates, ///< Step-3.5's gate per head
 };
 std::string_view toString(FlopName n);
 

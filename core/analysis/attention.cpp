@@ -74,8 +74,9 @@ void emitQkvProjections(Ctx &c, const Pass &p, double lc, double roped, const Pr
 {
     const ModelShape &m = c.m;
     const double N = p.Bm * p.T, act = c.act, own = lc - shared;
-    // Gated attention: q_proj also projects the output gate, one element per query element.
-    const double gate = m.attentionOutputGate ? c.qd : 0.0;
+    // Gated attention: q_proj also projects the output gate, one element per query element; a gate per head (g_proj,
+    // Step-3.5) reads the same input, one element per head: counted with the projection.
+    const double gate = (m.attentionOutputGate ? c.qd : 0.0) + (m.headWiseGate ? c.hq : 0.0);
     if (own > 0)
         emitLinear(c, names.qkv, p.phase, own, N, c.h, c.qd + gate + (c.valueProj ? 2 : 1) * c.kvd, m.qkvBias, p.train);
     if (shared > 0)
@@ -97,13 +98,13 @@ void emitQkvProjections(Ctx &c, const Pass &p, double lc, double roped, const Pr
     // writes only the rotated part.
     if (m.positions != PositionEncoding::Rotary || roped <= 0)
         return;
-    const double rotated = (c.qd + c.kvd) * m.rotaryFraction, ownRoped = roped * own / lc;
+    const double rotated = (c.qd + c.kvd) * c.rotary, ownRoped = roped * own / lc;
     if (ownRoped > 0)
         emitOp(c, names.rope, OpClass::Elementwise, p.phase, ownRoped,
                perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, rotated,
-                          m.rotaryFraction < 1 ? FlopName::RotatedQAndKWidths : FlopName::QAndKWidths),
+                          c.rotary < 1 ? FlopName::RotatedQAndKWidths : FlopName::QAndKWidths),
                0, 2 * N * rotated * act, 0, p.train);
-    const double rotatedQ = c.qd * m.rotaryFraction;
+    const double rotatedQ = c.qd * c.rotary;
     if (shared > 0)
         emitOp(c, names.qRope, OpClass::Elementwise, p.phase, roped - ownRoped,
                perElement(kRopeFlops, FlopName::PerRotatedElement, N, FlopName::Tokens, rotatedQ, FlopName::QWidth), 0,
@@ -119,6 +120,13 @@ void emitOutput(Ctx &c, const Pass &p, double lc, const ProjectionNames &names)
         emitOp(c, names.outputGate, OpClass::Elementwise, p.phase, lc,
                perElement(5, FlopName::PerElementSigmoidGate, N, FlopName::Tokens, c.qd, FlopName::QWidth), 0,
                3 * N * c.qd * act, 0, p.train);
+    // A gate per head (Step3p5Attention): each head's output times sigmoid of its own gate, 4 FLOPs a gate and 1 a
+    // product.
+    if (m.headWiseGate)
+        emitOp(c, names.outputGate, OpClass::Elementwise, p.phase, lc,
+               plus(perElement(1, FlopName::PerElementScale, N, FlopName::Tokens, c.qd, FlopName::QWidth), 4 * N * c.hq,
+                    FlopName::SigmoidOfHeadGates),
+               0, (2 * c.qd + c.hq) * N * act, 0, p.train);
     emitLinear(c, names.out, p.phase, lc, N,
                m.mixer == MixerKind::Mla ? c.hq * static_cast<double>(m.mla.vHeadDim) : c.qd, c.h, m.outBias, p.train);
 }

@@ -106,7 +106,8 @@ MixerActivations mixerActivations(const Ctx &c)
     const double gate = m.attentionOutputGate ? c.qd : 0.0; // gated attention: q_proj's gate, and its product
     MixerActivations x{c.qd + gate + 2 * c.kvdWidest, 2 * c.qd + 2 * c.kvdMean + 2 * gate, 0};
     if (c.globalLayers > 0) { // Gemma 4's global layers: their own widths, their share of the attention layers
-        const double qd = c.hq * static_cast<double>(c.globalWidths.headDim);
+        const double qd =
+            static_cast<double>(c.globalWidths.heads / c.s.tp) * static_cast<double>(c.globalWidths.headDim);
         const double kvd =
             kvHeadsOnDevice(c.globalWidths.kvHeads, c.s.tp) * static_cast<double>(c.globalWidths.headDim);
         const double share = c.globalLayers / c.attnLayers;

@@ -56,8 +56,10 @@ struct Ctx
     const LayerGroups &groups; ///< the model's layers by kind (window, dense or routed FFN, attention or state space)
     double h = 0, hq = 0, hkv = 0, d = 0, qd = 0, kvd = 0, ffn = 0, sharedFfn = 0, denseFfn = 0;
     bool valueProj = true; ///< the attention layers project values (Gemma 4's global layers: keys are values)
-    /// The attention widths above are the ordinary layers'; Gemma 4's global layers (ModelShape::global) have their
-    /// own, which useAttentionWidths() puts in hkv, d, qd, kvd and valueProj while their operators are emitted.
+    double rotary = 1;     ///< the share of each q and k head rotated (Step-3.5's global layers: their own)
+    /// The attention widths above are the ordinary layers'; Gemma 4's and Step-3.5's global layers (ModelShape::global)
+    /// have their own, which useAttentionWidths() puts in hq, hkv, d, qd, kvd, valueProj and rotary while their
+    /// operators are emitted.
     AttentionWidths attnWidths{}, globalWidths{};
     double globalLayers = 0; ///< attention layers with globalWidths (0 unless ModelShape::global is set)
     /// K (or V) width per device over the attention layers, on average and at the widest: kvd, unless layers have
@@ -93,10 +95,12 @@ struct Ctx
     double linearComputeTime = 0, linearMemoryTime = 0;
 };
 
-/// Puts the per-device widths of attention layers of widths `w` (attentionWidths()) in c.hkv, d, qd, kvd and
-/// valueProj.
+/// Puts the per-device widths of attention layers of widths `w` (attentionWidths()) in c.hq, hkv, d, qd, kvd,
+/// valueProj and rotary.
 inline void useAttentionWidths(Ctx &c, const AttentionWidths &w)
 {
+    c.hq = static_cast<double>(w.heads / c.s.tp);
+    c.rotary = w.rotaryFraction;
     c.hkv = kvHeadsOnDevice(w.kvHeads, c.s.tp);
     c.d = static_cast<double>(w.headDim);
     c.qd = c.hq * c.d;

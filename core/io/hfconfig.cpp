@@ -1239,12 +1239,6 @@ void typed(JsonReader &r, ModelShape &m, ImportLog &, const std::string &type)
     F(r, m, type);
 }
 
-// Step-3.5-Flash (vLLM's step3p5.py, Step3p5Attention and FusedMoEBlock).
-constexpr std::string_view kStep35Missing =
-    "sliding-window layers with their own query heads (attention_other_setting.num_attention_heads), full-attention "
-    "layers first in each group (layer_types), a per-head output gate (use_head_wise_attn_gate: g_proj), a rotary "
-    "share per layer (partial_rotary_factors) and clamped SwiGLU layers (swiglu_limits) are not modelled";
-
 /// One model_type: its reader, or (read nullptr) the part MemWall does not model, which the refusal names.
 struct FamilyRow
 {
@@ -1314,7 +1308,7 @@ constexpr std::array kFamilies{
     FamilyRow{"gemma4_text", importGemma4Text},
     FamilyRow{"deci", importDeci},
     FamilyRow{"nemotron-nas", importDeci},
-    FamilyRow{"step3p5", nullptr, kStep35Missing},
+    FamilyRow{"step3p5", importStep35},
 };
 
 const FamilyRow *findFamily(std::string_view type)

@@ -71,6 +71,8 @@ void importGemma3nText(JsonReader &r, ModelShape &m, ImportLog &log, const std::
 void importGemma3n(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 void importGemma4Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 void importGemma4(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
+// hfstep.cpp
+void importStep35(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 // hfdeci.cpp
 void importDeci(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 /// Llama 4's vision_config: the tower, its pixel-shuffle adapter and projector, into m.vision (m's language model

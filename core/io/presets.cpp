@@ -633,14 +633,17 @@ void linearAttentionToJson(const ModelShape &m, json &j)
 }
 
 /// A model's multi-token-prediction modules and its checkpoint's formats (issue #38; ModelShape's last fields), in a
-/// preset shape or a scenario file's inline model: mtp_layers, mtp_stores_copies, checkpoint_weights,
-/// checkpoint_expert_weights (weight-format strings), checkpoint_unquantized_embeddings, checkpoint_zero_points.
+/// preset shape or a scenario file's inline model: mtp_layers, mtp_stores_copies, mtp_shares_embedding, mtp_dense_ffn,
+/// checkpoint_weights, checkpoint_expert_weights (weight-format strings), checkpoint_unquantized_embeddings,
+/// checkpoint_zero_points.
 void readCheckpointFields(JsonReader &r, ModelShape &m)
 {
     m.mtpLayers = r.integer("mtp_layers", 0);
     if (m.mtpLayers < 0 || m.mtpLayers > 16)
         r.fail("mtp_layers", "must be between 0 and 16, got " + std::to_string(m.mtpLayers));
     m.mtpStoresCopies = r.boolean("mtp_stores_copies", false);
+    m.mtpSharesEmbedding = r.boolean("mtp_shares_embedding", false);
+    m.mtpDenseFfn = r.boolean("mtp_dense_ffn", false);
     const auto format = [&r](std::string_view key) -> std::optional<WeightFormat> {
         if (!r.has(key))
             return std::nullopt;
@@ -669,6 +672,10 @@ void writeCheckpointFields(const ModelShape &m, json &j)
         j["mtp_layers"] = m.mtpLayers;
     if (m.mtpStoresCopies)
         j["mtp_stores_copies"] = true;
+    if (m.mtpSharesEmbedding)
+        j["mtp_shares_embedding"] = true;
+    if (m.mtpDenseFfn)
+        j["mtp_dense_ffn"] = true;
     if (m.checkpointWeights)
         j["checkpoint_weights"] = toString(*m.checkpointWeights);
     if (m.checkpointExpertWeights)
@@ -815,6 +822,19 @@ void visionToJson(const ModelShape &m, json &j)
 } // namespace
 
 namespace {
+/// The global layers' own widths (GlobalAttentionShape): Gemma 4's head size, KV heads and keys that are values;
+/// Step-3.5's query heads and rotated share, its global layer first in each group, and its gate per head.
+void readGlobalLayerKeys(JsonReader &r, ModelShape &m)
+{
+    m.global.headDim = r.integer("global_head_dim", 0);
+    m.global.kvHeads = r.integer("global_kv_heads", 0);
+    m.global.keyIsValue = r.boolean("global_k_eq_v", false);
+    m.global.heads = r.integer("global_heads", 0);
+    m.global.rotaryFraction = r.number("global_rotary_fraction", 0);
+    m.globalFirst = r.boolean("global_first", false);
+    m.headWiseGate = r.boolean("head_wise_gate", false);
+}
+
 /// Gemma 3n's keys: AltUp's streams, LAuReL, the sparse-gate layers, KV-sharing layers that keep their weights.
 void readGemma3nKeys(JsonReader &r, ModelShape &m)
 {
@@ -896,10 +916,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
     m.qkNorm = r.boolean("qk_norm", false);
     m.qkNormFullWidth = r.boolean("qk_norm_full_width", false);
     m.valueNorm = r.boolean("value_norm", false);
-    // Gemma 4's global layers (GlobalAttentionShape) and its MoE block beside the dense MLP.
-    m.global.headDim = r.integer("global_head_dim", 0);
-    m.global.kvHeads = r.integer("global_kv_heads", 0);
-    m.global.keyIsValue = r.boolean("global_k_eq_v", false);
+    readGlobalLayerKeys(r, m);
     m.moeBesideDense = r.boolean("moe_beside_dense", false);
     // Gemma 4 E2B/E4B: KV sharing, its double-wide MLP, and per-layer embeddings.
     m.kvSharedLayers = r.integer("kv_shared_layers", 0);
@@ -947,7 +964,7 @@ ModelShape modelShapeFromJson(const json &j, const std::string &file)
 
 namespace {
 /// Gemma 4's keys: its global layers' own widths, the MoE block beside the dense MLP, KV sharing and per-layer
-/// embeddings (written only when set).
+/// embeddings; Step-3.5's global layers and gate per head (written only when set).
 void writeGemma4Keys(json &j, const ModelShape &m)
 {
     if (m.global.headDim != 0)
@@ -956,6 +973,14 @@ void writeGemma4Keys(json &j, const ModelShape &m)
         j["global_kv_heads"] = m.global.kvHeads;
     if (m.global.keyIsValue)
         j["global_k_eq_v"] = true;
+    if (m.global.heads != 0)
+        j["global_heads"] = m.global.heads;
+    if (m.global.rotaryFraction != 0)
+        j["global_rotary_fraction"] = m.global.rotaryFraction;
+    if (m.globalFirst)
+        j["global_first"] = true;
+    if (m.headWiseGate)
+        j["head_wise_gate"] = true;
     if (m.moeBesideDense)
         j["moe_beside_dense"] = true;
     if (m.kvSharedLayers != 0)

@@ -121,7 +121,9 @@ int64_t mixerParams(const ModelShape &m, const AttentionWidths &w)
     if (m.qkNorm)
         p += m.qkNormFullWidth ? q + kv : 2 * w.headDim;
     if (m.attentionSinks)
-        p += m.heads;
+        p += w.heads;
+    if (m.headWiseGate) // g_proj: hidden -> one gate per head, no bias (Step-3.5)
+        p += h * w.heads;
     return p;
 }
 } // namespace
@@ -183,7 +185,7 @@ LayerBlock layerBlock(const ModelShape &m, int64_t i)
     if (i >= 0 && i < static_cast<int64_t>(m.layerBlocks.size()))
         return m.layerBlocks[static_cast<std::size_t>(i)]; // heterogeneous layers: each given
     LayerBlock b;
-    const bool global = m.globalEvery > 0 && i % m.globalEvery == m.globalEvery - 1;
+    const bool global = m.globalEvery > 0 && i % m.globalEvery == (m.globalFirst ? 0 : m.globalEvery - 1);
     const int64_t window = global ? 0 : m.slidingWindow;
     const bool moe = m.isMoe() && i >= m.firstDenseLayers && m.moeEvery > 0 && i % m.moeEvery == m.moeOffset;
     b.ffn = m.ffn <= 0 ? LayerFfn::None
@@ -206,6 +208,14 @@ LayerBlock layerBlock(const ModelShape &m, int64_t i)
     }
     b.window = b.attends() ? window : 0; // only attention has a window
     b.sharesKv = b.attends() && m.kvSharedLayers > 0 && i >= m.layers - m.kvSharedLayers;
+    return b;
+}
+
+LayerBlock mtpBlock(const ModelShape &m, int64_t j)
+{
+    LayerBlock b = layerBlock(m, m.layers + j);
+    if (m.mtpDenseFfn && b.routed())
+        b.ffn = LayerFfn::Dense;
     return b;
 }
 
@@ -470,7 +480,7 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
 
     // The ordinary attention layers' mixer, counted once: only layers of other widths (attentionWidths(): Gemma 4's
     // global layers, DeciLM's own KV heads) count their own.
-    const AttentionWidths ordinary{m.heads, m.kvHeads, m.headDim, true};
+    const AttentionWidths ordinary{m.heads, m.kvHeads, m.headDim, true, m.rotaryFraction};
     const int64_t attn = mixerParams(m, ordinary);
     const int64_t expert = ffnParams(m, m.ffn);
     // The router's E columns (and DeepSeek-V3's bias per expert); the shared expert is one more FFN of width
@@ -551,10 +561,12 @@ ParamCounts paramCount(const ModelShape &m, const LayerGroups &groups)
     // Multi-token prediction (DeepSeek-V3 README_WEIGHTS.md): enorm, hnorm, eh_proj (2h x h), the decoder layer that
     // would follow the model's last, and shared_head.norm.
     for (int64_t j = 0; j < m.mtpLayers; ++j) {
-        const LayerBlock b = layerBlock(m, m.layers + j);
+        const LayerBlock b = mtpBlock(m, j);
         p.mtp += 3 * normParams + 2 * h * h + layer(b, m.experts);
         p.mtpRouted += b.routed() ? expert * m.experts : 0;
-        p.mtpCopies += m.mtpStoresCopies ? m.vocab * h * (m.tiedEmbeddings ? 1 : 2) : 0;
+        // A copy of the embedding (unless the module reads the model's) and of an untied LM head.
+        const int64_t copies = (m.mtpSharesEmbedding ? 0 : 1) + (m.tiedEmbeddings ? 0 : 1);
+        p.mtpCopies += m.mtpStoresCopies ? m.vocab * h * copies : 0;
     }
     p.checkpoint = p.total + p.mtp + p.mtpCopies;
     return p;
@@ -566,6 +578,9 @@ std::string tensorParallelIssue(const ModelShape &m, int tp)
     auto t = [tp] { return "tp " + std::to_string(tp); };
     if (m.heads % tp != 0)
         return t() + " does not divide the " + std::to_string(m.heads) + " attention heads of " + m.id;
+    if (m.global.heads % tp != 0)
+        return t() + " does not divide the " + std::to_string(m.global.heads) +
+               " attention heads of the global layers of " + m.id;
     if (m.kvHeads % tp != 0 && tp % m.kvHeads != 0)
         return t() + " and the " + std::to_string(m.kvHeads) + " key/value heads of " + m.id +
                " do not divide one another";
@@ -626,6 +641,33 @@ ShapeIssue validateGemma3n(const ModelShape &m)
                     "), of a dense gated FFN in every layer, got " + std::to_string(m.sparseFfnLayers)};
     if (m.sharedKvKeepsWeights && m.kvSharedLayers == 0)
         return {{"shared_kv_weights", "kv_shared_layers"}, "shared_kv_weights needs kv_shared_layers > 0"};
+    return {};
+}
+
+/// Step-3.5's fields: the global layers' own query heads and rotary share, the global layer first in its group, the
+/// gate per head, and the MTP modules' own head and dense FFN.
+ShapeIssue validateStep35(const ModelShape &m)
+{
+    const GlobalAttentionShape &g = m.global;
+    const int64_t kv = g.kvHeads > 0 ? g.kvHeads : m.kvHeads;
+    if (g.heads < 0 || g.heads > kMaxShapeField || (g.heads > 0 && kv > 0 && g.heads % kv != 0))
+        return {{"global_heads", "global_kv_heads"},
+                "global_heads must be 0 (the shape's) or a positive multiple of the global layers' KV heads (" +
+                    std::to_string(kv) + "), got " + std::to_string(g.heads)};
+    if (g.rotaryFraction < 0 || g.rotaryFraction > 1 || g.rotaryFraction != g.rotaryFraction)
+        return {{"global_rotary_fraction"},
+                "global_rotary_fraction must be 0 (the shape's) or above 0 and at most 1, got " +
+                    std::to_string(g.rotaryFraction)};
+    if (m.globalFirst && m.globalEvery <= 0)
+        return {{"global_first", "global_every"}, "global_first needs global layers (global_every > 0)"};
+    if (m.headWiseGate && m.mixer != MixerKind::Attention)
+        return {{"head_wise_gate", "mixer"}, "head_wise_gate needs the attention mixer, not MLA"};
+    if (m.mtpSharesEmbedding && !m.mtpStoresCopies)
+        return {{"mtp_shares_embedding", "mtp_stores_copies"}, "mtp_shares_embedding needs mtp_stores_copies"};
+    if (m.mtpDenseFfn && (m.mtpLayers == 0 || !m.isMoe() || m.denseFfn <= 0 || m.denseFfn > kMaxShapeField))
+        return {{"mtp_dense_ffn", "dense_ffn"},
+                "mtp_dense_ffn needs mtp_layers > 0 in a mixture of experts with a dense_ffn (> 0), got " +
+                    std::to_string(m.denseFfn)};
     return {};
 }
 
@@ -831,8 +873,8 @@ ShapeIssue validate(const ModelShape &m)
         return {{"global_every", "sliding_window"}, "global_every needs a sliding_window (> 0) for the other layers"};
     if (m.global.present() && (m.globalEvery <= 0 || m.mixer != MixerKind::Attention))
         return {{"global_head_dim", "global_every"},
-                "global_head_dim, global_kv_heads and global_k_eq_v need global layers (global_every > 0) of the "
-                "attention mixer"};
+                "global_head_dim, global_kv_heads, global_heads, global_rotary_fraction and global_k_eq_v need "
+                "global layers (global_every > 0) of the attention mixer"};
     if (m.global.headDim < 0 || m.global.headDim > kMaxShapeField || m.global.kvHeads < 0 ||
         m.global.kvHeads > kMaxShapeField)
         return {{"global_head_dim", "global_kv_heads"},
@@ -952,6 +994,8 @@ ShapeIssue validate(const ModelShape &m)
             return e;
     if (auto e = validateGemma3n(m); !e.empty())
         return e;
+    if (auto e = validateStep35(m); !e.empty())
+        return e;
     if (!(m.rotaryFraction > 0 && m.rotaryFraction <= 1)) // also NaN
         return {{"rotary_fraction"},
                 "rotary_fraction must be above 0 and at most 1, got " + std::to_string(m.rotaryFraction)};
@@ -1044,8 +1088,8 @@ ShapeIssue validate(const ModelShape &m)
         if (v > kMaxShapeField)
             return {{f}, std::string(f) + " is implausibly large, got " + std::to_string(v)};
     const double h = static_cast<double>(m.hidden),
-                 q = static_cast<double>(m.heads) *
-                     static_cast<double>(std::max(m.headDim, m.global.headDim)); // Gemma 4's wider global heads
+                 q = static_cast<double>(std::max(m.heads, m.global.heads)) *
+                     static_cast<double>(std::max(m.headDim, m.global.headDim)); // Gemma 4's, Step-3.5's global
     const double ffn = static_cast<double>(m.ffn), experts = static_cast<double>(m.experts);
     const double ffnTotal = ffn * experts + static_cast<double>(m.sharedFfn) + static_cast<double>(m.denseFfn);
     const double linear = static_cast<double>(m.linear.keyHeads) * static_cast<double>(m.linear.keyHeadDim) * 2 +

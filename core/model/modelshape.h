@@ -128,12 +128,17 @@ struct IndexerShape
 /// v_proj: the value is the key projection's output, before the key's norm and rotation. Both are still cached, K
 /// normed and rotated, V normed by a weightless RMSNorm (transformers caches key_states and value_states), so a
 /// global layer caches 2 x kvHeads x headDim elements per token like any other.
+/// Step-3.5's full-attention layers (its config's num_attention_heads, where attention_other_setting gives the
+/// sliding layers theirs; vLLM's Step3p5Attention) have query heads of their own, `heads` (0: the shape's), and rotate
+/// a share of each head of their own, `rotaryFraction` (partial_rotary_factors per layer; 0: the shape's).
 struct GlobalAttentionShape
 {
     int64_t headDim = 0;
     int64_t kvHeads = 0;
     bool keyIsValue = false;
-    bool present() const { return headDim > 0 || kvHeads > 0 || keyIsValue; }
+    int64_t heads = 0;
+    double rotaryFraction = 0;
+    bool present() const { return headDim > 0 || kvHeads > 0 || keyIsValue || heads > 0 || rotaryFraction > 0; }
 };
 
 /// Where the projector of a vision tower normalises (VisionShape::projectorNorm).
@@ -249,6 +254,9 @@ struct ModelShape
     /// attends to the whole context, the others use the window. Gemma 2 and gpt-oss: 2, Gemma 3: 6, Llama 4: 4.
     /// 0: every layer uses the window.
     int64_t globalEvery = 0;
+    /// With globalEvery: the global layer leads each group of globalEvery (layers 0, globalEvery, 2 globalEvery, ...:
+    /// Step-3.5's layer_types), instead of ending it.
+    bool globalFirst = false;
     /// With globalEvery: the global layers have no positions, rotary positions rotate only the windowed layers' q and
     /// k (Cohere2: "a fourth layer uses global attention without positional embeddings").
     bool globalNoPositions = false;
@@ -263,6 +271,10 @@ struct ModelShape
     /// Gated attention (Qwen3-Next's attn_output_gate): q_proj also projects a gate per query element, and the
     /// attention's output is multiplied by sigmoid(gate) before o_proj. q_proj is twice as wide.
     bool attentionOutputGate = false;
+    /// A gate per head (Step-3.5's use_head_wise_attn_gate; vLLM's Step3p5Attention): g_proj (hidden -> heads, no
+    /// bias) reads the layer's normed input, and each head's attention output is multiplied by sigmoid of its gate
+    /// before o_proj.
+    bool headWiseGate = false;
     /// Partial rotary positions (partial_rotary_factor): the share of each q and k head that is rotated (1: all).
     double rotaryFraction = 1;
     bool qkNorm = false; ///< an RMSNorm over each head's query and key (Qwen3, Gemma 3: head_dim weights each)
@@ -368,6 +380,12 @@ struct ModelShape
     /// Each module's checkpoint also stores a copy of the embedding and the LM head (DeepSeek-V3's
     /// model.layers.61.embed_tokens and shared_head.head): ParamCounts::mtpCopies.
     bool mtpStoresCopies = false;
+    /// With mtpStoresCopies: each module stores its own LM head but no copy of the embedding (Step-3.5's
+    /// shared_head.output; the predictor reads the model's embed_tokens).
+    bool mtpSharesEmbedding = false;
+    /// The modules' decoder layer has a dense FFN of width dense_ffn even where the model's next layer would have
+    /// routed experts (Step-3.5: moe_layers_enum lists only the model's own layers).
+    bool mtpDenseFfn = false;
     /// The formats the checkpoint's quantization_config declares (core/io/hfquant.cpp): the weights' and the routed
     /// experts', when it quantizes them, and whether the embedding and LM head stay 16-bit. adaptToModel() makes them
     /// the scenario's formats unless the user chose others.
@@ -488,6 +506,9 @@ private:
 
 /// The block of layer `i` (0-based) of `m`: its window and its FFN, from the shape's layer pattern.
 LayerBlock layerBlock(const ModelShape &m, int64_t i);
+/// The decoder layer of multi-token-prediction module `j` (0-based): the layer that would follow the model's last
+/// (layerBlock(m, layers + j)), with a dense FFN under ModelShape::mtpDenseFfn.
+LayerBlock mtpBlock(const ModelShape &m, int64_t j);
 /// The widths of an attention layer (not MLA): its query heads, KV heads and head size, and whether it projects
 /// values (else the key projection's output is the value too).
 struct AttentionWidths
@@ -496,21 +517,25 @@ struct AttentionWidths
     int64_t kvHeads = 0;
     int64_t headDim = 0;
     bool valueProjection = true;
+    double rotaryFraction = 1; ///< the share of each q and k head rotated
     int64_t qDim() const { return heads * headDim; }
     int64_t kvDim() const { return kvHeads * headDim; }
     bool operator==(const AttentionWidths &) const = default;
 };
 /// The widths of the layers of kind `b`: the shape's, but a model's global layers (mixer Attention, the whole context,
-/// with globalEvery) take ModelShape::global's where it sets them (Gemma 4), and a layer with its own KV heads
-/// (LayerBlock::kvHeads, DeciLM) its own. Inline: the counts and the KV cache ask it for every kind of layer at every
-/// analysis.
+/// with globalEvery) take ModelShape::global's where it sets them (Gemma 4, Step-3.5), and a layer with its own KV
+/// heads (LayerBlock::kvHeads, DeciLM) its own. Inline: the counts and the KV cache ask it for every kind of layer at
+/// every analysis.
 inline AttentionWidths attentionWidths(const ModelShape &m, const LayerBlock &b)
 {
-    AttentionWidths w{m.heads, b.kvHeads > 0 ? b.kvHeads : m.kvHeads, m.headDim, true}; // DeciLM: a layer's own
+    AttentionWidths w{m.heads, b.kvHeads > 0 ? b.kvHeads : m.kvHeads, m.headDim, true, m.rotaryFraction}; // DeciLM
     if (m.global.present() && m.globalEvery > 0 && b.mixer == LayerMixer::Attention) {
-        w.kvHeads = m.global.kvHeads > 0 ? m.global.kvHeads : m.kvHeads;
-        w.headDim = m.global.headDim > 0 ? m.global.headDim : m.headDim;
-        w.valueProjection = !m.global.keyIsValue;
+        const GlobalAttentionShape &g = m.global;
+        w.heads = g.heads > 0 ? g.heads : m.heads;
+        w.kvHeads = g.kvHeads > 0 ? g.kvHeads : m.kvHeads;
+        w.headDim = g.headDim > 0 ? g.headDim : m.headDim;
+        w.valueProjection = !g.keyIsValue;
+        w.rotaryFraction = g.rotaryFraction > 0 ? g.rotaryFraction : m.rotaryFraction;
     }
     return w;
 }

@@ -34,7 +34,8 @@ namespace {
 // (Kimi-Linear), the MoE families of issue #38 (GLM-4.5 with MTP), sparse latent attention (a lightning indexer), the
 // multimodal wrappers (a vision tower), Gemma 4 (global layers of their own head size and KV heads, the MoE block
 // beside a dense MLP), Gemma 3n (AltUp, LAuReL, the gate's top-k; tp > 1 refused) and heterogeneous layers (DeciLM:
-// layers without attention and an FFN width per layer).
+// layers without attention and an FFN width per layer) and Step-3.5 (global layers first, with query heads of their
+// own, and a gate per head).
 // clang-format off
 const char *const kModels[] = {
     "llama-2-70b",    "llama-3-8b",     "mixtral-8x7b", "bert-base-uncased", "gpt2",         "falcon-7b",
@@ -42,7 +43,8 @@ const char *const kModels[] = {
     "jamba-1-5-mini", "nemotron-h-56b", "gemma-3-1b",   "llama-4-scout",     "gpt-oss-120b", "vit-large-patch32-224",
     "minimax-m2.5",   "mimo-7b",        "glm-4.5-air",  "nemotron-3-nano-30b", "command-r7b",
     "deepseek-v3.2",  "glm-5",          "gemma-3-27b",  "qwen3-vl-8b",  "kimi-linear-48b-a3b",
-    "gemma-4-26b-a4b", "gemma-4-31b", "gemma-4-e2b", "llama-3.3-nemotron-super-49b", "gemma-3n-e2b"};
+    "gemma-4-26b-a4b", "gemma-4-31b", "gemma-4-e2b", "llama-3.3-nemotron-super-49b", "gemma-3n-e2b",
+    "step-3.5-flash"};
 // clang-format on
 constexpr Phase kPhases[] = {Phase::Prefill, Phase::Decode, Phase::Generate, Phase::Encode, Phase::Train};
 constexpr int64_t kBatches[] = {1, 8, 256};
