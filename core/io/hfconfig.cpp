@@ -1239,6 +1239,11 @@ void typed(JsonReader &r, ModelShape &m, ImportLog &, const std::string &type)
     F(r, m, type);
 }
 
+// Step-3 (stepfun-ai/step3; vLLM's step3_text.py, Step3TextAttention).
+constexpr std::string_view kStep3Missing =
+    "Step-3's multi-matrix factorization attention (queries through one shared low-rank projection of share_q_dim "
+    "and its norm, then wq to the heads, over a single KV head) is not modelled, nor its vision tower";
+
 /// One model_type: its reader, or (read nullptr) the part MemWall does not model, which the refusal names.
 struct FamilyRow
 {
@@ -1309,6 +1314,9 @@ constexpr std::array kFamilies{
     FamilyRow{"deci", importDeci},
     FamilyRow{"nemotron-nas", importDeci},
     FamilyRow{"step3p5", importStep35},
+    FamilyRow{"step3p7", importStep37},
+    FamilyRow{"step3_text", nullptr, kStep3Missing},
+    FamilyRow{"step3_vl", nullptr, kStep3Missing},
 };
 
 const FamilyRow *findFamily(std::string_view type)

@@ -73,6 +73,7 @@ void importGemma4Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::s
 void importGemma4(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 // hfstep.cpp
 void importStep35(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
+void importStep37(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 // hfdeci.cpp
 void importDeci(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &type);
 /// Llama 4's vision_config: the tower, its pixel-shuffle adapter and projector, into m.vision (m's language model

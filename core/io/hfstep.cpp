@@ -200,4 +200,19 @@ void importStep35(JsonReader &r, ModelShape &m, ImportLog &log, const std::strin
     m.mtpDenseFfn = m.mtpLayers > 0 && m.isMoe();
 }
 
+/// Step3p7ForConditionalGeneration (model_type step3p7: Step-3.7-Flash): Step-3.5's language model (its text_config,
+/// model_type step3p5) with a perception-encoder vision tower and its projector. The tower is not modelled: a file
+/// that has it is refused, naming it, rather than counted without it.
+void importStep37(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
+{
+    if (r.has("vision_config"))
+        r.fail("vision_config", "Step-3.7's vision tower (perception_encoder) and its projector are not modelled; "
+                                "import the text_config (model_type step3p5) for the language model alone");
+    JsonReader text = r.object("text_config");
+    const std::string type = text.string("model_type", "step3p5");
+    if (type != "step3p5")
+        text.fail("model_type", "expected \"step3p5\" for Step-3.7's language model, got \"" + type + "\"");
+    importStep35(text, m, log, type);
+}
+
 } // namespace memwall::core::hf

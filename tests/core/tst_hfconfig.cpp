@@ -451,7 +451,7 @@ void TestHfConfig::errors_data()
                "minimax_m2, mimo, glm4_moe, cohere2, kimi_k25, gemma3, qwen3_vl, qwen3_vl_moe, qwen3_next, "
                "qwen3_5_text, qwen3_5_moe_text, qwen3_5, qwen3_5_moe, kimi_linear, deepseek_v32, glm_moe_dsa, gemma3n, "
                "gemma3n_text, gemma4, "
-               "gemma4_text, deci, nemotron-nas, step3p5)");
+               "gemma4_text, deci, nemotron-nas, step3p5, step3p7)");
     QTest::newRow("hidden_size is a string")
         << with("hidden_size", "big") << QString("cfg.json: hidden_size: expected a whole number, got \"big\"");
     QTest::newRow("hidden_size is fractional")

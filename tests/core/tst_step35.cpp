@@ -55,6 +55,7 @@ private slots:
     void operatorsByHand();
     void everyPhaseAndSplit();
     void shapeRules();
+    void wrapperAndStep3();
     void refusals_data();
     void refusals();
 };
@@ -207,6 +208,27 @@ void TestStep35::shapeRules()
     ModelShape same = m;
     same.global.heads = 0;
     QCOMPARE(paramCount(same).total - paramCount(m).total, int64_t(12) * (2 * 4096 * 32 * 128 + 4096 * 32));
+}
+
+void TestStep35::wrapperAndStep3()
+{
+    // Step-3.7-Flash's file (step3p7) wraps a step3p5 text_config: without its vision tower it imports as that
+    // language model; with it, it is refused, naming the tower. Step-3 (step3_text, step3_vl) is refused, naming
+    // its attention.
+    const nlohmann::json flash = readJsonFile(configPath(kFlash));
+    nlohmann::json wrapper = {{"model_type", "step3p7"}, {"text_config", flash}};
+    QCOMPARE(paramCount(importHfConfig(wrapper, "cfg.json")).checkpoint, int64_t(199384301376));
+    wrapper["vision_config"] = {{"model_type", "perception_encoder"}, {"width", 1536}};
+    QCOMPARE(errorOf(wrapper), QString("cfg.json: vision_config: Step-3.7's vision tower (perception_encoder) and its "
+                                       "projector are not modelled; import the text_config (model_type step3p5) for "
+                                       "the language model alone"));
+    wrapper.erase("vision_config");
+    wrapper["text_config"]["model_type"] = "qwen3";
+    QVERIFY(errorOf(wrapper).contains("expected \"step3p5\" for Step-3.7's language model, got \"qwen3\""));
+    for (const char *type : {"step3_text", "step3_vl"})
+        QVERIFY(errorOf({{"model_type", type}, {"hidden_size", 7168}})
+                    .contains("Step-3's multi-matrix factorization attention (queries through one shared low-rank "
+                              "projection of share_q_dim"));
 }
 
 void TestStep35::refusals_data()
