@@ -2,6 +2,7 @@
 // mixture of experts whose sliding-window layers have more query heads than its full-attention ones.
 #include "core/io/hfimport.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -110,37 +111,56 @@ void readStepAttention(JsonReader &r, ModelShape &m, ImportLog &log)
              std::to_string(m.globalEvery) + ", from layer 0)");
 }
 
-/// The routed layers (moe_layers_enum, a comma-separated list): they must be the model's last layers from some layer
-/// on, the ones before them dense (first_dense_layers).
+/// The layers moe_layers_enum lists: a comma-separated string, as Step-3.5's config.json writes it, or a list of
+/// numbers, as its configuration class keeps its default.
+std::vector<int64_t> listedLayers(JsonReader &r, int64_t layers)
+{
+    std::vector<int64_t> listed;
+    auto add = [&](const std::string &item, const json *number) {
+        std::size_t used = 0;
+        int64_t layer = -1;
+        if (number) {
+            layer = number->is_number_integer() ? number->get<int64_t>() : -1;
+            used = 1;
+        } else {
+            try {
+                layer = std::stoll(item, &used);
+            } catch (const std::exception &) {
+                used = 0;
+            }
+        }
+        if (used == 0 || item.find_first_not_of(" 0123456789") != std::string::npos || layer < 0 || layer >= layers)
+            r.fail("moe_layers_enum", "expected layer numbers below " + std::to_string(layers) + ", got '" +
+                                          (number ? brief(*number) : item) + "'");
+        listed.push_back(layer);
+    };
+    if (r.node().at("moe_layers_enum").is_array()) {
+        for (const json &v : r.array("moe_layers_enum"))
+            add("", &v);
+        return listed;
+    }
+    const std::string text = r.string("moe_layers_enum");
+    for (std::size_t at = 0; at <= text.size();) {
+        const std::size_t comma = std::min(text.find(',', at), text.size());
+        add(text.substr(at, comma - at), nullptr);
+        at = comma + 1;
+    }
+    return listed;
+}
+
+/// The routed layers (moe_layers_enum): they must be the model's last layers from some layer on, the ones before them
+/// dense (first_dense_layers).
 int64_t denseLayersBeforeExperts(JsonReader &r, int64_t layers)
 {
     if (!r.has("moe_layers_enum"))
         return 1; // Step3p5DecoderLayer's default: every layer but the first
-    std::vector<int64_t> listed;
-    const std::string text = r.string("moe_layers_enum");
-    std::size_t at = 0;
-    while (at <= text.size()) {
-        const std::size_t comma = std::min(text.find(',', at), text.size());
-        const std::string item = text.substr(at, comma - at);
-        std::size_t used = 0;
-        int64_t layer = -1;
-        try {
-            layer = std::stoll(item, &used);
-        } catch (const std::exception &) {
-            used = 0;
-        }
-        if (used == 0 || item.find_first_not_of(" 0123456789") != std::string::npos || layer < 0 || layer >= layers)
-            r.fail("moe_layers_enum",
-                   "expected layer numbers below " + std::to_string(layers) + ", got '" + item + "'");
-        listed.push_back(layer);
-        at = comma + 1;
-    }
-    const int64_t first = layers - static_cast<int64_t>(listed.size());
+    const std::vector<int64_t> listed = listedLayers(r, layers);
+    const int64_t first = std::max<int64_t>(0, layers - static_cast<int64_t>(listed.size()));
     for (std::size_t i = 0; i < listed.size(); ++i)
         if (listed[i] != first + static_cast<int64_t>(i))
-            r.fail("moe_layers_enum", "only the model's last layers may be routed, in order (" + std::to_string(first) +
-                                          " to " + std::to_string(layers - 1) + "), got layer " +
-                                          std::to_string(listed[i]));
+            r.fail("moe_layers_enum", "only the model's last layers may be routed, each once and in order (" +
+                                          std::to_string(first) + " to " + std::to_string(layers - 1) +
+                                          "), got layer " + std::to_string(listed[i]));
     return first;
 }
 

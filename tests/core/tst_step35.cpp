@@ -116,6 +116,12 @@ void TestStep35::flashHandCount()
     QCOMPARE(paramCount(back).checkpoint, p.checkpoint);
     QCOMPARE(paramCount(back).active, p.active);
     QCOMPARE(paramCount(testpresets::model("step-3.5-flash")).checkpoint, p.checkpoint);
+    // moe_layers_enum as the configuration class keeps it, a list of numbers, reads the same.
+    nlohmann::json c = readJsonFile(configPath(kFlash));
+    c["moe_layers_enum"] = nlohmann::json::array();
+    for (int i = 3; i < 45; ++i)
+        c["moe_layers_enum"].push_back(i);
+    QCOMPARE(paramCount(importHfConfig(c, "cfg.json")).checkpoint, p.checkpoint);
 }
 
 void TestStep35::kvCacheByHand()
@@ -248,8 +254,15 @@ void TestStep35::refusals_data()
     QTest::newRow("short list") << "partial_rotary_factors" << -1 << "[0.5, 1.0]"
                                 << "partial_rotary_factors: has 2 entries for 45 layers";
     QTest::newRow("routed in the middle") << "moe_layers_enum" << -1 << R"("3,5,6")"
-                                          << "moe_layers_enum: only the model's last layers may be routed, in order "
-                                             "(42 to 44), got layer 3";
+                                          << "moe_layers_enum: only the model's last layers may be routed, each once "
+                                             "and in order (42 to 44), got layer 3";
+    QTest::newRow("routed twice") << "moe_layers_enum" << -1 << "[44, 44]"
+                                  << "moe_layers_enum: only the model's last layers may be routed, each once and in "
+                                     "order (43 to 44), got layer 44";
+    QTest::newRow("not a number") << "moe_layers_enum" << -1 << R"([3, "4"])"
+                                  << "moe_layers_enum: expected layer numbers below 45, got '\"4\"'";
+    QTest::newRow("empty") << "moe_layers_enum" << -1 << R"("")"
+                           << "moe_layers_enum: expected layer numbers below 45, got ''";
     QTest::newRow("not a layer") << "moe_layers_enum" << -1 << R"("3,x")"
                                  << "moe_layers_enum: expected layer numbers below 45, got 'x'";
     QTest::newRow("MFA") << "att_impl_type" << -1 << R"("MFA")"
