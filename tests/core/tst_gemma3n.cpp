@@ -24,6 +24,7 @@
 
 namespace memwall::core {
 
+using testanalysis::checkOperator;
 using testanalysis::decodeAt;
 using testanalysis::findOp;
 
@@ -34,15 +35,6 @@ using testhf::errorOf;
 using testhf::reportHas;
 
 constexpr const char *kE2b = "gemma-3n-E2B-it.text_config.transcribed.json";
-
-/// `name` ran `count` times at `flopsEach` FLOPs each.
-void checkOperator(const Analysis &a, std::string_view name, double count, double flopsEach)
-{
-    const Operator *op = findOp(a, name);
-    QVERIFY2(op, std::string(name).c_str());
-    QCOMPARE(op->count, count);
-    QCOMPARE(op->flops, count * flopsEach);
-}
 
 } // namespace
 

@@ -29,17 +29,9 @@ namespace {
 
 using testhf::configPath;
 
+using testanalysis::checkOperator;
 using testanalysis::decodeAt;
 using testanalysis::findOp;
-
-/// Operator `name` of `a` runs `count` times at `flopsEach` FLOPs each.
-void checkOperator(const Analysis &a, std::string_view name, double count, double flopsEach)
-{
-    const Operator *op = findOp(a, name);
-    QVERIFY2(op, std::string(name).c_str());
-    QCOMPARE(op->count, count);
-    QCOMPARE(op->flops, count * flopsEach);
-}
 
 ModelShape config(const char *file) { return importHfConfigFile(configPath(file)); }
 

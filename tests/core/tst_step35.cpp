@@ -23,6 +23,7 @@
 
 namespace memwall::core {
 
+using testanalysis::checkOperator;
 using testanalysis::decodeAt;
 using testanalysis::findOp;
 
@@ -33,15 +34,6 @@ using testhf::errorOf;
 using testhf::reportHas;
 
 constexpr const char *kFlash = "Step-3.5-Flash.transcribed.json";
-
-/// `name` ran `count` times at `flopsEach` FLOPs each.
-void checkOperator(const Analysis &a, std::string_view name, double count, double flopsEach)
-{
-    const Operator *op = findOp(a, name);
-    QVERIFY2(op, std::string(name).c_str());
-    QCOMPARE(op->count, count);
-    QCOMPARE(op->flops, count * flopsEach);
-}
 
 } // namespace
 
