@@ -103,7 +103,8 @@ struct MixerActivations
 MixerActivations mixerActivations(const Ctx &c)
 {
     const ModelShape &m = c.m;
-    const double gate = m.attentionOutputGate ? c.qd : 0.0; // gated attention: q_proj's gate, and its product
+    // Gated attention: q_proj's gate, and its product; a gate per head (Step-3.5's g_proj): one element a head.
+    const double gate = (m.attentionOutputGate ? c.qd : 0.0) + (m.headWiseGate ? c.hq : 0.0);
     MixerActivations x{c.qd + gate + 2 * c.kvdWidest, 2 * c.qd + 2 * c.kvdMean + 2 * gate, 0};
     if (c.globalLayers > 0) { // Gemma 4's global layers: their own widths, their share of the attention layers
         const double qd =

@@ -14,8 +14,8 @@ namespace {
 
 using json = nlohmann::json;
 
-/// One value a layer from a per-layer list (layer_types, partial_rotary_factors, ...) that must cover at least the
-/// model's layers; entries past them describe the MTP modules' layers.
+/// A per-layer list (layer_types, partial_rotary_factors), which must cover at least the model's layers; entries past
+/// them describe the MTP modules' layers.
 const json &perLayerList(JsonReader &r, std::string_view key, int64_t layers)
 {
     const json &list = r.array(key);
@@ -25,7 +25,7 @@ const json &perLayerList(JsonReader &r, std::string_view key, int64_t layers)
 }
 
 /// The period P of layer_types' full-attention layers, which must lead each group of P (layers 0, P, 2P, ..., the
-/// MTP modules' entries included), the others "sliding_attention". 0 when every layer slides.
+/// MTP modules' entries included), the others "sliding_attention"; 1 when every layer attends to the whole context.
 int64_t fullFirstPeriod(JsonReader &r, int64_t layers)
 {
     const json &types = perLayerList(r, "layer_types", layers);
@@ -42,7 +42,7 @@ int64_t fullFirstPeriod(JsonReader &r, int64_t layers)
         for (std::size_t i = 0; i < full.size() && fits; ++i)
             fits = full[i] == (i % p == 0);
         if (fits)
-            return p == 1 ? 0 : static_cast<int64_t>(p);
+            return static_cast<int64_t>(p);
     }
     r.fail("layer_types", "the full-attention layers are not every n-th layer from 0; such a pattern is not modelled");
 }
@@ -63,7 +63,8 @@ std::pair<double, double> rotaryShares(JsonReader &r, const ModelShape &m)
         double &kind = isFull ? full : sliding;
         if (kind != 0 && kind != v.get<double>())
             r.fail("partial_rotary_factors", "layer " + std::to_string(i) + "'s " + brief(v) +
-                                                 " differs from the other " + (isFull ? "full" : "sliding") +
+                                                 " differs from the other " +
+                                                 (isFull || m.slidingWindow == 0 ? "full" : "sliding") +
                                                  "-attention layers': one share per kind is modelled");
         kind = v.get<double>();
     }
@@ -80,7 +81,10 @@ void readStepAttention(JsonReader &r, ModelShape &m, ImportLog &log)
     const int64_t fullKv = requiredSize(r, {"num_attention_groups"});
     m.headDim = requiredSize(r, {"head_dim"});
     m.slidingWindow = slidingWindow(r, "sliding_window", 0);
-    m.globalEvery = r.has("layer_types") && m.slidingWindow > 0 ? fullFirstPeriod(r, m.layers) : 0;
+    const int64_t period = r.has("layer_types") && m.slidingWindow > 0 ? fullFirstPeriod(r, m.layers) : 0;
+    if (period == 1) // every layer full: the window is unused
+        m.slidingWindow = 0;
+    m.globalEvery = period > 1 ? period : 0;
     m.globalFirst = m.globalEvery > 0;
     m.kvHeads = fullKv;
     if (m.globalEvery > 0 && r.has("attention_other_setting")) {
@@ -106,9 +110,10 @@ void readStepAttention(JsonReader &r, ModelShape &m, ImportLog &log)
         for (const json &v : r.array("use_rope_layers"))
             if (!v.is_boolean() || !v.get<bool>())
                 r.fail("use_rope_layers", "layers without rotary positions are not modelled, got " + brief(v));
-    log.note("attention: " + std::to_string(m.heads) + " query heads in the sliding layers (window " +
-             std::to_string(m.slidingWindow) + "), " + std::to_string(fullHeads) + " in the full ones (every " +
-             std::to_string(m.globalEvery) + ", from layer 0)");
+    if (m.globalEvery > 0)
+        log.note("attention: " + std::to_string(m.heads) + " query heads in the sliding layers (window " +
+                 std::to_string(m.slidingWindow) + "), " + std::to_string(fullHeads) + " in the full ones (every " +
+                 std::to_string(m.globalEvery) + ", from layer 0)");
 }
 
 /// The layers moe_layers_enum lists: a comma-separated string, as Step-3.5's config.json writes it, or a list of
@@ -195,6 +200,9 @@ void importStep35(JsonReader &r, ModelShape &m, ImportLog &log, const std::strin
     importRotaryDecoder(r, m);
     readStepAttention(r, m, log);
     m.maxPositions = r.integer("max_position_embeddings", 262144);
+    if (!r.has("moe_num_experts") && (r.has("moe_layers_enum") || r.has("moe_top_k")))
+        r.fail("moe_num_experts",
+               "missing: the config routes layers (moe_layers_enum, moe_top_k) but gives no experts");
     m.experts = optionalSize(r, {"moe_num_experts"}, 1);
     if (m.experts > 1) {
         m.ffn = requiredSize(r, {"moe_intermediate_size"});

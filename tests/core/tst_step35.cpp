@@ -108,6 +108,16 @@ void TestStep35::flashHandCount()
     QCOMPARE(paramCount(back).checkpoint, p.checkpoint);
     QCOMPARE(paramCount(back).active, p.active);
     QCOMPARE(paramCount(testpresets::model("step-3.5-flash")).checkpoint, p.checkpoint);
+    // layer_types that make every layer full attend to the whole context: no window, no global layers.
+    nlohmann::json full = readJsonFile(configPath(kFlash));
+    for (auto &t : full["layer_types"])
+        t = "full_attention";
+    full.erase("attention_other_setting");
+    full.erase("partial_rotary_factors");
+    const ModelShape allFull = importHfConfig(full, "cfg.json");
+    QCOMPARE(allFull.slidingWindow, int64_t(0));
+    QCOMPARE(allFull.globalEvery, int64_t(0));
+    QCOMPARE(cachedElements(allFull, layerGroups(allFull), 131072, 1), 45 * 2048.0 * 131072);
     // moe_layers_enum as the configuration class keeps it, a list of numbers, reads the same.
     nlohmann::json c = readJsonFile(configPath(kFlash));
     c["moe_layers_enum"] = nlohmann::json::array();
@@ -257,6 +267,10 @@ void TestStep35::refusals_data()
                            << "moe_layers_enum: expected layer numbers below 45, got ''";
     QTest::newRow("not a layer") << "moe_layers_enum" << -1 << R"("3,x")"
                                  << "moe_layers_enum: expected layer numbers below 45, got 'x'";
+    QTest::newRow("no experts")
+        << "moe_num_experts" << -1 << "null"
+        << "moe_num_experts: missing: the config routes layers (moe_layers_enum, moe_top_k) but "
+           "gives no experts";
     QTest::newRow("MFA") << "att_impl_type" << -1 << R"("MFA")"
                          << "att_impl_type: only GQA attention is modelled, got 'MFA'";
     QTest::newRow("no rope") << "use_rope_layers" << -1 << "[true, false]"
