@@ -218,6 +218,41 @@ void readGemma3nParts(JsonReader &r, ModelShape &m, ImportLog &log)
              "and the coefficients' clamp (altup_coef_clip, in training) and per-token scalars are not counted");
 }
 
+/// A Gemma text config's defaults where Gemma3nTextConfig's and Gemma4TextConfig's differ.
+struct GemmaDefaults
+{
+    std::string_view configClass;
+    int64_t kvHeads, maxPositions;
+    double finalSoftcap;
+};
+
+/// What Gemma 3n's and Gemma 4's text models share (transformers' Gemma3nTextConfig and Gemma4TextConfig): the sizes
+/// (KV heads and head size defaulted, noted in the report), a GeGLU MLP, rotary positions, RMSNorms before and after
+/// attention and the MLP, per-head q and k norms and a weightless v_norm, tied embeddings unless the file unties
+/// them, and the final logit soft-cap.
+void readGemmaDecoder(JsonReader &r, ModelShape &m, ImportLog &log, const GemmaDefaults &d)
+{
+    m.arch = Architecture::Decoder;
+    m.hidden = requiredSize(r, {"hidden_size"});
+    m.layers = requiredSize(r, {"num_hidden_layers"});
+    m.heads = requiredSize(r, {"num_attention_heads"});
+    m.kvHeads = defaultedSize(r, log, "num_key_value_heads", d.kvHeads, d.configClass);
+    checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
+    m.headDim = defaultedSize(r, log, "head_dim", 256, d.configClass);
+    m.vocab = requiredSize(r, {"vocab_size"});
+    m.maxPositions = r.integer("max_position_embeddings", d.maxPositions);
+    m.gatedFfn = true;
+    m.activation = activation(r, {"hidden_activation"}, Activation::Gelu);
+    m.positions = PositionEncoding::Rotary;
+    m.norm = NormKind::RmsNorm;
+    m.tiedEmbeddings = r.boolean("tie_word_embeddings", true);
+    m.qkvBias = m.outBias = r.boolean("attention_bias", false);
+    m.postNorms = true;
+    m.qkNorm = true;
+    m.valueNorm = true;
+    m.finalSoftcap = softcap(r, "final_logit_softcapping", d.finalSoftcap);
+}
+
 } // namespace
 
 /// Gemma3nForCausalLM's text model (model_type gemma3n_text; transformers' models/gemma3n/configuration_gemma3n.py
@@ -239,28 +274,10 @@ void importGemma3nText(JsonReader &r, ModelShape &m, ImportLog &log, const std::
                                  {"altup_correct_scale", "true"}})
         if (!r.has(key))
             log.note(std::string(key) + ": left out; Gemma3nTextConfig's default " + fallback);
-    m.arch = Architecture::Decoder;
-    m.hidden = requiredSize(r, {"hidden_size"});
-    m.layers = requiredSize(r, {"num_hidden_layers"});
-    m.heads = requiredSize(r, {"num_attention_heads"});
-    m.kvHeads = defaultedSize(r, log, "num_key_value_heads", 2, kGemma3nConfig);
-    checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
-    m.headDim = defaultedSize(r, log, "head_dim", 256, kGemma3nConfig);
-    m.vocab = requiredSize(r, {"vocab_size"});
-    m.maxPositions = r.integer("max_position_embeddings", 32768);
-    m.ffn = gemma3nFfn(r, m, log);
-    m.gatedFfn = true;
-    m.activation = activation(r, {"hidden_activation"}, Activation::Gelu);
-    m.positions = PositionEncoding::Rotary;
-    m.norm = NormKind::RmsNorm;
-    m.tiedEmbeddings = r.boolean("tie_word_embeddings", true);
-    m.qkvBias = m.outBias = r.boolean("attention_bias", false);
-    m.postNorms = true;
-    m.qkNorm = true;
-    m.valueNorm = true;
     if (!r.has("final_logit_softcapping"))
         log.note("final_logit_softcapping: left out; Gemma3nTextConfig's default 30");
-    m.finalSoftcap = softcap(r, "final_logit_softcapping", 30.0);
+    readGemmaDecoder(r, m, log, {kGemma3nConfig, 2, 32768, 30.0});
+    m.ffn = gemma3nFfn(r, m, log);
     readGemma3nAttention(r, m, log);
     readGemma3nParts(r, m, log);
 }
@@ -316,25 +333,7 @@ void importGemma3n(JsonReader &r, ModelShape &m, ImportLog &log, const std::stri
 /// attention over all tokens.
 void importGemma4Text(JsonReader &r, ModelShape &m, ImportLog &log, const std::string &)
 {
-    m.arch = Architecture::Decoder;
-    m.hidden = requiredSize(r, {"hidden_size"});
-    m.layers = requiredSize(r, {"num_hidden_layers"});
-    m.heads = requiredSize(r, {"num_attention_heads"});
-    m.kvHeads = defaultedSize(r, log, "num_key_value_heads", 4, kGemma4Config);
-    checkKvHeads(r, m, "num_key_value_heads", "num_attention_heads");
-    m.headDim = defaultedSize(r, log, "head_dim", 256, kGemma4Config);
-    m.vocab = requiredSize(r, {"vocab_size"});
-    m.maxPositions = r.integer("max_position_embeddings", 131072);
-    m.gatedFfn = true;
-    m.activation = activation(r, {"hidden_activation"}, Activation::Gelu);
-    m.positions = PositionEncoding::Rotary;
-    m.norm = NormKind::RmsNorm;
-    m.tiedEmbeddings = r.boolean("tie_word_embeddings", true);
-    m.qkvBias = m.outBias = r.boolean("attention_bias", false);
-    m.postNorms = true;
-    m.qkNorm = true;
-    m.valueNorm = true;
-    m.finalSoftcap = softcap(r, "final_logit_softcapping", 0.0);
+    readGemmaDecoder(r, m, log, {kGemma4Config, 4, 131072, 0.0});
     if (r.has("use_bidirectional_attention") && r.string("use_bidirectional_attention") == "all")
         r.fail("use_bidirectional_attention", "'all': bidirectional attention over every token is not modelled");
     readGemma4Attention(r, m, log);
