@@ -76,7 +76,8 @@ private slots:
         QVERIFY2(lib.findHardware(id.toStdString()) != nullptr, qPrintable("missing hardware preset " + id));
     }
 
-    // One row per published figure. `value` is what the row name states, in SI base units.
+    // One row per published figure. `value` is what the row name states, in SI base units. Long because it is a
+    // table: one row per datasheet or microbenchmark figure of every device.
     void publishedFigures_data()
     {
         QTest::addColumn<QString>("id");
