@@ -105,31 +105,36 @@ def log2(x):
     return x.bit_length() - 1
 
 
+def largest(table, dtype_column, dtype):
+    """The table's rows of `dtype` on the most GPUs it measured."""
+    rows = table[table[dtype_column] == dtype]
+    return rows[rows.num_gpus == rows.num_gpus.max()]
+
+
+def sizes_note(element, n, points):
+    """The tail both all-reduce sources share: how bytes and the bus bandwidth come from the table's columns."""
+    return (f"The table's message_size counts {element} elements, so bytes = 2 x message_size ({len(points)} sizes, "
+            f"2^{log2(points[0]['bytes'])} to 2^{log2(points[-1]['bytes'])} B); it gives latency, and the bus bandwidth "
+            f"here is derived as bytes x 2 x {n - 1}/{n} / latency, nccl-tests' definition, so each size keeps its "
+            f"measured time.")
+
+
 def allreduce(folder, device, name, link, where):
     nc = pd.read_csv(f"{folder}/{device}.nccl_perf.csv")
-    nc = nc[(nc.op_name == "all_reduce") & (nc.nccl_dtype == "half")]
-    nc = nc[nc.num_gpus == nc.num_gpus.max()]
+    nc = largest(nc[nc.op_name == "all_reduce"], "nccl_dtype", "half")
     n, points = sweep(nc, 2)
     lib = {"devices": n, "source": (
         f"nccl-tests all_reduce_perf (out of place, half) on {n} {name} over {link}{where}, NCCL {NCCL}: "
         f"{AIC[:AIC.index(' @')]} {DATA}/{device}/comm/nccl/{NCCL}/nccl_perf.parquet @ {AIC.split(' @ ')[1]} "
-        f"(collector/network/collect_nccl.py runs the nccl-tests binary and keeps its time column). The table's "
-        f"message_size counts half elements, so bytes = 2 x message_size ({len(points)} sizes, "
-        f"2^{log2(points[0]['bytes'])} to 2^{log2(points[-1]['bytes'])} B); it gives latency, and the bus bandwidth "
-        f"here is derived as bytes x 2 x {n - 1}/{n} / latency, nccl-tests' definition, so each size keeps its "
-        f"measured time."), "points": points}
-    ca = pd.read_csv(f"{folder}/{device}.custom_allreduce_perf.csv")
-    ca = ca[ca.allreduce_dtype == "bfloat16"]
-    ca = ca[ca.num_gpus == ca.num_gpus.max()]
+        f"(collector/network/collect_nccl.py runs the nccl-tests binary and keeps its time column). "
+        + sizes_note("half", n, points)), "points": points}
+    ca = largest(pd.read_csv(f"{folder}/{device}.custom_allreduce_perf.csv"), "allreduce_dtype", "bfloat16")
     n, points = sweep(ca, 2)
     custom = {"devices": n, "source": (
         f"TensorRT-LLM {TRTLLM}'s custom all-reduce (bfloat16) on {n} {name} over {link}{where}, timed in a CUDA "
         f"graph of 5 all-reduces: {AIC[:AIC.index(' @')]} {DATA}/{device}/comm/trtllm/{TRTLLM}/"
-        f"custom_allreduce_perf.parquet @ {AIC.split(' @ ')[1]} (collector/network/collect_all_reduce.py). The "
-        f"table's message_size counts bfloat16 elements, so bytes = 2 x message_size ({len(points)} sizes, "
-        f"2^{log2(points[0]['bytes'])} to 2^{log2(points[-1]['bytes'])} B); it gives latency, and the bus bandwidth "
-        f"here is derived as bytes x 2 x {n - 1}/{n} / latency, nccl-tests' definition, so each size keeps its "
-        f"measured time."), "points": points}
+        f"custom_allreduce_perf.parquet @ {AIC.split(' @ ')[1]} (collector/network/collect_all_reduce.py). "
+        + sizes_note("bfloat16", n, points)), "points": points}
     return lib, custom
 
 
