@@ -184,6 +184,9 @@ struct Operator
     /// the device's MoE table times it (0: not part of it), and the experts that device runs.
     double expertTokens = 0;
     double expertsTouched = 0;
+    /// Part of a module the device measured whole (an MLA layer's decode step): the fraction of its operators'
+    /// summed ideal rooflines it reached, at which timeOperator() times it (0: not part of one).
+    double moduleFraction = 0;
 
     double bytes() const { return weightBytes + activationBytes + kvBytes; }
     /// A communication operator (OpClass::Communication: expert parallelism's `moe.dispatch` and `moe.combine`): its

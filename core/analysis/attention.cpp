@@ -239,6 +239,22 @@ void emitAttentionCore(Ctx &c, const Pass &p, double lc, double window, const Co
            0, (fused ? 0 : scores * act) + kvFreshBytes + N * c.qd * act, kvReadBytes, tA);
 }
 
+namespace {
+
+/// The fraction at which a decode step's MLA layer runs on a device that measured the module whole
+/// (OperatorRoofs::mla), at the heads and sequences of one rank and the tokens cached before the step; 0 elsewhere (a
+/// prompt, a layer with DeepSeek-V3.2's indexer, which the table does not hold, or no table).
+double mlaModuleFraction(const Ctx &c, const Pass &p)
+{
+    if (!c.roofs.mla || !p.decodeStep || c.m.hasIndexer())
+        return 0;
+    const MlaModuleTable *t = c.roofs.mla->mlaTableFor(c.roofs.mlaFormat, c.hq);
+    // The table's context is the tokens cached before the step (its kernels then attend one more).
+    return t ? t->fractionAt(p.Bm, p.keyTokens - p.T) : 0.0;
+}
+
+} // namespace
+
 void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
 {
     const ModelShape &m = c.m;
@@ -254,6 +270,7 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
         emitOutput(c, p, lc, kProjections);
     } else {
         if (m.mixer == MixerKind::Mla) {
+            c.moduleFraction = mlaModuleFraction(c, p);
             emitMlaProjections(c, p, lc);
             if (m.hasIndexer())
                 emitIndexer(c, p, lc);
@@ -274,6 +291,7 @@ void emitAttentionMixer(Ctx &c, const Pass &p, double lc)
             emitAttentionCore(c, p, lc * windowed / attention, window, kLocalCore, sw);
         }
         emitOutput(c, p, lc, kProjections);
+        c.moduleFraction = 0;
     }
     if (m.postNorms)
         emitNorm(c, "attn.post_norm", p.phase, lc, N, FlopName::Tokens, p.train);

@@ -680,12 +680,16 @@ struct Sides
 };
 Sides sides(const Operator &op, const OperatorRecord &rec, double bandwidth)
 {
+    if (op.moduleFraction > 0) // a measured module's operator reads every byte at the module's bandwidth
+        return {op.flops / rec.peakFlops, op.bytes() / rec.weightBandwidth};
     return {op.flops / rec.peakFlops,
             op.weightBytes / rec.weightBandwidth + (op.activationBytes + op.kvBytes) / bandwidth};
 }
 
 std::string memorySide(const Operator &op, const OperatorRecord &rec, double bandwidth, bool numbers)
 {
+    if (op.moduleFraction > 0)
+        bandwidth = rec.weightBandwidth;
     if (!numbers)
         return rec.weightBandwidth != bandwidth ? "weight bytes / weight bandwidth + other bytes / bandwidth"
                                                 : "bytes / bandwidth";
@@ -702,7 +706,10 @@ void deriveOpTime(Derivation &d, const Operator &op, const OperatorRecord &rec, 
                          (rec.launchS > 0 ? " + kernel launches" : "") +
                          (rec.quantizeS > 0 ? " + quantizing the input to FP8" : ""));
     std::string roof = "compute roof " + si(rec.peakFlops, "FLOP/s") + " (" + std::string(toString(op.computeType));
-    if (rec.peakFlops != a.peakFlops && (op.cls == OpClass::Matmul || op.cls == OpClass::Attention))
+    if (op.moduleFraction > 0)
+        roof += ", the device's measured MLA decode module: " + num(op.moduleFraction) +
+                " of the dense peak and of the bandwidth";
+    else if (rec.peakFlops != a.peakFlops && (op.cls == OpClass::Matmul || op.cls == OpClass::Attention))
         roof += std::string(op.cls == OpClass::Attention ? ", the fused-attention kernels' rate"
                                                          : ", what a GEMM of this size reaches");
     d.lines.emplace_back(roof + ")");

@@ -32,6 +32,38 @@ OperatorTime timeMoeOperator(const OperatorRoofs &r, const OperatorWork &w)
     return t;
 }
 
+OperatorTime timeModuleOperator(const OperatorRoofs &r, const OperatorWork &w)
+{
+    // The measured module (its kernels, launches and quantize kernels in one CUDA graph) took the sum of its
+    // operators' ideal rooflines over the table's fraction: each operator takes its own ideal roofline over it, and
+    // no launch or quantize kernel of its own. The fraction is at most 1 (the preset reader checks it).
+    const double f = w.moduleFraction;
+    const bool tensorCore = w.cls == OpClass::Matmul || w.cls == OpClass::Attention;
+    OperatorTime t;
+    t.peak = (tensorCore ? r.rawPeakMatmul : r.rawPeakVector) * f;
+    t.weightBandwidth = r.rawBandwidth * f;
+    t.computeS = w.flops / t.peak;
+    t.memoryS = (w.weightBytes + w.otherBytes) / t.weightBandwidth;
+    t.roofS = std::max(t.computeS, t.memoryS);
+    t.timeS = t.roofS;
+    t.bound = t.computeS >= t.memoryS ? Bound::Compute : Bound::Memory;
+    return t;
+}
+
+std::optional<std::size_t> mlaFormat(const Scenario &s)
+{
+    std::size_t gemm = 0;
+    if (s.weights.type == DType::FP8)
+        gemm = 1;
+    else if (s.weights.type == DType::FP4 && s.weights.groupSize == 16)
+        gemm = 2;
+    else if (s.weights.type != DType::BF16 && s.weights.type != DType::FP16)
+        return std::nullopt;
+    if (s.kv != DType::FP8 && s.kv != DType::BF16 && s.kv != DType::FP16)
+        return std::nullopt;
+    return gemm * 2 + (s.kv == DType::FP8 ? 1 : 0);
+}
+
 /// The table of the routed experts' format on `hw`, or nullptr: the experts' weight format (expert_weights, else
 /// weights) and the activations say which kernel runs.
 std::optional<MoeFormat> moeFormat(const Scenario &s)
@@ -107,7 +139,8 @@ OperatorRoofs operatorRoofs(const HardwareSpec &hw, const Scenario &s)
     const double indexerScale = fp8 > r.rawPeakMatmul && r.rawPeakMatmul > 0 ? fp8 / r.rawPeakMatmul : 1.0;
     r.peakIndexer = r.peakAttention * indexerScale;
     r.vectorType = hw.supports(DType::FP32) ? DType::FP32 : r.matmulType;
-    r.peakVector = hw.peak(r.vectorType) * r.computeEfficiency;
+    r.rawPeakVector = hw.peak(r.vectorType);
+    r.peakVector = r.rawPeakVector * r.computeEfficiency;
     r.bandwidth = hw.memory.empty() ? 0.0 : hw.mainMemory().bandwidthBytesPerS.value * r.memoryEfficiency;
     r.weightBandwidth = r.bandwidth;
     r.rawBandwidth = hw.memory.empty() ? 0.0 : hw.mainMemory().bandwidthBytesPerS.value;
@@ -117,6 +150,13 @@ OperatorRoofs operatorRoofs(const HardwareSpec &hw, const Scenario &s)
     if (const auto f = moeFormat(s); f && !s.computeEfficiency && !s.memoryEfficiency) {
         r.moe = km.moeSweepFor(*f, moeTp(s) * moeEp(s));
         r.moePeak = hw.peak(hw.computeType(moeComputeType(*f)));
+    }
+    // A decode step's MLA layer: the module measured whole, in its weight and cache formats (absorbed and fused, as
+    // the table's kernels run it).
+    if (const auto f = mlaFormat(s); f && !s.computeEfficiency && !s.memoryEfficiency && s.mlaAbsorb &&
+                                     s.fusedAttention && !km.mlaDecode[*f].empty()) {
+        r.mla = &km;
+        r.mlaFormat = *f;
     }
     if (!s.computeEfficiency) {
         r.gemmSweeps = &km;

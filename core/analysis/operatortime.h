@@ -35,7 +35,13 @@ struct OperatorRoofs
     /// efficiency; nullptr: timed as other operators). Its operators run at `moePeak` and the raw HBM bandwidth over
     /// the table's fraction at their tokens per expert.
     const MoeSweep *moe = nullptr;
-    double moePeak = 0;         ///< FLOP/s: the dense peak of the format the table's kernel computes in
+    double moePeak = 0; ///< FLOP/s: the dense peak of the format the table's kernel computes in
+    /// The device's measured MLA decode module for the scenario's weight and KV formats (achievable efficiency with
+    /// absorbed, fused attention; nullptr: none): AchievableModel::mlaTableFor(mlaFormat, heads per rank) gives the
+    /// fraction at which the layer's MLA operators run (OperatorWork::moduleFraction).
+    const AchievableModel *mla = nullptr;
+    std::size_t mlaFormat = 0;  ///< an index of kMlaFormats
+    double rawPeakVector = 0;   ///< FLOP/s: the dense peak of vectorType, before any fraction
     double rawBandwidth = 0;    ///< B/s: main memory's datasheet bandwidth
     bool fusedAttention = true; ///< softmax and context run inside the score kernel
     /// The token embedding and LM head stay 16-bit (unquantized_embeddings): the matmuls of the embeddings' side read
@@ -68,6 +74,9 @@ struct OperatorWork
     double quantizedInput = 0;
     double expertTokens = 0;   ///< > 0: part of the routed experts' fused MoE kernel, at this many tokens per expert
     double expertsTouched = 0; ///< ... on a device running this many experts
+    /// > 0: part of a module the device measured whole (an MLA layer's decode step, OperatorRoofs::mla), which
+    /// reached this fraction of its operators' summed ideal rooflines
+    double moduleFraction = 0;
 };
 
 /// How long an operator takes, and why.
@@ -85,6 +94,9 @@ struct OperatorTime
 
 /// The lightning indexer's score operator, timed at the FP8 roof (OperatorRoofs::peakIndexer).
 inline constexpr std::string_view kIndexerScore = "attn.indexer_score";
+/// The index in kMlaFormats of the weight and KV formats of `s` (16-bit, FP8 or NVFP4 weights; 16-bit or FP8 cache),
+/// or nullopt for formats no MLA table measures.
+std::optional<std::size_t> mlaFormat(const Scenario &s);
 /// Whether `name` is a part of the attention core that a fused kernel runs inside the score kernel.
 bool fusedAttentionTail(std::string_view name);
 /// Whether `name` is a matmul of the embeddings' side (the LM head, an image model's patch projection), whose weights
@@ -93,6 +105,8 @@ inline bool embeddingMatmul(std::string_view name) { return name == "lm_head" ||
 
 /// An operator of the routed experts' fused MoE kernel, where the device has its table, is timed by timeMoeOperator().
 [[gnu::cold]] OperatorTime timeMoeOperator(const OperatorRoofs &r, const OperatorWork &w);
+/// An operator of a module the device measured whole (OperatorWork::moduleFraction) is timed by timeModuleOperator().
+[[gnu::cold]] OperatorTime timeModuleOperator(const OperatorRoofs &r, const OperatorWork &w);
 /// timeOperator() for every operator but those of the fused MoE kernel on a device with its table.
 [[gnu::always_inline]] inline OperatorTime timeRoofOperator(const OperatorRoofs &r, const OperatorWork &w)
 {
@@ -132,6 +146,8 @@ inline bool embeddingMatmul(std::string_view name) { return name == "lm_head" ||
 {
     if (w.expertTokens > 0 && r.moe) [[unlikely]]
         return timeMoeOperator(r, w);
+    if (w.moduleFraction > 0) [[unlikely]]
+        return timeModuleOperator(r, w);
     return timeRoofOperator(r, w);
 }
 
@@ -141,7 +157,7 @@ inline OperatorTime timeOperator(const OperatorRoofs &r, const Operator &op)
 {
     return timeOperator(r, {op.cls, op.name, op.count, 1, op.count > 0 ? op.flops / op.count : 0.0, op.flops,
                             op.weightBytes, op.activationBytes + op.kvBytes, op.quantizedInput, op.expertTokens,
-                            op.expertsTouched});
+                            op.expertsTouched, op.moduleFraction});
 }
 
 } // namespace memwall::core

@@ -87,6 +87,9 @@ struct Ctx
     double layersPerStage = 0;
     double localExperts = 1;
     OperatorRoofs roofs{}; ///< what every operator is timed with (timeOperator())
+    /// > 0 while the operators of a module the device measured whole are emitted (an MLA layer's decode step): the
+    /// fraction each is timed at (OperatorWork::moduleFraction).
+    double moduleFraction = 0;
     double flopFactor = 1; ///< structured sparsity: fraction of matmul weight FLOPs kept
     std::vector<Operator> *ops = nullptr;
     std::vector<OperatorRecord> *records = nullptr; ///< analyzeRecorded(): what each operator's derivation needs
@@ -199,7 +202,7 @@ inline void emitOp(Ctx &c, std::string_view name, OpClass cls, Phase phase, doub
     const double activationBytes = aBytes * count * trainFactor, kvRead = kvBytes * count * trainFactor;
     const OperatorTime t =
         timeOperator(c.roofs, {cls, name, count, trainFactor, flops, opFlops, weightBytes, activationBytes + kvRead,
-                               quantizedInput, expertTokens, expertsTouched});
+                               quantizedInput, expertTokens, expertsTouched, c.moduleFraction});
     (t.bound == Bound::Compute ? c.computeTime : c.memoryTime) += t.roofS;
     c.launchTime += t.launchS;
     c.quantizeTime += t.quantizeS;
@@ -228,6 +231,7 @@ inline void emitOp(Ctx &c, std::string_view name, OpClass cls, Phase phase, doub
     op.quantizedInput = quantizedInput;
     op.expertTokens = expertTokens;
     op.expertsTouched = expertsTouched;
+    op.moduleFraction = c.moduleFraction;
     if (c.records)
         c.records->push_back({terms, trainFactor, t.peak, t.weightBandwidth, t.launchS, t.quantizeS});
 }

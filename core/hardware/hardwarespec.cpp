@@ -49,7 +49,8 @@ bool AchievableModel::empty() const
                                            [](const auto &f) { return f.has_value(); });
     return !computeFraction && !memoryFraction && noGemm && !attentionFraction && !kernelGraphsS && !kernelEagerS &&
            noWeightOnly && !hasAllReduce() && !customAllReduceSweep && !quantizeStatic && !quantizeDynamic &&
-           std::all_of(moe.begin(), moe.end(), [](const auto &f) { return f.empty(); }) && !allToAll;
+           std::all_of(moe.begin(), moe.end(), [](const auto &f) { return f.empty(); }) && !allToAll &&
+           std::all_of(mlaDecode.begin(), mlaDecode.end(), [](const auto &f) { return f.empty(); });
 }
 
 std::string_view toString(MoeFormat f)
@@ -87,6 +88,49 @@ const MoeSweep *AchievableModel::moeSweepFor(MoeFormat f, int split) const
         }
     }
     return best;
+}
+
+const MlaModuleTable *AchievableModel::mlaTableFor(std::size_t format, double heads) const
+{
+    const MlaModuleTable *best = nullptr;
+    double distance = 0;
+    for (const MlaModuleTable &t : mlaDecode[format]) {
+        const double d = std::abs(std::log(t.heads / std::max(1.0, heads)));
+        if (!best || d < distance) {
+            best = &t;
+            distance = d;
+        }
+    }
+    return best;
+}
+
+namespace {
+/// Where `x` falls between the points of `v` (rising, not empty): the index below and the share of the way to the
+/// next in log(x), held at the ends.
+std::pair<std::size_t, double> logPosition(const std::vector<double> &v, double x)
+{
+    if (x <= v.front() || v.size() == 1)
+        return {0, 0.0};
+    if (x >= v.back())
+        return {v.size() - 1, 0.0};
+    const auto i = static_cast<std::size_t>(std::upper_bound(v.begin(), v.end(), x) - v.begin()) - 1;
+    return {i, std::log(x / v[i]) / std::log(v[i + 1] / v[i])};
+}
+} // namespace
+
+double MlaModuleTable::fractionAt(double batch, double context) const
+{
+    if (batches.empty())
+        return 1.0;
+    const auto [c, ct] = logPosition(contexts, context);
+    const auto row = [&](std::size_t b) {
+        const std::vector<double> &f = fractions[b];
+        if (c + 1 >= f.size()) // beyond the row's last measured context
+            return f[std::min(c, f.size() - 1)];
+        return f[c] + ct * (f[c + 1] - f[c]);
+    };
+    const auto [b, bt] = logPosition(batches, batch);
+    return bt == 0 ? row(b) : row(b) + bt * (row(b + 1) - row(b));
 }
 
 double MoeSweep::fractionAt(double tokensPerExpert, double expertsTouched) const

@@ -5,6 +5,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -116,6 +117,29 @@ struct AllToAllSweep
     std::string source;
 };
 
+/// The formats a measured MLA decode module ran in, as tools/mla_tables.py names them: "gemm/kv", the projections'
+/// weight format (aiconfigurator's gemm_type: bfloat16, fp8_block, nvfp4) and the KV cache's (bfloat16, fp8).
+inline constexpr std::array<std::string_view, 6> kMlaFormats{
+    "bfloat16/bfloat16", "bfloat16/fp8", "fp8_block/bfloat16", "fp8_block/fp8", "nvfp4/bfloat16", "nvfp4/fp8"};
+
+/// A multi-head latent attention layer in one decode step, measured whole (TensorRT-LLM's DeepSeek-V3 attention
+/// module: latent projections, norms, rotary, cache write, absorbed products, attention kernel and o_proj, in a CUDA
+/// graph) for one format and number of heads per rank: the fraction of the ideal rooflines of the operators MemWall
+/// emits for that layer (summed) that the measured latency reached, by batch per rank and cached context
+/// (tools/mla_tables.py).
+struct MlaModuleTable
+{
+    int heads = 0;
+    std::vector<double> contexts; ///< rising
+    std::vector<double> batches;  ///< rising, one row each
+    /// Per batch, the fractions at contexts[0 .. size): a row stops early where the longest contexts were not
+    /// measured.
+    std::vector<std::vector<double>> fractions;
+    /// Read in log(context) within a row and in log(batch) between rows; the ends hold beyond the table, and a row
+    /// that stops early holds its last fraction.
+    double fractionAt(double batch, double context) const;
+};
+
 /// What a device reaches in published microbenchmarks: the inputs of the achievable time model. Each operator takes
 /// max(F / (P x eta_gemm), B / (BW x eta_mem)) + t_kernel per launch; collectives take latency + size / bus bandwidth.
 /// Every figure comes from a microbenchmark (GEMM sweeps, copy kernels, nccl-tests), never from an end-to-end run.
@@ -146,11 +170,17 @@ struct AchievableModel
     std::array<std::vector<MoeSweep>, kMoeFormatCount> moe{};
     /// Expert parallelism's dispatch and combine, measured by size.
     std::optional<AllToAllSweep> allToAll;
+    /// The MLA decode module per format (kMlaFormats' order), one table per number of heads per rank, falling.
+    std::array<std::vector<MlaModuleTable>, kMlaFormats.size()> mlaDecode{};
+    std::string mlaDecodeSource;
 
     bool empty() const;
     /// The sweep of format `f` measured on the expert split nearest (in log) to `split` devices sharing the experts
     /// (moe_tp x moe_ep: each holds 1/split of their weights), or nullptr when the format has none.
     const MoeSweep *moeSweepFor(MoeFormat f, int split) const;
+    /// The MLA decode table of format `format` (an index of kMlaFormats) for the heads nearest (in log) to `heads`,
+    /// or nullptr when the format has none.
+    const MlaModuleTable *mlaTableFor(std::size_t format, double heads) const;
     bool hasAllReduce() const { return allReduceSweep || allReduceBusBandwidthBytesPerS; }
     /// `custom`: the custom sweep where the device has one, else the library's. The other functions take it too.
     bool usesCustomAllReduce(bool custom) const { return custom && customAllReduceSweep.has_value(); }

@@ -313,6 +313,11 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
     j["efficiency"]["moe_table"] = moe && !basis.empty() && !hw.achievable.moe[static_cast<std::size_t>(*moe)].empty()
                                        ? json(toString(*moe))
                                        : json(nullptr);
+    // The MLA decode module measured whole (a decode step of an MLA model without an indexer), in this format.
+    const OperatorRoofs roofs = operatorRoofs(hw, s);
+    const bool mla = roofs.mla && m.mixer == MixerKind::Mla && !m.hasIndexer() && s.phase != Phase::Prefill &&
+                     s.phase != Phase::Train && s.phase != Phase::Encode;
+    j["efficiency"]["mla_table"] = mla ? json(kMlaFormats[roofs.mlaFormat]) : json(nullptr);
     j["kv_cache"] = {{"bytes_per_token", a.kvCache.bytesPerToken},
                      {"total_bytes", a.kvCache.totalBytes},
                      {"state_bytes_per_sequence", a.kvCache.stateBytesPerSequence},

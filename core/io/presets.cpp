@@ -247,6 +247,83 @@ void readMoeSweeps(JsonReader &a, AchievableModel &m)
     table.rejectUnknown();
 }
 
+/// A list of 1 to `atMost` positive numbers under `key` of `r`, each at most `largest`, rising when `rising` (what: a
+/// message's name of one).
+std::vector<double> numberList(JsonReader &r, std::string_view key, std::string_view what, std::size_t atMost,
+                               bool rising, double largest)
+{
+    const json &list = r.array(key);
+    std::vector<double> out;
+    for (const json &v : list) {
+        const double x = v.is_number() ? v.get<double>() : 0.0;
+        if (!(x > 0) || x > largest)
+            r.fail(key, "each " + std::string(what) + " must be a number above 0 and at most " + brief(largest) +
+                            ", got " + brief(v));
+        if (rising && !out.empty() && x <= out.back())
+            r.fail(key, "must rise: " + brief(v) + " after " + brief(out.back()));
+        out.push_back(x);
+    }
+    if (out.empty() || out.size() > atMost)
+        r.fail(key, "needs 1 to " + std::to_string(atMost) + " values, got " + std::to_string(out.size()));
+    return out;
+}
+
+/// One table of "mla_decode": {"heads": 128, "context": [2, 4, ...], "rows": [{"batch": 1, "fraction": [...]}, ...]}.
+MlaModuleTable mlaTableFromJson(JsonReader &t)
+{
+    MlaModuleTable table;
+    const int64_t heads = t.positiveInteger("heads");
+    if (heads > 65536)
+        t.fail("heads", "must be at most 65536, got " + std::to_string(heads));
+    table.heads = static_cast<int>(heads);
+    table.contexts = numberList(t, "context", "context", 64, true, 1e9);
+    const json &rows = t.array("rows");
+    if (rows.empty() || rows.size() > 64)
+        t.fail("rows", "needs 1 to 64 rows, got " + std::to_string(rows.size()));
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        JsonReader row = t.element(rows[i], i, "rows");
+        const double batch = row.positive("batch");
+        if (!table.batches.empty() && batch <= table.batches.back())
+            row.fail("batch", "rows must rise in batch: " + brief(batch) + " after " + brief(table.batches.back()));
+        table.batches.push_back(batch);
+        table.fractions.push_back(numberList(row, "fraction", "fraction", table.contexts.size(), false, 1.0));
+        row.rejectUnknown();
+    }
+    t.rejectUnknown();
+    return table;
+}
+
+/// "mla_decode": {"source": "...", "formats": {"fp8_block/bfloat16": [table, ...], ...}}: per format (kMlaFormats),
+/// the MLA decode module's tables by heads per rank, falling (tools/mla_tables.py).
+void readMlaDecode(JsonReader &a, AchievableModel &m)
+{
+    if (!a.has("mla_decode"))
+        return;
+    JsonReader w = a.object("mla_decode");
+    m.mlaDecodeSource = sweepSource(w);
+    JsonReader formats = w.object("formats");
+    for (auto it = formats.node().begin(); it != formats.node().end(); ++it) {
+        const auto f = std::find(kMlaFormats.begin(), kMlaFormats.end(), it.key());
+        if (f == kMlaFormats.end())
+            formats.fail(it.key(),
+                         "unknown MLA format (use bfloat16, fp8_block or nvfp4, a slash, and bfloat16 or fp8)");
+        const json &tables = formats.array(it.key());
+        if (tables.empty())
+            formats.fail(it.key(), "needs at least one table");
+        std::vector<MlaModuleTable> &out = m.mlaDecode[static_cast<std::size_t>(f - kMlaFormats.begin())];
+        for (std::size_t i = 0; i < tables.size(); ++i) {
+            JsonReader t = formats.element(tables[i], i, it.key());
+            MlaModuleTable table = mlaTableFromJson(t);
+            if (!out.empty() && table.heads >= out.back().heads)
+                t.fail("heads", "tables out of order: " + std::to_string(table.heads) +
+                                    " is not smaller than the previous " + std::to_string(out.back().heads));
+            out.push_back(std::move(table));
+        }
+    }
+    formats.rejectUnknown();
+    w.rejectUnknown({"note"});
+}
+
 /// "alltoall": {"source": "...", "dispatch": {"points": [{"bytes": 59136, "s": 1.19e-5}, ...]}, "combine": {...}}.
 void readAllToAll(JsonReader &a, AchievableModel &m)
 {
@@ -341,6 +418,7 @@ AchievableModel achievableFromJson(JsonReader &a)
     }
     readMoeSweeps(a, m);
     readAllToAll(a, m);
+    readMlaDecode(a, m);
     a.rejectUnknown({"note"});
     return m;
 }
@@ -544,6 +622,20 @@ json toJson(const AchievableModel &m)
         }
         a["alltoall"] = all;
     }
+    json mla = json::object();
+    for (std::size_t f = 0; f < kMlaFormats.size(); ++f) {
+        json tables = json::array();
+        for (const MlaModuleTable &t : m.mlaDecode[f]) {
+            json rows = json::array();
+            for (std::size_t i = 0; i < t.batches.size(); ++i)
+                rows.push_back({{"batch", t.batches[i]}, {"fraction", t.fractions[i]}});
+            tables.push_back({{"heads", t.heads}, {"context", t.contexts}, {"rows", rows}});
+        }
+        if (!tables.empty())
+            mla[std::string(kMlaFormats[f])] = tables;
+    }
+    if (!mla.empty())
+        a["mla_decode"] = {{"source", m.mlaDecodeSource}, {"formats", mla}};
     return a;
 }
 
