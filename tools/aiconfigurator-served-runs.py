@@ -64,7 +64,13 @@ def budget(row, device, adp):
 # for the warm-up to return before the profiling phase (ai-dynamo/aiperf, aiperf/timing/credit_issuing_strategy.py).
 ARRIVALS = "rounds"
 
-WEIGHTS = {"": "bf16", "fp8": "fp8", "fp8_block": "fp8", "nvfp4": "nvfp4", "int4_wo": "int4/g32/bf16"}
+BLOCK_FP8 = "fp8/g16384/fp32"  # E4M3 with one FP32 scale per 128 x 128 block
+WEIGHTS = {"": "bf16", "fp8": "fp8", "fp8_block": BLOCK_FP8, "nvfp4": "nvfp4", "int4_wo": "int4/g32/bf16"}
+# Checkpoints whose FP8 weights are stored in 128 x 128 blocks (their config.json's quantization_config,
+# weight_block_size [128, 128], cited in the model presets): the engine runs what it loads, so a row of theirs
+# labelled fp8 is block-scaled too (the label is aiconfigurator's kernel choice, not a second checkpoint).
+BLOCK_CHECKPOINTS = {"deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V3", "Qwen/Qwen3-235B-A22B-FP8",
+                     "MiniMaxAI/MiniMax-M2.5"}
 
 def formats(row, model):
     """weights, expert weights (or None), activations, kv, activation scales, note"""
@@ -75,6 +81,8 @@ def formats(row, model):
         # The release: MXFP4 experts, the rest BF16 (its config.json's quantization_config).
         return "bf16", "mxfp4", "bf16", "bf16", "fused", "the row's nvfp4 label is the release's MXFP4 experts"
     w, e = WEIGHTS[gemm], WEIGHTS[moe]
+    if row["model_path"] in BLOCK_CHECKPOINTS:
+        w, e = (BLOCK_FP8 if x == "fp8" else x for x in (w, e))
     acts = {"fp8": "fp8", "fp8_block": "fp8", "nvfp4": "fp4"}.get(gemm, "bf16")
     # TensorRT-LLM takes the KV format of NVIDIA's NVFP4 checkpoints (kv_cache_quant_algo FP8); vLLM and SGLang keep
     # the model's type by default (kv_cache_dtype auto).
