@@ -238,6 +238,15 @@ int cmdAnalyze(const CommandLine &cl)
                             ? "no GEMM measurement, so its matmuls run at the dense peak"
                             : "no copy-bandwidth measurement, so its memory-bound operators run at the datasheet "
                               "bandwidth");
+        // A decode step's MLA layer read from the device's measured module (core/analysis/attention.cpp).
+        const auto module = std::find_if(a.operators.begin(), a.operators.end(),
+                                         [](const Operator &o) { return o.moduleFraction > 0; });
+        if (module != a.operators.end())
+            std::printf(
+                "MLA layers in decode: timed from the device's measured attention module (%s table), at %s of their "
+                "operators' ideal rooflines\n",
+                std::string(kMlaFormats[operatorRoofs(hw, s).mlaFormat]).c_str(),
+                formatPercent(module->moduleFraction).c_str());
         if (!a.comm.allToAll.empty())
             std::printf("all-to-all (expert parallelism): dispatch %s, combine %s (%s)\n",
                         formatSeconds(a.comm.epDispatchS).c_str(), formatSeconds(a.comm.epCombineS).c_str(),

@@ -166,6 +166,25 @@ private slots:
         QVERIFY2(!gb200.out.contains("microbenchmarks"), gb200.out.constData());
     }
 
+    void analyzeTextNamesTheMlaModuleTable()
+    {
+        // DeepSeek-V3's decode on an H200 in FP8 reads the measured MLA module (issue #37); the JSON names the table
+        // and the text says so. On a device without the table, neither.
+        const QStringList args{"analyze", "--model", "deepseek-v3", "--batch",      "32",        "--weights",
+                               "fp8",     "--kv",    "bf16",        "--efficiency", "achievable"};
+        const Run h200 = memwall(args + QStringList{"--hardware", "h200-sxm"});
+        QCOMPARE(h200.code, 0);
+        QVERIFY2(h200.out.contains("MLA layers in decode: timed from the device's measured attention module "
+                                   "(fp8_block/bfloat16 table), at "),
+                 h200.out.constData());
+        const Run json = memwall(args + QStringList{"--hardware", "h200-sxm", "--json"});
+        QCOMPARE(at(QJsonDocument::fromJson(json.out).object(), "efficiency.mla_table").toString(),
+                 QString("fp8_block/bfloat16"));
+        const Run mi300x = memwall(args + QStringList{"--hardware", "mi300x"});
+        QCOMPARE(mi300x.code, 0);
+        QVERIFY2(!mi300x.out.contains("MLA layers in decode"), mi300x.out.constData());
+    }
+
     void analyzeTextRequestIsTheServedOne()
     {
         // With engine admission (a token budget per step) the request line gives the admitted request, as --json's
