@@ -147,6 +147,49 @@ int printDerivation(const HardwareSpec &hw, const ScenarioFile &f, const Analysi
     return 0;
 }
 
+/// What the achievable figure rests on, for the text: the share of launches, communication and quantize kernels, the
+/// device's missing microbenchmarks, the measured MLA module and all-to-all a step read.
+void printAchievable(const HardwareSpec &hw, const Scenario &s, const Analysis &a)
+{
+    std::printf("achievable: %s predicted, %s likely (the band measured runs fell in: memwall validate); %s of it "
+                "kernel launches (%s), %s of it communication (%s all-reduce)",
+                formatSeconds(a.totals.timeS).c_str(),
+                formatSecondsRange(a.totals.timeLowS, a.totals.timeHighS).c_str(),
+                formatSeconds(a.totals.launchS).c_str(), std::string(toString(s.execution)).c_str(),
+                formatSeconds(a.comm.timeS).c_str(),
+                hw.achievable.usesCustomAllReduce(s.allReduce == AllReduce::Custom) ? "custom" : "library");
+    if (a.totals.quantizeS > 0)
+        std::printf(", %s of it quantizing FP8 activations (%s scales)", formatSeconds(a.totals.quantizeS).c_str(),
+                    std::string(toString(s.activationScales)).c_str());
+    std::printf("\n");
+    const std::string_view basis = achievableBasis(hw, s);
+    if (basis == "ideal")
+        std::printf("achievable: %s has no published microbenchmarks here, so the achievable figure is the ideal "
+                    "one for this device\n",
+                    oneLine(hw.name).c_str());
+    else if (basis == "partial")
+        // "partial": no GEMM figure (sweep or compute_fraction) or no copy-bandwidth figure; say which.
+        std::printf("achievable: %s has only some microbenchmarks: %s\n", oneLine(hw.name).c_str(),
+                    hw.achievable.memoryFraction
+                        ? "no GEMM measurement, so its matmuls run at the dense peak"
+                        : "no copy-bandwidth measurement, so its memory-bound operators run at the datasheet "
+                          "bandwidth");
+    // A decode step's MLA layer read from the device's measured module (core/analysis/attention.cpp).
+    const auto module =
+        std::find_if(a.operators.begin(), a.operators.end(), [](const Operator &o) { return o.moduleFraction > 0; });
+    if (module != a.operators.end())
+        std::printf(
+            "MLA layers in decode: timed from the device's measured attention module (%s table), at %s of their "
+            "operators' ideal rooflines\n",
+            std::string(kMlaFormats[operatorRoofs(hw, s).mlaFormat]).c_str(),
+            formatPercent(module->moduleFraction).c_str());
+    if (!a.comm.allToAll.empty())
+        std::printf("all-to-all (expert parallelism): dispatch %s, combine %s (%s)\n",
+                    formatSeconds(a.comm.epDispatchS).c_str(), formatSeconds(a.comm.epCombineS).c_str(),
+                    a.comm.allToAll == "measured" ? "measured: the device's DeepEP table"
+                                                  : "ideal: the link's bandwidth, no measured table");
+}
+
 } // namespace
 
 int cmdAnalyze(const CommandLine &cl)
@@ -214,45 +257,8 @@ int cmdAnalyze(const CommandLine &cl)
                 formatNumber(a.totals.intensity).c_str(), formatNumber(a.ridge).c_str(),
                 formatSeconds(a.totals.timeS).c_str(), std::string(toString(a.totals.bound)).c_str(),
                 formatSiNumber(a.totals.tokensPerS).c_str());
-    if (s.efficiency == EfficiencyMode::Achievable) {
-        std::printf("achievable: %s predicted, %s likely (the band measured runs fell in: memwall validate); %s of it "
-                    "kernel launches (%s), %s of it communication (%s all-reduce)",
-                    formatSeconds(a.totals.timeS).c_str(),
-                    formatSecondsRange(a.totals.timeLowS, a.totals.timeHighS).c_str(),
-                    formatSeconds(a.totals.launchS).c_str(), std::string(toString(s.execution)).c_str(),
-                    formatSeconds(a.comm.timeS).c_str(),
-                    hw.achievable.usesCustomAllReduce(s.allReduce == AllReduce::Custom) ? "custom" : "library");
-        if (a.totals.quantizeS > 0)
-            std::printf(", %s of it quantizing FP8 activations (%s scales)", formatSeconds(a.totals.quantizeS).c_str(),
-                        std::string(toString(s.activationScales)).c_str());
-        std::printf("\n");
-        const std::string_view basis = achievableBasis(hw, s);
-        if (basis == "ideal")
-            std::printf("achievable: %s has no published microbenchmarks here, so the achievable figure is the ideal "
-                        "one for this device\n",
-                        oneLine(hw.name).c_str());
-        else if (basis == "partial")
-            // "partial": no GEMM figure (sweep or compute_fraction) or no copy-bandwidth figure; say which.
-            std::printf("achievable: %s has only some microbenchmarks: %s\n", oneLine(hw.name).c_str(),
-                        hw.achievable.memoryFraction
-                            ? "no GEMM measurement, so its matmuls run at the dense peak"
-                            : "no copy-bandwidth measurement, so its memory-bound operators run at the datasheet "
-                              "bandwidth");
-        // A decode step's MLA layer read from the device's measured module (core/analysis/attention.cpp).
-        const auto module = std::find_if(a.operators.begin(), a.operators.end(),
-                                         [](const Operator &o) { return o.moduleFraction > 0; });
-        if (module != a.operators.end())
-            std::printf(
-                "MLA layers in decode: timed from the device's measured attention module (%s table), at %s of their "
-                "operators' ideal rooflines\n",
-                std::string(kMlaFormats[operatorRoofs(hw, s).mlaFormat]).c_str(),
-                formatPercent(module->moduleFraction).c_str());
-        if (!a.comm.allToAll.empty())
-            std::printf("all-to-all (expert parallelism): dispatch %s, combine %s (%s)\n",
-                        formatSeconds(a.comm.epDispatchS).c_str(), formatSeconds(a.comm.epCombineS).c_str(),
-                        a.comm.allToAll == "measured" ? "measured: the device's DeepEP table"
-                                                      : "ideal: the link's bandwidth, no measured table");
-    }
+    if (s.efficiency == EfficiencyMode::Achievable)
+        printAchievable(hw, s, a);
     if (s.phase == Phase::Generate)
         printRequest(a, s, serving);
     std::printf("memory per device: weights %s + KV %s + activations %s", formatBytes(a.memory.weights).c_str(),

@@ -122,7 +122,10 @@ double MlaModuleTable::fractionAt(double batch, double context) const
 {
     if (batches.empty())
         return 1.0;
-    const auto [c, ct] = logPosition(contexts, context);
+    // Not a structured binding: the lambda below captures them (clang 14 cannot capture a binding).
+    const std::pair<std::size_t, double> at = logPosition(contexts, context);
+    const std::size_t c = at.first;
+    const double ct = at.second;
     const auto row = [&](std::size_t b) {
         const std::vector<double> &f = fractions[b];
         if (c + 1 >= f.size()) // beyond the row's last measured context
