@@ -14,16 +14,14 @@ bool fusedAttentionTail(std::string_view name)
            name == "attn.local_softmax" || name == "attn.local_context";
 }
 
-OperatorTime timeMoeOperator(const OperatorRoofs &r, const OperatorWork &w)
+namespace {
+/// An operator of a measured kernel or module: its roofline at `peak` and `bandwidth` (every byte), already scaled by
+/// the table's fraction, and no launch or quantize kernel of its own (the measurement holds them).
+OperatorTime timeAtMeasuredRates(double peak, double bandwidth, const OperatorWork &w)
 {
-    // The measured fused kernel (permute, GEMMs, activation, unpermute, with their launches and the quantization of
-    // its input) took the roofline of its operators over the table's fraction at this many tokens per expert: each
-    // operator takes its own roofline over that fraction, and no launch or quantize kernel of its own. The fraction
-    // is at most 1 (the preset reader checks it), so this is never faster than the ideal roofline.
-    const double fraction = r.moe->fractionAt(w.expertTokens, w.expertsTouched);
     OperatorTime t;
-    t.peak = r.moePeak * fraction;
-    t.weightBandwidth = r.rawBandwidth * fraction;
+    t.peak = peak;
+    t.weightBandwidth = bandwidth;
     t.computeS = w.flops / t.peak;
     t.memoryS = (w.weightBytes + w.otherBytes) / t.weightBandwidth;
     t.roofS = std::max(t.computeS, t.memoryS);
@@ -31,23 +29,26 @@ OperatorTime timeMoeOperator(const OperatorRoofs &r, const OperatorWork &w)
     t.bound = t.computeS >= t.memoryS ? Bound::Compute : Bound::Memory;
     return t;
 }
+} // namespace
+
+OperatorTime timeMoeOperator(const OperatorRoofs &r, const OperatorWork &w)
+{
+    // The measured fused kernel (permute, GEMMs, activation, unpermute, with their launches and the quantization of
+    // its input) took the roofline of its operators over the table's fraction at this many tokens per expert: each
+    // operator takes its own roofline over that fraction. The fraction is at most 1 (the preset reader checks it),
+    // so this is never faster than the ideal roofline.
+    const double fraction = r.moe->fractionAt(w.expertTokens, w.expertsTouched);
+    return timeAtMeasuredRates(r.moePeak * fraction, r.rawBandwidth * fraction, w);
+}
 
 OperatorTime timeModuleOperator(const OperatorRoofs &r, const OperatorWork &w)
 {
     // The measured module (its kernels, launches and quantize kernels in one CUDA graph) took the sum of its
-    // operators' ideal rooflines over the table's fraction: each operator takes its own ideal roofline over it, and
-    // no launch or quantize kernel of its own. The fraction is at most 1 (the preset reader checks it).
+    // operators' ideal rooflines over the table's fraction: each operator takes its own ideal roofline over it. The
+    // fraction is at most 1 (the preset reader checks it).
     const double f = w.moduleFraction;
     const bool tensorCore = w.cls == OpClass::Matmul || w.cls == OpClass::Attention;
-    OperatorTime t;
-    t.peak = (tensorCore ? r.rawPeakMatmul : r.rawPeakVector) * f;
-    t.weightBandwidth = r.rawBandwidth * f;
-    t.computeS = w.flops / t.peak;
-    t.memoryS = (w.weightBytes + w.otherBytes) / t.weightBandwidth;
-    t.roofS = std::max(t.computeS, t.memoryS);
-    t.timeS = t.roofS;
-    t.bound = t.computeS >= t.memoryS ? Bound::Compute : Bound::Memory;
-    return t;
+    return timeAtMeasuredRates((tensorCore ? r.rawPeakMatmul : r.rawPeakVector) * f, r.rawBandwidth * f, w);
 }
 
 std::optional<std::size_t> mlaFormat(const Scenario &s)
