@@ -5,6 +5,7 @@
 #include "core/analysis/options.h"
 #include "core/io/outputs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <variant>
@@ -313,11 +314,10 @@ json analysisToJson(const HardwareSpec &hw, const ModelShape &m, const Scenario 
     j["efficiency"]["moe_table"] = moe && !basis.empty() && !hw.achievable.moe[static_cast<std::size_t>(*moe)].empty()
                                        ? json(toString(*moe))
                                        : json(nullptr);
-    // The MLA decode module measured whole (a decode step of an MLA model without an indexer), in this format.
-    const OperatorRoofs roofs = operatorRoofs(hw, s);
-    const bool mla = roofs.mla && m.mixer == MixerKind::Mla && !m.hasIndexer() && s.phase != Phase::Prefill &&
-                     s.phase != Phase::Train && s.phase != Phase::Encode;
-    j["efficiency"]["mla_table"] = mla ? json(kMlaFormats[roofs.mlaFormat]) : json(nullptr);
+    // The MLA decode module measured whole, where the analysis read it (core/analysis/attention.cpp), in this format.
+    const bool mla =
+        std::any_of(a.operators.begin(), a.operators.end(), [](const Operator &o) { return o.moduleFraction > 0; });
+    j["efficiency"]["mla_table"] = mla ? json(kMlaFormats[operatorRoofs(hw, s).mlaFormat]) : json(nullptr);
     j["kv_cache"] = {{"bytes_per_token", a.kvCache.bytesPerToken},
                      {"total_bytes", a.kvCache.totalBytes},
                      {"state_bytes_per_sequence", a.kvCache.stateBytesPerSequence},
