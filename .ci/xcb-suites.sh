@@ -34,7 +34,10 @@ echo "xcb-suites: Xvfb on display $display"
 
 cmake -B "$build" -DMEMWALL_TEST_PLATFORM=xcb >/dev/null
 status=0
-DISPLAY="$display" QT_QPA_PLATFORM=xcb ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -L ui || status=$?
+# One suite at a time: they share the one display, and a window another suite raised meanwhile took the activation
+# from tst_classroom's (qWaitForWindowActive failed once in a fresh-clone CI run; alone the suite passed every time).
+# The offscreen run, where no window takes another's focus, stays parallel.
+DISPLAY="$display" QT_QPA_PLATFORM=xcb ctest --test-dir "$build" --output-on-failure -j1 -L ui || status=$?
 cmake -B "$build" -DMEMWALL_TEST_PLATFORM=offscreen >/dev/null
 if [ "$status" -ne 0 ] && ! kill -0 "$server" 2>/dev/null; then
   echo "xcb-suites: the X server on $display exited during the suite; its log:" >&2
