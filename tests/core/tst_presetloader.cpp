@@ -102,6 +102,8 @@ private slots:
     void hardwareListedByVendorThenYear();
     void hardwareErrors_data();
     void hardwareErrors();
+    void achievableErrors_data();
+    void achievableErrors();
     void modelErrors_data();
     void modelErrors();
     void shapeErrorsNameTheirFields_data();
@@ -200,6 +202,49 @@ void TestPresetLoader::hardwareErrors_data()
     row(
         "bad category", [](json &j) { j["category"] = "fpga"; },
         "t.json: category: must be gpu, cpu, asic or wafer-scale, got \"fpga\"");
+    // Finite and positive is not enough: 1e308 FLOP/s crashed the charts, 5e-324 B/s printed inf and nan.
+    row(
+        "absurd peak", [](json &j) { j["peak_flops"]["fp16"]["value"] = 1e308; },
+        "t.json: peak_flops.fp16.value: must be between 1000000.0 and 1e+19 FLOP/s, got 1e+308");
+    row(
+        "absurd bandwidth", [](json &j) { j["memory"][0]["bandwidth_bytes_per_s"]["value"] = 5e-324; },
+        "t.json: memory[0].bandwidth_bytes_per_s.value: must be between 1000.0 and 1e+18 B/s, got 5e-324");
+    row(
+        "absurd capacity", [](json &j) { j["memory"][1]["capacity_bytes"]["value"] = 1e30; },
+        "t.json: memory[1].capacity_bytes.value: must be between 1.0 and 1e+16 B, got 1e+30");
+    row(
+        "absurd latency", [](json &j) { j["interconnects"][0]["latency_s"]["value"] = 1e6; },
+        "t.json: interconnects[0].latency_s.value: must be between 1e-12 and 10.0 s, got 1000000.0");
+    row(
+        "year out of range", [](json &j) { j["year"]["value"] = 3024; },
+        "t.json: year.value: must be between 1940.0 and 2100.0, got 3024.0");
+    row(
+        "negative max_devices", [](json &j) { j["interconnects"][0]["max_devices"] = -1; },
+        "t.json: interconnects[0].max_devices: must not be negative");
+    row(
+        "newer schema", [](json &j) { j["schema"] = 2; },
+        "t.json: schema: version 2 is newer than this MemWall understands (1)");
+    row(
+        "number written as text", [](json &j) { j["tdp_w"]["value"] = "1e309"; },
+        "t.json: tdp_w.value: expected a number, got \"1e309\"");
+}
+
+void TestPresetLoader::hardwareErrors()
+{
+    QFETCH(Edit, edit);
+    QFETCH(QString, error);
+    json j = baseHardware();
+    edit(j);
+    QCOMPARE(issueOf(j.dump()), error);
+}
+
+// The achievable model's tables, each broken field by field (the same check as hardwareErrors()).
+void TestPresetLoader::achievableErrors_data()
+{
+    QTest::addColumn<Edit>("edit");
+    QTest::addColumn<QString>("error");
+
+    auto row = [](const char *name, Edit e, const char *error) { QTest::newRow(name) << e << QString(error); };
     row(
         "fraction above 1",
         [](json &j) {
@@ -338,41 +383,9 @@ void TestPresetLoader::hardwareErrors_data()
             j.erase("interconnects");
         },
         "t.json: achievable.allreduce_sweep: needs an interconnect to measure the all-reduce on");
-    // Finite and positive is not enough: 1e308 FLOP/s crashed the charts, 5e-324 B/s printed inf and nan.
-    row(
-        "absurd peak", [](json &j) { j["peak_flops"]["fp16"]["value"] = 1e308; },
-        "t.json: peak_flops.fp16.value: must be between 1000000.0 and 1e+19 FLOP/s, got 1e+308");
-    row(
-        "absurd bandwidth", [](json &j) { j["memory"][0]["bandwidth_bytes_per_s"]["value"] = 5e-324; },
-        "t.json: memory[0].bandwidth_bytes_per_s.value: must be between 1000.0 and 1e+18 B/s, got 5e-324");
-    row(
-        "absurd capacity", [](json &j) { j["memory"][1]["capacity_bytes"]["value"] = 1e30; },
-        "t.json: memory[1].capacity_bytes.value: must be between 1.0 and 1e+16 B, got 1e+30");
-    row(
-        "absurd latency", [](json &j) { j["interconnects"][0]["latency_s"]["value"] = 1e6; },
-        "t.json: interconnects[0].latency_s.value: must be between 1e-12 and 10.0 s, got 1000000.0");
-    row(
-        "year out of range", [](json &j) { j["year"]["value"] = 3024; },
-        "t.json: year.value: must be between 1940.0 and 2100.0, got 3024.0");
-    row(
-        "negative max_devices", [](json &j) { j["interconnects"][0]["max_devices"] = -1; },
-        "t.json: interconnects[0].max_devices: must not be negative");
-    row(
-        "newer schema", [](json &j) { j["schema"] = 2; },
-        "t.json: schema: version 2 is newer than this MemWall understands (1)");
-    row(
-        "number written as text", [](json &j) { j["tdp_w"]["value"] = "1e309"; },
-        "t.json: tdp_w.value: expected a number, got \"1e309\"");
 }
 
-void TestPresetLoader::hardwareErrors()
-{
-    QFETCH(Edit, edit);
-    QFETCH(QString, error);
-    json j = baseHardware();
-    edit(j);
-    QCOMPARE(issueOf(j.dump()), error);
-}
+void TestPresetLoader::achievableErrors() { hardwareErrors(); }
 
 void TestPresetLoader::modelErrors_data()
 {
