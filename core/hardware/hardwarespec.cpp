@@ -105,35 +105,27 @@ const MlaModuleTable *AchievableModel::mlaTableFor(std::size_t format, double he
 }
 
 namespace {
-/// Where `x` falls between the points of `v` (rising, not empty): the index below and the share of the way to the
-/// next in log(x), held at the ends.
-std::pair<std::size_t, double> logPosition(const std::vector<double> &v, double x)
+/// A row of an MLA table at `context`, held at its ends.
+double rowAt(const MlaModuleTable::Row &r, double context)
 {
-    if (x <= v.front() || v.size() == 1)
-        return {0, 0.0};
-    if (x >= v.back())
-        return {v.size() - 1, 0.0};
-    const auto i = static_cast<std::size_t>(std::upper_bound(v.begin(), v.end(), x) - v.begin()) - 1;
-    return {i, std::log(x / v[i]) / std::log(v[i + 1] / v[i])};
+    if (context <= r.points.front().first)
+        return r.points.front().second;
+    if (context >= r.points.back().first)
+        return r.points.back().second;
+    return interpolateInLogSize(r.points, context, first, second);
 }
 } // namespace
 
 double MlaModuleTable::fractionAt(double batch, double context) const
 {
-    if (batches.empty())
+    if (rows.empty())
         return 1.0;
-    // Not a structured binding: the lambda below captures them (clang 14 cannot capture a binding).
-    const std::pair<std::size_t, double> at = logPosition(contexts, context);
-    const std::size_t c = at.first;
-    const double ct = at.second;
-    const auto row = [&](std::size_t b) {
-        const std::vector<double> &f = fractions[b];
-        if (c + 1 >= f.size()) // beyond the row's last measured context
-            return f[std::min(c, f.size() - 1)];
-        return f[c] + ct * (f[c + 1] - f[c]);
-    };
-    const auto [b, bt] = logPosition(batches, batch);
-    return bt == 0 ? row(b) : row(b) + bt * (row(b + 1) - row(b));
+    if (batch <= rows.front().batch)
+        return rowAt(rows.front(), context);
+    if (batch >= rows.back().batch)
+        return rowAt(rows.back(), context);
+    return interpolateInLogSize(
+        rows, batch, [](const Row &r) { return r.batch; }, [context](const Row &r) { return rowAt(r, context); });
 }
 
 double MoeSweep::fractionAt(double tokensPerExpert, double expertsTouched) const

@@ -129,12 +129,15 @@ inline constexpr std::array<std::string_view, 6> kMlaFormats{
 /// (tools/mla_tables.py).
 struct MlaModuleTable
 {
+    /// One measured batch: (cached context, fraction) pairs, contexts rising; a row stops early where the longest
+    /// contexts were not measured.
+    struct Row
+    {
+        double batch = 0;
+        std::vector<std::pair<double, double>> points;
+    };
     int heads = 0;
-    std::vector<double> contexts; ///< rising
-    std::vector<double> batches;  ///< rising, one row each
-    /// Per batch, the fractions at contexts[0 .. size): a row stops early where the longest contexts were not
-    /// measured.
-    std::vector<std::vector<double>> fractions;
+    std::vector<Row> rows; ///< batches rising
     /// Read in log(context) within a row and in log(batch) between rows; the ends hold beyond the table, and a row
     /// that stops early holds its last fraction.
     double fractionAt(double batch, double context) const;

@@ -276,17 +276,20 @@ MlaModuleTable mlaTableFromJson(JsonReader &t)
     if (heads > 65536)
         t.fail("heads", "must be at most 65536, got " + std::to_string(heads));
     table.heads = static_cast<int>(heads);
-    table.contexts = numberList(t, "context", "context", 64, true, 1e9);
+    const std::vector<double> contexts = numberList(t, "context", "context", 64, true, 1e9);
     const json &rows = t.array("rows");
     if (rows.empty() || rows.size() > 64)
         t.fail("rows", "needs 1 to 64 rows, got " + std::to_string(rows.size()));
     for (std::size_t i = 0; i < rows.size(); ++i) {
         JsonReader row = t.element(rows[i], i, "rows");
-        const double batch = row.positive("batch");
-        if (!table.batches.empty() && batch <= table.batches.back())
-            row.fail("batch", "rows must rise in batch: " + brief(batch) + " after " + brief(table.batches.back()));
-        table.batches.push_back(batch);
-        table.fractions.push_back(numberList(row, "fraction", "fraction", table.contexts.size(), false, 1.0));
+        MlaModuleTable::Row &out = table.rows.emplace_back();
+        out.batch = row.positive("batch");
+        if (table.rows.size() > 1 && out.batch <= table.rows[table.rows.size() - 2].batch)
+            row.fail("batch", "rows must rise in batch: " + brief(out.batch) + " after " +
+                                  brief(table.rows[table.rows.size() - 2].batch));
+        const std::vector<double> f = numberList(row, "fraction", "fraction", contexts.size(), false, 1.0);
+        for (std::size_t k = 0; k < f.size(); ++k)
+            out.points.emplace_back(contexts[k], f[k]);
         row.rejectUnknown();
     }
     t.rejectUnknown();
@@ -626,10 +629,17 @@ json toJson(const AchievableModel &m)
     for (std::size_t f = 0; f < kMlaFormats.size(); ++f) {
         json tables = json::array();
         for (const MlaModuleTable &t : m.mlaDecode[f]) {
-            json rows = json::array();
-            for (std::size_t i = 0; i < t.batches.size(); ++i)
-                rows.push_back({{"batch", t.batches[i]}, {"fraction", t.fractions[i]}});
-            tables.push_back({{"heads", t.heads}, {"context", t.contexts}, {"rows", rows}});
+            json rows = json::array(), contexts = json::array();
+            for (const MlaModuleTable::Row &r : t.rows) {
+                json fractions = json::array();
+                for (const auto &[context, fraction] : r.points) {
+                    if (fractions.size() == contexts.size())
+                        contexts.push_back(context); // the longest row gives the table's contexts
+                    fractions.push_back(fraction);
+                }
+                rows.push_back({{"batch", r.batch}, {"fraction", fractions}});
+            }
+            tables.push_back({{"heads", t.heads}, {"context", contexts}, {"rows", rows}});
         }
         if (!tables.empty())
             mla[std::string(kMlaFormats[f])] = tables;

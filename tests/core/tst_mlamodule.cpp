@@ -109,16 +109,14 @@ private slots:
         QVERIFY(std::abs(at(45, 1448) - (low + u * (high - low))) < 1e-12);
         // Beyond the table the ends hold.
         QCOMPARE(at(0.5, 1), at(1, 2));
-        QCOMPARE(at(4096, 1e6), t->fractions.back().back());
+        QCOMPARE(at(4096, 1e6), t->rows.back().points.back().second);
     }
 
     void rowThatStopsEarlyHoldsItsLast()
     {
         MlaModuleTable t;
         t.heads = 16;
-        t.contexts = {2, 4, 8};
-        t.batches = {1, 4};
-        t.fractions = {{0.2, 0.4, 0.8}, {0.5}};
+        t.rows = {{1, {{2, 0.2}, {4, 0.4}, {8, 0.8}}}, {4, {{2, 0.5}}}};
         QCOMPARE(t.fractionAt(4, 8), 0.5);
         QCOMPARE(t.fractionAt(1, 8), 0.8);
         // Batch 2, context 4: half way in log between the rows' 0.4 and 0.5.
