@@ -8,9 +8,10 @@
 # The Python module builds with pybind11-dev against Debian's python3-dev; its suite runs with python3-pytest, and
 # numpy (sweep arrays), pandas (to_dataframe) and matplotlib (memwall.plot) are what it offers beside plain dicts.
 # strace is for the test suite: tests/hostile kills a write between its link and its rename (strace --inject).
+# ccache keeps compiled objects between builds and clones (cmake/MemWallCompilerCache.cmake).
 set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev nlohmann-json3-dev
-          libgl-dev fonts-dejavu-core strace
+          libgl-dev fonts-dejavu-core strace ccache
           pybind11-dev python3-dev python3-pytest python3-numpy python3-pandas python3-matplotlib)
 if [ "${1:-}" = "--list" ]; then
   shift
