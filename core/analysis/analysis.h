@@ -203,8 +203,9 @@ struct OperatorRecord
     FlopTerms flops;            ///< one execution's FLOPs; Operator::flops = flops.value() x count x trainFactor
     double trainFactor = 1;     ///< training's forward + backward (+ recompute) multiplier of FLOPs and bytes; else 1
     double peakFlops = 0;       ///< FLOP/s: the compute roof this operator ran against (after efficiency)
-    double weightBandwidth = 0; ///< B/s: its weight bytes were read at this (weight-only kernels may differ); the
-                                ///< other bytes at Analysis::bandwidth
+    double weightBandwidth = 0; ///< B/s: its weight bytes were read at this (weight-only kernels may differ)
+    double otherBandwidth = 0;  ///< B/s: its other bytes (activations, KV cache): Analysis::bandwidth, or a measured
+                                ///< kernel's or module's rate (core/analysis/operatortime.h)
     double launchS = 0;         ///< s: kernel launches included in Operator::timeS (achievable efficiency; else 0)
     double quantizeS = 0;       ///< s: its FP8 input's quantize kernels included in Operator::timeS (activation_scales)
 };

@@ -89,7 +89,7 @@ void emitLinkOp(const Ctx &c, std::string_view name, Phase phase, double layers,
     op.timeS = timeS;
     op.bound = Bound::Communication;
     if (c.records)
-        c.records->push_back({FlopTerms{}, 1, 0, 0, 0, 0});
+        c.records->push_back({FlopTerms{}, 1, 0, 0, 0, 0, 0});
 }
 
 /// Expert parallelism's all-to-all of one pass, `times` times: this rank's routed token copies (its own tokens; with

@@ -678,44 +678,42 @@ struct Sides
 {
     double compute, memory;
 };
-Sides sides(const Operator &op, const OperatorRecord &rec, double bandwidth)
+Sides sides(const Operator &op, const OperatorRecord &rec)
 {
-    if (op.moduleFraction > 0) // a measured module's operator reads every byte at the module's bandwidth
-        return {op.flops / rec.peakFlops, op.bytes() / rec.weightBandwidth};
     return {op.flops / rec.peakFlops,
-            op.weightBytes / rec.weightBandwidth + (op.activationBytes + op.kvBytes) / bandwidth};
+            op.weightBytes / rec.weightBandwidth + (op.activationBytes + op.kvBytes) / rec.otherBandwidth};
 }
 
-std::string memorySide(const Operator &op, const OperatorRecord &rec, double bandwidth, bool numbers)
+std::string memorySide(const Operator &op, const OperatorRecord &rec, bool numbers)
 {
-    if (op.moduleFraction > 0)
-        bandwidth = rec.weightBandwidth;
     if (!numbers)
-        return rec.weightBandwidth != bandwidth ? "weight bytes / weight bandwidth + other bytes / bandwidth"
-                                                : "bytes / bandwidth";
-    if (rec.weightBandwidth != bandwidth)
+        return rec.weightBandwidth != rec.otherBandwidth ? "weight bytes / weight bandwidth + other bytes / bandwidth"
+                                                         : "bytes / bandwidth";
+    if (rec.weightBandwidth != rec.otherBandwidth)
         return si(op.weightBytes, "B") + " / " + si(rec.weightBandwidth, "B/s") + " + " +
-               si(op.activationBytes + op.kvBytes, "B") + " / " + si(bandwidth, "B/s");
-    return si(op.bytes(), "B") + " / " + si(bandwidth, "B/s");
+               si(op.activationBytes + op.kvBytes, "B") + " / " + si(rec.otherBandwidth, "B/s");
+    return si(op.bytes(), "B") + " / " + si(rec.otherBandwidth, "B/s");
 }
 
 void deriveOpTime(Derivation &d, const Operator &op, const OperatorRecord &rec, const Analysis &a)
 {
-    const Sides x = sides(op, rec, a.bandwidth);
-    d.lines.emplace_back("time = max(FLOPs / compute roof, " + memorySide(op, rec, a.bandwidth, false) + ")" +
+    const Sides x = sides(op, rec);
+    d.lines.emplace_back("time = max(FLOPs / compute roof, " + memorySide(op, rec, false) + ")" +
                          (rec.launchS > 0 ? " + kernel launches" : "") +
                          (rec.quantizeS > 0 ? " + quantizing the input to FP8" : ""));
     std::string roof = "compute roof " + si(rec.peakFlops, "FLOP/s") + " (" + std::string(toString(op.computeType));
     if (op.moduleFraction > 0)
         roof += ", the device's measured MLA decode module: " + num(op.moduleFraction) +
                 " of the dense peak and of the bandwidth";
+    else if (op.expertTokens > 0 && rec.otherBandwidth != a.bandwidth) // timeMoeOperator(): every byte at its rate
+        roof += ", the device's measured fused MoE kernel at " + num(op.expertTokens) +
+                " tokens per expert, as are the bandwidth's bytes";
     else if (rec.peakFlops != a.peakFlops && (op.cls == OpClass::Matmul || op.cls == OpClass::Attention))
         roof += std::string(op.cls == OpClass::Attention ? ", the fused-attention kernels' rate"
                                                          : ", what a GEMM of this size reaches");
     d.lines.emplace_back(roof + ")");
     d.lines.emplace_back("= max(" + si(op.flops, "FLOP") + " / " + si(rec.peakFlops, "FLOP/s") + ", " +
-                         memorySide(op, rec, a.bandwidth, true) + ")" +
-                         (rec.launchS > 0 ? " + " + formatSeconds(rec.launchS) : "") +
+                         memorySide(op, rec, true) + ")" + (rec.launchS > 0 ? " + " + formatSeconds(rec.launchS) : "") +
                          (rec.quantizeS > 0 ? " + " + formatSeconds(rec.quantizeS) : ""));
     const double v = std::max(x.compute, x.memory) + rec.launchS + rec.quantizeS;
     d.lines.emplace_back("= max(" + si(x.compute, "s") + ", " + si(x.memory, "s") + ")" +
@@ -726,9 +724,9 @@ void deriveOpTime(Derivation &d, const Operator &op, const OperatorRecord &rec, 
     d.valueText = formatSeconds(v);
 }
 
-void deriveOpBound(Derivation &d, const Operator &op, const OperatorRecord &rec, const Analysis &a)
+void deriveOpBound(Derivation &d, const Operator &op, const OperatorRecord &rec)
 {
-    const Sides x = sides(op, rec, a.bandwidth);
+    const Sides x = sides(op, rec);
     d.lines.emplace_back("bound = compute when FLOPs / compute roof ≥ memory time, else memory");
     d.lines.emplace_back("compute " + formatSeconds(x.compute) + (x.compute >= x.memory ? " ≥ " : " < ") + "memory " +
                          formatSeconds(x.memory));
@@ -878,7 +876,7 @@ Derivation derive(const HardwareSpec &hw, const ModelShape &model, const Scenari
                 else if (op.onLink())
                     deriveLinkBound(d);
                 else
-                    deriveOpBound(d, op, rec, a);
+                    deriveOpBound(d, op, rec);
                 return d;
             }
         }

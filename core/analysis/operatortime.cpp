@@ -22,6 +22,7 @@ OperatorTime timeAtMeasuredRates(double peak, double bandwidth, const OperatorWo
     OperatorTime t;
     t.peak = peak;
     t.weightBandwidth = bandwidth;
+    t.otherBandwidth = bandwidth;
     t.computeS = w.flops / t.peak;
     t.memoryS = (w.weightBytes + w.otherBytes) / t.weightBandwidth;
     t.roofS = std::max(t.computeS, t.memoryS);

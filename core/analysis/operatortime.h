@@ -84,6 +84,7 @@ struct OperatorTime
 {
     double peak = 0;            ///< FLOP/s: the compute roof it ran against
     double weightBandwidth = 0; ///< B/s: its weight bytes were read at this
+    double otherBandwidth = 0;  ///< B/s: its other bytes (activations, KV cache) at this
     double computeS = 0, memoryS = 0;
     double roofS = 0;     ///< max(computeS, memoryS)
     double launchS = 0;   ///< kernel launches
@@ -121,7 +122,8 @@ inline bool embeddingMatmul(std::string_view name) { return name == "lm_head" ||
     t.weightBandwidth = w.cls == OpClass::Matmul && !(r.unquantizedEmbeddings && embeddingMatmul(w.name))
                             ? r.weightBandwidth
                             : r.bandwidth;
-    t.memoryS = w.weightBytes / t.weightBandwidth + w.otherBytes / r.bandwidth;
+    t.otherBandwidth = r.bandwidth;
+    t.memoryS = w.weightBytes / t.weightBandwidth + w.otherBytes / t.otherBandwidth;
     t.roofS = std::max(t.computeS, t.memoryS);
     // Each execution is one kernel; fused attention runs score, softmax and context as the one score kernel.
     if (r.kernelS > 0 && !(r.fusedAttention && fusedAttentionTail(w.name)))

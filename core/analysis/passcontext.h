@@ -233,7 +233,7 @@ inline void emitOp(Ctx &c, std::string_view name, OpClass cls, Phase phase, doub
     op.expertsTouched = expertsTouched;
     op.moduleFraction = c.moduleFraction;
     if (c.records)
-        c.records->push_back({terms, trainFactor, t.peak, t.weightBandwidth, t.launchS, t.quantizeS});
+        c.records->push_back({terms, trainFactor, t.peak, t.weightBandwidth, t.otherBandwidth, t.launchS, t.quantizeS});
 }
 
 /// A linear layer over `tokens` tokens, `count` times: `in` x `out` weights (plus `out` biases with `bias`), 2 FLOPs

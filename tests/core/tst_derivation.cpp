@@ -105,6 +105,12 @@ private slots:
         QTest::newRow("MLA DeepSeek-V3 decode absorbed tp8") << "h200-sxm"
                                                              << "deepseek-v3"
                                                              << "--batch=16 --tp=8 --weights=fp8 --activations=fp8";
+        // The measured tables: the MLA decode module and the fused MoE kernel read every byte at their own rate.
+        QTest::newRow("MLA and MoE tables DeepSeek-V3 DEP8 decode achievable")
+            << "h200-sxm"
+            << "deepseek-v3"
+            << "--batch=64 --context=2048 --attention-dp=8 --moe-ep=8 --weights=fp8/g16384/fp32 --activations=fp8 "
+               "--efficiency=achievable";
         QTest::newRow("GQA Llama 3 70B generate fp8 dynamic scales tp8")
             << "h200-sxm"
             << "llama-3-70b"
