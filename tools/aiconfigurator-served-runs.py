@@ -19,7 +19,7 @@ MODELS = {
     "nvidia/DeepSeek-V3.1-NVFP4": ("deepseek-v3", False),
     "moonshotai/Kimi-K2.5": ("kimi-k2", False),
     "openai/gpt-oss-120b": ("gpt-oss-120b", False),
-    "Qwen/Qwen3-235B-A22B-FP8": ("qwen3-235b-a22b", False),
+    "Qwen/Qwen3-235B-A22B-FP8": ("qwen3-235b-a22b-fp8", False),
     "Qwen/Qwen3-32B": ("qwen3-32b", True),
     "nvidia/Qwen3-32B-NVFP4": ("qwen3-32b", True),
     "Qwen/Qwen3.5-397B-A17B": ("qwen3-5-397b-a17b", False),

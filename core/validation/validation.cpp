@@ -199,9 +199,10 @@ std::vector<MeasuredRun> builtinRunSet(std::string_view name)
 
 std::vector<MeasuredRun> builtinRuns() { return builtinRunSet("runs"); }
 
-Scenario scenarioFor(const MeasuredRun &run, EfficiencyMode mode)
+Scenario scenarioFor(const MeasuredRun &run, const ModelShape &m, EfficiencyMode mode)
 {
     Scenario s;
+    s.unquantizedEmbeddings = m.checkpointUnquantizedEmbeddings;
     s.phase = Phase::Generate;
     s.batch = run.batch;
     s.seq = run.inputTokens;
@@ -252,7 +253,7 @@ double servedValue(const MeasuredRun &run, const ServedRequest &q)
 
 double predict(const HardwareSpec &hw, const ModelShape &m, const MeasuredRun &run, EfficiencyMode mode)
 {
-    const Scenario s = scenarioFor(run, mode);
+    const Scenario s = scenarioFor(run, m, mode);
     const Analysis a = analyzeTotals(hw, m, s);
     if (run.maxBatchedTokens <= 0)
         return predictedValue(run, a);
@@ -299,7 +300,7 @@ ValidatedRun validateRun(const MeasuredRun &run, const PresetLibrary &lib)
         row.achievable = predict(*hw, model->shape, run, EfficiencyMode::Achievable);
         row.idealRatio = timeRatio(run, row.ideal);
         row.achievableRatio = timeRatio(run, row.achievable);
-        row.predicted = achievableBand(*hw, scenarioFor(run, EfficiencyMode::Achievable)).has_value();
+        row.predicted = achievableBand(*hw, scenarioFor(run, model->shape, EfficiencyMode::Achievable)).has_value();
     } catch (const AnalysisError &e) {
         row.error = e.what();
     }

@@ -72,8 +72,10 @@ std::vector<MeasuredRun> builtinRunSet(std::string_view name);
 /// The names of the compiled-in sets, sorted.
 std::vector<std::string> builtinRunSets();
 
-/// The scenario a run was measured in (phase generate: the prompt, then the output tokens).
-Scenario scenarioFor(const MeasuredRun &run, EfficiencyMode mode);
+/// The scenario a run was measured in (phase generate: the prompt, then the output tokens), of model `m`: the formats
+/// are the run's, and the embedding and LM head stay 16-bit where the model's checkpoint keeps them so
+/// (ModelShape::checkpointUnquantizedEmbeddings), as `memwall analyze --model` does with the run's formats.
+Scenario scenarioFor(const MeasuredRun &run, const ModelShape &m, EfficiencyMode mode);
 /// The run's metric as an analysis of scenarioFor() predicts it.
 double predictedValue(const MeasuredRun &run, const Analysis &a);
 /// The run's metric as the request served by the run's engine admission predicts it (runs with max_batched_tokens):

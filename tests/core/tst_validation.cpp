@@ -292,8 +292,9 @@ private slots:
         QVERIFY(runs[0].weights.type == DType::INT4);
         QCOMPARE(runs[0].weights.groupSize, 32);
         QCOMPARE(runs[0].inputTokens, int64_t(5));
-        const Scenario s = scenarioFor(runs[0], EfficiencyMode::Achievable);
+        const Scenario s = scenarioFor(runs[0], lib().findModel("llama-2-7b")->shape, EfficiencyMode::Achievable);
         QVERIFY(s.phase == Phase::Generate);
+        QVERIFY(!s.unquantizedEmbeddings); // Meta's checkpoint has no quantization_config
         QCOMPARE(s.seq, int64_t(5));
         QCOMPARE(s.output, int64_t(200));
         QVERIFY(s.efficiency == EfficiencyMode::Achievable);
@@ -319,8 +320,10 @@ private slots:
         QCOMPARE(r.moeEp, 8);
         QCOMPARE(r.maxBatchedTokens, int64_t(8192));
         QVERIFY(r.expertWeights && r.expertWeights->type == DType::FP4 && r.expertWeights->groupSize == 32);
-        const Scenario s = scenarioFor(r, EfficiencyMode::Ideal);
+        const Scenario s = scenarioFor(r, lib().findModel("deepseek-v3")->shape, EfficiencyMode::Ideal);
         QCOMPARE(s.attentionDp, 8);
+        // DeepSeek's FP8 checkpoint keeps its embedding and LM head in BF16, as analyze --model deepseek-v3 does.
+        QVERIFY(s.unquantizedEmbeddings);
         QCOMPARE(s.moeEp, 8);
         QCOMPARE(s.maxBatchedTokens, int64_t(8192));
         QVERIFY(s.arrivals == Arrivals::Together);
@@ -349,7 +352,7 @@ private slots:
         run.maxBatchedTokens = 8192;
         const HardwareSpec &hw = *lib().findHardware("h100-sxm");
         const ModelShape &m = lib().findModel("llama-3-70b")->shape;
-        const AdmissionReport a = admit(hw, m, scenarioFor(run, EfficiencyMode::Ideal));
+        const AdmissionReport a = admit(hw, m, scenarioFor(run, m, EfficiencyMode::Ideal));
         QCOMPARE(a.stepsPerPrompt, int64_t(2));
         run.metric = RunMetric::TtftS;
         QVERIFY(std::fabs(predict(hw, m, run, EfficiencyMode::Ideal) - 2 * a.mixedStepS) <= 1e-12 * a.ttftS);
@@ -359,7 +362,7 @@ private slots:
         QVERIFY(std::fabs(predict(hw, m, run, EfficiencyMode::Ideal) - (a.stepS + a.ttftS / 1024)) < 1e-12);
         run.arrivals = Arrivals::Together;
         run.metric = RunMetric::TpotS;
-        const AdmissionReport w = admit(hw, m, scenarioFor(run, EfficiencyMode::Ideal));
+        const AdmissionReport w = admit(hw, m, scenarioFor(run, m, EfficiencyMode::Ideal));
         QCOMPARE(w.meanFirstStep, 32.5);
         QCOMPARE(predict(hw, m, run, EfficiencyMode::Ideal), w.stepS);
         run.arrivals = Arrivals::Spread;
@@ -367,7 +370,7 @@ private slots:
         run.maxBatchedTokens = 0;
         run.metric = RunMetric::TpotS;
         QCOMPARE(predict(hw, m, run, EfficiencyMode::Ideal),
-                 analyzeTotals(hw, m, scenarioFor(run, EfficiencyMode::Ideal)).phases.tpotS);
+                 analyzeTotals(hw, m, scenarioFor(run, m, EfficiencyMode::Ideal)).phases.tpotS);
     }
 
     // The breakdown: one group per metric, family, device and engine, each summarising exactly its runs.
