@@ -136,6 +136,14 @@ void commPass(const Ctx &c, const Step &st, const CommLink &l, Phase phase, doub
     if (s.tp > 1) // the sweep's look-up only where there is an all-reduce (the search runs many tp 1 configs)
         allReduce(msg, s.tp, l.bandwidth, l.latencyAt(msg), perLayer * st.layerCount * count * trainMul, &comm.tpBytes,
                   &comm.timeS);
+    // Norms over all heads' q and k (ModelShape::qkNormFullWidth, MiniMax-M2): a rank holds only some heads, so each
+    // attention layer first all-reduces its tokens' two sums of squares (q's and k's, FP32), the reduction vLLM's and
+    // SGLang's MiniMaxText01RMSNormTP runs.
+    if (s.tp > 1 && c.m.qkNormFullWidth) {
+        const double variances = st.Bm * T * 2 * 4.0;
+        allReduce(variances, s.tp, l.bandwidth, l.latencyAt(variances),
+                  c.attnLayers / L * st.layerCount * count * trainMul, &comm.tpBytes, &comm.timeS);
+    }
     if (s.pp > 1) {
         const double transfers = (st.mb + s.pp - 2) * count * trainMul;
         comm.ppBytes += msg * st.mb * count * trainMul;

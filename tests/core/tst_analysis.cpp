@@ -473,6 +473,26 @@ private slots:
         QVERIFY(near(a4.comm.tpBytes, perAllReduce * 2 * 80, 1e-9));
     }
 
+    // MiniMax-M2.5 normalises q and k over all 48 and 8 heads (qk_norm_type per_layer): at tp 4 a rank holds 12 and
+    // 2, so each of the 62 attention layers also all-reduces every token's two FP32 sums of squares. Decode, batch 8:
+    // the two usual all-reduces of 8 x 3072 x 2 B a layer, and 8 x 2 x 4 B more, each ring moving 2 x 3/4 of it.
+    void fullWidthQkNormAllReducesUnderTensorParallelism()
+    {
+        Scenario s;
+        s.batch = 8;
+        s.tp = 4;
+        s.moeTp = 4;
+        const Analysis a = analyze(hw("h200-sxm"), model("minimax-m2.5"), s);
+        const double ring = 2.0 * 3 / 4;
+        QVERIFY(near(a.comm.tpBytes, 62 * ring * (2 * 8 * 3072 * 2 + 8 * 2 * 4), 1e-12));
+        ModelShape perHead = model("minimax-m2.5");
+        perHead.qkNormFullWidth = false;
+        QVERIFY(near(analyze(hw("h200-sxm"), perHead, s).comm.tpBytes, 62 * ring * 2 * 8 * 3072 * 2, 1e-12));
+        s.tp = 1;
+        s.moeTp = 1;
+        QCOMPARE(analyze(hw("h200-sxm"), model("minimax-m2.5"), s).comm.tpBytes, 0.0);
+    }
+
     void llama2_70bFitsOnEightA100sNotOne()
     {
         Scenario s;
