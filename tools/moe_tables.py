@@ -3,7 +3,7 @@
 
 Prints, as JSON for presets/hardware/<device>.json ("achievable" object):
   moe_grouped_gemm: per expert format, the fraction of the fused MoE block's roofline that TensorRT-LLM's fused MoE
-      kernel reached (measured latency over roofline), by tokens per expert on the busiest device and, where several
+      kernel (on Blackwell, vLLM's for w4a16_mxfp4: VLLM_KERNELS below) reached (measured latency over roofline), by tokens per expert on the busiest device and, where several
       batches give the same tokens per expert, by the experts that device runs (experts_touched); the analysis
       times the routed experts' operators at roofline / fraction (core/analysis/operatortime.h).
   alltoall: DeepEP low-latency dispatch and combine on one node, measured time by bytes each rank sends.
@@ -68,11 +68,19 @@ def roofline(n, h, i, k, e, ep, tp, bpw, peak, bw, act=2.0):
     return sum(max(f / peak, b / bw) for f, b in ops), pairs / touched, touched
 
 
+# The kernel a format's table measures: TensorRT-LLM's fused MoE, except where no engine runs that kernel by default
+# on the device. On Blackwell (sm100) TensorRT-LLM runs MXFP4 experts with MXFP8 activations (its gpt-oss deployment
+# guide, "MoE Backend Support Matrix"), and vLLM, which keeps BF16 activations, picks FlashInfer's TRT-LLM-gen
+# MXFP4 x BF16 kernel first (vllm/model_executor/layers/fused_moe/oracle/mxfp4.py: SM100_FI_MXFP4_BF16 heads its
+# list): so the w4a16_mxfp4 table there is that kernel as aiconfigurator measured it under vLLM. Its CSV is
+# <dir>/<device>.vllm-<version>.moe.csv.
+SM100 = {"b200_sxm", "b300_sxm", "gb200", "gb300"}
+VLLM_KERNELS = {"w4a16_mxfp4": ("0.24.0", "vllm_gptossmxfp4moe_flashinfer_trtllm_mxfp4_bf16")}
 EPS = [1, 2, 4, 8, 16, 32, 64]  # one curve per expert split: the fixed costs weigh more the less work a rank has
 TOKENS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]  # batches kept of the table's 27
 
 
-def curve(rows, fmt, version, device, shape, ep, bpw, peak, bw):
+def curve(rows, fmt, version, device, shape, ep, bpw, peak, bw, engine="trtllm"):
     """The fraction of the roofline by tokens per expert (and experts touched) at one expert split (moe_ep, moe_tp 1)."""
     h, i, k, e = shape
     kernels = ", ".join(sorted(rows.kernel_source.unique()))
@@ -93,35 +101,48 @@ def curve(rows, fmt, version, device, shape, ep, bpw, peak, bw):
         points.append({"tokens_per_expert": x, "experts_touched": touched,
                        "fraction": round(min(1.0, r / (ms * 1e-3)), 4), "measured_s": round(ms * 1e-3, 9),
                        "tokens": int(n)})
-    src = (f"derived: roofline / measured latency of TensorRT-LLM {version}'s fused MoE ({fmt}, hidden {h}, inter {i}, "
+    name = {"trtllm": "TensorRT-LLM", "vllm": "vLLM"}[engine]
+    src = (f"derived: roofline / measured latency of {name} {version}'s fused MoE ({fmt}, hidden {h}, inter {i}, "
            f"top-{k} of {e} experts, moe_ep {ep}, moe_tp 1, balanced routing; the fastest of {kernels} at each size) "
-           f"on {rows.device.iloc[0]}, {AIC}, {DATA}/{device}/moe/trtllm/{version}/moe_perf.parquet "
-           f"(collector/trtllm/collect_moe.py); roofline and tokens per expert as in tools/moe_tables.py")
+           f"on {rows.device.iloc[0]}, {AIC}, {DATA}/{device}/moe/{engine}/{version}/moe_perf.parquet "
+           f"(collector/{engine}/collect_moe.py); roofline and tokens per expert as in tools/moe_tables.py")
     return {"source": src, "hidden": h, "inter": i, "topk": k, "experts": e, "moe_ep": ep, "points": points}
+
+
+def format_curves(rows, fmt, version, device, peaks, bw, engine):
+    """One format's curves (one per expert split) at the first reference shape the table has, or None."""
+    bpw, ctype = FORMATS[fmt]
+    rows = rows[rows.moe_dtype == fmt]
+    shape = next((s for s in SHAPES if ((rows.hidden_size == s[0]) & (rows.inter_size == s[1]) &
+                                        (rows.topk == s[2]) & (rows.num_experts == s[3])).any()), None)
+    if shape is None:
+        return None
+    h, i, k, e = shape
+    rows = rows[(rows.hidden_size == h) & (rows.inter_size == i) & (rows.topk == k) & (rows.num_experts == e)]
+    return [curve(rows[rows.moe_ep_size == ep], fmt, version, device, (h, i, k, e), ep, bpw, peaks[ctype], bw,
+                  engine) for ep in EPS if (rows.moe_ep_size == ep).any()]
 
 
 def moe_curves(folder, device, preset):
     peaks = {key: v["value"] for key, v in preset["peak_flops"].items()}
     bw = next(m["bandwidth_bytes_per_s"]["value"] for m in preset["memory"] if m["kind"] == "dram")
     out = {}
+    for fmt, (version, kernel) in VLLM_KERNELS.items() if device in SM100 else []:
+        df = pd.read_csv(f"{folder}/{device}.vllm-{version}.moe.csv")
+        df = df[(df.distribution == "balanced") & (df.moe_tp_size == 1) & df.kernel_source.str.startswith(kernel)]
+        out[fmt] = format_curves(df, fmt, version, device, peaks, bw, "vllm")
     for version in ["1.3.0rc23", "1.3.0rc20"]:  # the newest version that has each format
         try:
             df = pd.read_csv(f"{folder}/{device}.{version}.moe.csv")
         except FileNotFoundError:
             continue
         df = df[(df.distribution == "balanced") & (df.moe_tp_size == 1) & (df.kernel_source != "moe_torch_flow_nongated")]
-        for fmt, (bpw, ctype) in FORMATS.items():
+        for fmt, (_, ctype) in FORMATS.items():
             if fmt in out or ctype not in peaks:
                 continue
-            rows = df[df.moe_dtype == fmt]
-            shape = next((s for s in SHAPES if ((rows.hidden_size == s[0]) & (rows.inter_size == s[1]) &
-                                                (rows.topk == s[2]) & (rows.num_experts == s[3])).any()), None)
-            if shape is None:
-                continue
-            h, i, k, e = shape
-            rows = rows[(rows.hidden_size == h) & (rows.inter_size == i) & (rows.topk == k) & (rows.num_experts == e)]
-            out[fmt] = [curve(rows[rows.moe_ep_size == ep], fmt, version, device, (h, i, k, e), ep, bpw,
-                              peaks[ctype], bw) for ep in EPS if (rows.moe_ep_size == ep).any()]
+            curves = format_curves(df, fmt, version, device, peaks, bw, "trtllm")
+            if curves:
+                out[fmt] = curves
     return out
 
 
