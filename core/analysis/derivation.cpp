@@ -707,7 +707,7 @@ void deriveOpTime(Derivation &d, const Operator &op, const OperatorRecord &rec, 
                 " of the dense peak and of the bandwidth";
     else if (op.expertTokens > 0 && rec.otherBandwidth != a.bandwidth) // timeMoeOperator(): every byte at its rate
         roof += ", the device's measured fused MoE kernel at " + num(op.expertTokens) +
-                " tokens per expert, as are the bandwidth's bytes";
+                " tokens per expert: its fraction of the dense peak and of the bandwidth";
     else if (rec.peakFlops != a.peakFlops && (op.cls == OpClass::Matmul || op.cls == OpClass::Attention))
         roof += std::string(op.cls == OpClass::Attention ? ", the fused-attention kernels' rate"
                                                          : ", what a GEMM of this size reaches");
