@@ -202,7 +202,7 @@ std::vector<MeasuredRun> builtinRuns() { return builtinRunSet("runs"); }
 Scenario scenarioFor(const MeasuredRun &run, const ModelShape &m, EfficiencyMode mode)
 {
     Scenario s;
-    s.unquantizedEmbeddings = m.checkpointUnquantizedEmbeddings;
+    adaptToModel(s, m, true, true); // the checkpoint's options, as analyze --model takes them; the run's formats follow
     s.phase = Phase::Generate;
     s.batch = run.batch;
     s.seq = run.inputTokens;

@@ -72,9 +72,9 @@ std::vector<MeasuredRun> builtinRunSet(std::string_view name);
 /// The names of the compiled-in sets, sorted.
 std::vector<std::string> builtinRunSets();
 
-/// The scenario a run was measured in (phase generate: the prompt, then the output tokens), of model `m`: the formats
-/// are the run's, and the embedding and LM head stay 16-bit where the model's checkpoint keeps them so
-/// (ModelShape::checkpointUnquantizedEmbeddings), as `memwall analyze --model` does with the run's formats.
+/// The scenario a run was measured in (phase generate: the prompt, then the output tokens), of model `m`: what
+/// adaptToModel() takes from the model's checkpoint, as `memwall analyze --model` does, then the run's own formats
+/// (the embedding and LM head stay 16-bit where the checkpoint keeps them so).
 Scenario scenarioFor(const MeasuredRun &run, const ModelShape &m, EfficiencyMode mode);
 /// The run's metric as an analysis of scenarioFor() predicts it.
 double predictedValue(const MeasuredRun &run, const Analysis &a);

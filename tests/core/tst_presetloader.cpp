@@ -35,6 +35,9 @@ namespace {
 
 json sourced(double v) { return json{{"value", v}, {"source", "test"}}; }
 
+/// One row of a preset-error table: the edit that breaks a valid preset and the one-line error it must give.
+void errorRow(const char *name, const Edit &edit, const char *error) { QTest::newRow(name) << edit << QString(error); }
+
 /// A small valid hardware preset to break.
 json baseHardware()
 {
@@ -147,7 +150,7 @@ void TestPresetLoader::hardwareErrors_data()
     QTest::addColumn<Edit>("edit");
     QTest::addColumn<QString>("error");
 
-    auto row = [](const char *name, Edit e, const char *error) { QTest::newRow(name) << e << QString(error); };
+    const auto row = errorRow;
     row(
         "unknown key", [](json &j) { j["colour"] = "green"; }, "t.json: colour: unknown field");
     row(
@@ -238,13 +241,53 @@ void TestPresetLoader::hardwareErrors()
     QCOMPARE(issueOf(j.dump()), error);
 }
 
+namespace {
+/// achievableErrors_data()'s rows for the MLA decode module's tables (tools/mla_tables.py).
+void mlaDecodeErrorRows()
+{
+    const auto row = errorRow;
+    const auto mla = [](json table) {
+        return [table](json &j) {
+            j["achievable"]["mla_decode"] = {{"source", "aiconfigurator"},
+                                             {"formats", {{"fp8_block/bfloat16", json::array({table})}}}};
+        };
+    };
+    const json goodRow = {{"batch", 1}, {"fraction", {0.4, 0.5}}};
+    row("MLA fraction above 1",
+        mla({{"heads", 128}, {"context", {2, 4}}, {"rows", json::array({{{"batch", 1}, {"fraction", {0.4, 1.2}}}})}}),
+        "t.json: achievable.mla_decode.formats.fp8_block/bfloat16[0].rows[0].fraction: each fraction must be a number "
+        "above 0 and at most 1.0, got 1.2");
+    row("MLA row longer than the contexts",
+        mla({{"heads", 128},
+             {"context", {2, 4}},
+             {"rows", json::array({{{"batch", 1}, {"fraction", {0.4, 0.5, 0.6}}}})}}),
+        "t.json: achievable.mla_decode.formats.fp8_block/bfloat16[0].rows[0].fraction: needs 1 to 2 values, got 3");
+    row("MLA contexts out of order", mla({{"heads", 128}, {"context", {4, 2}}, {"rows", json::array({goodRow})}}),
+        "t.json: achievable.mla_decode.formats.fp8_block/bfloat16[0].context: must rise: 2 after 4.0");
+    row("MLA batches out of order",
+        mla({{"heads", 128},
+             {"context", {2, 4}},
+             {"rows", json::array({{{"batch", 4}, {"fraction", {0.4}}}, goodRow})}}),
+        "t.json: achievable.mla_decode.formats.fp8_block/bfloat16[0].rows[1].batch: rows must rise in batch: 1.0 "
+        "after 4.0");
+    row(
+        "MLA unknown format",
+        [](json &j) {
+            j["achievable"]["mla_decode"] = {{"source", "aiconfigurator"},
+                                             {"formats", {{"int4/bfloat16", json::array()}}}};
+        },
+        "t.json: achievable.mla_decode.formats.int4/bfloat16: unknown MLA format (use bfloat16, fp8_block or nvfp4, a "
+        "slash, and bfloat16 or fp8)");
+}
+} // namespace
+
 // The achievable model's tables, each broken field by field (the same check as hardwareErrors()).
 void TestPresetLoader::achievableErrors_data()
 {
     QTest::addColumn<Edit>("edit");
     QTest::addColumn<QString>("error");
 
-    auto row = [](const char *name, Edit e, const char *error) { QTest::newRow(name) << e << QString(error); };
+    const auto row = errorRow;
     row(
         "fraction above 1",
         [](json &j) {
@@ -343,39 +386,7 @@ void TestPresetLoader::achievableErrors_data()
                                                          {"points", json::array({{{"elements", 8192}, {"s", 20}}})}};
         },
         "t.json: achievable.fp8_quantize.static.points[0].s: must be between 1e-12 and 10.0 s, got 20.0");
-    // The MLA decode module's tables (tools/mla_tables.py).
-    const auto mla = [](json table) {
-        return [table](json &j) {
-            j["achievable"]["mla_decode"] = {{"source", "aiconfigurator"},
-                                             {"formats", {{"fp8_block/bfloat16", json::array({table})}}}};
-        };
-    };
-    const json goodRow = {{"batch", 1}, {"fraction", {0.4, 0.5}}};
-    row("MLA fraction above 1",
-        mla({{"heads", 128}, {"context", {2, 4}}, {"rows", json::array({{{"batch", 1}, {"fraction", {0.4, 1.2}}}})}}),
-        "t.json: achievable.mla_decode.formats.fp8_block/bfloat16[0].rows[0].fraction: each fraction must be a number "
-        "above 0 and at most 1.0, got 1.2");
-    row("MLA row longer than the contexts",
-        mla({{"heads", 128},
-             {"context", {2, 4}},
-             {"rows", json::array({{{"batch", 1}, {"fraction", {0.4, 0.5, 0.6}}}})}}),
-        "t.json: achievable.mla_decode.formats.fp8_block/bfloat16[0].rows[0].fraction: needs 1 to 2 values, got 3");
-    row("MLA contexts out of order", mla({{"heads", 128}, {"context", {4, 2}}, {"rows", json::array({goodRow})}}),
-        "t.json: achievable.mla_decode.formats.fp8_block/bfloat16[0].context: must rise: 2 after 4.0");
-    row("MLA batches out of order",
-        mla({{"heads", 128},
-             {"context", {2, 4}},
-             {"rows", json::array({{{"batch", 4}, {"fraction", {0.4}}}, goodRow})}}),
-        "t.json: achievable.mla_decode.formats.fp8_block/bfloat16[0].rows[1].batch: rows must rise in batch: 1.0 "
-        "after 4.0");
-    row(
-        "MLA unknown format",
-        [](json &j) {
-            j["achievable"]["mla_decode"] = {{"source", "aiconfigurator"},
-                                             {"formats", {{"int4/bfloat16", json::array()}}}};
-        },
-        "t.json: achievable.mla_decode.formats.int4/bfloat16: unknown MLA format (use bfloat16, fp8_block or nvfp4, a "
-        "slash, and bfloat16 or fp8)");
+    mlaDecodeErrorRows();
     row(
         "all-reduce sweep without an interconnect",
         [sweep](json &j) {
@@ -392,7 +403,7 @@ void TestPresetLoader::modelErrors_data()
     QTest::addColumn<Edit>("edit");
     QTest::addColumn<QString>("error");
 
-    auto row = [](const char *name, Edit e, const char *error) { QTest::newRow(name) << e << QString(error); };
+    const auto row = errorRow;
     row(
         "unknown key", [](json &j) { j["params"] = 7; }, "t.json: params: unknown field");
     row(
